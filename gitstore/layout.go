@@ -1,0 +1,287 @@
+package gitstore
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// Names in a snapshot's tree, format 1 (see the README's on-disk format).
+const (
+	formatFile   = ".git-snap"
+	documentFile = "snapshot.json"
+	messagesDir  = "messages"
+	eventsDir    = "events"
+	filesDir     = "files"
+	// chunkSize elements share one chunk tree, so that appending one
+	// message rewrites a tree of at most chunkSize entries.
+	chunkSize = 128
+)
+
+var formatMarker = []byte("git-snap format 1\n")
+
+// rawObject is an encoded git object not yet known to be stored.
+type rawObject struct {
+	typ  plumbing.ObjectType
+	data []byte
+	hash plumbing.Hash
+}
+
+func newObject(typ plumbing.ObjectType, data []byte) rawObject {
+	return rawObject{typ: typ, data: data, hash: plumbing.ComputeHash(typ, data)}
+}
+
+// treeDraft is a tree being built: entries by name, subtrees as drafts.
+type treeDraft struct {
+	blobs map[string]blobEntry
+	dirs  map[string]*treeDraft
+}
+
+type blobEntry struct {
+	mode filemode.FileMode
+	hash plumbing.Hash
+}
+
+func newDraft() *treeDraft {
+	return &treeDraft{blobs: map[string]blobEntry{}, dirs: map[string]*treeDraft{}}
+}
+
+func (t *treeDraft) dir(name string) *treeDraft {
+	d, ok := t.dirs[name]
+	if !ok {
+		d = newDraft()
+		t.dirs[name] = d
+	}
+	return d
+}
+
+// add puts a blob at a slash-separated path.
+func (t *treeDraft) add(p string, mode filemode.FileMode, h plumbing.Hash) {
+	dir, name := path.Split(p)
+	d := t
+	for _, seg := range strings.Split(strings.Trim(dir, "/"), "/") {
+		if seg != "" {
+			d = d.dir(seg)
+		}
+	}
+	d.blobs[name] = blobEntry{mode, h}
+}
+
+// encode writes the draft and its subtrees as tree objects, appending
+// them to out, and returns the root's hash.
+func (t *treeDraft) encode(out *[]rawObject) (plumbing.Hash, error) {
+	tree := &object.Tree{}
+	for name, b := range t.blobs {
+		tree.Entries = append(tree.Entries, object.TreeEntry{Name: name, Mode: b.mode, Hash: b.hash})
+	}
+	for name, d := range t.dirs {
+		h, err := d.encode(out)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		tree.Entries = append(tree.Entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h})
+	}
+	sort.Sort(object.TreeEntrySorter(tree.Entries))
+	var data bytes.Buffer
+	for _, e := range tree.Entries {
+		fmt.Fprintf(&data, "%o %s\x00", uint32(e.Mode), e.Name)
+		data.Write(e.Hash[:])
+	}
+	obj := newObject(plumbing.TreeObject, data.Bytes())
+	*out = append(*out, obj)
+	return obj.hash, nil
+}
+
+// buildTree lays out a split document as format 1 and returns every
+// object of the tree (blobs and trees, root last).
+func buildTree(p *snapshot.Parts) ([]rawObject, error) {
+	var objs []rawObject
+	root := newDraft()
+	addBlob := func(path string, mode filemode.FileMode, data []byte) {
+		o := newObject(plumbing.BlobObject, data)
+		objs = append(objs, o)
+		root.add(path, mode, o.hash)
+	}
+	addBlob(formatFile, filemode.Regular, formatMarker)
+	doc, err := snapshot.MarshalIndent(p.Rest)
+	if err != nil {
+		return nil, err
+	}
+	addBlob(documentFile, filemode.Regular, doc)
+	for _, list := range []struct {
+		dir   string
+		elems []any
+	}{{messagesDir, p.Messages}, {eventsDir, p.Events}} {
+		for i, e := range list.elems {
+			data, err := snapshot.MarshalIndent(e)
+			if err != nil {
+				return nil, fmt.Errorf("%s[%d]: %w", list.dir, i, err)
+			}
+			addBlob(elementPath(list.dir, i), filemode.Regular, data)
+		}
+	}
+	for _, f := range p.Files {
+		mode, err := filemode.New(f.Mode)
+		if err != nil {
+			return nil, fmt.Errorf("file %s: %w", f.Path, err)
+		}
+		addBlob(filesDir+"/"+f.Path, mode, f.Content)
+	}
+	if _, err := root.encode(&objs); err != nil {
+		return nil, err
+	}
+	return objs, nil
+}
+
+// elementPath names element i of a chunked directory:
+// messages/0001/000130.json for i = 130.
+func elementPath(dir string, i int) string {
+	return fmt.Sprintf("%s/%04d/%06d.json", dir, i/chunkSize, i)
+}
+
+// elementIndex reads i back from an element's file name.
+func elementIndex(name string) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimSuffix(name, ".json"))
+	return n, err == nil && n >= 0 && strings.HasSuffix(name, ".json")
+}
+
+// elementRef is one stored element: its position and blob.
+type elementRef struct {
+	index int
+	hash  plumbing.Hash
+}
+
+// treeReader reads snapshot trees from an object store.
+type treeReader struct {
+	getTree func(plumbing.Hash) (*object.Tree, error)
+	getBlob func(plumbing.Hash) ([]byte, error)
+}
+
+// snapshotTree is a snapshot's root tree, read but not yet loaded.
+type snapshotTree struct {
+	root     *object.Tree
+	document plumbing.Hash
+	messages plumbing.Hash // ZeroHash: none
+	events   plumbing.Hash
+	files    plumbing.Hash
+}
+
+func (r treeReader) open(h plumbing.Hash) (*snapshotTree, error) {
+	root, err := r.getTree(h)
+	if err != nil {
+		return nil, fmt.Errorf("read snapshot tree %s: %w", h, err)
+	}
+	st := &snapshotTree{root: root}
+	var marker plumbing.Hash
+	for _, e := range root.Entries {
+		switch e.Name {
+		case formatFile:
+			marker = e.Hash
+		case documentFile:
+			st.document = e.Hash
+		case messagesDir:
+			st.messages = e.Hash
+		case eventsDir:
+			st.events = e.Hash
+		case filesDir:
+			st.files = e.Hash
+		}
+	}
+	if marker.IsZero() || st.document.IsZero() {
+		return nil, fmt.Errorf("tree %s is not a git-snap snapshot (no %s or %s)", h, formatFile, documentFile)
+	}
+	if m, err := r.getBlob(marker); err != nil || !bytes.Equal(m, formatMarker) {
+		return nil, fmt.Errorf("tree %s: unknown snapshot format %q; a newer git-snap may read it", h, bytes.TrimSpace(m))
+	}
+	return st, nil
+}
+
+// elements lists a chunked directory's blobs in order. Chunks whose tree
+// hash is in skip are left out (their contents are known to be equal).
+func (r treeReader) elements(dir plumbing.Hash, skip map[plumbing.Hash]bool) ([]elementRef, map[plumbing.Hash]bool, error) {
+	var out []elementRef
+	chunks := map[plumbing.Hash]bool{}
+	if dir.IsZero() {
+		return nil, chunks, nil
+	}
+	t, err := r.getTree(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, c := range t.Entries {
+		chunks[c.Hash] = true
+		if skip[c.Hash] {
+			continue
+		}
+		ct, err := r.getTree(c.Hash)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, e := range ct.Entries {
+			i, ok := elementIndex(e.Name)
+			if !ok {
+				return nil, nil, fmt.Errorf("unexpected entry %s/%s in snapshot tree", c.Name, e.Name)
+			}
+			out = append(out, elementRef{i, e.Hash})
+		}
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].index < out[b].index })
+	return out, chunks, nil
+}
+
+// parse reads and parses one element blob.
+func (r treeReader) parse(h plumbing.Hash) (any, error) {
+	data, err := r.getBlob(h)
+	if err != nil {
+		return nil, err
+	}
+	v, err := snapshot.Parse(data, snapshot.Limits{})
+	if err != nil {
+		return nil, fmt.Errorf("stored object %s: %w", h, err)
+	}
+	return v, nil
+}
+
+// files reads every captured file under the files/ tree.
+func (r treeReader) files(h plumbing.Hash) ([]snapshot.File, error) {
+	if h.IsZero() {
+		return nil, nil
+	}
+	var out []snapshot.File
+	var walk func(h plumbing.Hash, prefix string) error
+	walk = func(h plumbing.Hash, prefix string) error {
+		t, err := r.getTree(h)
+		if err != nil {
+			return err
+		}
+		for _, e := range t.Entries {
+			p := prefix + e.Name
+			if e.Mode == filemode.Dir {
+				if err := walk(e.Hash, p+"/"); err != nil {
+					return err
+				}
+				continue
+			}
+			data, err := r.getBlob(e.Hash)
+			if err != nil {
+				return err
+			}
+			out = append(out, snapshot.File{Path: p, Mode: fmt.Sprintf("%06o", uint32(e.Mode)), Content: data})
+		}
+		return nil
+	}
+	if err := walk(h, ""); err != nil {
+		return nil, fmt.Errorf("read files: %w", err)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Path < out[b].Path })
+	return out, nil
+}

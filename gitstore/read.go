@@ -1,0 +1,191 @@
+package gitstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// loadParts reads a whole snapshot tree.
+func (s *Store) loadParts(tree plumbing.Hash) (*snapshot.Parts, error) {
+	st, err := s.reader.open(tree)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.loadRest(st)
+	if err != nil {
+		return nil, err
+	}
+	if p.Messages, err = s.loadElements(st.messages); err != nil {
+		return nil, err
+	}
+	if p.Events, err = s.loadElements(st.events); err != nil {
+		return nil, err
+	}
+	if p.Files, err = s.reader.files(st.files); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (s *Store) loadRest(st *snapshotTree) (*snapshot.Parts, error) {
+	v, err := s.reader.parse(st.document)
+	if err != nil {
+		return nil, err
+	}
+	rest, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s is not a JSON object", documentFile)
+	}
+	return &snapshot.Parts{Rest: rest}, nil
+}
+
+func (s *Store) loadElements(dir plumbing.Hash) ([]any, error) {
+	refs, _, err := s.reader.elements(dir, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]any, len(refs))
+	for i, r := range refs {
+		if r.index != i {
+			return nil, fmt.Errorf("element %d is missing from the snapshot tree", i)
+		}
+		if out[i], err = s.reader.parse(r.hash); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Diff compares two snapshots. It reads only what differs: chunks and
+// elements whose stored objects are the same on both sides are skipped.
+func (s *Store) Diff(ctx context.Context, a, b plumbing.Hash) (*snapshot.Diff, error) {
+	ea, err := s.Entry(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	eb, err := s.Entry(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	ta, err := s.reader.open(ea.Tree)
+	if err != nil {
+		return nil, err
+	}
+	tb, err := s.reader.open(eb.Tree)
+	if err != nil {
+		return nil, err
+	}
+	pa, err := s.loadRest(ta)
+	if err != nil {
+		return nil, err
+	}
+	pb, err := s.loadRest(tb)
+	if err != nil {
+		return nil, err
+	}
+	if pa.Messages, pb.Messages, err = s.sparseElements(ta.messages, tb.messages); err != nil {
+		return nil, err
+	}
+	if pa.Events, pb.Events, err = s.sparseElements(ta.events, tb.events); err != nil {
+		return nil, err
+	}
+	if ta.files != tb.files {
+		if pa.Files, err = s.reader.files(ta.files); err != nil {
+			return nil, err
+		}
+		if pb.Files, err = s.reader.files(tb.files); err != nil {
+			return nil, err
+		}
+	}
+	return snapshot.CompareParts(pa, pb), nil
+}
+
+// sparseElements loads two chunked directories for comparison, leaving
+// snapshot.Unchanged where both hold the same blob at the same index.
+func (s *Store) sparseElements(da, db plumbing.Hash) ([]any, []any, error) {
+	if da == db {
+		return nil, nil, nil
+	}
+	skip, err := s.sharedFullChunks(da, db)
+	if err != nil {
+		return nil, nil, err
+	}
+	ra, _, err := s.reader.elements(da, skip)
+	if err != nil {
+		return nil, nil, err
+	}
+	rb, _, err := s.reader.elements(db, skip)
+	if err != nil {
+		return nil, nil, err
+	}
+	byIndex := func(refs []elementRef) map[int]plumbing.Hash {
+		m := make(map[int]plumbing.Hash, len(refs))
+		for _, r := range refs {
+			m[r.index] = r.hash
+		}
+		return m
+	}
+	ma, mb := byIndex(ra), byIndex(rb)
+	la, lb := length(ra, len(skip)), length(rb, len(skip))
+	out := func(m, other map[int]plumbing.Hash, n int) ([]any, error) {
+		elems := make([]any, n)
+		for i := range elems {
+			h, ok := m[i]
+			if !ok || other[i] == h {
+				elems[i] = snapshot.Unchanged{}
+				continue
+			}
+			v, err := s.reader.parse(h)
+			if err != nil {
+				return nil, err
+			}
+			elems[i] = v
+		}
+		return elems, nil
+	}
+	ea, err := out(ma, mb, la)
+	if err != nil {
+		return nil, nil, err
+	}
+	eb, err := out(mb, ma, lb)
+	return ea, eb, err
+}
+
+// length is the element count: the skipped full chunks come first, so
+// the count is one past the last element read, or all of the skipped.
+func length(refs []elementRef, skippedChunks int) int {
+	if len(refs) == 0 {
+		return skippedChunks * chunkSize
+	}
+	return refs[len(refs)-1].index + 1
+}
+
+// sharedFullChunks finds chunk trees present, at the same position, on
+// both sides and full on both (not the last of either side), so that
+// their element count is known without reading them.
+func (s *Store) sharedFullChunks(da, db plumbing.Hash) (map[plumbing.Hash]bool, error) {
+	if da.IsZero() || db.IsZero() {
+		return nil, nil
+	}
+	ta, err := s.reader.getTree(da)
+	if err != nil {
+		return nil, err
+	}
+	tb, err := s.reader.getTree(db)
+	if err != nil {
+		return nil, err
+	}
+	skip := map[plumbing.Hash]bool{}
+	for i := 0; i < len(ta.Entries)-1 && i < len(tb.Entries)-1; i++ {
+		ea, eb := ta.Entries[i], tb.Entries[i]
+		if ea.Name != eb.Name || ea.Hash != eb.Hash || ea.Name != fmt.Sprintf("%04d", i) {
+			break
+		}
+		skip[ea.Hash] = true
+	}
+	return skip, nil
+}

@@ -1,0 +1,248 @@
+package gitstore
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// refs reads and updates refs in a files-backend ref store the way git
+// does, so that git update-ref, git pack-refs and git gc can run beside
+// it: loose files first, then packed-refs; updates under <ref>.lock.
+type refs struct {
+	dir string // the common git dir
+	// StaleLock is how old a lock file must be before it is taken to be
+	// left by a killed process and removed.
+	staleLock time.Duration
+	warnf     func(format string, args ...any)
+}
+
+// errRefChanged means a compare-and-swap lost a race: the ref no longer
+// holds the expected value.
+var errRefChanged = errors.New("ref changed")
+
+// read returns the ref's value, or ZeroHash when it does not exist.
+func (r *refs) read(name string) (plumbing.Hash, error) {
+	b, err := os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(name)))
+	switch {
+	case err == nil:
+		return parseRefValue(name, b)
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR), errors.Is(err, syscall.EISDIR):
+	default:
+		return plumbing.ZeroHash, fmt.Errorf("read ref %s: %w", name, err)
+	}
+	packed, err := r.packed()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return packed[name], nil
+}
+
+func parseRefValue(name string, b []byte) (plumbing.Hash, error) {
+	s := strings.TrimSpace(string(b))
+	if strings.HasPrefix(s, "ref:") {
+		return plumbing.ZeroHash, fmt.Errorf("ref %s is symbolic (%s); git-snap refs hold commit ids", name, s)
+	}
+	if len(s) != 40 || !plumbing.IsHash(s) {
+		return plumbing.ZeroHash, fmt.Errorf("ref %s holds %q, not a commit id", name, s)
+	}
+	return plumbing.NewHash(s), nil
+}
+
+// packed reads packed-refs into a map; a missing file is no refs.
+func (r *refs) packed() (map[string]plumbing.Hash, error) {
+	b, err := os.ReadFile(filepath.Join(r.dir, "packed-refs"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]plumbing.Hash{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read packed-refs: %w", err)
+	}
+	out := map[string]plumbing.Hash{}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' || line[0] == '^' {
+			continue
+		}
+		hash, name, ok := strings.Cut(line, " ")
+		if ok && plumbing.IsHash(hash) {
+			out[name] = plumbing.NewHash(hash)
+		}
+	}
+	return out, sc.Err()
+}
+
+// list returns every ref under prefix (e.g. "refs/snap/"), loose and
+// packed, loose winning.
+func (r *refs) list(prefix string) (map[string]plumbing.Hash, error) {
+	packed, err := r.packed()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]plumbing.Hash{}
+	for name, h := range packed {
+		if strings.HasPrefix(name, prefix) {
+			out[name] = h
+		}
+	}
+	root := filepath.Join(r.dir, filepath.FromSlash(prefix))
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if d.IsDir() || strings.HasSuffix(path, ".lock") {
+			return nil
+		}
+		rel, _ := filepath.Rel(r.dir, path)
+		name := filepath.ToSlash(rel)
+		h, err := r.read(name)
+		if err != nil || h.IsZero() {
+			return err // a ref deleted since the walk saw it is simply gone
+		}
+		out[name] = h
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list refs %s: %w", prefix, err)
+	}
+	return out, nil
+}
+
+// update moves ref name from old to new (ZeroHash old: the ref must not
+// exist; ZeroHash new: delete it). It returns errRefChanged when the ref
+// did not hold old.
+func (r *refs) update(ctx context.Context, name string, old, new plumbing.Hash) error {
+	path := filepath.Join(r.dir, filepath.FromSlash(name))
+	lock, err := r.lock(ctx, path)
+	if err != nil {
+		return fmt.Errorf("lock ref %s: %w", name, err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			lock.Close()
+			os.Remove(lock.Name())
+		}
+	}()
+	cur, err := r.read(name)
+	if err != nil {
+		return err
+	}
+	if cur != old {
+		return errRefChanged
+	}
+	if new.IsZero() {
+		if err := r.deletePacked(ctx, name); err != nil {
+			return err
+		}
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("delete ref %s: %w", name, err)
+		}
+		return nil
+	}
+	if _, err := lock.WriteString(new.String() + "\n"); err != nil {
+		return fmt.Errorf("write ref %s: %w", name, err)
+	}
+	if err := lock.Close(); err != nil {
+		return fmt.Errorf("write ref %s: %w", name, err)
+	}
+	if err := os.Rename(lock.Name(), path); err != nil {
+		return fmt.Errorf("update ref %s: %w", name, err)
+	}
+	committed = true
+	return nil
+}
+
+// lock creates path.lock exclusively, waiting while another process
+// holds it and removing it when it was left behind by a killed process.
+func (r *refs) lock(ctx context.Context, path string) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		return nil, err
+	}
+	lockPath := path + ".lock"
+	for wait := 100 * time.Microsecond; ; wait = min(wait*2, 20*time.Millisecond) {
+		f, err := os.OpenFile(lockPath, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if err == nil {
+			return f, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, err
+		}
+		if fi, err := os.Stat(lockPath); err == nil && time.Since(fi.ModTime()) > r.staleLock {
+			if os.Remove(lockPath) == nil && r.warnf != nil {
+				r.warnf("removed %s, left %s ago by a process that did not finish", lockPath, time.Since(fi.ModTime()).Round(time.Second))
+			}
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%s is held by another process: %w", lockPath, ctx.Err())
+		case <-time.After(wait/2 + rand.N(wait)):
+		}
+	}
+}
+
+// deletePacked removes name from packed-refs, if it is there, under
+// packed-refs.lock.
+func (r *refs) deletePacked(ctx context.Context, name string) error {
+	path := filepath.Join(r.dir, "packed-refs")
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) || err == nil && !bytes.Contains(b, []byte(" "+name+"\n")) {
+		return nil
+	}
+	lock, err := r.lock(ctx, path)
+	if err != nil {
+		return fmt.Errorf("lock packed-refs: %w", err)
+	}
+	committed := false
+	defer func() {
+		if !committed { // after the rename the lock name may be another's
+			lock.Close()
+			os.Remove(lock.Name())
+		}
+	}()
+	b, err = os.ReadFile(path) // again, now that nobody else can change it
+	if err != nil {
+		return fmt.Errorf("read packed-refs: %w", err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	out := make([]string, 0, len(lines))
+	skipPeeled := false
+	for _, line := range lines {
+		if skipPeeled && strings.HasPrefix(line, "^") {
+			continue
+		}
+		_, ref, _ := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
+		skipPeeled = ref == name && !strings.HasPrefix(line, "#")
+		if !skipPeeled {
+			out = append(out, line)
+		}
+	}
+	if _, err := lock.WriteString(strings.Join(out, "")); err != nil {
+		return fmt.Errorf("write packed-refs: %w", err)
+	}
+	if err := lock.Close(); err != nil {
+		return fmt.Errorf("write packed-refs: %w", err)
+	}
+	if err := os.Rename(lock.Name(), path); err != nil {
+		return fmt.Errorf("write packed-refs: %w", err)
+	}
+	committed = true
+	return nil
+}

@@ -1,0 +1,179 @@
+package gitstore
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// RevisionError means a revision names no snapshot. It is the user's
+// input that is wrong.
+type RevisionError struct {
+	Rev string
+	Msg string
+}
+
+func (e *RevisionError) Error() string { return fmt.Sprintf("revision %q: %s", e.Rev, e.Msg) }
+
+// Resolve finds the snapshot a revision names. Revisions are written as
+// git users write them: a session ("fix-bug"), its ancestors ("fix-bug~2",
+// "fix-bug^"), a checkpoint ("snap/fix-bug/before-refactor"), an id or a
+// unique prefix of one, or any git ref or name ("refs/snap/fix-bug",
+// "snap/fix-bug") that points at a snapshot.
+func (s *Store) Resolve(ctx context.Context, rev string) (plumbing.Hash, error) {
+	if err := ctx.Err(); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if rev == "" || strings.HasPrefix(rev, "-") || strings.ContainsAny(rev, " \t\n:") {
+		return plumbing.ZeroHash, &RevisionError{rev, "not a revision: write a session, session~N, snap/<session>/<checkpoint> or a snapshot id"}
+	}
+	base, ops := rev, ""
+	if i := strings.IndexAny(rev, "~^"); i >= 0 {
+		base, ops = rev[:i], rev[i:]
+	}
+	id, err := s.resolveBase(base)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if id, err = s.walkParents(rev, id, ops); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if _, err := s.Entry(ctx, id); err != nil {
+		if errors.Is(err, ErrNotSnapshot) {
+			return plumbing.ZeroHash, &RevisionError{rev, fmt.Sprintf("names commit %s, which is not a git-snap snapshot", id)}
+		}
+		return plumbing.ZeroHash, err
+	}
+	return id, nil
+}
+
+func (s *Store) resolveBase(base string) (plumbing.Hash, error) {
+	var candidates []string
+	if snapshot.CheckName("session", base) == nil {
+		candidates = append(candidates, s.SessionRef(base))
+	}
+	if strings.HasPrefix(base, "refs/") {
+		candidates = append(candidates, base)
+	} else {
+		candidates = append(candidates, "refs/tags/"+base, "refs/"+base, "refs/heads/"+base, "refs/remotes/"+base)
+	}
+	for _, ref := range candidates {
+		h, err := s.refs.read(ref)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		if !h.IsZero() {
+			return s.peel(h)
+		}
+	}
+	if len(base) >= 4 && len(base) <= 40 && isHex(base) {
+		return s.resolvePrefix(base)
+	}
+	return plumbing.ZeroHash, &RevisionError{base, "names nothing: not a session (see git snap sessions), a checkpoint (snap/<session>/<name>, see git snap checkpoint --list) or a snapshot id"}
+}
+
+func isHex(s string) bool {
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// resolvePrefix finds the one commit or tag whose id starts with prefix.
+func (s *Store) resolvePrefix(prefix string) (plumbing.Hash, error) {
+	prefix = strings.ToLower(prefix)
+	even := prefix[:len(prefix)/2*2]
+	raw, _ := hex.DecodeString(even)
+	hashes, err := s.st.HashesWithPrefix(raw)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("look up %s: %w", prefix, err)
+	}
+	var found []plumbing.Hash
+	for _, h := range hashes {
+		if !strings.HasPrefix(h.String(), prefix) {
+			continue
+		}
+		o, err := s.st.EncodedObject(plumbing.AnyObject, h)
+		if err == nil && (o.Type() == plumbing.CommitObject || o.Type() == plumbing.TagObject) {
+			found = append(found, h)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return plumbing.ZeroHash, &RevisionError{prefix, "names nothing: no snapshot id starts with it"}
+	case 1:
+		return s.peel(found[0])
+	}
+	var ids []string
+	for _, h := range found {
+		ids = append(ids, h.String()[:12])
+	}
+	return plumbing.ZeroHash, &RevisionError{prefix, "is ambiguous: it starts " + strings.Join(ids, ", ") + "; give more digits"}
+}
+
+// peel follows annotated tags to the commit they name.
+func (s *Store) peel(h plumbing.Hash) (plumbing.Hash, error) {
+	for range 10 {
+		o, err := s.st.EncodedObject(plumbing.AnyObject, h)
+		if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("read object %s: %w", h, err)
+		}
+		if o.Type() != plumbing.TagObject {
+			return h, nil
+		}
+		t, err := object.DecodeTag(s.st, o)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		h = t.Target
+	}
+	return plumbing.ZeroHash, fmt.Errorf("tag chain from %s is too long", h)
+}
+
+// walkParents applies ~N, ^ and ^N suffixes.
+func (s *Store) walkParents(rev string, id plumbing.Hash, ops string) (plumbing.Hash, error) {
+	for ops != "" {
+		op := ops[0]
+		ops = ops[1:]
+		n := 1
+		end := 0
+		for end < len(ops) && ops[end] >= '0' && ops[end] <= '9' {
+			end++
+		}
+		if end > 0 {
+			v, err := strconv.Atoi(ops[:end])
+			if err != nil || v > 1_000_000_000 {
+				return plumbing.ZeroHash, &RevisionError{rev, "the number after " + string(op) + " is too large"}
+			}
+			n = v
+			ops = ops[end:]
+		}
+		steps, parent := n, 0
+		if op == '^' {
+			steps, parent = min(n, 1), n-1
+		}
+		for range steps {
+			c, err := object.GetCommit(s.st, id)
+			if err != nil {
+				return plumbing.ZeroHash, fmt.Errorf("read %s: %w", id, err)
+			}
+			if parent >= len(c.ParentHashes) {
+				return plumbing.ZeroHash, &RevisionError{rev, fmt.Sprintf("goes back past the first snapshot of its session (%s has no parent)", short(id))}
+			}
+			id = c.ParentHashes[parent]
+		}
+	}
+	return id, nil
+}
+
+func short(h plumbing.Hash) string { return h.String()[:12] }

@@ -1,0 +1,156 @@
+package gitstore
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// tipState is what a save must know about a session's tip: its sequence
+// number and start time (for the new header) and the objects of its tree
+// (so as not to write them again). It is cached in .git/snap/cache/ so
+// that a save reads no packfile; the cache is checked against the ref
+// and rebuilt from the tip's commit and trees when stale.
+type tipState struct {
+	commit  plumbing.Hash
+	seq     int
+	started time.Time
+	known   hashSet
+}
+
+// hashSet is a set of object ids.
+type hashSet interface{ has(plumbing.Hash) bool }
+
+// sortedHashes is a hashSet of concatenated 20-byte ids in order, as the
+// cache file holds them: loading it costs one read, no parsing.
+type sortedHashes []byte
+
+func (s sortedHashes) has(h plumbing.Hash) bool {
+	lo, hi := 0, len(s)/20
+	for lo < hi {
+		mid := (lo + hi) / 2
+		switch c := bytes.Compare(s[mid*20:mid*20+20], h[:]); {
+		case c == 0:
+			return true
+		case c < 0:
+			lo = mid + 1
+		default:
+			hi = mid
+		}
+	}
+	return false
+}
+
+type mapHashes map[plumbing.Hash]bool
+
+func (m mapHashes) has(h plumbing.Hash) bool { return m[h] }
+
+const tipCacheMagic = "git-snap tip cache 1"
+
+func (s *Store) tipCachePath(ref string) string {
+	return filepath.Join(s.paths.CommonDir, "snap", "cache", strings.ReplaceAll(ref, "/", "%"))
+}
+
+// tipState returns the state of tip, from the cache when it matches.
+func (s *Store) tipState(ref string, tip plumbing.Hash) (tipState, error) {
+	if tip.IsZero() {
+		return tipState{known: mapHashes{}}, nil
+	}
+	if st, ok := s.readTipCache(ref, tip); ok {
+		return st, nil
+	}
+	return s.rebuildTipState(tip)
+}
+
+func (s *Store) readTipCache(ref string, tip plumbing.Hash) (tipState, bool) {
+	b, err := os.ReadFile(s.tipCachePath(ref))
+	if err != nil {
+		return tipState{}, false
+	}
+	lines := bytes.SplitN(b, []byte("\n"), 5)
+	if len(lines) != 5 || string(lines[0]) != tipCacheMagic || string(lines[1]) != tip.String() || len(lines[4])%20 != 0 {
+		return tipState{}, false
+	}
+	seq, err1 := strconv.Atoi(string(lines[2]))
+	started, err2 := time.Parse(time.RFC3339Nano, string(lines[3]))
+	if err1 != nil || err2 != nil {
+		return tipState{}, false
+	}
+	return tipState{commit: tip, seq: seq, started: started, known: sortedHashes(lines[4])}, true
+}
+
+// saveTipState writes the cache. Failing to is harmless: the next save
+// rebuilds it.
+func (s *Store) saveTipState(ref string, st tipState, objs []rawObject) {
+	ids := make([][]byte, 0, len(objs))
+	for _, o := range objs {
+		ids = append(ids, o.hash[:])
+	}
+	slices.SortFunc(ids, bytes.Compare)
+	ids = slices.CompactFunc(ids, bytes.Equal)
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s\n%s\n%d\n%s\n", tipCacheMagic, st.commit, st.seq, st.started.UTC().Format(time.RFC3339Nano))
+	for _, id := range ids {
+		b.Write(id)
+	}
+	path := s.tipCachePath(ref)
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-")
+	if err != nil {
+		return
+	}
+	_, err = tmp.Write(b.Bytes())
+	if cerr := tmp.Close(); err == nil && cerr == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+}
+
+// rebuildTipState reads the tip's commit and walks its trees (not its
+// blobs) to learn which objects it holds.
+func (s *Store) rebuildTipState(tip plumbing.Hash) (tipState, error) {
+	c, err := object.GetCommit(s.st, tip)
+	if err != nil {
+		return tipState{}, fmt.Errorf("read session tip %s: %w", tip, err)
+	}
+	e, err := entryOf(c)
+	if err != nil {
+		return tipState{}, err
+	}
+	known := mapHashes{}
+	var walk func(h plumbing.Hash) error
+	walk = func(h plumbing.Hash) error {
+		known[h] = true
+		t, err := object.GetTree(s.st, h)
+		if err != nil {
+			return err
+		}
+		for _, en := range t.Entries {
+			if en.Mode == filemode.Dir {
+				if err := walk(en.Hash); err != nil {
+					return err
+				}
+			} else {
+				known[en.Hash] = true
+			}
+		}
+		return nil
+	}
+	if err := walk(c.TreeHash); err != nil {
+		return tipState{}, fmt.Errorf("read tree of session tip %s: %w", tip, err)
+	}
+	return tipState{commit: tip, seq: e.Header.Seq, started: e.Header.Started, known: known}, nil
+}

@@ -1,0 +1,276 @@
+package snapshot
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// Change operations.
+const (
+	OpAdded   = "added"
+	OpRemoved = "removed"
+	OpChanged = "changed"
+)
+
+// Diff is the semantic difference between two documents.
+type Diff struct {
+	Messages []ElementChange `json:"messages"`
+	Events   []ElementChange `json:"events"`
+	Members  []MemberChange  `json:"members"`
+	Files    []FileChange    `json:"files"`
+	Tokens   TokenDelta      `json:"tokens"`
+}
+
+// ElementChange is a message or event added, removed or changed. Elements
+// are matched by "id" (or "uuid"), and by position where they have none.
+type ElementChange struct {
+	Op     string `json:"op"`
+	Key    string `json:"key"`   // the id, or #N for the position
+	Index  int    `json:"index"` // position in B, or in A when removed
+	Before any    `json:"before,omitempty"`
+	After  any    `json:"after,omitempty"`
+}
+
+// MemberChange is a change at one JSON path outside messages, events and
+// files: config, metadata, any app state.
+type MemberChange struct {
+	Op     string `json:"op"`
+	Path   string `json:"path"`
+	Before any    `json:"before,omitempty"`
+	After  any    `json:"after,omitempty"`
+}
+
+// FileChange is a captured file added, removed or changed.
+type FileChange struct {
+	Op      string `json:"op"`
+	Path    string `json:"path"`
+	ModeA   string `json:"mode_before,omitempty"`
+	ModeB   string `json:"mode_after,omitempty"`
+	Binary  bool   `json:"binary,omitempty"`
+	Patch   string `json:"patch,omitempty"` // unified diff of text files
+	Added   int    `json:"lines_added"`
+	Removed int    `json:"lines_removed"`
+}
+
+// TokenDelta is B's token totals minus A's.
+type TokenDelta struct {
+	Input     int64 `json:"input"`
+	Output    int64 `json:"output"`
+	Estimated bool  `json:"estimated"` // some counts were estimated from text
+}
+
+// Compare computes the semantic diff that turns a into b.
+func Compare(a, b map[string]any) (*Diff, error) {
+	pa, err := Split(a)
+	if err != nil {
+		return nil, fmt.Errorf("first document: %w", err)
+	}
+	pb, err := Split(b)
+	if err != nil {
+		return nil, fmt.Errorf("second document: %w", err)
+	}
+	return CompareParts(pa, pb), nil
+}
+
+// CompareParts compares split documents. Pairs of elements that are
+// Unchanged on both sides are passed over; the token delta counts only
+// the elements that differ, since equal ones cancel out.
+func CompareParts(pa, pb *Parts) *Diff {
+	d := &Diff{
+		Messages: compareElements(pa.Messages, pb.Messages),
+		Events:   compareElements(pa.Events, pb.Events),
+		Files:    compareFiles(pa.Files, pb.Files),
+	}
+	ra, rb := withoutFileMeta(pa.Rest), withoutFileMeta(pb.Rest)
+	compareValues(&d.Members, nil, ra, rb)
+	sa := ComputeStats(map[string]any{MemberMessages: pa.Messages})
+	sb := ComputeStats(map[string]any{MemberMessages: pb.Messages})
+	d.Tokens = TokenDelta{
+		Input:     sb.InputTokens - sa.InputTokens,
+		Output:    sb.OutputTokens - sa.OutputTokens,
+		Estimated: sa.Estimated || sb.Estimated,
+	}
+	return d
+}
+
+// Empty reports whether the documents were equal.
+func (d *Diff) Empty() bool {
+	return len(d.Messages)+len(d.Events)+len(d.Members)+len(d.Files) == 0
+}
+
+func withoutFileMeta(rest map[string]any) map[string]any {
+	if _, ok := rest[MemberFiles].(map[string]any); !ok {
+		return rest
+	}
+	out := make(map[string]any, len(rest))
+	for k, v := range rest {
+		if k != MemberFiles {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// elementKeys gives each element its match key: its id, made unique by
+// an occurrence count, or its position.
+func elementKeys(elems []any) []string {
+	keys := make([]string, len(elems))
+	seen := map[string]int{}
+	for i, e := range elems {
+		m := ViewMessage(e)
+		if m.ID == "" {
+			keys[i] = fmt.Sprintf("#%d", i)
+			continue
+		}
+		keys[i] = m.ID
+		if n := seen[m.ID]; n > 0 {
+			keys[i] = fmt.Sprintf("%s#%d", m.ID, n)
+		}
+		seen[m.ID]++
+	}
+	return keys
+}
+
+func compareElements(a, b []any) []ElementChange {
+	ka, kb := elementKeys(a), elementKeys(b)
+	index := make(map[string]int, len(a))
+	matched := make([]bool, len(a))
+	for i, k := range ka {
+		if _, same := a[i].(Unchanged); same {
+			matched[i] = true
+			continue
+		}
+		index[k] = i
+	}
+	var out []ElementChange
+	for j, k := range kb {
+		if _, same := b[j].(Unchanged); same {
+			continue
+		}
+		i, ok := index[k]
+		if !ok {
+			out = append(out, ElementChange{Op: OpAdded, Key: k, Index: j, After: b[j]})
+			continue
+		}
+		matched[i] = true
+		if !Equal(a[i], b[j]) {
+			out = append(out, ElementChange{Op: OpChanged, Key: k, Index: j, Before: a[i], After: b[j]})
+		}
+	}
+	for i, k := range ka {
+		if !matched[i] {
+			out = append(out, ElementChange{Op: OpRemoved, Key: k, Index: i, Before: a[i]})
+		}
+	}
+	return out
+}
+
+// compareValues walks objects member by member; arrays of equal length
+// element by element; anything else is compared whole.
+func compareValues(out *[]MemberChange, path []any, a, b any) {
+	oa, okA := a.(map[string]any)
+	ob, okB := b.(map[string]any)
+	if okA && okB {
+		keys := make([]string, 0, len(oa)+len(ob))
+		for k := range oa {
+			keys = append(keys, k)
+		}
+		for k := range ob {
+			if _, ok := oa[k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+		slices.SortFunc(keys, CompareKeys)
+		for _, k := range keys {
+			va, inA := oa[k]
+			vb, inB := ob[k]
+			p := append(slices.Clip(path), k)
+			switch {
+			case !inA:
+				*out = append(*out, MemberChange{Op: OpAdded, Path: FormatPath(p), After: vb})
+			case !inB:
+				*out = append(*out, MemberChange{Op: OpRemoved, Path: FormatPath(p), Before: va})
+			default:
+				compareValues(out, p, va, vb)
+			}
+		}
+		return
+	}
+	aa, okA := a.([]any)
+	ab, okB := b.([]any)
+	if okA && okB && len(aa) == len(ab) {
+		for i := range aa {
+			compareValues(out, append(slices.Clip(path), i), aa[i], ab[i])
+		}
+		return
+	}
+	if !Equal(a, b) {
+		*out = append(*out, MemberChange{Op: OpChanged, Path: FormatPath(path), Before: a, After: b})
+	}
+}
+
+func compareFiles(a, b []File) []FileChange {
+	byPath := make(map[string]File, len(a))
+	for _, f := range a {
+		byPath[f.Path] = f
+	}
+	var out []FileChange
+	for _, fb := range b {
+		fa, ok := byPath[fb.Path]
+		delete(byPath, fb.Path)
+		switch {
+		case !ok:
+			out = append(out, fileChange(OpAdded, File{}, fb))
+		case fa.Mode != fb.Mode || !bytes.Equal(fa.Content, fb.Content):
+			out = append(out, fileChange(OpChanged, fa, fb))
+		}
+	}
+	for _, fa := range a {
+		if _, ok := byPath[fa.Path]; ok {
+			out = append(out, fileChange(OpRemoved, fa, File{}))
+		}
+	}
+	slices.SortFunc(out, func(x, y FileChange) int { return strings.Compare(x.Path, y.Path) })
+	return out
+}
+
+func fileChange(op string, a, b File) FileChange {
+	c := FileChange{Op: op, Path: a.Path + b.Path, ModeA: a.Mode, ModeB: b.Mode}
+	if op == OpChanged {
+		c.Path = b.Path
+	}
+	if isBinary(a.Content) || isBinary(b.Content) {
+		c.Binary = true
+		return c
+	}
+	nameA, nameB := "a/"+c.Path, "b/"+c.Path
+	if op == OpAdded {
+		nameA = "/dev/null"
+	}
+	if op == OpRemoved {
+		nameB = "/dev/null"
+	}
+	c.Patch = UnifiedDiff(nameA, nameB, string(a.Content), string(b.Content))
+	lines := strings.Split(c.Patch, "\n")
+	for _, line := range lines[min(2, len(lines)):] { // past the --- and +++ names
+		switch {
+		case strings.HasPrefix(line, "+"):
+			c.Added++
+		case strings.HasPrefix(line, "-"):
+			c.Removed++
+		}
+	}
+	return c
+}
+
+func isBinary(b []byte) bool {
+	return bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b)
+}
+
+// Unchanged stands for an element that a sparse load skipped because it
+// is stored at the same index with the same content on both sides of a
+// comparison. CompareParts passes over such pairs without reading them.
+type Unchanged struct{}

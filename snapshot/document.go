@@ -1,0 +1,256 @@
+package snapshot
+
+import (
+	"encoding/base64"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// Members of a document that git-snap understands and stores apart.
+const (
+	MemberMessages = "messages"
+	MemberEvents   = "events"
+	MemberFiles    = "files"
+)
+
+// File modes a captured file may have, as git writes them.
+const (
+	ModeRegular    = "100644"
+	ModeExecutable = "100755"
+	ModeSymlink    = "120000"
+)
+
+// File is one captured work-tree file.
+type File struct {
+	Path    string // slash-separated, relative to the work tree root
+	Mode    string // ModeRegular, ModeExecutable or ModeSymlink
+	Content []byte
+}
+
+// Parts is a document split the way it is stored: Messages and Events one
+// blob per element, Files as real blobs at their paths, everything else
+// (Rest) in snapshot.json. Rest also keeps, under "files", each file's
+// members other than its content, so that Join gives back exactly the
+// document that Split was given.
+type Parts struct {
+	Rest     map[string]any
+	Messages []any
+	Events   []any
+	Files    []File // sorted by Path
+}
+
+// InputError is a problem with a document given to git-snap: the user's
+// input, not a failure of the tool.
+type InputError struct {
+	Path string // JSON path of the offending value
+	Msg  string
+}
+
+func (e *InputError) Error() string { return fmt.Sprintf("at %s: %s", e.Path, e.Msg) }
+
+func inputErr(path []any, format string, args ...any) error {
+	return &InputError{Path: FormatPath(path), Msg: fmt.Sprintf(format, args...)}
+}
+
+// Split validates a document and splits it for storage. A non-empty
+// messages or events array is stored element by element; an empty one
+// stays in Rest as it is.
+func Split(doc map[string]any) (*Parts, error) {
+	p := &Parts{Rest: make(map[string]any, len(doc))}
+	for k, v := range doc {
+		p.Rest[k] = v
+	}
+	var err error
+	if p.Messages, err = takeArray(p.Rest, MemberMessages); err != nil {
+		return nil, err
+	}
+	if p.Events, err = takeArray(p.Rest, MemberEvents); err != nil {
+		return nil, err
+	}
+	if p.Files, err = takeFiles(p.Rest); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func takeArray(rest map[string]any, member string) ([]any, error) {
+	v, ok := rest[member]
+	if !ok {
+		return nil, nil
+	}
+	arr, ok := v.([]any)
+	if !ok {
+		return nil, inputErr([]any{member}, "%s must be an array, not %s", member, KindOf(v))
+	}
+	if len(arr) == 0 {
+		return nil, nil // kept in Rest as []
+	}
+	delete(rest, member)
+	return arr, nil
+}
+
+func takeFiles(rest map[string]any) ([]File, error) {
+	v, ok := rest[MemberFiles]
+	if !ok {
+		return nil, nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, inputErr([]any{MemberFiles}, "files must be an object of path → {\"content\": …}, not %s", KindOf(v))
+	}
+	files := make([]File, 0, len(m))
+	meta := make(map[string]any, len(m))
+	for path, entry := range m {
+		f, rest, err := splitFile(path, entry)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+		meta[path] = rest
+	}
+	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	if err := checkFileTree(files); err != nil {
+		return nil, err
+	}
+	if len(files) > 0 {
+		rest[MemberFiles] = meta
+	}
+	return files, nil
+}
+
+func splitFile(path string, entry any) (File, map[string]any, error) {
+	at := []any{MemberFiles, path}
+	if err := CheckPath(path); err != nil {
+		return File{}, nil, inputErr(at, "%v", err)
+	}
+	obj, ok := entry.(map[string]any)
+	if !ok {
+		return File{}, nil, inputErr(at, "a file must be an object with \"content\", not %s", KindOf(entry))
+	}
+	content, ok := obj["content"].(string)
+	if !ok {
+		return File{}, nil, inputErr(at, "a file needs \"content\" as a string")
+	}
+	f := File{Path: path, Mode: ModeRegular, Content: []byte(content)}
+	rest := make(map[string]any, len(obj))
+	for k, v := range obj {
+		if k != "content" {
+			rest[k] = v
+		}
+	}
+	if mode, ok := obj["mode"]; ok {
+		s, _ := mode.(string)
+		if s != ModeRegular && s != ModeExecutable && s != ModeSymlink {
+			return File{}, nil, inputErr(append(at, "mode"), "mode must be %q, %q or %q", ModeRegular, ModeExecutable, ModeSymlink)
+		}
+		f.Mode = s
+	}
+	if enc, ok := obj["encoding"]; ok {
+		if enc != "base64" {
+			return File{}, nil, inputErr(append(at, "encoding"), "the only encoding is \"base64\"")
+		}
+		raw, err := base64.StdEncoding.DecodeString(content)
+		if err != nil || base64.StdEncoding.EncodeToString(raw) != content {
+			return File{}, nil, inputErr(append(at, "content"), "content is not canonical standard base64 (with padding)")
+		}
+		f.Content = raw
+	}
+	return f, rest, nil
+}
+
+// checkFileTree rejects a file whose path is also a directory of another
+// (a and a/b), which a git tree cannot hold. files is sorted by path.
+func checkFileTree(files []File) error {
+	for i := 1; i < len(files); i++ {
+		for j := i - 1; j >= 0 && strings.HasPrefix(files[i].Path, files[j].Path); j-- {
+			if strings.HasPrefix(files[i].Path, files[j].Path+"/") {
+				return inputErr([]any{MemberFiles, files[i].Path}, "%q is a file, so it cannot also be a directory", files[j].Path)
+			}
+		}
+	}
+	return nil
+}
+
+// CheckPath accepts a relative, clean, slash-separated path that stays
+// inside a work tree and out of .git.
+func CheckPath(path string) error {
+	switch {
+	case path == "":
+		return fmt.Errorf("the path is empty")
+	case !utf8.ValidString(path):
+		return fmt.Errorf("the path is not valid UTF-8")
+	case strings.HasPrefix(path, "/") || strings.Contains(path, "\\") || len(path) > 1 && path[1] == ':':
+		return fmt.Errorf("path %q must be relative, with forward slashes", path)
+	case strings.ContainsRune(path, 0):
+		return fmt.Errorf("path %q holds a NUL byte", path)
+	}
+	for _, seg := range strings.Split(path, "/") {
+		switch {
+		case seg == "" || seg == "." || seg == "..":
+			return fmt.Errorf("path %q must be clean: no empty, '.' or '..' parts", path)
+		case isGitDirName(seg):
+			return fmt.Errorf("path %q goes into a .git directory", path)
+		}
+	}
+	return nil
+}
+
+// isGitDirName catches .git and the names some filesystems fold onto it:
+// any case, trailing dots or spaces (Windows), and the 8.3 short name.
+func isGitDirName(seg string) bool {
+	s := strings.TrimRight(strings.ToLower(seg), ". ")
+	return s == ".git" || s == "git~1"
+}
+
+// Join rebuilds the document from its parts.
+func (p *Parts) Join() map[string]any {
+	doc := make(map[string]any, len(p.Rest)+3)
+	for k, v := range p.Rest {
+		doc[k] = v
+	}
+	if len(p.Messages) > 0 {
+		doc[MemberMessages] = p.Messages
+	}
+	if len(p.Events) > 0 {
+		doc[MemberEvents] = p.Events
+	}
+	if len(p.Files) > 0 {
+		meta, _ := p.Rest[MemberFiles].(map[string]any)
+		files := make(map[string]any, len(p.Files))
+		for _, f := range p.Files {
+			entry := map[string]any{}
+			if m, ok := meta[f.Path].(map[string]any); ok {
+				for k, v := range m {
+					entry[k] = v
+				}
+			}
+			if entry["encoding"] == "base64" {
+				entry["content"] = base64.StdEncoding.EncodeToString(f.Content)
+			} else {
+				entry["content"] = string(f.Content)
+			}
+			files[f.Path] = entry
+		}
+		doc[MemberFiles] = files
+	}
+	return doc
+}
+
+// KindOf names the JSON kind of v for messages: object, array, string, …
+func KindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case string:
+		return "a string"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	}
+	return "a number"
+}

@@ -1,0 +1,58 @@
+package snapshot
+
+import (
+	"fmt"
+	"regexp"
+	"time"
+)
+
+// Header describes a snapshot: where it belongs and what happened. It is
+// kept in the commit (subject and trailers), not in the tree, so that a
+// log reads commits only.
+type Header struct {
+	Session string
+	Seq     int    // 1 for a session's first snapshot, then 2, 3, …
+	Turn    int    // the agent's turn, 0 when not known
+	Label   string // what happened: "PostToolUse Edit", "Stop", …
+	Source  string // what took it: "cli", "claude-code", "import", …
+	Message string // free text, the commit subject when set
+	Time    time.Time
+	Started time.Time // time of the session's first snapshot
+	Code    string    // commit of the work tree when taken, if any
+	Dirty   bool      // the work tree had changes not in Code
+
+	Messages int // counts of the document's members
+	Events   int
+	Files    int
+
+	RollbackOf string // the snapshot this one restores, for rollback
+}
+
+var namePattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
+
+// CheckName accepts session and checkpoint names: letters, digits, '.',
+// '_' and '-', not starting with '-' or '.', at most 200 characters.
+// Such names are valid in every git ref and cannot be taken for an
+// option or a path.
+func CheckName(kind, name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("%s name is empty", kind)
+	case len(name) > 200:
+		return fmt.Errorf("%s name is longer than 200 characters", kind)
+	case !namePattern.MatchString(name):
+		return fmt.Errorf("%s name %q may hold only letters, digits, '.', '_' and '-', and must start with a letter, digit or '_'", kind, name)
+	case len(name) >= 5 && name[len(name)-5:] == ".lock", containsDotDot(name):
+		return fmt.Errorf("%s name %q must not contain '..' or end in .lock", kind, name)
+	}
+	return nil
+}
+
+func containsDotDot(s string) bool {
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] == '.' && s[i+1] == '.' {
+			return true
+		}
+	}
+	return false
+}

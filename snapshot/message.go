@@ -1,0 +1,258 @@
+package snapshot
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Part kinds of a message, the same for every agent's format.
+const (
+	PartText       = "text"
+	PartThinking   = "thinking"
+	PartToolCall   = "tool_call"
+	PartToolResult = "tool_result"
+	PartOther      = "other"
+)
+
+// Message is a read-only view of one stored message, normalised so that
+// show, diff and stats treat every agent's format alike. The stored JSON
+// is never replaced by it.
+type Message struct {
+	ID    string
+	Role  string
+	Time  string
+	Parts []Part
+	Usage *Usage // nil when the message records none
+	// UsageKey groups messages that share one model call (an API response
+	// split over several records), so that its usage counts once.
+	UsageKey string
+}
+
+// Part is one piece of a message.
+type Part struct {
+	Kind    string
+	Text    string // text, thinking, or a tool result's output
+	Tool    string // tool name of a call
+	CallID  string // links a tool result to its call
+	Input   any    // a tool call's input
+	IsError bool   // a failed tool result
+}
+
+// Usage is the token count of one model call.
+type Usage struct {
+	Input  int64
+	Output int64
+}
+
+// ViewMessage reads a stored message in any of the common shapes: a
+// plain {role, content|parts} object, Anthropic content blocks, OpenAI
+// tool_calls, or a Claude Code transcript record that wraps a message.
+func ViewMessage(v any) Message {
+	obj, _ := v.(map[string]any)
+	m := Message{ID: str(obj, "id"), Time: firstStr(obj, "time", "timestamp", "ts")}
+	if m.ID == "" {
+		m.ID = str(obj, "uuid")
+	}
+	inner := obj
+	if wrapped, ok := obj["message"].(map[string]any); ok {
+		inner = wrapped
+	}
+	m.Role = firstStr(inner, "role")
+	if m.Role == "" {
+		m.Role = firstStr(obj, "role", "type")
+	}
+	m.Parts = partsOf(inner)
+	if u, ok := inner["usage"].(map[string]any); ok {
+		m.Usage = &Usage{
+			Input:  num(u, "input_tokens") + num(u, "prompt_tokens") + num(u, "cache_creation_input_tokens") + num(u, "cache_read_input_tokens"),
+			Output: num(u, "output_tokens") + num(u, "completion_tokens"),
+		}
+		m.UsageKey = str(inner, "id")
+		if m.UsageKey == "" {
+			m.UsageKey = m.ID
+		}
+	}
+	return m
+}
+
+func partsOf(obj map[string]any) []Part {
+	var parts []Part
+	content := obj["content"]
+	if content == nil {
+		content = obj["parts"]
+	}
+	switch c := content.(type) {
+	case string:
+		parts = append(parts, Part{Kind: PartText, Text: c})
+	case []any:
+		for _, b := range c {
+			parts = append(parts, blockPart(b))
+		}
+	}
+	if calls, ok := obj["tool_calls"].([]any); ok {
+		for _, c := range calls {
+			co, _ := c.(map[string]any)
+			fn, _ := co["function"].(map[string]any)
+			parts = append(parts, Part{Kind: PartToolCall, Tool: str(fn, "name"), CallID: str(co, "id"), Input: fn["arguments"]})
+		}
+	}
+	if obj["role"] == "tool" && len(parts) > 0 {
+		for i := range parts {
+			parts[i] = Part{Kind: PartToolResult, Text: parts[i].Text, CallID: str(obj, "tool_call_id")}
+		}
+	}
+	return parts
+}
+
+func blockPart(b any) Part {
+	o, ok := b.(map[string]any)
+	if !ok {
+		if s, ok := b.(string); ok {
+			return Part{Kind: PartText, Text: s}
+		}
+		return Part{Kind: PartOther}
+	}
+	switch t := str(o, "type"); t {
+	case "text", "input_text", "output_text", "":
+		return Part{Kind: PartText, Text: str(o, "text")}
+	case "thinking", "reasoning":
+		return Part{Kind: PartThinking, Text: firstStr(o, "thinking", "text")}
+	case "tool_use", "tool_call", "function_call", "server_tool_use":
+		input := o["input"]
+		if input == nil {
+			input = o["arguments"]
+		}
+		return Part{Kind: PartToolCall, Tool: str(o, "name"), CallID: firstStr(o, "id", "call_id"), Input: input}
+	case "tool_result", "function_call_output":
+		isErr, _ := o["is_error"].(bool)
+		return Part{Kind: PartToolResult, Text: textOf(firstOf(o, "content", "output")), CallID: firstStr(o, "tool_use_id", "call_id"), IsError: isErr}
+	default:
+		return Part{Kind: PartOther, Text: t}
+	}
+}
+
+// textOf flattens a string or a list of text blocks.
+func textOf(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case []any:
+		var b strings.Builder
+		for _, e := range v {
+			if p := blockPart(e); p.Kind == PartText {
+				if b.Len() > 0 {
+					b.WriteByte('\n')
+				}
+				b.WriteString(p.Text)
+			}
+		}
+		return b.String()
+	case nil:
+		return ""
+	}
+	out, _ := Marshal(v)
+	return string(out)
+}
+
+func firstOf(o map[string]any, keys ...string) any {
+	for _, k := range keys {
+		if v, ok := o[k]; ok {
+			return v
+		}
+	}
+	return nil
+}
+
+func str(o map[string]any, key string) string {
+	s, _ := o[key].(string)
+	return s
+}
+
+func firstStr(o map[string]any, keys ...string) string {
+	for _, k := range keys {
+		if s := str(o, k); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func num(o map[string]any, key string) int64 {
+	switch n := o[key].(type) {
+	case Number:
+		i, _ := n.Int64()
+		return i
+	case float64:
+		return int64(n)
+	case int:
+		return int64(n)
+	case int64:
+		return n
+	}
+	return 0
+}
+
+// Stats summarises a document's conversation.
+type Stats struct {
+	Messages     int
+	Events       int
+	Files        int
+	ToolCalls    int
+	ModelCalls   int
+	InputTokens  int64
+	OutputTokens int64
+	// Estimated is true when some model calls recorded no usage, so their
+	// tokens were estimated from text length (about four bytes a token).
+	Estimated bool
+}
+
+// ComputeStats counts what a document's messages record. Usage shared by
+// several records of one model call counts once.
+func ComputeStats(doc map[string]any) Stats {
+	msgs, _ := doc[MemberMessages].([]any)
+	events, _ := doc[MemberEvents].([]any)
+	files, _ := doc[MemberFiles].(map[string]any)
+	s := Stats{Messages: len(msgs), Events: len(events), Files: len(files)}
+	seen := map[string]bool{}
+	for i, raw := range msgs {
+		m := ViewMessage(raw)
+		for _, p := range m.Parts {
+			if p.Kind == PartToolCall {
+				s.ToolCalls++
+			}
+		}
+		if m.Role != "assistant" && m.Role != "model" {
+			continue
+		}
+		key := m.UsageKey
+		if key == "" {
+			key = fmt.Sprintf("#%d", i)
+		}
+		if seen[key] && m.Usage != nil {
+			continue
+		}
+		seen[key] = true
+		s.ModelCalls++
+		if m.Usage != nil {
+			s.InputTokens += m.Usage.Input
+			s.OutputTokens += m.Usage.Output
+		} else {
+			s.Estimated = true
+			s.OutputTokens += EstimateTokens(m)
+		}
+	}
+	return s
+}
+
+// EstimateTokens guesses a message's token count from its text.
+func EstimateTokens(m Message) int64 {
+	n := 0
+	for _, p := range m.Parts {
+		n += len(p.Text) + len(p.Tool)
+		if p.Input != nil {
+			b, _ := Marshal(p.Input)
+			n += len(b)
+		}
+	}
+	return int64((n + 3) / 4)
+}
