@@ -161,3 +161,28 @@ func (s *Store) indexDiffersFromHead(idx *index.Index, head plumbing.Hash) (bool
 }
 
 var errStopIter = errors.New("stop")
+
+// CodeRef resolves a code revision of the repository, for matching
+// snapshots to code: HEAD, a branch, a tag or a full ref name.
+func (s *Store) CodeRef(name string) (plumbing.Hash, error) {
+	if name == "HEAD" {
+		h, err := s.Head()
+		if err == nil && h.IsZero() {
+			return h, &RevisionError{name, "HEAD has no commit yet"}
+		}
+		return h, err
+	}
+	for _, ref := range []string{name, "refs/heads/" + name, "refs/tags/" + name, "refs/remotes/" + name} {
+		if !strings.HasPrefix(ref, "refs/") {
+			continue
+		}
+		h, err := s.refs.read(ref)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		if !h.IsZero() {
+			return s.peel(h)
+		}
+	}
+	return plumbing.ZeroHash, &RevisionError{name, "names no commit: give a commit id, HEAD, a branch or a tag"}
+}

@@ -146,16 +146,53 @@ type SaveOptions struct {
 // Concurrent saves to one session all land, one after another: a save
 // that loses the race to move the ref retries on the new tip.
 func (s *Store) Save(ctx context.Context, doc map[string]any, o SaveOptions) (Entry, error) {
+	h, objs, err := s.prepare(doc, o)
+	if err != nil {
+		return Entry{}, err
+	}
+	return s.commitTree(ctx, h, objs[len(objs)-1].hash, objs)
+}
+
+// SaveNew is Save, unless a snapshot of the session already holds the
+// same document: then it returns that snapshot and false, and writes
+// nothing. Importing a file twice adds it once.
+func (s *Store) SaveNew(ctx context.Context, doc map[string]any, o SaveOptions) (Entry, bool, error) {
+	h, objs, err := s.prepare(doc, o)
+	if err != nil {
+		return Entry{}, false, err
+	}
+	root := objs[len(objs)-1].hash
+	tip, err := s.SessionTip(o.Session)
+	if err != nil {
+		return Entry{}, false, err
+	}
+	var found Entry
+	err = s.Walk(ctx, []plumbing.Hash{tip}, func(e Entry) error {
+		if e.Tree == root {
+			found = e
+			return ErrStop
+		}
+		return nil
+	})
+	if err != nil || !found.ID.IsZero() {
+		return found, false, err
+	}
+	e, err := s.commitTree(ctx, h, root, objs)
+	return e, err == nil, err
+}
+
+// prepare validates a document and lays out its tree and header.
+func (s *Store) prepare(doc map[string]any, o SaveOptions) (snapshot.Header, []rawObject, error) {
 	if err := snapshot.CheckName("session", o.Session); err != nil {
-		return Entry{}, &snapshot.InputError{Path: "session", Msg: err.Error()}
+		return snapshot.Header{}, nil, &snapshot.InputError{Path: "session", Msg: err.Error()}
 	}
 	parts, err := snapshot.Split(doc)
 	if err != nil {
-		return Entry{}, err
+		return snapshot.Header{}, nil, err
 	}
 	objs, err := buildTree(parts)
 	if err != nil {
-		return Entry{}, err
+		return snapshot.Header{}, nil, err
 	}
 	h := snapshot.Header{
 		Session: o.Session, Turn: o.Turn, Label: o.Label, Source: o.Source, Message: o.Message,
@@ -168,15 +205,39 @@ func (s *Store) Save(ctx context.Context, doc map[string]any, o SaveOptions) (En
 	if h.Time.IsZero() {
 		h.Time = s.opts.Now()
 	}
-	return s.commitTree(ctx, h, objs)
+	return h, objs, nil
+}
+
+// Rollback records a new snapshot on target's session whose content is
+// target's: the same tree, committed on top of the session's tip, so
+// that all later history stays.
+func (s *Store) Rollback(ctx context.Context, target plumbing.Hash, o SaveOptions) (Entry, error) {
+	t, err := s.Entry(ctx, target)
+	if err != nil {
+		return Entry{}, err
+	}
+	h := t.Header
+	h.Label, h.Message, h.Source, h.Turn = o.Label, o.Message, o.Source, o.Turn
+	h.Code, h.Dirty, h.RollbackOf = o.Code, o.Dirty, target.String()
+	if h.Label == "" {
+		h.Label = "rollback to " + short(target)
+	}
+	if h.Source == "" {
+		h.Source = "cli"
+	}
+	h.Time = o.Time
+	if h.Time.IsZero() {
+		h.Time = s.opts.Now()
+	}
+	return s.commitTree(ctx, h, t.Tree, nil)
 }
 
 // commitTree writes the objects a tree needs and commits it on top of
 // the session's tip, retrying on the new tip when another writer won.
-func (s *Store) commitTree(ctx context.Context, h snapshot.Header, objs []rawObject) (Entry, error) {
+// objs are the tree's objects, root last; nil when the tree is stored.
+func (s *Store) commitTree(ctx context.Context, h snapshot.Header, root plumbing.Hash, objs []rawObject) (Entry, error) {
 	ref := s.SessionRef(h.Session)
-	root := objs[len(objs)-1].hash
-	written := false
+	written := objs == nil
 	for attempt := 0; ; attempt++ {
 		if err := ctx.Err(); err != nil {
 			return Entry{}, err
@@ -211,7 +272,11 @@ func (s *Store) commitTree(ctx context.Context, h snapshot.Header, objs []rawObj
 		if err != nil {
 			return Entry{}, writeErr(err)
 		}
-		s.saveTipState(ref, tipState{commit: id, seq: h.Seq, started: h.Started}, objs)
+		if objs != nil {
+			s.saveTipState(ref, tipState{commit: id, seq: h.Seq, started: h.Started}, objs)
+		} else {
+			s.dropTipState(ref) // the tree's objects are not listed: rebuild next time
+		}
 		return Entry{ID: id, Parent: tip, Tree: root, Header: h}, nil
 	}
 }
@@ -316,4 +381,33 @@ func (s *Store) Read(ctx context.Context, id plumbing.Hash) (map[string]any, Ent
 		return nil, Entry{}, fmt.Errorf("read snapshot %s: %w", id, err)
 	}
 	return p.Join(), e, nil
+}
+
+// InitBare makes a bare repository at dir to hold snapshots apart from
+// any code repository, laid out as git init --bare lays it out.
+func InitBare(dir string) (Paths, error) { return InitRepo(dir, "") }
+
+// InitRepo makes a repository whose git dir is gitDir, with a work tree
+// at workTree ("" for a bare one).
+func InitRepo(gitDir, workTree string) (Paths, error) {
+	if isGitDir(gitDir) {
+		return Paths{}, fmt.Errorf("%s is already a git repository", gitDir)
+	}
+	for _, d := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags"} {
+		if err := os.MkdirAll(filepath.Join(gitDir, d), 0o777); err != nil {
+			return Paths{}, err
+		}
+	}
+	files := map[string]string{
+		"HEAD":        "ref: refs/heads/main\n",
+		"config":      fmt.Sprintf("[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = %t\n", workTree == ""),
+		"description": "git-snap snapshot store\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(gitDir, name), []byte(content), 0o666); err != nil {
+			return Paths{}, err
+		}
+	}
+	abs, err := filepath.Abs(gitDir)
+	return Paths{GitDir: abs, CommonDir: abs, WorkTree: workTree}, err
 }

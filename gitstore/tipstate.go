@@ -154,3 +154,5 @@ func (s *Store) rebuildTipState(tip plumbing.Hash) (tipState, error) {
 	}
 	return tipState{commit: tip, seq: e.Header.Seq, started: e.Header.Started, known: known}, nil
 }
+
+func (s *Store) dropTipState(ref string) { os.Remove(s.tipCachePath(ref)) }

@@ -1,0 +1,297 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// env is what a command may touch of the world: no globals, so that
+// tests run commands in process.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	dir            string // working directory
+	terminal       bool   // stdout is a terminal
+	getenv         func(string) string
+	notFound       string // an unknown command name, for the error
+}
+
+func (e *env) run(ctx context.Context, args []string) int {
+	app := e.newApp()
+	args = reorderArgs(app, args)
+	err := app.RunContext(ctx, append([]string{"git-snap"}, args...))
+	if err == nil && e.notFound != "" {
+		err = usagef("%q is not a git-snap command; see git snap --help", e.notFound)
+	}
+	return e.report(err)
+}
+
+func (e *env) newApp() *cli.App {
+	return &cli.App{
+		Name:                 "git-snap",
+		Usage:                "version AI agents' state in git",
+		UsageText:            "git snap [-C DIR] [--store DIR] <command> [options] [args]",
+		Description:          "Snapshots are canonical JSON committed to refs/snap/<session>, one commit per snapshot;\ncheckpoints are tags snap/<session>/<name>. Your work tree, index and HEAD are never touched.",
+		Reader:               e.stdin,
+		Writer:               e.stdout,
+		ErrWriter:            e.stderr,
+		HideHelpCommand:      true,
+		EnableBashCompletion: false,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "C", Usage: "run as if started in `DIR`"},
+			&cli.StringFlag{Name: "store", Usage: "keep snapshots in the repository at `DIR` (a store made by init --bare); also $GIT_SNAP_DIR"},
+			&cli.BoolFlag{Name: "no-pager", Usage: "do not page output"},
+			&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour output: auto, always or never"},
+		},
+		Commands: []*cli.Command{
+			cmdInit(e), cmdSave(e), cmdLog(e), cmdShow(e), cmdDiff(e), cmdRestore(e),
+			cmdRollback(e), cmdCheckpoint(e), cmdExport(e), cmdImport(e), cmdSessions(e),
+			cmdStats(e), cmdDemo(e),
+		},
+		CommandNotFound: func(_ *cli.Context, name string) { e.notFound = name },
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return usagef("%v", err)
+		},
+		ExitErrHandler: func(*cli.Context, error) {},
+	}
+}
+
+// usageError is a mistake in how the command was called: exit status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Sprintf(format, args...)}
+}
+
+// report prints err for a person and returns the exit status.
+func (e *env) report(err error) int {
+	if err == nil {
+		return 0
+	}
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintln(e.stderr, "git-snap: interrupted; nothing more was written")
+		return 130
+	}
+	code := exitCode(err)
+	fmt.Fprintf(e.stderr, "git-snap: %v\n", err)
+	if hint := hintFor(err); hint != "" {
+		fmt.Fprintf(e.stderr, "hint: %s\n", hint)
+	}
+	return code
+}
+
+// exitCode is 2 for what the user can correct in the call or the input,
+// 1 for failures.
+func exitCode(err error) int {
+	var (
+		usage    *usageError
+		input    *snapshot.InputError
+		syntax   *snapshot.SyntaxError
+		rev      *gitstore.RevisionError
+		exists   *gitstore.CheckpointExistsError
+		config   *gitstore.ConfigError
+		format   *gitstore.FormatError
+		notSnaps = errors.Is(err, gitstore.ErrNotRepository)
+	)
+	switch {
+	case errors.As(err, &usage), errors.As(err, &input), errors.As(err, &syntax),
+		errors.As(err, &rev), errors.As(err, &exists), errors.As(err, &config),
+		errors.As(err, &format), notSnaps:
+		return 2
+	}
+	return 1
+}
+
+func hintFor(err error) string {
+	var (
+		syntax *snapshot.SyntaxError
+		input  *snapshot.InputError
+		rev    *gitstore.RevisionError
+	)
+	switch {
+	case errors.Is(err, gitstore.ErrNotRepository):
+		return "run git snap inside a git repository, or point at one with -C DIR or --store DIR (git snap init --bare DIR makes one)"
+	case errors.As(err, &syntax):
+		return "the document must be one JSON object; fix it at the place named and run the command again. Nothing was written."
+	case errors.As(err, &input):
+		return "fix the document at the place named and run the command again. Nothing was written."
+	case errors.As(err, &rev):
+		return "list sessions with git snap sessions, snapshots with git snap log --all"
+	}
+	var usage *usageError
+	if errors.As(err, &usage) {
+		return "see git snap <command> --help"
+	}
+	return ""
+}
+
+// openStore opens the store the command works on, with its config.
+func (e *env) openStore(c *cli.Context) (*gitstore.Store, gitstore.Config, error) {
+	paths, err := e.storePaths(c)
+	if err != nil {
+		return nil, gitstore.Config{}, err
+	}
+	cfg, err := gitstore.LoadConfig(paths)
+	if err != nil {
+		return nil, gitstore.Config{}, err
+	}
+	s, err := gitstore.OpenPaths(c.Context, paths, gitstore.Options{
+		RefPrefix: cfg.Refs.Prefix,
+		Warnf:     func(f string, a ...any) { fmt.Fprintf(e.stderr, "git-snap: warning: "+f+"\n", a...) },
+		Now:       e.now,
+	})
+	return s, cfg, err
+}
+
+func (e *env) workDir(c *cli.Context) string {
+	if d := c.String("C"); d != "" {
+		if filepath.IsAbs(d) {
+			return d
+		}
+		return filepath.Join(e.dir, d)
+	}
+	return e.dir
+}
+
+func (e *env) storePaths(c *cli.Context) (gitstore.Paths, error) {
+	store := c.String("store")
+	if store == "" {
+		store = e.getenv("GIT_SNAP_DIR")
+	}
+	if store != "" {
+		if !filepath.IsAbs(store) {
+			store = filepath.Join(e.workDir(c), store)
+		}
+		return gitstore.Discover(store)
+	}
+	return gitstore.Discover(e.workDir(c))
+}
+
+// now is the time of new snapshots: $GIT_COMMITTER_DATE when set, as git
+// does, so that runs can be reproduced.
+func (e *env) now() time.Time {
+	if t, ok := gitstore.TimeFromEnv("GIT_COMMITTER_DATE"); ok {
+		return t
+	}
+	return time.Now()
+}
+
+// session picks the session a command works on: the flag, then
+// $GIT_SNAP_SESSION, then the config.
+func (e *env) session(c *cli.Context, cfg gitstore.Config) string {
+	if s := c.String("session"); s != "" {
+		return s
+	}
+	if s := e.getenv("GIT_SNAP_SESSION"); s != "" {
+		return s
+	}
+	return cfg.Session
+}
+
+// writeOutput writes data to path atomically, or to stdout for "" or -.
+func (e *env) writeOutput(path string, data []byte) error {
+	if path == "" || path == "-" {
+		_, err := e.stdout.Write(data)
+		return err
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(e.dir, path)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// args checks the number of positional arguments.
+func args(c *cli.Context, min, max int) error {
+	n := c.NArg()
+	switch {
+	case n < min:
+		return usagef("%s needs %s; see git snap %s --help", c.Command.Name, c.Command.ArgsUsage, c.Command.Name)
+	case max >= 0 && n > max:
+		return usagef("%s takes at most %d argument(s), got %d: %s", c.Command.Name, max, n, strings.Join(c.Args().Slice(), " "))
+	}
+	return nil
+}
+
+// reorderArgs moves a command's flags before its positional arguments,
+// since the flag parser stops at the first positional one and people
+// write `git snap diff A B --stat`.
+func reorderArgs(app *cli.App, argv []string) []string {
+	i := 0
+	for i < len(argv) && strings.HasPrefix(argv[i], "-") { // global flags
+		if takesValue(app.Flags, argv[i]) && !strings.Contains(argv[i], "=") {
+			i++
+		}
+		i++
+	}
+	if i >= len(argv) {
+		return argv
+	}
+	cmd := app.Command(argv[i])
+	if cmd == nil {
+		return argv
+	}
+	var flags, pos []string
+	rest := argv[i+1:]
+	for j := 0; j < len(rest); j++ {
+		a := rest[j]
+		switch {
+		case a == "--":
+			pos = append(pos, rest[j+1:]...)
+			j = len(rest)
+		case strings.HasPrefix(a, "-") && a != "-":
+			flags = append(flags, a)
+			if takesValue(cmd.Flags, a) && !strings.Contains(a, "=") && j+1 < len(rest) {
+				flags = append(flags, rest[j+1])
+				j++
+			}
+		default:
+			pos = append(pos, a)
+		}
+	}
+	out := append(append([]string{}, argv[:i+1]...), flags...)
+	if len(pos) > 0 {
+		out = append(append(out, "--"), pos...)
+	}
+	return out
+}
+
+func takesValue(flags []cli.Flag, arg string) bool {
+	name := strings.TrimLeft(arg, "-")
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n == name {
+				_, isBool := f.(*cli.BoolFlag)
+				return !isBool
+			}
+		}
+	}
+	return false
+}

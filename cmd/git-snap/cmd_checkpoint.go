@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-snap/git-snap/gitstore"
+)
+
+type checkpointOptions struct {
+	Name    string
+	Rev     string
+	Message string
+	Force   bool
+	List    bool
+	Delete  bool
+	Session string
+	JSON    bool
+}
+
+func cmdCheckpoint(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "checkpoint",
+		Usage:     "name a snapshot (an annotated tag snap/<session>/<name>)",
+		ArgsUsage: "NAME [REV] | --list [SESSION] | --delete NAME",
+		Description: `Names a snapshot, by default the newest of the session, with an annotated tag
+refs/tags/snap/<session>/<name>. A name already in use moves only with --force; the
+snapshot it named before is still found by log --checkpoint NAME.
+
+Examples:
+   git snap checkpoint green fix-login -m "all tests pass"
+   git snap checkpoint --list
+   git snap checkpoint --delete fix-login/green`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "message", Aliases: []string{"m"}, Usage: "the tag's message"},
+			&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "move a name that is in use"},
+			&cli.BoolFlag{Name: "list", Usage: "list checkpoints"},
+			&cli.BoolFlag{Name: "delete", Aliases: []string{"d"}, Usage: "delete a checkpoint ([SESSION/]NAME)"},
+			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "the session `NAME` when REV is not given"},
+			&cli.BoolFlag{Name: "json", Usage: "with --list, JSON for scripts"},
+		},
+		Action: func(c *cli.Context) error {
+			if err := args(c, 0, 2); err != nil {
+				return err
+			}
+			s, cfg, err := e.openStore(c)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			o := checkpointOptions{
+				Name: c.Args().Get(0), Rev: c.Args().Get(1), Message: c.String("message"), Force: c.Bool("force"),
+				List: c.Bool("list"), Delete: c.Bool("delete"), Session: e.session(c, cfg), JSON: c.Bool("json"),
+			}
+			return e.runCheckpoint(c.Context, s, o)
+		},
+	}
+}
+
+func (e *env) runCheckpoint(ctx context.Context, s *gitstore.Store, o checkpointOptions) error {
+	switch {
+	case o.List && o.Delete:
+		return usagef("choose one of --list and --delete")
+	case o.List:
+		if o.Rev != "" {
+			return usagef("checkpoint --list takes at most a session")
+		}
+		return listCheckpoints(ctx, s, e.stdout, o.Name, o.JSON)
+	case o.Delete:
+		return e.deleteCheckpoint(ctx, s, o)
+	case o.Name == "":
+		return usagef("checkpoint needs NAME; see git snap checkpoint --help")
+	}
+	rev := o.Rev
+	if rev == "" {
+		if rev = o.Session; rev == "" {
+			return usagef("checkpoint needs REV, or --session NAME for the session's newest snapshot")
+		}
+	}
+	id, err := s.Resolve(ctx, rev)
+	if err != nil {
+		return err
+	}
+	cp, err := s.SetCheckpoint(ctx, o.Name, id, o.Message, o.Force)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "snap/%s/%s %s\n", cp.Session, cp.Name, cp.Target)
+	return nil
+}
+
+func listCheckpoints(ctx context.Context, s *gitstore.Store, w io.Writer, session string, asJSON bool) error {
+	cps, err := s.Checkpoints(ctx, session, false)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		type cpJSON struct {
+			Session string `json:"session"`
+			Name    string `json:"name"`
+			Ref     string `json:"ref"`
+			Target  string `json:"snapshot"`
+			Message string `json:"message"`
+			Time    string `json:"time"`
+		}
+		out := []cpJSON{}
+		for _, cp := range cps {
+			out = append(out, cpJSON{cp.Session, cp.Name, cp.Ref, cp.Target.String(), cp.Message, cp.Time.Format(time.RFC3339)})
+		}
+		return writeJSON(w, out)
+	}
+	for _, cp := range cps {
+		fmt.Fprintf(w, "snap/%s/%s\t%s\t%s\t%s\n", cp.Session, cp.Name, cp.Target.String()[:12], cp.Time.Format("2006-01-02 15:04"), cp.Message)
+	}
+	return nil
+}
+
+// deleteCheckpoint takes NAME, SESSION/NAME or snap/SESSION/NAME; a bare
+// NAME must belong to one session only (or to --session).
+func (e *env) deleteCheckpoint(ctx context.Context, s *gitstore.Store, o checkpointOptions) error {
+	if o.Name == "" || o.Rev != "" {
+		return usagef("checkpoint --delete takes one [SESSION/]NAME")
+	}
+	name := strings.TrimPrefix(o.Name, "snap/")
+	session, cpName, found := strings.Cut(name, "/")
+	if !found {
+		session, cpName = o.Session, name
+	}
+	if session == "" {
+		cps, err := s.Checkpoints(ctx, "", false)
+		if err != nil {
+			return err
+		}
+		var owners []string
+		for _, cp := range cps {
+			if cp.Name == cpName {
+				owners = append(owners, cp.Session)
+			}
+		}
+		switch len(owners) {
+		case 0:
+			return &gitstore.RevisionError{Rev: cpName, Msg: "names no checkpoint (see git snap checkpoint --list)"}
+		case 1:
+			session = owners[0]
+		default:
+			return usagef("checkpoint %s exists in sessions %s; say which: --delete SESSION/%s", cpName, strings.Join(owners, ", "), cpName)
+		}
+	}
+	if err := s.DeleteCheckpoint(ctx, session, cpName); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "deleted checkpoint snap/%s/%s\n", session, cpName)
+	return nil
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+type importOptions struct {
+	Files   []string
+	Session string
+	Label   string
+}
+
+func cmdImport(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "import",
+		Usage:     "save exported documents as snapshots",
+		ArgsUsage: "FILE…",
+		Description: `Validates every FILE first, then saves each as a snapshot of --session (by
+default the file's name without extension). A document the session already holds is
+not added again, so importing the same file twice adds nothing.
+
+Examples:
+   git snap import testdata/login-bug.json
+   git snap import --session review a.json b.json`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "the session `NAME` (default: each file's name)"},
+			&cli.StringFlag{Name: "label", Aliases: []string{"l"}, Value: "import", Usage: "label of the new snapshots"},
+		},
+		Action: func(c *cli.Context) error {
+			if err := args(c, 1, -1); err != nil {
+				return err
+			}
+			s, cfg, err := e.openStore(c)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			return e.runImport(c.Context, s, cfg, importOptions{Files: c.Args().Slice(), Session: c.String("session"), Label: c.String("label")})
+		},
+	}
+}
+
+func (e *env) runImport(ctx context.Context, s *gitstore.Store, cfg gitstore.Config, o importOptions) error {
+	type item struct {
+		file, session string
+		doc           map[string]any
+	}
+	var items []item
+	for _, f := range o.Files { // all checked before anything is written
+		session := o.Session
+		if session == "" {
+			session = strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
+			if err := snapshot.CheckName("session", session); err != nil {
+				return usagef("%s: the file name does not make a session name (%v); give --session NAME", f, err)
+			}
+		} else if err := snapshot.CheckName("session", session); err != nil {
+			return usagef("%v", err)
+		}
+		doc, err := e.readDocument(f, cfg)
+		if err != nil {
+			return err
+		}
+		items = append(items, item{f, session, doc})
+	}
+	for _, it := range items {
+		entry, added, err := s.SaveNew(ctx, it.doc, gitstore.SaveOptions{Session: it.session, Label: o.Label, Source: "import"})
+		if err != nil {
+			return fmt.Errorf("import %s: %w", it.file, err)
+		}
+		if added {
+			fmt.Fprintf(e.stdout, "%s\t%s#%d\t%s\n", entry.ID, it.session, entry.Header.Seq, it.file)
+		} else {
+			fmt.Fprintf(e.stdout, "%s\t%s#%d\t%s (already there, nothing added)\n", entry.ID, it.session, entry.Header.Seq, it.file)
+		}
+	}
+	return nil
+}

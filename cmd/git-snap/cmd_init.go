@@ -1,0 +1,76 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-snap/git-snap/gitstore"
+)
+
+func cmdInit(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "init",
+		Usage:     "set up git-snap in this repository, or make a standalone store",
+		ArgsUsage: "[--bare DIR]",
+		Description: `Optional: git-snap works in any git repository without it. init writes a
+commented .git-snap.yaml at the work tree root (kept as it is if there is one).
+init --bare DIR makes a bare repository to keep agent state out of the code repository;
+use it with --store DIR or $GIT_SNAP_DIR.
+
+Examples:
+   git snap init
+   git snap init --bare ~/agent-state.git && export GIT_SNAP_DIR=~/agent-state.git`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "bare", Usage: "make a standalone snapshot store at DIR"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.Bool("bare") {
+				if err := args(c, 1, 1); err != nil {
+					return usagef("init --bare needs DIR")
+				}
+				dir := c.Args().First()
+				if !filepath.IsAbs(dir) {
+					dir = filepath.Join(e.workDir(c), dir)
+				}
+				if _, err := gitstore.InitBare(dir); err != nil {
+					return err
+				}
+				fmt.Fprintf(e.stdout, "made a snapshot store at %s; use it with --store %s or GIT_SNAP_DIR=%s\n", dir, dir, dir)
+				return nil
+			}
+			if err := args(c, 0, 0); err != nil {
+				return err
+			}
+			paths, err := e.storePaths(c)
+			if err != nil {
+				return err
+			}
+			if paths.WorkTree == "" {
+				return usagef("this repository has no work tree for .git-snap.yaml; edit %s instead", filepath.Join(paths.CommonDir, "snap", "config.yaml"))
+			}
+			path := filepath.Join(paths.WorkTree, ".git-snap.yaml")
+			f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+			if errors.Is(err, fs.ErrExist) {
+				fmt.Fprintf(e.stdout, "%s exists; left as it is\n", path)
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if _, err := f.WriteString(gitstore.SampleConfig); err != nil {
+				f.Close()
+				return err
+			}
+			if err := f.Close(); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "wrote %s; commit it to share the settings with your team\n", path)
+			return nil
+		},
+	}
+}

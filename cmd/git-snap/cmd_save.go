@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+type saveOptions struct {
+	File       string
+	Session    string
+	Label      string
+	Turn       int
+	Checkpoint string
+	Message    string
+	Source     string
+	NoCode     bool
+}
+
+func cmdSave(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "save",
+		Usage:     "save a snapshot of an agent's state",
+		ArgsUsage: "[FILE|-]",
+		Description: `Reads a JSON object (from FILE, or stdin) and records it as the next snapshot
+of the session: messages one blob each, files as real blobs, the rest in snapshot.json.
+Prints the new snapshot's id.
+
+Example:
+   git snap save --session fix-login --label "after tests" state.json
+   agent-dump | git snap save -s fix-login --turn 3 --checkpoint green`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "session `NAME` (default $GIT_SNAP_SESSION or config session)"},
+			&cli.StringFlag{Name: "label", Aliases: []string{"l"}, Usage: "what happened, e.g. `\"PostToolUse Edit\"`"},
+			&cli.IntFlag{Name: "turn", Aliases: []string{"t"}, Usage: "the agent's turn `N`"},
+			&cli.StringFlag{Name: "checkpoint", Aliases: []string{"c"}, Usage: "also name the snapshot as checkpoint `NAME`"},
+			&cli.StringFlag{Name: "message", Aliases: []string{"m"}, Usage: "a note, shown as the commit subject"},
+			&cli.StringFlag{Name: "source", Value: "cli", Usage: "what took the snapshot (agent or tool `NAME`)"},
+			&cli.BoolFlag{Name: "no-code", Usage: "do not record the work tree's commit"},
+		},
+		Action: func(c *cli.Context) error {
+			if err := args(c, 0, 1); err != nil {
+				return err
+			}
+			s, cfg, err := e.openStore(c)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			return e.runSave(c.Context, s, cfg, saveOptions{
+				File: c.Args().First(), Session: e.session(c, cfg), Label: c.String("label"),
+				Turn: c.Int("turn"), Checkpoint: c.String("checkpoint"), Message: c.String("message"),
+				Source: c.String("source"), NoCode: c.Bool("no-code"),
+			})
+		},
+	}
+}
+
+func (e *env) runSave(ctx context.Context, s *gitstore.Store, cfg gitstore.Config, o saveOptions) error {
+	if o.Session == "" {
+		return usagef("save needs a session: --session NAME (or set $GIT_SNAP_SESSION)")
+	}
+	if err := snapshot.CheckName("session", o.Session); err != nil {
+		return usagef("%v", err)
+	}
+	if o.Turn < 0 {
+		return usagef("--turn must not be negative")
+	}
+	if o.Checkpoint != "" {
+		if err := snapshot.CheckName("checkpoint", o.Checkpoint); err != nil {
+			return usagef("%v", err)
+		}
+	}
+	doc, err := e.readDocument(o.File, cfg)
+	if err != nil {
+		return err
+	}
+	so := gitstore.SaveOptions{Session: o.Session, Turn: o.Turn, Label: o.Label, Source: o.Source, Message: o.Message}
+	if !o.NoCode && cfg.RecordCode() {
+		code, err := e.codeState(ctx, s)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "git-snap: warning: code commit not recorded: %v\n", err)
+		}
+		if !code.Commit.IsZero() {
+			so.Code, so.Dirty = code.Commit.String(), code.Dirty
+		}
+	}
+	entry, err := s.Save(ctx, doc, so)
+	if err != nil {
+		return fmt.Errorf("save: %w", err)
+	}
+	if o.Checkpoint != "" {
+		if _, err := s.SetCheckpoint(ctx, o.Checkpoint, entry.ID, o.Message, true); err != nil {
+			return fmt.Errorf("snapshot %s saved, but checkpoint %s not set: %w", entry.ID, o.Checkpoint, err)
+		}
+	}
+	fmt.Fprintln(e.stdout, entry.ID)
+	return nil
+}
+
+// codeState reads the code commit of the work tree the command runs in,
+// which may be another repository than the store (--store).
+func (e *env) codeState(ctx context.Context, s *gitstore.Store) (gitstore.CodeState, error) {
+	if s.Paths().WorkTree != "" {
+		return s.CodeState(ctx)
+	}
+	code, err := gitstore.Open(ctx, e.dir, gitstore.Options{})
+	if err != nil {
+		return gitstore.CodeState{}, nil // no work tree here: nothing to record
+	}
+	defer code.Close()
+	return code.CodeState(ctx)
+}
+
+// readDocument reads and validates a document from a file or stdin,
+// within the configured limits, before anything is written.
+func (e *env) readDocument(file string, cfg gitstore.Config) (map[string]any, error) {
+	var r io.Reader = e.stdin
+	name := "stdin"
+	if file != "" && file != "-" {
+		name = file
+		path := file
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(e.dir, path)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, usagef("cannot read %s: %v", file, err)
+		}
+		defer f.Close()
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, int64(cfg.Limits.MaxDocumentBytes)+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	if len(data) > cfg.Limits.MaxDocumentBytes {
+		return nil, usagef("%s is larger than the limit of %d bytes (limits.max_document_bytes in .git-snap.yaml)", name, cfg.Limits.MaxDocumentBytes)
+	}
+	doc, err := snapshot.ParseDocument(data, snapshot.Limits{MaxDepth: cfg.Limits.MaxDepth})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if _, err := snapshot.Split(doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return doc, nil
+}

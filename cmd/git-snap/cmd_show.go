@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+type showOptions struct {
+	Rev  string
+	JSON bool
+	YAML bool
+}
+
+func cmdShow(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "show",
+		Usage:     "show a snapshot: header, stats and the conversation",
+		ArgsUsage: "REV",
+		Description: `Shows a snapshot's header and statistics, then its conversation for a person:
+roles, text, tool calls and results (shortened). --json and --yaml give everything:
+header, stats and the whole document.
+
+Examples:
+   git snap show fix-login
+   git snap show fix-login~2 --json | jq .stats
+   git snap show snap/fix-login/green --yaml`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "header, stats and document as JSON"},
+			&cli.BoolFlag{Name: "yaml", Usage: "header, stats and document as YAML"},
+			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "show this session's newest snapshot when no REV is given"},
+		},
+		Action: func(c *cli.Context) error {
+			if err := args(c, 0, 1); err != nil {
+				return err
+			}
+			if c.Bool("json") && c.Bool("yaml") {
+				return usagef("choose one of --json and --yaml")
+			}
+			if err := checkColorFlag(c); err != nil {
+				return err
+			}
+			s, cfg, err := e.openStore(c)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			rev := c.Args().First()
+			if rev == "" {
+				if rev = e.session(c, cfg); rev == "" {
+					return usagef("show needs REV (a session, session~N, snap/<session>/<name> or an id)")
+				}
+			}
+			w, done := e.pager(c)
+			defer done()
+			return runShow(c.Context, s, w, palette{e.color(c)}, showOptions{Rev: rev, JSON: c.Bool("json"), YAML: c.Bool("yaml")})
+		},
+	}
+}
+
+// statsJSON is a document's statistics as scripts read them.
+type statsJSON struct {
+	Messages     int   `json:"messages"`
+	Events       int   `json:"events"`
+	Files        int   `json:"files"`
+	ToolCalls    int   `json:"tool_calls"`
+	ModelCalls   int   `json:"model_calls"`
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
+	Estimated    bool  `json:"tokens_estimated"`
+}
+
+func statsOf(st snapshot.Stats) statsJSON {
+	return statsJSON{st.Messages, st.Events, st.Files, st.ToolCalls, st.ModelCalls, st.InputTokens, st.OutputTokens, st.Estimated}
+}
+
+func runShow(ctx context.Context, s *gitstore.Store, w io.Writer, p palette, o showOptions) error {
+	id, err := s.Resolve(ctx, o.Rev)
+	if err != nil {
+		return err
+	}
+	doc, entry, err := s.Read(ctx, id)
+	if err != nil {
+		return err
+	}
+	st := snapshot.ComputeStats(doc)
+	if o.JSON || o.YAML {
+		full := map[string]any{"header": toJSON(entry, nil), "stats": statsOf(st), "document": doc}
+		if o.JSON {
+			return writeJSON(w, full)
+		}
+		return writeYAML(w, map[string]any{"header": jsonToValue(toJSON(entry, nil)), "stats": jsonToValue(statsOf(st)), "document": doc})
+	}
+	cps, err := s.Checkpoints(ctx, entry.Header.Session, false)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, cp := range cps {
+		if cp.Target == id {
+			names = append(names, cp.Name)
+		}
+	}
+	writeEntry(w, p, entry, names)
+	writeStats(w, st)
+	if msgs, ok := doc[snapshot.MemberMessages].([]any); ok && len(msgs) > 0 {
+		fmt.Fprintln(w)
+		writeConversation(w, p, msgs)
+	}
+	if files, ok := doc[snapshot.MemberFiles].(map[string]any); ok && len(files) > 0 {
+		fmt.Fprintln(w, p.bold("\nfiles"))
+		for _, path := range sortedKeys(files) {
+			fmt.Fprintf(w, "    %s\n", path)
+		}
+	}
+	return nil
+}
+
+// jsonToValue turns a struct meant for encoding/json into a JSON value
+// (for YAML output), by way of the canonical parser.
+func jsonToValue(v any) any {
+	var buf jsonBuffer
+	if writeJSON(&buf, v) != nil {
+		return nil
+	}
+	out, err := snapshot.Parse(buf, snapshot.Limits{})
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+type jsonBuffer []byte
+
+func (b *jsonBuffer) Write(p []byte) (int, error) {
+	*b = append(*b, p...)
+	return len(p), nil
+}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+func cmdStats(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "stats",
+		Usage:     "summarise a session, or all sessions",
+		ArgsUsage: "[SESSION]",
+		Description: `Counts snapshots and checkpoints, first and last time and the span between, and
+from the newest snapshot: messages, tool calls, model calls, input and output tokens.
+Without SESSION: the default session, or all sessions added up.
+
+Examples:
+   git snap stats fix-login
+   git snap stats --json`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "JSON, for scripts"},
+		},
+		Action: func(c *cli.Context) error {
+			if err := args(c, 0, 1); err != nil {
+				return err
+			}
+			s, cfg, err := e.openStore(c)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			session := c.Args().First()
+			if session == "" {
+				session = e.session(c, cfg)
+			}
+			return runStats(c.Context, s, e.stdout, session, c.Bool("json"))
+		},
+	}
+}
+
+type sessionStats struct {
+	Sessions    int            `json:"sessions"`
+	Snapshots   int            `json:"snapshots"`
+	Checkpoints map[string]int `json:"checkpoints"`
+	First       time.Time      `json:"first"`
+	Last        time.Time      `json:"last"`
+	Duration    string         `json:"duration"`
+	statsJSON
+}
+
+func runStats(ctx context.Context, s *gitstore.Store, w io.Writer, session string, asJSON bool) error {
+	all, err := s.Sessions(ctx)
+	if err != nil {
+		return err
+	}
+	if session != "" {
+		all = slices.DeleteFunc(all, func(x gitstore.Session) bool { return x.Name != session })
+		if len(all) == 0 {
+			return &gitstore.RevisionError{Rev: session, Msg: "names no session (see git snap sessions)"}
+		}
+	}
+	st := sessionStats{Checkpoints: map[string]int{}}
+	for _, sess := range all {
+		h := sess.Tip.Header
+		st.Sessions++
+		st.Snapshots += h.Seq
+		if st.First.IsZero() || h.Started.Before(st.First) {
+			st.First = h.Started
+		}
+		if h.Time.After(st.Last) {
+			st.Last = h.Time
+		}
+		doc, _, err := s.Read(ctx, sess.Tip.ID)
+		if err != nil {
+			return err
+		}
+		add(&st.statsJSON, statsOf(snapshot.ComputeStats(doc)))
+		cps, err := s.Checkpoints(ctx, sess.Name, false)
+		if err != nil {
+			return err
+		}
+		for _, cp := range cps {
+			st.Checkpoints[cp.Name]++
+		}
+	}
+	st.Duration = st.Last.Sub(st.First).Round(time.Second).String()
+	if asJSON {
+		return writeJSON(w, st)
+	}
+	fmt.Fprintf(w, "sessions:     %d\nsnapshots:    %d\n", st.Sessions, st.Snapshots)
+	fmt.Fprintf(w, "checkpoints:  %d", len(st.Checkpoints))
+	for _, name := range sortedNames(st.Checkpoints) {
+		fmt.Fprintf(w, " %s×%d", name, st.Checkpoints[name])
+	}
+	est := ""
+	if st.Estimated {
+		est = " (some estimated)"
+	}
+	fmt.Fprintf(w, "\nfirst:        %s\nlast:         %s\nduration:     %s\n", st.First.Format(dateLayout), st.Last.Format(dateLayout), st.Duration)
+	fmt.Fprintf(w, "messages:     %d\ntool calls:   %d\nmodel calls:  %d\n", st.Messages, st.ToolCalls, st.ModelCalls)
+	fmt.Fprintf(w, "input tokens: %d%s\noutput tokens: %d%s\n", st.InputTokens, est, st.OutputTokens, est)
+	return nil
+}
+
+func add(sum *statsJSON, s statsJSON) {
+	sum.Messages += s.Messages
+	sum.Events += s.Events
+	sum.Files += s.Files
+	sum.ToolCalls += s.ToolCalls
+	sum.ModelCalls += s.ModelCalls
+	sum.InputTokens += s.InputTokens
+	sum.OutputTokens += s.OutputTokens
+	sum.Estimated = sum.Estimated || s.Estimated
+}
+
+func sortedNames(m map[string]int) []string {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
+}

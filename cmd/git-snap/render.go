@@ -1,0 +1,335 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, snapshot.CompareKeys)
+	return keys
+}
+
+const dateLayout = "Mon Jan 2 15:04:05 2006 -0700"
+
+// entryJSON is a snapshot's header as scripts read it.
+type entryJSON struct {
+	ID          string   `json:"id"`
+	Parent      string   `json:"parent,omitempty"`
+	Session     string   `json:"session"`
+	Seq         int      `json:"seq"`
+	Turn        int      `json:"turn,omitempty"`
+	Label       string   `json:"label,omitempty"`
+	Source      string   `json:"source,omitempty"`
+	Message     string   `json:"message,omitempty"`
+	Time        string   `json:"time"`
+	Code        string   `json:"code,omitempty"`
+	Dirty       bool     `json:"dirty,omitempty"`
+	Messages    int      `json:"messages"`
+	Events      int      `json:"events"`
+	Files       int      `json:"files"`
+	RollbackOf  string   `json:"rollback_of,omitempty"`
+	Checkpoints []string `json:"checkpoints,omitempty"`
+}
+
+func toJSON(e gitstore.Entry, checkpoints []string) entryJSON {
+	h := e.Header
+	j := entryJSON{
+		ID: e.ID.String(), Session: h.Session, Seq: h.Seq, Turn: h.Turn, Label: h.Label,
+		Source: h.Source, Message: h.Message, Time: h.Time.Format(time.RFC3339), Code: h.Code,
+		Dirty: h.Dirty, Messages: h.Messages, Events: h.Events, Files: h.Files,
+		RollbackOf: h.RollbackOf, Checkpoints: checkpoints,
+	}
+	if !e.Parent.IsZero() {
+		j.Parent = e.Parent.String()
+	}
+	return j
+}
+
+// writeEntry prints a snapshot header the way git log prints a commit.
+func writeEntry(w io.Writer, p palette, e gitstore.Entry, checkpoints []string) {
+	h := e.Header
+	deco := "snap " + h.Session + "#" + fmt.Sprint(h.Seq)
+	for _, cp := range checkpoints {
+		deco += ", checkpoint: " + cp
+	}
+	fmt.Fprintf(w, "%s %s\n", p.yellow("snapshot "+e.ID.String()), p.cyan("("+deco+")"))
+	if h.Turn > 0 {
+		fmt.Fprintf(w, "Turn:     %d\n", h.Turn)
+	}
+	if h.Label != "" {
+		fmt.Fprintf(w, "Label:    %s\n", h.Label)
+	}
+	fmt.Fprintf(w, "Source:   %s\n", h.Source)
+	fmt.Fprintf(w, "Date:     %s\n", h.Time.Format(dateLayout))
+	if h.Code != "" {
+		dirty := ""
+		if h.Dirty {
+			dirty = " (with uncommitted changes)"
+		}
+		fmt.Fprintf(w, "Code:     %s%s\n", h.Code, dirty)
+	}
+	if h.RollbackOf != "" {
+		fmt.Fprintf(w, "Rollback: to %s\n", h.RollbackOf)
+	}
+	fmt.Fprintf(w, "Contents: %d messages, %d events, %d files\n", h.Messages, h.Events, h.Files)
+	if h.Message != "" {
+		fmt.Fprintf(w, "\n    %s\n", h.Message)
+	}
+	fmt.Fprintln(w)
+}
+
+// writeOneline prints a snapshot on one line.
+func writeOneline(w io.Writer, p palette, e gitstore.Entry, checkpoints []string) {
+	h := e.Header
+	what := h.Message
+	if what == "" {
+		what = h.Label
+	}
+	deco := ""
+	if len(checkpoints) > 0 {
+		deco = " " + p.cyan("("+strings.Join(checkpoints, ", ")+")")
+	}
+	fmt.Fprintf(w, "%s %s %s%s %s\n", p.yellow(e.ID.String()[:12]), p.cyan(fmt.Sprintf("%s#%d", h.Session, h.Seq)), h.Time.Format("2006-01-02 15:04"), deco, what)
+}
+
+// shorten cuts s to n runes on one line, marking the cut.
+func shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + fmt.Sprintf("… (%d more chars)", len(r)-n)
+}
+
+// writeConversation renders messages for a person: role, text, tool
+// calls and results, long parts shortened.
+func writeConversation(w io.Writer, p palette, msgs []any) {
+	for i, raw := range msgs {
+		m := snapshot.ViewMessage(raw)
+		role := m.Role
+		if role == "" {
+			role = "message"
+		}
+		fmt.Fprintf(w, "%s %s\n", p.bold(fmt.Sprintf("[%d] %s", i, role)), p.dim(m.Time))
+		if len(m.Parts) == 0 {
+			b, _ := snapshot.Marshal(raw)
+			fmt.Fprintf(w, "    %s\n", p.dim(shorten(string(b), 160)))
+		}
+		for _, part := range m.Parts {
+			writePart(w, p, part)
+		}
+	}
+}
+
+func writePart(w io.Writer, p palette, part snapshot.Part) {
+	switch part.Kind {
+	case snapshot.PartText:
+		for _, line := range strings.Split(strings.TrimSpace(shortenLines(part.Text, 12)), "\n") {
+			fmt.Fprintf(w, "    %s\n", line)
+		}
+	case snapshot.PartThinking:
+		fmt.Fprintf(w, "    %s\n", p.dim("(thinking) "+shorten(part.Text, 120)))
+	case snapshot.PartToolCall:
+		in, _ := snapshot.Marshal(part.Input)
+		fmt.Fprintf(w, "    %s %s\n", p.cyan("→ "+part.Tool), shorten(string(in), 160))
+	case snapshot.PartToolResult:
+		status := p.green("← ok")
+		if part.IsError {
+			status = p.red("← failed")
+		}
+		fmt.Fprintf(w, "    %s %s\n", status, shorten(part.Text, 160))
+	default:
+		fmt.Fprintf(w, "    %s\n", p.dim("("+part.Text+")"))
+	}
+}
+
+// shortenLines keeps the first n lines of s and says how many were cut.
+func shortenLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) <= n {
+		return s
+	}
+	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n… (%d more lines)", len(lines)-n)
+}
+
+// writeStats prints a document's statistics on one line.
+func writeStats(w io.Writer, s snapshot.Stats) {
+	est := ""
+	if s.Estimated {
+		est = " (some estimated)"
+	}
+	fmt.Fprintf(w, "Stats:    %d messages, %d tool calls, %d model calls, %d input tokens, %d output tokens%s\n",
+		s.Messages, s.ToolCalls, s.ModelCalls, s.InputTokens, s.OutputTokens, est)
+}
+
+// writeDiff renders a semantic diff for a person.
+func writeDiff(w io.Writer, p palette, d *snapshot.Diff) {
+	if d.Empty() {
+		fmt.Fprintln(w, "no differences")
+		return
+	}
+	writeElements(w, p, "messages", d.Messages)
+	writeElements(w, p, "events", d.Events)
+	if len(d.Members) > 0 {
+		fmt.Fprintln(w, p.bold("other members"))
+		for _, m := range d.Members {
+			switch m.Op {
+			case snapshot.OpAdded:
+				fmt.Fprintf(w, "%s %s: %s\n", p.green("+"), m.Path, compact(m.After))
+			case snapshot.OpRemoved:
+				fmt.Fprintf(w, "%s %s: %s\n", p.red("-"), m.Path, compact(m.Before))
+			default:
+				fmt.Fprintf(w, "%s %s: %s → %s\n", p.yellow("~"), m.Path, compact(m.Before), compact(m.After))
+			}
+		}
+	}
+	if len(d.Files) > 0 {
+		fmt.Fprintln(w, p.bold("files"))
+		for _, f := range d.Files {
+			writeFileChange(w, p, f)
+		}
+	}
+	writeTokens(w, d.Tokens)
+}
+
+func writeTokens(w io.Writer, t snapshot.TokenDelta) {
+	est := ""
+	if t.Estimated {
+		est = " (estimated where usage was not recorded)"
+	}
+	fmt.Fprintf(w, "tokens: %+d input, %+d output%s\n", t.Input, t.Output, est)
+}
+
+func writeElements(w io.Writer, p palette, what string, changes []snapshot.ElementChange) {
+	if len(changes) == 0 {
+		return
+	}
+	fmt.Fprintln(w, p.bold(what))
+	for _, c := range changes {
+		switch c.Op {
+		case snapshot.OpAdded:
+			fmt.Fprintf(w, "%s [%d] %s\n", p.green("+"), c.Index, summary(c.After))
+		case snapshot.OpRemoved:
+			fmt.Fprintf(w, "%s [%d] %s\n", p.red("-"), c.Index, summary(c.Before))
+		default:
+			fmt.Fprintf(w, "%s [%d] %s\n", p.yellow("~"), c.Index, summary(c.After))
+			var members []snapshot.MemberChange
+			snapshotCompare(&members, c.Before, c.After)
+			for _, m := range members {
+				fmt.Fprintf(w, "      %s: %s → %s\n", m.Path, compact(m.Before), compact(m.After))
+			}
+		}
+	}
+}
+
+// snapshotCompare lists the JSON paths at which a changed element differs.
+func snapshotCompare(out *[]snapshot.MemberChange, a, b any) {
+	d, err := snapshot.Compare(map[string]any{"x": a}, map[string]any{"x": b})
+	if err != nil {
+		return
+	}
+	for _, m := range d.Members {
+		m.Path = "$" + strings.TrimPrefix(m.Path, "$.x")
+		*out = append(*out, m)
+	}
+}
+
+func writeFileChange(w io.Writer, p palette, f snapshot.FileChange) {
+	mark := map[string]string{snapshot.OpAdded: p.green("A"), snapshot.OpRemoved: p.red("D"), snapshot.OpChanged: p.yellow("M")}[f.Op]
+	fmt.Fprintf(w, "%s %s", mark, f.Path)
+	if f.ModeA != "" && f.ModeB != "" && f.ModeA != f.ModeB {
+		fmt.Fprintf(w, " (mode %s → %s)", f.ModeA, f.ModeB)
+	}
+	if f.Binary {
+		fmt.Fprint(w, " (binary)")
+	}
+	fmt.Fprintln(w)
+	for _, line := range strings.SplitAfter(f.Patch, "\n") {
+		switch {
+		case line == "":
+		case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
+			fmt.Fprint(w, p.bold(line))
+		case strings.HasPrefix(line, "+"):
+			fmt.Fprint(w, p.green(line))
+		case strings.HasPrefix(line, "-"):
+			fmt.Fprint(w, p.red(line))
+		case strings.HasPrefix(line, "@@"):
+			fmt.Fprint(w, p.cyan(line))
+		default:
+			fmt.Fprint(w, line)
+		}
+	}
+}
+
+// writeDiffStat prints counts only.
+func writeDiffStat(w io.Writer, d *snapshot.Diff) {
+	count := func(cs []snapshot.ElementChange) (a, r, c int) {
+		for _, x := range cs {
+			switch x.Op {
+			case snapshot.OpAdded:
+				a++
+			case snapshot.OpRemoved:
+				r++
+			default:
+				c++
+			}
+		}
+		return
+	}
+	a, r, c := count(d.Messages)
+	fmt.Fprintf(w, "messages: %d added, %d removed, %d changed\n", a, r, c)
+	a, r, c = count(d.Events)
+	fmt.Fprintf(w, "events:   %d added, %d removed, %d changed\n", a, r, c)
+	fmt.Fprintf(w, "members:  %d changed paths\n", len(d.Members))
+	for _, f := range d.Files {
+		fmt.Fprintf(w, "files:    %s %s (+%d -%d)\n", f.Op, f.Path, f.Added, f.Removed)
+	}
+	writeTokens(w, d.Tokens)
+}
+
+// summary is one line about a message or event.
+func summary(v any) string {
+	m := snapshot.ViewMessage(v)
+	var parts []string
+	for _, p := range m.Parts {
+		switch p.Kind {
+		case snapshot.PartText:
+			parts = append(parts, fmt.Sprintf("%q", shorten(p.Text, 60)))
+		case snapshot.PartToolCall:
+			parts = append(parts, "→ "+p.Tool)
+		case snapshot.PartToolResult:
+			parts = append(parts, "← result")
+		case snapshot.PartThinking:
+			parts = append(parts, "(thinking)")
+		}
+	}
+	head := m.Role
+	if m.ID != "" {
+		head += " " + m.ID
+	}
+	if len(parts) == 0 {
+		return strings.TrimSpace(head + " " + compact(v))
+	}
+	return strings.TrimSpace(head + ": " + strings.Join(parts, " "))
+}
+
+func compact(v any) string {
+	b, err := snapshot.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return shorten(string(b), 80)
+}

@@ -1,0 +1,138 @@
+package gitstore
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Config is git-snap's configuration. Files are read in this order, each
+// overriding what the ones before it set: the user's
+// ($XDG_CONFIG_HOME/git-snap/config.yaml), the team's (.git-snap.yaml at
+// the work tree root) and this clone's (.git/snap/config.yaml).
+type Config struct {
+	// Session is the default session for save, checkpoint and log.
+	Session string `yaml:"session"`
+	Refs    struct {
+		// Prefix of session refs; refs/snap/ by default.
+		Prefix string `yaml:"prefix"`
+	} `yaml:"refs"`
+	Limits struct {
+		// MaxDocumentBytes bounds a document given to save or import.
+		MaxDocumentBytes int `yaml:"max_document_bytes"`
+		// MaxDepth bounds the nesting of arrays and objects.
+		MaxDepth int `yaml:"max_depth"`
+	} `yaml:"limits"`
+	Code struct {
+		// Record the work tree's commit and dirty state in each snapshot.
+		Record *bool `yaml:"record"`
+	} `yaml:"code"`
+}
+
+// Defaults of Config.
+const (
+	DefaultMaxDocumentBytes = 64 << 20
+	DefaultMaxDepth         = 10000
+)
+
+// ConfigError is a configuration file that cannot be used as it is.
+type ConfigError struct {
+	File string
+	Err  error
+}
+
+func (e *ConfigError) Error() string { return fmt.Sprintf("config %s: %v", e.File, e.Err) }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// ConfigFiles lists the files LoadConfig reads, lowest precedence first.
+func ConfigFiles(p Paths) []string {
+	var files []string
+	xdg := os.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			xdg = filepath.Join(home, ".config")
+		}
+	}
+	if xdg != "" {
+		files = append(files, filepath.Join(xdg, "git-snap", "config.yaml"))
+	}
+	if p.WorkTree != "" {
+		files = append(files, filepath.Join(p.WorkTree, ".git-snap.yaml"))
+	}
+	return append(files, filepath.Join(p.CommonDir, "snap", "config.yaml"))
+}
+
+// LoadConfig reads and merges the configuration files of a repository.
+func LoadConfig(p Paths) (Config, error) {
+	var cfg Config
+	for _, f := range ConfigFiles(p) {
+		b, err := os.ReadFile(f)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return Config{}, &ConfigError{f, err}
+		}
+		if err := ParseConfig(b, &cfg); err != nil {
+			return Config{}, &ConfigError{f, err}
+		}
+	}
+	if cfg.Limits.MaxDocumentBytes <= 0 {
+		cfg.Limits.MaxDocumentBytes = DefaultMaxDocumentBytes
+	}
+	if cfg.Limits.MaxDepth <= 0 {
+		cfg.Limits.MaxDepth = DefaultMaxDepth
+	}
+	return cfg, nil
+}
+
+// ParseConfig reads YAML into cfg, over what it already holds. Unknown
+// keys are errors, so that a misspelt setting does not go unnoticed.
+func ParseConfig(data []byte, cfg *Config) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) { // empty is fine
+		return err
+	}
+	if cfg.Refs.Prefix != "" && (len(cfg.Refs.Prefix) < 6 || cfg.Refs.Prefix[:5] != "refs/" || cfg.Refs.Prefix[len(cfg.Refs.Prefix)-1] != '/') {
+		return fmt.Errorf("refs.prefix %q must start with refs/ and end with /", cfg.Refs.Prefix)
+	}
+	if cfg.Limits.MaxDocumentBytes < 0 || cfg.Limits.MaxDepth < 0 {
+		return fmt.Errorf("limits must not be negative")
+	}
+	return nil
+}
+
+// RecordCode reports whether snapshots record the code commit.
+func (c Config) RecordCode() bool { return c.Code.Record == nil || *c.Code.Record }
+
+// SampleConfig is the commented file `git snap init` writes.
+const SampleConfig = `# git-snap settings for this repository, shared with the team.
+# This clone's own settings go in .git/snap/config.yaml, yours in
+# $XDG_CONFIG_HOME/git-snap/config.yaml; later files override earlier ones.
+
+# Default session for save, checkpoint, log and stats (or $GIT_SNAP_SESSION).
+# session: main
+
+refs:
+  # Where session branches live. refs/snap/ keeps them out of git branch,
+  # pull requests and CI; refs/heads/snap/ makes them ordinary branches.
+  prefix: refs/snap/
+
+limits:
+  # Largest document save and import accept, in bytes (64 MiB).
+  max_document_bytes: 67108864
+  # Deepest nesting of arrays and objects.
+  max_depth: 10000
+
+code:
+  # Record the commit the work tree is at, and whether it has changes,
+  # in each snapshot (Snap-Code and Snap-Dirty trailers).
+  record: true
+`
