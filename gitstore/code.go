@@ -86,7 +86,8 @@ func (s *Store) worktreeDiffers(ctx context.Context, idx *index.Index) (bool, er
 		if e.SkipWorktree || e.Mode == filemode.Submodule {
 			continue
 		}
-		if e.Stage != index.Merged || e.IntentToAdd {
+		// Stage 0 is a merged entry; go-git's index.Merged constant says 1.
+		if e.Stage != 0 || e.IntentToAdd {
 			return true, nil
 		}
 		if changed, err := s.fileChanged(e); changed || err != nil {

@@ -338,6 +338,11 @@ func (p *parser) escape() (rune, error) {
 	if p.pos+1 >= len(p.data) {
 		return 0, p.errorf("unexpected end of input in an escape: the document is truncated")
 	}
+	start := p.pos
+	lone := func(r rune) (rune, error) {
+		p.pos = start
+		return 0, p.errorf("lone surrogate \\u%04x", r)
+	}
 	c := p.data[p.pos+1]
 	if r, ok := simpleEscapes[c]; ok {
 		p.pos += 2
@@ -354,7 +359,7 @@ func (p *parser) escape() (rune, error) {
 		return r, nil
 	}
 	if r >= 0xdc00 || !bytes.HasPrefix(p.data[p.pos:], []byte(`\u`)) {
-		return 0, p.errorf("lone surrogate \\u%04x", r)
+		return lone(r)
 	}
 	r2, err := p.hex4()
 	if err != nil {
@@ -362,7 +367,7 @@ func (p *parser) escape() (rune, error) {
 	}
 	full := utf16.DecodeRune(r, r2)
 	if full == utf8.RuneError {
-		return 0, p.errorf("lone surrogate \\u%04x", r)
+		return lone(r)
 	}
 	return full, nil
 }
@@ -388,6 +393,7 @@ func (p *parser) number() (any, error) {
 		p.pos++
 	}
 	if bytes.HasPrefix(p.data[p.pos:], []byte("Infinity")) {
+		p.pos = start
 		return nil, p.errorf("-Infinity is not a JSON number")
 	}
 	end, err := scanNumber(p.data, start)

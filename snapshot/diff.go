@@ -86,14 +86,28 @@ func CompareParts(pa, pb *Parts) *Diff {
 	}
 	ra, rb := withoutFileMeta(pa.Rest), withoutFileMeta(pb.Rest)
 	compareValues(&d.Members, nil, ra, rb)
-	sa := ComputeStats(map[string]any{MemberMessages: pa.Messages})
-	sb := ComputeStats(map[string]any{MemberMessages: pb.Messages})
+	ma, mb := withoutSame(pa.Messages, pb.Messages)
+	sa := ComputeStats(map[string]any{MemberMessages: ma})
+	sb := ComputeStats(map[string]any{MemberMessages: mb})
 	d.Tokens = TokenDelta{
 		Input:     sb.InputTokens - sa.InputTokens,
 		Output:    sb.OutputTokens - sa.OutputTokens,
 		Estimated: sa.Estimated || sb.Estimated,
 	}
 	return d
+}
+
+// withoutSame marks pairs equal at the same index as Unchanged, so that
+// token deltas (and whether they are estimates) speak only of what
+// differs.
+func withoutSame(a, b []any) ([]any, []any) {
+	a, b = slices.Clone(a), slices.Clone(b)
+	for i := range min(len(a), len(b)) {
+		if _, same := a[i].(Unchanged); !same && Equal(a[i], b[i]) {
+			a[i], b[i] = Unchanged{}, Unchanged{}
+		}
+	}
+	return a, b
 }
 
 // Empty reports whether the documents were equal.

@@ -1,0 +1,275 @@
+package gitstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestLinkedWorktreeWritesToCommonDir(t *testing.T) {
+	ctx := context.Background()
+	dir, _ := newRepo(t)
+	wt := filepath.Join(t.TempDir(), "wt")
+	git(t, dir, "worktree", "add", "-q", "-b", "feature", wt)
+	os.WriteFile(filepath.Join(wt, "new.go"), []byte("package x\n"), 0o644)
+	git(t, wt, "add", ".")
+	git(t, wt, "commit", "-q", "-m", "on feature")
+	s := openStore(t, filepath.Join(wt))
+	if s.Paths().WorkTree != wt || !strings.HasSuffix(s.Paths().CommonDir, filepath.Join(dir, ".git")) {
+		t.Fatalf("paths = %+v", s.Paths())
+	}
+	code, err := s.CodeState(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := git(t, wt, "rev-parse", "HEAD"); code.Commit.String() != want || code.Dirty {
+		t.Errorf("code = %+v, want %s clean (the worktree's HEAD, not main's)", code, want)
+	}
+	e, err := s.Save(ctx, conversation(2), SaveOptions{Session: "wt", Code: code.Commit.String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := git(t, dir, "rev-parse", "refs/snap/wt"); got != e.ID.String() {
+		t.Errorf("main checkout sees refs/snap/wt = %s, want %s", got, e.ID)
+	}
+	git(t, dir, "fsck", "--strict", "--no-dangling")
+}
+
+func TestWorktreeConfigExtension(t *testing.T) {
+	ctx := context.Background()
+	dir, _ := newRepo(t)
+	git(t, dir, "config", "core.repositoryformatversion", "1")
+	git(t, dir, "config", "extensions.worktreeConfig", "true")
+	git(t, dir, "config", "--worktree", "core.sparseCheckout", "false")
+	s := openStore(t, dir)
+	if _, err := s.Save(ctx, conversation(1), SaveOptions{Session: "wc"}); err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "fsck", "--strict", "--no-dangling")
+	if got := git(t, dir, "rev-list", "--count", "snap/wc"); got != "1" {
+		t.Errorf("git counts %s snapshots", got)
+	}
+}
+
+func TestBareRepository(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "--bare")
+	s := openStore(t, dir)
+	if s.Paths().WorkTree != "" {
+		t.Errorf("bare repository has work tree %q", s.Paths().WorkTree)
+	}
+	code, err := s.CodeState(ctx)
+	if err != nil || !code.Commit.IsZero() {
+		t.Errorf("code state of a bare repository = %+v, %v", code, err)
+	}
+	if _, err := s.Save(ctx, conversation(3), SaveOptions{Session: "bare"}); err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "fsck", "--strict", "--no-dangling")
+}
+
+func TestInitBareMakesARepositoryGitAccepts(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "store.git")
+	if _, err := InitBare(dir); err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t, dir)
+	if _, err := s.Save(ctx, conversation(3), SaveOptions{Session: "standalone"}); err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "fsck", "--strict", "--no-dangling")
+	if _, err := InitBare(dir); err == nil {
+		t.Error("InitBare over an existing repository succeeded")
+	}
+}
+
+func TestUnbornHead(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	git(t, dir, "init", "-q")
+	s := openStore(t, dir)
+	code, err := s.CodeState(ctx)
+	if err != nil || !code.Commit.IsZero() {
+		t.Errorf("code state with unborn HEAD = %+v, %v", code, err)
+	}
+	if _, err := s.Save(ctx, conversation(1), SaveOptions{Session: "unborn"}); err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "fsck", "--strict", "--no-dangling")
+}
+
+func TestRefusesRepositoriesItCannotWrite(t *testing.T) {
+	sha256 := t.TempDir()
+	git(t, sha256, "init", "-q", "--object-format=sha256")
+	reftable := t.TempDir()
+	git(t, reftable, "init", "-q")
+	git(t, reftable, "config", "core.repositoryformatversion", "1")
+	git(t, reftable, "config", "extensions.refStorage", "reftable")
+	unknown := t.TempDir()
+	git(t, unknown, "init", "-q")
+	git(t, unknown, "config", "core.repositoryformatversion", "1")
+	git(t, unknown, "config", "extensions.someFutureThing", "true")
+	for name, c := range map[string]struct{ dir, want string }{
+		"sha256":   {sha256, "sha256 object ids"},
+		"reftable": {reftable, "reftable"},
+		"unknown":  {unknown, "extensions.somefuturething"},
+	} {
+		_, err := Open(context.Background(), c.dir, Options{})
+		var fe *FormatError
+		if !errors.As(err, &fe) || !strings.Contains(strings.ToLower(err.Error()), strings.ToLower(c.want)) {
+			t.Errorf("%s: Open = %v, want a FormatError about %s", name, err, c.want)
+		}
+		if _, err := os.Stat(filepath.Join(c.dir, ".git", "snap")); err == nil {
+			t.Errorf("%s: .git/snap was created", name)
+		}
+	}
+}
+
+func TestNotARepository(t *testing.T) {
+	_, err := Open(context.Background(), t.TempDir(), Options{})
+	if !errors.Is(err, ErrNotRepository) {
+		t.Errorf("Open outside a repository = %v", err)
+	}
+}
+
+func TestReadOnlyRepositoryFailsClearly(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("permissions do not bind root; this runs as an ordinary user")
+	}
+	dir, s := newRepo(t)
+	filepath.Walk(filepath.Join(dir, ".git"), func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.IsDir() {
+			os.Chmod(p, 0o555)
+		}
+		return nil
+	})
+	t.Cleanup(func() {
+		filepath.Walk(filepath.Join(dir, ".git"), func(p string, fi os.FileInfo, err error) error {
+			if err == nil && fi.IsDir() {
+				os.Chmod(p, 0o755)
+			}
+			return nil
+		})
+	})
+	_, err := s.Save(context.Background(), conversation(1), SaveOptions{Session: "ro"})
+	if err == nil || !strings.Contains(err.Error(), "write access") {
+		t.Errorf("save into a read-only repository = %v", err)
+	}
+}
+
+func TestCodeStateDirty(t *testing.T) {
+	ctx := context.Background()
+	dir, s := newRepo(t)
+	state := func() bool {
+		t.Helper()
+		c, err := s.CodeState(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Commit.String() != git(t, dir, "rev-parse", "HEAD") {
+			t.Fatalf("commit %s is not HEAD", c.Commit)
+		}
+		return c.Dirty
+	}
+	if state() {
+		t.Error("clean work tree reported dirty")
+	}
+	os.WriteFile(filepath.Join(dir, "untracked.txt"), []byte("x"), 0o644)
+	if state() {
+		t.Error("an untracked file made it dirty (git describe --dirty ignores them)")
+	}
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main // changed\n"), 0o644)
+	if !state() {
+		t.Error("modified tracked file not seen")
+	}
+	git(t, dir, "add", "main.go")
+	if !state() {
+		t.Error("staged change not seen")
+	}
+	git(t, dir, "commit", "-q", "-m", "second")
+	if state() {
+		t.Error("dirty after commit")
+	}
+	os.Remove(filepath.Join(dir, "main.go"))
+	if !state() {
+		t.Error("deleted tracked file not seen")
+	}
+}
+
+// Writers with their own Store (as separate processes have) race on one
+// session while git packs refs beside them: every snapshot lands, once,
+// in one chain.
+func TestConcurrentWritersLoseNothing(t *testing.T) {
+	ctx := context.Background()
+	dir, _ := newRepo(t)
+	const writers, saves = 8, 40
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	stop := make(chan struct{})
+	go func() { // git rewrites packed-refs and prunes loose refs meanwhile
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				git(t, dir, "pack-refs", "--all")
+			}
+		}
+	}()
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := Open(ctx, dir, Options{})
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer s.Close()
+			for i := range saves {
+				doc := conversation(1 + i%5)
+				doc["writer"] = fmt.Sprintf("%d/%d", w, i)
+				if _, err := s.Save(ctx, doc, SaveOptions{Session: "race"}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if got := git(t, dir, "rev-list", "--count", "snap/race"); got != fmt.Sprint(writers*saves) {
+		t.Fatalf("chain holds %s snapshots, want %d", got, writers*saves)
+	}
+	s := openStore(t, dir)
+	tip, _ := s.SessionTip("race")
+	seen := map[string]bool{}
+	seq := writers * saves
+	for id := tip; !id.IsZero(); {
+		doc, e, err := s.Read(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Header.Seq != seq {
+			t.Fatalf("snapshot %s has seq %d, want %d", id, e.Header.Seq, seq)
+		}
+		seq--
+		seen[doc["writer"].(string)] = true
+		id = e.Parent
+	}
+	if len(seen) != writers*saves {
+		t.Errorf("%d distinct snapshots in the chain, want %d", len(seen), writers*saves)
+	}
+	git(t, dir, "fsck", "--strict", "--no-dangling")
+}
