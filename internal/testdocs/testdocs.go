@@ -5,8 +5,8 @@ package testdocs
 
 import (
 	"bufio"
-	"encoding/base64"
 	"bytes"
+	"encoding/base64"
 	"fmt"
 	"math/rand/v2"
 	"os"
