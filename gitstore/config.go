@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -98,7 +99,21 @@ func ParseConfig(data []byte, cfg *Config) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) { // empty is fine
-		return err
+		var te *yaml.TypeError
+		if !errors.As(err, &te) {
+			return err
+		}
+		var msgs []string
+		for _, m := range te.Errors {
+			m, _, _ = strings.Cut(m, " in type ")
+			if line, rest, ok := strings.Cut(m, ": "); ok {
+				if field, ok := strings.CutPrefix(rest, "field "); ok {
+					m = line + ": unknown setting " + strings.TrimSuffix(field, " not found")
+				}
+			}
+			msgs = append(msgs, m)
+		}
+		return fmt.Errorf("%s (the settings are listed in the file git snap init writes)", strings.Join(msgs, "; "))
 	}
 	if cfg.Refs.Prefix != "" && (len(cfg.Refs.Prefix) < 6 || cfg.Refs.Prefix[:5] != "refs/" || cfg.Refs.Prefix[len(cfg.Refs.Prefix)-1] != '/') {
 		return fmt.Errorf("refs.prefix %q must start with refs/ and end with /", cfg.Refs.Prefix)

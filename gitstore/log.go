@@ -30,7 +30,7 @@ func (s *Store) Walk(ctx context.Context, starts []plumbing.Hash, fn func(Entry)
 		if err != nil {
 			return fmt.Errorf("read snapshot %s: %w", h, err)
 		}
-		heap.Push(q, c)
+		heap.Push(q, queued{c, len(seen)})
 		return nil
 	}
 	for _, h := range starts {
@@ -42,7 +42,7 @@ func (s *Store) Walk(ctx context.Context, starts []plumbing.Hash, fn func(Entry)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		c := heap.Pop(q).(*object.Commit)
+		c := heap.Pop(q).(queued).Commit
 		e, err := entryOf(c)
 		if err != nil {
 			return err
@@ -62,15 +62,25 @@ func (s *Store) Walk(ctx context.Context, starts []plumbing.Hash, fn func(Entry)
 	return nil
 }
 
-// commitQueue orders commits newest first.
-type commitQueue []*object.Commit
+// queued is a commit waiting in the walk; order breaks ties in time, so
+// that the output does not depend on the heap's whims.
+type queued struct {
+	*object.Commit
+	order int
+}
+
+// commitQueue orders commits newest first, then first seen first.
+type commitQueue []queued
 
 func (q commitQueue) Len() int { return len(q) }
 func (q commitQueue) Less(i, j int) bool {
-	return q[i].Committer.When.After(q[j].Committer.When)
+	if ti, tj := q[i].Committer.When, q[j].Committer.When; !ti.Equal(tj) {
+		return ti.After(tj)
+	}
+	return q[i].order < q[j].order
 }
 func (q commitQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *commitQueue) Push(x any)   { *q = append(*q, x.(*object.Commit)) }
+func (q *commitQueue) Push(x any)   { *q = append(*q, x.(queued)) }
 func (q *commitQueue) Pop() any {
 	old := *q
 	c := old[len(old)-1]

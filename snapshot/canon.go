@@ -162,6 +162,9 @@ func (p *parser) literal() (any, error) {
 			return nil, p.errorf("%s is not a JSON number", bad)
 		}
 	}
+	if c := p.data[p.pos]; c == 't' || c == 'f' || c == 'n' {
+		return nil, p.errorf("invalid literal: expected true, false or null")
+	}
 	return nil, p.errorf("unexpected character %s", quoteByte(p.data[p.pos]))
 }
 

@@ -38,7 +38,7 @@ func (e *env) run(ctx context.Context, args []string) int {
 }
 
 func (e *env) newApp() *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:                 "git-snap",
 		Usage:                "version AI agents' state in git",
 		UsageText:            "git snap [-C DIR] [--store DIR] <command> [options] [args]",
@@ -65,6 +65,12 @@ func (e *env) newApp() *cli.App {
 		},
 		ExitErrHandler: func(*cli.Context, error) {},
 	}
+	for _, cmd := range app.Commands {
+		cmd.OnUsageError = func(c *cli.Context, err error, _ bool) error {
+			return usagef("%s: %v", c.Command.Name, err)
+		}
+	}
+	return app
 }
 
 // usageError is a mistake in how the command was called: exit status 2.

@@ -38,10 +38,10 @@ Example:
    agent-dump | git snap save -s fix-login --turn 3 --checkpoint green`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "session `NAME` (default $GIT_SNAP_SESSION or config session)"},
-			&cli.StringFlag{Name: "label", Aliases: []string{"l"}, Usage: "what happened, e.g. `\"PostToolUse Edit\"`"},
+			&cli.StringFlag{Name: "label", Aliases: []string{"l"}, Usage: "`TEXT` saying what happened, e.g. \"PostToolUse Edit\""},
 			&cli.IntFlag{Name: "turn", Aliases: []string{"t"}, Usage: "the agent's turn `N`"},
 			&cli.StringFlag{Name: "checkpoint", Aliases: []string{"c"}, Usage: "also name the snapshot as checkpoint `NAME`"},
-			&cli.StringFlag{Name: "message", Aliases: []string{"m"}, Usage: "a note, shown as the commit subject"},
+			&cli.StringFlag{Name: "message", Aliases: []string{"m"}, Usage: "a note (`TEXT`), shown as the commit subject"},
 			&cli.StringFlag{Name: "source", Value: "cli", Usage: "what took the snapshot (agent or tool `NAME`)"},
 			&cli.BoolFlag{Name: "no-code", Usage: "do not record the work tree's commit"},
 		},
