@@ -48,12 +48,10 @@ func (e *env) newApp() *cli.App {
 		ErrWriter:            e.stderr,
 		HideHelpCommand:      true,
 		EnableBashCompletion: false,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "C", Usage: "run as if started in `DIR`"},
 			&cli.StringFlag{Name: "store", Usage: "keep snapshots in the repository at `DIR` (a store made by init --bare); also $GIT_SNAP_DIR"},
-			&cli.BoolFlag{Name: "no-pager", Usage: "do not page output"},
-			&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour output: auto, always or never"},
-		},
+		}, outputFlags()...),
 		Commands: []*cli.Command{
 			cmdInit(e), cmdSave(e), cmdLog(e), cmdShow(e), cmdDiff(e), cmdRestore(e),
 			cmdRollback(e), cmdCheckpoint(e), cmdExport(e), cmdImport(e), cmdSessions(e),
@@ -69,8 +67,31 @@ func (e *env) newApp() *cli.App {
 		cmd.OnUsageError = func(c *cli.Context, err error, _ bool) error {
 			return usagef("%s: %v", c.Command.Name, err)
 		}
+		switch cmd.Name {
+		case "log", "show", "diff", "sessions", "demo":
+			cmd.Flags = append(cmd.Flags, outputFlags()...)
+		}
 	}
 	return app
+}
+
+// outputFlags are accepted before the command and, by reading commands,
+// after it too (git snap log --color=always).
+func outputFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "no-pager", Usage: "do not page output"},
+		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour output: auto, always or never"},
+	}
+}
+
+// flagString is the value of a flag set on the command or before it.
+func flagString(c *cli.Context, name string) string {
+	for _, ctx := range c.Lineage() {
+		if ctx.IsSet(name) {
+			return ctx.String(name)
+		}
+	}
+	return c.String(name)
 }
 
 // usageError is a mistake in how the command was called: exit status 2.

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -28,6 +29,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"status":    cmdStatus,
 			"jsonequal": cmdJSONEqual,
+			"capture":   cmdCapture,
 		},
 		RequireExplicitExec: true,
 	})
@@ -100,4 +102,12 @@ func cmdJSONEqual(ts *testscript.TestScript, neg bool, args []string) {
 	if eq := snapshot.Equal(vals[0], vals[1]); eq == neg {
 		ts.Fatalf("%s and %s: JSON-equal is %v", args[0], args[1], eq)
 	}
+}
+
+// capture NAME sets $NAME to the last command's stdout, trimmed.
+func cmdCapture(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: capture NAME")
+	}
+	ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile("stdout")))
 }

@@ -18,7 +18,7 @@ import (
 // done waits for the pager to finish.
 func (e *env) pager(c *cli.Context) (w io.Writer, done func()) {
 	nothing := func() {}
-	if !e.terminal || c.Bool("no-pager") {
+	if !e.terminal || flagString(c, "no-pager") == "true" {
 		return e.stdout, nothing
 	}
 	cmdline := e.getenv("GIT_PAGER")
@@ -52,7 +52,7 @@ func (e *env) pager(c *cli.Context) (w io.Writer, done func()) {
 
 // color reports whether to colour output: --color, NO_COLOR, a terminal.
 func (e *env) color(c *cli.Context) bool {
-	switch c.String("color") {
+	switch flagString(c, "color") {
 	case "always":
 		return true
 	case "never":
@@ -63,11 +63,12 @@ func (e *env) color(c *cli.Context) bool {
 
 // checkColorFlag rejects a --color value other than the three known.
 func checkColorFlag(c *cli.Context) error {
-	switch c.String("color") {
+	switch v := flagString(c, "color"); v {
 	case "auto", "always", "never":
 		return nil
+	default:
+		return usagef("--color takes auto, always or never, not %q", v)
 	}
-	return usagef("--color takes auto, always or never, not %q", c.String("color"))
 }
 
 // palette colours text when on.
