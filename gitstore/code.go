@@ -131,14 +131,15 @@ func (s *Store) fileChanged(e *index.Entry) (bool, error) {
 // indexDiffersFromHead uses the index's cached root tree when valid, and
 // otherwise compares every entry with HEAD's tree.
 func (s *Store) indexDiffersFromHead(idx *index.Index, head plumbing.Hash) (bool, error) {
+	if idx.Cache != nil && len(idx.Cache.Entries) > 0 {
+		if root := idx.Cache.Entries[0]; root.Path == "" && root.Entries >= 0 {
+			tree, err := s.treeOfCommit(head)
+			return root.Hash != tree, err
+		}
+	}
 	c, err := object.GetCommit(s.st, head)
 	if err != nil {
 		return false, fmt.Errorf("read HEAD commit: %w", err)
-	}
-	if idx.Cache != nil && len(idx.Cache.Entries) > 0 {
-		if root := idx.Cache.Entries[0]; root.Path == "" && root.Entries >= 0 {
-			return root.Hash != c.TreeHash, nil
-		}
 	}
 	tree, err := c.Tree()
 	if err != nil {
@@ -186,4 +187,23 @@ func (s *Store) CodeRef(name string) (plumbing.Hash, error) {
 		}
 	}
 	return plumbing.ZeroHash, &RevisionError{name, "names no commit: give a commit id, HEAD, a branch or a tag"}
+}
+
+// treeOfCommit returns a commit's tree id, from a one-line cache under
+// .git/snap/ when it holds that commit: commits never change, and reading
+// one from a pack means loading the pack's index, which a save should not
+// pay for on every call.
+func (s *Store) treeOfCommit(commit plumbing.Hash) (plumbing.Hash, error) {
+	path := filepath.Join(s.paths.CommonDir, "snap", "cache", "head-tree")
+	if b, err := os.ReadFile(path); err == nil {
+		if c, t, ok := strings.Cut(strings.TrimSpace(string(b)), " "); ok && c == commit.String() && plumbing.IsHash(t) {
+			return plumbing.NewHash(t), nil
+		}
+	}
+	c, err := object.GetCommit(s.st, commit)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("read commit %s: %w", commit, err)
+	}
+	writeFileAtomic(path, []byte(commit.String()+" "+c.TreeHash.String()+"\n"))
+	return c.TreeHash, nil
 }

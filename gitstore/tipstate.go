@@ -102,7 +102,13 @@ func (s *Store) saveTipState(ref string, st tipState, objs []rawObject) {
 	for _, id := range ids {
 		b.Write(id)
 	}
-	path := s.tipCachePath(ref)
+	writeFileAtomic(s.tipCachePath(ref), b.Bytes())
+}
+
+// writeFileAtomic replaces a cache file by rename, so that a reader sees
+// the old or the new content, never a part. Failing is harmless: caches
+// are rebuilt.
+func writeFileAtomic(path string, data []byte) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return
 	}
@@ -110,7 +116,7 @@ func (s *Store) saveTipState(ref string, st tipState, objs []rawObject) {
 	if err != nil {
 		return
 	}
-	_, err = tmp.Write(b.Bytes())
+	_, err = tmp.Write(data)
 	if cerr := tmp.Close(); err == nil && cerr == nil {
 		err = os.Rename(tmp.Name(), path)
 	}

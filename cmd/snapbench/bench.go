@@ -1,0 +1,415 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/internal/testdocs"
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+type bench struct {
+	cfg  config
+	work string
+	repo string
+	bin  string
+	self string
+	env  []string
+}
+
+// row is one line of the result table.
+type row struct {
+	what, phase       string
+	ours              time.Duration
+	plumbing, naive   time.Duration
+	budget            time.Duration
+	ratioBudget       float64 // ours/plumbing must be at most this; 0: none
+	note              string
+	oursText, budText string // for rows that are not times
+	met               bool
+}
+
+const (
+	historyPerSession = 100 // snapshots per session of the large history
+	saveMessages      = 50  // the save budget: a 50-message snapshot, appending one
+	bigMessages       = 10000
+)
+
+func (b *bench) git(args ...string) error {
+	cmd := exec.Command("git", args...)
+	cmd.Dir, cmd.Env = b.repo, b.env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+func (b *bench) gitOut(args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir, cmd.Env = b.repo, b.env
+	out, err := cmd.Output()
+	return string(out), err
+}
+
+// message makes the i-th message of a session, about 400 bytes.
+func message(session string, i int) any {
+	role := []string{"user", "assistant"}[i%2]
+	m := map[string]any{
+		"id":      fmt.Sprintf("%s-m%d", session, i),
+		"role":    role,
+		"time":    time.Date(2026, 3, 2, 10, 0, i, 0, time.UTC).Format(time.RFC3339),
+		"content": fmt.Sprintf("message %d of %s: %s", i, session, strings.Repeat("lorem ipsum dolor sit amet ", 10)),
+	}
+	if role == "assistant" {
+		m["usage"] = map[string]any{"input_tokens": 1000 + i, "output_tokens": 50 + i%40}
+	}
+	return m
+}
+
+func conversation(session string, n int) map[string]any {
+	msgs := make([]any, n)
+	for i := range msgs {
+		msgs[i] = message(session, i)
+	}
+	return map[string]any{"config": map[string]any{"model": "m", "temperature": 0.2}, "messages": msgs}
+}
+
+func (b *bench) setup(ctx context.Context) error {
+	b.repo = filepath.Join(b.work, "repo")
+	b.env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.com",
+		"GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@example.com", "GIT_SNAP_SESSION=", "NO_COLOR=1")
+	os.MkdirAll(b.repo, 0o777)
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"config", "gc.auto", "0"}, {"commit", "-q", "--allow-empty", "-m", "code"}} {
+		if err := b.git(args...); err != nil {
+			return err
+		}
+	}
+	s, err := gitstore.Open(ctx, b.repo, gitstore.Options{})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	logf("building a history of %d snapshots in %d sessions", b.cfg.snapshots, b.cfg.snapshots/historyPerSession)
+	start := time.Now()
+	for i := 0; i < b.cfg.snapshots/historyPerSession; i++ {
+		session := fmt.Sprintf("hist-%d", i)
+		for j := 1; j <= historyPerSession; j++ {
+			if _, err := s.Save(ctx, conversation(session, j), gitstore.SaveOptions{Session: session, Label: "history"}); err != nil {
+				return err
+			}
+		}
+		if i%100 == 99 {
+			logf("  %d snapshots (%.0f/s)", (i+1)*historyPerSession, float64((i+1)*historyPerSession)/time.Since(start).Seconds())
+		}
+	}
+	logf("preparing sessions for the save runs and the 10k-message diff")
+	for _, prefix := range []string{"save", "plumb", "cold"} {
+		for _, phase := range []string{"a", "b"} {
+			for r := range b.cfg.runs {
+				session := fmt.Sprintf("%s-%s%d", prefix, phase, r)
+				if _, err := s.Save(ctx, conversation(session, saveMessages), gitstore.SaveOptions{Session: session}); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	big := conversation("big", bigMessages)
+	if _, err := s.Save(ctx, big, gitstore.SaveOptions{Session: "big"}); err != nil {
+		return err
+	}
+	big["messages"].([]any)[bigMessages/2] = map[string]any{"id": "big-m5000", "role": "user", "content": "changed"}
+	_, err = s.Save(ctx, big, gitstore.SaveOptions{Session: "big"})
+	return err
+}
+
+// timed runs a command and returns its wall time.
+func (b *bench) timed(stdin []byte, name string, args ...string) (time.Duration, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir, cmd.Env = b.repo, b.env
+	cmd.Stdin = bytes.NewReader(stdin)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	err := cmd.Run()
+	d := time.Since(start)
+	if err != nil {
+		return 0, fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, stderr.String())
+	}
+	return d, nil
+}
+
+// peakMemory runs a command under this program's rss wrapper.
+func (b *bench) peakMemory(stdin []byte, name string, args ...string) (int64, error) {
+	cmd := exec.Command(b.self, append([]string{"rss", name}, args...)...)
+	cmd.Dir, cmd.Env, cmd.Stdin = b.repo, b.env, bytes.NewReader(stdin)
+	out, err := cmd.Output()
+	if err != nil {
+		return 0, fmt.Errorf("rss %s: %v", name, err)
+	}
+	return strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func (b *bench) measure(ctx context.Context, phase string) ([]row, error) {
+	tag := map[string]string{"before gc": "a", "after gc": "b"}[phase]
+	var ours, plumb, naive, cold []time.Duration
+	var peak []int64
+	for r := range b.cfg.runs {
+		doc, err := snapshot.Marshal(conversation(fmt.Sprintf("save-%s%d", tag, r), saveMessages+1))
+		if err != nil {
+			return nil, err
+		}
+		d, err := b.timed(doc, b.bin, "save", "--session", fmt.Sprintf("save-%s%d", tag, r), "--label", "bench")
+		if err != nil {
+			return nil, err
+		}
+		ours = append(ours, d)
+		rss, err := b.peakMemory(doc, b.bin, "save", "--session", fmt.Sprintf("save-%s%d", tag, r), "--label", "memory")
+		if err != nil {
+			return nil, err
+		}
+		peak = append(peak, rss)
+
+		script, err := b.plumbingScript(fmt.Sprintf("plumb-%s%d", tag, r))
+		if err != nil {
+			return nil, err
+		}
+		if d, err = b.timed(nil, "sh", script); err != nil {
+			return nil, err
+		}
+		plumb = append(plumb, d)
+
+		if d, err = b.timed(doc, b.self, "naive-save", filepath.Join(b.work, "naive", tag)); err != nil {
+			return nil, err
+		}
+		naive = append(naive, d)
+
+		session := fmt.Sprintf("cold-%s%d", tag, r)
+		os.RemoveAll(filepath.Join(b.repo, ".git", "snap", "cache"))
+		cdoc, _ := snapshot.Marshal(conversation(session, saveMessages+1))
+		if d, err = b.timed(cdoc, b.bin, "save", "--session", session); err != nil {
+			return nil, err
+		}
+		cold = append(cold, d)
+	}
+	var logs, gitLogs, diffs, gitDiffs, naiveDiffs []time.Duration
+	a, bb, err := b.naiveBigFiles()
+	if err != nil {
+		return nil, err
+	}
+	for range b.cfg.runs {
+		d, err := b.timed(nil, b.bin, "log", "-n", "20", "hist-0")
+		if err != nil {
+			return nil, err
+		}
+		logs = append(logs, d)
+		if d, err = b.timed(nil, "git", "log", "-n", "20", "refs/snap/hist-0"); err != nil {
+			return nil, err
+		}
+		gitLogs = append(gitLogs, d)
+		if d, err = b.timed(nil, b.bin, "diff", "big~1", "big"); err != nil {
+			return nil, err
+		}
+		diffs = append(diffs, d)
+		if d, err = b.timed(nil, "git", "diff", "--stat", "refs/snap/big~1", "refs/snap/big"); err != nil {
+			return nil, err
+		}
+		gitDiffs = append(gitDiffs, d)
+		if d, err = b.timed(nil, b.self, "naive-diff", a, bb); err != nil {
+			return nil, err
+		}
+		naiveDiffs = append(naiveDiffs, d)
+	}
+	slices.Sort(peak)
+	mib := func(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+	return []row{
+		{what: "save, 50 messages + 1", phase: phase, ours: median(ours), plumbing: median(plumb), naive: median(naive), budget: 10 * time.Millisecond, ratioBudget: 0.6},
+		{what: "save, tip cache missing", phase: phase, ours: median(cold), plumbing: median(plumb), naive: median(naive), note: "first save of a process that finds no cache"},
+		{what: "log -n 20", phase: phase, ours: median(logs), plumbing: median(gitLogs), budget: 30 * time.Millisecond, note: "baseline: git log -n 20"},
+		{what: "diff, 10k messages, 1 changed", phase: phase, ours: median(diffs), plumbing: median(gitDiffs), naive: median(naiveDiffs), budget: 20 * time.Millisecond, note: "baseline: git diff --stat"},
+		{what: "peak memory of a save", phase: phase, oursText: mib(peak[len(peak)/2]) + " (max " + mib(peak[len(peak)-1]) + ")", budText: "≤ 40 MiB", met: peak[len(peak)-1] <= 40<<20},
+	}, nil
+}
+
+// plumbingScript writes a shell script that does the save of the next
+// message with git plumbing, given everything a harness would know: the
+// message's canonical bytes and the listings of the trees it changes.
+func (b *bench) plumbingScript(session string) (string, error) {
+	dir := filepath.Join(b.work, "plumb", session)
+	os.MkdirAll(dir, 0o777)
+	msg, err := snapshot.MarshalIndent(message(session, saveMessages))
+	if err != nil {
+		return "", err
+	}
+	ref := "refs/snap/" + session
+	chunk, err := b.gitOut("ls-tree", ref+":messages/0000")
+	if err != nil {
+		return "", err
+	}
+	root, err := b.gitOut("ls-tree", ref)
+	if err != nil {
+		return "", err
+	}
+	var rootLines []string
+	for _, l := range strings.Split(strings.TrimSpace(root), "\n") {
+		if !strings.HasSuffix(l, "\tmessages") {
+			rootLines = append(rootLines, l)
+		}
+	}
+	files := map[string]string{"msg.json": string(msg), "chunk.txt": chunk, "root.txt": strings.Join(rootLines, "\n") + "\n"}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o666); err != nil {
+			return "", err
+		}
+	}
+	script := fmt.Sprintf(`set -e
+cd %[1]q
+d=%[2]q
+p=$(git rev-parse %[3]s)
+b=$(git hash-object -w --stdin < "$d/msg.json")
+c=$( (cat "$d/chunk.txt"; printf '100644 blob %%s\t%%06d.json\n' "$b" %[4]d) | git mktree)
+m=$(printf '040000 tree %%s\t0000\n' "$c" | git mktree)
+r=$( (cat "$d/root.txt"; printf '040000 tree %%s\tmessages\n' "$m") | git mktree)
+k=$(printf 'bench\n\nSnap-Session: %[5]s\n' | git commit-tree "$r" -p "$p")
+git update-ref %[3]s "$k" "$p"
+`, b.repo, dir, ref, saveMessages, session)
+	path := filepath.Join(dir, "save.sh")
+	return path, os.WriteFile(path, []byte(script), 0o666)
+}
+
+// naiveBigFiles writes the two 10k-message documents as pretty JSON files.
+func (b *bench) naiveBigFiles() (string, string, error) {
+	big := conversation("big", bigMessages)
+	a := filepath.Join(b.work, "big-a.json")
+	out, _ := json.MarshalIndent(big, "", "  ")
+	if err := os.WriteFile(a, out, 0o666); err != nil {
+		return "", "", err
+	}
+	big["messages"].([]any)[bigMessages/2] = map[string]any{"id": "big-m5000", "role": "user", "content": "changed"}
+	bb := filepath.Join(b.work, "big-b.json")
+	out, _ = json.MarshalIndent(big, "", "  ")
+	return a, bb, os.WriteFile(bb, out, 0o666)
+}
+
+// storage snapshots the longest real transcript after every record,
+// runs git gc, and compares the pack with the gzip of the transcript.
+func (b *bench) storage(ctx context.Context) ([]row, error) {
+	ts, err := testdocs.Transcripts()
+	if err != nil {
+		return nil, err
+	}
+	longest := ts[0]
+	for _, t := range ts {
+		if len(t.Lines) > len(longest.Lines) {
+			longest = t
+		}
+	}
+	dir := filepath.Join(b.work, "storage")
+	paths, err := gitstore.InitBare(dir)
+	if err != nil {
+		return nil, err
+	}
+	s, err := gitstore.OpenPaths(ctx, paths, gitstore.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	logf("storage: %s snapshotted after each of its %d records", longest.Name, len(longest.Lines))
+	naiveBytes := 0
+	for n := 1; n <= len(longest.Lines); n++ {
+		doc, err := longest.Document(n)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := s.Save(ctx, doc, gitstore.SaveOptions{Session: "transcript"}); err != nil {
+			return nil, err
+		}
+		pretty, _ := json.MarshalIndent(doc, "", "  ")
+		naiveBytes += len(pretty)
+	}
+	cmd := exec.Command("git", "gc", "-q", "--prune=now")
+	cmd.Dir, cmd.Env = dir, b.env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("git gc: %v\n%s", err, out)
+	}
+	packs, _ := filepath.Glob(filepath.Join(dir, "objects", "pack", "*.pack"))
+	packBytes := int64(0)
+	for _, p := range packs {
+		if fi, err := os.Stat(p); err == nil {
+			packBytes += fi.Size()
+		}
+	}
+	raw, err := os.ReadFile(filepath.Join(testdocs.TranscriptDir(), longest.Name))
+	if err != nil {
+		return nil, err
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(raw)
+	zw.Close()
+	ratio := float64(packBytes) / float64(gz.Len())
+	return []row{{
+		what: fmt.Sprintf("storage, %d records, after git gc", len(longest.Lines)), phase: "after gc",
+		oursText: fmt.Sprintf("%.2f MiB = %.2f × gzip (%.2f MiB)", float64(packBytes)/(1<<20), ratio, float64(gz.Len())/(1<<20)),
+		budText:  "≤ 1.5 × gzip", met: ratio <= 1.5,
+		note: fmt.Sprintf("naive files: %.0f MiB", float64(naiveBytes)/(1<<20)),
+	}}, nil
+}
+
+func (b *bench) table(rows []row) string {
+	var t strings.Builder
+	ms := func(d time.Duration) string {
+		if d == 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000)
+	}
+	fmt.Fprintf(&t, "%d snapshots in the large repository; medians of %d runs, whole process.\n\n", b.cfg.snapshots, b.cfg.runs)
+	fmt.Fprintln(&t, "| measurement | phase | git-snap | git plumbing | naive JSON files | git-snap / plumbing | budget | met |")
+	fmt.Fprintln(&t, "|---|---|---|---|---|---|---|---|")
+	for _, r := range rows {
+		ours, budget, ratio := r.oursText, r.budText, "–"
+		met := r.met
+		if ours == "" {
+			ours = ms(r.ours)
+			if r.plumbing > 0 {
+				ratio = fmt.Sprintf("%.2f", float64(r.ours)/float64(r.plumbing))
+			}
+			met = r.budget == 0 || r.ours <= r.budget
+			budget = "–"
+			if r.budget > 0 {
+				budget = "≤ " + ms(r.budget)
+			}
+			if r.ratioBudget > 0 {
+				budget += fmt.Sprintf(", ≤ %.1f × plumbing", r.ratioBudget)
+				met = met && float64(r.ours) <= r.ratioBudget*float64(r.plumbing)
+			}
+		}
+		verdict := map[bool]string{true: "yes", false: "**no**"}[met]
+		if budget == "–" {
+			verdict = "–"
+		}
+		note := ""
+		if r.note != "" {
+			note = " (" + r.note + ")"
+		}
+		fmt.Fprintf(&t, "| %s%s | %s | %s | %s | %s | %s | %s | %s |\n", r.what, note, r.phase, ours, ms(r.plumbing), ms(r.naive), ratio, budget, verdict)
+	}
+	return t.String()
+}

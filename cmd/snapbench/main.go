@@ -1,0 +1,185 @@
+// Command snapbench measures git-snap against DESIGN.md §7's budgets,
+// whole process, on a repository it builds itself, beside two baselines
+// run in the same session: the same save done with git plumbing commands,
+// and a naive program that writes one pretty JSON file per snapshot.
+//
+//	go run ./cmd/snapbench            # 100k snapshots, before and after git gc
+//	go run ./cmd/snapbench -quick     # 10k snapshots, for a laptop
+//
+// It prints a Markdown table of medians and ratios.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+type config struct {
+	quick     bool
+	snapshots int
+	runs      int
+	bin       string
+	keep      bool
+	out       string
+	storage   bool
+}
+
+func main() {
+	if len(os.Args) > 1 && strings.HasPrefix(os.Args[1], "naive-") {
+		os.Exit(naiveMain(os.Args[1], os.Args[2:]))
+	}
+	if len(os.Args) > 2 && os.Args[1] == "rss" {
+		os.Exit(rssMain(os.Args[2:]))
+	}
+	var c config
+	flag.BoolVar(&c.quick, "quick", false, "10k snapshots and fewer runs, for a laptop")
+	flag.IntVar(&c.snapshots, "snapshots", 0, "snapshots in the large repository (default 100000, 10000 with -quick)")
+	flag.IntVar(&c.runs, "runs", 0, "timed runs per measurement (default 31, 15 with -quick)")
+	flag.StringVar(&c.bin, "bin", "", "git-snap binary to measure (default: built from this module)")
+	flag.BoolVar(&c.keep, "keep", false, "keep the work directory")
+	flag.StringVar(&c.out, "o", "", "also write the table to this file")
+	flag.BoolVar(&c.storage, "storage", true, "measure storage of a transcript snapshotted after every record")
+	flag.Parse()
+	if c.snapshots == 0 {
+		c.snapshots = map[bool]int{true: 10000, false: 100000}[c.quick]
+	}
+	if c.runs == 0 {
+		c.runs = map[bool]int{true: 15, false: 31}[c.quick]
+	}
+	if err := run(context.Background(), c); err != nil {
+		fmt.Fprintln(os.Stderr, "snapbench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, c config) error {
+	work, err := os.MkdirTemp("", "snapbench-")
+	if err != nil {
+		return err
+	}
+	if c.keep {
+		fmt.Fprintln(os.Stderr, "work directory:", work)
+	} else {
+		defer os.RemoveAll(work)
+	}
+	b := &bench{cfg: c, work: work, self: mustExecutable()}
+	if b.bin = c.bin; b.bin == "" {
+		b.bin = filepath.Join(work, "git-snap")
+		logf("building git-snap")
+		if out, err := exec.Command("go", "build", "-o", b.bin, "./cmd/git-snap").CombinedOutput(); err != nil {
+			return fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	}
+	if err := b.setup(ctx); err != nil {
+		return err
+	}
+	var rows []row
+	for _, phase := range []string{"before gc", "after gc"} {
+		if phase == "after gc" {
+			logf("git gc")
+			if err := b.git("gc", "-q"); err != nil {
+				return err
+			}
+		}
+		r, err := b.measure(ctx, phase)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r...)
+	}
+	if c.storage {
+		st, err := b.storage(ctx)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, st...)
+	}
+	table := b.table(rows)
+	fmt.Print(table)
+	if c.out != "" {
+		return os.WriteFile(c.out, []byte(table), 0o666)
+	}
+	return nil
+}
+
+func mustExecutable() string {
+	self, err := os.Executable()
+	if err != nil {
+		panic(err)
+	}
+	return self
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, time.Now().Format("15:04:05 ")+format+"\n", args...)
+}
+
+// naiveMain is the naive baseline as its own process: naive-save reads a
+// document on stdin and writes it as a pretty JSON file; naive-diff reads
+// two such files and lists the messages that differ.
+func naiveMain(cmd string, args []string) int {
+	switch cmd {
+	case "naive-save":
+		var doc map[string]any
+		if err := json.NewDecoder(os.Stdin).Decode(&doc); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		out, _ := json.MarshalIndent(doc, "", "  ")
+		dir := args[0]
+		os.MkdirAll(dir, 0o777)
+		entries, _ := os.ReadDir(dir)
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%06d.json", len(entries)+1)), out, 0o666); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	case "naive-diff":
+		var docs [2]struct{ Messages []any }
+		for i, f := range args[:2] {
+			data, err := os.ReadFile(f)
+			if err != nil || json.Unmarshal(data, &docs[i]) != nil {
+				fmt.Fprintln(os.Stderr, "cannot read", f)
+				return 1
+			}
+		}
+		a, b := docs[0].Messages, docs[1].Messages
+		changed := 0
+		for i := range min(len(a), len(b)) {
+			x, _ := json.Marshal(a[i])
+			y, _ := json.Marshal(b[i])
+			if string(x) != string(y) {
+				changed++
+			}
+		}
+		fmt.Printf("%d changed, %d added\n", changed, max(0, len(b)-len(a)))
+	}
+	return 0
+}
+
+// rssMain runs a command and prints its peak resident memory in bytes.
+// It exists because a child's maxrss counts the parent's memory up to
+// exec (Go starts children with vfork): run from this small process, the
+// figure is the command's own.
+func rssMain(args []string) int {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, io.Discard, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return 1
+	}
+	fmt.Println(ru.Maxrss * 1024)
+	return 0
+}
