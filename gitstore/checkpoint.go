@@ -108,8 +108,8 @@ func (s *Store) writeTag(name string, target plumbing.Hash, msg string) (plumbin
 	if err := t.Encode(mem); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	if _, err := s.st.SetEncodedObject(mem); err != nil {
-		return plumbing.ZeroHash, writeErr(fmt.Errorf("write tag: %w", err))
+	if err := s.setObject(mem); err != nil {
+		return plumbing.ZeroHash, err
 	}
 	return mem.Hash(), nil
 }

@@ -308,8 +308,21 @@ func (s *Store) writeObject(o rawObject) error {
 	if _, err := mem.Write(o.data); err != nil {
 		return err
 	}
-	if _, err := s.st.SetEncodedObject(mem); err != nil {
-		return writeErr(fmt.Errorf("write object %s: %w", o.hash, err))
+	return s.setObject(mem)
+}
+
+// setObject stores an object. git gc may remove an empty objects/xx/
+// directory between its creation and the rename into it; like git, try
+// again then.
+func (s *Store) setObject(o plumbing.EncodedObject) error {
+	var err error
+	for range 10 {
+		if _, err = s.st.SetEncodedObject(o); !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+	}
+	if err != nil {
+		return writeErr(fmt.Errorf("write object %s: %w", o.Hash(), err))
 	}
 	return nil
 }
@@ -337,8 +350,8 @@ func (s *Store) writeCommit(tree, parent plumbing.Hash, h snapshot.Header) (plum
 	if err := c.Encode(mem); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	if _, err := s.st.SetEncodedObject(mem); err != nil {
-		return plumbing.ZeroHash, writeErr(fmt.Errorf("write commit: %w", err))
+	if err := s.setObject(mem); err != nil {
+		return plumbing.ZeroHash, err
 	}
 	return mem.Hash(), nil
 }

@@ -165,6 +165,25 @@ func hintFor(err error) string {
 	return ""
 }
 
+// storeAction makes the action of a command that works on the store: it
+// checks the number of arguments, opens the store, runs, and closes it.
+func (e *env) storeAction(minArgs, maxArgs int, run func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		if err := args(c, minArgs, maxArgs); err != nil {
+			return err
+		}
+		if err := checkColorFlag(c); err != nil {
+			return err
+		}
+		s, cfg, err := e.openStore(c)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		return run(c, s, cfg)
+	}
+}
+
 // openStore opens the store the command works on, with its config.
 func (e *env) openStore(c *cli.Context) (*gitstore.Store, gitstore.Config, error) {
 	paths, err := e.storePaths(c)

@@ -44,21 +44,13 @@ Examples:
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "the session `NAME` when REV is not given"},
 			&cli.BoolFlag{Name: "json", Usage: "with --list, JSON for scripts"},
 		},
-		Action: func(c *cli.Context) error {
-			if err := args(c, 0, 2); err != nil {
-				return err
-			}
-			s, cfg, err := e.openStore(c)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		Action: e.storeAction(0, 2, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
 			o := checkpointOptions{
 				Name: c.Args().Get(0), Rev: c.Args().Get(1), Message: c.String("message"), Force: c.Bool("force"),
 				List: c.Bool("list"), Delete: c.Bool("delete"), Session: e.session(c, cfg), JSON: c.Bool("json"),
 			}
 			return e.runCheckpoint(c.Context, s, o)
-		},
+		}),
 	}
 }
 

@@ -38,26 +38,15 @@ Examples:
 			&cli.BoolFlag{Name: "json", Usage: "the diff as JSON"},
 			&cli.BoolFlag{Name: "patch", Usage: "an RFC 6902 JSON Patch that turns A into B"},
 		},
-		Action: func(c *cli.Context) error {
-			if err := args(c, 1, 2); err != nil {
-				return err
-			}
+		Action: e.storeAction(1, 2, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
 			o := diffOptions{A: c.Args().Get(0), B: c.Args().Get(1), Stat: c.Bool("stat"), JSON: c.Bool("json"), Patch: c.Bool("patch")}
 			if n := btoi(o.Stat) + btoi(o.JSON) + btoi(o.Patch); n > 1 {
 				return usagef("choose one of --stat, --json and --patch")
 			}
-			if err := checkColorFlag(c); err != nil {
-				return err
-			}
-			s, _, err := e.openStore(c)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
 			w, done := e.pager(c)
 			defer done()
 			return runDiff(c.Context, s, w, palette{e.color(c)}, o)
-		},
+		}),
 	}
 }
 

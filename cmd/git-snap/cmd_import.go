@@ -34,17 +34,9 @@ Examples:
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "the session `NAME` (default: each file's name)"},
 			&cli.StringFlag{Name: "label", Aliases: []string{"l"}, Value: "import", Usage: "label of the new snapshots"},
 		},
-		Action: func(c *cli.Context) error {
-			if err := args(c, 1, -1); err != nil {
-				return err
-			}
-			s, cfg, err := e.openStore(c)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		Action: e.storeAction(1, -1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
 			return e.runImport(c.Context, s, cfg, importOptions{Files: c.Args().Slice(), Session: c.String("session"), Label: c.String("label")})
-		},
+		}),
 	}
 }
 

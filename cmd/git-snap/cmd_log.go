@@ -55,34 +55,36 @@ Examples:
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "the session `NAME` when no REV is given"},
 		},
 		Action: func(c *cli.Context) error {
-			if err := checkColorFlag(c); err != nil {
-				return err
-			}
-			o := logOptions{
-				Revs: c.Args().Slice(), All: c.Bool("all"), Max: c.Int("max-count"), Oneline: c.Bool("oneline"),
-				Label: c.String("label"), Checkpoint: c.String("checkpoint"), Code: c.String("code"), JSON: c.Bool("json"),
-			}
-			var err error
-			if o.Since, err = parseWhen(c.String("since"), e.now()); err != nil {
-				return err
-			}
-			if o.Until, err = parseWhen(c.String("until"), e.now()); err != nil {
-				return err
-			}
-			if _, err := path.Match(o.Label, ""); err != nil {
-				return usagef("--label %q is not a valid pattern", o.Label)
-			}
-			s, cfg, err := e.openStore(c)
+			o, err := e.logOptionsFrom(c) // the flags first, then the repository
 			if err != nil {
 				return err
 			}
-			defer s.Close()
-			o.Session = e.session(c, cfg)
-			w, done := e.pager(c)
-			defer done()
-			return runLog(c.Context, s, w, palette{e.color(c)}, o)
+			return e.storeAction(0, -1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
+				o.Session = e.session(c, cfg)
+				w, done := e.pager(c)
+				defer done()
+				return runLog(c.Context, s, w, palette{e.color(c)}, o)
+			})(c)
 		},
 	}
+}
+
+func (e *env) logOptionsFrom(c *cli.Context) (logOptions, error) {
+	o := logOptions{
+		Revs: c.Args().Slice(), All: c.Bool("all"), Max: c.Int("max-count"), Oneline: c.Bool("oneline"),
+		Label: c.String("label"), Checkpoint: c.String("checkpoint"), Code: c.String("code"), JSON: c.Bool("json"),
+	}
+	var err error
+	if o.Since, err = parseWhen(c.String("since"), e.now()); err != nil {
+		return o, err
+	}
+	if o.Until, err = parseWhen(c.String("until"), e.now()); err != nil {
+		return o, err
+	}
+	if _, err := path.Match(o.Label, ""); err != nil {
+		return o, usagef("--label %q is not a valid pattern", o.Label)
+	}
+	return o, nil
 }
 
 func runLog(ctx context.Context, s *gitstore.Store, w io.Writer, p palette, o logOptions) error {

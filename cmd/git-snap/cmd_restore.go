@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 
 	"github.com/urfave/cli/v2"
@@ -30,17 +31,9 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
 		},
-		Action: func(c *cli.Context) error {
-			if err := args(c, 1, 1); err != nil {
-				return err
-			}
-			s, _, err := e.openStore(c)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		Action: e.storeAction(1, 1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
 			return e.runExport(c.Context, s, exportOptions{Rev: c.Args().First(), Output: c.String("output")})
-		},
+		}),
 	}
 }
 
@@ -60,20 +53,12 @@ Examples:
 			&cli.BoolFlag{Name: "compact", Usage: "RFC 8785 canonical JSON, no whitespace"},
 			&cli.BoolFlag{Name: "yaml", Usage: "YAML instead of JSON"},
 		},
-		Action: func(c *cli.Context) error {
-			if err := args(c, 1, 1); err != nil {
-				return err
-			}
+		Action: e.storeAction(1, 1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
 			if c.Bool("compact") && c.Bool("yaml") {
 				return usagef("choose one of --compact and --yaml")
 			}
-			s, _, err := e.openStore(c)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
 			return e.runExport(c.Context, s, exportOptions{Rev: c.Args().First(), Output: c.String("output"), Compact: c.Bool("compact"), YAML: c.Bool("yaml")})
-		},
+		}),
 	}
 }
 
@@ -89,11 +74,11 @@ func (e *env) runExport(ctx context.Context, s *gitstore.Store, o exportOptions)
 	var data []byte
 	switch {
 	case o.YAML:
-		var buf jsonBuffer
+		var buf bytes.Buffer
 		if err := writeYAML(&buf, doc); err != nil {
 			return err
 		}
-		data = buf
+		data = buf.Bytes()
 	case o.Compact:
 		if data, err = snapshot.Marshal(doc); err != nil {
 			return err

@@ -34,18 +34,10 @@ Examples:
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "the session `NAME` for --last"},
 			&cli.StringFlag{Name: "message", Aliases: []string{"m"}, Usage: "a note for the new snapshot"},
 		},
-		Action: func(c *cli.Context) error {
-			if err := args(c, 0, 1); err != nil {
-				return err
-			}
-			s, cfg, err := e.openStore(c)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		Action: e.storeAction(0, 1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
 			o := rollbackOptions{Rev: c.Args().First(), Last: c.Bool("last"), Session: e.session(c, cfg), Message: c.String("message")}
 			return e.runRollback(c.Context, s, o)
-		},
+		}),
 	}
 }
 

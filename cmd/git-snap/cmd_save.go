@@ -45,21 +45,13 @@ Example:
 			&cli.StringFlag{Name: "source", Value: "cli", Usage: "what took the snapshot (agent or tool `NAME`)"},
 			&cli.BoolFlag{Name: "no-code", Usage: "do not record the work tree's commit"},
 		},
-		Action: func(c *cli.Context) error {
-			if err := args(c, 0, 1); err != nil {
-				return err
-			}
-			s, cfg, err := e.openStore(c)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		Action: e.storeAction(0, 1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
 			return e.runSave(c.Context, s, cfg, saveOptions{
 				File: c.Args().First(), Session: e.session(c, cfg), Label: c.String("label"),
 				Turn: c.Int("turn"), Checkpoint: c.String("checkpoint"), Message: c.String("message"),
 				Source: c.String("source"), NoCode: c.Bool("no-code"),
 			})
-		},
+		}),
 	}
 }
 

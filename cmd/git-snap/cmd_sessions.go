@@ -25,19 +25,11 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "a JSON array, for scripts"},
 		},
-		Action: func(c *cli.Context) error {
-			if err := args(c, 0, 0); err != nil {
-				return err
-			}
-			s, _, err := e.openStore(c)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		Action: e.storeAction(0, 0, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
 			w, done := e.pager(c)
 			defer done()
 			return runSessions(c.Context, s, w, c.Bool("json"))
-		},
+		}),
 	}
 }
 

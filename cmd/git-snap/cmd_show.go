@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -35,21 +36,10 @@ Examples:
 			&cli.BoolFlag{Name: "yaml", Usage: "header, stats and document as YAML"},
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "show this session's newest snapshot when no REV is given"},
 		},
-		Action: func(c *cli.Context) error {
-			if err := args(c, 0, 1); err != nil {
-				return err
-			}
+		Action: e.storeAction(0, 1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
 			if c.Bool("json") && c.Bool("yaml") {
 				return usagef("choose one of --json and --yaml")
 			}
-			if err := checkColorFlag(c); err != nil {
-				return err
-			}
-			s, cfg, err := e.openStore(c)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
 			rev := c.Args().First()
 			if rev == "" {
 				if rev = e.session(c, cfg); rev == "" {
@@ -59,7 +49,7 @@ Examples:
 			w, done := e.pager(c)
 			defer done()
 			return runShow(c.Context, s, w, palette{e.color(c)}, showOptions{Rev: rev, JSON: c.Bool("json"), YAML: c.Bool("yaml")})
-		},
+		}),
 	}
 }
 
@@ -124,20 +114,13 @@ func runShow(ctx context.Context, s *gitstore.Store, w io.Writer, p palette, o s
 // jsonToValue turns a struct meant for encoding/json into a JSON value
 // (for YAML output), by way of the canonical parser.
 func jsonToValue(v any) any {
-	var buf jsonBuffer
+	var buf bytes.Buffer
 	if writeJSON(&buf, v) != nil {
 		return nil
 	}
-	out, err := snapshot.Parse(buf, snapshot.Limits{})
+	out, err := snapshot.Parse(buf.Bytes(), snapshot.Limits{})
 	if err != nil {
 		return nil
 	}
 	return out
-}
-
-type jsonBuffer []byte
-
-func (b *jsonBuffer) Write(p []byte) (int, error) {
-	*b = append(*b, p...)
-	return len(p), nil
 }

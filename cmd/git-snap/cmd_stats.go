@@ -28,21 +28,13 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "JSON, for scripts"},
 		},
-		Action: func(c *cli.Context) error {
-			if err := args(c, 0, 1); err != nil {
-				return err
-			}
-			s, cfg, err := e.openStore(c)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		Action: e.storeAction(0, 1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
 			session := c.Args().First()
 			if session == "" {
 				session = e.session(c, cfg)
 			}
 			return runStats(c.Context, s, e.stdout, session, c.Bool("json"))
-		},
+		}),
 	}
 }
 
