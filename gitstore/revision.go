@@ -2,7 +2,6 @@ package gitstore
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
@@ -92,17 +91,8 @@ func isHex(s string) bool {
 // resolvePrefix finds the one commit or tag whose id starts with prefix.
 func (s *Store) resolvePrefix(prefix string) (plumbing.Hash, error) {
 	prefix = strings.ToLower(prefix)
-	even := prefix[:len(prefix)/2*2]
-	raw, _ := hex.DecodeString(even)
-	hashes, err := s.st.HashesWithPrefix(raw)
-	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("look up %s: %w", prefix, err)
-	}
 	var found []plumbing.Hash
-	for _, h := range hashes {
-		if !strings.HasPrefix(h.String(), prefix) {
-			continue
-		}
+	for _, h := range s.st.withPrefix(prefix) {
 		o, err := s.st.EncodedObject(plumbing.AnyObject, h)
 		if err == nil && (o.Type() == plumbing.CommitObject || o.Type() == plumbing.TagObject) {
 			found = append(found, h)

@@ -46,7 +46,7 @@ type Options struct {
 // Store reads and writes snapshots in one repository.
 type Store struct {
 	paths  Paths
-	st     *filesystem.Storage
+	st     *objectReader
 	refs   refs
 	prefix string
 	opts   Options
@@ -88,7 +88,10 @@ func OpenPaths(ctx context.Context, paths Paths, opts Options) (*Store, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	st := filesystem.NewStorageWithOptions(osfs.New(paths.CommonDir), cache.NewObjectLRU(16*cache.MiByte), filesystem.Options{})
+	st := &objectReader{
+		Storage: filesystem.NewStorageWithOptions(osfs.New(paths.CommonDir), cache.NewObjectLRU(16*cache.MiByte), filesystem.Options{}),
+		dir:     paths.CommonDir,
+	}
 	s := &Store{
 		paths:  paths,
 		st:     st,
