@@ -265,11 +265,17 @@ func (r treeReader) files(h plumbing.Hash) ([]snapshot.File, error) {
 		}
 		for _, e := range t.Entries {
 			p := prefix + e.Name
+			if err := snapshot.CheckPath(p); err != nil { // trees may come from anyone
+				return fmt.Errorf("the snapshot holds an unsafe file: %w", err)
+			}
 			if e.Mode == filemode.Dir {
 				if err := walk(e.Hash, p+"/"); err != nil {
 					return err
 				}
 				continue
+			}
+			if e.Mode != filemode.Regular && e.Mode != filemode.Executable && e.Mode != filemode.Symlink {
+				return fmt.Errorf("the snapshot holds %s with mode %o, which is not a file", p, uint32(e.Mode))
 			}
 			data, err := r.getBlob(e.Hash)
 			if err != nil {

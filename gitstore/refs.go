@@ -129,17 +129,11 @@ func (r *refs) list(prefix string) (map[string]plumbing.Hash, error) {
 // did not hold old.
 func (r *refs) update(ctx context.Context, name string, old, new plumbing.Hash) error {
 	path := filepath.Join(r.dir, filepath.FromSlash(name))
-	lock, err := r.lock(ctx, path)
+	lk, err := r.lock(ctx, path)
 	if err != nil {
 		return fmt.Errorf("lock ref %s: %w", name, err)
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			lock.Close()
-			os.Remove(lock.Name())
-		}
-	}()
+	defer lk.release()
 	cur, err := r.read(name)
 	if err != nil {
 		return err
@@ -156,37 +150,79 @@ func (r *refs) update(ctx context.Context, name string, old, new plumbing.Hash) 
 		}
 		return nil
 	}
-	if _, err := lock.WriteString(new.String() + "\n"); err != nil {
-		return fmt.Errorf("write ref %s: %w", name, err)
-	}
-	if err := lock.Close(); err != nil {
-		return fmt.Errorf("write ref %s: %w", name, err)
-	}
-	if err := os.Rename(lock.Name(), path); err != nil {
+	if err := lk.commit([]byte(new.String() + "\n")); err != nil {
 		return fmt.Errorf("update ref %s: %w", name, err)
 	}
-	committed = true
 	return nil
 }
 
+// lockFile is a held <path>.lock, with a note of who holds it under
+// .git/snap/locks/ so that others can tell when the holder died.
+type lockFile struct {
+	f      *os.File
+	target string
+	owner  string
+	done   bool
+}
+
+// commit writes data to the lock and renames it over the target.
+func (l *lockFile) commit(data []byte) error {
+	_, err := l.f.Write(data)
+	if cerr := l.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	os.Remove(l.owner) // before the rename: once renamed the lock name is free for others
+	if err := os.Rename(l.f.Name(), l.target); err != nil {
+		return err
+	}
+	l.done = true
+	return nil
+}
+
+// release gives the lock up without changing the target.
+func (l *lockFile) release() {
+	if l.done {
+		return
+	}
+	l.f.Close()
+	os.Remove(l.owner)
+	os.Remove(l.f.Name())
+	l.done = true
+}
+
+func (r *refs) ownerPath(lockPath string) string {
+	rel, err := filepath.Rel(r.dir, lockPath)
+	if err != nil {
+		rel = lockPath
+	}
+	return filepath.Join(r.dir, "snap", "locks", strings.ReplaceAll(filepath.ToSlash(rel), "/", "%"))
+}
+
 // lock creates path.lock exclusively, waiting while another process
-// holds it and removing it when it was left behind by a killed process.
-func (r *refs) lock(ctx context.Context, path string) (*os.File, error) {
+// holds it. A lock whose holder is gone (its pid no longer runs on this
+// host), or that is older than staleLock, was left by a killed process:
+// it is removed, with a warning.
+func (r *refs) lock(ctx context.Context, path string) (*lockFile, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return nil, err
 	}
 	lockPath := path + ".lock"
+	owner := r.ownerPath(lockPath)
 	for wait := 100 * time.Microsecond; ; wait = min(wait*2, 20*time.Millisecond) {
 		f, err := os.OpenFile(lockPath, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 		if err == nil {
-			return f, nil
+			writeOwner(owner)
+			return &lockFile{f: f, target: path, owner: owner}, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
 			return nil, err
 		}
-		if fi, err := os.Stat(lockPath); err == nil && time.Since(fi.ModTime()) > r.staleLock {
-			if os.Remove(lockPath) == nil && r.warnf != nil {
-				r.warnf("removed %s, left %s ago by a process that did not finish", lockPath, time.Since(fi.ModTime()).Round(time.Second))
+		if why := r.stale(lockPath, owner); why != "" {
+			if r.warnf != nil {
+				r.warnf("removed %s: %s", lockPath, why)
 			}
 			continue
 		}
@@ -198,6 +234,66 @@ func (r *refs) lock(ctx context.Context, path string) (*os.File, error) {
 	}
 }
 
+func writeOwner(path string) {
+	host, _ := os.Hostname()
+	if os.MkdirAll(filepath.Dir(path), 0o777) == nil {
+		os.WriteFile(path, []byte(fmt.Sprintf("%d %s\n", os.Getpid(), host)), 0o666)
+	}
+}
+
+// stale says why an existing lock was left behind, or "" when it may
+// still be held. It removes the lock (and its owner note) when stale,
+// checking first that the lock is still the one it judged.
+func (r *refs) stale(lockPath, owner string) string {
+	fi, err := os.Lstat(lockPath)
+	if err != nil {
+		return ""
+	}
+	why := ""
+	if pid, ok := deadOwner(owner); ok && !noteOlder(owner, fi) {
+		why = fmt.Sprintf("its process %d is gone", pid)
+	} else if age := time.Since(fi.ModTime()); age > r.staleLock {
+		why = fmt.Sprintf("left %s ago by a process that did not finish", age.Round(time.Millisecond))
+	}
+	if why == "" {
+		return ""
+	}
+	if now, err := os.Lstat(lockPath); err != nil || !os.SameFile(fi, now) {
+		return "" // taken over meanwhile: look again
+	}
+	os.Remove(owner)
+	if err := os.Remove(lockPath); err != nil {
+		return ""
+	}
+	return why
+}
+
+// noteOlder reports whether the owner note predates the lock: then it
+// was left by an earlier holder and says nothing of this one. File times
+// are coarse, hence the margin.
+func noteOlder(owner string, lock fs.FileInfo) bool {
+	fi, err := os.Stat(owner)
+	return err == nil && fi.ModTime().Before(lock.ModTime().Add(-50*time.Millisecond))
+}
+
+// deadOwner reads an owner note and reports a pid of this host that no
+// longer runs.
+func deadOwner(owner string) (int, bool) {
+	b, err := os.ReadFile(owner)
+	if err != nil {
+		return 0, false
+	}
+	var pid int
+	var host string
+	if _, err := fmt.Sscanf(string(b), "%d %s", &pid, &host); err != nil || pid <= 0 {
+		return 0, false
+	}
+	if h, _ := os.Hostname(); h != host {
+		return 0, false
+	}
+	return pid, !processAlive(pid)
+}
+
 // deletePacked removes name from packed-refs, if it is there, under
 // packed-refs.lock.
 func (r *refs) deletePacked(ctx context.Context, name string) error {
@@ -206,17 +302,11 @@ func (r *refs) deletePacked(ctx context.Context, name string) error {
 	if errors.Is(err, fs.ErrNotExist) || err == nil && !bytes.Contains(b, []byte(" "+name+"\n")) {
 		return nil
 	}
-	lock, err := r.lock(ctx, path)
+	lk, err := r.lock(ctx, path)
 	if err != nil {
 		return fmt.Errorf("lock packed-refs: %w", err)
 	}
-	committed := false
-	defer func() {
-		if !committed { // after the rename the lock name may be another's
-			lock.Close()
-			os.Remove(lock.Name())
-		}
-	}()
+	defer lk.release()
 	b, err = os.ReadFile(path) // again, now that nobody else can change it
 	if err != nil {
 		return fmt.Errorf("read packed-refs: %w", err)
@@ -234,15 +324,8 @@ func (r *refs) deletePacked(ctx context.Context, name string) error {
 			out = append(out, line)
 		}
 	}
-	if _, err := lock.WriteString(strings.Join(out, "")); err != nil {
+	if err := lk.commit([]byte(strings.Join(out, ""))); err != nil {
 		return fmt.Errorf("write packed-refs: %w", err)
 	}
-	if err := lock.Close(); err != nil {
-		return fmt.Errorf("write packed-refs: %w", err)
-	}
-	if err := os.Rename(lock.Name(), path); err != nil {
-		return fmt.Errorf("write packed-refs: %w", err)
-	}
-	committed = true
 	return nil
 }

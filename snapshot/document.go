@@ -173,23 +173,35 @@ func checkFileTree(files []File) error {
 	return nil
 }
 
+// Limits of a captured file's path, as most file systems have them.
+const (
+	MaxPathBytes     = 4096
+	MaxPathPartBytes = 255
+)
+
 // CheckPath accepts a relative, clean, slash-separated path that stays
-// inside a work tree and out of .git.
+// inside a work tree and out of .git, in every spelling a file system may
+// fold onto it. Snapshots come from other people: this is checked when a
+// document is saved and again when a stored snapshot is read.
 func CheckPath(path string) error {
 	switch {
 	case path == "":
 		return fmt.Errorf("the path is empty")
 	case !utf8.ValidString(path):
 		return fmt.Errorf("the path is not valid UTF-8")
+	case len(path) > MaxPathBytes:
+		return fmt.Errorf("path %.40q… is longer than %d bytes", path, MaxPathBytes)
 	case strings.HasPrefix(path, "/") || strings.Contains(path, "\\") || len(path) > 1 && path[1] == ':':
 		return fmt.Errorf("path %q must be relative, with forward slashes", path)
-	case strings.ContainsRune(path, 0):
-		return fmt.Errorf("path %q holds a NUL byte", path)
+	case strings.IndexFunc(path, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0:
+		return fmt.Errorf("path %q holds a control character", path)
 	}
 	for _, seg := range strings.Split(path, "/") {
 		switch {
 		case seg == "" || seg == "." || seg == "..":
 			return fmt.Errorf("path %q must be clean: no empty, '.' or '..' parts", path)
+		case len(seg) > MaxPathPartBytes:
+			return fmt.Errorf("path %q has a part longer than %d bytes", path, MaxPathPartBytes)
 		case isGitDirName(seg):
 			return fmt.Errorf("path %q goes into a .git directory", path)
 		}
@@ -197,11 +209,30 @@ func CheckPath(path string) error {
 	return nil
 }
 
-// isGitDirName catches .git and the names some filesystems fold onto it:
-// any case, trailing dots or spaces (Windows), and the 8.3 short name.
+// isGitDirName catches .git and the names file systems fold onto it: any
+// case, code points HFS+ ignores (zero-width joiners and the like),
+// trailing dots and spaces and alternate data streams (NTFS), and the
+// 8.3 short name.
 func isGitDirName(seg string) bool {
-	s := strings.TrimRight(strings.ToLower(seg), ". ")
+	s := strings.Map(func(r rune) rune {
+		if hfsIgnorable(r) {
+			return -1
+		}
+		return r
+	}, strings.ToLower(seg))
+	s, _, _ = strings.Cut(s, ":")
+	s = strings.TrimRight(s, ". ")
 	return s == ".git" || s == "git~1"
+}
+
+// hfsIgnorable lists the code points HFS+ drops when comparing names, as
+// git's own path checks do.
+func hfsIgnorable(r rune) bool {
+	switch {
+	case r >= 0x200c && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x206a && r <= 0x206f, r == 0xfeff:
+		return true
+	}
+	return false
 }
 
 // Join rebuilds the document from its parts.

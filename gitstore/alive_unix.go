@@ -1,0 +1,15 @@
+//go:build unix
+
+package gitstore
+
+import (
+	"errors"
+	"syscall"
+)
+
+// processAlive reports whether a process with this pid runs (or may:
+// one we may not signal still runs).
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package worktree
+
+const noFollow = 0

@@ -1,0 +1,205 @@
+// Package worktree writes a snapshot's captured files into a work tree
+// without ever writing outside it: snapshots come from pull requests and
+// other people's remotes, so every path is checked again, no symlink is
+// followed, and nothing lands in .git.
+package worktree
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// Actions a write reports for each file.
+const (
+	Written   = "written"
+	Unchanged = "unchanged"
+	Refused   = "refused"
+)
+
+// Result says what happened to one file.
+type Result struct {
+	Path   string
+	Action string
+	Reason string // why a file was refused
+}
+
+// Options control Write.
+type Options struct {
+	// Force overwrites files whose content differs from the snapshot's.
+	// It never lets a write follow a symlink or leave the work tree.
+	Force bool
+	// DryRun reports what would happen and writes nothing.
+	DryRun bool
+}
+
+// Write puts files under root. Each file is written, found unchanged, or
+// refused with a reason; one refusal does not stop the others. The error
+// is for failures of the file system, not for refusals.
+func Write(root string, files []snapshot.File, o Options) ([]Result, error) {
+	fi, err := os.Stat(root)
+	if err != nil {
+		return nil, fmt.Errorf("work tree %s: %w", root, err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("work tree %s is not a directory", root)
+	}
+	var out []Result
+	for _, f := range files {
+		r, err := write(root, f, o)
+		if err != nil {
+			return out, fmt.Errorf("write %s: %w", f.Path, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func refused(path, format string, args ...any) Result {
+	return Result{Path: path, Action: Refused, Reason: fmt.Sprintf(format, args...)}
+}
+
+func write(root string, f snapshot.File, o Options) (Result, error) {
+	if err := snapshot.CheckPath(f.Path); err != nil {
+		return refused(f.Path, "%v", err), nil
+	}
+	if f.Mode != snapshot.ModeRegular && f.Mode != snapshot.ModeExecutable && f.Mode != snapshot.ModeSymlink {
+		return refused(f.Path, "mode %s is not a file git-snap writes", f.Mode), nil
+	}
+	segs := strings.Split(f.Path, "/")
+	dir := root
+	var missing []string // directories to create, in order
+	for _, seg := range segs[:len(segs)-1] {
+		dir = filepath.Join(dir, seg)
+		if len(missing) > 0 {
+			missing = append(missing, dir)
+			continue
+		}
+		fi, err := os.Lstat(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			missing = append(missing, dir)
+		case err != nil:
+			return refused(f.Path, "%v", unwrapPath(err)), nil
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return refused(f.Path, "%s is a symlink; git-snap does not write through symlinks", rel(root, dir)), nil
+		case !fi.IsDir():
+			return refused(f.Path, "%s is a file where the snapshot has a directory", rel(root, dir)), nil
+		}
+	}
+	target := filepath.Join(root, filepath.FromSlash(f.Path))
+	if len(missing) == 0 {
+		if r, done := compareExisting(target, f, o); done {
+			return r, nil
+		}
+	}
+	if o.DryRun {
+		return Result{Path: f.Path, Action: Written}, nil
+	}
+	for _, d := range missing {
+		if err := os.Mkdir(d, 0o777); err != nil && !errors.Is(err, fs.ErrExist) {
+			return refused(f.Path, "%v", unwrapPath(err)), nil
+		}
+	}
+	if err := place(target, f); err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return refused(f.Path, "%v", unwrapPath(err)), nil
+		}
+		return Result{}, err
+	}
+	return Result{Path: f.Path, Action: Written}, nil
+}
+
+// compareExisting decides about a target that may exist: unchanged,
+// refused, or (done false) to be written.
+func compareExisting(target string, f snapshot.File, o Options) (Result, bool) {
+	fi, err := os.Lstat(target)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Result{}, false
+	}
+	if err != nil {
+		return refused(f.Path, "%v", unwrapPath(err)), true
+	}
+	switch {
+	case fi.IsDir():
+		return refused(f.Path, "a directory is where the snapshot has a file"), true
+	case fi.Mode()&fs.ModeSymlink != 0:
+		link, _ := os.Readlink(target)
+		if f.Mode == snapshot.ModeSymlink && link == string(f.Content) {
+			return Result{Path: f.Path, Action: Unchanged}, true
+		}
+	case fi.Mode().IsRegular():
+		data, err := os.ReadFile(target)
+		if err == nil && bytes.Equal(data, f.Content) && f.Mode != snapshot.ModeSymlink && isExec(fi) == (f.Mode == snapshot.ModeExecutable) {
+			return Result{Path: f.Path, Action: Unchanged}, true
+		}
+	default:
+		return refused(f.Path, "%s is not a regular file", f.Path), true
+	}
+	if !o.Force {
+		return refused(f.Path, "the file in the work tree differs from the snapshot's; use --force to overwrite it"), true
+	}
+	return Result{}, false
+}
+
+func isExec(fi fs.FileInfo) bool { return fi.Mode().Perm()&0o111 != 0 }
+
+// place writes a file or symlink by creating it beside the target and
+// renaming it over: the rename replaces a symlink, never follows it.
+func place(target string, f snapshot.File) error {
+	dir := filepath.Dir(target)
+	tmp := filepath.Join(dir, fmt.Sprintf(".git-snap-%d.tmp", os.Getpid()))
+	os.Remove(tmp)
+	if f.Mode == snapshot.ModeSymlink {
+		if err := os.Symlink(string(f.Content), tmp); err != nil {
+			return err
+		}
+	} else {
+		perm := os.FileMode(0o666)
+		if f.Mode == snapshot.ModeExecutable {
+			perm = 0o777
+		}
+		fh, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, perm)
+		if err != nil {
+			return err
+		}
+		_, err = fh.Write(f.Content)
+		if cerr := fh.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(tmp)
+			return err
+		}
+	}
+	if err := os.Rename(tmp, target); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+func rel(root, p string) string {
+	r, err := filepath.Rel(root, p)
+	if err != nil {
+		return p
+	}
+	return filepath.ToSlash(r)
+}
+
+// unwrapPath drops the absolute path from an error: results name files
+// by their path in the snapshot.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Op, pe.Err)
+	}
+	return err
+}
