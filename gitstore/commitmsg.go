@@ -24,6 +24,7 @@ const (
 	trailerEvents   = "Snap-Events"
 	trailerFiles    = "Snap-Files"
 	trailerRollback = "Snap-Rollback-Of"
+	trailerRedacted = "Snap-Redacted"
 )
 
 // commitMessage writes a header as a commit message: a subject a person
@@ -55,6 +56,9 @@ func commitMessage(h snapshot.Header) string {
 	add(trailerEvents, strconv.Itoa(h.Events))
 	add(trailerFiles, strconv.Itoa(h.Files))
 	add(trailerRollback, h.RollbackOf)
+	if h.Redacted > 0 {
+		add(trailerRedacted, strconv.Itoa(h.Redacted))
+	}
 	return b.String()
 }
 
@@ -110,6 +114,8 @@ func parseHeader(msg string, when time.Time) (snapshot.Header, bool) {
 			h.Files = n
 		case trailerRollback:
 			h.RollbackOf = value
+		case trailerRedacted:
+			h.Redacted = n
 		}
 	}
 	if subj != h.Label && subj != "snapshot" {

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/git-snap/git-snap/redact"
 )
 
 // Config is git-snap's configuration. Files are read in this order, each
@@ -29,17 +31,22 @@ type Config struct {
 		MaxDocumentBytes int `yaml:"max_document_bytes"`
 		// MaxDepth bounds the nesting of arrays and objects.
 		MaxDepth int `yaml:"max_depth"`
+		// MaxValueBytes bounds one string or number.
+		MaxValueBytes int `yaml:"max_value_bytes"`
 	} `yaml:"limits"`
 	Code struct {
 		// Record the work tree's commit and dirty state in each snapshot.
 		Record *bool `yaml:"record"`
 	} `yaml:"code"`
+	// Redact: more rules, an allowlist, or off.
+	Redact redact.Config `yaml:"redact"`
 }
 
 // Defaults of Config.
 const (
 	DefaultMaxDocumentBytes = 64 << 20
 	DefaultMaxDepth         = 10000
+	DefaultMaxValueBytes    = 16 << 20
 )
 
 // ConfigError is a configuration file that cannot be used as it is.
@@ -90,6 +97,9 @@ func LoadConfig(p Paths) (Config, error) {
 	if cfg.Limits.MaxDepth <= 0 {
 		cfg.Limits.MaxDepth = DefaultMaxDepth
 	}
+	if cfg.Limits.MaxValueBytes <= 0 {
+		cfg.Limits.MaxValueBytes = DefaultMaxValueBytes
+	}
 	return cfg, nil
 }
 
@@ -118,7 +128,7 @@ func ParseConfig(data []byte, cfg *Config) error {
 	if cfg.Refs.Prefix != "" && (len(cfg.Refs.Prefix) < 6 || cfg.Refs.Prefix[:5] != "refs/" || cfg.Refs.Prefix[len(cfg.Refs.Prefix)-1] != '/') {
 		return fmt.Errorf("refs.prefix %q must start with refs/ and end with /", cfg.Refs.Prefix)
 	}
-	if cfg.Limits.MaxDocumentBytes < 0 || cfg.Limits.MaxDepth < 0 {
+	if cfg.Limits.MaxDocumentBytes < 0 || cfg.Limits.MaxDepth < 0 || cfg.Limits.MaxValueBytes < 0 {
 		return fmt.Errorf("limits must not be negative")
 	}
 	return nil
@@ -145,9 +155,24 @@ limits:
   max_document_bytes: 67108864
   # Deepest nesting of arrays and objects.
   max_depth: 10000
+  # Largest single string or number, in bytes (16 MiB).
+  max_value_bytes: 16777216
 
 code:
   # Record the commit the work tree is at, and whether it has changes,
   # in each snapshot (Snap-Code and Snap-Dirty trailers).
   record: true
+
+redact:
+  # Secrets are replaced by [REDACTED:<rule>] before anything is written,
+  # and counted in a Snap-Redacted trailer. Built-in rules cover AWS,
+  # GitHub, GitLab, Slack, OpenAI, Anthropic, Google and Stripe keys,
+  # private keys, JWTs, credentials in URLs and password=/token= values.
+  disabled: false
+  # More rules, name: regular expression.
+  rules: {}
+  #   internal-ticket-token: '\bTKT-[0-9a-f]{32}\b'
+  # Secrets matching any of these are kept (e.g. documented example keys).
+  allow: []
+  #   - '^AKIAIOSFODNN7EXAMPLE$'
 `

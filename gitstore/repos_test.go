@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -139,28 +140,46 @@ func TestNotARepository(t *testing.T) {
 	}
 }
 
-func TestReadOnlyRepositoryFailsClearly(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("permissions do not bind root; this runs as an ordinary user")
-	}
-	dir, s := newRepo(t)
-	filepath.Walk(filepath.Join(dir, ".git"), func(p string, fi os.FileInfo, err error) error {
+// makeReadOnly stops writes under dir: by permissions for an ordinary
+// user; as root, whom permissions do not bind, with the immutable flag.
+func makeReadOnly(t *testing.T, dir string) {
+	var dirs []string
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
 		if err == nil && fi.IsDir() {
-			os.Chmod(p, 0o555)
+			dirs = append(dirs, p)
 		}
 		return nil
 	})
-	t.Cleanup(func() {
-		filepath.Walk(filepath.Join(dir, ".git"), func(p string, fi os.FileInfo, err error) error {
-			if err == nil && fi.IsDir() {
-				os.Chmod(p, 0o755)
+	if os.Geteuid() != 0 {
+		for _, d := range dirs {
+			os.Chmod(d, 0o555)
+		}
+		t.Cleanup(func() {
+			for _, d := range dirs {
+				os.Chmod(d, 0o755)
 			}
-			return nil
 		})
-	})
+		return
+	}
+	if out, err := exec.Command("chattr", append([]string{"+i"}, dirs...)...).CombinedOutput(); err != nil {
+		t.Skipf("running as root and chattr +i is not available here: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("chattr", append([]string{"-i"}, dirs...)...).Run() })
+}
+
+func TestReadOnlyRepositoryFailsClearly(t *testing.T) {
+	dir, s := newRepo(t)
+	before := git(t, dir, "count-objects")
+	makeReadOnly(t, filepath.Join(dir, ".git", "objects"))
 	_, err := s.Save(context.Background(), conversation(1), SaveOptions{Session: "ro"})
 	if err == nil || !strings.Contains(err.Error(), "write access") {
 		t.Errorf("save into a read-only repository = %v", err)
+	}
+	if after := git(t, dir, "count-objects"); after != before {
+		t.Errorf("objects changed: %s → %s", before, after)
+	}
+	if refs := git(t, dir, "for-each-ref", "refs/snap"); refs != "" {
+		t.Errorf("a ref was written: %s", refs)
 	}
 }
 

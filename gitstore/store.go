@@ -21,6 +21,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
+	"github.com/git-snap/git-snap/redact"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -41,6 +42,9 @@ type Options struct {
 	// Identity signs commits and tags; from git's environment and
 	// config when empty (see DefaultIdentity).
 	Identity object.Signature
+	// Redactor replaces secrets in every document before anything is
+	// written; nil writes documents as they are.
+	Redactor *redact.Redactor
 }
 
 // Store reads and writes snapshots in one repository.
@@ -189,6 +193,10 @@ func (s *Store) prepare(doc map[string]any, o SaveOptions) (snapshot.Header, []r
 	if err := snapshot.CheckName("session", o.Session); err != nil {
 		return snapshot.Header{}, nil, &snapshot.InputError{Path: "session", Msg: err.Error()}
 	}
+	var found []redact.Finding
+	if s.opts.Redactor != nil {
+		doc, found = s.opts.Redactor.Document(doc) // before any object exists
+	}
 	parts, err := snapshot.Split(doc)
 	if err != nil {
 		return snapshot.Header{}, nil, err
@@ -201,6 +209,7 @@ func (s *Store) prepare(doc map[string]any, o SaveOptions) (snapshot.Header, []r
 		Session: o.Session, Turn: o.Turn, Label: o.Label, Source: o.Source, Message: o.Message,
 		Time: o.Time, Code: o.Code, Dirty: o.Dirty, RollbackOf: o.RollbackOf,
 		Messages: len(parts.Messages), Events: len(parts.Events), Files: len(parts.Files),
+		Redacted: len(found),
 	}
 	if h.Source == "" {
 		h.Source = "cli"

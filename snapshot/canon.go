@@ -16,8 +16,9 @@ type Number string
 // Limits bounds what Parse accepts, so that a hostile document cannot
 // exhaust memory or the stack.
 type Limits struct {
-	MaxBytes int // the whole document; 0 means no limit
-	MaxDepth int // nesting of arrays and objects; 0 means DefaultMaxDepth
+	MaxBytes      int // the whole document; 0 means no limit
+	MaxDepth      int // nesting of arrays and objects; 0 means DefaultMaxDepth
+	MaxValueBytes int // one string or number; 0 means no limit
 }
 
 // DefaultMaxDepth is the nesting depth Parse accepts when Limits say nothing.
@@ -139,9 +140,21 @@ func (p *parser) value(depth int) (any, error) {
 	case c == '[':
 		return p.array(depth + 1)
 	case c == '"':
-		return p.string()
+		start := p.pos
+		s, err := p.string()
+		if err == nil && p.lim.MaxValueBytes > 0 && len(s) > p.lim.MaxValueBytes {
+			p.pos = start
+			return nil, p.errorf("a string of %d bytes is over the limit of %d", len(s), p.lim.MaxValueBytes)
+		}
+		return s, err
 	case c == '-' || c >= '0' && c <= '9':
-		return p.number()
+		start := p.pos
+		n, err := p.number()
+		if err == nil && p.lim.MaxValueBytes > 0 && p.pos-start > p.lim.MaxValueBytes {
+			p.pos = start
+			return nil, p.errorf("a number of %d digits is over the limit of %d bytes", p.pos-start, p.lim.MaxValueBytes)
+		}
+		return n, err
 	default:
 		return p.literal()
 	}

@@ -26,6 +26,7 @@ type Header struct {
 	Files    int
 
 	RollbackOf string // the snapshot this one restores, for rollback
+	Redacted   int    // secrets replaced before the snapshot was written
 }
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)

@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/redact"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -55,7 +56,7 @@ func (e *env) newApp() *cli.App {
 		Commands: []*cli.Command{
 			cmdInit(e), cmdSave(e), cmdLog(e), cmdShow(e), cmdDiff(e), cmdRestore(e),
 			cmdRollback(e), cmdCheckpoint(e), cmdExport(e), cmdImport(e), cmdSessions(e),
-			cmdStats(e), cmdDemo(e),
+			cmdStats(e), cmdScan(e), cmdDemo(e),
 		},
 		CommandNotFound: func(_ *cli.Context, name string) { e.notFound = name },
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
@@ -194,10 +195,15 @@ func (e *env) openStore(c *cli.Context) (*gitstore.Store, gitstore.Config, error
 	if err != nil {
 		return nil, gitstore.Config{}, err
 	}
+	redactor, err := redact.New(cfg.Redact)
+	if err != nil {
+		return nil, gitstore.Config{}, &gitstore.ConfigError{File: "redact", Err: err}
+	}
 	s, err := gitstore.OpenPaths(c.Context, paths, gitstore.Options{
 		RefPrefix: cfg.Refs.Prefix,
 		Warnf:     func(f string, a ...any) { fmt.Fprintf(e.stderr, "git-snap: warning: "+f+"\n", a...) },
 		Now:       e.now,
+		Redactor:  redactor,
 	})
 	return s, cfg, err
 }

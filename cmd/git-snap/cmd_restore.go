@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/worktree"
 )
 
 type exportOptions struct {
@@ -25,13 +27,30 @@ func cmdRestore(e *env) *cli.Command {
 		Description: `Prints the document saved as REV, JSON-equal to what was given to save, in
 canonical form (keys sorted, two-space indent). -o writes it to a file instead.
 
+--files writes the snapshot's captured files into the work tree instead. It stays inside
+the work tree (no absolute paths, no .., nothing in .git, no symlink followed), keeps any
+file whose content differs unless --force, and lists every file written or refused.
+
 Examples:
    git snap restore fix-login~1 > state.json
-   git snap restore snap/fix-login/green -o state.json`,
+   git snap restore snap/fix-login/green -o state.json
+   git snap restore fix-login~2 --files --dry-run`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
+			&cli.BoolFlag{Name: "files", Usage: "write the captured files into the work tree"},
+			&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "with --files, overwrite files that differ"},
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "with --files, only say what would be written"},
 		},
 		Action: e.storeAction(1, 1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
+			if c.Bool("files") {
+				if c.String("output") != "" {
+					return usagef("--files writes into the work tree; it does not take -o")
+				}
+				return e.runRestoreFiles(c, s, c.Args().First(), worktree.Options{Force: c.Bool("force"), DryRun: c.Bool("dry-run")})
+			}
+			if c.Bool("force") || c.Bool("dry-run") {
+				return usagef("--force and --dry-run go with --files")
+			}
 			return e.runExport(c.Context, s, exportOptions{Rev: c.Args().First(), Output: c.String("output")})
 		}),
 	}
@@ -89,4 +108,49 @@ func (e *env) runExport(ctx context.Context, s *gitstore.Store, o exportOptions)
 		}
 	}
 	return e.writeOutput(o.Output, data)
+}
+
+// runRestoreFiles writes a snapshot's files into the work tree the
+// command runs in.
+func (e *env) runRestoreFiles(c *cli.Context, s *gitstore.Store, rev string, o worktree.Options) error {
+	id, err := s.Resolve(c.Context, rev)
+	if err != nil {
+		return err
+	}
+	doc, _, err := s.Read(c.Context, id)
+	if err != nil {
+		return err
+	}
+	parts, err := snapshot.Split(doc)
+	if err != nil {
+		return err
+	}
+	root := s.Paths().WorkTree
+	if root == "" {
+		p, err := gitstore.Discover(e.workDir(c))
+		if err != nil || p.WorkTree == "" {
+			return usagef("restore --files needs a work tree; run it inside one")
+		}
+		root = p.WorkTree
+	}
+	results, err := worktree.Write(root, parts.Files, o)
+	refused := 0
+	for _, r := range results {
+		if r.Action == worktree.Refused {
+			refused++
+			fmt.Fprintf(e.stdout, "refused   %s: %s\n", r.Path, r.Reason)
+			continue
+		}
+		fmt.Fprintf(e.stdout, "%-9s %s\n", r.Action, r.Path)
+	}
+	if err != nil {
+		return err
+	}
+	if len(results) == 0 {
+		fmt.Fprintln(e.stdout, "the snapshot holds no files")
+	}
+	if refused > 0 {
+		return fmt.Errorf("%d of %d files refused; nothing else was changed for them", refused, len(results))
+	}
+	return nil
 }

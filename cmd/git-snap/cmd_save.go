@@ -22,6 +22,7 @@ type saveOptions struct {
 	Message    string
 	Source     string
 	NoCode     bool
+	DryRun     bool
 }
 
 func cmdSave(e *env) *cli.Command {
@@ -44,12 +45,13 @@ Example:
 			&cli.StringFlag{Name: "message", Aliases: []string{"m"}, Usage: "a note (`TEXT`), shown as the commit subject"},
 			&cli.StringFlag{Name: "source", Value: "cli", Usage: "what took the snapshot (agent or tool `NAME`)"},
 			&cli.BoolFlag{Name: "no-code", Usage: "do not record the work tree's commit"},
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "check the document and show what would be redacted; write nothing"},
 		},
 		Action: e.storeAction(0, 1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
 			return e.runSave(c.Context, s, cfg, saveOptions{
 				File: c.Args().First(), Session: e.session(c, cfg), Label: c.String("label"),
 				Turn: c.Int("turn"), Checkpoint: c.String("checkpoint"), Message: c.String("message"),
-				Source: c.String("source"), NoCode: c.Bool("no-code"),
+				Source: c.String("source"), NoCode: c.Bool("no-code"), DryRun: c.Bool("dry-run"),
 			})
 		}),
 	}
@@ -73,6 +75,14 @@ func (e *env) runSave(ctx context.Context, s *gitstore.Store, cfg gitstore.Confi
 	doc, err := e.readDocument(o.File, cfg)
 	if err != nil {
 		return err
+	}
+	if o.DryRun {
+		_, found := s.Redactor().Document(doc)
+		for _, f := range found {
+			fmt.Fprintf(e.stdout, "would redact %s at %s: %s\n", f.Rule, f.Path, f.Preview)
+		}
+		fmt.Fprintf(e.stdout, "the document is valid; %d secrets would be redacted; nothing was written\n", len(found))
+		return nil
 	}
 	so := gitstore.SaveOptions{Session: o.Session, Turn: o.Turn, Label: o.Label, Source: o.Source, Message: o.Message}
 	if !o.NoCode && cfg.RecordCode() {
@@ -136,7 +146,7 @@ func (e *env) readDocument(file string, cfg gitstore.Config) (map[string]any, er
 	if len(data) > cfg.Limits.MaxDocumentBytes {
 		return nil, usagef("%s is larger than the limit of %d bytes (limits.max_document_bytes in .git-snap.yaml)", name, cfg.Limits.MaxDocumentBytes)
 	}
-	doc, err := snapshot.ParseDocument(data, snapshot.Limits{MaxDepth: cfg.Limits.MaxDepth})
+	doc, err := snapshot.ParseDocument(data, snapshot.Limits{MaxDepth: cfg.Limits.MaxDepth, MaxValueBytes: cfg.Limits.MaxValueBytes})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
