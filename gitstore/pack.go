@@ -261,12 +261,22 @@ func (p *pack) header(off int64) (typ plumbing.ObjectType, size int64, base int6
 	return typ, size, base, baseHash, int64(i), nil
 }
 
+// inflaters keeps zlib readers for reuse: making one allocates tables.
+var inflaters sync.Pool
+
 func (p *pack) inflate(off, size int64) ([]byte, error) {
-	zr, err := zlib.NewReader(bufio.NewReaderSize(io.NewSectionReader(p.file, off, 1<<62), 4096))
+	src := bufio.NewReaderSize(io.NewSectionReader(p.file, off, 1<<62), 4096)
+	var zr io.ReadCloser
+	var err error
+	if z, ok := inflaters.Get().(io.ReadCloser); ok {
+		zr, err = z, z.(zlib.Resetter).Reset(src, nil)
+	} else {
+		zr, err = zlib.NewReader(src)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("pack %s: inflate at %d: %w", p.name, off, err)
 	}
-	defer zr.Close()
+	defer inflaters.Put(zr)
 	out := make([]byte, size)
 	if _, err := io.ReadFull(zr, out); err != nil {
 		return nil, fmt.Errorf("pack %s: inflate at %d: %w", p.name, off, err)

@@ -134,6 +134,9 @@ func elementKeys(elems []any) []string {
 	keys := make([]string, len(elems))
 	seen := map[string]int{}
 	for i, e := range elems {
+		if _, same := e.(Unchanged); same {
+			continue // never matched by key
+		}
 		m := ViewMessage(e)
 		if m.ID == "" {
 			keys[i] = fmt.Sprintf("#%d", i)

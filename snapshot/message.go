@@ -215,6 +215,9 @@ func ComputeStats(doc map[string]any) Stats {
 	s := Stats{Messages: len(msgs), Events: len(events), Files: len(files)}
 	seen := map[string]bool{}
 	for i, raw := range msgs {
+		if _, skip := raw.(Unchanged); skip {
+			continue
+		}
 		m := ViewMessage(raw)
 		for _, p := range m.Parts {
 			if p.Kind == PartToolCall {
