@@ -40,10 +40,12 @@ func newObject(typ plumbing.ObjectType, data []byte) rawObject {
 	return rawObject{typ: typ, data: data, hash: plumbing.ComputeHash(typ, data)}
 }
 
-// treeDraft is a tree being built: entries by name, subtrees as drafts.
+// treeDraft is a tree being built: entries by name, subtrees as drafts
+// or, when kept as they are, by hash.
 type treeDraft struct {
-	blobs map[string]blobEntry
-	dirs  map[string]*treeDraft
+	blobs    map[string]blobEntry
+	dirs     map[string]*treeDraft
+	subtrees map[string]plumbing.Hash
 }
 
 type blobEntry struct {
@@ -52,7 +54,7 @@ type blobEntry struct {
 }
 
 func newDraft() *treeDraft {
-	return &treeDraft{blobs: map[string]blobEntry{}, dirs: map[string]*treeDraft{}}
+	return &treeDraft{blobs: map[string]blobEntry{}, dirs: map[string]*treeDraft{}, subtrees: map[string]plumbing.Hash{}}
 }
 
 func (t *treeDraft) dir(name string) *treeDraft {
@@ -89,6 +91,11 @@ func (t *treeDraft) encode(out *[]rawObject) (plumbing.Hash, error) {
 			return plumbing.ZeroHash, err
 		}
 		tree.Entries = append(tree.Entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h})
+	}
+	for name, h := range t.subtrees {
+		if _, drafted := t.dirs[name]; !drafted {
+			tree.Entries = append(tree.Entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h})
+		}
 	}
 	sort.Sort(object.TreeEntrySorter(tree.Entries))
 	var data bytes.Buffer

@@ -248,9 +248,30 @@ func (s *Store) Rollback(ctx context.Context, target plumbing.Hash, o SaveOption
 // the session's tip, retrying on the new tip when another writer won.
 // objs are the tree's objects, root last; nil when the tree is stored.
 func (s *Store) commitTree(ctx context.Context, h snapshot.Header, root plumbing.Hash, objs []rawObject) (Entry, error) {
+	written := false
+	return s.commitOnTip(ctx, h, func(_ plumbing.Hash, _ *snapshot.Header, st tipState) (plumbing.Hash, []rawObject, error) {
+		if !written && objs != nil {
+			if err := s.writeObjects(objs, st.known); err != nil {
+				return plumbing.ZeroHash, nil, err
+			}
+			written = true
+		}
+		return root, objs, nil
+	})
+}
+
+// treeBuilder makes the tree of the next snapshot on top of tip, writes
+// its new objects and returns its root and objects (nil when it cannot
+// list them). It may adjust the header. It is called again, on the new
+// tip, when another writer wins the race for the ref.
+type treeBuilder func(tip plumbing.Hash, h *snapshot.Header, st tipState) (plumbing.Hash, []rawObject, error)
+
+// errNothingNew from a treeBuilder ends commitOnTip without a commit.
+var errNothingNew = errors.New("nothing new")
+
+func (s *Store) commitOnTip(ctx context.Context, h snapshot.Header, build treeBuilder) (Entry, error) {
 	ref := s.SessionRef(h.Session)
-	written := objs == nil
-	for attempt := 0; ; attempt++ {
+	for {
 		if err := ctx.Err(); err != nil {
 			return Entry{}, err
 		}
@@ -262,18 +283,17 @@ func (s *Store) commitTree(ctx context.Context, h snapshot.Header, root plumbing
 		if err != nil {
 			return Entry{}, err
 		}
-		if !written {
-			if err := s.writeObjects(objs, state.known); err != nil {
-				return Entry{}, err
-			}
-			written = true
+		hh := h
+		root, objs, err := build(tip, &hh, state)
+		if err != nil {
+			return Entry{}, err
 		}
-		h.Seq = state.seq + 1
-		h.Started = state.started
+		hh.Seq = state.seq + 1
+		hh.Started = state.started
 		if tip.IsZero() {
-			h.Started = h.Time
+			hh.Started = hh.Time
 		}
-		id, err := s.writeCommit(root, tip, h)
+		id, err := s.writeCommit(root, tip, hh)
 		if err != nil {
 			return Entry{}, err
 		}
@@ -285,11 +305,11 @@ func (s *Store) commitTree(ctx context.Context, h snapshot.Header, root plumbing
 			return Entry{}, writeErr(err)
 		}
 		if objs != nil {
-			s.saveTipState(ref, tipState{commit: id, seq: h.Seq, started: h.Started}, objs)
+			s.saveTipState(ref, tipState{commit: id, seq: hh.Seq, started: hh.Started}, objs)
 		} else {
 			s.dropTipState(ref) // the tree's objects are not listed: rebuild next time
 		}
-		return Entry{ID: id, Parent: tip, Tree: root, Header: h}, nil
+		return Entry{ID: id, Parent: tip, Tree: root, Header: hh}, nil
 	}
 }
 

@@ -28,7 +28,10 @@ type tipState struct {
 }
 
 // hashSet is a set of object ids.
-type hashSet interface{ has(plumbing.Hash) bool }
+type hashSet interface {
+	has(plumbing.Hash) bool
+	each(func(plumbing.Hash))
+}
 
 // sortedHashes is a hashSet of concatenated 20-byte ids in order, as the
 // cache file holds them: loading it costs one read, no parsing.
@@ -50,9 +53,23 @@ func (s sortedHashes) has(h plumbing.Hash) bool {
 	return false
 }
 
+func (s sortedHashes) each(f func(plumbing.Hash)) {
+	for i := 0; i+20 <= len(s); i += 20 {
+		var h plumbing.Hash
+		copy(h[:], s[i:i+20])
+		f(h)
+	}
+}
+
 type mapHashes map[plumbing.Hash]bool
 
 func (m mapHashes) has(h plumbing.Hash) bool { return m[h] }
+
+func (m mapHashes) each(f func(plumbing.Hash)) {
+	for h := range m {
+		f(h)
+	}
+}
 
 const tipCacheMagic = "git-snap tip cache 1"
 

@@ -1,0 +1,168 @@
+package gitstore
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// An append makes exactly the tree a full save of the same document
+// makes, whatever the chunk boundaries, files kept or replaced.
+func TestAppendBuildsTheTreeSaveBuilds(t *testing.T) {
+	ctx := context.Background()
+	dir, s := newRepo(t)
+	r := rand.New(rand.NewPCG(21, 22))
+	var msgs, events []any
+	var files []snapshot.File
+	for step := range 40 {
+		d := Delta{Rest: map[string]any{"step": snapshot.Number(fmt.Sprint(step)), "config": map[string]any{"m": "x"}}}
+		for range r.IntN(90) {
+			m := conversation(len(msgs) + 1)["messages"].([]any)[len(msgs)]
+			d.Messages = append(d.Messages, m)
+		}
+		for range r.IntN(3) {
+			d.Events = append(d.Events, map[string]any{"type": "post_tool", "n": snapshot.Number(fmt.Sprint(len(events) + len(d.Events)))})
+		}
+		if step%4 == 0 {
+			d.Files = []snapshot.File{
+				{Path: "src/a.go", Mode: snapshot.ModeRegular, Content: []byte(fmt.Sprintf("package a // %d\n", step))},
+				{Path: "bin/x", Mode: snapshot.ModeExecutable, Content: []byte{0xff, 0x00, byte(step)}},
+			}
+			files = d.Files
+		}
+		e, added, err := s.Append(ctx, SaveOptions{Session: "app"}, func(map[string]any) (Delta, error) { return d, nil })
+		if err != nil || !added {
+			t.Fatalf("step %d: %v %v", step, added, err)
+		}
+		msgs, events = append(msgs, d.Messages...), append(events, d.Events...)
+		full := map[string]any{}
+		for k, v := range d.Rest {
+			full[k] = v
+		}
+		if len(msgs) > 0 {
+			full["messages"] = msgs
+		}
+		if len(events) > 0 {
+			full["events"] = events
+		}
+		if files != nil {
+			fm := map[string]any{}
+			for _, f := range files {
+				p := snapshot.Parts{Files: []snapshot.File{f}, Rest: map[string]any{}}
+				entry := map[string]any{}
+				if f.Mode != snapshot.ModeRegular {
+					entry["mode"] = f.Mode
+				}
+				if f.Path == "bin/x" {
+					entry["encoding"] = "base64"
+				}
+				p.Rest["files"] = map[string]any{f.Path: entry}
+				fm[f.Path] = p.Join()["files"].(map[string]any)[f.Path]
+			}
+			full["files"] = fm
+		}
+		saved, err := s.Save(ctx, full, SaveOptions{Session: "full"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if saved.Tree != e.Tree {
+			got, _, _ := s.Read(ctx, e.ID)
+			a, _ := snapshot.Marshal(got)
+			b, _ := snapshot.Marshal(full)
+			t.Fatalf("step %d: append tree %s, save tree %s\nappend: %.300s\nsave:   %.300s", step, e.Tree, saved.Tree, a, b)
+		}
+		if e.Header.Messages != len(msgs) || e.Header.Events != len(events) {
+			t.Fatalf("step %d: header counts %d/%d", step, e.Header.Messages, e.Header.Events)
+		}
+	}
+	git(t, dir, "fsck", "--strict", "--no-dangling")
+}
+
+func TestAppendNothingNewWritesNothing(t *testing.T) {
+	ctx := context.Background()
+	_, s := newRepo(t)
+	d := Delta{Rest: map[string]any{"a": "b"}, Messages: []any{"m"}}
+	if _, added, err := s.Append(ctx, SaveOptions{Session: "n"}, func(map[string]any) (Delta, error) { return d, nil }); err != nil || !added {
+		t.Fatal(added, err)
+	}
+	_, added, err := s.Append(ctx, SaveOptions{Session: "n"}, func(map[string]any) (Delta, error) {
+		return Delta{Rest: map[string]any{"a": "b"}}, nil
+	})
+	if err != nil || added {
+		t.Errorf("empty delta: added %v, %v", added, err)
+	}
+	if tip, _ := s.SessionTip("n"); tip.IsZero() {
+		t.Fatal("no tip")
+	}
+}
+
+// Appenders that keep their read position in the document never apply a
+// delta twice, however they race: each recomputes from the tip it wins on.
+func TestConcurrentAppendersKeepOneCopy(t *testing.T) {
+	ctx := context.Background()
+	dir, _ := newRepo(t)
+	const total = 120
+	var wg sync.WaitGroup
+	for range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := Open(ctx, dir, Options{})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer s.Close()
+			for {
+				e, added, err := s.Append(ctx, SaveOptions{Session: "race"}, func(tip map[string]any) (Delta, error) {
+					pos := int64(0)
+					if n, ok := tip["pos"].(snapshot.Number); ok {
+						pos, _ = n.Int64()
+					}
+					if pos >= total {
+						return Delta{Rest: tip}, nil
+					}
+					end := min(pos+3, total)
+					var d Delta
+					for i := pos; i < end; i++ {
+						d.Messages = append(d.Messages, fmt.Sprintf("line %d", i))
+					}
+					d.Rest = map[string]any{"pos": snapshot.Number(fmt.Sprint(end))}
+					return d, nil
+				})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if !added {
+					return
+				}
+				_ = e
+			}
+		}()
+	}
+	wg.Wait()
+	s := openStore(t, dir)
+	tip, _ := s.SessionTip("race")
+	doc, _, err := s.Read(ctx, tip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := doc["messages"].([]any)
+	if len(msgs) != total {
+		t.Fatalf("%d lines, want %d", len(msgs), total)
+	}
+	for i, m := range msgs {
+		if m != fmt.Sprintf("line %d", i) {
+			t.Fatalf("line %d is %v", i, m)
+		}
+	}
+	if out := git(t, dir, "fsck", "--strict", "--no-dangling"); strings.Contains(out, "error") {
+		t.Fatal(out)
+	}
+}
