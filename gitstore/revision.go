@@ -31,7 +31,8 @@ func (s *Store) Resolve(ctx context.Context, rev string) (plumbing.Hash, error) 
 	if err := ctx.Err(); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	if rev == "" || strings.HasPrefix(rev, "-") || strings.ContainsAny(rev, " \t\n:") {
+	if rev == "" || strings.HasPrefix(rev, "-") || strings.ContainsAny(rev, " :\\*?[") || strings.Contains(rev, "..") ||
+		strings.Contains(rev, "@{") || strings.ContainsFunc(rev, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		return plumbing.ZeroHash, &RevisionError{rev, "not a revision: write a session, session~N, snap/<session>/<checkpoint> or a snapshot id"}
 	}
 	base, ops := rev, ""

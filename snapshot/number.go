@@ -42,6 +42,11 @@ func CanonicalNumber(lit string) (Number, error) {
 	}
 	trimmed := strings.TrimRight(digits, "0")
 	exp += len(digits) - len(trimmed)
+	// The written exponent is that of the normalised form; bound it, so
+	// that the canonical form reads back.
+	if e := len(trimmed) + exp - 1; e > maxExponent || e < -maxExponent {
+		return "", fmt.Errorf("the exponent of %q is too large", lit)
+	}
 	s := formatDecimal(trimmed, exp)
 	if neg {
 		s = "-" + s
