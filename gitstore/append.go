@@ -21,6 +21,8 @@ type Delta struct {
 	Rest map[string]any
 	// Files replaces the captured files; nil keeps the tip's.
 	Files []snapshot.File
+	// Turn, when not 0, is the new snapshot's turn.
+	Turn int
 }
 
 // Empty reports whether the delta adds nothing to a tip whose other
@@ -96,6 +98,9 @@ func (s *Store) buildAppend(ctx context.Context, tip plumbing.Hash, h *snapshot.
 	}
 	if !tip.IsZero() && d.Empty(tipRest) {
 		return plumbing.ZeroHash, nil, errNothingNew
+	}
+	if d.Turn > 0 {
+		h.Turn = d.Turn
 	}
 	d, found := s.redactDelta(d)
 	h.Redacted = len(found)

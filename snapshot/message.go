@@ -26,6 +26,11 @@ type Message struct {
 	// UsageKey groups messages that share one model call (an API response
 	// split over several records), so that its usage counts once.
 	UsageKey string
+	// Model that produced the message, when recorded.
+	Model string
+	// TotalUsage is a running total of the whole session's tokens, as
+	// Codex's token_count events record them.
+	TotalUsage *Usage
 }
 
 // Part is one piece of a message.
@@ -49,6 +54,9 @@ type Usage struct {
 // tool_calls, or a Claude Code transcript record that wraps a message.
 func ViewMessage(v any) Message {
 	obj, _ := v.(map[string]any)
+	if p, ok := obj["payload"].(map[string]any); ok && str(obj, "type") != "" {
+		return viewCodex(obj, p)
+	}
 	m := Message{ID: str(obj, "id"), Time: firstStr(obj, "time", "timestamp", "ts")}
 	if m.ID == "" {
 		m.ID = str(obj, "uuid")
@@ -62,6 +70,7 @@ func ViewMessage(v any) Message {
 		m.Role = firstStr(obj, "role", "type")
 	}
 	m.Parts = partsOf(inner)
+	m.Model = str(inner, "model")
 	if u, ok := inner["usage"].(map[string]any); ok {
 		m.Usage = &Usage{
 			Input:  num(u, "input_tokens") + num(u, "prompt_tokens") + num(u, "cache_creation_input_tokens") + num(u, "cache_read_input_tokens"),
@@ -73,6 +82,60 @@ func ViewMessage(v any) Message {
 		}
 	}
 	return m
+}
+
+// viewCodex reads a Codex rollout line: {timestamp, type, payload}.
+func viewCodex(obj, p map[string]any) Message {
+	m := Message{Time: str(obj, "timestamp"), ID: str(p, "id")}
+	kind := str(p, "type")
+	switch str(obj, "type") {
+	case "response_item":
+		switch kind {
+		case "message":
+			m.Role, m.Parts = str(p, "role"), partsOf(p)
+		case "reasoning":
+			m.Role = "assistant"
+			m.Parts = []Part{{Kind: PartThinking, Text: textOf(p["summary"])}}
+		case "function_call", "custom_tool_call", "local_shell_call":
+			m.Role = "assistant"
+			input := firstOf(p, "arguments", "input", "action")
+			name := str(p, "name")
+			if name == "" {
+				name = "shell"
+			}
+			m.Parts = []Part{{Kind: PartToolCall, Tool: name, CallID: str(p, "call_id"), Input: input}}
+		case "function_call_output", "custom_tool_call_output":
+			m.Role = "tool"
+			out := textOf(p["output"])
+			m.Parts = []Part{{Kind: PartToolResult, CallID: str(p, "call_id"), Text: out, IsError: codexFailed(out)}}
+		default:
+			m.Role = kind
+		}
+	case "event_msg":
+		m.Role = "event"
+		if kind == "token_count" {
+			info, _ := p["info"].(map[string]any)
+			if total, ok := info["total_token_usage"].(map[string]any); ok {
+				m.TotalUsage = &Usage{Input: num(total, "input_tokens"), Output: num(total, "output_tokens")}
+			}
+		}
+		m.Parts = []Part{{Kind: PartOther, Text: kind}}
+	default:
+		m.Role = str(obj, "type")
+	}
+	return m
+}
+
+// codexFailed reads the exit code Codex wraps some tool outputs in.
+func codexFailed(out string) bool {
+	v, err := Parse([]byte(out), Limits{})
+	if err != nil {
+		return false
+	}
+	o, _ := v.(map[string]any)
+	meta, _ := o["metadata"].(map[string]any)
+	code := num(meta, "exit_code")
+	return code != 0
 }
 
 func partsOf(obj map[string]any) []Part {
@@ -213,6 +276,17 @@ func ComputeStats(doc map[string]any) Stats {
 	events, _ := doc[MemberEvents].([]any)
 	files, _ := doc[MemberFiles].(map[string]any)
 	s := Stats{Messages: len(msgs), Events: len(events), Files: len(files)}
+	if total, calls := runningTotal(msgs); calls > 0 {
+		s.ModelCalls, s.InputTokens, s.OutputTokens = calls, total.Input, total.Output
+		for _, raw := range msgs {
+			for _, p := range ViewMessage(raw).Parts {
+				if p.Kind == PartToolCall {
+					s.ToolCalls++
+				}
+			}
+		}
+		return s
+	}
 	seen := map[string]bool{}
 	for i, raw := range msgs {
 		if _, skip := raw.(Unchanged); skip {
@@ -245,6 +319,22 @@ func ComputeStats(doc map[string]any) Stats {
 		}
 	}
 	return s
+}
+
+// runningTotal finds the last running total of tokens (Codex records
+// them after each model call) and how many there were.
+func runningTotal(msgs []any) (Usage, int) {
+	var last Usage
+	calls := 0
+	for _, raw := range msgs {
+		if _, skip := raw.(Unchanged); skip {
+			continue
+		}
+		if m := ViewMessage(raw); m.TotalUsage != nil {
+			last, calls = *m.TotalUsage, calls+1
+		}
+	}
+	return last, calls
 }
 
 // EstimateTokens guesses a message's token count from its text.

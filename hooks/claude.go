@@ -1,0 +1,147 @@
+package hooks
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// ClaudeCode reads Claude Code's hook payloads and transcripts
+// (see ../shared/formats/claude-code-*.md).
+type ClaudeCode struct{}
+
+// Name implements Adapter.
+func (ClaudeCode) Name() string { return "claude-code" }
+
+// ClaudeEvents are the hook events git-snap installs itself for.
+var ClaudeEvents = []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop", "PreCompact", "SessionEnd"}
+
+// Decode implements Adapter: the payload is a JSON object on stdin.
+func (ClaudeCode) Decode(stdin []byte, _ []string) (Payload, error) {
+	raw, err := decodeObject(stdin, "Claude Code hook payload")
+	if err != nil {
+		return Payload{}, err
+	}
+	p := Payload{
+		Agent: "claude-code", Event: str(raw, "hook_event_name"), SessionID: str(raw, "session_id"),
+		TranscriptPath: str(raw, "transcript_path"), CWD: str(raw, "cwd"), Tool: str(raw, "tool_name"), Raw: raw,
+	}
+	p.ToolInput, _ = raw["tool_input"].(map[string]any)
+	if p.SessionID == "" || p.Event == "" {
+		return Payload{}, fmt.Errorf("the Claude Code hook payload has no session_id or hook_event_name")
+	}
+	return p, nil
+}
+
+func decodeObject(data []byte, what string) (map[string]any, error) {
+	v, err := snapshot.Parse(data, snapshot.Limits{MaxBytes: 64 << 20})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s is %s, not a JSON object", what, snapshot.KindOf(v))
+	}
+	return m, nil
+}
+
+// Transcripts implements Adapter: subagent transcripts live in
+// <session>/subagents/ beside the main one (any depth).
+func (ClaudeCode) Transcripts(p Payload) (map[string]string, error) {
+	if p.TranscriptPath == "" {
+		return nil, nil
+	}
+	main := p.TranscriptPath
+	dir := strings.TrimSuffix(main, filepath.Ext(main))
+	out := map[string]string{}
+	err := filepath.WalkDir(filepath.Join(dir, "subagents"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if os.IsNotExist(err) {
+				return nil
+			}
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".jsonl") {
+			rel, _ := filepath.Rel(filepath.Dir(main), path)
+			out[filepath.ToSlash(rel)] = path
+		}
+		return nil
+	})
+	return out, err
+}
+
+// IsPrompt implements Adapter: a user record whose content is text the
+// user typed (not a tool result, not injected by the harness).
+func (ClaudeCode) IsPrompt(record any) bool {
+	r, _ := record.(map[string]any)
+	if r["type"] != "user" || r["isMeta"] == true || r["isSidechain"] == true || r["isCompactSummary"] == true {
+		return false
+	}
+	msg, _ := r["message"].(map[string]any)
+	text, ok := msg["content"].(string)
+	return ok && !strings.HasPrefix(text, "<") // <command-name>, <local-command-stdout>, …
+}
+
+// CompactEvent implements Adapter.
+func (ClaudeCode) CompactEvent() string { return "PreCompact" }
+
+// TouchedFiles implements Adapter: file_path of Write, Edit, MultiEdit and
+// NotebookEdit calls (and MCP tools of those names).
+func (ClaudeCode) TouchedFiles(record any) []string {
+	r, _ := record.(map[string]any)
+	msg, _ := r["message"].(map[string]any)
+	blocks, _ := msg["content"].([]any)
+	var out []string
+	for _, b := range blocks {
+		bl, _ := b.(map[string]any)
+		if bl["type"] != "tool_use" {
+			continue
+		}
+		name := str(bl, "name")
+		if i := strings.LastIndex(name, "__"); i >= 0 {
+			name = name[i+2:]
+		}
+		switch name {
+		case "Write", "Edit", "MultiEdit", "NotebookEdit":
+			in, _ := bl["input"].(map[string]any)
+			if p := str(in, "file_path"); p != "" {
+				out = append(out, p)
+			} else if p := str(in, "notebook_path"); p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// Check implements Adapter: Claude Code records carry a type and, for
+// conversation records, a uuid and sessionId; Codex lines carry a payload.
+func (ClaudeCode) Check(records []any) error {
+	for _, rec := range records {
+		r, ok := rec.(map[string]any)
+		if !ok {
+			continue
+		}
+		if _, codex := r["payload"]; codex {
+			return fmt.Errorf("this is a Codex rollout (its lines have a payload); use --from codex")
+		}
+		if _, ok := r["sessionId"]; ok {
+			return nil
+		}
+		if r["type"] == "summary" || r["type"] == "file-history-snapshot" {
+			continue
+		}
+	}
+	return fmt.Errorf("no Claude Code record (with a type and a sessionId) in the first lines")
+}
+
+// jsonString is a JSON-encoded string for settings files and scripts.
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

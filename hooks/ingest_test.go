@@ -1,0 +1,205 @@
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/internal/testdocs"
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+func newStore(t *testing.T) (string, *gitstore.Store) {
+	t.Helper()
+	dir := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	s, err := gitstore.Open(context.Background(), dir, gitstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return dir, s
+}
+
+// grower writes a transcript file a piece at a time, as the agent does,
+// sometimes stopping in the middle of a line.
+type grower struct {
+	path string
+	data []byte // the whole file
+	done int    // bytes written so far
+}
+
+func (g *grower) grow(t *testing.T, r *rand.Rand) {
+	if g.done >= len(g.data) {
+		return
+	}
+	n := min(len(g.data)-g.done, 1+r.IntN(len(g.data)/6+1))
+	f, err := os.OpenFile(g.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(g.data[g.done : g.done+n])
+	f.Close()
+	g.done += n
+}
+
+// complete is what a reader may take: the whole lines written so far.
+func (g *grower) complete() [][]byte {
+	written := g.data[:g.done]
+	end := bytes.LastIndexByte(written, '\n') + 1
+	var lines [][]byte
+	for _, l := range bytes.Split(written[:end], []byte("\n")) {
+		if len(l) > 0 {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}
+
+func TestRestoreIsLineForLineOnEveryTranscript(t *testing.T) {
+	ctx := context.Background()
+	src := testdocs.TranscriptDir()
+	mains, _ := filepath.Glob(filepath.Join(src, "*.jsonl"))
+	for _, main := range mains {
+		t.Run(filepath.Base(main), func(t *testing.T) {
+			_, s := newStore(t)
+			proj := t.TempDir()
+			stem := strings.TrimSuffix(filepath.Base(main), ".jsonl")
+			var growers []*grower
+			add := func(from, to string) {
+				data, err := os.ReadFile(from)
+				if err != nil {
+					t.Fatal(err)
+				}
+				os.MkdirAll(filepath.Dir(to), 0o755)
+				growers = append(growers, &grower{path: to, data: data})
+			}
+			target := filepath.Join(proj, stem+".jsonl")
+			add(main, target)
+			subs, _ := filepath.Glob(filepath.Join(src, stem, "subagents", "*.jsonl"))
+			for _, sub := range subs {
+				add(sub, filepath.Join(proj, stem, "subagents", filepath.Base(sub)))
+			}
+			in := Ingest{Store: s, Adapter: ClaudeCode{}}
+			r := rand.New(rand.NewPCG(uint64(len(main)), 3))
+			p := Payload{Agent: "claude-code", Event: "PostToolUse", Tool: "Edit", SessionID: stem, TranscriptPath: target}
+			for step := 0; ; step++ {
+				more := false
+				for _, g := range growers {
+					if r.IntN(3) > 0 || step > 40 {
+						g.grow(t, r)
+					}
+					more = more || g.done < len(g.data)
+				}
+				if _, _, err := in.Run(ctx, p, gitstore.SaveOptions{}); err != nil {
+					t.Fatalf("step %d: %v", step, err)
+				}
+				checkRestore(t, s, stem, growers, proj)
+				if !more {
+					break
+				}
+			}
+		})
+	}
+}
+
+// checkRestore compares every transcript file restored from the tip with
+// the complete lines written so far.
+func checkRestore(t *testing.T, s *gitstore.Store, session string, growers []*grower, proj string) {
+	t.Helper()
+	ctx := context.Background()
+	tip, err := s.SessionTip(session)
+	if err != nil || tip.IsZero() {
+		t.Fatalf("no snapshot: %v", err)
+	}
+	doc, _, err := s.Read(ctx, tip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Restore(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range growers {
+		rel, _ := filepath.Rel(proj, g.path)
+		name := filepath.ToSlash(rel)
+		if name == session+".jsonl" {
+			name = ""
+		}
+		want := g.complete()
+		got := files[name]
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d lines restored, %d written", rel, len(got), len(want))
+		}
+		for i := range want {
+			a, err1 := snapshot.Parse(got[i], snapshot.Limits{})
+			b, err2 := snapshot.Parse(want[i], snapshot.Limits{})
+			if err1 != nil || err2 != nil || !snapshot.Equal(a, b) {
+				t.Fatalf("%s line %d differs:\n got %.200s\nwant %.200s", rel, i+1, got[i], want[i])
+			}
+		}
+	}
+}
+
+func TestLinesLeavesAHalfWrittenLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	os.WriteFile(path, []byte("{\"a\":1}\n{\"b\":"), 0o600)
+	lines, next, err := Lines(path, 0)
+	if err != nil || len(lines) != 1 || next != 8 {
+		t.Fatalf("lines %q next %d err %v", lines, next, err)
+	}
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("2}\nnot json\n")
+	f.Close()
+	lines, next, err = Lines(path, next)
+	if err != nil || len(lines) != 2 || string(lines[0]) != `{"b":2}` || next != 25 {
+		t.Fatalf("lines %q next %d err %v", lines, next, err)
+	}
+	if e := Element(lines[1], snapshot.Limits{}); e != "not json" {
+		t.Errorf("a line that is not JSON is kept as %v", e)
+	}
+	if _, _, err := Lines(path, 1000); err == nil {
+		t.Error("reading past a truncated file gave no error")
+	}
+}
+
+func TestTurnsLabelsAndPreCompactCheckpoint(t *testing.T) {
+	ctx := context.Background()
+	_, s := newStore(t)
+	tr, err := testdocs.Transcripts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var short testdocs.Transcript
+	for _, x := range tr {
+		if x.Name == "short.jsonl" {
+			short = x
+		}
+	}
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	os.WriteFile(path, append(bytes.Join(short.Lines, []byte("\n")), '\n'), 0o600)
+	in := Ingest{Store: s, Adapter: ClaudeCode{}}
+	e, added, err := in.Run(ctx, Payload{Event: "PreCompact", SessionID: "sess", TranscriptPath: path}, gitstore.SaveOptions{})
+	if err != nil || !added {
+		t.Fatal(added, err)
+	}
+	if e.Header.Label != "PreCompact" || e.Header.Source != "claude-code" || e.Header.Turn != 1 {
+		t.Errorf("header %+v", e.Header)
+	}
+	cps, _ := s.Checkpoints(ctx, "sess", false)
+	if len(cps) != 1 || cps[0].Name != PreCompactCheckpoint || cps[0].Target != e.ID {
+		t.Errorf("checkpoints %+v", cps)
+	}
+	// Nothing new: no snapshot, but a second PreCompact still marks the tip.
+	if _, added, err := in.Run(ctx, Payload{Event: "Stop", SessionID: "sess", TranscriptPath: path}, gitstore.SaveOptions{}); err != nil || added {
+		t.Errorf("nothing new: added %v %v", added, err)
+	}
+}

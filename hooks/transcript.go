@@ -1,0 +1,176 @@
+package hooks
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// Lines reads the complete lines of a file from byte offset off. A last
+// line with no newline yet (the agent is still writing it) is left for
+// the next call; next is where that call starts.
+func Lines(path string, off int64) (lines [][]byte, next int64, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, off, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, off, err
+	}
+	if fi.Size() < off {
+		return nil, off, fmt.Errorf("%s is shorter (%d bytes) than already read (%d): it was replaced or truncated", path, fi.Size(), off)
+	}
+	data := make([]byte, fi.Size()-off)
+	if _, err := f.ReadAt(data, off); err != nil && !errors.Is(err, io.EOF) {
+		return nil, off, err
+	}
+	end := bytes.LastIndexByte(data, '\n') + 1
+	for rest := data[:end]; len(rest) > 0; {
+		i := bytes.IndexByte(rest, '\n')
+		lines = append(lines, rest[:i])
+		rest = rest[i+1:]
+	}
+	return lines, off + int64(end), nil
+}
+
+// Element turns one transcript line into a stored message: the JSON value
+// it holds, or, for a line that is not JSON, the line itself as a string,
+// so that nothing is lost and it is written back as it was.
+func Element(line []byte, lim snapshot.Limits) any {
+	v, err := snapshot.Parse(line, lim)
+	if err != nil {
+		return string(line)
+	}
+	if _, isString := v.(string); isString { // a JSON string line: keep it raw too
+		return string(line)
+	}
+	return v
+}
+
+// LineOf writes a stored message back as a transcript line.
+func LineOf(elem any) ([]byte, error) {
+	if s, ok := elem.(string); ok {
+		return []byte(s), nil
+	}
+	return snapshot.Marshal(elem)
+}
+
+// Layout is kept in a snapshot under "transcript": which files the
+// messages came from, how far each has been read, and in what order their
+// lines arrived, so that each file can be written back line for line.
+type Layout struct {
+	Files []LayoutFile
+	// Runs lists [file index, line count] in arrival order: the messages
+	// are the runs' lines, one after another.
+	Runs [][2]int
+}
+
+// LayoutFile is one transcript file of a session.
+type LayoutFile struct {
+	Name   string // relative to the main transcript's directory; "" for the main one
+	Path   string // where it was read from
+	Offset int64  // bytes read so far
+	Lines  int    // lines read so far
+}
+
+// LayoutFrom reads the layout kept in a document's rest; a new session
+// has none.
+func LayoutFrom(rest map[string]any) (Layout, error) {
+	var l Layout
+	t, ok := rest["transcript"].(map[string]any)
+	if !ok {
+		return l, nil
+	}
+	files, _ := t["files"].([]any)
+	for _, f := range files {
+		m, _ := f.(map[string]any)
+		off, _ := num(m["offset"])
+		lines, _ := num(m["lines"])
+		name, _ := m["name"].(string)
+		path, _ := m["path"].(string)
+		l.Files = append(l.Files, LayoutFile{Name: name, Path: path, Offset: off, Lines: int(lines)})
+	}
+	runs, _ := t["runs"].([]any)
+	for _, r := range runs {
+		pair, _ := r.([]any)
+		if len(pair) != 2 {
+			return l, fmt.Errorf("transcript.runs: %v is not [file, count]", r)
+		}
+		i, _ := num(pair[0])
+		n, _ := num(pair[1])
+		if i < 0 || int(i) >= len(l.Files) || n < 0 {
+			return l, fmt.Errorf("transcript.runs: %v names no file", r)
+		}
+		l.Runs = append(l.Runs, [2]int{int(i), int(n)})
+	}
+	return l, nil
+}
+
+func num(v any) (int64, bool) {
+	n, ok := v.(snapshot.Number)
+	if !ok {
+		return 0, false
+	}
+	return n.Int64()
+}
+
+// JSON is the layout as it is stored.
+func (l Layout) JSON() map[string]any {
+	files := make([]any, len(l.Files))
+	for i, f := range l.Files {
+		files[i] = map[string]any{"name": f.Name, "path": f.Path, "offset": f.Offset, "lines": f.Lines}
+	}
+	runs := make([]any, len(l.Runs))
+	for i, r := range l.Runs {
+		runs[i] = []any{r[0], r[1]}
+	}
+	return map[string]any{"files": files, "runs": runs}
+}
+
+// File returns the index of the file with this name, adding it if new.
+func (l *Layout) File(name, path string) int {
+	for i, f := range l.Files {
+		if f.Name == name {
+			return i
+		}
+	}
+	l.Files = append(l.Files, LayoutFile{Name: name, Path: path})
+	return len(l.Files) - 1
+}
+
+// Add records that n lines of file i arrived next.
+func (l *Layout) Add(i, n int) {
+	if n == 0 {
+		return
+	}
+	l.Files[i].Lines += n
+	if k := len(l.Runs) - 1; k >= 0 && l.Runs[k][0] == i {
+		l.Runs[k][1] += n
+		return
+	}
+	l.Runs = append(l.Runs, [2]int{i, n})
+}
+
+// Split gives back each file's lines, from the messages in run order.
+func (l Layout) Split(msgs []any) (map[string][]any, error) {
+	out := map[string][]any{}
+	pos := 0
+	for _, r := range l.Runs {
+		if pos+r[1] > len(msgs) {
+			return nil, fmt.Errorf("the transcript layout counts more lines (%d+) than the snapshot holds (%d)", pos+r[1], len(msgs))
+		}
+		name := l.Files[r[0]].Name
+		out[name] = append(out[name], msgs[pos:pos+r[1]]...)
+		pos += r[1]
+	}
+	if pos != len(msgs) {
+		return nil, fmt.Errorf("the transcript layout counts %d lines, the snapshot holds %d", pos, len(msgs))
+	}
+	return out, nil
+}
