@@ -38,7 +38,8 @@ func (r *refs) read(name string) (plumbing.Hash, error) {
 	switch {
 	case err == nil:
 		return parseRefValue(name, b)
-	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR), errors.Is(err, syscall.EISDIR):
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR), errors.Is(err, syscall.EISDIR),
+		errors.Is(err, syscall.ENAMETOOLONG), errors.Is(err, syscall.EINVAL): // no file can hold such a ref
 	default:
 		return plumbing.ZeroHash, fmt.Errorf("read ref %s: %w", name, err)
 	}
