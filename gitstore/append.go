@@ -283,3 +283,46 @@ func (s *Store) appendElements(root *treeDraft, objs *[]rawObject, dir string, t
 	*count = n + len(elems)
 	return nil
 }
+
+// Mark records a new snapshot of a session with the tip's content and a
+// new header, e.g. the code commit a git hook saw. It fails for a
+// session with no snapshot yet.
+func (s *Store) Mark(ctx context.Context, o SaveOptions) (Entry, error) {
+	h := snapshot.Header{Session: o.Session, Label: o.Label, Source: o.Source, Message: o.Message, Time: o.Time, Code: o.Code, Dirty: o.Dirty}
+	if h.Time.IsZero() {
+		h.Time = s.opts.Now()
+	}
+	return s.commitOnTip(ctx, h, func(tip plumbing.Hash, h *snapshot.Header, st tipState) (plumbing.Hash, []rawObject, error) {
+		if tip.IsZero() {
+			return plumbing.ZeroHash, nil, &RevisionError{o.Session, "names no session"}
+		}
+		e, err := s.Entry(ctx, tip)
+		if err != nil {
+			return plumbing.ZeroHash, nil, err
+		}
+		h.Turn, h.Messages, h.Events, h.Files = e.Header.Turn, e.Header.Messages, e.Header.Events, e.Header.Files
+		if h.Source == "" {
+			h.Source = e.Header.Source
+		}
+		var same []rawObject // the same tree: the tip's objects stay known
+		st.known.each(func(id plumbing.Hash) { same = append(same, rawObject{hash: id}) })
+		return e.Tree, same, nil
+	})
+}
+
+// Rest reads a snapshot's members other than messages, events and files.
+func (s *Store) Rest(ctx context.Context, id plumbing.Hash) (map[string]any, error) {
+	e, err := s.Entry(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.reader.open(e.Tree)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.loadRest(st)
+	if err != nil {
+		return nil, err
+	}
+	return p.Rest, nil
+}

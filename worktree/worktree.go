@@ -37,6 +37,10 @@ type Options struct {
 	Force bool
 	// DryRun reports what would happen and writes nothing.
 	DryRun bool
+	// Expect gives, by path, content a file may have now and still be
+	// overwritten without Force: the state last recorded, which the user
+	// has not changed since.
+	Expect map[string][]byte
 }
 
 // Write puts files under root. Each file is written, found unchanged, or
@@ -144,6 +148,11 @@ func compareExisting(target string, f snapshot.File, o Options) (Result, bool) {
 		return refused(f.Path, "%s is not a regular file", f.Path), true
 	}
 	if !o.Force {
+		if want, ok := o.Expect[f.Path]; ok && fi.Mode().IsRegular() {
+			if data, err := os.ReadFile(target); err == nil && bytes.Equal(data, want) {
+				return Result{}, false
+			}
+		}
 		return refused(f.Path, "the file in the work tree differs from the snapshot's; use --force to overwrite it"), true
 	}
 	return Result{}, false

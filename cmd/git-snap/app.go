@@ -56,7 +56,8 @@ func (e *env) newApp() *cli.App {
 		Commands: []*cli.Command{
 			cmdInit(e), cmdSave(e), cmdLog(e), cmdShow(e), cmdDiff(e), cmdRestore(e),
 			cmdRollback(e), cmdCheckpoint(e), cmdExport(e), cmdImport(e), cmdSessions(e),
-			cmdStats(e), cmdScan(e), cmdDemo(e),
+			cmdStats(e), cmdScan(e), cmdHook(e), cmdInstall(e, true), cmdInstall(e, false),
+			cmdRecord(e), cmdReplay(e), cmdTrace(e), cmdRewind(e), cmdDemo(e),
 		},
 		CommandNotFound: func(_ *cli.Context, name string) { e.notFound = name },
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
@@ -307,7 +308,7 @@ func reorderArgs(app *cli.App, argv []string) []string {
 		return argv
 	}
 	cmd := app.Command(argv[i])
-	if cmd == nil {
+	if cmd == nil || cmd.SkipFlagParsing {
 		return argv
 	}
 	var flags, pos []string

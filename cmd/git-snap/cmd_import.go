@@ -27,14 +27,24 @@ func cmdImport(e *env) *cli.Command {
 default the file's name without extension). A document the session already holds is
 not added again, so importing the same file twice adds nothing.
 
+With --from claude-code or --from codex, FILE is an agent's transcript, or a directory
+searched for them (e.g. ~/.claude/projects): each becomes its session (named by the
+session id), Claude Code subagent transcripts with their parent. Importing again adds
+only what the transcripts gained since.
+
 Examples:
    git snap import testdata/login-bug.json
-   git snap import --session review a.json b.json`,
+   git snap import --session review a.json b.json
+   git snap import --from claude-code ~/.claude/projects`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "the session `NAME` (default: each file's name)"},
 			&cli.StringFlag{Name: "label", Aliases: []string{"l"}, Value: "import", Usage: "label of the new snapshots"},
+			&cli.StringFlag{Name: "from", Usage: "the files are transcripts of `AGENT`: claude-code or codex"},
 		},
 		Action: e.storeAction(1, -1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
+			if from := c.String("from"); from != "" {
+				return e.runImportTranscripts(c, s, cfg, from, c.Args().Slice())
+			}
 			return e.runImport(c.Context, s, cfg, importOptions{Files: c.Args().Slice(), Session: c.String("session"), Label: c.String("label")})
 		}),
 	}

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/hooks"
 	"github.com/git-snap/git-snap/snapshot"
 	"github.com/git-snap/git-snap/worktree"
 )
@@ -40,8 +43,16 @@ Examples:
 			&cli.BoolFlag{Name: "files", Usage: "write the captured files into the work tree"},
 			&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "with --files, overwrite files that differ"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "with --files, only say what would be written"},
+			&cli.StringFlag{Name: "format", Usage: "write the agent's own transcript (`AGENT`: claude-code or codex) instead of the document"},
+			&cli.StringFlag{Name: "dir", Usage: "with --format, write every transcript file (subagents too) under `DIR`"},
 		},
 		Action: e.storeAction(1, 1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
+			if f := c.String("format"); f != "" {
+				return e.runRestoreTranscript(c, s, f)
+			}
+			if c.String("dir") != "" {
+				return usagef("--dir goes with --format")
+			}
 			if c.Bool("files") {
 				if c.String("output") != "" {
 					return usagef("--files writes into the work tree; it does not take -o")
@@ -151,6 +162,61 @@ func (e *env) runRestoreFiles(c *cli.Context, s *gitstore.Store, rev string, o w
 	}
 	if refused > 0 {
 		return fmt.Errorf("%d of %d files refused; nothing else was changed for them", refused, len(results))
+	}
+	return nil
+}
+
+// runRestoreTranscript writes a snapshot back as the agent's transcript:
+// the main file to stdout or -o, or every file under --dir.
+func (e *env) runRestoreTranscript(c *cli.Context, s *gitstore.Store, format string) error {
+	if _, err := hooks.Lookup(format); err != nil {
+		return usagef("--format: %v", err)
+	}
+	id, err := s.Resolve(c.Context, c.Args().First())
+	if err != nil {
+		return err
+	}
+	doc, entry, err := s.Read(c.Context, id)
+	if err != nil {
+		return err
+	}
+	if entry.Header.Source != format {
+		return usagef("snapshot %s was recorded from %s, not %s", id.String()[:12], entry.Header.Source, format)
+	}
+	files, err := hooks.Restore(doc)
+	if err != nil {
+		return err
+	}
+	join := func(lines [][]byte) []byte {
+		var b bytes.Buffer
+		for _, l := range lines {
+			b.Write(l)
+			b.WriteByte('\n')
+		}
+		return b.Bytes()
+	}
+	dir := c.String("dir")
+	if dir == "" {
+		return e.writeOutput(c.String("output"), join(files[""]))
+	}
+	for name, lines := range files {
+		if name == "" {
+			name = entry.Header.Session + ".jsonl"
+		}
+		if err := snapshot.CheckPath(name); err != nil {
+			return fmt.Errorf("transcript file %q: %w", name, err)
+		}
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(e.dir, path)
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+			return err
+		}
+		if err := e.writeOutput(path, join(lines)); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "%s\t%d lines\n", path, len(lines))
 	}
 	return nil
 }

@@ -27,9 +27,12 @@ func TestScripts(t *testing.T) {
 		Dir:   filepath.Join("..", "..", "testdata", "script"),
 		Setup: scriptEnv,
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"status":    cmdStatus,
-			"jsonequal": cmdJSONEqual,
-			"capture":   cmdCapture,
+			"status":     cmdStatus,
+			"jsonequal":  cmdJSONEqual,
+			"capture":    cmdCapture,
+			"lines":      cmdLines,
+			"envsubst":   cmdEnvsubst,
+			"jsonlequal": cmdJSONLEqual,
 		},
 		RequireExplicitExec: true,
 	})
@@ -110,4 +113,56 @@ func cmdCapture(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: capture NAME")
 	}
 	ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile("stdout")))
+}
+
+// lines SRC DST N writes the first N lines of SRC to DST, as a transcript
+// that grows line by line; with "+" after N, a half-written next line too.
+func cmdLines(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: lines SRC DST N[+]")
+	}
+	half := strings.HasSuffix(args[2], "+")
+	n, err := strconv.Atoi(strings.TrimSuffix(args[2], "+"))
+	if err != nil {
+		ts.Fatalf("lines: %v", err)
+	}
+	all := strings.SplitAfter(ts.ReadFile(args[0]), "\n")
+	out := strings.Join(all[:min(n, len(all))], "")
+	if half && n < len(all) {
+		out += all[n][:len(all[n])/2]
+	}
+	if err := os.WriteFile(ts.MkAbs(args[1]), []byte(out), 0o600); err != nil {
+		ts.Fatalf("lines: %v", err)
+	}
+}
+
+// envsubst IN OUT copies IN to OUT with $VARS expanded.
+func cmdEnvsubst(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: envsubst IN OUT")
+	}
+	out := os.Expand(ts.ReadFile(args[0]), ts.Getenv)
+	if err := os.WriteFile(ts.MkAbs(args[1]), []byte(out), 0o666); err != nil {
+		ts.Fatalf("envsubst: %v", err)
+	}
+}
+
+// jsonlequal A B checks that two JSONL files hold JSON-equal lines, one
+// for one, in the same order.
+func cmdJSONLEqual(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: jsonlequal file1 file2")
+	}
+	a := strings.Split(strings.TrimRight(ts.ReadFile(args[0]), "\n"), "\n")
+	b := strings.Split(strings.TrimRight(ts.ReadFile(args[1]), "\n"), "\n")
+	if len(a) != len(b) {
+		ts.Fatalf("%s has %d lines, %s has %d", args[0], len(a), args[1], len(b))
+	}
+	for i := range a {
+		va, err1 := snapshot.Parse([]byte(a[i]), snapshot.Limits{})
+		vb, err2 := snapshot.Parse([]byte(b[i]), snapshot.Limits{})
+		if err1 != nil || err2 != nil || !snapshot.Equal(va, vb) {
+			ts.Fatalf("line %d differs:\n%.300s\n%.300s", i+1, a[i], b[i])
+		}
+	}
 }

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/hooks"
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+func cmdHook(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "hook",
+		Usage:     "record an agent's hook call (run by the agent, not by you)",
+		ArgsUsage: "claude-code|codex|git [ARGS…]",
+		Description: `Called by an agent's hooks (see git snap install): reads the hook payload on stdin,
+and snapshots the session it names from the lines its transcript gained since the last
+call. It is passive: it prints nothing, never blocks the agent, and exits 0 even when
+something fails, logging to .git/snap/hook.log instead. git snap hook git post-commit
+marks the sessions active in this work tree with the new commit.
+
+Examples:
+   echo "$PAYLOAD" | git snap hook claude-code
+   git snap hook codex '{"type":"agent-turn-complete","thread-id":"019d…"}'`,
+		SkipFlagParsing: true,
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usagef("hook needs the agent: claude-code, codex or git")
+			}
+			e.runHook(c, c.Args().First(), c.Args().Tail())
+			return nil // passive: failures are logged, never reported to the agent
+		},
+	}
+}
+
+// runHook does the work and logs what went wrong.
+func (e *env) runHook(c *cli.Context, agent string, args []string) {
+	ctx, cancel := context.WithTimeout(c.Context, 20*time.Second)
+	defer cancel()
+	stdin := []byte{}
+	if agent != "git" {
+		stdin, _ = io.ReadAll(io.LimitReader(e.stdin, 64<<20))
+	}
+	log := func(err error) {
+		if err != nil {
+			e.hookLog(c, agent, err)
+		}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			log(fmt.Errorf("internal error: %v", r))
+		}
+	}()
+	if agent == "git" {
+		log(e.hookGit(ctx, c, args))
+		return
+	}
+	a, err := hooks.Lookup(agent)
+	if err != nil {
+		log(err)
+		return
+	}
+	p, err := a.Decode(stdin, args)
+	if err != nil {
+		log(err)
+		return
+	}
+	if p.CWD != "" && c.String("C") == "" {
+		e.dir = p.CWD // the agent's project, wherever the hook runs
+	}
+	s, cfg, err := e.openStore(c)
+	if err != nil {
+		log(err)
+		return
+	}
+	defer s.Close()
+	in := hooks.Ingest{Store: s, Adapter: a, Limits: snapshot.Limits{MaxDepth: cfg.Limits.MaxDepth, MaxValueBytes: cfg.Limits.MaxValueBytes}, MaxFileBytes: cfg.Limits.MaxValueBytes}
+	if wt := s.Paths().WorkTree; wt != "" {
+		in.WorkTree, in.Changed = wt, hooks.GitChanged(wt)
+	}
+	o := gitstore.SaveOptions{}
+	if cfg.RecordCode() {
+		if code, err := e.codeState(ctx, s); err == nil && !code.Commit.IsZero() {
+			o.Code, o.Dirty = code.Commit.String(), code.Dirty
+		}
+	}
+	_, _, err = in.Run(ctx, p, o)
+	log(err)
+}
+
+// hookGit marks the sessions recorded in this work tree in the last day
+// with the commit just made, so that log --code finds them.
+func (e *env) hookGit(ctx context.Context, c *cli.Context, args []string) error {
+	if len(args) == 0 || args[0] != "post-commit" {
+		return fmt.Errorf("git snap hook git takes post-commit, not %q", strings.Join(args, " "))
+	}
+	s, _, err := e.openStore(c)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	code, err := e.codeState(ctx, s)
+	if err != nil || code.Commit.IsZero() {
+		return err
+	}
+	sessions, err := s.Sessions(ctx)
+	if err != nil {
+		return err
+	}
+	wt := s.Paths().WorkTree
+	for _, sess := range sessions {
+		if e.now().Sub(sess.Tip.Header.Time) > 24*time.Hour || sess.Tip.Header.Code == code.Commit.String() {
+			continue
+		}
+		rest, err := s.Rest(ctx, sess.Tip.ID)
+		if err != nil {
+			return err
+		}
+		cwd, _ := rest["cwd"].(string)
+		if cwd == "" || wt == "" || !within(cwd, wt) {
+			continue
+		}
+		o := gitstore.SaveOptions{Session: sess.Name, Label: "post-commit " + code.Commit.String()[:12], Code: code.Commit.String(), Dirty: code.Dirty}
+		if _, err := s.Mark(ctx, o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func within(path, root string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// hookLog appends a failure to .git/snap/hook.log, or to stderr when
+// there is no repository to log in.
+func (e *env) hookLog(c *cli.Context, agent string, err error) {
+	line := fmt.Sprintf("%s hook %s: %v\n", time.Now().UTC().Format(time.RFC3339), agent, err)
+	if p, perr := e.storePaths(c); perr == nil {
+		path := filepath.Join(p.CommonDir, "snap", "hook.log")
+		os.MkdirAll(filepath.Dir(path), 0o777)
+		if f, ferr := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o666); ferr == nil {
+			f.WriteString(line)
+			f.Close()
+			return
+		}
+	}
+	fmt.Fprint(e.stderr, "git-snap: "+line)
+}

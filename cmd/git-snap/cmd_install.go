@@ -1,0 +1,131 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/hooks"
+)
+
+func cmdInstall(e *env, install bool) *cli.Command {
+	name, verb := "install", "add git-snap's hooks to"
+	if !install {
+		name, verb = "uninstall", "remove git-snap's hooks (only those) from"
+	}
+	return &cli.Command{
+		Name:      name,
+		Usage:     verb + " an agent's settings, or git",
+		ArgsUsage: "claude-code|codex|git",
+		Description: fmt.Sprintf(`%s: claude-code into .claude/settings.local.json (--local, the default),
+.claude/settings.json (--project) or ~/.claude/settings.json (--user); codex into
+.codex/hooks.json (--project, the default) or ~/.codex/hooks.json (--user); git as a
+post-commit hook chained with any hook already there. Every other setting and hook is
+kept; installing twice changes nothing.
+
+Examples:
+   git snap install claude-code
+   git snap install codex --user
+   git snap install git
+   git snap uninstall claude-code --project`, verb),
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "user", Usage: "the user's settings, for every project"},
+			&cli.BoolFlag{Name: "project", Usage: "the project's shared settings"},
+			&cli.BoolFlag{Name: "local", Usage: "the project's personal settings (Claude Code)"},
+		},
+		Action: func(c *cli.Context) error {
+			if err := args(c, 1, 1); err != nil {
+				return err
+			}
+			if btoi(c.Bool("user"))+btoi(c.Bool("project"))+btoi(c.Bool("local")) > 1 {
+				return usagef("choose one of --user, --project and --local")
+			}
+			return e.runInstall(c, c.Args().First(), install)
+		},
+	}
+}
+
+func (e *env) runInstall(c *cli.Context, agent string, install bool) error {
+	exe, _ := os.Executable()
+	paths, err := e.storePaths(c)
+	if agent == "git" {
+		if err != nil {
+			return err
+		}
+		dir := filepath.Join(paths.CommonDir, "hooks")
+		return e.reportInstall(install, dir+"/post-commit", func() (bool, error) {
+			if install {
+				return hooks.InstallGitHook(dir, hooks.HookCommand(exe, "git"))
+			}
+			return hooks.UninstallGitHook(dir)
+		})
+	}
+	file, events, err := e.settingsFile(c, agent, paths, err)
+	if err != nil {
+		return err
+	}
+	return e.reportInstall(install, file, func() (bool, error) {
+		if install {
+			return hooks.InstallHooks(file, agent, hooks.HookCommand(exe, agent), events)
+		}
+		return hooks.UninstallHooks(file, agent)
+	})
+}
+
+func (e *env) reportInstall(install bool, file string, do func() (bool, error)) error {
+	changed, err := do()
+	if err != nil {
+		return err
+	}
+	switch {
+	case !changed && install:
+		fmt.Fprintf(e.stdout, "git-snap's hooks are already in %s\n", file)
+	case !changed:
+		fmt.Fprintf(e.stdout, "no git-snap hooks in %s\n", file)
+	case install:
+		fmt.Fprintf(e.stdout, "added git-snap's hooks to %s\n", file)
+	default:
+		fmt.Fprintf(e.stdout, "removed git-snap's hooks from %s\n", file)
+	}
+	return nil
+}
+
+// settingsFile picks the settings file of an agent and scope.
+func (e *env) settingsFile(c *cli.Context, agent string, paths gitstore.Paths, repoErr error) (string, []string, error) {
+	home, _ := os.UserHomeDir()
+	user := c.Bool("user")
+	if !user && (repoErr != nil || paths.WorkTree == "") {
+		return "", nil, usagef("run install inside a work tree, or use --user")
+	}
+	switch agent {
+	case "claude-code":
+		if user {
+			dir := os.Getenv("CLAUDE_CONFIG_DIR")
+			if dir == "" {
+				dir = filepath.Join(home, ".claude")
+			}
+			return filepath.Join(dir, "settings.json"), hooks.ClaudeEvents, nil
+		}
+		name := "settings.local.json"
+		if c.Bool("project") {
+			name = "settings.json"
+		}
+		return filepath.Join(paths.WorkTree, ".claude", name), hooks.ClaudeEvents, nil
+	case "codex":
+		if c.Bool("local") {
+			return "", nil, usagef("codex has no local settings: use --project or --user")
+		}
+		if user {
+			dir := os.Getenv("CODEX_HOME")
+			if dir == "" {
+				dir = filepath.Join(home, ".codex")
+			}
+			return filepath.Join(dir, "hooks.json"), hooks.CodexEvents, nil
+		}
+		return filepath.Join(paths.WorkTree, ".codex", "hooks.json"), hooks.CodexEvents, nil
+	}
+	return "", nil, usagef("install knows claude-code, codex and git, not %q", agent)
+}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/hooks"
+)
+
+func cmdTrace(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "trace",
+		Usage:     "print a snapshot's timeline and its session's statistics",
+		ArgsUsage: "REV",
+		Description: `One line per event: prompts, model calls with their token counts, tool calls
+with ok or failed, compactions; then events, model calls, tool calls, turns, input and
+output tokens and the duration.
+
+Examples:
+   git snap trace fix-login
+   git snap trace fix-login --json | jq .stats`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "timeline and statistics as JSON"},
+		},
+		Action: e.storeAction(1, 1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
+			id, err := s.Resolve(c.Context, c.Args().First())
+			if err != nil {
+				return err
+			}
+			doc, entry, err := s.Read(c.Context, id)
+			if err != nil {
+				return err
+			}
+			a, _ := hooks.Lookup(entry.Header.Source)
+			lines, st := hooks.Trace(doc, a)
+			if c.Bool("json") {
+				return writeJSON(e.stdout, map[string]any{"timeline": lines, "stats": st})
+			}
+			w, done := e.pager(c)
+			defer done()
+			p := palette{e.color(c)}
+			for _, l := range lines {
+				detail := l.Detail
+				if l.OK != nil {
+					detail += map[bool]string{true: " " + p.green("ok"), false: " " + p.red("failed")}[*l.OK]
+				}
+				fmt.Fprintf(w, "%-12s %-10s %s\n", l.Time, l.Kind, detail)
+			}
+			fmt.Fprintf(w, "\nevents %d, model calls %d, tool calls %d (%d failed), turns %d, compactions %d\n",
+				st.Events, st.ModelCalls, st.ToolCalls, st.ToolFailures, st.Turns, st.Compactions)
+			fmt.Fprintf(w, "input tokens %d, output tokens %d, duration %s\n", st.InputTokens, st.OutputTokens, st.Duration.Round(time.Second))
+			return nil
+		}),
+	}
+}

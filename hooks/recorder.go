@@ -1,0 +1,82 @@
+package hooks
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// EventTypes are the lifecycle events a harness records.
+var EventTypes = []string{"start", "pre_model", "post_model", "pre_tool", "post_tool", "sensor", "pre_compact", "post_compact", "heartbeat", "end"}
+
+// boundary events end a turn: the session is snapshotted after them.
+var boundary = map[string]bool{"post_model": true, "pre_compact": true, "end": true}
+
+// Recorder records a harness's lifecycle events into a session and
+// snapshots it at turn boundaries: after each model call, before a
+// compaction, at the end, and when closed.
+type Recorder struct {
+	Store   *gitstore.Store
+	Session string
+	Source  string // the snapshots' source; "jsonl" when empty
+	pending []any
+	last    string
+}
+
+// CheckEvent accepts an event with a known type and a ts_ms time.
+func CheckEvent(ev map[string]any) error {
+	t, _ := ev["type"].(string)
+	known := false
+	for _, k := range EventTypes {
+		known = known || k == t
+	}
+	if !known {
+		return fmt.Errorf("event type %q is not one of %v", t, EventTypes)
+	}
+	if _, ok := num(ev["ts_ms"]); !ok {
+		return fmt.Errorf("event %s has no ts_ms (milliseconds since 1970, an integer)", t)
+	}
+	return nil
+}
+
+// Event adds one event; it returns the snapshot taken when the event
+// ends a turn.
+func (r *Recorder) Event(ctx context.Context, ev map[string]any) (gitstore.Entry, bool, error) {
+	if err := CheckEvent(ev); err != nil {
+		return gitstore.Entry{}, false, err
+	}
+	r.pending = append(r.pending, ev)
+	r.last = ev["type"].(string)
+	if !boundary[r.last] {
+		return gitstore.Entry{}, false, nil
+	}
+	return r.Flush(ctx)
+}
+
+// Flush snapshots the events not yet recorded.
+func (r *Recorder) Flush(ctx context.Context) (gitstore.Entry, bool, error) {
+	if len(r.pending) == 0 {
+		return gitstore.Entry{}, false, nil
+	}
+	source := r.Source
+	if source == "" {
+		source = "jsonl"
+	}
+	events := r.pending
+	e, added, err := r.Store.Append(ctx, gitstore.SaveOptions{Session: r.Session, Label: r.last, Source: source},
+		func(tip map[string]any) (gitstore.Delta, error) {
+			turns, _ := num(tip["turns"])
+			for _, ev := range events {
+				if ev.(map[string]any)["type"] == "start" {
+					turns++
+				}
+			}
+			return gitstore.Delta{Events: events, Rest: map[string]any{"agent": source, "session_id": r.Session, "turns": snapshot.Number(fmt.Sprint(turns))}, Turn: int(turns)}, nil
+		})
+	if err == nil {
+		r.pending = nil
+	}
+	return e, added, err
+}
