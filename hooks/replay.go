@@ -134,11 +134,21 @@ func Trace(doc map[string]any, a Adapter) ([]TraceLine, TraceStats) {
 	}
 	var first, last time.Time
 	seenModel := map[string]bool{}
+	_, totals := snapshot.RunningTotal(msgs)
+	var prev snapshot.Usage
+	model := ""
 	for _, raw := range msgs {
 		st.Events++
 		m := snapshot.ViewMessage(raw)
 		t := stamp(m.Time, &first, &last)
+		if m.Role == "event" && m.Model != "" {
+			model = m.Model
+		}
 		switch {
+		case m.TotalUsage != nil: // Codex: one running total after each model call
+			in, out := m.TotalUsage.Input-prev.Input, m.TotalUsage.Output-prev.Output
+			prev = *m.TotalUsage
+			lines = append(lines, TraceLine{Time: t, Kind: "model", Detail: strings.TrimSpace(fmt.Sprintf("%s in=%d out=%d", model, in, out))})
 		case a != nil && a.IsPrompt(raw) || a == nil && m.Role == "user" && len(m.Parts) > 0 && m.Parts[0].Kind == snapshot.PartText:
 			st.Turns++
 			lines = append(lines, TraceLine{Time: t, Kind: "prompt", Detail: short(m.Parts[0].Text, 80)})
@@ -147,7 +157,7 @@ func Trace(doc map[string]any, a Adapter) ([]TraceLine, TraceStats) {
 			lines = append(lines, TraceLine{Time: t, Kind: "compaction", Detail: "conversation compacted"})
 		case m.Role == "assistant" || m.Role == "model":
 			key := m.UsageKey
-			if key == "" || !seenModel[key] {
+			if totals == 0 && (key == "" || !seenModel[key]) {
 				seenModel[key] = key != ""
 				detail := m.Model
 				if m.Usage != nil {

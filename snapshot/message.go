@@ -120,6 +120,11 @@ func viewCodex(obj, p map[string]any) Message {
 			}
 		}
 		m.Parts = []Part{{Kind: PartOther, Text: kind}}
+		if kind == "user_message" || kind == "agent_message" {
+			m.Parts = []Part{{Kind: PartText, Text: str(p, "message")}}
+		}
+	case "turn_context":
+		m.Role, m.Model = "event", str(p, "model")
 	default:
 		m.Role = str(obj, "type")
 	}
@@ -176,7 +181,7 @@ func blockPart(b any) Part {
 		return Part{Kind: PartOther}
 	}
 	switch t := str(o, "type"); t {
-	case "text", "input_text", "output_text", "":
+	case "text", "input_text", "output_text", "summary_text", "reasoning_text", "":
 		return Part{Kind: PartText, Text: str(o, "text")}
 	case "thinking", "reasoning":
 		return Part{Kind: PartThinking, Text: firstStr(o, "thinking", "text")}
@@ -276,7 +281,7 @@ func ComputeStats(doc map[string]any) Stats {
 	events, _ := doc[MemberEvents].([]any)
 	files, _ := doc[MemberFiles].(map[string]any)
 	s := Stats{Messages: len(msgs), Events: len(events), Files: len(files)}
-	if total, calls := runningTotal(msgs); calls > 0 {
+	if total, calls := RunningTotal(msgs); calls > 0 {
 		s.ModelCalls, s.InputTokens, s.OutputTokens = calls, total.Input, total.Output
 		for _, raw := range msgs {
 			for _, p := range ViewMessage(raw).Parts {
@@ -321,9 +326,9 @@ func ComputeStats(doc map[string]any) Stats {
 	return s
 }
 
-// runningTotal finds the last running total of tokens (Codex records
+// RunningTotal finds the last running total of tokens (Codex records
 // them after each model call) and how many there were.
-func runningTotal(msgs []any) (Usage, int) {
+func RunningTotal(msgs []any) (Usage, int) {
 	var last Usage
 	calls := 0
 	for _, raw := range msgs {
