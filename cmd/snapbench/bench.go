@@ -236,14 +236,72 @@ func (b *bench) measure(ctx context.Context, phase string) ([]row, error) {
 		}
 		naiveDiffs = append(naiveDiffs, d)
 	}
+	hookRows, err := b.hooks(tag, phase)
+	if err != nil {
+		return nil, err
+	}
 	slices.Sort(peak)
 	mib := func(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
-	return []row{
+	return append([]row{
 		{what: "save, 50 messages + 1", phase: phase, ours: median(ours), plumbing: median(plumb), naive: median(naive), budget: 10 * time.Millisecond, ratioBudget: 0.6},
 		{what: "save, tip cache missing", phase: phase, ours: median(cold), plumbing: median(plumb), naive: median(naive), note: "first save of a process that finds no cache"},
 		{what: "log -n 20", phase: phase, ours: median(logs), plumbing: median(gitLogs), budget: 30 * time.Millisecond, note: "baseline: git log -n 20"},
 		{what: "diff, 10k messages, 1 changed", phase: phase, ours: median(diffs), plumbing: median(gitDiffs), naive: median(naiveDiffs), budget: 20 * time.Millisecond, note: "baseline: git diff --stat"},
 		{what: "peak memory of a save", phase: phase, oursText: mib(peak[len(peak)/2]) + " (max " + mib(peak[len(peak)-1]) + ")", budText: "≤ 40 MiB", met: peak[len(peak)-1] <= 40<<20},
+	}, hookRows...), nil
+}
+
+// hooks times git snap hook claude-code on the longest real transcript
+// (3 MB): the first call, which reads all of it, and calls after it grew
+// by two lines, against a naive hook that reads and rewrites it whole.
+func (b *bench) hooks(tag, phase string) ([]row, error) {
+	ts, err := testdocs.Transcripts()
+	if err != nil {
+		return nil, err
+	}
+	longest := ts[0]
+	for _, t := range ts {
+		if len(t.Lines) > len(longest.Lines) {
+			longest = t
+		}
+	}
+	path := filepath.Join(b.work, "transcripts", tag+".jsonl")
+	os.MkdirAll(filepath.Dir(path), 0o777)
+	start := len(longest.Lines) - 2*b.cfg.runs
+	write := func(n int) error {
+		return os.WriteFile(path, append(bytes.Join(longest.Lines[:n], []byte("\n")), '\n'), 0o666)
+	}
+	if err := write(start); err != nil {
+		return nil, err
+	}
+	payload, _ := json.Marshal(map[string]any{"session_id": "hook-" + tag, "transcript_path": path, "cwd": b.repo,
+		"hook_event_name": "PostToolUse", "tool_name": "Bash"})
+	first, err := b.timed(payload, b.bin, "hook", "claude-code")
+	if err != nil {
+		return nil, err
+	}
+	var ours, naive []time.Duration
+	for r := range b.cfg.runs {
+		if err := write(start + 2*(r+1)); err != nil {
+			return nil, err
+		}
+		d, err := b.timed(payload, b.bin, "hook", "claude-code")
+		if err != nil {
+			return nil, err
+		}
+		ours = append(ours, d)
+		if d, err = b.timed(nil, b.self, "naive-hook", path, filepath.Join(b.work, "naive-hook", tag)); err != nil {
+			return nil, err
+		}
+		naive = append(naive, d)
+	}
+	if log, err := os.ReadFile(filepath.Join(b.repo, ".git", "snap", "hook.log")); err == nil {
+		return nil, fmt.Errorf("the hook failed:\n%s", log)
+	}
+	mb := float64(len(bytes.Join(longest.Lines, []byte("\n")))) / 1e6
+	return []row{
+		{what: fmt.Sprintf("hook call, %.1f MB transcript grown by 2 lines", mb), phase: phase, ours: median(ours), naive: median(naive), budget: 40 * time.Millisecond, note: "naive: re-read and rewrite the whole transcript"},
+		{what: fmt.Sprintf("hook, first call on the %.1f MB transcript", mb), phase: phase, ours: first, note: "reads and stores all of it, once"},
 	}, nil
 }
 

@@ -10,6 +10,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -139,6 +140,27 @@ func naiveMain(cmd string, args []string) int {
 		os.MkdirAll(dir, 0o777)
 		entries, _ := os.ReadDir(dir)
 		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%06d.json", len(entries)+1)), out, 0o666); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	case "naive-hook":
+		// A hook that snapshots the whole transcript every time.
+		data, err := os.ReadFile(args[0])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		var lines []any
+		for _, l := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+			var v any
+			if json.Unmarshal(l, &v) == nil {
+				lines = append(lines, v)
+			}
+		}
+		out, _ := json.MarshalIndent(map[string]any{"messages": lines}, "", "  ")
+		os.MkdirAll(args[1], 0o777)
+		entries, _ := os.ReadDir(args[1])
+		if err := os.WriteFile(filepath.Join(args[1], fmt.Sprintf("%06d.json", len(entries)+1)), out, 0o666); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
