@@ -327,3 +327,13 @@ func (p *pack) withPrefix(prefix string) []plumbing.Hash {
 	}
 	return out
 }
+
+// reload forgets the packs known so far, after a fetch brought new ones.
+// Not safe while other goroutines read through this reader.
+func (r *objectReader) reload() {
+	for _, p := range r.packs {
+		p.close()
+	}
+	r.packs, r.once = nil, sync.Once{}
+	r.Storage.Reindex()
+}

@@ -40,6 +40,13 @@ func (s *Store) Resolve(ctx context.Context, rev string) (plumbing.Hash, error) 
 		base, ops = rev[:i], rev[i:]
 	}
 	id, err := s.resolveBase(base)
+	if isHex(base) && len(base) >= 4 {
+		// An id copied before a prune names the snapshot's new commit,
+		// also once git gc has removed the old one.
+		if nu, ok := s.pruned(strings.ToLower(base)); ok && (err != nil || strings.HasPrefix(id.String(), strings.ToLower(base))) {
+			id, err = nu, nil
+		}
+	}
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}

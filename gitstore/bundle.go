@@ -1,0 +1,164 @@
+package gitstore
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	"github.com/go-git/go-git/v5/plumbing/revlist"
+)
+
+const bundleV2 = "# v2 git bundle\n"
+
+// WriteBundle writes a git bundle (a file git bundle, git fetch and git
+// snap import all read) holding the given refs — sessions under the ref
+// prefix, checkpoints under refs/tags/snap/ — and everything they reach.
+func (s *Store) WriteBundle(ctx context.Context, w io.Writer, refs []string) (int, error) {
+	tips := map[string]plumbing.Hash{}
+	var wants []plumbing.Hash
+	var tags []plumbing.Hash
+	for _, ref := range refs {
+		h, err := s.refs.read(ref)
+		if err != nil {
+			return 0, err
+		}
+		if h.IsZero() {
+			return 0, &RevisionError{ref, "names nothing to bundle"}
+		}
+		tips[ref] = h
+		target, err := s.peel(h)
+		if err != nil {
+			return 0, err
+		}
+		if target != h {
+			tags = append(tags, h)
+		}
+		wants = append(wants, target)
+	}
+	objs, err := revlist.Objects(s.st, wants, nil)
+	if err != nil {
+		return 0, fmt.Errorf("list the bundle's objects: %w", err)
+	}
+	objs = append(objs, tags...)
+	bw := bufio.NewWriter(w)
+	bw.WriteString(bundleV2)
+	for _, ref := range refs {
+		fmt.Fprintf(bw, "%s %s\n", tips[ref], ref)
+	}
+	bw.WriteString("\n")
+	if _, err := packfile.NewEncoder(bw, s.st, false).Encode(objs, 10); err != nil {
+		return 0, fmt.Errorf("write the bundle's pack: %w", err)
+	}
+	return len(objs), bw.Flush()
+}
+
+// BundleRef is a ref a bundle holds.
+type BundleRef struct {
+	Name string
+	Hash plumbing.Hash
+}
+
+// ReadBundle checks a bundle and stores its objects: header, that every
+// prerequisite is here, and the pack, whose checksum and objects are
+// verified as it is written. Only refs git-snap owns are accepted. No
+// ref is changed: see ImportBundle.
+func (s *Store) ReadBundle(ctx context.Context, r io.Reader) ([]BundleRef, error) {
+	br := bufio.NewReader(r)
+	head, err := br.ReadString('\n')
+	if err != nil || head != bundleV2 && head != "# v3 git bundle\n" {
+		return nil, &BundleError{"not a git bundle (no \"# v2 git bundle\" header)"}
+	}
+	var refs []BundleRef
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			return nil, &BundleError{"the bundle's header is truncated"}
+		}
+		line = strings.TrimSuffix(line, "\n")
+		switch {
+		case line == "":
+			return refs, s.readBundlePack(br, refs)
+		case strings.HasPrefix(line, "@"):
+			if line != "@object-format=sha1" && !strings.HasPrefix(line, "@filter") {
+				return nil, &BundleError{fmt.Sprintf("unsupported bundle capability %q", line)}
+			}
+		case strings.HasPrefix(line, "-"):
+			id, _, _ := strings.Cut(line[1:], " ")
+			if !plumbing.IsHash(id) {
+				return nil, &BundleError{fmt.Sprintf("bad prerequisite line %q", line)}
+			}
+			if _, err := s.st.EncodedObject(plumbing.AnyObject, plumbing.NewHash(id)); err != nil {
+				return nil, &BundleError{fmt.Sprintf("the bundle needs snapshot %s, which this repository does not have; pull or import what comes before it first", id[:12])}
+			}
+		default:
+			id, name, ok := strings.Cut(line, " ")
+			if !ok || !plumbing.IsHash(id) || len(id) != 40 {
+				return nil, &BundleError{fmt.Sprintf("bad ref line %q", line)}
+			}
+			if !strings.HasPrefix(name, s.prefix) && !strings.HasPrefix(name, TagPrefix) {
+				return nil, &BundleError{fmt.Sprintf("the bundle holds %s, which is not a git-snap session or checkpoint", name)}
+			}
+			refs = append(refs, BundleRef{name, plumbing.NewHash(id)})
+		}
+	}
+}
+
+func (s *Store) readBundlePack(r io.Reader, refs []BundleRef) error {
+	pw, err := s.st.PackfileWriter()
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(pw, r); err != nil {
+		pw.Close()
+		return &BundleError{fmt.Sprintf("the bundle's pack is damaged: %v", err)}
+	}
+	if err := pw.Close(); err != nil {
+		return &BundleError{fmt.Sprintf("the bundle's pack is damaged: %v", err)}
+	}
+	s.st.reload()
+	for _, ref := range refs {
+		if _, err := s.st.EncodedObject(plumbing.AnyObject, ref.Hash); err != nil {
+			return &BundleError{fmt.Sprintf("the bundle names %s for %s but does not hold it", ref.Hash.String()[:12], ref.Name)}
+		}
+	}
+	return nil
+}
+
+// BundleError means a bundle cannot be used as it is.
+type BundleError struct{ Msg string }
+
+func (e *BundleError) Error() string { return "bundle: " + e.Msg }
+
+// ImportBundle reads a bundle and brings its sessions into the local ones
+// as Pull does (created, fast-forwarded or merged, never losing a side),
+// and adds its checkpoints this repository lacks.
+func (s *Store) ImportBundle(ctx context.Context, r io.Reader) ([]PullResult, error) {
+	refs, err := s.ReadBundle(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	var out []PullResult
+	for _, ref := range refs {
+		session, target := strings.TrimPrefix(ref.Name, s.prefix), ref.Hash
+		if strings.HasPrefix(ref.Name, TagPrefix) { // a checkpoint: its snapshot joins its session
+			err := s.refs.update(ctx, ref.Name, plumbing.ZeroHash, ref.Hash)
+			if err != nil && err != errRefChanged {
+				return out, err
+			}
+			session, _, _ = strings.Cut(strings.TrimPrefix(ref.Name, TagPrefix), "/")
+			if target, err = s.peel(ref.Hash); err != nil {
+				return out, err
+			}
+		}
+		res, err := s.Integrate(ctx, session, target, "import bundle")
+		if err != nil {
+			return out, fmt.Errorf("import %s: %w", session, err)
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}

@@ -1,0 +1,302 @@
+package gitstore
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// PruneOptions say which snapshots of a session to keep; the others are
+// taken out of its chain. A snapshot is kept when any rule keeps it.
+type PruneOptions struct {
+	KeepLast           int           // the newest N
+	KeepFirst          bool          // the session's first
+	KeepCheckpoints    bool          // every snapshot a checkpoint names or named
+	KeepLatestPerLabel bool          // the newest of each label
+	OlderThan          time.Duration // when set, snapshots newer than this are kept
+	DryRun             bool
+}
+
+// PruneResult says what a prune kept and removed.
+type PruneResult struct {
+	Session string
+	Kept    []Entry // oldest first, as they were
+	Removed []Entry
+	Renamed map[plumbing.Hash]plumbing.Hash // old id → new id of each kept snapshot
+}
+
+// Prune rewrites a session's chain to hold only the snapshots the rules
+// keep, with the same content, headers and times; checkpoint tags move
+// with their snapshots, and old ids keep resolving to the kept snapshots.
+// It touches only the session's ref and its checkpoints: objects stay for
+// git gc to collect.
+func (s *Store) Prune(ctx context.Context, session string, o PruneOptions) (PruneResult, error) {
+	if o.KeepLast <= 0 && o.OlderThan <= 0 {
+		return PruneResult{}, &RevisionError{session, "say what to keep: --keep-last N or --older-than DURATION"}
+	}
+	ref := s.SessionRef(session)
+	tip, err := s.refs.read(ref)
+	if err != nil {
+		return PruneResult{}, err
+	}
+	if tip.IsZero() {
+		return PruneResult{}, &RevisionError{session, "names no session (see git snap sessions)"}
+	}
+	chain, err := s.firstParentChain(ctx, tip)
+	if err != nil {
+		return PruneResult{}, err
+	}
+	marked, err := s.checkpointTargets(ctx, session)
+	if err != nil {
+		return PruneResult{}, err
+	}
+	res := PruneResult{Session: session, Renamed: map[plumbing.Hash]plumbing.Hash{}}
+	keep := o.selection(chain, marked, s.opts.Now())
+	for i, e := range chain {
+		if keep[i] {
+			res.Kept = append(res.Kept, e)
+		} else {
+			res.Removed = append(res.Removed, e)
+		}
+	}
+	if o.DryRun || len(res.Removed) == 0 {
+		return res, nil
+	}
+	newTip, err := s.rewrite(res.Kept, res.Renamed)
+	if err != nil {
+		return res, err
+	}
+	if err := s.refs.update(ctx, ref, tip, newTip); err != nil {
+		if errors.Is(err, errRefChanged) {
+			return res, fmt.Errorf("session %s changed during the prune; nothing was changed, try again", session)
+		}
+		return res, err
+	}
+	s.dropTipState(ref)
+	if err := s.notePruned(res.Renamed); err != nil {
+		return res, err
+	}
+	return res, s.moveCheckpoints(ctx, session, res.Renamed)
+}
+
+// firstParentChain lists a session's snapshots along first parents,
+// oldest first.
+func (s *Store) firstParentChain(ctx context.Context, tip plumbing.Hash) ([]Entry, error) {
+	var chain []Entry
+	for id := tip; !id.IsZero(); {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		e, err := s.Entry(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		chain = append(chain, e)
+		id = e.Parent
+	}
+	for l, r := 0, len(chain)-1; l < r; l, r = l+1, r-1 {
+		chain[l], chain[r] = chain[r], chain[l]
+	}
+	return chain, nil
+}
+
+func (s *Store) checkpointTargets(ctx context.Context, session string) (map[plumbing.Hash]bool, error) {
+	cps, err := s.Checkpoints(ctx, session, true)
+	if err != nil {
+		return nil, err
+	}
+	out := map[plumbing.Hash]bool{}
+	for _, cp := range cps {
+		out[cp.Target] = true
+	}
+	return out, nil
+}
+
+func (o PruneOptions) selection(chain []Entry, marked map[plumbing.Hash]bool, now time.Time) []bool {
+	keep := make([]bool, len(chain))
+	latest := map[string]int{}
+	for i, e := range chain {
+		latest[e.Header.Label] = i
+	}
+	for i, e := range chain {
+		keep[i] = o.KeepLast > 0 && i >= len(chain)-o.KeepLast ||
+			o.KeepFirst && i == 0 ||
+			o.KeepCheckpoints && marked[e.ID] ||
+			o.KeepLatestPerLabel && latest[e.Header.Label] == i ||
+			o.OlderThan > 0 && now.Sub(e.Header.Time) < o.OlderThan
+	}
+	return keep
+}
+
+// rewrite commits the kept snapshots again, each on the one before, and
+// returns the new tip. Parents other than the first are kept: what a
+// merge brought in stays reachable.
+func (s *Store) rewrite(kept []Entry, renamed map[plumbing.Hash]plumbing.Hash) (plumbing.Hash, error) {
+	var prev plumbing.Hash
+	for i, e := range kept {
+		c, err := object.GetCommit(s.st, e.ID)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		h := e.Header
+		h.Seq = i + 1
+		nc := &object.Commit{Author: c.Author, Committer: c.Committer, TreeHash: c.TreeHash, Message: commitMessage(h) + trailerWas + ": " + e.ID.String() + "\n"}
+		if !prev.IsZero() {
+			nc.ParentHashes = append(nc.ParentHashes, prev)
+		}
+		if len(c.ParentHashes) > 1 {
+			nc.ParentHashes = append(nc.ParentHashes, c.ParentHashes[1:]...)
+		}
+		mem := &plumbing.MemoryObject{}
+		if err := nc.Encode(mem); err != nil {
+			return plumbing.ZeroHash, err
+		}
+		if err := s.setObject(mem); err != nil {
+			return plumbing.ZeroHash, err
+		}
+		prev = mem.Hash()
+		renamed[e.ID] = prev
+	}
+	return prev, nil
+}
+
+// trailerWas names the snapshot a pruned chain's commit was made from.
+const trailerWas = "Snap-Was"
+
+// moveCheckpoints points each checkpoint of a kept snapshot at its new
+// commit; a moved-away name whose snapshot is gone is dropped too.
+func (s *Store) moveCheckpoints(ctx context.Context, session string, renamed map[plumbing.Hash]plumbing.Hash) error {
+	cps, err := s.Checkpoints(ctx, session, true)
+	if err != nil {
+		return err
+	}
+	for _, cp := range cps {
+		to, kept := renamed[cp.Target]
+		if !kept {
+			if err := s.refs.update(ctx, cp.Ref, cp.Tag, plumbing.ZeroHash); err != nil && !errors.Is(err, errRefChanged) {
+				return err
+			}
+			continue
+		}
+		t := &object.Tag{Name: "snap/" + session + "/" + cp.Name, Message: cp.Message + "\n", TargetType: plumbing.CommitObject, Target: to}
+		if old, err := object.GetTag(s.st, cp.Tag); err == nil {
+			t.Tagger, t.Message = old.Tagger, old.Message
+		} else {
+			t.Tagger = s.identity(s.opts.Now())
+		}
+		mem := &plumbing.MemoryObject{}
+		if err := t.Encode(mem); err != nil {
+			return err
+		}
+		if err := s.setObject(mem); err != nil {
+			return err
+		}
+		if err := s.refs.update(ctx, cp.Ref, cp.Tag, mem.Hash()); err != nil && !errors.Is(err, errRefChanged) {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) prunedPath() string { return filepath.Join(s.paths.CommonDir, "snap", "pruned") }
+
+// notePruned appends old → new ids, so that an id copied before a prune
+// still resolves (also after git gc has removed the old commit).
+func (s *Store) notePruned(renamed map[plumbing.Hash]plumbing.Hash) error {
+	var b bytes.Buffer
+	for old, nu := range renamed {
+		if old != nu {
+			fmt.Fprintf(&b, "%s %s\n", old, nu)
+		}
+	}
+	os.MkdirAll(filepath.Dir(s.prunedPath()), 0o777)
+	f, err := os.OpenFile(s.prunedPath(), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o666)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b.Bytes())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// pruned follows old ids to the ids their snapshots have now. A prefix
+// matches an old id that is the only one starting with it.
+func (s *Store) pruned(prefix string) (plumbing.Hash, bool) {
+	data, err := os.ReadFile(s.prunedPath())
+	if err != nil {
+		return plumbing.ZeroHash, false
+	}
+	m := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		if old, nu, ok := strings.Cut(sc.Text(), " "); ok {
+			m[old] = nu
+		}
+	}
+	var found string
+	for old := range m {
+		if strings.HasPrefix(old, prefix) {
+			if found != "" && found != old {
+				return plumbing.ZeroHash, false
+			}
+			found = old
+		}
+	}
+	if found == "" {
+		return plumbing.ZeroHash, false
+	}
+	for seen := 0; seen < 100; seen++ { // pruned again since: follow on
+		next, ok := m[found]
+		if !ok {
+			break
+		}
+		found = next
+	}
+	return plumbing.NewHash(found), true
+}
+
+// Drop removes a session: its ref, its checkpoints and its cache. Its
+// objects stay for git gc.
+func (s *Store) Drop(ctx context.Context, session string) error {
+	ref := s.SessionRef(session)
+	tip, err := s.refs.read(ref)
+	if err != nil {
+		return err
+	}
+	if tip.IsZero() {
+		return &RevisionError{session, "names no session (see git snap sessions)"}
+	}
+	cps, err := s.Checkpoints(ctx, session, true)
+	if err != nil {
+		return err
+	}
+	for _, cp := range cps {
+		if err := s.refs.update(ctx, cp.Ref, cp.Tag, plumbing.ZeroHash); err != nil && !errors.Is(err, errRefChanged) {
+			return err
+		}
+	}
+	if err := s.refs.update(ctx, ref, tip, plumbing.ZeroHash); err != nil {
+		return err
+	}
+	s.dropTipState(ref)
+	return nil
+}
+
+// GC runs git gc --auto when git is installed: packing belongs to git.
+func (s *Store) GC(ctx context.Context) error {
+	if !s.useGit(TransportAuto) {
+		return fmt.Errorf("git is not installed; git-snap never repacks or prunes objects itself")
+	}
+	return s.runGit(ctx, nil, "gc", "--auto")
+}

@@ -1,0 +1,332 @@
+package gitstore
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http/cgi"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// gitDaemon serves dir's repositories over git:// on 127.0.0.1 until the
+// test ends.
+func gitDaemon(t *testing.T, dir string) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command("git", "daemon", "--export-all", "--enable=receive-pack", "--reuseaddr",
+		"--listen=127.0.0.1", fmt.Sprintf("--port=%d", port), "--base-path="+dir, dir)
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs // not the test's: its children would hold them open
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("git daemon: %v", err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // the daemon and its children
+		cmd.Wait()
+	})
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("git daemon did not start listening")
+		}
+	}
+	return fmt.Sprintf("git://127.0.0.1:%d/", port)
+}
+
+// httpBackend serves dir's repositories over smart HTTP (git
+// http-backend as CGI behind a Go server) on 127.0.0.1.
+func httpBackend(t *testing.T, dir string) string {
+	t.Helper()
+	execPath := strings.TrimSpace(git(t, dir, "--exec-path"))
+	srv := httptest.NewServer(&cgi.Handler{
+		Path: filepath.Join(execPath, "git-http-backend"),
+		Env:  []string{"GIT_PROJECT_ROOT=" + dir, "GIT_HTTP_EXPORT_ALL=1"},
+	})
+	t.Cleanup(srv.Close)
+	return srv.URL + "/"
+}
+
+// clone makes a working repository with origin set to url.
+func clone(t *testing.T, url string) (string, *Store) {
+	dir, s := newRepo(t)
+	git(t, dir, "remote", "add", "origin", url)
+	return dir, s
+}
+
+func saveN(t *testing.T, s *Store, session string, from, to int) {
+	t.Helper()
+	for i := from; i <= to; i++ {
+		if _, err := s.Save(context.Background(), conversation(i), SaveOptions{Session: session, Label: fmt.Sprint("step ", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestShareThroughRealServers(t *testing.T) {
+	for _, server := range []string{"git-daemon", "smart-http"} {
+		for _, transport := range []string{TransportGit, TransportGoGit} {
+			t.Run(server+"/"+transport, func(t *testing.T) {
+				srv := t.TempDir()
+				git(t, srv, "init", "-q", "--bare", "shared.git")
+				git(t, filepath.Join(srv, "shared.git"), "config", "http.receivepack", "true")
+				base := map[string]func(*testing.T, string) string{"git-daemon": gitDaemon, "smart-http": httpBackend}[server](t, srv)
+				shareScenario(t, base+"shared.git", transport, filepath.Join(srv, "shared.git"))
+			})
+		}
+	}
+}
+
+func shareScenario(t *testing.T, url, transport, bare string) {
+	ctx := context.Background()
+	opt := RemoteOptions{Transport: transport}
+	dirA, a := clone(t, url)
+	dirB, b := clone(t, url)
+	configA := git(t, dirA, "config", "--list", "--local")
+
+	saveN(t, a, "s1", 1, 3)
+	tipA, _ := a.SessionTip("s1")
+	if _, err := a.SetCheckpoint(ctx, "first", tipA, "", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Push(ctx, opt); err != nil {
+		t.Fatal(err)
+	}
+	// Only sessions and checkpoints travel.
+	if refs := git(t, bare, "for-each-ref", "--format=%(refname)"); refs != "refs/snap/s1\nrefs/tags/snap/s1/first" {
+		t.Fatalf("the server holds:\n%s", refs)
+	}
+	res, err := b.Pull(ctx, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 1 || res[0].Action != PullCreated || res[0].Result != tipA {
+		t.Fatalf("first pull: %+v", res)
+	}
+	if cp, _ := b.Checkpoints(ctx, "s1", false); len(cp) != 1 || cp[0].Target != tipA {
+		t.Fatalf("checkpoint not pulled: %+v", cp)
+	}
+
+	// Both clones go on; neither side may be lost.
+	saveN(t, a, "s1", 4, 5)
+	if err := a.Push(ctx, opt); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := snapshot.ParseDocument([]byte(`{"messages":[{"id":"m0","role":"user","content":"message 0"},{"id":"b-only","role":"user","content":"from B"}],"config":{"model":"m2"}}`), snapshot.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eb, err := b.Save(ctx, doc, SaveOptions{Session: "s1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Push(ctx, opt); err == nil {
+		t.Fatal("pushing a diverged session succeeded")
+	}
+	res, err = b.Pull(ctx, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 1 || res[0].Action != PullMerged {
+		t.Fatalf("diverged pull: %+v", res)
+	}
+	merged, _, err := b.Read(ctx, res[0].Result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, m := range merged["messages"].([]any) {
+		ids = append(ids, m.(map[string]any)["id"].(string))
+	}
+	if strings.Join(ids, ",") != "m0,b-only,m1,m2,m3,m4" {
+		t.Errorf("united messages: %v", ids)
+	}
+	// Only B changed config since they parted: B's value, no conflict.
+	if cfg := merged["config"].(map[string]any); cfg["model"] != "m2" || len(res[0].Conflicts) != 0 {
+		t.Errorf("config %v, conflicts %v", cfg, res[0].Conflicts)
+	}
+	parents := git(t, dirB, "log", "-1", "--format=%P", "snap/s1")
+	tipA, _ = a.SessionTip("s1")
+	if parents != eb.ID.String()+" "+tipA.String() {
+		t.Errorf("the merge's parents are %s", parents)
+	}
+	if err := b.Push(ctx, opt); err != nil {
+		t.Fatal(err)
+	}
+	res, err = a.Pull(ctx, opt)
+	if err != nil || len(res) != 1 || res[0].Action != PullFastForward {
+		t.Fatalf("pull of the merge: %+v %v", res, err)
+	}
+	if res, _ = a.Pull(ctx, opt); res[0].Action != PullUpToDate {
+		t.Errorf("second pull: %+v", res)
+	}
+	if after := git(t, dirA, "config", "--list", "--local"); after != configA {
+		t.Errorf("the remote config changed:\n%s\n→\n%s", configA, after)
+	}
+	git(t, dirA, "fsck", "--strict", "--no-dangling")
+	git(t, dirB, "fsck", "--strict", "--no-dangling")
+}
+
+func TestBundleRoundTripAndGitInterop(t *testing.T) {
+	ctx := context.Background()
+	dirA, a := newRepo(t)
+	saveN(t, a, "s1", 1, 4)
+	tip, _ := a.SessionTip("s1")
+	a.SetCheckpoint(ctx, "cp", tip, "the end", false)
+	path := filepath.Join(t.TempDir(), "s1.bundle")
+	f, _ := os.Create(path)
+	if _, err := a.WriteBundle(ctx, f, []string{"refs/snap/s1", "refs/tags/snap/s1/cp"}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if out := git(t, dirA, "bundle", "verify", path); !strings.Contains(out, "is okay") {
+		t.Errorf("git bundle verify: %s", out)
+	}
+	_, b := newRepo(t)
+	data, _ := os.ReadFile(path)
+	res, err := b.ImportBundle(ctx, bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Action != PullCreated || res[0].Result != tip {
+		t.Fatalf("import: %+v", res)
+	}
+	if res, _ = b.ImportBundle(ctx, bytes.NewReader(data)); res[0].Action != PullUpToDate {
+		t.Errorf("import again: %+v", res)
+	}
+	// A bundle git made.
+	gitBundle := filepath.Join(t.TempDir(), "git.bundle")
+	saveN(t, a, "s2", 1, 2)
+	git(t, dirA, "bundle", "create", "-q", gitBundle, "refs/snap/s2")
+	_, c := newRepo(t)
+	gb, _ := os.ReadFile(gitBundle)
+	if res, err := c.ImportBundle(ctx, bytes.NewReader(gb)); err != nil || res[0].Action != PullCreated {
+		t.Fatalf("git's bundle: %+v %v", res, err)
+	}
+	// Damaged, foreign or dependent bundles are refused; no ref moves.
+	_, d := newRepo(t)
+	git(t, dirA, "bundle", "create", "-q", gitBundle, "main")
+	mainBundle, _ := os.ReadFile(gitBundle)
+	for name, bad := range map[string][]byte{
+		"truncated": data[:len(data)-30],
+		"not":       []byte("hello"),
+		"foreign":   mainBundle,
+	} {
+		if _, err := d.ImportBundle(ctx, bytes.NewReader(bad)); err == nil {
+			t.Errorf("%s bundle imported", name)
+		}
+	}
+	if s, _ := d.Sessions(ctx); len(s) != 0 {
+		t.Errorf("sessions after refused bundles: %v", s)
+	}
+}
+
+func TestPruneKeepsWhatItSaysAndOldIDsResolve(t *testing.T) {
+	ctx := context.Background()
+	dir, s := newRepo(t)
+	saveN(t, s, "p", 1, 30)
+	chain, _ := s.firstParentChain(ctx, mustTip(t, s, "p"))
+	s.SetCheckpoint(ctx, "five", chain[4].ID, "", false)
+	s.SetCheckpoint(ctx, "twenty", chain[19].ID, "", false)
+	git(t, dir, "update-ref", "refs/heads/keep-me", chain[10].ID.String())
+	dry, err := s.Prune(ctx, "p", PruneOptions{KeepLast: 5, KeepCheckpoints: true, DryRun: true})
+	if err != nil || len(dry.Kept) != 7 || mustTip(t, s, "p") != chain[29].ID {
+		t.Fatalf("dry run: %d kept, %v", len(dry.Kept), err)
+	}
+	res, err := s.Prune(ctx, "p", PruneOptions{KeepLast: 5, KeepCheckpoints: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []int
+	for _, e := range res.Kept {
+		kept = append(kept, e.Header.Messages)
+	}
+	if fmt.Sprint(kept) != "[5 20 26 27 28 29 30]" {
+		t.Errorf("kept %v", kept)
+	}
+	if got := git(t, dir, "rev-list", "--count", "snap/p"); got != "7" {
+		t.Errorf("chain of %s", got)
+	}
+	newChain, _ := s.firstParentChain(ctx, mustTip(t, s, "p"))
+	for i, e := range newChain {
+		if e.Header.Seq != i+1 || e.Tree != res.Kept[i].Tree {
+			t.Errorf("snapshot %d: seq %d, tree %s", i, e.Header.Seq, e.Tree)
+		}
+	}
+	if cp, _ := s.Resolve(ctx, "snap/p/twenty"); cp != newChain[1].ID {
+		t.Errorf("checkpoint twenty → %s, want %s", cp, newChain[1].ID)
+	}
+	// An id copied before the prune, full or a prefix, before and after git gc.
+	for _, phase := range []string{"before gc", "after gc"} {
+		if phase == "after gc" {
+			git(t, dir, "gc", "-q", "--prune=now")
+		}
+		for _, rev := range []string{chain[27].ID.String(), chain[27].ID.String()[:10]} {
+			if got, err := s.Resolve(ctx, rev); err != nil || got != newChain[4].ID {
+				t.Errorf("%s: old id %s → %s %v, want %s", phase, rev, got, err, newChain[4].ID)
+			}
+		}
+	}
+	if got := git(t, dir, "rev-parse", "refs/heads/keep-me"); got != chain[10].ID.String() {
+		t.Error("prune touched a ref git-snap did not create")
+	}
+	git(t, dir, "fsck", "--strict", "--no-dangling")
+	if err := s.Drop(ctx, "p"); err != nil {
+		t.Fatal(err)
+	}
+	if refs := git(t, dir, "for-each-ref", "refs/snap", "refs/tags/snap"); refs != "" {
+		t.Errorf("after drop: %s", refs)
+	}
+}
+
+func mustTip(t *testing.T, s *Store, session string) plumbing.Hash {
+	t.Helper()
+	h, err := s.SessionTip(session)
+	if err != nil || h.IsZero() {
+		t.Fatalf("no tip for %s: %v", session, err)
+	}
+	return h
+}
+
+
+func TestMergeDocumentsThreeWays(t *testing.T) {
+	doc := func(js string) map[string]any {
+		d, err := snapshot.ParseDocument([]byte(js), snapshot.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	base := doc(`{"a":1,"b":1,"c":1,"gone":1,"messages":[{"id":"1","c":"x"}],"files":{"f":{"content":"0"},"g":{"content":"0"}}}`)
+	local := doc(`{"a":2,"b":1,"c":3,"messages":[{"id":"1","c":"x"},{"id":"L","c":"l"},{"id":"both","c":"mine"}],"files":{"f":{"content":"L"},"g":{"content":"0"}}}`)
+	remote := doc(`{"a":1,"b":5,"c":4,"gone":1,"new":7,"messages":[{"id":"1","c":"x"},{"id":"R","c":"r"},{"id":"both","c":"theirs"}],"files":{"f":{"content":"R"},"g":{"content":"G"}}}`)
+	got, conflicts := MergeDocuments(base, local, remote)
+	want := doc(`{"a":2,"b":5,"c":3,"new":7,"messages":[{"id":"1","c":"x"},{"id":"L","c":"l"},{"id":"both","c":"mine"},{"id":"R","c":"r"}],"files":{"f":{"content":"L"},"g":{"content":"G"}}}`)
+	if !snapshot.Equal(got, want) {
+		a, _ := snapshot.Marshal(got)
+		t.Errorf("merged %s", a)
+	}
+	if fmt.Sprint(conflicts) != `[$.c $.files.f $.messages[both]]` {
+		t.Errorf("conflicts %v", conflicts)
+	}
+}
