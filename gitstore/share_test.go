@@ -308,7 +308,6 @@ func mustTip(t *testing.T, s *Store, session string) plumbing.Hash {
 	return h
 }
 
-
 func TestMergeDocumentsThreeWays(t *testing.T) {
 	doc := func(js string) map[string]any {
 		d, err := snapshot.ParseDocument([]byte(js), snapshot.Limits{})
