@@ -40,6 +40,14 @@ type Config struct {
 	} `yaml:"code"`
 	// Redact: more rules, an allowlist, or off.
 	Redact redact.Config `yaml:"redact"`
+	// Retention prunes sessions as they grow.
+	Retention struct {
+		// MaxPerSession, when set, keeps this many snapshots (and those
+		// checkpoints name) once a session grows a tenth past it.
+		MaxPerSession int `yaml:"max_per_session"`
+		// KeepFirst keeps each session's first snapshot too.
+		KeepFirst bool `yaml:"keep_first"`
+	} `yaml:"retention"`
 }
 
 // Defaults of Config.
@@ -128,7 +136,7 @@ func ParseConfig(data []byte, cfg *Config) error {
 	if cfg.Refs.Prefix != "" && (len(cfg.Refs.Prefix) < 6 || cfg.Refs.Prefix[:5] != "refs/" || cfg.Refs.Prefix[len(cfg.Refs.Prefix)-1] != '/') {
 		return fmt.Errorf("refs.prefix %q must start with refs/ and end with /", cfg.Refs.Prefix)
 	}
-	if cfg.Limits.MaxDocumentBytes < 0 || cfg.Limits.MaxDepth < 0 || cfg.Limits.MaxValueBytes < 0 {
+	if cfg.Limits.MaxDocumentBytes < 0 || cfg.Limits.MaxDepth < 0 || cfg.Limits.MaxValueBytes < 0 || cfg.Retention.MaxPerSession < 0 {
 		return fmt.Errorf("limits must not be negative")
 	}
 	return nil
@@ -175,4 +183,10 @@ redact:
   # Secrets matching any of these are kept (e.g. documented example keys).
   allow: []
   #   - '^AKIAIOSFODNN7EXAMPLE$'
+
+retention:
+  # Keep at most this many snapshots per session (0: all), plus those
+  # checkpoints name; applied after saves once a session grows a tenth past it.
+  max_per_session: 0
+  keep_first: false
 `

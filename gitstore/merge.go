@@ -108,21 +108,25 @@ func (s *Store) Integrate(ctx context.Context, session string, remote plumbing.H
 			r.Action = PullUpToDate
 			return r, nil
 		default:
+			behind, err2 := s.isAncestor(ctx, local, remote) // the usual case, found in a step or two
+			if err2 != nil {
+				return r, err2
+			}
+			if behind {
+				r.Action, r.Result = PullFastForward, remote
+				err = s.refs.update(ctx, ref, local, remote)
+				break
+			}
 			var base plumbing.Hash
 			if base, err = s.mergeBase(ctx, local, remote); err != nil {
 				return r, err
 			}
-			switch base {
-			case remote:
+			if base == remote {
 				r.Action = PullAhead
 				return r, nil
-			case local:
-				r.Action, r.Result = PullFastForward, remote
-				err = s.refs.update(ctx, ref, local, remote)
-			default:
-				r.Action = PullMerged
-				r.Result, r.Conflicts, err = s.merge(ctx, ref, base, local, remote, label)
 			}
+			r.Action = PullMerged
+			r.Result, r.Conflicts, err = s.merge(ctx, ref, base, local, remote, label)
 		}
 		if errors.Is(err, errRefChanged) {
 			continue // the local session moved meanwhile: look again
@@ -132,6 +136,20 @@ func (s *Store) Integrate(ctx context.Context, session string, remote plumbing.H
 		}
 		return r, err
 	}
+}
+
+// isAncestor reports whether anc is desc or comes before it, walking back
+// from desc only as far as it must.
+func (s *Store) isAncestor(ctx context.Context, anc, desc plumbing.Hash) (bool, error) {
+	found := false
+	err := s.Walk(ctx, []plumbing.Hash{desc}, func(e Entry) error {
+		if e.ID == anc {
+			found = true
+			return ErrStop
+		}
+		return nil
+	})
+	return found, err
 }
 
 // ancestors lists every snapshot reachable from id, id included.

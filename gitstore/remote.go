@@ -152,7 +152,7 @@ func wrapRemote(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if strings.Contains(err.Error(), "non-fast-forward") {
+	if msg := err.Error(); strings.Contains(msg, "non-fast-forward") || strings.Contains(msg, "[rejected]") {
 		return fmt.Errorf("%s: the remote's session has snapshots this one lacks; git snap pull first: %w", op, err)
 	}
 	return fmt.Errorf("%s: %w", op, err)

@@ -57,7 +57,8 @@ func (e *env) newApp() *cli.App {
 			cmdInit(e), cmdSave(e), cmdLog(e), cmdShow(e), cmdDiff(e), cmdRestore(e),
 			cmdRollback(e), cmdCheckpoint(e), cmdExport(e), cmdImport(e), cmdSessions(e),
 			cmdStats(e), cmdScan(e), cmdHook(e), cmdInstall(e, true), cmdInstall(e, false),
-			cmdRecord(e), cmdReplay(e), cmdTrace(e), cmdRewind(e), cmdDemo(e),
+			cmdRecord(e), cmdReplay(e), cmdTrace(e), cmdRewind(e), cmdPush(e), cmdFetch(e), cmdPull(e),
+			cmdPrune(e), cmdDrop(e), cmdGC(e), cmdDemo(e),
 		},
 		CommandNotFound: func(_ *cli.Context, name string) { e.notFound = name },
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
@@ -133,12 +134,13 @@ func exitCode(err error) int {
 		exists   *gitstore.CheckpointExistsError
 		config   *gitstore.ConfigError
 		format   *gitstore.FormatError
+		bundle   *gitstore.BundleError
 		notSnaps = errors.Is(err, gitstore.ErrNotRepository)
 	)
 	switch {
 	case errors.As(err, &usage), errors.As(err, &input), errors.As(err, &syntax),
 		errors.As(err, &rev), errors.As(err, &exists), errors.As(err, &config),
-		errors.As(err, &format), notSnaps:
+		errors.As(err, &format), errors.As(err, &bundle), notSnaps:
 		return 2
 	}
 	return 1

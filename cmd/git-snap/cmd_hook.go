@@ -92,7 +92,10 @@ func (e *env) runHook(c *cli.Context, agent string, args []string) {
 			o.Code, o.Dirty = code.Commit.String(), code.Dirty
 		}
 	}
-	_, _, err = in.Run(ctx, p, o)
+	entry, added, err := in.Run(ctx, p, o)
+	if err == nil && added {
+		err = e.applyRetention(ctx, s, cfg, p.SessionID, entry.Header.Seq)
+	}
 	log(err)
 }
 

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -56,7 +59,12 @@ func (e *env) runImport(ctx context.Context, s *gitstore.Store, cfg gitstore.Con
 		doc           map[string]any
 	}
 	var items []item
+	var bundles []string
 	for _, f := range o.Files { // all checked before anything is written
+		if isBundle(e.abs(f)) {
+			bundles = append(bundles, f)
+			continue
+		}
 		session := o.Session
 		if session == "" {
 			session = strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
@@ -72,6 +80,17 @@ func (e *env) runImport(ctx context.Context, s *gitstore.Store, cfg gitstore.Con
 		}
 		items = append(items, item{f, session, doc})
 	}
+	for _, b := range bundles {
+		data, err := os.ReadFile(e.abs(b))
+		if err != nil {
+			return usagef("cannot read %s: %v", b, err)
+		}
+		res, err := s.ImportBundle(ctx, bytes.NewReader(data))
+		if err != nil {
+			return fmt.Errorf("%s: %w", b, err)
+		}
+		printPull(e, res)
+	}
 	for _, it := range items {
 		entry, added, err := s.SaveNew(ctx, it.doc, gitstore.SaveOptions{Session: it.session, Label: o.Label, Source: "import"})
 		if err != nil {
@@ -84,4 +103,26 @@ func (e *env) runImport(ctx context.Context, s *gitstore.Store, cfg gitstore.Con
 		}
 	}
 	return nil
+}
+
+// isBundle tells a git bundle by its name or its first line.
+func isBundle(path string) bool {
+	if strings.HasSuffix(path, ".bundle") {
+		return true // a file so named that is not one is refused as a bundle
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 16)
+	n, _ := io.ReadFull(f, head)
+	return strings.HasPrefix(string(head[:n]), "# v2 git bundle") || strings.HasPrefix(string(head[:n]), "# v3 git bundle")
+}
+
+func (e *env) abs(path string) string {
+	if filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(e.dir, path)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -75,21 +76,70 @@ func cmdExport(e *env) *cli.Command {
 		Description: `Writes the document saved as REV: canonical indented JSON by default,
 RFC 8785 canonical bytes with --compact, or YAML. import reads it back.
 
+--bundle FILE writes a git bundle instead: the sessions and checkpoints named (all
+sessions when none is) with their history, one file to attach to an issue or a pull
+request. git snap import FILE.bundle reads it back; git bundle and git fetch read it too.
+
 Examples:
    git snap export snap/fix-login/green -o testdata/login-bug.json
-   git snap export fix-login --compact | sha256sum`,
+   git snap export fix-login --compact | sha256sum
+   git snap export --bundle login-bug.bundle snap/fix-login/green`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
 			&cli.BoolFlag{Name: "compact", Usage: "RFC 8785 canonical JSON, no whitespace"},
 			&cli.BoolFlag{Name: "yaml", Usage: "YAML instead of JSON"},
+			&cli.StringFlag{Name: "bundle", Usage: "write a git bundle to `FILE` of the sessions and checkpoints named"},
 		},
-		Action: e.storeAction(1, 1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
-			if c.Bool("compact") && c.Bool("yaml") {
-				return usagef("choose one of --compact and --yaml")
+		Action: func(c *cli.Context) error {
+			if c.String("bundle") != "" {
+				return e.storeAction(0, -1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
+					return e.runExportBundle(c, s, c.String("bundle"), c.Args().Slice())
+				})(c)
 			}
-			return e.runExport(c.Context, s, exportOptions{Rev: c.Args().First(), Output: c.String("output"), Compact: c.Bool("compact"), YAML: c.Bool("yaml")})
-		}),
+			return e.storeAction(1, 1, e.exportDocument)(c)
+		},
 	}
+}
+
+func (e *env) exportDocument(c *cli.Context, s *gitstore.Store, _ gitstore.Config) error {
+	if c.Bool("compact") && c.Bool("yaml") {
+		return usagef("choose one of --compact and --yaml")
+	}
+	return e.runExport(c.Context, s, exportOptions{Rev: c.Args().First(), Output: c.String("output"), Compact: c.Bool("compact"), YAML: c.Bool("yaml")})
+}
+
+// runExportBundle writes the named sessions (or checkpoints) as a bundle.
+func (e *env) runExportBundle(c *cli.Context, s *gitstore.Store, file string, names []string) error {
+	var refs []string
+	if len(names) == 0 {
+		all, err := s.Sessions(c.Context)
+		if err != nil {
+			return err
+		}
+		for _, sess := range all {
+			refs = append(refs, sess.Ref)
+		}
+	}
+	for _, n := range names {
+		if sess, cp, ok := strings.Cut(strings.TrimPrefix(n, "snap/"), "/"); ok {
+			refs = append(refs, gitstore.TagPrefix+sess+"/"+cp)
+			continue
+		}
+		refs = append(refs, s.SessionRef(n))
+	}
+	if len(refs) == 0 {
+		return usagef("there are no sessions to bundle")
+	}
+	var buf bytes.Buffer
+	n, err := s.WriteBundle(c.Context, &buf, refs)
+	if err != nil {
+		return err
+	}
+	if err := e.writeOutput(file, buf.Bytes()); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "wrote %s: %d refs, %d objects, %d bytes\n", file, len(refs), n, buf.Len())
+	return nil
 }
 
 func (e *env) runExport(ctx context.Context, s *gitstore.Store, o exportOptions) error {

@@ -104,7 +104,7 @@ func (e *env) runSave(ctx context.Context, s *gitstore.Store, cfg gitstore.Confi
 		}
 	}
 	fmt.Fprintln(e.stdout, entry.ID)
-	return nil
+	return e.applyRetention(ctx, s, cfg, o.Session, entry.Header.Seq)
 }
 
 // codeState reads the code commit of the work tree the command runs in,

@@ -433,8 +433,11 @@ func (b *bench) storage(ctx context.Context) ([]row, error) {
 func (b *bench) table(rows []row) string {
 	var t strings.Builder
 	ms := func(d time.Duration) string {
-		if d == 0 {
+		switch {
+		case d == 0:
 			return "–"
+		case d >= 10*time.Second:
+			return fmt.Sprintf("%.0f s", d.Seconds())
 		}
 		return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000)
 	}
@@ -455,7 +458,7 @@ func (b *bench) table(rows []row) string {
 				budget = "≤ " + ms(r.budget)
 			}
 			if r.ratioBudget > 0 {
-				budget += fmt.Sprintf(", ≤ %.1f × plumbing", r.ratioBudget)
+				budget = strings.TrimPrefix(budget+fmt.Sprintf(", ≤ %.1f × plumbing", r.ratioBudget), "–, ")
 				met = met && float64(r.ours) <= r.ratioBudget*float64(r.plumbing)
 			}
 		}
@@ -470,4 +473,74 @@ func (b *bench) table(rows []row) string {
 		fmt.Fprintf(&t, "| %s%s | %s | %s | %s | %s | %s | %s | %s |\n", r.what, note, r.phase, ours, ms(r.plumbing), ms(r.naive), ratio, budget, verdict)
 	}
 	return t.String()
+}
+
+// share times git snap push and pull of one new snapshot against plain
+// git push and git fetch of the same refs, between the large repository
+// and two mirrors of it (made with hard links, so setting up is quick),
+// and a prune of a 10k-snapshot session.
+func (b *bench) share(ctx context.Context) ([]row, error) {
+	remote, other := filepath.Join(b.work, "remote.git"), filepath.Join(b.work, "other.git")
+	for _, dir := range []string{remote, other} {
+		if err := b.git("clone", "-q", "--mirror", b.repo, dir); err != nil {
+			return nil, err
+		}
+	}
+	if err := b.git("remote", "add", "bench", remote); err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("git", "remote", "add", "bench", remote)
+	cmd.Dir, cmd.Env = other, b.env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("%v %s", err, out)
+	}
+	s, err := gitstore.Open(ctx, b.repo, gitstore.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	var push, gitPush, pull, gitFetch []time.Duration
+	for r := range b.cfg.runs {
+		ours, theirs := fmt.Sprintf("hist-%d", 2*r), fmt.Sprintf("hist-%d", 2*r+1)
+		for _, sess := range []string{ours, theirs} {
+			if _, err := s.Save(ctx, conversation(sess, historyPerSession+1), gitstore.SaveOptions{Session: sess}); err != nil {
+				return nil, err
+			}
+		}
+		d, err := b.timed(nil, b.bin, "push", "bench", ours)
+		if err != nil {
+			return nil, err
+		}
+		push = append(push, d)
+		spec := []string{"refs/snap/" + theirs + ":refs/snap/" + theirs, "refs/tags/snap/" + theirs + "/*:refs/tags/snap/" + theirs + "/*"}
+		if d, err = b.timed(nil, "git", append([]string{"push", "--porcelain", "bench"}, spec...)...); err != nil {
+			return nil, err
+		}
+		gitPush = append(gitPush, d)
+		if d, err = b.timed(nil, b.bin, "--store", other, "pull", "bench", ours); err != nil {
+			return nil, err
+		}
+		pull = append(pull, d)
+		fetch := []string{"-C", other, "fetch", "--no-tags", "--no-write-fetch-head", "bench",
+			"+refs/snap/" + theirs + ":refs/remotes/bench/snap/" + theirs, "+refs/tags/snap/" + theirs + "/*:refs/remotes/bench/snap-checkpoints/" + theirs + "/*"}
+		if d, err = b.timed(nil, "git", fetch...); err != nil {
+			return nil, err
+		}
+		gitFetch = append(gitFetch, d)
+	}
+	logf("prune: a session of 10000 snapshots")
+	for i := 1; i <= 10000; i++ {
+		if _, err := s.Save(ctx, conversation("p10k", 1+i%50), gitstore.SaveOptions{Session: "p10k"}); err != nil {
+			return nil, err
+		}
+	}
+	prune, err := b.timed(nil, b.bin, "prune", "p10k", "--keep-last", "100")
+	if err != nil {
+		return nil, err
+	}
+	return []row{
+		{what: "push of 1 new snapshot", phase: "after gc", ours: median(push), plumbing: median(gitPush), ratioBudget: 1.5, note: "baseline: git push of the same refs"},
+		{what: "pull of 1 new snapshot", phase: "after gc", ours: median(pull), plumbing: median(gitFetch), ratioBudget: 1.5, note: "baseline: git fetch of the same refs"},
+		{what: "prune of a 10,000-snapshot session to 100", phase: "after gc", ours: prune, budget: 10 * time.Second, note: "one run"},
+	}, nil
 }

@@ -97,6 +97,11 @@ func run(ctx context.Context, c config) error {
 		}
 		rows = append(rows, r...)
 	}
+	share, err := b.share(ctx)
+	if err != nil {
+		return err
+	}
+	rows = append(rows, share...)
 	if c.storage {
 		st, err := b.storage(ctx)
 		if err != nil {

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-snap/git-snap/gitstore"
+)
+
+func cmdPrune(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "prune",
+		Usage:     "keep only some snapshots of sessions",
+		ArgsUsage: "[SESSION…]",
+		Description: `Rewrites each session's chain (all sessions when none is named) to hold only the
+snapshots a rule keeps, with their content, headers and times; checkpoints move with
+them, and an id copied before still resolves to its kept snapshot. Only git-snap's refs
+change; the objects go at the next git gc.
+
+Examples:
+   git snap prune --keep-last 100 --dry-run
+   git snap prune fix-login --keep-last 20 --keep-first --keep-latest-per-label
+   git snap prune --older-than 720h`,
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "keep-last", Usage: "keep the newest `N`"},
+			&cli.BoolFlag{Name: "keep-first", Usage: "keep each session's first snapshot"},
+			&cli.BoolFlag{Name: "keep-checkpoints", Value: true, Usage: "keep snapshots checkpoints name or named (--keep-checkpoints=false to drop them)"},
+			&cli.BoolFlag{Name: "keep-latest-per-label", Usage: "keep the newest snapshot of each label"},
+			&cli.DurationFlag{Name: "older-than", Usage: "prune only snapshots older than `DURATION` (e.g. 720h)"},
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "say what would go, change nothing"},
+		},
+		Action: e.storeAction(0, -1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
+			o := gitstore.PruneOptions{
+				KeepLast: c.Int("keep-last"), KeepFirst: c.Bool("keep-first"), KeepCheckpoints: c.Bool("keep-checkpoints"),
+				KeepLatestPerLabel: c.Bool("keep-latest-per-label"), OlderThan: c.Duration("older-than"), DryRun: c.Bool("dry-run"),
+			}
+			if o.KeepLast < 0 || o.OlderThan < 0 {
+				return usagef("--keep-last and --older-than must not be negative")
+			}
+			if o.KeepLast == 0 && o.OlderThan == 0 {
+				return usagef("say what to keep: --keep-last N or --older-than DURATION")
+			}
+			return e.runPrune(c.Context, s, c.Args().Slice(), o)
+		}),
+	}
+}
+
+func (e *env) runPrune(ctx context.Context, s *gitstore.Store, sessions []string, o gitstore.PruneOptions) error {
+	if len(sessions) == 0 {
+		all, err := s.Sessions(ctx)
+		if err != nil {
+			return err
+		}
+		for _, sess := range all {
+			sessions = append(sessions, sess.Name)
+		}
+	}
+	start := time.Now()
+	for _, sess := range sessions {
+		res, err := s.Prune(ctx, sess, o)
+		if err != nil {
+			return err
+		}
+		verb := "removed"
+		if o.DryRun {
+			verb = "would remove"
+		}
+		fmt.Fprintf(e.stdout, "%s: kept %d, %s %d\n", sess, len(res.Kept), verb, len(res.Removed))
+	}
+	if e.terminal {
+		fmt.Fprintf(e.stderr, "pruned in %s\n", time.Since(start).Round(time.Millisecond))
+	}
+	return nil
+}
+
+// applyRetention prunes a session that grew past retention.max_per_session
+// by a tenth, back to the maximum, so that a save does not rewrite the
+// chain every time.
+func (e *env) applyRetention(ctx context.Context, s *gitstore.Store, cfg gitstore.Config, session string, seq int) error {
+	max := cfg.Retention.MaxPerSession
+	if max <= 0 || seq <= max+max/10 {
+		return nil
+	}
+	_, err := s.Prune(ctx, session, gitstore.PruneOptions{KeepLast: max, KeepCheckpoints: true, KeepFirst: cfg.Retention.KeepFirst})
+	return err
+}
