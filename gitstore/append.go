@@ -181,7 +181,7 @@ func deltaRest(d Delta, tipRest map[string]any) (map[string]any, error) {
 		rest[k] = v
 	}
 	switch {
-	case d.Files != nil && len(d.Files) > 0:
+	case len(d.Files) > 0:
 		meta := make(map[string]any, len(d.Files))
 		for _, f := range d.Files {
 			if err := snapshot.CheckPath(f.Path); err != nil {

@@ -456,3 +456,12 @@ func InitRepo(gitDir, workTree string) (Paths, error) {
 	abs, err := filepath.Abs(gitDir)
 	return Paths{GitDir: abs, CommonDir: abs, WorkTree: workTree}, err
 }
+
+// ReadRevision resolves a revision and reads the snapshot it names.
+func (s *Store) ReadRevision(ctx context.Context, rev string) (map[string]any, Entry, error) {
+	id, err := s.Resolve(ctx, rev)
+	if err != nil {
+		return nil, Entry{}, err
+	}
+	return s.Read(ctx, id)
+}

@@ -39,15 +39,6 @@ Example:
 	}
 }
 
-type demoStep struct {
-	Label      string
-	Turn       int
-	Messages   int
-	Files      bool
-	Checkpoint string
-	Config     map[string]any
-}
-
 func (e *env) runDemo(ctx context.Context, p palette, keep bool) error {
 	dir, err := os.MkdirTemp("", "git-snap-demo-")
 	if err != nil {

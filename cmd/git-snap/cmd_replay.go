@@ -20,11 +20,7 @@ bytes: a script a mock model can serve to repeat the run offline.
 Example:
    git snap replay snap/fix-login/green > model-script.jsonl`,
 		Action: e.storeAction(1, 1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
-			id, err := s.Resolve(c.Context, c.Args().First())
-			if err != nil {
-				return err
-			}
-			doc, _, err := s.Read(c.Context, id)
+			doc, _, err := s.ReadRevision(c.Context, c.Args().First())
 			if err != nil {
 				return err
 			}

@@ -143,11 +143,7 @@ func (e *env) runExportBundle(c *cli.Context, s *gitstore.Store, file string, na
 }
 
 func (e *env) runExport(ctx context.Context, s *gitstore.Store, o exportOptions) error {
-	id, err := s.Resolve(ctx, o.Rev)
-	if err != nil {
-		return err
-	}
-	doc, _, err := s.Read(ctx, id)
+	doc, _, err := s.ReadRevision(ctx, o.Rev)
 	if err != nil {
 		return err
 	}
@@ -174,11 +170,7 @@ func (e *env) runExport(ctx context.Context, s *gitstore.Store, o exportOptions)
 // runRestoreFiles writes a snapshot's files into the work tree the
 // command runs in.
 func (e *env) runRestoreFiles(c *cli.Context, s *gitstore.Store, rev string, o worktree.Options) error {
-	id, err := s.Resolve(c.Context, rev)
-	if err != nil {
-		return err
-	}
-	doc, _, err := s.Read(c.Context, id)
+	doc, _, err := s.ReadRevision(c.Context, rev)
 	if err != nil {
 		return err
 	}

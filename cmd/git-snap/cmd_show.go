@@ -70,11 +70,7 @@ func statsOf(st snapshot.Stats) statsJSON {
 }
 
 func runShow(ctx context.Context, s *gitstore.Store, w io.Writer, p palette, o showOptions) error {
-	id, err := s.Resolve(ctx, o.Rev)
-	if err != nil {
-		return err
-	}
-	doc, entry, err := s.Read(ctx, id)
+	doc, entry, err := s.ReadRevision(ctx, o.Rev)
 	if err != nil {
 		return err
 	}
@@ -92,7 +88,7 @@ func runShow(ctx context.Context, s *gitstore.Store, w io.Writer, p palette, o s
 	}
 	var names []string
 	for _, cp := range cps {
-		if cp.Target == id {
+		if cp.Target == entry.ID {
 			names = append(names, cp.Name)
 		}
 	}

@@ -26,11 +26,7 @@ Examples:
 			&cli.BoolFlag{Name: "json", Usage: "timeline and statistics as JSON"},
 		},
 		Action: e.storeAction(1, 1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
-			id, err := s.Resolve(c.Context, c.Args().First())
-			if err != nil {
-				return err
-			}
-			doc, entry, err := s.Read(c.Context, id)
+			doc, entry, err := s.ReadRevision(c.Context, c.Args().First())
 			if err != nil {
 				return err
 			}

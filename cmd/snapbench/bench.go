@@ -255,15 +255,9 @@ func (b *bench) measure(ctx context.Context, phase string) ([]row, error) {
 // (3 MB): the first call, which reads all of it, and calls after it grew
 // by two lines, against a naive hook that reads and rewrites it whole.
 func (b *bench) hooks(tag, phase string) ([]row, error) {
-	ts, err := testdocs.Transcripts()
+	longest, err := testdocs.Longest()
 	if err != nil {
 		return nil, err
-	}
-	longest := ts[0]
-	for _, t := range ts {
-		if len(t.Lines) > len(longest.Lines) {
-			longest = t
-		}
 	}
 	path := filepath.Join(b.work, "transcripts", tag+".jsonl")
 	os.MkdirAll(filepath.Dir(path), 0o777)
@@ -368,15 +362,9 @@ func (b *bench) naiveBigFiles() (string, string, error) {
 // storage snapshots the longest real transcript after every record,
 // runs git gc, and compares the pack with the gzip of the transcript.
 func (b *bench) storage(ctx context.Context) ([]row, error) {
-	ts, err := testdocs.Transcripts()
+	longest, err := testdocs.Longest()
 	if err != nil {
 		return nil, err
-	}
-	longest := ts[0]
-	for _, t := range ts {
-		if len(t.Lines) > len(longest.Lines) {
-			longest = t
-		}
 	}
 	dir := filepath.Join(b.work, "storage")
 	paths, err := gitstore.InitBare(dir)

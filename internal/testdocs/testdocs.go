@@ -64,6 +64,21 @@ func Transcripts() ([]Transcript, error) {
 	return out, err
 }
 
+// Longest reads the transcripts and returns the one with most lines.
+func Longest() (Transcript, error) {
+	ts, err := Transcripts()
+	if err != nil {
+		return Transcript{}, err
+	}
+	longest := ts[0]
+	for _, t := range ts {
+		if len(t.Lines) > len(longest.Lines) {
+			longest = t
+		}
+	}
+	return longest, nil
+}
+
 // Document builds a snapshot document from the first n lines of a
 // transcript: each line one message, kept as it is.
 func (t Transcript) Document(n int) (map[string]any, error) {
