@@ -83,6 +83,7 @@ func run(ctx context.Context, c config) error {
 	if err := b.setup(ctx); err != nil {
 		return err
 	}
+	syscall.Sync() // the history's loose objects are on disk before anything is timed
 	var rows []row
 	for _, phase := range []string{"before gc", "after gc"} {
 		if phase == "after gc" {
@@ -90,6 +91,11 @@ func run(ctx context.Context, c config) error {
 			if err := b.git("gc", "-q"); err != nil {
 				return err
 			}
+			// Let the kernel write gc's new pack out first: the rows are
+			// about the repository's layout, not about the writeback of
+			// the hundred megabytes gc just wrote, which stalls every
+			// rename (git's as much as git-snap's) for a while.
+			syscall.Sync()
 		}
 		r, err := b.measure(ctx, phase)
 		if err != nil {
