@@ -131,6 +131,7 @@ func (s *Store) readBundlePack(r io.Reader, refs []BundleRef) error {
 // BundleError means a bundle cannot be used as it is.
 type BundleError struct{ Msg string }
 
+// Error describes what is wrong with the bundle.
 func (e *BundleError) Error() string { return "bundle: " + e.Msg }
 
 // ImportBundle reads a bundle and brings its sessions into the local ones

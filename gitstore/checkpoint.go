@@ -38,6 +38,7 @@ type CheckpointExistsError struct {
 	Target        plumbing.Hash
 }
 
+// Error says which snapshot holds the name, and what to do.
 func (e *CheckpointExistsError) Error() string {
 	return fmt.Sprintf("checkpoint %q of session %s already names snapshot %s; use --force to move it", e.Name, e.Session, short(e.Target))
 }

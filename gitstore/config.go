@@ -63,7 +63,10 @@ type ConfigError struct {
 	Err  error
 }
 
+// Error names the file and the problem.
 func (e *ConfigError) Error() string { return fmt.Sprintf("config %s: %v", e.File, e.Err) }
+
+// Unwrap gives the underlying error.
 func (e *ConfigError) Unwrap() error { return e.Err }
 
 // ConfigFiles lists the files LoadConfig reads, lowest precedence first.

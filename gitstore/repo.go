@@ -29,6 +29,7 @@ type FormatError struct {
 	Reason string
 }
 
+// Error names the repository and why git-snap will not write to it.
 func (e *FormatError) Error() string {
 	return fmt.Sprintf("%s: %s", e.Dir, e.Reason)
 }

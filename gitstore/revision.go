@@ -20,6 +20,7 @@ type RevisionError struct {
 	Msg string
 }
 
+// Error names the revision and why it names no snapshot.
 func (e *RevisionError) Error() string { return fmt.Sprintf("revision %q: %s", e.Rev, e.Msg) }
 
 // Resolve finds the snapshot a revision names. Revisions are written as

@@ -37,6 +37,7 @@ type SyntaxError struct {
 	Msg    string
 }
 
+// Error gives the place (line, column, byte, JSON path) and the problem.
 func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("line %d, column %d (byte %d), at %s: %s", e.Line, e.Column, e.Offset, e.Path, e.Msg)
 }

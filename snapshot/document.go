@@ -48,6 +48,7 @@ type InputError struct {
 	Msg  string
 }
 
+// Error gives the JSON path and the problem.
 func (e *InputError) Error() string { return fmt.Sprintf("at %s: %s", e.Path, e.Msg) }
 
 func inputErr(path []any, format string, args ...any) error {
