@@ -114,11 +114,20 @@ func shorten(s string, n int) string {
 	return string(r[:n]) + fmt.Sprintf("… (%d more chars)", len(r)-n)
 }
 
+// conversational roles are shown; other records (an agent's progress
+// lines, file-history notes, lifecycle events) are counted instead.
+var conversational = map[string]bool{"user": true, "assistant": true, "system": true, "tool": true, "developer": true, "model": true, "human": true, "": true}
+
 // writeConversation renders messages for a person: role, text, tool
 // calls and results, long parts shortened.
 func writeConversation(w io.Writer, p palette, msgs []any) {
+	other := map[string]int{}
 	for i, raw := range msgs {
 		m := snapshot.ViewMessage(raw)
+		if !conversational[m.Role] {
+			other[m.Role]++
+			continue
+		}
 		role := m.Role
 		if role == "" {
 			role = "message"
@@ -132,11 +141,23 @@ func writeConversation(w io.Writer, p palette, msgs []any) {
 			writePart(w, p, part)
 		}
 	}
+	if len(other) > 0 {
+		var kinds []string
+		n := 0
+		for _, k := range sortedNames(other) {
+			kinds = append(kinds, fmt.Sprintf("%s ×%d", k, other[k]))
+			n += other[k]
+		}
+		fmt.Fprintf(w, "%s\n", p.dim(fmt.Sprintf("(%d other records not shown: %s; --json shows everything)", n, strings.Join(kinds, ", "))))
+	}
 }
 
 func writePart(w io.Writer, p palette, part snapshot.Part) {
 	switch part.Kind {
 	case snapshot.PartText:
+		if strings.TrimSpace(part.Text) == "" {
+			return
+		}
 		for _, line := range strings.Split(strings.TrimSpace(shortenLines(part.Text, 12)), "\n") {
 			fmt.Fprintf(w, "    %s\n", line)
 		}
