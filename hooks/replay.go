@@ -22,40 +22,39 @@ type ModelOutput struct {
 	} `json:"usage,omitempty"`
 }
 
-// Replay yields a document's model outputs in order. Consecutive
-// assistant records form one call, split where the records name a
-// different response (Claude Code writes one record per content block).
+// Replay yields a document's model outputs in order. Records of one
+// response are one call: Claude Code writes a record per content block,
+// all with the response's id, sometimes with other records between them.
+// Records with no id form a call until the next user or tool record.
 func Replay(doc map[string]any) iter.Seq[ModelOutput] {
 	msgs, _ := doc[snapshot.MemberMessages].([]any)
 	events, _ := doc[snapshot.MemberEvents].([]any)
 	return func(yield func(ModelOutput) bool) {
 		call := 0
 		var cur *ModelOutput
-		flush := func() bool {
-			if cur == nil {
-				return true
-			}
-			c := *cur
-			cur = nil
-			return yield(c)
-		}
+		ended := false // a user or tool record came since cur's last part
 		for _, raw := range msgs {
 			m := snapshot.ViewMessage(raw)
-			if m.Role != "assistant" && m.Role != "model" {
-				if m.Role != "event" && !flush() {
-					return
-				}
+			switch m.Role {
+			case "assistant", "model":
+			case "user", "tool", "human", "developer", "system":
+				ended = true
+				continue
+			default: // progress lines, events: not part of the conversation
 				continue
 			}
-			if cur != nil && m.UsageKey != "" && cur.ID != "" && m.UsageKey != cur.ID {
-				if !flush() {
+			sameCall := cur != nil && (m.UsageKey != "" && m.UsageKey == cur.ID || m.UsageKey == "" && cur.ID == "" && !ended)
+			if cur != nil && !sameCall {
+				if !yield(*cur) {
 					return
 				}
+				cur = nil
 			}
 			if cur == nil {
 				call++
 				cur = &ModelOutput{Call: call, ID: m.UsageKey, Model: m.Model, Content: []any{}}
 			}
+			ended = false
 			if m.Usage != nil {
 				cur.Usage = &struct {
 					Input  int64 `json:"input_tokens"`
@@ -66,7 +65,7 @@ func Replay(doc map[string]any) iter.Seq[ModelOutput] {
 				cur.Content = append(cur.Content, partJSON(p))
 			}
 		}
-		if !flush() {
+		if cur != nil && !yield(*cur) {
 			return
 		}
 		for _, raw := range events { // a recorded harness: post_model events carry the output
