@@ -239,7 +239,18 @@ func writeElements(w io.Writer, p palette, what string, changes []snapshot.Eleme
 		return
 	}
 	fmt.Fprintln(w, p.bold(what))
+	other := map[string]int{}
 	for _, c := range changes {
+		v := c.After
+		if c.Op == snapshot.OpRemoved {
+			v = c.Before
+		}
+		if what == snapshot.MemberMessages {
+			if role := snapshot.ViewMessage(v).Role; !conversational[role] {
+				other[c.Op+" "+role]++
+				continue
+			}
+		}
 		switch c.Op {
 		case snapshot.OpAdded:
 			fmt.Fprintf(w, "%s [%d] %s\n", p.green("+"), c.Index, summary(c.After))
@@ -253,6 +264,9 @@ func writeElements(w io.Writer, p palette, what string, changes []snapshot.Eleme
 				fmt.Fprintf(w, "      %s: %s → %s\n", m.Path, compact(m.Before), compact(m.After))
 			}
 		}
+	}
+	for _, k := range sortedNames(other) {
+		fmt.Fprintf(w, "%s\n", p.dim(fmt.Sprintf("  and %d other records %s (--json lists them)", other[k], k)))
 	}
 }
 
