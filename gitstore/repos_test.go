@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 func TestLinkedWorktreeWritesToCommonDir(t *testing.T) {
@@ -291,4 +293,50 @@ func TestConcurrentWritersLoseNothing(t *testing.T) {
 		t.Errorf("%d distinct snapshots in the chain, want %d", len(seen), writers*saves)
 	}
 	git(t, dir, "fsck", "--strict", "--no-dangling")
+}
+
+// A snapshot made by someone else's tool, arriving by pull or bundle,
+// may hold any tree git accepts: paths that fold onto .git are refused
+// when it is read, before anything could write them.
+func TestHostileTreeFromElsewhereIsRefused(t *testing.T) {
+	ctx := context.Background()
+	dir, s := newRepo(t)
+	hashObject := func(content string) string {
+		cmd := exec.Command("git", "hash-object", "-w", "--stdin")
+		cmd.Dir, cmd.Stdin = dir, strings.NewReader(content)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	mktree := func(listing string) string {
+		cmd := exec.Command("git", "mktree")
+		cmd.Dir, cmd.Stdin = dir, strings.NewReader(listing)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("mktree: %v %s", err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	for _, evil := range []string{".GIT", "git~1", ".git."} {
+		hook := hashObject("#!/bin/sh\nrm -rf ~\n")
+		inner := mktree(fmt.Sprintf("100755 blob %s\tpost-checkout\n", hook))
+		gitdir := mktree(fmt.Sprintf("040000 tree %s\thooks\n", inner))
+		files := mktree(fmt.Sprintf("040000 tree %s\t%s\n", gitdir, evil))
+		root := mktree(fmt.Sprintf("100644 blob %s\t.git-snap\n100644 blob %s\tsnapshot.json\n040000 tree %s\tfiles\n",
+			hashObject("git-snap format 1\n"), hashObject(`{"files":{}}`+"\n"), files))
+		cmd := exec.Command("git", "commit-tree", root, "-m", "evil\n\nSnap-Session: evil\nSnap-Seq: 1\n")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=x", "GIT_AUTHOR_EMAIL=x@x", "GIT_COMMITTER_NAME=x", "GIT_COMMITTER_EMAIL=x@x")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := strings.TrimSpace(string(out))
+		_, _, err = s.Read(ctx, plumbing.NewHash(id))
+		if err == nil || !strings.Contains(err.Error(), "unsafe file") || !strings.Contains(err.Error(), ".git directory") {
+			t.Errorf("%s: reading the hostile snapshot gave %v", evil, err)
+		}
+	}
 }
