@@ -48,17 +48,16 @@ func TestLocksLeftByKilledProcesses(t *testing.T) {
 	r := &refs{dir: filepath.Join(dir, ".git"), staleLock: 2 * time.Second,
 		warnf: func(f string, a ...any) { warnings = append(warnings, fmt.Sprintf(f, a...)) }}
 	id := plumbing.NewHash(git(t, dir, "rev-parse", "HEAD"))
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a bound, not a measure
 	defer cancel()
 
-	// The holder's process is gone: cleared at once.
+	// The holder's process is gone: cleared for that reason, not by age.
 	pid := deadPid(t)
 	lock := leaveLock(t, r, "refs/snap/a", pid, 0)
-	start := time.Now()
 	if err := r.update(ctx, "refs/snap/a", plumbing.ZeroHash, id); err != nil {
 		t.Fatal(err)
 	}
-	if time.Since(start) > 500*time.Millisecond || len(warnings) != 1 || !strings.Contains(warnings[0], fmt.Sprintf("process %d is gone", pid)) {
+	if len(warnings) != 1 || !strings.Contains(warnings[0], fmt.Sprintf("process %d is gone", pid)) {
 		t.Errorf("dead holder: warnings %q", warnings)
 	}
 	if _, err := os.Stat(lock); err == nil {
