@@ -146,10 +146,10 @@ func (s *Store) ImportBundle(ctx context.Context, r io.Reader) ([]PullResult, er
 	for _, ref := range refs {
 		session, target := strings.TrimPrefix(ref.Name, s.prefix), ref.Hash
 		if strings.HasPrefix(ref.Name, TagPrefix) { // a checkpoint: its snapshot joins its session
-			err := s.refs.update(ctx, ref.Name, plumbing.ZeroHash, ref.Hash)
-			if err != nil && err != errRefChanged {
+			if err := s.adoptTag(ctx, ref.Name, ref.Hash); err != nil {
 				return out, err
 			}
+			var err error
 			session, _, _ = strings.Cut(strings.TrimPrefix(ref.Name, TagPrefix), "/")
 			if target, err = s.peel(ref.Hash); err != nil {
 				return out, err

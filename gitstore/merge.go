@@ -81,11 +81,18 @@ func (s *Store) adoptCheckpoints(ctx context.Context, prefix string) error {
 		return err
 	}
 	for ref, h := range refs {
-		local := TagPrefix + strings.TrimPrefix(ref, prefix)
-		err := s.refs.update(ctx, local, plumbing.ZeroHash, h)
-		if err != nil && !errors.Is(err, errRefChanged) {
+		if err := s.adoptTag(ctx, TagPrefix+strings.TrimPrefix(ref, prefix), h); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// adoptTag creates a checkpoint tag another clone made, unless the name
+// is taken here: the local one is kept.
+func (s *Store) adoptTag(ctx context.Context, ref string, tag plumbing.Hash) error {
+	if err := s.refs.update(ctx, ref, plumbing.ZeroHash, tag); err != nil && !errors.Is(err, errRefChanged) {
+		return err
 	}
 	return nil
 }

@@ -130,7 +130,7 @@ func (s *Store) sparseElements(da, db plumbing.Hash) ([]any, []any, error) {
 		return m
 	}
 	ma, mb := byIndex(ra), byIndex(rb)
-	la, lb := length(ra, len(skip)), length(rb, len(skip))
+	la, lb := length(ra), length(rb)
 	out := func(m, other map[int]plumbing.Hash, n int) ([]any, error) {
 		elems := make([]any, n)
 		for i := range elems {
@@ -156,10 +156,10 @@ func (s *Store) sparseElements(da, db plumbing.Hash) ([]any, []any, error) {
 }
 
 // length is the element count: the last chunk is never skipped, so the
-// count is one past the last element read.
-func length(refs []elementRef, skippedChunks int) int {
+// count is one past the last element read (0 for an empty directory).
+func length(refs []elementRef) int {
 	if len(refs) == 0 {
-		return skippedChunks * chunkSize
+		return 0
 	}
 	return refs[len(refs)-1].index + 1
 }
