@@ -294,7 +294,7 @@ func (s *Store) Mark(ctx context.Context, o SaveOptions) (Entry, error) {
 	}
 	return s.commitOnTip(ctx, h, func(tip plumbing.Hash, h *snapshot.Header, st tipState) (plumbing.Hash, []rawObject, error) {
 		if tip.IsZero() {
-			return plumbing.ZeroHash, nil, &RevisionError{o.Session, "names no session"}
+			return plumbing.ZeroHash, nil, noSession(o.Session)
 		}
 		e, err := s.Entry(ctx, tip)
 		if err != nil {

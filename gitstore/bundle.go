@@ -27,7 +27,7 @@ func (s *Store) WriteBundle(ctx context.Context, w io.Writer, refs []string) (in
 			return 0, err
 		}
 		if h.IsZero() {
-			return 0, &RevisionError{ref, "names nothing to bundle"}
+			return 0, &NotFoundError{ref, "names nothing to bundle"}
 		}
 		tips[ref] = h
 		target, err := s.peel(h)

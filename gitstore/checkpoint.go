@@ -183,7 +183,7 @@ func (s *Store) DeleteCheckpoint(ctx context.Context, session, name string) erro
 		return err
 	}
 	if old.IsZero() {
-		return &RevisionError{"snap/" + session + "/" + name, "names no checkpoint (see git snap checkpoint --list)"}
+		return &NotFoundError{"snap/" + session + "/" + name, "names no checkpoint (see git snap checkpoint --list)"}
 	}
 	if err := s.refs.update(ctx, ref, old, plumbing.ZeroHash); err != nil {
 		return writeErr(err)

@@ -4,40 +4,42 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/format/config"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
-// identity signs a commit or tag made at when.
+// identity signs a commit or tag made at when. Who it is does not change
+// while a Store is open, so it is worked out once.
 func (s *Store) identity(when time.Time) object.Signature {
-	sig := s.opts.Identity
-	if sig.Name == "" && sig.Email == "" {
-		sig = DefaultIdentity(s.paths)
-	}
+	s.whoOnce.Do(func() {
+		s.who = s.opts.Identity
+		if s.who.Name == "" && s.who.Email == "" {
+			s.who = DefaultIdentity(s.paths, s.opts.Env)
+		}
+	})
+	sig := s.who
 	sig.When = when
 	return sig
 }
 
 // DefaultIdentity finds who snapshots are by, as git would for a commit:
-// $GIT_COMMITTER_NAME/EMAIL, then user.name/email of the repository, the
+// the committer named by env, then user.name/email of the repository, the
 // user's and the XDG git config; "git-snap" when nothing says.
-func DefaultIdentity(p Paths) object.Signature {
-	sig := object.Signature{Name: os.Getenv("GIT_COMMITTER_NAME"), Email: os.Getenv("GIT_COMMITTER_EMAIL")}
+func DefaultIdentity(p Paths, env GitEnv) object.Signature {
+	sig := object.Signature{Name: env.CommitterName, Email: env.CommitterEmail}
 	files := []string{filepath.Join(p.CommonDir, "config")}
-	if home, err := os.UserHomeDir(); err == nil {
-		files = append(files, filepath.Join(home, ".gitconfig"))
-	}
-	xdg := os.Getenv("XDG_CONFIG_HOME")
-	if xdg == "" {
-		if home, err := os.UserHomeDir(); err == nil {
-			xdg = filepath.Join(home, ".config")
+	xdg := env.XDGConfigHome
+	if env.Home != "" {
+		files = append(files, filepath.Join(env.Home, ".gitconfig"))
+		if xdg == "" {
+			xdg = filepath.Join(env.Home, ".config")
 		}
 	}
-	files = append(files, filepath.Join(xdg, "git", "config"))
+	if xdg != "" {
+		files = append(files, filepath.Join(xdg, "git", "config"))
+	}
 	for _, f := range files {
 		if sig.Name != "" && sig.Email != "" {
 			break
@@ -70,27 +72,4 @@ func userFromConfig(path string) (name, email string) {
 	}
 	user := cfg.Section("user")
 	return user.Option("name"), user.Option("email")
-}
-
-// TimeFromEnv reads a time the way git reads $GIT_COMMITTER_DATE: "@unix",
-// "unix +zone", "@unix +zone" or RFC 3339. It returns false when unset or
-// unreadable, so that tests and reproducible runs can pin the time.
-func TimeFromEnv(name string) (time.Time, bool) {
-	v := strings.TrimSpace(os.Getenv(name))
-	if v == "" {
-		return time.Time{}, false
-	}
-	if t, err := time.Parse(time.RFC3339, v); err == nil {
-		return t, true
-	}
-	secs, zone, _ := strings.Cut(strings.TrimPrefix(v, "@"), " ")
-	n, err := strconv.ParseInt(secs, 10, 64)
-	if err != nil {
-		return time.Time{}, false
-	}
-	t := time.Unix(n, 0).UTC()
-	if z, err := time.Parse("-0700", zone); err == nil {
-		t = t.In(z.Location())
-	}
-	return t, true
 }

@@ -41,7 +41,7 @@ type PruneResult struct {
 // git gc to collect.
 func (s *Store) Prune(ctx context.Context, session string, o PruneOptions) (PruneResult, error) {
 	if o.KeepLast <= 0 && o.OlderThan <= 0 {
-		return PruneResult{}, &RevisionError{session, "say what to keep: --keep-last N or --older-than DURATION"}
+		return PruneResult{}, &OptionsError{"prune: say what to keep: --keep-last N or --older-than DURATION"}
 	}
 	ref := s.SessionRef(session)
 	tip, err := s.refs.read(ref)
@@ -49,7 +49,7 @@ func (s *Store) Prune(ctx context.Context, session string, o PruneOptions) (Prun
 		return PruneResult{}, err
 	}
 	if tip.IsZero() {
-		return PruneResult{}, &RevisionError{session, "names no session (see git snap sessions)"}
+		return PruneResult{}, noSession(session)
 	}
 	chain, err := s.firstParentChain(ctx, tip)
 	if err != nil {
@@ -275,7 +275,7 @@ func (s *Store) Drop(ctx context.Context, session string) error {
 		return err
 	}
 	if tip.IsZero() {
-		return &RevisionError{session, "names no session (see git snap sessions)"}
+		return noSession(session)
 	}
 	cps, err := s.Checkpoints(ctx, session, true)
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strings"
 
@@ -159,9 +158,6 @@ func wrapRemote(op string, err error) error {
 }
 
 func (s *Store) useGit(transport string) bool {
-	if transport == "" {
-		transport = os.Getenv("GIT_SNAP_TRANSPORT")
-	}
 	switch transport {
 	case TransportGit:
 		return true

@@ -19,9 +19,6 @@ type Paths struct {
 	WorkTree  string // "" in a bare repository
 }
 
-// ErrNotRepository means no git repository was found.
-var ErrNotRepository = errors.New("not a git repository")
-
 // FormatError means the repository uses a format git-snap cannot write
 // safely. Nothing has been written when it is returned.
 type FormatError struct {
@@ -34,12 +31,23 @@ func (e *FormatError) Error() string {
 	return fmt.Sprintf("%s: %s", e.Dir, e.Reason)
 }
 
+// GitEnv is what git's environment variables say. The library reads no
+// environment; the command line fills this in from its own.
+type GitEnv struct {
+	GitDir         string // $GIT_DIR
+	WorkTree       string // $GIT_WORK_TREE
+	CommitterName  string // $GIT_COMMITTER_NAME
+	CommitterEmail string // $GIT_COMMITTER_EMAIL
+	Home           string // $HOME, for ~/.gitconfig
+	XDGConfigHome  string // $XDG_CONFIG_HOME, for its git/config
+}
+
 // Discover finds the repository that contains dir, the way git does:
-// $GIT_DIR if set, else the nearest .git directory or gitfile above dir,
-// else dir itself when it is a bare repository.
-func Discover(dir string) (Paths, error) {
-	if gd := os.Getenv("GIT_DIR"); gd != "" {
-		return fromGitDir(absFrom(dir, gd), os.Getenv("GIT_WORK_TREE"))
+// env.GitDir if set, else the nearest .git directory or gitfile above
+// dir, else dir itself when it is a bare repository.
+func Discover(dir string, env GitEnv) (Paths, error) {
+	if env.GitDir != "" {
+		return fromGitDir(absFrom(dir, env.GitDir), env.WorkTree)
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {

@@ -26,14 +26,14 @@ func TestLinkedWorktreeWritesToCommonDir(t *testing.T) {
 	if s.Paths().WorkTree != wt || !strings.HasSuffix(s.Paths().CommonDir, filepath.Join(dir, ".git")) {
 		t.Fatalf("paths = %+v", s.Paths())
 	}
-	code, err := s.CodeState(ctx)
+	head, err := s.Head()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := git(t, wt, "rev-parse", "HEAD"); code.Commit.String() != want || code.Dirty {
-		t.Errorf("code = %+v, want %s clean (the worktree's HEAD, not main's)", code, want)
+	if want := git(t, wt, "rev-parse", "HEAD"); head.String() != want {
+		t.Errorf("HEAD = %s, want %s (the worktree's HEAD, not main's)", head, want)
 	}
-	e, err := s.Save(ctx, conversation(2), SaveOptions{Session: "wt", Code: code.Commit.String()})
+	e, err := s.Save(ctx, conversation(2), SaveOptions{Session: "wt", Code: head.String()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,9 +67,8 @@ func TestBareRepository(t *testing.T) {
 	if s.Paths().WorkTree != "" {
 		t.Errorf("bare repository has work tree %q", s.Paths().WorkTree)
 	}
-	code, err := s.CodeState(ctx)
-	if err != nil || !code.Commit.IsZero() {
-		t.Errorf("code state of a bare repository = %+v, %v", code, err)
+	if head, err := s.Head(); err != nil || !head.IsZero() {
+		t.Errorf("HEAD of a new bare repository = %s, %v", head, err)
 	}
 	if _, err := s.Save(ctx, conversation(3), SaveOptions{Session: "bare"}); err != nil {
 		t.Fatal(err)
@@ -98,9 +97,8 @@ func TestUnbornHead(t *testing.T) {
 	dir := t.TempDir()
 	git(t, dir, "init", "-q")
 	s := openStore(t, dir)
-	code, err := s.CodeState(ctx)
-	if err != nil || !code.Commit.IsZero() {
-		t.Errorf("code state with unborn HEAD = %+v, %v", code, err)
+	if head, err := s.Head(); err != nil || !head.IsZero() {
+		t.Errorf("unborn HEAD = %s, %v", head, err)
 	}
 	if _, err := s.Save(ctx, conversation(1), SaveOptions{Session: "unborn"}); err != nil {
 		t.Fatal(err)
@@ -182,45 +180,6 @@ func TestReadOnlyRepositoryFailsClearly(t *testing.T) {
 	}
 	if refs := git(t, dir, "for-each-ref", "refs/snap"); refs != "" {
 		t.Errorf("a ref was written: %s", refs)
-	}
-}
-
-func TestCodeStateDirty(t *testing.T) {
-	ctx := context.Background()
-	dir, s := newRepo(t)
-	state := func() bool {
-		t.Helper()
-		c, err := s.CodeState(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if c.Commit.String() != git(t, dir, "rev-parse", "HEAD") {
-			t.Fatalf("commit %s is not HEAD", c.Commit)
-		}
-		return c.Dirty
-	}
-	if state() {
-		t.Error("clean work tree reported dirty")
-	}
-	os.WriteFile(filepath.Join(dir, "untracked.txt"), []byte("x"), 0o644)
-	if state() {
-		t.Error("an untracked file made it dirty (git describe --dirty ignores them)")
-	}
-	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main // changed\n"), 0o644)
-	if !state() {
-		t.Error("modified tracked file not seen")
-	}
-	git(t, dir, "add", "main.go")
-	if !state() {
-		t.Error("staged change not seen")
-	}
-	git(t, dir, "commit", "-q", "-m", "second")
-	if state() {
-		t.Error("dirty after commit")
-	}
-	os.Remove(filepath.Join(dir, "main.go"))
-	if !state() {
-		t.Error("deleted tracked file not seen")
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
@@ -39,9 +40,12 @@ type Options struct {
 	Warnf func(format string, args ...any)
 	// Now gives the time of new snapshots; time.Now when nil.
 	Now func() time.Time
-	// Identity signs commits and tags; from git's environment and
-	// config when empty (see DefaultIdentity).
+	// Identity signs commits and tags; from Env and git's config when
+	// empty (see DefaultIdentity).
 	Identity object.Signature
+	// Env is what git's environment says: where the repository is (for
+	// Open) and who commits.
+	Env GitEnv
 	// Redactor replaces secrets in every document before anything is
 	// written; nil writes documents as they are.
 	Redactor *redact.Redactor
@@ -55,6 +59,9 @@ type Store struct {
 	prefix string
 	opts   Options
 	reader treeReader
+
+	whoOnce sync.Once
+	who     object.Signature // see identity
 }
 
 // Entry is a snapshot as the log sees it: its commit, without the tree.
@@ -68,7 +75,7 @@ type Entry struct {
 // Open opens the repository that contains dir. It refuses, before any
 // write, repositories it cannot write safely (see FormatError).
 func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
-	paths, err := Discover(dir)
+	paths, err := Discover(dir, opts.Env)
 	if err != nil {
 		return nil, err
 	}

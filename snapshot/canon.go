@@ -37,6 +37,9 @@ type SyntaxError struct {
 	Msg    string
 }
 
+// UserError marks the error as the user's to correct: the input is wrong.
+func (e *SyntaxError) UserError() {}
+
 // Error gives the place (line, column, byte, JSON path) and the problem.
 func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("line %d, column %d (byte %d), at %s: %s", e.Line, e.Column, e.Offset, e.Path, e.Msg)

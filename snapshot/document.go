@@ -51,6 +51,9 @@ type InputError struct {
 // Error gives the JSON path and the problem.
 func (e *InputError) Error() string { return fmt.Sprintf("at %s: %s", e.Path, e.Msg) }
 
+// UserError marks the error as the user's to correct: the input is wrong.
+func (e *InputError) UserError() {}
+
 func inputErr(path []any, format string, args ...any) error {
 	return &InputError{Path: FormatPath(path), Msg: fmt.Sprintf(format, args...)}
 }

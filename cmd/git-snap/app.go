@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/redact"
 	"github.com/git-snap/git-snap/snapshot"
@@ -102,6 +103,9 @@ type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
 
+// UserError marks the error as the user's to correct.
+func (e *usageError) UserError() {}
+
 func usagef(format string, args ...any) error {
 	return &usageError{fmt.Sprintf(format, args...)}
 }
@@ -123,24 +127,15 @@ func (e *env) report(err error) int {
 	return code
 }
 
+// userError is what every error meant for users has, whichever package
+// made it: the call or the input is wrong, and nothing was written.
+type userError interface{ UserError() }
+
 // exitCode is 2 for what the user can correct in the call or the input,
 // 1 for failures.
 func exitCode(err error) int {
-	var (
-		usage    *usageError
-		input    *snapshot.InputError
-		syntax   *snapshot.SyntaxError
-		rev      *gitstore.RevisionError
-		exists   *gitstore.CheckpointExistsError
-		config   *gitstore.ConfigError
-		format   *gitstore.FormatError
-		bundle   *gitstore.BundleError
-		notSnaps = errors.Is(err, gitstore.ErrNotRepository)
-	)
-	switch {
-	case errors.As(err, &usage), errors.As(err, &input), errors.As(err, &syntax),
-		errors.As(err, &rev), errors.As(err, &exists), errors.As(err, &config),
-		errors.As(err, &format), errors.As(err, &bundle), notSnaps:
+	var u userError
+	if errors.As(err, &u) {
 		return 2
 	}
 	return 1
@@ -151,6 +146,7 @@ func hintFor(err error) string {
 		syntax *snapshot.SyntaxError
 		input  *snapshot.InputError
 		rev    *gitstore.RevisionError
+		absent *gitstore.NotFoundError
 	)
 	switch {
 	case errors.Is(err, gitstore.ErrNotRepository):
@@ -159,7 +155,7 @@ func hintFor(err error) string {
 		return "the document must be one JSON object; fix it at the place named and run the command again. Nothing was written."
 	case errors.As(err, &input):
 		return "fix the document at the place named and run the command again. Nothing was written."
-	case errors.As(err, &rev):
+	case errors.As(err, &rev), errors.As(err, &absent):
 		return "list sessions with git snap sessions, snapshots with git snap log --all"
 	}
 	var usage *usageError
@@ -171,7 +167,7 @@ func hintFor(err error) string {
 
 // storeAction makes the action of a command that works on the store: it
 // checks the number of arguments, opens the store, runs, and closes it.
-func (e *env) storeAction(minArgs, maxArgs int, run func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error) cli.ActionFunc {
+func (e *env) storeAction(minArgs, maxArgs int, run func(c *cli.Context, s *gitstore.Store, cfg config.Config) error) cli.ActionFunc {
 	return func(c *cli.Context) error {
 		if err := args(c, minArgs, maxArgs); err != nil {
 			return err
@@ -189,24 +185,25 @@ func (e *env) storeAction(minArgs, maxArgs int, run func(c *cli.Context, s *gits
 }
 
 // openStore opens the store the command works on, with its config.
-func (e *env) openStore(c *cli.Context) (*gitstore.Store, gitstore.Config, error) {
+func (e *env) openStore(c *cli.Context) (*gitstore.Store, config.Config, error) {
 	paths, err := e.storePaths(c)
 	if err != nil {
-		return nil, gitstore.Config{}, err
+		return nil, config.Config{}, err
 	}
-	cfg, err := gitstore.LoadConfig(paths)
+	cfg, err := config.Load(config.SourcesFor(e.userConfigDir(), paths.WorkTree, paths.CommonDir))
 	if err != nil {
-		return nil, gitstore.Config{}, err
+		return nil, config.Config{}, err
 	}
 	redactor, err := redact.New(cfg.Redact)
 	if err != nil {
-		return nil, gitstore.Config{}, &gitstore.ConfigError{File: "redact", Err: err}
+		return nil, config.Config{}, &config.Error{File: "redact", Err: err}
 	}
 	s, err := gitstore.OpenPaths(c.Context, paths, gitstore.Options{
 		RefPrefix: cfg.Refs.Prefix,
 		Warnf:     func(f string, a ...any) { fmt.Fprintf(e.stderr, "git-snap: warning: "+f+"\n", a...) },
 		Now:       e.now,
 		Redactor:  redactor,
+		Env:       e.gitEnv(),
 	})
 	return s, cfg, err
 }
@@ -230,15 +227,27 @@ func (e *env) storePaths(c *cli.Context) (gitstore.Paths, error) {
 		if !filepath.IsAbs(store) {
 			store = filepath.Join(e.workDir(c), store)
 		}
-		return gitstore.Discover(store)
+		return gitstore.Discover(store, e.gitEnv())
 	}
-	return gitstore.Discover(e.workDir(c))
+	return gitstore.Discover(e.workDir(c), e.gitEnv())
+}
+
+// userConfigDir is where the user's settings live: $XDG_CONFIG_HOME, or
+// ~/.config as the XDG base directory specification says.
+func (e *env) userConfigDir() string {
+	if d := e.getenv("XDG_CONFIG_HOME"); d != "" {
+		return d
+	}
+	if home := e.getenv("HOME"); home != "" {
+		return filepath.Join(home, ".config")
+	}
+	return ""
 }
 
 // now is the time of new snapshots: $GIT_COMMITTER_DATE when set, as git
 // does, so that runs can be reproduced.
 func (e *env) now() time.Time {
-	if t, ok := gitstore.TimeFromEnv("GIT_COMMITTER_DATE"); ok {
+	if t, ok := parseGitDate(e.getenv("GIT_COMMITTER_DATE")); ok {
 		return t
 	}
 	return time.Now()
@@ -246,7 +255,7 @@ func (e *env) now() time.Time {
 
 // session picks the session a command works on: the flag, then
 // $GIT_SNAP_SESSION, then the config.
-func (e *env) session(c *cli.Context, cfg gitstore.Config) string {
+func (e *env) session(c *cli.Context, cfg config.Config) string {
 	if s := c.String("session"); s != "" {
 		return s
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 )
 
@@ -44,7 +45,7 @@ Examples:
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "the session `NAME` when REV is not given"},
 			&cli.BoolFlag{Name: "json", Usage: "with --list, JSON for scripts"},
 		},
-		Action: e.storeAction(0, 2, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
+		Action: e.storeAction(0, 2, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
 			o := checkpointOptions{
 				Name: c.Args().Get(0), Rev: c.Args().Get(1), Message: c.String("message"), Force: c.Bool("force"),
 				List: c.Bool("list"), Delete: c.Bool("delete"), Session: e.session(c, cfg), JSON: c.Bool("json"),
@@ -136,7 +137,7 @@ func (e *env) deleteCheckpoint(ctx context.Context, s *gitstore.Store, o checkpo
 		}
 		switch len(owners) {
 		case 0:
-			return &gitstore.RevisionError{Rev: cpName, Msg: "names no checkpoint (see git snap checkpoint --list)"}
+			return &gitstore.NotFoundError{Name: cpName, Msg: "names no checkpoint (see git snap checkpoint --list)"}
 		case 1:
 			session = owners[0]
 		default:

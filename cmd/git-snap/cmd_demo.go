@@ -53,7 +53,7 @@ func (e *env) runDemo(ctx context.Context, p palette, keep bool) error {
 	}
 	clock := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 	s, err := gitstore.OpenPaths(ctx, paths, gitstore.Options{
-		Identity: gitstore.DefaultIdentity(paths),
+		Identity: gitstore.DefaultIdentity(paths, e.gitEnv()),
 		Now:      func() time.Time { clock = clock.Add(37 * time.Second); return clock },
 	})
 	if err != nil {

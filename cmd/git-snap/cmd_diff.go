@@ -8,6 +8,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -38,7 +39,7 @@ Examples:
 			&cli.BoolFlag{Name: "json", Usage: "the diff as JSON"},
 			&cli.BoolFlag{Name: "patch", Usage: "an RFC 6902 JSON Patch that turns A into B"},
 		},
-		Action: e.storeAction(1, 2, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
+		Action: e.storeAction(1, 2, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
 			o := diffOptions{A: c.Args().Get(0), B: c.Args().Get(1), Stat: c.Bool("stat"), JSON: c.Bool("json"), Patch: c.Bool("patch")}
 			if n := btoi(o.Stat) + btoi(o.JSON) + btoi(o.Patch); n > 1 {
 				return usagef("choose one of --stat, --json and --patch")

@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 )
 
@@ -18,7 +19,7 @@ collects them (git keeps what its reflogs name for a while).
 
 Example:
    git snap drop scratch-1 scratch-2`,
-		Action: e.storeAction(1, -1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
+		Action: e.storeAction(1, -1, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
 			for _, sess := range c.Args().Slice() {
 				if err := s.Drop(c.Context, sess); err != nil {
 					return err

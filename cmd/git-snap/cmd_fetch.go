@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 )
 
@@ -20,7 +21,7 @@ sessions do not change (pull does that). Browse them as remotes/<remote>/snap/<s
 Example:
    git snap fetch origin && git log origin/snap/fix-login`,
 		Flags: remoteFlags(),
-		Action: e.storeAction(0, -1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
+		Action: e.storeAction(0, -1, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
 			o, err := e.remoteOptions(c)
 			if err != nil {
 				return err

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 )
 
@@ -15,7 +16,7 @@ repacks or prunes objects itself: that is git's job.
 
 Example:
    git snap gc`,
-		Action: e.storeAction(0, 0, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
+		Action: e.storeAction(0, 0, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
 			return s.GC(c.Context)
 		}),
 	}

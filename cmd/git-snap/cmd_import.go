@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -44,7 +45,7 @@ Examples:
 			&cli.StringFlag{Name: "label", Aliases: []string{"l"}, Value: "import", Usage: "label of the new snapshots"},
 			&cli.StringFlag{Name: "from", Usage: "the files are transcripts of `AGENT`: claude-code or codex"},
 		},
-		Action: e.storeAction(1, -1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
+		Action: e.storeAction(1, -1, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
 			if from := c.String("from"); from != "" {
 				return e.runImportTranscripts(c, s, cfg, from, c.Args().Slice())
 			}
@@ -53,7 +54,7 @@ Examples:
 	}
 }
 
-func (e *env) runImport(ctx context.Context, s *gitstore.Store, cfg gitstore.Config, o importOptions) error {
+func (e *env) runImport(ctx context.Context, s *gitstore.Store, cfg config.Config, o importOptions) error {
 	type item struct {
 		file, session string
 		doc           map[string]any

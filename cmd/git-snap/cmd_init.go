@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 )
 
@@ -62,7 +63,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if _, err := f.WriteString(gitstore.SampleConfig); err != nil {
+			if _, err := f.WriteString(config.Sample); err != nil {
 				f.Close()
 				return err
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 )
 
@@ -59,7 +60,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			return e.storeAction(0, -1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
+			return e.storeAction(0, -1, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
 				o.Session = e.session(c, cfg)
 				w, done := e.pager(c)
 				defer done()

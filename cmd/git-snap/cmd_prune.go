@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 )
 
@@ -32,7 +33,7 @@ Examples:
 			&cli.DurationFlag{Name: "older-than", Usage: "prune only snapshots older than `DURATION` (e.g. 720h)"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "say what would go, change nothing"},
 		},
-		Action: e.storeAction(0, -1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
+		Action: e.storeAction(0, -1, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
 			o := gitstore.PruneOptions{
 				KeepLast: c.Int("keep-last"), KeepFirst: c.Bool("keep-first"), KeepCheckpoints: c.Bool("keep-checkpoints"),
 				KeepLatestPerLabel: c.Bool("keep-latest-per-label"), OlderThan: c.Duration("older-than"), DryRun: c.Bool("dry-run"),
@@ -79,7 +80,7 @@ func (e *env) runPrune(ctx context.Context, s *gitstore.Store, sessions []string
 // applyRetention prunes a session that grew past retention.max_per_session
 // by a tenth, back to the maximum, so that a save does not rewrite the
 // chain every time.
-func (e *env) applyRetention(ctx context.Context, s *gitstore.Store, cfg gitstore.Config, session string, seq int) error {
+func (e *env) applyRetention(ctx context.Context, s *gitstore.Store, cfg config.Config, session string, seq int) error {
 	max := cfg.Retention.MaxPerSession
 	if max <= 0 || seq <= max+max/10 {
 		return nil

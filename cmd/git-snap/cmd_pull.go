@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 )
 
@@ -25,7 +26,7 @@ Examples:
    git snap pull
    git snap pull origin fix-login`,
 		Flags: remoteFlags(),
-		Action: e.storeAction(0, -1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
+		Action: e.storeAction(0, -1, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
 			o, err := e.remoteOptions(c)
 			if err != nil {
 				return err

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/hooks"
 	"github.com/git-snap/git-snap/snapshot"
@@ -25,7 +26,7 @@ Example:
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "session `NAME`"},
 		},
-		Action: e.storeAction(0, 0, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
+		Action: e.storeAction(0, 0, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
 			session := e.session(c, cfg)
 			if session == "" {
 				return usagef("record needs a session: --session NAME")

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/hooks"
 	"github.com/git-snap/git-snap/snapshot"
@@ -19,7 +20,7 @@ bytes: a script a mock model can serve to repeat the run offline.
 
 Example:
    git snap replay snap/fix-login/green > model-script.jsonl`,
-		Action: e.storeAction(1, 1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
+		Action: e.storeAction(1, 1, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
 			doc, _, err := s.ReadRevision(c.Context, c.Args().First())
 			if err != nil {
 				return err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/hooks"
 	"github.com/git-snap/git-snap/snapshot"
@@ -47,7 +48,7 @@ Examples:
 			&cli.StringFlag{Name: "format", Usage: "write the agent's own transcript (`AGENT`: claude-code or codex) instead of the document"},
 			&cli.StringFlag{Name: "dir", Usage: "with --format, write every transcript file (subagents too) under `DIR`"},
 		},
-		Action: e.storeAction(1, 1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
+		Action: e.storeAction(1, 1, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
 			if f := c.String("format"); f != "" {
 				return e.runRestoreTranscript(c, s, f)
 			}
@@ -92,7 +93,7 @@ Examples:
 		},
 		Action: func(c *cli.Context) error {
 			if c.String("bundle") != "" {
-				return e.storeAction(0, -1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
+				return e.storeAction(0, -1, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
 					return e.runExportBundle(c, s, c.String("bundle"), c.Args().Slice())
 				})(c)
 			}
@@ -101,7 +102,7 @@ Examples:
 	}
 }
 
-func (e *env) exportDocument(c *cli.Context, s *gitstore.Store, _ gitstore.Config) error {
+func (e *env) exportDocument(c *cli.Context, s *gitstore.Store, _ config.Config) error {
 	if c.Bool("compact") && c.Bool("yaml") {
 		return usagef("choose one of --compact and --yaml")
 	}
@@ -180,7 +181,7 @@ func (e *env) runRestoreFiles(c *cli.Context, s *gitstore.Store, rev string, o w
 	}
 	root := s.Paths().WorkTree
 	if root == "" {
-		p, err := gitstore.Discover(e.workDir(c))
+		p, err := gitstore.Discover(e.workDir(c), e.gitEnv())
 		if err != nil || p.WorkTree == "" {
 			return usagef("restore --files needs a work tree; run it inside one")
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
 	"github.com/git-snap/git-snap/worktree"
@@ -27,7 +28,7 @@ Examples:
 			&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "overwrite files changed since"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "only say what would be written"},
 		},
-		Action: e.storeAction(1, 1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
+		Action: e.storeAction(1, 1, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
 			id, err := s.Resolve(c.Context, c.Args().First())
 			if err != nil {
 				return err

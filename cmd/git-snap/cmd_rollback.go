@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 )
 
@@ -34,7 +35,7 @@ Examples:
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "the session `NAME` for --last"},
 			&cli.StringFlag{Name: "message", Aliases: []string{"m"}, Usage: "a note for the new snapshot"},
 		},
-		Action: e.storeAction(0, 1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
+		Action: e.storeAction(0, 1, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
 			o := rollbackOptions{Rev: c.Args().First(), Last: c.Bool("last"), Session: e.session(c, cfg), Message: c.String("message")}
 			return e.runRollback(c.Context, s, o)
 		}),

@@ -9,6 +9,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/codestate"
+	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -47,7 +49,7 @@ Example:
 			&cli.BoolFlag{Name: "no-code", Usage: "do not record the work tree's commit"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "check the document and show what would be redacted; write nothing"},
 		},
-		Action: e.storeAction(0, 1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
+		Action: e.storeAction(0, 1, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
 			return e.runSave(c.Context, s, cfg, saveOptions{
 				File: c.Args().First(), Session: e.session(c, cfg), Label: c.String("label"),
 				Turn: c.Int("turn"), Checkpoint: c.String("checkpoint"), Message: c.String("message"),
@@ -57,7 +59,7 @@ Example:
 	}
 }
 
-func (e *env) runSave(ctx context.Context, s *gitstore.Store, cfg gitstore.Config, o saveOptions) error {
+func (e *env) runSave(ctx context.Context, s *gitstore.Store, cfg config.Config, o saveOptions) error {
 	if o.Session == "" {
 		return usagef("save needs a session: --session NAME (or set $GIT_SNAP_SESSION)")
 	}
@@ -107,23 +109,24 @@ func (e *env) runSave(ctx context.Context, s *gitstore.Store, cfg gitstore.Confi
 	return e.applyRetention(ctx, s, cfg, o.Session, entry.Header.Seq)
 }
 
-// codeState reads the code commit of the work tree the command runs in,
-// which may be another repository than the store (--store).
-func (e *env) codeState(ctx context.Context, s *gitstore.Store) (gitstore.CodeState, error) {
-	if s.Paths().WorkTree != "" {
-		return s.CodeState(ctx)
+// codeState reads the code of the work tree the command runs in, which
+// may be another repository than the store (--store). Outside a work
+// tree there is nothing to record.
+func (e *env) codeState(ctx context.Context, s *gitstore.Store) (codestate.State, error) {
+	dir := s.Paths().WorkTree
+	if dir == "" {
+		p, err := gitstore.Discover(e.dir, e.gitEnv())
+		if err != nil || p.WorkTree == "" {
+			return codestate.State{}, nil
+		}
+		dir = p.WorkTree
 	}
-	code, err := gitstore.Open(ctx, e.dir, gitstore.Options{})
-	if err != nil {
-		return gitstore.CodeState{}, nil // no work tree here: nothing to record
-	}
-	defer code.Close()
-	return code.CodeState(ctx)
+	return codestate.Read(ctx, codestate.Options{Dir: dir})
 }
 
 // readDocument reads and validates a document from a file or stdin,
 // within the configured limits, before anything is written.
-func (e *env) readDocument(file string, cfg gitstore.Config) (map[string]any, error) {
+func (e *env) readDocument(file string, cfg config.Config) (map[string]any, error) {
 	var r io.Reader = e.stdin
 	name := "stdin"
 	if file != "" && file != "-" {

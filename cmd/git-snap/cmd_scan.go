@@ -8,6 +8,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/redact"
 )
@@ -27,7 +28,7 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "a JSON array, for scripts"},
 		},
-		Action: e.storeAction(0, -1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
+		Action: e.storeAction(0, -1, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
 			cfg.Redact.Disabled = false // an audit looks even where saving does not redact
 			r, err := redact.New(cfg.Redact)
 			if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 )
 
@@ -25,7 +26,7 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "a JSON array, for scripts"},
 		},
-		Action: e.storeAction(0, 0, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
+		Action: e.storeAction(0, 0, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
 			w, done := e.pager(c)
 			defer done()
 			return runSessions(c.Context, s, w, c.Bool("json"))

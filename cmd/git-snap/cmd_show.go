@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -36,7 +37,7 @@ Examples:
 			&cli.BoolFlag{Name: "yaml", Usage: "header, stats and document as YAML"},
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "show this session's newest snapshot when no REV is given"},
 		},
-		Action: e.storeAction(0, 1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
+		Action: e.storeAction(0, 1, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
 			if c.Bool("json") && c.Bool("yaml") {
 				return usagef("choose one of --json and --yaml")
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -28,7 +29,7 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "JSON, for scripts"},
 		},
-		Action: e.storeAction(0, 1, func(c *cli.Context, s *gitstore.Store, cfg gitstore.Config) error {
+		Action: e.storeAction(0, 1, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
 			session := c.Args().First()
 			if session == "" {
 				session = e.session(c, cfg)
@@ -56,7 +57,7 @@ func runStats(ctx context.Context, s *gitstore.Store, w io.Writer, session strin
 	if session != "" {
 		all = slices.DeleteFunc(all, func(x gitstore.Session) bool { return x.Name != session })
 		if len(all) == 0 {
-			return &gitstore.RevisionError{Rev: session, Msg: "names no session (see git snap sessions)"}
+			return &gitstore.NotFoundError{Name: session, Msg: "names no session (see git snap sessions)"}
 		}
 	}
 	st := sessionStats{Checkpoints: map[string]int{}}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/hooks"
 	"github.com/git-snap/git-snap/snapshot"
@@ -20,7 +21,7 @@ var threadID = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 
 // runImportTranscripts imports agents' transcripts: every file is found
 // and checked first, then each is ingested as its session.
-func (e *env) runImportTranscripts(c *cli.Context, s *gitstore.Store, cfg gitstore.Config, agent string, args []string) error {
+func (e *env) runImportTranscripts(c *cli.Context, s *gitstore.Store, cfg config.Config, agent string, args []string) error {
 	a, err := hooks.Lookup(agent)
 	if err != nil {
 		return usagef("--from: %v", err)

@@ -16,13 +16,16 @@ func remoteFlags() []cli.Flag {
 // remoteOptions reads [REMOTE] [SESSION…] as git push reads [remote] [refspec…].
 func (e *env) remoteOptions(c *cli.Context) (gitstore.RemoteOptions, error) {
 	o := gitstore.RemoteOptions{Remote: c.Args().First(), Transport: c.String("transport")}
+	if o.Transport == "" {
+		o.Transport = e.getenv("GIT_SNAP_TRANSPORT")
+	}
 	if c.NArg() > 1 {
 		o.Sessions = c.Args().Tail()
 	}
 	switch o.Transport {
 	case "", gitstore.TransportGit, gitstore.TransportGoGit:
 	default:
-		return o, usagef("--transport takes git or go-git, not %q", o.Transport)
+		return o, usagef("--transport (or $GIT_SNAP_TRANSPORT) takes git or go-git, not %q", o.Transport)
 	}
 	if e.terminal {
 		o.Progress = e.stderr

@@ -1,4 +1,8 @@
-package gitstore
+// Package config reads git-snap's settings: YAML files from the user, the
+// team (committed with the code) and this clone, merged in that order.
+// The library takes what it needs of them through its own Options; only
+// the command line reads these files.
+package config
 
 import (
 	"bytes"
@@ -15,10 +19,8 @@ import (
 	"github.com/git-snap/git-snap/redact"
 )
 
-// Config is git-snap's configuration. Files are read in this order, each
-// overriding what the ones before it set: the user's
-// ($XDG_CONFIG_HOME/git-snap/config.yaml), the team's (.git-snap.yaml at
-// the work tree root) and this clone's (.git/snap/config.yaml).
+// Config is git-snap's configuration. Files are read in the order of
+// Sources, each overriding what the ones before it set.
 type Config struct {
 	// Session is the default session for save, checkpoint and log.
 	Session string `yaml:"session"`
@@ -50,56 +52,77 @@ type Config struct {
 	} `yaml:"retention"`
 }
 
-// Defaults of Config.
+// Defaults of Config's limits.
 const (
 	DefaultMaxDocumentBytes = 64 << 20
 	DefaultMaxDepth         = 10000
 	DefaultMaxValueBytes    = 16 << 20
 )
 
-// ConfigError is a configuration file that cannot be used as it is.
-type ConfigError struct {
+// Error is a configuration file that cannot be used as it is. It is the
+// user's to fix: the command line exits with status 2.
+type Error struct {
 	File string
 	Err  error
 }
 
 // Error names the file and the problem.
-func (e *ConfigError) Error() string { return fmt.Sprintf("config %s: %v", e.File, e.Err) }
+func (e *Error) Error() string { return fmt.Sprintf("config %s: %v", e.File, e.Err) }
 
 // Unwrap gives the underlying error.
-func (e *ConfigError) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error { return e.Err }
 
-// ConfigFiles lists the files LoadConfig reads, lowest precedence first.
-func ConfigFiles(p Paths) []string {
-	var files []string
-	xdg := os.Getenv("XDG_CONFIG_HOME")
-	if xdg == "" {
-		if home, err := os.UserHomeDir(); err == nil {
-			xdg = filepath.Join(home, ".config")
-		}
-	}
-	if xdg != "" {
-		files = append(files, filepath.Join(xdg, "git-snap", "config.yaml"))
-	}
-	if p.WorkTree != "" {
-		files = append(files, filepath.Join(p.WorkTree, ".git-snap.yaml"))
-	}
-	return append(files, filepath.Join(p.CommonDir, "snap", "config.yaml"))
+// UserError marks the error as one the user corrects.
+func (e *Error) UserError() {}
+
+// Sources are the files a configuration is read from. Any may be "".
+type Sources struct {
+	User  string // the user's: $XDG_CONFIG_HOME/git-snap/config.yaml
+	Team  string // the team's, committed: .git-snap.yaml at the work tree root
+	Clone string // this clone's: .git/snap/config.yaml
 }
 
-// LoadConfig reads and merges the configuration files of a repository.
-func LoadConfig(p Paths) (Config, error) {
+// SourcesFor names the files of a repository. userConfigDir is the
+// user's configuration directory ($XDG_CONFIG_HOME, or ~/.config), ""
+// for none; workTree is "" in a bare repository.
+func SourcesFor(userConfigDir, workTree, commonDir string) Sources {
+	var s Sources
+	if userConfigDir != "" {
+		s.User = filepath.Join(userConfigDir, "git-snap", "config.yaml")
+	}
+	if workTree != "" {
+		s.Team = filepath.Join(workTree, ".git-snap.yaml")
+	}
+	if commonDir != "" {
+		s.Clone = filepath.Join(commonDir, "snap", "config.yaml")
+	}
+	return s
+}
+
+// Files lists the sources that are set, lowest precedence first.
+func (s Sources) Files() []string {
+	var files []string
+	for _, f := range []string{s.User, s.Team, s.Clone} {
+		if f != "" {
+			files = append(files, f)
+		}
+	}
+	return files
+}
+
+// Load reads and merges the files of s; a missing file is skipped.
+func Load(s Sources) (Config, error) {
 	var cfg Config
-	for _, f := range ConfigFiles(p) {
+	for _, f := range s.Files() {
 		b, err := os.ReadFile(f)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return Config{}, &ConfigError{f, err}
+			return Config{}, &Error{f, err}
 		}
-		if err := ParseConfig(b, &cfg); err != nil {
-			return Config{}, &ConfigError{f, err}
+		if err := Parse(b, &cfg); err != nil {
+			return Config{}, &Error{f, err}
 		}
 	}
 	if cfg.Limits.MaxDocumentBytes <= 0 {
@@ -114,9 +137,9 @@ func LoadConfig(p Paths) (Config, error) {
 	return cfg, nil
 }
 
-// ParseConfig reads YAML into cfg, over what it already holds. Unknown
+// Parse reads YAML into cfg, over what it already holds. Unknown
 // keys are errors, so that a misspelt setting does not go unnoticed.
-func ParseConfig(data []byte, cfg *Config) error {
+func Parse(data []byte, cfg *Config) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) { // empty is fine
@@ -148,8 +171,8 @@ func ParseConfig(data []byte, cfg *Config) error {
 // RecordCode reports whether snapshots record the code commit.
 func (c Config) RecordCode() bool { return c.Code.Record == nil || *c.Code.Record }
 
-// SampleConfig is the commented file `git snap init` writes.
-const SampleConfig = `# git-snap settings for this repository, shared with the team.
+// Sample is the commented file `git snap init` writes.
+const Sample = `# git-snap settings for this repository, shared with the team.
 # This clone's own settings go in .git/snap/config.yaml, yours in
 # $XDG_CONFIG_HOME/git-snap/config.yaml; later files override earlier ones.
 

@@ -1,0 +1,56 @@
+package gitstore
+
+import (
+	"fmt"
+)
+
+// Errors meant for users have a UserError method: the command line exits
+// with status 2 for them (the call or the input is wrong, and nothing was
+// written), and with status 1 for everything else.
+
+// ErrNotRepository means no git repository was found.
+var ErrNotRepository error = userErr("not a git repository")
+
+type userErr string
+
+func (e userErr) Error() string { return string(e) }
+func (userErr) UserError()      {}
+
+// NotFoundError means something the user named, a session or a
+// checkpoint, does not exist.
+type NotFoundError struct {
+	Name string // as the user gave it
+	Msg  string // what it does not name, and where to look
+}
+
+// Error names what was asked for and what is missing.
+func (e *NotFoundError) Error() string { return fmt.Sprintf("%q %s", e.Name, e.Msg) }
+
+// UserError marks the error as the user's to correct.
+func (e *NotFoundError) UserError() {}
+
+func noSession(name string) error {
+	return &NotFoundError{name, "names no session (see git snap sessions)"}
+}
+
+// OptionsError means options given to an operation do not make sense
+// together, or say too little.
+type OptionsError struct{ Msg string }
+
+// Error says what is wrong with the options.
+func (e *OptionsError) Error() string { return e.Msg }
+
+// UserError marks the error as the user's to correct.
+func (e *OptionsError) UserError() {}
+
+// UserError marks the error as the user's to correct.
+func (e *RevisionError) UserError() {}
+
+// UserError marks the error as the user's to correct.
+func (e *CheckpointExistsError) UserError() {}
+
+// UserError marks the error as the user's to correct.
+func (e *FormatError) UserError() {}
+
+// UserError marks the error as the user's to correct.
+func (e *BundleError) UserError() {}

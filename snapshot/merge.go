@@ -1,0 +1,121 @@
+package snapshot
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// MergeDocuments unites two documents that parted at base. Messages and
+// events are united by id: the local ones in their order, then the
+// remote's that the local side lacks. Files and other members merge three
+// ways: a side's change is taken where the other kept base's value. Where
+// both changed differently, the local value stays and its path is listed.
+func MergeDocuments(base, local, remote map[string]any) (map[string]any, []string) {
+	out := map[string]any{}
+	var conflicts []string
+	for _, k := range unionKeys(base, local, remote) {
+		vb, inB := base[k]
+		vl, inL := local[k]
+		vr, inR := remote[k]
+		switch k {
+		case MemberMessages, MemberEvents:
+			al, _ := vl.([]any)
+			ar, _ := vr.([]any)
+			merged, c := uniteByID(k, al, ar)
+			conflicts = append(conflicts, c...)
+			if inL || inR {
+				out[k] = merged
+			}
+			continue
+		case MemberFiles:
+			fb, _ := vb.(map[string]any)
+			fl, _ := vl.(map[string]any)
+			fr, _ := vr.(map[string]any)
+			if inL || inR {
+				merged := map[string]any{}
+				for _, p := range unionKeys(fb, fl, fr) {
+					if v, ok, c := threeWay(fb[p], fl[p], fr[p], hasKey(fb, p), hasKey(fl, p), hasKey(fr, p)); ok {
+						merged[p] = v
+						if c {
+							conflicts = append(conflicts, FormatPath([]any{k, p}))
+						}
+					}
+				}
+				out[k] = merged
+			}
+			continue
+		}
+		if v, ok, c := threeWay(vb, vl, vr, inB, inL, inR); ok {
+			out[k] = v
+			if c {
+				conflicts = append(conflicts, FormatPath([]any{k}))
+			}
+		}
+	}
+	return out, conflicts
+}
+
+func hasKey(m map[string]any, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+// threeWay picks a member's merged value; ok is false when it is gone.
+func threeWay(vb, vl, vr any, inB, inL, inR bool) (v any, ok, conflict bool) {
+	same := func(a, b any, inA, inB bool) bool { return inA == inB && (!inA || Equal(a, b)) }
+	switch {
+	case same(vl, vr, inL, inR):
+		return vl, inL, false
+	case same(vb, vl, inB, inL): // only the remote changed it
+		return vr, inR, false
+	case same(vb, vr, inB, inR): // only the local side changed it
+		return vl, inL, false
+	}
+	return vl, inL, true
+}
+
+func unionKeys(ms ...map[string]any) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range ms {
+		for k := range m {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// uniteByID keeps the local elements and appends the remote's the local
+// side lacks, matching by id (or, without one, by content).
+func uniteByID(member string, local, remote []any) ([]any, []string) {
+	key := func(e any) string {
+		if m := ViewMessage(e); m.ID != "" {
+			return "id:" + m.ID
+		}
+		b, _ := Marshal(e)
+		return "json:" + string(b)
+	}
+	have := map[string]any{}
+	out := append([]any{}, local...)
+	for _, e := range local {
+		have[key(e)] = e
+	}
+	var conflicts []string
+	for _, e := range remote {
+		k := key(e)
+		mine, ok := have[k]
+		switch {
+		case !ok:
+			out = append(out, e)
+			have[k] = e
+		case !Equal(mine, e):
+			conflicts = append(conflicts, fmt.Sprintf("$.%s[%s]", member, strings.TrimPrefix(k, "id:")))
+		}
+	}
+	return out, conflicts
+}
