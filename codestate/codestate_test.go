@@ -154,7 +154,7 @@ func TestReadWritesNothing(t *testing.T) {
 
 func TestParseRefusesWhatItCannotRead(t *testing.T) {
 	for _, in := range []string{
-		"1 M. N... 100644\x00",                     // too few fields
+		"1 M. N... 100644\x00",                    // too few fields
 		"# branch.oid " + strings.Repeat("a", 64), // SHA-256
 		"x what\x00",
 	} {
