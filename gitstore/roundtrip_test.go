@@ -11,7 +11,7 @@ import (
 	"github.com/git-snap/git-snap/snapshot"
 )
 
-// The invariant of DESIGN.md §2: export(save(doc)) is JSON-equal to doc.
+// The invariant of docs/design.md §2: export(save(doc)) is JSON-equal to doc.
 func TestRoundTripGeneratedDocuments(t *testing.T) {
 	ctx := context.Background()
 	dir, s := newRepo(t)

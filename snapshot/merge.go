@@ -18,8 +18,8 @@ func MergeDocuments(base, local, remote map[string]any) (map[string]any, []strin
 		vb, inB := base[k]
 		vl, inL := local[k]
 		vr, inR := remote[k]
-		switch k {
-		case MemberMessages, MemberEvents:
+		switch {
+		case k == MemberMessages || k == MemberEvents:
 			al, _ := vl.([]any)
 			ar, _ := vr.([]any)
 			merged, c := uniteByID(k, al, ar)
@@ -27,33 +27,40 @@ func MergeDocuments(base, local, remote map[string]any) (map[string]any, []strin
 			if inL || inR {
 				out[k] = merged
 			}
-			continue
-		case MemberFiles:
-			fb, _ := vb.(map[string]any)
-			fl, _ := vl.(map[string]any)
-			fr, _ := vr.(map[string]any)
+		case k == MemberFiles:
 			if inL || inR {
-				merged := map[string]any{}
-				for _, p := range unionKeys(fb, fl, fr) {
-					if v, ok, c := threeWay(fb[p], fl[p], fr[p], hasKey(fb, p), hasKey(fl, p), hasKey(fr, p)); ok {
-						merged[p] = v
-						if c {
-							conflicts = append(conflicts, FormatPath([]any{k, p}))
-						}
-					}
-				}
+				merged, c := mergeFiles(vb, vl, vr)
 				out[k] = merged
+				conflicts = append(conflicts, c...)
 			}
-			continue
-		}
-		if v, ok, c := threeWay(vb, vl, vr, inB, inL, inR); ok {
-			out[k] = v
-			if c {
-				conflicts = append(conflicts, FormatPath([]any{k}))
+		default:
+			if v, ok, c := threeWay(vb, vl, vr, inB, inL, inR); ok {
+				out[k] = v
+				if c {
+					conflicts = append(conflicts, FormatPath([]any{k}))
+				}
 			}
 		}
 	}
 	return out, conflicts
+}
+
+// mergeFiles merges the files member path by path, three ways.
+func mergeFiles(vb, vl, vr any) (map[string]any, []string) {
+	fb, _ := vb.(map[string]any)
+	fl, _ := vl.(map[string]any)
+	fr, _ := vr.(map[string]any)
+	merged := map[string]any{}
+	var conflicts []string
+	for _, p := range unionKeys(fb, fl, fr) {
+		if v, ok, c := threeWay(fb[p], fl[p], fr[p], hasKey(fb, p), hasKey(fl, p), hasKey(fr, p)); ok {
+			merged[p] = v
+			if c {
+				conflicts = append(conflicts, FormatPath([]any{MemberFiles, p}))
+			}
+		}
+	}
+	return merged, conflicts
 }
 
 func hasKey(m map[string]any, k string) bool {

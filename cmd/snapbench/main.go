@@ -1,4 +1,4 @@
-// Command snapbench measures git-snap against DESIGN.md §7's budgets,
+// Command snapbench measures git-snap against docs/design.md §7's budgets,
 // whole process, on a repository it builds itself, beside two baselines
 // run in the same session: the same save done with git plumbing commands,
 // and a naive program that writes one pretty JSON file per snapshot.
