@@ -26,7 +26,7 @@ func newRepo(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	git(t, dir, "init", "-q", "-b", "main")
-	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644)
+	must(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644))
 	git(t, dir, "add", ".")
 	git(t, dir, "commit", "-q", "-m", "first")
 	return dir
@@ -54,11 +54,11 @@ func TestDirtyCountsTrackedChangesOnly(t *testing.T) {
 	if state() {
 		t.Error("clean work tree reported dirty")
 	}
-	os.WriteFile(filepath.Join(dir, "untracked.txt"), []byte("x"), 0o644)
+	must(t, os.WriteFile(filepath.Join(dir, "untracked.txt"), []byte("x"), 0o644))
 	if state() {
 		t.Error("an untracked file made it dirty (git describe --dirty ignores them)")
 	}
-	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main // changed\n"), 0o644)
+	must(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main // changed\n"), 0o644))
 	if !state() {
 		t.Error("modified tracked file not seen")
 	}
@@ -78,15 +78,15 @@ func TestDirtyCountsTrackedChangesOnly(t *testing.T) {
 
 func TestChangedListsWhatCanBeCaptured(t *testing.T) {
 	dir := newRepo(t)
-	os.WriteFile(filepath.Join(dir, "gone.go"), []byte("package main\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("*.log\n"), 0o644)
+	must(t, os.WriteFile(filepath.Join(dir, "gone.go"), []byte("package main\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("*.log\n"), 0o644))
 	git(t, dir, "add", ".")
 	git(t, dir, "commit", "-q", "-m", "more")
 	os.Remove(filepath.Join(dir, "gone.go"))
-	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main // edited\n"), 0o644)
-	os.MkdirAll(filepath.Join(dir, "sub", "deep"), 0o755)
-	os.WriteFile(filepath.Join(dir, "sub", "deep", "new file.txt"), []byte("x"), 0o644)
-	os.WriteFile(filepath.Join(dir, "debug.log"), []byte("ignored"), 0o644)
+	must(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main // edited\n"), 0o644))
+	must(t, os.MkdirAll(filepath.Join(dir, "sub", "deep"), 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "sub", "deep", "new file.txt"), []byte("x"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "debug.log"), []byte("ignored"), 0o644))
 
 	got := read(t, dir, true).Changed
 	slices.Sort(got)
@@ -103,7 +103,7 @@ func TestLinkedWorktreeHasItsOwnHead(t *testing.T) {
 	dir := newRepo(t)
 	wt := filepath.Join(t.TempDir(), "wt")
 	git(t, dir, "worktree", "add", "-q", "-b", "feature", wt)
-	os.WriteFile(filepath.Join(wt, "new.go"), []byte("package x\n"), 0o644)
+	must(t, os.WriteFile(filepath.Join(wt, "new.go"), []byte("package x\n"), 0o644))
 	git(t, wt, "add", ".")
 	git(t, wt, "commit", "-q", "-m", "on feature")
 	c := read(t, wt, false)
@@ -134,7 +134,7 @@ func TestCoreWorktree(t *testing.T) {
 		t.Fatal(err)
 	}
 	git(t, dir, "--git-dir", gitDir, "config", "core.worktree", dir)
-	os.WriteFile(filepath.Join(dir, "main.go"), []byte("changed\n"), 0o644)
+	must(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte("changed\n"), 0o644))
 	if c := read(t, gitDir, true); !c.Dirty || c.Commit.IsZero() || !slices.Equal(c.Changed, []string{"main.go"}) {
 		t.Errorf("core.worktree: %+v", c)
 	}
@@ -142,7 +142,7 @@ func TestCoreWorktree(t *testing.T) {
 
 func TestReadWritesNothing(t *testing.T) {
 	dir := newRepo(t)
-	os.WriteFile(filepath.Join(dir, "main.go"), []byte("changed\n"), 0o644)
+	must(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte("changed\n"), 0o644))
 	index := filepath.Join(dir, ".git", "index")
 	before, _ := os.Stat(index)
 	read(t, dir, true)
@@ -168,5 +168,13 @@ func TestNoGit(t *testing.T) {
 	_, err := Read(context.Background(), Options{Dir: t.TempDir(), Git: "git-snap-no-such-git"})
 	if err != ErrNoGit {
 		t.Errorf("err = %v, want ErrNoGit", err)
+	}
+}
+
+// must fails the test at once when setting it up fails.
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -44,12 +44,16 @@ func (s *Store) WriteBundle(ctx context.Context, w io.Writer, refs []string) (in
 		return 0, fmt.Errorf("list the bundle's objects: %w", err)
 	}
 	objs = append(objs, tags...)
-	bw := bufio.NewWriter(w)
-	bw.WriteString(bundleV2)
+	var header strings.Builder
+	header.WriteString(bundleV2)
 	for _, ref := range refs {
-		fmt.Fprintf(bw, "%s %s\n", tips[ref], ref)
+		fmt.Fprintf(&header, "%s %s\n", tips[ref], ref)
 	}
-	bw.WriteString("\n")
+	header.WriteString("\n")
+	bw := bufio.NewWriter(w)
+	if _, err := bw.WriteString(header.String()); err != nil {
+		return 0, fmt.Errorf("write the bundle's header: %w", err)
+	}
 	if _, err := packfile.NewEncoder(bw, s.st, false).Encode(objs, 10); err != nil {
 		return 0, fmt.Errorf("write the bundle's pack: %w", err)
 	}

@@ -3,6 +3,7 @@ package gitstore_test
 import (
 	"context"
 	"fmt"
+	"log"
 	"os"
 	"path/filepath"
 	"time"
@@ -42,7 +43,9 @@ func Example() {
 	doc["messages"] = append(doc["messages"].([]any),
 		map[string]any{"id": "2", "role": "assistant", "content": "Done.", "usage": map[string]any{"input_tokens": 900, "output_tokens": 12}})
 	second, _ := store.Save(ctx, doc, gitstore.SaveOptions{Session: "fix-login", Turn: 1, Label: "Stop"})
-	store.SetCheckpoint(ctx, "fixed", second.ID, "tests pass", false)
+	if _, err := store.SetCheckpoint(ctx, "fixed", second.ID, "tests pass", false); err != nil {
+		log.Fatal(err)
+	}
 
 	// Read back: JSON-equal to what was saved.
 	id, _ := store.Resolve(ctx, "snap/fix-login/fixed")
@@ -50,10 +53,13 @@ func Example() {
 	fmt.Println("read back equal:", snapshot.Equal(got, doc))
 
 	// The log reads commits only.
-	store.Walk(ctx, []plumbing.Hash{second.ID}, func(e gitstore.Entry) error {
+	err = store.Walk(ctx, []plumbing.Hash{second.ID}, func(e gitstore.Entry) error {
 		fmt.Printf("%s#%d %s (%d messages)\n", e.Header.Session, e.Header.Seq, e.Header.Label, e.Header.Messages)
 		return nil
 	})
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	d, _ := store.Diff(ctx, first.ID, second.ID)
 	for _, m := range d.Messages {

@@ -19,7 +19,7 @@ func TestLinkedWorktreeWritesToCommonDir(t *testing.T) {
 	dir, _ := newRepo(t)
 	wt := filepath.Join(t.TempDir(), "wt")
 	git(t, dir, "worktree", "add", "-q", "-b", "feature", wt)
-	os.WriteFile(filepath.Join(wt, "new.go"), []byte("package x\n"), 0o644)
+	must(t, os.WriteFile(filepath.Join(wt, "new.go"), []byte("package x\n"), 0o644))
 	git(t, wt, "add", ".")
 	git(t, wt, "commit", "-q", "-m", "on feature")
 	s := openStore(t, filepath.Join(wt))
@@ -144,19 +144,19 @@ func TestNotARepository(t *testing.T) {
 // user; as root, whom permissions do not bind, with the immutable flag.
 func makeReadOnly(t *testing.T, dir string) {
 	var dirs []string
-	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+	must(t, filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
 		if err == nil && fi.IsDir() {
 			dirs = append(dirs, p)
 		}
-		return nil
-	})
+		return err
+	}))
 	if os.Geteuid() != 0 {
 		for _, d := range dirs {
-			os.Chmod(d, 0o555)
+			must(t, os.Chmod(d, 0o555))
 		}
 		t.Cleanup(func() {
 			for _, d := range dirs {
-				os.Chmod(d, 0o755)
+				must(t, os.Chmod(d, 0o755))
 			}
 		})
 		return
@@ -164,7 +164,11 @@ func makeReadOnly(t *testing.T, dir string) {
 	if out, err := exec.Command("chattr", append([]string{"+i"}, dirs...)...).CombinedOutput(); err != nil {
 		t.Skipf("running as root and chattr +i is not available here: %v %s", err, out)
 	}
-	t.Cleanup(func() { exec.Command("chattr", append([]string{"-i"}, dirs...)...).Run() })
+	t.Cleanup(func() {
+		if out, err := exec.Command("chattr", append([]string{"-i"}, dirs...)...).CombinedOutput(); err != nil {
+			t.Errorf("chattr -i: %v %s", err, out)
+		}
+	})
 }
 
 func TestReadOnlyRepositoryFailsClearly(t *testing.T) {

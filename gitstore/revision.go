@@ -88,14 +88,7 @@ func (s *Store) resolveBase(base string) (plumbing.Hash, error) {
 	return plumbing.ZeroHash, &RevisionError{base, "names nothing: not a session (see git snap sessions), a checkpoint (snap/<session>/<name>, see git snap checkpoint --list) or a snapshot id"}
 }
 
-func isHex(s string) bool {
-	for _, c := range s {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-			return false
-		}
-	}
-	return true
-}
+func isHex(s string) bool { return strings.Trim(s, "0123456789abcdefABCDEF") == "" }
 
 // resolvePrefix finds the one commit or tag whose id starts with prefix.
 func (s *Store) resolvePrefix(prefix string) (plumbing.Hash, error) {

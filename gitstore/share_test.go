@@ -39,8 +39,8 @@ func gitDaemon(t *testing.T, dir string) string {
 		t.Fatalf("git daemon: %v", err)
 	}
 	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // the daemon and its children
-		cmd.Wait()
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // the daemon and its children
+		_ = cmd.Wait()                                       // killed: its status says so
 	})
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
@@ -192,7 +192,9 @@ func TestBundleRoundTripAndGitInterop(t *testing.T) {
 	dirA, a := newRepo(t)
 	saveN(t, a, "s1", 1, 4)
 	tip, _ := a.SessionTip("s1")
-	a.SetCheckpoint(ctx, "cp", tip, "the end", false)
+	if _, err := a.SetCheckpoint(ctx, "cp", tip, "the end", false); err != nil {
+		t.Fatal(err)
+	}
 	path := filepath.Join(t.TempDir(), "s1.bundle")
 	f, _ := os.Create(path)
 	if _, err := a.WriteBundle(ctx, f, []string{"refs/snap/s1", "refs/tags/snap/s1/cp"}); err != nil {
@@ -246,8 +248,11 @@ func TestPruneKeepsWhatItSaysAndOldIDsResolve(t *testing.T) {
 	dir, s := newRepo(t)
 	saveN(t, s, "p", 1, 30)
 	chain, _ := s.firstParentChain(ctx, mustTip(t, s, "p"))
-	s.SetCheckpoint(ctx, "five", chain[4].ID, "", false)
-	s.SetCheckpoint(ctx, "twenty", chain[19].ID, "", false)
+	for name, i := range map[string]int{"five": 4, "twenty": 19} {
+		if _, err := s.SetCheckpoint(ctx, name, chain[i].ID, "", false); err != nil {
+			t.Fatal(err)
+		}
+	}
 	git(t, dir, "update-ref", "refs/heads/keep-me", chain[10].ID.String())
 	dry, err := s.Prune(ctx, "p", PruneOptions{KeepLast: 5, KeepCheckpoints: true, DryRun: true})
 	if err != nil || len(dry.Kept) != 7 || mustTip(t, s, "p") != chain[29].ID {

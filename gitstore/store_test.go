@@ -32,7 +32,7 @@ func newRepo(t testing.TB) (string, *Store) {
 	t.Helper()
 	dir := t.TempDir()
 	git(t, dir, "init", "-q", "-b", "main")
-	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644)
+	must(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644))
 	git(t, dir, "add", ".")
 	git(t, dir, "commit", "-q", "-m", "first")
 	return dir, openStore(t, dir)
@@ -211,4 +211,12 @@ func asRevisionError(err error, re **RevisionError) bool {
 	e, ok := err.(*RevisionError)
 	*re = e
 	return ok
+}
+
+// must fails the test at once when setting it up fails.
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
 }

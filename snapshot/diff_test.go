@@ -237,7 +237,9 @@ func applyUnified(a, patch string) (string, error) {
 		}
 		if strings.HasPrefix(l, "@@") {
 			var sa, na, sb, nb int
-			fmt.Sscanf(l, "@@ -%d,%d +%d,%d @@", &sa, &na, &sb, &nb)
+			if _, err := fmt.Sscanf(l, "@@ -%d,%d +%d,%d @@", &sa, &na, &sb, &nb); err != nil {
+				return "", fmt.Errorf("hunk header %q: %w", l, err)
+			}
 			start := sa - 1
 			if na == 0 {
 				start = sa

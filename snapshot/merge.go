@@ -18,8 +18,8 @@ func MergeDocuments(base, local, remote map[string]any) (map[string]any, []strin
 		vb, inB := base[k]
 		vl, inL := local[k]
 		vr, inR := remote[k]
-		switch {
-		case k == MemberMessages || k == MemberEvents:
+		switch k {
+		case MemberMessages, MemberEvents:
 			al, _ := vl.([]any)
 			ar, _ := vr.([]any)
 			merged, c := uniteByID(k, al, ar)
@@ -27,7 +27,7 @@ func MergeDocuments(base, local, remote map[string]any) (map[string]any, []strin
 			if inL || inR {
 				out[k] = merged
 			}
-		case k == MemberFiles:
+		case MemberFiles:
 			if inL || inR {
 				merged, c := mergeFiles(vb, vl, vr)
 				out[k] = merged

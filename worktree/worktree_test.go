@@ -27,7 +27,7 @@ func writeOne(t *testing.T, root string, f snapshot.File, o Options) Result {
 func listAll(t *testing.T, dir string) []string {
 	t.Helper()
 	var out []string
-	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+	_ = filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error { // what it cannot read, it cannot list
 		if err == nil && p != dir {
 			rel, _ := filepath.Rel(dir, p)
 			out = append(out, rel)
@@ -73,7 +73,7 @@ func TestWritesFilesAndModes(t *testing.T) {
 
 func TestRefusesToOverwriteChangesWithoutForce(t *testing.T) {
 	root := t.TempDir()
-	os.WriteFile(filepath.Join(root, "a.txt"), []byte("mine\n"), 0o644)
+	must(t, os.WriteFile(filepath.Join(root, "a.txt"), []byte("mine\n"), 0o644))
 	r := writeOne(t, root, file("a.txt", "theirs\n"), Options{})
 	if r.Action != Refused || !strings.Contains(r.Reason, "--force") {
 		t.Errorf("got %+v", r)
@@ -98,12 +98,12 @@ func TestNeverWritesOutsideTheWorkTree(t *testing.T) {
 	base := t.TempDir()
 	root := filepath.Join(base, "work")
 	outside := filepath.Join(base, "outside")
-	os.MkdirAll(filepath.Join(root, ".git", "hooks"), 0o755)
-	os.MkdirAll(outside, 0o755)
-	os.Symlink(outside, filepath.Join(root, "escape")) // a symlink the work tree holds
-	os.Symlink(filepath.Join(root, ".git"), filepath.Join(root, "gitlink"))
-	os.WriteFile(filepath.Join(root, "plain"), []byte("x"), 0o644)
-	os.Symlink(filepath.Join(outside, "target"), filepath.Join(root, "dangling"))
+	must(t, os.MkdirAll(filepath.Join(root, ".git", "hooks"), 0o755))
+	must(t, os.MkdirAll(outside, 0o755))
+	must(t, os.Symlink(outside, filepath.Join(root, "escape"))) // a symlink the work tree holds
+	must(t, os.Symlink(filepath.Join(root, ".git"), filepath.Join(root, "gitlink")))
+	must(t, os.WriteFile(filepath.Join(root, "plain"), []byte("x"), 0o644))
+	must(t, os.Symlink(filepath.Join(outside, "target"), filepath.Join(root, "dangling")))
 	long := strings.Repeat("d/", 2100) + "f"
 	for _, f := range []snapshot.File{
 		file("../outside/x", "x"),
@@ -157,8 +157,16 @@ func TestNeverWritesOutsideTheWorkTree(t *testing.T) {
 
 func TestFileWhereDirectoryIsExpected(t *testing.T) {
 	root := t.TempDir()
-	os.MkdirAll(filepath.Join(root, "dir"), 0o755)
+	must(t, os.MkdirAll(filepath.Join(root, "dir"), 0o755))
 	if r := writeOne(t, root, file("dir", "x"), Options{Force: true}); r.Action != Refused || !strings.Contains(r.Reason, "directory") {
 		t.Errorf("got %+v", r)
+	}
+}
+
+// must fails the test at once when setting it up fails.
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -140,7 +140,7 @@ func started(dir string) bool {
 func runQuiet(dir string, name string, args ...string) {
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
-	cmd.Run() // failures (a lock held by a writer) are expected and harmless
+	_ = cmd.Run() // failures (a lock held by a writer) are expected and harmless
 	time.Sleep(time.Millisecond)
 }
 

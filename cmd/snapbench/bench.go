@@ -89,7 +89,9 @@ func (b *bench) setup(ctx context.Context) error {
 	b.repo = filepath.Join(b.work, "repo")
 	b.env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.com",
 		"GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@example.com", "GIT_SNAP_SESSION=", "NO_COLOR=1")
-	os.MkdirAll(b.repo, 0o777)
+	if err := os.MkdirAll(b.repo, 0o777); err != nil {
+		return err
+	}
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"config", "gc.auto", "0"}, {"commit", "-q", "--allow-empty", "-m", "code"}} {
 		if err := b.git(args...); err != nil {
 			return err
@@ -260,7 +262,9 @@ func (b *bench) hooks(tag, phase string) ([]row, error) {
 		return nil, err
 	}
 	path := filepath.Join(b.work, "transcripts", tag+".jsonl")
-	os.MkdirAll(filepath.Dir(path), 0o777)
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		return nil, err
+	}
 	start := len(longest.Lines) - 2*b.cfg.runs
 	write := func(n int) error {
 		return os.WriteFile(path, append(bytes.Join(longest.Lines[:n], []byte("\n")), '\n'), 0o666)
@@ -304,7 +308,9 @@ func (b *bench) hooks(tag, phase string) ([]row, error) {
 // message's canonical bytes and the listings of the trees it changes.
 func (b *bench) plumbingScript(session string) (string, error) {
 	dir := filepath.Join(b.work, "plumb", session)
-	os.MkdirAll(dir, 0o777)
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return "", err
+	}
 	msg, err := snapshot.MarshalIndent(message(session, saveMessages))
 	if err != nil {
 		return "", err
@@ -407,8 +413,12 @@ func (b *bench) storage(ctx context.Context) ([]row, error) {
 	}
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
-	zw.Write(raw)
-	zw.Close()
+	if _, err := zw.Write(raw); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
 	ratio := float64(packBytes) / float64(gz.Len())
 	return []row{{
 		what: fmt.Sprintf("storage, %d records, after git gc", len(longest.Lines)), phase: "after gc",

@@ -135,6 +135,19 @@ func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, time.Now().Format("15:04:05 ")+format+"\n", args...)
 }
 
+// writeNext writes one more numbered file into dir, as the naive
+// baseline keeps its snapshots.
+func writeNext(dir string, data []byte) error {
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, fmt.Sprintf("%06d.json", len(entries)+1)), data, 0o666)
+}
+
 // naiveMain is the naive baseline as its own process: naive-save reads a
 // document on stdin and writes it as a pretty JSON file; naive-diff reads
 // two such files and lists the messages that differ.
@@ -148,9 +161,7 @@ func naiveMain(cmd string, args []string) int {
 		}
 		out, _ := json.MarshalIndent(doc, "", "  ")
 		dir := args[0]
-		os.MkdirAll(dir, 0o777)
-		entries, _ := os.ReadDir(dir)
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%06d.json", len(entries)+1)), out, 0o666); err != nil {
+		if err := writeNext(dir, out); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
@@ -169,9 +180,7 @@ func naiveMain(cmd string, args []string) int {
 			}
 		}
 		out, _ := json.MarshalIndent(map[string]any{"messages": lines}, "", "  ")
-		os.MkdirAll(args[1], 0o777)
-		entries, _ := os.ReadDir(args[1])
-		if err := os.WriteFile(filepath.Join(args[1], fmt.Sprintf("%06d.json", len(entries)+1)), out, 0o666); err != nil {
+		if err := writeNext(args[1], out); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
