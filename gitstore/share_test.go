@@ -40,7 +40,7 @@ func gitDaemon(t *testing.T, dir string) string {
 	}
 	t.Cleanup(func() {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // the daemon and its children
-		_ = cmd.Wait()                                       // killed: its status says so
+		_ = cmd.Wait()                                      // killed: its status says so
 	})
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
