@@ -16,6 +16,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/redact"
 )
 
@@ -159,8 +160,10 @@ func Parse(data []byte, cfg *Config) error {
 		}
 		return fmt.Errorf("%s (the settings are listed in the file git snap init writes)", strings.Join(msgs, "; "))
 	}
-	if cfg.Refs.Prefix != "" && (len(cfg.Refs.Prefix) < 6 || cfg.Refs.Prefix[:5] != "refs/" || cfg.Refs.Prefix[len(cfg.Refs.Prefix)-1] != '/') {
-		return fmt.Errorf("refs.prefix %q must start with refs/ and end with /", cfg.Refs.Prefix)
+	if cfg.Refs.Prefix != "" {
+		if err := gitstore.CheckRefPrefix(cfg.Refs.Prefix); err != nil {
+			return fmt.Errorf("refs.prefix: %w", err)
+		}
 	}
 	if cfg.Limits.MaxDocumentBytes < 0 || cfg.Limits.MaxDepth < 0 || cfg.Limits.MaxValueBytes < 0 || cfg.Retention.MaxPerSession < 0 {
 		return fmt.Errorf("limits must not be negative")

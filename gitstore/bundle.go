@@ -103,8 +103,10 @@ func (s *Store) ReadBundle(ctx context.Context, r io.Reader) ([]BundleRef, error
 			if !ok || !plumbing.IsHash(id) || len(id) != 40 {
 				return nil, &BundleError{fmt.Sprintf("bad ref line %q", line)}
 			}
-			if !strings.HasPrefix(name, s.prefix) && !strings.HasPrefix(name, TagPrefix) {
-				return nil, &BundleError{fmt.Sprintf("the bundle holds %s, which is not a git-snap session or checkpoint", name)}
+			if _, ok := s.sessionOfRef(name); !ok {
+				if _, _, ok := checkpointOfRef(name); !ok {
+					return nil, &BundleError{fmt.Sprintf("the bundle holds %q, which is not a git-snap session or checkpoint name; nothing was imported", name)}
+				}
 			}
 			refs = append(refs, BundleRef{name, plumbing.NewHash(id)})
 		}
@@ -146,22 +148,20 @@ func (s *Store) ImportBundle(ctx context.Context, r io.Reader) ([]PullResult, er
 	if err != nil {
 		return nil, err
 	}
+	incoming, err := s.incomingRefs(ctx, "bundle", refs)
+	if err != nil {
+		return nil, err
+	}
 	var out []PullResult
-	for _, ref := range refs {
-		session, target := strings.TrimPrefix(ref.Name, s.prefix), ref.Hash
-		if strings.HasPrefix(ref.Name, TagPrefix) { // a checkpoint: its snapshot joins its session
-			if err := s.adoptTag(ctx, ref.Name, ref.Hash); err != nil {
-				return out, err
-			}
-			var err error
-			session, _, _ = strings.Cut(strings.TrimPrefix(ref.Name, TagPrefix), "/")
-			if target, err = s.peel(ref.Hash); err != nil {
+	for _, in := range incoming {
+		if in.tag != "" { // a checkpoint: its snapshot joins its session
+			if err := s.adoptTag(ctx, in.tag, in.tagHash); err != nil {
 				return out, err
 			}
 		}
-		res, err := s.Integrate(ctx, session, target, "import bundle")
+		res, err := s.integrate(ctx, in.session, in.target, "import bundle")
 		if err != nil {
-			return out, fmt.Errorf("import %s: %w", session, err)
+			return out, fmt.Errorf("import %s: %w", in.session, err)
 		}
 		out = append(out, res)
 	}

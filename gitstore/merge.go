@@ -41,27 +41,51 @@ func (s *Store) Pull(ctx context.Context, o RemoteOptions) ([]PullResult, error)
 	if err := s.Fetch(ctx, o); err != nil {
 		return nil, err
 	}
-	tips, err := s.RemoteTips(o.remote())
+	refs, err := s.remoteRefs(o)
 	if err != nil {
 		return nil, err
 	}
-	names := make([]string, 0, len(tips))
-	for name := range tips {
-		names = append(names, name)
+	incoming, err := s.incomingRefs(ctx, "remote "+o.remote(), refs)
+	if err != nil {
+		return nil, err
 	}
-	sort.Strings(names)
 	var out []PullResult
-	for _, name := range names {
-		if len(o.Sessions) > 0 && !contains(o.Sessions, name) {
+	for _, in := range incoming {
+		if in.tag != "" {
+			if err := s.adoptTag(ctx, in.tag, in.tagHash); err != nil {
+				return out, err
+			}
 			continue
 		}
-		r, err := s.Integrate(ctx, name, tips[name], "pull "+o.remote())
+		r, err := s.integrate(ctx, in.session, in.target, "pull "+o.remote())
 		if err != nil {
-			return out, fmt.Errorf("pull %s: %w", name, err)
+			return out, fmt.Errorf("pull %s: %w", in.session, err)
 		}
 		out = append(out, r)
 	}
-	return out, s.adoptCheckpoints(ctx, "refs/remotes/"+trackingName(o.remote())+"/snap-checkpoints/")
+	return out, nil
+}
+
+// remoteRefs lists what Fetch brought, as the refs it stands for here:
+// the sessions asked for and every checkpoint.
+func (s *Store) remoteRefs(o RemoteOptions) ([]BundleRef, error) {
+	tracking := "refs/remotes/" + trackingName(o.remote())
+	var out []BundleRef
+	for _, kind := range []struct{ from, to string }{{tracking + "/snap/", s.prefix}, {tracking + "/snap-checkpoints/", TagPrefix}} {
+		refs, err := s.refs.list(kind.from)
+		if err != nil {
+			return nil, err
+		}
+		for ref, h := range refs {
+			name := strings.TrimPrefix(ref, kind.from)
+			if kind.to == s.prefix && len(o.Sessions) > 0 && !contains(o.Sessions, name) {
+				continue
+			}
+			out = append(out, BundleRef{kind.to + name, h})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
 }
 
 func contains(list []string, s string) bool {
@@ -71,21 +95,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// adoptCheckpoints adds the checkpoint tags found under prefix that this
-// repository lacks; a name it has already is kept as it is.
-func (s *Store) adoptCheckpoints(ctx context.Context, prefix string) error {
-	refs, err := s.refs.list(prefix)
-	if err != nil {
-		return err
-	}
-	for ref, h := range refs {
-		if err := s.adoptTag(ctx, TagPrefix+strings.TrimPrefix(ref, prefix), h); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // adoptTag creates a checkpoint tag another clone made, unless the name
@@ -98,8 +107,20 @@ func (s *Store) adoptTag(ctx context.Context, ref string, tag plumbing.Hash) err
 }
 
 // Integrate brings a snapshot (another clone's tip of a session) into
-// the local session, as Pull does.
+// the local session, as Pull does, once its history is checked to be
+// complete snapshots.
 func (s *Store) Integrate(ctx context.Context, session string, remote plumbing.Hash, label string) (PullResult, error) {
+	if err := snapshot.CheckName("session", session); err != nil {
+		return PullResult{}, &snapshot.InputError{Path: "session", Msg: err.Error()}
+	}
+	if err := s.verifyIncoming(ctx, "snapshot "+remote.String(), []plumbing.Hash{remote}, map[plumbing.Hash]bool{}); err != nil {
+		return PullResult{}, err
+	}
+	return s.integrate(ctx, session, remote, label)
+}
+
+// integrate is Integrate for a session and snapshot already checked.
+func (s *Store) integrate(ctx context.Context, session string, remote plumbing.Hash, label string) (PullResult, error) {
 	ref := s.SessionRef(session)
 	for {
 		local, err := s.refs.read(ref)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-snap/git-snap/snapshot"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
@@ -269,6 +270,9 @@ func (s *Store) pruned(prefix string) (plumbing.Hash, bool) {
 // Drop removes a session: its ref, its checkpoints and its cache. Its
 // objects stay for git gc.
 func (s *Store) Drop(ctx context.Context, session string) error {
+	if err := snapshot.CheckName("session", session); err != nil {
+		return &snapshot.InputError{Path: "session", Msg: err.Error()}
+	}
 	ref := s.SessionRef(session)
 	tip, err := s.refs.read(ref)
 	if err != nil {

@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -93,8 +92,8 @@ func OpenPaths(ctx context.Context, paths Paths, opts Options) (*Store, error) {
 	if opts.RefPrefix == "" {
 		opts.RefPrefix = DefaultRefPrefix
 	}
-	if !strings.HasPrefix(opts.RefPrefix, "refs/") || !strings.HasSuffix(opts.RefPrefix, "/") {
-		return nil, fmt.Errorf("ref prefix %q must start with refs/ and end with /", opts.RefPrefix)
+	if err := CheckRefPrefix(opts.RefPrefix); err != nil {
+		return nil, err
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 )
 
@@ -43,17 +44,8 @@ func CheckName(kind, name string) error {
 		return fmt.Errorf("%s name is longer than 200 characters", kind)
 	case !namePattern.MatchString(name):
 		return fmt.Errorf("%s name %q may hold only letters, digits, '.', '_' and '-', and must start with a letter, digit or '_'", kind, name)
-	case len(name) >= 5 && name[len(name)-5:] == ".lock", containsDotDot(name):
-		return fmt.Errorf("%s name %q must not contain '..' or end in .lock", kind, name)
+	case strings.HasSuffix(name, ".lock"), strings.HasSuffix(name, "."), strings.Contains(name, ".."):
+		return fmt.Errorf("%s name %q must not contain '..', nor end in .lock or '.' (git refuses such ref names)", kind, name)
 	}
 	return nil
-}
-
-func containsDotDot(s string) bool {
-	for i := 0; i+1 < len(s); i++ {
-		if s[i] == '.' && s[i+1] == '.' {
-			return true
-		}
-	}
-	return false
 }
