@@ -7,8 +7,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
-	"github.com/git-snap/git-snap/hooks"
 )
 
 func cmdInstall(e *env, install bool) *cli.Command {
@@ -48,30 +48,30 @@ Examples:
 	}
 }
 
-func (e *env) runInstall(c *cli.Context, agent string, install bool) error {
+func (e *env) runInstall(c *cli.Context, name string, install bool) error {
 	exe, _ := os.Executable()
 	paths, err := e.storePaths(c)
-	if agent == "git" {
+	if name == "git" {
 		if err != nil {
 			return err
 		}
 		dir := filepath.Join(paths.CommonDir, "hooks")
 		return e.reportInstall(install, dir+"/post-commit", func() (bool, error) {
 			if install {
-				return hooks.InstallGitHook(dir, hooks.HookCommand(exe, "git"))
+				return agent.InstallGitHook(dir, agent.HookCommand(exe, "git"))
 			}
-			return hooks.UninstallGitHook(dir)
+			return agent.UninstallGitHook(dir)
 		})
 	}
-	file, events, err := e.settingsFile(c, agent, paths, err)
+	file, events, err := e.settingsFile(c, name, paths, err)
 	if err != nil {
 		return err
 	}
 	return e.reportInstall(install, file, func() (bool, error) {
 		if install {
-			return hooks.InstallHooks(file, agent, hooks.HookCommand(exe, agent), events)
+			return agent.InstallHooks(file, name, agent.HookCommand(exe, name), events)
 		}
-		return hooks.UninstallHooks(file, agent)
+		return agent.UninstallHooks(file, name)
 	})
 }
 
@@ -94,26 +94,26 @@ func (e *env) reportInstall(install bool, file string, do func() (bool, error)) 
 }
 
 // settingsFile picks the settings file of an agent and scope.
-func (e *env) settingsFile(c *cli.Context, agent string, paths gitstore.Paths, repoErr error) (string, []string, error) {
+func (e *env) settingsFile(c *cli.Context, name string, paths gitstore.Paths, repoErr error) (string, []string, error) {
 	home, _ := os.UserHomeDir()
 	user := c.Bool("user")
 	if !user && (repoErr != nil || paths.WorkTree == "") {
 		return "", nil, usagef("run install inside a work tree, or use --user")
 	}
-	switch agent {
+	switch name {
 	case "claude-code":
 		if user {
 			dir := os.Getenv("CLAUDE_CONFIG_DIR")
 			if dir == "" {
 				dir = filepath.Join(home, ".claude")
 			}
-			return filepath.Join(dir, "settings.json"), hooks.ClaudeEvents, nil
+			return filepath.Join(dir, "settings.json"), agent.ClaudeEvents, nil
 		}
 		name := "settings.local.json"
 		if c.Bool("project") {
 			name = "settings.json"
 		}
-		return filepath.Join(paths.WorkTree, ".claude", name), hooks.ClaudeEvents, nil
+		return filepath.Join(paths.WorkTree, ".claude", name), agent.ClaudeEvents, nil
 	case "codex":
 		if c.Bool("local") {
 			return "", nil, usagef("codex has no local settings: use --project or --user")
@@ -123,9 +123,9 @@ func (e *env) settingsFile(c *cli.Context, agent string, paths gitstore.Paths, r
 			if dir == "" {
 				dir = filepath.Join(home, ".codex")
 			}
-			return filepath.Join(dir, "hooks.json"), hooks.CodexEvents, nil
+			return filepath.Join(dir, "hooks.json"), agent.CodexEvents, nil
 		}
-		return filepath.Join(paths.WorkTree, ".codex", "hooks.json"), hooks.CodexEvents, nil
+		return filepath.Join(paths.WorkTree, ".codex", "hooks.json"), agent.CodexEvents, nil
 	}
-	return "", nil, usagef("install knows claude-code, codex and git, not %q", agent)
+	return "", nil, usagef("install knows claude-code, codex and git, not %q", name)
 }

@@ -3,8 +3,8 @@ package main
 import (
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
-	"github.com/git-snap/git-snap/hooks"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -24,7 +24,7 @@ Example:
 			if err != nil {
 				return err
 			}
-			for out := range hooks.Replay(doc) {
+			for out := range agent.Replay(doc) {
 				line, err := snapshot.Marshal(jsonToValue(out))
 				if err != nil {
 					return err

@@ -6,8 +6,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
-	"github.com/git-snap/git-snap/hooks"
 )
 
 func cmdTrace(e *env) *cli.Command {
@@ -30,8 +30,8 @@ Examples:
 			if err != nil {
 				return err
 			}
-			a, _ := hooks.Lookup(entry.Header.Source)
-			lines, st := hooks.Trace(doc, a)
+			a, _ := agent.Lookup(entry.Header.Source)
+			lines, st := agent.Trace(doc, a)
 			if c.Bool("json") {
 				return writeJSON(e.stdout, map[string]any{"timeline": lines, "stats": st})
 			}

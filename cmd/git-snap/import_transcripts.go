@@ -11,8 +11,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
-	"github.com/git-snap/git-snap/hooks"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -20,8 +20,8 @@ var threadID = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 
 // runImportTranscripts imports agents' transcripts: every file is found
 // and checked first, then each is ingested as its session.
-func (e *env) runImportTranscripts(c *cli.Context, s *gitstore.Store, cfg gitstore.Config, agent string, args []string) error {
-	a, err := hooks.Lookup(agent)
+func (e *env) runImportTranscripts(c *cli.Context, s *gitstore.Store, cfg gitstore.Config, name string, args []string) error {
+	a, err := agent.Lookup(name)
 	if err != nil {
 		return usagef("--from: %v", err)
 	}
@@ -36,13 +36,13 @@ func (e *env) runImportTranscripts(c *cli.Context, s *gitstore.Store, cfg gitsto
 			return err
 		}
 	}
-	in := hooks.Ingest{Store: s, Adapter: a, Limits: lim}
+	in := agent.Ingest{Store: s, Adapter: a, Limits: lim}
 	added := 0
 	for i, f := range files {
 		if e.terminal {
 			fmt.Fprintf(e.stderr, "\rimporting %d/%d %s\x1b[K", i+1, len(files), filepath.Base(f))
 		}
-		p := hooks.Payload{Agent: a.Name(), Event: "import", SessionID: sessions[i], TranscriptPath: f}
+		p := agent.Payload{Agent: a.Name(), Event: "import", SessionID: sessions[i], TranscriptPath: f}
 		entry, ok, err := in.Run(c.Context, p, gitstore.SaveOptions{})
 		if err != nil {
 			return fmt.Errorf("import %s: %w", f, err)
@@ -103,14 +103,14 @@ func findTranscripts(e *env, args []string) ([]string, error) {
 
 // checkTranscript checks that a file is a transcript of the agent and
 // names its session: the id in its name, else its first record's.
-func checkTranscript(a hooks.Adapter, path string, lim snapshot.Limits) (string, error) {
-	lines, _, err := hooks.Lines(path, 0)
+func checkTranscript(a agent.Adapter, path string, lim snapshot.Limits) (string, error) {
+	lines, _, err := agent.Lines(path, 0)
 	if err != nil {
 		return "", usagef("cannot read %s: %v", path, err)
 	}
 	var first []any
 	for _, l := range lines[:min(len(lines), 20)] {
-		first = append(first, hooks.Element(l, lim))
+		first = append(first, agent.Element(l, lim))
 	}
 	if err := a.Check(first); err != nil {
 		return "", usagef("%s is not a %s transcript: %v", path, a.Name(), err)

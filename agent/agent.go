@@ -1,9 +1,9 @@
-// Package hooks connects agents to the store: an adapter per agent turns
-// what its hooks send and the transcript it writes into snapshots, and
-// snapshots back into its own transcript format; a Recorder does the same
-// for any harness that emits lifecycle events; Replay and Trace read
-// recorded sessions back.
-package hooks
+// Package agent is everything one agent is to git-snap, one file per
+// agent: what its hooks send, where its transcripts and settings live,
+// how its records read as messages, and how its files are imported; plus
+// the Recorder and Replay that any harness uses, Ingest that records an
+// agent's transcript as it grows, and Trace that reads a session back.
+package agent
 
 import (
 	"fmt"
