@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/git-snap/git-snap/snapshot"
 )
 
 // Payload is what an agent's hook call says, decoded.
@@ -56,11 +58,42 @@ type Adapter interface {
 	// Check tells whether a transcript's first records are of this
 	// agent, so that a file given with the wrong --from is refused.
 	Check(records []any) error
+	// View reads a record of this agent's transcript as a message for
+	// show, diff, stats, trace and replay; ok is false for a record not
+	// of its shape.
+	View(record any) (m snapshot.Message, ok bool)
+	// IsCompaction reports whether a record marks where the agent
+	// compacted the conversation.
+	IsCompaction(record any) bool
 }
 
-// Adapters lists the agents git-snap knows.
+// Adapters lists the agents git-snap knows, in the order their records
+// are told apart by ViewMessage: Codex's envelope first.
 func Adapters() []Adapter {
-	return []Adapter{ClaudeCode{}, Codex{}}
+	return []Adapter{Codex{}, ClaudeCode{}}
+}
+
+// ViewMessage reads a stored record with the view of the agent whose
+// shape it has, else with snapshot.ViewMessage. It is the
+// snapshot.Viewer for stats, diffs and merges of agents' sessions.
+func ViewMessage(v any) snapshot.Message {
+	for _, a := range Adapters() {
+		if m, ok := a.View(v); ok {
+			return m
+		}
+	}
+	return snapshot.ViewMessage(v)
+}
+
+// isCompaction reports whether any agent reads a record as a compaction:
+// a session recorded from a harness has no adapter to ask.
+func isCompaction(record any) bool {
+	for _, a := range Adapters() {
+		if a.IsCompaction(record) {
+			return true
+		}
+	}
+	return false
 }
 
 // Lookup finds an adapter by name.

@@ -119,6 +119,38 @@ func (ClaudeCode) TouchedFiles(record any) []string {
 	return out
 }
 
+// View implements Adapter: a record wraps the API message under
+// "message". Its id (uuid) and time are the record's; its role, content,
+// model and usage the message's, and usage is keyed by the message's id,
+// which every record of one split response repeats.
+func (ClaudeCode) View(record any) (snapshot.Message, bool) {
+	obj, _ := record.(map[string]any)
+	inner, ok := obj["message"].(map[string]any)
+	if !ok {
+		return snapshot.Message{}, false
+	}
+	outer := snapshot.ViewMessage(obj)
+	m := snapshot.ViewMessage(inner)
+	m.ID, m.Time = outer.ID, outer.Time
+	if str(inner, "role") == "" {
+		m.Role = outer.Role
+	}
+	if m.Usage != nil {
+		m.UsageKey = str(inner, "id")
+		if m.UsageKey == "" {
+			m.UsageKey = m.ID
+		}
+	}
+	return m, true
+}
+
+// IsCompaction implements Adapter: the boundary record written where the
+// conversation was summarised.
+func (ClaudeCode) IsCompaction(record any) bool {
+	r, _ := record.(map[string]any)
+	return r["type"] == "system" && r["subtype"] == "compact_boundary"
+}
+
 // Check implements Adapter: Claude Code records carry a type and, for
 // conversation records, a uuid and sessionId; Codex lines carry a payload.
 func (ClaudeCode) Check(records []any) error {

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/git-snap/git-snap/snapshot"
 )
 
 // Codex reads OpenAI Codex CLI hook payloads, its legacy notify argument,
@@ -128,6 +130,101 @@ func (Codex) TouchedFiles(record any) []string {
 		}
 	}
 	return out
+}
+
+// View implements Adapter: a rollout line is {timestamp, type, payload}.
+// Response items are the conversation; event_msg lines are events, a
+// token_count one with the session's running token total; turn_context
+// names the model of the turn.
+func (Codex) View(record any) (snapshot.Message, bool) {
+	obj, _ := record.(map[string]any)
+	p, ok := obj["payload"].(map[string]any)
+	if !ok || str(obj, "type") == "" {
+		return snapshot.Message{}, false
+	}
+	m := snapshot.Message{Time: str(obj, "timestamp"), ID: str(p, "id")}
+	switch str(obj, "type") {
+	case "response_item":
+		viewResponseItem(&m, p)
+	case "event_msg":
+		viewEvent(&m, p)
+	case "turn_context":
+		m.Role, m.Model = "event", str(p, "model")
+	default:
+		m.Role = str(obj, "type")
+	}
+	return m, true
+}
+
+func viewResponseItem(m *snapshot.Message, p map[string]any) {
+	switch kind := str(p, "type"); kind {
+	case "message":
+		m.Role, m.Parts = str(p, "role"), snapshot.ContentParts(p)
+	case "reasoning":
+		m.Role = "assistant"
+		m.Parts = []snapshot.Part{{Kind: snapshot.PartThinking, Text: snapshot.ContentText(p["summary"])}}
+	case "function_call", "custom_tool_call", "local_shell_call":
+		m.Role = "assistant"
+		name := str(p, "name")
+		if name == "" {
+			name = "shell"
+		}
+		m.Parts = []snapshot.Part{{Kind: snapshot.PartToolCall, Tool: name, CallID: str(p, "call_id"), Input: firstOf(p, "arguments", "input", "action")}}
+	case "function_call_output", "custom_tool_call_output":
+		m.Role = "tool"
+		out := snapshot.ContentText(p["output"])
+		m.Parts = []snapshot.Part{{Kind: snapshot.PartToolResult, CallID: str(p, "call_id"), Text: out, IsError: codexFailed(out)}}
+	default:
+		m.Role = kind
+	}
+}
+
+func viewEvent(m *snapshot.Message, p map[string]any) {
+	m.Role = "event"
+	kind := str(p, "type")
+	if kind == "token_count" {
+		info, _ := p["info"].(map[string]any)
+		if total, ok := info["total_token_usage"].(map[string]any); ok {
+			m.TotalUsage = &snapshot.Usage{Input: snapshot.Int(total["input_tokens"]), Output: snapshot.Int(total["output_tokens"])}
+		}
+	}
+	m.Parts = []snapshot.Part{{Kind: snapshot.PartOther, Text: kind}}
+	if kind == "user_message" || kind == "agent_message" {
+		m.Parts = []snapshot.Part{{Kind: snapshot.PartText, Text: str(p, "message")}}
+	}
+}
+
+// codexFailed reads the exit code Codex wraps some tool outputs in:
+// {"output": …, "metadata": {"exit_code": N}}.
+func codexFailed(out string) bool {
+	v, err := snapshot.Parse([]byte(out), snapshot.Limits{})
+	if err != nil {
+		return false
+	}
+	o, _ := v.(map[string]any)
+	meta, _ := o["metadata"].(map[string]any)
+	return snapshot.Int(meta["exit_code"]) != 0
+}
+
+// firstOf is the value of the first of keys that o has, even null.
+func firstOf(o map[string]any, keys ...string) any {
+	for _, k := range keys {
+		if v, ok := o[k]; ok {
+			return v
+		}
+	}
+	return nil
+}
+
+// IsCompaction implements Adapter: the line that replaces the history
+// with its summary, or the event that says the context was compacted.
+func (Codex) IsCompaction(record any) bool {
+	r, _ := record.(map[string]any)
+	if r["type"] == "compacted" {
+		return true
+	}
+	p, _ := r["payload"].(map[string]any)
+	return r["type"] == "event_msg" && p["type"] == "context_compacted"
 }
 
 // Check implements Adapter: rollout lines are {timestamp, type, payload}.

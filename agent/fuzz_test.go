@@ -79,7 +79,7 @@ func FuzzTranscript(f *testing.F) {
 				a.IsPrompt(e)
 				a.TouchedFiles(e)
 			}
-			snapshot.ViewMessage(e)
+			ViewMessage(e)
 		}
 		for _, a := range Adapters() {
 			a.Check(recs)

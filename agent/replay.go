@@ -34,7 +34,7 @@ func Replay(doc map[string]any) iter.Seq[ModelOutput] {
 		var cur *ModelOutput
 		ended := false // a user or tool record came since cur's last part
 		for _, raw := range msgs {
-			m := snapshot.ViewMessage(raw)
+			m := ViewMessage(raw)
 			switch m.Role {
 			case "assistant", "model":
 			case "user", "tool", "human", "developer", "system":
@@ -125,7 +125,7 @@ func Trace(doc map[string]any, a Adapter) ([]TraceLine, TraceStats) {
 	var st TraceStats
 	failed := map[string]bool{}
 	for _, raw := range msgs {
-		for _, p := range snapshot.ViewMessage(raw).Parts {
+		for _, p := range ViewMessage(raw).Parts {
 			if p.Kind == snapshot.PartToolResult {
 				failed[p.CallID] = p.IsError
 			}
@@ -133,12 +133,12 @@ func Trace(doc map[string]any, a Adapter) ([]TraceLine, TraceStats) {
 	}
 	var first, last time.Time
 	seenModel := map[string]bool{}
-	_, totals := snapshot.RunningTotal(msgs)
+	_, totals := snapshot.RunningTotal(msgs, ViewMessage)
 	var prev snapshot.Usage
 	model := ""
 	for _, raw := range msgs {
 		st.Events++
-		m := snapshot.ViewMessage(raw)
+		m := ViewMessage(raw)
 		t := stamp(m.Time, &first, &last)
 		if m.Role == "event" && m.Model != "" {
 			model = m.Model
@@ -178,7 +178,7 @@ func Trace(doc map[string]any, a Adapter) ([]TraceLine, TraceStats) {
 			}
 		}
 	}
-	stats := snapshot.ComputeStats(map[string]any{snapshot.MemberMessages: msgs})
+	stats := snapshot.ComputeStats(map[string]any{snapshot.MemberMessages: msgs}, ViewMessage)
 	st.ModelCalls, st.InputTokens, st.OutputTokens = stats.ModelCalls, stats.InputTokens, stats.OutputTokens
 	for _, raw := range events {
 		ev, _ := raw.(map[string]any)
@@ -217,15 +217,6 @@ func Trace(doc map[string]any, a Adapter) ([]TraceLine, TraceStats) {
 		st.Duration = last.Sub(first)
 	}
 	return lines, st
-}
-
-func isCompaction(raw any) bool {
-	r, _ := raw.(map[string]any)
-	if r["type"] == "system" && r["subtype"] == "compact_boundary" || r["type"] == "compacted" {
-		return true
-	}
-	p, _ := r["payload"].(map[string]any)
-	return r["type"] == "event_msg" && p["type"] == "context_compacted"
 }
 
 // stamp parses a record's time, widens [first, last], and returns it

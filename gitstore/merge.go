@@ -203,7 +203,7 @@ func (s *Store) merge(ctx context.Context, ref string, base, local, remote plumb
 			return plumbing.ZeroHash, nil, err
 		}
 	}
-	merged, conflicts := MergeDocuments(db, dl, dr)
+	merged, conflicts := MergeDocuments(db, dl, dr, s.opts.View)
 	h, objs, err := s.prepare(merged, SaveOptions{Session: el.Header.Session, Label: label, Source: "pull", Time: s.opts.Now()})
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
@@ -238,7 +238,11 @@ func (s *Store) merge(ctx context.Context, ref string, base, local, remote plumb
 // remote's that the local side lacks. Files and other members merge three
 // ways: a side's change is taken where the other kept base's value. Where
 // both changed differently, the local value stays and its path is listed.
-func MergeDocuments(base, local, remote map[string]any) (map[string]any, []string) {
+// Ids are read by view (nil: snapshot.ViewMessage).
+func MergeDocuments(base, local, remote map[string]any, view snapshot.Viewer) (map[string]any, []string) {
+	if view == nil {
+		view = snapshot.ViewMessage
+	}
 	out := map[string]any{}
 	var conflicts []string
 	for _, k := range unionKeys(base, local, remote) {
@@ -249,7 +253,7 @@ func MergeDocuments(base, local, remote map[string]any) (map[string]any, []strin
 		case snapshot.MemberMessages, snapshot.MemberEvents:
 			al, _ := vl.([]any)
 			ar, _ := vr.([]any)
-			merged, c := uniteByID(k, al, ar)
+			merged, c := uniteByID(k, al, ar, view)
 			conflicts = append(conflicts, c...)
 			if inL || inR {
 				out[k] = merged
@@ -319,9 +323,9 @@ func unionKeys(ms ...map[string]any) []string {
 
 // uniteByID keeps the local elements and appends the remote's the local
 // side lacks, matching by id (or, without one, by content).
-func uniteByID(member string, local, remote []any) ([]any, []string) {
+func uniteByID(member string, local, remote []any, view snapshot.Viewer) ([]any, []string) {
 	key := func(e any) string {
-		if m := snapshot.ViewMessage(e); m.ID != "" {
+		if m := view(e); m.ID != "" {
 			return "id:" + m.ID
 		}
 		b, _ := snapshot.Marshal(e)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/redact"
 	"github.com/git-snap/git-snap/snapshot"
@@ -207,6 +208,7 @@ func (e *env) openStore(c *cli.Context) (*gitstore.Store, gitstore.Config, error
 		Warnf:     func(f string, a ...any) { fmt.Fprintf(e.stderr, "git-snap: warning: "+f+"\n", a...) },
 		Now:       e.now,
 		Redactor:  redactor,
+		View:      agent.ViewMessage,
 	})
 	return s, cfg, err
 }
