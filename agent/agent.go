@@ -7,6 +7,7 @@ package agent
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -35,11 +36,19 @@ func (p Payload) Label() string {
 	return p.Event
 }
 
-// Adapter is one agent's side of git-snap. Adding an agent is one file
-// with one of these.
+// Adapter is one agent's side of git-snap: everything about the agent is
+// in its own file, behind this interface. Adding an agent is that file
+// and a line in Adapters.
 type Adapter interface {
 	// Name is the agent's name on the command line: claude-code, codex.
 	Name() string
+	HookReader
+	RecordReader
+	Installer
+}
+
+// HookReader reads an agent's hook calls.
+type HookReader interface {
 	// Decode reads a hook call: the payload on stdin and the arguments
 	// after `git snap hook <agent>` (Codex's notify passes its payload as
 	// the last argument).
@@ -48,11 +57,15 @@ type Adapter interface {
 	// main one (subagents), as name → path; names are relative to the
 	// main transcript's directory.
 	Transcripts(p Payload) (map[string]string, error)
+	// CompactEvent is the hook event that comes before a compaction.
+	CompactEvent() string
+}
+
+// RecordReader reads the records of an agent's transcript.
+type RecordReader interface {
 	// IsPrompt reports whether a transcript record is a prompt the user
 	// typed: turns are counted by them.
 	IsPrompt(record any) bool
-	// CompactEvent is the hook event that comes before a compaction.
-	CompactEvent() string
 	// TouchedFiles lists the paths a record's tool calls wrote.
 	TouchedFiles(record any) []string
 	// Check tells whether a transcript's first records are of this
@@ -67,17 +80,84 @@ type Adapter interface {
 	IsCompaction(record any) bool
 }
 
-// Adapters lists the agents git-snap knows, in the order their records
-// are told apart by ViewMessage: Codex's envelope first.
-func Adapters() []Adapter {
-	return []Adapter{Codex{}, ClaudeCode{}}
+// Installer puts git-snap's hooks in an agent's settings (see
+// InstallHooks).
+type Installer interface {
+	// Events lists the hook events git-snap installs itself for.
+	Events() []string
+	// SettingsFile is the file that holds the agent's hooks for scope;
+	// workTree is the project's root. A scope the agent has no settings
+	// for is an error.
+	SettingsFile(scope Scope, workTree string) (string, error)
+}
+
+// Scope is whose settings hooks are installed in.
+type Scope int
+
+// Scopes of an agent's settings.
+const (
+	// DefaultScope is where the agent usually keeps a project's hooks.
+	DefaultScope Scope = iota
+	// UserScope is the user's settings, for every project.
+	UserScope
+	// ProjectScope is the project's settings, shared in its repository.
+	ProjectScope
+	// LocalScope is the project's personal settings, kept out of its
+	// repository.
+	LocalScope
+)
+
+// Env locates agents' files: the user's home and the environment
+// variables agents read (CLAUDE_CONFIG_DIR, CODEX_HOME, …). The caller
+// fills it (the CLI from its own process), so that this package reads no
+// environment and a program or a test can point agents anywhere.
+type Env struct {
+	Home   string                  // the user's home directory
+	Getenv func(key string) string // nil: no variable is set
+}
+
+// dir is the directory variable names, else sub in the home directory.
+func (e Env) dir(variable, sub string) string {
+	if e.Getenv != nil {
+		if d := e.Getenv(variable); d != "" {
+			return d
+		}
+	}
+	return filepath.Join(e.Home, sub)
+}
+
+// Adapters lists the agents git-snap knows, their files located by env,
+// in the order their records are told apart by ViewMessage: Codex's
+// envelope first.
+func Adapters(env Env) []Adapter {
+	return []Adapter{newCodex(env), newClaudeCode(env)}
+}
+
+// Names lists the names of the agents git-snap knows, sorted.
+func Names() []string {
+	var names []string
+	for _, a := range Adapters(Env{}) {
+		names = append(names, a.Name())
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Lookup finds an adapter by name, its files located by env.
+func Lookup(name string, env Env) (Adapter, error) {
+	for _, a := range Adapters(env) {
+		if a.Name() == name {
+			return a, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown agent %q: git-snap knows %s", name, strings.Join(Names(), ", "))
 }
 
 // ViewMessage reads a stored record with the view of the agent whose
 // shape it has, else with snapshot.ViewMessage. It is the
 // snapshot.Viewer for stats, diffs and merges of agents' sessions.
 func ViewMessage(v any) snapshot.Message {
-	for _, a := range Adapters() {
+	for _, a := range Adapters(Env{}) {
 		if m, ok := a.View(v); ok {
 			return m
 		}
@@ -88,25 +168,12 @@ func ViewMessage(v any) snapshot.Message {
 // isCompaction reports whether any agent reads a record as a compaction:
 // a session recorded from a harness has no adapter to ask.
 func isCompaction(record any) bool {
-	for _, a := range Adapters() {
+	for _, a := range Adapters(Env{}) {
 		if a.IsCompaction(record) {
 			return true
 		}
 	}
 	return false
-}
-
-// Lookup finds an adapter by name.
-func Lookup(name string) (Adapter, error) {
-	var names []string
-	for _, a := range Adapters() {
-		if a.Name() == name {
-			return a, nil
-		}
-		names = append(names, a.Name())
-	}
-	sort.Strings(names)
-	return nil, fmt.Errorf("unknown agent %q: git-snap knows %s", name, strings.Join(names, ", "))
 }
 
 func str(m map[string]any, key string) string {

@@ -13,13 +13,37 @@ import (
 
 // ClaudeCode reads Claude Code's hook payloads and transcripts
 // (see ../shared/formats/claude-code-*.md).
-type ClaudeCode struct{}
+type ClaudeCode struct {
+	// ConfigDir holds the user's settings: $CLAUDE_CONFIG_DIR, else
+	// ~/.claude.
+	ConfigDir string
+}
+
+func newClaudeCode(env Env) Adapter {
+	return ClaudeCode{ConfigDir: env.dir("CLAUDE_CONFIG_DIR", ".claude")}
+}
 
 // Name implements Adapter.
 func (ClaudeCode) Name() string { return "claude-code" }
 
-// ClaudeEvents are the hook events git-snap installs itself for.
-var ClaudeEvents = []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop", "PreCompact", "SessionEnd"}
+// Events implements Installer: every event that adds to the transcript
+// or ends a part of it.
+func (ClaudeCode) Events() []string {
+	return []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop", "PreCompact", "SessionEnd"}
+}
+
+// SettingsFile implements Installer: settings.json in the config
+// directory for the user; in the project, .claude/settings.json, shared,
+// or .claude/settings.local.json, personal (the default).
+func (c ClaudeCode) SettingsFile(scope Scope, workTree string) (string, error) {
+	switch scope {
+	case UserScope:
+		return filepath.Join(c.ConfigDir, "settings.json"), nil
+	case ProjectScope:
+		return filepath.Join(workTree, ".claude", "settings.json"), nil
+	}
+	return filepath.Join(workTree, ".claude", "settings.local.json"), nil
+}
 
 // Decode implements Adapter: the payload is a JSON object on stdin.
 func (ClaudeCode) Decode(stdin []byte, _ []string) (Payload, error) {

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -12,16 +11,34 @@ import (
 // Codex reads OpenAI Codex CLI hook payloads, its legacy notify argument,
 // and rollout files (see ../shared/formats/codex-rollout.md).
 type Codex struct {
-	// Home is $CODEX_HOME; ~/.codex when empty.
+	// Home holds the rollouts and the user's hooks: $CODEX_HOME, else
+	// ~/.codex.
 	Home string
 }
+
+func newCodex(env Env) Adapter { return Codex{Home: env.dir("CODEX_HOME", ".codex")} }
 
 // Name implements Adapter.
 func (Codex) Name() string { return "codex" }
 
-// CodexEvents are the hook events git-snap installs itself for (Codex has
-// no SessionEnd).
-var CodexEvents = []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "SubagentStop", "PreCompact"}
+// Events implements Installer: Codex has no SessionEnd, and no event for
+// a failed tool (PostToolUse has its result).
+func (Codex) Events() []string {
+	return []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "SubagentStop", "PreCompact"}
+}
+
+// SettingsFile implements Installer: hooks.json in Codex's home for the
+// user, .codex/hooks.json in the project (the default). Codex has no
+// personal project settings.
+func (c Codex) SettingsFile(scope Scope, workTree string) (string, error) {
+	switch scope {
+	case LocalScope:
+		return "", fmt.Errorf("codex has no local settings: use --project or --user")
+	case UserScope:
+		return filepath.Join(c.Home, "hooks.json"), nil
+	}
+	return filepath.Join(workTree, ".codex", "hooks.json"), nil
+}
 
 // Decode implements Adapter. A hook call sends its payload on stdin; the
 // legacy notify program gets it as its last argument, with kebab-case
@@ -65,22 +82,11 @@ func (c Codex) decodeNotify(arg []byte) (Payload, error) {
 	return p, nil
 }
 
-func (c Codex) home() string {
-	if c.Home != "" {
-		return c.Home
-	}
-	if h := os.Getenv("CODEX_HOME"); h != "" {
-		return h
-	}
-	home, _ := os.UserHomeDir()
-	return filepath.Join(home, ".codex")
-}
-
 // findRollout finds a thread's rollout: sessions/YYYY/MM/DD/ or, in older
 // releases, sessions/ itself.
 func (c Codex) findRollout(thread string) string {
 	for _, pattern := range []string{"sessions/*/*/*/rollout-*-" + thread + ".jsonl", "sessions/rollout-*-" + thread + ".jsonl"} {
-		if m, _ := filepath.Glob(filepath.Join(c.home(), pattern)); len(m) > 0 {
+		if m, _ := filepath.Glob(filepath.Join(c.Home, pattern)); len(m) > 0 {
 			return m[len(m)-1]
 		}
 	}

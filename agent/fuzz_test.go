@@ -75,13 +75,13 @@ func FuzzTranscript(f *testing.F) {
 				t.Fatalf("line %q came back as %q", l, back)
 			}
 			recs = append(recs, e)
-			for _, a := range Adapters() {
+			for _, a := range Adapters(Env{}) {
 				a.IsPrompt(e)
 				a.TouchedFiles(e)
 			}
 			ViewMessage(e)
 		}
-		for _, a := range Adapters() {
+		for _, a := range Adapters(Env{}) {
 			a.Check(recs)
 		}
 		doc := map[string]any{snapshot.MemberMessages: recs}

@@ -63,7 +63,7 @@ func (e *env) runHook(c *cli.Context, name string, args []string) {
 		log(e.hookGit(ctx, c, args))
 		return
 	}
-	a, err := agent.Lookup(name)
+	a, err := agent.Lookup(name, e.agentEnv())
 	if err != nil {
 		log(err)
 		return

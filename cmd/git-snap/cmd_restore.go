@@ -211,7 +211,7 @@ func (e *env) runRestoreFiles(c *cli.Context, s *gitstore.Store, rev string, o w
 // runRestoreTranscript writes a snapshot back as the agent's transcript:
 // the main file to stdout or -o, or every file under --dir.
 func (e *env) runRestoreTranscript(c *cli.Context, s *gitstore.Store, format string) error {
-	if _, err := agent.Lookup(format); err != nil {
+	if _, err := agent.Lookup(format, e.agentEnv()); err != nil {
 		return usagef("--format: %v", err)
 	}
 	id, err := s.Resolve(c.Context, c.Args().First())

@@ -30,7 +30,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			a, _ := agent.Lookup(entry.Header.Source)
+			a, _ := agent.Lookup(entry.Header.Source, e.agentEnv())
 			lines, st := agent.Trace(doc, a)
 			if c.Bool("json") {
 				return writeJSON(e.stdout, map[string]any{"timeline": lines, "stats": st})

@@ -21,7 +21,7 @@ var threadID = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 // runImportTranscripts imports agents' transcripts: every file is found
 // and checked first, then each is ingested as its session.
 func (e *env) runImportTranscripts(c *cli.Context, s *gitstore.Store, cfg gitstore.Config, name string, args []string) error {
-	a, err := agent.Lookup(name)
+	a, err := agent.Lookup(name, e.agentEnv())
 	if err != nil {
 		return usagef("--from: %v", err)
 	}
