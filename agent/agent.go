@@ -45,6 +45,7 @@ type Adapter interface {
 	HookReader
 	RecordReader
 	Installer
+	Importer
 }
 
 // HookReader reads an agent's hook calls.
@@ -68,9 +69,6 @@ type RecordReader interface {
 	IsPrompt(record any) bool
 	// TouchedFiles lists the paths a record's tool calls wrote.
 	TouchedFiles(record any) []string
-	// Check tells whether a transcript's first records are of this
-	// agent, so that a file given with the wrong --from is refused.
-	Check(records []any) error
 	// View reads a record of this agent's transcript as a message for
 	// show, diff, stats, trace and replay; ok is false for a record not
 	// of its shape.
@@ -78,6 +76,17 @@ type RecordReader interface {
 	// IsCompaction reports whether a record marks where the agent
 	// compacted the conversation.
 	IsCompaction(record any) bool
+}
+
+// Importer reads transcript files given to import (see FindTranscripts
+// and CheckTranscript).
+type Importer interface {
+	// Check tells whether a transcript's first records are of this
+	// agent, so that a file given with the wrong --from is refused.
+	Check(records []any) error
+	// SessionName names the session a transcript file holds, from its
+	// path; the session id the agent gave it when the name has one.
+	SessionName(path string) string
 }
 
 // Installer puts git-snap's hooks in an agent's settings (see

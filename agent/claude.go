@@ -83,7 +83,7 @@ func (ClaudeCode) Transcripts(p Payload) (map[string]string, error) {
 	main := p.TranscriptPath
 	dir := strings.TrimSuffix(main, filepath.Ext(main))
 	out := map[string]string{}
-	err := filepath.WalkDir(filepath.Join(dir, "subagents"), func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(filepath.Join(dir, subagentsDir), func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if os.IsNotExist(err) {
 				return nil
@@ -175,7 +175,11 @@ func (ClaudeCode) IsCompaction(record any) bool {
 	return r["type"] == "system" && r["subtype"] == "compact_boundary"
 }
 
-// Check implements Adapter: Claude Code records carry a type and, for
+// SessionName implements Importer: a transcript is <session-id>.jsonl, a
+// subagent's agent-<id>.jsonl.
+func (ClaudeCode) SessionName(path string) string { return idInName(path) }
+
+// Check implements Importer: Claude Code records carry a type and, for
 // conversation records, a uuid and sessionId; Codex lines carry a payload.
 func (ClaudeCode) Check(records []any) error {
 	for _, rec := range records {

@@ -101,7 +101,7 @@ func (Codex) Transcripts(p Payload) (map[string]string, error) {
 	}
 	rel, err := filepath.Rel(filepath.Dir(p.TranscriptPath), p.Subagent)
 	if err != nil || strings.HasPrefix(rel, "..") {
-		rel = "subagents/" + filepath.Base(p.Subagent)
+		rel = subagentsDir + "/" + filepath.Base(p.Subagent)
 	}
 	return map[string]string{filepath.ToSlash(rel): p.Subagent}, nil
 }
@@ -233,7 +233,12 @@ func (Codex) IsCompaction(record any) bool {
 	return r["type"] == "event_msg" && p["type"] == "context_compacted"
 }
 
-// Check implements Adapter: rollout lines are {timestamp, type, payload}.
+// SessionName implements Importer: a rollout is
+// rollout-<local time>-<thread id>.jsonl, and the thread id (a UUID)
+// names the session, as the hooks' session_id does.
+func (Codex) SessionName(path string) string { return idInName(path) }
+
+// Check implements Importer: rollout lines are {timestamp, type, payload}.
 func (Codex) Check(records []any) error {
 	for _, rec := range records {
 		r, ok := rec.(map[string]any)
