@@ -99,8 +99,8 @@ func (e *env) runHook(c *cli.Context, name string, args []string) {
 	log(err)
 }
 
-// hookGit marks the sessions recorded in this work tree in the last day
-// with the commit just made, so that log --code finds them.
+// hookGit marks the sessions at work in this work tree with the commit
+// just made (see agent.PostCommit).
 func (e *env) hookGit(ctx context.Context, c *cli.Context, args []string) error {
 	if len(args) == 0 || args[0] != "post-commit" {
 		return fmt.Errorf("git snap hook git takes post-commit, not %q", strings.Join(args, " "))
@@ -114,34 +114,9 @@ func (e *env) hookGit(ctx context.Context, c *cli.Context, args []string) error 
 	if err != nil || code.Commit.IsZero() {
 		return err
 	}
-	sessions, err := s.Sessions(ctx)
-	if err != nil {
-		return err
-	}
-	wt := s.Paths().WorkTree
-	for _, sess := range sessions {
-		if e.now().Sub(sess.Tip.Header.Time) > 24*time.Hour || sess.Tip.Header.Code == code.Commit.String() {
-			continue
-		}
-		rest, err := s.Rest(ctx, sess.Tip.ID)
-		if err != nil {
-			return err
-		}
-		cwd, _ := rest["cwd"].(string)
-		if cwd == "" || wt == "" || !within(cwd, wt) {
-			continue
-		}
-		o := gitstore.SaveOptions{Session: sess.Name, Label: "post-commit " + code.Commit.String()[:12], Code: code.Commit.String(), Dirty: code.Dirty}
-		if _, err := s.Mark(ctx, o); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func within(path, root string) bool {
-	rel, err := filepath.Rel(root, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+	pc := agent.PostCommit{Commit: code.Commit.String(), Dirty: code.Dirty, WorkTree: s.Paths().WorkTree, Now: e.now()}
+	_, err = pc.Mark(ctx, s)
+	return err
 }
 
 // hookLog appends a failure to .git/snap/hook.log, or to stderr when
