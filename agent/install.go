@@ -215,29 +215,8 @@ func UninstallHooks(path, agent string) (bool, error) {
 		changed := false
 		for _, ev := range append([]string(nil), hooks.keys...) {
 			groups, _ := hooks.get(ev).([]any)
-			var kept []any
-			for _, g := range groups {
-				gr, _ := g.(*ordered)
-				if gr == nil {
-					kept = append(kept, g)
-					continue
-				}
-				hs, _ := gr.get("hooks").([]any)
-				var keep []any
-				for _, h := range hs {
-					if isOurs(h, agent) {
-						changed = true
-					} else {
-						keep = append(keep, h)
-					}
-				}
-				if len(keep) > 0 || len(hs) == 0 {
-					if len(keep) != len(hs) {
-						gr.set("hooks", keep)
-					}
-					kept = append(kept, gr)
-				}
-			}
+			kept, removed := withoutOurs(groups, agent)
+			changed = changed || removed
 			if len(kept) == 0 {
 				hooks.del(ev)
 			} else {
@@ -249,6 +228,36 @@ func UninstallHooks(path, agent string) (bool, error) {
 		}
 		return changed
 	})
+}
+
+// withoutOurs removes git-snap's handlers from an event's matcher groups,
+// and the groups left with none; it reports whether it removed any.
+func withoutOurs(groups []any, agent string) ([]any, bool) {
+	var kept []any
+	removed := false
+	for _, g := range groups {
+		gr, _ := g.(*ordered)
+		if gr == nil {
+			kept = append(kept, g)
+			continue
+		}
+		hs, _ := gr.get("hooks").([]any)
+		var keep []any
+		for _, h := range hs {
+			if isOurs(h, agent) {
+				removed = true
+			} else {
+				keep = append(keep, h)
+			}
+		}
+		if len(keep) > 0 || len(hs) == 0 {
+			if len(keep) != len(hs) {
+				gr.set("hooks", keep)
+			}
+			kept = append(kept, gr)
+		}
+	}
+	return kept, removed
 }
 
 func editSettings(path string, edit func(*ordered) bool) (bool, error) {
