@@ -12,7 +12,7 @@ import (
 )
 
 // ClaudeCode reads Claude Code's hook payloads and transcripts
-// (see ../shared/formats/claude-code-*.md).
+// (see docs/formats.md).
 type ClaudeCode struct {
 	// ConfigDir holds the user's settings: $CLAUDE_CONFIG_DIR, else
 	// ~/.claude.

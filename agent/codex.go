@@ -9,7 +9,7 @@ import (
 )
 
 // Codex reads OpenAI Codex CLI hook payloads, its legacy notify argument,
-// and rollout files (see ../shared/formats/codex-rollout.md).
+// and rollout files (see docs/formats.md).
 type Codex struct {
 	// Home holds the rollouts and the user's hooks: $CODEX_HOME, else
 	// ~/.codex.
