@@ -23,30 +23,3 @@ func TestStatsCountsUsageOncePerModelCall(t *testing.T) {
 		t.Errorf("stats = %+v, want 2 model calls, 1 tool call, 108 in, 9 out", s)
 	}
 }
-
-func TestClaudeCodeSettingsFile(t *testing.T) {
-	vars := map[string]string{}
-	env := Env{Home: "/home/ana", Getenv: func(k string) string { return vars[k] }}
-	for _, c := range []struct {
-		config string // CLAUDE_CONFIG_DIR
-		scope  Scope
-		want   string
-	}{
-		{"", DefaultScope, "/src/demo/.claude/settings.local.json"},
-		{"", LocalScope, "/src/demo/.claude/settings.local.json"},
-		{"", ProjectScope, "/src/demo/.claude/settings.json"},
-		{"", UserScope, "/home/ana/.claude/settings.json"},
-		{"/etc/claude", UserScope, "/etc/claude/settings.json"},
-		{"/etc/claude", ProjectScope, "/src/demo/.claude/settings.json"},
-	} {
-		vars["CLAUDE_CONFIG_DIR"] = c.config
-		a, err := Lookup("claude-code", env)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := a.SettingsFile(c.scope, "/src/demo")
-		if err != nil || got != c.want {
-			t.Errorf("CLAUDE_CONFIG_DIR=%q scope %d: %q, %v; want %q", c.config, c.scope, got, err, c.want)
-		}
-	}
-}

@@ -6,32 +6,6 @@ import (
 	"testing"
 )
 
-func TestCodexSettingsFile(t *testing.T) {
-	vars := map[string]string{}
-	env := Env{Home: "/home/ana", Getenv: func(k string) string { return vars[k] }}
-	for _, c := range []struct {
-		home  string // CODEX_HOME
-		scope Scope
-		want  string // "" for an error
-	}{
-		{"", DefaultScope, "/src/demo/.codex/hooks.json"},
-		{"", ProjectScope, "/src/demo/.codex/hooks.json"},
-		{"", UserScope, "/home/ana/.codex/hooks.json"},
-		{"/opt/codex", UserScope, "/opt/codex/hooks.json"},
-		{"", LocalScope, ""},
-	} {
-		vars["CODEX_HOME"] = c.home
-		a, err := Lookup("codex", env)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := a.SettingsFile(c.scope, "/src/demo")
-		if got != c.want || (err != nil) != (c.want == "") {
-			t.Errorf("CODEX_HOME=%q scope %d: %q, %v; want %q", c.home, c.scope, got, err, c.want)
-		}
-	}
-}
-
 // A notify call names no rollout: it is found under Codex's home, which
 // the caller gives (CODEX_HOME), never read from the environment here.
 func TestCodexFindsRolloutInItsHome(t *testing.T) {
