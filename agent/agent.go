@@ -185,6 +185,19 @@ func isCompaction(record any) bool {
 	return false
 }
 
+// decodeObject parses a hook payload, which must be a JSON object.
+func decodeObject(data []byte, what string) (map[string]any, error) {
+	v, err := snapshot.Parse(data, snapshot.Limits{MaxBytes: 64 << 20})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s is %s, not a JSON object", what, snapshot.KindOf(v))
+	}
+	return m, nil
+}
+
 func str(m map[string]any, key string) string {
 	s, _ := m[key].(string)
 	return s

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -45,7 +44,7 @@ func (c ClaudeCode) SettingsFile(scope Scope, workTree string) (string, error) {
 	return filepath.Join(workTree, ".claude", "settings.local.json"), nil
 }
 
-// Decode implements Adapter: the payload is a JSON object on stdin.
+// Decode implements HookReader: the payload is a JSON object on stdin.
 func (ClaudeCode) Decode(stdin []byte, _ []string) (Payload, error) {
 	raw, err := decodeObject(stdin, "Claude Code hook payload")
 	if err != nil {
@@ -62,19 +61,7 @@ func (ClaudeCode) Decode(stdin []byte, _ []string) (Payload, error) {
 	return p, nil
 }
 
-func decodeObject(data []byte, what string) (map[string]any, error) {
-	v, err := snapshot.Parse(data, snapshot.Limits{MaxBytes: 64 << 20})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("%s is %s, not a JSON object", what, snapshot.KindOf(v))
-	}
-	return m, nil
-}
-
-// Transcripts implements Adapter: subagent transcripts live in
+// Transcripts implements HookReader: subagent transcripts live in
 // <session>/subagents/ beside the main one (any depth).
 func (ClaudeCode) Transcripts(p Payload) (map[string]string, error) {
 	if p.TranscriptPath == "" {
@@ -99,7 +86,7 @@ func (ClaudeCode) Transcripts(p Payload) (map[string]string, error) {
 	return out, err
 }
 
-// IsPrompt implements Adapter: a user record whose content is text the
+// IsPrompt implements RecordReader: a user record whose content is text the
 // user typed (not a tool result, not injected by the harness).
 func (ClaudeCode) IsPrompt(record any) bool {
 	r, _ := record.(map[string]any)
@@ -111,10 +98,10 @@ func (ClaudeCode) IsPrompt(record any) bool {
 	return ok && !strings.HasPrefix(text, "<") // <command-name>, <local-command-stdout>, …
 }
 
-// CompactEvent implements Adapter.
+// CompactEvent implements HookReader.
 func (ClaudeCode) CompactEvent() string { return "PreCompact" }
 
-// TouchedFiles implements Adapter: file_path of Write, Edit, MultiEdit and
+// TouchedFiles implements RecordReader: file_path of Write, Edit, MultiEdit and
 // NotebookEdit calls (and MCP tools of those names).
 func (ClaudeCode) TouchedFiles(record any) []string {
 	r, _ := record.(map[string]any)
@@ -143,7 +130,7 @@ func (ClaudeCode) TouchedFiles(record any) []string {
 	return out
 }
 
-// View implements Adapter: a record wraps the API message under
+// View implements RecordReader: a record wraps the API message under
 // "message". Its id (uuid) and time are the record's; its role, content,
 // model and usage the message's, and usage is keyed by the message's id,
 // which every record of one split response repeats.
@@ -168,7 +155,7 @@ func (ClaudeCode) View(record any) (snapshot.Message, bool) {
 	return m, true
 }
 
-// IsCompaction implements Adapter: the boundary record written where the
+// IsCompaction implements RecordReader: the boundary record written where the
 // conversation was summarised.
 func (ClaudeCode) IsCompaction(record any) bool {
 	r, _ := record.(map[string]any)
@@ -198,10 +185,4 @@ func (ClaudeCode) Check(records []any) error {
 		}
 	}
 	return fmt.Errorf("no Claude Code record (with a type and a sessionId) in the first lines")
-}
-
-// jsonString is a JSON-encoded string for settings files and scripts.
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }

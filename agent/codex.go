@@ -40,7 +40,7 @@ func (c Codex) SettingsFile(scope Scope, workTree string) (string, error) {
 	return filepath.Join(workTree, ".codex", "hooks.json"), nil
 }
 
-// Decode implements Adapter. A hook call sends its payload on stdin; the
+// Decode implements HookReader. A hook call sends its payload on stdin; the
 // legacy notify program gets it as its last argument, with kebab-case
 // keys and no transcript path, which is then found by its thread id.
 func (c Codex) Decode(stdin []byte, args []string) (Payload, error) {
@@ -93,7 +93,7 @@ func (c Codex) findRollout(thread string) string {
 	return ""
 }
 
-// Transcripts implements Adapter: a subagent's rollout is named by the
+// Transcripts implements HookReader: a subagent's rollout is named by the
 // SubagentStop event that ends it.
 func (Codex) Transcripts(p Payload) (map[string]string, error) {
 	if p.Subagent == "" || p.TranscriptPath == "" {
@@ -106,17 +106,17 @@ func (Codex) Transcripts(p Payload) (map[string]string, error) {
 	return map[string]string{filepath.ToSlash(rel): p.Subagent}, nil
 }
 
-// IsPrompt implements Adapter: a user_message event.
+// IsPrompt implements RecordReader: a user_message event.
 func (Codex) IsPrompt(record any) bool {
 	r, _ := record.(map[string]any)
 	payload, _ := r["payload"].(map[string]any)
 	return r["type"] == "event_msg" && payload["type"] == "user_message"
 }
 
-// CompactEvent implements Adapter.
+// CompactEvent implements HookReader.
 func (Codex) CompactEvent() string { return "PreCompact" }
 
-// TouchedFiles implements Adapter: the paths of an apply_patch call.
+// TouchedFiles implements RecordReader: the paths of an apply_patch call.
 func (Codex) TouchedFiles(record any) []string {
 	r, _ := record.(map[string]any)
 	payload, _ := r["payload"].(map[string]any)
@@ -138,7 +138,7 @@ func (Codex) TouchedFiles(record any) []string {
 	return out
 }
 
-// View implements Adapter: a rollout line is {timestamp, type, payload}.
+// View implements RecordReader: a rollout line is {timestamp, type, payload}.
 // Response items are the conversation; event_msg lines are events, a
 // token_count one with the session's running token total; turn_context
 // names the model of the turn.
@@ -222,7 +222,7 @@ func firstOf(o map[string]any, keys ...string) any {
 	return nil
 }
 
-// IsCompaction implements Adapter: the line that replaces the history
+// IsCompaction implements RecordReader: the line that replaces the history
 // with its summary, or the event that says the context was compacted.
 func (Codex) IsCompaction(record any) bool {
 	r, _ := record.(map[string]any)

@@ -22,10 +22,11 @@ const subagentsDir = "subagents"
 // cannot be read, a file that is not the agent's transcript, a name that
 // makes no session name.
 type ImportError struct {
-	Msg string
-	Err error // the cause, when there is one
+	Msg string // the whole message, path included
+	Err error  // the cause, when there is one
 }
 
+// Error says what was refused, naming the path as it was given.
 func (e *ImportError) Error() string { return e.Msg }
 
 // Unwrap returns the cause.

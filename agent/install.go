@@ -284,3 +284,9 @@ func editSettings(path string, edit func(*ordered) bool) (bool, error) {
 	}
 	return true, os.Rename(tmp, path)
 }
+
+// jsonString is a JSON-encoded string for settings files and scripts.
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
