@@ -224,7 +224,7 @@ func (s *Store) merge(ctx context.Context, ref string, base, local, remote plumb
 			return plumbing.ZeroHash, nil, err
 		}
 	}
-	merged, conflicts := snapshot.MergeDocuments(db, dl, dr)
+	merged, conflicts := snapshot.MergeDocuments(db, dl, dr, s.opts.View)
 	h, objs, err := s.prepare(merged, SaveOptions{Session: el.Header.Session, Label: label, Source: "pull", Time: s.opts.Now()})
 	if err != nil {
 		return plumbing.ZeroHash, nil, err

@@ -101,7 +101,7 @@ func (s *Store) Diff(ctx context.Context, a, b plumbing.Hash) (*snapshot.Diff, e
 			return nil, err
 		}
 	}
-	return snapshot.CompareParts(pa, pb), nil
+	return snapshot.CompareParts(pa, pb, s.opts.View), nil
 }
 
 // sparseElements loads two chunked directories for comparison, leaving

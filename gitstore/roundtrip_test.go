@@ -92,7 +92,7 @@ func TestSparseDiffAgreesWithFullCompare(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		full, err := snapshot.Compare(a, b)
+		full, err := snapshot.Compare(a, b, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

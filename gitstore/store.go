@@ -48,6 +48,10 @@ type Options struct {
 	// Redactor replaces secrets in every document before anything is
 	// written; nil writes documents as they are.
 	Redactor *redact.Redactor
+	// View reads messages for diffs (ids, tokens) and merges (ids):
+	// agents' records need their own view (see package agent); nil is
+	// snapshot.ViewMessage.
+	View snapshot.Viewer
 }
 
 // Store reads and writes snapshots in one repository.

@@ -25,7 +25,8 @@ type Diff struct {
 }
 
 // ElementChange is a message or event added, removed or changed. Elements
-// are matched by "id" (or "uuid"), and by position where they have none.
+// are matched by the id their view reads ("id", or "uuid", in the common
+// shapes), and by position where they have none.
 type ElementChange struct {
 	Op     string `json:"op"`
 	Key    string `json:"key"`   // the id, or #N for the position
@@ -62,8 +63,9 @@ type TokenDelta struct {
 	Estimated bool  `json:"estimated"` // some counts were estimated from text
 }
 
-// Compare computes the semantic diff that turns a into b.
-func Compare(a, b map[string]any) (*Diff, error) {
+// Compare computes the semantic diff that turns a into b, reading
+// messages by view (nil: ViewMessage) for their ids and tokens.
+func Compare(a, b map[string]any, view Viewer) (*Diff, error) {
 	pa, err := Split(a)
 	if err != nil {
 		return nil, fmt.Errorf("first document: %w", err)
@@ -72,23 +74,24 @@ func Compare(a, b map[string]any) (*Diff, error) {
 	if err != nil {
 		return nil, fmt.Errorf("second document: %w", err)
 	}
-	return CompareParts(pa, pb), nil
+	return CompareParts(pa, pb, view), nil
 }
 
 // CompareParts compares split documents. Pairs of elements that are
 // Unchanged on both sides are passed over; the token delta counts only
 // the elements that differ, since equal ones cancel out.
-func CompareParts(pa, pb *Parts) *Diff {
+func CompareParts(pa, pb *Parts, view Viewer) *Diff {
+	view = view.orGeneric()
 	d := &Diff{
-		Messages: compareElements(pa.Messages, pb.Messages),
-		Events:   compareElements(pa.Events, pb.Events),
+		Messages: compareElements(pa.Messages, pb.Messages, view),
+		Events:   compareElements(pa.Events, pb.Events, view),
 		Files:    compareFiles(pa.Files, pb.Files),
 	}
 	ra, rb := withoutFileMeta(pa.Rest), withoutFileMeta(pb.Rest)
 	compareValues(&d.Members, nil, ra, rb)
 	ma, mb := withoutSame(pa.Messages, pb.Messages)
-	sa := ComputeStats(map[string]any{MemberMessages: ma})
-	sb := ComputeStats(map[string]any{MemberMessages: mb})
+	sa := ComputeStats(map[string]any{MemberMessages: ma}, view)
+	sb := ComputeStats(map[string]any{MemberMessages: mb}, view)
 	d.Tokens = TokenDelta{
 		Input:     sb.InputTokens - sa.InputTokens,
 		Output:    sb.OutputTokens - sa.OutputTokens,
@@ -130,14 +133,14 @@ func withoutFileMeta(rest map[string]any) map[string]any {
 
 // elementKeys gives each element its match key: its id, made unique by
 // an occurrence count, or its position.
-func elementKeys(elems []any) []string {
+func elementKeys(elems []any, view Viewer) []string {
 	keys := make([]string, len(elems))
 	seen := map[string]int{}
 	for i, e := range elems {
 		if _, same := e.(Unchanged); same {
 			continue // never matched by key
 		}
-		m := ViewMessage(e)
+		m := view(e)
 		if m.ID == "" {
 			keys[i] = fmt.Sprintf("#%d", i)
 			continue
@@ -151,8 +154,8 @@ func elementKeys(elems []any) []string {
 	return keys
 }
 
-func compareElements(a, b []any) []ElementChange {
-	ka, kb := elementKeys(a), elementKeys(b)
+func compareElements(a, b []any, view Viewer) []ElementChange {
+	ka, kb := elementKeys(a, view), elementKeys(b, view)
 	index := make(map[string]int, len(a))
 	matched := make([]bool, len(a))
 	for i, k := range ka {

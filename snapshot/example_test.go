@@ -33,7 +33,7 @@ func ExampleCompare() {
 	b := map[string]any{"config": map[string]any{"t": 0.7}, "messages": []any{
 		map[string]any{"id": "1", "role": "user", "content": "hi"},
 		map[string]any{"id": "2", "role": "assistant", "content": "hello"}}}
-	d, _ := snapshot.Compare(a, b)
+	d, _ := snapshot.Compare(a, b, nil)
 	for _, m := range d.Messages {
 		fmt.Println(m.Op, m.Key)
 	}

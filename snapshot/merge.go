@@ -11,7 +11,11 @@ import (
 // remote's that the local side lacks. Files and other members merge three
 // ways: a side's change is taken where the other kept base's value. Where
 // both changed differently, the local value stays and its path is listed.
-func MergeDocuments(base, local, remote map[string]any) (map[string]any, []string) {
+// Ids are read by view (nil: ViewMessage).
+func MergeDocuments(base, local, remote map[string]any, view Viewer) (map[string]any, []string) {
+	if view == nil {
+		view = ViewMessage
+	}
 	out := map[string]any{}
 	var conflicts []string
 	for _, k := range unionKeys(base, local, remote) {
@@ -22,7 +26,7 @@ func MergeDocuments(base, local, remote map[string]any) (map[string]any, []strin
 		case MemberMessages, MemberEvents:
 			al, _ := vl.([]any)
 			ar, _ := vr.([]any)
-			merged, c := uniteByID(k, al, ar)
+			merged, c := uniteByID(k, al, ar, view)
 			conflicts = append(conflicts, c...)
 			if inL || inR {
 				out[k] = merged
@@ -99,9 +103,9 @@ func unionKeys(ms ...map[string]any) []string {
 
 // uniteByID keeps the local elements and appends the remote's the local
 // side lacks, matching by id (or, without one, by content).
-func uniteByID(member string, local, remote []any) ([]any, []string) {
+func uniteByID(member string, local, remote []any, view Viewer) ([]any, []string) {
 	key := func(e any) string {
-		if m := ViewMessage(e); m.ID != "" {
+		if m := view(e); m.ID != "" {
 			return "id:" + m.ID
 		}
 		b, _ := Marshal(e)

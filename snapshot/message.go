@@ -29,7 +29,7 @@ type Message struct {
 	// Model that produced the message, when recorded.
 	Model string
 	// TotalUsage is a running total of the whole session's tokens, as
-	// Codex's token_count events record them.
+	// some agents record after each model call (Codex's token_count).
 	TotalUsage *Usage
 }
 
@@ -49,101 +49,45 @@ type Usage struct {
 	Output int64
 }
 
-// ViewMessage reads a stored message in any of the common shapes: a
-// plain {role, content|parts} object, Anthropic content blocks, OpenAI
-// tool_calls, or a Claude Code transcript record that wraps a message.
+// Viewer reads a stored message as a Message. Agents write records of
+// their own shapes (a Claude Code record wraps its message, a Codex line
+// its payload); package agent has a Viewer for those. A nil Viewer is
+// ViewMessage.
+type Viewer func(v any) Message
+
+func (view Viewer) orGeneric() Viewer {
+	if view == nil {
+		return ViewMessage
+	}
+	return view
+}
+
+// ViewMessage reads a stored message in the common shapes: a plain
+// {role, content|parts} object (role taken from type when it has none),
+// Anthropic content blocks, OpenAI tool_calls.
 func ViewMessage(v any) Message {
 	obj, _ := v.(map[string]any)
-	if p, ok := obj["payload"].(map[string]any); ok && str(obj, "type") != "" {
-		return viewCodex(obj, p)
-	}
 	m := Message{ID: str(obj, "id"), Time: firstStr(obj, "time", "timestamp", "ts")}
 	if m.ID == "" {
 		m.ID = str(obj, "uuid")
 	}
-	inner := obj
-	if wrapped, ok := obj["message"].(map[string]any); ok {
-		inner = wrapped
-	}
-	m.Role = firstStr(inner, "role")
-	if m.Role == "" {
-		m.Role = firstStr(obj, "role", "type")
-	}
-	m.Parts = partsOf(inner)
-	m.Model = str(inner, "model")
-	if u, ok := inner["usage"].(map[string]any); ok {
+	m.Role = firstStr(obj, "role", "type")
+	m.Parts = ContentParts(obj)
+	m.Model = str(obj, "model")
+	if u, ok := obj["usage"].(map[string]any); ok {
 		m.Usage = &Usage{
 			Input:  num(u, "input_tokens") + num(u, "prompt_tokens") + num(u, "cache_creation_input_tokens") + num(u, "cache_read_input_tokens"),
 			Output: num(u, "output_tokens") + num(u, "completion_tokens"),
 		}
-		m.UsageKey = str(inner, "id")
-		if m.UsageKey == "" {
-			m.UsageKey = m.ID
-		}
+		m.UsageKey = m.ID
 	}
 	return m
 }
 
-// viewCodex reads a Codex rollout line: {timestamp, type, payload}.
-func viewCodex(obj, p map[string]any) Message {
-	m := Message{Time: str(obj, "timestamp"), ID: str(p, "id")}
-	kind := str(p, "type")
-	switch str(obj, "type") {
-	case "response_item":
-		switch kind {
-		case "message":
-			m.Role, m.Parts = str(p, "role"), partsOf(p)
-		case "reasoning":
-			m.Role = "assistant"
-			m.Parts = []Part{{Kind: PartThinking, Text: textOf(p["summary"])}}
-		case "function_call", "custom_tool_call", "local_shell_call":
-			m.Role = "assistant"
-			input := firstOf(p, "arguments", "input", "action")
-			name := str(p, "name")
-			if name == "" {
-				name = "shell"
-			}
-			m.Parts = []Part{{Kind: PartToolCall, Tool: name, CallID: str(p, "call_id"), Input: input}}
-		case "function_call_output", "custom_tool_call_output":
-			m.Role = "tool"
-			out := textOf(p["output"])
-			m.Parts = []Part{{Kind: PartToolResult, CallID: str(p, "call_id"), Text: out, IsError: codexFailed(out)}}
-		default:
-			m.Role = kind
-		}
-	case "event_msg":
-		m.Role = "event"
-		if kind == "token_count" {
-			info, _ := p["info"].(map[string]any)
-			if total, ok := info["total_token_usage"].(map[string]any); ok {
-				m.TotalUsage = &Usage{Input: num(total, "input_tokens"), Output: num(total, "output_tokens")}
-			}
-		}
-		m.Parts = []Part{{Kind: PartOther, Text: kind}}
-		if kind == "user_message" || kind == "agent_message" {
-			m.Parts = []Part{{Kind: PartText, Text: str(p, "message")}}
-		}
-	case "turn_context":
-		m.Role, m.Model = "event", str(p, "model")
-	default:
-		m.Role = str(obj, "type")
-	}
-	return m
-}
-
-// codexFailed reads the exit code Codex wraps some tool outputs in.
-func codexFailed(out string) bool {
-	v, err := Parse([]byte(out), Limits{})
-	if err != nil {
-		return false
-	}
-	o, _ := v.(map[string]any)
-	meta, _ := o["metadata"].(map[string]any)
-	code := num(meta, "exit_code")
-	return code != 0
-}
-
-func partsOf(obj map[string]any) []Part {
+// ContentParts reads the parts of a message object: its content (a
+// string, or a list of Anthropic or OpenAI blocks), or its parts, and
+// its OpenAI tool_calls; a tool message's parts are tool results.
+func ContentParts(obj map[string]any) []Part {
 	var parts []Part
 	content := obj["content"]
 	if content == nil {
@@ -193,14 +137,15 @@ func blockPart(b any) Part {
 		return Part{Kind: PartToolCall, Tool: str(o, "name"), CallID: firstStr(o, "id", "call_id"), Input: input}
 	case "tool_result", "function_call_output":
 		isErr, _ := o["is_error"].(bool)
-		return Part{Kind: PartToolResult, Text: textOf(firstOf(o, "content", "output")), CallID: firstStr(o, "tool_use_id", "call_id"), IsError: isErr}
+		return Part{Kind: PartToolResult, Text: ContentText(firstOf(o, "content", "output")), CallID: firstStr(o, "tool_use_id", "call_id"), IsError: isErr}
 	default:
 		return Part{Kind: PartOther, Text: t}
 	}
 }
 
-// textOf flattens a string or a list of text blocks.
-func textOf(v any) string {
+// ContentText flattens a content value to its text: a string, the text
+// blocks of a list one per line, or the JSON of anything else.
+func ContentText(v any) string {
 	switch v := v.(type) {
 	case string:
 		return v
@@ -245,8 +190,12 @@ func firstStr(o map[string]any, keys ...string) string {
 	return ""
 }
 
-func num(o map[string]any, key string) int64 {
-	switch n := o[key].(type) {
+func num(o map[string]any, key string) int64 { return Int(o[key]) }
+
+// Int reads a number as parsed (Number) or as Go code built it (float64,
+// int, int64); anything else, or a Number out of range, is 0.
+func Int(v any) int64 {
+	switch n := v.(type) {
 	case Number:
 		i, _ := n.Int64()
 		return i
@@ -274,17 +223,19 @@ type Stats struct {
 	Estimated bool
 }
 
-// ComputeStats counts what a document's messages record. Usage shared by
-// several records of one model call counts once.
-func ComputeStats(doc map[string]any) Stats {
+// ComputeStats counts what a document's messages record, read by view
+// (nil: ViewMessage). Usage shared by several records of one model call
+// counts once.
+func ComputeStats(doc map[string]any, view Viewer) Stats {
+	view = view.orGeneric()
 	msgs, _ := doc[MemberMessages].([]any)
 	events, _ := doc[MemberEvents].([]any)
 	files, _ := doc[MemberFiles].(map[string]any)
 	s := Stats{Messages: len(msgs), Events: len(events), Files: len(files)}
-	if total, calls := RunningTotal(msgs); calls > 0 {
+	if total, calls := RunningTotal(msgs, view); calls > 0 {
 		s.ModelCalls, s.InputTokens, s.OutputTokens = calls, total.Input, total.Output
 		for _, raw := range msgs {
-			for _, p := range ViewMessage(raw).Parts {
+			for _, p := range view(raw).Parts {
 				if p.Kind == PartToolCall {
 					s.ToolCalls++
 				}
@@ -297,7 +248,7 @@ func ComputeStats(doc map[string]any) Stats {
 		if _, skip := raw.(Unchanged); skip {
 			continue
 		}
-		m := ViewMessage(raw)
+		m := view(raw)
 		for _, p := range m.Parts {
 			if p.Kind == PartToolCall {
 				s.ToolCalls++
@@ -326,16 +277,17 @@ func ComputeStats(doc map[string]any) Stats {
 	return s
 }
 
-// RunningTotal finds the last running total of tokens (Codex records
-// them after each model call) and how many there were.
-func RunningTotal(msgs []any) (Usage, int) {
+// RunningTotal finds the last running total of tokens (some agents, as
+// Codex, record one after each model call) and how many there were.
+func RunningTotal(msgs []any, view Viewer) (Usage, int) {
+	view = view.orGeneric()
 	var last Usage
 	calls := 0
 	for _, raw := range msgs {
 		if _, skip := raw.(Unchanged); skip {
 			continue
 		}
-		if m := ViewMessage(raw); m.TotalUsage != nil {
+		if m := view(raw); m.TotalUsage != nil {
 			last, calls = *m.TotalUsage, calls+1
 		}
 	}

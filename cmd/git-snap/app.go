@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/redact"
@@ -204,6 +205,7 @@ func (e *env) openStore(c *cli.Context) (*gitstore.Store, config.Config, error) 
 		Now:       e.now,
 		Redactor:  redactor,
 		Env:       e.gitEnv(),
+		View:      agent.ViewMessage,
 	})
 	return s, cfg, err
 }

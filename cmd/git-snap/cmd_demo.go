@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -55,6 +56,7 @@ func (e *env) runDemo(ctx context.Context, p palette, keep bool) error {
 	s, err := gitstore.OpenPaths(ctx, paths, gitstore.Options{
 		Identity: gitstore.DefaultIdentity(paths, e.gitEnv()),
 		Now:      func() time.Time { clock = clock.Add(37 * time.Second); return clock },
+		View:     agent.ViewMessage,
 	})
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
@@ -86,7 +87,7 @@ func runDiff(ctx context.Context, s *gitstore.Store, w io.Writer, p palette, o d
 		if err != nil {
 			return err
 		}
-		if d, err = snapshot.Compare(map[string]any{}, docB); err != nil {
+		if d, err = snapshot.Compare(map[string]any{}, docB, agent.ViewMessage); err != nil {
 			return err
 		}
 	} else if d, err = s.Diff(ctx, a, b); err != nil {

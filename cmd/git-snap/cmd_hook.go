@@ -11,8 +11,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
-	"github.com/git-snap/git-snap/hooks"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -42,16 +42,16 @@ Examples:
 }
 
 // runHook does the work and logs what went wrong.
-func (e *env) runHook(c *cli.Context, agent string, args []string) {
+func (e *env) runHook(c *cli.Context, name string, args []string) {
 	ctx, cancel := context.WithTimeout(c.Context, 20*time.Second)
 	defer cancel()
 	stdin := []byte{}
-	if agent != "git" {
+	if name != "git" {
 		stdin, _ = io.ReadAll(io.LimitReader(e.stdin, 64<<20))
 	}
 	log := func(err error) {
 		if err != nil {
-			e.hookLog(c, agent, err)
+			e.hookLog(c, name, err)
 		}
 	}
 	defer func() {
@@ -59,11 +59,11 @@ func (e *env) runHook(c *cli.Context, agent string, args []string) {
 			log(fmt.Errorf("internal error: %v", r))
 		}
 	}()
-	if agent == "git" {
+	if name == "git" {
 		log(e.hookGit(ctx, c, args))
 		return
 	}
-	a, err := hooks.Lookup(agent)
+	a, err := agent.Lookup(name, e.agentEnv())
 	if err != nil {
 		log(err)
 		return
@@ -82,9 +82,9 @@ func (e *env) runHook(c *cli.Context, agent string, args []string) {
 		return
 	}
 	defer s.Close()
-	in := hooks.Ingest{Store: s, Adapter: a, Limits: snapshot.Limits{MaxDepth: cfg.Limits.MaxDepth, MaxValueBytes: cfg.Limits.MaxValueBytes}, MaxFileBytes: cfg.Limits.MaxValueBytes}
+	in := agent.Ingest{Store: s, Adapter: a, Limits: snapshot.Limits{MaxDepth: cfg.Limits.MaxDepth, MaxValueBytes: cfg.Limits.MaxValueBytes}, MaxFileBytes: cfg.Limits.MaxValueBytes}
 	if wt := s.Paths().WorkTree; wt != "" {
-		in.WorkTree, in.Changed = wt, hooks.GitChanged(wt)
+		in.WorkTree, in.Changed = wt, agent.GitChanged(wt)
 	}
 	o := gitstore.SaveOptions{}
 	if cfg.RecordCode() {
@@ -99,8 +99,8 @@ func (e *env) runHook(c *cli.Context, agent string, args []string) {
 	log(err)
 }
 
-// hookGit marks the sessions recorded in this work tree in the last day
-// with the commit just made, so that log --code finds them.
+// hookGit marks the sessions at work in this work tree with the commit
+// just made (see agent.PostCommit).
 func (e *env) hookGit(ctx context.Context, c *cli.Context, args []string) error {
 	if len(args) == 0 || args[0] != "post-commit" {
 		return fmt.Errorf("git snap hook git takes post-commit, not %q", strings.Join(args, " "))
@@ -114,40 +114,15 @@ func (e *env) hookGit(ctx context.Context, c *cli.Context, args []string) error 
 	if err != nil || code.Commit.IsZero() {
 		return err
 	}
-	sessions, err := s.Sessions(ctx)
-	if err != nil {
-		return err
-	}
-	wt := s.Paths().WorkTree
-	for _, sess := range sessions {
-		if e.now().Sub(sess.Tip.Header.Time) > 24*time.Hour || sess.Tip.Header.Code == code.Commit.String() {
-			continue
-		}
-		rest, err := s.Rest(ctx, sess.Tip.ID)
-		if err != nil {
-			return err
-		}
-		cwd, _ := rest["cwd"].(string)
-		if cwd == "" || wt == "" || !within(cwd, wt) {
-			continue
-		}
-		o := gitstore.SaveOptions{Session: sess.Name, Label: "post-commit " + code.Commit.String()[:12], Code: code.Commit.String(), Dirty: code.Dirty}
-		if _, err := s.Mark(ctx, o); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func within(path, root string) bool {
-	rel, err := filepath.Rel(root, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+	pc := agent.PostCommit{Commit: code.Commit.String(), Dirty: code.Dirty, WorkTree: s.Paths().WorkTree, Now: e.now()}
+	_, err = pc.Mark(ctx, s)
+	return err
 }
 
 // hookLog appends a failure to .git/snap/hook.log, or to stderr when
 // there is no repository to log in.
-func (e *env) hookLog(c *cli.Context, agent string, err error) {
-	line := fmt.Sprintf("%s hook %s: %v\n", time.Now().UTC().Format(time.RFC3339), agent, err)
+func (e *env) hookLog(c *cli.Context, name string, err error) {
+	line := fmt.Sprintf("%s hook %s: %v\n", time.Now().UTC().Format(time.RFC3339), name, err)
 	if p, perr := e.storePaths(c); perr == nil {
 		path := filepath.Join(p.CommonDir, "snap", "hook.log")
 		os.MkdirAll(filepath.Dir(path), 0o777)

@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
-	"github.com/git-snap/git-snap/hooks"
 )
 
 func cmdInstall(e *env, install bool) *cli.Command {
@@ -48,30 +49,30 @@ Examples:
 	}
 }
 
-func (e *env) runInstall(c *cli.Context, agent string, install bool) error {
+func (e *env) runInstall(c *cli.Context, name string, install bool) error {
 	exe, _ := os.Executable()
 	paths, err := e.storePaths(c)
-	if agent == "git" {
+	if name == "git" {
 		if err != nil {
 			return err
 		}
 		dir := filepath.Join(paths.CommonDir, "hooks")
 		return e.reportInstall(install, dir+"/post-commit", func() (bool, error) {
 			if install {
-				return hooks.InstallGitHook(dir, hooks.HookCommand(exe, "git"))
+				return agent.InstallGitHook(dir, agent.HookCommand(exe, "git"))
 			}
-			return hooks.UninstallGitHook(dir)
+			return agent.UninstallGitHook(dir)
 		})
 	}
-	file, events, err := e.settingsFile(c, agent, paths, err)
+	a, file, err := e.settingsFile(c, name, paths, err)
 	if err != nil {
 		return err
 	}
 	return e.reportInstall(install, file, func() (bool, error) {
 		if install {
-			return hooks.InstallHooks(file, agent, hooks.HookCommand(exe, agent), events)
+			return agent.InstallHooks(file, name, agent.HookCommand(exe, name), a.Events())
 		}
-		return hooks.UninstallHooks(file, agent)
+		return agent.UninstallHooks(file, name)
 	})
 }
 
@@ -94,38 +95,32 @@ func (e *env) reportInstall(install bool, file string, do func() (bool, error)) 
 }
 
 // settingsFile picks the settings file of an agent and scope.
-func (e *env) settingsFile(c *cli.Context, agent string, paths gitstore.Paths, repoErr error) (string, []string, error) {
-	home, _ := os.UserHomeDir()
+func (e *env) settingsFile(c *cli.Context, name string, paths gitstore.Paths, repoErr error) (agent.Adapter, string, error) {
 	user := c.Bool("user")
 	if !user && (repoErr != nil || paths.WorkTree == "") {
-		return "", nil, usagef("run install inside a work tree, or use --user")
+		return nil, "", usagef("run install inside a work tree, or use --user")
 	}
-	switch agent {
-	case "claude-code":
-		if user {
-			dir := os.Getenv("CLAUDE_CONFIG_DIR")
-			if dir == "" {
-				dir = filepath.Join(home, ".claude")
-			}
-			return filepath.Join(dir, "settings.json"), hooks.ClaudeEvents, nil
-		}
-		name := "settings.local.json"
-		if c.Bool("project") {
-			name = "settings.json"
-		}
-		return filepath.Join(paths.WorkTree, ".claude", name), hooks.ClaudeEvents, nil
-	case "codex":
-		if c.Bool("local") {
-			return "", nil, usagef("codex has no local settings: use --project or --user")
-		}
-		if user {
-			dir := os.Getenv("CODEX_HOME")
-			if dir == "" {
-				dir = filepath.Join(home, ".codex")
-			}
-			return filepath.Join(dir, "hooks.json"), hooks.CodexEvents, nil
-		}
-		return filepath.Join(paths.WorkTree, ".codex", "hooks.json"), hooks.CodexEvents, nil
+	a, err := agent.Lookup(name, e.agentEnv())
+	if err != nil {
+		return nil, "", usagef("install knows %s and git, not %q", strings.Join(agent.Names(), ", "), name)
 	}
-	return "", nil, usagef("install knows claude-code, codex and git, not %q", agent)
+	scope := agent.DefaultScope
+	switch {
+	case user:
+		scope = agent.UserScope
+	case c.Bool("project"):
+		scope = agent.ProjectScope
+	case c.Bool("local"):
+		scope = agent.LocalScope
+	}
+	file, err := a.SettingsFile(scope, paths.WorkTree)
+	if err != nil {
+		return nil, "", usagef("%v", err)
+	}
+	return a, file, nil
+}
+
+// agentEnv locates agents' files from this process's environment.
+func (e *env) agentEnv() agent.Env {
+	return agent.Env{Home: e.getenv("HOME"), Getenv: e.getenv}
 }

@@ -6,9 +6,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
-	"github.com/git-snap/git-snap/hooks"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -34,7 +34,7 @@ Example:
 			if err := snapshot.CheckName("session", session); err != nil {
 				return usagef("%v", err)
 			}
-			rec := &hooks.Recorder{Store: s, Session: session}
+			rec := &agent.Recorder{Store: s, Session: session}
 			sc := bufio.NewScanner(e.stdin)
 			sc.Buffer(nil, cfg.Limits.MaxDocumentBytes)
 			line, snaps, skipped := 0, 0, 0
@@ -46,7 +46,7 @@ Example:
 					err = fmt.Errorf("an event is a JSON object, not %s", snapshot.KindOf(v))
 				}
 				if err == nil {
-					err = hooks.CheckEvent(ev)
+					err = agent.CheckEvent(ev)
 				}
 				if err != nil {
 					skipped++

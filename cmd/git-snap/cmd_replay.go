@@ -3,9 +3,9 @@ package main
 import (
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
-	"github.com/git-snap/git-snap/hooks"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -25,7 +25,7 @@ Example:
 			if err != nil {
 				return err
 			}
-			for out := range hooks.Replay(doc) {
+			for out := range agent.Replay(doc) {
 				line, err := snapshot.Marshal(jsonToValue(out))
 				if err != nil {
 					return err

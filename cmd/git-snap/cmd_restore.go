@@ -10,9 +10,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
-	"github.com/git-snap/git-snap/hooks"
 	"github.com/git-snap/git-snap/snapshot"
 	"github.com/git-snap/git-snap/worktree"
 )
@@ -212,7 +212,7 @@ func (e *env) runRestoreFiles(c *cli.Context, s *gitstore.Store, rev string, o w
 // runRestoreTranscript writes a snapshot back as the agent's transcript:
 // the main file to stdout or -o, or every file under --dir.
 func (e *env) runRestoreTranscript(c *cli.Context, s *gitstore.Store, format string) error {
-	if _, err := hooks.Lookup(format); err != nil {
+	if _, err := agent.Lookup(format, e.agentEnv()); err != nil {
 		return usagef("--format: %v", err)
 	}
 	id, err := s.Resolve(c.Context, c.Args().First())
@@ -226,7 +226,7 @@ func (e *env) runRestoreTranscript(c *cli.Context, s *gitstore.Store, format str
 	if entry.Header.Source != format {
 		return usagef("snapshot %s was recorded from %s, not %s", id.String()[:12], entry.Header.Source, format)
 	}
-	files, err := hooks.Restore(doc)
+	files, err := agent.Restore(doc)
 	if err != nil {
 		return err
 	}

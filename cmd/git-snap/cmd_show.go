@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
@@ -75,7 +76,7 @@ func runShow(ctx context.Context, s *gitstore.Store, w io.Writer, p palette, o s
 	if err != nil {
 		return err
 	}
-	st := snapshot.ComputeStats(doc)
+	st := snapshot.ComputeStats(doc, agent.ViewMessage)
 	if o.JSON || o.YAML {
 		full := map[string]any{"header": toJSON(entry, nil), "stats": statsOf(st), "document": doc}
 		if o.JSON {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
@@ -75,7 +76,7 @@ func runStats(ctx context.Context, s *gitstore.Store, w io.Writer, session strin
 		if err != nil {
 			return err
 		}
-		add(&st.statsJSON, statsOf(snapshot.ComputeStats(doc)))
+		add(&st.statsJSON, statsOf(snapshot.ComputeStats(doc, agent.ViewMessage)))
 		cps, err := s.Checkpoints(ctx, sess.Name, false)
 		if err != nil {
 			return err

@@ -6,9 +6,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
-	"github.com/git-snap/git-snap/hooks"
 )
 
 func cmdTrace(e *env) *cli.Command {
@@ -31,8 +31,8 @@ Examples:
 			if err != nil {
 				return err
 			}
-			a, _ := hooks.Lookup(entry.Header.Source)
-			lines, st := hooks.Trace(doc, a)
+			a, _ := agent.Lookup(entry.Header.Source, e.agentEnv())
+			lines, st := agent.Trace(doc, a)
 			if c.Bool("json") {
 				return writeJSON(e.stdout, map[string]any{"timeline": lines, "stats": st})
 			}

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -123,7 +124,7 @@ var conversational = map[string]bool{"user": true, "assistant": true, "system": 
 func writeConversation(w io.Writer, p palette, msgs []any) {
 	other := map[string]int{}
 	for i, raw := range msgs {
-		m := snapshot.ViewMessage(raw)
+		m := agent.ViewMessage(raw)
 		if !conversational[m.Role] {
 			other[m.Role]++
 			continue
@@ -246,7 +247,7 @@ func writeElements(w io.Writer, p palette, what string, changes []snapshot.Eleme
 			v = c.Before
 		}
 		if what == snapshot.MemberMessages {
-			if role := snapshot.ViewMessage(v).Role; !conversational[role] {
+			if role := agent.ViewMessage(v).Role; !conversational[role] {
 				other[c.Op+" "+role]++
 				continue
 			}
@@ -272,7 +273,7 @@ func writeElements(w io.Writer, p palette, what string, changes []snapshot.Eleme
 
 // snapshotCompare lists the JSON paths at which a changed element differs.
 func snapshotCompare(out *[]snapshot.MemberChange, a, b any) {
-	d, err := snapshot.Compare(map[string]any{"x": a}, map[string]any{"x": b})
+	d, err := snapshot.Compare(map[string]any{"x": a}, map[string]any{"x": b}, nil)
 	if err != nil {
 		return
 	}
@@ -337,7 +338,7 @@ func writeDiffStat(w io.Writer, d *snapshot.Diff) {
 
 // summary is one line about a message or event.
 func summary(v any) string {
-	m := snapshot.ViewMessage(v)
+	m := agent.ViewMessage(v)
 	var parts []string
 	for _, p := range m.Parts {
 		switch p.Kind {

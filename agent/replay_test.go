@@ -1,4 +1,4 @@
-package hooks
+package agent
 
 import (
 	"testing"
@@ -32,7 +32,7 @@ func TestReplayOneOutputPerModelCall(t *testing.T) {
 				b, _ := snapshot.Marshal(o.Content)
 				out = append(out, b...)
 			}
-			if want := snapshot.ComputeStats(doc).ModelCalls; n != want {
+			if want := snapshot.ComputeStats(doc, ViewMessage).ModelCalls; n != want {
 				t.Errorf("%s: %d outputs, %d model calls", tr.Name, n, want)
 			}
 			if first != nil && string(first) != string(out) {

@@ -1,4 +1,4 @@
-package hooks
+package agent
 
 import (
 	"os"
@@ -37,18 +37,8 @@ func FuzzDecode(f *testing.F) {
 // JSON), and the adapters' record readers never panic.
 func FuzzTranscript(f *testing.F) {
 	// A few real lines each: small seeds keep the fuzzer's minimising quick.
-	for _, path := range []string{
-		filepath.Join("..", "testdata", "claude-code", "tool_heavy.jsonl"),
-		filepath.Join("..", "testdata", "codex", "rollout-2026-04-02T09-15-00-019d2a10-0000-7000-8000-0000000000aa.jsonl"),
-	} {
-		if lines, _, err := Lines(path, 0); err == nil {
-			for _, l := range lines[3:min(len(lines), 9)] {
-				if len(l) < 2000 {
-					f.Add(append(l, '\n'))
-				}
-			}
-		}
-	}
+	addSeedLines(f, filepath.Join("..", "testdata", "claude-code", "tool_heavy.jsonl"))
+	addSeedLines(f, filepath.Join("..", "testdata", "codex", "rollout-2026-04-02T09-15-00-019d2a10-0000-7000-8000-0000000000aa.jsonl"))
 	f.Add([]byte("{\"a\":1}\n{\"b\":"))
 	f.Add([]byte("\"just a string\"\nnot json\n\n"))
 	path := filepath.Join(f.TempDir(), "t.jsonl") // one per fuzzing process
@@ -62,26 +52,9 @@ func FuzzTranscript(f *testing.F) {
 		}
 		var recs []any
 		for _, l := range lines {
-			e := Element(l, snapshot.Limits{MaxDepth: 200})
-			back, err := LineOf(e)
-			if err != nil {
-				t.Fatalf("%q: %v", l, err)
-			}
-			if s, raw := e.(string); raw {
-				if s != string(l) {
-					t.Fatalf("raw line %q came back as %q", l, back)
-				}
-			} else if v, err := snapshot.Parse(l, snapshot.Limits{MaxDepth: 200}); err != nil || !snapshot.Equal(v, e) {
-				t.Fatalf("line %q came back as %q", l, back)
-			}
-			recs = append(recs, e)
-			for _, a := range Adapters() {
-				a.IsPrompt(e)
-				a.TouchedFiles(e)
-			}
-			snapshot.ViewMessage(e)
+			recs = append(recs, readsBack(t, l))
 		}
-		for _, a := range Adapters() {
+		for _, a := range Adapters(Env{}) {
 			a.Check(recs)
 		}
 		doc := map[string]any{snapshot.MemberMessages: recs}
@@ -90,4 +63,39 @@ func FuzzTranscript(f *testing.F) {
 		Trace(doc, ClaudeCode{})
 		LayoutFrom(map[string]any{"transcript": map[string]any{"files": recs, "runs": recs}})
 	})
+}
+
+func addSeedLines(f *testing.F, path string) {
+	lines, _, err := Lines(path, 0)
+	if err != nil {
+		return
+	}
+	for _, l := range lines[3:min(len(lines), 9)] {
+		if len(l) < 2000 {
+			f.Add(append(l, '\n'))
+		}
+	}
+}
+
+// readsBack reads one line as a stored element, checks that it writes
+// back as it was, and puts it through every record reader.
+func readsBack(t *testing.T, l []byte) any {
+	e := Element(l, snapshot.Limits{MaxDepth: 200})
+	back, err := LineOf(e)
+	if err != nil {
+		t.Fatalf("%q: %v", l, err)
+	}
+	if s, raw := e.(string); raw {
+		if s != string(l) {
+			t.Fatalf("raw line %q came back as %q", l, back)
+		}
+	} else if v, err := snapshot.Parse(l, snapshot.Limits{MaxDepth: 200}); err != nil || !snapshot.Equal(v, e) {
+		t.Fatalf("line %q came back as %q", l, back)
+	}
+	for _, a := range Adapters(Env{}) {
+		a.IsPrompt(e)
+		a.TouchedFiles(e)
+	}
+	ViewMessage(e)
+	return e
 }

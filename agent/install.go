@@ -1,4 +1,4 @@
-package hooks
+package agent
 
 import (
 	"bytes"
@@ -215,29 +215,8 @@ func UninstallHooks(path, agent string) (bool, error) {
 		changed := false
 		for _, ev := range append([]string(nil), hooks.keys...) {
 			groups, _ := hooks.get(ev).([]any)
-			var kept []any
-			for _, g := range groups {
-				gr, _ := g.(*ordered)
-				if gr == nil {
-					kept = append(kept, g)
-					continue
-				}
-				hs, _ := gr.get("hooks").([]any)
-				var keep []any
-				for _, h := range hs {
-					if isOurs(h, agent) {
-						changed = true
-					} else {
-						keep = append(keep, h)
-					}
-				}
-				if len(keep) > 0 || len(hs) == 0 {
-					if len(keep) != len(hs) {
-						gr.set("hooks", keep)
-					}
-					kept = append(kept, gr)
-				}
-			}
+			kept, removed := withoutOurs(groups, agent)
+			changed = changed || removed
 			if len(kept) == 0 {
 				hooks.del(ev)
 			} else {
@@ -249,6 +228,36 @@ func UninstallHooks(path, agent string) (bool, error) {
 		}
 		return changed
 	})
+}
+
+// withoutOurs removes git-snap's handlers from an event's matcher groups,
+// and the groups left with none; it reports whether it removed any.
+func withoutOurs(groups []any, agent string) ([]any, bool) {
+	var kept []any
+	removed := false
+	for _, g := range groups {
+		gr, _ := g.(*ordered)
+		if gr == nil {
+			kept = append(kept, g)
+			continue
+		}
+		hs, _ := gr.get("hooks").([]any)
+		var keep []any
+		for _, h := range hs {
+			if isOurs(h, agent) {
+				removed = true
+			} else {
+				keep = append(keep, h)
+			}
+		}
+		if len(keep) > 0 || len(hs) == 0 {
+			if len(keep) != len(hs) {
+				gr.set("hooks", keep)
+			}
+			kept = append(kept, gr)
+		}
+	}
+	return kept, removed
 }
 
 func editSettings(path string, edit func(*ordered) bool) (bool, error) {
@@ -276,50 +285,8 @@ func editSettings(path string, edit func(*ordered) bool) (bool, error) {
 	return true, os.Rename(tmp, path)
 }
 
-const gitHookMarker = "# git-snap: snapshot this work tree's agent sessions at each commit"
-
-// InstallGitHook adds a post-commit hook that runs command, chained with
-// a hook already there (kept as post-commit.before-git-snap and run after).
-func InstallGitHook(hooksDir, command string) (bool, error) {
-	path := filepath.Join(hooksDir, "post-commit")
-	old, err := os.ReadFile(path)
-	switch {
-	case err == nil && bytes.Contains(old, []byte(gitHookMarker)):
-		return false, nil
-	case err == nil:
-		if err := os.Rename(path, path+".before-git-snap"); err != nil {
-			return false, err
-		}
-	case !errors.Is(err, fs.ErrNotExist):
-		return false, err
-	}
-	script := fmt.Sprintf(`#!/bin/sh
-%s
-%s post-commit >/dev/null 2>&1 || true
-if [ -x "$0.before-git-snap" ]; then exec "$0.before-git-snap" "$@"; fi
-`, gitHookMarker, command)
-	if err := os.MkdirAll(hooksDir, 0o755); err != nil {
-		return false, err
-	}
-	return true, os.WriteFile(path, []byte(script), 0o755)
-}
-
-// UninstallGitHook removes git-snap's post-commit hook and puts back the
-// one it was chained with.
-func UninstallGitHook(hooksDir string) (bool, error) {
-	path := filepath.Join(hooksDir, "post-commit")
-	cur, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) || err == nil && !bytes.Contains(cur, []byte(gitHookMarker)) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	if err := os.Remove(path); err != nil {
-		return false, err
-	}
-	if _, err := os.Stat(path + ".before-git-snap"); err == nil {
-		return true, os.Rename(path+".before-git-snap", path)
-	}
-	return true, nil
+// jsonString is a JSON-encoded string for settings files and scripts.
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

@@ -1,7 +1,6 @@
-package hooks
+package agent
 
 import (
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -12,16 +11,40 @@ import (
 )
 
 // ClaudeCode reads Claude Code's hook payloads and transcripts
-// (see ../shared/formats/claude-code-*.md).
-type ClaudeCode struct{}
+// (see docs/formats.md).
+type ClaudeCode struct {
+	// ConfigDir holds the user's settings: $CLAUDE_CONFIG_DIR, else
+	// ~/.claude.
+	ConfigDir string
+}
+
+func newClaudeCode(env Env) Adapter {
+	return ClaudeCode{ConfigDir: env.dir("CLAUDE_CONFIG_DIR", ".claude")}
+}
 
 // Name implements Adapter.
 func (ClaudeCode) Name() string { return "claude-code" }
 
-// ClaudeEvents are the hook events git-snap installs itself for.
-var ClaudeEvents = []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop", "PreCompact", "SessionEnd"}
+// Events implements Installer: every event that adds to the transcript
+// or ends a part of it.
+func (ClaudeCode) Events() []string {
+	return []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop", "PreCompact", "SessionEnd"}
+}
 
-// Decode implements Adapter: the payload is a JSON object on stdin.
+// SettingsFile implements Installer: settings.json in the config
+// directory for the user; in the project, .claude/settings.json, shared,
+// or .claude/settings.local.json, personal (the default).
+func (c ClaudeCode) SettingsFile(scope Scope, workTree string) (string, error) {
+	switch scope {
+	case UserScope:
+		return filepath.Join(c.ConfigDir, "settings.json"), nil
+	case ProjectScope:
+		return filepath.Join(workTree, ".claude", "settings.json"), nil
+	}
+	return filepath.Join(workTree, ".claude", "settings.local.json"), nil
+}
+
+// Decode implements HookReader: the payload is a JSON object on stdin.
 func (ClaudeCode) Decode(stdin []byte, _ []string) (Payload, error) {
 	raw, err := decodeObject(stdin, "Claude Code hook payload")
 	if err != nil {
@@ -38,19 +61,7 @@ func (ClaudeCode) Decode(stdin []byte, _ []string) (Payload, error) {
 	return p, nil
 }
 
-func decodeObject(data []byte, what string) (map[string]any, error) {
-	v, err := snapshot.Parse(data, snapshot.Limits{MaxBytes: 64 << 20})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("%s is %s, not a JSON object", what, snapshot.KindOf(v))
-	}
-	return m, nil
-}
-
-// Transcripts implements Adapter: subagent transcripts live in
+// Transcripts implements HookReader: subagent transcripts live in
 // <session>/subagents/ beside the main one (any depth).
 func (ClaudeCode) Transcripts(p Payload) (map[string]string, error) {
 	if p.TranscriptPath == "" {
@@ -59,7 +70,7 @@ func (ClaudeCode) Transcripts(p Payload) (map[string]string, error) {
 	main := p.TranscriptPath
 	dir := strings.TrimSuffix(main, filepath.Ext(main))
 	out := map[string]string{}
-	err := filepath.WalkDir(filepath.Join(dir, "subagents"), func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(filepath.Join(dir, subagentsDir), func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if os.IsNotExist(err) {
 				return nil
@@ -75,7 +86,7 @@ func (ClaudeCode) Transcripts(p Payload) (map[string]string, error) {
 	return out, err
 }
 
-// IsPrompt implements Adapter: a user record whose content is text the
+// IsPrompt implements RecordReader: a user record whose content is text the
 // user typed (not a tool result, not injected by the harness).
 func (ClaudeCode) IsPrompt(record any) bool {
 	r, _ := record.(map[string]any)
@@ -87,10 +98,10 @@ func (ClaudeCode) IsPrompt(record any) bool {
 	return ok && !strings.HasPrefix(text, "<") // <command-name>, <local-command-stdout>, …
 }
 
-// CompactEvent implements Adapter.
+// CompactEvent implements HookReader.
 func (ClaudeCode) CompactEvent() string { return "PreCompact" }
 
-// TouchedFiles implements Adapter: file_path of Write, Edit, MultiEdit and
+// TouchedFiles implements RecordReader: file_path of Write, Edit, MultiEdit and
 // NotebookEdit calls (and MCP tools of those names).
 func (ClaudeCode) TouchedFiles(record any) []string {
 	r, _ := record.(map[string]any)
@@ -119,7 +130,43 @@ func (ClaudeCode) TouchedFiles(record any) []string {
 	return out
 }
 
-// Check implements Adapter: Claude Code records carry a type and, for
+// View implements RecordReader: a record wraps the API message under
+// "message". Its id (uuid) and time are the record's; its role, content,
+// model and usage the message's, and usage is keyed by the message's id,
+// which every record of one split response repeats.
+func (ClaudeCode) View(record any) (snapshot.Message, bool) {
+	obj, _ := record.(map[string]any)
+	inner, ok := obj["message"].(map[string]any)
+	if !ok {
+		return snapshot.Message{}, false
+	}
+	outer := snapshot.ViewMessage(obj)
+	m := snapshot.ViewMessage(inner)
+	m.ID, m.Time = outer.ID, outer.Time
+	if str(inner, "role") == "" {
+		m.Role = outer.Role
+	}
+	if m.Usage != nil {
+		m.UsageKey = str(inner, "id")
+		if m.UsageKey == "" {
+			m.UsageKey = m.ID
+		}
+	}
+	return m, true
+}
+
+// IsCompaction implements RecordReader: the boundary record written where the
+// conversation was summarised.
+func (ClaudeCode) IsCompaction(record any) bool {
+	r, _ := record.(map[string]any)
+	return r["type"] == "system" && r["subtype"] == "compact_boundary"
+}
+
+// SessionName implements Importer: a transcript is <session-id>.jsonl, a
+// subagent's agent-<id>.jsonl.
+func (ClaudeCode) SessionName(path string) string { return idInName(path) }
+
+// Check implements Importer: Claude Code records carry a type and, for
 // conversation records, a uuid and sessionId; Codex lines carry a payload.
 func (ClaudeCode) Check(records []any) error {
 	for _, rec := range records {
@@ -138,10 +185,4 @@ func (ClaudeCode) Check(records []any) error {
 		}
 	}
 	return fmt.Errorf("no Claude Code record (with a type and a sessionId) in the first lines")
-}
-
-// jsonString is a JSON-encoded string for settings files and scripts.
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }

@@ -1,15 +1,19 @@
-package hooks
+package agent
 
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
-// EventTypes are the lifecycle events a harness records.
-var EventTypes = []string{"start", "pre_model", "post_model", "pre_tool", "post_tool", "sensor", "pre_compact", "post_compact", "heartbeat", "end"}
+var eventTypes = []string{"start", "pre_model", "post_model", "pre_tool", "post_tool", "sensor", "pre_compact", "post_compact", "heartbeat", "end"}
+
+// EventTypes lists the lifecycle events a harness records, in the order
+// of a turn; a fresh copy each call.
+func EventTypes() []string { return slices.Clone(eventTypes) }
 
 // boundary events end a turn: the session is snapshotted after them.
 var boundary = map[string]bool{"post_model": true, "pre_compact": true, "end": true}
@@ -29,11 +33,11 @@ type Recorder struct {
 func CheckEvent(ev map[string]any) error {
 	t, _ := ev["type"].(string)
 	known := false
-	for _, k := range EventTypes {
+	for _, k := range eventTypes {
 		known = known || k == t
 	}
 	if !known {
-		return fmt.Errorf("event type %q is not one of %v", t, EventTypes)
+		return fmt.Errorf("event type %q is not one of %v", t, eventTypes)
 	}
 	if _, ok := num(ev["ts_ms"]); !ok {
 		return fmt.Errorf("event %s has no ts_ms (milliseconds since 1970, an integer)", t)

@@ -1,0 +1,204 @@
+// Package agent is everything one agent is to git-snap, one file per
+// agent: what its hooks send, where its transcripts and settings live,
+// how its records read as messages, and how its files are imported; plus
+// the Recorder and Replay that any harness uses, Ingest that records an
+// agent's transcript as it grows, and Trace that reads a session back.
+package agent
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// Payload is what an agent's hook call says, decoded.
+type Payload struct {
+	Agent          string // adapter name
+	Event          string // SessionStart, PostToolUse, Stop, …
+	SessionID      string
+	TranscriptPath string // the main transcript; "" when the agent gives none
+	CWD            string
+	Tool           string         // the tool of a tool event
+	ToolInput      map[string]any // its input, when given
+	// Subagent names a subagent transcript the event gives (SubagentStop).
+	Subagent string
+	Raw      map[string]any
+}
+
+// Label says what happened, for the snapshot's header: "PostToolUse Edit".
+func (p Payload) Label() string {
+	if p.Tool != "" {
+		return p.Event + " " + p.Tool
+	}
+	return p.Event
+}
+
+// Adapter is one agent's side of git-snap: everything about the agent is
+// in its own file, behind this interface. Adding an agent is that file
+// and a line in Adapters.
+type Adapter interface {
+	// Name is the agent's name on the command line: claude-code, codex.
+	Name() string
+	HookReader
+	RecordReader
+	Installer
+	Importer
+}
+
+// HookReader reads an agent's hook calls.
+type HookReader interface {
+	// Decode reads a hook call: the payload on stdin and the arguments
+	// after `git snap hook <agent>` (Codex's notify passes its payload as
+	// the last argument).
+	Decode(stdin []byte, args []string) (Payload, error)
+	// Transcripts lists the files of a session's transcript beside the
+	// main one (subagents), as name → path; names are relative to the
+	// main transcript's directory.
+	Transcripts(p Payload) (map[string]string, error)
+	// CompactEvent is the hook event that comes before a compaction.
+	CompactEvent() string
+}
+
+// RecordReader reads the records of an agent's transcript.
+type RecordReader interface {
+	// IsPrompt reports whether a transcript record is a prompt the user
+	// typed: turns are counted by them.
+	IsPrompt(record any) bool
+	// TouchedFiles lists the paths a record's tool calls wrote.
+	TouchedFiles(record any) []string
+	// View reads a record of this agent's transcript as a message for
+	// show, diff, stats, trace and replay; ok is false for a record not
+	// of its shape.
+	View(record any) (m snapshot.Message, ok bool)
+	// IsCompaction reports whether a record marks where the agent
+	// compacted the conversation.
+	IsCompaction(record any) bool
+}
+
+// Importer reads transcript files given to import (see FindTranscripts
+// and CheckTranscript).
+type Importer interface {
+	// Check tells whether a transcript's first records are of this
+	// agent, so that a file given with the wrong --from is refused.
+	Check(records []any) error
+	// SessionName names the session a transcript file holds, from its
+	// path; the session id the agent gave it when the name has one.
+	SessionName(path string) string
+}
+
+// Installer puts git-snap's hooks in an agent's settings (see
+// InstallHooks).
+type Installer interface {
+	// Events lists the hook events git-snap installs itself for.
+	Events() []string
+	// SettingsFile is the file that holds the agent's hooks for scope;
+	// workTree is the project's root. A scope the agent has no settings
+	// for is an error.
+	SettingsFile(scope Scope, workTree string) (string, error)
+}
+
+// Scope is whose settings hooks are installed in.
+type Scope int
+
+// Scopes of an agent's settings.
+const (
+	// DefaultScope is where the agent usually keeps a project's hooks.
+	DefaultScope Scope = iota
+	// UserScope is the user's settings, for every project.
+	UserScope
+	// ProjectScope is the project's settings, shared in its repository.
+	ProjectScope
+	// LocalScope is the project's personal settings, kept out of its
+	// repository.
+	LocalScope
+)
+
+// Env locates agents' files: the user's home and the environment
+// variables agents read (CLAUDE_CONFIG_DIR, CODEX_HOME, …). The caller
+// fills it (the CLI from its own process), so that this package reads no
+// environment and a program or a test can point agents anywhere.
+type Env struct {
+	Home   string                  // the user's home directory
+	Getenv func(key string) string // nil: no variable is set
+}
+
+// dir is the directory variable names, else sub in the home directory.
+func (e Env) dir(variable, sub string) string {
+	if e.Getenv != nil {
+		if d := e.Getenv(variable); d != "" {
+			return d
+		}
+	}
+	return filepath.Join(e.Home, sub)
+}
+
+// Adapters lists the agents git-snap knows, their files located by env,
+// in the order their records are told apart by ViewMessage: Codex's
+// envelope first.
+func Adapters(env Env) []Adapter {
+	return []Adapter{newCodex(env), newClaudeCode(env)}
+}
+
+// Names lists the names of the agents git-snap knows, sorted.
+func Names() []string {
+	var names []string
+	for _, a := range Adapters(Env{}) {
+		names = append(names, a.Name())
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Lookup finds an adapter by name, its files located by env.
+func Lookup(name string, env Env) (Adapter, error) {
+	for _, a := range Adapters(env) {
+		if a.Name() == name {
+			return a, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown agent %q: git-snap knows %s", name, strings.Join(Names(), ", "))
+}
+
+// ViewMessage reads a stored record with the view of the agent whose
+// shape it has, else with snapshot.ViewMessage. It is the
+// snapshot.Viewer for stats, diffs and merges of agents' sessions.
+func ViewMessage(v any) snapshot.Message {
+	for _, a := range Adapters(Env{}) {
+		if m, ok := a.View(v); ok {
+			return m
+		}
+	}
+	return snapshot.ViewMessage(v)
+}
+
+// isCompaction reports whether any agent reads a record as a compaction:
+// a session recorded from a harness has no adapter to ask.
+func isCompaction(record any) bool {
+	for _, a := range Adapters(Env{}) {
+		if a.IsCompaction(record) {
+			return true
+		}
+	}
+	return false
+}
+
+// decodeObject parses a hook payload, which must be a JSON object.
+func decodeObject(data []byte, what string) (map[string]any, error) {
+	v, err := snapshot.Parse(data, snapshot.Limits{MaxBytes: 64 << 20})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s is %s, not a JSON object", what, snapshot.KindOf(v))
+	}
+	return m, nil
+}
+
+func str(m map[string]any, key string) string {
+	s, _ := m[key].(string)
+	return s
+}

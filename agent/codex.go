@@ -1,0 +1,256 @@
+package agent
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// Codex reads OpenAI Codex CLI hook payloads, its legacy notify argument,
+// and rollout files (see docs/formats.md).
+type Codex struct {
+	// Home holds the rollouts and the user's hooks: $CODEX_HOME, else
+	// ~/.codex.
+	Home string
+}
+
+func newCodex(env Env) Adapter { return Codex{Home: env.dir("CODEX_HOME", ".codex")} }
+
+// Name implements Adapter.
+func (Codex) Name() string { return "codex" }
+
+// Events implements Installer: Codex has no SessionEnd, and no event for
+// a failed tool (PostToolUse has its result).
+func (Codex) Events() []string {
+	return []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "SubagentStop", "PreCompact"}
+}
+
+// SettingsFile implements Installer: hooks.json in Codex's home for the
+// user, .codex/hooks.json in the project (the default). Codex has no
+// personal project settings.
+func (c Codex) SettingsFile(scope Scope, workTree string) (string, error) {
+	switch scope {
+	case LocalScope:
+		return "", fmt.Errorf("codex has no local settings: use --project or --user")
+	case UserScope:
+		return filepath.Join(c.Home, "hooks.json"), nil
+	}
+	return filepath.Join(workTree, ".codex", "hooks.json"), nil
+}
+
+// Decode implements HookReader. A hook call sends its payload on stdin; the
+// legacy notify program gets it as its last argument, with kebab-case
+// keys and no transcript path, which is then found by its thread id.
+func (c Codex) Decode(stdin []byte, args []string) (Payload, error) {
+	if n := len(args); n > 0 && strings.HasPrefix(strings.TrimSpace(args[n-1]), "{") {
+		return c.decodeNotify([]byte(args[n-1]))
+	}
+	raw, err := decodeObject(stdin, "Codex hook payload")
+	if err != nil {
+		return Payload{}, err
+	}
+	p := Payload{
+		Agent: "codex", Event: str(raw, "hook_event_name"), SessionID: str(raw, "session_id"),
+		TranscriptPath: str(raw, "transcript_path"), CWD: str(raw, "cwd"), Tool: str(raw, "tool_name"),
+		Subagent: str(raw, "agent_transcript_path"), Raw: raw,
+	}
+	p.ToolInput, _ = raw["tool_input"].(map[string]any)
+	if p.SessionID == "" || p.Event == "" {
+		return Payload{}, fmt.Errorf("the Codex hook payload has no session_id or hook_event_name")
+	}
+	if p.TranscriptPath == "" {
+		p.TranscriptPath = c.findRollout(p.SessionID)
+	}
+	return p, nil
+}
+
+func (c Codex) decodeNotify(arg []byte) (Payload, error) {
+	raw, err := decodeObject(arg, "Codex notify argument")
+	if err != nil {
+		return Payload{}, err
+	}
+	if str(raw, "type") != "agent-turn-complete" {
+		return Payload{}, fmt.Errorf("Codex notify %q is not agent-turn-complete", str(raw, "type"))
+	}
+	p := Payload{Agent: "codex", Event: "Stop", SessionID: str(raw, "thread-id"), CWD: str(raw, "cwd"), Raw: raw}
+	if p.SessionID == "" {
+		return Payload{}, fmt.Errorf("the Codex notify argument has no thread-id")
+	}
+	p.TranscriptPath = c.findRollout(p.SessionID)
+	return p, nil
+}
+
+// findRollout finds a thread's rollout: sessions/YYYY/MM/DD/ or, in older
+// releases, sessions/ itself.
+func (c Codex) findRollout(thread string) string {
+	for _, pattern := range []string{"sessions/*/*/*/rollout-*-" + thread + ".jsonl", "sessions/rollout-*-" + thread + ".jsonl"} {
+		if m, _ := filepath.Glob(filepath.Join(c.Home, pattern)); len(m) > 0 {
+			return m[len(m)-1]
+		}
+	}
+	return ""
+}
+
+// Transcripts implements HookReader: a subagent's rollout is named by the
+// SubagentStop event that ends it.
+func (Codex) Transcripts(p Payload) (map[string]string, error) {
+	if p.Subagent == "" || p.TranscriptPath == "" {
+		return nil, nil
+	}
+	rel, err := filepath.Rel(filepath.Dir(p.TranscriptPath), p.Subagent)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		rel = subagentsDir + "/" + filepath.Base(p.Subagent)
+	}
+	return map[string]string{filepath.ToSlash(rel): p.Subagent}, nil
+}
+
+// IsPrompt implements RecordReader: a user_message event.
+func (Codex) IsPrompt(record any) bool {
+	r, _ := record.(map[string]any)
+	payload, _ := r["payload"].(map[string]any)
+	return r["type"] == "event_msg" && payload["type"] == "user_message"
+}
+
+// CompactEvent implements HookReader.
+func (Codex) CompactEvent() string { return "PreCompact" }
+
+// TouchedFiles implements RecordReader: the paths of an apply_patch call.
+func (Codex) TouchedFiles(record any) []string {
+	r, _ := record.(map[string]any)
+	payload, _ := r["payload"].(map[string]any)
+	if r["type"] != "response_item" || str(payload, "name") != "apply_patch" {
+		return nil
+	}
+	patch := str(payload, "input")
+	if patch == "" {
+		patch = str(payload, "arguments")
+	}
+	var out []string
+	for _, line := range strings.Split(patch, "\n") {
+		for _, prefix := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
+			if p, ok := strings.CutPrefix(line, prefix); ok {
+				out = append(out, strings.TrimSpace(p))
+			}
+		}
+	}
+	return out
+}
+
+// View implements RecordReader: a rollout line is {timestamp, type, payload}.
+// Response items are the conversation; event_msg lines are events, a
+// token_count one with the session's running token total; turn_context
+// names the model of the turn.
+func (Codex) View(record any) (snapshot.Message, bool) {
+	obj, _ := record.(map[string]any)
+	p, ok := obj["payload"].(map[string]any)
+	if !ok || str(obj, "type") == "" {
+		return snapshot.Message{}, false
+	}
+	m := snapshot.Message{Time: str(obj, "timestamp"), ID: str(p, "id")}
+	switch str(obj, "type") {
+	case "response_item":
+		viewResponseItem(&m, p)
+	case "event_msg":
+		viewEvent(&m, p)
+	case "turn_context":
+		m.Role, m.Model = "event", str(p, "model")
+	default:
+		m.Role = str(obj, "type")
+	}
+	return m, true
+}
+
+func viewResponseItem(m *snapshot.Message, p map[string]any) {
+	switch kind := str(p, "type"); kind {
+	case "message":
+		m.Role, m.Parts = str(p, "role"), snapshot.ContentParts(p)
+	case "reasoning":
+		m.Role = "assistant"
+		m.Parts = []snapshot.Part{{Kind: snapshot.PartThinking, Text: snapshot.ContentText(p["summary"])}}
+	case "function_call", "custom_tool_call", "local_shell_call":
+		m.Role = "assistant"
+		name := str(p, "name")
+		if name == "" {
+			name = "shell"
+		}
+		m.Parts = []snapshot.Part{{Kind: snapshot.PartToolCall, Tool: name, CallID: str(p, "call_id"), Input: firstOf(p, "arguments", "input", "action")}}
+	case "function_call_output", "custom_tool_call_output":
+		m.Role = "tool"
+		out := snapshot.ContentText(p["output"])
+		m.Parts = []snapshot.Part{{Kind: snapshot.PartToolResult, CallID: str(p, "call_id"), Text: out, IsError: codexFailed(out)}}
+	default:
+		m.Role = kind
+	}
+}
+
+func viewEvent(m *snapshot.Message, p map[string]any) {
+	m.Role = "event"
+	kind := str(p, "type")
+	if kind == "token_count" {
+		info, _ := p["info"].(map[string]any)
+		if total, ok := info["total_token_usage"].(map[string]any); ok {
+			m.TotalUsage = &snapshot.Usage{Input: snapshot.Int(total["input_tokens"]), Output: snapshot.Int(total["output_tokens"])}
+		}
+	}
+	m.Parts = []snapshot.Part{{Kind: snapshot.PartOther, Text: kind}}
+	if kind == "user_message" || kind == "agent_message" {
+		m.Parts = []snapshot.Part{{Kind: snapshot.PartText, Text: str(p, "message")}}
+	}
+}
+
+// codexFailed reads the exit code Codex wraps some tool outputs in:
+// {"output": …, "metadata": {"exit_code": N}}.
+func codexFailed(out string) bool {
+	v, err := snapshot.Parse([]byte(out), snapshot.Limits{})
+	if err != nil {
+		return false
+	}
+	o, _ := v.(map[string]any)
+	meta, _ := o["metadata"].(map[string]any)
+	return snapshot.Int(meta["exit_code"]) != 0
+}
+
+// firstOf is the value of the first of keys that o has, even null.
+func firstOf(o map[string]any, keys ...string) any {
+	for _, k := range keys {
+		if v, ok := o[k]; ok {
+			return v
+		}
+	}
+	return nil
+}
+
+// IsCompaction implements RecordReader: the line that replaces the history
+// with its summary, or the event that says the context was compacted.
+func (Codex) IsCompaction(record any) bool {
+	r, _ := record.(map[string]any)
+	if r["type"] == "compacted" {
+		return true
+	}
+	p, _ := r["payload"].(map[string]any)
+	return r["type"] == "event_msg" && p["type"] == "context_compacted"
+}
+
+// SessionName implements Importer: a rollout is
+// rollout-<local time>-<thread id>.jsonl, and the thread id (a UUID)
+// names the session, as the hooks' session_id does.
+func (Codex) SessionName(path string) string { return idInName(path) }
+
+// Check implements Importer: rollout lines are {timestamp, type, payload}.
+func (Codex) Check(records []any) error {
+	for _, rec := range records {
+		r, ok := rec.(map[string]any)
+		if !ok {
+			continue
+		}
+		if _, ok := r["payload"]; ok && r["type"] != nil {
+			return nil
+		}
+		if _, claude := r["sessionId"]; claude {
+			return fmt.Errorf("this is a Claude Code transcript; use --from claude-code")
+		}
+	}
+	return fmt.Errorf("no Codex rollout line ({timestamp, type, payload}) in the first lines")
+}
