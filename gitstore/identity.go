@@ -12,12 +12,17 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
-// identity signs a commit or tag made at when.
+// identity signs a commit or tag made at when. Who signs is found once
+// per Store: finding it reads up to three config files, and a Store may
+// commit many times.
 func (s *Store) identity(when time.Time) object.Signature {
-	sig := s.opts.Identity
-	if sig.Name == "" && sig.Email == "" {
-		sig = DefaultIdentity(s.paths)
-	}
+	s.signer.once.Do(func() {
+		s.signer.sig = s.opts.Identity
+		if s.signer.sig.Name == "" && s.signer.sig.Email == "" {
+			s.signer.sig = DefaultIdentity(s.paths)
+		}
+	})
+	sig := s.signer.sig
 	sig.When = when
 	return sig
 }

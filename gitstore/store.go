@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
@@ -55,6 +56,10 @@ type Store struct {
 	prefix string
 	opts   Options
 	reader treeReader
+	signer struct { // see identity
+		once sync.Once
+		sig  object.Signature
+	}
 }
 
 // Entry is a snapshot as the log sees it: its commit, without the tree.
