@@ -40,6 +40,21 @@ func newObject(typ plumbing.ObjectType, data []byte) rawObject {
 	return rawObject{typ: typ, data: data, hash: plumbing.ComputeHash(typ, data)}
 }
 
+// Encode makes a rawObject storable like go-git's objects (see
+// storeObject).
+func (o rawObject) Encode(to plumbing.EncodedObject) error {
+	to.SetType(o.typ)
+	w, err := to.Writer()
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(o.data); err != nil {
+		w.Close()
+		return err
+	}
+	return w.Close()
+}
+
 // treeDraft is a tree being built: entries by name, subtrees as drafts
 // or, when kept as they are, by hash.
 type treeDraft struct {

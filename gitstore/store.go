@@ -298,7 +298,7 @@ func (s *Store) commitOnTip(ctx context.Context, h snapshot.Header, build treeBu
 		if tip.IsZero() {
 			hh.Started = hh.Time
 		}
-		id, err := s.writeCommit(root, tip, hh)
+		id, err := s.writeCommit(root, hh, tip)
 		if err != nil {
 			return Entry{}, err
 		}
@@ -326,7 +326,7 @@ func (s *Store) writeObjects(objs []rawObject, known hashSet) error {
 		if known.has(o.hash) || s.looseExists(o.hash) {
 			continue
 		}
-		if err := s.writeObject(o); err != nil {
+		if _, err := s.storeObject(o); err != nil {
 			return err
 		}
 	}
@@ -339,29 +339,30 @@ func (s *Store) looseExists(h plumbing.Hash) bool {
 	return err == nil
 }
 
-func (s *Store) writeObject(o rawObject) error {
-	mem := &plumbing.MemoryObject{}
-	mem.SetType(o.typ)
-	if _, err := mem.Write(o.data); err != nil {
-		return err
-	}
-	return s.setObject(mem)
+// encoder is what storeObject stores: go-git's commits and tags, and
+// rawObjects.
+type encoder interface {
+	Encode(plumbing.EncodedObject) error
 }
 
-// setObject stores an object. git gc may remove an empty objects/xx/
-// directory between its creation and the rename into it; like git, try
-// again then.
-func (s *Store) setObject(o plumbing.EncodedObject) error {
+// storeObject encodes an object and stores it. git gc may remove an
+// empty objects/xx/ directory between its creation and the rename into
+// it; like git, try again then.
+func (s *Store) storeObject(o encoder) (plumbing.Hash, error) {
+	mem := &plumbing.MemoryObject{}
+	if err := o.Encode(mem); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("encode object: %w", err)
+	}
 	var err error
 	for range 10 {
-		if _, err = s.st.SetEncodedObject(o); !errors.Is(err, fs.ErrNotExist) {
+		if _, err = s.st.SetEncodedObject(mem); !errors.Is(err, fs.ErrNotExist) {
 			break
 		}
 	}
 	if err != nil {
-		return writeErr(fmt.Errorf("write object %s: %w", o.Hash(), err))
+		return plumbing.ZeroHash, writeErr(fmt.Errorf("write object %s: %w", mem.Hash(), err))
 	}
-	return nil
+	return mem.Hash(), nil
 }
 
 // writeErr explains the failure a user can fix: a read-only repository.
@@ -372,7 +373,9 @@ func writeErr(err error) error {
 	return err
 }
 
-func (s *Store) writeCommit(tree, parent plumbing.Hash, h snapshot.Header) (plumbing.Hash, error) {
+// writeCommit commits a tree with a header. A zero parent (the tip of a
+// session with no snapshot yet) is left out.
+func (s *Store) writeCommit(tree plumbing.Hash, h snapshot.Header, parents ...plumbing.Hash) (plumbing.Hash, error) {
 	sig := s.identity(h.Time)
 	c := &object.Commit{
 		Author:    sig,
@@ -380,17 +383,12 @@ func (s *Store) writeCommit(tree, parent plumbing.Hash, h snapshot.Header) (plum
 		Message:   commitMessage(h),
 		TreeHash:  tree,
 	}
-	if !parent.IsZero() {
-		c.ParentHashes = []plumbing.Hash{parent}
+	for _, p := range parents {
+		if !p.IsZero() {
+			c.ParentHashes = append(c.ParentHashes, p)
+		}
 	}
-	mem := &plumbing.MemoryObject{}
-	if err := c.Encode(mem); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if err := s.setObject(mem); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return mem.Hash(), nil
+	return s.storeObject(c)
 }
 
 // Entry reads a snapshot's commit.
