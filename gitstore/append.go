@@ -28,18 +28,19 @@ type Delta struct {
 // Empty reports whether the delta adds nothing to a tip whose other
 // members are tipRest.
 func (d Delta) Empty(tipRest map[string]any) bool {
-	return len(d.Messages) == 0 && len(d.Events) == 0 && d.Files == nil && snapshot.Equal(d.Rest, restWithoutFiles(tipRest))
+	return len(d.Messages) == 0 && len(d.Events) == 0 && d.Files == nil && snapshot.Equal(d.Rest, snapshot.Others(tipRest))
 }
 
 // Append records the next snapshot of a session as its tip plus a delta,
 // without reading or writing what the tip already holds: appending one
 // message writes one blob and the few trees above it. next is given the
-// tip's members other than messages, events and files (nil for a new
-// session) and returns the delta; it is called again, on the new tip,
-// when another writer moved the session meanwhile, so a delta computed
-// from state kept in the document (a read position, say) is never
-// applied twice. It returns false, and writes nothing, when the delta is
-// empty.
+// tip's members other than messages, events and files (snapshot.Others:
+// no file notes, no empty arrays; nil for a new session), so that
+// returning them as Delta.Rest keeps them. It is called again, on the
+// new tip, when another writer moved the session meanwhile, so a delta
+// computed from state kept in the document (a read position, say) is
+// never applied twice. It returns false, and writes nothing, when the
+// delta is empty.
 func (s *Store) Append(ctx context.Context, o SaveOptions, next func(tipRest map[string]any) (Delta, error)) (Entry, bool, error) {
 	if err := snapshot.CheckName("session", o.Session); err != nil {
 		return Entry{}, false, &snapshot.InputError{Path: "session", Msg: err.Error()}
@@ -63,16 +64,6 @@ func (s *Store) Append(ctx context.Context, o SaveOptions, next func(tipRest map
 	return e, err == nil, err
 }
 
-func restWithoutFiles(rest map[string]any) map[string]any {
-	out := make(map[string]any, len(rest))
-	for k, v := range rest {
-		if k != snapshot.MemberFiles && k != snapshot.MemberMessages && k != snapshot.MemberEvents {
-			out[k] = v
-		}
-	}
-	return out
-}
-
 func (s *Store) buildAppend(ctx context.Context, tip plumbing.Hash, h *snapshot.Header, st tipState, next func(map[string]any) (Delta, error)) (plumbing.Hash, []rawObject, error) {
 	var base *snapshotTree
 	var tipRest map[string]any
@@ -92,7 +83,7 @@ func (s *Store) buildAppend(ctx context.Context, tip plumbing.Hash, h *snapshot.
 		}
 		tipRest = p.Rest
 	}
-	d, err := next(tipRest)
+	d, err := next(snapshot.Others(tipRest))
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
@@ -169,13 +160,13 @@ func treeOf(t *snapshotTree, name string) plumbing.Hash {
 	return t.files
 }
 
-// deltaRest makes the new snapshot.json: the delta's members, the file
-// notes for the captured files, and the empty-array forms kept.
+// deltaRest makes the new snapshot.json: the delta's members and the
+// file notes, of the captured files or, when the tip's files are kept,
+// the tip's.
 func deltaRest(d Delta, tipRest map[string]any) (map[string]any, error) {
 	rest := make(map[string]any, len(d.Rest)+1)
 	for k, v := range d.Rest {
-		switch k {
-		case snapshot.MemberMessages, snapshot.MemberEvents, snapshot.MemberFiles:
+		if snapshot.StoredApart(k) {
 			return nil, &snapshot.InputError{Path: "$." + k, Msg: k + " is appended, not replaced"}
 		}
 		rest[k] = v
@@ -310,7 +301,8 @@ func (s *Store) Mark(ctx context.Context, o SaveOptions) (Entry, error) {
 	})
 }
 
-// Rest reads a snapshot's members other than messages, events and files.
+// Rest reads a snapshot's members other than messages, events and files
+// (snapshot.Others), as Append's next is given them.
 func (s *Store) Rest(ctx context.Context, id plumbing.Hash) (map[string]any, error) {
 	e, err := s.Entry(ctx, id)
 	if err != nil {
@@ -324,5 +316,5 @@ func (s *Store) Rest(ctx context.Context, id plumbing.Hash) (map[string]any, err
 	if err != nil {
 		return nil, err
 	}
-	return p.Rest, nil
+	return snapshot.Others(p.Rest), nil
 }

@@ -101,6 +101,35 @@ func TestAppendNothingNewWritesNothing(t *testing.T) {
 	}
 }
 
+// next is given the tip's members other than messages, events and files
+// (as Rest reads them), so that giving them back changes nothing.
+func TestAppendNextGetsTheOtherMembers(t *testing.T) {
+	ctx := context.Background()
+	_, s := newRepo(t)
+	doc := conversation(3)
+	doc["events"] = []any{}
+	doc["files"] = map[string]any{"a.txt": map[string]any{"content": "a"}}
+	e, err := s.Save(ctx, doc, SaveOptions{Session: "n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	_, added, err := s.Append(ctx, SaveOptions{Session: "n"}, func(tip map[string]any) (Delta, error) {
+		got = tip
+		return Delta{Rest: tip}, nil
+	})
+	if err != nil || added {
+		t.Fatalf("the tip's own members: added %v, %v", added, err)
+	}
+	want := map[string]any{"config": doc["config"]}
+	if !snapshot.Equal(got, want) {
+		t.Errorf("next got %v, want %v", got, want)
+	}
+	if rest, err := s.Rest(ctx, e.ID); err != nil || !snapshot.Equal(rest, want) {
+		t.Errorf("Rest: %v, %v; want %v", rest, err, want)
+	}
+}
+
 // Appenders that keep their read position in the document never apply a
 // delta twice, however they race: each recomputes from the tip it wins on.
 func TestConcurrentAppendersKeepOneCopy(t *testing.T) {
