@@ -42,20 +42,10 @@ func (d Delta) Empty(tipRest map[string]any) bool {
 // never applied twice. It returns false, and writes nothing, when the
 // delta is empty.
 func (s *Store) Append(ctx context.Context, o SaveOptions, next func(tipRest map[string]any) (Delta, error)) (Entry, bool, error) {
-	if err := snapshot.CheckName("session", o.Session); err != nil {
-		return Entry{}, false, &snapshot.InputError{Path: "session", Msg: err.Error()}
+	if err := checkSession(o.Session); err != nil {
+		return Entry{}, false, err
 	}
-	h := snapshot.Header{
-		Session: o.Session, Turn: o.Turn, Label: o.Label, Source: o.Source, Message: o.Message,
-		Time: o.Time, Code: o.Code, Dirty: o.Dirty,
-	}
-	if h.Source == "" {
-		h.Source = "cli"
-	}
-	if h.Time.IsZero() {
-		h.Time = s.opts.Now()
-	}
-	e, err := s.commitOnTip(ctx, h, func(tip plumbing.Hash, h *snapshot.Header, st tipState) (plumbing.Hash, []rawObject, error) {
+	e, err := s.commitOnTip(ctx, s.header(o), func(tip plumbing.Hash, h *snapshot.Header, st tipState) (plumbing.Hash, []rawObject, error) {
 		return s.buildAppend(ctx, tip, h, st, next)
 	})
 	if errors.Is(err, errNothingNew) {
@@ -279,11 +269,7 @@ func (s *Store) appendElements(root *treeDraft, objs *[]rawObject, dir string, t
 // new header, e.g. the code commit a git hook saw. It fails for a
 // session with no snapshot yet.
 func (s *Store) Mark(ctx context.Context, o SaveOptions) (Entry, error) {
-	h := snapshot.Header{Session: o.Session, Label: o.Label, Source: o.Source, Message: o.Message, Time: o.Time, Code: o.Code, Dirty: o.Dirty}
-	if h.Time.IsZero() {
-		h.Time = s.opts.Now()
-	}
-	return s.commitOnTip(ctx, h, func(tip plumbing.Hash, h *snapshot.Header, st tipState) (plumbing.Hash, []rawObject, error) {
+	return s.commitOnTip(ctx, s.header(o), func(tip plumbing.Hash, h *snapshot.Header, st tipState) (plumbing.Hash, []rawObject, error) {
 		if tip.IsZero() {
 			return plumbing.ZeroHash, nil, &RevisionError{o.Session, "names no session"}
 		}
@@ -292,7 +278,7 @@ func (s *Store) Mark(ctx context.Context, o SaveOptions) (Entry, error) {
 			return plumbing.ZeroHash, nil, err
 		}
 		h.Turn, h.Messages, h.Events, h.Files = e.Header.Turn, e.Header.Messages, e.Header.Events, e.Header.Files
-		if h.Source == "" {
+		if o.Source == "" { // the tip's source, not the default: nothing new was taken
 			h.Source = e.Header.Source
 		}
 		var same []rawObject // the same tree: the tip's objects stay known

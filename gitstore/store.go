@@ -195,8 +195,8 @@ func (s *Store) SaveNew(ctx context.Context, doc map[string]any, o SaveOptions) 
 
 // prepare validates a document and lays out its tree and header.
 func (s *Store) prepare(doc map[string]any, o SaveOptions) (snapshot.Header, []rawObject, error) {
-	if err := snapshot.CheckName("session", o.Session); err != nil {
-		return snapshot.Header{}, nil, &snapshot.InputError{Path: "session", Msg: err.Error()}
+	if err := checkSession(o.Session); err != nil {
+		return snapshot.Header{}, nil, err
 	}
 	var found []redact.Finding
 	if s.opts.Redactor != nil {
@@ -210,11 +210,25 @@ func (s *Store) prepare(doc map[string]any, o SaveOptions) (snapshot.Header, []r
 	if err != nil {
 		return snapshot.Header{}, nil, err
 	}
+	h := s.header(o)
+	h.Messages, h.Events, h.Files = len(parts.Messages), len(parts.Events), len(parts.Files)
+	h.Redacted = len(found)
+	return h, objs, nil
+}
+
+func checkSession(name string) error {
+	if err := snapshot.CheckName("session", name); err != nil {
+		return &snapshot.InputError{Path: "session", Msg: err.Error()}
+	}
+	return nil
+}
+
+// header is the header the options describe, with their defaults; the
+// tree's counts and the session's sequence are filled in later.
+func (s *Store) header(o SaveOptions) snapshot.Header {
 	h := snapshot.Header{
 		Session: o.Session, Turn: o.Turn, Label: o.Label, Source: o.Source, Message: o.Message,
 		Time: o.Time, Code: o.Code, Dirty: o.Dirty, RollbackOf: o.RollbackOf,
-		Messages: len(parts.Messages), Events: len(parts.Events), Files: len(parts.Files),
-		Redacted: len(found),
 	}
 	if h.Source == "" {
 		h.Source = "cli"
@@ -222,7 +236,7 @@ func (s *Store) prepare(doc map[string]any, o SaveOptions) (snapshot.Header, []r
 	if h.Time.IsZero() {
 		h.Time = s.opts.Now()
 	}
-	return h, objs, nil
+	return h
 }
 
 // Rollback records a new snapshot on target's session whose content is
@@ -233,18 +247,11 @@ func (s *Store) Rollback(ctx context.Context, target plumbing.Hash, o SaveOption
 	if err != nil {
 		return Entry{}, err
 	}
-	h := t.Header
-	h.Label, h.Message, h.Source, h.Turn = o.Label, o.Message, o.Source, o.Turn
-	h.Code, h.Dirty, h.RollbackOf = o.Code, o.Dirty, target.String()
+	h := s.header(o)
+	h.Session, h.RollbackOf = t.Header.Session, target.String()
+	h.Messages, h.Events, h.Files, h.Redacted = t.Header.Messages, t.Header.Events, t.Header.Files, t.Header.Redacted
 	if h.Label == "" {
 		h.Label = "rollback to " + short(target)
-	}
-	if h.Source == "" {
-		h.Source = "cli"
-	}
-	h.Time = o.Time
-	if h.Time.IsZero() {
-		h.Time = s.opts.Now()
 	}
 	return s.commitTree(ctx, h, t.Tree, nil)
 }
