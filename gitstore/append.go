@@ -3,11 +3,9 @@ package gitstore
 import (
 	"context"
 	"errors"
-	"fmt"
 	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/git-snap/git-snap/redact"
 	"github.com/git-snap/git-snap/snapshot"
@@ -54,30 +52,45 @@ func (s *Store) Append(ctx context.Context, o SaveOptions, next func(tipRest map
 	return e, err == nil, err
 }
 
-func (s *Store) buildAppend(ctx context.Context, tip plumbing.Hash, h *snapshot.Header, st tipState, next func(map[string]any) (Delta, error)) (plumbing.Hash, []rawObject, error) {
-	var base *snapshotTree
-	var tipRest map[string]any
-	var tipHeader snapshot.Header
-	if !tip.IsZero() {
-		e, err := s.Entry(ctx, tip)
-		if err != nil {
-			return plumbing.ZeroHash, nil, err
-		}
-		tipHeader = e.Header
-		if base, err = s.reader.open(e.Tree); err != nil {
-			return plumbing.ZeroHash, nil, err
-		}
-		p, err := s.loadRest(base)
-		if err != nil {
-			return plumbing.ZeroHash, nil, err
-		}
-		tipRest = p.Rest
+// tipContent is what an append builds on: the tip's header, tree and
+// snapshot.json. All are empty for a session with no snapshot yet.
+type tipContent struct {
+	header snapshot.Header
+	tree   *snapshotTree
+	rest   map[string]any
+}
+
+// readTip reads a snapshot's header, root tree and snapshot.json: not
+// its messages, events or files.
+func (s *Store) readTip(ctx context.Context, tip plumbing.Hash) (tipContent, error) {
+	e, err := s.Entry(ctx, tip)
+	if err != nil {
+		return tipContent{}, err
 	}
-	d, err := next(snapshot.Others(tipRest))
+	tree, err := s.reader.open(e.Tree)
+	if err != nil {
+		return tipContent{}, err
+	}
+	p, err := s.loadRest(tree)
+	if err != nil {
+		return tipContent{}, err
+	}
+	return tipContent{header: e.Header, tree: tree, rest: p.Rest}, nil
+}
+
+func (s *Store) buildAppend(ctx context.Context, tip plumbing.Hash, h *snapshot.Header, st tipState, next func(map[string]any) (Delta, error)) (plumbing.Hash, []rawObject, error) {
+	var base tipContent
+	if !tip.IsZero() {
+		var err error
+		if base, err = s.readTip(ctx, tip); err != nil {
+			return plumbing.ZeroHash, nil, err
+		}
+	}
+	d, err := next(snapshot.Others(base.rest))
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
-	if !tip.IsZero() && d.Empty(tipRest) {
+	if !tip.IsZero() && d.Empty(base.rest) {
 		return plumbing.ZeroHash, nil, errNothingNew
 	}
 	if d.Turn > 0 {
@@ -85,69 +98,26 @@ func (s *Store) buildAppend(ctx context.Context, tip plumbing.Hash, h *snapshot.
 	}
 	d, found := s.redactDelta(d)
 	h.Redacted = len(found)
-	rest, err := deltaRest(d, tipRest)
+	rest, err := deltaRest(d, base.rest)
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
-	var objs []rawObject
-	root := newDraft()
-	addBlob := func(path string, mode filemode.FileMode, data []byte) plumbing.Hash {
-		o := newObject(plumbing.BlobObject, data)
-		objs = append(objs, o)
-		root.add(path, mode, o.hash)
-		return o.hash
-	}
-	addBlob(formatFile, filemode.Regular, formatMarker)
-	doc, err := snapshot.MarshalIndent(rest)
-	if err != nil {
-		return plumbing.ZeroHash, nil, err
-	}
-	addBlob(documentFile, filemode.Regular, doc)
-	h.Messages, h.Events, h.Files = tipHeader.Messages, tipHeader.Events, tipHeader.Files
-	for _, list := range []struct {
-		dir   string
-		elems []any
-		count *int
-		tip   plumbing.Hash
-	}{{messagesDir, d.Messages, &h.Messages, treeOf(base, messagesDir)}, {eventsDir, d.Events, &h.Events, treeOf(base, eventsDir)}} {
-		if err := s.appendElements(root, &objs, list.dir, list.tip, list.elems, list.count); err != nil {
-			return plumbing.ZeroHash, nil, err
-		}
-	}
-	if d.Files != nil {
-		h.Files = len(d.Files)
-		for _, f := range d.Files {
-			mode, err := filemode.New(f.Mode)
-			if err != nil {
-				return plumbing.ZeroHash, nil, fmt.Errorf("file %s: %w", f.Path, err)
-			}
-			addBlob(filesDir+"/"+f.Path, mode, f.Content)
-		}
-	} else if t := treeOf(base, filesDir); !t.IsZero() {
-		root.subtrees[filesDir] = t
-	}
-	rootHash, err := root.encode(&objs)
+	h.Messages, h.Events, h.Files = base.header.Messages, base.header.Events, base.header.Files
+	objs, err := buildTree(s.reader, base.tree, &snapshot.Parts{Rest: rest, Messages: d.Messages, Events: d.Events, Files: d.Files}, h)
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
 	if err := s.writeObjects(objs, st.known); err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
-	st.known.each(func(id plumbing.Hash) { objs = append(objs, rawObject{hash: id}) }) // for the tip cache
-	return rootHash, objs, nil
+	return objs[len(objs)-1].hash, withKnown(objs, st), nil
 }
 
-func treeOf(t *snapshotTree, name string) plumbing.Hash {
-	if t == nil {
-		return plumbing.ZeroHash
-	}
-	switch name {
-	case messagesDir:
-		return t.messages
-	case eventsDir:
-		return t.events
-	}
-	return t.files
+// withKnown adds the tip's objects to objs, so that the tip cache of a
+// snapshot built on the tip knows them too.
+func withKnown(objs []rawObject, st tipState) []rawObject {
+	st.known.each(func(id plumbing.Hash) { objs = append(objs, rawObject{hash: id}) })
+	return objs
 }
 
 // deltaRest makes the new snapshot.json: the delta's members and the
@@ -213,58 +183,6 @@ func (s *Store) redactDelta(d Delta) (Delta, []redact.Finding) {
 	return red, found
 }
 
-// appendElements adds elems after the count already in the tip's chunked
-// directory, rewriting only the last chunk and the directory tree.
-func (s *Store) appendElements(root *treeDraft, objs *[]rawObject, dir string, tipDir plumbing.Hash, elems []any, count *int) error {
-	if len(elems) == 0 {
-		if !tipDir.IsZero() {
-			root.subtrees[dir] = tipDir
-		}
-		return nil
-	}
-	d := root.dir(dir)
-	n := 0
-	if !tipDir.IsZero() {
-		t, err := s.reader.getTree(tipDir)
-		if err != nil {
-			return err
-		}
-		for i, c := range t.Entries {
-			if c.Name != fmt.Sprintf("%04d", i) {
-				return fmt.Errorf("%s/%s: not the layout git-snap writes", dir, c.Name)
-			}
-			d.subtrees[c.Name] = c.Hash
-		}
-		if len(t.Entries) > 0 { // the last chunk may be partly filled: reopen it
-			last := t.Entries[len(t.Entries)-1]
-			lt, err := s.reader.getTree(last.Hash)
-			if err != nil {
-				return err
-			}
-			delete(d.subtrees, last.Name)
-			chunk := d.dir(last.Name)
-			for _, e := range lt.Entries {
-				chunk.blobs[e.Name] = blobEntry{e.Mode, e.Hash}
-			}
-			n = (len(t.Entries)-1)*chunkSize + len(lt.Entries)
-		}
-	}
-	if n != *count {
-		return fmt.Errorf("%s: the tip holds %d elements, its header says %d", dir, n, *count)
-	}
-	for i, e := range elems {
-		data, err := snapshot.MarshalIndent(e)
-		if err != nil {
-			return fmt.Errorf("%s[%d]: %w", dir, n+i, err)
-		}
-		o := newObject(plumbing.BlobObject, data)
-		*objs = append(*objs, o)
-		root.add(elementPath(dir, n+i), filemode.Regular, o.hash)
-	}
-	*count = n + len(elems)
-	return nil
-}
-
 // Mark records a new snapshot of a session with the tip's content and a
 // new header, e.g. the code commit a git hook saw. It fails for a
 // session with no snapshot yet.
@@ -281,26 +199,16 @@ func (s *Store) Mark(ctx context.Context, o SaveOptions) (Entry, error) {
 		if o.Source == "" { // the tip's source, not the default: nothing new was taken
 			h.Source = e.Header.Source
 		}
-		var same []rawObject // the same tree: the tip's objects stay known
-		st.known.each(func(id plumbing.Hash) { same = append(same, rawObject{hash: id}) })
-		return e.Tree, same, nil
+		return e.Tree, withKnown(nil, st), nil // the same tree: the tip's objects stay known
 	})
 }
 
 // Rest reads a snapshot's members other than messages, events and files
 // (snapshot.Others), as Append's next is given them.
 func (s *Store) Rest(ctx context.Context, id plumbing.Hash) (map[string]any, error) {
-	e, err := s.Entry(ctx, id)
+	t, err := s.readTip(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.reader.open(e.Tree)
-	if err != nil {
-		return nil, err
-	}
-	p, err := s.loadRest(st)
-	if err != nil {
-		return nil, err
-	}
-	return snapshot.Others(p.Rest), nil
+	return snapshot.Others(t.rest), nil
 }

@@ -206,13 +206,12 @@ func (s *Store) prepare(doc map[string]any, o SaveOptions) (snapshot.Header, []r
 	if err != nil {
 		return snapshot.Header{}, nil, err
 	}
-	objs, err := buildTree(parts)
+	h := s.header(o)
+	h.Redacted = len(found)
+	objs, err := buildTree(s.reader, nil, parts, &h)
 	if err != nil {
 		return snapshot.Header{}, nil, err
 	}
-	h := s.header(o)
-	h.Messages, h.Events, h.Files = len(parts.Messages), len(parts.Events), len(parts.Files)
-	h.Redacted = len(found)
 	return h, objs, nil
 }
 
