@@ -52,37 +52,13 @@ func (s *Store) Append(ctx context.Context, o SaveOptions, next func(tipRest map
 	return e, err == nil, err
 }
 
-// tipContent is what an append builds on: the tip's header, tree and
-// snapshot.json. All are empty for a session with no snapshot yet.
-type tipContent struct {
-	header snapshot.Header
-	tree   *snapshotTree
-	rest   map[string]any
-}
-
-// readTip reads a snapshot's header, root tree and snapshot.json: not
-// its messages, events or files.
-func (s *Store) readTip(ctx context.Context, tip plumbing.Hash) (tipContent, error) {
-	e, err := s.Entry(ctx, tip)
-	if err != nil {
-		return tipContent{}, err
-	}
-	tree, err := s.reader.open(e.Tree)
-	if err != nil {
-		return tipContent{}, err
-	}
-	p, err := s.loadRest(tree)
-	if err != nil {
-		return tipContent{}, err
-	}
-	return tipContent{header: e.Header, tree: tree, rest: p.Rest}, nil
-}
-
+// buildAppend is Append's treeBuilder: it asks next for the delta on
+// this tip and lays it out on the tip's tree.
 func (s *Store) buildAppend(ctx context.Context, tip plumbing.Hash, h *snapshot.Header, st tipState, next func(map[string]any) (Delta, error)) (plumbing.Hash, []rawObject, error) {
-	var base tipContent
+	var base opened // a new session's: empty
 	if !tip.IsZero() {
 		var err error
-		if base, err = s.readTip(ctx, tip); err != nil {
+		if base, err = s.openSnapshot(ctx, tip); err != nil {
 			return plumbing.ZeroHash, nil, err
 		}
 	}
@@ -102,7 +78,7 @@ func (s *Store) buildAppend(ctx context.Context, tip plumbing.Hash, h *snapshot.
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
-	h.Messages, h.Events, h.Files = base.header.Messages, base.header.Events, base.header.Files
+	h.Messages, h.Events, h.Files = base.Header.Messages, base.Header.Events, base.Header.Files
 	objs, err := buildTree(s.reader, base.tree, &snapshot.Parts{Rest: rest, Messages: d.Messages, Events: d.Events, Files: d.Files}, h)
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
@@ -206,9 +182,9 @@ func (s *Store) Mark(ctx context.Context, o SaveOptions) (Entry, error) {
 // Rest reads a snapshot's members other than messages, events and files
 // (snapshot.Others), as Append's next is given them.
 func (s *Store) Rest(ctx context.Context, id plumbing.Hash) (map[string]any, error) {
-	t, err := s.readTip(ctx, id)
+	o, err := s.openSnapshot(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	return snapshot.Others(t.rest), nil
+	return snapshot.Others(o.rest), nil
 }

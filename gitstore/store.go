@@ -426,15 +426,15 @@ func entryOf(c *object.Commit) (Entry, error) {
 
 // Read returns a snapshot's document, JSON-equal to the one saved.
 func (s *Store) Read(ctx context.Context, id plumbing.Hash) (map[string]any, Entry, error) {
-	e, err := s.Entry(ctx, id)
+	o, err := s.openSnapshot(ctx, id)
 	if err != nil {
 		return nil, Entry{}, err
 	}
-	p, err := s.loadParts(e.Tree)
+	p, err := s.loadParts(o)
 	if err != nil {
 		return nil, Entry{}, fmt.Errorf("read snapshot %s: %w", id, err)
 	}
-	return p.Join(), e, nil
+	return p.Join(), o.Entry, nil
 }
 
 // InitBare makes a bare repository at dir to hold snapshots apart from
