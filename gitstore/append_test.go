@@ -20,19 +20,8 @@ func TestAppendBuildsTheTreeSaveBuilds(t *testing.T) {
 	var msgs, events []any
 	var files []snapshot.File
 	for step := range 40 {
-		d := Delta{Rest: map[string]any{"step": snapshot.Number(fmt.Sprint(step)), "config": map[string]any{"m": "x"}}}
-		for range r.IntN(90) {
-			m := conversation(len(msgs) + 1)["messages"].([]any)[len(msgs)]
-			d.Messages = append(d.Messages, m)
-		}
-		for range r.IntN(3) {
-			d.Events = append(d.Events, map[string]any{"type": "post_tool", "n": snapshot.Number(fmt.Sprint(len(events) + len(d.Events)))})
-		}
-		if step%4 == 0 {
-			d.Files = []snapshot.File{
-				{Path: "src/a.go", Mode: snapshot.ModeRegular, Content: []byte(fmt.Sprintf("package a // %d\n", step))},
-				{Path: "bin/x", Mode: snapshot.ModeExecutable, Content: []byte{0xff, 0x00, byte(step)}},
-			}
+		d := randomDelta(r, step, len(msgs), len(events))
+		if d.Files != nil {
 			files = d.Files
 		}
 		e, added, err := s.Append(ctx, SaveOptions{Session: "app"}, func(map[string]any) (Delta, error) { return d, nil })
@@ -40,32 +29,7 @@ func TestAppendBuildsTheTreeSaveBuilds(t *testing.T) {
 			t.Fatalf("step %d: %v %v", step, added, err)
 		}
 		msgs, events = append(msgs, d.Messages...), append(events, d.Events...)
-		full := map[string]any{}
-		for k, v := range d.Rest {
-			full[k] = v
-		}
-		if len(msgs) > 0 {
-			full["messages"] = msgs
-		}
-		if len(events) > 0 {
-			full["events"] = events
-		}
-		if files != nil {
-			fm := map[string]any{}
-			for _, f := range files {
-				p := snapshot.Parts{Files: []snapshot.File{f}, Rest: map[string]any{}}
-				entry := map[string]any{}
-				if f.Mode != snapshot.ModeRegular {
-					entry["mode"] = f.Mode
-				}
-				if f.Path == "bin/x" {
-					entry["encoding"] = "base64"
-				}
-				p.Rest["files"] = map[string]any{f.Path: entry}
-				fm[f.Path] = p.Join()["files"].(map[string]any)[f.Path]
-			}
-			full["files"] = fm
-		}
+		full := fullDocument(d.Rest, msgs, events, files)
 		saved, err := s.Save(ctx, full, SaveOptions{Session: "full"})
 		if err != nil {
 			t.Fatal(err)
@@ -81,6 +45,62 @@ func TestAppendBuildsTheTreeSaveBuilds(t *testing.T) {
 		}
 	}
 	git(t, dir, "fsck", "--strict", "--no-dangling")
+}
+
+// randomDelta adds up to 89 messages (copies of message number msgs) and
+// 2 events after the msgs and events there are, and replaces the files
+// every fourth step.
+func randomDelta(r *rand.Rand, step, msgs, events int) Delta {
+	d := Delta{Rest: map[string]any{"step": snapshot.Number(fmt.Sprint(step)), "config": map[string]any{"m": "x"}}}
+	for range r.IntN(90) {
+		d.Messages = append(d.Messages, conversation(msgs + 1)["messages"].([]any)[msgs])
+	}
+	for range r.IntN(3) {
+		d.Events = append(d.Events, map[string]any{"type": "post_tool", "n": snapshot.Number(fmt.Sprint(events + len(d.Events)))})
+	}
+	if step%4 == 0 {
+		d.Files = []snapshot.File{
+			{Path: "src/a.go", Mode: snapshot.ModeRegular, Content: []byte(fmt.Sprintf("package a // %d\n", step))},
+			{Path: "bin/x", Mode: snapshot.ModeExecutable, Content: []byte{0xff, 0x00, byte(step)}},
+		}
+	}
+	return d
+}
+
+// fullDocument is the document a run of deltas adds up to.
+func fullDocument(rest map[string]any, msgs, events []any, files []snapshot.File) map[string]any {
+	full := map[string]any{}
+	for k, v := range rest {
+		full[k] = v
+	}
+	if len(msgs) > 0 {
+		full["messages"] = msgs
+	}
+	if len(events) > 0 {
+		full["events"] = events
+	}
+	if files != nil {
+		fm := map[string]any{}
+		for _, f := range files {
+			fm[f.Path] = fileEntry(f)
+		}
+		full["files"] = fm
+	}
+	return full
+}
+
+// fileEntry is a captured file as a document holds it.
+func fileEntry(f snapshot.File) any {
+	p := snapshot.Parts{Files: []snapshot.File{f}, Rest: map[string]any{}}
+	entry := map[string]any{}
+	if f.Mode != snapshot.ModeRegular {
+		entry["mode"] = f.Mode
+	}
+	if f.Path == "bin/x" {
+		entry["encoding"] = "base64"
+	}
+	p.Rest["files"] = map[string]any{f.Path: entry}
+	return p.Join()["files"].(map[string]any)[f.Path]
 }
 
 func TestAppendNothingNewWritesNothing(t *testing.T) {
@@ -101,6 +121,35 @@ func TestAppendNothingNewWritesNothing(t *testing.T) {
 	}
 }
 
+// next is given the tip's members other than messages, events and files
+// (as Rest reads them), so that giving them back changes nothing.
+func TestAppendNextGetsTheOtherMembers(t *testing.T) {
+	ctx := context.Background()
+	_, s := newRepo(t)
+	doc := conversation(3)
+	doc["events"] = []any{}
+	doc["files"] = map[string]any{"a.txt": map[string]any{"content": "a"}}
+	e, err := s.Save(ctx, doc, SaveOptions{Session: "n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	_, added, err := s.Append(ctx, SaveOptions{Session: "n"}, func(tip map[string]any) (Delta, error) {
+		got = tip
+		return Delta{Rest: tip}, nil
+	})
+	if err != nil || added {
+		t.Fatalf("the tip's own members: added %v, %v", added, err)
+	}
+	want := map[string]any{"config": doc["config"]}
+	if !snapshot.Equal(got, want) {
+		t.Errorf("next got %v, want %v", got, want)
+	}
+	if rest, err := s.Rest(ctx, e.ID); err != nil || !snapshot.Equal(rest, want) {
+		t.Errorf("Rest: %v, %v; want %v", rest, err, want)
+	}
+}
+
 // Appenders that keep their read position in the document never apply a
 // delta twice, however they race: each recomputes from the tip it wins on.
 func TestConcurrentAppendersKeepOneCopy(t *testing.T) {
@@ -112,37 +161,8 @@ func TestConcurrentAppendersKeepOneCopy(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s, err := Open(ctx, dir, Options{})
-			if err != nil {
+			if err := appendLines(ctx, dir, total); err != nil {
 				t.Error(err)
-				return
-			}
-			defer s.Close()
-			for {
-				e, added, err := s.Append(ctx, SaveOptions{Session: "race"}, func(tip map[string]any) (Delta, error) {
-					pos := int64(0)
-					if n, ok := tip["pos"].(snapshot.Number); ok {
-						pos, _ = n.Int64()
-					}
-					if pos >= total {
-						return Delta{Rest: tip}, nil
-					}
-					end := min(pos+3, total)
-					var d Delta
-					for i := pos; i < end; i++ {
-						d.Messages = append(d.Messages, fmt.Sprintf("line %d", i))
-					}
-					d.Rest = map[string]any{"pos": snapshot.Number(fmt.Sprint(end))}
-					return d, nil
-				})
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				if !added {
-					return
-				}
-				_ = e
 			}
 		}()
 	}
@@ -164,5 +184,36 @@ func TestConcurrentAppendersKeepOneCopy(t *testing.T) {
 	}
 	if out := git(t, dir, "fsck", "--strict", "--no-dangling"); strings.Contains(out, "error") {
 		t.Fatal(out)
+	}
+}
+
+// appendLines appends "line <pos>" messages, three at a time, reading
+// and moving the read position "pos" kept in the document, until total.
+func appendLines(ctx context.Context, dir string, total int64) error {
+	s, err := Open(ctx, dir, Options{})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	for {
+		_, added, err := s.Append(ctx, SaveOptions{Session: "race"}, func(tip map[string]any) (Delta, error) {
+			pos := int64(0)
+			if n, ok := tip["pos"].(snapshot.Number); ok {
+				pos, _ = n.Int64()
+			}
+			if pos >= total {
+				return Delta{Rest: tip}, nil
+			}
+			end := min(pos+3, total)
+			var d Delta
+			for i := pos; i < end; i++ {
+				d.Messages = append(d.Messages, fmt.Sprintf("line %d", i))
+			}
+			d.Rest = map[string]any{"pos": snapshot.Number(fmt.Sprint(end))}
+			return d, nil
+		})
+		if err != nil || !added {
+			return err
+		}
 	}
 }

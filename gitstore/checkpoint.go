@@ -105,14 +105,7 @@ func (s *Store) writeTag(name string, target plumbing.Hash, msg string) (plumbin
 		TargetType: plumbing.CommitObject,
 		Target:     target,
 	}
-	mem := &plumbing.MemoryObject{}
-	if err := t.Encode(mem); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if err := s.setObject(mem); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return mem.Hash(), nil
+	return s.storeObject(t)
 }
 
 func (s *Store) readCheckpoint(ref string, tag plumbing.Hash, moved bool) (Checkpoint, error) {

@@ -27,39 +27,81 @@ const (
 	trailerRedacted = "Snap-Redacted"
 )
 
+// trailers maps the header's fields to trailers, in the order a commit
+// message gives them: each is named once, so that writing and reading
+// cannot disagree. An int with omitZero is left out when 0; an empty
+// string, false and the zero time always are.
+var trailers = []struct {
+	key      string
+	omitZero bool
+	field    func(h *snapshot.Header) any // a pointer to the field
+}{
+	{trailerSession, true, func(h *snapshot.Header) any { return &h.Session }},
+	{trailerSeq, false, func(h *snapshot.Header) any { return &h.Seq }},
+	{trailerTurn, true, func(h *snapshot.Header) any { return &h.Turn }},
+	{trailerLabel, true, func(h *snapshot.Header) any { return &h.Label }},
+	{trailerSource, true, func(h *snapshot.Header) any { return &h.Source }},
+	{trailerStarted, true, func(h *snapshot.Header) any { return &h.Started }},
+	{trailerCode, true, func(h *snapshot.Header) any { return &h.Code }},
+	{trailerDirty, true, func(h *snapshot.Header) any { return &h.Dirty }},
+	{trailerMessages, false, func(h *snapshot.Header) any { return &h.Messages }},
+	{trailerEvents, false, func(h *snapshot.Header) any { return &h.Events }},
+	{trailerFiles, false, func(h *snapshot.Header) any { return &h.Files }},
+	{trailerRollback, true, func(h *snapshot.Header) any { return &h.RollbackOf }},
+	{trailerRedacted, true, func(h *snapshot.Header) any { return &h.Redacted }},
+}
+
+// trailerIndex finds a key's place in trailers.
+var trailerIndex = func() map[string]int {
+	m := make(map[string]int, len(trailers))
+	for i, t := range trailers {
+		m[t.key] = i
+	}
+	return m
+}()
+
 // commitMessage writes a header as a commit message: a subject a person
 // reads in git log, then trailers a program reads back.
 func commitMessage(h snapshot.Header) string {
 	var b strings.Builder
 	b.WriteString(subject(h))
 	b.WriteString("\n\n")
-	add := func(key, value string) {
-		if value != "" {
-			fmt.Fprintf(&b, "%s: %s\n", key, oneLine(value))
+	for _, t := range trailers {
+		if v, ok := formatTrailer(t.field(&h), t.omitZero); ok {
+			fmt.Fprintf(&b, "%s: %s\n", t.key, oneLine(v))
 		}
 	}
-	add(trailerSession, h.Session)
-	add(trailerSeq, strconv.Itoa(h.Seq))
-	if h.Turn > 0 {
-		add(trailerTurn, strconv.Itoa(h.Turn))
-	}
-	add(trailerLabel, h.Label)
-	add(trailerSource, h.Source)
-	if !h.Started.IsZero() {
-		add(trailerStarted, h.Started.UTC().Format(time.RFC3339Nano))
-	}
-	add(trailerCode, h.Code)
-	if h.Dirty {
-		add(trailerDirty, "true")
-	}
-	add(trailerMessages, strconv.Itoa(h.Messages))
-	add(trailerEvents, strconv.Itoa(h.Events))
-	add(trailerFiles, strconv.Itoa(h.Files))
-	add(trailerRollback, h.RollbackOf)
-	if h.Redacted > 0 {
-		add(trailerRedacted, strconv.Itoa(h.Redacted))
-	}
 	return b.String()
+}
+
+// formatTrailer gives a field's trailer value, or false to leave it out.
+func formatTrailer(field any, omitZero bool) (string, bool) {
+	switch f := field.(type) {
+	case *string:
+		return *f, *f != ""
+	case *int:
+		return strconv.Itoa(*f), *f != 0 || !omitZero
+	case *bool:
+		return "true", *f
+	case *time.Time:
+		return f.UTC().Format(time.RFC3339Nano), !f.IsZero()
+	}
+	panic(fmt.Sprintf("trailer of a %T", field))
+}
+
+// parseTrailer sets a field from its trailer value; an unreadable value
+// leaves it zero.
+func parseTrailer(field any, value string) {
+	switch f := field.(type) {
+	case *string:
+		*f = value
+	case *int:
+		*f, _ = strconv.Atoi(value)
+	case *bool:
+		*f = value == "true"
+	case *time.Time:
+		*f, _ = time.Parse(time.RFC3339Nano, value)
+	}
 }
 
 func subject(h snapshot.Header) string {
@@ -85,37 +127,8 @@ func parseHeader(msg string, when time.Time) (snapshot.Header, bool) {
 	sc.Buffer(nil, len(msg)+1)
 	for sc.Scan() {
 		key, value, ok := strings.Cut(sc.Text(), ": ")
-		if !ok {
-			continue
-		}
-		n, _ := strconv.Atoi(value)
-		switch key {
-		case trailerSession:
-			h.Session = value
-		case trailerSeq:
-			h.Seq = n
-		case trailerTurn:
-			h.Turn = n
-		case trailerLabel:
-			h.Label = value
-		case trailerSource:
-			h.Source = value
-		case trailerStarted:
-			h.Started, _ = time.Parse(time.RFC3339Nano, value)
-		case trailerCode:
-			h.Code = value
-		case trailerDirty:
-			h.Dirty = value == "true"
-		case trailerMessages:
-			h.Messages = n
-		case trailerEvents:
-			h.Events = n
-		case trailerFiles:
-			h.Files = n
-		case trailerRollback:
-			h.RollbackOf = value
-		case trailerRedacted:
-			h.Redacted = n
+		if i, known := trailerIndex[key]; ok && known {
+			parseTrailer(trailers[i].field(&h), value)
 		}
 	}
 	if subj != h.Label && subj != "snapshot" {

@@ -10,16 +10,17 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
-// identity signs a commit or tag made at when. Who it is does not change
-// while a Store is open, so it is worked out once.
+// identity signs a commit or tag made at when. Who signs is found once
+// per Store: finding it reads up to three config files, and a Store may
+// commit many times.
 func (s *Store) identity(when time.Time) object.Signature {
-	s.whoOnce.Do(func() {
-		s.who = s.opts.Identity
-		if s.who.Name == "" && s.who.Email == "" {
-			s.who = DefaultIdentity(s.paths, s.opts.Env)
+	s.signer.once.Do(func() {
+		s.signer.sig = s.opts.Identity
+		if s.signer.sig.Name == "" && s.signer.sig.Email == "" {
+			s.signer.sig = DefaultIdentity(s.paths, s.opts.Env)
 		}
 	})
-	sig := s.who
+	sig := s.signer.sig
 	sig.When = when
 	return sig
 }

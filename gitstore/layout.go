@@ -40,6 +40,21 @@ func newObject(typ plumbing.ObjectType, data []byte) rawObject {
 	return rawObject{typ: typ, data: data, hash: plumbing.ComputeHash(typ, data)}
 }
 
+// Encode makes a rawObject storable like go-git's objects (see
+// storeObject).
+func (o rawObject) Encode(to plumbing.EncodedObject) error {
+	to.SetType(o.typ)
+	w, err := to.Writer()
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(o.data); err != nil {
+		w.Close()
+		return err
+	}
+	return w.Close()
+}
+
 // treeDraft is a tree being built: entries by name, subtrees as drafts
 // or, when kept as they are, by hash.
 type treeDraft struct {
@@ -108,45 +123,134 @@ func (t *treeDraft) encode(out *[]rawObject) (plumbing.Hash, error) {
 	return obj.hash, nil
 }
 
-// buildTree lays out a split document as format 1 and returns every
-// object of the tree (blobs and trees, root last).
-func buildTree(p *snapshot.Parts) ([]rawObject, error) {
-	var objs []rawObject
-	root := newDraft()
-	addBlob := func(path string, mode filemode.FileMode, data []byte) {
-		o := newObject(plumbing.BlobObject, data)
-		objs = append(objs, o)
-		root.add(path, mode, o.hash)
-	}
-	addBlob(formatFile, filemode.Regular, formatMarker)
-	doc, err := snapshot.MarshalIndent(p.Rest)
+// treeBuild lays out a format-1 snapshot tree on top of a base tree. A
+// full save builds on no base; an append builds on its tip's tree and
+// reads and writes only what differs from it: new elements go into the
+// base's last chunk, and what is not replaced is kept by its tree's hash.
+type treeBuild struct {
+	read treeReader
+	base *snapshotTree // nil: build from nothing
+	root *treeDraft
+	objs []rawObject
+}
+
+// buildTree lays out the next snapshot on base (nil for none): add.Rest
+// is its whole snapshot.json, add.Messages and add.Events follow the
+// base's, and add.Files replaces the base's files unless nil. h holds
+// the base's counts and gets the new snapshot's. It returns every object
+// it made, root last.
+func buildTree(r treeReader, base *snapshotTree, add *snapshot.Parts, h *snapshot.Header) ([]rawObject, error) {
+	b := &treeBuild{read: r, base: base, root: newDraft()}
+	doc, err := snapshot.MarshalIndent(add.Rest)
 	if err != nil {
+		return nil, fmt.Errorf("%s: %w", documentFile, err)
+	}
+	b.blob(formatFile, filemode.Regular, formatMarker)
+	b.blob(documentFile, filemode.Regular, doc)
+	if h.Messages, err = b.appendElements(messagesDir, h.Messages, add.Messages); err != nil {
 		return nil, err
 	}
-	addBlob(documentFile, filemode.Regular, doc)
-	for _, list := range []struct {
-		dir   string
-		elems []any
-	}{{messagesDir, p.Messages}, {eventsDir, p.Events}} {
-		for i, e := range list.elems {
-			data, err := snapshot.MarshalIndent(e)
-			if err != nil {
-				return nil, fmt.Errorf("%s[%d]: %w", list.dir, i, err)
-			}
-			addBlob(elementPath(list.dir, i), filemode.Regular, data)
-		}
+	if h.Events, err = b.appendElements(eventsDir, h.Events, add.Events); err != nil {
+		return nil, err
 	}
-	for _, f := range p.Files {
+	if err := b.files(add.Files, &h.Files); err != nil {
+		return nil, err
+	}
+	if _, err := b.root.encode(&b.objs); err != nil {
+		return nil, err
+	}
+	return b.objs, nil
+}
+
+func (b *treeBuild) blob(path string, mode filemode.FileMode, data []byte) {
+	o := newObject(plumbing.BlobObject, data)
+	b.objs = append(b.objs, o)
+	b.root.add(path, mode, o.hash)
+}
+
+// keep puts the base's subtree name, if any, into the new tree as it is.
+func (b *treeBuild) keep(name string) {
+	if h := b.base.subtree(name); !h.IsZero() {
+		b.root.subtrees[name] = h
+	}
+}
+
+// files replaces the base's captured files, or keeps them when files is
+// nil, and sets count to the new snapshot's number of files.
+func (b *treeBuild) files(files []snapshot.File, count *int) error {
+	if files == nil {
+		b.keep(filesDir)
+		return nil
+	}
+	*count = len(files)
+	for _, f := range files {
 		mode, err := filemode.New(f.Mode)
 		if err != nil {
-			return nil, fmt.Errorf("file %s: %w", f.Path, err)
+			return fmt.Errorf("file %s: %w", f.Path, err)
 		}
-		addBlob(filesDir+"/"+f.Path, mode, f.Content)
+		b.blob(filesDir+"/"+f.Path, mode, f.Content)
 	}
-	if _, err := root.encode(&objs); err != nil {
-		return nil, err
+	return nil
+}
+
+// appendElements adds elems after the have elements already in the
+// base's chunked directory, reopening only its last chunk, and returns
+// the new count.
+func (b *treeBuild) appendElements(dir string, have int, elems []any) (int, error) {
+	if len(elems) == 0 {
+		b.keep(dir)
+		return have, nil
 	}
-	return objs, nil
+	n, err := b.reopen(dir)
+	if err != nil {
+		return 0, err
+	}
+	if n != have {
+		return 0, fmt.Errorf("%s: the tip holds %d elements, its header says %d", dir, n, have)
+	}
+	for i, e := range elems {
+		data, err := snapshot.MarshalIndent(e)
+		if err != nil {
+			return 0, fmt.Errorf("%s[%d]: %w", dir, n+i, err)
+		}
+		b.blob(elementPath(dir, n+i), filemode.Regular, data)
+	}
+	return n + len(elems), nil
+}
+
+// reopen drafts the base's chunked directory: its full chunks kept by
+// hash, its last chunk (maybe partly filled) opened to take more. It
+// returns how many elements the directory holds.
+func (b *treeBuild) reopen(dir string) (int, error) {
+	tipDir := b.base.subtree(dir)
+	if tipDir.IsZero() {
+		return 0, nil
+	}
+	t, err := b.read.getTree(tipDir)
+	if err != nil {
+		return 0, err
+	}
+	d := b.root.dir(dir)
+	for i, c := range t.Entries {
+		if c.Name != fmt.Sprintf("%04d", i) {
+			return 0, fmt.Errorf("%s/%s: not the layout git-snap writes", dir, c.Name)
+		}
+		d.subtrees[c.Name] = c.Hash
+	}
+	if len(t.Entries) == 0 {
+		return 0, nil
+	}
+	last := t.Entries[len(t.Entries)-1]
+	lt, err := b.read.getTree(last.Hash)
+	if err != nil {
+		return 0, err
+	}
+	delete(d.subtrees, last.Name)
+	chunk := d.dir(last.Name)
+	for _, e := range lt.Entries {
+		chunk.blobs[e.Name] = blobEntry{e.Mode, e.Hash}
+	}
+	return (len(t.Entries)-1)*chunkSize + len(lt.Entries), nil
 }
 
 // elementPath names element i of a chunked directory:
@@ -180,6 +284,23 @@ type snapshotTree struct {
 	messages plumbing.Hash // ZeroHash: none
 	events   plumbing.Hash
 	files    plumbing.Hash
+}
+
+// subtree is the hash of the messages, events or files tree, ZeroHash
+// when the snapshot has none or there is no snapshot (t is nil).
+func (t *snapshotTree) subtree(name string) plumbing.Hash {
+	if t == nil {
+		return plumbing.ZeroHash
+	}
+	switch name {
+	case messagesDir:
+		return t.messages
+	case eventsDir:
+		return t.events
+	case filesDir:
+		return t.files
+	}
+	return plumbing.ZeroHash
 }
 
 func (r treeReader) open(h plumbing.Hash) (*snapshotTree, error) {

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -238,18 +237,13 @@ func (s *Store) merge(ctx context.Context, ref string, base, local, remote plumb
 	if er.Header.Started.Before(h.Started) {
 		h.Started = er.Header.Started
 	}
-	sig := s.identity(h.Time)
-	c := &object.Commit{Author: sig, Committer: sig, Message: commitMessage(h), TreeHash: objs[len(objs)-1].hash, ParentHashes: []plumbing.Hash{local, remote}}
-	mem := &plumbing.MemoryObject{}
-	if err := c.Encode(mem); err != nil {
+	id, err := s.writeCommit(objs[len(objs)-1].hash, h, local, remote)
+	if err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
-	if err := s.setObject(mem); err != nil {
+	if err := s.refs.update(ctx, ref, local, id); err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
-	if err := s.refs.update(ctx, ref, local, mem.Hash()); err != nil {
-		return plumbing.ZeroHash, nil, err
-	}
-	s.saveTipState(ref, tipState{commit: mem.Hash(), seq: h.Seq, started: h.Started}, objs)
-	return mem.Hash(), conflicts, nil
+	s.saveTipState(ref, tipState{commit: id, seq: h.Seq, started: h.Started}, objs)
+	return id, conflicts, nil
 }

@@ -157,14 +157,9 @@ func (s *Store) rewrite(kept []Entry, renamed map[plumbing.Hash]plumbing.Hash) (
 		if len(c.ParentHashes) > 1 {
 			nc.ParentHashes = append(nc.ParentHashes, c.ParentHashes[1:]...)
 		}
-		mem := &plumbing.MemoryObject{}
-		if err := nc.Encode(mem); err != nil {
+		if prev, err = s.storeObject(nc); err != nil {
 			return plumbing.ZeroHash, err
 		}
-		if err := s.setObject(mem); err != nil {
-			return plumbing.ZeroHash, err
-		}
-		prev = mem.Hash()
 		renamed[e.ID] = prev
 	}
 	return prev, nil
@@ -194,14 +189,11 @@ func (s *Store) moveCheckpoints(ctx context.Context, session string, renamed map
 		} else {
 			t.Tagger = s.identity(s.opts.Now())
 		}
-		mem := &plumbing.MemoryObject{}
-		if err := t.Encode(mem); err != nil {
+		id, err := s.storeObject(t)
+		if err != nil {
 			return err
 		}
-		if err := s.setObject(mem); err != nil {
-			return err
-		}
-		if err := s.refs.update(ctx, cp.Ref, cp.Tag, mem.Hash()); err != nil && !errors.Is(err, errRefChanged) {
+		if err := s.refs.update(ctx, cp.Ref, cp.Tag, id); err != nil && !errors.Is(err, errRefChanged) {
 			return err
 		}
 	}

@@ -9,29 +9,49 @@ import (
 	"github.com/git-snap/git-snap/snapshot"
 )
 
-// loadParts reads a whole snapshot tree.
-func (s *Store) loadParts(tree plumbing.Hash) (*snapshot.Parts, error) {
-	st, err := s.reader.open(tree)
+// opened is a snapshot read down to its snapshot.json, not its messages,
+// events or files: what an append builds on and a diff starts from.
+type opened struct {
+	Entry
+	tree *snapshotTree
+	rest map[string]any
+}
+
+// openSnapshot reads a snapshot's commit, root tree and snapshot.json.
+func (s *Store) openSnapshot(ctx context.Context, id plumbing.Hash) (opened, error) {
+	e, err := s.Entry(ctx, id)
 	if err != nil {
-		return nil, err
+		return opened{}, err
 	}
-	p, err := s.loadRest(st)
+	tree, err := s.reader.open(e.Tree)
 	if err != nil {
+		return opened{}, fmt.Errorf("read snapshot %s: %w", id, err)
+	}
+	rest, err := s.loadRest(tree)
+	if err != nil {
+		return opened{}, fmt.Errorf("read snapshot %s: %w", id, err)
+	}
+	return opened{Entry: e, tree: tree, rest: rest}, nil
+}
+
+// loadParts reads the rest of an opened snapshot: its messages, events
+// and files.
+func (s *Store) loadParts(o opened) (*snapshot.Parts, error) {
+	p := &snapshot.Parts{Rest: o.rest}
+	var err error
+	if p.Messages, err = s.loadElements(o.tree.messages); err != nil {
 		return nil, err
 	}
-	if p.Messages, err = s.loadElements(st.messages); err != nil {
+	if p.Events, err = s.loadElements(o.tree.events); err != nil {
 		return nil, err
 	}
-	if p.Events, err = s.loadElements(st.events); err != nil {
-		return nil, err
-	}
-	if p.Files, err = s.reader.files(st.files); err != nil {
+	if p.Files, err = s.reader.files(o.tree.files); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
-func (s *Store) loadRest(st *snapshotTree) (*snapshot.Parts, error) {
+func (s *Store) loadRest(st *snapshotTree) (map[string]any, error) {
 	v, err := s.reader.parse(st.document)
 	if err != nil {
 		return nil, err
@@ -40,7 +60,7 @@ func (s *Store) loadRest(st *snapshotTree) (*snapshot.Parts, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s is not a JSON object", documentFile)
 	}
-	return &snapshot.Parts{Rest: rest}, nil
+	return rest, nil
 }
 
 func (s *Store) loadElements(dir plumbing.Hash) ([]any, error) {
@@ -63,30 +83,16 @@ func (s *Store) loadElements(dir plumbing.Hash) ([]any, error) {
 // Diff compares two snapshots. It reads only what differs: chunks and
 // elements whose stored objects are the same on both sides are skipped.
 func (s *Store) Diff(ctx context.Context, a, b plumbing.Hash) (*snapshot.Diff, error) {
-	ea, err := s.Entry(ctx, a)
+	oa, err := s.openSnapshot(ctx, a)
 	if err != nil {
 		return nil, err
 	}
-	eb, err := s.Entry(ctx, b)
+	ob, err := s.openSnapshot(ctx, b)
 	if err != nil {
 		return nil, err
 	}
-	ta, err := s.reader.open(ea.Tree)
-	if err != nil {
-		return nil, err
-	}
-	tb, err := s.reader.open(eb.Tree)
-	if err != nil {
-		return nil, err
-	}
-	pa, err := s.loadRest(ta)
-	if err != nil {
-		return nil, err
-	}
-	pb, err := s.loadRest(tb)
-	if err != nil {
-		return nil, err
-	}
+	ta, tb := oa.tree, ob.tree
+	pa, pb := &snapshot.Parts{Rest: oa.rest}, &snapshot.Parts{Rest: ob.rest}
 	if pa.Messages, pb.Messages, err = s.sparseElements(ta.messages, tb.messages); err != nil {
 		return nil, err
 	}

@@ -22,73 +22,95 @@ func (s *Store) Redactor() *redact.Redactor { return s.opts.Redactor }
 // Scan audits history already saved: it reads every snapshot reachable
 // from starts, each distinct stored object once, and reports what r finds.
 func (s *Store) Scan(ctx context.Context, starts []plumbing.Hash, r *redact.Redactor, fn func(ScanFinding) error) error {
-	seen := map[plumbing.Hash]bool{}
-	return s.Walk(ctx, starts, func(e Entry) error {
-		st, err := s.reader.open(e.Tree)
+	sc := &scanner{read: s.reader, r: r, fn: fn, seen: map[plumbing.Hash]bool{}}
+	return s.Walk(ctx, starts, sc.snapshot)
+}
+
+// scanner reports what a redactor finds in stored objects. Snapshots
+// share most of their objects with the one before: seen, by object id,
+// makes each read once.
+type scanner struct {
+	read treeReader
+	r    *redact.Redactor
+	fn   func(ScanFinding) error
+	seen map[plumbing.Hash]bool
+}
+
+func (sc *scanner) snapshot(e Entry) error {
+	st, err := sc.read.open(e.Tree)
+	if err != nil {
+		return err
+	}
+	if !sc.seen[st.document] {
+		rest, err := sc.read.parse(st.document)
 		if err != nil {
 			return err
 		}
-		report := func(h plumbing.Hash, path []any, v any) error {
-			if seen[h] {
-				return nil
-			}
-			seen[h] = true
-			doc := map[string]any{"x": v}
-			_, found := r.Document(doc)
-			for _, f := range found {
-				f.Path = snapshot.FormatPath(path) + f.Path[len("$.x"):]
-				if err := fn(ScanFinding{e, f}); err != nil {
-					return err
-				}
-			}
-			return nil
+		if err := sc.report(e, st.document, nil, rest); err != nil {
+			return err
 		}
-		rest, err := s.reader.parse(st.document)
+	}
+	if err := sc.elements(e, snapshot.MemberMessages, st.messages); err != nil {
+		return err
+	}
+	if err := sc.elements(e, snapshot.MemberEvents, st.events); err != nil {
+		return err
+	}
+	return sc.files(e, st.files)
+}
+
+// elements scans the elements of a chunked directory not seen before.
+func (sc *scanner) elements(e Entry, member string, dir plumbing.Hash) error {
+	refs, chunks, err := sc.read.elements(dir, sc.seen)
+	if err != nil {
+		return err
+	}
+	for _, ref := range refs {
+		if sc.seen[ref.hash] {
+			continue
+		}
+		v, err := sc.read.parse(ref.hash)
 		if err != nil {
 			return err
 		}
-		if err := report(st.document, nil, rest); err != nil {
+		if err := sc.report(e, ref.hash, []any{member, ref.index}, v); err != nil {
 			return err
 		}
-		for _, dir := range []struct {
-			name string
-			hash plumbing.Hash
-		}{{snapshot.MemberMessages, st.messages}, {snapshot.MemberEvents, st.events}} {
-			refs, chunks, err := s.reader.elements(dir.hash, seen)
-			if err != nil {
+	}
+	for c := range chunks { // every element of a chunk is seen now: skip it unread next time
+		sc.seen[c] = true
+	}
+	return nil
+}
+
+// files scans the captured text files not seen before.
+func (sc *scanner) files(e Entry, tree plumbing.Hash) error {
+	files, err := sc.read.files(tree)
+	if err != nil {
+		return fmt.Errorf("scan %s: %w", e.ID, err)
+	}
+	for _, f := range files {
+		if h := plumbing.ComputeHash(plumbing.BlobObject, f.Content); !sc.seen[h] && !isBinary(f.Content) {
+			if err := sc.report(e, h, []any{snapshot.MemberFiles, f.Path}, string(f.Content)); err != nil {
 				return err
 			}
-			defer func() { // a chunk read once need not be read again
-				for c := range chunks {
-					seen[c] = true
-				}
-			}()
-			for _, ref := range refs {
-				if seen[ref.hash] {
-					continue
-				}
-				v, err := s.reader.parse(ref.hash)
-				if err != nil {
-					return err
-				}
-				if err := report(ref.hash, []any{dir.name, ref.index}, v); err != nil {
-					return err
-				}
-			}
 		}
-		files, err := s.reader.files(st.files)
-		if err != nil {
-			return fmt.Errorf("scan %s: %w", e.ID, err)
+	}
+	return nil
+}
+
+// report passes on what the redactor finds in v, the object h at path in
+// snapshot e, and marks h seen.
+func (sc *scanner) report(e Entry, h plumbing.Hash, path []any, v any) error {
+	sc.seen[h] = true
+	_, found := sc.r.Document(map[string]any{"x": v})
+	for _, f := range found {
+		f.Path = snapshot.FormatPath(path) + f.Path[len("$.x"):]
+		if err := sc.fn(ScanFinding{e, f}); err != nil {
+			return err
 		}
-		for _, f := range files {
-			if h := plumbing.ComputeHash(plumbing.BlobObject, f.Content); !seen[h] && !isBinary(f.Content) {
-				if err := report(h, []any{snapshot.MemberFiles, f.Path}, string(f.Content)); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
+	}
+	return nil
 }
 
 func isBinary(b []byte) bool {

@@ -62,9 +62,10 @@ type Store struct {
 	prefix string
 	opts   Options
 	reader treeReader
-
-	whoOnce sync.Once
-	who     object.Signature // see identity
+	signer struct { // see identity
+		once sync.Once
+		sig  object.Signature
+	}
 }
 
 // Entry is a snapshot as the log sees it: its commit, without the tree.
@@ -200,8 +201,8 @@ func (s *Store) SaveNew(ctx context.Context, doc map[string]any, o SaveOptions) 
 
 // prepare validates a document and lays out its tree and header.
 func (s *Store) prepare(doc map[string]any, o SaveOptions) (snapshot.Header, []rawObject, error) {
-	if err := snapshot.CheckName("session", o.Session); err != nil {
-		return snapshot.Header{}, nil, &snapshot.InputError{Path: "session", Msg: err.Error()}
+	if err := checkSession(o.Session); err != nil {
+		return snapshot.Header{}, nil, err
 	}
 	var found []redact.Finding
 	if s.opts.Redactor != nil {
@@ -211,15 +212,28 @@ func (s *Store) prepare(doc map[string]any, o SaveOptions) (snapshot.Header, []r
 	if err != nil {
 		return snapshot.Header{}, nil, err
 	}
-	objs, err := buildTree(parts)
+	h := s.header(o)
+	h.Redacted = len(found)
+	objs, err := buildTree(s.reader, nil, parts, &h)
 	if err != nil {
 		return snapshot.Header{}, nil, err
 	}
+	return h, objs, nil
+}
+
+func checkSession(name string) error {
+	if err := snapshot.CheckName("session", name); err != nil {
+		return &snapshot.InputError{Path: "session", Msg: err.Error()}
+	}
+	return nil
+}
+
+// header is the header the options describe, with their defaults; the
+// tree's counts and the session's sequence are filled in later.
+func (s *Store) header(o SaveOptions) snapshot.Header {
 	h := snapshot.Header{
 		Session: o.Session, Turn: o.Turn, Label: o.Label, Source: o.Source, Message: o.Message,
 		Time: o.Time, Code: o.Code, Dirty: o.Dirty, RollbackOf: o.RollbackOf,
-		Messages: len(parts.Messages), Events: len(parts.Events), Files: len(parts.Files),
-		Redacted: len(found),
 	}
 	if h.Source == "" {
 		h.Source = "cli"
@@ -227,7 +241,7 @@ func (s *Store) prepare(doc map[string]any, o SaveOptions) (snapshot.Header, []r
 	if h.Time.IsZero() {
 		h.Time = s.opts.Now()
 	}
-	return h, objs, nil
+	return h
 }
 
 // Rollback records a new snapshot on target's session whose content is
@@ -238,18 +252,11 @@ func (s *Store) Rollback(ctx context.Context, target plumbing.Hash, o SaveOption
 	if err != nil {
 		return Entry{}, err
 	}
-	h := t.Header
-	h.Label, h.Message, h.Source, h.Turn = o.Label, o.Message, o.Source, o.Turn
-	h.Code, h.Dirty, h.RollbackOf = o.Code, o.Dirty, target.String()
+	h := s.header(o)
+	h.Session, h.RollbackOf = t.Header.Session, target.String()
+	h.Messages, h.Events, h.Files, h.Redacted = t.Header.Messages, t.Header.Events, t.Header.Files, t.Header.Redacted
 	if h.Label == "" {
 		h.Label = "rollback to " + short(target)
-	}
-	if h.Source == "" {
-		h.Source = "cli"
-	}
-	h.Time = o.Time
-	if h.Time.IsZero() {
-		h.Time = s.opts.Now()
 	}
 	return s.commitTree(ctx, h, t.Tree, nil)
 }
@@ -303,7 +310,7 @@ func (s *Store) commitOnTip(ctx context.Context, h snapshot.Header, build treeBu
 		if tip.IsZero() {
 			hh.Started = hh.Time
 		}
-		id, err := s.writeCommit(root, tip, hh)
+		id, err := s.writeCommit(root, hh, tip)
 		if err != nil {
 			return Entry{}, err
 		}
@@ -331,7 +338,7 @@ func (s *Store) writeObjects(objs []rawObject, known hashSet) error {
 		if known.has(o.hash) || s.looseExists(o.hash) {
 			continue
 		}
-		if err := s.writeObject(o); err != nil {
+		if _, err := s.storeObject(o); err != nil {
 			return err
 		}
 	}
@@ -344,29 +351,30 @@ func (s *Store) looseExists(h plumbing.Hash) bool {
 	return err == nil
 }
 
-func (s *Store) writeObject(o rawObject) error {
-	mem := &plumbing.MemoryObject{}
-	mem.SetType(o.typ)
-	if _, err := mem.Write(o.data); err != nil {
-		return err
-	}
-	return s.setObject(mem)
+// encoder is what storeObject stores: go-git's commits and tags, and
+// rawObjects.
+type encoder interface {
+	Encode(plumbing.EncodedObject) error
 }
 
-// setObject stores an object. git gc may remove an empty objects/xx/
-// directory between its creation and the rename into it; like git, try
-// again then.
-func (s *Store) setObject(o plumbing.EncodedObject) error {
+// storeObject encodes an object and stores it. git gc may remove an
+// empty objects/xx/ directory between its creation and the rename into
+// it; like git, try again then.
+func (s *Store) storeObject(o encoder) (plumbing.Hash, error) {
+	mem := &plumbing.MemoryObject{}
+	if err := o.Encode(mem); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("encode object: %w", err)
+	}
 	var err error
 	for range 10 {
-		if _, err = s.st.SetEncodedObject(o); !errors.Is(err, fs.ErrNotExist) {
+		if _, err = s.st.SetEncodedObject(mem); !errors.Is(err, fs.ErrNotExist) {
 			break
 		}
 	}
 	if err != nil {
-		return writeErr(fmt.Errorf("write object %s: %w", o.Hash(), err))
+		return plumbing.ZeroHash, writeErr(fmt.Errorf("write object %s: %w", mem.Hash(), err))
 	}
-	return nil
+	return mem.Hash(), nil
 }
 
 // writeErr explains the failure a user can fix: a read-only repository.
@@ -377,7 +385,9 @@ func writeErr(err error) error {
 	return err
 }
 
-func (s *Store) writeCommit(tree, parent plumbing.Hash, h snapshot.Header) (plumbing.Hash, error) {
+// writeCommit commits a tree with a header. A zero parent (the tip of a
+// session with no snapshot yet) is left out.
+func (s *Store) writeCommit(tree plumbing.Hash, h snapshot.Header, parents ...plumbing.Hash) (plumbing.Hash, error) {
 	sig := s.identity(h.Time)
 	c := &object.Commit{
 		Author:    sig,
@@ -385,17 +395,12 @@ func (s *Store) writeCommit(tree, parent plumbing.Hash, h snapshot.Header) (plum
 		Message:   commitMessage(h),
 		TreeHash:  tree,
 	}
-	if !parent.IsZero() {
-		c.ParentHashes = []plumbing.Hash{parent}
+	for _, p := range parents {
+		if !p.IsZero() {
+			c.ParentHashes = append(c.ParentHashes, p)
+		}
 	}
-	mem := &plumbing.MemoryObject{}
-	if err := c.Encode(mem); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if err := s.setObject(mem); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return mem.Hash(), nil
+	return s.storeObject(c)
 }
 
 // Entry reads a snapshot's commit.
@@ -427,15 +432,15 @@ func entryOf(c *object.Commit) (Entry, error) {
 
 // Read returns a snapshot's document, JSON-equal to the one saved.
 func (s *Store) Read(ctx context.Context, id plumbing.Hash) (map[string]any, Entry, error) {
-	e, err := s.Entry(ctx, id)
+	o, err := s.openSnapshot(ctx, id)
 	if err != nil {
 		return nil, Entry{}, err
 	}
-	p, err := s.loadParts(e.Tree)
+	p, err := s.loadParts(o)
 	if err != nil {
 		return nil, Entry{}, fmt.Errorf("read snapshot %s: %w", id, err)
 	}
-	return p.Join(), e, nil
+	return p.Join(), o.Entry, nil
 }
 
 // InitBare makes a bare repository at dir to hold snapshots apart from

@@ -58,29 +58,58 @@ func inputErr(path []any, format string, args ...any) error {
 	return &InputError{Path: FormatPath(path), Msg: fmt.Sprintf(format, args...)}
 }
 
+// StoredApart reports whether a member of a document is stored apart
+// from snapshot.json (messages, events, files): such a member is
+// appended or captured, never given as a plain value.
+func StoredApart(member string) bool {
+	switch member {
+	case MemberMessages, MemberEvents, MemberFiles:
+		return true
+	}
+	return false
+}
+
+// Others returns a copy of doc without the members stored apart: what a
+// program that keeps its own state in a document reads and writes back.
+// It returns nil for nil, so that "no document" stays distinguishable.
+func Others(doc map[string]any) map[string]any {
+	if doc == nil {
+		return nil
+	}
+	out := make(map[string]any, len(doc))
+	for k, v := range doc {
+		if !StoredApart(k) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
 // Split validates a document and splits it for storage. A non-empty
 // messages or events array is stored element by element; an empty one
 // stays in Rest as it is.
 func Split(doc map[string]any) (*Parts, error) {
-	p := &Parts{Rest: make(map[string]any, len(doc))}
-	for k, v := range doc {
-		p.Rest[k] = v
+	p := &Parts{Rest: Others(doc)}
+	if p.Rest == nil {
+		p.Rest = map[string]any{}
 	}
 	var err error
-	if p.Messages, err = takeArray(p.Rest, MemberMessages); err != nil {
+	if p.Messages, err = takeArray(doc, p.Rest, MemberMessages); err != nil {
 		return nil, err
 	}
-	if p.Events, err = takeArray(p.Rest, MemberEvents); err != nil {
+	if p.Events, err = takeArray(doc, p.Rest, MemberEvents); err != nil {
 		return nil, err
 	}
-	if p.Files, err = takeFiles(p.Rest); err != nil {
+	if p.Files, err = takeFiles(doc, p.Rest); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
-func takeArray(rest map[string]any, member string) ([]any, error) {
-	v, ok := rest[member]
+// takeArray returns doc's member as elements to store apart, or leaves
+// it in rest when it is empty (so that [] reads back as []).
+func takeArray(doc, rest map[string]any, member string) ([]any, error) {
+	v, ok := doc[member]
 	if !ok {
 		return nil, nil
 	}
@@ -89,14 +118,17 @@ func takeArray(rest map[string]any, member string) ([]any, error) {
 		return nil, inputErr([]any{member}, "%s must be an array, not %s", member, KindOf(v))
 	}
 	if len(arr) == 0 {
-		return nil, nil // kept in Rest as []
+		rest[member] = v
+		return nil, nil
 	}
-	delete(rest, member)
 	return arr, nil
 }
 
-func takeFiles(rest map[string]any) ([]File, error) {
-	v, ok := rest[MemberFiles]
+// takeFiles returns doc's files to store as blobs and leaves in rest
+// each file's members other than its content (or an empty files member
+// as it is).
+func takeFiles(doc, rest map[string]any) ([]File, error) {
+	v, ok := doc[MemberFiles]
 	if !ok {
 		return nil, nil
 	}
@@ -107,17 +139,18 @@ func takeFiles(rest map[string]any) ([]File, error) {
 	files := make([]File, 0, len(m))
 	meta := make(map[string]any, len(m))
 	for path, entry := range m {
-		f, rest, err := splitFile(path, entry)
+		f, notes, err := splitFile(path, entry)
 		if err != nil {
 			return nil, err
 		}
 		files = append(files, f)
-		meta[path] = rest
+		meta[path] = notes
 	}
 	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	if err := checkFileTree(files); err != nil {
 		return nil, err
 	}
+	rest[MemberFiles] = v
 	if len(files) > 0 {
 		rest[MemberFiles] = meta
 	}

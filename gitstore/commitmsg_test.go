@@ -1,0 +1,40 @@
+package gitstore
+
+import (
+	"testing"
+	"time"
+
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// The trailers are git-snap's on-disk format: their names, order and
+// the fields left out when empty must not change.
+func TestCommitMessageFormatAndRoundTrip(t *testing.T) {
+	when := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	full := snapshot.Header{
+		Session: "s1", Seq: 7, Turn: 3, Label: "Stop", Source: "claude-code", Message: "fix  the\nbug",
+		Time: when, Started: when.Add(-time.Hour), Code: "abc", Dirty: true,
+		Messages: 12, Events: 2, Files: 1, RollbackOf: "def", Redacted: 4,
+	}
+	const fullMsg = "fix the bug\n\nSnap-Session: s1\nSnap-Seq: 7\nSnap-Turn: 3\nSnap-Label: Stop\nSnap-Source: claude-code\n" +
+		"Snap-Started: 2025-03-01T11:00:00Z\nSnap-Code: abc\nSnap-Dirty: true\nSnap-Messages: 12\nSnap-Events: 2\nSnap-Files: 1\n" +
+		"Snap-Rollback-Of: def\nSnap-Redacted: 4\n"
+	bare := snapshot.Header{Session: "s2", Seq: 1, Time: when}
+	const bareMsg = "snapshot\n\nSnap-Session: s2\nSnap-Seq: 1\nSnap-Messages: 0\nSnap-Events: 0\nSnap-Files: 0\n"
+	for _, c := range []struct {
+		h   snapshot.Header
+		msg string
+	}{{full, fullMsg}, {bare, bareMsg}} {
+		if got := commitMessage(c.h); got != c.msg {
+			t.Errorf("commitMessage:\n%q\nwant\n%q", got, c.msg)
+		}
+		want := c.h
+		want.Message = oneLine(want.Message)
+		if got, ok := parseHeader(c.msg, when); !ok || got != want {
+			t.Errorf("parseHeader(%q) = %+v, %v; want %+v", c.msg, got, ok, want)
+		}
+	}
+	if _, ok := parseHeader("snapshot\n\nSnap-Seq: 1\n", when); ok {
+		t.Error("a message without Snap-Session was taken for a snapshot")
+	}
+}
