@@ -60,7 +60,7 @@ func (s *Store) Prune(ctx context.Context, session string, o PruneOptions) (Prun
 		return PruneResult{}, err
 	}
 	res := PruneResult{Session: session, Renamed: map[plumbing.Hash]plumbing.Hash{}}
-	keep := o.selection(chain, marked, s.opts.Now())
+	keep := o.Select(chain, marked, s.opts.Now())
 	for i, e := range chain {
 		if keep[i] {
 			res.Kept = append(res.Kept, e)
@@ -121,7 +121,12 @@ func (s *Store) checkpointTargets(ctx context.Context, session string) (map[plum
 	return out, nil
 }
 
-func (o PruneOptions) selection(chain []Entry, marked map[plumbing.Hash]bool, now time.Time) []bool {
+// Select says which snapshots of a chain the options keep: keep[i] is
+// for chain[i], the chain oldest first as Prune reads it. marked holds
+// the snapshots a checkpoint names or named; OlderThan counts back from
+// now. It reads nothing, so that a caller can show a prune before it is
+// made, and DryRun is left to Prune.
+func (o PruneOptions) Select(chain []Entry, marked map[plumbing.Hash]bool, now time.Time) []bool {
 	keep := make([]bool, len(chain))
 	latest := map[string]int{}
 	for i, e := range chain {
