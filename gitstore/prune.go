@@ -88,6 +88,40 @@ func (s *Store) Prune(ctx context.Context, session string, o PruneOptions) (Prun
 	return res, s.moveCheckpoints(ctx, session, res.Renamed)
 }
 
+// RetentionPolicy bounds the snapshots a session keeps as it grows: the
+// newest MaxPerSession, those checkpoints name or named, and with
+// KeepFirst the first. The zero value keeps everything.
+type RetentionPolicy struct {
+	MaxPerSession int
+	KeepFirst     bool
+}
+
+// Due reports whether a session whose newest snapshot is number seq is
+// to be pruned: once it has grown a tenth past the maximum, so that not
+// every save rewrites the chain.
+func (p RetentionPolicy) Due(seq int) bool {
+	return p.MaxPerSession > 0 && seq > p.MaxPerSession+p.MaxPerSession/10
+}
+
+// PruneOptions is the prune that brings a session back within p.
+func (p RetentionPolicy) PruneOptions() PruneOptions {
+	return PruneOptions{KeepLast: p.MaxPerSession, KeepFirst: p.KeepFirst, KeepCheckpoints: true}
+}
+
+// ApplyRetention prunes a session back to the policy's maximum when it is
+// due (seq being the number of its newest snapshot, as a save returns
+// it), and does nothing otherwise. Savers call it after each snapshot.
+func (s *Store) ApplyRetention(ctx context.Context, session string, seq int, p RetentionPolicy) (PruneResult, error) {
+	if !p.Due(seq) {
+		return PruneResult{Session: session}, nil
+	}
+	res, err := s.Prune(ctx, session, p.PruneOptions())
+	if err != nil {
+		return res, fmt.Errorf("retention of session %s: %w", session, err)
+	}
+	return res, nil
+}
+
 // firstParentChain lists a session's snapshots along first parents,
 // oldest first.
 func (s *Store) firstParentChain(ctx context.Context, tip plumbing.Hash) ([]Entry, error) {

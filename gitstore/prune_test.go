@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -56,5 +57,55 @@ func TestPruneSelect(t *testing.T) {
 	}
 	if keep := (PruneOptions{KeepLast: 3, KeepFirst: true}).Select(nil, nil, now); len(keep) != 0 {
 		t.Errorf("an empty chain keeps %v", keep)
+	}
+}
+
+// TestRetentionPolicy: a session is pruned once it grows a tenth past
+// the maximum, back to the maximum with its checkpoints and, when asked,
+// its first snapshot.
+func TestRetentionPolicy(t *testing.T) {
+	for _, tc := range []struct {
+		p   RetentionPolicy
+		seq int
+		due bool
+	}{
+		{RetentionPolicy{}, 1000, false},
+		{RetentionPolicy{MaxPerSession: 10}, 10, false},
+		{RetentionPolicy{MaxPerSession: 10}, 11, false},
+		{RetentionPolicy{MaxPerSession: 10}, 12, true},
+		{RetentionPolicy{MaxPerSession: 5}, 6, true}, // a tenth of 5 is none
+		{RetentionPolicy{MaxPerSession: 100}, 110, false},
+		{RetentionPolicy{MaxPerSession: 100}, 111, true},
+	} {
+		if got := tc.p.Due(tc.seq); got != tc.due {
+			t.Errorf("%+v at %d: due %v, want %v", tc.p, tc.seq, got, tc.due)
+		}
+	}
+
+	ctx := context.Background()
+	_, s := newRepo(t)
+	p := RetentionPolicy{MaxPerSession: 4, KeepFirst: true}
+	saveN(t, s, "r", 1, 4)
+	chain, _ := s.firstParentChain(ctx, mustTip(t, s, "r"))
+	if _, err := s.SetCheckpoint(ctx, "second", chain[1].ID, "", false); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.ApplyRetention(ctx, "r", 4, p); err != nil || len(res.Removed) != 0 {
+		t.Fatalf("not due: removed %d, %v", len(res.Removed), err)
+	}
+	saveN(t, s, "r", 5, 8)
+	res, err := s.ApplyRetention(ctx, "r", 8, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []int
+	for _, e := range res.Kept {
+		kept = append(kept, e.Header.Messages)
+	}
+	if fmt.Sprint(kept) != "[1 2 5 6 7 8]" {
+		t.Errorf("kept %v, want the first, the checkpoint's and the newest 4", kept)
+	}
+	if _, err := s.ApplyRetention(ctx, "nosuch", 8, p); err == nil {
+		t.Error("a due retention of a missing session did not fail")
 	}
 }

@@ -77,14 +77,7 @@ func (e *env) runPrune(ctx context.Context, s *gitstore.Store, sessions []string
 	return nil
 }
 
-// applyRetention prunes a session that grew past retention.max_per_session
-// by a tenth, back to the maximum, so that a save does not rewrite the
-// chain every time.
-func (e *env) applyRetention(ctx context.Context, s *gitstore.Store, cfg config.Config, session string, seq int) error {
-	max := cfg.Retention.MaxPerSession
-	if max <= 0 || seq <= max+max/10 {
-		return nil
-	}
-	_, err := s.Prune(ctx, session, gitstore.PruneOptions{KeepLast: max, KeepCheckpoints: true, KeepFirst: cfg.Retention.KeepFirst})
-	return err
+// retention is the retention policy the config sets, for the library.
+func retention(cfg config.Config) gitstore.RetentionPolicy {
+	return gitstore.RetentionPolicy{MaxPerSession: cfg.Retention.MaxPerSession, KeepFirst: cfg.Retention.KeepFirst}
 }

@@ -106,7 +106,8 @@ func (e *env) runSave(ctx context.Context, s *gitstore.Store, cfg config.Config,
 		}
 	}
 	fmt.Fprintln(e.stdout, entry.ID)
-	return e.applyRetention(ctx, s, cfg, o.Session, entry.Header.Seq)
+	_, err = s.ApplyRetention(ctx, o.Session, entry.Header.Seq, retention(cfg))
+	return err
 }
 
 // codeState reads the code of the work tree the command runs in, which
