@@ -98,14 +98,20 @@ func TestRetentionPolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var kept []int
-	for _, e := range res.Kept {
-		kept = append(kept, e.Header.Messages)
-	}
-	if fmt.Sprint(kept) != "[1 2 5 6 7 8]" {
+	if kept := messageCounts(res.Kept); kept != "[1 2 5 6 7 8]" {
 		t.Errorf("kept %v, want the first, the checkpoint's and the newest 4", kept)
 	}
 	if _, err := s.ApplyRetention(ctx, "nosuch", 8, p); err == nil {
 		t.Error("a due retention of a missing session did not fail")
 	}
+}
+
+// messageCounts names snapshots saved by saveN by their number of
+// messages, which is the step that saved them.
+func messageCounts(entries []Entry) string {
+	var n []int
+	for _, e := range entries {
+		n = append(n, e.Header.Messages)
+	}
+	return fmt.Sprint(n)
 }
