@@ -92,8 +92,8 @@ func (s *Store) Prune(ctx context.Context, session string, o PruneOptions) (Prun
 // newest MaxPerSession, those checkpoints name or named, and with
 // KeepFirst the first. The zero value keeps everything.
 type RetentionPolicy struct {
-	MaxPerSession int
-	KeepFirst     bool
+	MaxPerSession int  // 0 for no bound
+	KeepFirst     bool // keep the session's first snapshot too
 }
 
 // Due reports whether a session whose newest snapshot is number seq is
