@@ -61,7 +61,7 @@ func (s *Store) Prune(ctx context.Context, session string, o PruneOptions) (Prun
 		return PruneResult{}, err
 	}
 	res := PruneResult{Session: session, Renamed: map[plumbing.Hash]plumbing.Hash{}}
-	keep := o.selection(chain, marked, s.opts.Now())
+	keep := o.Select(chain, marked, s.opts.Now())
 	for i, e := range chain {
 		if keep[i] {
 			res.Kept = append(res.Kept, e)
@@ -87,6 +87,40 @@ func (s *Store) Prune(ctx context.Context, session string, o PruneOptions) (Prun
 		return res, err
 	}
 	return res, s.moveCheckpoints(ctx, session, res.Renamed)
+}
+
+// RetentionPolicy bounds the snapshots a session keeps as it grows: the
+// newest MaxPerSession, those checkpoints name or named, and with
+// KeepFirst the first. The zero value keeps everything.
+type RetentionPolicy struct {
+	MaxPerSession int  // 0 for no bound
+	KeepFirst     bool // keep the session's first snapshot too
+}
+
+// Due reports whether a session whose newest snapshot is number seq is
+// to be pruned: once it has grown a tenth past the maximum, so that not
+// every save rewrites the chain.
+func (p RetentionPolicy) Due(seq int) bool {
+	return p.MaxPerSession > 0 && seq > p.MaxPerSession+p.MaxPerSession/10
+}
+
+// PruneOptions is the prune that brings a session back within p.
+func (p RetentionPolicy) PruneOptions() PruneOptions {
+	return PruneOptions{KeepLast: p.MaxPerSession, KeepFirst: p.KeepFirst, KeepCheckpoints: true}
+}
+
+// ApplyRetention prunes a session back to the policy's maximum when it is
+// due (seq being the number of its newest snapshot, as a save returns
+// it), and does nothing otherwise. Savers call it after each snapshot.
+func (s *Store) ApplyRetention(ctx context.Context, session string, seq int, p RetentionPolicy) (PruneResult, error) {
+	if !p.Due(seq) {
+		return PruneResult{Session: session}, nil
+	}
+	res, err := s.Prune(ctx, session, p.PruneOptions())
+	if err != nil {
+		return res, fmt.Errorf("retention of session %s: %w", session, err)
+	}
+	return res, nil
 }
 
 // firstParentChain lists a session's snapshots along first parents,
@@ -122,7 +156,12 @@ func (s *Store) checkpointTargets(ctx context.Context, session string) (map[plum
 	return out, nil
 }
 
-func (o PruneOptions) selection(chain []Entry, marked map[plumbing.Hash]bool, now time.Time) []bool {
+// Select says which snapshots of a chain the options keep: keep[i] is
+// for chain[i], the chain oldest first as Prune reads it. marked holds
+// the snapshots a checkpoint names or named; OlderThan counts back from
+// now. It reads nothing, so that a caller can show a prune before it is
+// made, and DryRun is left to Prune.
+func (o PruneOptions) Select(chain []Entry, marked map[plumbing.Hash]bool, now time.Time) []bool {
 	keep := make([]bool, len(chain))
 	latest := map[string]int{}
 	for i, e := range chain {

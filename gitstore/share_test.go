@@ -262,11 +262,7 @@ func TestPruneKeepsWhatItSaysAndOldIDsResolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var kept []int
-	for _, e := range res.Kept {
-		kept = append(kept, e.Header.Messages)
-	}
-	if fmt.Sprint(kept) != "[5 20 26 27 28 29 30]" {
+	if kept := messageCounts(res.Kept); kept != "[5 20 26 27 28 29 30]" {
 		t.Errorf("kept %v", kept)
 	}
 	if got := git(t, dir, "rev-list", "--count", "snap/p"); got != "7" {

@@ -166,23 +166,127 @@ func hintFor(err error) string {
 	return ""
 }
 
-// storeAction makes the action of a command that works on the store: it
-// checks the number of arguments, opens the store, runs, and closes it.
-func (e *env) storeAction(minArgs, maxArgs int, run func(c *cli.Context, s *gitstore.Store, cfg config.Config) error) cli.ActionFunc {
+// deps is what a command's run function works with. The action opens it
+// from the flags and the env; tests make one around a store of their own.
+type deps struct {
+	store    *gitstore.Store // nil for the commands that open none (init, demo)
+	paths    gitstore.Paths  // the repository's; zero for init --bare and demo
+	cfg      config.Config
+	in       io.Reader
+	out      io.Writer // stdout, or the pager for a reading command
+	errOut   io.Writer
+	progress io.Writer // errOut when stdout is a terminal, else nil
+	color    palette
+	session  string // the default session: $GIT_SNAP_SESSION, else the config's
+	dir      string // the process's directory, where relative FILE arguments are
+	workDir  string // the directory -C names, where a work tree is looked for
+	gitEnv   gitstore.GitEnv
+	agentEnv agent.Env // where agents keep their files
+	wait     func()    // waits for the pager
+}
+
+// close waits for the pager and closes the store.
+func (d *deps) close() {
+	if d.wait != nil {
+		d.wait()
+	}
+	if d.store != nil {
+		d.store.Close()
+	}
+}
+
+// level is how much of the repository a command opens.
+type level int
+
+const (
+	withStore   level = iota // the store and its config: most commands
+	withRepo                 // only where the repository is: init
+	withNothing              // nothing: init --bare, demo
+)
+
+// shape is what an action checks and opens before it runs a command.
+type shape struct {
+	min, max int // positional arguments; max -1 for any number
+	open     level
+	pager    bool // page the output on a terminal
+}
+
+// action makes the action of a command; all a command reads of the
+// *cli.Context is read here. It checks the arguments and --color, reads
+// the flags and arguments into options with parse (so that usage errors
+// come before any repository is looked for), opens deps, runs and closes
+// them.
+func action[O any](e *env, sh shape, parse func(*cli.Context) (O, error), run func(context.Context, *deps, O) error) cli.ActionFunc {
 	return func(c *cli.Context) error {
-		if err := args(c, minArgs, maxArgs); err != nil {
+		if err := args(c, sh.min, sh.max); err != nil {
 			return err
 		}
 		if err := checkColorFlag(c); err != nil {
 			return err
 		}
-		s, cfg, err := e.openStore(c)
+		o, err := parse(c)
 		if err != nil {
 			return err
 		}
-		defer s.Close()
-		return run(c, s, cfg)
+		d, err := e.open(c, sh)
+		if err != nil {
+			return err
+		}
+		defer d.close()
+		return run(c.Context, d, o)
 	}
+}
+
+// storeAction is action for the commands whose run functions still read
+// the *cli.Context themselves.
+func (e *env) storeAction(minArgs, maxArgs int, run func(c *cli.Context, s *gitstore.Store, cfg config.Config) error) cli.ActionFunc {
+	asIs := func(c *cli.Context) (*cli.Context, error) { return c, nil }
+	return action(e, shape{min: minArgs, max: maxArgs}, asIs, func(_ context.Context, d *deps, c *cli.Context) error {
+		return run(c, d.store, d.cfg)
+	})
+}
+
+// open opens what sh says: the repository's paths, its config and store,
+// then the pager.
+func (e *env) open(c *cli.Context, sh shape) (*deps, error) {
+	var (
+		s     *gitstore.Store
+		paths gitstore.Paths
+		cfg   config.Config
+		err   error
+	)
+	if sh.open != withNothing {
+		if paths, err = e.storePaths(c); err != nil {
+			return nil, err
+		}
+	}
+	if sh.open == withStore {
+		if s, cfg, err = e.openPaths(c.Context, paths); err != nil {
+			return nil, err
+		}
+	}
+	d := e.newDeps(c, s, cfg)
+	d.paths = paths
+	if sh.pager {
+		d.out, d.wait = e.pager(c)
+	}
+	return d, nil
+}
+
+// newDeps gives a command s and cfg with what the process gives.
+func (e *env) newDeps(c *cli.Context, s *gitstore.Store, cfg config.Config) *deps {
+	d := &deps{
+		store: s, cfg: cfg, in: e.stdin, out: e.stdout, errOut: e.stderr, color: palette{e.color(c)},
+		session: e.defaultSession(cfg), dir: e.dir, workDir: e.workDir(c), gitEnv: e.gitEnv(),
+		agentEnv: e.agentEnv(),
+	}
+	if s != nil {
+		d.paths = s.Paths()
+	}
+	if e.terminal {
+		d.progress = e.stderr
+	}
+	return d
 }
 
 // openStore opens the store the command works on, with its config.
@@ -191,6 +295,12 @@ func (e *env) openStore(c *cli.Context) (*gitstore.Store, config.Config, error) 
 	if err != nil {
 		return nil, config.Config{}, err
 	}
+	return e.openPaths(c.Context, paths)
+}
+
+// openPaths loads the config of the repository at paths and opens its
+// store with the config's prefix and redaction rules.
+func (e *env) openPaths(ctx context.Context, paths gitstore.Paths) (*gitstore.Store, config.Config, error) {
 	cfg, err := config.Load(config.SourcesFor(e.userConfigDir(), paths.WorkTree, paths.CommonDir))
 	if err != nil {
 		return nil, config.Config{}, err
@@ -199,7 +309,7 @@ func (e *env) openStore(c *cli.Context) (*gitstore.Store, config.Config, error) 
 	if err != nil {
 		return nil, config.Config{}, &config.Error{File: "redact", Err: err}
 	}
-	s, err := gitstore.OpenPaths(c.Context, paths, gitstore.Options{
+	s, err := gitstore.OpenPaths(ctx, paths, gitstore.Options{
 		RefPrefix: cfg.Refs.Prefix,
 		Warnf:     func(f string, a ...any) { fmt.Fprintf(e.stderr, "git-snap: warning: "+f+"\n", a...) },
 		Now:       e.now,
@@ -255,30 +365,35 @@ func (e *env) now() time.Time {
 	return time.Now()
 }
 
-// session picks the session a command works on: the flag, then
-// $GIT_SNAP_SESSION, then the config.
+// session picks the session a command works on: the flag, then the
+// default session.
 func (e *env) session(c *cli.Context, cfg config.Config) string {
-	if s := c.String("session"); s != "" {
-		return s
-	}
-	if s := e.getenv("GIT_SNAP_SESSION"); s != "" {
-		return s
-	}
-	return cfg.Session
+	return or(c.String("session"), e.defaultSession(cfg))
 }
 
-// writeOutput writes data to path atomically, or to stdout for "" or -.
-func (e *env) writeOutput(path string, data []byte) error {
+// defaultSession is $GIT_SNAP_SESSION, else the config's session.
+func (e *env) defaultSession(cfg config.Config) string {
+	return or(e.getenv("GIT_SNAP_SESSION"), cfg.Session)
+}
+
+// abs makes a relative file name given to the command absolute.
+func (d *deps) abs(path string) string {
+	if filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(d.dir, path)
+}
+
+// writeOutput writes data to path atomically, or to out for "" or -.
+func (d *deps) writeOutput(path string, data []byte) error {
 	if path == "" || path == "-" {
-		_, err := e.stdout.Write(data)
+		_, err := d.out.Write(data)
 		return err
 	}
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(e.dir, path)
-	}
+	path = d.abs(path)
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
 	if err != nil {
-		return err
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	_, err = tmp.Write(data)
 	if cerr := tmp.Close(); err == nil {

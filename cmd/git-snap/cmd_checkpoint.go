@@ -9,7 +9,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 )
 
@@ -45,17 +44,21 @@ Examples:
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "the session `NAME` when REV is not given"},
 			&cli.BoolFlag{Name: "json", Usage: "with --list, JSON for scripts"},
 		},
-		Action: e.storeAction(0, 2, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
-			o := checkpointOptions{
-				Name: c.Args().Get(0), Rev: c.Args().Get(1), Message: c.String("message"), Force: c.Bool("force"),
-				List: c.Bool("list"), Delete: c.Bool("delete"), Session: e.session(c, cfg), JSON: c.Bool("json"),
-			}
-			return e.runCheckpoint(c.Context, s, o)
-		}),
+		Action: action(e, shape{max: 2}, parseCheckpoint, runCheckpoint),
 	}
 }
 
-func (e *env) runCheckpoint(ctx context.Context, s *gitstore.Store, o checkpointOptions) error {
+func parseCheckpoint(c *cli.Context) (checkpointOptions, error) {
+	return checkpointOptions{
+		Name: c.Args().Get(0), Rev: c.Args().Get(1), Message: c.String("message"), Force: c.Bool("force"),
+		List: c.Bool("list"), Delete: c.Bool("delete"), Session: c.String("session"), JSON: c.Bool("json"),
+	}, nil
+}
+
+// runCheckpoint names a snapshot, or lists or deletes checkpoints.
+func runCheckpoint(ctx context.Context, d *deps, o checkpointOptions) error {
+	s := d.store
+	o.Session = or(o.Session, d.session)
 	switch {
 	case o.List && o.Delete:
 		return usagef("choose one of --list and --delete")
@@ -63,9 +66,9 @@ func (e *env) runCheckpoint(ctx context.Context, s *gitstore.Store, o checkpoint
 		if o.Rev != "" {
 			return usagef("checkpoint --list takes at most a session")
 		}
-		return listCheckpoints(ctx, s, e.stdout, o.Name, o.JSON)
+		return listCheckpoints(ctx, s, d.out, o.Name, o.JSON)
 	case o.Delete:
-		return e.deleteCheckpoint(ctx, s, o)
+		return deleteCheckpoint(ctx, d, o)
 	case o.Name == "":
 		return usagef("checkpoint needs NAME; see git snap checkpoint --help")
 	}
@@ -83,7 +86,7 @@ func (e *env) runCheckpoint(ctx context.Context, s *gitstore.Store, o checkpoint
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "snap/%s/%s %s\n", cp.Session, cp.Name, cp.Target)
+	fmt.Fprintf(d.out, "snap/%s/%s %s\n", cp.Session, cp.Name, cp.Target)
 	return nil
 }
 
@@ -115,7 +118,8 @@ func listCheckpoints(ctx context.Context, s *gitstore.Store, w io.Writer, sessio
 
 // deleteCheckpoint takes NAME, SESSION/NAME or snap/SESSION/NAME; a bare
 // NAME must belong to one session only (or to --session).
-func (e *env) deleteCheckpoint(ctx context.Context, s *gitstore.Store, o checkpointOptions) error {
+func deleteCheckpoint(ctx context.Context, d *deps, o checkpointOptions) error {
+	s := d.store
 	if o.Name == "" || o.Rev != "" {
 		return usagef("checkpoint --delete takes one [SESSION/]NAME")
 	}
@@ -147,6 +151,6 @@ func (e *env) deleteCheckpoint(ctx context.Context, s *gitstore.Store, o checkpo
 	if err := s.DeleteCheckpoint(ctx, session, cpName); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "deleted checkpoint snap/%s/%s\n", session, cpName)
+	fmt.Fprintf(d.out, "deleted checkpoint snap/%s/%s\n", session, cpName)
 	return nil
 }

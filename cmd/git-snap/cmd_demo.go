@@ -31,21 +31,26 @@ Example:
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "keep", Usage: "keep the temporary repository and print where it is"},
 		},
-		Action: func(c *cli.Context) error {
-			if err := args(c, 0, 0); err != nil {
-				return err
-			}
-			return e.runDemo(c.Context, palette{e.color(c)}, c.Bool("keep"))
-		},
+		Action: action(e, shape{open: withNothing}, parseDemo, runDemo),
 	}
 }
 
-func (e *env) runDemo(ctx context.Context, p palette, keep bool) error {
+type demoOptions struct {
+	Keep bool
+}
+
+func parseDemo(c *cli.Context) (demoOptions, error) {
+	return demoOptions{Keep: c.Bool("keep")}, nil
+}
+
+// runDemo opens no repository of the user's: it makes its own, and runs
+// the reading commands on it with d's output and colours.
+func runDemo(ctx context.Context, d *deps, o demoOptions) error {
 	dir, err := os.MkdirTemp("", "git-snap-demo-")
 	if err != nil {
-		return err
+		return fmt.Errorf("demo: %w", err)
 	}
-	if !keep {
+	if !o.Keep {
 		defer os.RemoveAll(dir)
 	}
 	paths, err := gitstore.InitRepo(filepath.Join(dir, ".git"), filepath.Clean(dir))
@@ -54,7 +59,7 @@ func (e *env) runDemo(ctx context.Context, p palette, keep bool) error {
 	}
 	clock := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 	s, err := gitstore.OpenPaths(ctx, paths, gitstore.Options{
-		Identity: gitstore.DefaultIdentity(paths, e.gitEnv()),
+		Identity: gitstore.DefaultIdentity(paths, d.gitEnv),
 		Now:      func() time.Time { clock = clock.Add(37 * time.Second); return clock },
 		View:     agent.ViewMessage,
 	})
@@ -62,54 +67,70 @@ func (e *env) runDemo(ctx context.Context, p palette, keep bool) error {
 		return err
 	}
 	defer s.Close()
+	demo := *d
+	demo.store, demo.paths, demo.session = s, paths, "demo"
+	if err := demoSave(ctx, &demo, dir); err != nil {
+		return err
+	}
+	if err := demoRead(ctx, &demo); err != nil {
+		return err
+	}
+	if o.Keep {
+		fmt.Fprintf(d.out, "\nThe repository is kept at %s; try: git -C %s log snap/demo\n", dir, dir)
+	}
+	return nil
+}
+
+// demoSay shows the command the demo runs next.
+func demoSay(d *deps, cmd string) {
+	fmt.Fprintf(d.out, "\n%s\n", d.color.bold("$ git snap "+cmd))
+}
+
+// demoSave saves the sample session step by step, as save and
+// checkpoint would.
+func demoSave(ctx context.Context, d *deps, dir string) error {
+	s := d.store
 	steps, err := demoSteps()
 	if err != nil {
 		return err
 	}
-	say := func(cmd string) { fmt.Fprintf(e.stdout, "\n%s\n", p.bold("$ git snap "+cmd)) }
-	fmt.Fprintf(e.stdout, "A sample agent session, saved step by step into a new repository at %s\n", dir)
+	fmt.Fprintf(d.out, "A sample agent session, saved step by step into a new repository at %s\n", dir)
 	for _, st := range steps {
-		say(fmt.Sprintf("save --session demo --turn %d --label %q", st.turn, st.label))
+		demoSay(d, fmt.Sprintf("save --session demo --turn %d --label %q", st.turn, st.label))
 		entry, err := s.Save(ctx, st.doc, gitstore.SaveOptions{Session: "demo", Turn: st.turn, Label: st.label, Source: "demo"})
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(e.stdout, entry.ID)
+		fmt.Fprintln(d.out, entry.ID)
 		if st.checkpoint != "" {
-			say("checkpoint " + st.checkpoint + " demo")
+			demoSay(d, "checkpoint "+st.checkpoint+" demo")
 			cp, err := s.SetCheckpoint(ctx, st.checkpoint, entry.ID, "the bug is fixed", false)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stdout, "snap/%s/%s %s\n", cp.Session, cp.Name, cp.Target)
+			fmt.Fprintf(d.out, "snap/%s/%s %s\n", cp.Session, cp.Name, cp.Target)
 		}
 	}
-	say("log --oneline")
-	if err := runLog(ctx, s, e.stdout, p, logOptions{Session: "demo", Oneline: true}); err != nil {
-		return err
-	}
-	say("show demo~1")
-	if err := runShow(ctx, s, e.stdout, p, showOptions{Rev: "demo~1"}); err != nil {
-		return err
-	}
-	say("diff demo~3")
-	if err := runDiff(ctx, s, e.stdout, p, diffOptions{A: "demo~3"}); err != nil {
-		return err
-	}
-	say("diff snap/demo/fixed demo")
-	if err := runDiff(ctx, s, e.stdout, p, diffOptions{A: "snap/demo/fixed", B: "demo"}); err != nil {
-		return err
-	}
-	say("restore demo~4")
-	if err := e.runExport(ctx, s, exportOptions{Rev: "demo~4"}); err != nil {
-		return err
-	}
-	say("stats demo")
-	if err := runStats(ctx, s, e.stdout, "demo", false); err != nil {
-		return err
-	}
-	if keep {
-		fmt.Fprintf(e.stdout, "\nThe repository is kept at %s; try: git -C %s log snap/demo\n", dir, dir)
+	return nil
+}
+
+// demoRead runs the reading commands on the saved session.
+func demoRead(ctx context.Context, d *deps) error {
+	for _, step := range []struct {
+		cmd string
+		run func() error
+	}{
+		{"log --oneline", func() error { return runLog(ctx, d, logOptions{Session: "demo", Oneline: true}) }},
+		{"show demo~1", func() error { return runShow(ctx, d, showOptions{Rev: "demo~1"}) }},
+		{"diff demo~3", func() error { return runDiff(ctx, d, diffOptions{A: "demo~3"}) }},
+		{"diff snap/demo/fixed demo", func() error { return runDiff(ctx, d, diffOptions{A: "snap/demo/fixed", B: "demo"}) }},
+		{"restore demo~4", func() error { return runRestore(ctx, d, restoreOptions{Rev: "demo~4"}) }},
+		{"stats demo", func() error { return runStats(ctx, d, statsOptions{Session: "demo"}) }},
+	} {
+		demoSay(d, step.cmd)
+		if err := step.run(); err != nil {
+			return err
+		}
 	}
 	return nil
 }

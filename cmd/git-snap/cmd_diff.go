@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
-	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -40,16 +38,16 @@ Examples:
 			&cli.BoolFlag{Name: "json", Usage: "the diff as JSON"},
 			&cli.BoolFlag{Name: "patch", Usage: "an RFC 6902 JSON Patch that turns A into B"},
 		},
-		Action: e.storeAction(1, 2, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
-			o := diffOptions{A: c.Args().Get(0), B: c.Args().Get(1), Stat: c.Bool("stat"), JSON: c.Bool("json"), Patch: c.Bool("patch")}
-			if n := btoi(o.Stat) + btoi(o.JSON) + btoi(o.Patch); n > 1 {
-				return usagef("choose one of --stat, --json and --patch")
-			}
-			w, done := e.pager(c)
-			defer done()
-			return runDiff(c.Context, s, w, palette{e.color(c)}, o)
-		}),
+		Action: action(e, shape{min: 1, max: 2, pager: true}, parseDiff, runDiff),
 	}
+}
+
+func parseDiff(c *cli.Context) (diffOptions, error) {
+	o := diffOptions{A: c.Args().Get(0), B: c.Args().Get(1), Stat: c.Bool("stat"), JSON: c.Bool("json"), Patch: c.Bool("patch")}
+	if n := btoi(o.Stat) + btoi(o.JSON) + btoi(o.Patch); n > 1 {
+		return o, usagef("choose one of --stat, --json and --patch")
+	}
+	return o, nil
 }
 
 func btoi(b bool) int {
@@ -59,7 +57,9 @@ func btoi(b bool) int {
 	return 0
 }
 
-func runDiff(ctx context.Context, s *gitstore.Store, w io.Writer, p palette, o diffOptions) error {
+// runDiff shows what changed from o.A to o.B, or what o.A changed.
+func runDiff(ctx context.Context, d *deps, o diffOptions) error {
+	s, w := d.store, d.out
 	a, b, err := diffEnds(ctx, s, o.A, o.B)
 	if err != nil {
 		return err
@@ -81,26 +81,26 @@ func runDiff(ctx context.Context, s *gitstore.Store, w io.Writer, p palette, o d
 		}
 		return writeJSON(w, ops)
 	}
-	var d *snapshot.Diff
+	var diff *snapshot.Diff
 	if a.IsZero() { // B is a session's first snapshot: everything is new
 		docB, _, err := s.Read(ctx, b)
 		if err != nil {
 			return err
 		}
-		if d, err = snapshot.Compare(map[string]any{}, docB, agent.ViewMessage); err != nil {
+		if diff, err = snapshot.Compare(map[string]any{}, docB, agent.ViewMessage); err != nil {
 			return err
 		}
-	} else if d, err = s.Diff(ctx, a, b); err != nil {
+	} else if diff, err = s.Diff(ctx, a, b); err != nil {
 		return err
 	}
 	switch {
 	case o.JSON:
-		return writeJSON(w, d)
+		return writeJSON(w, diff)
 	case o.Stat:
-		writeDiffStat(w, d)
+		writeDiffStat(w, diff)
 	default:
-		fmt.Fprintf(w, "%s\n", p.dim(fmt.Sprintf("diff %s..%s", short(a), short(b))))
-		writeDiff(w, p, d)
+		fmt.Fprintf(w, "%s\n", d.color.dim(fmt.Sprintf("diff %s..%s", short(a), short(b))))
+		writeDiff(w, d.color, diff)
 	}
 	return nil
 }

@@ -1,13 +1,15 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
-
-	"github.com/git-snap/git-snap/config"
-	"github.com/git-snap/git-snap/gitstore"
 )
+
+type dropOptions struct {
+	Sessions []string
+}
 
 func cmdDrop(e *env) *cli.Command {
 	return &cli.Command{
@@ -19,14 +21,21 @@ collects them (git keeps what its reflogs name for a while).
 
 Example:
    git snap drop scratch-1 scratch-2`,
-		Action: e.storeAction(1, -1, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
-			for _, sess := range c.Args().Slice() {
-				if err := s.Drop(c.Context, sess); err != nil {
-					return err
-				}
-				fmt.Fprintf(e.stdout, "dropped %s\n", sess)
-			}
-			return nil
-		}),
+		Action: action(e, shape{min: 1, max: -1}, parseDrop, runDrop),
 	}
+}
+
+func parseDrop(c *cli.Context) (dropOptions, error) {
+	return dropOptions{Sessions: c.Args().Slice()}, nil
+}
+
+// runDrop removes the sessions one by one, saying each.
+func runDrop(ctx context.Context, d *deps, o dropOptions) error {
+	for _, sess := range o.Sessions {
+		if err := d.store.Drop(ctx, sess); err != nil {
+			return err
+		}
+		fmt.Fprintf(d.out, "dropped %s\n", sess)
+	}
+	return nil
 }

@@ -1,12 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"sort"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 )
 
@@ -20,28 +20,28 @@ sessions do not change (pull does that). Browse them as remotes/<remote>/snap/<s
 
 Example:
    git snap fetch origin && git log origin/snap/fix-login`,
-		Flags: remoteFlags(),
-		Action: e.storeAction(0, -1, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
-			o, err := e.remoteOptions(c)
-			if err != nil {
-				return err
-			}
-			if err := s.Fetch(c.Context, o); err != nil {
-				return err
-			}
-			tips, err := s.RemoteTips(or(o.Remote, "origin"))
-			if err != nil {
-				return err
-			}
-			names := make([]string, 0, len(tips))
-			for n := range tips {
-				names = append(names, n)
-			}
-			sort.Strings(names)
-			for _, n := range names {
-				fmt.Fprintf(e.stdout, "%s\t%s\n", tips[n].String()[:12], n)
-			}
-			return nil
-		}),
+		Flags:  remoteFlags(),
+		Action: action(e, shape{max: -1}, e.parseRemote, runFetch),
 	}
+}
+
+// runFetch fetches into remote-tracking refs and lists their tips.
+func runFetch(ctx context.Context, d *deps, o gitstore.RemoteOptions) error {
+	o.Progress = d.progress
+	if err := d.store.Fetch(ctx, o); err != nil {
+		return err
+	}
+	tips, err := d.store.RemoteTips(or(o.Remote, "origin"))
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(tips))
+	for n := range tips {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(d.out, "%s\t%s\n", tips[n].String()[:12], n)
+	}
+	return nil
 }

@@ -1,11 +1,13 @@
 package main
 
 import (
-	"github.com/urfave/cli/v2"
+	"context"
 
-	"github.com/git-snap/git-snap/config"
-	"github.com/git-snap/git-snap/gitstore"
+	"github.com/urfave/cli/v2"
 )
+
+// gcOptions is empty: gc takes no flags and no arguments.
+type gcOptions struct{}
 
 func cmdGC(e *env) *cli.Command {
 	return &cli.Command{
@@ -16,8 +18,12 @@ repacks or prunes objects itself: that is git's job.
 
 Example:
    git snap gc`,
-		Action: e.storeAction(0, 0, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
-			return s.GC(c.Context)
-		}),
+		Action: action(e, shape{}, parseGC, runGC),
 	}
+}
+
+func parseGC(*cli.Context) (gcOptions, error) { return gcOptions{}, nil }
+
+func runGC(ctx context.Context, d *deps, _ gcOptions) error {
+	return d.store.GC(ctx)
 }

@@ -94,7 +94,7 @@ func (e *env) runHook(c *cli.Context, name string, args []string) {
 	}
 	entry, added, err := in.Run(ctx, p, o)
 	if err == nil && added {
-		err = e.applyRetention(ctx, s, cfg, p.SessionID, entry.Header.Seq)
+		_, err = s.ApplyRetention(ctx, p.SessionID, entry.Header.Seq, retention(cfg))
 	}
 	log(err)
 }

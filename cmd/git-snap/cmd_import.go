@@ -90,7 +90,7 @@ func (e *env) runImport(ctx context.Context, s *gitstore.Store, cfg config.Confi
 		if err != nil {
 			return fmt.Errorf("%s: %w", b, err)
 		}
-		printPull(e, res)
+		printPull(e.stdout, res)
 	}
 	for _, it := range items {
 		entry, added, err := s.SaveNew(ctx, it.doc, gitstore.SaveOptions{Session: it.session, Label: o.Label, Source: "import"})

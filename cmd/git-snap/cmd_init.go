@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -30,48 +31,61 @@ Examples:
 			&cli.BoolFlag{Name: "bare", Usage: "make a standalone snapshot store at DIR"},
 		},
 		Action: func(c *cli.Context) error {
-			if c.Bool("bare") {
-				if err := args(c, 1, 1); err != nil {
-					return usagef("init --bare needs DIR")
-				}
-				dir := c.Args().First()
-				if !filepath.IsAbs(dir) {
-					dir = filepath.Join(e.workDir(c), dir)
-				}
-				if _, err := gitstore.InitBare(dir); err != nil {
-					return err
-				}
-				fmt.Fprintf(e.stdout, "made a snapshot store at %s; use it with --store %s or GIT_SNAP_DIR=%s\n", dir, dir, dir)
-				return nil
+			sh := shape{open: withRepo}
+			if c.Bool("bare") { // the store is to be made: nothing to open
+				sh = shape{max: -1, open: withNothing}
 			}
-			if err := args(c, 0, 0); err != nil {
-				return err
-			}
-			paths, err := e.storePaths(c)
-			if err != nil {
-				return err
-			}
-			if paths.WorkTree == "" {
-				return usagef("this repository has no work tree for .git-snap.yaml; edit %s instead", filepath.Join(paths.CommonDir, "snap", "config.yaml"))
-			}
-			path := filepath.Join(paths.WorkTree, ".git-snap.yaml")
-			f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-			if errors.Is(err, fs.ErrExist) {
-				fmt.Fprintf(e.stdout, "%s exists; left as it is\n", path)
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			if _, err := f.WriteString(config.Sample); err != nil {
-				f.Close()
-				return err
-			}
-			if err := f.Close(); err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stdout, "wrote %s; commit it to share the settings with your team\n", path)
-			return nil
+			return action(e, sh, parseInit, runInit)(c)
 		},
 	}
+}
+
+type initOptions struct {
+	Bare bool
+	Dir  string // with Bare: where to make the store
+}
+
+func parseInit(c *cli.Context) (initOptions, error) {
+	o := initOptions{Bare: c.Bool("bare"), Dir: c.Args().First()}
+	if o.Bare && c.NArg() != 1 {
+		return o, usagef("init --bare needs DIR")
+	}
+	return o, nil
+}
+
+// runInit makes a bare store, or writes a commented .git-snap.yaml at
+// the work tree's root unless there is one.
+func runInit(_ context.Context, d *deps, o initOptions) error {
+	if o.Bare {
+		dir := o.Dir
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(d.workDir, dir)
+		}
+		if _, err := gitstore.InitBare(dir); err != nil {
+			return err
+		}
+		fmt.Fprintf(d.out, "made a snapshot store at %s; use it with --store %s or GIT_SNAP_DIR=%s\n", dir, dir, dir)
+		return nil
+	}
+	if d.paths.WorkTree == "" {
+		return usagef("this repository has no work tree for .git-snap.yaml; edit %s instead", filepath.Join(d.paths.CommonDir, "snap", "config.yaml"))
+	}
+	path := filepath.Join(d.paths.WorkTree, ".git-snap.yaml")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if errors.Is(err, fs.ErrExist) {
+		fmt.Fprintf(d.out, "%s exists; left as it is\n", path)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(config.Sample); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	fmt.Fprintf(d.out, "wrote %s; commit it to share the settings with your team\n", path)
+	return nil
 }

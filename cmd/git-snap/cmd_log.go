@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"io"
 	"path"
 	"strconv"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 )
 
@@ -55,25 +53,15 @@ Examples:
 			&cli.BoolFlag{Name: "json", Usage: "a JSON array, for scripts"},
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "the session `NAME` when no REV is given"},
 		},
-		Action: func(c *cli.Context) error {
-			o, err := e.logOptionsFrom(c) // the flags first, then the repository
-			if err != nil {
-				return err
-			}
-			return e.storeAction(0, -1, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
-				o.Session = e.session(c, cfg)
-				w, done := e.pager(c)
-				defer done()
-				return runLog(c.Context, s, w, palette{e.color(c)}, o)
-			})(c)
-		},
+		Action: action(e, shape{max: -1, pager: true}, e.parseLog, runLog),
 	}
 }
 
-func (e *env) logOptionsFrom(c *cli.Context) (logOptions, error) {
+func (e *env) parseLog(c *cli.Context) (logOptions, error) {
 	o := logOptions{
 		Revs: c.Args().Slice(), All: c.Bool("all"), Max: c.Int("max-count"), Oneline: c.Bool("oneline"),
 		Label: c.String("label"), Checkpoint: c.String("checkpoint"), Code: c.String("code"), JSON: c.Bool("json"),
+		Session: c.String("session"),
 	}
 	var err error
 	if o.Since, err = parseWhen(c.String("since"), e.now()); err != nil {
@@ -88,7 +76,11 @@ func (e *env) logOptionsFrom(c *cli.Context) (logOptions, error) {
 	return o, nil
 }
 
-func runLog(ctx context.Context, s *gitstore.Store, w io.Writer, p palette, o logOptions) error {
+// runLog lists the snapshots o selects, newest first. With no REV it
+// starts from o.Session, else the default session, else every session.
+func runLog(ctx context.Context, d *deps, o logOptions) error {
+	s, w := d.store, d.out
+	o.Session = or(o.Session, d.session)
 	cps, err := s.Checkpoints(ctx, "", true)
 	if err != nil {
 		return err
@@ -125,9 +117,9 @@ func runLog(ctx context.Context, s *gitstore.Store, w io.Writer, p palette, o lo
 		case o.JSON:
 			out = append(out, toJSON(e, names[e.ID]))
 		case o.Oneline:
-			writeOneline(w, p, e, names[e.ID])
+			writeOneline(w, d.color, e, names[e.ID])
 		default:
-			writeEntry(w, p, e, names[e.ID])
+			writeEntry(w, d.color, e, names[e.ID])
 		}
 		return nil
 	})

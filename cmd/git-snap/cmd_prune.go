@@ -33,25 +33,35 @@ Examples:
 			&cli.DurationFlag{Name: "older-than", Usage: "prune only snapshots older than `DURATION` (e.g. 720h)"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "say what would go, change nothing"},
 		},
-		Action: e.storeAction(0, -1, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
-			o := gitstore.PruneOptions{
-				KeepLast: c.Int("keep-last"), KeepFirst: c.Bool("keep-first"), KeepCheckpoints: c.Bool("keep-checkpoints"),
-				KeepLatestPerLabel: c.Bool("keep-latest-per-label"), OlderThan: c.Duration("older-than"), DryRun: c.Bool("dry-run"),
-			}
-			if o.KeepLast < 0 || o.OlderThan < 0 {
-				return usagef("--keep-last and --older-than must not be negative")
-			}
-			if o.KeepLast == 0 && o.OlderThan == 0 {
-				return usagef("say what to keep: --keep-last N or --older-than DURATION")
-			}
-			return e.runPrune(c.Context, s, c.Args().Slice(), o)
-		}),
+		Action: action(e, shape{max: -1}, parsePrune, runPrune),
 	}
 }
 
-func (e *env) runPrune(ctx context.Context, s *gitstore.Store, sessions []string, o gitstore.PruneOptions) error {
+// pruneOptions are the sessions to prune (all when none) and the rules.
+type pruneOptions struct {
+	Sessions []string
+	gitstore.PruneOptions
+}
+
+func parsePrune(c *cli.Context) (pruneOptions, error) {
+	o := pruneOptions{Sessions: c.Args().Slice(), PruneOptions: gitstore.PruneOptions{
+		KeepLast: c.Int("keep-last"), KeepFirst: c.Bool("keep-first"), KeepCheckpoints: c.Bool("keep-checkpoints"),
+		KeepLatestPerLabel: c.Bool("keep-latest-per-label"), OlderThan: c.Duration("older-than"), DryRun: c.Bool("dry-run"),
+	}}
+	if o.KeepLast < 0 || o.OlderThan < 0 {
+		return o, usagef("--keep-last and --older-than must not be negative")
+	}
+	if o.KeepLast == 0 && o.OlderThan == 0 {
+		return o, usagef("say what to keep: --keep-last N or --older-than DURATION")
+	}
+	return o, nil
+}
+
+// runPrune prunes each session and says what it kept and removed.
+func runPrune(ctx context.Context, d *deps, o pruneOptions) error {
+	sessions := o.Sessions
 	if len(sessions) == 0 {
-		all, err := s.Sessions(ctx)
+		all, err := d.store.Sessions(ctx)
 		if err != nil {
 			return err
 		}
@@ -59,32 +69,25 @@ func (e *env) runPrune(ctx context.Context, s *gitstore.Store, sessions []string
 			sessions = append(sessions, sess.Name)
 		}
 	}
+	verb := "removed"
+	if o.DryRun {
+		verb = "would remove"
+	}
 	start := time.Now()
 	for _, sess := range sessions {
-		res, err := s.Prune(ctx, sess, o)
+		res, err := d.store.Prune(ctx, sess, o.PruneOptions)
 		if err != nil {
 			return err
 		}
-		verb := "removed"
-		if o.DryRun {
-			verb = "would remove"
-		}
-		fmt.Fprintf(e.stdout, "%s: kept %d, %s %d\n", sess, len(res.Kept), verb, len(res.Removed))
+		fmt.Fprintf(d.out, "%s: kept %d, %s %d\n", sess, len(res.Kept), verb, len(res.Removed))
 	}
-	if e.terminal {
-		fmt.Fprintf(e.stderr, "pruned in %s\n", time.Since(start).Round(time.Millisecond))
+	if d.progress != nil {
+		fmt.Fprintf(d.progress, "pruned in %s\n", time.Since(start).Round(time.Millisecond))
 	}
 	return nil
 }
 
-// applyRetention prunes a session that grew past retention.max_per_session
-// by a tenth, back to the maximum, so that a save does not rewrite the
-// chain every time.
-func (e *env) applyRetention(ctx context.Context, s *gitstore.Store, cfg config.Config, session string, seq int) error {
-	max := cfg.Retention.MaxPerSession
-	if max <= 0 || seq <= max+max/10 {
-		return nil
-	}
-	_, err := s.Prune(ctx, session, gitstore.PruneOptions{KeepLast: max, KeepCheckpoints: true, KeepFirst: cfg.Retention.KeepFirst})
-	return err
+// retention is the retention policy the config sets, for the library.
+func retention(cfg config.Config) gitstore.RetentionPolicy {
+	return gitstore.RetentionPolicy{MaxPerSession: cfg.Retention.MaxPerSession, KeepFirst: cfg.Retention.KeepFirst}
 }

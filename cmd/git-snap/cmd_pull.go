@@ -1,12 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 )
 
@@ -25,20 +26,22 @@ the remote has and this repository lacks are added.
 Examples:
    git snap pull
    git snap pull origin fix-login`,
-		Flags: remoteFlags(),
-		Action: e.storeAction(0, -1, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
-			o, err := e.remoteOptions(c)
-			if err != nil {
-				return err
-			}
-			res, err := s.Pull(c.Context, o)
-			printPull(e, res)
-			return err
-		}),
+		Flags:  remoteFlags(),
+		Action: action(e, shape{max: -1}, e.parseRemote, runPull),
 	}
 }
 
-func printPull(e *env, res []gitstore.PullResult) {
+// runPull fetches and brings each session in, saying what it did, also
+// when a later session failed.
+func runPull(ctx context.Context, d *deps, o gitstore.RemoteOptions) error {
+	o.Progress = d.progress
+	res, err := d.store.Pull(ctx, o)
+	printPull(d.out, res)
+	return err
+}
+
+// printPull says what a pull or a bundle import did to each session.
+func printPull(w io.Writer, res []gitstore.PullResult) {
 	for _, r := range res {
 		line := fmt.Sprintf("%s: %s", r.Session, r.Action)
 		if !r.Result.IsZero() {
@@ -47,6 +50,6 @@ func printPull(e *env, res []gitstore.PullResult) {
 		if len(r.Conflicts) > 0 {
 			line += fmt.Sprintf(" (kept the local side at %s)", strings.Join(r.Conflicts, ", "))
 		}
-		fmt.Fprintln(e.stdout, line)
+		fmt.Fprintln(w, line)
 	}
 }

@@ -1,11 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 )
 
@@ -21,21 +21,22 @@ configuration is not changed. A session that moved on there is refused: pull fir
 Examples:
    git snap push
    git snap push origin fix-login`,
-		Flags: remoteFlags(),
-		Action: e.storeAction(0, -1, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
-			o, err := e.remoteOptions(c)
-			if err != nil {
-				return err
-			}
-			if err := s.Push(c.Context, o); err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stdout, "pushed to %s\n", or(o.Remote, "origin"))
-			return nil
-		}),
+		Flags:  remoteFlags(),
+		Action: action(e, shape{max: -1}, e.parseRemote, runPush),
 	}
 }
 
+// runPush pushes the sessions o names, or all, with their checkpoints.
+func runPush(ctx context.Context, d *deps, o gitstore.RemoteOptions) error {
+	o.Progress = d.progress
+	if err := d.store.Push(ctx, o); err != nil {
+		return err
+	}
+	fmt.Fprintf(d.out, "pushed to %s\n", or(o.Remote, "origin"))
+	return nil
+}
+
+// or is s, or def when s is empty.
 func or(s, def string) string {
 	if s == "" {
 		return def

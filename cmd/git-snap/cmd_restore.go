@@ -11,7 +11,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
-	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
 	"github.com/git-snap/git-snap/worktree"
@@ -22,6 +21,8 @@ type exportOptions struct {
 	Output  string
 	Compact bool
 	YAML    bool
+	Bundle  string   // write a bundle to this file instead
+	Names   []string // with Bundle: the sessions and checkpoints
 }
 
 func cmdRestore(e *env) *cli.Command {
@@ -48,25 +49,47 @@ Examples:
 			&cli.StringFlag{Name: "format", Usage: "write the agent's own transcript (`AGENT`: claude-code or codex) instead of the document"},
 			&cli.StringFlag{Name: "dir", Usage: "with --format, write every transcript file (subagents too) under `DIR`"},
 		},
-		Action: e.storeAction(1, 1, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
-			if f := c.String("format"); f != "" {
-				return e.runRestoreTranscript(c, s, f)
-			}
-			if c.String("dir") != "" {
-				return usagef("--dir goes with --format")
-			}
-			if c.Bool("files") {
-				if c.String("output") != "" {
-					return usagef("--files writes into the work tree; it does not take -o")
-				}
-				return e.runRestoreFiles(c, s, c.Args().First(), worktree.Options{Force: c.Bool("force"), DryRun: c.Bool("dry-run")})
-			}
-			if c.Bool("force") || c.Bool("dry-run") {
-				return usagef("--force and --dry-run go with --files")
-			}
-			return e.runExport(c.Context, s, exportOptions{Rev: c.Args().First(), Output: c.String("output")})
-		}),
+		Action: action(e, shape{min: 1, max: 1}, parseRestore, runRestore),
 	}
+}
+
+type restoreOptions struct {
+	Rev    string
+	Output string
+	Files  bool
+	Force  bool
+	DryRun bool
+	Format string // the agent whose transcript to write
+	Dir    string // with Format: where to write every transcript file
+}
+
+func parseRestore(c *cli.Context) (restoreOptions, error) {
+	o := restoreOptions{
+		Rev: c.Args().First(), Output: c.String("output"), Files: c.Bool("files"), Force: c.Bool("force"),
+		DryRun: c.Bool("dry-run"), Format: c.String("format"), Dir: c.String("dir"),
+	}
+	switch {
+	case o.Format != "":
+	case o.Dir != "":
+		return o, usagef("--dir goes with --format")
+	case o.Files && o.Output != "":
+		return o, usagef("--files writes into the work tree; it does not take -o")
+	case !o.Files && (o.Force || o.DryRun):
+		return o, usagef("--force and --dry-run go with --files")
+	}
+	return o, nil
+}
+
+// runRestore writes the snapshot's document, its files, or its agent's
+// transcript.
+func runRestore(ctx context.Context, d *deps, o restoreOptions) error {
+	switch {
+	case o.Format != "":
+		return restoreTranscript(ctx, d, o)
+	case o.Files:
+		return restoreFiles(ctx, d, o.Rev, worktree.Options{Force: o.Force, DryRun: o.DryRun})
+	}
+	return runExport(ctx, d, exportOptions{Rev: o.Rev, Output: o.Output})
 }
 
 func cmdExport(e *env) *cli.Command {
@@ -91,60 +114,32 @@ Examples:
 			&cli.BoolFlag{Name: "yaml", Usage: "YAML instead of JSON"},
 			&cli.StringFlag{Name: "bundle", Usage: "write a git bundle to `FILE` of the sessions and checkpoints named"},
 		},
-		Action: func(c *cli.Context) error {
-			if c.String("bundle") != "" {
-				return e.storeAction(0, -1, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
-					return e.runExportBundle(c, s, c.String("bundle"), c.Args().Slice())
-				})(c)
-			}
-			return e.storeAction(1, 1, e.exportDocument)(c)
-		},
+		Action: action(e, shape{max: -1}, parseExport, runExport),
 	}
 }
 
-func (e *env) exportDocument(c *cli.Context, s *gitstore.Store, _ config.Config) error {
-	if c.Bool("compact") && c.Bool("yaml") {
-		return usagef("choose one of --compact and --yaml")
+func parseExport(c *cli.Context) (exportOptions, error) {
+	o := exportOptions{Output: c.String("output"), Compact: c.Bool("compact"), YAML: c.Bool("yaml"), Bundle: c.String("bundle")}
+	if o.Bundle != "" {
+		o.Names = c.Args().Slice()
+		return o, nil
 	}
-	return e.runExport(c.Context, s, exportOptions{Rev: c.Args().First(), Output: c.String("output"), Compact: c.Bool("compact"), YAML: c.Bool("yaml")})
+	if err := args(c, 1, 1); err != nil {
+		return o, err
+	}
+	o.Rev = c.Args().First()
+	if o.Compact && o.YAML {
+		return o, usagef("choose one of --compact and --yaml")
+	}
+	return o, nil
 }
 
-// runExportBundle writes the named sessions (or checkpoints) as a bundle.
-func (e *env) runExportBundle(c *cli.Context, s *gitstore.Store, file string, names []string) error {
-	var refs []string
-	if len(names) == 0 {
-		all, err := s.Sessions(c.Context)
-		if err != nil {
-			return err
-		}
-		for _, sess := range all {
-			refs = append(refs, sess.Ref)
-		}
+// runExport writes the document saved as o.Rev, or a bundle.
+func runExport(ctx context.Context, d *deps, o exportOptions) error {
+	if o.Bundle != "" {
+		return exportBundle(ctx, d, o.Bundle, o.Names)
 	}
-	for _, n := range names {
-		if sess, cp, ok := strings.Cut(strings.TrimPrefix(n, "snap/"), "/"); ok {
-			refs = append(refs, gitstore.TagPrefix+sess+"/"+cp)
-			continue
-		}
-		refs = append(refs, s.SessionRef(n))
-	}
-	if len(refs) == 0 {
-		return usagef("there are no sessions to bundle")
-	}
-	var buf bytes.Buffer
-	n, err := s.WriteBundle(c.Context, &buf, refs)
-	if err != nil {
-		return err
-	}
-	if err := e.writeOutput(file, buf.Bytes()); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "wrote %s: %d refs, %d objects, %d bytes\n", file, len(refs), n, buf.Len())
-	return nil
-}
-
-func (e *env) runExport(ctx context.Context, s *gitstore.Store, o exportOptions) error {
-	doc, _, err := s.ReadRevision(ctx, o.Rev)
+	doc, _, err := d.store.ReadRevision(ctx, o.Rev)
 	if err != nil {
 		return err
 	}
@@ -165,13 +160,48 @@ func (e *env) runExport(ctx context.Context, s *gitstore.Store, o exportOptions)
 			return err
 		}
 	}
-	return e.writeOutput(o.Output, data)
+	return d.writeOutput(o.Output, data)
 }
 
-// runRestoreFiles writes a snapshot's files into the work tree the
+// exportBundle writes the named sessions (or checkpoints) as a bundle.
+func exportBundle(ctx context.Context, d *deps, file string, names []string) error {
+	s := d.store
+	var refs []string
+	if len(names) == 0 {
+		all, err := s.Sessions(ctx)
+		if err != nil {
+			return err
+		}
+		for _, sess := range all {
+			refs = append(refs, sess.Ref)
+		}
+	}
+	for _, n := range names {
+		if sess, cp, ok := strings.Cut(strings.TrimPrefix(n, "snap/"), "/"); ok {
+			refs = append(refs, gitstore.TagPrefix+sess+"/"+cp)
+			continue
+		}
+		refs = append(refs, s.SessionRef(n))
+	}
+	if len(refs) == 0 {
+		return usagef("there are no sessions to bundle")
+	}
+	var buf bytes.Buffer
+	n, err := s.WriteBundle(ctx, &buf, refs)
+	if err != nil {
+		return err
+	}
+	if err := d.writeOutput(file, buf.Bytes()); err != nil {
+		return err
+	}
+	fmt.Fprintf(d.out, "wrote %s: %d refs, %d objects, %d bytes\n", file, len(refs), n, buf.Len())
+	return nil
+}
+
+// restoreFiles writes a snapshot's files into the work tree the
 // command runs in.
-func (e *env) runRestoreFiles(c *cli.Context, s *gitstore.Store, rev string, o worktree.Options) error {
-	doc, _, err := s.ReadRevision(c.Context, rev)
+func restoreFiles(ctx context.Context, d *deps, rev string, o worktree.Options) error {
+	doc, _, err := d.store.ReadRevision(ctx, rev)
 	if err != nil {
 		return err
 	}
@@ -179,9 +209,9 @@ func (e *env) runRestoreFiles(c *cli.Context, s *gitstore.Store, rev string, o w
 	if err != nil {
 		return err
 	}
-	root := s.Paths().WorkTree
+	root := d.paths.WorkTree
 	if root == "" {
-		p, err := gitstore.Discover(e.workDir(c), e.gitEnv())
+		p, err := gitstore.Discover(d.workDir, d.gitEnv)
 		if err != nil || p.WorkTree == "" {
 			return usagef("restore --files needs a work tree; run it inside one")
 		}
@@ -192,16 +222,16 @@ func (e *env) runRestoreFiles(c *cli.Context, s *gitstore.Store, rev string, o w
 	for _, r := range results {
 		if r.Action == worktree.Refused {
 			refused++
-			fmt.Fprintf(e.stdout, "refused   %s: %s\n", r.Path, r.Reason)
+			fmt.Fprintf(d.out, "refused   %s: %s\n", r.Path, r.Reason)
 			continue
 		}
-		fmt.Fprintf(e.stdout, "%-9s %s\n", r.Action, r.Path)
+		fmt.Fprintf(d.out, "%-9s %s\n", r.Action, r.Path)
 	}
 	if err != nil {
 		return err
 	}
 	if len(results) == 0 {
-		fmt.Fprintln(e.stdout, "the snapshot holds no files")
+		fmt.Fprintln(d.out, "the snapshot holds no files")
 	}
 	if refused > 0 {
 		return fmt.Errorf("%d of %d files refused; nothing else was changed for them", refused, len(results))
@@ -209,17 +239,18 @@ func (e *env) runRestoreFiles(c *cli.Context, s *gitstore.Store, rev string, o w
 	return nil
 }
 
-// runRestoreTranscript writes a snapshot back as the agent's transcript:
+// restoreTranscript writes a snapshot back as the agent's transcript:
 // the main file to stdout or -o, or every file under --dir.
-func (e *env) runRestoreTranscript(c *cli.Context, s *gitstore.Store, format string) error {
-	if _, err := agent.Lookup(format, e.agentEnv()); err != nil {
+func restoreTranscript(ctx context.Context, d *deps, o restoreOptions) error {
+	s, format := d.store, o.Format
+	if _, err := agent.Lookup(format, d.agentEnv); err != nil {
 		return usagef("--format: %v", err)
 	}
-	id, err := s.Resolve(c.Context, c.Args().First())
+	id, err := s.Resolve(ctx, o.Rev)
 	if err != nil {
 		return err
 	}
-	doc, entry, err := s.Read(c.Context, id)
+	doc, entry, err := s.Read(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -238,9 +269,8 @@ func (e *env) runRestoreTranscript(c *cli.Context, s *gitstore.Store, format str
 		}
 		return b.Bytes()
 	}
-	dir := c.String("dir")
-	if dir == "" {
-		return e.writeOutput(c.String("output"), join(files[""]))
+	if o.Dir == "" {
+		return d.writeOutput(o.Output, join(files[""]))
 	}
 	for name, lines := range files {
 		if name == "" {
@@ -249,17 +279,14 @@ func (e *env) runRestoreTranscript(c *cli.Context, s *gitstore.Store, format str
 		if err := snapshot.CheckPath(name); err != nil {
 			return fmt.Errorf("transcript file %q: %w", name, err)
 		}
-		path := filepath.Join(dir, filepath.FromSlash(name))
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(e.dir, path)
-		}
+		path := d.abs(filepath.Join(o.Dir, filepath.FromSlash(name)))
 		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 			return err
 		}
-		if err := e.writeOutput(path, join(lines)); err != nil {
+		if err := d.writeOutput(path, join(lines)); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "%s\t%d lines\n", path, len(lines))
+		fmt.Fprintf(d.out, "%s\t%d lines\n", path, len(lines))
 	}
 	return nil
 }

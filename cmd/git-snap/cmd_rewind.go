@@ -56,7 +56,7 @@ Examples:
 			if len(parts.Files) == 0 && !o.Force {
 				fmt.Fprintln(e.stderr, "git-snap: note: the session's newest snapshot captured no files; only files equal to REV's are left as they are")
 			}
-			return e.runRestoreFiles(c, s, c.Args().First(), o)
+			return restoreFiles(c.Context, e.newDeps(c, s, cfg), c.Args().First(), o)
 		}),
 	}
 }

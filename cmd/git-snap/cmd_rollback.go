@@ -6,7 +6,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 )
 
@@ -35,15 +34,19 @@ Examples:
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "the session `NAME` for --last"},
 			&cli.StringFlag{Name: "message", Aliases: []string{"m"}, Usage: "a note for the new snapshot"},
 		},
-		Action: e.storeAction(0, 1, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
-			o := rollbackOptions{Rev: c.Args().First(), Last: c.Bool("last"), Session: e.session(c, cfg), Message: c.String("message")}
-			return e.runRollback(c.Context, s, o)
-		}),
+		Action: action(e, shape{max: 1}, parseRollback, runRollback),
 	}
 }
 
-func (e *env) runRollback(ctx context.Context, s *gitstore.Store, o rollbackOptions) error {
-	rev := o.Rev
+func parseRollback(c *cli.Context) (rollbackOptions, error) {
+	return rollbackOptions{Rev: c.Args().First(), Last: c.Bool("last"), Session: c.String("session"), Message: c.String("message")}, nil
+}
+
+// runRollback records a new snapshot equal to o.Rev, or to the one
+// before the session's newest with --last.
+func runRollback(ctx context.Context, d *deps, o rollbackOptions) error {
+	s, rev := d.store, o.Rev
+	o.Session = or(o.Session, d.session)
 	switch {
 	case o.Last && rev == "" && o.Session == "":
 		return usagef("rollback --last needs a session: rollback --last SESSION")
@@ -59,13 +62,13 @@ func (e *env) runRollback(ctx context.Context, s *gitstore.Store, o rollbackOpti
 		return err
 	}
 	so := gitstore.SaveOptions{Message: o.Message}
-	if code, err := e.codeState(ctx, s); err == nil && !code.Commit.IsZero() {
+	if code, err := readCode(ctx, s, d.dir, d.gitEnv); err == nil && !code.Commit.IsZero() {
 		so.Code, so.Dirty = code.Commit.String(), code.Dirty
 	}
 	entry, err := s.Rollback(ctx, id, so)
 	if err != nil {
 		return fmt.Errorf("rollback: %w", err)
 	}
-	fmt.Fprintln(e.stdout, entry.ID)
+	fmt.Fprintln(d.out, entry.ID)
 	return nil
 }

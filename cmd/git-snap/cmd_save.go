@@ -49,17 +49,64 @@ Example:
 			&cli.BoolFlag{Name: "no-code", Usage: "do not record the work tree's commit"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "check the document and show what would be redacted; write nothing"},
 		},
-		Action: e.storeAction(0, 1, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
-			return e.runSave(c.Context, s, cfg, saveOptions{
-				File: c.Args().First(), Session: e.session(c, cfg), Label: c.String("label"),
-				Turn: c.Int("turn"), Checkpoint: c.String("checkpoint"), Message: c.String("message"),
-				Source: c.String("source"), NoCode: c.Bool("no-code"), DryRun: c.Bool("dry-run"),
-			})
-		}),
+		Action: action(e, shape{max: 1}, parseSave, runSave),
 	}
 }
 
-func (e *env) runSave(ctx context.Context, s *gitstore.Store, cfg config.Config, o saveOptions) error {
+func parseSave(c *cli.Context) (saveOptions, error) {
+	return saveOptions{
+		File: c.Args().First(), Session: c.String("session"), Label: c.String("label"),
+		Turn: c.Int("turn"), Checkpoint: c.String("checkpoint"), Message: c.String("message"),
+		Source: c.String("source"), NoCode: c.Bool("no-code"), DryRun: c.Bool("dry-run"),
+	}, nil
+}
+
+// runSave records the document as the session's next snapshot, names it
+// when asked, and applies the retention policy.
+func runSave(ctx context.Context, d *deps, o saveOptions) error {
+	o.Session = or(o.Session, d.session)
+	if err := o.check(); err != nil {
+		return err
+	}
+	doc, err := readDocument(d.in, d.dir, o.File, d.cfg)
+	if err != nil {
+		return err
+	}
+	if o.DryRun {
+		_, found := d.store.Redactor().Document(doc)
+		for _, f := range found {
+			fmt.Fprintf(d.out, "would redact %s at %s: %s\n", f.Rule, f.Path, f.Preview)
+		}
+		fmt.Fprintf(d.out, "the document is valid; %d secrets would be redacted; nothing was written\n", len(found))
+		return nil
+	}
+	so := gitstore.SaveOptions{Session: o.Session, Turn: o.Turn, Label: o.Label, Source: o.Source, Message: o.Message}
+	if !o.NoCode && d.cfg.RecordCode() {
+		code, err := readCode(ctx, d.store, d.dir, d.gitEnv)
+		if err != nil {
+			fmt.Fprintf(d.errOut, "git-snap: warning: code commit not recorded: %v\n", err)
+		}
+		if !code.Commit.IsZero() {
+			so.Code, so.Dirty = code.Commit.String(), code.Dirty
+		}
+	}
+	entry, err := d.store.Save(ctx, doc, so)
+	if err != nil {
+		return fmt.Errorf("save: %w", err)
+	}
+	if o.Checkpoint != "" {
+		if _, err := d.store.SetCheckpoint(ctx, o.Checkpoint, entry.ID, o.Message, true); err != nil {
+			return fmt.Errorf("snapshot %s saved, but checkpoint %s not set: %w", entry.ID, o.Checkpoint, err)
+		}
+	}
+	fmt.Fprintln(d.out, entry.ID)
+	_, err = d.store.ApplyRetention(ctx, o.Session, entry.Header.Seq, retention(d.cfg))
+	return err
+}
+
+// check refuses names and numbers save cannot use, before the document
+// is read.
+func (o saveOptions) check() error {
 	if o.Session == "" {
 		return usagef("save needs a session: --session NAME (or set $GIT_SNAP_SESSION)")
 	}
@@ -74,66 +121,44 @@ func (e *env) runSave(ctx context.Context, s *gitstore.Store, cfg config.Config,
 			return usagef("%v", err)
 		}
 	}
-	doc, err := e.readDocument(o.File, cfg)
-	if err != nil {
-		return err
-	}
-	if o.DryRun {
-		_, found := s.Redactor().Document(doc)
-		for _, f := range found {
-			fmt.Fprintf(e.stdout, "would redact %s at %s: %s\n", f.Rule, f.Path, f.Preview)
-		}
-		fmt.Fprintf(e.stdout, "the document is valid; %d secrets would be redacted; nothing was written\n", len(found))
-		return nil
-	}
-	so := gitstore.SaveOptions{Session: o.Session, Turn: o.Turn, Label: o.Label, Source: o.Source, Message: o.Message}
-	if !o.NoCode && cfg.RecordCode() {
-		code, err := e.codeState(ctx, s)
-		if err != nil {
-			fmt.Fprintf(e.stderr, "git-snap: warning: code commit not recorded: %v\n", err)
-		}
-		if !code.Commit.IsZero() {
-			so.Code, so.Dirty = code.Commit.String(), code.Dirty
-		}
-	}
-	entry, err := s.Save(ctx, doc, so)
-	if err != nil {
-		return fmt.Errorf("save: %w", err)
-	}
-	if o.Checkpoint != "" {
-		if _, err := s.SetCheckpoint(ctx, o.Checkpoint, entry.ID, o.Message, true); err != nil {
-			return fmt.Errorf("snapshot %s saved, but checkpoint %s not set: %w", entry.ID, o.Checkpoint, err)
-		}
-	}
-	fmt.Fprintln(e.stdout, entry.ID)
-	return e.applyRetention(ctx, s, cfg, o.Session, entry.Header.Seq)
+	return nil
 }
 
-// codeState reads the code of the work tree the command runs in, which
-// may be another repository than the store (--store). Outside a work
-// tree there is nothing to record.
+// codeState reads the code of the work tree the command runs in.
 func (e *env) codeState(ctx context.Context, s *gitstore.Store) (codestate.State, error) {
-	dir := s.Paths().WorkTree
-	if dir == "" {
-		p, err := gitstore.Discover(e.dir, e.gitEnv())
+	return readCode(ctx, s, e.dir, e.gitEnv())
+}
+
+// readCode reads the code of the store's work tree, or of the one dir is
+// in when the store has none (--store): that may be another repository
+// than the store. Outside a work tree there is nothing to record.
+func readCode(ctx context.Context, s *gitstore.Store, dir string, env gitstore.GitEnv) (codestate.State, error) {
+	root := s.Paths().WorkTree
+	if root == "" {
+		p, err := gitstore.Discover(dir, env)
 		if err != nil || p.WorkTree == "" {
 			return codestate.State{}, nil
 		}
-		dir = p.WorkTree
+		root = p.WorkTree
 	}
-	return codestate.Read(ctx, codestate.Options{Dir: dir})
+	return codestate.Read(ctx, codestate.Options{Dir: root})
 }
 
-// readDocument reads and validates a document from a file or stdin,
-// within the configured limits, before anything is written.
+// readDocument reads a document from a file or stdin.
 func (e *env) readDocument(file string, cfg config.Config) (map[string]any, error) {
-	var r io.Reader = e.stdin
+	return readDocument(e.stdin, e.dir, file, cfg)
+}
+
+// readDocument reads and validates a document from a file (relative to
+// dir) or stdin, within the configured limits, before anything is written.
+func readDocument(stdin io.Reader, dir, file string, cfg config.Config) (map[string]any, error) {
+	r := stdin
 	name := "stdin"
 	if file != "" && file != "-" {
 		name = file
 		path := file
 		if !filepath.IsAbs(path) {
-			path = filepath.Join(e.dir, path)
+			path = filepath.Join(dir, path)
 		}
 		f, err := os.Open(path)
 		if err != nil {

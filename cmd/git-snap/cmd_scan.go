@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/urfave/cli/v2"
@@ -28,15 +27,17 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "a JSON array, for scripts"},
 		},
-		Action: e.storeAction(0, -1, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
-			cfg.Redact.Disabled = false // an audit looks even where saving does not redact
-			r, err := redact.New(cfg.Redact)
-			if err != nil {
-				return err
-			}
-			return runScan(c.Context, s, e.stdout, r, c.Args().Slice(), c.Bool("json"))
-		}),
+		Action: action(e, shape{max: -1}, parseScan, runScan),
 	}
+}
+
+type scanOptions struct {
+	Revs []string
+	JSON bool
+}
+
+func parseScan(c *cli.Context) (scanOptions, error) {
+	return scanOptions{Revs: c.Args().Slice(), JSON: c.Bool("json")}, nil
 }
 
 type scanJSON struct {
@@ -48,16 +49,25 @@ type scanJSON struct {
 	Preview  string `json:"preview"`
 }
 
-func runScan(ctx context.Context, s *gitstore.Store, w io.Writer, r *redact.Redactor, revs []string, asJSON bool) error {
+// runScan reports what the redaction rules find in the snapshots
+// reachable from o.Revs, or from every session.
+func runScan(ctx context.Context, d *deps, o scanOptions) error {
+	s, w, asJSON := d.store, d.out, o.JSON
+	rules := d.cfg.Redact
+	rules.Disabled = false // an audit looks even where saving does not redact
+	r, err := redact.New(rules)
+	if err != nil {
+		return &config.Error{File: "redact", Err: err}
+	}
 	var starts []plumbing.Hash
-	for _, rev := range revs {
+	for _, rev := range o.Revs {
 		id, err := s.Resolve(ctx, rev)
 		if err != nil {
 			return err
 		}
 		starts = append(starts, id)
 	}
-	if len(revs) == 0 {
+	if len(o.Revs) == 0 {
 		sessions, err := s.Sessions(ctx)
 		if err != nil {
 			return err
@@ -67,7 +77,7 @@ func runScan(ctx context.Context, s *gitstore.Store, w io.Writer, r *redact.Reda
 		}
 	}
 	out := []scanJSON{}
-	err := s.Scan(ctx, starts, r, func(f gitstore.ScanFinding) error {
+	err = s.Scan(ctx, starts, r, func(f gitstore.ScanFinding) error {
 		h := f.Snapshot.Header
 		j := scanJSON{f.Snapshot.ID.String(), h.Session, h.Seq, f.Rule, f.Path, f.Preview}
 		out = append(out, j)

@@ -3,14 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
-
-	"github.com/git-snap/git-snap/config"
-	"github.com/git-snap/git-snap/gitstore"
 )
 
 func cmdSessions(e *env) *cli.Command {
@@ -26,12 +22,16 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "a JSON array, for scripts"},
 		},
-		Action: e.storeAction(0, 0, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
-			w, done := e.pager(c)
-			defer done()
-			return runSessions(c.Context, s, w, c.Bool("json"))
-		}),
+		Action: action(e, shape{pager: true}, parseSessions, runSessions),
 	}
+}
+
+type sessionsOptions struct {
+	JSON bool
+}
+
+func parseSessions(c *cli.Context) (sessionsOptions, error) {
+	return sessionsOptions{JSON: c.Bool("json")}, nil
 }
 
 type sessionJSON struct {
@@ -45,8 +45,10 @@ type sessionJSON struct {
 	Tip       string `json:"tip"`
 }
 
-func runSessions(ctx context.Context, s *gitstore.Store, w io.Writer, asJSON bool) error {
-	sessions, err := s.Sessions(ctx)
+// runSessions lists the sessions, most recently active first.
+func runSessions(ctx context.Context, d *deps, o sessionsOptions) error {
+	w := d.out
+	sessions, err := d.store.Sessions(ctx)
 	if err != nil {
 		return err
 	}
@@ -58,7 +60,7 @@ func runSessions(ctx context.Context, s *gitstore.Store, w io.Writer, asJSON boo
 			Last: h.Time.Format(time.RFC3339), LastLabel: h.Label, Agent: h.Source, Tip: sess.Tip.ID.String(),
 		})
 	}
-	if asJSON {
+	if o.JSON {
 		return writeJSON(w, out)
 	}
 	if len(out) == 0 {

@@ -4,20 +4,18 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
-	"github.com/git-snap/git-snap/config"
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
 type showOptions struct {
-	Rev  string
-	JSON bool
-	YAML bool
+	Rev     string
+	Session string
+	JSON    bool
+	YAML    bool
 }
 
 func cmdShow(e *env) *cli.Command {
@@ -38,21 +36,16 @@ Examples:
 			&cli.BoolFlag{Name: "yaml", Usage: "header, stats and document as YAML"},
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "show this session's newest snapshot when no REV is given"},
 		},
-		Action: e.storeAction(0, 1, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
-			if c.Bool("json") && c.Bool("yaml") {
-				return usagef("choose one of --json and --yaml")
-			}
-			rev := c.Args().First()
-			if rev == "" {
-				if rev = e.session(c, cfg); rev == "" {
-					return usagef("show needs REV (a session, session~N, snap/<session>/<name> or an id)")
-				}
-			}
-			w, done := e.pager(c)
-			defer done()
-			return runShow(c.Context, s, w, palette{e.color(c)}, showOptions{Rev: rev, JSON: c.Bool("json"), YAML: c.Bool("yaml")})
-		}),
+		Action: action(e, shape{max: 1, pager: true}, parseShow, runShow),
 	}
+}
+
+func parseShow(c *cli.Context) (showOptions, error) {
+	o := showOptions{Rev: c.Args().First(), Session: c.String("session"), JSON: c.Bool("json"), YAML: c.Bool("yaml")}
+	if o.JSON && o.YAML {
+		return o, usagef("choose one of --json and --yaml")
+	}
+	return o, nil
 }
 
 // statsJSON is a document's statistics as scripts read them.
@@ -71,8 +64,14 @@ func statsOf(st snapshot.Stats) statsJSON {
 	return statsJSON{st.Messages, st.Events, st.Files, st.ToolCalls, st.ModelCalls, st.InputTokens, st.OutputTokens, st.Estimated}
 }
 
-func runShow(ctx context.Context, s *gitstore.Store, w io.Writer, p palette, o showOptions) error {
-	doc, entry, err := s.ReadRevision(ctx, o.Rev)
+// runShow shows o.Rev, or the newest snapshot of the session.
+func runShow(ctx context.Context, d *deps, o showOptions) error {
+	s, w, p := d.store, d.out, d.color
+	rev := or(o.Rev, or(o.Session, d.session))
+	if rev == "" {
+		return usagef("show needs REV (a session, session~N, snap/<session>/<name> or an id)")
+	}
+	doc, entry, err := s.ReadRevision(ctx, rev)
 	if err != nil {
 		return err
 	}

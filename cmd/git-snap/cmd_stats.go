@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"slices"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
-	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -30,14 +28,17 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "JSON, for scripts"},
 		},
-		Action: e.storeAction(0, 1, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
-			session := c.Args().First()
-			if session == "" {
-				session = e.session(c, cfg)
-			}
-			return runStats(c.Context, s, e.stdout, session, c.Bool("json"))
-		}),
+		Action: action(e, shape{max: 1}, parseStats, runStats),
 	}
+}
+
+type statsOptions struct {
+	Session string
+	JSON    bool
+}
+
+func parseStats(c *cli.Context) (statsOptions, error) {
+	return statsOptions{Session: c.Args().First(), JSON: c.Bool("json")}, nil
 }
 
 type sessionStats struct {
@@ -50,7 +51,10 @@ type sessionStats struct {
 	statsJSON
 }
 
-func runStats(ctx context.Context, s *gitstore.Store, w io.Writer, session string, asJSON bool) error {
+// runStats sums up o.Session, else the default session, else every
+// session.
+func runStats(ctx context.Context, d *deps, o statsOptions) error {
+	s, w, session := d.store, d.out, or(o.Session, d.session)
 	all, err := s.Sessions(ctx)
 	if err != nil {
 		return err
@@ -86,7 +90,7 @@ func runStats(ctx context.Context, s *gitstore.Store, w io.Writer, session strin
 		}
 	}
 	st.Duration = st.Last.Sub(st.First).Round(time.Second).String()
-	if asJSON {
+	if o.JSON {
 		return writeJSON(w, st)
 	}
 	fmt.Fprintf(w, "sessions:     %d\nsnapshots:    %d\n", st.Sessions, st.Snapshots)

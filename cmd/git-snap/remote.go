@@ -13,8 +13,9 @@ func remoteFlags() []cli.Flag {
 	}
 }
 
-// remoteOptions reads [REMOTE] [SESSION…] as git push reads [remote] [refspec…].
-func (e *env) remoteOptions(c *cli.Context) (gitstore.RemoteOptions, error) {
+// parseRemote reads [REMOTE] [SESSION…] as git push reads [remote]
+// [refspec…], for push, fetch and pull; progress is for the run to set.
+func (e *env) parseRemote(c *cli.Context) (gitstore.RemoteOptions, error) {
 	o := gitstore.RemoteOptions{Remote: c.Args().First(), Transport: c.String("transport")}
 	if o.Transport == "" {
 		o.Transport = e.getenv("GIT_SNAP_TRANSPORT")
@@ -26,9 +27,6 @@ func (e *env) remoteOptions(c *cli.Context) (gitstore.RemoteOptions, error) {
 	case "", gitstore.TransportGit, gitstore.TransportGoGit:
 	default:
 		return o, usagef("--transport (or $GIT_SNAP_TRANSPORT) takes git or go-git, not %q", o.Transport)
-	}
-	if e.terminal {
-		o.Progress = e.stderr
 	}
 	return o, nil
 }

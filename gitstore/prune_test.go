@@ -1,0 +1,117 @@
+package gitstore
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// TestPruneSelect pins which snapshots each rule keeps, alone and
+// together, on one chain: six snapshots an hour apart, labelled
+// a b a c b a, the second named by a checkpoint.
+func TestPruneSelect(t *testing.T) {
+	start := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	var chain []Entry
+	for i, label := range []string{"a", "b", "a", "c", "b", "a"} {
+		h := snapshot.Header{Session: "s", Seq: i + 1, Label: label, Time: start.Add(time.Duration(i) * time.Hour)}
+		chain = append(chain, Entry{ID: plumbing.Hash{byte(i + 1)}, Header: h})
+	}
+	marked := map[plumbing.Hash]bool{chain[1].ID: true}
+	now := start.Add(6 * time.Hour) // the newest is an hour old, the first six
+	for _, tc := range []struct {
+		name string
+		o    PruneOptions
+		kept string
+	}{
+		{"nothing said, nothing kept", PruneOptions{}, "[]"},
+		{"keep-last", PruneOptions{KeepLast: 2}, "[4 5]"},
+		{"keep-last past the chain", PruneOptions{KeepLast: 10}, "[0 1 2 3 4 5]"},
+		{"keep-last keep-first", PruneOptions{KeepLast: 2, KeepFirst: true}, "[0 4 5]"},
+		{"keep-last keep-checkpoints", PruneOptions{KeepLast: 2, KeepCheckpoints: true}, "[1 4 5]"},
+		{"keep-latest-per-label", PruneOptions{KeepLatestPerLabel: true}, "[3 4 5]"},
+		{"keep-latest-per-label keep-first", PruneOptions{KeepLatestPerLabel: true, KeepFirst: true}, "[0 3 4 5]"},
+		{"older-than", PruneOptions{OlderThan: 210 * time.Minute}, "[3 4 5]"},
+		{"older-than on the boundary", PruneOptions{OlderThan: 3 * time.Hour}, "[4 5]"},
+		{"older-than keep-first keep-checkpoints", PruneOptions{OlderThan: 150 * time.Minute, KeepFirst: true, KeepCheckpoints: true}, "[0 1 4 5]"},
+		{"keep-last older-than: either keeps", PruneOptions{KeepLast: 1, OlderThan: 150 * time.Minute}, "[4 5]"},
+		{"every rule", PruneOptions{KeepLast: 1, KeepFirst: true, KeepCheckpoints: true, KeepLatestPerLabel: true, OlderThan: time.Minute}, "[0 1 3 4 5]"},
+		{"dry run selects the same", PruneOptions{KeepLast: 2, DryRun: true}, "[4 5]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			keep := tc.o.Select(chain, marked, now)
+			kept := []int{}
+			for i, k := range keep {
+				if k {
+					kept = append(kept, i)
+				}
+			}
+			if got := fmt.Sprint(kept); got != tc.kept {
+				t.Errorf("kept %s, want %s", got, tc.kept)
+			}
+		})
+	}
+	if keep := (PruneOptions{KeepLast: 3, KeepFirst: true}).Select(nil, nil, now); len(keep) != 0 {
+		t.Errorf("an empty chain keeps %v", keep)
+	}
+}
+
+// TestRetentionPolicy: a session is pruned once it grows a tenth past
+// the maximum, back to the maximum with its checkpoints and, when asked,
+// its first snapshot.
+func TestRetentionPolicy(t *testing.T) {
+	for _, tc := range []struct {
+		p   RetentionPolicy
+		seq int
+		due bool
+	}{
+		{RetentionPolicy{}, 1000, false},
+		{RetentionPolicy{MaxPerSession: 10}, 10, false},
+		{RetentionPolicy{MaxPerSession: 10}, 11, false},
+		{RetentionPolicy{MaxPerSession: 10}, 12, true},
+		{RetentionPolicy{MaxPerSession: 5}, 6, true}, // a tenth of 5 is none
+		{RetentionPolicy{MaxPerSession: 100}, 110, false},
+		{RetentionPolicy{MaxPerSession: 100}, 111, true},
+	} {
+		if got := tc.p.Due(tc.seq); got != tc.due {
+			t.Errorf("%+v at %d: due %v, want %v", tc.p, tc.seq, got, tc.due)
+		}
+	}
+
+	ctx := context.Background()
+	_, s := newRepo(t)
+	p := RetentionPolicy{MaxPerSession: 4, KeepFirst: true}
+	saveN(t, s, "r", 1, 4)
+	chain, _ := s.firstParentChain(ctx, mustTip(t, s, "r"))
+	if _, err := s.SetCheckpoint(ctx, "second", chain[1].ID, "", false); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.ApplyRetention(ctx, "r", 4, p); err != nil || len(res.Removed) != 0 {
+		t.Fatalf("not due: removed %d, %v", len(res.Removed), err)
+	}
+	saveN(t, s, "r", 5, 8)
+	res, err := s.ApplyRetention(ctx, "r", 8, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept := messageCounts(res.Kept); kept != "[1 2 5 6 7 8]" {
+		t.Errorf("kept %v, want the first, the checkpoint's and the newest 4", kept)
+	}
+	if _, err := s.ApplyRetention(ctx, "nosuch", 8, p); err == nil {
+		t.Error("a due retention of a missing session did not fail")
+	}
+}
+
+// messageCounts names snapshots saved by saveN by their number of
+// messages, which is the step that saved them.
+func messageCounts(entries []Entry) string {
+	var n []int
+	for _, e := range entries {
+		n = append(n, e.Header.Messages)
+	}
+	return fmt.Sprint(n)
+}
