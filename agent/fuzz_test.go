@@ -26,7 +26,7 @@ func FuzzDecode(f *testing.F) {
 			}
 			if err == nil {
 				p.Label()
-				a.Transcripts(p)
+				_, _ = a.Transcripts(p) // anything but a panic is fine
 			}
 		}
 	})
@@ -55,13 +55,13 @@ func FuzzTranscript(f *testing.F) {
 			recs = append(recs, readsBack(t, l))
 		}
 		for _, a := range Adapters(Env{}) {
-			a.Check(recs)
+			_ = a.Check(recs) // refusing is fine; panicking is not
 		}
 		doc := map[string]any{snapshot.MemberMessages: recs}
 		for range Replay(doc) {
 		}
 		Trace(doc, ClaudeCode{})
-		LayoutFrom(map[string]any{"transcript": map[string]any{"files": recs, "runs": recs}})
+		_, _ = LayoutFrom(map[string]any{"transcript": map[string]any{"files": recs, "runs": recs}})
 	})
 }
 

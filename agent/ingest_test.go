@@ -46,8 +46,12 @@ func (g *grower) grow(t *testing.T, r *rand.Rand) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Write(g.data[g.done : g.done+n])
-	f.Close()
+	if _, err := f.Write(g.data[g.done : g.done+n]); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 	g.done += n
 }
 
@@ -79,7 +83,9 @@ func TestRestoreIsLineForLineOnEveryTranscript(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				os.MkdirAll(filepath.Dir(to), 0o755)
+				if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+					t.Fatal(err)
+				}
 				growers = append(growers, &grower{path: to, data: data})
 			}
 			target := filepath.Join(proj, stem+".jsonl")
@@ -151,14 +157,23 @@ func checkRestore(t *testing.T, s *gitstore.Store, session string, growers []*gr
 
 func TestLinesLeavesAHalfWrittenLine(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.jsonl")
-	os.WriteFile(path, []byte("{\"a\":1}\n{\"b\":"), 0o600)
+	if err := os.WriteFile(path, []byte("{\"a\":1}\n{\"b\":"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	lines, next, err := Lines(path, 0)
 	if err != nil || len(lines) != 1 || next != 8 {
 		t.Fatalf("lines %q next %d err %v", lines, next, err)
 	}
-	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString("2}\nnot json\n")
-	f.Close()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("2}\nnot json\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 	lines, next, err = Lines(path, next)
 	if err != nil || len(lines) != 2 || string(lines[0]) != `{"b":2}` || next != 25 {
 		t.Fatalf("lines %q next %d err %v", lines, next, err)
@@ -185,7 +200,9 @@ func TestTurnsLabelsAndPreCompactCheckpoint(t *testing.T) {
 		}
 	}
 	path := filepath.Join(t.TempDir(), "s.jsonl")
-	os.WriteFile(path, append(bytes.Join(short.Lines, []byte("\n")), '\n'), 0o600)
+	if err := os.WriteFile(path, append(bytes.Join(short.Lines, []byte("\n")), '\n'), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	in := Ingest{Store: s, Adapter: ClaudeCode{}}
 	e, added, err := in.Run(ctx, Payload{Event: "PreCompact", SessionID: "sess", TranscriptPath: path}, gitstore.SaveOptions{})
 	if err != nil || !added {

@@ -129,9 +129,9 @@ func TestPullRefusesARemoteWhoseSessionIsNotSnapshots(t *testing.T) {
 	src, a := newRepo(t)
 	saveN(t, a, "good", 1, 2)
 	git(t, src, "push", "-q", remote, "refs/snap/good:refs/snap/good", "HEAD:refs/snap/evil")
-	dir, s, before := victim(t)
+	dir, s, _ := victim(t)
 	git(t, dir, "remote", "add", "origin", remote)
-	before = git(t, dir, "for-each-ref", "refs/snap", "refs/tags", "refs/heads")
+	before := git(t, dir, "for-each-ref", "refs/snap", "refs/tags", "refs/heads")
 	_, err := s.Pull(ctx, RemoteOptions{Remote: "origin", Transport: TransportGit})
 	var in *IncomingError
 	if !errors.As(err, &in) {

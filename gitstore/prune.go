@@ -250,7 +250,9 @@ func (s *Store) notePruned(renamed map[plumbing.Hash]plumbing.Hash) error {
 			fmt.Fprintf(&b, "%s %s\n", old, nu)
 		}
 	}
-	os.MkdirAll(filepath.Dir(s.prunedPath()), 0o777)
+	if err := os.MkdirAll(filepath.Dir(s.prunedPath()), 0o777); err != nil {
+		return err
+	}
 	f, err := os.OpenFile(s.prunedPath(), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o666)
 	if err != nil {
 		return err

@@ -65,7 +65,7 @@ func runDiff(ctx context.Context, d *deps, o diffOptions) error {
 		return err
 	}
 	if o.Patch {
-		var docA map[string]any = map[string]any{}
+		docA := map[string]any{}
 		if !a.IsZero() {
 			if docA, _, err = s.Read(ctx, a); err != nil {
 				return err

@@ -123,14 +123,24 @@ func (e *env) hookGit(ctx context.Context, c *cli.Context, args []string) error 
 // there is no repository to log in.
 func (e *env) hookLog(c *cli.Context, name string, err error) {
 	line := fmt.Sprintf("%s hook %s: %v\n", time.Now().UTC().Format(time.RFC3339), name, err)
-	if p, perr := e.storePaths(c); perr == nil {
-		path := filepath.Join(p.CommonDir, "snap", "hook.log")
-		os.MkdirAll(filepath.Dir(path), 0o777)
-		if f, ferr := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o666); ferr == nil {
-			f.WriteString(line)
-			f.Close()
-			return
-		}
+	if p, perr := e.storePaths(c); perr == nil && appendLine(filepath.Join(p.CommonDir, "snap", "hook.log"), line) == nil {
+		return
 	}
 	fmt.Fprint(e.stderr, "git-snap: "+line)
+}
+
+// appendLine appends a line to a log file, making its folder if needed.
+func appendLine(path, line string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o666)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(line)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

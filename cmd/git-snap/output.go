@@ -46,7 +46,7 @@ func (e *env) pager(c *cli.Context) (w io.Writer, done func()) {
 	}
 	return in, func() {
 		in.Close()
-		cmd.Wait()
+		_ = cmd.Wait() // the pager's own exit status is the user's business
 	}
 }
 
@@ -132,7 +132,7 @@ func yamlNode(v any) *yaml.Node {
 
 func isIntLiteral(s string) bool {
 	for i, c := range s {
-		if !(c >= '0' && c <= '9' || i == 0 && c == '-') {
+		if (c < '0' || c > '9') && (i != 0 || c != '-') {
 			return false
 		}
 	}
