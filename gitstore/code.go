@@ -14,6 +14,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/git-snap/git-snap/gitstore/internal/refs"
 )
 
 // CodeState is the code a snapshot was taken at.
@@ -57,9 +59,9 @@ func (s *Store) Head() (plumbing.Hash, error) {
 	}
 	line := strings.TrimSpace(string(b))
 	if target, ok := strings.CutPrefix(line, "ref:"); ok {
-		return s.refs.read(strings.TrimSpace(target))
+		return s.refs.Read(strings.TrimSpace(target))
 	}
-	return parseRefValue("HEAD", []byte(line))
+	return refs.ParseValue("HEAD", []byte(line))
 }
 
 func (s *Store) readIndex() (*index.Index, error) {
@@ -178,7 +180,7 @@ func (s *Store) CodeRef(name string) (plumbing.Hash, error) {
 		if !strings.HasPrefix(ref, "refs/") {
 			continue
 		}
-		h, err := s.refs.read(ref)
+		h, err := s.refs.Read(ref)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/git-snap/git-snap/gitstore/internal/refs"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -76,7 +77,7 @@ func contains(list []string, s string) bool {
 // adoptCheckpoints adds the checkpoint tags found under prefix that this
 // repository lacks; a name it has already is kept as it is.
 func (s *Store) adoptCheckpoints(ctx context.Context, prefix string) error {
-	refs, err := s.refs.list(prefix)
+	refs, err := s.refs.List(prefix)
 	if err != nil {
 		return err
 	}
@@ -91,7 +92,7 @@ func (s *Store) adoptCheckpoints(ctx context.Context, prefix string) error {
 // adoptTag creates a checkpoint tag another clone made, unless the name
 // is taken here: the local one is kept.
 func (s *Store) adoptTag(ctx context.Context, ref string, tag plumbing.Hash) error {
-	if err := s.refs.update(ctx, ref, plumbing.ZeroHash, tag); err != nil && !errors.Is(err, errRefChanged) {
+	if err := s.refs.Update(ctx, ref, plumbing.ZeroHash, tag); err != nil && !errors.Is(err, refs.ErrChanged) {
 		return err
 	}
 	return nil
@@ -102,7 +103,7 @@ func (s *Store) adoptTag(ctx context.Context, ref string, tag plumbing.Hash) err
 func (s *Store) Integrate(ctx context.Context, session string, remote plumbing.Hash, label string) (PullResult, error) {
 	ref := s.SessionRef(session)
 	for {
-		local, err := s.refs.read(ref)
+		local, err := s.refs.Read(ref)
 		if err != nil {
 			return PullResult{}, err
 		}
@@ -110,7 +111,7 @@ func (s *Store) Integrate(ctx context.Context, session string, remote plumbing.H
 		switch {
 		case local.IsZero():
 			r.Action, r.Result = PullCreated, remote
-			err = s.refs.update(ctx, ref, local, remote)
+			err = s.refs.Update(ctx, ref, local, remote)
 		case local == remote:
 			r.Action = PullUpToDate
 			return r, nil
@@ -121,7 +122,7 @@ func (s *Store) Integrate(ctx context.Context, session string, remote plumbing.H
 			}
 			if behind {
 				r.Action, r.Result = PullFastForward, remote
-				err = s.refs.update(ctx, ref, local, remote)
+				err = s.refs.Update(ctx, ref, local, remote)
 				break
 			}
 			var base plumbing.Hash
@@ -135,7 +136,7 @@ func (s *Store) Integrate(ctx context.Context, session string, remote plumbing.H
 			r.Action = PullMerged
 			r.Result, r.Conflicts, err = s.merge(ctx, ref, base, local, remote, label)
 		}
-		if errors.Is(err, errRefChanged) {
+		if errors.Is(err, refs.ErrChanged) {
 			continue // the local session moved meanwhile: look again
 		}
 		if err == nil && r.Action != PullMerged {
@@ -226,7 +227,7 @@ func (s *Store) merge(ctx context.Context, ref string, base, local, remote plumb
 	if err := s.setObject(mem); err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
-	if err := s.refs.update(ctx, ref, local, mem.Hash()); err != nil {
+	if err := s.refs.Update(ctx, ref, local, mem.Hash()); err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
 	s.saveTipState(ref, tipState{commit: mem.Hash(), seq: h.Seq, started: h.Started}, objs)
