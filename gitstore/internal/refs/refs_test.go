@@ -12,31 +12,9 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-snap/git-snap/gitstore/internal/gittest"
 )
-
-// git runs the real git binary in dir and returns its trimmed output.
-func git(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-// newRepo makes a git repository with one commit on main.
-func newRepo(t testing.TB) string {
-	t.Helper()
-	dir := t.TempDir()
-	git(t, dir, "init", "-q", "-b", "main")
-	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644)
-	git(t, dir, "add", ".")
-	git(t, dir, "commit", "-q", "-m", "first")
-	return dir
-}
 
 // leaveLock makes the lock (and owner note) a killed save would leave.
 func leaveLock(t *testing.T, r *Store, ref string, pid int, age time.Duration) string {
@@ -68,11 +46,11 @@ func deadPid(t *testing.T) int {
 }
 
 func TestLocksLeftByKilledProcesses(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.Repo(t)
 	var warnings []string
 	r := New(filepath.Join(dir, ".git"), Options{StaleLock: 2 * time.Second,
 		Warnf: func(f string, a ...any) { warnings = append(warnings, fmt.Sprintf(f, a...)) }})
-	id := plumbing.NewHash(git(t, dir, "rev-parse", "HEAD"))
+	id := plumbing.NewHash(gittest.Git(t, dir, "rev-parse", "HEAD"))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a bound, not a measure
 	defer cancel()
 
@@ -120,21 +98,21 @@ func TestLocksLeftByKilledProcesses(t *testing.T) {
 	if err := r.Update(short3, "refs/snap/d", plumbing.ZeroHash, id); err == nil {
 		t.Error("a lock was taken on the word of an older holder's note")
 	}
-	git(t, dir, "fsck", "--strict", "--no-dangling")
+	gittest.Git(t, dir, "fsck", "--strict", "--no-dangling")
 }
 
 func TestRefUpdatesAgreeWithGit(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.Repo(t)
 	r := New(filepath.Join(dir, ".git"), Options{StaleLock: time.Second})
 	ctx := context.Background()
-	head := plumbing.NewHash(git(t, dir, "rev-parse", "HEAD"))
+	head := plumbing.NewHash(gittest.Git(t, dir, "rev-parse", "HEAD"))
 	if err := r.Update(ctx, "refs/snap/x", plumbing.ZeroHash, head); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.Update(ctx, "refs/snap/x", plumbing.ZeroHash, head); err != ErrChanged {
 		t.Errorf("create over an existing ref: %v", err)
 	}
-	git(t, dir, "pack-refs", "--all")
+	gittest.Git(t, dir, "pack-refs", "--all")
 	if got, _ := r.Read("refs/snap/x"); got != head {
 		t.Errorf("packed ref reads %s", got)
 	}
@@ -142,10 +120,10 @@ func TestRefUpdatesAgreeWithGit(t *testing.T) {
 	if err := r.Update(ctx, "refs/snap/x", head, plumbing.ZeroHash); err != nil {
 		t.Fatal(err)
 	}
-	if out := git(t, dir, "for-each-ref", "refs/snap"); out != "" {
+	if out := gittest.Git(t, dir, "for-each-ref", "refs/snap"); out != "" {
 		t.Errorf("git still sees %s", out)
 	}
-	if got := git(t, dir, "rev-parse", "main"); got != head.String() {
+	if got := gittest.Git(t, dir, "rev-parse", "main"); got != head.String() {
 		t.Errorf("main damaged: %s", got)
 	}
 }
@@ -153,16 +131,16 @@ func TestRefUpdatesAgreeWithGit(t *testing.T) {
 // List sees packed and loose refs as git does, the loose value winning,
 // and no lock file as a ref.
 func TestListAgreesWithGit(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.Repo(t)
 	r := New(filepath.Join(dir, ".git"), Options{})
-	first := git(t, dir, "rev-parse", "HEAD")
-	git(t, dir, "commit", "-q", "--allow-empty", "-m", "second")
-	second := git(t, dir, "rev-parse", "HEAD")
-	git(t, dir, "update-ref", "refs/snap/a", first)
-	git(t, dir, "update-ref", "refs/snap/deep/b", first)
-	git(t, dir, "update-ref", "refs/other/c", first)
-	git(t, dir, "pack-refs", "--all")
-	git(t, dir, "update-ref", "refs/snap/a", second) // loose again, over the packed value
+	first := gittest.Git(t, dir, "rev-parse", "HEAD")
+	gittest.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "second")
+	second := gittest.Git(t, dir, "rev-parse", "HEAD")
+	gittest.Git(t, dir, "update-ref", "refs/snap/a", first)
+	gittest.Git(t, dir, "update-ref", "refs/snap/deep/b", first)
+	gittest.Git(t, dir, "update-ref", "refs/other/c", first)
+	gittest.Git(t, dir, "pack-refs", "--all")
+	gittest.Git(t, dir, "update-ref", "refs/snap/a", second) // loose again, over the packed value
 	os.WriteFile(filepath.Join(dir, ".git", "refs", "snap", "x.lock"), []byte(first+"\n"), 0o644)
 
 	got, err := r.List("refs/snap/")
@@ -170,7 +148,7 @@ func TestListAgreesWithGit(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{}
-	for _, line := range strings.Split(git(t, dir, "for-each-ref", "--format=%(refname) %(objectname)", "refs/snap/"), "\n") {
+	for _, line := range strings.Split(gittest.Git(t, dir, "for-each-ref", "--format=%(refname) %(objectname)", "refs/snap/"), "\n") {
 		name, id, _ := strings.Cut(line, " ")
 		want[name] = id
 	}
@@ -185,7 +163,7 @@ func TestListAgreesWithGit(t *testing.T) {
 	if h, err := r.Read("refs/snap/none"); err != nil || !h.IsZero() {
 		t.Errorf("missing ref reads %s, %v", h, err)
 	}
-	git(t, dir, "symbolic-ref", "refs/snap/sym", "refs/heads/main")
+	gittest.Git(t, dir, "symbolic-ref", "refs/snap/sym", "refs/heads/main")
 	if _, err := r.Read("refs/snap/sym"); err == nil || !strings.Contains(err.Error(), "symbolic") {
 		t.Errorf("symbolic ref: %v", err)
 	}
@@ -194,12 +172,12 @@ func TestListAgreesWithGit(t *testing.T) {
 // Of many updates racing from the same old value, exactly one wins; the
 // others are told the ref changed, and git reads the winner.
 func TestRacingUpdatesHaveOneWinner(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.Repo(t)
 	r := New(filepath.Join(dir, ".git"), Options{})
 	var ids []plumbing.Hash
 	for i := range 8 {
-		git(t, dir, "commit", "-q", "--allow-empty", "-m", fmt.Sprint(i))
-		ids = append(ids, plumbing.NewHash(git(t, dir, "rev-parse", "HEAD")))
+		gittest.Git(t, dir, "commit", "-q", "--allow-empty", "-m", fmt.Sprint(i))
+		ids = append(ids, plumbing.NewHash(gittest.Git(t, dir, "rev-parse", "HEAD")))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -217,7 +195,7 @@ func TestRacingUpdatesHaveOneWinner(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	got := git(t, dir, "rev-parse", "refs/snap/race")
+	got := gittest.Git(t, dir, "rev-parse", "refs/snap/race")
 	if won != 1 || !slices.Contains(ids, plumbing.NewHash(got)) {
 		t.Errorf("%d updates won; git reads %s", won, got)
 	}
@@ -229,17 +207,17 @@ func TestRacingUpdatesHaveOneWinner(t *testing.T) {
 // Deleting a packed annotated tag takes its peeled line with it and
 // leaves the refs around it as git wrote them.
 func TestDeletePackedKeepsOtherRefs(t *testing.T) {
-	dir := newRepo(t)
+	dir := gittest.Repo(t)
 	r := New(filepath.Join(dir, ".git"), Options{})
-	git(t, dir, "tag", "-a", "-m", "a", "a")
-	git(t, dir, "tag", "-a", "-m", "b", "b")
-	git(t, dir, "tag", "-a", "-m", "c", "c")
-	git(t, dir, "pack-refs", "--all")
+	gittest.Git(t, dir, "tag", "-a", "-m", "a", "a")
+	gittest.Git(t, dir, "tag", "-a", "-m", "b", "b")
+	gittest.Git(t, dir, "tag", "-a", "-m", "c", "c")
+	gittest.Git(t, dir, "pack-refs", "--all")
 	packed, _ := os.ReadFile(filepath.Join(dir, ".git", "packed-refs"))
 	if strings.Count(string(packed), "\n^") != 3 {
 		t.Fatalf("git wrote no peeled lines to test:\n%s", packed)
 	}
-	before := git(t, dir, "show-ref", "--dereference")
+	before := gittest.Git(t, dir, "show-ref", "--dereference")
 	if err := r.DeletePacked(context.Background(), "refs/tags/b"); err != nil {
 		t.Fatal(err)
 	}
@@ -249,9 +227,9 @@ func TestDeletePackedKeepsOtherRefs(t *testing.T) {
 			want = append(want, line)
 		}
 	}
-	if got := git(t, dir, "show-ref", "--dereference"); got != strings.Join(want, "\n") {
+	if got := gittest.Git(t, dir, "show-ref", "--dereference"); got != strings.Join(want, "\n") {
 		t.Errorf("git shows\n%s\nwant\n%s", got, strings.Join(want, "\n"))
 	}
-	git(t, dir, "pack-refs", "--all") // git accepts the file it finds
-	git(t, dir, "fsck", "--strict", "--no-dangling")
+	gittest.Git(t, dir, "pack-refs", "--all") // git accepts the file it finds
+	gittest.Git(t, dir, "fsck", "--strict", "--no-dangling")
 }
