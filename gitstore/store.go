@@ -93,10 +93,7 @@ func OpenPaths(ctx context.Context, paths Paths, opts Options) (*Store, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	st := &objectReader{
-		Storage: filesystem.NewStorageWithOptions(osfs.New(paths.CommonDir), cache.NewObjectLRU(16*cache.MiByte), filesystem.Options{}),
-		dir:     paths.CommonDir,
-	}
+	st := newObjectReader(filesystem.NewStorageWithOptions(osfs.New(paths.CommonDir), cache.NewObjectLRU(16*cache.MiByte), filesystem.Options{}), paths.CommonDir)
 	s := &Store{
 		paths:  paths,
 		st:     st,
