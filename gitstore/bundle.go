@@ -22,7 +22,7 @@ func (s *Store) WriteBundle(ctx context.Context, w io.Writer, refs []string) (in
 	var wants []plumbing.Hash
 	var tags []plumbing.Hash
 	for _, ref := range refs {
-		h, err := s.refs.read(ref)
+		h, err := s.refs.Read(ref)
 		if err != nil {
 			return 0, err
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/git-snap/git-snap/gitstore/internal/refs"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -59,7 +60,7 @@ func (s *Store) SetCheckpoint(ctx context.Context, name string, target plumbing.
 		return Checkpoint{}, err
 	}
 	ref := checkpointRef(e.Header.Session, name)
-	old, err := s.refs.read(ref)
+	old, err := s.refs.Read(ref)
 	if err != nil {
 		return Checkpoint{}, err
 	}
@@ -81,12 +82,12 @@ func (s *Store) SetCheckpoint(ctx context.Context, name string, target plumbing.
 	}
 	if !old.IsZero() {
 		moved := MovedPrefix + e.Header.Session + "/" + name + "/" + old.String()
-		if err := s.refs.update(ctx, moved, plumbing.ZeroHash, old); err != nil && !errors.Is(err, errRefChanged) {
+		if err := s.refs.Update(ctx, moved, plumbing.ZeroHash, old); err != nil && !errors.Is(err, refs.ErrChanged) {
 			return Checkpoint{}, err
 		}
 	}
-	if err := s.refs.update(ctx, ref, old, tag); err != nil {
-		if errors.Is(err, errRefChanged) {
+	if err := s.refs.Update(ctx, ref, old, tag); err != nil {
+		if errors.Is(err, refs.ErrChanged) {
 			return Checkpoint{}, fmt.Errorf("checkpoint %s was changed by another process meanwhile; try again", name)
 		}
 		return Checkpoint{}, writeErr(err)
@@ -144,7 +145,7 @@ func (s *Store) Checkpoints(ctx context.Context, session string, moved bool) ([]
 		if session != "" {
 			prefix += session + "/"
 		}
-		refs, err := s.refs.list(prefix)
+		refs, err := s.refs.List(prefix)
 		if err != nil {
 			return nil, err
 		}
@@ -171,14 +172,14 @@ func (s *Store) Checkpoints(ctx context.Context, session string, moved bool) ([]
 // DeleteCheckpoint removes a checkpoint of a session.
 func (s *Store) DeleteCheckpoint(ctx context.Context, session, name string) error {
 	ref := checkpointRef(session, name)
-	old, err := s.refs.read(ref)
+	old, err := s.refs.Read(ref)
 	if err != nil {
 		return err
 	}
 	if old.IsZero() {
 		return &NotFoundError{"snap/" + session + "/" + name, "names no checkpoint (see git snap checkpoint --list)"}
 	}
-	if err := s.refs.update(ctx, ref, old, plumbing.ZeroHash); err != nil {
+	if err := s.refs.Update(ctx, ref, old, plumbing.ZeroHash); err != nil {
 		return writeErr(err)
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/git-snap/git-snap/gitstore/internal/refs"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
@@ -17,9 +18,9 @@ func (s *Store) Head() (plumbing.Hash, error) {
 	}
 	line := strings.TrimSpace(string(b))
 	if target, ok := strings.CutPrefix(line, "ref:"); ok {
-		return s.refs.read(strings.TrimSpace(target))
+		return s.refs.Read(strings.TrimSpace(target))
 	}
-	return parseRefValue("HEAD", []byte(line))
+	return refs.ParseValue("HEAD", []byte(line))
 }
 
 // CodeRef resolves a code revision of the repository, for matching
@@ -36,7 +37,7 @@ func (s *Store) CodeRef(name string) (plumbing.Hash, error) {
 		if !strings.HasPrefix(ref, "refs/") {
 			continue
 		}
-		h, err := s.refs.read(ref)
+		h, err := s.refs.Read(ref)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}

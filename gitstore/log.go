@@ -97,7 +97,7 @@ type Session struct {
 
 // Sessions lists every session, most recently active first.
 func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
-	refs, err := s.refs.list(s.prefix)
+	refs, err := s.refs.List(s.prefix)
 	if err != nil {
 		return nil, err
 	}
@@ -126,5 +126,5 @@ func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
 
 // SessionTip returns a session's newest snapshot id, or ZeroHash.
 func (s *Store) SessionTip(session string) (plumbing.Hash, error) {
-	return s.refs.read(s.SessionRef(session))
+	return s.refs.Read(s.SessionRef(session))
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/git-snap/git-snap/gitstore/internal/refs"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -71,7 +72,7 @@ func (s *Store) remoteRefs(o RemoteOptions) ([]BundleRef, error) {
 	tracking := "refs/remotes/" + trackingName(o.remote())
 	var out []BundleRef
 	for _, kind := range []struct{ from, to string }{{tracking + "/snap/", s.prefix}, {tracking + "/snap-checkpoints/", TagPrefix}} {
-		refs, err := s.refs.list(kind.from)
+		refs, err := s.refs.List(kind.from)
 		if err != nil {
 			return nil, err
 		}
@@ -99,7 +100,7 @@ func contains(list []string, s string) bool {
 // adoptTag creates a checkpoint tag another clone made, unless the name
 // is taken here: the local one is kept.
 func (s *Store) adoptTag(ctx context.Context, ref string, tag plumbing.Hash) error {
-	if err := s.refs.update(ctx, ref, plumbing.ZeroHash, tag); err != nil && !errors.Is(err, errRefChanged) {
+	if err := s.refs.Update(ctx, ref, plumbing.ZeroHash, tag); err != nil && !errors.Is(err, refs.ErrChanged) {
 		return err
 	}
 	return nil
@@ -122,7 +123,7 @@ func (s *Store) Integrate(ctx context.Context, session string, remote plumbing.H
 func (s *Store) integrate(ctx context.Context, session string, remote plumbing.Hash, label string) (PullResult, error) {
 	ref := s.SessionRef(session)
 	for {
-		local, err := s.refs.read(ref)
+		local, err := s.refs.Read(ref)
 		if err != nil {
 			return PullResult{}, err
 		}
@@ -130,7 +131,7 @@ func (s *Store) integrate(ctx context.Context, session string, remote plumbing.H
 		switch {
 		case local.IsZero():
 			r.Action, r.Result = PullCreated, remote
-			err = s.refs.update(ctx, ref, local, remote)
+			err = s.refs.Update(ctx, ref, local, remote)
 		case local == remote:
 			r.Action = PullUpToDate
 			return r, nil
@@ -141,7 +142,7 @@ func (s *Store) integrate(ctx context.Context, session string, remote plumbing.H
 			}
 			if behind {
 				r.Action, r.Result = PullFastForward, remote
-				err = s.refs.update(ctx, ref, local, remote)
+				err = s.refs.Update(ctx, ref, local, remote)
 				break
 			}
 			var base plumbing.Hash
@@ -155,7 +156,7 @@ func (s *Store) integrate(ctx context.Context, session string, remote plumbing.H
 			r.Action = PullMerged
 			r.Result, r.Conflicts, err = s.merge(ctx, ref, base, local, remote, label)
 		}
-		if errors.Is(err, errRefChanged) {
+		if errors.Is(err, refs.ErrChanged) {
 			continue // the local session moved meanwhile: look again
 		}
 		if err == nil && r.Action != PullMerged {
@@ -241,7 +242,7 @@ func (s *Store) merge(ctx context.Context, ref string, base, local, remote plumb
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
-	if err := s.refs.update(ctx, ref, local, id); err != nil {
+	if err := s.refs.Update(ctx, ref, local, id); err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
 	s.saveTipState(ref, tipState{commit: id, seq: h.Seq, started: h.Started}, objs)

@@ -14,6 +14,8 @@ import (
 	"github.com/git-snap/git-snap/snapshot"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/git-snap/git-snap/gitstore/internal/refs"
 )
 
 // PruneOptions say which snapshots of a session to keep; the others are
@@ -45,7 +47,7 @@ func (s *Store) Prune(ctx context.Context, session string, o PruneOptions) (Prun
 		return PruneResult{}, &OptionsError{"prune: say what to keep: --keep-last N or --older-than DURATION"}
 	}
 	ref := s.SessionRef(session)
-	tip, err := s.refs.read(ref)
+	tip, err := s.refs.Read(ref)
 	if err != nil {
 		return PruneResult{}, err
 	}
@@ -76,8 +78,8 @@ func (s *Store) Prune(ctx context.Context, session string, o PruneOptions) (Prun
 	if err != nil {
 		return res, err
 	}
-	if err := s.refs.update(ctx, ref, tip, newTip); err != nil {
-		if errors.Is(err, errRefChanged) {
+	if err := s.refs.Update(ctx, ref, tip, newTip); err != nil {
+		if errors.Is(err, refs.ErrChanged) {
 			return res, fmt.Errorf("session %s changed during the prune; nothing was changed, try again", session)
 		}
 		return res, err
@@ -217,7 +219,7 @@ func (s *Store) moveCheckpoints(ctx context.Context, session string, renamed map
 	for _, cp := range cps {
 		to, kept := renamed[cp.Target]
 		if !kept {
-			if err := s.refs.update(ctx, cp.Ref, cp.Tag, plumbing.ZeroHash); err != nil && !errors.Is(err, errRefChanged) {
+			if err := s.refs.Update(ctx, cp.Ref, cp.Tag, plumbing.ZeroHash); err != nil && !errors.Is(err, refs.ErrChanged) {
 				return err
 			}
 			continue
@@ -232,7 +234,7 @@ func (s *Store) moveCheckpoints(ctx context.Context, session string, renamed map
 		if err != nil {
 			return err
 		}
-		if err := s.refs.update(ctx, cp.Ref, cp.Tag, id); err != nil && !errors.Is(err, errRefChanged) {
+		if err := s.refs.Update(ctx, cp.Ref, cp.Tag, id); err != nil && !errors.Is(err, refs.ErrChanged) {
 			return err
 		}
 	}
@@ -307,7 +309,7 @@ func (s *Store) Drop(ctx context.Context, session string) error {
 		return &snapshot.InputError{Path: "session", Msg: err.Error()}
 	}
 	ref := s.SessionRef(session)
-	tip, err := s.refs.read(ref)
+	tip, err := s.refs.Read(ref)
 	if err != nil {
 		return err
 	}
@@ -319,11 +321,11 @@ func (s *Store) Drop(ctx context.Context, session string) error {
 		return err
 	}
 	for _, cp := range cps {
-		if err := s.refs.update(ctx, cp.Ref, cp.Tag, plumbing.ZeroHash); err != nil && !errors.Is(err, errRefChanged) {
+		if err := s.refs.Update(ctx, cp.Ref, cp.Tag, plumbing.ZeroHash); err != nil && !errors.Is(err, refs.ErrChanged) {
 			return err
 		}
 	}
-	if err := s.refs.update(ctx, ref, tip, plumbing.ZeroHash); err != nil {
+	if err := s.refs.Update(ctx, ref, tip, plumbing.ZeroHash); err != nil {
 		return err
 	}
 	s.dropTipState(ref)

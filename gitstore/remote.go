@@ -202,7 +202,7 @@ func (s *Store) goGitRepo() (*gogit.Repository, error) {
 // RemoteTips lists the sessions fetched from a remote: name → tip.
 func (s *Store) RemoteTips(remote string) (map[string]plumbing.Hash, error) {
 	prefix := "refs/remotes/" + trackingName(remote) + "/snap/"
-	refs, err := s.refs.list(prefix)
+	refs, err := s.refs.List(prefix)
 	if err != nil {
 		return nil, err
 	}

@@ -74,7 +74,7 @@ func (s *Store) resolveBase(base string) (plumbing.Hash, error) {
 		candidates = append(candidates, "refs/tags/"+base, "refs/"+base, "refs/heads/"+base, "refs/remotes/"+base)
 	}
 	for _, ref := range candidates {
-		h, err := s.refs.read(ref)
+		h, err := s.refs.Read(ref)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
+	"github.com/git-snap/git-snap/gitstore/internal/refs"
 	"github.com/git-snap/git-snap/redact"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -58,7 +59,7 @@ type Options struct {
 type Store struct {
 	paths  Paths
 	st     *objectReader
-	refs   refs
+	refs   *refs.Store
 	prefix string
 	opts   Options
 	reader treeReader
@@ -103,14 +104,11 @@ func OpenPaths(ctx context.Context, paths Paths, opts Options) (*Store, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	st := &objectReader{
-		Storage: filesystem.NewStorageWithOptions(osfs.New(paths.CommonDir), cache.NewObjectLRU(16*cache.MiByte), filesystem.Options{}),
-		dir:     paths.CommonDir,
-	}
+	st := newObjectReader(filesystem.NewStorageWithOptions(osfs.New(paths.CommonDir), cache.NewObjectLRU(16*cache.MiByte), filesystem.Options{}), paths.CommonDir)
 	s := &Store{
 		paths:  paths,
 		st:     st,
-		refs:   refs{dir: paths.CommonDir, staleLock: 2 * time.Second, warnf: opts.Warnf},
+		refs:   refs.New(paths.CommonDir, refs.Options{StaleLock: 2 * time.Second, Warnf: opts.Warnf}),
 		prefix: opts.RefPrefix,
 		opts:   opts,
 	}
@@ -292,7 +290,7 @@ func (s *Store) commitOnTip(ctx context.Context, h snapshot.Header, build treeBu
 		if err := ctx.Err(); err != nil {
 			return Entry{}, err
 		}
-		tip, err := s.refs.read(ref)
+		tip, err := s.refs.Read(ref)
 		if err != nil {
 			return Entry{}, err
 		}
@@ -314,8 +312,8 @@ func (s *Store) commitOnTip(ctx context.Context, h snapshot.Header, build treeBu
 		if err != nil {
 			return Entry{}, err
 		}
-		err = s.refs.update(ctx, ref, tip, id)
-		if errors.Is(err, errRefChanged) {
+		err = s.refs.Update(ctx, ref, tip, id)
+		if errors.Is(err, refs.ErrChanged) {
 			continue
 		}
 		if err != nil {

@@ -1,4 +1,17 @@
-package gitstore
+// Package refs reads and updates refs in git's files backend the way git
+// itself does, so that git update-ref, git pack-refs and git gc can run
+// beside it.
+//
+// It exists because go-git's CheckAndSetReference does not follow git's
+// protocol: it takes an flock on the ref file itself, which git does not
+// honour, and truncates and rewrites that file in place, so a git
+// update-ref beside it is not excluded and git can read the ref empty.
+// Here an update creates <ref>.lock exclusively (git's lock), re-reads
+// the value from the loose ref and then packed-refs while holding it,
+// writes the new value to the lock and renames it over the ref. A lock
+// left by a killed process is recognised by a note of its holder, kept
+// under <git dir>/snap/locks/, or by its age.
+package refs
 
 import (
 	"bufio"
@@ -17,27 +30,42 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
-// refs reads and updates refs in a files-backend ref store the way git
-// does, so that git update-ref, git pack-refs and git gc can run beside
-// it: loose files first, then packed-refs; updates under <ref>.lock.
-type refs struct {
-	dir string // the common git dir
+// Options tune a Store.
+type Options struct {
 	// StaleLock is how old a lock file must be before it is taken to be
-	// left by a killed process and removed.
-	staleLock time.Duration
-	warnf     func(format string, args ...any)
+	// left by a killed process and removed; zero means two seconds.
+	StaleLock time.Duration
+	// Warnf, when set, is told of every stale lock removed.
+	Warnf func(format string, args ...any)
 }
 
-// errRefChanged means a compare-and-swap lost a race: the ref no longer
-// holds the expected value.
-var errRefChanged = errors.New("ref changed")
+// Store reads and updates the refs of one repository: loose files
+// first, then packed-refs; updates under <ref>.lock. It holds no state
+// between calls, so any number of processes may use the same refs.
+type Store struct {
+	dir  string // the common git dir
+	opts Options
+}
 
-// read returns the ref's value, or ZeroHash when it does not exist.
-func (r *refs) read(name string) (plumbing.Hash, error) {
+// New returns a Store for the refs of the repository whose common git
+// dir (the one holding refs/ and packed-refs) is dir.
+func New(dir string, opts Options) *Store {
+	if opts.StaleLock <= 0 {
+		opts.StaleLock = 2 * time.Second
+	}
+	return &Store{dir: dir, opts: opts}
+}
+
+// ErrChanged means a compare-and-swap lost a race: the ref no longer
+// holds the expected value.
+var ErrChanged = errors.New("ref changed")
+
+// Read returns the ref's value, or ZeroHash when it does not exist.
+func (r *Store) Read(name string) (plumbing.Hash, error) {
 	b, err := os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(name)))
 	switch {
 	case err == nil:
-		return parseRefValue(name, b)
+		return ParseValue(name, b)
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR), errors.Is(err, syscall.EISDIR),
 		errors.Is(err, syscall.ENAMETOOLONG), errors.Is(err, syscall.EINVAL): // no file can hold such a ref
 	default:
@@ -50,7 +78,9 @@ func (r *refs) read(name string) (plumbing.Hash, error) {
 	return packed[name], nil
 }
 
-func parseRefValue(name string, b []byte) (plumbing.Hash, error) {
+// ParseValue reads the content of a loose ref file (name is for errors
+// only). A symbolic ref is an error: refs here hold object ids.
+func ParseValue(name string, b []byte) (plumbing.Hash, error) {
 	s := strings.TrimSpace(string(b))
 	if strings.HasPrefix(s, "ref:") {
 		return plumbing.ZeroHash, fmt.Errorf("ref %s is symbolic (%s); git-snap refs hold commit ids", name, s)
@@ -62,7 +92,7 @@ func parseRefValue(name string, b []byte) (plumbing.Hash, error) {
 }
 
 // packed reads packed-refs into a map; a missing file is no refs.
-func (r *refs) packed() (map[string]plumbing.Hash, error) {
+func (r *Store) packed() (map[string]plumbing.Hash, error) {
 	b, err := os.ReadFile(filepath.Join(r.dir, "packed-refs"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]plumbing.Hash{}, nil
@@ -86,9 +116,9 @@ func (r *refs) packed() (map[string]plumbing.Hash, error) {
 	return out, sc.Err()
 }
 
-// list returns every ref under prefix (e.g. "refs/snap/"), loose and
+// List returns every ref under prefix (e.g. "refs/snap/"), loose and
 // packed, loose winning.
-func (r *refs) list(prefix string) (map[string]plumbing.Hash, error) {
+func (r *Store) List(prefix string) (map[string]plumbing.Hash, error) {
 	packed, err := r.packed()
 	if err != nil {
 		return nil, err
@@ -112,7 +142,7 @@ func (r *refs) list(prefix string) (map[string]plumbing.Hash, error) {
 		}
 		rel, _ := filepath.Rel(r.dir, path)
 		name := filepath.ToSlash(rel)
-		h, err := r.read(name)
+		h, err := r.Read(name)
 		if err != nil || h.IsZero() {
 			return err // a ref deleted since the walk saw it is simply gone
 		}
@@ -125,25 +155,26 @@ func (r *refs) list(prefix string) (map[string]plumbing.Hash, error) {
 	return out, nil
 }
 
-// update moves ref name from old to new (ZeroHash old: the ref must not
-// exist; ZeroHash new: delete it). It returns errRefChanged when the ref
-// did not hold old.
-func (r *refs) update(ctx context.Context, name string, old, new plumbing.Hash) error {
+// Update moves ref name from old to new (ZeroHash old: the ref must not
+// exist; ZeroHash new: delete it). It returns ErrChanged when the ref
+// did not hold old, and waits while another process holds the ref's
+// lock, until ctx ends.
+func (r *Store) Update(ctx context.Context, name string, old, new plumbing.Hash) error {
 	path := filepath.Join(r.dir, filepath.FromSlash(name))
 	lk, err := r.lock(ctx, path)
 	if err != nil {
 		return fmt.Errorf("lock ref %s: %w", name, err)
 	}
 	defer lk.release()
-	cur, err := r.read(name)
+	cur, err := r.Read(name)
 	if err != nil {
 		return err
 	}
 	if cur != old {
-		return errRefChanged
+		return ErrChanged
 	}
 	if new.IsZero() {
-		if err := r.deletePacked(ctx, name); err != nil {
+		if err := r.DeletePacked(ctx, name); err != nil {
 			return err
 		}
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -194,7 +225,7 @@ func (l *lockFile) release() {
 	l.done = true
 }
 
-func (r *refs) ownerPath(lockPath string) string {
+func (r *Store) ownerPath(lockPath string) string {
 	rel, err := filepath.Rel(r.dir, lockPath)
 	if err != nil {
 		rel = lockPath
@@ -204,9 +235,9 @@ func (r *refs) ownerPath(lockPath string) string {
 
 // lock creates path.lock exclusively, waiting while another process
 // holds it. A lock whose holder is gone (its pid no longer runs on this
-// host), or that is older than staleLock, was left by a killed process:
+// host), or that is older than Options.StaleLock, was left by a killed process:
 // it is removed, with a warning.
-func (r *refs) lock(ctx context.Context, path string) (*lockFile, error) {
+func (r *Store) lock(ctx context.Context, path string) (*lockFile, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return nil, err
 	}
@@ -222,8 +253,8 @@ func (r *refs) lock(ctx context.Context, path string) (*lockFile, error) {
 			return nil, err
 		}
 		if why := r.stale(lockPath, owner); why != "" {
-			if r.warnf != nil {
-				r.warnf("removed %s: %s", lockPath, why)
+			if r.opts.Warnf != nil {
+				r.opts.Warnf("removed %s: %s", lockPath, why)
 			}
 			continue
 		}
@@ -238,14 +269,14 @@ func (r *refs) lock(ctx context.Context, path string) (*lockFile, error) {
 func writeOwner(path string) {
 	host, _ := os.Hostname()
 	if os.MkdirAll(filepath.Dir(path), 0o777) == nil {
-		os.WriteFile(path, []byte(fmt.Sprintf("%d %s\n", os.Getpid(), host)), 0o666)
+		_ = os.WriteFile(path, []byte(fmt.Sprintf("%d %s\n", os.Getpid(), host)), 0o666) // a lock without a note is judged by its age
 	}
 }
 
 // stale says why an existing lock was left behind, or "" when it may
 // still be held. It removes the lock (and its owner note) when stale,
 // checking first that the lock is still the one it judged.
-func (r *refs) stale(lockPath, owner string) string {
+func (r *Store) stale(lockPath, owner string) string {
 	fi, err := os.Lstat(lockPath)
 	if err != nil {
 		return ""
@@ -253,7 +284,7 @@ func (r *refs) stale(lockPath, owner string) string {
 	why := ""
 	if pid, ok := deadOwner(owner); ok && !noteOlder(owner, fi) {
 		why = fmt.Sprintf("its process %d is gone", pid)
-	} else if age := time.Since(fi.ModTime()); age > r.staleLock {
+	} else if age := time.Since(fi.ModTime()); age > r.opts.StaleLock {
 		why = fmt.Sprintf("left %s ago by a process that did not finish", age.Round(time.Millisecond))
 	}
 	if why == "" {
@@ -295,9 +326,10 @@ func deadOwner(owner string) (int, bool) {
 	return pid, !processAlive(pid)
 }
 
-// deletePacked removes name from packed-refs, if it is there, under
-// packed-refs.lock.
-func (r *refs) deletePacked(ctx context.Context, name string) error {
+// DeletePacked removes name, and the peeled value that may follow it,
+// from packed-refs, if it is there, under packed-refs.lock. The loose
+// ref, if any, is left alone: Update deletes both.
+func (r *Store) DeletePacked(ctx context.Context, name string) error {
 	path := filepath.Join(r.dir, "packed-refs")
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) || err == nil && !bytes.Contains(b, []byte(" "+name+"\n")) {

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package gitstore
+package refs
 
 // processAlive cannot tell on this system; locks then go stale by age.
 func processAlive(int) bool { return true }

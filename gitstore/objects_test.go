@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-snap/git-snap/snapshot"
 )
 
 func objectBytes(t *testing.T, o plumbing.EncodedObject) []byte {
@@ -46,20 +50,21 @@ func TestPackReaderAgreesWithGoGit(t *testing.T) {
 func comparePacked(t *testing.T, dir string) {
 	ctx := context.Background()
 	s2 := openStore(t, dir)
-	if _, _, err := s2.st.packed(plumbing.ZeroHash); err != plumbing.ErrObjectNotFound {
+	if _, _, err := s2.st.packs.Find(plumbing.ZeroHash); err != plumbing.ErrObjectNotFound {
 		t.Fatalf("missing object: %v", err)
 	}
-	if len(s2.st.packs) != 1 {
-		t.Fatalf("%d packs mapped", len(s2.st.packs))
+	idxs, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "pack-*.idx"))
+	if len(idxs) != 1 {
+		t.Fatalf("%d packs after the repack", len(idxs))
 	}
 	all := strings.Fields(git(t, dir, "rev-list", "--objects", "--all", "--no-object-names"))
-	deltas := git(t, dir, "verify-pack", "-v", s2.st.packs[0].file.Name()[:len(s2.st.packs[0].file.Name())-5]+".idx")
+	deltas := git(t, dir, "verify-pack", "-v", idxs[0])
 	if !strings.Contains(deltas, "chain length = 2") {
 		t.Fatalf("the repack made no delta chains to test:\n%s", deltas[len(deltas)-300:])
 	}
 	for _, id := range all {
 		h := plumbing.NewHash(id)
-		typ, data, err := s2.st.packed(h)
+		typ, data, err := s2.st.packs.Find(h)
 		if err != nil {
 			t.Fatalf("%s: %v", id, err)
 		}
@@ -80,4 +85,43 @@ func comparePacked(t *testing.T, dir string) {
 		t.Errorf("packed id prefix resolves to %s, %v", got, err)
 	}
 	t.Logf("%d objects compared", len(all))
+}
+
+// A long-lived store keeps reading while git gc repacks beside it, twice:
+// objects move to packs it has not seen, and the packs it had are gone.
+func TestLongLivedStoreReadsAcrossGitGC(t *testing.T) {
+	ctx := context.Background()
+	dir, s := newRepo(t)
+	var ids []plumbing.Hash
+	save := func(from, to int) {
+		for i := from; i <= to; i++ {
+			e, err := s.Save(ctx, conversation(i*10), SaveOptions{Session: "gc"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, e.ID)
+		}
+	}
+	readAll := func() {
+		t.Helper()
+		os.RemoveAll(filepath.Join(dir, ".git", "snap", "cache")) // read the objects, not a cache of them
+		for i, id := range ids {
+			got, _, err := s.Read(ctx, id)
+			if err != nil {
+				t.Fatalf("snapshot %d: %v", i+1, err)
+			}
+			if !snapshot.Equal(got, conversation((i+1)*10)) {
+				t.Fatalf("snapshot %d reads differently", i+1)
+			}
+		}
+	}
+	save(1, 3)
+	git(t, dir, "gc", "-q", "--prune=now")
+	readAll()
+	save(4, 6)
+	git(t, dir, "gc", "-q", "--prune=now")
+	readAll()
+	if got, err := s.Resolve(ctx, ids[5].String()[:10]); err != nil || got != ids[5] {
+		t.Errorf("prefix of a newly packed snapshot resolves to %s, %v", got, err)
+	}
 }

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package gitstore
+package pack
 
 import "os"
 

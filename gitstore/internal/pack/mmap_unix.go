@@ -1,6 +1,6 @@
 //go:build unix
 
-package gitstore
+package pack
 
 import (
 	"os"
@@ -25,5 +25,5 @@ func mapFile(path string) (data []byte, unmap func(), err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return data, func() { syscall.Munmap(data) }, nil
+	return data, func() { _ = syscall.Munmap(data) }, nil // Munmap fails only for a range never mapped
 }
