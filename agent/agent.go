@@ -60,6 +60,16 @@ type HookReader interface {
 	Transcripts(p Payload) (map[string]string, error)
 	// CompactEvent is the hook event that comes before a compaction.
 	CompactEvent() string
+	// ChangesFiles reports whether the work tree may have changed since
+	// the last hook call: false only after a tool that cannot write
+	// (reading, searching, fetching), so that such calls pay for no scan
+	// of the work tree.
+	ChangesFiles(p Payload) bool
+}
+
+// readOnly reports whether p is a tool event of one of tools.
+func readOnly(p Payload, tools map[string]bool) bool {
+	return p.Tool != "" && tools[p.Tool]
 }
 
 // RecordReader reads the records of an agent's transcript.

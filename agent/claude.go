@@ -101,6 +101,13 @@ func (ClaudeCode) IsPrompt(record any) bool {
 // CompactEvent implements HookReader.
 func (ClaudeCode) CompactEvent() string { return "PreCompact" }
 
+// claudeReadOnlyTools are Claude Code's tools that write no file.
+var claudeReadOnlyTools = map[string]bool{"Read": true, "Grep": true, "Glob": true, "LS": true, "WebFetch": true,
+	"WebSearch": true, "NotebookRead": true, "TodoWrite": true, "TodoRead": true, "ExitPlanMode": true}
+
+// ChangesFiles is false after Claude Code's reading and searching tools.
+func (ClaudeCode) ChangesFiles(p Payload) bool { return !readOnly(p, claudeReadOnlyTools) }
+
 // TouchedFiles implements RecordReader: file_path of Write, Edit, MultiEdit and
 // NotebookEdit calls (and MCP tools of those names).
 func (ClaudeCode) TouchedFiles(record any) []string {

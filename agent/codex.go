@@ -116,6 +116,12 @@ func (Codex) IsPrompt(record any) bool {
 // CompactEvent implements HookReader.
 func (Codex) CompactEvent() string { return "PreCompact" }
 
+// codexReadOnlyTools are Codex's tools that write no file.
+var codexReadOnlyTools = map[string]bool{"update_plan": true, "web_search": true, "view_image": true}
+
+// ChangesFiles is false after Codex's planning and searching tools.
+func (Codex) ChangesFiles(p Payload) bool { return !readOnly(p, codexReadOnlyTools) }
+
 // TouchedFiles implements RecordReader: the paths of an apply_patch call.
 func (Codex) TouchedFiles(record any) []string {
 	r, _ := record.(map[string]any)

@@ -182,7 +182,15 @@ type deps struct {
 	workDir  string // the directory -C names, where a work tree is looked for
 	gitEnv   gitstore.GitEnv
 	agentEnv agent.Env // where agents keep their files
-	wait     func()    // waits for the pager
+	now      func() time.Time
+	// openAt opens the store for dir, for a command that learns where to
+	// work only as it runs (a hook call's payload names the project);
+	// dirGiven says -C or --store named it already.
+	openAt   func(ctx context.Context, dir string) (*gitstore.Store, config.Config, error)
+	pathsAt  func(dir string) (gitstore.Paths, error)
+	dirGiven bool
+	payload  *agent.Payload // a hook call's, once read
+	wait     func()         // waits for the pager
 }
 
 // close waits for the pager and closes the store.
@@ -278,7 +286,15 @@ func (e *env) newDeps(c *cli.Context, s *gitstore.Store, cfg config.Config) *dep
 	d := &deps{
 		store: s, cfg: cfg, in: e.stdin, out: e.stdout, errOut: e.stderr, color: palette{e.color(c)},
 		session: e.defaultSession(cfg), dir: e.dir, workDir: e.workDir(c), gitEnv: e.gitEnv(),
-		agentEnv: e.agentEnv(),
+		agentEnv: e.agentEnv(), now: e.now, dirGiven: c.String("C") != "" || e.storeFlag(c) != "",
+	}
+	d.pathsAt = func(dir string) (gitstore.Paths, error) { return e.storePathsAt(e.storeFlag(c), dir) }
+	d.openAt = func(ctx context.Context, dir string) (*gitstore.Store, config.Config, error) {
+		paths, err := d.pathsAt(dir)
+		if err != nil {
+			return nil, config.Config{}, err
+		}
+		return e.openPaths(ctx, paths)
 	}
 	if s != nil {
 		d.paths = s.Paths()
@@ -331,17 +347,24 @@ func (e *env) workDir(c *cli.Context) string {
 }
 
 func (e *env) storePaths(c *cli.Context) (gitstore.Paths, error) {
-	store := c.String("store")
-	if store == "" {
-		store = e.getenv("GIT_SNAP_DIR")
-	}
+	return e.storePathsAt(e.storeFlag(c), e.workDir(c))
+}
+
+// storeFlag is the store --store or $GIT_SNAP_DIR names, "" for none.
+func (e *env) storeFlag(c *cli.Context) string {
+	return or(c.String("store"), e.getenv("GIT_SNAP_DIR"))
+}
+
+// storePathsAt finds the repository snapshots go to: store when set
+// (relative to dir), else the one dir is in.
+func (e *env) storePathsAt(store, dir string) (gitstore.Paths, error) {
 	if store != "" {
 		if !filepath.IsAbs(store) {
-			store = filepath.Join(e.workDir(c), store)
+			store = filepath.Join(dir, store)
 		}
 		return gitstore.Discover(store, e.gitEnv())
 	}
-	return gitstore.Discover(e.workDir(c), e.gitEnv())
+	return gitstore.Discover(dir, e.gitEnv())
 }
 
 // userConfigDir is where the user's settings live: $XDG_CONFIG_HOME, or

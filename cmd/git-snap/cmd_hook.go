@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -31,27 +32,34 @@ Examples:
    echo "$PAYLOAD" | git snap hook claude-code
    git snap hook codex '{"type":"agent-turn-complete","thread-id":"019d…"}'`,
 		SkipFlagParsing: true,
-		Action: func(c *cli.Context) error {
-			if c.NArg() == 0 {
-				return usagef("hook needs the agent: claude-code, codex or git")
-			}
-			e.runHook(c, c.Args().First(), c.Args().Tail())
-			return nil // passive: failures are logged, never reported to the agent
-		},
+		Action:          action(e, shape{max: -1, open: withNothing}, parseHook, runHook),
 	}
 }
 
-// runHook does the work and logs what went wrong.
-func (e *env) runHook(c *cli.Context, name string, args []string) {
-	ctx, cancel := context.WithTimeout(c.Context, 20*time.Second)
-	defer cancel()
-	stdin := []byte{}
-	if name != "git" {
-		stdin, _ = io.ReadAll(io.LimitReader(e.stdin, 64<<20))
+type hookOptions struct {
+	Agent string   // claude-code, codex, git
+	Args  []string // after the agent's name
+}
+
+func parseHook(c *cli.Context) (hookOptions, error) {
+	if c.NArg() == 0 {
+		return hookOptions{}, usagef("hook needs the agent: claude-code, codex or git")
 	}
+	return hookOptions{Agent: c.Args().First(), Args: c.Args().Tail()}, nil
+}
+
+// hookTimeout bounds a hook call: an agent waits for it.
+const hookTimeout = 20 * time.Second
+
+// runHook records one hook call. It is passive: what goes wrong is
+// logged, never reported to the agent, which must not be held up.
+func runHook(ctx context.Context, d *deps, o hookOptions) error {
+	ctx, cancel := context.WithTimeout(ctx, hookTimeout)
+	defer cancel()
+	var paths gitstore.Paths // where to log; zero until a store is open
 	log := func(err error) {
 		if err != nil {
-			e.hookLog(c, name, err)
+			hookLog(d, paths, o.Agent, err)
 		}
 	}
 	defer func() {
@@ -59,74 +67,142 @@ func (e *env) runHook(c *cli.Context, name string, args []string) {
 			log(fmt.Errorf("internal error: %v", r))
 		}
 	}()
-	if name == "git" {
-		log(e.hookGit(ctx, c, args))
-		return
-	}
-	a, err := agent.Lookup(name, e.agentEnv())
+	dir, err := hookDir(d, o)
+	paths, _ = d.pathsAt(dir) // a payload that cannot be read is logged in the repository too
 	if err != nil {
 		log(err)
-		return
+		return nil
 	}
-	p, err := a.Decode(stdin, args)
+	s, cfg, err := d.openAt(ctx, dir)
 	if err != nil {
 		log(err)
-		return
-	}
-	if p.CWD != "" && c.String("C") == "" {
-		e.dir = p.CWD // the agent's project, wherever the hook runs
-	}
-	s, cfg, err := e.openStore(c)
-	if err != nil {
-		log(err)
-		return
+		return nil
 	}
 	defer s.Close()
+	if o.Agent == "git" {
+		log(hookGit(ctx, d, s, o.Args))
+		return nil
+	}
+	log(hookAgent(ctx, d, s, cfg, o))
+	return nil
+}
+
+// hookDir is the directory of the project the hook call is about: the
+// payload's cwd, unless -C or --store said where.
+func hookDir(d *deps, o hookOptions) (string, error) {
+	if o.Agent == "git" {
+		return d.workDir, nil
+	}
+	p, err := decodeHook(d, o)
+	if err != nil || p.CWD == "" || d.dirGiven {
+		return d.workDir, err
+	}
+	return p.CWD, nil // the agent's project, wherever the hook runs
+}
+
+// decodeHook reads the agent's payload, once: stdin can be read once.
+func decodeHook(d *deps, o hookOptions) (agent.Payload, error) {
+	if d.payload != nil {
+		return *d.payload, nil
+	}
+	a, err := agent.Lookup(o.Agent, d.agentEnv)
+	if err != nil {
+		return agent.Payload{}, err
+	}
+	stdin, err := io.ReadAll(io.LimitReader(d.in, 64<<20))
+	if err != nil {
+		return agent.Payload{}, fmt.Errorf("read the payload: %w", err)
+	}
+	p, err := a.Decode(stdin, o.Args)
+	if err != nil {
+		return agent.Payload{}, err
+	}
+	d.payload = &p
+	return p, nil
+}
+
+// hookAgent ingests what the agent's transcript gained, with the code
+// state and changed files from at most one scan of the work tree.
+func hookAgent(ctx context.Context, d *deps, s *gitstore.Store, cfg config.Config, o hookOptions) error {
+	a, err := agent.Lookup(o.Agent, d.agentEnv)
+	if err != nil {
+		return err
+	}
+	p, err := decodeHook(d, o)
+	if err != nil {
+		return err
+	}
 	in := agent.Ingest{Store: s, Adapter: a, Limits: snapshot.Limits{MaxDepth: cfg.Limits.MaxDepth, MaxValueBytes: cfg.Limits.MaxValueBytes}, MaxFileBytes: cfg.Limits.MaxValueBytes}
-	if wt := s.Paths().WorkTree; wt != "" {
-		in.WorkTree, in.Changed = wt, agent.GitChanged(wt)
+	dir, _ := hookDir(d, o)
+	so, changed, err := hookCode(ctx, s, cfg, dir, d.gitEnv, p, a.ChangesFiles(p))
+	if err != nil {
+		return err
 	}
-	o := gitstore.SaveOptions{}
-	if cfg.RecordCode() {
-		if code, err := e.codeState(ctx, s); err == nil && !code.Commit.IsZero() {
-			o.Code, o.Dirty = code.Commit.String(), code.Dirty
-		}
+	if wt := s.Paths().WorkTree; wt != "" && changed != nil {
+		in.WorkTree, in.Changed = wt, func(context.Context) ([]string, error) { return changed, nil }
 	}
-	entry, added, err := in.Run(ctx, p, o)
+	entry, added, err := in.Run(ctx, p, so)
 	if err == nil && added {
 		_, err = s.ApplyRetention(ctx, p.SessionID, entry.Header.Seq, retention(cfg))
 	}
-	log(err)
+	return err
+}
+
+// hookCode finds the code a hook call's snapshot is taken at and the
+// files changed in the work tree. After a tool that cannot write, the
+// work tree is not scanned: HEAD is read, and whether it is dirty is
+// taken from the session's last snapshot, since nothing wrote since.
+func hookCode(ctx context.Context, s *gitstore.Store, cfg config.Config, dir string, env gitstore.GitEnv, p agent.Payload, changes bool) (gitstore.SaveOptions, []string, error) {
+	var so gitstore.SaveOptions
+	if !changes {
+		if !cfg.RecordCode() {
+			return so, nil, nil
+		}
+		head, err := s.Head()
+		if err != nil || head.IsZero() {
+			return so, nil, nil
+		}
+		so.Code = head.String()
+		if tip, err := s.SessionTip(p.SessionID); err == nil && !tip.IsZero() {
+			if e, err := s.Entry(ctx, tip); err == nil && e.Header.Code == so.Code {
+				so.Dirty = e.Header.Dirty
+			}
+		}
+		return so, nil, nil
+	}
+	code, err := readCode(ctx, s, dir, env, s.Paths().WorkTree != "")
+	if err != nil {
+		return so, nil, fmt.Errorf("read the work tree's state: %w", err)
+	}
+	if cfg.RecordCode() && !code.Commit.IsZero() {
+		so.Code, so.Dirty = code.Commit.String(), code.Dirty
+	}
+	return so, code.Changed, nil
 }
 
 // hookGit marks the sessions at work in this work tree with the commit
 // just made (see agent.PostCommit).
-func (e *env) hookGit(ctx context.Context, c *cli.Context, args []string) error {
+func hookGit(ctx context.Context, d *deps, s *gitstore.Store, args []string) error {
 	if len(args) == 0 || args[0] != "post-commit" {
 		return fmt.Errorf("git snap hook git takes post-commit, not %q", strings.Join(args, " "))
 	}
-	s, _, err := e.openStore(c)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	code, err := e.codeState(ctx, s)
+	code, err := readCode(ctx, s, d.workDir, d.gitEnv, false)
 	if err != nil || code.Commit.IsZero() {
 		return err
 	}
-	pc := agent.PostCommit{Commit: code.Commit.String(), Dirty: code.Dirty, WorkTree: s.Paths().WorkTree, Now: e.now()}
+	pc := agent.PostCommit{Commit: code.Commit.String(), Dirty: code.Dirty, WorkTree: s.Paths().WorkTree, Now: d.now()}
 	_, err = pc.Mark(ctx, s)
 	return err
 }
 
 // hookLog appends a failure to .git/snap/hook.log, or to stderr when
 // there is no repository to log in.
-func (e *env) hookLog(c *cli.Context, name string, err error) {
+func hookLog(d *deps, p gitstore.Paths, name string, err error) {
 	line := fmt.Sprintf("%s hook %s: %v\n", time.Now().UTC().Format(time.RFC3339), name, err)
-	if p, perr := e.storePaths(c); perr == nil && appendLine(filepath.Join(p.CommonDir, "snap", "hook.log"), line) == nil {
+	if p.CommonDir != "" && appendLine(filepath.Join(p.CommonDir, "snap", "hook.log"), line) == nil {
 		return
 	}
-	fmt.Fprint(e.stderr, "git-snap: "+line)
+	fmt.Fprint(d.errOut, "git-snap: "+line)
 }
 
 // appendLine appends a line to a log file, making its folder if needed.

@@ -2,13 +2,13 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/config"
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -26,49 +26,66 @@ Example:
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "session `NAME`"},
 		},
-		Action: e.storeAction(0, 0, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
-			session := e.session(c, cfg)
-			if session == "" {
-				return usagef("record needs a session: --session NAME")
-			}
-			if err := snapshot.CheckName("session", session); err != nil {
-				return usagef("%v", err)
-			}
-			rec := &agent.Recorder{Store: s, Session: session}
-			sc := bufio.NewScanner(e.stdin)
-			sc.Buffer(nil, cfg.Limits.MaxDocumentBytes)
-			line, snaps, skipped := 0, 0, 0
-			for sc.Scan() {
-				line++
-				v, err := snapshot.Parse(sc.Bytes(), snapshot.Limits{MaxDepth: cfg.Limits.MaxDepth, MaxValueBytes: cfg.Limits.MaxValueBytes})
-				ev, isObj := v.(map[string]any)
-				if err == nil && !isObj {
-					err = fmt.Errorf("an event is a JSON object, not %s", snapshot.KindOf(v))
-				}
-				if err == nil {
-					err = agent.CheckEvent(ev)
-				}
-				if err != nil {
-					skipped++
-					fmt.Fprintf(e.stderr, "git-snap: warning: line %d skipped: %v\n", line, err)
-					continue
-				}
-				_, added, err := rec.Event(c.Context, ev)
-				if err != nil {
-					return err
-				}
-				snaps += btoi(added)
-			}
-			if err := sc.Err(); err != nil {
-				return fmt.Errorf("read events: %w", err)
-			}
-			_, added, err := rec.Flush(c.Context)
-			if err != nil {
-				return err
-			}
-			snaps += btoi(added)
-			fmt.Fprintf(e.stdout, "%d events, %d skipped, %d snapshots of %s\n", line-skipped, skipped, snaps, session)
-			return nil
-		}),
+		Action: action(e, shape{}, parseRecord, runRecord),
 	}
+}
+
+type recordOptions struct{ Session string }
+
+func parseRecord(c *cli.Context) (recordOptions, error) {
+	return recordOptions{Session: c.String("session")}, nil
+}
+
+// runRecord reads events from stdin and snapshots the session at turn
+// boundaries; a malformed line is skipped with a warning.
+func runRecord(ctx context.Context, d *deps, o recordOptions) error {
+	session := or(o.Session, d.session)
+	if session == "" {
+		return usagef("record needs a session: --session NAME")
+	}
+	if err := snapshot.CheckName("session", session); err != nil {
+		return usagef("%v", err)
+	}
+	rec := &agent.Recorder{Store: d.store, Session: session}
+	sc := bufio.NewScanner(d.in)
+	sc.Buffer(nil, d.cfg.Limits.MaxDocumentBytes)
+	line, snaps, skipped := 0, 0, 0
+	for sc.Scan() {
+		line++
+		ev, err := readEvent(sc.Bytes(), d.cfg)
+		if err != nil {
+			skipped++
+			fmt.Fprintf(d.errOut, "git-snap: warning: line %d skipped: %v\n", line, err)
+			continue
+		}
+		_, added, err := rec.Event(ctx, ev)
+		if err != nil {
+			return err
+		}
+		snaps += btoi(added)
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("read events: %w", err)
+	}
+	_, added, err := rec.Flush(ctx)
+	if err != nil {
+		return err
+	}
+	snaps += btoi(added)
+	fmt.Fprintf(d.out, "%d events, %d skipped, %d snapshots of %s\n", line-skipped, skipped, snaps, session)
+	return nil
+}
+
+// readEvent reads one line of record's input: a JSON object that is a
+// lifecycle event, within the configured limits.
+func readEvent(line []byte, cfg config.Config) (map[string]any, error) {
+	v, err := snapshot.Parse(line, snapshot.Limits{MaxDepth: cfg.Limits.MaxDepth, MaxValueBytes: cfg.Limits.MaxValueBytes})
+	if err != nil {
+		return nil, err
+	}
+	ev, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("an event is a JSON object, not %s", snapshot.KindOf(v))
+	}
+	return ev, agent.CheckEvent(ev)
 }

@@ -1,11 +1,11 @@
 package main
 
 import (
+	"context"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
-	"github.com/git-snap/git-snap/config"
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -20,21 +20,30 @@ bytes: a script a mock model can serve to repeat the run offline.
 
 Example:
    git snap replay snap/fix-login/green > model-script.jsonl`,
-		Action: e.storeAction(1, 1, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
-			doc, _, err := s.ReadRevision(c.Context, c.Args().First())
-			if err != nil {
-				return err
-			}
-			for out := range agent.Replay(doc) {
-				line, err := snapshot.Marshal(jsonToValue(out))
-				if err != nil {
-					return err
-				}
-				if _, err := e.stdout.Write(append(line, '\n')); err != nil {
-					return err
-				}
-			}
-			return nil
-		}),
+		Action: action(e, shape{min: 1, max: 1}, parseReplay, runReplay),
 	}
+}
+
+type replayOptions struct{ Rev string }
+
+func parseReplay(c *cli.Context) (replayOptions, error) {
+	return replayOptions{Rev: c.Args().First()}, nil
+}
+
+// runReplay prints o.Rev's model outputs, one canonical JSON line each.
+func runReplay(ctx context.Context, d *deps, o replayOptions) error {
+	doc, _, err := d.store.ReadRevision(ctx, o.Rev)
+	if err != nil {
+		return err
+	}
+	for out := range agent.Replay(doc) {
+		line, err := snapshot.Marshal(jsonToValue(out))
+		if err != nil {
+			return err
+		}
+		if _, err := d.out.Write(append(line, '\n')); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -1,12 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-snap/git-snap/config"
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
 	"github.com/git-snap/git-snap/worktree"
 )
@@ -28,35 +27,49 @@ Examples:
 			&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "overwrite files changed since"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "only say what would be written"},
 		},
-		Action: e.storeAction(1, 1, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
-			id, err := s.Resolve(c.Context, c.Args().First())
-			if err != nil {
-				return err
-			}
-			entry, err := s.Entry(c.Context, id)
-			if err != nil {
-				return err
-			}
-			tip, err := s.SessionTip(entry.Header.Session)
-			if err != nil {
-				return err
-			}
-			latest, _, err := s.Read(c.Context, tip)
-			if err != nil {
-				return err
-			}
-			parts, err := snapshot.Split(latest)
-			if err != nil {
-				return err
-			}
-			o := worktree.Options{Force: c.Bool("force"), DryRun: c.Bool("dry-run"), Expect: map[string][]byte{}}
-			for _, f := range parts.Files {
-				o.Expect[f.Path] = f.Content
-			}
-			if len(parts.Files) == 0 && !o.Force {
-				fmt.Fprintln(e.stderr, "git-snap: note: the session's newest snapshot captured no files; only files equal to REV's are left as they are")
-			}
-			return restoreFiles(c.Context, e.newDeps(c, s, cfg), c.Args().First(), o)
-		}),
+		Action: action(e, shape{min: 1, max: 1}, parseRewind, runRewind),
 	}
+}
+
+type rewindOptions struct {
+	Rev           string
+	Force, DryRun bool
+}
+
+func parseRewind(c *cli.Context) (rewindOptions, error) {
+	return rewindOptions{Rev: c.Args().First(), Force: c.Bool("force"), DryRun: c.Bool("dry-run")}, nil
+}
+
+// runRewind writes o.Rev's captured files back, overwriting only files
+// that still hold what the session's newest snapshot captured.
+func runRewind(ctx context.Context, d *deps, o rewindOptions) error {
+	s := d.store
+	id, err := s.Resolve(ctx, o.Rev)
+	if err != nil {
+		return err
+	}
+	entry, err := s.Entry(ctx, id)
+	if err != nil {
+		return err
+	}
+	tip, err := s.SessionTip(entry.Header.Session)
+	if err != nil {
+		return err
+	}
+	latest, _, err := s.Read(ctx, tip)
+	if err != nil {
+		return err
+	}
+	parts, err := snapshot.Split(latest)
+	if err != nil {
+		return err
+	}
+	wo := worktree.Options{Force: o.Force, DryRun: o.DryRun, Expect: map[string][]byte{}}
+	for _, f := range parts.Files {
+		wo.Expect[f.Path] = f.Content
+	}
+	if len(parts.Files) == 0 && !wo.Force {
+		fmt.Fprintln(d.errOut, "git-snap: note: the session's newest snapshot captured no files; only files equal to REV's are left as they are")
+	}
+	return restoreFiles(ctx, d, o.Rev, wo)
 }

@@ -62,7 +62,7 @@ func runRollback(ctx context.Context, d *deps, o rollbackOptions) error {
 		return err
 	}
 	so := gitstore.SaveOptions{Message: o.Message}
-	if code, err := readCode(ctx, s, d.dir, d.gitEnv); err == nil && !code.Commit.IsZero() {
+	if code, err := readCode(ctx, s, d.dir, d.gitEnv, false); err == nil && !code.Commit.IsZero() {
 		so.Code, so.Dirty = code.Commit.String(), code.Dirty
 	}
 	entry, err := s.Rollback(ctx, id, so)

@@ -82,7 +82,7 @@ func runSave(ctx context.Context, d *deps, o saveOptions) error {
 	}
 	so := gitstore.SaveOptions{Session: o.Session, Turn: o.Turn, Label: o.Label, Source: o.Source, Message: o.Message}
 	if !o.NoCode && d.cfg.RecordCode() {
-		code, err := readCode(ctx, d.store, d.dir, d.gitEnv)
+		code, err := readCode(ctx, d.store, d.dir, d.gitEnv, false)
 		if err != nil {
 			fmt.Fprintf(d.errOut, "git-snap: warning: code commit not recorded: %v\n", err)
 		}
@@ -124,15 +124,11 @@ func (o saveOptions) check() error {
 	return nil
 }
 
-// codeState reads the code of the work tree the command runs in.
-func (e *env) codeState(ctx context.Context, s *gitstore.Store) (codestate.State, error) {
-	return readCode(ctx, s, e.dir, e.gitEnv())
-}
-
 // readCode reads the code of the store's work tree, or of the one dir is
 // in when the store has none (--store): that may be another repository
-// than the store. Outside a work tree there is nothing to record.
-func readCode(ctx context.Context, s *gitstore.Store, dir string, env gitstore.GitEnv) (codestate.State, error) {
+// than the store. Outside a work tree there is nothing to record. changed
+// also lists changed and untracked files.
+func readCode(ctx context.Context, s *gitstore.Store, dir string, env gitstore.GitEnv, changed bool) (codestate.State, error) {
 	root := s.Paths().WorkTree
 	if root == "" {
 		p, err := gitstore.Discover(dir, env)
@@ -141,7 +137,7 @@ func readCode(ctx context.Context, s *gitstore.Store, dir string, env gitstore.G
 		}
 		root = p.WorkTree
 	}
-	return codestate.Read(ctx, codestate.Options{Dir: root})
+	return codestate.Read(ctx, codestate.Options{Dir: root, Changed: changed})
 }
 
 // readDocument reads a document from a file or stdin.
