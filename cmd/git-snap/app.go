@@ -245,15 +245,6 @@ func action[O any](e *env, sh shape, parse func(*cli.Context) (O, error), run fu
 	}
 }
 
-// storeAction is action for the commands whose run functions still read
-// the *cli.Context themselves.
-func (e *env) storeAction(minArgs, maxArgs int, run func(c *cli.Context, s *gitstore.Store, cfg config.Config) error) cli.ActionFunc {
-	asIs := func(c *cli.Context) (*cli.Context, error) { return c, nil }
-	return action(e, shape{min: minArgs, max: maxArgs}, asIs, func(_ context.Context, d *deps, c *cli.Context) error {
-		return run(c, d.store, d.cfg)
-	})
-}
-
 // open opens what sh says: the repository's paths, its config and store,
 // then the pager.
 func (e *env) open(c *cli.Context, sh shape) (*deps, error) {
@@ -303,15 +294,6 @@ func (e *env) newDeps(c *cli.Context, s *gitstore.Store, cfg config.Config) *dep
 		d.progress = e.stderr
 	}
 	return d
-}
-
-// openStore opens the store the command works on, with its config.
-func (e *env) openStore(c *cli.Context) (*gitstore.Store, config.Config, error) {
-	paths, err := e.storePaths(c)
-	if err != nil {
-		return nil, config.Config{}, err
-	}
-	return e.openPaths(c.Context, paths)
 }
 
 // openPaths loads the config of the repository at paths and opens its
@@ -386,12 +368,6 @@ func (e *env) now() time.Time {
 		return t
 	}
 	return time.Now()
-}
-
-// session picks the session a command works on: the flag, then the
-// default session.
-func (e *env) session(c *cli.Context, cfg config.Config) string {
-	return or(c.String("session"), e.defaultSession(cfg))
 }
 
 // defaultSession is $GIT_SNAP_SESSION, else the config's session.

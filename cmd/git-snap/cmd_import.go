@@ -11,7 +11,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -20,6 +19,7 @@ type importOptions struct {
 	Files   []string
 	Session string
 	Label   string
+	From    string // an agent: the files are its transcripts
 }
 
 func cmdImport(e *env) *cli.Command {
@@ -45,16 +45,21 @@ Examples:
 			&cli.StringFlag{Name: "label", Aliases: []string{"l"}, Value: "import", Usage: "label of the new snapshots"},
 			&cli.StringFlag{Name: "from", Usage: "the files are transcripts of `AGENT`: claude-code or codex"},
 		},
-		Action: e.storeAction(1, -1, func(c *cli.Context, s *gitstore.Store, cfg config.Config) error {
-			if from := c.String("from"); from != "" {
-				return e.runImportTranscripts(c, s, cfg, from, c.Args().Slice())
-			}
-			return e.runImport(c.Context, s, cfg, importOptions{Files: c.Args().Slice(), Session: c.String("session"), Label: c.String("label")})
-		}),
+		Action: action(e, shape{min: 1, max: -1}, parseImport, runImport),
 	}
 }
 
-func (e *env) runImport(ctx context.Context, s *gitstore.Store, cfg config.Config, o importOptions) error {
+func parseImport(c *cli.Context) (importOptions, error) {
+	return importOptions{Files: c.Args().Slice(), Session: c.String("session"), Label: c.String("label"), From: c.String("from")}, nil
+}
+
+// runImport saves documents, bundles or, with --from, an agent's
+// transcripts; every file is checked before anything is written.
+func runImport(ctx context.Context, d *deps, o importOptions) error {
+	if o.From != "" {
+		return runImportTranscripts(ctx, d, o)
+	}
+	s := d.store
 	type item struct {
 		file, session string
 		doc           map[string]any
@@ -62,7 +67,7 @@ func (e *env) runImport(ctx context.Context, s *gitstore.Store, cfg config.Confi
 	var items []item
 	var bundles []string
 	for _, f := range o.Files { // all checked before anything is written
-		if isBundle(e.abs(f)) {
+		if isBundle(d.abs(f)) {
 			bundles = append(bundles, f)
 			continue
 		}
@@ -75,14 +80,14 @@ func (e *env) runImport(ctx context.Context, s *gitstore.Store, cfg config.Confi
 		} else if err := snapshot.CheckName("session", session); err != nil {
 			return usagef("%v", err)
 		}
-		doc, err := e.readDocument(f, cfg)
+		doc, err := readDocument(d.in, d.dir, f, d.cfg)
 		if err != nil {
 			return err
 		}
 		items = append(items, item{f, session, doc})
 	}
 	for _, b := range bundles {
-		data, err := os.ReadFile(e.abs(b))
+		data, err := os.ReadFile(d.abs(b))
 		if err != nil {
 			return usagef("cannot read %s: %v", b, err)
 		}
@@ -90,7 +95,7 @@ func (e *env) runImport(ctx context.Context, s *gitstore.Store, cfg config.Confi
 		if err != nil {
 			return fmt.Errorf("%s: %w", b, err)
 		}
-		printPull(e.stdout, res)
+		printPull(d.out, res)
 	}
 	for _, it := range items {
 		entry, added, err := s.SaveNew(ctx, it.doc, gitstore.SaveOptions{Session: it.session, Label: o.Label, Source: "import"})
@@ -98,9 +103,9 @@ func (e *env) runImport(ctx context.Context, s *gitstore.Store, cfg config.Confi
 			return fmt.Errorf("import %s: %w", it.file, err)
 		}
 		if added {
-			fmt.Fprintf(e.stdout, "%s\t%s#%d\t%s\n", entry.ID, it.session, entry.Header.Seq, it.file)
+			fmt.Fprintf(d.out, "%s\t%s#%d\t%s\n", entry.ID, it.session, entry.Header.Seq, it.file)
 		} else {
-			fmt.Fprintf(e.stdout, "%s\t%s#%d\t%s (already there, nothing added)\n", entry.ID, it.session, entry.Header.Seq, it.file)
+			fmt.Fprintf(d.out, "%s\t%s#%d\t%s (already there, nothing added)\n", entry.ID, it.session, entry.Header.Seq, it.file)
 		}
 	}
 	return nil
@@ -119,11 +124,4 @@ func isBundle(path string) bool {
 	head := make([]byte, 16)
 	n, _ := io.ReadFull(f, head)
 	return strings.HasPrefix(string(head[:n]), "# v2 git bundle") || strings.HasPrefix(string(head[:n]), "# v3 git bundle")
-}
-
-func (e *env) abs(path string) string {
-	if filepath.IsAbs(path) {
-		return path
-	}
-	return filepath.Join(e.dir, path)
 }

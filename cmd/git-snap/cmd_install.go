@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,83 +39,92 @@ Examples:
 			&cli.BoolFlag{Name: "project", Usage: "the project's shared settings"},
 			&cli.BoolFlag{Name: "local", Usage: "the project's personal settings (Claude Code)"},
 		},
-		Action: func(c *cli.Context) error {
-			if err := args(c, 1, 1); err != nil {
-				return err
-			}
-			if btoi(c.Bool("user"))+btoi(c.Bool("project"))+btoi(c.Bool("local")) > 1 {
-				return usagef("choose one of --user, --project and --local")
-			}
-			return e.runInstall(c, c.Args().First(), install)
-		},
+		Action: action(e, shape{min: 1, max: 1, open: withNothing}, func(c *cli.Context) (installOptions, error) {
+			return parseInstall(c, install)
+		}, runInstall),
 	}
 }
 
-func (e *env) runInstall(c *cli.Context, name string, install bool) error {
+type installOptions struct {
+	Agent   string // claude-code, codex, git
+	Install bool   // false: uninstall
+	Scope   agent.Scope
+	User    bool
+}
+
+func parseInstall(c *cli.Context, install bool) (installOptions, error) {
+	if btoi(c.Bool("user"))+btoi(c.Bool("project"))+btoi(c.Bool("local")) > 1 {
+		return installOptions{}, usagef("choose one of --user, --project and --local")
+	}
+	o := installOptions{Agent: c.Args().First(), Install: install, Scope: agent.DefaultScope, User: c.Bool("user")}
+	switch {
+	case o.User:
+		o.Scope = agent.UserScope
+	case c.Bool("project"):
+		o.Scope = agent.ProjectScope
+	case c.Bool("local"):
+		o.Scope = agent.LocalScope
+	}
+	return o, nil
+}
+
+// runInstall adds git-snap's hooks to an agent's settings or to git, or
+// removes them, keeping everything else.
+func runInstall(_ context.Context, d *deps, o installOptions) error {
 	exe, _ := os.Executable()
-	paths, err := e.storePaths(c)
-	if name == "git" {
+	paths, err := d.pathsAt(d.workDir)
+	if o.Agent == "git" {
 		if err != nil {
 			return err
 		}
 		dir := filepath.Join(paths.CommonDir, "hooks")
-		return e.reportInstall(install, dir+"/post-commit", func() (bool, error) {
-			if install {
+		return reportInstall(d.out, o.Install, dir+"/post-commit", func() (bool, error) {
+			if o.Install {
 				return agent.InstallGitHook(dir, agent.HookCommand(exe, "git"))
 			}
 			return agent.UninstallGitHook(dir)
 		})
 	}
-	a, file, err := e.settingsFile(c, name, paths, err)
+	a, file, err := settingsFile(d, o, paths, err)
 	if err != nil {
 		return err
 	}
-	return e.reportInstall(install, file, func() (bool, error) {
-		if install {
-			return agent.InstallHooks(file, name, agent.HookCommand(exe, name), a.Events())
+	return reportInstall(d.out, o.Install, file, func() (bool, error) {
+		if o.Install {
+			return agent.InstallHooks(file, o.Agent, agent.HookCommand(exe, o.Agent), a.Events())
 		}
-		return agent.UninstallHooks(file, name)
+		return agent.UninstallHooks(file, o.Agent)
 	})
 }
 
-func (e *env) reportInstall(install bool, file string, do func() (bool, error)) error {
+func reportInstall(w io.Writer, install bool, file string, do func() (bool, error)) error {
 	changed, err := do()
 	if err != nil {
 		return err
 	}
 	switch {
 	case !changed && install:
-		fmt.Fprintf(e.stdout, "git-snap's hooks are already in %s\n", file)
+		fmt.Fprintf(w, "git-snap's hooks are already in %s\n", file)
 	case !changed:
-		fmt.Fprintf(e.stdout, "no git-snap hooks in %s\n", file)
+		fmt.Fprintf(w, "no git-snap hooks in %s\n", file)
 	case install:
-		fmt.Fprintf(e.stdout, "added git-snap's hooks to %s\n", file)
+		fmt.Fprintf(w, "added git-snap's hooks to %s\n", file)
 	default:
-		fmt.Fprintf(e.stdout, "removed git-snap's hooks from %s\n", file)
+		fmt.Fprintf(w, "removed git-snap's hooks from %s\n", file)
 	}
 	return nil
 }
 
 // settingsFile picks the settings file of an agent and scope.
-func (e *env) settingsFile(c *cli.Context, name string, paths gitstore.Paths, repoErr error) (agent.Adapter, string, error) {
-	user := c.Bool("user")
-	if !user && (repoErr != nil || paths.WorkTree == "") {
+func settingsFile(d *deps, o installOptions, paths gitstore.Paths, repoErr error) (agent.Adapter, string, error) {
+	if !o.User && (repoErr != nil || paths.WorkTree == "") {
 		return nil, "", usagef("run install inside a work tree, or use --user")
 	}
-	a, err := agent.Lookup(name, e.agentEnv())
+	a, err := agent.Lookup(o.Agent, d.agentEnv)
 	if err != nil {
-		return nil, "", usagef("install knows %s and git, not %q", strings.Join(agent.Names(), ", "), name)
+		return nil, "", usagef("install knows %s and git, not %q", strings.Join(agent.Names(), ", "), o.Agent)
 	}
-	scope := agent.DefaultScope
-	switch {
-	case user:
-		scope = agent.UserScope
-	case c.Bool("project"):
-		scope = agent.ProjectScope
-	case c.Bool("local"):
-		scope = agent.LocalScope
-	}
-	file, err := a.SettingsFile(scope, paths.WorkTree)
+	file, err := a.SettingsFile(o.Scope, paths.WorkTree)
 	if err != nil {
 		return nil, "", usagef("%v", err)
 	}

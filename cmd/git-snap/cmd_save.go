@@ -140,11 +140,6 @@ func readCode(ctx context.Context, s *gitstore.Store, dir string, env gitstore.G
 	return codestate.Read(ctx, codestate.Options{Dir: root, Changed: changed})
 }
 
-// readDocument reads a document from a file or stdin.
-func (e *env) readDocument(file string, cfg config.Config) (map[string]any, error) {
-	return readDocument(e.stdin, e.dir, file, cfg)
-}
-
 // readDocument reads and validates a document from a file (relative to
 // dir) or stdin, within the configured limits, before anything is written.
 func readDocument(stdin io.Reader, dir, file string, cfg config.Config) (map[string]any, error) {

@@ -1,57 +1,54 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/git-snap/git-snap/agent"
-	"github.com/git-snap/git-snap/config"
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
 // runImportTranscripts imports agents' transcripts: every file is found
 // and checked first, then each is ingested as its session.
-func (e *env) runImportTranscripts(c *cli.Context, s *gitstore.Store, cfg config.Config, name string, args []string) error {
-	a, err := agent.Lookup(name, e.agentEnv())
+func runImportTranscripts(ctx context.Context, d *deps, o importOptions) error {
+	a, err := agent.Lookup(o.From, d.agentEnv)
 	if err != nil {
 		return usagef("--from: %v", err)
 	}
-	files, err := agent.FindTranscripts(e.dir, args)
+	files, err := agent.FindTranscripts(d.dir, o.Files)
 	if err != nil {
 		return importUsage(err)
 	}
-	lim := snapshot.Limits{MaxDepth: cfg.Limits.MaxDepth, MaxValueBytes: cfg.Limits.MaxValueBytes}
+	lim := snapshot.Limits{MaxDepth: d.cfg.Limits.MaxDepth, MaxValueBytes: d.cfg.Limits.MaxValueBytes}
 	sessions := make([]string, len(files))
 	for i, f := range files {
 		if sessions[i], err = agent.CheckTranscript(a, f, lim); err != nil {
 			return importUsage(err)
 		}
 	}
-	in := agent.Ingest{Store: s, Adapter: a, Limits: lim}
+	in := agent.Ingest{Store: d.store, Adapter: a, Limits: lim}
 	added := 0
 	for i, f := range files {
-		if e.terminal {
-			fmt.Fprintf(e.stderr, "\rimporting %d/%d %s\x1b[K", i+1, len(files), filepath.Base(f))
+		if d.progress != nil {
+			fmt.Fprintf(d.progress, "\rimporting %d/%d %s\x1b[K", i+1, len(files), filepath.Base(f))
 		}
-		entry, ok, err := in.Import(c.Context, sessions[i], f)
+		entry, ok, err := in.Import(ctx, sessions[i], f)
 		if err != nil {
 			return fmt.Errorf("import %s: %w", f, err)
 		}
 		if ok {
 			added++
-			fmt.Fprintf(e.stdout, "%s\t%s#%d\t%s\n", entry.ID, sessions[i], entry.Header.Seq, f)
+			fmt.Fprintf(d.out, "%s\t%s#%d\t%s\n", entry.ID, sessions[i], entry.Header.Seq, f)
 		} else {
-			fmt.Fprintf(e.stdout, "%s\t(nothing new)\t%s\n", sessions[i], f)
+			fmt.Fprintf(d.out, "%s\t(nothing new)\t%s\n", sessions[i], f)
 		}
 	}
-	if e.terminal {
-		fmt.Fprint(e.stderr, "\r\x1b[K")
+	if d.progress != nil {
+		fmt.Fprint(d.progress, "\r\x1b[K")
 	}
-	fmt.Fprintf(e.stdout, "%d transcripts, %d imported\n", len(files), added)
+	fmt.Fprintf(d.out, "%d transcripts, %d imported\n", len(files), added)
 	return nil
 }
 
