@@ -60,8 +60,12 @@ func New(dir string, opts Options) *Store {
 // holds the expected value.
 var ErrChanged = errors.New("ref changed")
 
-// Read returns the ref's value, or ZeroHash when it does not exist.
+// Read returns the ref's value, or ZeroHash when it does not exist (a
+// name git would refuse names no ref).
 func (r *Store) Read(name string) (plumbing.Hash, error) {
+	if CheckName(name) != nil {
+		return plumbing.ZeroHash, nil
+	}
 	b, err := os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(name)))
 	switch {
 	case err == nil:
@@ -119,6 +123,9 @@ func (r *Store) packed() (map[string]plumbing.Hash, error) {
 // List returns every ref under prefix (e.g. "refs/snap/"), loose and
 // packed, loose winning.
 func (r *Store) List(prefix string) (map[string]plumbing.Hash, error) {
+	if err := checkPrefix(prefix); err != nil {
+		return nil, err
+	}
 	packed, err := r.packed()
 	if err != nil {
 		return nil, err
@@ -160,6 +167,9 @@ func (r *Store) List(prefix string) (map[string]plumbing.Hash, error) {
 // did not hold old, and waits while another process holds the ref's
 // lock, until ctx ends.
 func (r *Store) Update(ctx context.Context, name string, old, new plumbing.Hash) error {
+	if err := CheckName(name); err != nil {
+		return err
+	}
 	path := filepath.Join(r.dir, filepath.FromSlash(name))
 	lk, err := r.lock(ctx, path)
 	if err != nil {
@@ -330,6 +340,9 @@ func deadOwner(owner string) (int, bool) {
 // from packed-refs, if it is there, under packed-refs.lock. The loose
 // ref, if any, is left alone: Update deletes both.
 func (r *Store) DeletePacked(ctx context.Context, name string) error {
+	if err := CheckName(name); err != nil {
+		return err
+	}
 	path := filepath.Join(r.dir, "packed-refs")
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) || err == nil && !bytes.Contains(b, []byte(" "+name+"\n")) {
