@@ -75,11 +75,7 @@ func (r *Store) Read(name string) (plumbing.Hash, error) {
 	default:
 		return plumbing.ZeroHash, fmt.Errorf("read ref %s: %w", name, err)
 	}
-	packed, err := r.packed()
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return packed[name], nil
+	return r.readPacked(name)
 }
 
 // ParseValue reads the content of a loose ref file (name is for errors
