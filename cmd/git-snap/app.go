@@ -49,7 +49,7 @@ func (e *env) newApp() *cli.App {
 		Reader:               e.stdin,
 		Writer:               e.stdout,
 		ErrWriter:            e.stderr,
-		HideHelpCommand:      true,
+		Version:              version(),
 		EnableBashCompletion: false,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "C", Usage: "run as if started in `DIR`"},
@@ -63,6 +63,15 @@ func (e *env) newApp() *cli.App {
 			cmdPrune(e), cmdDrop(e), cmdGC(e), cmdDemo(e),
 		},
 		CommandNotFound: func(_ *cli.Context, name string) { e.notFound = name },
+		Action: func(c *cli.Context) error { // no command: what git does, usage and a failure
+			if c.NArg() > 0 {
+				return usagef("%q is not a git-snap command; see git snap --help", c.Args().First())
+			}
+			if err := cli.ShowAppHelp(c); err != nil {
+				return err
+			}
+			return usagef("no command given")
+		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usagef("%v", err)
 		},

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"runtime/debug"
+	"strings"
+)
+
+// version is the module version the binary was built from, with the
+// commit when the build recorded one: what `git snap --version` prints.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = "+changes"
+			}
+		}
+	}
+	if rev != "" && !strings.Contains(v, rev[:min(12, len(rev))]) {
+		v += " (" + rev[:min(12, len(rev))] + modified + ")"
+	}
+	return v
+}
