@@ -9,6 +9,7 @@ import (
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/render"
 )
 
 func cmdTrace(e *env) *cli.Command {
@@ -34,15 +35,15 @@ Examples:
 			a, _ := agent.Lookup(entry.Header.Source, e.agentEnv())
 			lines, st := agent.Trace(doc, a)
 			if c.Bool("json") {
-				return writeJSON(e.stdout, map[string]any{"timeline": lines, "stats": st})
+				return render.JSON(e.stdout, map[string]any{"timeline": lines, "stats": st})
 			}
 			w, done := e.pager(c)
 			defer done()
-			p := palette{e.color(c)}
+			p := render.Palette{On: e.color(c)}
 			for _, l := range lines {
 				detail := l.Detail
 				if l.OK != nil {
-					detail += map[bool]string{true: " " + p.green("ok"), false: " " + p.red("failed")}[*l.OK]
+					detail += map[bool]string{true: " " + p.Green("ok"), false: " " + p.Red("failed")}[*l.OK]
 				}
 				fmt.Fprintf(w, "%-12s %-10s %s\n", l.Time, l.Kind, detail)
 			}
