@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/git-snap/git-snap/gitstore/internal/layout"
 	"github.com/git-snap/git-snap/redact"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -43,7 +44,7 @@ func (s *Store) Append(ctx context.Context, o SaveOptions, next func(tipRest map
 	if err := checkSession(o.Session); err != nil {
 		return Entry{}, false, err
 	}
-	e, err := s.commitOnTip(ctx, s.header(o), func(tip plumbing.Hash, h *snapshot.Header, st tipState) (plumbing.Hash, []rawObject, error) {
+	e, err := s.commitOnTip(ctx, s.header(o), func(tip plumbing.Hash, h *snapshot.Header, st tipState) (plumbing.Hash, []layout.Object, error) {
 		return s.buildAppend(ctx, tip, h, st, next)
 	})
 	if errors.Is(err, errNothingNew) {
@@ -54,7 +55,7 @@ func (s *Store) Append(ctx context.Context, o SaveOptions, next func(tipRest map
 
 // buildAppend is Append's treeBuilder: it asks next for the delta on
 // this tip and lays it out on the tip's tree.
-func (s *Store) buildAppend(ctx context.Context, tip plumbing.Hash, h *snapshot.Header, st tipState, next func(map[string]any) (Delta, error)) (plumbing.Hash, []rawObject, error) {
+func (s *Store) buildAppend(ctx context.Context, tip plumbing.Hash, h *snapshot.Header, st tipState, next func(map[string]any) (Delta, error)) (plumbing.Hash, []layout.Object, error) {
 	var base opened // a new session's: empty
 	if !tip.IsZero() {
 		var err error
@@ -79,20 +80,20 @@ func (s *Store) buildAppend(ctx context.Context, tip plumbing.Hash, h *snapshot.
 		return plumbing.ZeroHash, nil, err
 	}
 	h.Messages, h.Events, h.Files = base.Header.Messages, base.Header.Events, base.Header.Files
-	objs, err := buildTree(s.reader, base.tree, &snapshot.Parts{Rest: rest, Messages: d.Messages, Events: d.Events, Files: d.Files}, h)
+	objs, err := layout.Build(s.reader, base.tree, &snapshot.Parts{Rest: rest, Messages: d.Messages, Events: d.Events, Files: d.Files}, h)
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
 	if err := s.writeObjects(objs, st.known); err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
-	return objs[len(objs)-1].hash, withKnown(objs, st), nil
+	return objs[len(objs)-1].Hash, withKnown(objs, st), nil
 }
 
 // withKnown adds the tip's objects to objs, so that the tip cache of a
 // snapshot built on the tip knows them too.
-func withKnown(objs []rawObject, st tipState) []rawObject {
-	st.known.each(func(id plumbing.Hash) { objs = append(objs, rawObject{hash: id}) })
+func withKnown(objs []layout.Object, st tipState) []layout.Object {
+	st.known.each(func(id plumbing.Hash) { objs = append(objs, layout.Object{Hash: id}) })
 	return objs
 }
 
@@ -163,7 +164,7 @@ func (s *Store) redactDelta(d Delta) (Delta, []redact.Finding) {
 // new header, e.g. the code commit a git hook saw. It fails for a
 // session with no snapshot yet.
 func (s *Store) Mark(ctx context.Context, o SaveOptions) (Entry, error) {
-	return s.commitOnTip(ctx, s.header(o), func(tip plumbing.Hash, h *snapshot.Header, st tipState) (plumbing.Hash, []rawObject, error) {
+	return s.commitOnTip(ctx, s.header(o), func(tip plumbing.Hash, h *snapshot.Header, st tipState) (plumbing.Hash, []layout.Object, error) {
 		if tip.IsZero() {
 			return plumbing.ZeroHash, nil, noSession(o.Session)
 		}

@@ -59,7 +59,7 @@ func (s *Store) verifyIncoming(ctx context.Context, source string, tips []plumbi
 			return nil
 		}
 		seen[e.ID] = true
-		if _, err := s.reader.open(e.Tree); err != nil {
+		if _, err := s.reader.Open(e.Tree); err != nil {
 			return err
 		}
 		return s.verifyTree(e.Tree, seen)

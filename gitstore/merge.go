@@ -238,7 +238,7 @@ func (s *Store) merge(ctx context.Context, ref string, base, local, remote plumb
 	if er.Header.Started.Before(h.Started) {
 		h.Started = er.Header.Started
 	}
-	id, err := s.writeCommit(objs[len(objs)-1].hash, h, local, remote)
+	id, err := s.writeCommit(objs[len(objs)-1].Hash, h, local, remote)
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
 	}

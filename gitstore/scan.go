@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/git-snap/git-snap/gitstore/internal/layout"
 	"github.com/git-snap/git-snap/redact"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -30,50 +31,50 @@ func (s *Store) Scan(ctx context.Context, starts []plumbing.Hash, r *redact.Reda
 // share most of their objects with the one before: seen, by object id,
 // makes each read once.
 type scanner struct {
-	read treeReader
+	read layout.Reader
 	r    *redact.Redactor
 	fn   func(ScanFinding) error
 	seen map[plumbing.Hash]bool
 }
 
 func (sc *scanner) snapshot(e Entry) error {
-	st, err := sc.read.open(e.Tree)
+	st, err := sc.read.Open(e.Tree)
 	if err != nil {
 		return err
 	}
-	if !sc.seen[st.document] {
-		rest, err := sc.read.parse(st.document)
+	if !sc.seen[st.Document] {
+		rest, err := sc.read.Parse(st.Document)
 		if err != nil {
 			return err
 		}
-		if err := sc.report(e, st.document, nil, rest); err != nil {
+		if err := sc.report(e, st.Document, nil, rest); err != nil {
 			return err
 		}
 	}
-	if err := sc.elements(e, snapshot.MemberMessages, st.messages); err != nil {
+	if err := sc.elements(e, snapshot.MemberMessages, st.Messages); err != nil {
 		return err
 	}
-	if err := sc.elements(e, snapshot.MemberEvents, st.events); err != nil {
+	if err := sc.elements(e, snapshot.MemberEvents, st.Events); err != nil {
 		return err
 	}
-	return sc.files(e, st.files)
+	return sc.files(e, st.Files)
 }
 
 // elements scans the elements of a chunked directory not seen before.
 func (sc *scanner) elements(e Entry, member string, dir plumbing.Hash) error {
-	refs, chunks, err := sc.read.elements(dir, sc.seen)
+	refs, chunks, err := sc.read.Elements(dir, sc.seen)
 	if err != nil {
 		return err
 	}
 	for _, ref := range refs {
-		if sc.seen[ref.hash] {
+		if sc.seen[ref.Hash] {
 			continue
 		}
-		v, err := sc.read.parse(ref.hash)
+		v, err := sc.read.Parse(ref.Hash)
 		if err != nil {
 			return err
 		}
-		if err := sc.report(e, ref.hash, []any{member, ref.index}, v); err != nil {
+		if err := sc.report(e, ref.Hash, []any{member, ref.Index}, v); err != nil {
 			return err
 		}
 	}
@@ -85,7 +86,7 @@ func (sc *scanner) elements(e Entry, member string, dir plumbing.Hash) error {
 
 // files scans the captured text files not seen before.
 func (sc *scanner) files(e Entry, tree plumbing.Hash) error {
-	files, err := sc.read.files(tree)
+	files, err := sc.read.Files(tree)
 	if err != nil {
 		return fmt.Errorf("scan %s: %w", e.ID, err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
+	"github.com/git-snap/git-snap/gitstore/internal/layout"
 	"github.com/git-snap/git-snap/gitstore/internal/refs"
 	"github.com/git-snap/git-snap/redact"
 	"github.com/git-snap/git-snap/snapshot"
@@ -62,7 +63,7 @@ type Store struct {
 	refs   *refs.Store
 	prefix string
 	opts   Options
-	reader treeReader
+	reader layout.Reader
 	signer struct { // see identity
 		once sync.Once
 		sig  object.Signature
@@ -112,9 +113,9 @@ func OpenPaths(ctx context.Context, paths Paths, opts Options) (*Store, error) {
 		prefix: opts.RefPrefix,
 		opts:   opts,
 	}
-	s.reader = treeReader{
-		getTree: func(h plumbing.Hash) (*object.Tree, error) { return object.GetTree(st, h) },
-		getBlob: s.blob,
+	s.reader = layout.Reader{
+		GetTree: func(h plumbing.Hash) (*object.Tree, error) { return object.GetTree(st, h) },
+		GetBlob: s.blob,
 	}
 	return s, nil
 }
@@ -166,7 +167,7 @@ func (s *Store) Save(ctx context.Context, doc map[string]any, o SaveOptions) (En
 	if err != nil {
 		return Entry{}, err
 	}
-	return s.commitTree(ctx, h, objs[len(objs)-1].hash, objs)
+	return s.commitTree(ctx, h, objs[len(objs)-1].Hash, objs)
 }
 
 // SaveNew is Save, unless a snapshot of the session already holds the
@@ -177,7 +178,7 @@ func (s *Store) SaveNew(ctx context.Context, doc map[string]any, o SaveOptions) 
 	if err != nil {
 		return Entry{}, false, err
 	}
-	root := objs[len(objs)-1].hash
+	root := objs[len(objs)-1].Hash
 	tip, err := s.SessionTip(o.Session)
 	if err != nil {
 		return Entry{}, false, err
@@ -198,7 +199,7 @@ func (s *Store) SaveNew(ctx context.Context, doc map[string]any, o SaveOptions) 
 }
 
 // prepare validates a document and lays out its tree and header.
-func (s *Store) prepare(doc map[string]any, o SaveOptions) (snapshot.Header, []rawObject, error) {
+func (s *Store) prepare(doc map[string]any, o SaveOptions) (snapshot.Header, []layout.Object, error) {
 	if err := checkSession(o.Session); err != nil {
 		return snapshot.Header{}, nil, err
 	}
@@ -212,7 +213,7 @@ func (s *Store) prepare(doc map[string]any, o SaveOptions) (snapshot.Header, []r
 	}
 	h := s.header(o)
 	h.Redacted = len(found)
-	objs, err := buildTree(s.reader, nil, parts, &h)
+	objs, err := layout.Build(s.reader, nil, parts, &h)
 	if err != nil {
 		return snapshot.Header{}, nil, err
 	}
@@ -262,9 +263,9 @@ func (s *Store) Rollback(ctx context.Context, target plumbing.Hash, o SaveOption
 // commitTree writes the objects a tree needs and commits it on top of
 // the session's tip, retrying on the new tip when another writer won.
 // objs are the tree's objects, root last; nil when the tree is stored.
-func (s *Store) commitTree(ctx context.Context, h snapshot.Header, root plumbing.Hash, objs []rawObject) (Entry, error) {
+func (s *Store) commitTree(ctx context.Context, h snapshot.Header, root plumbing.Hash, objs []layout.Object) (Entry, error) {
 	written := false
-	return s.commitOnTip(ctx, h, func(_ plumbing.Hash, _ *snapshot.Header, st tipState) (plumbing.Hash, []rawObject, error) {
+	return s.commitOnTip(ctx, h, func(_ plumbing.Hash, _ *snapshot.Header, st tipState) (plumbing.Hash, []layout.Object, error) {
 		if !written && objs != nil {
 			if err := s.writeObjects(objs, st.known); err != nil {
 				return plumbing.ZeroHash, nil, err
@@ -279,7 +280,7 @@ func (s *Store) commitTree(ctx context.Context, h snapshot.Header, root plumbing
 // its new objects and returns its root and objects (nil when it cannot
 // list them). It may adjust the header. It is called again, on the new
 // tip, when another writer wins the race for the ref.
-type treeBuilder func(tip plumbing.Hash, h *snapshot.Header, st tipState) (plumbing.Hash, []rawObject, error)
+type treeBuilder func(tip plumbing.Hash, h *snapshot.Header, st tipState) (plumbing.Hash, []layout.Object, error)
 
 // errNothingNew from a treeBuilder ends commitOnTip without a commit.
 var errNothingNew = errors.New("nothing new")
@@ -331,9 +332,9 @@ func (s *Store) commitOnTip(ctx context.Context, h snapshot.Header, build treeBu
 // writeObjects stores the objects that are neither in the tip's tree nor
 // already loose. Objects only in packs are not looked for: reading pack
 // indexes costs more than writing the few objects a save adds.
-func (s *Store) writeObjects(objs []rawObject, known hashSet) error {
+func (s *Store) writeObjects(objs []layout.Object, known hashSet) error {
 	for _, o := range objs {
-		if known.has(o.hash) || s.looseExists(o.hash) {
+		if known.has(o.Hash) || s.looseExists(o.Hash) {
 			continue
 		}
 		if _, err := s.storeObject(o); err != nil {
@@ -350,7 +351,7 @@ func (s *Store) looseExists(h plumbing.Hash) bool {
 }
 
 // encoder is what storeObject stores: go-git's commits and tags, and
-// rawObjects.
+// layout.Objects.
 type encoder interface {
 	Encode(plumbing.EncodedObject) error
 }

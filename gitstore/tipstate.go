@@ -13,6 +13,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/git-snap/git-snap/gitstore/internal/layout"
 )
 
 // tipState is what a save must know about a session's tip: its sequence
@@ -107,10 +109,10 @@ func (s *Store) readTipCache(ref string, tip plumbing.Hash) (tipState, bool) {
 
 // saveTipState writes the cache. Failing to is harmless: the next save
 // rebuilds it.
-func (s *Store) saveTipState(ref string, st tipState, objs []rawObject) {
+func (s *Store) saveTipState(ref string, st tipState, objs []layout.Object) {
 	ids := make([][]byte, 0, len(objs))
 	for _, o := range objs {
-		ids = append(ids, o.hash[:])
+		ids = append(ids, o.Hash[:])
 	}
 	slices.SortFunc(ids, bytes.Compare)
 	ids = slices.CompactFunc(ids, bytes.Equal)

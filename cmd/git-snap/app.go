@@ -16,6 +16,7 @@ import (
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/redact"
+	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -185,7 +186,7 @@ type deps struct {
 	out      io.Writer // stdout, or the pager for a reading command
 	errOut   io.Writer
 	progress io.Writer // errOut when stdout is a terminal, else nil
-	color    palette
+	color    render.Palette
 	session  string // the default session: $GIT_SNAP_SESSION, else the config's
 	dir      string // the process's directory, where relative FILE arguments are
 	workDir  string // the directory -C names, where a work tree is looked for
@@ -284,7 +285,7 @@ func (e *env) open(c *cli.Context, sh shape) (*deps, error) {
 // newDeps gives a command s and cfg with what the process gives.
 func (e *env) newDeps(c *cli.Context, s *gitstore.Store, cfg config.Config) *deps {
 	d := &deps{
-		store: s, cfg: cfg, in: e.stdin, out: e.stdout, errOut: e.stderr, color: palette{e.color(c)},
+		store: s, cfg: cfg, in: e.stdin, out: e.stdout, errOut: e.stderr, color: render.Palette{On: e.color(c)},
 		session: e.defaultSession(cfg), dir: e.dir, workDir: e.workDir(c), gitEnv: e.gitEnv(),
 		agentEnv: e.agentEnv(), now: e.now, dirGiven: c.String("C") != "" || e.storeFlag(c) != "",
 	}

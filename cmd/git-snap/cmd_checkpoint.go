@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/render"
 )
 
 type checkpointOptions struct {
@@ -108,7 +109,7 @@ func listCheckpoints(ctx context.Context, s *gitstore.Store, w io.Writer, sessio
 		for _, cp := range cps {
 			out = append(out, cpJSON{cp.Session, cp.Name, cp.Ref, cp.Target.String(), cp.Message, cp.Time.Format(time.RFC3339)})
 		}
-		return writeJSON(w, out)
+		return render.JSON(w, out)
 	}
 	for _, cp := range cps {
 		fmt.Fprintf(w, "snap/%s/%s\t%s\t%s\t%s\n", cp.Session, cp.Name, cp.Target.String()[:12], cp.Time.Format("2006-01-02 15:04"), cp.Message)

@@ -83,7 +83,7 @@ func runDemo(ctx context.Context, d *deps, o demoOptions) error {
 
 // demoSay shows the command the demo runs next.
 func demoSay(d *deps, cmd string) {
-	fmt.Fprintf(d.out, "\n%s\n", d.color.bold("$ git snap "+cmd))
+	fmt.Fprintf(d.out, "\n%s\n", d.color.Bold("$ git snap "+cmd))
 }
 
 // demoSave saves the sample session step by step, as save and

@@ -9,6 +9,7 @@ import (
 
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -79,7 +80,7 @@ func runDiff(ctx context.Context, d *deps, o diffOptions) error {
 		if ops == nil {
 			ops = []snapshot.PatchOp{}
 		}
-		return writeJSON(w, ops)
+		return render.JSON(w, ops)
 	}
 	var diff *snapshot.Diff
 	if a.IsZero() { // B is a session's first snapshot: everything is new
@@ -95,12 +96,12 @@ func runDiff(ctx context.Context, d *deps, o diffOptions) error {
 	}
 	switch {
 	case o.JSON:
-		return writeJSON(w, diff)
+		return render.JSON(w, diff)
 	case o.Stat:
-		writeDiffStat(w, diff)
+		render.DiffStat(w, diff)
 	default:
-		fmt.Fprintf(w, "%s\n", d.color.dim(fmt.Sprintf("diff %s..%s", short(a), short(b))))
-		writeDiff(w, d.color, diff)
+		fmt.Fprintf(w, "%s\n", d.color.Dim(fmt.Sprintf("diff %s..%s", short(a), short(b))))
+		render.Diff(w, d.color, diff)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/render"
 )
 
 type logOptions struct {
@@ -103,7 +104,7 @@ func runLog(ctx context.Context, d *deps, o logOptions) error {
 	if err != nil {
 		return err
 	}
-	var out []entryJSON
+	var out []render.EntryJSON
 	shown := 0
 	err = s.Walk(ctx, starts, func(e gitstore.Entry) error {
 		if !o.matches(e, carried, code) {
@@ -115,11 +116,11 @@ func runLog(ctx context.Context, d *deps, o logOptions) error {
 		shown++
 		switch {
 		case o.JSON:
-			out = append(out, toJSON(e, names[e.ID]))
+			out = append(out, render.EntryToJSON(e, names[e.ID]))
 		case o.Oneline:
-			writeOneline(w, d.color, e, names[e.ID])
+			render.Oneline(w, d.color, e, names[e.ID])
 		default:
-			writeEntry(w, d.color, e, names[e.ID])
+			render.Entry(w, d.color, e, names[e.ID])
 		}
 		return nil
 	})
@@ -128,9 +129,9 @@ func runLog(ctx context.Context, d *deps, o logOptions) error {
 	}
 	if o.JSON {
 		if out == nil {
-			out = []entryJSON{}
+			out = []render.EntryJSON{}
 		}
-		return writeJSON(w, out)
+		return render.JSON(w, out)
 	}
 	return nil
 }

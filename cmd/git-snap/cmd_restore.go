@@ -12,6 +12,7 @@ import (
 
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/snapshot"
 	"github.com/git-snap/git-snap/worktree"
 )
@@ -147,7 +148,7 @@ func runExport(ctx context.Context, d *deps, o exportOptions) error {
 	switch {
 	case o.YAML:
 		var buf bytes.Buffer
-		if err := writeYAML(&buf, doc); err != nil {
+		if err := render.YAML(&buf, doc); err != nil {
 			return err
 		}
 		data = buf.Bytes()

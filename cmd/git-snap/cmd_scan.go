@@ -10,6 +10,7 @@ import (
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/redact"
+	"github.com/git-snap/git-snap/render"
 )
 
 func cmdScan(e *env) *cli.Command {
@@ -90,7 +91,7 @@ func runScan(ctx context.Context, d *deps, o scanOptions) error {
 		return err
 	}
 	if asJSON {
-		if err := writeJSON(w, out); err != nil {
+		if err := render.JSON(w, out); err != nil {
 			return err
 		}
 	}

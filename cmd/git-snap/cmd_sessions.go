@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/git-snap/git-snap/render"
 )
 
 func cmdSessions(e *env) *cli.Command {
@@ -61,7 +63,7 @@ func runSessions(ctx context.Context, d *deps, o sessionsOptions) error {
 		})
 	}
 	if o.JSON {
-		return writeJSON(w, out)
+		return render.JSON(w, out)
 	}
 	if len(out) == 0 {
 		fmt.Fprintln(w, "no sessions yet; save one with git snap save --session NAME FILE")
@@ -72,7 +74,7 @@ func runSessions(ctx context.Context, d *deps, o sessionsOptions) error {
 	for i, o := range out {
 		h := sessions[i].Tip.Header
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", o.Name, o.Snapshots, h.Started.Local().Format("2006-01-02 15:04"),
-			h.Time.Local().Format("2006-01-02 15:04"), shorten(o.LastLabel, 40), o.Agent)
+			h.Time.Local().Format("2006-01-02 15:04"), render.Shorten(o.LastLabel, 40), o.Agent)
 	}
 	return tw.Flush()
 }

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -77,11 +80,11 @@ func runShow(ctx context.Context, d *deps, o showOptions) error {
 	}
 	st := snapshot.ComputeStats(doc, agent.ViewMessage)
 	if o.JSON || o.YAML {
-		full := map[string]any{"header": toJSON(entry, nil), "stats": statsOf(st), "document": doc}
+		full := map[string]any{"header": render.EntryToJSON(entry, nil), "stats": statsOf(st), "document": doc}
 		if o.JSON {
-			return writeJSON(w, full)
+			return render.JSON(w, full)
 		}
-		return writeYAML(w, map[string]any{"header": jsonToValue(toJSON(entry, nil)), "stats": jsonToValue(statsOf(st)), "document": doc})
+		return render.YAML(w, map[string]any{"header": jsonToValue(render.EntryToJSON(entry, nil)), "stats": jsonToValue(statsOf(st)), "document": doc})
 	}
 	cps, err := s.Checkpoints(ctx, entry.Header.Session, false)
 	if err != nil {
@@ -93,15 +96,15 @@ func runShow(ctx context.Context, d *deps, o showOptions) error {
 			names = append(names, cp.Name)
 		}
 	}
-	writeEntry(w, p, entry, names)
-	writeStats(w, st)
+	render.Entry(w, p, entry, names)
+	render.Stats(w, st)
 	if msgs, ok := doc[snapshot.MemberMessages].([]any); ok && len(msgs) > 0 {
 		fmt.Fprintln(w)
-		writeConversation(w, p, msgs)
+		render.Conversation(w, p, msgs)
 	}
 	if files, ok := doc[snapshot.MemberFiles].(map[string]any); ok && len(files) > 0 {
-		fmt.Fprintln(w, p.bold("\nfiles"))
-		for _, path := range sortedKeys(files) {
+		fmt.Fprintln(w, p.Bold("\nfiles"))
+		for _, path := range slices.SortedFunc(maps.Keys(files), snapshot.CompareKeys) {
 			fmt.Fprintf(w, "    %s\n", path)
 		}
 	}
@@ -112,7 +115,7 @@ func runShow(ctx context.Context, d *deps, o showOptions) error {
 // (for YAML output), by way of the canonical parser.
 func jsonToValue(v any) any {
 	var buf bytes.Buffer
-	if writeJSON(&buf, v) != nil {
+	if render.JSON(&buf, v) != nil {
 		return nil
 	}
 	out, err := snapshot.Parse(buf.Bytes(), snapshot.Limits{})

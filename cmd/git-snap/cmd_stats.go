@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -91,18 +93,18 @@ func runStats(ctx context.Context, d *deps, o statsOptions) error {
 	}
 	st.Duration = st.Last.Sub(st.First).Round(time.Second).String()
 	if o.JSON {
-		return writeJSON(w, st)
+		return render.JSON(w, st)
 	}
 	fmt.Fprintf(w, "sessions:     %d\nsnapshots:    %d\n", st.Sessions, st.Snapshots)
 	fmt.Fprintf(w, "checkpoints:  %d", len(st.Checkpoints))
-	for _, name := range sortedNames(st.Checkpoints) {
+	for _, name := range slices.Sorted(maps.Keys(st.Checkpoints)) {
 		fmt.Fprintf(w, " %s×%d", name, st.Checkpoints[name])
 	}
 	est := ""
 	if st.Estimated {
 		est = " (some estimated)"
 	}
-	fmt.Fprintf(w, "\nfirst:        %s\nlast:         %s\nduration:     %s\n", st.First.Format(dateLayout), st.Last.Format(dateLayout), st.Duration)
+	fmt.Fprintf(w, "\nfirst:        %s\nlast:         %s\nduration:     %s\n", st.First.Format(render.DateLayout), st.Last.Format(render.DateLayout), st.Duration)
 	fmt.Fprintf(w, "messages:     %d\ntool calls:   %d\nmodel calls:  %d\n", st.Messages, st.ToolCalls, st.ModelCalls)
 	fmt.Fprintf(w, "input tokens: %d%s\noutput tokens: %d%s\n", st.InputTokens, est, st.OutputTokens, est)
 	return nil
@@ -117,13 +119,4 @@ func add(sum *statsJSON, s statsJSON) {
 	sum.InputTokens += s.InputTokens
 	sum.OutputTokens += s.OutputTokens
 	sum.Estimated = sum.Estimated || s.Estimated
-}
-
-func sortedNames(m map[string]int) []string {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	return names
 }

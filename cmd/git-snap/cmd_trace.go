@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/render"
 )
 
 func cmdTrace(e *env) *cli.Command {
@@ -47,13 +48,13 @@ func runTrace(ctx context.Context, d *deps, o traceOptions) error {
 	a, _ := agent.Lookup(entry.Header.Source, d.agentEnv)
 	lines, st := agent.Trace(doc, a)
 	if o.JSON {
-		return writeJSON(d.out, map[string]any{"timeline": lines, "stats": st})
+		return render.JSON(d.out, map[string]any{"timeline": lines, "stats": st})
 	}
 	w, p := d.out, d.color
 	for _, l := range lines {
 		detail := l.Detail
 		if l.OK != nil {
-			detail += map[bool]string{true: " " + p.green("ok"), false: " " + p.red("failed")}[*l.OK]
+			detail += map[bool]string{true: " " + p.Green("ok"), false: " " + p.Red("failed")}[*l.OK]
 		}
 		fmt.Fprintf(w, "%-12s %-10s %s\n", l.Time, l.Kind, detail)
 	}

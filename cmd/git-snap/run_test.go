@@ -14,6 +14,7 @@ import (
 
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/render"
 )
 
 // The tests here call run functions in process, on a real repository
@@ -65,7 +66,7 @@ func fixture(t *testing.T) (d *deps, out *bytes.Buffer) {
 // seqs reads log --json output as session#seq, in order.
 func seqs(t *testing.T, out []byte) string {
 	t.Helper()
-	var entries []entryJSON
+	var entries []render.EntryJSON
 	if err := json.Unmarshal(out, &entries); err != nil {
 		t.Fatalf("%v in %s", err, out)
 	}

@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"fmt"
@@ -22,10 +22,20 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
-const dateLayout = "Mon Jan 2 15:04:05 2006 -0700"
+func sortedNames(m map[string]int) []string {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
+}
 
-// entryJSON is a snapshot's header as scripts read it.
-type entryJSON struct {
+// DateLayout writes dates the way git log does.
+const DateLayout = "Mon Jan 2 15:04:05 2006 -0700"
+
+// EntryJSON is a snapshot's header as scripts read it.
+type EntryJSON struct {
 	ID          string   `json:"id"`
 	Parent      string   `json:"parent,omitempty"`
 	Session     string   `json:"session"`
@@ -44,9 +54,10 @@ type entryJSON struct {
 	Checkpoints []string `json:"checkpoints,omitempty"`
 }
 
-func toJSON(e gitstore.Entry, checkpoints []string) entryJSON {
+// EntryToJSON is e with the checkpoints on it, for --json output.
+func EntryToJSON(e gitstore.Entry, checkpoints []string) EntryJSON {
 	h := e.Header
-	j := entryJSON{
+	j := EntryJSON{
 		ID: e.ID.String(), Session: h.Session, Seq: h.Seq, Turn: h.Turn, Label: h.Label,
 		Source: h.Source, Message: h.Message, Time: h.Time.Format(time.RFC3339), Code: h.Code,
 		Dirty: h.Dirty, Messages: h.Messages, Events: h.Events, Files: h.Files,
@@ -58,14 +69,14 @@ func toJSON(e gitstore.Entry, checkpoints []string) entryJSON {
 	return j
 }
 
-// writeEntry prints a snapshot header the way git log prints a commit.
-func writeEntry(w io.Writer, p palette, e gitstore.Entry, checkpoints []string) {
+// Entry prints a snapshot header the way git log prints a commit.
+func Entry(w io.Writer, p Palette, e gitstore.Entry, checkpoints []string) {
 	h := e.Header
 	deco := "snap " + h.Session + "#" + fmt.Sprint(h.Seq)
 	for _, cp := range checkpoints {
 		deco += ", checkpoint: " + cp
 	}
-	fmt.Fprintf(w, "%s %s\n", p.yellow("snapshot "+e.ID.String()), p.cyan("("+deco+")"))
+	fmt.Fprintf(w, "%s %s\n", p.Yellow("snapshot "+e.ID.String()), p.Cyan("("+deco+")"))
 	if h.Turn > 0 {
 		fmt.Fprintf(w, "Turn:     %d\n", h.Turn)
 	}
@@ -73,7 +84,7 @@ func writeEntry(w io.Writer, p palette, e gitstore.Entry, checkpoints []string) 
 		fmt.Fprintf(w, "Label:    %s\n", h.Label)
 	}
 	fmt.Fprintf(w, "Source:   %s\n", h.Source)
-	fmt.Fprintf(w, "Date:     %s\n", h.Time.Format(dateLayout))
+	fmt.Fprintf(w, "Date:     %s\n", h.Time.Format(DateLayout))
 	if h.Code != "" {
 		dirty := ""
 		if h.Dirty {
@@ -91,8 +102,8 @@ func writeEntry(w io.Writer, p palette, e gitstore.Entry, checkpoints []string) 
 	fmt.Fprintln(w)
 }
 
-// writeOneline prints a snapshot on one line.
-func writeOneline(w io.Writer, p palette, e gitstore.Entry, checkpoints []string) {
+// Oneline prints a snapshot on one line.
+func Oneline(w io.Writer, p Palette, e gitstore.Entry, checkpoints []string) {
 	h := e.Header
 	what := h.Message
 	if what == "" {
@@ -100,13 +111,13 @@ func writeOneline(w io.Writer, p palette, e gitstore.Entry, checkpoints []string
 	}
 	deco := ""
 	if len(checkpoints) > 0 {
-		deco = " " + p.cyan("("+strings.Join(checkpoints, ", ")+")")
+		deco = " " + p.Cyan("("+strings.Join(checkpoints, ", ")+")")
 	}
-	fmt.Fprintf(w, "%s %s %s%s %s\n", p.yellow(e.ID.String()[:12]), p.cyan(fmt.Sprintf("%s#%d", h.Session, h.Seq)), h.Time.Format("2006-01-02 15:04"), deco, what)
+	fmt.Fprintf(w, "%s %s %s%s %s\n", p.Yellow(e.ID.String()[:12]), p.Cyan(fmt.Sprintf("%s#%d", h.Session, h.Seq)), h.Time.Format("2006-01-02 15:04"), deco, what)
 }
 
-// shorten cuts s to n runes on one line, marking the cut.
-func shorten(s string, n int) string {
+// Shorten cuts s to n runes on one line, marking the cut.
+func Shorten(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if utf8.RuneCountInString(s) <= n {
 		return s
@@ -119,9 +130,9 @@ func shorten(s string, n int) string {
 // lines, file-history notes, lifecycle events) are counted instead.
 var conversational = map[string]bool{"user": true, "assistant": true, "system": true, "tool": true, "developer": true, "model": true, "human": true, "": true}
 
-// writeConversation renders messages for a person: role, text, tool
+// Conversation renders messages for a person: role, text, tool
 // calls and results, long parts shortened.
-func writeConversation(w io.Writer, p palette, msgs []any) {
+func Conversation(w io.Writer, p Palette, msgs []any) {
 	other := map[string]int{}
 	for i, raw := range msgs {
 		m := agent.ViewMessage(raw)
@@ -133,10 +144,10 @@ func writeConversation(w io.Writer, p palette, msgs []any) {
 		if role == "" {
 			role = "message"
 		}
-		fmt.Fprintf(w, "%s %s\n", p.bold(fmt.Sprintf("[%d] %s", i, role)), p.dim(m.Time))
+		fmt.Fprintf(w, "%s %s\n", p.Bold(fmt.Sprintf("[%d] %s", i, role)), p.Dim(m.Time))
 		if len(m.Parts) == 0 {
 			b, _ := snapshot.Marshal(raw)
-			fmt.Fprintf(w, "    %s\n", p.dim(shorten(string(b), 160)))
+			fmt.Fprintf(w, "    %s\n", p.Dim(Shorten(string(b), 160)))
 		}
 		for _, part := range m.Parts {
 			writePart(w, p, part)
@@ -149,11 +160,11 @@ func writeConversation(w io.Writer, p palette, msgs []any) {
 			kinds = append(kinds, fmt.Sprintf("%s ×%d", k, other[k]))
 			n += other[k]
 		}
-		fmt.Fprintf(w, "%s\n", p.dim(fmt.Sprintf("(%d other records not shown: %s; --json shows everything)", n, strings.Join(kinds, ", "))))
+		fmt.Fprintf(w, "%s\n", p.Dim(fmt.Sprintf("(%d other records not shown: %s; --json shows everything)", n, strings.Join(kinds, ", "))))
 	}
 }
 
-func writePart(w io.Writer, p palette, part snapshot.Part) {
+func writePart(w io.Writer, p Palette, part snapshot.Part) {
 	switch part.Kind {
 	case snapshot.PartText:
 		if strings.TrimSpace(part.Text) == "" {
@@ -163,18 +174,18 @@ func writePart(w io.Writer, p palette, part snapshot.Part) {
 			fmt.Fprintf(w, "    %s\n", line)
 		}
 	case snapshot.PartThinking:
-		fmt.Fprintf(w, "    %s\n", p.dim("(thinking) "+shorten(part.Text, 120)))
+		fmt.Fprintf(w, "    %s\n", p.Dim("(thinking) "+Shorten(part.Text, 120)))
 	case snapshot.PartToolCall:
 		in, _ := snapshot.Marshal(part.Input)
-		fmt.Fprintf(w, "    %s %s\n", p.cyan("→ "+part.Tool), shorten(string(in), 160))
+		fmt.Fprintf(w, "    %s %s\n", p.Cyan("→ "+part.Tool), Shorten(string(in), 160))
 	case snapshot.PartToolResult:
-		status := p.green("← ok")
+		status := p.Green("← ok")
 		if part.IsError {
-			status = p.red("← failed")
+			status = p.Red("← failed")
 		}
-		fmt.Fprintf(w, "    %s %s\n", status, shorten(part.Text, 160))
+		fmt.Fprintf(w, "    %s %s\n", status, Shorten(part.Text, 160))
 	default:
-		fmt.Fprintf(w, "    %s\n", p.dim("("+part.Text+")"))
+		fmt.Fprintf(w, "    %s\n", p.Dim("("+part.Text+")"))
 	}
 }
 
@@ -187,8 +198,8 @@ func shortenLines(s string, n int) string {
 	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n… (%d more lines)", len(lines)-n)
 }
 
-// writeStats prints a document's statistics on one line.
-func writeStats(w io.Writer, s snapshot.Stats) {
+// Stats prints a document's statistics on one line.
+func Stats(w io.Writer, s snapshot.Stats) {
 	est := ""
 	if s.Estimated {
 		est = " (some estimated)"
@@ -197,8 +208,8 @@ func writeStats(w io.Writer, s snapshot.Stats) {
 		s.Messages, s.ToolCalls, s.ModelCalls, s.InputTokens, s.OutputTokens, est)
 }
 
-// writeDiff renders a semantic diff for a person.
-func writeDiff(w io.Writer, p palette, d *snapshot.Diff) {
+// Diff renders a semantic diff for a person.
+func Diff(w io.Writer, p Palette, d *snapshot.Diff) {
 	if d.Empty() {
 		fmt.Fprintln(w, "no differences")
 		return
@@ -206,20 +217,20 @@ func writeDiff(w io.Writer, p palette, d *snapshot.Diff) {
 	writeElements(w, p, "messages", d.Messages)
 	writeElements(w, p, "events", d.Events)
 	if len(d.Members) > 0 {
-		fmt.Fprintln(w, p.bold("other members"))
+		fmt.Fprintln(w, p.Bold("other members"))
 		for _, m := range d.Members {
 			switch m.Op {
 			case snapshot.OpAdded:
-				fmt.Fprintf(w, "%s %s: %s\n", p.green("+"), m.Path, compact(m.After))
+				fmt.Fprintf(w, "%s %s: %s\n", p.Green("+"), m.Path, compact(m.After))
 			case snapshot.OpRemoved:
-				fmt.Fprintf(w, "%s %s: %s\n", p.red("-"), m.Path, compact(m.Before))
+				fmt.Fprintf(w, "%s %s: %s\n", p.Red("-"), m.Path, compact(m.Before))
 			default:
-				fmt.Fprintf(w, "%s %s: %s → %s\n", p.yellow("~"), m.Path, compact(m.Before), compact(m.After))
+				fmt.Fprintf(w, "%s %s: %s → %s\n", p.Yellow("~"), m.Path, compact(m.Before), compact(m.After))
 			}
 		}
 	}
 	if len(d.Files) > 0 {
-		fmt.Fprintln(w, p.bold("files"))
+		fmt.Fprintln(w, p.Bold("files"))
 		for _, f := range d.Files {
 			writeFileChange(w, p, f)
 		}
@@ -235,11 +246,11 @@ func writeTokens(w io.Writer, t snapshot.TokenDelta) {
 	fmt.Fprintf(w, "tokens: %+d input, %+d output%s\n", t.Input, t.Output, est)
 }
 
-func writeElements(w io.Writer, p palette, what string, changes []snapshot.ElementChange) {
+func writeElements(w io.Writer, p Palette, what string, changes []snapshot.ElementChange) {
 	if len(changes) == 0 {
 		return
 	}
-	fmt.Fprintln(w, p.bold(what))
+	fmt.Fprintln(w, p.Bold(what))
 	other := map[string]int{}
 	for _, c := range changes {
 		v := c.After
@@ -254,11 +265,11 @@ func writeElements(w io.Writer, p palette, what string, changes []snapshot.Eleme
 		}
 		switch c.Op {
 		case snapshot.OpAdded:
-			fmt.Fprintf(w, "%s [%d] %s\n", p.green("+"), c.Index, summary(c.After))
+			fmt.Fprintf(w, "%s [%d] %s\n", p.Green("+"), c.Index, summary(c.After))
 		case snapshot.OpRemoved:
-			fmt.Fprintf(w, "%s [%d] %s\n", p.red("-"), c.Index, summary(c.Before))
+			fmt.Fprintf(w, "%s [%d] %s\n", p.Red("-"), c.Index, summary(c.Before))
 		default:
-			fmt.Fprintf(w, "%s [%d] %s\n", p.yellow("~"), c.Index, summary(c.After))
+			fmt.Fprintf(w, "%s [%d] %s\n", p.Yellow("~"), c.Index, summary(c.After))
 			var members []snapshot.MemberChange
 			snapshotCompare(&members, c.Before, c.After)
 			for _, m := range members {
@@ -267,7 +278,7 @@ func writeElements(w io.Writer, p palette, what string, changes []snapshot.Eleme
 		}
 	}
 	for _, k := range sortedNames(other) {
-		fmt.Fprintf(w, "%s\n", p.dim(fmt.Sprintf("  and %d other records %s (--json lists them)", other[k], k)))
+		fmt.Fprintf(w, "%s\n", p.Dim(fmt.Sprintf("  and %d other records %s (--json lists them)", other[k], k)))
 	}
 }
 
@@ -283,8 +294,8 @@ func snapshotCompare(out *[]snapshot.MemberChange, a, b any) {
 	}
 }
 
-func writeFileChange(w io.Writer, p palette, f snapshot.FileChange) {
-	mark := map[string]string{snapshot.OpAdded: p.green("A"), snapshot.OpRemoved: p.red("D"), snapshot.OpChanged: p.yellow("M")}[f.Op]
+func writeFileChange(w io.Writer, p Palette, f snapshot.FileChange) {
+	mark := map[string]string{snapshot.OpAdded: p.Green("A"), snapshot.OpRemoved: p.Red("D"), snapshot.OpChanged: p.Yellow("M")}[f.Op]
 	fmt.Fprintf(w, "%s %s", mark, f.Path)
 	if f.ModeA != "" && f.ModeB != "" && f.ModeA != f.ModeB {
 		fmt.Fprintf(w, " (mode %s → %s)", f.ModeA, f.ModeB)
@@ -297,21 +308,21 @@ func writeFileChange(w io.Writer, p palette, f snapshot.FileChange) {
 		switch {
 		case line == "":
 		case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
-			fmt.Fprint(w, p.bold(line))
+			fmt.Fprint(w, p.Bold(line))
 		case strings.HasPrefix(line, "+"):
-			fmt.Fprint(w, p.green(line))
+			fmt.Fprint(w, p.Green(line))
 		case strings.HasPrefix(line, "-"):
-			fmt.Fprint(w, p.red(line))
+			fmt.Fprint(w, p.Red(line))
 		case strings.HasPrefix(line, "@@"):
-			fmt.Fprint(w, p.cyan(line))
+			fmt.Fprint(w, p.Cyan(line))
 		default:
 			fmt.Fprint(w, line)
 		}
 	}
 }
 
-// writeDiffStat prints counts only.
-func writeDiffStat(w io.Writer, d *snapshot.Diff) {
+// DiffStat prints counts only.
+func DiffStat(w io.Writer, d *snapshot.Diff) {
 	count := func(cs []snapshot.ElementChange) (a, r, c int) {
 		for _, x := range cs {
 			switch x.Op {
@@ -343,7 +354,7 @@ func summary(v any) string {
 	for _, p := range m.Parts {
 		switch p.Kind {
 		case snapshot.PartText:
-			parts = append(parts, fmt.Sprintf("%q", shorten(p.Text, 60)))
+			parts = append(parts, fmt.Sprintf("%q", Shorten(p.Text, 60)))
 		case snapshot.PartToolCall:
 			parts = append(parts, "→ "+p.Tool)
 		case snapshot.PartToolResult:
@@ -367,5 +378,5 @@ func compact(v any) string {
 	if err != nil {
 		return fmt.Sprint(v)
 	}
-	return shorten(string(b), 80)
+	return Shorten(string(b), 80)
 }

@@ -1,0 +1,277 @@
+// Package layout is the tree of a snapshot, format 1 (docs/design.md
+// §4): how a document's parts are laid out as git trees and blobs, and
+// how they are read back. It stores nothing. Build returns the encoded
+// objects for the caller to write, and Reader takes the object getters
+// as functions, so that the store alone decides where objects live, how
+// they are cached and which are already written.
+package layout
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// Names in a snapshot's tree, format 1.
+const (
+	FormatFile   = ".git-snap"
+	DocumentFile = "snapshot.json"
+	MessagesDir  = "messages"
+	EventsDir    = "events"
+	FilesDir     = "files"
+	// ChunkSize elements share one chunk tree, so that appending one
+	// message rewrites a tree of at most ChunkSize entries.
+	ChunkSize = 128
+)
+
+// Marker is the content of FormatFile. A tree with another marker is
+// refused rather than misread: a later format may lay things out anew.
+const Marker = "git-snap format 1\n"
+
+// Object is an encoded git object not yet known to be stored.
+type Object struct {
+	Type plumbing.ObjectType
+	Data []byte
+	Hash plumbing.Hash
+}
+
+func newObject(typ plumbing.ObjectType, data []byte) Object {
+	return Object{Type: typ, Data: data, Hash: plumbing.ComputeHash(typ, data)}
+}
+
+// Encode makes an Object storable the way go-git's objects are, so that
+// one function stores commits, tags and trees alike.
+func (o Object) Encode(to plumbing.EncodedObject) error {
+	to.SetType(o.Type)
+	w, err := to.Writer()
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(o.Data); err != nil {
+		w.Close()
+		return err
+	}
+	return w.Close()
+}
+
+// treeDraft is a tree being built: entries by name, subtrees as drafts
+// or, when kept as they are, by hash.
+type treeDraft struct {
+	blobs    map[string]blobEntry
+	dirs     map[string]*treeDraft
+	subtrees map[string]plumbing.Hash
+}
+
+type blobEntry struct {
+	mode filemode.FileMode
+	hash plumbing.Hash
+}
+
+func newDraft() *treeDraft {
+	return &treeDraft{blobs: map[string]blobEntry{}, dirs: map[string]*treeDraft{}, subtrees: map[string]plumbing.Hash{}}
+}
+
+func (t *treeDraft) dir(name string) *treeDraft {
+	d, ok := t.dirs[name]
+	if !ok {
+		d = newDraft()
+		t.dirs[name] = d
+	}
+	return d
+}
+
+// add puts a blob at a slash-separated path.
+func (t *treeDraft) add(p string, mode filemode.FileMode, h plumbing.Hash) {
+	dir, name := path.Split(p)
+	d := t
+	for _, seg := range strings.Split(strings.Trim(dir, "/"), "/") {
+		if seg != "" {
+			d = d.dir(seg)
+		}
+	}
+	d.blobs[name] = blobEntry{mode, h}
+}
+
+// encode writes the draft and its subtrees as tree objects, appending
+// them to out, and returns the root's hash.
+func (t *treeDraft) encode(out *[]Object) (plumbing.Hash, error) {
+	tree := &object.Tree{}
+	for name, b := range t.blobs {
+		tree.Entries = append(tree.Entries, object.TreeEntry{Name: name, Mode: b.mode, Hash: b.hash})
+	}
+	for name, d := range t.dirs {
+		h, err := d.encode(out)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		tree.Entries = append(tree.Entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h})
+	}
+	for name, h := range t.subtrees {
+		if _, drafted := t.dirs[name]; !drafted {
+			tree.Entries = append(tree.Entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h})
+		}
+	}
+	sort.Sort(object.TreeEntrySorter(tree.Entries))
+	var data bytes.Buffer
+	for _, e := range tree.Entries {
+		fmt.Fprintf(&data, "%o %s\x00", uint32(e.Mode), e.Name)
+		data.Write(e.Hash[:])
+	}
+	obj := newObject(plumbing.TreeObject, data.Bytes())
+	*out = append(*out, obj)
+	return obj.Hash, nil
+}
+
+// treeBuild lays out a format-1 snapshot tree on top of a base tree. A
+// full save builds on no base; an append builds on its tip's tree and
+// reads and writes only what differs from it: new elements go into the
+// base's last chunk, and what is not replaced is kept by its tree's hash.
+type treeBuild struct {
+	read Reader
+	base *Tree // nil: build from nothing
+	root *treeDraft
+	objs []Object
+}
+
+// Build lays out the next snapshot on base (nil for none): add.Rest is
+// its whole snapshot.json, add.Messages and add.Events follow the base's,
+// and add.Files replaces the base's files unless nil. h holds the base's
+// counts and gets the new snapshot's. It returns every object it made,
+// the root tree last; r reads the base's chunks that it reopens.
+func Build(r Reader, base *Tree, add *snapshot.Parts, h *snapshot.Header) ([]Object, error) {
+	b := &treeBuild{read: r, base: base, root: newDraft()}
+	doc, err := snapshot.MarshalIndent(add.Rest)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", DocumentFile, err)
+	}
+	b.blob(FormatFile, filemode.Regular, []byte(Marker))
+	b.blob(DocumentFile, filemode.Regular, doc)
+	if h.Messages, err = b.appendElements(MessagesDir, h.Messages, add.Messages); err != nil {
+		return nil, err
+	}
+	if h.Events, err = b.appendElements(EventsDir, h.Events, add.Events); err != nil {
+		return nil, err
+	}
+	if err := b.files(add.Files, &h.Files); err != nil {
+		return nil, err
+	}
+	if _, err := b.root.encode(&b.objs); err != nil {
+		return nil, err
+	}
+	return b.objs, nil
+}
+
+func (b *treeBuild) blob(path string, mode filemode.FileMode, data []byte) {
+	o := newObject(plumbing.BlobObject, data)
+	b.objs = append(b.objs, o)
+	b.root.add(path, mode, o.Hash)
+}
+
+// keep puts the base's subtree name, if any, into the new tree as it is.
+func (b *treeBuild) keep(name string) {
+	if h := b.base.subtree(name); !h.IsZero() {
+		b.root.subtrees[name] = h
+	}
+}
+
+// files replaces the base's captured files, or keeps them when files is
+// nil, and sets count to the new snapshot's number of files.
+func (b *treeBuild) files(files []snapshot.File, count *int) error {
+	if files == nil {
+		b.keep(FilesDir)
+		return nil
+	}
+	*count = len(files)
+	for _, f := range files {
+		mode, err := filemode.New(f.Mode)
+		if err != nil {
+			return fmt.Errorf("file %s: %w", f.Path, err)
+		}
+		b.blob(FilesDir+"/"+f.Path, mode, f.Content)
+	}
+	return nil
+}
+
+// appendElements adds elems after the have elements already in the
+// base's chunked directory, reopening only its last chunk, and returns
+// the new count.
+func (b *treeBuild) appendElements(dir string, have int, elems []any) (int, error) {
+	if len(elems) == 0 {
+		b.keep(dir)
+		return have, nil
+	}
+	n, err := b.reopen(dir)
+	if err != nil {
+		return 0, err
+	}
+	if n != have {
+		return 0, fmt.Errorf("%s: the tip holds %d elements, its header says %d", dir, n, have)
+	}
+	for i, e := range elems {
+		data, err := snapshot.MarshalIndent(e)
+		if err != nil {
+			return 0, fmt.Errorf("%s[%d]: %w", dir, n+i, err)
+		}
+		b.blob(elementPath(dir, n+i), filemode.Regular, data)
+	}
+	return n + len(elems), nil
+}
+
+// reopen drafts the base's chunked directory: its full chunks kept by
+// hash, its last chunk (maybe partly filled) opened to take more. It
+// returns how many elements the directory holds.
+func (b *treeBuild) reopen(dir string) (int, error) {
+	tipDir := b.base.subtree(dir)
+	if tipDir.IsZero() {
+		return 0, nil
+	}
+	t, err := b.read.GetTree(tipDir)
+	if err != nil {
+		return 0, err
+	}
+	d := b.root.dir(dir)
+	for i, c := range t.Entries {
+		if c.Name != chunkName(i) {
+			return 0, fmt.Errorf("%s/%s: not the layout git-snap writes", dir, c.Name)
+		}
+		d.subtrees[c.Name] = c.Hash
+	}
+	if len(t.Entries) == 0 {
+		return 0, nil
+	}
+	last := t.Entries[len(t.Entries)-1]
+	lt, err := b.read.GetTree(last.Hash)
+	if err != nil {
+		return 0, err
+	}
+	delete(d.subtrees, last.Name)
+	chunk := d.dir(last.Name)
+	for _, e := range lt.Entries {
+		chunk.blobs[e.Name] = blobEntry{e.Mode, e.Hash}
+	}
+	return (len(t.Entries)-1)*ChunkSize + len(lt.Entries), nil
+}
+
+// chunkName names chunk i of a chunked directory: 0001 for i = 1.
+func chunkName(i int) string { return fmt.Sprintf("%04d", i) }
+
+// elementPath names element i of a chunked directory:
+// messages/0001/000130.json for i = 130.
+func elementPath(dir string, i int) string {
+	return fmt.Sprintf("%s/%s/%06d.json", dir, chunkName(i/ChunkSize), i)
+}
+
+// elementIndex reads i back from an element's file name.
+func elementIndex(name string) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimSuffix(name, ".json"))
+	return n, err == nil && n >= 0 && strings.HasSuffix(name, ".json")
+}

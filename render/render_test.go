@@ -1,0 +1,127 @@
+package render
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+func parse(t *testing.T, js string) any {
+	t.Helper()
+	v, err := snapshot.Parse([]byte(js), snapshot.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// A conversation with a tool call that fails: the call, its failure and
+// the records that are not conversation, counted at the end.
+func TestConversationWithAFailingToolCall(t *testing.T) {
+	msgs := parse(t, `[
+		{"role": "user", "content": "run the tests"},
+		{"role": "assistant", "content": [
+			{"type": "thinking", "thinking": "the tests first"},
+			{"type": "text", "text": "Running them."},
+			{"type": "tool_use", "id": "c1", "name": "Bash", "input": {"command": "go test ./..."}}
+		]},
+		{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1", "content": "exit status 1", "is_error": true}]},
+		{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c2", "content": "ok"}]},
+		{"role": "progress"},
+		{"role": "progress"}
+	]`).([]any)
+	plain := strings.Join([]string{
+		"[0] user ",
+		"    run the tests",
+		"[1] assistant ",
+		"    (thinking) the tests first",
+		"    Running them.",
+		`    → Bash {"command":"go test ./..."}`,
+		"[2] user ",
+		"    ← failed exit status 1",
+		"[3] user ",
+		"    ← ok ok",
+		"(2 other records not shown: progress ×2; --json shows everything)",
+		"",
+	}, "\n")
+	var b bytes.Buffer
+	Conversation(&b, Palette{}, msgs)
+	if b.String() != plain {
+		t.Errorf("without colour:\n%s\nwant\n%s", b.String(), plain)
+	}
+
+	b.Reset()
+	Conversation(&b, Palette{On: true}, msgs)
+	got := b.String()
+	for _, want := range []string{
+		"\x1b[1m[0] user\x1b[m \n",
+		"    \x1b[2m(thinking) the tests first\x1b[m\n",
+		"    \x1b[36m→ Bash\x1b[m {\"command\":\"go test ./...\"}\n",
+		"    \x1b[31m← failed\x1b[m exit status 1\n",
+		"    \x1b[32m← ok\x1b[m ok\n",
+		"\x1b[2m(2 other records not shown: progress ×2; --json shows everything)\x1b[m\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("with colour, %q is missing from\n%q", want, got)
+		}
+	}
+	if stripped := strings.NewReplacer("\x1b[1m", "", "\x1b[2m", "", "\x1b[31m", "", "\x1b[32m", "", "\x1b[36m", "", "\x1b[m", "").Replace(got); stripped != plain {
+		t.Errorf("colour changes more than the escapes:\n%s", stripped)
+	}
+}
+
+func TestDiffStat(t *testing.T) {
+	d := &snapshot.Diff{
+		Messages: []snapshot.ElementChange{{Op: snapshot.OpAdded, Index: 3}, {Op: snapshot.OpAdded, Index: 4}, {Op: snapshot.OpChanged, Index: 1}},
+		Events:   []snapshot.ElementChange{{Op: snapshot.OpRemoved, Index: 0}},
+		Members:  []snapshot.MemberChange{{Op: snapshot.OpChanged, Path: "$.settings.model"}},
+		Files:    []snapshot.FileChange{{Op: snapshot.OpChanged, Path: "main.go", Added: 2, Removed: 1}, {Op: snapshot.OpAdded, Path: "b.go", Added: 5}},
+		Tokens:   snapshot.TokenDelta{Input: 1200, Output: -3, Estimated: true},
+	}
+	want := `messages: 2 added, 0 removed, 1 changed
+events:   0 added, 1 removed, 0 changed
+members:  1 changed paths
+files:    changed main.go (+2 -1)
+files:    added b.go (+5 -0)
+tokens: +1200 input, -3 output (estimated where usage was not recorded)
+`
+	var b bytes.Buffer
+	DiffStat(&b, d)
+	if b.String() != want {
+		t.Errorf("DiffStat:\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+func TestDiffColoursOnlyWhenOn(t *testing.T) {
+	d := &snapshot.Diff{
+		Files: []snapshot.FileChange{{Op: snapshot.OpChanged, Path: "a.txt", Patch: "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+new\n"}},
+	}
+	var plain, coloured bytes.Buffer
+	Diff(&plain, Palette{}, d)
+	Diff(&coloured, Palette{On: true}, d)
+	want := "files\nM a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+new\ntokens: +0 input, +0 output\n"
+	if plain.String() != want {
+		t.Errorf("without colour:\n%q\nwant\n%q", plain.String(), want)
+	}
+	if !strings.Contains(coloured.String(), "\x1b[33mM\x1b[m a.txt\n") || !strings.Contains(coloured.String(), "\x1b[31m-old\n\x1b[m") {
+		t.Errorf("with colour:\n%q", coloured.String())
+	}
+	var empty bytes.Buffer
+	Diff(&empty, Palette{On: true}, &snapshot.Diff{})
+	if empty.String() != "no differences\n" {
+		t.Errorf("an empty diff: %q", empty.String())
+	}
+}
+
+func TestYAMLKeepsNumbersAndOrder(t *testing.T) {
+	var b bytes.Buffer
+	if err := YAML(&b, parse(t, `{"b": 12345678901234567890, "a": [1.5, -2, null, true, "x"]}`)); err != nil {
+		t.Fatal(err)
+	}
+	want := "a:\n  - 1.5\n  - -2\n  - null\n  - true\n  - x\nb: 12345678901234567890\n"
+	if b.String() != want {
+		t.Errorf("YAML:\n%s\nwant\n%s", b.String(), want)
+	}
+}
