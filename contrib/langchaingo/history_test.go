@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -359,10 +360,12 @@ func TestConversationAcrossProcesses(t *testing.T) {
 	var got, gotPrompt string
 	for line := range strings.SplitSeq(string(b), "\n") {
 		if v, ok := strings.CutPrefix(line, "HELPER-OUT: "); ok {
-			fmt.Sscanf(v, "%q", &got)
+			got, err = strconv.Unquote(v)
+			must(t, err)
 		}
 		if v, ok := strings.CutPrefix(line, "HELPER-PROMPT: "); ok {
-			fmt.Sscanf(v, "%q", &gotPrompt)
+			gotPrompt, err = strconv.Unquote(v)
+			must(t, err)
 		}
 		if strings.HasPrefix(line, "HELPER-ERROR: ") {
 			t.Fatal(line)
