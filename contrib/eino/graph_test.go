@@ -272,6 +272,17 @@ func TestForkWithoutContextStillForks(t *testing.T) {
 	if _, _, _, ok := eino.ForkedFrom(docs[1]); ok {
 		t.Fatal("the second write recorded a parent too")
 	}
+	// A "fork" onto itself is an ordinary write.
+	sctx, opts := eino.Fork(ctx, "p", "p")
+	_, err = r.Invoke(sctx, "", opts...)
+	must(t, ignoreInterrupt(err))
+	docs, entries = history(t, store, "eino-p")
+	if last := entries[len(entries)-1].Header.Label; len(entries) != 2 || last != eino.LabelSet {
+		t.Fatalf("p after a fork onto itself: %d snapshots, last %q", len(entries), last)
+	}
+	if _, _, _, ok := eino.ForkedFrom(docs[1]); ok {
+		t.Fatal("a fork onto itself recorded a parent")
+	}
 }
 
 func ignoreInterrupt(err error) error {

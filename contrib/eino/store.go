@@ -26,6 +26,14 @@
 // checkpoint deleted ("deleted": true under "eino", no checkpoint), after
 // which Get reports it missing; the checkpoints before it stay in
 // history, and `git snap rollback` brings one back.
+//
+// Where Eino's contract is met differently: Get returns JSON-equal, not
+// identical, bytes for JSON checkpoints (see above); Eino does not tell a
+// store that a write forks another checkpoint, so recording the parent
+// needs Fork's context; Eino v0.7 defines no deleter interface, so Delete
+// is for callers, Eino never calls it; and a store with a redactor
+// refuses checkpoints holding secrets unless Options.Redact says
+// otherwise.
 package eino
 
 import (
@@ -345,8 +353,11 @@ func forkOf(ctx context.Context) *fork {
 // Passing the two Eino options without this context forks as well, but
 // the new session then does not say where it came from.
 func Fork(ctx context.Context, from, to string) (context.Context, []compose.Option) {
-	ctx = context.WithValue(ctx, forkKey{}, &fork{from: from, to: to})
-	return ctx, []compose.Option{compose.WithCheckPointID(from), compose.WithWriteToCheckPointID(to)}
+	opts := []compose.Option{compose.WithCheckPointID(from), compose.WithWriteToCheckPointID(to)}
+	if from == to {
+		return ctx, opts // not a fork: the checkpoint just goes on
+	}
+	return context.WithValue(ctx, forkKey{}, &fork{from: from, to: to}), opts
 }
 
 // ForkedFrom reports the checkpoint a snapshot's document was forked

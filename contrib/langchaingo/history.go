@@ -17,6 +17,12 @@
 // without rewriting the conversation. Clear never deletes: it records a
 // snapshot with no messages, and the conversation before it stays in
 // history.
+//
+// Limits: message content must be valid UTF-8 (git-snap stores JSON);
+// a message type of the caller's own reads back as LangChainGo's type of
+// the same GetType, keeping its content and name only; and with a
+// redactor on the store, secrets in messages are stored, and read back,
+// redacted.
 package langchaingo
 
 import (
