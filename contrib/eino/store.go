@@ -119,6 +119,11 @@ func (s *CheckPointStore) Session(checkPointID string) (string, error) {
 // Get returns the checkpoint's newest bytes. A checkpoint never set, or
 // deleted since, is reported missing (false, no error).
 func (s *CheckPointStore) Get(ctx context.Context, checkPointID string) ([]byte, bool, error) {
+	defer lockStore(s.store)()
+	return s.get(ctx, checkPointID)
+}
+
+func (s *CheckPointStore) get(ctx context.Context, checkPointID string) ([]byte, bool, error) {
 	session, err := s.Session(checkPointID)
 	if err != nil {
 		return nil, false, err
@@ -160,6 +165,7 @@ func (s *CheckPointStore) Set(ctx context.Context, checkPointID string, checkPoi
 	if err := s.checkRedaction(checkPointID, doc); err != nil {
 		return err
 	}
+	defer lockStore(s.store)()
 	_, err = s.store.Save(ctx, doc, gitstore.SaveOptions{
 		Session: session, Label: label, Source: Source,
 		Message: subject(label, len(checkPoint), format, parsed),
@@ -176,7 +182,8 @@ func (s *CheckPointStore) Delete(ctx context.Context, checkPointID string) error
 	if err != nil {
 		return err
 	}
-	if _, ok, err := s.Get(ctx, checkPointID); err != nil || !ok {
+	defer lockStore(s.store)()
+	if _, ok, err := s.get(ctx, checkPointID); err != nil || !ok {
 		return err
 	}
 	doc := map[string]any{memberMeta: map[string]any{"checkpoint_id": checkPointID, "deleted": true}}
@@ -372,6 +379,22 @@ func ForkedFrom(doc map[string]any) (checkPointID, session string, snap plumbing
 	session, _ = m["session"].(string)
 	h, _ := m["snapshot"].(string)
 	return checkPointID, session, plumbing.NewHash(h), true
+}
+
+// storeLocks serialises this package's calls on each gitstore.Store: a
+// Store is not safe for use by several goroutines at once (go-git's
+// object storage keeps unsynchronised state), while graphs and chains
+// run concurrently. Other Stores and other processes on the same
+// repository still write at the same time, safely, through the
+// compare-and-swap on the session's ref. One small mutex stays per Store
+// ever used.
+var storeLocks sync.Map // *gitstore.Store → *sync.Mutex
+
+func lockStore(s *gitstore.Store) func() {
+	m, _ := storeLocks.LoadOrStore(s, &sync.Mutex{})
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
 }
 
 // ErrNotCheckpoint is wrapped by errors about sessions that hold no eino

@@ -28,6 +28,7 @@ package langchaingo
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/schema"
@@ -76,6 +77,7 @@ func (h *History) AddMessage(ctx context.Context, message llms.ChatMessage) erro
 		return fmt.Errorf("langchaingo history %s: nil message", h.session)
 	}
 	enc := Encode(message)
+	defer lockStore(h.store)()
 	_, _, err := h.store.Append(ctx, h.options(LabelAdd+" "+string(message.GetType())), func(tipRest map[string]any) (gitstore.Delta, error) {
 		return gitstore.Delta{Messages: []any{enc}, Rest: tipRest}, nil
 	})
@@ -116,6 +118,7 @@ func (h *History) SetMessages(ctx context.Context, messages []llms.ChatMessage) 
 // adds a message meanwhile is not lost from history, but is not in the
 // new tip: replacing is last-writer-wins, as for any store.
 func (h *History) replace(ctx context.Context, label string, messages []any, skipIfNew bool) error {
+	defer lockStore(h.store)()
 	tip, err := h.store.SessionTip(h.session)
 	if err != nil {
 		return err
@@ -136,6 +139,7 @@ func (h *History) replace(ctx context.Context, label string, messages []any, ski
 // Messages returns the newest snapshot's messages, oldest first; none for
 // a history never written.
 func (h *History) Messages(ctx context.Context) ([]llms.ChatMessage, error) {
+	defer lockStore(h.store)()
 	tip, err := h.store.SessionTip(h.session)
 	if err != nil || tip.IsZero() {
 		return []llms.ChatMessage{}, err
@@ -150,6 +154,22 @@ func (h *History) Messages(ctx context.Context) ([]llms.ChatMessage, error) {
 		out = append(out, Decode(r))
 	}
 	return out, nil
+}
+
+// storeLocks serialises this package's calls on each gitstore.Store: a
+// Store is not safe for use by several goroutines at once (go-git's
+// object storage keeps unsynchronised state), while graphs and chains
+// run concurrently. Other Stores and other processes on the same
+// repository still write at the same time, safely, through the
+// compare-and-swap on the session's ref. One small mutex stays per Store
+// ever used.
+var storeLocks sync.Map // *gitstore.Store → *sync.Mutex
+
+func lockStore(s *gitstore.Store) func() {
+	m, _ := storeLocks.LoadOrStore(s, &sync.Mutex{})
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
 }
 
 func (h *History) options(label string) gitstore.SaveOptions {
