@@ -1,0 +1,177 @@
+// Package langchaingo keeps LangChainGo chat histories in git with
+// git-snap.
+//
+// History implements LangChainGo's schema.ChatMessageHistory on one
+// git-snap session (refs/snap/<session>): every change is a new
+// snapshot, so the whole conversation, as it grew and as it was
+// replaced or cleared, stays in history for `git snap log`, `show`,
+// `diff` and `stats`. Messages are kept under "messages" in the shape
+// those commands read, OpenAI's, with LangChainGo's own message type
+// beside it so that reading back gives the same Go values:
+//
+//	{"role": "user", "type": "human", "content": "hi"}
+//	{"role": "assistant", "type": "ai", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}
+//	{"role": "tool", "type": "tool", "tool_call_id": "c1", "content": "42"}
+//
+// Adding a message appends one blob to the session (gitstore.Store.Append),
+// without rewriting the conversation. Clear never deletes: it records a
+// snapshot with no messages, and the conversation before it stays in
+// history.
+//
+// Limits: message content must be valid UTF-8 (git-snap stores JSON);
+// a message type of the caller's own reads back as LangChainGo's type of
+// the same GetType, keeping its content and name only; and with a
+// redactor on the store, secrets in messages are stored, and read back,
+// redacted.
+package langchaingo
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/tmc/langchaingo/llms"
+	"github.com/tmc/langchaingo/schema"
+
+	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// Source is the Snap-Source of every snapshot a History writes.
+const Source = "langchaingo"
+
+// Labels of the snapshots a History writes, for `git snap log --label`.
+// An added message is labelled LabelAdd and its LangChainGo type:
+// "AddMessage human", "AddMessage ai".
+const (
+	LabelAdd   = "AddMessage"
+	LabelSet   = "SetMessages"
+	LabelClear = "Clear"
+)
+
+// History is a LangChainGo chat message history kept as a git-snap
+// session. It is safe for concurrent use, also by several processes on
+// one repository: messages added at once all land, one after another.
+type History struct {
+	store   *gitstore.Store
+	session string
+}
+
+var _ schema.ChatMessageHistory = (*History)(nil)
+
+// New returns the history kept in session. The caller keeps ownership of
+// store and closes it.
+func New(store *gitstore.Store, session string) (*History, error) {
+	if err := snapshot.CheckName("session", session); err != nil {
+		return nil, err
+	}
+	return &History{store: store, session: session}, nil
+}
+
+// Session returns the session the history is kept in.
+func (h *History) Session() string { return h.session }
+
+// AddMessage records message as the next snapshot.
+func (h *History) AddMessage(ctx context.Context, message llms.ChatMessage) error {
+	if message == nil {
+		return fmt.Errorf("langchaingo history %s: nil message", h.session)
+	}
+	enc := Encode(message)
+	defer lockStore(h.store)()
+	_, _, err := h.store.Append(ctx, h.options(LabelAdd+" "+string(message.GetType())), func(tipRest map[string]any) (gitstore.Delta, error) {
+		return gitstore.Delta{Messages: []any{enc}, Rest: tipRest}, nil
+	})
+	return err
+}
+
+// AddUserMessage records a human message.
+func (h *History) AddUserMessage(ctx context.Context, message string) error {
+	return h.AddMessage(ctx, llms.HumanChatMessage{Content: message})
+}
+
+// AddAIMessage records an AI message.
+func (h *History) AddAIMessage(ctx context.Context, message string) error {
+	return h.AddMessage(ctx, llms.AIChatMessage{Content: message})
+}
+
+// Clear records a snapshot with no messages. The messages before it stay
+// in the session's history (`git snap show <session>~1`). Clearing a
+// history that was never written writes nothing.
+func (h *History) Clear(ctx context.Context) error {
+	return h.replace(ctx, LabelClear, []any{}, true)
+}
+
+// SetMessages records a snapshot whose messages are exactly messages;
+// the ones it replaces stay in history.
+func (h *History) SetMessages(ctx context.Context, messages []llms.ChatMessage) error {
+	enc := make([]any, 0, len(messages))
+	for i, m := range messages {
+		if m == nil {
+			return fmt.Errorf("langchaingo history %s: message %d is nil", h.session, i)
+		}
+		enc = append(enc, Encode(m))
+	}
+	return h.replace(ctx, LabelSet, enc, false)
+}
+
+// replace saves the tip's other members with new messages. A writer that
+// adds a message meanwhile is not lost from history, but is not in the
+// new tip: replacing is last-writer-wins, as for any store.
+func (h *History) replace(ctx context.Context, label string, messages []any, skipIfNew bool) error {
+	defer lockStore(h.store)()
+	tip, err := h.store.SessionTip(h.session)
+	if err != nil {
+		return err
+	}
+	doc := map[string]any{}
+	if !tip.IsZero() {
+		if doc, err = h.store.Rest(ctx, tip); err != nil {
+			return err
+		}
+	} else if skipIfNew {
+		return nil
+	}
+	doc[snapshot.MemberMessages] = messages
+	_, err = h.store.Save(ctx, doc, h.options(label))
+	return err
+}
+
+// Messages returns the newest snapshot's messages, oldest first; none for
+// a history never written.
+func (h *History) Messages(ctx context.Context) ([]llms.ChatMessage, error) {
+	defer lockStore(h.store)()
+	tip, err := h.store.SessionTip(h.session)
+	if err != nil || tip.IsZero() {
+		return []llms.ChatMessage{}, err
+	}
+	doc, _, err := h.store.Read(ctx, tip)
+	if err != nil {
+		return nil, err
+	}
+	raw, _ := doc[snapshot.MemberMessages].([]any)
+	out := make([]llms.ChatMessage, 0, len(raw))
+	for _, r := range raw {
+		out = append(out, Decode(r))
+	}
+	return out, nil
+}
+
+// storeLocks serialises this package's calls on each gitstore.Store: a
+// Store is not safe for use by several goroutines at once (go-git's
+// object storage keeps unsynchronised state), while graphs and chains
+// run concurrently. Other Stores and other processes on the same
+// repository still write at the same time, safely, through the
+// compare-and-swap on the session's ref. One small mutex stays per Store
+// ever used.
+var storeLocks sync.Map // *gitstore.Store → *sync.Mutex
+
+func lockStore(s *gitstore.Store) func() {
+	m, _ := storeLocks.LoadOrStore(s, &sync.Mutex{})
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
+}
+
+func (h *History) options(label string) gitstore.SaveOptions {
+	return gitstore.SaveOptions{Session: h.session, Label: label, Source: Source}
+}
