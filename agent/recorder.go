@@ -84,3 +84,22 @@ func (r *Recorder) Flush(ctx context.Context) (gitstore.Entry, bool, error) {
 	}
 	return e, added, err
 }
+
+// EventUsage reads the tokens of a post_model event: a usage object
+// ({input_tokens, cache_read_input_tokens, cache_creation_input_tokens,
+// output_tokens}, as Anthropic's API writes it) or the same fields on the
+// event itself; the object wins where both are given.
+func EventUsage(ev map[string]any) snapshot.Usage {
+	read := func(o map[string]any) snapshot.Usage {
+		return snapshot.Usage{
+			Input:      snapshot.Int(o["input_tokens"]),
+			CacheRead:  snapshot.Int(o["cache_read_input_tokens"]),
+			CacheWrite: snapshot.Int(o["cache_creation_input_tokens"]),
+			Output:     snapshot.Int(o["output_tokens"]),
+		}
+	}
+	if u, ok := ev["usage"].(map[string]any); ok {
+		return read(u)
+	}
+	return read(ev)
+}
