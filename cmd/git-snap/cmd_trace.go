@@ -17,8 +17,9 @@ func cmdTrace(e *env) *cli.Command {
 		Usage:     "print a snapshot's timeline and its session's statistics",
 		ArgsUsage: "REV",
 		Description: `One line per event: prompts, model calls with their token counts, tool calls
-with ok or failed, compactions; then events, model calls, tool calls, turns, input and
-output tokens and the duration.
+with ok or failed, compactions; then events, model calls, tool calls, turns, tokens
+(input, cache read, cache write and output apart), the duration between the first
+and last record, and an estimate of the cost at list prices.
 
 Examples:
    git snap trace fix-login
@@ -33,8 +34,10 @@ Examples:
 			}
 			a, _ := agent.Lookup(entry.Header.Source, e.agentEnv())
 			lines, st := agent.Trace(doc, a)
+			cost := agent.EstimateCost(st.ByModel, configPrices(cfg))
+			costOut := &costJSON{Estimate: true, USD: cost.USD, Unknown: cost.Unknown, PricesDate: agent.PricesDate}
 			if c.Bool("json") {
-				return writeJSON(e.stdout, map[string]any{"timeline": lines, "stats": st})
+				return writeJSON(e.stdout, map[string]any{"timeline": lines, "stats": st, "cost": costOut})
 			}
 			w, done := e.pager(c)
 			defer done()
@@ -48,7 +51,9 @@ Examples:
 			}
 			fmt.Fprintf(w, "\nevents %d, model calls %d, tool calls %d (%d failed), turns %d, compactions %d\n",
 				st.Events, st.ModelCalls, st.ToolCalls, st.ToolFailures, st.Turns, st.Compactions)
-			fmt.Fprintf(w, "input tokens %d, output tokens %d, duration %s\n", st.InputTokens, st.OutputTokens, st.Duration.Round(time.Second))
+			fmt.Fprintf(w, "tokens: %d input, %d cache read, %d cache write, %d output; duration %s\n",
+				st.InputTokens, st.CacheReadTokens, st.CacheWriteTokens, st.OutputTokens, st.Duration.Round(time.Second))
+			fmt.Fprintf(w, "cost: %s\n", costText(costOut))
 			return nil
 		}),
 	}

@@ -188,13 +188,13 @@ func shortenLines(s string, n int) string {
 }
 
 // writeStats prints a document's statistics on one line.
-func writeStats(w io.Writer, s snapshot.Stats) {
+func writeStats(w io.Writer, s statsJSON) {
 	est := ""
 	if s.Estimated {
 		est = " (some estimated)"
 	}
-	fmt.Fprintf(w, "Stats:    %d messages, %d tool calls, %d model calls, %d input tokens, %d output tokens%s\n",
-		s.Messages, s.ToolCalls, s.ModelCalls, s.InputTokens, s.OutputTokens, est)
+	fmt.Fprintf(w, "Stats:    %d messages, %d tool calls, %d model calls, tokens: %d input, %d cache read, %d cache write, %d output%s\n",
+		s.Messages, s.ToolCalls, s.ModelCalls, s.InputTokens, s.CacheReadTokens, s.CacheWriteTokens, s.OutputTokens, est)
 }
 
 // writeDiff renders a semantic diff for a person.
@@ -232,7 +232,7 @@ func writeTokens(w io.Writer, t snapshot.TokenDelta) {
 	if t.Estimated {
 		est = " (estimated where usage was not recorded)"
 	}
-	fmt.Fprintf(w, "tokens: %+d input, %+d output%s\n", t.Input, t.Output, est)
+	fmt.Fprintf(w, "tokens: %+d input, %+d cache read, %+d cache write, %+d output%s\n", t.Input, t.CacheRead, t.CacheWrite, t.Output, est)
 }
 
 func writeElements(w io.Writer, p palette, what string, changes []snapshot.ElementChange) {
