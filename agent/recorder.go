@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
@@ -69,7 +70,15 @@ func (r *Recorder) Flush(ctx context.Context) (gitstore.Entry, bool, error) {
 		source = "jsonl"
 	}
 	events := r.pending
-	e, added, err := r.Store.Append(ctx, gitstore.SaveOptions{Session: r.Session, Label: r.last, Source: source},
+	// The snapshot's time is its newest event's: events may be recorded
+	// long after they happened (a harness's log fed to record later).
+	var newest int64
+	for _, ev := range events {
+		if ms, _ := num(ev.(map[string]any)["ts_ms"]); ms > newest {
+			newest = ms
+		}
+	}
+	e, added, err := r.Store.Append(ctx, gitstore.SaveOptions{Session: r.Session, Label: r.last, Source: source, Time: time.UnixMilli(newest).UTC()},
 		func(tip map[string]any) (gitstore.Delta, error) {
 			turns, _ := num(tip["turns"])
 			for _, ev := range events {
