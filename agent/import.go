@@ -133,10 +133,7 @@ func (in Ingest) newestRecord(p Payload) (time.Time, error) {
 			return time.Time{}, err
 		}
 		for _, line := range lines {
-			m, ok := in.Adapter.View(Element(line, in.Limits))
-			if !ok {
-				continue
-			}
+			m := ViewMessage(Element(line, in.Limits)) // records of every kind carry times
 			if at, err := time.Parse(time.RFC3339Nano, m.Time); err == nil && at.After(newest) {
 				newest = at
 			}
