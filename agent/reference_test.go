@@ -51,6 +51,13 @@ func TestNumbersMatchTheRawFiles(t *testing.T) {
 			for _, f := range files {
 				records = append(records, readJSONL(t, filepath.Join("..", "testdata", f))...)
 			}
+			callTime := map[string]time.Time{} // a response's first record's time, by its id
+			for _, r := range records {
+				at, err := time.Parse(time.RFC3339Nano, text(r, "timestamp"))
+				if id := text(r, "message", "id"); err == nil && text(r, "type") == "assistant" && callTime[id].IsZero() {
+					callTime[id] = at
+				}
+			}
 			var want counts
 			if rs.agent == "codex" {
 				want = countCodex(records)
@@ -95,9 +102,15 @@ func TestNumbersMatchTheRawFiles(t *testing.T) {
 				st.CacheReadTokens != want.CacheRead || st.CacheWriteTokens != want.CacheWrite || st.OutputTokens != want.Output {
 				t.Errorf("stats: %+v, want %+v", st, want)
 			}
-			n := 0
-			for range Replay(doc) {
+			n, prev := 0, time.Time{}
+			for o := range Replay(doc) {
 				n++
+				// Calls come in the order they were made, subagents' among the main session's.
+				if at := callTime[o.ID]; o.ID != "" && at.Before(prev) {
+					t.Errorf("replay: call %d (%s) at %s comes after one at %s", o.Call, o.ID, at, prev)
+				} else if o.ID != "" {
+					prev = at
+				}
 			}
 			if n != want.ModelCalls {
 				t.Errorf("replay: %d outputs, want %d", n, want.ModelCalls)
