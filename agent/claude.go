@@ -88,14 +88,40 @@ func (ClaudeCode) Transcripts(p Payload) (map[string]string, error) {
 
 // IsPrompt implements RecordReader: a user record whose content is text the
 // user typed (not a tool result, not injected by the harness).
+// Slash commands are not prompts here: they are turns only when the model
+// answers them (see IsCommand).
 func (ClaudeCode) IsPrompt(record any) bool {
+	text, ok := userText(record)
+	return ok && !strings.HasPrefix(text, "<") // <command-name>, <local-command-stdout>, …
+}
+
+// IsCommand reports whether a record is a slash command the user typed:
+// Claude Code writes "<command-name>/name</command-name>" (with
+// <command-message> and <command-args>) as the user's text. A custom
+// command's prompt follows as an isMeta record and the model answers it;
+// a built-in one (/mcp, /clear) is answered by <local-command-stdout>.
+func (ClaudeCode) IsCommand(record any) bool {
+	text, ok := userText(record)
+	return ok && strings.Contains(text, "<command-name>")
+}
+
+// IsInput reports whether a record is text given to the conversation that
+// is not a command: a prompt, or a built-in command's output.
+func (c ClaudeCode) IsInput(record any) bool {
+	_, ok := userText(record)
+	return ok && !c.IsCommand(record)
+}
+
+// userText is the text of a user record that is not injected by the
+// harness (isMeta), part of a subagent's thread or a compaction summary.
+func userText(record any) (string, bool) {
 	r, _ := record.(map[string]any)
 	if r["type"] != "user" || r["isMeta"] == true || r["isSidechain"] == true || r["isCompactSummary"] == true {
-		return false
+		return "", false
 	}
 	msg, _ := r["message"].(map[string]any)
 	text, ok := msg["content"].(string)
-	return ok && !strings.HasPrefix(text, "<") // <command-name>, <local-command-stdout>, …
+	return text, ok
 }
 
 // CompactEvent implements HookReader.

@@ -175,10 +175,13 @@ func viewResponseItem(m *snapshot.Message, p map[string]any) {
 	case "reasoning":
 		m.Role = "assistant"
 		m.Parts = []snapshot.Part{{Kind: snapshot.PartThinking, Text: snapshot.ContentText(p["summary"])}}
-	case "function_call", "custom_tool_call", "local_shell_call":
+	case "function_call", "custom_tool_call", "local_shell_call", "web_search_call":
 		m.Role = "assistant"
 		name := str(p, "name")
-		if name == "" {
+		switch {
+		case kind == "web_search_call":
+			name = "web_search"
+		case name == "":
 			name = "shell"
 		}
 		m.Parts = []snapshot.Part{{Kind: snapshot.PartToolCall, Tool: name, CallID: str(p, "call_id"), Input: firstOf(p, "arguments", "input", "action")}}
@@ -197,7 +200,7 @@ func viewEvent(m *snapshot.Message, p map[string]any) {
 	if kind == "token_count" {
 		info, _ := p["info"].(map[string]any)
 		if total, ok := info["total_token_usage"].(map[string]any); ok {
-			m.TotalUsage = &snapshot.Usage{Input: snapshot.Int(total["input_tokens"]), Output: snapshot.Int(total["output_tokens"])}
+			m.TotalUsage = codexUsage(total)
 		}
 	}
 	m.Parts = []snapshot.Part{{Kind: snapshot.PartOther, Text: kind}}
@@ -206,11 +209,30 @@ func viewEvent(m *snapshot.Message, p map[string]any) {
 	}
 }
 
-// codexFailed reads the exit code Codex wraps some tool outputs in:
-// {"output": …, "metadata": {"exit_code": N}}.
+// codexUsage reads a token_count total. Codex's input_tokens includes
+// the cached input (cached_input_tokens), which is counted apart; its
+// output_tokens includes reasoning (total_tokens is input + output).
+// OpenAI's cache needs no writes, so there are none.
+func codexUsage(total map[string]any) *snapshot.Usage {
+	cached := snapshot.Int(total["cached_input_tokens"])
+	return &snapshot.Usage{Input: snapshot.Int(total["input_tokens"]) - cached, CacheRead: cached, Output: snapshot.Int(total["output_tokens"])}
+}
+
+// codexFailed reads the exit code of a tool's output. Codex wraps some in
+// {"output": …, "metadata": {"exit_code": N}}; newer exec_command output
+// is text with a header of "Key: value" lines, one of them "Process
+// exited with code N", before the line "Output:".
 func codexFailed(out string) bool {
 	v, err := snapshot.Parse([]byte(out), snapshot.Limits{})
 	if err != nil {
+		for _, line := range strings.Split(out, "\n") {
+			if line == "Output:" {
+				break
+			}
+			if code, ok := strings.CutPrefix(line, "Process exited with code "); ok {
+				return strings.TrimSpace(code) != "0"
+			}
+		}
 		return false
 	}
 	o, _ := v.(map[string]any)
@@ -229,14 +251,12 @@ func firstOf(o map[string]any, keys ...string) any {
 }
 
 // IsCompaction implements RecordReader: the line that replaces the history
-// with its summary, or the event that says the context was compacted.
+// with its summary. Releases that also write a context_compacted event
+// write it beside that line, for the same compaction, so the event is
+// not counted.
 func (Codex) IsCompaction(record any) bool {
 	r, _ := record.(map[string]any)
-	if r["type"] == "compacted" {
-		return true
-	}
-	p, _ := r["payload"].(map[string]any)
-	return r["type"] == "event_msg" && p["type"] == "context_compacted"
+	return r["type"] == "compacted"
 }
 
 // SessionName implements Importer: a rollout is

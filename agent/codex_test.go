@@ -3,7 +3,10 @@ package agent
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/git-snap/git-snap/snapshot"
 )
 
 // A notify call names no rollout: it is found under Codex's home, which
@@ -25,5 +28,36 @@ func TestCodexFindsRolloutInItsHome(t *testing.T) {
 	p, err := a.Decode(nil, []string{`{"type":"agent-turn-complete","thread-id":"019d2a10-0000-7000-8000-0000000000aa","cwd":"/w"}`})
 	if err != nil || p.TranscriptPath != path {
 		t.Errorf("decoded %+v, %v; want the rollout %s", p, err, path)
+	}
+}
+
+// The quirks of real rollouts, each in a few lines: a token_count written
+// twice is one model call, a compaction written as a compacted line and a
+// context_compacted event is one, an exit code given as text marks a
+// failure, and a web search is a tool call.
+func TestCodexQuirks(t *testing.T) {
+	doc, err := snapshot.ParseDocument([]byte(`{"messages":[
+{"timestamp":"2026-05-11T08:00:00Z","type":"event_msg","payload":{"type":"user_message","message":"go"}},
+{"timestamp":"2026-05-11T08:00:01Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{}","call_id":"c1"}},
+{"timestamp":"2026-05-11T08:00:02Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":100,"cached_input_tokens":40,"output_tokens":10}}}},
+{"timestamp":"2026-05-11T08:00:02Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":100,"cached_input_tokens":40,"output_tokens":10}}}},
+{"timestamp":"2026-05-11T08:00:03Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"Chunk ID: a\nWall time: 0.1 seconds\nProcess exited with code 2\nOutput:\nProcess exited with code 0"}},
+{"timestamp":"2026-05-11T08:00:04Z","type":"response_item","payload":{"type":"web_search_call","status":"completed","action":{"type":"search","query":"q"}}},
+{"timestamp":"2026-05-11T08:00:05Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":250,"cached_input_tokens":140,"output_tokens":30}}}},
+{"timestamp":"2026-05-11T08:00:06Z","type":"compacted","payload":{"message":"summary"}},
+{"timestamp":"2026-05-11T08:00:06Z","type":"event_msg","payload":{"type":"context_compacted"}}]}`), snapshot.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := Lookup("codex", Env{})
+	lines, st := Trace(doc, a)
+	if st.ModelCalls != 2 || st.ToolCalls != 2 || st.ToolFailures != 1 || st.Compactions != 1 || st.Turns != 1 ||
+		st.InputTokens != 110 || st.CacheReadTokens != 140 || st.OutputTokens != 30 {
+		t.Errorf("stats %+v", st)
+	}
+	for _, l := range lines {
+		if l.Kind == "model" && strings.Contains(l.Detail, "in=0 ") && strings.Contains(l.Detail, "out=0") {
+			t.Errorf("phantom model line %q", l.Detail)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
@@ -105,7 +106,40 @@ func CheckTranscript(a Adapter, path string, lim snapshot.Limits) (string, error
 // the file gained since.
 func (in Ingest) Import(ctx context.Context, session, path string) (gitstore.Entry, bool, error) {
 	p := Payload{Agent: in.Adapter.Name(), Event: "import", SessionID: session, TranscriptPath: path}
-	return in.Run(ctx, p, gitstore.SaveOptions{})
+	newest, err := in.newestRecord(p)
+	if err != nil {
+		return gitstore.Entry{}, false, err
+	}
+	return in.Run(ctx, p, gitstore.SaveOptions{Time: newest})
+}
+
+// newestRecord is the time of the newest record of a session's files (the
+// main transcript and its subagents'), zero when none carries one. An
+// imported snapshot takes it as its time: it holds history up to then,
+// and the day of the import says nothing about the session.
+func (in Ingest) newestRecord(p Payload) (time.Time, error) {
+	extra, err := in.Adapter.Transcripts(p)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("list subagent transcripts: %w", err)
+	}
+	paths := []string{p.TranscriptPath}
+	for _, path := range extra {
+		paths = append(paths, path)
+	}
+	var newest time.Time
+	for _, path := range paths {
+		lines, _, err := Lines(path, 0)
+		if err != nil {
+			return time.Time{}, err
+		}
+		for _, line := range lines {
+			m := ViewMessage(Element(line, in.Limits)) // records of every kind carry times
+			if at, err := time.Parse(time.RFC3339Nano, m.Time); err == nil && at.After(newest) {
+				newest = at
+			}
+		}
+	}
+	return newest, nil
 }
 
 // uuid finds the session and thread ids agents put in file names.

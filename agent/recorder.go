@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
@@ -69,7 +70,15 @@ func (r *Recorder) Flush(ctx context.Context) (gitstore.Entry, bool, error) {
 		source = "jsonl"
 	}
 	events := r.pending
-	e, added, err := r.Store.Append(ctx, gitstore.SaveOptions{Session: r.Session, Label: r.last, Source: source},
+	// The snapshot's time is its newest event's: events may be recorded
+	// long after they happened (a harness's log fed to record later).
+	var newest int64
+	for _, ev := range events {
+		if ms, _ := num(ev.(map[string]any)["ts_ms"]); ms > newest {
+			newest = ms
+		}
+	}
+	e, added, err := r.Store.Append(ctx, gitstore.SaveOptions{Session: r.Session, Label: r.last, Source: source, Time: time.UnixMilli(newest).UTC()},
 		func(tip map[string]any) (gitstore.Delta, error) {
 			turns, _ := num(tip["turns"])
 			for _, ev := range events {
@@ -83,4 +92,23 @@ func (r *Recorder) Flush(ctx context.Context) (gitstore.Entry, bool, error) {
 		r.pending = nil
 	}
 	return e, added, err
+}
+
+// EventUsage reads the tokens of a post_model event: a usage object
+// ({input_tokens, cache_read_input_tokens, cache_creation_input_tokens,
+// output_tokens}, as Anthropic's API writes it) or the same fields on the
+// event itself; the object wins where both are given.
+func EventUsage(ev map[string]any) snapshot.Usage {
+	read := func(o map[string]any) snapshot.Usage {
+		return snapshot.Usage{
+			Input:      snapshot.Int(o["input_tokens"]),
+			CacheRead:  snapshot.Int(o["cache_read_input_tokens"]),
+			CacheWrite: snapshot.Int(o["cache_creation_input_tokens"]),
+			Output:     snapshot.Int(o["output_tokens"]),
+		}
+	}
+	if u, ok := ev["usage"].(map[string]any); ok {
+		return read(u)
+	}
+	return read(ev)
 }

@@ -3,6 +3,8 @@ package agent
 import (
 	"fmt"
 	"iter"
+	"sort"
+	"time"
 
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -17,76 +19,68 @@ type ModelOutput struct {
 	Usage   *OutputUsage `json:"usage,omitempty"`
 }
 
-// OutputUsage is the tokens a model call recorded.
+// OutputUsage is the tokens a model call recorded, each kind apart.
 type OutputUsage struct {
-	Input  int64 `json:"input_tokens"`
-	Output int64 `json:"output_tokens"`
+	Input      int64 `json:"input_tokens"`
+	CacheRead  int64 `json:"cache_read_input_tokens,omitempty"`
+	CacheWrite int64 `json:"cache_creation_input_tokens,omitempty"`
+	Output     int64 `json:"output_tokens"`
 }
 
-// Replay yields a document's model outputs in order. Records of one
-// response are one call: Claude Code writes a record per content block,
-// all with the response's id, sometimes with other records between them.
-// Records with no id form a call until the next user or tool record.
+func outputUsage(u snapshot.Usage) *OutputUsage {
+	return &OutputUsage{u.Input, u.CacheRead, u.CacheWrite, u.Output}
+}
+
+// Replay yields a document's model outputs in the order they were made:
+// the calls of snapshot.ModelCalls (records of one response are one
+// call, with the response's last usage), ordered by the time of their
+// first record, so that a subagent's calls fall between the main
+// session's where they happened.
 func Replay(doc map[string]any) iter.Seq[ModelOutput] {
 	msgs, _ := doc[snapshot.MemberMessages].([]any)
 	events, _ := doc[snapshot.MemberEvents].([]any)
 	return func(yield func(ModelOutput) bool) {
-		var c calls
-		for _, raw := range msgs {
-			if done := c.add(ViewMessage(raw)); done != nil && !yield(*done) {
+		calls := snapshot.ModelCalls(msgs, ViewMessage)
+		sort.SliceStable(calls, func(i, j int) bool { return before(calls[i].Time, calls[j].Time) })
+		n := 0
+		for _, c := range calls {
+			n++
+			out := ModelOutput{Call: n, ID: c.ID, Model: c.Model, Content: []any{}}
+			if !c.Estimated {
+				out.Usage = outputUsage(c.Usage)
+			}
+			for _, i := range c.Records {
+				for _, p := range ViewMessage(msgs[i]).Parts {
+					out.Content = append(out.Content, partJSON(p))
+				}
+			}
+			if !yield(out) {
 				return
 			}
-		}
-		if c.cur != nil && !yield(*c.cur) {
-			return
 		}
 		for _, raw := range events { // a recorded harness: post_model events carry the output
 			ev, _ := raw.(map[string]any)
 			if ev["type"] != "post_model" {
 				continue
 			}
-			c.n++
-			if !yield(ModelOutput{Call: c.n, Model: str(ev, "model"), Content: []any{ev["output"]}}) {
+			n++
+			out := ModelOutput{Call: n, Model: str(ev, "model"), Content: []any{ev["output"]}}
+			if u := EventUsage(ev); u != (snapshot.Usage{}) {
+				out.Usage = outputUsage(u)
+			}
+			if !yield(out) {
 				return
 			}
 		}
 	}
 }
 
-// calls groups a conversation's records into model calls.
-type calls struct {
-	n     int          // calls so far
-	cur   *ModelOutput // the call being read
-	ended bool         // a user or tool record came since cur's last part
-}
-
-// add reads one record; it returns the call the record shows has ended.
-func (c *calls) add(m snapshot.Message) *ModelOutput {
-	switch m.Role {
-	case "assistant", "model":
-	case "user", "tool", "human", "developer", "system":
-		c.ended = true
-		return nil
-	default: // progress lines, events: not part of the conversation
-		return nil
-	}
-	var done *ModelOutput
-	sameCall := c.cur != nil && (m.UsageKey != "" && m.UsageKey == c.cur.ID || m.UsageKey == "" && c.cur.ID == "" && !c.ended)
-	if c.cur != nil && !sameCall {
-		done, c.cur = c.cur, nil
-	}
-	if c.cur == nil {
-		c.n++
-		c.cur = &ModelOutput{Call: c.n, ID: m.UsageKey, Model: m.Model, Content: []any{}}
-	}
-	c.ended = false
-	if m.Usage != nil {
-		c.cur.Usage = &OutputUsage{m.Usage.Input, m.Usage.Output}
-	}
-	for _, p := range m.Parts {
-		c.cur.Content = append(c.cur.Content, partJSON(p))
-	}
-	return done
+// before orders two record times; a time that does not parse sorts as
+// equal, keeping the records' order.
+func before(a, b string) bool {
+	ta, errA := time.Parse(time.RFC3339Nano, a)
+	tb, errB := time.Parse(time.RFC3339Nano, b)
+	return errA == nil && errB == nil && ta.Before(tb)
 }
 
 func partJSON(p snapshot.Part) any {

@@ -42,3 +42,26 @@ func TestReplayOneOutputPerModelCall(t *testing.T) {
 		}
 	}
 }
+
+// A harness's post_model event may give its tokens as a usage object, as
+// the model's API does; trace, replay and show read it alike.
+func TestRecordedUsageObject(t *testing.T) {
+	doc := map[string]any{snapshot.MemberEvents: []any{
+		map[string]any{"type": "post_model", "ts_ms": 1, "model": "m", "usage": map[string]any{"input_tokens": 5, "cache_read_input_tokens": 7, "output_tokens": 2}, "output": "hi"},
+		map[string]any{"type": "post_model", "ts_ms": 2, "model": "m", "input_tokens": 1, "output_tokens": 1, "output": "bye"},
+	}}
+	_, st := Trace(doc, nil)
+	if st.ModelCalls != 2 || st.InputTokens != 6 || st.CacheReadTokens != 7 || st.OutputTokens != 3 {
+		t.Errorf("trace stats %+v", st)
+	}
+	var usage []OutputUsage
+	for o := range Replay(doc) {
+		if o.Usage == nil {
+			t.Fatalf("call %d: no usage", o.Call)
+		}
+		usage = append(usage, *o.Usage)
+	}
+	if len(usage) != 2 || usage[0] != (OutputUsage{Input: 5, CacheRead: 7, Output: 2}) {
+		t.Errorf("replay usage %+v", usage)
+	}
+}

@@ -16,36 +16,43 @@ type TraceLine struct {
 	OK     *bool  `json:"ok,omitempty"` // for tools: succeeded or failed
 }
 
-// TraceStats sums a session up.
+// TraceStats sums a session up. Input tokens are uncached input; cache
+// reads and writes are apart.
 type TraceStats struct {
-	Events       int           `json:"events"`
-	ModelCalls   int           `json:"model_calls"`
-	ToolCalls    int           `json:"tool_calls"`
-	ToolFailures int           `json:"tool_failures"`
-	Turns        int           `json:"turns"`
-	InputTokens  int64         `json:"input_tokens"`
-	OutputTokens int64         `json:"output_tokens"`
-	Compactions  int           `json:"compactions"`
-	Duration     time.Duration `json:"duration_ns"`
+	Events           int           `json:"events"`
+	ModelCalls       int           `json:"model_calls"`
+	ToolCalls        int           `json:"tool_calls"`
+	ToolFailures     int           `json:"tool_failures"`
+	Turns            int           `json:"turns"`
+	InputTokens      int64         `json:"input_tokens"`
+	CacheReadTokens  int64         `json:"cache_read_tokens"`
+	CacheWriteTokens int64         `json:"cache_write_tokens"`
+	OutputTokens     int64         `json:"output_tokens"`
+	Compactions      int           `json:"compactions"`
+	First            time.Time     `json:"first,omitzero"`
+	Last             time.Time     `json:"last,omitzero"`
+	Duration         time.Duration `json:"duration_ns"`
+	// ByModel is the tokens of each model, for a cost estimate.
+	ByModel map[string]snapshot.Usage `json:"-"`
 }
 
 // Trace builds the timeline of a document: prompts, model calls with
 // their tokens, tool calls with whether they failed, compactions; or, for
 // a recorded harness, its events. a is the agent that recorded it; nil
-// for a harness, whose prompts are then its user text messages.
+// for a harness, whose prompts are then its user text messages. Model
+// calls are those of snapshot.ModelCalls, as stats counts them.
 func Trace(doc map[string]any, a Adapter) ([]TraceLine, TraceStats) {
 	msgs, _ := doc[snapshot.MemberMessages].([]any)
 	events, _ := doc[snapshot.MemberEvents].([]any)
 	t := newTracer(msgs, a)
-	for _, raw := range msgs {
-		t.message(raw)
+	for i, raw := range msgs {
+		t.message(i, raw)
 	}
-	stats := snapshot.ComputeStats(map[string]any{snapshot.MemberMessages: msgs}, ViewMessage)
-	t.st.ModelCalls, t.st.InputTokens, t.st.OutputTokens = stats.ModelCalls, stats.InputTokens, stats.OutputTokens
 	for _, raw := range events {
 		t.event(raw)
 	}
 	if !t.first.IsZero() {
+		t.st.First, t.st.Last = t.first, t.last
 		t.st.Duration = t.last.Sub(t.first)
 	}
 	return t.lines, t.st
@@ -56,16 +63,27 @@ type tracer struct {
 	a           Adapter
 	lines       []TraceLine
 	st          TraceStats
-	first, last time.Time       // the span of the records' times
-	failed      map[string]bool // tool call id → its result was an error
-	seenModel   map[string]bool // responses on the timeline, by usage key
-	totals      int             // running totals recorded: they give the model lines
-	prev        snapshot.Usage  // the last running total
-	model       string          // the model of the turn, as an event named it
+	first, last time.Time             // the span of the records' times
+	failed      map[string]bool       // tool call id → its result was an error
+	calls       map[int]snapshot.Call // model calls by their first record
+	command     int                   // the line of a slash command not yet answered, or -1
+	cmds        commandReader         // the agent's slash commands, if it records them
+}
+
+// commandReader is an agent whose slash commands are user records: a
+// command starts a turn when the model answers it, and not when the
+// harness answers it (a built-in such as /mcp prints its own output).
+type commandReader interface {
+	// IsCommand reports whether a record is a slash command the user typed.
+	IsCommand(record any) bool
+	// IsInput reports whether a record is input that is not the model's
+	// answer: after it, a pending command is no turn.
+	IsInput(record any) bool
 }
 
 func newTracer(msgs []any, a Adapter) *tracer {
-	t := &tracer{a: a, failed: map[string]bool{}, seenModel: map[string]bool{}}
+	t := &tracer{a: a, failed: map[string]bool{}, calls: map[int]snapshot.Call{}, command: -1, st: TraceStats{ByModel: map[string]snapshot.Usage{}}}
+	t.cmds, _ = a.(commandReader)
 	for _, raw := range msgs {
 		for _, p := range ViewMessage(raw).Parts {
 			if p.Kind == snapshot.PartToolResult {
@@ -73,35 +91,66 @@ func newTracer(msgs []any, a Adapter) *tracer {
 			}
 		}
 	}
-	_, t.totals = snapshot.RunningTotal(msgs, ViewMessage)
+	for _, c := range snapshot.ModelCalls(msgs, ViewMessage) {
+		t.calls[c.Records[0]] = c
+		t.st.ModelCalls++
+		t.st.InputTokens += c.Usage.Input
+		t.st.CacheReadTokens += c.Usage.CacheRead
+		t.st.CacheWriteTokens += c.Usage.CacheWrite
+		t.st.OutputTokens += c.Usage.Output
+		u := t.st.ByModel[c.Model]
+		u.Add(c.Usage)
+		t.st.ByModel[c.Model] = u
+	}
 	return t
 }
 
 func (t *tracer) add(l TraceLine) { t.lines = append(t.lines, l) }
 
 // message adds what one transcript record shows.
-func (t *tracer) message(raw any) {
+func (t *tracer) message(i int, raw any) {
 	t.st.Events++
 	m := ViewMessage(raw)
 	at := t.stamp(m.Time)
-	if m.Role == "event" && m.Model != "" {
-		t.model = m.Model
+	if c, ok := t.calls[i]; ok {
+		t.answered()
+		t.add(TraceLine{Time: at, Kind: "model", Detail: modelDetail(c.Model, c.Usage)})
 	}
 	switch {
-	case m.TotalUsage != nil: // a running total after each model call
-		in, out := m.TotalUsage.Input-t.prev.Input, m.TotalUsage.Output-t.prev.Output
-		t.prev = *m.TotalUsage
-		t.add(TraceLine{Time: at, Kind: "model", Detail: modelDetail(t.model, in, out)})
+	case t.cmds != nil && t.cmds.IsCommand(raw):
+		t.command = len(t.lines)
+		t.add(TraceLine{Time: at, Kind: "command", Detail: short(snapshot.ContentText(firstText(m)), 80)})
 	case t.isPrompt(raw, m):
+		t.command = -1
 		t.st.Turns++
 		t.add(TraceLine{Time: at, Kind: "prompt", Detail: short(m.Parts[0].Text, 80)})
 	case isCompaction(raw):
 		t.st.Compactions++
 		t.add(TraceLine{Time: at, Kind: "compaction", Detail: "conversation compacted"})
 	case m.Role == "assistant" || m.Role == "model":
-		t.modelCall(m, at)
+		t.answered()
 		t.toolCalls(m, at)
+	case t.cmds != nil && t.cmds.IsInput(raw):
+		t.command = -1
 	}
+}
+
+// answered counts a pending slash command as a turn: the model answers it.
+func (t *tracer) answered() {
+	if t.command >= 0 {
+		t.st.Turns++
+		t.lines[t.command].Kind = "prompt"
+		t.command = -1
+	}
+}
+
+func firstText(m snapshot.Message) string {
+	for _, p := range m.Parts {
+		if p.Kind == snapshot.PartText {
+			return p.Text
+		}
+	}
+	return ""
 }
 
 func (t *tracer) isPrompt(raw any, m snapshot.Message) bool {
@@ -109,24 +158,6 @@ func (t *tracer) isPrompt(raw any, m snapshot.Message) bool {
 		return t.a.IsPrompt(raw)
 	}
 	return m.Role == "user" && len(m.Parts) > 0 && m.Parts[0].Kind == snapshot.PartText
-}
-
-// modelCall adds a model line for the first record of a response, unless
-// running totals give the model lines. Records with no usage key are one
-// line until another kind comes between them.
-func (t *tracer) modelCall(m snapshot.Message, at string) {
-	key := m.UsageKey
-	if t.totals != 0 || key != "" && t.seenModel[key] {
-		return
-	}
-	t.seenModel[key] = key != ""
-	detail := m.Model
-	if m.Usage != nil {
-		detail = modelDetail(m.Model, m.Usage.Input, m.Usage.Output)
-	}
-	if key != "" || m.Usage != nil || len(t.lines) == 0 || t.lines[len(t.lines)-1].Kind != "model" {
-		t.add(TraceLine{Time: at, Kind: "model", Detail: detail})
-	}
 }
 
 // toolCalls adds a line for each tool a record calls, failed when its
@@ -158,11 +189,15 @@ func (t *tracer) event(raw any) {
 	switch kind {
 	case "post_model":
 		t.st.ModelCalls++
-		in, _ := num(ev["input_tokens"])
-		out, _ := num(ev["output_tokens"])
-		t.st.InputTokens += in
-		t.st.OutputTokens += out
-		line = TraceLine{Time: at, Kind: "model", Detail: modelDetail(str(ev, "model"), in, out)}
+		u := EventUsage(ev)
+		t.st.InputTokens += u.Input
+		t.st.CacheReadTokens += u.CacheRead
+		t.st.CacheWriteTokens += u.CacheWrite
+		t.st.OutputTokens += u.Output
+		bm := t.st.ByModel[str(ev, "model")]
+		bm.Add(u)
+		t.st.ByModel[str(ev, "model")] = bm
+		line = TraceLine{Time: at, Kind: "model", Detail: modelDetail(str(ev, "model"), u)}
 	case "post_tool":
 		t.st.ToolCalls++
 		ok := ev["ok"] != false && ev["error"] == nil
@@ -179,8 +214,12 @@ func (t *tracer) event(raw any) {
 	t.add(line)
 }
 
-func modelDetail(model string, in, out int64) string {
-	return strings.TrimSpace(fmt.Sprintf("%s in=%d out=%d", model, in, out))
+func modelDetail(model string, u snapshot.Usage) string {
+	d := fmt.Sprintf("%s in=%d", model, u.Input)
+	if u.CacheRead != 0 || u.CacheWrite != 0 {
+		d += fmt.Sprintf(" cache_read=%d cache_write=%d", u.CacheRead, u.CacheWrite)
+	}
+	return strings.TrimSpace(d + fmt.Sprintf(" out=%d", u.Output))
 }
 
 // stamp parses a record's time, widens the session's span, and returns

@@ -51,6 +51,18 @@ type Config struct {
 		// KeepFirst keeps each session's first snapshot too.
 		KeepFirst bool `yaml:"keep_first"`
 	} `yaml:"retention"`
+	// Prices add models to the price table stats and trace estimate
+	// costs with, or override its prices: model name → US dollars per
+	// million tokens of each kind.
+	Prices map[string]Price `yaml:"prices"`
+}
+
+// Price is a model's price in US dollars per million tokens.
+type Price struct {
+	Input      float64 `yaml:"input"`
+	CacheRead  float64 `yaml:"cache_read"`
+	CacheWrite float64 `yaml:"cache_write"`
+	Output     float64 `yaml:"output"`
 }
 
 // Defaults of Config's limits.
@@ -168,6 +180,11 @@ func Parse(data []byte, cfg *Config) error {
 	if cfg.Limits.MaxDocumentBytes < 0 || cfg.Limits.MaxDepth < 0 || cfg.Limits.MaxValueBytes < 0 || cfg.Retention.MaxPerSession < 0 {
 		return fmt.Errorf("limits must not be negative")
 	}
+	for model, p := range cfg.Prices {
+		if p.Input < 0 || p.CacheRead < 0 || p.CacheWrite < 0 || p.Output < 0 {
+			return fmt.Errorf("prices.%s: prices must not be negative", model)
+		}
+	}
 	return nil
 }
 
@@ -218,4 +235,9 @@ retention:
   # checkpoints name; applied after saves once a session grows a tenth past it.
   max_per_session: 0
   keep_first: false
+
+# Prices that stats and trace estimate costs with, in US dollars per
+# million tokens; these add models to the built-in table or override it.
+# prices:
+#   my-model: {input: 3, cache_read: 0.3, cache_write: 3.75, output: 15}
 `

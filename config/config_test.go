@@ -28,3 +28,21 @@ func FuzzConfig(f *testing.F) {
 		}
 	})
 }
+
+// Prices from two files add up, the later file winning per model; a
+// negative price is refused.
+func TestPrices(t *testing.T) {
+	var cfg Config
+	if err := Parse([]byte("prices:\n  a: {input: 1, output: 2}\n  b: {input: 3}\n"), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := Parse([]byte("prices:\n  b: {input: 4, cache_read: 0.4}\n"), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Prices["a"] != (Price{Input: 1, Output: 2}) || cfg.Prices["b"] != (Price{Input: 4, CacheRead: 0.4}) {
+		t.Errorf("prices %+v", cfg.Prices)
+	}
+	if err := Parse([]byte("prices:\n  c: {output: -1}\n"), &cfg); err == nil || !strings.Contains(err.Error(), "prices.c") {
+		t.Errorf("negative price: %v", err)
+	}
+}

@@ -6,6 +6,7 @@
 package render
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -104,4 +105,18 @@ func YAML(w io.Writer, v any) error {
 		return err
 	}
 	return enc.Close()
+}
+
+// Value turns a struct meant for encoding/json into a JSON value
+// (for YAML output), by way of the canonical parser.
+func Value(v any) any {
+	var buf bytes.Buffer
+	if JSON(&buf, v) != nil {
+		return nil
+	}
+	out, err := snapshot.Parse(buf.Bytes(), snapshot.Limits{})
+	if err != nil {
+		return nil
+	}
+	return out
 }

@@ -199,13 +199,13 @@ func shortenLines(s string, n int) string {
 }
 
 // Stats prints a document's statistics on one line.
-func Stats(w io.Writer, s snapshot.Stats) {
+func Stats(w io.Writer, s agent.Numbers) {
 	est := ""
 	if s.Estimated {
 		est = " (some estimated)"
 	}
-	fmt.Fprintf(w, "Stats:    %d messages, %d tool calls, %d model calls, %d input tokens, %d output tokens%s\n",
-		s.Messages, s.ToolCalls, s.ModelCalls, s.InputTokens, s.OutputTokens, est)
+	fmt.Fprintf(w, "Stats:    %d messages, %d tool calls, %d model calls, tokens: %d input, %d cache read, %d cache write, %d output%s\n",
+		s.Messages, s.ToolCalls, s.ModelCalls, s.InputTokens, s.CacheReadTokens, s.CacheWriteTokens, s.OutputTokens, est)
 }
 
 // Diff renders a semantic diff for a person.
@@ -243,7 +243,7 @@ func writeTokens(w io.Writer, t snapshot.TokenDelta) {
 	if t.Estimated {
 		est = " (estimated where usage was not recorded)"
 	}
-	fmt.Fprintf(w, "tokens: %+d input, %+d output%s\n", t.Input, t.Output, est)
+	fmt.Fprintf(w, "tokens: %+d input, %+d cache read, %+d cache write, %+d output%s\n", t.Input, t.CacheRead, t.CacheWrite, t.Output, est)
 }
 
 func writeElements(w io.Writer, p Palette, what string, changes []snapshot.ElementChange) {
@@ -379,4 +379,21 @@ func compact(v any) string {
 		return fmt.Sprint(v)
 	}
 	return Shorten(string(b), 80)
+}
+
+// Trace prints a session's timeline, one line per event, then its
+// statistics and cost.
+func Trace(w io.Writer, p Palette, lines []agent.TraceLine, st agent.TraceStats, cost agent.Cost) {
+	for _, l := range lines {
+		detail := l.Detail
+		if l.OK != nil {
+			detail += map[bool]string{true: " " + p.Green("ok"), false: " " + p.Red("failed")}[*l.OK]
+		}
+		fmt.Fprintf(w, "%-12s %-10s %s\n", l.Time, l.Kind, detail)
+	}
+	fmt.Fprintf(w, "\nevents %d, model calls %d, tool calls %d (%d failed), turns %d, compactions %d\n",
+		st.Events, st.ModelCalls, st.ToolCalls, st.ToolFailures, st.Turns, st.Compactions)
+	fmt.Fprintf(w, "tokens: %d input, %d cache read, %d cache write, %d output; duration %s\n",
+		st.InputTokens, st.CacheReadTokens, st.CacheWriteTokens, st.OutputTokens, st.Duration.Round(time.Second))
+	fmt.Fprintf(w, "cost: %s\n", CostText(&cost))
 }

@@ -85,7 +85,7 @@ events:   0 added, 1 removed, 0 changed
 members:  1 changed paths
 files:    changed main.go (+2 -1)
 files:    added b.go (+5 -0)
-tokens: +1200 input, -3 output (estimated where usage was not recorded)
+tokens: +1200 input, +0 cache read, +0 cache write, -3 output (estimated where usage was not recorded)
 `
 	var b bytes.Buffer
 	DiffStat(&b, d)
@@ -101,7 +101,7 @@ func TestDiffColoursOnlyWhenOn(t *testing.T) {
 	var plain, coloured bytes.Buffer
 	Diff(&plain, Palette{}, d)
 	Diff(&coloured, Palette{On: true}, d)
-	want := "files\nM a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+new\ntokens: +0 input, +0 output\n"
+	want := "files\nM a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+new\ntokens: +0 input, +0 cache read, +0 cache write, +0 output\n"
 	if plain.String() != want {
 		t.Errorf("without colour:\n%q\nwant\n%q", plain.String(), want)
 	}

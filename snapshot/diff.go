@@ -58,9 +58,11 @@ type FileChange struct {
 
 // TokenDelta is B's token totals minus A's.
 type TokenDelta struct {
-	Input     int64 `json:"input"`
-	Output    int64 `json:"output"`
-	Estimated bool  `json:"estimated"` // some counts were estimated from text
+	Input      int64 `json:"input"`
+	CacheRead  int64 `json:"cache_read"`
+	CacheWrite int64 `json:"cache_write"`
+	Output     int64 `json:"output"`
+	Estimated  bool  `json:"estimated"` // some counts were estimated from text
 }
 
 // Compare computes the semantic diff that turns a into b, reading
@@ -93,9 +95,11 @@ func CompareParts(pa, pb *Parts, view Viewer) *Diff {
 	sa := ComputeStats(map[string]any{MemberMessages: ma}, view)
 	sb := ComputeStats(map[string]any{MemberMessages: mb}, view)
 	d.Tokens = TokenDelta{
-		Input:     sb.InputTokens - sa.InputTokens,
-		Output:    sb.OutputTokens - sa.OutputTokens,
-		Estimated: sa.Estimated || sb.Estimated,
+		Input:      sb.InputTokens - sa.InputTokens,
+		CacheRead:  sb.CacheReadTokens - sa.CacheReadTokens,
+		CacheWrite: sb.CacheWriteTokens - sa.CacheWriteTokens,
+		Output:     sb.OutputTokens - sa.OutputTokens,
+		Estimated:  sa.Estimated || sb.Estimated,
 	}
 	return d
 }

@@ -1,7 +1,6 @@
 package snapshot
 
 import (
-	"fmt"
 	"strings"
 )
 
@@ -43,10 +42,28 @@ type Part struct {
 	IsError bool   // a failed tool result
 }
 
-// Usage is the token count of one model call.
+// Usage is the token count of one model call, each kind apart: input
+// the model read anew, input read from the prompt cache, input written to
+// it, and output. They are priced differently, and a sum of them reads
+// as millions of "input" tokens for a session that sent hundreds.
 type Usage struct {
-	Input  int64
-	Output int64
+	Input      int64
+	CacheRead  int64
+	CacheWrite int64
+	Output     int64
+}
+
+// Add adds u to o.
+func (o *Usage) Add(u Usage) {
+	o.Input += u.Input
+	o.CacheRead += u.CacheRead
+	o.CacheWrite += u.CacheWrite
+	o.Output += u.Output
+}
+
+// Sub is o minus u, kind by kind.
+func (o Usage) Sub(u Usage) Usage {
+	return Usage{o.Input - u.Input, o.CacheRead - u.CacheRead, o.CacheWrite - u.CacheWrite, o.Output - u.Output}
 }
 
 // Viewer reads a stored message as a Message. Agents write records of
@@ -76,8 +93,10 @@ func ViewMessage(v any) Message {
 	m.Model = str(obj, "model")
 	if u, ok := obj["usage"].(map[string]any); ok {
 		m.Usage = &Usage{
-			Input:  num(u, "input_tokens") + num(u, "prompt_tokens") + num(u, "cache_creation_input_tokens") + num(u, "cache_read_input_tokens"),
-			Output: num(u, "output_tokens") + num(u, "completion_tokens"),
+			Input:      num(u, "input_tokens") + num(u, "prompt_tokens"),
+			CacheRead:  num(u, "cache_read_input_tokens"),
+			CacheWrite: num(u, "cache_creation_input_tokens"),
+			Output:     num(u, "output_tokens") + num(u, "completion_tokens"),
 		}
 		m.UsageKey = m.ID
 	}
@@ -211,87 +230,178 @@ func Int(v any) int64 {
 
 // Stats summarises a document's conversation.
 type Stats struct {
-	Messages     int
-	Events       int
-	Files        int
-	ToolCalls    int
-	ModelCalls   int
-	InputTokens  int64
-	OutputTokens int64
+	Messages   int
+	Events     int
+	Files      int
+	ToolCalls  int
+	ModelCalls int
+	// InputTokens is uncached input; cache reads and writes are apart.
+	InputTokens      int64
+	CacheReadTokens  int64
+	CacheWriteTokens int64
+	OutputTokens     int64
+	// ByModel is the tokens of each model ("" when a call names none),
+	// so that a cost can be put on them.
+	ByModel map[string]Usage
 	// Estimated is true when some model calls recorded no usage, so their
 	// tokens were estimated from text length (about four bytes a token).
 	Estimated bool
 }
 
 // ComputeStats counts what a document's messages record, read by view
-// (nil: ViewMessage). Usage shared by several records of one model call
-// counts once.
+// (nil: ViewMessage). Model calls and their tokens are those of
+// ModelCalls.
 func ComputeStats(doc map[string]any, view Viewer) Stats {
 	view = view.orGeneric()
 	msgs, _ := doc[MemberMessages].([]any)
 	events, _ := doc[MemberEvents].([]any)
 	files, _ := doc[MemberFiles].(map[string]any)
-	s := Stats{Messages: len(msgs), Events: len(events), Files: len(files)}
-	if total, calls := RunningTotal(msgs, view); calls > 0 {
-		s.ModelCalls, s.InputTokens, s.OutputTokens = calls, total.Input, total.Output
-		for _, raw := range msgs {
-			for _, p := range view(raw).Parts {
-				if p.Kind == PartToolCall {
-					s.ToolCalls++
-				}
+	s := Stats{Messages: len(msgs), Events: len(events), Files: len(files), ByModel: map[string]Usage{}}
+	for _, raw := range msgs {
+		if _, skip := raw.(Unchanged); skip {
+			continue
+		}
+		for _, p := range view(raw).Parts {
+			if p.Kind == PartToolCall {
+				s.ToolCalls++
 			}
 		}
-		return s
 	}
-	seen := map[string]bool{}
+	for _, c := range ModelCalls(msgs, view) {
+		s.ModelCalls++
+		s.Estimated = s.Estimated || c.Estimated
+		s.InputTokens += c.Usage.Input
+		s.CacheReadTokens += c.Usage.CacheRead
+		s.CacheWriteTokens += c.Usage.CacheWrite
+		s.OutputTokens += c.Usage.Output
+		u := s.ByModel[c.Model]
+		u.Add(c.Usage)
+		s.ByModel[c.Model] = u
+	}
+	return s
+}
+
+// Call is one model call (one API response) read from a conversation.
+type Call struct {
+	// Records are the indexes of the messages the response was written
+	// in, in order; for a call known from a running total, the record
+	// that carries it.
+	Records []int
+	ID      string // the response's id (UsageKey), when recorded
+	Model   string
+	Time    string // of its first record
+	Usage   Usage
+	// Estimated is true when the call recorded no usage and its output
+	// tokens were estimated from its text.
+	Estimated bool
+}
+
+// ModelCalls reads the model calls of a conversation, in the order their
+// first records come:
+//
+//   - When running totals are recorded (Codex's token_count), each total
+//     that differs from the one before is a call, and its tokens are the
+//     difference. An equal total is the same event written again (a call
+//     always reads some input).
+//   - Otherwise assistant records sharing a UsageKey are one response,
+//     even with other records between them, and the last usage recorded
+//     counts: streamed records repeat it, the first with a partial output
+//     count. Assistant records with no key are one response until a
+//     record of another role in the conversation (user, tool, developer,
+//     system) comes between them: an agent sends its inputs and reads a
+//     new response after each.
+func ModelCalls(msgs []any, view Viewer) []Call {
+	view = view.orGeneric()
+	if calls := fromTotals(msgs, view); len(calls) > 0 {
+		return calls
+	}
+	var calls []Call
+	byKey := map[string]int{}
+	open := -1 // the key-less call still being read
 	for i, raw := range msgs {
 		if _, skip := raw.(Unchanged); skip {
 			continue
 		}
 		m := view(raw)
-		for _, p := range m.Parts {
-			if p.Kind == PartToolCall {
-				s.ToolCalls++
+		switch m.Role {
+		case "assistant", "model":
+		case "user", "tool", "human", "developer", "system":
+			open = -1
+			continue
+		default: // progress lines, events: not part of the conversation
+			continue
+		}
+		n, seen := byKey[m.UsageKey]
+		switch {
+		case m.UsageKey != "" && seen:
+		case m.UsageKey == "" && open >= 0:
+			n = open
+		default:
+			n = len(calls)
+			calls = append(calls, Call{ID: m.UsageKey, Model: m.Model, Time: m.Time})
+			if m.UsageKey != "" {
+				byKey[m.UsageKey] = n
+				open = -1
+			} else {
+				open = n
 			}
 		}
-		if m.Role != "assistant" && m.Role != "model" {
-			continue
+		c := &calls[n]
+		c.Records = append(c.Records, i)
+		if c.Model == "" {
+			c.Model = m.Model
 		}
-		key := m.UsageKey
-		if key == "" {
-			key = fmt.Sprintf("#%d", i)
-		}
-		if seen[key] && m.Usage != nil {
-			continue
-		}
-		seen[key] = true
-		s.ModelCalls++
 		if m.Usage != nil {
-			s.InputTokens += m.Usage.Input
-			s.OutputTokens += m.Usage.Output
-		} else {
-			s.Estimated = true
-			s.OutputTokens += EstimateTokens(m)
+			c.Usage, c.Estimated = *m.Usage, false
+		} else if c.Usage == (Usage{}) {
+			c.Estimated = true
+			c.Usage.Output += EstimateTokens(m)
 		}
 	}
-	return s
+	return calls
 }
 
-// RunningTotal finds the last running total of tokens (some agents, as
-// Codex, record one after each model call) and how many there were.
-func RunningTotal(msgs []any, view Viewer) (Usage, int) {
-	view = view.orGeneric()
-	var last Usage
-	calls := 0
-	for _, raw := range msgs {
+// fromTotals reads model calls from running totals, the model of each
+// from the last record before it that names one. A call's records are
+// the assistant records since the call before (what the response said),
+// then the total itself.
+func fromTotals(msgs []any, view Viewer) []Call {
+	var calls []Call
+	var prev Usage
+	var said []int
+	model := ""
+	for i, raw := range msgs {
 		if _, skip := raw.(Unchanged); skip {
 			continue
 		}
-		if m := view(raw); m.TotalUsage != nil {
-			last, calls = *m.TotalUsage, calls+1
+		m := view(raw)
+		if m.TotalUsage == nil {
+			if m.Role == "assistant" || m.Role == "model" {
+				said = append(said, i)
+			} else if m.Model != "" {
+				model = m.Model
+			}
+			continue
 		}
+		if *m.TotalUsage == prev {
+			continue
+		}
+		calls = append(calls, Call{Records: append(said, i), Model: model, Time: m.Time, Usage: m.TotalUsage.Sub(prev)})
+		prev, said = *m.TotalUsage, nil
 	}
-	return last, calls
+	return calls
+}
+
+// RunningTotal finds the last running total of tokens (some agents, as
+// Codex, record one after each model call) and how many model calls they
+// record.
+func RunningTotal(msgs []any, view Viewer) (Usage, int) {
+	calls := fromTotals(msgs, view.orGeneric())
+	var total Usage
+	for _, c := range calls {
+		total.Add(c.Usage)
+	}
+	return total, len(calls)
 }
 
 // EstimateTokens guesses a message's token count from its text.

@@ -12,11 +12,8 @@ import (
 
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
-	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/internal/demo"
 )
-
-//go:embed demo/session.json
-var demoSession []byte
 
 func cmdDemo(e *env) *cli.Command {
 	return &cli.Command{
@@ -90,21 +87,21 @@ func demoSay(d *deps, cmd string) {
 // checkpoint would.
 func demoSave(ctx context.Context, d *deps, dir string) error {
 	s := d.store
-	steps, err := demoSteps()
+	steps, err := demo.Steps()
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(d.out, "A sample agent session, saved step by step into a new repository at %s\n", dir)
 	for _, st := range steps {
-		demoSay(d, fmt.Sprintf("save --session demo --turn %d --label %q", st.turn, st.label))
-		entry, err := s.Save(ctx, st.doc, gitstore.SaveOptions{Session: "demo", Turn: st.turn, Label: st.label, Source: "demo"})
+		demoSay(d, fmt.Sprintf("save --session demo --turn %d --label %q", st.Turn, st.Label))
+		entry, err := s.Save(ctx, st.Doc, gitstore.SaveOptions{Session: "demo", Turn: st.Turn, Label: st.Label, Source: "demo"})
 		if err != nil {
 			return err
 		}
 		fmt.Fprintln(d.out, entry.ID)
-		if st.checkpoint != "" {
-			demoSay(d, "checkpoint "+st.checkpoint+" demo")
-			cp, err := s.SetCheckpoint(ctx, st.checkpoint, entry.ID, "the bug is fixed", false)
+		if st.Checkpoint != "" {
+			demoSay(d, "checkpoint "+st.Checkpoint+" demo")
+			cp, err := s.SetCheckpoint(ctx, st.Checkpoint, entry.ID, "the bug is fixed", false)
 			if err != nil {
 				return err
 			}
@@ -133,44 +130,4 @@ func demoRead(ctx context.Context, d *deps) error {
 		}
 	}
 	return nil
-}
-
-type builtStep struct {
-	label, checkpoint string
-	turn              int
-	doc               map[string]any
-}
-
-// demoSteps builds each step's document from the embedded session: the
-// first N messages, the captured files once edited, config changes.
-func demoSteps() ([]builtStep, error) {
-	v, err := snapshot.ParseDocument(demoSession, snapshot.Limits{})
-	if err != nil {
-		return nil, fmt.Errorf("demo data: %w", err)
-	}
-	msgs, _ := v["messages"].([]any)
-	config, _ := v["config"].(map[string]any)
-	var out []builtStep
-	for _, raw := range v["steps"].([]any) {
-		st := raw.(map[string]any)
-		n, _ := st["messages"].(snapshot.Number).Int64()
-		turn, _ := st["turn"].(snapshot.Number).Int64()
-		if over, ok := st["config"].(map[string]any); ok {
-			merged := map[string]any{}
-			for k, x := range config {
-				merged[k] = x
-			}
-			for k, x := range over {
-				merged[k] = x
-			}
-			config = merged
-		}
-		doc := map[string]any{"config": config, "messages": msgs[:n]}
-		if st["files"] == true {
-			doc["files"] = v["files"]
-		}
-		cp, _ := st["checkpoint"].(string)
-		out = append(out, builtStep{label: st["label"].(string), checkpoint: cp, turn: int(turn), doc: doc})
-	}
-	return out, nil
 }

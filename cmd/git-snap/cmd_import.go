@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,7 +66,7 @@ func runImport(ctx context.Context, d *deps, o importOptions) error {
 	var items []item
 	var bundles []string
 	for _, f := range o.Files { // all checked before anything is written
-		if isBundle(d.abs(f)) {
+		if gitstore.IsBundle(d.abs(f)) {
 			bundles = append(bundles, f)
 			continue
 		}
@@ -109,19 +108,4 @@ func runImport(ctx context.Context, d *deps, o importOptions) error {
 		}
 	}
 	return nil
-}
-
-// isBundle tells a git bundle by its name or its first line.
-func isBundle(path string) bool {
-	if strings.HasSuffix(path, ".bundle") {
-		return true // a file so named that is not one is refused as a bundle
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	head := make([]byte, 16)
-	n, _ := io.ReadFull(f, head)
-	return strings.HasPrefix(string(head[:n]), "# v2 git bundle") || strings.HasPrefix(string(head[:n]), "# v3 git bundle")
 }

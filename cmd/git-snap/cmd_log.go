@@ -100,14 +100,18 @@ func runLog(ctx context.Context, d *deps, o logOptions) error {
 	if err != nil {
 		return err
 	}
-	code, err := resolveCode(s, o.Code)
+	code, err := s.CodePrefix(o.Code)
 	if err != nil {
 		return err
+	}
+	filter := gitstore.Filter{Since: o.Since, Until: o.Until, Label: o.Label, Code: code}
+	if o.Checkpoint != "" {
+		filter.Carried = carried
 	}
 	var out []render.EntryJSON
 	shown := 0
 	err = s.Walk(ctx, starts, func(e gitstore.Entry) error {
-		if !o.matches(e, carried, code) {
+		if !filter.Match(e) {
 			return nil
 		}
 		if o.Max > 0 && shown >= o.Max {
@@ -169,41 +173,6 @@ func logStarts(ctx context.Context, s *gitstore.Store, o logOptions, carried map
 		starts = append(starts, sess.Tip.ID)
 	}
 	return starts, nil
-}
-
-func (o logOptions) matches(e gitstore.Entry, carried map[plumbing.Hash]bool, code string) bool {
-	h := e.Header
-	switch {
-	case !o.Since.IsZero() && h.Time.Before(o.Since),
-		!o.Until.IsZero() && h.Time.After(o.Until),
-		o.Checkpoint != "" && !carried[e.ID],
-		code != "" && !strings.HasPrefix(h.Code, code):
-		return false
-	case o.Label != "":
-		ok, _ := path.Match(o.Label, h.Label)
-		return ok
-	}
-	return true
-}
-
-// resolveCode turns --code into a commit id or id prefix: a hex prefix
-// stays as given, a ref or HEAD is read.
-func resolveCode(s *gitstore.Store, code string) (string, error) {
-	if code == "" {
-		return "", nil
-	}
-	if len(code) >= 4 && isHexString(code) {
-		return strings.ToLower(code), nil
-	}
-	id, err := s.CodeRef(code)
-	if err != nil {
-		return "", err
-	}
-	return id.String(), nil
-}
-
-func isHexString(s string) bool {
-	return strings.Trim(strings.ToLower(s), "0123456789abcdef") == ""
 }
 
 // parseWhen reads --since/--until: a date, a date and time, RFC 3339, or

@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -37,7 +38,7 @@ func runReplay(ctx context.Context, d *deps, o replayOptions) error {
 		return err
 	}
 	for out := range agent.Replay(doc) {
-		line, err := snapshot.Marshal(jsonToValue(out))
+		line, err := snapshot.Marshal(render.Value(out))
 		if err != nil {
 			return err
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -10,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -51,20 +51,18 @@ func parseShow(c *cli.Context) (showOptions, error) {
 	return o, nil
 }
 
-// statsJSON is a document's statistics as scripts read them.
-type statsJSON struct {
-	Messages     int   `json:"messages"`
-	Events       int   `json:"events"`
-	Files        int   `json:"files"`
-	ToolCalls    int   `json:"tool_calls"`
-	ModelCalls   int   `json:"model_calls"`
-	InputTokens  int64 `json:"input_tokens"`
-	OutputTokens int64 `json:"output_tokens"`
-	Estimated    bool  `json:"tokens_estimated"`
+// withCost puts a cost estimate on the statistics.
+func withCost(s *agent.Numbers, cfg config.Config) {
+	c := agent.EstimateCost(s.ByModel, configPrices(cfg))
+	s.Cost = &c
 }
 
-func statsOf(st snapshot.Stats) statsJSON {
-	return statsJSON{st.Messages, st.Events, st.Files, st.ToolCalls, st.ModelCalls, st.InputTokens, st.OutputTokens, st.Estimated}
+func configPrices(cfg config.Config) map[string]agent.Price {
+	out := map[string]agent.Price{}
+	for model, p := range cfg.Prices {
+		out[model] = agent.Price{Input: p.Input, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite, Output: p.Output}
+	}
+	return out
 }
 
 // runShow shows o.Rev, or the newest snapshot of the session.
@@ -78,13 +76,13 @@ func runShow(ctx context.Context, d *deps, o showOptions) error {
 	if err != nil {
 		return err
 	}
-	st := snapshot.ComputeStats(doc, agent.ViewMessage)
+	st := agent.NumbersOf(doc, entry.Header.Source)
 	if o.JSON || o.YAML {
-		full := map[string]any{"header": render.EntryToJSON(entry, nil), "stats": statsOf(st), "document": doc}
+		full := map[string]any{"header": render.EntryToJSON(entry, nil), "stats": st, "document": doc}
 		if o.JSON {
 			return render.JSON(w, full)
 		}
-		return render.YAML(w, map[string]any{"header": jsonToValue(render.EntryToJSON(entry, nil)), "stats": jsonToValue(statsOf(st)), "document": doc})
+		return render.YAML(w, map[string]any{"header": render.Value(render.EntryToJSON(entry, nil)), "stats": render.Value(st), "document": doc})
 	}
 	cps, err := s.Checkpoints(ctx, entry.Header.Session, false)
 	if err != nil {
@@ -109,18 +107,4 @@ func runShow(ctx context.Context, d *deps, o showOptions) error {
 		}
 	}
 	return nil
-}
-
-// jsonToValue turns a struct meant for encoding/json into a JSON value
-// (for YAML output), by way of the canonical parser.
-func jsonToValue(v any) any {
-	var buf bytes.Buffer
-	if render.JSON(&buf, v) != nil {
-		return nil
-	}
-	out, err := snapshot.Parse(buf.Bytes(), snapshot.Limits{})
-	if err != nil {
-		return nil
-	}
-	return out
 }

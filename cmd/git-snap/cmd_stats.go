@@ -12,7 +12,6 @@ import (
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/render"
-	"github.com/git-snap/git-snap/snapshot"
 )
 
 func cmdStats(e *env) *cli.Command {
@@ -21,8 +20,11 @@ func cmdStats(e *env) *cli.Command {
 		Usage:     "summarise a session, or all sessions",
 		ArgsUsage: "[SESSION]",
 		Description: `Counts snapshots and checkpoints, first and last time and the span between, and
-from the newest snapshot: messages, tool calls, model calls, input and output tokens.
-Without SESSION: the default session, or all sessions added up.
+from the newest snapshot: messages, turns, tool calls and failures, model calls,
+compactions, tokens (input, cache read, cache write and output apart) and an
+estimate of their cost at list prices (config prices: add or override them).
+First and last are the times of the records when they carry times, else of
+the snapshots. Without SESSION: the default session, or all sessions added up.
 
 Examples:
    git snap stats fix-login
@@ -50,7 +52,7 @@ type sessionStats struct {
 	First       time.Time      `json:"first"`
 	Last        time.Time      `json:"last"`
 	Duration    string         `json:"duration"`
-	statsJSON
+	agent.Numbers
 }
 
 // runStats sums up o.Session, else the default session, else every
@@ -72,17 +74,22 @@ func runStats(ctx context.Context, d *deps, o statsOptions) error {
 		h := sess.Tip.Header
 		st.Sessions++
 		st.Snapshots += h.Seq
-		if st.First.IsZero() || h.Started.Before(st.First) {
-			st.First = h.Started
-		}
-		if h.Time.After(st.Last) {
-			st.Last = h.Time
-		}
 		doc, _, err := s.Read(ctx, sess.Tip.ID)
 		if err != nil {
 			return err
 		}
-		add(&st.statsJSON, statsOf(snapshot.ComputeStats(doc, agent.ViewMessage)))
+		one := agent.NumbersOf(doc, h.Source)
+		first, last := h.Started, h.Time
+		if !one.First.IsZero() {
+			first, last = one.First, one.Last
+		}
+		if st.First.IsZero() || first.Before(st.First) {
+			st.First = first
+		}
+		if last.After(st.Last) {
+			st.Last = last
+		}
+		st.Add(one)
 		cps, err := s.Checkpoints(ctx, sess.Name, false)
 		if err != nil {
 			return err
@@ -92,6 +99,7 @@ func runStats(ctx context.Context, d *deps, o statsOptions) error {
 		}
 	}
 	st.Duration = st.Last.Sub(st.First).Round(time.Second).String()
+	withCost(&st.Numbers, d.cfg)
 	if o.JSON {
 		return render.JSON(w, st)
 	}
@@ -105,18 +113,10 @@ func runStats(ctx context.Context, d *deps, o statsOptions) error {
 		est = " (some estimated)"
 	}
 	fmt.Fprintf(w, "\nfirst:        %s\nlast:         %s\nduration:     %s\n", st.First.Format(render.DateLayout), st.Last.Format(render.DateLayout), st.Duration)
-	fmt.Fprintf(w, "messages:     %d\ntool calls:   %d\nmodel calls:  %d\n", st.Messages, st.ToolCalls, st.ModelCalls)
-	fmt.Fprintf(w, "input tokens: %d%s\noutput tokens: %d%s\n", st.InputTokens, est, st.OutputTokens, est)
+	fmt.Fprintf(w, "messages:     %d\nturns:        %d\ntool calls:   %d (%d failed)\nmodel calls:  %d\ncompactions:  %d\n",
+		st.Messages, st.Turns, st.ToolCalls, st.ToolFailures, st.ModelCalls, st.Compactions)
+	fmt.Fprintf(w, "input tokens: %d%s\ncache read:   %d\ncache write:  %d\noutput tokens: %d%s\n",
+		st.InputTokens, est, st.CacheReadTokens, st.CacheWriteTokens, st.OutputTokens, est)
+	fmt.Fprintf(w, "cost:         %s\n", render.CostText(st.Cost))
 	return nil
-}
-
-func add(sum *statsJSON, s statsJSON) {
-	sum.Messages += s.Messages
-	sum.Events += s.Events
-	sum.Files += s.Files
-	sum.ToolCalls += s.ToolCalls
-	sum.ModelCalls += s.ModelCalls
-	sum.InputTokens += s.InputTokens
-	sum.OutputTokens += s.OutputTokens
-	sum.Estimated = sum.Estimated || s.Estimated
 }

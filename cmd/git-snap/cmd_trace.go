@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -17,8 +15,9 @@ func cmdTrace(e *env) *cli.Command {
 		Usage:     "print a snapshot's timeline and its session's statistics",
 		ArgsUsage: "REV",
 		Description: `One line per event: prompts, model calls with their token counts, tool calls
-with ok or failed, compactions; then events, model calls, tool calls, turns, input and
-output tokens and the duration.
+with ok or failed, compactions; then events, model calls, tool calls, turns, tokens
+(input, cache read, cache write and output apart), the duration between the first
+and last record, and an estimate of the cost at list prices.
 
 Examples:
    git snap trace fix-login
@@ -39,7 +38,8 @@ func parseTrace(c *cli.Context) (traceOptions, error) {
 	return traceOptions{Rev: c.Args().First(), JSON: c.Bool("json")}, nil
 }
 
-// runTrace prints the timeline of o.Rev and its session's statistics.
+// runTrace prints the timeline of o.Rev and its session's statistics,
+// with a cost estimate.
 func runTrace(ctx context.Context, d *deps, o traceOptions) error {
 	doc, entry, err := d.store.ReadRevision(ctx, o.Rev)
 	if err != nil {
@@ -47,19 +47,10 @@ func runTrace(ctx context.Context, d *deps, o traceOptions) error {
 	}
 	a, _ := agent.Lookup(entry.Header.Source, d.agentEnv)
 	lines, st := agent.Trace(doc, a)
+	cost := agent.EstimateCost(st.ByModel, configPrices(d.cfg))
 	if o.JSON {
-		return render.JSON(d.out, map[string]any{"timeline": lines, "stats": st})
+		return render.JSON(d.out, map[string]any{"timeline": lines, "stats": st, "cost": cost})
 	}
-	w, p := d.out, d.color
-	for _, l := range lines {
-		detail := l.Detail
-		if l.OK != nil {
-			detail += map[bool]string{true: " " + p.Green("ok"), false: " " + p.Red("failed")}[*l.OK]
-		}
-		fmt.Fprintf(w, "%-12s %-10s %s\n", l.Time, l.Kind, detail)
-	}
-	fmt.Fprintf(w, "\nevents %d, model calls %d, tool calls %d (%d failed), turns %d, compactions %d\n",
-		st.Events, st.ModelCalls, st.ToolCalls, st.ToolFailures, st.Turns, st.Compactions)
-	fmt.Fprintf(w, "input tokens %d, output tokens %d, duration %s\n", st.InputTokens, st.OutputTokens, st.Duration.Round(time.Second))
+	render.Trace(d.out, d.color, lines, st, cost)
 	return nil
 }

@@ -1,0 +1,69 @@
+package agent
+
+import (
+	"time"
+
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// Numbers is a document's statistics as scripts read them. Input
+// tokens are uncached input; cache reads and writes are apart.
+type Numbers struct {
+	Messages         int   `json:"messages"`
+	Events           int   `json:"events"`
+	Files            int   `json:"files"`
+	ToolCalls        int   `json:"tool_calls"`
+	ToolFailures     int   `json:"tool_failures"`
+	ModelCalls       int   `json:"model_calls"`
+	Turns            int   `json:"turns"`
+	Compactions      int   `json:"compactions"`
+	InputTokens      int64 `json:"input_tokens"`
+	CacheReadTokens  int64 `json:"cache_read_tokens"`
+	CacheWriteTokens int64 `json:"cache_write_tokens"`
+	OutputTokens     int64 `json:"output_tokens"`
+	Estimated        bool  `json:"tokens_estimated"`
+	Cost             *Cost `json:"cost,omitempty"`
+	// First and Last are the times of the records, zero when none has one.
+	First, Last time.Time `json:"-"`
+	// ByModel sums the tokens per model, for the cost.
+	ByModel map[string]snapshot.Usage `json:"-"`
+}
+
+// NumbersOf reads a document's numbers the way trace does, with the view of
+// the agent that recorded it (source).
+func NumbersOf(doc map[string]any, source string) Numbers {
+	a, _ := Lookup(source, Env{})
+	st := snapshot.ComputeStats(doc, ViewMessage)
+	_, tr := Trace(doc, a)
+	return Numbers{
+		Messages: st.Messages, Events: st.Events, Files: st.Files,
+		ToolCalls: tr.ToolCalls, ToolFailures: tr.ToolFailures, ModelCalls: tr.ModelCalls, Turns: tr.Turns, Compactions: tr.Compactions,
+		InputTokens: tr.InputTokens, CacheReadTokens: tr.CacheReadTokens, CacheWriteTokens: tr.CacheWriteTokens, OutputTokens: tr.OutputTokens,
+		Estimated: st.Estimated, First: tr.First, Last: tr.Last, ByModel: tr.ByModel,
+	}
+}
+
+// Add sums o into n, as a repository's statistics sum its sessions'.
+func (n *Numbers) Add(o Numbers) {
+	n.Messages += o.Messages
+	n.Events += o.Events
+	n.Files += o.Files
+	n.ToolCalls += o.ToolCalls
+	n.ToolFailures += o.ToolFailures
+	n.ModelCalls += o.ModelCalls
+	n.Turns += o.Turns
+	n.Compactions += o.Compactions
+	n.InputTokens += o.InputTokens
+	n.CacheReadTokens += o.CacheReadTokens
+	n.CacheWriteTokens += o.CacheWriteTokens
+	n.OutputTokens += o.OutputTokens
+	n.Estimated = n.Estimated || o.Estimated
+	if n.ByModel == nil {
+		n.ByModel = map[string]snapshot.Usage{}
+	}
+	for model, u := range o.ByModel {
+		v := n.ByModel[model]
+		v.Add(u)
+		n.ByModel[model] = v
+	}
+}

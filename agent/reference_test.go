@@ -1,0 +1,351 @@
+package agent
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// counts are the numbers a careful reader finds in a raw transcript.
+type counts struct {
+	ModelCalls, ToolCalls, ToolFailures, Turns, Compactions int
+	Input, CacheRead, CacheWrite, Output                    int64
+	First, Last                                             time.Time
+}
+
+// realSessions are every real transcript in testdata: the agent, the main
+// file and the files recorded with it (subagents).
+var realSessions = []struct {
+	agent, file string
+	also        []string
+}{
+	{"claude-code", "claude-code/short.jsonl", nil},
+	{"claude-code", "claude-code/tool_heavy.jsonl", nil},
+	{"claude-code", "claude-code/subagent.jsonl", nil},
+	{"claude-code", "claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl", []string{
+		"claude-code/4d5611e5-241a-462a-8d15-5122611a9569/subagents/agent-a2898e3.jsonl",
+		"claude-code/4d5611e5-241a-462a-8d15-5122611a9569/subagents/agent-acompact-e1f845.jsonl",
+	}},
+	{"codex", "codex-real/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl", nil},
+	{"codex", "codex-real/rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl", nil},
+	{"codex", "codex-real/plangate-sample.jsonl", nil},
+}
+
+// TestNumbersMatchTheRawFiles imports every real session and checks what
+// stats, trace and replay report against a count made here from the raw
+// JSONL with encoding/json alone, by the rules of docs/design.md §8.
+func TestNumbersMatchTheRawFiles(t *testing.T) {
+	for _, rs := range realSessions {
+		t.Run(filepath.Base(rs.file), func(t *testing.T) {
+			files := append([]string{rs.file}, rs.also...)
+			var records []map[string]any
+			for _, f := range files {
+				records = append(records, readJSONL(t, filepath.Join("..", "testdata", f))...)
+			}
+			callTime := map[string]time.Time{} // a response's first record's time, by its id
+			for _, r := range records {
+				at, err := time.Parse(time.RFC3339Nano, text(r, "timestamp"))
+				if id := text(r, "message", "id"); err == nil && text(r, "type") == "assistant" && callTime[id].IsZero() {
+					callTime[id] = at
+				}
+			}
+			var want counts
+			if rs.agent == "codex" {
+				want = countCodex(records)
+			} else {
+				want = countClaude(records)
+			}
+
+			_, s := newStore(t)
+			a, err := Lookup(rs.agent, Env{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			e, _, err := Ingest{Store: s, Adapter: a}.Import(ctx, "s", filepath.Join("..", "testdata", rs.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc, _, err := s.Read(ctx, e.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if msgs, _ := doc[snapshot.MemberMessages].([]any); len(msgs) != len(records) {
+				t.Fatalf("imported %d records, the files have %d", len(msgs), len(records))
+			}
+			_, tr := Trace(doc, a)
+			got := counts{
+				ModelCalls: tr.ModelCalls, ToolCalls: tr.ToolCalls, ToolFailures: tr.ToolFailures, Turns: tr.Turns, Compactions: tr.Compactions,
+				Input: tr.InputTokens, CacheRead: tr.CacheReadTokens, CacheWrite: tr.CacheWriteTokens, Output: tr.OutputTokens,
+				First: tr.First, Last: tr.Last,
+			}
+			st := snapshot.ComputeStats(doc, ViewMessage)
+			if st.Estimated { // no usage recorded: the output is a guess from the text, and says so
+				if want.Input+want.CacheRead+want.CacheWrite+want.Output != 0 {
+					t.Errorf("tokens estimated where the file records them")
+				}
+				got.Output, st.OutputTokens = 0, 0
+			}
+			if got != want {
+				t.Errorf("trace:\n got %+v\nwant %+v", got, want)
+			}
+			if st.ModelCalls != want.ModelCalls || st.ToolCalls != want.ToolCalls || st.InputTokens != want.Input ||
+				st.CacheReadTokens != want.CacheRead || st.CacheWriteTokens != want.CacheWrite || st.OutputTokens != want.Output {
+				t.Errorf("stats: %+v, want %+v", st, want)
+			}
+			n, prev := 0, time.Time{}
+			for o := range Replay(doc) {
+				n++
+				// Calls come in the order they were made, subagents' among the main session's.
+				if at := callTime[o.ID]; o.ID != "" && at.Before(prev) {
+					t.Errorf("replay: call %d (%s) at %s comes after one at %s", o.Call, o.ID, at, prev)
+				} else if o.ID != "" {
+					prev = at
+				}
+			}
+			if n != want.ModelCalls {
+				t.Errorf("replay: %d outputs, want %d", n, want.ModelCalls)
+			}
+			if !e.Header.Time.Equal(want.Last.Truncate(time.Second)) && !e.Header.Time.Equal(want.Last) {
+				t.Errorf("snapshot time %s, want the newest record's %s", e.Header.Time, want.Last)
+			}
+			t.Logf("%s: %+v", rs.file, want)
+		})
+	}
+}
+
+func readJSONL(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		var rec map[string]any
+		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec.UseNumber()
+		if err := dec.Decode(&rec); err != nil {
+			rec = map[string]any{} // a line that is not JSON is kept, and counts for nothing
+		}
+		out = append(out, rec)
+	}
+	return out
+}
+
+func field(v any, path ...string) any {
+	for _, k := range path {
+		o, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = o[k]
+	}
+	return v
+}
+
+func text(v any, path ...string) string {
+	s, _ := field(v, path...).(string)
+	return s
+}
+
+func integer(v any, path ...string) int64 {
+	n, _ := field(v, path...).(json.Number)
+	i, _ := n.Int64()
+	return i
+}
+
+// span widens first and last by a record's top-level timestamp.
+func (c *counts) span(rec map[string]any) {
+	at, err := time.Parse(time.RFC3339Nano, text(rec, "timestamp"))
+	if err != nil {
+		return
+	}
+	if c.First.IsZero() || at.Before(c.First) {
+		c.First = at
+	}
+	if at.After(c.Last) {
+		c.Last = at
+	}
+}
+
+// countClaude: one model call per message.id of the assistant records, its
+// last record's usage; tool calls are tool_use blocks, failed when a
+// tool_result for their id says is_error; turns are the user's own text
+// records, and slash commands the model answers before the next one.
+func countClaude(records []map[string]any) counts {
+	var c counts
+	usage := map[string]any{}
+	var ids []string
+	failed := map[string]bool{}
+	var calls []string
+	pendingCommand := false
+	for _, r := range records {
+		c.span(r)
+		typ := text(r, "type")
+		own := typ == "user" && r["isMeta"] != true && r["isSidechain"] != true && r["isCompactSummary"] != true
+		content := field(r, "message", "content")
+		s, isText := content.(string)
+		switch {
+		case typ == "system" && text(r, "subtype") == "compact_boundary":
+			c.Compactions++
+		case own && isText && strings.Contains(s, "<command-name>"):
+			pendingCommand = true
+		case own && isText:
+			pendingCommand = false
+			if !strings.HasPrefix(s, "<") {
+				c.Turns++
+			}
+		case typ == "assistant":
+			if pendingCommand {
+				c.Turns++
+				pendingCommand = false
+			}
+			id := text(r, "message", "id")
+			if _, seen := usage[id]; !seen {
+				ids = append(ids, id)
+			}
+			usage[id] = field(r, "message", "usage")
+		}
+		blocks, _ := content.([]any)
+		for _, b := range blocks {
+			switch text(b, "type") {
+			case "tool_use":
+				if typ == "assistant" {
+					calls = append(calls, text(b, "id"))
+				}
+			case "tool_result":
+				failed[text(b, "tool_use_id")] = field(b, "is_error") == true
+			}
+		}
+	}
+	for _, id := range ids {
+		c.ModelCalls++
+		u := usage[id]
+		c.Input += integer(u, "input_tokens")
+		c.CacheRead += integer(u, "cache_read_input_tokens")
+		c.CacheWrite += integer(u, "cache_creation_input_tokens")
+		c.Output += integer(u, "output_tokens")
+	}
+	c.ToolCalls = len(calls)
+	for _, id := range calls {
+		if failed[id] {
+			c.ToolFailures++
+		}
+	}
+	return c
+}
+
+// countCodex: model calls are the distinct running totals of token_count
+// events (a repeated total is the event written twice), tokens the last
+// total with cached input apart; without totals, a model call is a run of
+// response items the model wrote (reasoning, assistant messages, calls)
+// between inputs (user or developer messages, call outputs). Tool calls
+// are call items, failed when their output's exit code is not 0; turns
+// are user_message events; compactions are compacted lines.
+func countCodex(records []map[string]any) counts {
+	var c counts
+	var last map[string]any
+	totals := 0
+	lastKey := ""
+	runs, inRun := 0, false
+	calls := map[string]bool{}
+	var order []string
+	for _, r := range records {
+		c.span(r)
+		p, _ := r["payload"].(map[string]any)
+		switch text(r, "type") {
+		case "compacted":
+			c.Compactions++
+		case "event_msg":
+			switch text(p, "type") {
+			case "user_message":
+				c.Turns++
+			case "token_count":
+				if tot, ok := field(p, "info", "total_token_usage").(map[string]any); ok {
+					key, _ := json.Marshal(tot)
+					if string(key) != lastKey {
+						totals++
+						lastKey, last = string(key), tot
+					}
+				}
+			}
+		case "response_item":
+			switch kind := text(p, "type"); kind {
+			case "reasoning", "function_call", "custom_tool_call", "local_shell_call", "web_search_call":
+				if !inRun {
+					runs++
+					inRun = true
+				}
+				if kind != "reasoning" {
+					c.ToolCalls++
+					order = append(order, text(p, "call_id"))
+				}
+			case "message":
+				if text(p, "role") == "assistant" {
+					if !inRun {
+						runs++
+						inRun = true
+					}
+				} else {
+					inRun = false
+				}
+			case "function_call_output", "custom_tool_call_output":
+				inRun = false
+				calls[text(p, "call_id")] = exitCode(text(p, "output")) != 0
+			}
+		}
+	}
+	for _, id := range order {
+		if id != "" && calls[id] {
+			c.ToolFailures++
+		}
+	}
+	if totals > 0 {
+		c.ModelCalls = totals
+		c.CacheRead = integer(last, "cached_input_tokens")
+		c.Input = integer(last, "input_tokens") - c.CacheRead
+		c.Output = integer(last, "output_tokens")
+	} else {
+		c.ModelCalls = runs
+	}
+	return c
+}
+
+// exitCode of a Codex tool output: {"output", "metadata": {"exit_code"}},
+// or text whose header says "Process exited with code N".
+func exitCode(out string) int64 {
+	var wrapped struct {
+		Metadata struct {
+			ExitCode json.Number `json:"exit_code"`
+		} `json:"metadata"`
+	}
+	if json.Unmarshal([]byte(out), &wrapped) == nil {
+		n, _ := wrapped.Metadata.ExitCode.Int64()
+		return n
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if line == "Output:" {
+			break
+		}
+		if rest, ok := strings.CutPrefix(line, "Process exited with code "); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(rest), 10, 64)
+			return n
+		}
+	}
+	return 0
+}

@@ -1,0 +1,27 @@
+package render
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/git-snap/git-snap/agent"
+)
+
+// CostText says what a cost estimate is, in one line.
+func CostText(c *agent.Cost) string {
+	if c == nil {
+		return ""
+	}
+	text := fmt.Sprintf("$%.2f (estimate at list prices of %s)", c.USD, c.PricesDate)
+	if len(c.Unknown) > 0 {
+		names := slices.Clone(c.Unknown)
+		for i, n := range names {
+			if n == "" {
+				names[i] = "calls naming no model"
+			}
+		}
+		text += fmt.Sprintf("; no price for %s, not included", strings.Join(names, ", "))
+	}
+	return text
+}
