@@ -73,7 +73,7 @@ func (s *Store) buildAppend(ctx context.Context, tip plumbing.Hash, h *snapshot.
 		h.Turn = d.Turn
 	}
 	d, found := s.redactDelta(d)
-	h.Redacted = len(found)
+	h.Redacted += len(found) // and the header's, counted by s.header
 	rest, err := deltaRest(d, base.rest)
 	if err != nil {
 		return plumbing.ZeroHash, nil, err

@@ -1,0 +1,43 @@
+package gitstore
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/git-snap/git-snap/redact"
+)
+
+// The label and message go into the commit message and a checkpoint's
+// message into its tag: none of them may carry a secret.
+func TestHeaderTextIsRedactedAndCounted(t *testing.T) {
+	ctx := context.Background()
+	dir, _ := newRepo(t)
+	r, err := redact.New(redact.Config{})
+	must(t, err)
+	s, err := Open(ctx, dir, Options{Redactor: r})
+	must(t, err)
+	defer s.Close()
+	const tok = "ghp_a1B2a1B2a1B2a1B2a1B2a1B2a1B2a1B2a1B2"
+	saved, err := s.Save(ctx, conversation(1), SaveOptions{Session: "s", Label: "label " + tok, Message: "deploy with AKIAIOSFODNN7EXAMPLE"})
+	must(t, err)
+	if saved.Header.Redacted != 2 {
+		t.Errorf("Redacted = %d, want 2", saved.Header.Redacted)
+	}
+	appended, _, err := s.Append(ctx, SaveOptions{Session: "s", Label: "append " + tok}, func(map[string]any) (Delta, error) {
+		return Delta{Messages: []any{map[string]any{"content": "plain"}}}, nil
+	})
+	must(t, err)
+	if appended.Header.Redacted != 1 {
+		t.Errorf("Append: Redacted = %d, want 1", appended.Header.Redacted)
+	}
+	_, err = s.SetCheckpoint(ctx, "cp", saved.ID, "release "+tok, false)
+	must(t, err)
+	all := git(t, dir, "log", "--format=%B", "refs/snap/s") + git(t, dir, "cat-file", "-p", "refs/tags/snap/s/cp")
+	if strings.Contains(all, "ghp_") || strings.Contains(all, "AKIA") {
+		t.Errorf("secret in commit or tag messages:\n%s", all)
+	}
+	if !strings.Contains(all, redact.Placeholder("github-token")) || !strings.Contains(all, "Snap-Redacted: 2") {
+		t.Errorf("no placeholder or count:\n%s", all)
+	}
+}
