@@ -146,13 +146,11 @@ func (s *Store) redactDelta(d Delta) (Delta, []redact.Finding) {
 		red.Files = make([]snapshot.File, len(d.Files))
 		for i, f := range d.Files {
 			red.Files[i] = f
-			if utf8.Valid(f.Content) {
-				text, ff := r.String(string(f.Content))
-				red.Files[i].Content = []byte(text)
-				for _, x := range ff {
-					x.Path = snapshot.FormatPath([]any{snapshot.MemberFiles, f.Path, "content"})
-					found = append(found, x)
-				}
+			content, ff := r.Bytes(f.Content) // text, or mostly text
+			red.Files[i].Content = content
+			for _, x := range ff {
+				x.Path = snapshot.FormatPath([]any{snapshot.MemberFiles, f.Path, "content"})
+				found = append(found, x)
 			}
 		}
 	}

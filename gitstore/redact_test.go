@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/git-snap/git-snap/redact"
+	"github.com/git-snap/git-snap/snapshot"
 )
 
 // The label and message go into the commit message and a checkpoint's
@@ -39,5 +40,26 @@ func TestHeaderTextIsRedactedAndCounted(t *testing.T) {
 	}
 	if !strings.Contains(all, redact.Placeholder("github-token")) || !strings.Contains(all, "Snap-Redacted: 2") {
 		t.Errorf("no placeholder or count:\n%s", all)
+	}
+}
+
+// A captured file with one byte that is not UTF-8 is still text: its
+// secrets go, its other bytes stay.
+func TestAppendRedactsMostlyTextFiles(t *testing.T) {
+	ctx := context.Background()
+	dir, _ := newRepo(t)
+	r, err := redact.New(redact.Config{})
+	must(t, err)
+	s, err := Open(ctx, dir, Options{Redactor: r})
+	must(t, err)
+	defer s.Close()
+	content := []byte("GH_TOKEN=gho_16C7e42F292c6912E7710c838347Ae178B4a\n\xff\x00\n")
+	e, _, err := s.Append(ctx, SaveOptions{Session: "s"}, func(map[string]any) (Delta, error) {
+		return Delta{Messages: []any{"m"}, Files: []snapshot.File{{Path: ".env", Content: content, Mode: snapshot.ModeRegular}}}, nil
+	})
+	must(t, err)
+	got := git(t, dir, "cat-file", "-p", e.ID.String()+":files/.env")
+	if strings.Contains(got, "gho_") || e.Header.Redacted != 1 {
+		t.Errorf("Redacted %d, file %q", e.Header.Redacted, got)
 	}
 }
