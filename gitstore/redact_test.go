@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/git-snap/git-snap/redact"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -61,5 +63,24 @@ func TestAppendRedactsMostlyTextFiles(t *testing.T) {
 	got := git(t, dir, "cat-file", "-p", e.ID.String()+":files/.env")
 	if strings.Contains(got, "gho_") || e.Header.Redacted != 1 {
 		t.Errorf("Redacted %d, file %q", e.Header.Redacted, got)
+	}
+}
+
+// scan audits what was saved without redaction as saves would redact
+// it: a text file with a NUL in it too.
+func TestScanFindsSecretsInMostlyTextFiles(t *testing.T) {
+	ctx := context.Background()
+	_, s := newRepo(t) // no redactor: stored as it is
+	content := []byte("GH_TOKEN=gho_16C7e42F292c6912E7710c838347Ae178B4a\n\x00\n")
+	e, _, err := s.Append(ctx, SaveOptions{Session: "s"}, func(map[string]any) (Delta, error) {
+		return Delta{Messages: []any{"m"}, Files: []snapshot.File{{Path: ".env", Content: content, Mode: snapshot.ModeRegular}}}, nil
+	})
+	must(t, err)
+	r, err := redact.New(redact.Config{})
+	must(t, err)
+	var found []ScanFinding
+	must(t, s.Scan(ctx, []plumbing.Hash{e.ID}, r, func(f ScanFinding) error { found = append(found, f); return nil }))
+	if len(found) != 1 || found[0].Path != `$.files[".env"]` {
+		t.Errorf("found %+v", found)
 	}
 }

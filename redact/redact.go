@@ -349,7 +349,7 @@ func decodeText(s string) (string, bool) {
 // mostly text (a stray byte that is not UTF-8, a NUL), is redacted;
 // binary content is left as it is, since a replacement would corrupt it.
 func (r *Redactor) Bytes(b []byte) ([]byte, []Finding) {
-	if !mostlyText(b) {
+	if !MostlyText(b) {
 		return b, nil
 	}
 	s, found := r.String(string(b))
@@ -359,9 +359,9 @@ func (r *Redactor) Bytes(b []byte) ([]byte, []Finding) {
 	return []byte(s), found
 }
 
-// mostlyText reports whether under one byte in twenty is a control
-// byte or not part of valid UTF-8.
-func mostlyText(b []byte) bool {
+// MostlyText reports whether content is text to redact: under one byte
+// in twenty is a control byte or not part of valid UTF-8.
+func MostlyText(b []byte) bool {
 	bad := 0
 	for i := 0; i < len(b); {
 		c, n := utf8.DecodeRune(b[i:])
