@@ -11,16 +11,23 @@ import (
 	"github.com/git-snap/git-snap/snapshot"
 )
 
+// redactingStore makes a repository and opens a store that redacts.
+func redactingStore(t *testing.T) (string, *Store) {
+	t.Helper()
+	dir, _ := newRepo(t)
+	r, err := redact.New(redact.Config{})
+	must(t, err)
+	s, err := Open(context.Background(), dir, Options{Redactor: r})
+	must(t, err)
+	t.Cleanup(func() { s.Close() })
+	return dir, s
+}
+
 // The label and message go into the commit message and a checkpoint's
 // message into its tag: none of them may carry a secret.
 func TestHeaderTextIsRedactedAndCounted(t *testing.T) {
 	ctx := context.Background()
-	dir, _ := newRepo(t)
-	r, err := redact.New(redact.Config{})
-	must(t, err)
-	s, err := Open(ctx, dir, Options{Redactor: r})
-	must(t, err)
-	defer s.Close()
+	dir, s := redactingStore(t)
 	const tok = "ghp_a1B2a1B2a1B2a1B2a1B2a1B2a1B2a1B2a1B2"
 	saved, err := s.Save(ctx, conversation(1), SaveOptions{Session: "s", Label: "label " + tok, Message: "deploy with AKIAIOSFODNN7EXAMPLE"})
 	must(t, err)
@@ -49,12 +56,7 @@ func TestHeaderTextIsRedactedAndCounted(t *testing.T) {
 // secrets go, its other bytes stay.
 func TestAppendRedactsMostlyTextFiles(t *testing.T) {
 	ctx := context.Background()
-	dir, _ := newRepo(t)
-	r, err := redact.New(redact.Config{})
-	must(t, err)
-	s, err := Open(ctx, dir, Options{Redactor: r})
-	must(t, err)
-	defer s.Close()
+	dir, s := redactingStore(t)
 	content := []byte("GH_TOKEN=gho_16C7e42F292c6912E7710c838347Ae178B4a\n\xff\x00\n")
 	e, _, err := s.Append(ctx, SaveOptions{Session: "s"}, func(map[string]any) (Delta, error) {
 		return Delta{Messages: []any{"m"}, Files: []snapshot.File{{Path: ".env", Content: content, Mode: snapshot.ModeRegular}}}, nil

@@ -166,21 +166,28 @@ func (r *Redactor) String(s string) (string, []Finding) {
 	return s, found
 }
 
+// wakes reports whether s holds one of the rule's keywords. lower is
+// s lower-cased, computed on first need; "" when not yet.
+func (rule Rule) wakes(s string, lower *string) bool {
+	if len(rule.Keywords) == 0 {
+		return true
+	}
+	hay := s
+	if rule.Fold {
+		if *lower == "" {
+			*lower = strings.ToLower(s)
+		}
+		hay = *lower
+	}
+	return containsAny(hay, rule.Keywords)
+}
+
 // rulesPass runs every rule over s.
 func (r *Redactor) rulesPass(s string, found *[]Finding) string {
 	lower := ""
 	for _, rule := range r.rules {
-		if len(rule.Keywords) > 0 {
-			hay := s
-			if rule.Fold {
-				if lower == "" {
-					lower = strings.ToLower(s)
-				}
-				hay = lower
-			}
-			if !containsAny(hay, rule.Keywords) {
-				continue
-			}
+		if !rule.wakes(s, &lower) {
+			continue
 		}
 		before := len(*found)
 		s = r.apply(rule, s, found)
@@ -200,17 +207,8 @@ func (r *Redactor) escaped(s string, found *[]Finding) string {
 	}
 	lower := ""
 	for _, rule := range r.rules {
-		if len(rule.Keywords) > 0 {
-			hay := dec
-			if rule.Fold {
-				if lower == "" {
-					lower = strings.ToLower(dec)
-				}
-				hay = lower
-			}
-			if !containsAny(hay, rule.Keywords) {
-				continue
-			}
+		if !rule.wakes(dec, &lower) {
+			continue
 		}
 		spans := r.find(rule, dec)
 		if spans == nil {
