@@ -86,7 +86,7 @@ func BuiltinRules() []Rule {
 		r("jwt", `\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}`, 0, "eyJ"),
 		near(r("url-credentials", `[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@"'<>\[\]]{0,100}:(?P<secret>[^\s:/@"'<>\[\]]{3,200})@[A-Za-z0-9.-]+`, 0, "://")),
 		near(valid(fold(r("authorization-header", `(?i)\b(?:bearer|basic)\s+(?P<secret>[A-Za-z0-9._~+/-]{12,}=*)`, 0, "bearer", "basic")), credential)),
-		near(value(fold(r("password-assignment", `(?i)(?:^|[^a-z0-9])(?:[a-z0-9]*[_.-]?(?:password|passwd|passphrase|secret)|(?:[a-z0-9]*[_.-])?(?:pwd|pass))["']?\s*[:=]\s*["']?(?P<secret>[^\s"'`+"`"+`,;]{6,200})`, 0,
+		near(value(fold(r("password-assignment", `(?i)(?:^|[^a-z0-9])(?:[a-z0-9]*[_.-]?(?:password|passwd|passphrase|secret)|[a-z0-9]*[_.-](?:pwd|pass))["']?\s*[:=]\s*["']?(?P<secret>[^\s"'`+"`"+`,;]{6,200})`, 0,
 			"pass", "pwd", "secret")), wordPassword)),
 		near(value(valid(fold(r("token-assignment", `(?i)(?:password|passwd|pwd|secret|token|api_?key|access_?key|secret_?key|auth_?token|client_?secret)["']?\s*[:=]\s*["']?(?P<secret>[A-Za-z0-9/+_=.~!@#$%^&*-]{12,200})`, 3.5,
 			"pass", "pwd", "secret", "token", "key")), hasDigitAndLetter), notCode)),

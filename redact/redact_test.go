@@ -36,6 +36,7 @@ func TestLeavesOrdinaryTextAlone(t *testing.T) {
 		"Bearer authentication uses an access token",
 		"basic auth is configured in settings.py",
 		"bypass: true",
+		`{"pass": "test_login_2", "pwd": "src/app-v2"}`,
 		"commit 4d5611e5241a462a8d155122611a95694d5611e5 and 0123456789abcdef0123456789abcdef",
 	} {
 		if out, found := r.String(s); len(found) > 0 {
