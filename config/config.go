@@ -21,7 +21,8 @@ import (
 )
 
 // Config is git-snap's configuration. Files are read in the order of
-// Sources, each overriding what the ones before it set.
+// Sources, each overriding what the ones before it set, except that the
+// team's may only tighten security settings (Load).
 type Config struct {
 	// Session is the default session for save, checkpoint and log.
 	Session string `yaml:"session"`
@@ -55,6 +56,9 @@ type Config struct {
 	// costs with, or override its prices: model name → US dollars per
 	// million tokens of each kind.
 	Prices map[string]Price `yaml:"prices"`
+	// Warnings are what Load ignored, each naming its file, for the
+	// command line to print.
+	Warnings []string `yaml:"-"`
 }
 
 // Price is a model's price in US dollars per million tokens.
@@ -123,19 +127,36 @@ func (s Sources) Files() []string {
 	return files
 }
 
-// Load reads and merges the files of s; a missing file is skipped.
+// Load reads and merges the files of s; a missing file is skipped. The
+// team's file is committed, so whoever can push to the repository writes
+// it: it may tighten security settings and never relax them. It may add
+// redaction rules (not replace the user's), lower limits (not raise
+// them), and may not turn redaction off or add allowlist entries; what
+// it may not do is ignored with a warning in Config.Warnings. Only the
+// user's file and the clone's relax.
 func Load(s Sources) (Config, error) {
 	var cfg Config
-	for _, f := range s.Files() {
-		b, err := os.ReadFile(f)
+	for _, f := range []struct {
+		name string
+		team bool
+	}{{s.User, false}, {s.Team, true}, {s.Clone, false}} {
+		if f.name == "" {
+			continue
+		}
+		b, err := os.ReadFile(f.name)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return Config{}, &Error{f, err}
+			return Config{}, &Error{f.name, err}
 		}
-		if err := Parse(b, &cfg); err != nil {
-			return Config{}, &Error{f, err}
+		if !f.team {
+			err = Parse(b, &cfg)
+		} else {
+			cfg, err = mergeTeam(cfg, b, f.name)
+		}
+		if err != nil {
+			return Config{}, &Error{f.name, err}
 		}
 	}
 	if cfg.Limits.MaxDocumentBytes <= 0 {
@@ -148,6 +169,64 @@ func Load(s Sources) (Config, error) {
 		cfg.Limits.MaxValueBytes = DefaultMaxValueBytes
 	}
 	return cfg, nil
+}
+
+// mergeTeam reads the team's file over cfg, keeping only what tightens
+// of its redaction and limits.
+func mergeTeam(cfg Config, data []byte, file string) (Config, error) {
+	var team Config // the file alone
+	if err := Parse(data, &team); err != nil {
+		return Config{}, err
+	}
+	merged := cfg
+	merged.Redact.Rules = nil // Parse would add to cfg's map
+	if err := Parse(data, &merged); err != nil {
+		return Config{}, err
+	}
+	warn := func(format string, a ...any) {
+		merged.Warnings = append(merged.Warnings, file+": "+fmt.Sprintf(format, a...)+
+			"; a committed file may only tighten security settings (relax them in your own config or .git/snap/config.yaml)")
+	}
+	merged.Redact = cfg.Redact
+	if team.Redact.Disabled && !cfg.Redact.Disabled {
+		warn("redact.disabled is ignored")
+	}
+	if len(team.Redact.Allow) > 0 {
+		warn("redact.allow is ignored (%d entries)", len(team.Redact.Allow))
+	}
+	if len(team.Redact.Rules) > 0 {
+		rules := make(map[string]string, len(cfg.Redact.Rules)+len(team.Redact.Rules))
+		for name, re := range cfg.Redact.Rules {
+			rules[name] = re
+		}
+		for name, re := range team.Redact.Rules {
+			if old, ok := rules[name]; ok && old != re {
+				warn("redact rule %s is ignored: it would replace the one set before", name)
+				continue
+			}
+			rules[name] = re
+		}
+		merged.Redact.Rules = rules
+	}
+	for _, l := range []struct {
+		name            string
+		team, cur, dflt int
+		dst             *int
+	}{
+		{"limits.max_document_bytes", team.Limits.MaxDocumentBytes, cfg.Limits.MaxDocumentBytes, DefaultMaxDocumentBytes, &merged.Limits.MaxDocumentBytes},
+		{"limits.max_depth", team.Limits.MaxDepth, cfg.Limits.MaxDepth, DefaultMaxDepth, &merged.Limits.MaxDepth},
+		{"limits.max_value_bytes", team.Limits.MaxValueBytes, cfg.Limits.MaxValueBytes, DefaultMaxValueBytes, &merged.Limits.MaxValueBytes},
+	} {
+		cur := l.cur
+		if cur <= 0 {
+			cur = l.dflt
+		}
+		if l.team > cur {
+			warn("%s %d is ignored: it is above %d", l.name, l.team, cur)
+			*l.dst = l.cur
+		}
+	}
+	return merged, nil
 }
 
 // Parse reads YAML into cfg, over what it already holds. Unknown
@@ -194,7 +273,10 @@ func (c Config) RecordCode() bool { return c.Code.Record == nil || *c.Code.Recor
 // Sample is the commented file `git snap init` writes.
 const Sample = `# git-snap settings for this repository, shared with the team.
 # This clone's own settings go in .git/snap/config.yaml, yours in
-# $XDG_CONFIG_HOME/git-snap/config.yaml; later files override earlier ones.
+# $XDG_CONFIG_HOME/git-snap/config.yaml; later files override earlier ones,
+# except that this file may only tighten redaction and limits: it can add
+# rules and lower limits, not turn redaction off, allow secrets or raise
+# limits (those go in your own file or the clone's).
 
 # Default session for save, checkpoint, log and stats (or $GIT_SNAP_SESSION).
 # session: main
@@ -220,8 +302,9 @@ code:
 redact:
   # Secrets are replaced by [REDACTED:<rule>] before anything is written,
   # and counted in a Snap-Redacted trailer. Built-in rules cover AWS,
-  # GitHub, GitLab, Slack, OpenAI, Anthropic, Google and Stripe keys,
-  # private keys, JWTs, credentials in URLs and password=/token= values.
+  # GitHub, GitLab, Slack, OpenAI, Anthropic, Google, Stripe, npm, PyPI,
+  # Hugging Face, SendGrid, Azure and Twilio keys, private keys, JWTs,
+  # credentials in URLs and Authorization headers, password=/token= values.
   disabled: false
   # More rules, name: regular expression.
   rules: {}

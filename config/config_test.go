@@ -1,6 +1,8 @@
 package config
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -44,5 +46,55 @@ func TestPrices(t *testing.T) {
 	}
 	if err := Parse([]byte("prices:\n  c: {output: -1}\n"), &cfg); err == nil || !strings.Contains(err.Error(), "prices.c") {
 		t.Errorf("negative price: %v", err)
+	}
+}
+
+// A committed file is written by whoever can push: it may tighten the
+// user's security settings, never relax them.
+func TestTeamFileOnlyTightens(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	src := Sources{
+		User: write("user.yaml", "redact:\n  rules:\n    mine: 'MINE-[0-9]+'\nlimits:\n  max_depth: 500\n"),
+		Team: write("team.yaml", "session: team\nredact:\n  disabled: true\n  allow: ['.']\n  rules:\n    mine: 'x^'\n    ticket: 'TKT-[0-9]+'\n"+
+			"limits:\n  max_depth: 100000\n  max_value_bytes: 1024\n  max_document_bytes: 1099511627776\n"),
+	}
+	cfg, err := Load(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Redact.Disabled || len(cfg.Redact.Allow) != 0 || cfg.Redact.Rules["mine"] != "MINE-[0-9]+" || cfg.Redact.Rules["ticket"] != "TKT-[0-9]+" {
+		t.Errorf("redact %+v", cfg.Redact)
+	}
+	if cfg.Limits.MaxDepth != 500 || cfg.Limits.MaxValueBytes != 1024 || cfg.Limits.MaxDocumentBytes != DefaultMaxDocumentBytes {
+		t.Errorf("limits %+v", cfg.Limits)
+	}
+	if cfg.Session != "team" {
+		t.Errorf("session %q: other settings still come from the team", cfg.Session)
+	}
+	all := strings.Join(cfg.Warnings, "\n")
+	for _, w := range []string{"redact.disabled", "redact.allow", "rule mine", "limits.max_depth", "limits.max_document_bytes"} {
+		if !strings.Contains(all, src.Team+": ") || !strings.Contains(all, w) {
+			t.Errorf("no warning naming %s and the file in:\n%s", w, all)
+		}
+	}
+	// the user's own file and the clone's relax
+	src.Clone = write("clone.yaml", "redact:\n  disabled: true\n  allow: ['^AKIAIOSFODNN7EXAMPLE$']\nlimits:\n  max_depth: 100000\n")
+	cfg, err = Load(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.Redact.Disabled || len(cfg.Redact.Allow) != 1 || cfg.Limits.MaxDepth != 100000 {
+		t.Errorf("clone file did not relax: %+v %+v", cfg.Redact, cfg.Limits)
+	}
+	cfg, err = Load(Sources{User: write("u2.yaml", "redact:\n  disabled: true\n"), Team: src.Team})
+	if err != nil || !cfg.Redact.Disabled {
+		t.Errorf("the user's own disabled: %v %+v", err, cfg.Redact)
 	}
 }

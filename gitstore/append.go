@@ -74,7 +74,7 @@ func (s *Store) buildAppend(ctx context.Context, tip plumbing.Hash, h *snapshot.
 		h.Turn = d.Turn
 	}
 	d, found := s.redactDelta(d)
-	h.Redacted = len(found)
+	h.Redacted += len(found) // and the header's, counted by s.header
 	rest, err := deltaRest(d, base.rest)
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
@@ -147,13 +147,11 @@ func (s *Store) redactDelta(d Delta) (Delta, []redact.Finding) {
 		red.Files = make([]snapshot.File, len(d.Files))
 		for i, f := range d.Files {
 			red.Files[i] = f
-			if utf8.Valid(f.Content) {
-				text, ff := r.String(string(f.Content))
-				red.Files[i].Content = []byte(text)
-				for _, x := range ff {
-					x.Path = snapshot.FormatPath([]any{snapshot.MemberFiles, f.Path, "content"})
-					found = append(found, x)
-				}
+			content, ff := r.Bytes(f.Content) // text, or mostly text
+			red.Files[i].Content = content
+			for _, x := range ff {
+				x.Path = snapshot.FormatPath([]any{snapshot.MemberFiles, f.Path, "content"})
+				found = append(found, x)
 			}
 		}
 	}

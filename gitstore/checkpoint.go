@@ -76,6 +76,7 @@ func (s *Store) SetCheckpoint(ctx context.Context, name string, target plumbing.
 			return Checkpoint{}, &CheckpointExistsError{e.Header.Session, name, cur}
 		}
 	}
+	msg, _ = s.redactText(msg, 0) // a tag message has no count to keep
 	tag, err := s.writeTag(e.Header.Session+"/"+name, target, msg)
 	if err != nil {
 		return Checkpoint{}, err

@@ -91,7 +91,7 @@ func (sc *scanner) files(e Entry, tree plumbing.Hash) error {
 		return fmt.Errorf("scan %s: %w", e.ID, err)
 	}
 	for _, f := range files {
-		if h := plumbing.ComputeHash(plumbing.BlobObject, f.Content); !sc.seen[h] && !isBinary(f.Content) {
+		if h := plumbing.ComputeHash(plumbing.BlobObject, f.Content); !sc.seen[h] && redact.MostlyText(f.Content) { // as saves redact
 			if err := sc.report(e, h, []any{snapshot.MemberFiles, f.Path}, string(f.Content)); err != nil {
 				return err
 			}
@@ -112,13 +112,4 @@ func (sc *scanner) report(e Entry, h plumbing.Hash, path []any, v any) error {
 		}
 	}
 	return nil
-}
-
-func isBinary(b []byte) bool {
-	for _, c := range b {
-		if c == 0 {
-			return true
-		}
-	}
-	return false
 }

@@ -212,12 +212,22 @@ func (s *Store) prepare(doc map[string]any, o SaveOptions) (snapshot.Header, []l
 		return snapshot.Header{}, nil, err
 	}
 	h := s.header(o)
-	h.Redacted = len(found)
+	h.Redacted += len(found)
 	objs, err := layout.Build(s.reader, nil, parts, &h)
 	if err != nil {
 		return snapshot.Header{}, nil, err
 	}
 	return h, objs, nil
+}
+
+// redactText redacts a text written outside the tree (a commit or tag
+// message) and adds what it found to n.
+func (s *Store) redactText(text string, n int) (string, int) {
+	if s.opts.Redactor == nil {
+		return text, n
+	}
+	out, found := s.opts.Redactor.String(text)
+	return out, n + len(found)
 }
 
 func checkSession(name string) error {
@@ -228,12 +238,16 @@ func checkSession(name string) error {
 }
 
 // header is the header the options describe, with their defaults; the
-// tree's counts and the session's sequence are filled in later.
+// tree's counts and the session's sequence are filled in later. The
+// label and message go into the commit message, so they are redacted
+// like the document, and counted in Redacted.
 func (s *Store) header(o SaveOptions) snapshot.Header {
 	h := snapshot.Header{
 		Session: o.Session, Turn: o.Turn, Label: o.Label, Source: o.Source, Message: o.Message,
 		Time: o.Time, Code: o.Code, Dirty: o.Dirty, RollbackOf: o.RollbackOf,
 	}
+	h.Label, h.Redacted = s.redactText(h.Label, h.Redacted)
+	h.Message, h.Redacted = s.redactText(h.Message, h.Redacted)
 	if h.Source == "" {
 		h.Source = "cli"
 	}
@@ -253,7 +267,8 @@ func (s *Store) Rollback(ctx context.Context, target plumbing.Hash, o SaveOption
 	}
 	h := s.header(o)
 	h.Session, h.RollbackOf = t.Header.Session, target.String()
-	h.Messages, h.Events, h.Files, h.Redacted = t.Header.Messages, t.Header.Events, t.Header.Files, t.Header.Redacted
+	h.Messages, h.Events, h.Files = t.Header.Messages, t.Header.Events, t.Header.Files
+	h.Redacted += t.Header.Redacted
 	if h.Label == "" {
 		h.Label = "rollback to " + short(target)
 	}

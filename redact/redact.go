@@ -1,19 +1,22 @@
 // Package redact finds secrets in snapshot documents and replaces them
 // before anything is written: API keys and tokens of the common services,
-// private key blocks, JWTs, credentials in URLs and password or token
-// assignments with high-entropy values. The rules are one tested table;
-// more rules and an allowlist come from the configuration.
+// private key blocks, JWTs, credentials in URLs and Authorization
+// headers, password assignments and token assignments with high-entropy
+// values, in strings, in keys, behind JSON escapes and inside base64.
+// The rules are one tested table; more rules and an allowlist come from
+// the configuration.
 package redact
 
 import (
-	"bytes"
 	"encoding/base64"
 	"fmt"
 	"math"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/git-snap/git-snap/snapshot"
@@ -36,32 +39,57 @@ type Rule struct {
 	// Valid, when set, must accept the secret: names in code
 	// (api_key: anthropic_api_key()) are not secrets.
 	Valid func(secret string) bool
+	// value, when set, must accept the secret s[start:end] in its
+	// surroundings.
+	value func(s string, start, end int) bool
+	// near runs the pattern only around the keywords: its matches are
+	// short and start at most a few words before a keyword, and a
+	// pattern with no literal prefix is slow over a long string.
+	near bool
 }
 
-// BuiltinRules are the rules every redactor starts with.
+// Bounds of the text around a keyword that a near rule looks at.
+const nearBefore, nearAfter = 100, 400
+
+// BuiltinRules are the rules every redactor starts with. Specific
+// formats come first; the assignment rules, which judge a value by its
+// key and its look, come last. A false positive loses data for good, so
+// values that read as code (a call, a path, a variable) are kept.
 func BuiltinRules() []Rule {
 	r := func(name, pattern string, entropy float64, keywords ...string) Rule {
 		return Rule{Name: name, re: sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) }), MinEntropy: entropy, Keywords: keywords}
 	}
 	fold := func(r Rule) Rule { r.Fold = true; return r }
-	mixed := func(r Rule) Rule { r.Valid = hasDigitAndLetter; return r }
+	valid := func(r Rule, v func(string) bool) Rule { r.Valid = v; return r }
+	value := func(r Rule, v func(s string, start, end int) bool) Rule { r.value = v; return r }
+	near := func(r Rule) Rule { r.near = true; return r }
 	return []Rule{
 		r("private-key", `-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY( BLOCK)?-----[\s\S]*?-----END[ A-Z0-9_-]{0,100}PRIVATE KEY( BLOCK)?-----`, 0, "PRIVATE KEY"),
 		r("aws-access-key-id", `\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`, 0, "AKIA", "ASIA", "ABIA", "ACCA"),
-		fold(r("aws-secret-access-key", `(?i)aws_?secret_?access_?key["'\s:=]{1,5}(?P<secret>[A-Za-z0-9/+]{40})\b`, 0, "secret")),
+		near(fold(r("aws-secret-access-key", `(?i)aws_?secret_?access_?key["'\s:=]{1,5}(?P<secret>[A-Za-z0-9/+]{40})\b`, 0, "secret"))),
 		r("github-token", `\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b`, 0, "ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
 		r("github-fine-grained-token", `\bgithub_pat_[A-Za-z0-9_]{80,100}\b`, 0, "github_pat_"),
 		r("gitlab-token", `\bgl(?:pat|dt|ptt|rt|cbt|oas)-[A-Za-z0-9_-]{20,}`, 0, "glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "gloas-"),
-		r("slack-token", `\bxox[abposr]-[A-Za-z0-9-]{10,}`, 0, "xox"),
+		r("slack-token", `\bxox[abposre]-[A-Za-z0-9-]{10,}|\bxapp-\d-[A-Za-z0-9]{6,}-\d{6,}-[A-Za-z0-9]{20,}`, 0, "xox", "xapp-"),
 		r("slack-webhook", `https://hooks\.slack\.com/services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]+`, 0, "hooks.slack.com"),
 		r("anthropic-api-key", `\bsk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{80,}`, 0, "sk-ant-"),
 		r("openai-api-key", `\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}`, 0, "sk-"),
 		r("google-api-key", `\bAIza[0-9A-Za-z_-]{35}\b`, 0, "AIza"),
-		r("stripe-key", `\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{24,}\b`, 0, "_live_", "_test_"),
+		r("google-oauth-token", `\bya29\.[0-9A-Za-z_-]{20,}`, 0, "ya29."),
+		r("stripe-key", `\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{24,}\b|\bwhsec_[0-9A-Za-z]{24,}\b`, 0, "_live_", "_test_", "whsec_"),
+		r("npm-token", `\bnpm_[A-Za-z0-9]{36}\b`, 0, "npm_"),
+		r("pypi-token", `\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}`, 0, "pypi-AgEI"),
+		r("huggingface-token", `\bhf_[A-Za-z0-9]{34}\b`, 0, "hf_"),
+		r("sendgrid-api-key", `\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b`, 0, "SG."),
+		near(r("twilio-key", `\bSK[0-9a-fA-F]{32}\b|\bAC[0-9a-f]{32}:(?P<secret>[0-9a-f]{32})\b`, 0, "SK", "AC")),
+		near(fold(r("azure-storage-key", `(?i)\b(?:AccountKey|SharedAccessKey)=(?P<secret>[A-Za-z0-9+/]{40,}={0,2})`, 0, "accesskey=", "accountkey="))),
 		r("jwt", `\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}`, 0, "eyJ"),
-		r("url-credentials", `[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@"'<>\[\]]{1,100}:(?P<secret>[^\s:/@"'<>\[\]]{3,200})@[A-Za-z0-9.-]+`, 0, "://"),
-		mixed(fold(r("password-assignment", `(?i)(?:password|passwd|pwd|secret|token|api_?key|access_?key|auth_?token|client_?secret)[A-Za-z0-9_]*["']?\s*[:=]\s*["']?(?P<secret>[A-Za-z0-9/+_=.~!@#$%^&*-]{12,200})`, 3.5,
-			"pass", "pwd", "secret", "token", "key"))),
+		near(r("url-credentials", `[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@"'<>\[\]]{0,100}:(?P<secret>[^\s:/@"'<>\[\]]{3,200})@[A-Za-z0-9.-]+`, 0, "://")),
+		near(valid(fold(r("authorization-header", `(?i)\b(?:bearer|basic)\s+(?P<secret>[A-Za-z0-9._~+/-]{12,}=*)`, 0, "bearer", "basic")), credential)),
+		near(value(fold(r("password-assignment", `(?i)(?:^|[^a-z0-9])(?:[a-z0-9]*[_.-]?(?:password|passwd|passphrase|secret)|[a-z0-9]*[_.-](?:pwd|pass))["']?\s*[:=]\s*["']?(?P<secret>[^\s"'`+"`"+`,;]{6,200})`, 0,
+			"pass", "pwd", "secret")), wordPassword)),
+		near(value(valid(fold(r("token-assignment", `(?i)(?:password|passwd|pwd|secret|token|api_?key|access_?key|secret_?key|auth_?token|client_?secret)["']?\s*[:=]\s*["']?(?P<secret>[A-Za-z0-9/+_=.~!@#$%^&*-]{12,200})`, 3.5,
+			"pass", "pwd", "secret", "token", "key")), hasDigitAndLetter), notCode)),
 	}
 }
 
@@ -122,32 +150,225 @@ func New(cfg Config) (*Redactor, error) {
 func Placeholder(rule string) string { return "[REDACTED:" + rule + "]" }
 
 // String redacts one string, returning the new string and what it found.
+// Besides the string as it is, it looks at it with JSON escapes decoded
+// (a transcript line that did not parse is kept raw, and \u0067hp_…
+// hides ghp_… from a pattern) and into base64 runs that decode to text.
 func (r *Redactor) String(s string) (string, []Finding) {
 	if r == nil || len(r.rules) == 0 || len(s) < 8 {
 		return s, nil
 	}
 	var found []Finding
+	s = r.rulesPass(s, &found)
+	if strings.Contains(s, `\u`) || strings.Contains(s, `\/`) {
+		s = r.escaped(s, &found)
+	}
+	s = r.base64Runs(s, &found)
+	return s, found
+}
+
+// wakes reports whether s holds one of the rule's keywords. lower is
+// s lower-cased, computed on first need; "" when not yet.
+func (rule Rule) wakes(s string, lower *string) bool {
+	if len(rule.Keywords) == 0 {
+		return true
+	}
+	hay := s
+	if rule.Fold {
+		if *lower == "" {
+			*lower = strings.ToLower(s)
+		}
+		hay = *lower
+	}
+	return containsAny(hay, rule.Keywords)
+}
+
+// rulesPass runs every rule over s.
+func (r *Redactor) rulesPass(s string, found *[]Finding) string {
 	lower := ""
 	for _, rule := range r.rules {
-		if len(rule.Keywords) > 0 {
-			hay := s
-			if rule.Fold {
-				if lower == "" {
-					lower = strings.ToLower(s)
-				}
-				hay = lower
-			}
-			if !containsAny(hay, rule.Keywords) {
-				continue
-			}
+		if !rule.wakes(s, &lower) {
+			continue
 		}
-		before := len(found)
-		s = r.apply(rule, s, &found)
-		if len(found) > before {
+		before := len(*found)
+		s = r.apply(rule, s, found)
+		if len(*found) > before {
 			lower = "" // s changed
 		}
 	}
-	return s, found
+	return s
+}
+
+// escaped runs the rules over s with its JSON escapes decoded, and
+// replaces what they find in s itself, escapes and all.
+func (r *Redactor) escaped(s string, found *[]Finding) string {
+	dec, at := unescape(s)
+	if dec == s {
+		return s
+	}
+	lower := ""
+	for _, rule := range r.rules {
+		if !rule.wakes(dec, &lower) {
+			continue
+		}
+		spans := r.find(rule, dec)
+		if spans == nil {
+			continue
+		}
+		var b strings.Builder
+		last := 0
+		for _, sp := range spans {
+			start, end := at[sp[0]], at[sp[1]]
+			b.WriteString(s[last:start])
+			b.WriteString(Placeholder(rule.Name))
+			last = end
+			*found = append(*found, Finding{Rule: rule.Name, Preview: mask(dec[sp[0]:sp[1]])})
+		}
+		b.WriteString(s[last:])
+		s = b.String()
+		dec, at = unescape(s)
+		lower = ""
+	}
+	return s
+}
+
+// unescape decodes the JSON escapes in s. at[i] is the offset in s of
+// the escape or byte that gave byte i of the result; at[len] is len(s).
+func unescape(s string) (string, []int) {
+	b := make([]byte, 0, len(s))
+	at := make([]int, 0, len(s)+1)
+	for i := 0; i < len(s); {
+		c, n := s[i], 1
+		from := len(b)
+		switch {
+		case c != '\\' || i+1 == len(s):
+			b = append(b, c)
+		case s[i+1] == 'u':
+			v, err := strconv.ParseUint(s[i+2:min(i+6, len(s))], 16, 16)
+			if err != nil || i+6 > len(s) {
+				b = append(b, c)
+				break
+			}
+			rn, m := rune(v), 6
+			if utf16.IsSurrogate(rn) && i+12 <= len(s) && s[i+6:i+8] == `\u` {
+				if w, err := strconv.ParseUint(s[i+8:i+12], 16, 16); err == nil {
+					rn, m = utf16.DecodeRune(rn, rune(w)), 12
+				}
+			}
+			b, n = utf8.AppendRune(b, rn), m
+		default:
+			n = 2
+			switch d := s[i+1]; d {
+			case 'n':
+				b = append(b, '\n')
+			case 't':
+				b = append(b, '\t')
+			case 'r':
+				b = append(b, '\r')
+			case '/', '\\', '"':
+				b = append(b, d)
+			default:
+				b, n = append(b, c), 1
+			}
+		}
+		for range len(b) - from {
+			at = append(at, i)
+		}
+		i += n
+	}
+	return string(b), append(at, len(s))
+}
+
+// base64Runs looks into runs of the base64 alphabet long enough to hold
+// a token and short enough not to be a file: one that decodes to text in
+// which a rule finds a secret is replaced whole.
+func (r *Redactor) base64Runs(s string, found *[]Finding) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); {
+		if !isBase64(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isBase64(s[j]) {
+			j++
+		}
+		k := j
+		for k < len(s) && k-j < 2 && s[k] == '=' {
+			k++
+		}
+		if n := j - i; n >= 24 && n <= 1024 && (i == 0 || !isWordByte(s[i-1])) {
+			if text, ok := decodeText(s[i:k]); ok {
+				var inner []Finding
+				r.rulesPass(text, &inner)
+				if len(inner) > 0 {
+					b.WriteString(s[last:i])
+					name := inner[0].Rule + "-base64"
+					b.WriteString(Placeholder(name))
+					last = k
+					*found = append(*found, Finding{Rule: name, Preview: mask(s[i:k])})
+				}
+			}
+		}
+		i = k
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+func isBase64(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/'
+}
+
+func isWordByte(c byte) bool { return isBase64(c) || c == '_' || c == '-' || c == '.' }
+
+// decodeText decodes standard base64, padded or not, to printable text.
+func decodeText(s string) (string, bool) {
+	enc := base64.StdEncoding
+	if len(s)%4 != 0 {
+		enc = base64.RawStdEncoding
+	}
+	raw, err := enc.DecodeString(s)
+	if err != nil || !utf8.Valid(raw) {
+		return "", false
+	}
+	for _, c := range raw {
+		if c < 0x20 && c != '\n' && c != '\t' && c != '\r' || c == 0x7f {
+			return "", false
+		}
+	}
+	return string(raw), true
+}
+
+// Bytes redacts a captured file's content. Text, and content that is
+// mostly text (a stray byte that is not UTF-8, a NUL), is redacted;
+// binary content is left as it is, since a replacement would corrupt it.
+func (r *Redactor) Bytes(b []byte) ([]byte, []Finding) {
+	if !MostlyText(b) {
+		return b, nil
+	}
+	s, found := r.String(string(b))
+	if len(found) == 0 {
+		return b, nil
+	}
+	return []byte(s), found
+}
+
+// MostlyText reports whether content is text to redact: under one byte
+// in twenty is a control byte or not part of valid UTF-8.
+func MostlyText(b []byte) bool {
+	bad := 0
+	for i := 0; i < len(b); {
+		c, n := utf8.DecodeRune(b[i:])
+		if c == utf8.RuneError && n == 1 || c < 0x20 && c != '\n' && c != '\t' && c != '\r' && c != '\f' {
+			bad++
+		}
+		i += n
+	}
+	return bad*20 < len(b)
 }
 
 func containsAny(s string, words []string) bool {
@@ -160,17 +381,21 @@ func containsAny(s string, words []string) bool {
 }
 
 // Document returns a copy of doc with every secret in its strings
-// replaced, and what was found where. Keys are left as they are.
+// and key replaced, and what was found where.
 func (r *Redactor) Document(doc map[string]any) (map[string]any, []Finding) {
 	if r == nil || len(r.rules) == 0 {
 		return doc, nil
 	}
 	var found []Finding
 	out := make(map[string]any, len(doc))
+	keys := r.keys(doc, nil, &found)
 	for k, v := range doc {
 		if k == snapshot.MemberFiles {
 			out[k] = r.files(v, &found)
 			continue
+		}
+		if nk, ok := keys[k]; ok {
+			k = nk
 		}
 		out[k] = r.value(v, []any{k}, &found)
 	}
@@ -178,9 +403,9 @@ func (r *Redactor) Document(doc map[string]any) (map[string]any, []Finding) {
 	return out, found
 }
 
-// files redacts captured files. Base64 content is decoded first: text is
-// redacted and encoded again; binary content (not UTF-8, or with NUL
-// bytes) is left as it is, since a replacement would only corrupt it.
+// files redacts captured files. Base64 content is decoded first and
+// redacted as Bytes does: mostly text is redacted and encoded again,
+// binary content is left as it is.
 func (r *Redactor) files(v any, found *[]Finding) any {
 	m, ok := v.(map[string]any)
 	if !ok {
@@ -201,10 +426,10 @@ func (r *Redactor) files(v any, found *[]Finding) any {
 func (r *Redactor) base64File(e map[string]any, path []any, found *[]Finding) map[string]any {
 	content, _ := e["content"].(string)
 	raw, err := base64.StdEncoding.DecodeString(content)
-	if err != nil || !utf8.Valid(raw) || bytes.IndexByte(raw, 0) >= 0 {
+	if err != nil {
 		return e
 	}
-	text, f := r.String(string(raw))
+	text, f := r.Bytes(raw)
 	if len(f) == 0 {
 		return e
 	}
@@ -216,7 +441,7 @@ func (r *Redactor) base64File(e map[string]any, path []any, found *[]Finding) ma
 	for k, v := range e {
 		out[k] = v
 	}
-	out["content"] = base64.StdEncoding.EncodeToString([]byte(text))
+	out["content"] = base64.StdEncoding.EncodeToString(text)
 	return out
 }
 
@@ -231,7 +456,11 @@ func (r *Redactor) value(v any, path []any, found *[]Finding) any {
 		return s
 	case map[string]any:
 		out := make(map[string]any, len(v))
+		keys := r.keys(v, path, found)
 		for k, e := range v {
+			if nk, ok := keys[k]; ok {
+				k = nk
+			}
 			out[k] = r.value(e, append(path[:len(path):len(path)], k), found)
 		}
 		return out
@@ -245,15 +474,146 @@ func (r *Redactor) value(v any, path []any, found *[]Finding) any {
 	return v
 }
 
+// nearMatches gives the matches of a near rule in the windows around
+// its keywords, as offsets in s. A match that runs to its window's end
+// is looked for again in the rest of s, so a long one is never cut.
+func nearMatches(rule Rule, s string) [][]int {
+	hay := s
+	if rule.Fold {
+		hay = strings.ToLower(s)
+		if len(hay) != len(s) { // case mapping moved the offsets
+			return rule.Pattern().FindAllStringSubmatchIndex(s, -1)
+		}
+	}
+	wins := keywordWindows(hay, rule.Keywords)
+	if wins == nil {
+		return nil
+	}
+	var locs [][]int
+	covered := 0 // matches end at or after this
+	for i := 0; i < len(wins); {
+		w := wins[i]
+		for i++; i < len(wins) && wins[i][0] <= w[1]; i++ {
+			w[1] = max(w[1], wins[i][1])
+		}
+		for _, loc := range rule.Pattern().FindAllStringSubmatchIndex(s[w[0]:w[1]], -1) {
+			base := w[0]
+			if loc[1] == w[1]-w[0] && w[1] < len(s) {
+				base += loc[0]
+				if loc = rule.Pattern().FindStringSubmatchIndex(s[base:]); loc == nil {
+					continue
+				}
+			}
+			for k := range loc {
+				if loc[k] >= 0 {
+					loc[k] += base
+				}
+			}
+			if loc[0] < covered {
+				continue
+			}
+			covered = loc[1]
+			locs = append(locs, loc)
+		}
+	}
+	return locs
+}
+
+// keywordWindows gives the windows around each occurrence of words in
+// hay, sorted by start.
+func keywordWindows(hay string, words []string) [][2]int {
+	var wins [][2]int
+	for _, kw := range words {
+		for off := 0; ; {
+			i := strings.Index(hay[off:], kw)
+			if i < 0 {
+				break
+			}
+			i += off
+			wins = append(wins, [2]int{max(0, i-nearBefore), min(len(hay), i+len(kw)+nearAfter)})
+			off = i + len(kw)
+		}
+	}
+	sort.Slice(wins, func(i, j int) bool { return wins[i][0] < wins[j][0] })
+	return wins
+}
+
+// keys redacts the keys of an object: a key can hold a secret as well as
+// a value can (an environment map keyed by a token, a cache keyed by
+// an URL with credentials). It returns the new name of each key that
+// changed; a name another key already has gets " #2", " #3"… so that no
+// member is lost.
+func (r *Redactor) keys(m map[string]any, path []any, found *[]Finding) map[string]string {
+	var renamed map[string]string
+	var findings map[string][]Finding
+	for k := range m {
+		if nk, f := r.String(k); len(f) > 0 {
+			if renamed == nil {
+				renamed, findings = map[string]string{}, map[string][]Finding{}
+			}
+			renamed[k], findings[k] = nk, f
+		}
+	}
+	if renamed == nil {
+		return nil
+	}
+	olds := make([]string, 0, len(renamed))
+	for k := range renamed {
+		olds = append(olds, k)
+	}
+	sort.Strings(olds)
+	taken := make(map[string]bool, len(m))
+	for k := range m {
+		if _, ok := renamed[k]; !ok {
+			taken[k] = true
+		}
+	}
+	for _, k := range olds {
+		nk := renamed[k]
+		for i := 2; taken[nk]; i++ {
+			nk = fmt.Sprintf("%s #%d", renamed[k], i)
+		}
+		taken[nk] = true
+		renamed[k] = nk
+		for _, x := range findings[k] {
+			x.Path = snapshot.FormatPath(append(path[:len(path):len(path)], nk)) + " (key)"
+			*found = append(*found, x)
+		}
+	}
+	return renamed
+}
+
 func (r *Redactor) apply(rule Rule, s string, found *[]Finding) string {
-	pattern := rule.Pattern()
-	locs := pattern.FindAllStringSubmatchIndex(s, -1)
-	if locs == nil {
+	spans := r.find(rule, s)
+	if spans == nil {
 		return s
 	}
-	sub := pattern.SubexpIndex("secret")
 	var b strings.Builder
 	last := 0
+	for _, sp := range spans {
+		b.WriteString(s[last:sp[0]])
+		b.WriteString(Placeholder(rule.Name))
+		last = sp[1]
+		*found = append(*found, Finding{Rule: rule.Name, Preview: mask(s[sp[0]:sp[1]])})
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// find gives the spans of the secrets rule finds in s.
+func (r *Redactor) find(rule Rule, s string) [][2]int {
+	pattern := rule.Pattern()
+	var locs [][]int
+	if rule.near && len(s) > 2*(nearBefore+nearAfter) {
+		locs = nearMatches(rule, s)
+	} else {
+		locs = pattern.FindAllStringSubmatchIndex(s, -1)
+	}
+	if locs == nil {
+		return nil
+	}
+	sub := pattern.SubexpIndex("secret")
+	var spans [][2]int
 	for _, loc := range locs {
 		start, end := loc[0], loc[1]
 		if sub > 0 && loc[2*sub] >= 0 {
@@ -261,19 +621,13 @@ func (r *Redactor) apply(rule Rule, s string, found *[]Finding) string {
 		}
 		secret := s[start:end]
 		if strings.Contains(secret, "REDACTED:") || r.allowed(secret) ||
-			rule.MinEntropy > 0 && entropy(secret) < rule.MinEntropy || rule.Valid != nil && !rule.Valid(secret) {
+			rule.MinEntropy > 0 && entropy(secret) < rule.MinEntropy || rule.Valid != nil && !rule.Valid(secret) ||
+			rule.value != nil && !rule.value(s, start, end) {
 			continue
 		}
-		b.WriteString(s[last:start])
-		b.WriteString(Placeholder(rule.Name))
-		last = end
-		*found = append(*found, Finding{Rule: rule.Name, Preview: mask(secret)})
+		spans = append(spans, [2]int{start, end})
 	}
-	if last == 0 {
-		return s
-	}
-	b.WriteString(s[last:])
-	return b.String()
+	return spans
 }
 
 func (r *Redactor) allowed(secret string) bool {
@@ -307,10 +661,61 @@ func entropy(s string) float64 {
 	return h
 }
 
-// mask keeps the first and last characters of a secret, for reports.
+// mask shows at most four characters of a secret, the first and last
+// two, and never more than a quarter of it, for reports.
 func mask(s string) string {
-	if len(s) <= 8 {
-		return strings.Repeat("*", len(s))
+	n := len(s)
+	stars := func(k int) string { return strings.Repeat("*", min(k, 12)) }
+	switch {
+	case n >= 16:
+		return s[:2] + stars(n-4) + s[n-2:]
+	case n >= 8:
+		return s[:1] + stars(n-2) + s[n-1:]
 	}
-	return s[:4] + strings.Repeat("*", min(len(s)-8, 12)) + s[len(s)-4:]
+	return stars(n)
+}
+
+// notCode rejects values that read as code rather than a secret: a call
+// (get_token(), Base.encode64(…)), a path, a variable or a template.
+func notCode(s string, start, end int) bool {
+	v := s[start:end]
+	if end < len(s) && s[end] == '(' || strings.Contains(v, "(") {
+		return false
+	}
+	for _, p := range []string{"/", "~/", "./", "../", "$", "%", "<", "{", "[", "*"} {
+		if strings.HasPrefix(v, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// wordPassword accepts a password that need not look random, where its
+// surroundings say it is one: a whole quoted value ("password": "…",
+// with a digit or a symbol, so "string" or "required" stay) or a shell
+// or .env assignment to an upper-case name (DB_PASSWORD=…).
+func wordPassword(s string, start, end int) bool {
+	if !notCode(s, start, end) {
+		return false
+	}
+	v := s[start:end]
+	if start > 0 && (s[start-1] == '"' || s[start-1] == '\'') {
+		q := s[start-1]
+		closed := end < len(s) && s[end] == q
+		return closed && (hasDigitAndLetter(v) || strings.IndexFunc(v, isSymbol) >= 0)
+	}
+	if start >= 2 && s[start-1] == '=' && s[start-2] >= 'A' && s[start-2] <= 'Z' {
+		return len(v) >= 8
+	}
+	return false
+}
+
+func isSymbol(r rune) bool {
+	return r < 128 && !isBase64(byte(r)) || r == '+' || r == '/'
+}
+
+// credential accepts what follows Bearer or Basic when it is a token and
+// not a word ("Bearer token", "basic authentication").
+func credential(v string) bool {
+	return hasDigitAndLetter(v) || strings.HasSuffix(v, "=")
 }

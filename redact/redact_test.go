@@ -1,64 +1,13 @@
 package redact
 
 import (
+	"encoding/base64"
 	"strings"
 	"testing"
 
 	"github.com/git-snap/git-snap/internal/testdocs"
 	"github.com/git-snap/git-snap/snapshot"
 )
-
-// knownTokens are well-formed examples of each format (not live
-// credentials), in the surroundings they turn up in.
-var knownTokens = []struct{ rule, text, secret string }{
-	{"aws-access-key-id", "export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE"},
-	{"aws-access-key-id", `"AccessKeyId": "ASIAY34FZKBOKMUTVV7A"`, "ASIAY34FZKBOKMUTVV7A"},
-	{"aws-secret-access-key", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"},
-	{"github-token", "git clone https://ghp_" + strings.Repeat("a1B2", 9) + "@github.com/x/y", "ghp_" + strings.Repeat("a1B2", 9)},
-	{"github-token", "GH_TOKEN=gho_16C7e42F292c6912E7710c838347Ae178B4a", "gho_16C7e42F292c6912E7710c838347Ae178B4a"},
-	{"github-fine-grained-token", "token github_pat_11ABCDEFG0" + strings.Repeat("xY9_", 18), "github_pat_11ABCDEFG0" + strings.Repeat("xY9_", 18)},
-	{"gitlab-token", "PRIVATE-TOKEN: glpat-Xk3b9ZqLw2Rt7YpMn4Vc", "glpat-Xk3b9ZqLw2Rt7YpMn4Vc"},
-	{"slack-token", "SLACK_BOT_TOKEN=xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx", "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"},
-	{"slack-webhook", "curl https://hooks.slack.com/services/T0ABCDEFG/B0HIJKLMN/abcdefghijklmnopqrstuvwx", "https://hooks.slack.com/services/T0ABCDEFG/B0HIJKLMN/abcdefghijklmnopqrstuvwx"},
-	{"anthropic-api-key", "ANTHROPIC_API_KEY=sk-ant-api03-" + strings.Repeat("Ab3_x-", 15) + "AAAAAA", "sk-ant-api03-" + strings.Repeat("Ab3_x-", 15) + "AAAAAA"},
-	{"openai-api-key", "OPENAI_API_KEY=sk-proj-" + strings.Repeat("Qw7e", 12) + "T3BlbkFJ" + strings.Repeat("Zx9c", 6), "sk-proj-" + strings.Repeat("Qw7e", 12) + "T3BlbkFJ" + strings.Repeat("Zx9c", 6)},
-	{"openai-api-key", "key: sk-" + strings.Repeat("Ab9z", 5) + "T3BlbkFJ" + strings.Repeat("Qr5t", 5), "sk-" + strings.Repeat("Ab9z", 5) + "T3BlbkFJ" + strings.Repeat("Qr5t", 5)},
-	{"google-api-key", "https://maps.googleapis.com/maps/api/js?key=AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY", "AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"},
-	{"stripe-key", "Stripe.api_key = 'sk_live_4eC39HqLyjWDarjtT1zdp7dc'", "sk_live_4eC39HqLyjWDarjtT1zdp7dc"},
-	{"stripe-key", "rk_test_51H8aBcDeFgHiJkLmNoPqRsTu", "rk_test_51H8aBcDeFgHiJkLmNoPqRsTu"},
-	{"private-key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7\n-----END RSA PRIVATE KEY-----", "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7\n-----END RSA PRIVATE KEY-----"},
-	{"private-key", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----"},
-	{"jwt", "Authorization: Bearer eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"},
-	{"url-credentials", "DATABASE_URL=postgres://app:s3cr3tP4ss@db.internal:5432/app", "s3cr3tP4ss"},
-	{"url-credentials", "git remote add origin https://alice:hunter2xyz@git.example.com/r.git", "hunter2xyz"},
-	{"password-assignment", `{"password": "Zq8#mV2!rT9x@Lw4"}`, "Zq8#mV2!rT9x@Lw4"},
-	{"password-assignment", "DB_PASSWORD=9fK2mX7qLp3vR8tZ", "9fK2mX7qLp3vR8tZ"},
-	{"password-assignment", "client_secret: Xy7Qp2Lm9Vt4Rn8W", "Xy7Qp2Lm9Vt4Rn8W"},
-}
-
-func TestCatchesKnownTokenFormats(t *testing.T) {
-	r, err := New(Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	caught := 0
-	for _, k := range knownTokens {
-		out, found := r.String(k.text)
-		if strings.Contains(out, k.secret) {
-			t.Errorf("%s: secret kept in %q", k.rule, out)
-			continue
-		}
-		if len(found) == 0 || found[0].Rule != k.rule {
-			t.Errorf("%s: found %+v in %q", k.rule, found, k.text)
-			continue
-		}
-		if !strings.Contains(out, Placeholder(k.rule)) {
-			t.Errorf("%s: no placeholder in %q", k.rule, out)
-		}
-		caught++
-	}
-	t.Logf("caught %d of %d known token formats", caught, len(knownTokens))
-}
 
 func TestLeavesOrdinaryTextAlone(t *testing.T) {
 	r, _ := New(Config{})
@@ -74,6 +23,21 @@ func TestLeavesOrdinaryTextAlone(t *testing.T) {
 		"api_key: REDACTED",
 		"const apiKeyHeader = \"X-Api-Key\"",
 		"the private key is kept in the vault",
+		// Code, not secrets: a false positive is data lost for good.
+		"token = Base.url_encode64(:crypto.strong_rand_bytes(32))",
+		"pwd=/home/user/src2",
+		"token = get_token_from_vault2()",
+		"secret_name: prod-db-credentials-v2",
+		`{"password": "string", "token_type": "Bearer"}`,
+		"password = get_password2()",
+		"password=password_from_env",
+		`DB_PASSWORD="${DB_PASSWORD}"`,
+		"PASSWORD=$(cat /run/secrets/db)",
+		"Bearer authentication uses an access token",
+		"basic auth is configured in settings.py",
+		"bypass: true",
+		`{"pass": "test_login_2", "pwd": "src/app-v2"}`,
+		"commit 4d5611e5241a462a8d155122611a95694d5611e5 and 0123456789abcdef0123456789abcdef",
 	} {
 		if out, found := r.String(s); len(found) > 0 {
 			t.Errorf("%q: redacted as %v → %q", s, found, out)
@@ -154,5 +118,94 @@ func TestFalsePositivesOnRealTranscripts(t *testing.T) {
 	t.Logf("%d findings in %d transcript records: %v", total, strings_, byRule)
 	if total > 0 {
 		t.Errorf("%d false positives on the real transcripts", total)
+	}
+}
+
+func TestEscapedAndBase64WrappedSecrets(t *testing.T) {
+	r, _ := New(Config{})
+	tok := "ghp_FAKEa1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6"
+	for _, s := range []string{
+		// a transcript line the strict parser rejected (a trailing comma),
+		// kept raw: the escape hides the token from the pattern
+		`{"type":"user","content":"\u0067hp_FAKEa1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6",}`,
+		`{"url":"https:\/\/alice:hunter2xyz@git.example.com\/r.git"}`,
+		"token in base64: Z2hwX0ZBS0VhMUIyYzNENGU1RjZnN0g4aTlKMGsxTDJtM040bzVQNg==",
+	} {
+		out, found := r.String(s)
+		if len(found) == 0 || strings.Contains(out, "FAKEa1B2") || strings.Contains(out, "hunter2") || strings.Contains(out, "Z2hwX0") {
+			t.Errorf("%q → %q, %v", s, out, found)
+		}
+	}
+	_ = tok
+	// escapes elsewhere stay as they are
+	s := `{"a":"caf\u00e9 \/ ok","b":"x"}`
+	if out, _ := r.String(s); out != s {
+		t.Errorf("%q changed to %q", s, out)
+	}
+}
+
+func TestPreviewShowsLittle(t *testing.T) {
+	for _, s := range []string{"Tr0ub4dor&3xyz", "ghp_FAKEa1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6", "abcdefgh", "short"} {
+		p := mask(s)
+		shown := len(strings.ReplaceAll(p, "*", ""))
+		if shown > 4 || shown*4 > len(s) {
+			t.Errorf("mask(%q) = %q shows %d characters", s, p, shown)
+		}
+	}
+	if got := mask("Tr0ub4dor&3xyz"); got != "T************z" {
+		t.Errorf("mask of 14 characters: %q", got)
+	}
+}
+
+func TestBytesRedactsMostlyText(t *testing.T) {
+	r, _ := New(Config{})
+	text := []byte("# config\nGH_TOKEN=gho_16C7e42F292c6912E7710c838347Ae178B4a\n")
+	for _, b := range [][]byte{
+		append(append([]byte{}, text...), 0xff),    // one byte that is not UTF-8
+		append(append([]byte{}, text...), 0, '\n'), // a NUL
+	} {
+		out, found := r.Bytes(b)
+		if len(found) != 1 || strings.Contains(string(out), "gho_") || out[len(out)-1] != b[len(b)-1] {
+			t.Errorf("%q → %q, %v", b, out, found)
+		}
+	}
+	bin := append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00"), text...)
+	if out, found := r.Bytes(bin); len(found) != 0 || string(out) != string(bin) {
+		t.Errorf("binary changed: %v", found)
+	}
+	// in a document, as save and save --dry-run see a captured file
+	content := base64.StdEncoding.EncodeToString(append(append([]byte{}, text...), 0))
+	doc := map[string]any{"files": map[string]any{"bin/.env": map[string]any{"encoding": "base64", "content": content}}}
+	out, found := r.Document(doc)
+	if len(found) != 1 || found[0].Path != `$.files["bin/.env"].content` {
+		t.Fatalf("found %+v", found)
+	}
+	got := out["files"].(map[string]any)["bin/.env"].(map[string]any)["content"].(string)
+	if raw, _ := base64.StdEncoding.DecodeString(got); strings.Contains(string(raw), "gho_") || raw[len(raw)-1] != 0 {
+		t.Errorf("content %q", raw)
+	}
+}
+
+func TestKeysAreRedacted(t *testing.T) {
+	r, _ := New(Config{})
+	doc := map[string]any{
+		"cache": map[string]any{
+			"https://alice:hunter2xyz@git.example.com/r.git": "fetched",
+			"https://bob:s3cr3tP4ss@git.example.com/r.git":   "fetched too",
+		},
+		"AKIAIOSFODNN7EXAMPLE": 1,
+	}
+	out, found := r.Document(doc)
+	b, _ := snapshot.Marshal(out)
+	if strings.Contains(string(b), "hunter2") || strings.Contains(string(b), "s3cr3t") || strings.Contains(string(b), "AKIA") {
+		t.Errorf("secret in a key: %s", b)
+	}
+	if len(out["cache"].(map[string]any)) != 2 || len(found) != 3 {
+		t.Errorf("members lost or findings %+v: %s", found, b)
+	}
+	for _, f := range found {
+		if strings.Contains(f.Path, "hunter2") || !strings.HasSuffix(f.Path, "(key)") {
+			t.Errorf("path %q", f.Path)
+		}
 	}
 }

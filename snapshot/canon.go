@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -86,6 +87,20 @@ func (p *parser) errorf(format string, args ...any) error {
 		}
 	}
 	return &SyntaxError{Offset: p.pos, Line: line, Column: col, Path: FormatPath(p.path), Msg: fmt.Sprintf(format, args...)}
+}
+
+// maskKey shows at most four characters of a key, and never more than
+// a quarter of it, for errors that go to stderr and the hook log.
+func maskKey(key string) string {
+	r := []rune(key)
+	n, show := len(r), 0
+	switch {
+	case n >= 16:
+		show = 2
+	case n >= 8:
+		show = 1
+	}
+	return strconv.Quote(string(r[:show]) + strings.Repeat("*", min(n-2*show, 12)) + string(r[n-show:]))
 }
 
 // FormatPath writes a JSON path as $.key[3]["odd key"].
@@ -225,7 +240,7 @@ func (p *parser) object(depth int) (any, error) {
 		}
 		if _, dup := obj[key]; dup {
 			p.pos = keyPos
-			return nil, p.errorf("duplicate key %q", key)
+			return nil, p.errorf("duplicate key %s (%d bytes, masked: a key may be a secret)", maskKey(key), len(key))
 		}
 		p.skipSpace()
 		if err := p.expect(':'); err != nil {

@@ -68,7 +68,8 @@ func TestParseRejectsWithPosition(t *testing.T) {
 		in, msg   string
 		line, col int
 	}{
-		{`{"a":1,"a":2}`, `duplicate key "a"`, 1, 8},
+		{`{"a":1,"a":2}`, `duplicate key "*" (1 bytes`, 1, 8},
+		{`{"ghp_a1B2a1B2a1B2a1B2a1B2a1B2a1B2a1B2a1B2":1,"ghp_a1B2a1B2a1B2a1B2a1B2a1B2a1B2a1B2a1B2":2}`, `duplicate key "gh************B2" (40 bytes`, 1, 47},
 		{`{"a": NaN}`, "NaN is not a JSON number", 1, 7},
 		{`[1, Infinity]`, "Infinity", 1, 5},
 		{`[-Infinity]`, "-Infinity", 1, 2},

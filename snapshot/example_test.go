@@ -23,7 +23,7 @@ func ExampleMarshal() {
 func ExampleParse_error() {
 	_, err := snapshot.Parse([]byte("{\"messages\": [\n  {\"id\": 1, \"id\": 2}]}"), snapshot.Limits{})
 	fmt.Println(err)
-	// Output: line 2, column 13 (byte 27), at $.messages[0]: duplicate key "id"
+	// Output: line 2, column 13 (byte 27), at $.messages[0]: duplicate key "**" (2 bytes, masked: a key may be a secret)
 }
 
 // A semantic diff matches messages by id and compares the rest by path.

@@ -313,6 +313,9 @@ func (e *env) openPaths(ctx context.Context, paths gitstore.Paths) (*gitstore.St
 	if err != nil {
 		return nil, config.Config{}, err
 	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(e.stderr, "git-snap: warning: %s\n", w)
+	}
 	redactor, err := redact.New(cfg.Redact)
 	if err != nil {
 		return nil, config.Config{}, &config.Error{File: "redact", Err: err}

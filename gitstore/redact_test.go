@@ -1,0 +1,88 @@
+package gitstore
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-snap/git-snap/redact"
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// redactingStore makes a repository and opens a store that redacts.
+func redactingStore(t *testing.T) (string, *Store) {
+	t.Helper()
+	dir, _ := newRepo(t)
+	r, err := redact.New(redact.Config{})
+	must(t, err)
+	s, err := Open(context.Background(), dir, Options{Redactor: r})
+	must(t, err)
+	t.Cleanup(func() { s.Close() })
+	return dir, s
+}
+
+// The label and message go into the commit message and a checkpoint's
+// message into its tag: none of them may carry a secret.
+func TestHeaderTextIsRedactedAndCounted(t *testing.T) {
+	ctx := context.Background()
+	dir, s := redactingStore(t)
+	const tok = "ghp_a1B2a1B2a1B2a1B2a1B2a1B2a1B2a1B2a1B2"
+	saved, err := s.Save(ctx, conversation(1), SaveOptions{Session: "s", Label: "label " + tok, Message: "deploy with AKIAIOSFODNN7EXAMPLE"})
+	must(t, err)
+	if saved.Header.Redacted != 2 {
+		t.Errorf("Redacted = %d, want 2", saved.Header.Redacted)
+	}
+	appended, _, err := s.Append(ctx, SaveOptions{Session: "s", Label: "append " + tok}, func(map[string]any) (Delta, error) {
+		return Delta{Messages: []any{map[string]any{"content": "plain"}}}, nil
+	})
+	must(t, err)
+	if appended.Header.Redacted != 1 {
+		t.Errorf("Append: Redacted = %d, want 1", appended.Header.Redacted)
+	}
+	_, err = s.SetCheckpoint(ctx, "cp", saved.ID, "release "+tok, false)
+	must(t, err)
+	all := git(t, dir, "log", "--format=%B", "refs/snap/s") + git(t, dir, "cat-file", "-p", "refs/tags/snap/s/cp")
+	if strings.Contains(all, "ghp_") || strings.Contains(all, "AKIA") {
+		t.Errorf("secret in commit or tag messages:\n%s", all)
+	}
+	if !strings.Contains(all, redact.Placeholder("github-token")) || !strings.Contains(all, "Snap-Redacted: 2") {
+		t.Errorf("no placeholder or count:\n%s", all)
+	}
+}
+
+// A captured file with one byte that is not UTF-8 is still text: its
+// secrets go, its other bytes stay.
+func TestAppendRedactsMostlyTextFiles(t *testing.T) {
+	ctx := context.Background()
+	dir, s := redactingStore(t)
+	content := []byte("GH_TOKEN=gho_16C7e42F292c6912E7710c838347Ae178B4a\n\xff\x00\n")
+	e, _, err := s.Append(ctx, SaveOptions{Session: "s"}, func(map[string]any) (Delta, error) {
+		return Delta{Messages: []any{"m"}, Files: []snapshot.File{{Path: ".env", Content: content, Mode: snapshot.ModeRegular}}}, nil
+	})
+	must(t, err)
+	got := git(t, dir, "cat-file", "-p", e.ID.String()+":files/.env")
+	if strings.Contains(got, "gho_") || e.Header.Redacted != 1 {
+		t.Errorf("Redacted %d, file %q", e.Header.Redacted, got)
+	}
+}
+
+// scan audits what was saved without redaction as saves would redact
+// it: a text file with a NUL in it too.
+func TestScanFindsSecretsInMostlyTextFiles(t *testing.T) {
+	ctx := context.Background()
+	_, s := newRepo(t) // no redactor: stored as it is
+	content := []byte("GH_TOKEN=gho_16C7e42F292c6912E7710c838347Ae178B4a\n\x00\n")
+	e, _, err := s.Append(ctx, SaveOptions{Session: "s"}, func(map[string]any) (Delta, error) {
+		return Delta{Messages: []any{"m"}, Files: []snapshot.File{{Path: ".env", Content: content, Mode: snapshot.ModeRegular}}}, nil
+	})
+	must(t, err)
+	r, err := redact.New(redact.Config{})
+	must(t, err)
+	var found []ScanFinding
+	must(t, s.Scan(ctx, []plumbing.Hash{e.ID}, r, func(f ScanFinding) error { found = append(found, f); return nil }))
+	if len(found) != 1 || found[0].Path != `$.files[".env"]` {
+		t.Errorf("found %+v", found)
+	}
+}
