@@ -56,7 +56,10 @@ type Options struct {
 	View snapshot.Viewer
 }
 
-// Store reads and writes snapshots in one repository.
+// Store reads and writes snapshots in one repository. A Store is for one
+// goroutine at a time (go-git's object storage underneath is not safe for
+// concurrent use); goroutines that write at once each open their own, and
+// lose nothing: every write is a compare-and-swap on the session's ref.
 type Store struct {
 	paths  Paths
 	st     *objectReader
