@@ -63,6 +63,9 @@ type Store struct {
 	prefix string
 	opts   Options
 	reader treeReader
+	// killAt, in tests, ends a prune at a named step as if the process
+	// were killed there.
+	killAt string
 	signer struct { // see identity
 		once sync.Once
 		sig  object.Signature
