@@ -112,7 +112,7 @@ func OpenPaths(ctx context.Context, paths Paths, opts Options) (*Store, error) {
 	s := &Store{
 		paths:  paths,
 		st:     st,
-		refs:   refs.New(paths.CommonDir, refs.Options{StaleLock: 2 * time.Second, Warnf: opts.Warnf}),
+		refs:   refs.New(paths.CommonDir, refs.Options{Warnf: opts.Warnf}),
 		prefix: opts.RefPrefix,
 		opts:   opts,
 	}
