@@ -82,7 +82,7 @@ func appendMainTranscripts(out []string, root string) ([]string, error) {
 // CheckTranscript checks that a file is a transcript of the agent, by its
 // first records, and names its session (see Importer.SessionName).
 func CheckTranscript(a Adapter, path string, lim snapshot.Limits) (string, error) {
-	lines, _, err := Lines(path, 0)
+	lines, _, err := Lines(path, 0, DefaultMaxReadBytes)
 	if err != nil {
 		return "", &ImportError{Msg: fmt.Sprintf("cannot read %s: %v", path, err), Err: err}
 	}

@@ -28,6 +28,9 @@ type Ingest struct {
 	Changed func(ctx context.Context) ([]string, error)
 	// MaxFileBytes bounds a captured file; larger ones are listed, not kept.
 	MaxFileBytes int
+	// MaxReadBytes bounds what one call reads of each transcript file
+	// (DefaultMaxReadBytes when 0); the next call goes on from there.
+	MaxReadBytes int64
 }
 
 // PreCompactCheckpoint is the checkpoint set before a compaction throws
@@ -101,7 +104,7 @@ func (in Ingest) delta(p Payload, extra map[string]string, changed []string, tip
 			continue
 		}
 		i := layout.File(f.name, f.path)
-		lines, next, err := Lines(f.path, layout.Files[i].Offset)
+		lines, next, err := Lines(f.path, layout.Files[i].Offset, in.MaxReadBytes)
 		if errors.Is(err, fs.ErrNotExist) && layout.Files[i].Offset == 0 {
 			continue // the agent has not written it yet (SessionStart comes first)
 		}

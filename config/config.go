@@ -36,6 +36,9 @@ type Config struct {
 		MaxDepth int `yaml:"max_depth"`
 		// MaxValueBytes bounds one string or number.
 		MaxValueBytes int `yaml:"max_value_bytes"`
+		// MaxReadBytes bounds what one hook call or import step reads of
+		// a transcript file; the next goes on from there.
+		MaxReadBytes int `yaml:"max_read_bytes"`
 	} `yaml:"limits"`
 	Code struct {
 		// Record the work tree's commit and dirty state in each snapshot.
@@ -58,6 +61,7 @@ const (
 	DefaultMaxDocumentBytes = 64 << 20
 	DefaultMaxDepth         = 10000
 	DefaultMaxValueBytes    = 16 << 20
+	DefaultMaxReadBytes     = 8 << 20
 )
 
 // Error is a configuration file that cannot be used as it is. It is the
@@ -135,6 +139,9 @@ func Load(s Sources) (Config, error) {
 	if cfg.Limits.MaxValueBytes <= 0 {
 		cfg.Limits.MaxValueBytes = DefaultMaxValueBytes
 	}
+	if cfg.Limits.MaxReadBytes <= 0 {
+		cfg.Limits.MaxReadBytes = DefaultMaxReadBytes
+	}
 	return cfg, nil
 }
 
@@ -165,7 +172,7 @@ func Parse(data []byte, cfg *Config) error {
 			return fmt.Errorf("refs.prefix: %w", err)
 		}
 	}
-	if cfg.Limits.MaxDocumentBytes < 0 || cfg.Limits.MaxDepth < 0 || cfg.Limits.MaxValueBytes < 0 || cfg.Retention.MaxPerSession < 0 {
+	if cfg.Limits.MaxDocumentBytes < 0 || cfg.Limits.MaxDepth < 0 || cfg.Limits.MaxValueBytes < 0 || cfg.Limits.MaxReadBytes < 0 || cfg.Retention.MaxPerSession < 0 {
 		return fmt.Errorf("limits must not be negative")
 	}
 	return nil
@@ -194,6 +201,9 @@ limits:
   max_depth: 10000
   # Largest single string or number, in bytes (16 MiB).
   max_value_bytes: 16777216
+  # Most bytes of a transcript one hook call reads (8 MiB); the next call
+  # goes on from there, so a huge transcript is taken in steps.
+  max_read_bytes: 8388608
 
 code:
   # Record the commit the work tree is at, and whether it has changes,

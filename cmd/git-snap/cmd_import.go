@@ -1,16 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
@@ -82,11 +81,12 @@ func (e *env) runImport(ctx context.Context, s *gitstore.Store, cfg config.Confi
 		items = append(items, item{f, session, doc})
 	}
 	for _, b := range bundles {
-		data, err := os.ReadFile(e.abs(b))
+		f, err := agent.OpenRegular(e.abs(b)) // streamed, not read whole
 		if err != nil {
 			return usagef("cannot read %s: %v", b, err)
 		}
-		res, err := s.ImportBundle(ctx, bytes.NewReader(data))
+		res, err := s.ImportBundle(ctx, f)
+		f.Close()
 		if err != nil {
 			return fmt.Errorf("%s: %w", b, err)
 		}
@@ -111,7 +111,7 @@ func isBundle(path string) bool {
 	if strings.HasSuffix(path, ".bundle") {
 		return true // a file so named that is not one is refused as a bundle
 	}
-	f, err := os.Open(path)
+	f, err := agent.OpenRegular(path) // never blocks on a FIFO
 	if err != nil {
 		return false
 	}

@@ -31,7 +31,7 @@ func (e *env) runImportTranscripts(c *cli.Context, s *gitstore.Store, cfg config
 			return importUsage(err)
 		}
 	}
-	in := agent.Ingest{Store: s, Adapter: a, Limits: lim}
+	in := agent.Ingest{Store: s, Adapter: a, Limits: lim, MaxReadBytes: int64(cfg.Limits.MaxReadBytes)}
 	added := 0
 	for i, f := range files {
 		if e.terminal {
