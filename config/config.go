@@ -59,9 +59,13 @@ type Config struct {
 // Defaults of Config's limits.
 const (
 	DefaultMaxDocumentBytes = 64 << 20
-	DefaultMaxDepth         = 10000
-	DefaultMaxValueBytes    = 16 << 20
-	DefaultMaxReadBytes     = 8 << 20
+	DefaultMaxDepth         = 512
+	// MaxMaxDepth bounds max_depth: a document is stored indented, one
+	// level per line, so its size grows with the square of its depth
+	// (18 KB nested 9,000 deep made a 162 MB blob).
+	MaxMaxDepth          = 1000
+	DefaultMaxValueBytes = 16 << 20
+	DefaultMaxReadBytes  = 8 << 20
 )
 
 // Error is a configuration file that cannot be used as it is. It is the
@@ -172,6 +176,9 @@ func Parse(data []byte, cfg *Config) error {
 			return fmt.Errorf("refs.prefix: %w", err)
 		}
 	}
+	if cfg.Limits.MaxDepth > MaxMaxDepth {
+		return fmt.Errorf("limits.max_depth: %d is more than %d: documents that deep are stored in blobs growing with the square of the depth", cfg.Limits.MaxDepth, MaxMaxDepth)
+	}
 	if cfg.Limits.MaxDocumentBytes < 0 || cfg.Limits.MaxDepth < 0 || cfg.Limits.MaxValueBytes < 0 || cfg.Limits.MaxReadBytes < 0 || cfg.Retention.MaxPerSession < 0 {
 		return fmt.Errorf("limits must not be negative")
 	}
@@ -197,8 +204,9 @@ refs:
 limits:
   # Largest document save and import accept, in bytes (64 MiB).
   max_document_bytes: 67108864
-  # Deepest nesting of arrays and objects.
-  max_depth: 10000
+  # Deepest nesting of arrays and objects (at most 1000; agents' JSON is
+  # less than 50 deep).
+  max_depth: 512
   # Largest single string or number, in bytes (16 MiB).
   max_value_bytes: 16777216
   # Most bytes of a transcript one hook call reads (8 MiB); the next call

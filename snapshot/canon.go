@@ -22,7 +22,9 @@ type Limits struct {
 }
 
 // DefaultMaxDepth is the nesting depth Parse accepts when Limits say nothing.
-const DefaultMaxDepth = 10000
+// Documents are stored indented, so a deep one costs the square of its
+// depth: agents' JSON is less than 50 deep.
+const DefaultMaxDepth = 512
 
 // maxExponent bounds the exponent of a number literal. It keeps exponent
 // arithmetic exact; no real document comes near it.
@@ -85,8 +87,15 @@ func (p *parser) errorf(format string, args ...any) error {
 			col++
 		}
 	}
-	return &SyntaxError{Offset: p.pos, Line: line, Column: col, Path: FormatPath(p.path), Msg: fmt.Sprintf(format, args...)}
+	path := p.path
+	if len(path) > 12 { // a deep path says where in its first and last steps
+		path = append(append(append([]any{}, path[:6]...), elided(len(path)-10)), path[len(path)-4:]...)
+	}
+	return &SyntaxError{Offset: p.pos, Line: line, Column: col, Path: FormatPath(path), Msg: fmt.Sprintf(format, args...)}
 }
+
+// elided stands for the steps left out of a deep path in an error.
+type elided int
 
 // FormatPath writes a JSON path as $.key[3]["odd key"].
 func FormatPath(path []any) string {
@@ -94,6 +103,8 @@ func FormatPath(path []any) string {
 	b.WriteByte('$')
 	for _, e := range path {
 		switch e := e.(type) {
+		case elided:
+			fmt.Fprintf(&b, "…(%d levels)…", int(e))
 		case int:
 			fmt.Fprintf(&b, "[%d]", e)
 		case string:
