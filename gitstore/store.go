@@ -54,7 +54,14 @@ type Options struct {
 	// agents' records need their own view (see package agent); nil is
 	// snapshot.ViewMessage.
 	View snapshot.Viewer
+	// MaxObjectBytes bounds the size of any object read, loose or packed,
+	// checked before it is inflated: a 600 MB blob of zeros compresses
+	// to 600 KB. Zero means DefaultMaxObjectBytes.
+	MaxObjectBytes int64
 }
+
+// DefaultMaxObjectBytes is Options.MaxObjectBytes when zero.
+const DefaultMaxObjectBytes = 64 << 20
 
 // Store reads and writes snapshots in one repository.
 type Store struct {
@@ -108,7 +115,7 @@ func OpenPaths(ctx context.Context, paths Paths, opts Options) (*Store, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	st := newObjectReader(filesystem.NewStorageWithOptions(osfs.New(paths.CommonDir), cache.NewObjectLRU(16*cache.MiByte), filesystem.Options{}), paths.CommonDir)
+	st := newObjectReader(filesystem.NewStorageWithOptions(osfs.New(paths.CommonDir), cache.NewObjectLRU(16*cache.MiByte), filesystem.Options{}), paths.CommonDir, opts.MaxObjectBytes)
 	s := &Store{
 		paths:  paths,
 		st:     st,
