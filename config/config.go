@@ -39,6 +39,9 @@ type Config struct {
 		// MaxReadBytes bounds what one hook call or import step reads of
 		// a transcript file; the next goes on from there.
 		MaxReadBytes int `yaml:"max_read_bytes"`
+		// MaxFileBytes bounds a work-tree file a hook captures; larger
+		// ones are listed as skipped, not read.
+		MaxFileBytes int `yaml:"max_file_bytes"`
 	} `yaml:"limits"`
 	Code struct {
 		// Record the work tree's commit and dirty state in each snapshot.
@@ -66,6 +69,7 @@ const (
 	MaxMaxDepth          = 1000
 	DefaultMaxValueBytes = 16 << 20
 	DefaultMaxReadBytes  = 8 << 20
+	DefaultMaxFileBytes  = 1 << 20
 )
 
 // Error is a configuration file that cannot be used as it is. It is the
@@ -146,6 +150,9 @@ func Load(s Sources) (Config, error) {
 	if cfg.Limits.MaxReadBytes <= 0 {
 		cfg.Limits.MaxReadBytes = DefaultMaxReadBytes
 	}
+	if cfg.Limits.MaxFileBytes <= 0 {
+		cfg.Limits.MaxFileBytes = DefaultMaxFileBytes
+	}
 	return cfg, nil
 }
 
@@ -179,7 +186,7 @@ func Parse(data []byte, cfg *Config) error {
 	if cfg.Limits.MaxDepth > MaxMaxDepth {
 		return fmt.Errorf("limits.max_depth: %d is more than %d: documents that deep are stored in blobs growing with the square of the depth", cfg.Limits.MaxDepth, MaxMaxDepth)
 	}
-	if cfg.Limits.MaxDocumentBytes < 0 || cfg.Limits.MaxDepth < 0 || cfg.Limits.MaxValueBytes < 0 || cfg.Limits.MaxReadBytes < 0 || cfg.Retention.MaxPerSession < 0 {
+	if cfg.Limits.MaxDocumentBytes < 0 || cfg.Limits.MaxDepth < 0 || cfg.Limits.MaxValueBytes < 0 || cfg.Limits.MaxReadBytes < 0 || cfg.Limits.MaxFileBytes < 0 || cfg.Retention.MaxPerSession < 0 {
 		return fmt.Errorf("limits must not be negative")
 	}
 	return nil
@@ -212,6 +219,9 @@ limits:
   # Most bytes of a transcript one hook call reads (8 MiB); the next call
   # goes on from there, so a huge transcript is taken in steps.
   max_read_bytes: 8388608
+  # Largest work-tree file a hook call captures (1 MiB); larger ones are
+  # listed under skipped_files with their sizes, not read.
+  max_file_bytes: 1048576
 
 code:
   # Record the commit the work tree is at, and whether it has changes,

@@ -82,7 +82,7 @@ func (e *env) runHook(c *cli.Context, name string, args []string) {
 		return
 	}
 	defer s.Close()
-	in := agent.Ingest{Store: s, Adapter: a, Limits: snapshot.Limits{MaxDepth: cfg.Limits.MaxDepth, MaxValueBytes: cfg.Limits.MaxValueBytes}, MaxFileBytes: cfg.Limits.MaxValueBytes, MaxReadBytes: int64(cfg.Limits.MaxReadBytes)}
+	in := agent.Ingest{Store: s, Adapter: a, Limits: snapshot.Limits{MaxDepth: cfg.Limits.MaxDepth, MaxValueBytes: cfg.Limits.MaxValueBytes}, MaxFileBytes: cfg.Limits.MaxFileBytes, MaxReadBytes: int64(cfg.Limits.MaxReadBytes)}
 	if wt := s.Paths().WorkTree; wt != "" {
 		in.WorkTree, in.Changed = wt, agent.GitChanged(wt)
 	}
