@@ -204,6 +204,14 @@ func TestResolveRevisions(t *testing.T) {
 			t.Errorf("Resolve(%q) = %v, want a RevisionError", bad, err)
 		}
 	}
+	// Junk after ~ or ^ resolved to some other snapshot.
+	for _, bad := range []string{"rev~-1", "rev~1x", "rev^{}", "rev^{commit}", "rev~+1", "rev~1~x2"} {
+		id, err := s.Resolve(ctx, bad)
+		var re *RevisionError
+		if !asRevisionError(err, &re) || !strings.Contains(err.Error(), "is not understood") {
+			t.Errorf("Resolve(%q) = %s, %v; want an error naming what is wrong", bad, id, err)
+		}
+	}
 }
 
 func asRevisionError(err error, re **RevisionError) bool {
