@@ -401,10 +401,49 @@ func (s *Store) Drop(ctx context.Context, session string) error {
 	return nil
 }
 
-// GC runs git gc --auto when git is installed: packing belongs to git.
+// GC removes temporary files killed writers left (see removeStaleTemp)
+// and runs git gc --auto when git is installed: packing belongs to git.
 func (s *Store) GC(ctx context.Context) error {
+	s.removeStaleTemp(s.opts.Now().Add(-staleTempAge))
 	if !s.useGit(TransportAuto) {
 		return fmt.Errorf("git is not installed; git-snap never repacks or prunes objects itself")
 	}
 	return s.runGit(ctx, nil, "gc", "--auto")
+}
+
+// staleTempAge is how old a temporary file must be to be taken as left
+// by a killed writer; git gc waits as long for its own.
+const staleTempAge = time.Hour
+
+// removeStaleTemp removes the temporary files of object and pack writes
+// (tmp_obj_*, tmp_pack_*, tmp_idx_*) and of ref locks (snap/locks/)
+// last changed before cutoff: a save or import killed mid-write leaves
+// them, and no writer keeps one open that long.
+func (s *Store) removeStaleTemp(cutoff time.Time) {
+	objects := filepath.Join(s.paths.CommonDir, "objects")
+	dirs := []string{objects, filepath.Join(objects, "pack"), filepath.Join(s.paths.CommonDir, "snap", "locks")}
+	if ents, err := os.ReadDir(objects); err == nil {
+		for _, e := range ents {
+			if e.IsDir() && len(e.Name()) == 2 && isHex(e.Name()) {
+				dirs = append(dirs, filepath.Join(objects, e.Name()))
+			}
+		}
+	}
+	for _, dir := range dirs {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		locks := filepath.Base(dir) == "locks"
+		for _, e := range ents {
+			name := e.Name()
+			temp := locks || strings.HasPrefix(name, "tmp_obj_") || strings.HasPrefix(name, "tmp_pack_") || strings.HasPrefix(name, "tmp_idx_")
+			if !temp || e.IsDir() {
+				continue
+			}
+			if fi, err := e.Info(); err == nil && fi.ModTime().Before(cutoff) {
+				_ = os.Remove(filepath.Join(dir, name)) // gone already is as good
+			}
+		}
+	}
 }

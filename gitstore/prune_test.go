@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -212,4 +214,39 @@ func TestConcurrentRetentionKeepsCheckpoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkCheckpointsSurviveGC(t, dir, "c", names)
+}
+
+// TestGCRemovesStaleTempFiles: saves and imports killed mid-write leave
+// tmp_obj_* and tmp_pack_* files; git snap gc removes those older than
+// an hour, as git gc does, and leaves younger ones to their writers.
+func TestGCRemovesStaleTempFiles(t *testing.T) {
+	ctx := context.Background()
+	dir, s := newRepo(t)
+	saveN(t, s, "g", 1, 1)
+	objects := filepath.Join(dir, ".git", "objects")
+	old := time.Now().Add(-2 * time.Hour)
+	var stale, fresh []string
+	for _, p := range []string{"tmp_obj_1", "ab/tmp_obj_2", "pack/tmp_pack_3", "pack/tmp_idx_4"} {
+		path := filepath.Join(objects, filepath.FromSlash(p))
+		must(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		must(t, os.WriteFile(path, []byte("x"), 0o644))
+		must(t, os.Chtimes(path, old, old))
+		stale = append(stale, path)
+		young := path + "-young"
+		must(t, os.WriteFile(young, []byte("x"), 0o644))
+		fresh = append(fresh, young)
+	}
+	must(t, s.GC(ctx))
+	for _, p := range stale {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s left", p)
+		}
+	}
+	for _, p := range fresh {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s removed: %v", p, err)
+		}
+		must(t, os.Remove(p))
+	}
+	git(t, dir, "fsck", "--strict", "--no-progress")
 }
