@@ -3,38 +3,56 @@ package agent
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/worktree"
 )
 
 // readWorkFile reads one work-tree file for capture: regular files and
-// symlinks (as their target), not directories, nothing larger than max.
-func readWorkFile(root, rel string, max int) (snapshot.File, bool) {
+// symlinks (as their target), not directories, nothing reached through a
+// symlinked directory (worktree.Parents: the rule Write follows), nothing
+// larger than max. A regular file over max is not read: its size is
+// returned, for the snapshot to list it as skipped.
+func readWorkFile(root, rel string, max int) (f snapshot.File, skipped int64, ok bool) {
+	if _, why := worktree.Parents(root, rel); why != "" {
+		return snapshot.File{}, 0, false
+	}
 	path := filepath.Join(root, filepath.FromSlash(rel))
 	fi, err := os.Lstat(path)
 	if err != nil {
-		return snapshot.File{}, false
+		return snapshot.File{}, 0, false
 	}
 	switch {
 	case fi.Mode()&os.ModeSymlink != 0:
 		target, err := os.Readlink(path)
-		return snapshot.File{Path: rel, Mode: snapshot.ModeSymlink, Content: []byte(target)}, err == nil
-	case !fi.Mode().IsRegular() || max > 0 && fi.Size() > int64(max):
-		return snapshot.File{}, false
+		return snapshot.File{Path: rel, Mode: snapshot.ModeSymlink, Content: []byte(target)}, 0, err == nil
+	case !fi.Mode().IsRegular():
+		return snapshot.File{}, 0, false
+	case max > 0 && fi.Size() > int64(max):
+		return snapshot.File{}, fi.Size(), false
 	}
-	data, err := os.ReadFile(path)
+	r, err := OpenRegular(path)
 	if err != nil {
-		return snapshot.File{}, false
+		return snapshot.File{}, 0, false
+	}
+	defer r.Close()
+	data, err := io.ReadAll(io.LimitReader(r, int64(max)+1))
+	if err != nil {
+		return snapshot.File{}, 0, false
+	}
+	if max > 0 && len(data) > max { // grew since the stat
+		return snapshot.File{}, int64(len(data)), false
 	}
 	mode := snapshot.ModeRegular
 	if fi.Mode().Perm()&0o111 != 0 {
 		mode = snapshot.ModeExecutable
 	}
-	return snapshot.File{Path: rel, Mode: mode, Content: data}, true
+	return snapshot.File{Path: rel, Mode: mode, Content: data}, 0, true
 }
 
 // GitChanged lists the files of a work tree that differ from its commit,

@@ -46,7 +46,7 @@ func FuzzTranscript(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		lines, _, err := Lines(path, 0)
+		lines, _, err := Lines(path, 0, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +66,7 @@ func FuzzTranscript(f *testing.F) {
 }
 
 func addSeedLines(f *testing.F, path string) {
-	lines, _, err := Lines(path, 0)
+	lines, _, err := Lines(path, 0, 0)
 	if err != nil {
 		return
 	}

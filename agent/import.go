@@ -83,7 +83,7 @@ func appendMainTranscripts(out []string, root string) ([]string, error) {
 // CheckTranscript checks that a file is a transcript of the agent, by its
 // first records, and names its session (see Importer.SessionName).
 func CheckTranscript(a Adapter, path string, lim snapshot.Limits) (string, error) {
-	lines, _, err := Lines(path, 0)
+	lines, _, err := Lines(path, 0, DefaultMaxReadBytes)
 	if err != nil {
 		return "", &ImportError{Msg: fmt.Sprintf("cannot read %s: %v", path, err), Err: err}
 	}
@@ -128,15 +128,13 @@ func (in Ingest) newestRecord(p Payload) (time.Time, error) {
 	}
 	var newest time.Time
 	for _, path := range paths {
-		lines, _, err := Lines(path, 0)
-		if err != nil {
-			return time.Time{}, err
-		}
-		for _, line := range lines {
+		if err := in.eachLine(path, func(line []byte) {
 			m := ViewMessage(Element(line, in.Limits)) // records of every kind carry times
 			if at, err := time.Parse(time.RFC3339Nano, m.Time); err == nil && at.After(newest) {
 				newest = at
 			}
+		}); err != nil {
+			return time.Time{}, err
 		}
 	}
 	return newest, nil
@@ -153,4 +151,22 @@ func idInName(path string) string {
 		return id
 	}
 	return name
+}
+
+// eachLine calls fn with every complete line of a file, read in steps of
+// at most MaxReadBytes, so that memory stays bounded whatever its size.
+func (in Ingest) eachLine(path string, fn func([]byte)) error {
+	for off := int64(0); ; {
+		lines, next, err := Lines(path, off, in.MaxReadBytes)
+		if err != nil {
+			return err
+		}
+		for _, line := range lines {
+			fn(line)
+		}
+		if next == off {
+			return nil
+		}
+		off = next
+	}
 }

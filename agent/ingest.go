@@ -26,8 +26,12 @@ type Ingest struct {
 	// Changed lists files changed in the work tree since its commit
 	// (agents also edit through shell commands); nil: none.
 	Changed func(ctx context.Context) ([]string, error)
-	// MaxFileBytes bounds a captured file; larger ones are listed, not kept.
+	// MaxFileBytes bounds a captured file; larger ones are not read,
+	// only listed with their sizes under "skipped_files".
 	MaxFileBytes int
+	// MaxReadBytes bounds what one call reads of each transcript file
+	// (DefaultMaxReadBytes when 0); the next call goes on from there.
+	MaxReadBytes int64
 }
 
 // PreCompactCheckpoint is the checkpoint set before a compaction throws
@@ -101,7 +105,7 @@ func (in Ingest) delta(p Payload, extra map[string]string, changed []string, tip
 			continue
 		}
 		i := layout.File(f.name, f.path)
-		lines, next, err := Lines(f.path, layout.Files[i].Offset)
+		lines, next, err := Lines(f.path, layout.Files[i].Offset, in.MaxReadBytes)
 		if errors.Is(err, fs.ErrNotExist) && layout.Files[i].Offset == 0 {
 			continue // the agent has not written it yet (SessionStart comes first)
 		}
@@ -132,16 +136,29 @@ func (in Ingest) delta(p Payload, extra map[string]string, changed []string, tip
 			paths = append(paths, t)
 		}
 		rest["touched_files"] = paths
-		d.Files = in.capture(sortedSet(touched))
+		d.Files = in.captureInto(rest, sortedSet(touched))
 	}
 	d.Rest = rest
 	d.Turn = int(turns)
 	return d, nil
 }
 
-// capture reads the touched files that are in the work tree now.
-func (in Ingest) capture(paths []string) []snapshot.File {
+// captureInto captures paths and notes in rest the files skipped.
+func (in Ingest) captureInto(rest map[string]any, paths []string) []snapshot.File {
+	files, skipped := in.capture(paths)
+	if len(skipped) > 0 {
+		rest["skipped_files"] = skipped
+	} else {
+		delete(rest, "skipped_files")
+	}
+	return files
+}
+
+// capture reads the touched files that are in the work tree now, and
+// lists those over MaxFileBytes, not read, as {"path", "size"}.
+func (in Ingest) capture(paths []string) ([]snapshot.File, []any) {
 	files := []snapshot.File{}
+	var skipped []any
 	seen := map[string]bool{}
 	for _, p := range paths {
 		rel := p
@@ -157,12 +174,15 @@ func (in Ingest) capture(paths []string) []snapshot.File {
 			continue
 		}
 		seen[rel] = true
-		if f, ok := readWorkFile(in.WorkTree, rel, in.MaxFileBytes); ok {
+		f, size, ok := readWorkFile(in.WorkTree, rel, in.MaxFileBytes)
+		if ok {
 			files = append(files, f)
+		} else if size > 0 {
+			skipped = append(skipped, map[string]any{"path": rel, "size": size})
 		}
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
-	return dropDirConflicts(files)
+	return dropDirConflicts(files), skipped
 }
 
 // dropDirConflicts keeps a tree-shaped set: a path that is also the

@@ -160,7 +160,7 @@ func TestLinesLeavesAHalfWrittenLine(t *testing.T) {
 	if err := os.WriteFile(path, []byte("{\"a\":1}\n{\"b\":"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	lines, next, err := Lines(path, 0)
+	lines, next, err := Lines(path, 0, 0)
 	if err != nil || len(lines) != 1 || next != 8 {
 		t.Fatalf("lines %q next %d err %v", lines, next, err)
 	}
@@ -174,14 +174,14 @@ func TestLinesLeavesAHalfWrittenLine(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	lines, next, err = Lines(path, next)
+	lines, next, err = Lines(path, next, 0)
 	if err != nil || len(lines) != 2 || string(lines[0]) != `{"b":2}` || next != 25 {
 		t.Fatalf("lines %q next %d err %v", lines, next, err)
 	}
 	if e := Element(lines[1], snapshot.Limits{}); e != "not json" {
 		t.Errorf("a line that is not JSON is kept as %v", e)
 	}
-	if _, _, err := Lines(path, 1000); err == nil {
+	if _, _, err := Lines(path, 1000, 0); err == nil {
 		t.Error("reading past a truncated file gave no error")
 	}
 }

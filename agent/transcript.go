@@ -5,16 +5,33 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/git-snap/git-snap/snapshot"
 )
 
-// Lines reads the complete lines of a file from byte offset off. A last
-// line with no newline yet (the agent is still writing it) is left for
-// the next call; next is where that call starts.
-func Lines(path string, off int64) (lines [][]byte, next int64, err error) {
-	f, err := os.Open(path)
+// DefaultMaxReadBytes is how much of a transcript one call reads when
+// the caller sets no bound: the rest is read by the next call, from the
+// offset this one returns.
+const DefaultMaxReadBytes = 8 << 20
+
+// errNotRegular says why a named file was refused.
+type errNotRegular string
+
+func (e errNotRegular) Error() string {
+	return string(e) + ": refused, transcripts are read only from regular files"
+}
+
+// Lines reads the complete lines of a file from byte offset off, at most
+// max bytes of them (DefaultMaxReadBytes when max <= 0). A last line with
+// no newline yet (the agent is still writing it), or past max, is left
+// for the next call; next is where that call starts. The file must be a
+// regular file, not reached through a symbolic link (see OpenRegular); a
+// line longer than max is an error.
+func Lines(path string, off, max int64) (lines [][]byte, next int64, err error) {
+	if max <= 0 {
+		max = DefaultMaxReadBytes
+	}
+	f, err := OpenRegular(path)
 	if err != nil {
 		return nil, off, err
 	}
@@ -26,11 +43,17 @@ func Lines(path string, off int64) (lines [][]byte, next int64, err error) {
 	if fi.Size() < off {
 		return nil, off, fmt.Errorf("%s is shorter (%d bytes) than already read (%d): it was replaced or truncated", path, fi.Size(), off)
 	}
-	data := make([]byte, fi.Size()-off)
-	if _, err := f.ReadAt(data, off); err != nil && !errors.Is(err, io.EOF) {
+	want := min(fi.Size()-off, max)
+	data := make([]byte, want)
+	n, err := f.ReadAt(data, off)
+	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, off, err
 	}
+	data = data[:n]
 	end := bytes.LastIndexByte(data, '\n') + 1
+	if end == 0 && int64(n) == max {
+		return nil, off, fmt.Errorf("%s: the line at byte %d is longer than %d bytes, the most read at once", path, off, max)
+	}
 	for rest := data[:end]; len(rest) > 0; {
 		i := bytes.IndexByte(rest, '\n')
 		lines = append(lines, rest[:i])

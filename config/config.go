@@ -37,6 +37,12 @@ type Config struct {
 		MaxDepth int `yaml:"max_depth"`
 		// MaxValueBytes bounds one string or number.
 		MaxValueBytes int `yaml:"max_value_bytes"`
+		// MaxReadBytes bounds what one hook call or import step reads of
+		// a transcript file; the next goes on from there.
+		MaxReadBytes int `yaml:"max_read_bytes"`
+		// MaxFileBytes bounds a work-tree file a hook captures; larger
+		// ones are listed as skipped, not read.
+		MaxFileBytes int `yaml:"max_file_bytes"`
 	} `yaml:"limits"`
 	Code struct {
 		// Record the work tree's commit and dirty state in each snapshot.
@@ -72,8 +78,14 @@ type Price struct {
 // Defaults of Config's limits.
 const (
 	DefaultMaxDocumentBytes = 64 << 20
-	DefaultMaxDepth         = 10000
-	DefaultMaxValueBytes    = 16 << 20
+	DefaultMaxDepth         = 512
+	// MaxMaxDepth bounds max_depth: a document is stored indented, one
+	// level per line, so its size grows with the square of its depth
+	// (18 KB nested 9,000 deep made a 162 MB blob).
+	MaxMaxDepth          = 1000
+	DefaultMaxValueBytes = 16 << 20
+	DefaultMaxReadBytes  = 8 << 20
+	DefaultMaxFileBytes  = 1 << 20
 )
 
 // Error is a configuration file that cannot be used as it is. It is the
@@ -168,6 +180,12 @@ func Load(s Sources) (Config, error) {
 	if cfg.Limits.MaxValueBytes <= 0 {
 		cfg.Limits.MaxValueBytes = DefaultMaxValueBytes
 	}
+	if cfg.Limits.MaxReadBytes <= 0 {
+		cfg.Limits.MaxReadBytes = DefaultMaxReadBytes
+	}
+	if cfg.Limits.MaxFileBytes <= 0 {
+		cfg.Limits.MaxFileBytes = DefaultMaxFileBytes
+	}
 	return cfg, nil
 }
 
@@ -256,7 +274,10 @@ func Parse(data []byte, cfg *Config) error {
 			return fmt.Errorf("refs.prefix: %w", err)
 		}
 	}
-	if cfg.Limits.MaxDocumentBytes < 0 || cfg.Limits.MaxDepth < 0 || cfg.Limits.MaxValueBytes < 0 || cfg.Retention.MaxPerSession < 0 {
+	if cfg.Limits.MaxDepth > MaxMaxDepth {
+		return fmt.Errorf("limits.max_depth: %d is more than %d: documents that deep are stored in blobs growing with the square of the depth", cfg.Limits.MaxDepth, MaxMaxDepth)
+	}
+	if cfg.Limits.MaxDocumentBytes < 0 || cfg.Limits.MaxDepth < 0 || cfg.Limits.MaxValueBytes < 0 || cfg.Limits.MaxReadBytes < 0 || cfg.Limits.MaxFileBytes < 0 || cfg.Retention.MaxPerSession < 0 {
 		return fmt.Errorf("limits must not be negative")
 	}
 	for model, p := range cfg.Prices {
@@ -289,10 +310,17 @@ refs:
 limits:
   # Largest document save and import accept, in bytes (64 MiB).
   max_document_bytes: 67108864
-  # Deepest nesting of arrays and objects.
-  max_depth: 10000
+  # Deepest nesting of arrays and objects (at most 1000; agents' JSON is
+  # less than 50 deep).
+  max_depth: 512
   # Largest single string or number, in bytes (16 MiB).
   max_value_bytes: 16777216
+  # Most bytes of a transcript one hook call reads (8 MiB); the next call
+  # goes on from there, so a huge transcript is taken in steps.
+  max_read_bytes: 8388608
+  # Largest work-tree file a hook call captures (1 MiB); larger ones are
+  # listed under skipped_files with their sizes, not read.
+  max_file_bytes: 1048576
 
 code:
   # Record the commit the work tree is at, and whether it has changes,

@@ -63,7 +63,7 @@ func TestTeamFileOnlyTightens(t *testing.T) {
 	src := Sources{
 		User: write("user.yaml", "redact:\n  rules:\n    mine: 'MINE-[0-9]+'\nlimits:\n  max_depth: 500\n"),
 		Team: write("team.yaml", "session: team\nredact:\n  disabled: true\n  allow: ['.']\n  rules:\n    mine: 'x^'\n    ticket: 'TKT-[0-9]+'\n"+
-			"limits:\n  max_depth: 100000\n  max_value_bytes: 1024\n  max_document_bytes: 1099511627776\n"),
+			"limits:\n  max_depth: 900\n  max_value_bytes: 1024\n  max_document_bytes: 1099511627776\n"),
 	}
 	cfg, err := Load(src)
 	if err != nil {
@@ -85,12 +85,12 @@ func TestTeamFileOnlyTightens(t *testing.T) {
 		}
 	}
 	// the user's own file and the clone's relax
-	src.Clone = write("clone.yaml", "redact:\n  disabled: true\n  allow: ['^AKIAIOSFODNN7EXAMPLE$']\nlimits:\n  max_depth: 100000\n")
+	src.Clone = write("clone.yaml", "redact:\n  disabled: true\n  allow: ['^AKIAIOSFODNN7EXAMPLE$']\nlimits:\n  max_depth: 900\n")
 	cfg, err = Load(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !cfg.Redact.Disabled || len(cfg.Redact.Allow) != 1 || cfg.Limits.MaxDepth != 100000 {
+	if !cfg.Redact.Disabled || len(cfg.Redact.Allow) != 1 || cfg.Limits.MaxDepth != 900 {
 		t.Errorf("clone file did not relax: %+v %+v", cfg.Redact, cfg.Limits)
 	}
 	cfg, err = Load(Sources{User: write("u2.yaml", "redact:\n  disabled: true\n"), Team: src.Team})

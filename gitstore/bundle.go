@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -59,21 +58,6 @@ func (s *Store) WriteBundle(ctx context.Context, w io.Writer, refs []string) (in
 		return 0, fmt.Errorf("write the bundle's pack: %w", err)
 	}
 	return len(objs), bw.Flush()
-}
-
-// IsBundle tells a git bundle by its file name or its first line.
-func IsBundle(path string) bool {
-	if strings.HasSuffix(path, ".bundle") {
-		return true // a file so named that is not one is refused as a bundle
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	head := make([]byte, 16)
-	n, _ := io.ReadFull(f, head)
-	return strings.HasPrefix(string(head[:n]), "# v2 git bundle") || strings.HasPrefix(string(head[:n]), "# v3 git bundle")
 }
 
 // BundleRef is a ref a bundle holds.

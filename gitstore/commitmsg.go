@@ -89,19 +89,49 @@ func formatTrailer(field any, omitZero bool) (string, bool) {
 	panic(fmt.Sprintf("trailer of a %T", field))
 }
 
-// parseTrailer sets a field from its trailer value; an unreadable value
-// leaves it zero.
-func parseTrailer(field any, value string) {
+// Bounds of what a header may say. Headers come from commits anyone may
+// have written (bundles, remotes, git commit by hand), so a value outside
+// them makes the commit not a snapshot, rather than a number that
+// overflows what is computed from it (stats, sums, sequence arithmetic).
+const (
+	maxHeaderInt  = 1_000_000_000 // sequence numbers, turns and counts: 0..1e9
+	minHeaderYear = 1970          // times: years 1970..9999
+	maxHeaderYear = 9999
+)
+
+// headerTimeOK says whether t is within the years a header may name.
+func headerTimeOK(t time.Time) bool {
+	y := t.UTC().Year()
+	return y >= minHeaderYear && y <= maxHeaderYear
+}
+
+// parseTrailer sets a field from its trailer value, and reports false
+// when the value is unreadable or out of bounds: an int that is not
+// decimal digits or above maxHeaderInt, a time outside the years
+// minHeaderYear..maxHeaderYear.
+func parseTrailer(field any, value string) bool {
 	switch f := field.(type) {
 	case *string:
 		*f = value
 	case *int:
-		*f, _ = strconv.Atoi(value)
+		if value == "" || len(value) > 10 || strings.Trim(value, "0123456789") != "" {
+			return false
+		}
+		n, err := strconv.Atoi(value)
+		if err != nil || n > maxHeaderInt {
+			return false
+		}
+		*f = n
 	case *bool:
 		*f = value == "true"
 	case *time.Time:
-		*f, _ = time.Parse(time.RFC3339Nano, value)
+		t, err := time.Parse(time.RFC3339Nano, value)
+		if err != nil || !headerTimeOK(t) {
+			return false
+		}
+		*f = t
 	}
+	return true
 }
 
 func subject(h snapshot.Header) string {
@@ -119,20 +149,23 @@ func oneLine(s string) string {
 }
 
 // parseHeader reads a header back from a commit message. It returns
-// false when the message has no Snap-Session trailer: not a snapshot.
+// false when the message is not a snapshot's: no Snap-Session trailer,
+// a trailer out of its bounds (see parseTrailer), or a commit time
+// outside the years a header may name.
 func parseHeader(msg string, when time.Time) (snapshot.Header, bool) {
 	h := snapshot.Header{Time: when}
+	valid := headerTimeOK(when)
 	subj, _, _ := strings.Cut(msg, "\n")
 	sc := bufio.NewScanner(strings.NewReader(msg))
 	sc.Buffer(nil, len(msg)+1)
 	for sc.Scan() {
 		key, value, ok := strings.Cut(sc.Text(), ": ")
-		if i, known := trailerIndex[key]; ok && known {
-			parseTrailer(trailers[i].field(&h), value)
+		if i, known := trailerIndex[key]; ok && known && !parseTrailer(trailers[i].field(&h), value) {
+			valid = false
 		}
 	}
 	if subj != h.Label && subj != "snapshot" {
 		h.Message = subj
 	}
-	return h, h.Session != ""
+	return h, valid && h.Session != ""
 }

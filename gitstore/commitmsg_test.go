@@ -38,3 +38,37 @@ func TestCommitMessageFormatAndRoundTrip(t *testing.T) {
 		t.Error("a message without Snap-Session was taken for a snapshot")
 	}
 }
+
+// TestHeaderBounds: a header's numbers and times come from commits
+// anyone may write; out of bounds, the commit is not a snapshot (it was
+// read as Snap-Seq 9223372036854775807 and summed by stats).
+func TestHeaderBounds(t *testing.T) {
+	when := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	base := "snapshot\n\nSnap-Session: s\n"
+	for _, tc := range []struct {
+		trailers string
+		when     time.Time
+		ok       bool
+	}{
+		{"Snap-Seq: 12\nSnap-Messages: 3\n", when, true},
+		{"Snap-Seq: 1000000000\n", when, true},
+		{"Snap-Seq: 1000000001\n", when, false},
+		{"Snap-Seq: 99999999999999999999999\n", when, false},
+		{"Snap-Seq: 9223372036854775807\n", when, false},
+		{"Snap-Seq: -1\n", when, false},
+		{"Snap-Seq: +1\n", when, false},
+		{"Snap-Seq: 1x\n", when, false},
+		{"Snap-Messages: -5\n", when, false},
+		{"Snap-Turn: 4000000000\n", when, false},
+		{"Snap-Started: 2026-01-01T00:00:00Z\n", when, true},
+		{"Snap-Started: 1969-12-31T23:59:59Z\n", when, false},
+		{"Snap-Started: not a time\n", when, false},
+		{"Snap-Seq: 1\n", time.Date(1969, 1, 1, 0, 0, 0, 0, time.UTC), false},
+		{"Snap-Seq: 1\n", time.Unix(1<<40, 0), false},
+	} {
+		h, ok := parseHeader(base+tc.trailers, tc.when)
+		if ok != tc.ok {
+			t.Errorf("%q at %v: snapshot %v (%+v), want %v", tc.trailers, tc.when, ok, h, tc.ok)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package gitstore
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -124,4 +125,43 @@ func TestLongLivedStoreReadsAcrossGitGC(t *testing.T) {
 	if got, err := s.Resolve(ctx, ids[5].String()[:10]); err != nil || got != ids[5] {
 		t.Errorf("prefix of a newly packed snapshot resolves to %s, %v", got, err)
 	}
+}
+
+// TestObjectsOverTheLimitAreNotRead: a blob of zeros compresses a
+// thousandfold, so a small bundle or pack can hold one that costs
+// gigabytes to read; one over Options.MaxObjectBytes is refused from its
+// header, loose or packed, with an error for the user.
+func TestObjectsOverTheLimitAreNotRead(t *testing.T) {
+	ctx := context.Background()
+	dir, s := newRepo(t)
+	doc := conversation(2)
+	doc["messages"].([]any)[1].(map[string]any)["content"] = strings.Repeat("0", 3<<20)
+	if _, err := s.Save(ctx, doc, SaveOptions{Session: "big"}); err != nil {
+		t.Fatal(err)
+	}
+	small, err := Open(ctx, dir, Options{MaxObjectBytes: 1 << 20})
+	must(t, err)
+	defer small.Close()
+	check := func(where string) {
+		t.Helper()
+		_, _, err := small.ReadRevision(ctx, "big")
+		var tl *ObjectTooLargeError
+		if !errors.As(err, &tl) || tl.Size < 3<<20 || tl.Max != 1<<20 {
+			t.Fatalf("%s: reading a 3 MB blob with a 1 MB limit: %v", where, err)
+		}
+		var ue interface{ UserError() }
+		if !errors.As(err, &ue) {
+			t.Errorf("%s: not a user error: %v", where, err)
+		}
+		if _, _, err := s.ReadRevision(ctx, "big"); err != nil {
+			t.Errorf("%s: within the default limit: %v", where, err)
+		}
+	}
+	check("loose")
+	git(t, dir, "gc", "-q", "--prune=now")
+	small.Close()
+	small, err = Open(ctx, dir, Options{MaxObjectBytes: 1 << 20})
+	must(t, err)
+	defer small.Close()
+	check("packed")
 }

@@ -58,9 +58,24 @@ func (s *Store) Prune(ctx context.Context, session string, o PruneOptions) (Prun
 	if err != nil {
 		return PruneResult{}, err
 	}
-	marked, err := s.checkpointTargets(ctx, session)
+	cps, err := s.Checkpoints(ctx, session, true)
 	if err != nil {
 		return PruneResult{}, err
+	}
+	// A checkpoint may still name a snapshot an earlier prune rewrote
+	// (that prune killed, or racing this one, before it moved its tags):
+	// follow the notes of earlier prunes to the snapshot on this chain.
+	onChain := make(map[plumbing.Hash]bool, len(chain))
+	for _, e := range chain {
+		onChain[e.ID] = true
+	}
+	notes := s.prunedNotes()
+	marked := map[plumbing.Hash]bool{}
+	at := make([]plumbing.Hash, len(cps)) // each checkpoint's snapshot on this chain, or zero
+	for i, cp := range cps {
+		if at[i] = notes.follow(cp.Target, onChain); !at[i].IsZero() {
+			marked[at[i]] = true
+		}
 	}
 	res := PruneResult{Session: session, Renamed: map[plumbing.Hash]plumbing.Hash{}}
 	keep := o.Select(chain, marked, s.opts.Now())
@@ -71,11 +86,22 @@ func (s *Store) Prune(ctx context.Context, session string, o PruneOptions) (Prun
 			res.Removed = append(res.Removed, e)
 		}
 	}
-	if o.DryRun || len(res.Removed) == 0 {
+	if o.DryRun {
 		return res, nil
+	}
+	if len(res.Removed) == 0 {
+		// Nothing to rewrite; put back any checkpoint an earlier prune
+		// left on its old snapshot.
+		return res, s.moveCheckpoints(ctx, session, cps, at, res.Renamed, nil)
 	}
 	newTip, err := s.rewrite(res.Kept, res.Renamed)
 	if err != nil {
+		return res, err
+	}
+	// The notes go first: once the ref has moved, a checkpoint not yet
+	// moved is found again through them, by a prune racing this one or
+	// by the next one if this one is killed.
+	if err := s.notePruned(res.Renamed); err != nil {
 		return res, err
 	}
 	if err := s.refs.Update(ctx, ref, tip, newTip); err != nil {
@@ -85,10 +111,14 @@ func (s *Store) Prune(ctx context.Context, session string, o PruneOptions) (Prun
 		return res, err
 	}
 	s.dropTipState(ref)
-	if err := s.notePruned(res.Renamed); err != nil {
-		return res, err
+	if s.killAt == "ref moved" {
+		return res, errKilled
 	}
-	return res, s.moveCheckpoints(ctx, session, res.Renamed)
+	removed := make(map[plumbing.Hash]bool, len(res.Removed))
+	for _, e := range res.Removed {
+		removed[e.ID] = true
+	}
+	return res, s.moveCheckpoints(ctx, session, cps, at, res.Renamed, removed)
 }
 
 // RetentionPolicy bounds the snapshots a session keeps as it grows: the
@@ -146,18 +176,6 @@ func (s *Store) firstParentChain(ctx context.Context, tip plumbing.Hash) ([]Entr
 	return chain, nil
 }
 
-func (s *Store) checkpointTargets(ctx context.Context, session string) (map[plumbing.Hash]bool, error) {
-	cps, err := s.Checkpoints(ctx, session, true)
-	if err != nil {
-		return nil, err
-	}
-	out := map[plumbing.Hash]bool{}
-	for _, cp := range cps {
-		out[cp.Target] = true
-	}
-	return out, nil
-}
-
 // Select says which snapshots of a chain the options keep: keep[i] is
 // for chain[i], the chain oldest first as Prune reads it. marked holds
 // the snapshots a checkpoint names or named; OlderThan counts back from
@@ -206,22 +224,35 @@ func (s *Store) rewrite(kept []Entry, renamed map[plumbing.Hash]plumbing.Hash) (
 	return prev, nil
 }
 
+// errKilled ends a prune at Store.killAt, in tests.
+var errKilled = errors.New("killed")
+
 // trailerWas names the snapshot a pruned chain's commit was made from.
 const trailerWas = "Snap-Was"
 
-// moveCheckpoints points each checkpoint of a kept snapshot at its new
-// commit; a moved-away name whose snapshot is gone is dropped too.
-func (s *Store) moveCheckpoints(ctx context.Context, session string, renamed map[plumbing.Hash]plumbing.Hash) error {
-	cps, err := s.Checkpoints(ctx, session, true)
-	if err != nil {
-		return err
-	}
-	for _, cp := range cps {
-		to, kept := renamed[cp.Target]
-		if !kept {
+// moveCheckpoints points each checkpoint at its snapshot on the new
+// chain: at[i] is where cps[i] stood on the old chain (zero when not on
+// it), renamed maps the old chain to the new. A checkpoint whose
+// snapshot this prune removed is dropped; one not on the old chain is
+// left alone, never dropped. Each tag moves by compare-and-swap from the
+// value read before the prune, so that one changed meanwhile (by another
+// prune or by hand) is left as it is.
+func (s *Store) moveCheckpoints(ctx context.Context, session string, cps []Checkpoint, at []plumbing.Hash, renamed map[plumbing.Hash]plumbing.Hash, removed map[plumbing.Hash]bool) error {
+	for i, cp := range cps {
+		if at[i].IsZero() {
+			continue
+		}
+		if removed[at[i]] {
 			if err := s.refs.Update(ctx, cp.Ref, cp.Tag, plumbing.ZeroHash); err != nil && !errors.Is(err, refs.ErrChanged) {
 				return err
 			}
+			continue
+		}
+		to, ok := renamed[at[i]]
+		if !ok {
+			to = at[i]
+		}
+		if to == cp.Target {
 			continue
 		}
 		t := &object.Tag{Name: "snap/" + session + "/" + cp.Name, Message: cp.Message + "\n", TargetType: plumbing.CommitObject, Target: to}
@@ -266,40 +297,78 @@ func (s *Store) notePruned(renamed map[plumbing.Hash]plumbing.Hash) error {
 	return err
 }
 
-// pruned follows old ids to the ids their snapshots have now. A prefix
-// matches an old id that is the only one starting with it.
-func (s *Store) pruned(prefix string) (plumbing.Hash, bool) {
+// prunedNoteSet is what the notes of earlier prunes say: each old id
+// with the ids it was rewritten to, in the order noted (a prune that
+// lost its race leaves a note too, naming commits no ref holds).
+type prunedNoteSet map[plumbing.Hash][]plumbing.Hash
+
+func (s *Store) prunedNotes() prunedNoteSet {
 	data, err := os.ReadFile(s.prunedPath())
 	if err != nil {
-		return plumbing.ZeroHash, false
+		return nil
 	}
-	m := map[string]string{}
+	m := prunedNoteSet{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
-		if old, nu, ok := strings.Cut(sc.Text(), " "); ok {
-			m[old] = nu
+		old, nu, ok := strings.Cut(sc.Text(), " ")
+		if ok && plumbing.IsHash(old) && plumbing.IsHash(nu) {
+			o := plumbing.NewHash(old)
+			m[o] = append(m[o], plumbing.NewHash(nu))
 		}
 	}
-	var found string
+	return m
+}
+
+// follow returns id itself when want holds it, else the id some chain of
+// notes leads to from id that want holds, else zero.
+func (m prunedNoteSet) follow(id plumbing.Hash, want map[plumbing.Hash]bool) plumbing.Hash {
+	seen := map[plumbing.Hash]bool{}
+	for queue := []plumbing.Hash{id}; len(queue) > 0; queue = queue[1:] {
+		h := queue[0]
+		if want[h] {
+			return h
+		}
+		if seen[h] {
+			continue
+		}
+		seen[h] = true
+		queue = append(queue, m[h]...)
+	}
+	return plumbing.ZeroHash
+}
+
+// pruned follows old ids to the ids their snapshots have now. A prefix
+// matches an old id that is the only one starting with it; of the ids
+// it was rewritten to, the last noted that still exists is taken.
+func (s *Store) pruned(prefix string) (plumbing.Hash, bool) {
+	m := s.prunedNotes()
+	var found plumbing.Hash
 	for old := range m {
-		if strings.HasPrefix(old, prefix) {
-			if found != "" && found != old {
+		if strings.HasPrefix(old.String(), prefix) {
+			if !found.IsZero() && found != old {
 				return plumbing.ZeroHash, false
 			}
 			found = old
 		}
 	}
-	if found == "" {
+	if found.IsZero() {
 		return plumbing.ZeroHash, false
 	}
 	for seen := 0; seen < 100; seen++ { // pruned again since: follow on
-		next, ok := m[found]
-		if !ok {
+		next := m[found]
+		if len(next) == 0 {
 			break
 		}
-		found = next
+		pick := next[len(next)-1]
+		for i := len(next) - 1; i >= 0; i-- {
+			if s.st.HasEncodedObject(next[i]) == nil {
+				pick = next[i]
+				break
+			}
+		}
+		found = pick
 	}
-	return plumbing.NewHash(found), true
+	return found, true
 }
 
 // Drop removes a session: its ref, its checkpoints and its cache. Its
@@ -332,10 +401,49 @@ func (s *Store) Drop(ctx context.Context, session string) error {
 	return nil
 }
 
-// GC runs git gc --auto when git is installed: packing belongs to git.
+// GC removes temporary files killed writers left (see removeStaleTemp)
+// and runs git gc --auto when git is installed: packing belongs to git.
 func (s *Store) GC(ctx context.Context) error {
+	s.removeStaleTemp(s.opts.Now().Add(-staleTempAge))
 	if !s.useGit(TransportAuto) {
 		return fmt.Errorf("git is not installed; git-snap never repacks or prunes objects itself")
 	}
 	return s.runGit(ctx, nil, "gc", "--auto")
+}
+
+// staleTempAge is how old a temporary file must be to be taken as left
+// by a killed writer; git gc waits as long for its own.
+const staleTempAge = time.Hour
+
+// removeStaleTemp removes the temporary files of object and pack writes
+// (tmp_obj_*, tmp_pack_*, tmp_idx_*) and of ref locks (snap/locks/)
+// last changed before cutoff: a save or import killed mid-write leaves
+// them, and no writer keeps one open that long.
+func (s *Store) removeStaleTemp(cutoff time.Time) {
+	objects := filepath.Join(s.paths.CommonDir, "objects")
+	dirs := []string{objects, filepath.Join(objects, "pack"), filepath.Join(s.paths.CommonDir, "snap", "locks")}
+	if ents, err := os.ReadDir(objects); err == nil {
+		for _, e := range ents {
+			if e.IsDir() && len(e.Name()) == 2 && isHex(e.Name()) {
+				dirs = append(dirs, filepath.Join(objects, e.Name()))
+			}
+		}
+	}
+	for _, dir := range dirs {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		locks := filepath.Base(dir) == "locks"
+		for _, e := range ents {
+			name := e.Name()
+			temp := locks || strings.HasPrefix(name, "tmp_obj_") || strings.HasPrefix(name, "tmp_pack_") || strings.HasPrefix(name, "tmp_idx_")
+			if !temp || e.IsDir() {
+				continue
+			}
+			if fi, err := e.Info(); err == nil && fi.ModTime().Before(cutoff) {
+				_ = os.Remove(filepath.Join(dir, name)) // gone already is as good
+			}
+		}
+	}
 }

@@ -2,7 +2,12 @@ package gitstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -114,4 +119,134 @@ func messageCounts(entries []Entry) string {
 		n = append(n, e.Header.Messages)
 	}
 	return fmt.Sprint(n)
+}
+
+// checkCheckpointsSurviveGC runs git gc --prune=now and checks that the
+// repository is valid and that each named checkpoint still resolves to
+// a snapshot of the session that reads back.
+func checkCheckpointsSurviveGC(t *testing.T, dir, session string, names []string) {
+	t.Helper()
+	git(t, dir, "gc", "-q", "--prune=now")
+	git(t, dir, "fsck", "--strict", "--no-progress")
+	s := openStore(t, dir)
+	for _, name := range names {
+		if _, _, err := s.ReadRevision(context.Background(), "snap/"+session+"/"+name); err != nil {
+			t.Errorf("checkpoint %s after git gc: %v", name, err)
+		}
+	}
+}
+
+// TestPruneKilledBeforeTagsMove: a prune killed after the session's ref
+// moved and before the checkpoints moved leaves them on the old
+// snapshots; the next prune must move them, not drop them, and git gc
+// must then keep every checkpoint's snapshot.
+func TestPruneKilledBeforeTagsMove(t *testing.T) {
+	ctx := context.Background()
+	dir, s := newRepo(t)
+	saveN(t, s, "k", 1, 12)
+	chain, _ := s.firstParentChain(ctx, mustTip(t, s, "k"))
+	names := []string{"a", "b", "c"}
+	for i, n := range names {
+		if _, err := s.SetCheckpoint(ctx, n, chain[2+3*i].ID, "", false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := PruneOptions{KeepLast: 4, KeepCheckpoints: true}
+	s.killAt = "ref moved"
+	if _, err := s.Prune(ctx, "k", o); !errors.Is(err, errKilled) {
+		t.Fatalf("the prune was not stopped: %v", err)
+	}
+	s.killAt = ""
+	saveN(t, s, "k", 13, 20)
+	res, err := s.Prune(ctx, "k", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := messageCounts(res.Kept); got != "[3 6 9 17 18 19 20]" {
+		t.Errorf("kept %s, want the checkpoints' and the newest 4", got)
+	}
+	checkCheckpointsSurviveGC(t, dir, "k", names)
+}
+
+// TestConcurrentRetentionKeepsCheckpoints: six writers saving into one
+// session, each applying retention after its save as the hook does,
+// with checkpoints set along the way; no checkpoint may be lost.
+func TestConcurrentRetentionKeepsCheckpoints(t *testing.T) {
+	ctx := context.Background()
+	dir, s0 := newRepo(t)
+	saveN(t, s0, "c", 1, 1)
+	p := RetentionPolicy{MaxPerSession: 10}
+	var mu sync.Mutex
+	var names []string
+	var wg sync.WaitGroup
+	errs := make(chan error, 6)
+	for w := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := openStore(t, dir)
+			for i := range 25 {
+				e, err := s.Save(ctx, conversation(w*100+i), SaveOptions{Session: "c"})
+				if err != nil {
+					errs <- err
+					return
+				}
+				if i%8 == 3 {
+					name := fmt.Sprintf("w%d-%d", w, i)
+					if _, err := s.SetCheckpoint(ctx, name, e.ID, "", false); err != nil {
+						errs <- err
+						return
+					}
+					mu.Lock()
+					names = append(names, name)
+					mu.Unlock()
+				}
+				if _, err := s.ApplyRetention(ctx, "c", e.Header.Seq, p); err != nil && !strings.Contains(err.Error(), "changed during the prune") {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	checkCheckpointsSurviveGC(t, dir, "c", names)
+}
+
+// TestGCRemovesStaleTempFiles: saves and imports killed mid-write leave
+// tmp_obj_* and tmp_pack_* files; git snap gc removes those older than
+// an hour, as git gc does, and leaves younger ones to their writers.
+func TestGCRemovesStaleTempFiles(t *testing.T) {
+	ctx := context.Background()
+	dir, s := newRepo(t)
+	saveN(t, s, "g", 1, 1)
+	objects := filepath.Join(dir, ".git", "objects")
+	old := time.Now().Add(-2 * time.Hour)
+	var stale, fresh []string
+	for _, p := range []string{"tmp_obj_1", "ab/tmp_obj_2", "pack/tmp_pack_3", "pack/tmp_idx_4"} {
+		path := filepath.Join(objects, filepath.FromSlash(p))
+		must(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		must(t, os.WriteFile(path, []byte("x"), 0o644))
+		must(t, os.Chtimes(path, old, old))
+		stale = append(stale, path)
+		young := path + "-young"
+		must(t, os.WriteFile(young, []byte("x"), 0o644))
+		fresh = append(fresh, young)
+	}
+	must(t, s.GC(ctx))
+	for _, p := range stale {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s left", p)
+		}
+	}
+	for _, p := range fresh {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s removed: %v", p, err)
+		}
+		must(t, os.Remove(p))
+	}
+	git(t, dir, "fsck", "--strict", "--no-progress")
 }

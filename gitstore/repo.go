@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -44,10 +45,24 @@ type GitEnv struct {
 
 // Discover finds the repository that contains dir, the way git does:
 // env.GitDir if set, else the nearest .git directory or gitfile above
-// dir, else dir itself when it is a bare repository.
+// dir, else dir itself when it is a bare repository. The work tree is, as
+// for git: env.WorkTree if set; else core.worktree from the repository's
+// config (relative to the git dir); else, with env.GitDir, dir itself
+// unless core.bare is true; else the directory holding .git.
 func Discover(dir string, env GitEnv) (Paths, error) {
 	if env.GitDir != "" {
-		return fromGitDir(absFrom(dir, env.GitDir), env.WorkTree)
+		gitDir := absFrom(dir, env.GitDir)
+		if env.WorkTree != "" {
+			return fromGitDir(gitDir, absFrom(dir, env.WorkTree))
+		}
+		wt, bare := coreWorkTree(gitDir)
+		switch {
+		case wt != "":
+		case bare:
+		default:
+			wt, _ = filepath.Abs(dir)
+		}
+		return fromGitDir(gitDir, wt)
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -57,6 +72,9 @@ func Discover(dir string, env GitEnv) (Paths, error) {
 		dotgit := filepath.Join(d, ".git")
 		if fi, err := os.Stat(dotgit); err == nil {
 			if fi.IsDir() {
+				if wt, _ := coreWorkTree(dotgit); wt != "" {
+					return fromGitDir(dotgit, wt)
+				}
 				return fromGitDir(dotgit, d)
 			}
 			gd, err := readGitFile(dotgit)
@@ -66,12 +84,33 @@ func Discover(dir string, env GitEnv) (Paths, error) {
 			return fromGitDir(gd, d)
 		}
 		if isGitDir(d) {
-			return fromGitDir(d, "")
+			wt, _ := coreWorkTree(d)
+			return fromGitDir(d, wt)
 		}
 		if parent := filepath.Dir(d); parent == d {
 			return Paths{}, fmt.Errorf("%w (or any of the parent directories): %s", ErrNotRepository, abs)
 		}
 	}
+}
+
+// coreWorkTree reads core.worktree (made absolute from the git dir) and
+// core.bare from a repository's own config; an unreadable config says
+// neither.
+func coreWorkTree(gitDir string) (workTree string, bare bool) {
+	f, err := os.Open(filepath.Join(gitDir, "config"))
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	cfg := config.New()
+	if err := config.NewDecoder(io.LimitReader(f, 1<<20)).Decode(cfg); err != nil {
+		return "", false
+	}
+	core := cfg.Section("core")
+	if wt := core.Option("worktree"); wt != "" {
+		workTree = absFrom(gitDir, wt)
+	}
+	return workTree, strings.EqualFold(core.Option("bare"), "true")
 }
 
 func absFrom(base, p string) string {

@@ -303,3 +303,35 @@ func TestHostileTreeFromElsewhereIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestDiscoverFindsTheWorkTreeAsGitDoes: core.worktree was ignored (files
+// restored landed next to .git), and GIT_DIR without GIT_WORK_TREE was
+// taken as bare where git uses the current directory.
+func TestDiscoverFindsTheWorkTreeAsGitDoes(t *testing.T) {
+	root := t.TempDir()
+	repo, elsewhere := filepath.Join(root, "repo"), filepath.Join(root, "wt")
+	must(t, os.MkdirAll(elsewhere, 0o755))
+	git(t, root, "init", "-q", repo)
+	check := func(what, dir string, env GitEnv, want string) {
+		t.Helper()
+		p, err := Discover(dir, env)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if p.WorkTree != want {
+			t.Errorf("%s: work tree %q, want %q", what, p.WorkTree, want)
+		}
+	}
+	gitDir := filepath.Join(repo, ".git")
+	check("found .git", repo, GitEnv{}, repo)
+	check("GIT_DIR alone: the current directory", elsewhere, GitEnv{GitDir: gitDir}, elsewhere)
+	check("GIT_DIR and GIT_WORK_TREE", root, GitEnv{GitDir: gitDir, WorkTree: "wt"}, elsewhere)
+	git(t, repo, "config", "core.worktree", "../../wt")
+	check("core.worktree, found .git", repo, GitEnv{}, elsewhere)
+	check("core.worktree, GIT_DIR", root, GitEnv{GitDir: gitDir}, elsewhere)
+	git(t, repo, "config", "--unset", "core.worktree")
+	bare := filepath.Join(root, "bare.git")
+	git(t, root, "init", "-q", "--bare", bare)
+	check("bare, GIT_DIR", elsewhere, GitEnv{GitDir: bare}, "")
+	check("bare, found", bare, GitEnv{}, "")
+}

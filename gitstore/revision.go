@@ -136,6 +136,9 @@ func (s *Store) peel(h plumbing.Hash) (plumbing.Hash, error) {
 func (s *Store) walkParents(rev string, id plumbing.Hash, ops string) (plumbing.Hash, error) {
 	for ops != "" {
 		op := ops[0]
+		if op != '~' && op != '^' {
+			return plumbing.ZeroHash, &RevisionError{rev, fmt.Sprintf("%q after the name is not understood: write ~N or ^N with N a number (0 or more), as in session~2", ops)}
+		}
 		ops = ops[1:]
 		n := 1
 		end := 0

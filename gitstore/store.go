@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -54,7 +55,14 @@ type Options struct {
 	// agents' records need their own view (see package agent); nil is
 	// snapshot.ViewMessage.
 	View snapshot.Viewer
+	// MaxObjectBytes bounds the size of any object read, loose or packed,
+	// checked before it is inflated: a 600 MB blob of zeros compresses
+	// to 600 KB. Zero means DefaultMaxObjectBytes.
+	MaxObjectBytes int64
 }
+
+// DefaultMaxObjectBytes is Options.MaxObjectBytes when zero.
+const DefaultMaxObjectBytes = 64 << 20
 
 // Store reads and writes snapshots in one repository. A Store is for one
 // goroutine at a time (go-git's object storage underneath is not safe for
@@ -67,6 +75,9 @@ type Store struct {
 	prefix string
 	opts   Options
 	reader layout.Reader
+	// killAt, in tests, ends a prune at a named step as if the process
+	// were killed there.
+	killAt string
 	signer struct { // see identity
 		once sync.Once
 		sig  object.Signature
@@ -108,11 +119,11 @@ func OpenPaths(ctx context.Context, paths Paths, opts Options) (*Store, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	st := newObjectReader(filesystem.NewStorageWithOptions(osfs.New(paths.CommonDir), cache.NewObjectLRU(16*cache.MiByte), filesystem.Options{}), paths.CommonDir)
+	st := newObjectReader(filesystem.NewStorageWithOptions(osfs.New(paths.CommonDir), cache.NewObjectLRU(16*cache.MiByte), filesystem.Options{}), paths.CommonDir, opts.MaxObjectBytes)
 	s := &Store{
 		paths:  paths,
 		st:     st,
-		refs:   refs.New(paths.CommonDir, refs.Options{StaleLock: 2 * time.Second, Warnf: opts.Warnf}),
+		refs:   refs.New(paths.CommonDir, refs.Options{Warnf: opts.Warnf}),
 		prefix: opts.RefPrefix,
 		opts:   opts,
 	}
@@ -350,22 +361,68 @@ func (s *Store) commitOnTip(ctx context.Context, h snapshot.Header, build treeBu
 // writeObjects stores the objects that are neither in the tip's tree nor
 // already loose. Objects only in packs are not looked for: reading pack
 // indexes costs more than writing the few objects a save adds.
+//
+// An object found and reused is freshened as git does (its loose file's
+// mtime, else the packs' mtime), so that a git prune running beside, which
+// spares recent objects, does not delete what the new snapshot needs:
+// a utime per reused object, no read.
 func (s *Store) writeObjects(objs []layout.Object, known hashSet) error {
+	packed := false
 	for _, o := range objs {
-		if known.has(o.Hash) || s.looseExists(o.Hash) {
+		switch s.freshenLoose(o.Hash) {
+		case fresh:
 			continue
+		case absent:
+			if known.has(o.Hash) { // in the tip's tree, so in a pack
+				packed = true
+				continue
+			}
 		}
 		if _, err := s.storeObject(o); err != nil {
 			return err
 		}
 	}
+	if packed {
+		s.freshenPacks()
+	}
 	return nil
 }
 
-func (s *Store) looseExists(h plumbing.Hash) bool {
+type freshness int
+
+const (
+	absent freshness = iota // no loose object
+	fresh                   // loose, and its mtime now
+)
+
+// freshenLoose sets a loose object's mtime to now, as git's freshen does,
+// and says whether the object is there. One it may not touch (another
+// user's) counts as there.
+func (s *Store) freshenLoose(h plumbing.Hash) freshness {
 	hex := h.String()
-	_, err := os.Stat(filepath.Join(s.paths.CommonDir, "objects", hex[:2], hex[2:]))
-	return err == nil
+	now := time.Now()
+	err := os.Chtimes(filepath.Join(s.paths.CommonDir, "objects", hex[:2], hex[2:]), now, now)
+	if err != nil && errors.Is(err, fs.ErrNotExist) {
+		return absent
+	}
+	return fresh
+}
+
+// freshenPacks sets the mtime of every pack to now: the objects a save
+// reuses from the tip's tree are in one of them, and finding which would
+// mean reading their indexes.
+func (s *Store) freshenPacks() {
+	dir := filepath.Join(s.paths.CommonDir, "objects", "pack")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	now := time.Now()
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".pack") {
+			_ = os.Chtimes(filepath.Join(dir, e.Name()), now, now) // best effort, as git's
+		}
+	}
 }
 
 // encoder is what storeObject stores: go-git's commits and tags, and

@@ -3,11 +3,13 @@ package gitstore
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -202,6 +204,14 @@ func TestResolveRevisions(t *testing.T) {
 			t.Errorf("Resolve(%q) = %v, want a RevisionError", bad, err)
 		}
 	}
+	// Junk after ~ or ^ resolved to some other snapshot.
+	for _, bad := range []string{"rev~-1", "rev~1x", "rev^{}", "rev^{commit}", "rev~+1", "rev~1~x2"} {
+		id, err := s.Resolve(ctx, bad)
+		var re *RevisionError
+		if !asRevisionError(err, &re) || !strings.Contains(err.Error(), "is not understood") {
+			t.Errorf("Resolve(%q) = %s, %v; want an error naming what is wrong", bad, id, err)
+		}
+	}
 }
 
 func asRevisionError(err error, re **RevisionError) bool {
@@ -218,5 +228,73 @@ func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSaveFreshensReusedObjects: a save that finds its objects already
+// there (left unreachable by a dropped session) must freshen them as git
+// does, or a git prune running beside, which spares only recent objects,
+// deletes what the new snapshot needs.
+func TestSaveFreshensReusedObjects(t *testing.T) {
+	ctx := context.Background()
+	dir, s := newRepo(t)
+	doc := conversation(30)
+	if _, err := s.Save(ctx, doc, SaveOptions{Session: "old"}); err != nil {
+		t.Fatal(err)
+	}
+	must(t, s.Drop(ctx, "old"))
+	objects := filepath.Join(dir, ".git", "objects")
+	past := time.Now().Add(-2 * time.Hour)
+	must(t, filepath.WalkDir(objects, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			err = os.Chtimes(p, past, past)
+		}
+		return err
+	}))
+	if _, err := s.Save(ctx, doc, SaveOptions{Session: "new"}); err != nil {
+		t.Fatal(err)
+	}
+	// git prune judges reachability when it starts: one started before
+	// the save moved the ref sees these objects unreachable, and spares
+	// them only if they are recent.
+	for _, id := range strings.Fields(git(t, dir, "rev-list", "--objects", "--no-object-names", "refs/snap/new")) {
+		fi, err := os.Stat(filepath.Join(objects, id[:2], id[2:]))
+		must(t, err)
+		if fi.ModTime().Before(time.Now().Add(-time.Hour)) {
+			t.Errorf("object %s reused but not freshened", id)
+		}
+	}
+	git(t, dir, "fsck", "--strict", "--no-progress")
+}
+
+// TestSaveFreshensPacksOfKnownObjects: objects a save knows from the
+// tip's tree and does not find loose are in a pack: the packs are
+// freshened.
+func TestSaveFreshensPacksOfKnownObjects(t *testing.T) {
+	ctx := context.Background()
+	dir, s := newRepo(t)
+	doc := conversation(30)
+	if _, err := s.Save(ctx, doc, SaveOptions{Session: "p"}); err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "gc", "-q")
+	packs, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "*.pack"))
+	if len(packs) == 0 {
+		t.Fatal("no pack")
+	}
+	past := time.Now().Add(-2 * time.Hour)
+	for _, p := range packs {
+		must(t, os.Chtimes(p, past, past))
+	}
+	doc["config"] = map[string]any{"model": "m2"}
+	if _, err := s.Save(ctx, doc, SaveOptions{Session: "p"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range packs {
+		fi, err := os.Stat(p)
+		must(t, err)
+		if fi.ModTime().Before(time.Now().Add(-time.Hour)) {
+			t.Errorf("%s not freshened", filepath.Base(p))
+		}
 	}
 }

@@ -23,7 +23,9 @@ type Limits struct {
 }
 
 // DefaultMaxDepth is the nesting depth Parse accepts when Limits say nothing.
-const DefaultMaxDepth = 10000
+// Documents are stored indented, so a deep one costs the square of its
+// depth: agents' JSON is less than 50 deep.
+const DefaultMaxDepth = 512
 
 // maxExponent bounds the exponent of a number literal. It keeps exponent
 // arithmetic exact; no real document comes near it.
@@ -86,7 +88,11 @@ func (p *parser) errorf(format string, args ...any) error {
 			col++
 		}
 	}
-	return &SyntaxError{Offset: p.pos, Line: line, Column: col, Path: FormatPath(p.path), Msg: fmt.Sprintf(format, args...)}
+	path := p.path
+	if len(path) > 12 { // a deep path says where in its first and last steps
+		path = append(append(append([]any{}, path[:6]...), elided(len(path)-10)), path[len(path)-4:]...)
+	}
+	return &SyntaxError{Offset: p.pos, Line: line, Column: col, Path: FormatPath(path), Msg: fmt.Sprintf(format, args...)}
 }
 
 // maskKey shows at most four characters of a key, and never more than
@@ -103,12 +109,17 @@ func maskKey(key string) string {
 	return strconv.Quote(string(r[:show]) + strings.Repeat("*", min(n-2*show, 12)) + string(r[n-show:]))
 }
 
+// elided stands for the steps left out of a deep path in an error.
+type elided int
+
 // FormatPath writes a JSON path as $.key[3]["odd key"].
 func FormatPath(path []any) string {
 	var b bytes.Buffer
 	b.WriteByte('$')
 	for _, e := range path {
 		switch e := e.(type) {
+		case elided:
+			fmt.Fprintf(&b, "…(%d levels)…", int(e))
 		case int:
 			fmt.Fprintf(&b, "[%d]", e)
 		case string:

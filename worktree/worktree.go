@@ -65,20 +65,14 @@ func Write(root string, files []snapshot.File, o Options) ([]Result, error) {
 	return out, nil
 }
 
-func refused(path, format string, args ...any) Result {
-	return Result{Path: path, Action: Refused, Reason: fmt.Sprintf(format, args...)}
-}
-
-func write(root string, f snapshot.File, o Options) (Result, error) {
-	if err := snapshot.CheckPath(f.Path); err != nil {
-		return refused(f.Path, "%v", err), nil
-	}
-	if f.Mode != snapshot.ModeRegular && f.Mode != snapshot.ModeExecutable && f.Mode != snapshot.ModeSymlink {
-		return refused(f.Path, "mode %s is not a file git-snap writes", f.Mode), nil
-	}
-	segs := strings.Split(f.Path, "/")
+// Parents checks the directories leading to a work-tree path (relative,
+// slash-separated): each must be a real directory, never a symbolic link
+// (which may lead out of the work tree) nor a file. It returns the ones
+// that do not exist yet, in order, or why the path is refused. Capture
+// reads by the same rule as Write writes.
+func Parents(root, path string) (missing []string, why string) {
+	segs := strings.Split(path, "/")
 	dir := root
-	var missing []string // directories to create, in order
 	for _, seg := range segs[:len(segs)-1] {
 		dir = filepath.Join(dir, seg)
 		if len(missing) > 0 {
@@ -90,12 +84,30 @@ func write(root string, f snapshot.File, o Options) (Result, error) {
 		case errors.Is(err, fs.ErrNotExist):
 			missing = append(missing, dir)
 		case err != nil:
-			return refused(f.Path, "%v", unwrapPath(err)), nil
+			return nil, unwrapPath(err).Error()
 		case fi.Mode()&fs.ModeSymlink != 0:
-			return refused(f.Path, "%s is a symlink; git-snap does not write through symlinks", rel(root, dir)), nil
+			return nil, rel(root, dir) + " is a symlink; git-snap does not read or write through symlinks"
 		case !fi.IsDir():
-			return refused(f.Path, "%s is a file where the snapshot has a directory", rel(root, dir)), nil
+			return nil, rel(root, dir) + " is a file where the snapshot has a directory"
 		}
+	}
+	return missing, ""
+}
+
+func refused(path, format string, args ...any) Result {
+	return Result{Path: path, Action: Refused, Reason: fmt.Sprintf(format, args...)}
+}
+
+func write(root string, f snapshot.File, o Options) (Result, error) {
+	if err := snapshot.CheckPath(f.Path); err != nil {
+		return refused(f.Path, "%v", err), nil
+	}
+	if f.Mode != snapshot.ModeRegular && f.Mode != snapshot.ModeExecutable && f.Mode != snapshot.ModeSymlink {
+		return refused(f.Path, "mode %s is not a file git-snap writes", f.Mode), nil
+	}
+	missing, why := Parents(root, f.Path)
+	if why != "" {
+		return refused(f.Path, "%s", why), nil
 	}
 	target := filepath.Join(root, filepath.FromSlash(f.Path))
 	if len(missing) == 0 {

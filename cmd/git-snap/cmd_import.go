@@ -1,15 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -66,7 +66,7 @@ func runImport(ctx context.Context, d *deps, o importOptions) error {
 	var items []item
 	var bundles []string
 	for _, f := range o.Files { // all checked before anything is written
-		if gitstore.IsBundle(d.abs(f)) {
+		if isBundle(d.abs(f)) {
 			bundles = append(bundles, f)
 			continue
 		}
@@ -86,11 +86,12 @@ func runImport(ctx context.Context, d *deps, o importOptions) error {
 		items = append(items, item{f, session, doc})
 	}
 	for _, b := range bundles {
-		data, err := os.ReadFile(d.abs(b))
+		f, err := agent.OpenRegular(d.abs(b)) // streamed, not read whole
 		if err != nil {
 			return usagef("cannot read %s: %v", b, err)
 		}
-		res, err := s.ImportBundle(ctx, bytes.NewReader(data))
+		res, err := s.ImportBundle(ctx, f)
+		f.Close()
 		if err != nil {
 			return fmt.Errorf("%s: %w", b, err)
 		}
@@ -108,4 +109,19 @@ func runImport(ctx context.Context, d *deps, o importOptions) error {
 		}
 	}
 	return nil
+}
+
+// isBundle tells a git bundle by its name or its first line.
+func isBundle(path string) bool {
+	if strings.HasSuffix(path, ".bundle") {
+		return true // a file so named that is not one is refused as a bundle
+	}
+	f, err := agent.OpenRegular(path) // never blocks on a FIFO
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 16)
+	n, _ := io.ReadFull(f, head)
+	return strings.HasPrefix(string(head[:n]), "# v2 git bundle") || strings.HasPrefix(string(head[:n]), "# v3 git bundle")
 }

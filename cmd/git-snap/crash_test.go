@@ -93,3 +93,60 @@ func TestSavesKilledAtRandomMoments(t *testing.T) {
 		t.Error("no save was interrupted: the kills came too late to test anything")
 	}
 }
+
+// TestPrunesKilledAndRacingKeepCheckpoints runs prunes six at a time,
+// staggered, on a growing session with checkpoints, killing two of each
+// six at a random moment; git gc --prune=now must then find every checkpoint
+// still naming a snapshot (a prune killed between moving the session's
+// ref and its tags, or racing another, used to delete them).
+func TestPrunesKilledAndRacingKeepCheckpoints(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs processes")
+	}
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	run(t, dir, "git", "init", "-q", "-b", "main")
+	run(t, dir, "git", "commit", "-q", "--allow-empty", "-m", "code")
+	rng := rand.New(rand.NewPCG(3, 3))
+	save := func(n int) {
+		data, _ := snapshot.Marshal(crashDoc(n, 20))
+		cmd := exec.Command(bin, "save", "--session", "p")
+		cmd.Dir, cmd.Stdin = dir, bytes.NewReader(data)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("save: %v\n%s", err, out)
+		}
+	}
+	var names []string
+	for round := range 12 {
+		for i := range 4 {
+			save(round*10 + i)
+		}
+		name := fmt.Sprintf("cp%d", round)
+		run(t, dir, bin, "checkpoint", name, "p~1")
+		names = append(names, name)
+		var cmds []*exec.Cmd
+		for range 6 { // staggered, so that one reads what another is rewriting
+			cmd := exec.Command(bin, "prune", "p", "--keep-last", "3")
+			cmd.Dir = dir
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			cmds = append(cmds, cmd)
+			time.Sleep(time.Duration(rng.IntN(4000)) * time.Microsecond)
+		}
+		time.Sleep(time.Duration(rng.IntN(20000)) * time.Microsecond)
+		_ = cmds[0].Process.Kill()
+		_ = cmds[3].Process.Kill()
+		for _, cmd := range cmds {
+			_ = cmd.Wait() // killed, or lost the race: either is allowed
+		}
+		run(t, dir, "git", "fsck", "--strict", "--no-progress")
+	}
+	run(t, dir, "git", "gc", "-q", "--prune=now")
+	run(t, dir, "git", "fsck", "--strict", "--no-progress")
+	for _, name := range names {
+		if out := run(t, dir, bin, "show", "snap/p/"+name); !strings.Contains(out, "message") {
+			t.Errorf("checkpoint %s shows %.200q", name, out)
+		}
+	}
+}

@@ -28,7 +28,7 @@ func runImportTranscripts(ctx context.Context, d *deps, o importOptions) error {
 			return importUsage(err)
 		}
 	}
-	in := agent.Ingest{Store: d.store, Adapter: a, Limits: lim}
+	in := agent.Ingest{Store: d.store, Adapter: a, Limits: lim, MaxReadBytes: int64(d.cfg.Limits.MaxReadBytes)}
 	added := 0
 	for i, f := range files {
 		if d.progress != nil {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -267,6 +268,14 @@ func (p *file) deltaBase(e *entry, b []byte) (int, error) {
 // inflaters keeps zlib readers for reuse: making one allocates tables.
 var inflaters sync.Pool
 
+// TooLargeError is an object, or a delta's result, over
+// Options.MaxObjectBytes; it was not inflated.
+type TooLargeError struct{ Size, Limit int64 }
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%d bytes, over the limit of %d", e.Size, e.Limit)
+}
+
 // inflate reads an entry's data, which must inflate to exactly the size
 // its header gives: a size is not trusted for an allocation unless the
 // bytes left in the pack could hold it and it is within limit.
@@ -276,7 +285,7 @@ func (p *file) inflate(e entry, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("pack %s: entry at %d claims %d bytes from %d bytes of data", p.name, e.off, e.size, left)
 	}
 	if e.size > limit {
-		return nil, fmt.Errorf("pack %s: entry at %d is %d bytes, over the limit of %d", p.name, e.off, e.size, limit)
+		return nil, fmt.Errorf("pack %s: entry at %d: %w", p.name, e.off, &TooLargeError{Size: e.size, Limit: limit})
 	}
 	src := bufio.NewReaderSize(io.NewSectionReader(p.r, e.data, left), 4096)
 	var zr io.ReadCloser
@@ -324,7 +333,7 @@ func patch(base, delta []byte, limit int64) ([]byte, error) {
 	case baseSize != uint64(len(base)):
 		return nil, fmt.Errorf("made for a base of %d bytes, not %d", baseSize, len(base))
 	case size > uint64(limit):
-		return nil, fmt.Errorf("result of %d bytes over the limit of %d", size, limit)
+		return nil, fmt.Errorf("delta result: %w", &TooLargeError{Size: int64(min(size, uint64(math.MaxInt64))), Limit: limit})
 	}
 	out, err := packfile.PatchDelta(base, delta)
 	if err != nil {

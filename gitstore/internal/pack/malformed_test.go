@@ -141,7 +141,7 @@ func TestDamagedEntries(t *testing.T) {
 		{"delta result over the limit", func(b *packBuilder) {
 			_, off := b.object(plumbing.BlobObject, []byte("base"))
 			b.ofsDelta(someID, off, delta(4, 1<<20, copyOp(0, 4)))
-		}, "result of 1048576 bytes over the limit"},
+		}, "delta result: 1048576 bytes, over the limit of 4096"},
 		{"delta copying past its base", func(b *packBuilder) {
 			_, off := b.object(plumbing.BlobObject, []byte("base"))
 			b.ofsDelta(someID, off, delta(4, 8, copyOp(2, 8)))

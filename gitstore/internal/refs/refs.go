@@ -8,9 +8,12 @@
 // update-ref beside it is not excluded and git can read the ref empty.
 // Here an update creates <ref>.lock exclusively (git's lock), re-reads
 // the value from the loose ref and then packed-refs while holding it,
-// writes the new value to the lock and renames it over the ref. A lock
-// left by a killed process is recognised by a note of its holder, kept
-// under <git dir>/snap/locks/, or by its age.
+// and renames the new value over the ref while holding it. A lock left
+// by a killed process is recognised by the note of its holder it is
+// created with, naming a process of this host that no longer runs. A
+// lock without such a note (git's own, another tool's) is never taken
+// over, however old: git may hold one for as long as a transaction
+// stays open.
 package refs
 
 import (
@@ -19,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -32,9 +36,9 @@ import (
 
 // Options tune a Store.
 type Options struct {
-	// StaleLock is how old a lock file must be before it is taken to be
-	// left by a killed process and removed; zero means two seconds.
-	StaleLock time.Duration
+	// Wait bounds the wait for a lock another process holds when the
+	// context has no deadline; zero means ten seconds.
+	Wait time.Duration
 	// Warnf, when set, is told of every stale lock removed.
 	Warnf func(format string, args ...any)
 }
@@ -50,8 +54,8 @@ type Store struct {
 // New returns a Store for the refs of the repository whose common git
 // dir (the one holding refs/ and packed-refs) is dir.
 func New(dir string, opts Options) *Store {
-	if opts.StaleLock <= 0 {
-		opts.StaleLock = 2 * time.Second
+	if opts.Wait <= 0 {
+		opts.Wait = 10 * time.Second
 	}
 	return &Store{dir: dir, opts: opts}
 }
@@ -194,28 +198,38 @@ func (r *Store) Update(ctx context.Context, name string, old, new plumbing.Hash)
 	return nil
 }
 
-// lockFile is a held <path>.lock, with a note of who holds it under
-// .git/snap/locks/ so that others can tell when the holder died.
+// lockFile is a held <path>.lock. It is created holding a note of its
+// holder ("<pid> <host>"), so that there is no moment when a git-snap
+// lock exists without saying who holds it: others can tell when the
+// holder died.
 type lockFile struct {
-	f      *os.File
+	path   string // the lock
 	target string
-	owner  string
+	tmpDir string // for the new content, on the same file system
 	done   bool
 }
 
-// commit writes data to the lock and renames it over the target.
+// commit writes data to a new file and renames it over the target while
+// the lock is held, then removes the lock: the target changes in one
+// rename, as with git's rename of the lock itself, and the lock keeps its
+// note until the end.
 func (l *lockFile) commit(data []byte) error {
-	_, err := l.f.Write(data)
-	if cerr := l.f.Close(); err == nil {
-		err = cerr
-	}
+	f, err := os.CreateTemp(l.tmpDir, "new-*")
 	if err != nil {
 		return err
 	}
-	os.Remove(l.owner) // before the rename: once renamed the lock name is free for others
-	if err := os.Rename(l.f.Name(), l.target); err != nil {
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), l.target)
+	}
+	if err != nil {
+		os.Remove(f.Name())
 		return err
 	}
+	os.Remove(l.path)
 	l.done = true
 	return nil
 }
@@ -225,40 +239,54 @@ func (l *lockFile) release() {
 	if l.done {
 		return
 	}
-	l.f.Close()
-	os.Remove(l.owner)
-	os.Remove(l.f.Name())
+	os.Remove(l.path)
 	l.done = true
 }
 
-func (r *Store) ownerPath(lockPath string) string {
-	rel, err := filepath.Rel(r.dir, lockPath)
-	if err != nil {
-		rel = lockPath
-	}
-	return filepath.Join(r.dir, "snap", "locks", strings.ReplaceAll(filepath.ToSlash(rel), "/", "%"))
-}
-
 // lock creates path.lock exclusively, waiting while another process
-// holds it. A lock whose holder is gone (its pid no longer runs on this
-// host), or that is older than Options.StaleLock, was left by a killed process:
-// it is removed, with a warning.
+// holds it, until ctx ends (or Options.Wait passes, when ctx has no
+// deadline). A lock whose note names a process of this host that no
+// longer runs was left by a killed process: it is removed, with a
+// warning. Any other lock (git's own, another tool's) is waited on.
 func (r *Store) lock(ctx context.Context, path string) (*lockFile, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return nil, err
 	}
+	tmpDir := filepath.Join(r.dir, "snap", "locks")
+	if err := os.MkdirAll(tmpDir, 0o777); err != nil {
+		return nil, err
+	}
+	// The lock is made as a note under snap/locks/ and linked into
+	// place: link, like O_EXCL, fails when the name exists.
+	host, _ := os.Hostname()
+	note, err := os.CreateTemp(tmpDir, "lock-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(note.Name())
+	_, err = fmt.Fprintf(note, "%d %s\n", os.Getpid(), host)
+	if cerr := note.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
 	lockPath := path + ".lock"
-	owner := r.ownerPath(lockPath)
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, r.opts.Wait)
+		defer cancel()
+	}
+	start := time.Now()
 	for wait := 100 * time.Microsecond; ; wait = min(wait*2, 20*time.Millisecond) {
-		f, err := os.OpenFile(lockPath, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		err := os.Link(note.Name(), lockPath)
 		if err == nil {
-			writeOwner(owner)
-			return &lockFile{f: f, target: path, owner: owner}, nil
+			return &lockFile{path: lockPath, target: path, tmpDir: tmpDir}, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
 			return nil, err
 		}
-		if why := r.stale(lockPath, owner); why != "" {
+		if why := r.stale(lockPath); why != "" {
 			if r.opts.Warnf != nil {
 				r.opts.Warnf("removed %s: %s", lockPath, why)
 			}
@@ -266,64 +294,63 @@ func (r *Store) lock(ctx context.Context, path string) (*lockFile, error) {
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("%s is held by another process: %w", lockPath, ctx.Err())
+			return nil, &LockedError{Path: lockPath, Waited: time.Since(start), Err: ctx.Err()}
 		case <-time.After(wait/2 + rand.N(wait)):
 		}
 	}
 }
 
-func writeOwner(path string) {
-	host, _ := os.Hostname()
-	if os.MkdirAll(filepath.Dir(path), 0o777) == nil {
-		_ = os.WriteFile(path, []byte(fmt.Sprintf("%d %s\n", os.Getpid(), host)), 0o666) // a lock without a note is judged by its age
-	}
+// LockedError means a lock stayed held by another process for as long
+// as the caller could wait.
+type LockedError struct {
+	Path   string
+	Waited time.Duration
+	Err    error // the context's
 }
 
+func (e *LockedError) Error() string {
+	return fmt.Sprintf("%s is held by another process (waited %s); if no git or git-snap process is running in this repository, it was left by one that crashed: remove it (rm %s) and try again",
+		e.Path, e.Waited.Round(time.Millisecond), e.Path)
+}
+
+func (e *LockedError) Unwrap() error { return e.Err }
+
 // stale says why an existing lock was left behind, or "" when it may
-// still be held. It removes the lock (and its owner note) when stale,
-// checking first that the lock is still the one it judged.
-func (r *Store) stale(lockPath, owner string) string {
+// still be held: only a lock whose note names a process of this host
+// that no longer runs is stale. It removes a stale lock, checking first
+// that the lock is still the one it judged.
+func (r *Store) stale(lockPath string) string {
 	fi, err := os.Lstat(lockPath)
 	if err != nil {
 		return ""
 	}
-	why := ""
-	if pid, ok := deadOwner(owner); ok && !noteOlder(owner, fi) {
-		why = fmt.Sprintf("its process %d is gone", pid)
-	} else if age := time.Since(fi.ModTime()); age > r.opts.StaleLock {
-		why = fmt.Sprintf("left %s ago by a process that did not finish", age.Round(time.Millisecond))
-	}
-	if why == "" {
+	pid, dead := deadHolder(lockPath)
+	if !dead {
 		return ""
 	}
 	if now, err := os.Lstat(lockPath); err != nil || !os.SameFile(fi, now) {
 		return "" // taken over meanwhile: look again
 	}
-	os.Remove(owner)
 	if err := os.Remove(lockPath); err != nil {
 		return ""
 	}
-	return why
+	return fmt.Sprintf("its process %d is gone", pid)
 }
 
-// noteOlder reports whether the owner note predates the lock: then it
-// was left by an earlier holder and says nothing of this one. File times
-// are coarse, hence the margin.
-func noteOlder(owner string, lock fs.FileInfo) bool {
-	fi, err := os.Stat(owner)
-	return err == nil && fi.ModTime().Before(lock.ModTime().Add(-50*time.Millisecond))
-}
-
-// deadOwner reads an owner note and reports a pid of this host that no
-// longer runs.
-func deadOwner(owner string) (int, bool) {
-	b, err := os.ReadFile(owner)
+// deadHolder reads a lock's note and reports a pid of this host that no
+// longer runs. A lock without a note (git's, or one being written) says
+// nothing.
+func deadHolder(lockPath string) (int, bool) {
+	f, err := os.Open(lockPath)
 	if err != nil {
 		return 0, false
 	}
+	b := make([]byte, 512)
+	n, _ := io.ReadFull(f, b)
+	f.Close()
 	var pid int
 	var host string
-	if _, err := fmt.Sscanf(string(b), "%d %s", &pid, &host); err != nil || pid <= 0 {
+	if _, err := fmt.Sscanf(string(b[:n]), "%d %s\n", &pid, &host); err != nil || pid <= 0 {
 		return 0, false
 	}
 	if h, _ := os.Hostname(); h != host {

@@ -2,6 +2,7 @@ package refs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,23 +17,21 @@ import (
 	"github.com/git-snap/git-snap/gitstore/internal/gittest"
 )
 
-// leaveLock makes the lock (and owner note) a killed save would leave.
+// leaveLock makes the lock a killed holder would leave: with a note of
+// its pid when pid > 0, empty as git's otherwise.
 func leaveLock(t *testing.T, r *Store, ref string, pid int, age time.Duration) string {
 	t.Helper()
 	lock := filepath.Join(r.dir, filepath.FromSlash(ref)) + ".lock"
 	must(t, os.MkdirAll(filepath.Dir(lock), 0o755))
-	if err := os.WriteFile(lock, nil, 0o644); err != nil {
-		t.Fatal(err)
+	var note []byte
+	if pid > 0 {
+		host, _ := os.Hostname()
+		note = []byte(fmt.Sprintf("%d %s\n", pid, host))
 	}
+	must(t, os.WriteFile(lock, note, 0o644))
 	if age > 0 {
 		when := time.Now().Add(-age)
 		must(t, os.Chtimes(lock, when, when))
-	}
-	if pid > 0 { // written after the lock, as a holder does
-		host, _ := os.Hostname()
-		note := r.ownerPath(lock)
-		must(t, os.MkdirAll(filepath.Dir(note), 0o755))
-		must(t, os.WriteFile(note, []byte(fmt.Sprintf("%d %s\n", pid, host)), 0o644))
 	}
 	return lock
 }
@@ -48,7 +47,7 @@ func deadPid(t *testing.T) int {
 func TestLocksLeftByKilledProcesses(t *testing.T) {
 	dir := gittest.Repo(t)
 	var warnings []string
-	r := New(filepath.Join(dir, ".git"), Options{StaleLock: 2 * time.Second,
+	r := New(filepath.Join(dir, ".git"), Options{
 		Warnf: func(f string, a ...any) { warnings = append(warnings, fmt.Sprintf(f, a...)) }})
 	id := plumbing.NewHash(gittest.Git(t, dir, "rev-parse", "HEAD"))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a bound, not a measure
@@ -67,12 +66,20 @@ func TestLocksLeftByKilledProcesses(t *testing.T) {
 		t.Error("lock still there")
 	}
 
-	// No note, but old: cleared by age.
-	leaveLock(t, r, "refs/snap/b", 0, 10*time.Second)
-	if err := r.Update(ctx, "refs/snap/b", plumbing.ZeroHash, id); err != nil {
-		t.Fatal(err)
+	// No note, however old: git's own or another tool's, never taken;
+	// the error names the lock and what to do.
+	lock = leaveLock(t, r, "refs/snap/b", 0, time.Hour)
+	short0, cancel0 := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel0()
+	err := r.Update(short0, "refs/snap/b", plumbing.ZeroHash, id)
+	var le *LockedError
+	if !errors.As(err, &le) || le.Path != lock || !strings.Contains(err.Error(), "rm "+lock) {
+		t.Errorf("old lock without a note: %v", err)
 	}
-	if len(warnings) != 2 || !strings.Contains(warnings[1], "did not finish") {
+	if _, err := os.Stat(lock); err != nil {
+		t.Error("an old lock without a note was removed")
+	}
+	if len(warnings) != 1 {
 		t.Errorf("old lock: warnings %q", warnings)
 	}
 
@@ -81,29 +88,89 @@ func TestLocksLeftByKilledProcesses(t *testing.T) {
 	leaveLock(t, r, "refs/snap/c", os.Getpid(), 0)
 	short, cancel2 := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel2()
-	err := r.Update(short, "refs/snap/c", plumbing.ZeroHash, id)
+	err = r.Update(short, "refs/snap/c", plumbing.ZeroHash, id)
 	if err == nil || !strings.Contains(err.Error(), "held by another process") {
 		t.Errorf("live lock: %v", err)
 	}
-	if len(warnings) != 2 {
+	if len(warnings) != 1 {
 		t.Errorf("a live lock was reported stale: %q", warnings)
 	}
 
-	// A note older than the lock belongs to an earlier holder.
-	lock = leaveLock(t, r, "refs/snap/d", pid, 0)
-	past := time.Now().Add(-time.Minute)
-	must(t, os.Chtimes(r.ownerPath(lock), past, past))
+	// A note of another host says nothing of the holder.
+	lock = leaveLock(t, r, "refs/snap/d", 0, time.Hour)
+	must(t, os.WriteFile(lock, []byte(fmt.Sprintf("%d elsewhere.example\n", pid)), 0o644))
 	short3, cancel3 := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel3()
 	if err := r.Update(short3, "refs/snap/d", plumbing.ZeroHash, id); err == nil {
-		t.Error("a lock was taken on the word of an older holder's note")
+		t.Error("a lock was taken on the word of another host's note")
+	}
+	// The locks of this store carry their note from the start.
+	must(t, os.Remove(filepath.Join(r.dir, "refs", "snap", "d.lock")))
+	lk, err := r.lock(ctx, filepath.Join(r.dir, "refs", "snap", "e"))
+	must(t, err)
+	if held, dead := deadHolder(lk.path); dead || held != os.Getpid() {
+		t.Errorf("own lock judged: pid %d dead %v", held, dead)
+	}
+	if b, _ := os.ReadFile(lk.path); !strings.HasPrefix(string(b), fmt.Sprint(os.Getpid(), " ")) {
+		t.Errorf("own lock holds %q", b)
+	}
+	lk.release()
+	gittest.Git(t, dir, "fsck", "--strict", "--no-dangling")
+}
+
+// TestGitTransactionLockIsNeverTaken: git update-ref --stdin holding a
+// prepared transaction on a ref keeps its lock, without a note, for as
+// long as it likes; an update waits, fails naming the lock, and git's
+// transaction then commits.
+func TestGitTransactionLockIsNeverTaken(t *testing.T) {
+	dir := gittest.Repo(t)
+	r := New(filepath.Join(dir, ".git"), Options{})
+	head := plumbing.NewHash(gittest.Git(t, dir, "rev-parse", "HEAD"))
+	tree := plumbing.NewHash(gittest.Git(t, dir, "rev-parse", "HEAD^{tree}"))
+	ctx := context.Background()
+	must(t, r.Update(ctx, "refs/snap/S", plumbing.ZeroHash, head))
+	other := plumbing.NewHash(gittest.GitIn(t, dir, "", "commit-tree", "-m", "other", tree.String()))
+
+	cmd := exec.Command("git", "update-ref", "--stdin")
+	cmd.Dir = dir
+	stdin, err := cmd.StdinPipe()
+	must(t, err)
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	must(t, cmd.Start())
+	fmt.Fprintf(stdin, "start\nupdate refs/snap/S %s %s\nprepare\n", other, head)
+	lock := filepath.Join(dir, ".git", "refs", "snap", "S.lock")
+	for i := 0; ; i++ {
+		if _, err := os.Stat(lock); err == nil {
+			break
+		}
+		if i > 500 {
+			t.Fatalf("git did not take the lock: %s", out.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(2500 * time.Millisecond) // older than any age a lock was once judged stale by
+	short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	err = r.Update(short, "refs/snap/S", head, plumbing.ZeroHash)
+	var le *LockedError
+	if !errors.As(err, &le) || le.Path != lock {
+		t.Errorf("update beside git's transaction: %v", err)
+	}
+	fmt.Fprint(stdin, "commit\n")
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("git's transaction failed: %v\n%s", err, out.String())
+	}
+	if got, _ := r.Read("refs/snap/S"); got != other {
+		t.Errorf("refs/snap/S is %s, want git's %s", got, other)
 	}
 	gittest.Git(t, dir, "fsck", "--strict", "--no-dangling")
 }
 
 func TestRefUpdatesAgreeWithGit(t *testing.T) {
 	dir := gittest.Repo(t)
-	r := New(filepath.Join(dir, ".git"), Options{StaleLock: time.Second})
+	r := New(filepath.Join(dir, ".git"), Options{})
 	ctx := context.Background()
 	head := plumbing.NewHash(gittest.Git(t, dir, "rev-parse", "HEAD"))
 	if err := r.Update(ctx, "refs/snap/x", plumbing.ZeroHash, head); err != nil {

@@ -1,0 +1,31 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// TestHookLogIsBounded: hook.log took 30 KB lines and never rotated.
+// Lines are cut to 2 KB on one line; past 1 MB the file moves to
+// hook.log.1.
+func TestHookLogIsBounded(t *testing.T) {
+	line := hookLogLine("payload: " + strings.Repeat("é", 15000) + "\nsecond line")
+	if len(line) > hookLogMaxLine || !strings.HasSuffix(line, "bytes cut)\n") || strings.Count(line, "\n") != 1 || !utf8.ValidString(line) {
+		t.Errorf("line of %d bytes: %.80q…", len(line), line)
+	}
+	path := filepath.Join(t.TempDir(), "snap", "hook.log")
+	for range 1000 {
+		if err := appendLine(path, line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{path, path + ".1"} {
+		fi, err := os.Stat(p)
+		if err != nil || fi.Size() > hookLogMaxBytes {
+			t.Errorf("%s: %v, %v", p, fi, err)
+		}
+	}
+}
