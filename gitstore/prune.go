@@ -15,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/git-snap/git-snap/gitstore/internal/layout"
 	"github.com/git-snap/git-snap/gitstore/internal/refs"
 )
 
@@ -209,7 +210,7 @@ func (s *Store) rewrite(kept []Entry, renamed map[plumbing.Hash]plumbing.Hash) (
 		}
 		h := e.Header
 		h.Seq = i + 1
-		nc := &object.Commit{Author: c.Author, Committer: c.Committer, TreeHash: c.TreeHash, Message: commitMessage(h) + trailerWas + ": " + e.ID.String() + "\n"}
+		nc := &object.Commit{Author: c.Author, Committer: c.Committer, TreeHash: c.TreeHash, Message: layout.CommitMessage(h) + trailerWas + ": " + e.ID.String() + "\n"}
 		if !prev.IsZero() {
 			nc.ParentHashes = append(nc.ParentHashes, prev)
 		}

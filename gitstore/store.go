@@ -466,7 +466,7 @@ func (s *Store) writeCommit(tree plumbing.Hash, h snapshot.Header, parents ...pl
 	c := &object.Commit{
 		Author:    sig,
 		Committer: sig,
-		Message:   commitMessage(h),
+		Message:   layout.CommitMessage(h),
 		TreeHash:  tree,
 	}
 	for _, p := range parents {
@@ -493,9 +493,9 @@ func (s *Store) Entry(ctx context.Context, id plumbing.Hash) (Entry, error) {
 var ErrNotSnapshot = errors.New("not a git-snap snapshot")
 
 func entryOf(c *object.Commit) (Entry, error) {
-	h, ok := parseHeader(c.Message, c.Committer.When)
+	h, ok := layout.ParseHeader(c.Message, c.Committer.When)
 	if !ok {
-		return Entry{}, fmt.Errorf("commit %s: %w (no %s trailer)", c.Hash, ErrNotSnapshot, trailerSession)
+		return Entry{}, fmt.Errorf("commit %s: %w (no %s trailer)", c.Hash, ErrNotSnapshot, layout.TrailerSession)
 	}
 	e := Entry{ID: c.Hash, Tree: c.TreeHash, Header: h}
 	if len(c.ParentHashes) > 0 {

@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -196,56 +194,12 @@ func hookGit(ctx context.Context, d *deps, s *gitstore.Store, args []string) err
 	return err
 }
 
-// Bounds of hook.log: a line (an error can quote a whole payload), and
-// the file, which is moved to hook.log.1 when a line would take it past.
-const (
-	hookLogMaxLine  = 2 << 10
-	hookLogMaxBytes = 1 << 20
-)
-
 // hookLog appends a failure to .git/snap/hook.log, or to stderr when
 // there is no repository to log in.
 func hookLog(d *deps, p gitstore.Paths, name string, err error) {
-	line := hookLogLine(fmt.Sprintf("%s hook %s: %v", time.Now().UTC().Format(time.RFC3339), name, err))
-	if p.CommonDir != "" && appendLine(filepath.Join(p.CommonDir, "snap", "hook.log"), line) == nil {
+	line := agent.LogLine(fmt.Sprintf("%s hook %s: %v", time.Now().UTC().Format(time.RFC3339), name, err))
+	if p.CommonDir != "" && agent.AppendLog(filepath.Join(p.CommonDir, "snap", "hook.log"), line) == nil {
 		return
 	}
 	fmt.Fprint(d.errOut, "git-snap: "+line)
-}
-
-// hookLogLine makes one log line of a message: on one line, cut to
-// hookLogMaxLine bytes (on a character boundary) with what was cut said.
-func hookLogLine(msg string) string {
-	msg = strings.ReplaceAll(strings.ReplaceAll(msg, "\r", " "), "\n", " ")
-	if len(msg) > hookLogMaxLine {
-		cut := hookLogMaxLine - 40
-		for cut > 0 && !utf8.RuneStart(msg[cut]) {
-			cut--
-		}
-		msg = fmt.Sprintf("%s… (%d bytes cut)", msg[:cut], len(msg)-cut)
-	}
-	return msg + "\n"
-}
-
-// appendLine appends a line to a log file, making its folder if needed;
-// a file that would grow past hookLogMaxBytes is first moved to
-// <path>.1, replacing the one before.
-func appendLine(path, line string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
-		return err
-	}
-	if fi, err := os.Stat(path); err == nil && fi.Size()+int64(len(line)) > hookLogMaxBytes {
-		if err := os.Rename(path, path+".1"); err != nil {
-			return err
-		}
-	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o666)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString(line)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }

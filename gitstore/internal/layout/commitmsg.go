@@ -1,4 +1,4 @@
-package gitstore
+package layout
 
 import (
 	"bufio"
@@ -12,7 +12,7 @@ import (
 
 // Trailer keys of a snapshot commit.
 const (
-	trailerSession  = "Snap-Session"
+	TrailerSession  = "Snap-Session"
 	trailerSeq      = "Snap-Seq"
 	trailerTurn     = "Snap-Turn"
 	trailerLabel    = "Snap-Label"
@@ -36,7 +36,7 @@ var trailers = []struct {
 	omitZero bool
 	field    func(h *snapshot.Header) any // a pointer to the field
 }{
-	{trailerSession, true, func(h *snapshot.Header) any { return &h.Session }},
+	{TrailerSession, true, func(h *snapshot.Header) any { return &h.Session }},
 	{trailerSeq, false, func(h *snapshot.Header) any { return &h.Seq }},
 	{trailerTurn, true, func(h *snapshot.Header) any { return &h.Turn }},
 	{trailerLabel, true, func(h *snapshot.Header) any { return &h.Label }},
@@ -60,9 +60,9 @@ var trailerIndex = func() map[string]int {
 	return m
 }()
 
-// commitMessage writes a header as a commit message: a subject a person
+// CommitMessage writes a header as a commit message: a subject a person
 // reads in git log, then trailers a program reads back.
-func commitMessage(h snapshot.Header) string {
+func CommitMessage(h snapshot.Header) string {
 	var b strings.Builder
 	b.WriteString(subject(h))
 	b.WriteString("\n\n")
@@ -148,11 +148,11 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// parseHeader reads a header back from a commit message. It returns
+// ParseHeader reads a header back from a commit message. It returns
 // false when the message is not a snapshot's: no Snap-Session trailer,
 // a trailer out of its bounds (see parseTrailer), or a commit time
 // outside the years a header may name.
-func parseHeader(msg string, when time.Time) (snapshot.Header, bool) {
+func ParseHeader(msg string, when time.Time) (snapshot.Header, bool) {
 	h := snapshot.Header{Time: when}
 	valid := headerTimeOK(when)
 	subj, _, _ := strings.Cut(msg, "\n")

@@ -1,4 +1,4 @@
-package gitstore
+package layout
 
 import (
 	"testing"
@@ -25,16 +25,16 @@ func TestCommitMessageFormatAndRoundTrip(t *testing.T) {
 		h   snapshot.Header
 		msg string
 	}{{full, fullMsg}, {bare, bareMsg}} {
-		if got := commitMessage(c.h); got != c.msg {
+		if got := CommitMessage(c.h); got != c.msg {
 			t.Errorf("commitMessage:\n%q\nwant\n%q", got, c.msg)
 		}
 		want := c.h
 		want.Message = oneLine(want.Message)
-		if got, ok := parseHeader(c.msg, when); !ok || got != want {
-			t.Errorf("parseHeader(%q) = %+v, %v; want %+v", c.msg, got, ok, want)
+		if got, ok := ParseHeader(c.msg, when); !ok || got != want {
+			t.Errorf("ParseHeader(%q) = %+v, %v; want %+v", c.msg, got, ok, want)
 		}
 	}
-	if _, ok := parseHeader("snapshot\n\nSnap-Seq: 1\n", when); ok {
+	if _, ok := ParseHeader("snapshot\n\nSnap-Seq: 1\n", when); ok {
 		t.Error("a message without Snap-Session was taken for a snapshot")
 	}
 }
@@ -66,7 +66,7 @@ func TestHeaderBounds(t *testing.T) {
 		{"Snap-Seq: 1\n", time.Date(1969, 1, 1, 0, 0, 0, 0, time.UTC), false},
 		{"Snap-Seq: 1\n", time.Unix(1<<40, 0), false},
 	} {
-		h, ok := parseHeader(base+tc.trailers, tc.when)
+		h, ok := ParseHeader(base+tc.trailers, tc.when)
 		if ok != tc.ok {
 			t.Errorf("%q at %v: snapshot %v (%+v), want %v", tc.trailers, tc.when, ok, h, tc.ok)
 		}
