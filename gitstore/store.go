@@ -167,7 +167,7 @@ type SaveOptions struct {
 	Label      string
 	Source     string // "cli" when empty
 	Message    string
-	Code       string // the work tree's commit; see CodeState
+	Code       string // the work tree's commit; see codestate.Read
 	Dirty      bool
 	RollbackOf string
 	Time       time.Time // Options.Now() when zero
