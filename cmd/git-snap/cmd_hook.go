@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -133,10 +134,9 @@ func hookAgent(ctx context.Context, d *deps, s *gitstore.Store, cfg config.Confi
 	}
 	in := agent.Ingest{Store: s, Adapter: a, Limits: snapshot.Limits{MaxDepth: cfg.Limits.MaxDepth, MaxValueBytes: cfg.Limits.MaxValueBytes}, MaxFileBytes: cfg.Limits.MaxFileBytes, MaxReadBytes: int64(cfg.Limits.MaxReadBytes)}
 	dir, _ := hookDir(d, o)
-	so, changed, err := hookCode(ctx, s, cfg, dir, d.gitEnv, p, a.ChangesFiles(p))
-	if err != nil {
-		return err
-	}
+	// Without the code state (no git on PATH, a broken index) the
+	// conversation is still recorded; the failure is logged.
+	so, changed, codeErr := hookCode(ctx, s, cfg, dir, d.gitEnv, p, a.ChangesFiles(p))
 	if wt := s.Paths().WorkTree; wt != "" && changed != nil {
 		in.WorkTree, in.Changed = wt, func(context.Context) ([]string, error) { return changed, nil }
 	}
@@ -144,7 +144,7 @@ func hookAgent(ctx context.Context, d *deps, s *gitstore.Store, cfg config.Confi
 	if err == nil && added {
 		_, err = s.ApplyRetention(ctx, p.SessionID, entry.Header.Seq, retention(cfg))
 	}
-	return err
+	return errors.Join(codeErr, err)
 }
 
 // hookCode finds the code a hook call's snapshot is taken at and the
