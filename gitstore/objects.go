@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/storage/filesystem"
@@ -25,7 +27,8 @@ type objectReader struct {
 	*filesystem.Storage // writes, loose objects, alternates, iteration
 	dir                 string
 	packs               *pack.Set
-	max                 int64 // bytes of one object
+	max                 int64     // bytes of one object
+	inflaters           sync.Pool // zlib readers: a new one costs more than a small object's read
 }
 
 func newObjectReader(st *filesystem.Storage, dir string, max int64) *objectReader {
@@ -48,53 +51,63 @@ func (e *ObjectTooLargeError) Error() string {
 // UserError marks it as the input's fault: exit status 2.
 func (e *ObjectTooLargeError) UserError() {}
 
-// looseSize reads the size a loose object's header gives, inflating
-// only the header.
-func looseSize(path string) (int64, error) {
+// inflater gives a zlib reader of src, reused when one was put back.
+func (r *objectReader) inflater(src io.Reader) (io.ReadCloser, error) {
+	if z, ok := r.inflaters.Get().(io.ReadCloser); ok {
+		if err := z.(zlib.Resetter).Reset(src, nil); err != nil {
+			return nil, err
+		}
+		return z, nil
+	}
+	return zlib.NewReader(src)
+}
+
+// readLoose reads a loose object in one pass: its header first, so that
+// an object over max is refused before its content is inflated.
+func (r *objectReader) readLoose(path string, max int64) (plumbing.ObjectType, []byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, err
+		return plumbing.InvalidObject, nil, err
 	}
 	defer f.Close()
-	z, err := zlib.NewReader(bufio.NewReaderSize(f, 512))
+	z, err := r.inflater(bufio.NewReader(f))
 	if err != nil {
-		return 0, err
+		return plumbing.InvalidObject, nil, fmt.Errorf("loose object %s: %w", path, err)
 	}
-	defer z.Close()
-	hdr := make([]byte, 0, 32)
-	one := make([]byte, 1)
-	for len(hdr) < 32 {
-		if _, err := io.ReadFull(z, one); err != nil {
-			return 0, err
+	defer func() {
+		if z.Close() == nil {
+			r.inflaters.Put(z)
 		}
-		if one[0] == 0 {
-			_, size, ok := strings.Cut(string(hdr), " ")
-			n, err := strconv.ParseInt(size, 10, 64)
-			if !ok || err != nil || n < 0 {
-				return 0, fmt.Errorf("loose object %s: bad header %q", path, hdr)
-			}
-			return n, nil
-		}
-		hdr = append(hdr, one[0])
+	}()
+	br := bufio.NewReaderSize(z, 512)
+	hdr, err := br.ReadSlice(0) // a header longer than the buffer is no header
+	if err != nil {
+		return plumbing.InvalidObject, nil, fmt.Errorf("loose object %s: bad header: %w", path, err)
 	}
-	return 0, fmt.Errorf("loose object %s: bad header %q", path, hdr)
+	kind, size, _ := strings.Cut(string(hdr[:len(hdr)-1]), " ")
+	typ, err := plumbing.ParseObjectType(kind)
+	n, nerr := strconv.ParseInt(size, 10, 64)
+	if err != nil || nerr != nil || n < 0 {
+		return plumbing.InvalidObject, nil, fmt.Errorf("loose object %s: bad header %q", path, hdr)
+	}
+	if n > max {
+		return typ, nil, &pack.TooLargeError{Size: n, Limit: max}
+	}
+	data := make([]byte, n)
+	if _, err := io.ReadFull(br, data); err != nil {
+		return plumbing.InvalidObject, nil, fmt.Errorf("loose object %s: %w", path, err)
+	}
+	return typ, data, nil
 }
 
 // EncodedObject finds an object: loose first, then in the packs, then
 // wherever go-git looks (alternates).
 func (r *objectReader) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
 	hex := h.String()
-	if size, err := looseSize(filepath.Join(r.dir, "objects", hex[:2], hex[2:])); err == nil {
-		if size > r.max {
-			return nil, &ObjectTooLargeError{ID: h, Size: size, Max: r.max}
-		}
-		obj, err := r.Storage.EncodedObject(t, h)
-		if !errors.Is(err, plumbing.ErrObjectNotFound) {
-			return obj, err
-		}
-		// Packed and pruned by git gc since the Stat, or not of type t.
+	typ, data, err := r.readLoose(filepath.Join(r.dir, "objects", hex[:2], hex[2:]), r.max)
+	if errors.Is(err, fs.ErrNotExist) { // packed, or pruned by git gc since it was listed
+		typ, data, err = r.packs.Find(h)
 	}
-	typ, data, err := r.packs.Find(h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		return r.Storage.EncodedObject(t, h)
 	}
