@@ -221,11 +221,11 @@ func Diff(w io.Writer, p Palette, d *snapshot.Diff) {
 		for _, m := range d.Members {
 			switch m.Op {
 			case snapshot.OpAdded:
-				fmt.Fprintf(w, "%s %s: %s\n", p.Green("+"), m.Path, compact(m.After))
+				fmt.Fprintf(w, "%s %s: %s\n", p.Green("+"), m.Path, Compact(m.After))
 			case snapshot.OpRemoved:
-				fmt.Fprintf(w, "%s %s: %s\n", p.Red("-"), m.Path, compact(m.Before))
+				fmt.Fprintf(w, "%s %s: %s\n", p.Red("-"), m.Path, Compact(m.Before))
 			default:
-				fmt.Fprintf(w, "%s %s: %s → %s\n", p.Yellow("~"), m.Path, compact(m.Before), compact(m.After))
+				fmt.Fprintf(w, "%s %s: %s → %s\n", p.Yellow("~"), m.Path, Compact(m.Before), Compact(m.After))
 			}
 		}
 	}
@@ -265,15 +265,15 @@ func writeElements(w io.Writer, p Palette, what string, changes []snapshot.Eleme
 		}
 		switch c.Op {
 		case snapshot.OpAdded:
-			fmt.Fprintf(w, "%s [%d] %s\n", p.Green("+"), c.Index, summary(c.After))
+			fmt.Fprintf(w, "%s [%d] %s\n", p.Green("+"), c.Index, Summary(c.After))
 		case snapshot.OpRemoved:
-			fmt.Fprintf(w, "%s [%d] %s\n", p.Red("-"), c.Index, summary(c.Before))
+			fmt.Fprintf(w, "%s [%d] %s\n", p.Red("-"), c.Index, Summary(c.Before))
 		default:
-			fmt.Fprintf(w, "%s [%d] %s\n", p.Yellow("~"), c.Index, summary(c.After))
+			fmt.Fprintf(w, "%s [%d] %s\n", p.Yellow("~"), c.Index, Summary(c.After))
 			var members []snapshot.MemberChange
 			snapshotCompare(&members, c.Before, c.After)
 			for _, m := range members {
-				fmt.Fprintf(w, "      %s: %s → %s\n", m.Path, compact(m.Before), compact(m.After))
+				fmt.Fprintf(w, "      %s: %s → %s\n", m.Path, Compact(m.Before), Compact(m.After))
 			}
 		}
 	}
@@ -347,8 +347,9 @@ func DiffStat(w io.Writer, d *snapshot.Diff) {
 	writeTokens(w, d.Tokens)
 }
 
-// summary is one line about a message or event.
-func summary(v any) string {
+// Summary is one line about a message or event: its role, id, and the
+// start of its text and tool calls.
+func Summary(v any) string {
 	m := agent.ViewMessage(v)
 	var parts []string
 	for _, p := range m.Parts {
@@ -368,12 +369,13 @@ func summary(v any) string {
 		head += " " + m.ID
 	}
 	if len(parts) == 0 {
-		return strings.TrimSpace(head + " " + compact(v))
+		return strings.TrimSpace(head + " " + Compact(v))
 	}
 	return strings.TrimSpace(head + ": " + strings.Join(parts, " "))
 }
 
-func compact(v any) string {
+// Compact is a JSON value on one line, shortened to 80 characters.
+func Compact(v any) string {
 	b, err := snapshot.Marshal(v)
 	if err != nil {
 		return fmt.Sprint(v)

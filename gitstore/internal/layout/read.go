@@ -169,10 +169,28 @@ func (r Reader) Parse(h plumbing.Hash) (any, error) {
 // come from anyone (a fetch, a bundle): a path that could leave a work
 // tree, or an entry that is not a file, is refused.
 func (r Reader) Files(h plumbing.Hash) ([]snapshot.File, error) {
-	if h.IsZero() {
-		return nil, nil
-	}
 	var out []snapshot.File
+	err := r.FileIDs(h, func(p, mode string, blob plumbing.Hash) error {
+		data, err := r.GetBlob(blob)
+		if err != nil {
+			return err
+		}
+		out = append(out, snapshot.File{Path: p, Mode: mode, Content: data})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Path < out[b].Path })
+	return out, nil
+}
+
+// FileIDs calls fn with the path, mode and blob of every captured file
+// under the files/ tree h, reading trees only, with the checks of Files.
+func (r Reader) FileIDs(h plumbing.Hash, fn func(path, mode string, blob plumbing.Hash) error) error {
+	if h.IsZero() {
+		return nil
+	}
 	var walk func(h plumbing.Hash, prefix string) error
 	walk = func(h plumbing.Hash, prefix string) error {
 		t, err := r.GetTree(h)
@@ -193,17 +211,14 @@ func (r Reader) Files(h plumbing.Hash) ([]snapshot.File, error) {
 			if e.Mode != filemode.Regular && e.Mode != filemode.Executable && e.Mode != filemode.Symlink {
 				return fmt.Errorf("the snapshot holds %s with mode %o, which is not a file", p, uint32(e.Mode))
 			}
-			data, err := r.GetBlob(e.Hash)
-			if err != nil {
+			if err := fn(p, fmt.Sprintf("%06o", uint32(e.Mode)), e.Hash); err != nil {
 				return err
 			}
-			out = append(out, snapshot.File{Path: p, Mode: fmt.Sprintf("%06o", uint32(e.Mode)), Content: data})
 		}
 		return nil
 	}
 	if err := walk(h, ""); err != nil {
-		return nil, fmt.Errorf("read files: %w", err)
+		return fmt.Errorf("read files: %w", err)
 	}
-	sort.Slice(out, func(a, b int) bool { return out[a].Path < out[b].Path })
-	return out, nil
+	return nil
 }

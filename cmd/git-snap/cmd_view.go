@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os/exec"
+	"runtime"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-snap/git-snap/viewer"
+)
+
+func cmdView(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "view",
+		Usage:     "browse sessions in a web browser",
+		ArgsUsage: "[REV]",
+		Description: `Serves a read-only web viewer of the repository's sessions on 127.0.0.1 and prints
+its address: every session (fetched ones too), each session's timeline, snapshots
+and their diffs, the files an agent touched, search. It reads the repository live:
+new snapshots show up as they are saved. With REV, the address printed is that
+snapshot's timeline. Stop it with Ctrl-C.
+
+It listens on 127.0.0.1 only; --listen ADDR serves another address, and warns
+when that one is reachable from other machines.
+
+Examples:
+   git snap view
+   git snap view --open fix-login
+   git snap view --port 8080`,
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "port", Value: viewer.DefaultPort, Usage: "listen on 127.0.0.1:`N` (0: any free port)"},
+			&cli.StringFlag{Name: "listen", Usage: "listen on `ADDR` (host:port) instead, maybe reachable from other machines"},
+			&cli.BoolFlag{Name: "open", Usage: "open the address in the default browser"},
+		},
+		Action: action(e, shape{max: 1}, parseView, runView),
+	}
+}
+
+type viewOptions struct {
+	Rev    string
+	Listen viewer.ListenOptions
+	Open   bool
+}
+
+func parseView(c *cli.Context) (viewOptions, error) {
+	o := viewOptions{Rev: c.Args().First(), Open: c.Bool("open")}
+	o.Listen = viewer.ListenOptions{Port: c.Int("port"), PortSet: c.IsSet("port"), Listen: c.String("listen")}
+	if o.Listen.Listen != "" && o.Listen.PortSet {
+		return o, usagef("view: give --port or --listen, not both")
+	}
+	return o, nil
+}
+
+// runView serves the viewer until ctx ends (Ctrl-C).
+func runView(ctx context.Context, d *deps, o viewOptions) error {
+	path := "/"
+	if o.Rev != "" {
+		if _, err := d.store.Resolve(ctx, o.Rev); err != nil {
+			return err
+		}
+		path = "/session/" + url.PathEscape(o.Rev)
+	}
+	ln, warning, err := viewer.Listen(ctx, o.Listen)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	if warning != "" {
+		fmt.Fprintf(d.errOut, "git-snap: warning: %s\n", warning)
+	}
+	srv, err := viewer.New(d.store, viewer.Options{Addr: ln.Addr().String(), Prices: configPrices(d.cfg)})
+	if err != nil {
+		return err
+	}
+	go func() { _ = srv.Warm(ctx) }()
+	addr := "http://" + ln.Addr().String() + path
+	fmt.Fprintf(d.out, "git snap view: %s (Ctrl-C stops it)\n", addr)
+	if o.Open {
+		if err := openBrowser(ctx, addr); err != nil {
+			fmt.Fprintf(d.errOut, "git-snap: warning: could not open a browser (%v); open %s\n", err, addr)
+		}
+	}
+	return viewer.Serve(ctx, ln, srv)
+}
+
+// openBrowser opens addr in the system's default browser.
+func openBrowser(ctx context.Context, addr string) error {
+	name, args := "xdg-open", []string{addr}
+	switch runtime.GOOS {
+	case "darwin":
+		name = "open"
+	case "windows":
+		name, args = "rundll32", []string{"url.dll,FileProtocolHandler", addr}
+	}
+	cmd := exec.CommandContext(ctx, name, args...)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { _ = cmd.Wait() }()
+	return nil
+}

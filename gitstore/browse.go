@@ -1,0 +1,85 @@
+package gitstore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Tips lists the tip of every session ref, local ones under the ref
+// prefix and those fetched from remotes (refs/remotes/<remote>/snap/),
+// full ref name → commit. It reads no commit, so that a reader that keeps
+// entries by id (a viewer refreshing its list) reads only the tips that
+// moved.
+func (s *Store) Tips(ctx context.Context) (map[string]plumbing.Hash, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	local, err := s.refs.List(s.prefix)
+	if err != nil {
+		return nil, err
+	}
+	remote, err := s.refs.List("refs/remotes/")
+	if err != nil {
+		return nil, err
+	}
+	for ref, h := range remote {
+		if _, rest, ok := strings.Cut(strings.TrimPrefix(ref, "refs/remotes/"), "/snap/"); ok && rest != "" {
+			local[ref] = h
+		}
+	}
+	return local, nil
+}
+
+// SessionOfRef names the session a ref from Tips holds, and the remote it
+// was fetched from ("" for a local session). ok is false for a ref that
+// holds no session.
+func (s *Store) SessionOfRef(ref string) (session, remote string, ok bool) {
+	if name, found := strings.CutPrefix(ref, s.prefix); found {
+		return name, "", name != ""
+	}
+	rest, found := strings.CutPrefix(ref, "refs/remotes/")
+	if !found {
+		return "", "", false
+	}
+	remote, session, found = strings.Cut(rest, "/snap/")
+	return session, remote, found && session != "" && remote != ""
+}
+
+// FileID is a captured file of a snapshot, by its blob: what changed
+// between two snapshots is told apart without reading any content.
+type FileID struct {
+	Path string
+	Mode string
+	Blob plumbing.Hash
+}
+
+// FileIDs lists the captured files of a snapshot, reading trees only, and
+// the id of its files/ tree (ZeroHash when it has none): two snapshots
+// with the same one hold the same files.
+func (s *Store) FileIDs(ctx context.Context, id plumbing.Hash) (plumbing.Hash, []FileID, error) {
+	o, err := s.openSnapshot(ctx, id)
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	var out []FileID
+	err = s.reader.FileIDs(o.tree.Files, func(path, mode string, blob plumbing.Hash) error {
+		out = append(out, FileID{Path: path, Mode: mode, Blob: blob})
+		return nil
+	})
+	if err != nil {
+		return plumbing.ZeroHash, nil, fmt.Errorf("snapshot %s: %w", id, err)
+	}
+	return o.tree.Files, out, nil
+}
+
+// Blob reads one stored blob, a captured file's content, within the
+// store's object size limit.
+func (s *Store) Blob(ctx context.Context, id plumbing.Hash) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return s.blob(id)
+}

@@ -1,0 +1,93 @@
+package viewer
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-snap/git-snap/gitstore"
+)
+
+// events streams server-sent events: one "refs" event, listing the
+// sessions whose ref moved, appeared or went, each time that happens.
+// The refs are looked at every Options.Poll; reading them is a directory
+// walk and packed-refs, no object.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming is not supported", http.StatusInternalServerError)
+		return
+	}
+	ctx := r.Context()
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	last, err := s.tips(r)
+	if err != nil {
+		return
+	}
+	fmt.Fprint(w, "retry: 2000\n\n")
+	flusher.Flush()
+	tick := time.NewTicker(s.opts.Poll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		now, err := s.tips(r)
+		if err != nil {
+			return
+		}
+		changed := movedSessions(s.store, last, now)
+		last = now
+		if len(changed) == 0 {
+			continue
+		}
+		data, _ := json.Marshal(map[string][]string{"sessions": changed})
+		if _, err := fmt.Fprintf(w, "event: refs\ndata: %s\n\n", data); err != nil {
+			return
+		}
+		flusher.Flush()
+	}
+}
+
+func (s *Server) tips(r *http.Request) (map[string]plumbing.Hash, error) {
+	var tips map[string]plumbing.Hash
+	err := s.read(r.Context(), func(st *gitstore.Store) error {
+		var err error
+		tips, err = st.Tips(r.Context())
+		return err
+	})
+	return tips, err
+}
+
+// movedSessions names the sessions whose ref differs between two
+// listings, sorted.
+func movedSessions(st *gitstore.Store, a, b map[string]plumbing.Hash) []string {
+	seen := map[string]bool{}
+	for ref := range maps.Keys(a) {
+		if a[ref] != b[ref] {
+			seen[ref] = true
+		}
+	}
+	for ref := range maps.Keys(b) {
+		if a[ref] != b[ref] {
+			seen[ref] = true
+		}
+	}
+	var out []string
+	for ref := range seen {
+		if name, _, ok := st.SessionOfRef(ref); ok {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}

@@ -1,0 +1,336 @@
+package viewer
+
+import (
+	"cmp"
+	"context"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// summary is one session as the sessions page lists it. Everything but
+// the entry needs the tip's document read, so summaries are kept by tip:
+// a session that did not move is not read again.
+type summary struct {
+	Name   string
+	ref    string
+	Remote string // the remote it was fetched from, "" for a local session
+	Rev    string // the revision that names its tip, for links
+	Tip    gitstore.Entry
+	read   bool // the fields below are filled in
+
+	Title   string // the first prompt
+	Branch  string // the code branch the agent recorded, if any
+	First   time.Time
+	Last    time.Time
+	Numbers agent.Numbers
+	Tokens  int64
+}
+
+// summaries keeps what the sessions page has read. Its own lock, apart
+// from the store's: pages read it while another request reads the store.
+type summaries struct {
+	mu    sync.Mutex
+	byTip map[string]*summary // ref + tip id → summary
+}
+
+func (c *summaries) get(ref string, tip plumbing.Hash) *summary {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.byTip[ref+" "+tip.String()]
+}
+
+func (c *summaries) put(ref string, s *summary) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.byTip[ref+" "+s.Tip.ID.String()] = s
+}
+
+// list reads every session's tip, from the cache where the tip did not
+// move, and with all, each one's document too.
+func (s *Server) list(ctx context.Context, all bool) ([]*summary, error) {
+	var out []*summary
+	err := s.read(ctx, func(st *gitstore.Store) error {
+		tips, err := st.Tips(ctx)
+		if err != nil {
+			return err
+		}
+		for ref, h := range tips {
+			sum, err := s.entry(ctx, st, ref, h)
+			if err != nil {
+				return err
+			}
+			if sum != nil {
+				out = append(out, sum)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if all {
+		err = s.fill(ctx, out)
+	}
+	return out, err
+}
+
+// entry is the summary of the session ref holds at tip, its commit read
+// when not known yet; nil for a ref that holds no snapshot.
+func (s *Server) entry(ctx context.Context, st *gitstore.Store, ref string, tip plumbing.Hash) (*summary, error) {
+	if sum := s.sums.get(ref, tip); sum != nil {
+		return sum, nil
+	}
+	name, remote, ok := st.SessionOfRef(ref)
+	if !ok {
+		return nil, nil
+	}
+	e, err := st.Entry(ctx, tip)
+	if err != nil {
+		return nil, nil // a ref someone else put there: not a session
+	}
+	sum := &summary{Name: name, ref: ref, Remote: remote, Rev: name, Tip: e, First: e.Header.Started, Last: e.Header.Time}
+	if remote != "" {
+		sum.Rev = ref
+	}
+	sum.Numbers.Messages = e.Header.Messages
+	s.sums.put(ref, sum)
+	return sum, nil
+}
+
+// fill reads the documents of the summaries not read yet, one at a time
+// under the store's lock, so that other pages are served between them.
+// A summary is never changed once made: a read one replaces it, in sums
+// and in the cache, so that pages reading summaries need no lock.
+func (s *Server) fill(ctx context.Context, sums []*summary) error {
+	for i, sum := range sums {
+		if sum.read {
+			continue
+		}
+		var doc map[string]any
+		err := s.read(ctx, func(st *gitstore.Store) error {
+			var err error
+			doc, _, err = st.Read(ctx, sum.Tip.ID)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		sums[i] = sum.readFrom(doc, s.opts.Prices)
+		s.sums.put(sum.ref, sums[i])
+	}
+	return nil
+}
+
+// Warm reads every session's summary ahead of the first request for the
+// sessions page, so that it sorts by tokens or filters by text at once.
+// It returns when done or when ctx ends.
+func (s *Server) Warm(ctx context.Context) error {
+	_, err := s.list(ctx, true)
+	return err
+}
+
+// readFrom is sum with the title, branch, times and numbers of the tip's
+// document.
+func (sum summary) readFrom(doc map[string]any, prices map[string]agent.Price) *summary {
+	n := agent.NumbersOf(doc, sum.Tip.Header.Source)
+	c := agent.EstimateCost(n.ByModel, prices)
+	n.Cost = &c
+	a, _ := agent.Lookup(sum.Tip.Header.Source, agent.Env{})
+	msgs, _ := doc[snapshot.MemberMessages].([]any)
+	sum.Numbers, sum.Title, sum.Branch = n, firstPrompt(msgs, a), codeBranch(msgs)
+	sum.Tokens = n.InputTokens + n.CacheReadTokens + n.CacheWriteTokens + n.OutputTokens
+	if !n.First.IsZero() {
+		sum.First, sum.Last = n.First, n.Last
+	}
+	sum.read = true
+	return &sum
+}
+
+// firstPrompt is the text of the first prompt the user typed.
+func firstPrompt(msgs []any, a agent.Adapter) string {
+	for _, raw := range msgs {
+		m := agent.ViewMessage(raw)
+		prompt := m.Role == "user" && len(m.Parts) > 0 && m.Parts[0].Kind == snapshot.PartText
+		if a != nil {
+			prompt = a.IsPrompt(raw)
+		}
+		if prompt && len(m.Parts) > 0 {
+			return short(m.Parts[0].Text, 200)
+		}
+	}
+	return ""
+}
+
+// codeBranch is the branch the agent said the work tree was on: Claude
+// Code's gitBranch, Codex's session_meta git.branch.
+func codeBranch(msgs []any) string {
+	for _, raw := range msgs[:min(len(msgs), 64)] {
+		rec, _ := raw.(map[string]any)
+		if b, ok := rec["gitBranch"].(string); ok && b != "" {
+			return b
+		}
+		payload, _ := rec["payload"].(map[string]any)
+		git, _ := payload["git"].(map[string]any)
+		if b, ok := git["branch"].(string); ok && b != "" {
+			return b
+		}
+	}
+	return ""
+}
+
+// sessionsQuery is what the sessions page is asked for.
+type sessionsQuery struct {
+	Text, Agent, Sort string
+	Desc              bool
+	Page, Per         int
+}
+
+func parseSessionsQuery(q url.Values) sessionsQuery {
+	o := sessionsQuery{Text: strings.TrimSpace(q.Get("q")), Agent: q.Get("agent"), Sort: q.Get("sort"), Desc: q.Get("dir") != "asc"}
+	if _, ok := sortKeys[o.Sort]; !ok {
+		o.Sort = "last"
+	}
+	o.Page, _ = strconv.Atoi(q.Get("page"))
+	o.Page = max(o.Page, 1)
+	o.Per, _ = strconv.Atoi(q.Get("per"))
+	if o.Per <= 0 || o.Per > 500 {
+		o.Per = 50
+	}
+	return o
+}
+
+// sortKeys compare summaries by a column; needsDoc says whether the
+// column needs each session's document read.
+var sortKeys = map[string]struct {
+	cmp      func(a, b *summary) int
+	needsDoc bool
+}{
+	"name":      {func(a, b *summary) int { return cmp.Compare(a.Name, b.Name) }, false},
+	"agent":     {func(a, b *summary) int { return cmp.Compare(a.Tip.Header.Source, b.Tip.Header.Source) }, false},
+	"first":     {func(a, b *summary) int { return a.First.Compare(b.First) }, false},
+	"last":      {func(a, b *summary) int { return a.Last.Compare(b.Last) }, false},
+	"snapshots": {func(a, b *summary) int { return cmp.Compare(a.Tip.Header.Seq, b.Tip.Header.Seq) }, false},
+	"messages":  {func(a, b *summary) int { return cmp.Compare(a.Tip.Header.Messages, b.Tip.Header.Messages) }, false},
+	"tools":     {func(a, b *summary) int { return cmp.Compare(a.Numbers.ToolCalls, b.Numbers.ToolCalls) }, true},
+	"tokens":    {func(a, b *summary) int { return cmp.Compare(a.Tokens, b.Tokens) }, true},
+	"cost":      {func(a, b *summary) int { return cmp.Compare(costOf(a), costOf(b)) }, true},
+}
+
+func costOf(s *summary) float64 {
+	if s.Numbers.Cost == nil {
+		return 0
+	}
+	return s.Numbers.Cost.USD
+}
+
+// sessionsView is the sessions page's data.
+type sessionsView struct {
+	Query  sessionsQuery
+	Now    time.Time
+	Rows   []*summary
+	Total  int // sessions matching
+	All    int // sessions in the repository
+	Agents []string
+	Pages  int
+	Links  sessionLinks
+}
+
+// sessionLinks make the URLs the page links to, keeping its query.
+type sessionLinks struct{ q sessionsQuery }
+
+// Sort is the URL that sorts by key, flipping the direction when the
+// page is sorted by it already.
+func (l sessionLinks) Sort(key string) string {
+	q := l.q
+	q.Desc = q.Sort != key || !q.Desc
+	q.Sort, q.Page = key, 1
+	return q.url()
+}
+
+// Page is the URL of page n.
+func (l sessionLinks) Page(n int) string {
+	q := l.q
+	q.Page = n
+	return q.url()
+}
+
+func (q sessionsQuery) url() string {
+	v := url.Values{}
+	set := func(k, val, def string) {
+		if val != def {
+			v.Set(k, val)
+		}
+	}
+	set("q", q.Text, "")
+	set("agent", q.Agent, "")
+	set("sort", q.Sort, "last")
+	if !q.Desc {
+		v.Set("dir", "asc")
+	}
+	set("page", strconv.Itoa(q.Page), "1")
+	set("per", strconv.Itoa(q.Per), "50")
+	if len(v) == 0 {
+		return "/"
+	}
+	return "/?" + v.Encode()
+}
+
+func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
+	q := parseSessionsQuery(r.URL.Query())
+	v, err := s.sessions(r.Context(), q)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.render(w, r, "sessions", page{Title: "Sessions", Nav: "sessions", Data: v})
+}
+
+// sessions selects, sorts and pages the sessions as q asks.
+func (s *Server) sessions(ctx context.Context, q sessionsQuery) (*sessionsView, error) {
+	key := sortKeys[q.Sort]
+	all, err := s.list(ctx, key.needsDoc || q.Text != "")
+	if err != nil {
+		return nil, err
+	}
+	v := &sessionsView{Query: q, Now: s.opts.Now(), All: len(all), Links: sessionLinks{q}}
+	agents := map[string]bool{}
+	var rows []*summary
+	text := strings.ToLower(q.Text)
+	for _, sum := range all {
+		agents[sum.Tip.Header.Source] = true
+		if q.Agent != "" && sum.Tip.Header.Source != q.Agent {
+			continue
+		}
+		if text != "" && !strings.Contains(strings.ToLower(sum.Name+"\x00"+sum.Title+"\x00"+sum.Branch), text) {
+			continue
+		}
+		rows = append(rows, sum)
+	}
+	slices.SortFunc(rows, func(a, b *summary) int {
+		c := key.cmp(a, b)
+		if q.Desc {
+			c = -c
+		}
+		return cmp.Or(c, cmp.Compare(a.Name, b.Name), cmp.Compare(a.Remote, b.Remote))
+	})
+	for a := range agents {
+		v.Agents = append(v.Agents, a)
+	}
+	slices.Sort(v.Agents)
+	v.Total = len(rows)
+	v.Pages = max(1, (len(rows)+q.Per-1)/q.Per)
+	start := min((q.Page-1)*q.Per, len(rows))
+	v.Rows = rows[start:min(start+q.Per, len(rows))]
+	return v, s.fill(ctx, v.Rows)
+}

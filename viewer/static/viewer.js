@@ -1,0 +1,109 @@
+// git snap view: the viewer's only script, served from the binary.
+// It reads the page and never writes text into it as HTML.
+"use strict";
+
+(function () {
+  const $ = (sel, root) => (root || document).querySelector(sel);
+  const $$ = (sel, root) => Array.from((root || document).querySelectorAll(sel));
+
+  function typing(e) {
+    const t = e.target;
+    return t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
+  }
+
+  // Keys: / to search, j and k (or the arrows, with no field focused)
+  // to the next and previous turn.
+  let current = -1;
+  function turns() {
+    return $$("#timeline [id^='turn-']").filter((el) => el.offsetParent !== null);
+  }
+  function step(by) {
+    const list = turns();
+    if (list.length === 0) return;
+    const at = list.findIndex((el) => el.classList.contains("current"));
+    current = Math.max(0, Math.min(list.length - 1, (at < 0 ? -1 : at) + by));
+    list.forEach((el) => el.classList.remove("current"));
+    list[current].classList.add("current");
+    list[current].scrollIntoView({ block: "start" });
+  }
+  document.addEventListener("keydown", (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey || typing(e)) return;
+    if (e.key === "/") {
+      const find = $("#find");
+      if (find) {
+        e.preventDefault();
+        find.focus();
+        find.select();
+      }
+    } else if (e.key === "j" || e.key === "ArrowDown" && document.body.dataset.page === "timeline") {
+      if (e.key === "ArrowDown" && turns().length === 0) return;
+      e.preventDefault();
+      step(1);
+    } else if (e.key === "k" || e.key === "ArrowUp" && document.body.dataset.page === "timeline") {
+      if (e.key === "ArrowUp" && turns().length === 0) return;
+      e.preventDefault();
+      step(-1);
+    }
+  });
+
+  // The rail: hide the kinds of entries unticked, or all but failures.
+  function applyRail() {
+    const rail = $("#rail");
+    const timeline = $("#timeline");
+    if (!rail || !timeline) return;
+    const hidden = new Set($$("input[data-kind]", rail).filter((i) => !i.checked).map((i) => i.dataset.kind));
+    const hiddenTools = new Set($$("input[data-tool]", rail).filter((i) => !i.checked).map((i) => i.dataset.tool));
+    const onlyFailed = $("#only-failed") ? $("#only-failed").checked : false;
+    $$("[data-kind]", timeline).forEach((el) => {
+      const kind = el.dataset.kind;
+      let hide = hidden.has(kind);
+      if (kind === "tool" && hiddenTools.has(el.dataset.tool || "")) hide = true;
+      if (onlyFailed && !el.classList.contains("failed")) hide = true;
+      el.classList.toggle("filtered", hide);
+    });
+  }
+  document.addEventListener("change", (e) => {
+    if (e.target.closest && e.target.closest("#rail")) applyRail();
+  });
+
+  // "copy as Markdown": the export, fetched from this viewer, onto the
+  // clipboard; without a clipboard the link opens it.
+  document.addEventListener("click", (e) => {
+    const a = e.target.closest && e.target.closest("a[data-copy]");
+    if (!a || !navigator.clipboard) return;
+    e.preventDefault();
+    fetch(a.dataset.copy)
+      .then((r) => (r.ok ? r.text() : Promise.reject(new Error(r.statusText))))
+      .then((text) => navigator.clipboard.writeText(text))
+      .then(() => { a.dataset.done = "copied"; a.textContent = "copied as Markdown"; })
+      .catch(() => { window.location.href = a.href; });
+  });
+
+  // Live: the sessions page follows the repository; a timeline says when
+  // its session has a newer snapshot.
+  function live() {
+    if (!window.EventSource) return;
+    const page = document.body.dataset.page;
+    const head = $("#session-head");
+    const es = new EventSource("/events");
+    es.addEventListener("refs", (ev) => {
+      let moved = [];
+      try { moved = JSON.parse(ev.data).sessions || []; } catch (err) { return; }
+      const note = $("#live");
+      if (head) {
+        if (!moved.includes(head.dataset.session)) return;
+        note.textContent = "new snapshot: reload";
+        note.hidden = false;
+        note.onclick = () => window.location.reload();
+      } else if (page === "sessions" && !$("form.filters input[name=q]:focus")) {
+        window.location.reload();
+      }
+    });
+    window.addEventListener("pagehide", () => es.close());
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    applyRail();
+    live();
+  });
+})();
