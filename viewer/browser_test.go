@@ -131,6 +131,23 @@ func (tb *tab) submit(t *testing.T, button, want string) {
 	}
 }
 
+// waitFor waits until js is true in the page, across the page's own
+// reloads, for as long as the tab's deadline.
+func (tb *tab) waitFor(t *testing.T, js string) {
+	t.Helper()
+	for {
+		ok, err := chromedp.Run(tb.ctx, chromedp.Evaluate[bool](js))
+		if err == nil && ok {
+			return
+		}
+		select {
+		case <-tb.ctx.Done():
+			t.Fatalf("waiting for %s: %v", js, tb.ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
 // do runs actions in the tab.
 func (tb *tab) do(t *testing.T, actions ...chromedp.Action[chromedp.Void]) {
 	t.Helper()

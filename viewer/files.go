@@ -23,11 +23,12 @@ const maxShownBytes = 2 << 20
 // filesView is the files page's data: the files captured at a snapshot
 // and, for each, the snapshots of its session that changed it.
 type filesView struct {
-	Rev     string
-	Entry   gitstore.Entry
-	Now     time.Time
-	Files   []fileHistory
-	Partial bool // the session is longer than maxFileChain
+	Rev        string
+	Entry      gitstore.Entry
+	SessionRev string // names the session's tip: its name, or its fetched ref
+	Now        time.Time
+	Files      []fileHistory
+	Partial    bool // the session is longer than maxFileChain
 
 	Path    string // the file shown, "" for none
 	Content []string
@@ -62,6 +63,9 @@ func fileHistories(ctx context.Context, st *gitstore.Store, v *filesView) error 
 		return err
 	}
 	if v.Entry, err = st.Entry(ctx, id); err != nil {
+		return err
+	}
+	if v.SessionRev, err = sessionRev(ctx, st, v.Entry); err != nil {
 		return err
 	}
 	var entries []gitstore.Entry

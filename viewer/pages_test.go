@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/internal/demo"
 )
 
@@ -187,3 +188,25 @@ func (f *fixture) count(agent string) int {
 }
 
 var _ = fmt.Sprint
+
+// A snapshot saved while the sessions page is open shows up on it
+// without a reload by hand: the page follows the refs.
+func TestBrowserLive(t *testing.T) {
+	tb := newTab(t)
+	f := tb.f
+	tb.open(t, "/")
+	ctx := tb.ctx
+	other, err := gitstore.Open(ctx, f.dir, gitstore.Options{Identity: identity()}) // another writer, as a hook is
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	doc := map[string]any{"messages": []any{map[string]any{"role": "user", "content": "LIVE-PROMPT appears by itself"}}}
+	if _, err := other.Save(ctx, doc, gitstore.SaveOptions{Session: "live", Source: "cli"}); err != nil {
+		t.Fatal(err)
+	}
+	f.sessions["live"] = "cli"
+	js := `(document.querySelector("#sessions tr[data-session=live] td.title a") || {}).textContent === "LIVE-PROMPT appears by itself"`
+	tb.waitFor(t, js)
+	tb.clean(t)
+}

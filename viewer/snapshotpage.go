@@ -2,7 +2,9 @@ package viewer
 
 import (
 	"context"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,6 +24,7 @@ const maxPicked = 1000
 type snapshotView struct {
 	Rev         string
 	Entry       gitstore.Entry
+	SessionRev  string // names the session's tip: its name, or its fetched ref
 	Now         time.Time
 	Checkpoints []string
 	Base        gitstore.Entry // what it is compared with; zero ID: nothing (the first snapshot)
@@ -93,6 +96,9 @@ func (s *Server) snapshotDiff(ctx context.Context, st *gitstore.Store, v *snapsh
 	if v.Entry, err = st.Entry(ctx, id); err != nil {
 		return nil, err
 	}
+	if v.SessionRev, err = sessionRev(ctx, st, v.Entry); err != nil {
+		return nil, err
+	}
 	cps, err := st.Checkpoints(ctx, v.Entry.Header.Session, false)
 	if err != nil {
 		return nil, err
@@ -122,6 +128,26 @@ func (s *Server) snapshotDiff(ctx context.Context, st *gitstore.Store, v *snapsh
 		return nil, err
 	}
 	return st.Diff(ctx, base, id)
+}
+
+// sessionRev names the live session a snapshot belongs to: the local
+// session of its name, else a fetched one, else (a session since
+// dropped) the snapshot itself.
+func sessionRev(ctx context.Context, st *gitstore.Store, e gitstore.Entry) (string, error) {
+	name := e.Header.Session
+	if tip, err := st.SessionTip(name); err == nil && !tip.IsZero() {
+		return name, nil
+	}
+	tips, err := st.Tips(ctx)
+	if err != nil {
+		return "", err
+	}
+	for _, ref := range slices.Sorted(maps.Keys(tips)) {
+		if s, remote, ok := st.SessionOfRef(ref); ok && s == name && remote != "" {
+			return ref, nil
+		}
+	}
+	return e.ID.String(), nil
 }
 
 // chain lists the snapshots of the session up to its tip, newest first,

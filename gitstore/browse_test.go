@@ -1,0 +1,80 @@
+package gitstore
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Tips lists local sessions and those fetched from a remote, as git
+// for-each-ref lists them, and nothing else under refs/remotes.
+func TestTipsLocalAndFetched(t *testing.T) {
+	ctx := context.Background()
+	dir, s := newRepo(t)
+	e, err := s.Save(ctx, conversation(2), SaveOptions{Session: "mine"})
+	must(t, err)
+	// What git snap fetch leaves, and a code branch's remote ref beside it.
+	git(t, dir, "update-ref", "refs/remotes/origin/snap/theirs", e.ID.String())
+	git(t, dir, "update-ref", "refs/remotes/origin/main", "HEAD")
+	tips, err := s.Tips(ctx)
+	must(t, err)
+	want := strings.Split(git(t, dir, "for-each-ref", "--format=%(refname) %(objectname)", "refs/snap/", "refs/remotes/*/snap/*"), "\n")
+	var got []string
+	for _, ref := range slices.Sorted(maps.Keys(tips)) {
+		got = append(got, ref+" "+tips[ref].String())
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Tips: %q\nwant (git for-each-ref): %q", got, want)
+	}
+	for ref, want := range map[string][2]string{
+		"refs/snap/mine":                  {"mine", ""},
+		"refs/remotes/origin/snap/theirs": {"theirs", "origin"},
+	} {
+		name, remote, ok := s.SessionOfRef(ref)
+		if !ok || name != want[0] || remote != want[1] {
+			t.Errorf("SessionOfRef(%s) = %q, %q, %v; want %q, %q", ref, name, remote, ok, want[0], want[1])
+		}
+	}
+	for _, ref := range []string{"refs/remotes/origin/main", "refs/remotes/origin/snap/", "refs/heads/snap/x", "refs/snap/"} {
+		if _, _, ok := s.SessionOfRef(ref); ok {
+			t.Errorf("SessionOfRef(%s) names a session", ref)
+		}
+	}
+}
+
+// FileIDs lists the captured files with the blob ids git ls-tree gives,
+// and Blob reads each back byte for byte.
+func TestFileIDs(t *testing.T) {
+	ctx := context.Background()
+	dir, s := newRepo(t)
+	doc := mustParse(t, `{"messages": [], "files": {"a/b.go": {"content": "package b\n"}, "run.sh": {"content": "#!/bin/sh\n", "mode": "100755"}}}`)
+	e, err := s.Save(ctx, doc, SaveOptions{Session: "f"})
+	must(t, err)
+	tree, files, err := s.FileIDs(ctx, e.ID)
+	must(t, err)
+	if want := git(t, dir, "rev-parse", e.ID.String()+":files"); tree.String() != want {
+		t.Errorf("files tree %s, want %s", tree, want)
+	}
+	var got []string
+	for _, f := range files {
+		got = append(got, f.Mode+" blob "+f.Blob.String()+"\tfiles/"+f.Path)
+		data, err := s.Blob(ctx, f.Blob)
+		must(t, err)
+		if want := git(t, dir, "cat-file", "blob", f.Blob.String()); strings.TrimSpace(string(data)) != want {
+			t.Errorf("Blob(%s) = %q, want %q", f.Path, data, want)
+		}
+	}
+	slices.Sort(got)
+	if want := strings.Split(git(t, dir, "ls-tree", "-r", e.ID.String(), "files/"), "\n"); !slices.Equal(got, want) {
+		t.Errorf("FileIDs: %q\nwant (git ls-tree): %q", got, want)
+	}
+	empty, err := s.Save(ctx, mustParse(t, `{"messages": []}`), SaveOptions{Session: "nofiles"})
+	must(t, err)
+	if tree, files, err := s.FileIDs(ctx, empty.ID); err != nil || tree != plumbing.ZeroHash || len(files) != 0 {
+		t.Errorf("a snapshot without files: %s %v %v", tree, files, err)
+	}
+}
