@@ -3,7 +3,11 @@ package gitstore
 import (
 	"context"
 	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -12,10 +16,16 @@ import (
 // prefix and those fetched from remotes (refs/remotes/<remote>/snap/),
 // full ref name → commit. It reads no commit, so that a reader that keeps
 // entries by id (a viewer refreshing its list) reads only the tips that
-// moved.
+// moved; and while the directories holding those refs and packed-refs
+// are as they were at the last call, it reads no ref either (see
+// refsStamp). The map returned is the caller's.
 func (s *Store) Tips(ctx context.Context) (map[string]plumbing.Hash, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	stamp, stable := s.refsStamp()
+	if stable && stamp == s.tips.stamp && s.tips.refs != nil {
+		return maps.Clone(s.tips.refs), nil
 	}
 	local, err := s.refs.List(s.prefix)
 	if err != nil {
@@ -30,7 +40,54 @@ func (s *Store) Tips(ctx context.Context) (map[string]plumbing.Hash, error) {
 			local[ref] = h
 		}
 	}
+	s.tips.stamp, s.tips.refs = "", nil
+	if stable {
+		s.tips.stamp, s.tips.refs = stamp, maps.Clone(local)
+	}
 	return local, nil
+}
+
+// tipsCache is what Tips read last, and the stamp of the refs then.
+type tipsCache struct {
+	stamp string
+	refs  map[string]plumbing.Hash
+}
+
+// refsStamp describes the places session refs live: the modification
+// time and size of packed-refs, of the session ref directory and of each
+// remote's snap/ directory. Writing a ref creates its lock file in its
+// directory and renames it into place, and packing rewrites packed-refs,
+// so any ref that moved changes the stamp (session names hold no "/", so
+// those directories are flat). A stamp with a time under two seconds old
+// is not stable: another write in the same clock tick would leave it as
+// it is, as git treats a racily clean index.
+func (s *Store) refsStamp() (string, bool) {
+	var b strings.Builder
+	now, stable := time.Now(), true
+	stat := func(p string) {
+		info, err := os.Stat(p)
+		if err != nil {
+			fmt.Fprintf(&b, "%s -\n", p)
+			return
+		}
+		if now.Sub(info.ModTime()) < 2*time.Second {
+			stable = false
+		}
+		fmt.Fprintf(&b, "%s %d %d\n", p, info.ModTime().UnixNano(), info.Size())
+	}
+	root := s.paths.CommonDir
+	stat(filepath.Join(root, "packed-refs"))
+	stat(filepath.Join(root, filepath.FromSlash(s.prefix)))
+	remotes := filepath.Join(root, "refs", "remotes")
+	stat(remotes)
+	entries, _ := os.ReadDir(remotes)
+	for _, e := range entries {
+		if e.IsDir() {
+			stat(filepath.Join(remotes, e.Name()))
+			stat(filepath.Join(remotes, e.Name(), "snap"))
+		}
+	}
+	return b.String(), stable
 }
 
 // SessionOfRef names the session a ref from Tips holds, and the remote it

@@ -3,9 +3,12 @@ package gitstore
 import (
 	"context"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -77,4 +80,49 @@ func TestFileIDs(t *testing.T) {
 	if tree, files, err := s.FileIDs(ctx, empty.ID); err != nil || tree != plumbing.ZeroHash || len(files) != 0 {
 		t.Errorf("a snapshot without files: %s %v %v", tree, files, err)
 	}
+}
+
+// Tips reads no ref while none moved, and sees every move: by a save,
+// by git update-ref, by git pack-refs, by a deletion. The directories'
+// times are set an hour back first, so that the cache is used at all.
+func TestTipsSeesEveryMove(t *testing.T) {
+	ctx := context.Background()
+	dir, s := newRepo(t)
+	first, err := s.Save(ctx, conversation(1), SaveOptions{Session: "a"})
+	must(t, err)
+	age := func() {
+		old := time.Now().Add(-time.Hour)
+		for _, p := range []string{".git/refs/snap", ".git/packed-refs", ".git/refs/remotes"} {
+			_ = os.Chtimes(filepath.Join(dir, p), old, old)
+		}
+	}
+	check := func(step string) {
+		t.Helper()
+		age()
+		for range 2 { // the first call fills the cache, the second uses it
+			tips, err := s.Tips(ctx)
+			must(t, err)
+			want := map[string]plumbing.Hash{}
+			out := git(t, dir, "for-each-ref", "--format=%(refname) %(objectname)", "refs/snap/")
+			for _, l := range strings.Split(out, "\n") {
+				if ref, h, ok := strings.Cut(l, " "); ok {
+					want[ref] = plumbing.NewHash(h)
+				}
+			}
+			if !maps.Equal(tips, want) {
+				t.Errorf("%s: Tips %v, want %v", step, tips, want)
+			}
+		}
+	}
+	check("after a save")
+	second, err := s.Save(ctx, conversation(2), SaveOptions{Session: "a"})
+	must(t, err)
+	check("after another save")
+	git(t, dir, "update-ref", "refs/snap/a", first.ID.String())
+	check("after git update-ref")
+	git(t, dir, "update-ref", "refs/snap/b", second.ID.String())
+	git(t, dir, "pack-refs", "--all")
+	check("after git pack-refs")
+	git(t, dir, "update-ref", "-d", "refs/snap/b")
+	check("after a deletion")
 }

@@ -73,6 +73,7 @@ type Store struct {
 	st     *objectReader
 	refs   *refs.Store
 	prefix string
+	tips   tipsCache // what Tips read last
 	opts   Options
 	reader layout.Reader
 	// killAt, in tests, ends a prune at a named step as if the process

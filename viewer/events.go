@@ -15,8 +15,8 @@ import (
 
 // events streams server-sent events: one "refs" event, listing the
 // sessions whose ref moved, appeared or went, each time that happens.
-// The refs are looked at every Options.Poll; reading them is a directory
-// walk and packed-refs, no object.
+// The refs are looked at every Options.Poll (less often when that takes
+// long); reading them is a few stats while no ref moved, and no object.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	flusher, ok := w.(http.Flusher)
 	if !ok {
@@ -33,15 +33,18 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 	fmt.Fprint(w, "retry: 2000\n\n")
 	flusher.Flush()
-	tick := time.NewTicker(s.opts.Poll)
-	defer tick.Stop()
+	wait := s.opts.Poll
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick.C:
+		case <-time.After(wait):
 		}
+		start := time.Now()
 		now, err := s.tips(r)
+		// Listing thousands of loose refs takes a while, under the
+		// store's lock: look less often then, so that pages still get it.
+		wait = max(s.opts.Poll, 4*time.Since(start))
 		if err != nil {
 			return
 		}
