@@ -108,7 +108,7 @@ func turnTitle(t *Turn) string {
 	switch {
 	case t.N == 0:
 		title = "Before the first prompt"
-	case t.Prompt == "":
+	case t.Continued:
 		title += " (continued)"
 	}
 	if at, err := time.Parse(time.RFC3339Nano, t.Time); err == nil {

@@ -48,7 +48,9 @@ type Turn struct {
 	ID     string // stable element id: "turn-N"
 	Time   string // of the prompt, as recorded
 	Prompt string
-	Items  []Item
+	// Continued is a turn a range starts inside: its prompt is before it.
+	Continued bool
+	Items     []Item
 	// Files are the captured files that changed between the snapshots
 	// around the turn (see Load).
 	Files []snapshot.FileChange

@@ -23,8 +23,10 @@ type builder struct {
 	marks map[int][]string
 	calls map[string]*ToolCall // by call id, to attach results
 	turn  Turn
-	n     int   // prompts so far
-	ends  []int // per turn in out.Turns: the index after its last record
+	n     int // prompts so far
+	// prompted says a prompt began the current turn.
+	prompted bool
+	ends     []int // per turn in out.Turns: the index after its last record
 }
 
 func newBuilder(out *Session, source string, msgs []any, start int, marks map[int][]string) *builder {
@@ -40,7 +42,7 @@ func (b *builder) build() {
 			b.n++
 		}
 	}
-	b.turn = Turn{N: b.n, ID: fmt.Sprintf("turn-%d", b.n)}
+	b.turn = Turn{N: b.n, ID: fmt.Sprintf("turn-%d", b.n), Continued: b.n > 0}
 	models := map[string]bool{}
 	for i := b.start; i < len(b.msgs); i++ {
 		b.mark(i)
@@ -67,10 +69,11 @@ func (b *builder) mark(i int) {
 
 func (b *builder) add(it Item) { b.turn.Items = append(b.turn.Items, it) }
 
-// close ends the current turn before record i; a turn 0 with nothing in
-// it is left out.
+// close ends the current turn before record i. A turn no prompt began
+// (turn 0, or the turn a range starts inside) is left out when nothing
+// happened in it.
 func (b *builder) close(i int) {
-	if b.turn.N == 0 && len(b.turn.Items) == 0 && b.turn.Prompt == "" {
+	if !b.prompted && len(b.turn.Items) == 0 {
 		return
 	}
 	b.out.Turns = append(b.out.Turns, b.turn)
@@ -83,6 +86,7 @@ func (b *builder) message(i int, raw any, m snapshot.Message) {
 		b.close(i)
 		b.n++
 		b.turn = Turn{N: b.n, ID: fmt.Sprintf("turn-%d", b.n), Time: m.Time, Prompt: firstText(m)}
+		b.prompted = true
 	case b.isCompaction(raw):
 		b.add(Item{Kind: KindCompaction, ID: fmt.Sprintf("msg-%d", i), Index: i, Role: m.Role, Time: m.Time, Text: firstText(m)})
 	case m.Role == "assistant" || m.Role == "model":
