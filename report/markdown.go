@@ -166,8 +166,8 @@ func mdInline(s string) string {
 
 var (
 	fenceOpen  = regexp.MustCompile("^ {0,3}(`{3,}|~{3,})")
-	atxHeading = regexp.MustCompile(`^( {0,3})(#{1,6})([ \t]|$)`)
-	setextLine = regexp.MustCompile(`^ {0,3}(=+|-+)[ \t]*$`)
+	atxHeading = regexp.MustCompile(`^((?:[ \t]*>[ \t]?)*[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?)(#{1,6})([ \t]|$)`)
+	setextLine = regexp.MustCompile(`^((?:[ \t]*>[ \t]?)*) {0,3}(?:=+|-+)[ \t]*$`)
 )
 
 // mdText keeps a transcript's Markdown readable as Markdown, and unable
@@ -195,19 +195,25 @@ func mdText(s string) string {
 			prevText = false
 			continue
 		}
-		if prevText && setextLine.MatchString(line) {
-			out = append(out, "")
+		if u := setextLine.FindStringSubmatch(line); u != nil && prevText {
+			out = append(out, strings.TrimSpace(u[1])) // a break in the paragraph (or quote) above
 		}
-		if h := atxHeading.FindStringSubmatch(line); h != nil {
+		if h := atxHeading.FindStringSubmatch(line); h != nil && !indentedCode(h[1]) {
 			line = h[1] + strings.Repeat("#", min(6, len(h[2])+3)) + line[len(h[1])+len(h[2]):]
 		}
 		out = append(out, escapeOutsideCode(line))
-		prevText = strings.TrimSpace(line) != ""
+		prevText = strings.Trim(line, " \t>") != ""
 	}
 	if fence != "" {
 		out = append(out, fence)
 	}
 	return strings.Join(out, "\n")
+}
+
+// indentedCode reports whether a heading's prefix is four columns of
+// white space and nothing else: code, where "#" is a comment.
+func indentedCode(prefix string) bool {
+	return strings.TrimLeft(prefix, " \t") == "" && len(strings.ReplaceAll(prefix, "\t", "    ")) >= 4
 }
 
 // escapeOutsideCode writes "<" as "&lt;" except inside code spans, where
