@@ -3,11 +3,9 @@ package report
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -96,33 +94,4 @@ func readReference(t *testing.T, agentName string, files []string) reference {
 		}
 	}
 	return ref
-}
-
-// TestMarkdownOfRealSessions exports every real session and checks it
-// against the raw file: a tool-call block per tool call, a turn per prompt.
-func TestMarkdownOfRealSessions(t *testing.T) {
-	for _, rs := range realSessions {
-		t.Run(filepath.Base(rs.file), func(t *testing.T) {
-			ref := readReference(t, rs.agent, append([]string{rs.file}, rs.also...))
-			s := newStore(t)
-			importSession(t, s, rs.agent, rs.file, "s")
-			sess, err := Load(context.Background(), s, "s", Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var buf bytes.Buffer
-			if err := WriteMarkdown(&buf, sess); err != nil {
-				t.Fatal(err)
-			}
-			md := buf.String()
-			if got := strings.Count(md, "\n<details class=\"tool-call"); got != ref.toolCalls {
-				t.Errorf("%d tool-call blocks, the file has %d tool calls", got, ref.toolCalls)
-			}
-			for i := range ref.prompts {
-				if !strings.Contains(md, "\n## Turn "+strconv.Itoa(i+1)+" ") && !strings.Contains(md, "\n## Turn "+strconv.Itoa(i+1)+"\n") {
-					t.Errorf("no heading for turn %d", i+1)
-				}
-			}
-		})
-	}
 }
