@@ -62,7 +62,10 @@ func Load(ctx context.Context, s *gitstore.Store, rev string, o Options) (*Sessi
 		if err != nil {
 			return nil, err
 		}
-		if fentry.Header.Session == h.Session && fentry.Header.Seq > h.Seq {
+		if fentry.Header.Session != h.Session {
+			return nil, &RangeError{fmt.Sprintf("range %s..%s: the ends are in two sessions (%s and %s); a range is part of one session", o.From, rev, fentry.Header.Session, h.Session)}
+		}
+		if fentry.Header.Seq > h.Seq {
 			return nil, &RangeError{fmt.Sprintf("range %s..%s: %s is newer than %s (#%d after #%d); write the older snapshot first", o.From, rev, o.From, rev, fentry.Header.Seq, h.Seq)}
 		}
 		out.From, out.FromSeq = from.String(), fentry.Header.Seq
@@ -82,7 +85,7 @@ func Load(ctx context.Context, s *gitstore.Store, rev string, o Options) (*Sessi
 	b := newBuilder(out, h.Source, msgs, start, marks)
 	b.build()
 	if !o.NoFiles {
-		if err := turnFiles(ctx, s, out, b.ends, snaps, from, start); err != nil {
+		if err := turnFiles(ctx, s, out, b.spans, snaps, from); err != nil {
 			return nil, err
 		}
 	}

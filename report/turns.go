@@ -26,7 +26,8 @@ type builder struct {
 	n     int // prompts so far
 	// prompted says a prompt began the current turn.
 	prompted bool
-	ends     []int // per turn in out.Turns: the index after its last record
+	spans    [][2]int // per turn in out.Turns: the index of its first record and the one after its last
+	first    int      // the index of the current turn's first record
 }
 
 func newBuilder(out *Session, source string, msgs []any, start int, marks map[int][]string) *builder {
@@ -43,6 +44,7 @@ func (b *builder) build() {
 		}
 	}
 	b.turn = Turn{N: b.n, ID: fmt.Sprintf("turn-%d", b.n), Continued: b.n > 0}
+	b.first = b.start
 	models := map[string]bool{}
 	for i := b.start; i < len(b.msgs); i++ {
 		b.mark(i)
@@ -77,7 +79,7 @@ func (b *builder) close(i int) {
 		return
 	}
 	b.out.Turns = append(b.out.Turns, b.turn)
-	b.ends = append(b.ends, i)
+	b.spans = append(b.spans, [2]int{b.first, i})
 }
 
 func (b *builder) message(i int, raw any, m snapshot.Message) {
@@ -86,7 +88,7 @@ func (b *builder) message(i int, raw any, m snapshot.Message) {
 		b.close(i)
 		b.n++
 		b.turn = Turn{N: b.n, ID: fmt.Sprintf("turn-%d", b.n), Time: m.Time, Prompt: firstText(m)}
-		b.prompted = true
+		b.prompted, b.first = true, i
 	case b.isCompaction(raw):
 		b.add(Item{Kind: KindCompaction, ID: fmt.Sprintf("msg-%d", i), Index: i, Role: m.Role, Time: m.Time, Text: firstText(m)})
 	case m.Role == "assistant" || m.Role == "model":
@@ -209,40 +211,53 @@ func inputText(v any) string {
 	return strings.TrimSuffix(string(out), "\n")
 }
 
-// turnFiles puts on each turn the files that changed between the
-// snapshot before it and the first snapshot that holds all its records.
-// Where one snapshot holds several turns, the changes show on the first.
-func turnFiles(ctx context.Context, s *gitstore.Store, out *Session, ends []int, snaps []gitstore.Entry, from plumbing.Hash, start int) error {
+// turnFiles puts on each turn the files that changed between the last
+// snapshot that holds no more than its prompt and the first that holds
+// all its records: what the user changed between turns is left out where
+// the hook recorded a snapshot at the prompt. Where one snapshot holds
+// several turns, the changes show on the first.
+func turnFiles(ctx context.Context, s *gitstore.Store, out *Session, spans [][2]int, snaps []gitstore.Entry, from plumbing.Hash) error {
 	if len(snaps) == 0 {
 		return nil
 	}
-	prev := from
-	if prev.IsZero() {
+	var done gitstore.Entry // the end of the last diff shown
+	for k := range out.Turns {
+		base, cur := from, snaps[len(snaps)-1]
 		for _, e := range snaps {
-			if e.Header.Messages <= start {
-				prev = e.ID
+			if e.Header.Messages <= spans[k][0]+1 {
+				base = e.ID
 			}
 		}
-	}
-	for k := range out.Turns {
-		cur := snaps[len(snaps)-1].ID
 		for _, e := range snaps {
-			if e.Header.Messages >= ends[k] {
-				cur = e.ID
+			if e.Header.Messages >= spans[k][1] {
+				cur = e
 				break
 			}
 		}
-		if cur == prev {
+		if !done.ID.IsZero() && cur.Header.Seq <= done.Header.Seq || cur.ID == base || cur.Header.Messages <= spans[k][0] {
 			continue
 		}
-		changes, err := fileChanges(ctx, s, prev, cur)
+		if !done.ID.IsZero() && (base.IsZero() || seqOf(snaps, base) < done.Header.Seq) {
+			base = done.ID // what the turn before showed is not shown again
+		}
+		changes, err := fileChanges(ctx, s, base, cur.ID)
 		if err != nil {
 			return err
 		}
-		out.Turns[k].Files = changes
-		prev = cur
+		out.Turns[k].Files, done = changes, cur
 	}
 	return nil
+}
+
+// seqOf is the place of snapshot id among snaps, 0 when it is not there
+// (the range's start).
+func seqOf(snaps []gitstore.Entry, id plumbing.Hash) int {
+	for _, e := range snaps {
+		if e.ID == id {
+			return e.Header.Seq
+		}
+	}
+	return 0
 }
 
 // fileChanges diffs the captured files of two snapshots; a zero a is
