@@ -186,3 +186,32 @@ func TestCheckRefPrefix(t *testing.T) {
 		}
 	}
 }
+
+// A bundle whose snapshot holds an object over the reader's limit is
+// refused whole: importing it would make a session no command can read.
+func TestBundleWithAnOversizedObjectIsRefused(t *testing.T) {
+	ctx := context.Background()
+	src, a := newRepo(t)
+	big := strings.Repeat("x", 8<<10)
+	if _, err := a.Save(ctx, mustParse(t, `{"messages":[{"id":"a","content":"`+big+`"}]}`), SaveOptions{Session: "big"}); err != nil {
+		t.Fatal(err)
+	}
+	tip := git(t, src, "rev-parse", "refs/snap/big")
+	b := bundle(tip+" refs/snap/big\n", packOf(t, src, nil, "refs/snap/big"))
+
+	dir, _, before := victim(t)
+	s, err := Open(ctx, dir, Options{MaxObjectBytes: 4 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, err = s.ImportBundle(ctx, bytes.NewReader(b))
+	var tooLarge *ObjectTooLargeError
+	var u interface{ UserError() }
+	if !errors.As(err, &u) || !strings.Contains(err.Error(), "more than the 4096 read at most") {
+		t.Fatalf("import: err = %v (too large: %v), want a user error naming the limit", err, errors.As(err, &tooLarge))
+	}
+	if after := git(t, dir, "for-each-ref"); after != before {
+		t.Errorf("refs moved:\nbefore\n%s\nafter\n%s", before, after)
+	}
+}

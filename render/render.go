@@ -130,9 +130,23 @@ func Shorten(s string, n int) string {
 // lines, file-history notes, lifecycle events) are counted instead.
 var conversational = map[string]bool{"user": true, "assistant": true, "system": true, "tool": true, "developer": true, "model": true, "human": true, "": true}
 
+// ConversationOptions choose how much of a conversation is shown.
+type ConversationOptions struct {
+	Full  bool // nothing shortened: text, thinking, tool inputs and results whole
+	Tools bool // tool inputs and results whole
+	// Width wraps text at this many columns, Markdown-aware (see
+	// WrapMarkdown); 0 keeps lines as they are.
+	Width int
+}
+
 // Conversation renders messages for a person: role, text, tool
 // calls and results, long parts shortened.
 func Conversation(w io.Writer, p Palette, msgs []any) {
+	ConversationWith(w, p, msgs, ConversationOptions{})
+}
+
+// ConversationWith renders messages for a person as o says.
+func ConversationWith(w io.Writer, p Palette, msgs []any, o ConversationOptions) {
 	other := map[string]int{}
 	for i, raw := range msgs {
 		m := agent.ViewMessage(raw)
@@ -147,10 +161,10 @@ func Conversation(w io.Writer, p Palette, msgs []any) {
 		fmt.Fprintf(w, "%s %s\n", p.Bold(fmt.Sprintf("[%d] %s", i, role)), p.Dim(m.Time))
 		if len(m.Parts) == 0 {
 			b, _ := snapshot.Marshal(raw)
-			fmt.Fprintf(w, "    %s\n", p.Dim(Shorten(string(b), 160)))
+			fmt.Fprintf(w, "    %s\n", p.Dim(o.shorten(string(b), 160)))
 		}
 		for _, part := range m.Parts {
-			writePart(w, p, part)
+			o.writePart(w, p, part)
 		}
 	}
 	if len(other) > 0 {
@@ -164,18 +178,37 @@ func Conversation(w io.Writer, p Palette, msgs []any) {
 	}
 }
 
-func writePart(w io.Writer, p Palette, part snapshot.Part) {
+func (o ConversationOptions) shorten(s string, n int) string {
+	if o.Full {
+		return s
+	}
+	return Shorten(s, n)
+}
+
+func (o ConversationOptions) writePart(w io.Writer, p Palette, part snapshot.Part) {
 	switch part.Kind {
 	case snapshot.PartText:
 		if strings.TrimSpace(part.Text) == "" {
 			return
 		}
-		for _, line := range strings.Split(strings.TrimSpace(shortenLines(part.Text, 12)), "\n") {
-			fmt.Fprintf(w, "    %s\n", line)
+		text := strings.TrimSpace(part.Text)
+		if !o.Full {
+			text = shortenLines(text, 12)
 		}
+		writeIndented(w, "    ", WrapMarkdown(text, o.Width-4))
 	case snapshot.PartThinking:
+		if o.Full {
+			writeIndented(w, "    ", p.Dim("(thinking) ")+WrapMarkdown(strings.TrimSpace(part.Text), o.Width-4))
+			return
+		}
 		fmt.Fprintf(w, "    %s\n", p.Dim("(thinking) "+Shorten(part.Text, 120)))
 	case snapshot.PartToolCall:
+		if o.Full || o.Tools {
+			in, _ := snapshot.MarshalIndent(part.Input)
+			fmt.Fprintf(w, "    %s\n", p.Cyan("→ "+part.Tool))
+			writeIndented(w, "      ", strings.TrimRight(string(in), "\n"))
+			return
+		}
 		in, _ := snapshot.Marshal(part.Input)
 		fmt.Fprintf(w, "    %s %s\n", p.Cyan("→ "+part.Tool), Shorten(string(in), 160))
 	case snapshot.PartToolResult:
@@ -183,9 +216,21 @@ func writePart(w io.Writer, p Palette, part snapshot.Part) {
 		if part.IsError {
 			status = p.Red("← failed")
 		}
+		if o.Full || o.Tools {
+			fmt.Fprintf(w, "    %s\n", status)
+			writeIndented(w, "      ", strings.TrimRight(part.Text, "\n"))
+			return
+		}
 		fmt.Fprintf(w, "    %s %s\n", status, Shorten(part.Text, 160))
 	default:
 		fmt.Fprintf(w, "    %s\n", p.Dim("("+part.Text+")"))
+	}
+}
+
+// writeIndented writes each line of s after indent.
+func writeIndented(w io.Writer, indent, s string) {
+	for _, line := range strings.Split(s, "\n") {
+		fmt.Fprintf(w, "%s%s\n", indent, line)
 	}
 }
 

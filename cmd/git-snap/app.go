@@ -27,6 +27,7 @@ type env struct {
 	stdout, stderr io.Writer
 	dir            string // working directory
 	terminal       bool   // stdout is a terminal
+	width          int    // the terminal's columns, 0 when not a terminal
 	getenv         func(string) string
 	notFound       string // an unknown command name, for the error
 }
@@ -188,6 +189,7 @@ type deps struct {
 	errOut   io.Writer
 	progress io.Writer // errOut when stdout is a terminal, else nil
 	color    render.Palette
+	width    int    // the terminal's columns to wrap text at, 0: no wrapping
 	session  string // the default session: $GIT_SNAP_SESSION, else the config's
 	dir      string // the process's directory, where relative FILE arguments are
 	workDir  string // the directory -C names, where a work tree is looked for
@@ -286,7 +288,7 @@ func (e *env) open(c *cli.Context, sh shape) (*deps, error) {
 // newDeps gives a command s and cfg with what the process gives.
 func (e *env) newDeps(c *cli.Context, s *gitstore.Store, cfg config.Config) *deps {
 	d := &deps{
-		store: s, cfg: cfg, in: e.stdin, out: e.stdout, errOut: e.stderr, color: render.Palette{On: e.color(c)},
+		store: s, cfg: cfg, in: e.stdin, out: e.stdout, errOut: e.stderr, color: render.Palette{On: e.color(c)}, width: e.width,
 		session: e.defaultSession(cfg), dir: e.dir, workDir: e.workDir(c), gitEnv: e.gitEnv(),
 		agentEnv: e.agentEnv(), now: e.now, dirGiven: c.String("C") != "" || e.storeFlag(c) != "",
 	}
@@ -406,6 +408,9 @@ func (d *deps) writeOutput(path string, data []byte) error {
 		return err
 	}
 	path = d.abs(path)
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)

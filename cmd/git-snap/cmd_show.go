@@ -19,6 +19,9 @@ type showOptions struct {
 	Session string
 	JSON    bool
 	YAML    bool
+	Full    bool // nothing shortened
+	Tools   bool // tool inputs and results whole
+	Width   int  // wrap text at this many columns; -1: the terminal's width
 }
 
 func cmdShow(e *env) *cli.Command {
@@ -27,16 +30,23 @@ func cmdShow(e *env) *cli.Command {
 		Usage:     "show a snapshot: header, stats and the conversation",
 		ArgsUsage: "REV",
 		Description: `Shows a snapshot's header and statistics, then its conversation for a person:
-roles, text, tool calls and results (shortened). --json and --yaml give everything:
+roles, text, tool calls and results (shortened). --full shows everything whole,
+--tools the tool calls' inputs and results whole. On a terminal, text is wrapped at its
+width as Markdown is (code, tables and headings kept, list items and quotes indented);
+--width N sets the columns, 0 turns wrapping off. --json and --yaml give everything:
 header, stats and the whole document.
 
 Examples:
    git snap show fix-login
    git snap show fix-login~2 --json | jq .stats
-   git snap show snap/fix-login/green --yaml`,
+   git snap show snap/fix-login/green --yaml
+   git snap show fix-login --tools`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "header, stats and document as JSON"},
 			&cli.BoolFlag{Name: "yaml", Usage: "header, stats and document as YAML"},
+			&cli.BoolFlag{Name: "full", Usage: "shorten nothing: text, thinking, tool inputs and results whole"},
+			&cli.BoolFlag{Name: "tools", Usage: "tool inputs and results whole"},
+			&cli.IntFlag{Name: "width", Value: -1, Usage: "wrap text at `N` columns (default: the terminal's width; 0: no wrapping)"},
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "show this session's newest snapshot when no REV is given"},
 		},
 		Action: action(e, shape{max: 1, pager: true}, parseShow, runShow),
@@ -44,7 +54,11 @@ Examples:
 }
 
 func parseShow(c *cli.Context) (showOptions, error) {
-	o := showOptions{Rev: c.Args().First(), Session: c.String("session"), JSON: c.Bool("json"), YAML: c.Bool("yaml")}
+	o := showOptions{Rev: c.Args().First(), Session: c.String("session"), JSON: c.Bool("json"), YAML: c.Bool("yaml"),
+		Full: c.Bool("full"), Tools: c.Bool("tools"), Width: c.Int("width")}
+	if o.Width < -1 {
+		return o, usagef("--width %d: give a number of columns, or 0 for no wrapping", o.Width)
+	}
 	if o.JSON && o.YAML {
 		return o, usagef("choose one of --json and --yaml")
 	}
@@ -98,7 +112,11 @@ func runShow(ctx context.Context, d *deps, o showOptions) error {
 	render.Stats(w, st)
 	if msgs, ok := doc[snapshot.MemberMessages].([]any); ok && len(msgs) > 0 {
 		fmt.Fprintln(w)
-		render.Conversation(w, p, msgs)
+		width := o.Width
+		if width < 0 {
+			width = d.width
+		}
+		render.ConversationWith(w, p, msgs, render.ConversationOptions{Full: o.Full, Tools: o.Tools, Width: width})
 	}
 	if files, ok := doc[snapshot.MemberFiles].(map[string]any); ok && len(files) > 0 {
 		fmt.Fprintln(w, p.Bold("\nfiles"))

@@ -38,6 +38,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, dir: dir, getenv: os.Getenv}
 	if f, ok := stdout.(*os.File); ok {
 		e.terminal = term.IsTerminal(int(f.Fd()))
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && e.terminal {
+			e.width = cols
+		}
 	}
 	return e.run(ctx, args)
 }

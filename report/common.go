@@ -1,0 +1,199 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// headerRows are the header's lines, name and value, the same in
+// Markdown and HTML.
+func headerRows(s *Session) [][2]string {
+	n := s.Numbers
+	snap := fmt.Sprintf("%s (#%d)", short(s.Snapshot), s.Seq)
+	if s.From != "" {
+		snap = fmt.Sprintf("%s (#%d) .. %s (#%d): only what happened after the first", short(s.From), s.FromSeq, short(s.Snapshot), s.Seq)
+	}
+	rows := [][2]string{{"agent", or(s.Agent, "unknown")}, {"model", or(strings.Join(s.Models, ", "), "not recorded")}, {"snapshot", snap}}
+	if s.Code != "" {
+		code := s.Code
+		if s.Dirty {
+			code += " (with changes not committed)"
+		}
+		rows = append(rows, [2]string{"code commit", code})
+	}
+	rows = append(rows, [2]string{"first", timeText(s.First)}, [2]string{"last", timeText(s.Last)})
+	if !s.First.IsZero() {
+		rows = append(rows, [2]string{"duration", s.Last.Sub(s.First).Round(time.Second).String()})
+	}
+	calls := fmt.Sprintf("%d", n.ToolCalls)
+	if n.ToolFailures > 0 {
+		calls += fmt.Sprintf(" (%d failed)", n.ToolFailures)
+	}
+	est := ""
+	if n.Estimated {
+		est = " (some estimated from text length)"
+	}
+	return append(rows,
+		[2]string{"turns", fmt.Sprint(n.Turns)},
+		[2]string{"tool calls", calls},
+		[2]string{"model calls", fmt.Sprint(n.ModelCalls)},
+		[2]string{"tokens", fmt.Sprintf("input %s · cache read %s · cache write %s · output %s%s",
+			thousands(n.InputTokens), thousands(n.CacheReadTokens), thousands(n.CacheWriteTokens), thousands(n.OutputTokens), est)},
+		[2]string{"cost", costText(s)},
+	)
+}
+
+// costText says the cost is an estimate, and names the models it could
+// not price rather than guess at them.
+func costText(s *Session) string {
+	c := s.Numbers.Cost
+	if c == nil {
+		return "not estimated"
+	}
+	var unknown []string
+	for _, m := range c.Unknown {
+		unknown = append(unknown, or(m, "calls naming no model"))
+	}
+	if len(unknown) > 0 && c.USD == 0 {
+		return fmt.Sprintf("unknown: no price for %s", strings.Join(unknown, ", "))
+	}
+	text := fmt.Sprintf("≈ $%.2f, an estimate at the list prices of %s, not a bill", c.USD, c.PricesDate)
+	if len(unknown) > 0 {
+		text += fmt.Sprintf("; no price for %s, whose tokens are not included", strings.Join(unknown, ", "))
+	}
+	return text
+}
+
+func timeText(t time.Time) string {
+	if t.IsZero() {
+		return "not recorded"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05 UTC")
+}
+
+func short(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
+func or(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
+}
+
+// thousands writes n with commas: token counts run to millions.
+func thousands(n int64) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+func turnTitle(t *Turn) string {
+	title := fmt.Sprintf("Turn %d", t.N)
+	switch {
+	case t.N == 0:
+		title = "Before the first prompt"
+	case t.Continued:
+		title += " (continued)"
+	}
+	if at, err := time.Parse(time.RFC3339Nano, t.Time); err == nil {
+		title += " · " + at.UTC().Format("2006-01-02 15:04:05")
+	}
+	return title
+}
+
+func toolClass(it *Item) string {
+	class := "tool-call"
+	if it.Kind == KindResult {
+		class = "tool-result"
+	}
+	switch {
+	case it.Tool.Failed:
+		class += " failed"
+	case !it.Tool.HasResult:
+		class += " no-result"
+	}
+	return class
+}
+
+func toolSummary(it *Item) string {
+	c := it.Tool
+	if it.Kind == KindResult {
+		return "result of a call before this range" + map[bool]string{true: " · failed"}[c.Failed]
+	}
+	s := or(c.Name, "tool")
+	if c.Summary != "" {
+		s += ": " + c.Summary
+	}
+	s = oneLine(s, 120)
+	if c.Failed {
+		s += " · failed"
+	}
+	return s
+}
+
+func fileSummary(f snapshot.FileChange) string {
+	s := f.Op + " " + f.Path
+	if f.Binary {
+		return s + " (binary)"
+	}
+	return s + fmt.Sprintf(" (+%d −%d)", f.Added, f.Removed)
+}
+
+// oneLine folds s onto one line of at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
+
+// summaryKeys are the members of a tool's input that say best what it
+// does, whatever the agent: a command, a path, a pattern, a query.
+var summaryKeys = []string{"command", "cmd", "file_path", "notebook_path", "path", "pattern", "url", "query", "description", "prompt"}
+
+// inputSummary is one line of a tool call's input.
+func inputSummary(v any) string {
+	if s, ok := v.(string); ok {
+		parsed, err := snapshot.Parse([]byte(s), snapshot.Limits{})
+		if err != nil {
+			return oneLine(s, 100)
+		}
+		v = parsed
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return ""
+	}
+	for _, k := range summaryKeys {
+		switch x := obj[k].(type) {
+		case string:
+			return oneLine(x, 100)
+		case []any:
+			var parts []string
+			for _, e := range x {
+				if s, ok := e.(string); ok {
+					parts = append(parts, s)
+				}
+			}
+			return oneLine(strings.Join(parts, " "), 100)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,79 @@
+package report
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// newStore makes an empty bare store in a temporary directory.
+func newStore(t testing.TB) *gitstore.Store {
+	t.Helper()
+	paths, err := gitstore.InitBare(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := gitstore.OpenPaths(context.Background(), paths, gitstore.Options{View: agent.ViewMessage})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// importSession imports a real transcript from testdata as session name.
+func importSession(t testing.TB, s *gitstore.Store, agentName, file, name string) gitstore.Entry {
+	t.Helper()
+	a, err := agent.Lookup(agentName, agent.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _, err := agent.Ingest{Store: s, Adapter: a}.Import(context.Background(), name, filepath.Join("..", "testdata", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// saveDoc saves a JSON document as the next snapshot of session.
+func saveDoc(t testing.TB, s *gitstore.Store, session, js string) gitstore.Entry {
+	t.Helper()
+	v, err := snapshot.Parse([]byte(js), snapshot.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := s.Save(context.Background(), v.(map[string]any), gitstore.SaveOptions{Session: session})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// load reads rev of s as a Session.
+func loadSession(t testing.TB, s *gitstore.Store, rev string, o Options) *Session {
+	t.Helper()
+	sess, err := Load(context.Background(), s, rev, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sess
+}
+
+// hostile is a transcript written to break out of the document around
+// it: markup, scripts, event handlers, javascript: links, fences left
+// open, headings, a huge line.
+var hostile = `{"messages": [
+  {"role": "user", "content": "<script>window.pwned = 1</script>\n# not a heading of the document\n` + "```" + `\nan open fence"},
+  {"role": "assistant", "model": "<b>m</b>", "content": [
+    {"type": "text", "text": "<img src=x onerror=\"window.pwned=2\">\n[click](javascript:window.pwned=3)\n<a href=\"javascript:window.pwned=4\">x</a>\n</details></details>\n<!-- a comment\nSetext\n---\n## Heading\n<iframe srcdoc=\"<script>window.pwned=5</script>\"></iframe>\n<svg onload=\"window.pwned=6\"></svg>\n<style>body{display:none}</style>\n> quoted\n> ---\n` + "````" + `"},
+    {"type": "tool_use", "id": "c1", "name": "Bash\n\n<script>window.pwned=7</script>", "input": {"command": "` + "```" + `\n</details><script>window.pwned=8</script>\n` + "````" + `"}}
+  ]},
+  {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1", "is_error": true, "content": "` + "``" + `\n` + "```" + `\n<script>window.pwned=9</script>\n` + "```````" + `\n` + strings.Repeat("x<", 40000) + `"}]},
+  {"role": "user", "content": "second prompt <img src=x onerror=window.pwned=10>"},
+  {"role": "assistant", "content": [{"type": "text", "text": "` + "```" + `html\n<script>window.pwned=11</script>"}]}
+]}`

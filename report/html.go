@@ -1,0 +1,119 @@
+package report
+
+import (
+	"bufio"
+	"html/template"
+	"io"
+)
+
+// HTMLOptions choose what WriteHTML writes.
+type HTMLOptions struct {
+	// Fragment writes only the <article> of the session, for a page that
+	// has its own <html>, <head> and the CSS (the web viewer).
+	Fragment bool
+}
+
+// CSS styles the document WriteHTML writes: a whole page carries it in
+// a <style> element; a page that embeds fragments serves it itself.
+// Classes: article.snap-report; header.session; section.turn (id
+// "turn-N", data-turn N); blockquote.prompt; div.text (the answer);
+// details.thinking, details.context; details.tool-call (id "tool-I-J",
+// data-tool the tool's name) with .failed or .no-result, its
+// section.input and section.result; details.tool-result for a result
+// whose call is before the range; div.checkpoint (id "checkpoint-NAME");
+// div.compaction; section.files with details.file-diff.
+const CSS = `
+.snap-report{font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1f2328;max-width:980px;margin:0 auto;padding:16px}
+.snap-report h1{font-size:1.6em;border-bottom:1px solid #d0d7de;padding-bottom:.3em}
+.snap-report h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #d0d7de;padding-bottom:.2em}
+.snap-report h3{font-size:1em}
+.snap-report table.header{border-collapse:collapse}
+.snap-report table.header th{text-align:left;padding:2px 16px 2px 0;color:#59636e;font-weight:600;vertical-align:top}
+.snap-report table.header td{padding:2px 0;overflow-wrap:anywhere}
+.snap-report pre,.snap-report code{font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+.snap-report pre{background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:8px 12px;white-space:pre-wrap;overflow-wrap:anywhere;max-height:40em;overflow:auto;margin:4px 0}
+.snap-report .text{white-space:pre-wrap;overflow-wrap:anywhere;margin:8px 0}
+.snap-report blockquote.prompt{white-space:pre-wrap;overflow-wrap:anywhere;margin:8px 0;padding:8px 12px;border-left:4px solid #0969da;background:#ddf4ff;border-radius:0 6px 6px 0}
+.snap-report details{border:1px solid #d0d7de;border-radius:6px;margin:6px 0;padding:0 8px}
+.snap-report details>summary{cursor:pointer;padding:4px 0;overflow-wrap:anywhere}
+.snap-report details.tool-call>summary{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px}
+.snap-report details.failed{border-color:#cf222e;background:#ffebe9}
+.snap-report details.thinking,.snap-report details.context{color:#59636e;border-style:dashed}
+.snap-report .label{color:#59636e;font-size:12px;text-transform:uppercase;letter-spacing:.04em;margin:6px 0 0}
+.snap-report .checkpoint{margin:12px 0;padding:4px 8px;border-left:4px solid #1a7f37;background:#dafbe1;font-weight:600}
+.snap-report .compaction{margin:12px 0;color:#59636e;font-style:italic;text-align:center}
+.snap-report .diff .add{color:#1a7f37}
+.snap-report .diff .del{color:#cf222e}
+@media (prefers-color-scheme:dark){
+.snap-report{color:#e6edf3;background:#0d1117}
+.snap-report pre{background:#161b22;border-color:#30363d}
+.snap-report blockquote.prompt{background:#0c2d6b;border-color:#4493f8}
+.snap-report details{border-color:#30363d}
+.snap-report details.failed{background:#3c1618;border-color:#f85149}
+.snap-report .checkpoint{background:#04260f}
+}
+`
+
+var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
+	"headerRows": headerRows, "turnTitle": turnTitle, "toolClass": toolClass, "toolSummary": toolSummary,
+	"fileSummary": fileSummary, "css": func() template.CSS { return template.CSS(CSS) },
+}).Parse(`{{define "page"}}<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<title>Session {{.Name}}</title>
+<style>{{css}}</style>
+</head>
+<body>
+{{template "article" .}}
+</body>
+</html>
+{{end}}
+{{define "article"}}<article class="snap-report">
+<header class="session">
+<h1>Session {{.Name}}</h1>
+<table class="header">
+{{range headerRows .}}<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>
+{{end}}</table>
+</header>
+{{range .Turns}}{{template "turn" .}}{{else}}<p>Nothing happened in this range.</p>{{end}}
+</article>{{end}}
+{{define "turn"}}<section class="turn" id="{{.ID}}" data-turn="{{.N}}">
+<h2>{{turnTitle .}}</h2>
+{{if .Prompt}}<blockquote class="prompt">{{.Prompt}}</blockquote>
+{{end}}{{range .Items}}{{template "item" .}}{{end}}{{if .Files}}<section class="files">
+<h3>Files changed</h3>
+{{range .Files}}<details class="file-diff" open><summary>{{fileSummary .}}</summary>
+{{if .Patch}}<pre class="diff">{{.Patch}}</pre>{{end}}
+</details>
+{{end}}</section>
+{{end}}</section>
+{{end}}
+{{define "item"}}{{if eq .Kind "text"}}<div class="text" id="{{.ID}}">{{.Text}}</div>
+{{else if eq .Kind "thinking"}}<details class="thinking" id="{{.ID}}"><summary>thinking</summary><div class="text">{{.Text}}</div></details>
+{{else if eq .Kind "context"}}<details class="context" id="{{.ID}}"><summary>{{.Role}} text</summary><div class="text">{{.Text}}</div></details>
+{{else if eq .Kind "checkpoint"}}<div class="checkpoint" id="{{.ID}}">⚑ checkpoint {{.Text}}</div>
+{{else if eq .Kind "compaction"}}<div class="compaction" id="{{.ID}}">— the conversation was compacted here —</div>
+{{else if .Tool}}<details class="{{toolClass .}}" id="{{.ID}}" data-tool="{{.Tool.Name}}"><summary>{{toolSummary .}}</summary>
+{{if eq .Kind "tool"}}<section class="input"><p class="label">input</p><pre>{{.Tool.Input}}</pre></section>
+{{end}}<section class="result">{{if .Tool.HasResult}}<p class="label">result{{if .Tool.Failed}} (failed){{end}}</p><pre>{{.Tool.Result}}</pre>{{else}}<p class="label">no result recorded</p>{{end}}</section>
+</details>
+{{end}}{{end}}`))
+
+// WriteHTML writes the session as one HTML page with its CSS inline and
+// no script, no external resource (a Content-Security-Policy forbids
+// both), or with o.Fragment only its <article>. Everything from the
+// transcript is escaped by html/template: it is text, never markup.
+func WriteHTML(w io.Writer, s *Session, o HTMLOptions) error {
+	bw := bufio.NewWriter(w)
+	name := "page"
+	if o.Fragment {
+		name = "article"
+	}
+	if err := pageTemplate.ExecuteTemplate(bw, name, s); err != nil {
+		return err
+	}
+	return bw.Flush()
+}

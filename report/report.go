@@ -1,0 +1,103 @@
+// Package report renders a stored session as a document for a person:
+// CommonMark Markdown to paste into a pull request or an issue, or one
+// self-contained HTML page. Load reads a session (or the part of it
+// between two snapshots) into a Session; WriteMarkdown and WriteHTML
+// render it. The web viewer renders its timeline with the same Session
+// and WriteHTML, so there is one renderer of a session (docs/design.md §1).
+//
+// Everything read from a transcript is untrusted: the Markdown keeps it
+// from opening HTML or headings of its own, the HTML escapes all of it
+// and runs no script.
+package report
+
+import (
+	"time"
+
+	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// Session is a stored session read for a person: its header and its
+// turns, in order.
+type Session struct {
+	Name     string // the session's name
+	Agent    string // what recorded it: claude-code, codex, cli, …
+	Models   []string
+	Snapshot string // id of the snapshot read (the end of the range)
+	Seq      int    // its place in the session
+	From     string // id of the range's start snapshot, "" for the whole session
+	FromSeq  int
+	Code     string // the code commit of the snapshot read, when recorded
+	Dirty    bool   // the work tree had changes not in Code
+	// First and Last are the times of the records in the range, zero when
+	// none has one.
+	First, Last time.Time
+	// Numbers are the range's statistics with a cost estimate.
+	Numbers agent.Numbers
+	Turns   []Turn
+	// Other counts the records that are not conversation (progress lines,
+	// events, file-history notes), by role; they are not shown.
+	Other map[string]int
+}
+
+// Turn is one prompt and everything until the next: the answer, tool
+// calls with their results, checkpoints set, the files it changed.
+// Records before the first prompt make turn 0.
+type Turn struct {
+	N      int    // 1 for the session's first prompt, counted from the session's start
+	ID     string // stable element id: "turn-N"
+	Time   string // of the prompt, as recorded
+	Prompt string
+	// Continued is a turn a range starts inside: its prompt is before it.
+	Continued bool
+	Items     []Item
+	// Files are the captured files that changed between the snapshots
+	// around the turn (see Load).
+	Files []snapshot.FileChange
+}
+
+// Item kinds.
+const (
+	KindText       = "text"       // the model's answer
+	KindThinking   = "thinking"   // the model's reasoning, when recorded
+	KindTool       = "tool"       // a tool call with its result
+	KindContext    = "context"    // other input: system or developer text, injected user text
+	KindResult     = "result"     // a tool result whose call is not in the range
+	KindCompaction = "compaction" // the conversation was summarised here
+	KindCheckpoint = "checkpoint" // a named snapshot was taken here
+)
+
+// Item is one thing in a turn, in the order it happened.
+type Item struct {
+	Kind  string
+	ID    string // stable element id: "msg-I" or, for tools, "tool-I-J"
+	Index int    // the record's index in the session's messages
+	Role  string
+	Time  string
+	Text  string // text, thinking, context, an orphan result; a checkpoint's name
+	Tool  *ToolCall
+}
+
+// ToolCall is a tool the model called and what came back.
+type ToolCall struct {
+	Name      string
+	CallID    string
+	Summary   string // one line of what the call is about: a command, a path, a pattern
+	Input     string // indented JSON, or the text the model gave
+	Result    string
+	HasResult bool
+	Failed    bool
+}
+
+// Options choose what Load reads.
+type Options struct {
+	// From is a revision: only what happened after it is read (the range
+	// From..rev). Empty: the whole session up to rev.
+	From string
+	// Prices add to and override agent.Prices for the cost estimate
+	// (the user's configuration).
+	Prices map[string]agent.Price
+	// NoFiles skips the diffs of captured files, which read the snapshots
+	// at turn boundaries.
+	NoFiles bool
+}
