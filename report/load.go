@@ -51,7 +51,7 @@ func Load(ctx context.Context, s *gitstore.Store, rev string, o Options) (*Sessi
 	msgs, _ := doc[snapshot.MemberMessages].([]any)
 	events, _ := doc[snapshot.MemberEvents].([]any)
 	h := entry.Header
-	out := &Session{Name: h.Session, Agent: h.Source, Snapshot: id.String(), Seq: h.Seq, Code: h.Code, Dirty: h.Dirty, Other: map[string]int{}}
+	out := &Session{Name: h.Session, Agent: h.Source, Snapshot: id.String(), Seq: h.Seq, Code: h.Code, Dirty: h.Dirty, Other: map[string]int{}, Messages: msgs}
 	start, evStart := 0, 0
 	var from plumbing.Hash
 	if o.From != "" {

@@ -11,6 +11,7 @@
 package report
 
 import (
+	"html/template"
 	"time"
 
 	"github.com/git-snap/git-snap/agent"
@@ -38,6 +39,10 @@ type Session struct {
 	// Other counts the records that are not conversation (progress lines,
 	// events, file-history notes), by role; they are not shown.
 	Other map[string]int
+	// Messages are the snapshot's messages as stored, the whole session's
+	// (a range's turns are those past From), for a caller that reads more
+	// of them than a Session keeps: the web viewer's token chart.
+	Messages []any
 }
 
 // Turn is one prompt and everything until the next: the answer, tool
@@ -54,6 +59,8 @@ type Turn struct {
 	// Files are the captured files that changed between the snapshots
 	// around the turn (see Load).
 	Files []snapshot.FileChange
+	// Start and End are the turn's records: Session.Messages[Start:End].
+	Start, End int
 }
 
 // Item kinds.
@@ -76,6 +83,10 @@ type Item struct {
 	Time  string
 	Text  string // text, thinking, context, an orphan result; a checkpoint's name
 	Tool  *ToolCall
+	// HTML, when set on an answer, is shown by WriteHTML instead of Text:
+	// the web viewer renders the model's Markdown into it (safely: no raw
+	// HTML, no script URLs). Load leaves it empty.
+	HTML template.HTML
 }
 
 // ToolCall is a tool the model called and what came back.

@@ -78,6 +78,7 @@ func (b *builder) close(i int) {
 	if !b.prompted && len(b.turn.Items) == 0 {
 		return
 	}
+	b.turn.Start, b.turn.End = b.first, i
 	b.out.Turns = append(b.out.Turns, b.turn)
 	b.spans = append(b.spans, [2]int{b.first, i})
 }

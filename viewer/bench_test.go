@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -78,4 +80,31 @@ func BenchmarkSessionsPage(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkTimeline is the timeline of the longest real session in
+// testdata (1,512 records, 150 tool calls, thinking, a compaction), its
+// objects loose as the hooks write them, then packed by git gc.
+func BenchmarkTimeline(b *testing.B) {
+	f, err := buildFixture()
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, port, _ := strings.Cut(f.addr, ":")
+	page := func(b *testing.B) {
+		for b.Loop() {
+			req := httptest.NewRequest(http.MethodGet, "/session/4d5611e5-241a-462a-8d15-5122611a9569", nil)
+			req.Host = "127.0.0.1:" + port
+			w := httptest.NewRecorder()
+			f.srv.ServeHTTP(w, req)
+			if w.Code != http.StatusOK {
+				b.Fatal(w.Code)
+			}
+		}
+	}
+	b.Run("loose", page)
+	if out, err := exec.Command("git", "-C", f.dir, "gc", "-q").CombinedOutput(); err != nil {
+		b.Fatalf("git gc: %v %s", err, out)
+	}
+	b.Run("packed", page)
 }

@@ -4,8 +4,11 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -187,8 +190,6 @@ func (f *fixture) count(agent string) int {
 	return n
 }
 
-var _ = fmt.Sprint
-
 // A snapshot saved while the sessions page is open shows up on it
 // without a reload by hand: the page follows the refs.
 func TestBrowserLive(t *testing.T) {
@@ -209,4 +210,120 @@ func TestBrowserLive(t *testing.T) {
 	js := `(document.querySelector("#sessions tr[data-session=live] td.title a") || {}).textContent === "LIVE-PROMPT appears by itself"`
 	tb.waitFor(t, js)
 	tb.clean(t)
+}
+
+// claudeTokens is the reference for a Claude Code session's tokens, its
+// subagents' files with it: one model call per API response id, its last
+// usage counting (docs/design.md §8), every kind of token added up.
+func claudeTokens(t *testing.T, paths ...string) int64 {
+	last := map[string]map[string]any{}
+	var records []map[string]any
+	for _, p := range paths {
+		records = append(records, rawRecords(t, p)...)
+	}
+	for _, r := range records {
+		msg, _ := r["message"].(map[string]any)
+		id, _ := msg["id"].(string)
+		if u, ok := msg["usage"].(map[string]any); ok && r["type"] == "assistant" && id != "" {
+			last[id] = u
+		}
+	}
+	var sum int64
+	for _, u := range last {
+		for _, k := range []string{"input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens"} {
+			n, _ := u[k].(float64)
+			sum += int64(n)
+		}
+	}
+	return sum
+}
+
+func TestBrowserTimeline(t *testing.T) {
+	tb := newTab(t)
+	const long = "4d5611e5-241a-462a-8d15-5122611a9569"
+	tb.open(t, "/session/"+long)
+
+	// Tokens per turn add up to the session's, from the raw file.
+	perTurn := eval[[]string](t, tb, `Array.from(document.querySelectorAll("#turns tbody tr td:nth-child(2)")).map(td => td.textContent)`)
+	var sum int64
+	for _, s := range perTurn {
+		n, err := strconv.ParseInt(strings.ReplaceAll(s, ",", ""), 10, 64)
+		if err != nil {
+			t.Fatalf("tokens of a turn: %v", err)
+		}
+		sum += n
+	}
+	files, _ := filepath.Glob("../testdata/claude-code/" + long + "/subagents/*.jsonl")
+	if want := claudeTokens(t, append(files, "../testdata/claude-code/"+long+".jsonl")...); sum != want || want == 0 {
+		t.Errorf("tokens per turn add up to %d, want %d (the transcript's)", sum, want)
+	}
+	// Every turn the rail lists is in the timeline, and the chart is drawn.
+	missing := eval[int](t, tb, `Array.from(document.querySelectorAll("#turns a")).filter(a => !document.querySelector(a.getAttribute("href"))).length`)
+	points := eval[int](t, tb, `document.querySelector("#chart polyline.context").getAttribute("points").split(" ").length`)
+	if missing != 0 || points < 2 {
+		t.Errorf("%d turns of the rail not in the timeline; %d points in the chart", missing, points)
+	}
+
+	// A tool call opens to show its input and result.
+	tb.do(t, chromedp.Click(`#timeline details.tool-call > summary`))
+	open := eval[bool](t, tb, `(() => { const d = document.querySelector("#timeline details.tool-call"); return d.open && d.querySelector("section.input pre").offsetParent !== null })()`)
+	if !open {
+		t.Errorf("a tool call did not open on a click")
+	}
+	tb.shoot(t, "timeline")
+
+	// The rail: without tool calls, none is shown and prompts still are.
+	visible := `(sel) => Array.from(document.querySelectorAll("#timeline " + sel)).filter(e => e.offsetParent !== null).length`
+	count := func(sel string) int { return eval[int](t, tb, "("+visible+")("+fmt.Sprintf("%q", sel)+")") }
+	tools, prompts := count("details.tool-call"), count("blockquote.prompt")
+	tb.do(t, chromedp.Click(`#rail input[data-kind=tool]`))
+	if n := count("details.tool-call"); n != 0 || tools == 0 {
+		t.Errorf("tool calls unticked: %d of %d shown", n, tools)
+	}
+	if n := count("blockquote.prompt"); n != prompts || n == 0 {
+		t.Errorf("tool calls unticked: %d prompts shown, want %d", n, prompts)
+	}
+	tb.do(t, chromedp.Click(`#rail input[data-kind=tool]`), chromedp.Click(`#only-failed`))
+	failed, shown := count("details.tool-call.failed"), count("details, blockquote.prompt, div.text, div.markdown")
+	if failed == 0 || shown != failed {
+		t.Errorf("failures only: %d elements shown, %d of them failed tool calls", shown, failed)
+	}
+	tb.do(t, chromedp.Click(`#only-failed`))
+
+	// Keys: j to the next turn, / to the search box.
+	tb.do(t, chromedp.KeyEvent("j"), chromedp.KeyEvent("j"))
+	if cur := eval[string](t, tb, `(document.querySelector("#timeline .current") || {}).id || ""`); !strings.HasPrefix(cur, "turn-") {
+		t.Errorf("after j j the current element is %q, want a turn", cur)
+	}
+	tb.do(t, chromedp.KeyEvent("/"))
+	if id := eval[string](t, tb, `document.activeElement.id`); id != "find" {
+		t.Errorf("after / the focus is on %q, want the search box", id)
+	}
+	tb.clean(t)
+
+	// Markdown answers are rendered, raw HTML in them is not.
+	tb.open(t, "/session/hostile")
+	strong := eval[int](t, tb, `document.querySelectorAll("#timeline div.markdown strong").length`)
+	text := eval[string](t, tb, `document.querySelector("#timeline").textContent`)
+	if strong == 0 || !strings.Contains(text, "<script>window.__pwned='prompt'</script>") {
+		t.Errorf("hostile timeline: %d bold answers; the prompt shown as text: %v", strong, strings.Contains(text, "<script>"))
+	}
+	tb.clean(t)
+}
+
+// The Markdown and HTML exports the timeline links to are report's.
+func TestExportLinks(t *testing.T) {
+	f := testFixture(t)
+	resp, md := get(t, f, http.MethodGet, "/export/markdown/short", nil)
+	prompt := firstTypedPrompt(t, "../testdata/claude-code/short.jsonl")
+	if resp.StatusCode != http.StatusOK || !strings.Contains(md, prompt) {
+		t.Errorf("markdown export: %d, the first prompt in it: %v", resp.StatusCode, strings.Contains(md, prompt))
+	}
+	resp, page := get(t, f, http.MethodGet, "/export/html/demo?from=demo~3", nil)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(resp.Header.Get("Content-Disposition"), `filename="demo-6.html"`) || !strings.Contains(page, "#3") {
+		t.Errorf("html export of demo~3..demo: %d %q", resp.StatusCode, resp.Header.Get("Content-Disposition"))
+	}
+	if problems := scriptIn(page); len(problems) != 0 {
+		t.Errorf("the HTML export holds script: %v", problems)
+	}
 }

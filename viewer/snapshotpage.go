@@ -108,7 +108,7 @@ func (s *Server) snapshotDiff(ctx context.Context, st *gitstore.Store, v *snapsh
 			v.Checkpoints = append(v.Checkpoints, cp.Name)
 		}
 	}
-	if v.Others, err = chain(ctx, st, id, v.Entry.Header.Session); err != nil {
+	if v.Others, err = chain(ctx, st, id); err != nil {
 		return nil, err
 	}
 	base := v.Entry.Parent
@@ -150,15 +150,19 @@ func sessionRev(ctx context.Context, st *gitstore.Store, e gitstore.Entry) (stri
 	return e.ID.String(), nil
 }
 
-// chain lists the snapshots of the session up to its tip, newest first,
-// at most maxPicked, with id among them.
-func chain(ctx context.Context, st *gitstore.Store, id plumbing.Hash, session string) ([]gitstore.Entry, error) {
+// chain lists the snapshots of id's session up to its tip, newest
+// first, at most maxPicked.
+func chain(ctx context.Context, st *gitstore.Store, id plumbing.Hash) ([]gitstore.Entry, error) {
+	e, err := st.Entry(ctx, id)
+	if err != nil {
+		return nil, err
+	}
 	start := id
-	if tip, err := st.SessionTip(session); err == nil && !tip.IsZero() {
+	if tip, err := st.SessionTip(e.Header.Session); err == nil && !tip.IsZero() {
 		start = tip
 	}
 	var out []gitstore.Entry
-	err := st.Walk(ctx, []plumbing.Hash{start}, func(e gitstore.Entry) error {
+	err = st.Walk(ctx, []plumbing.Hash{start}, func(e gitstore.Entry) error {
 		out = append(out, e)
 		if len(out) >= maxPicked {
 			return gitstore.ErrStop

@@ -2,81 +2,57 @@ package viewer
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/report"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
-// turn is one prompt and what the model did for it: the tokens and cost
-// of its model calls.
+// turn is one turn of the timeline report.Load read, with the tokens
+// and cost of its model calls.
 type turn struct {
-	N      int // 1 for the first prompt; 0 for what came before any
+	N      int // as report numbers it: 1 for the first prompt, 0 before it
+	ID     string
 	Prompt string
-	Index  int // the prompt's message
 	Calls  int
 	Usage  snapshot.Usage
 	Tokens int64
 	Cost   *agent.Cost
 }
 
-// turnsOf splits a conversation at its prompts (as trace counts turns)
-// and adds each model call (snapshot.ModelCalls, as stats counts them) to
-// the turn its first record is in.
-func turnsOf(msgs []any, a agent.Adapter, prices map[string]agent.Price) []turn {
-	starts := []turn{{N: 0, Index: 0}}
-	for i, raw := range msgs {
-		if isPrompt(raw, a) {
-			starts = append(starts, turn{N: len(starts), Index: i, Prompt: firstPrompt([]any{raw}, a)})
-		}
+// turnsOf adds each model call (snapshot.ModelCalls, as stats counts
+// them) to the turn of report's whose records hold its first record.
+func turnsOf(turns []report.Turn, msgs []any, prices map[string]agent.Price) []turn {
+	out := make([]turn, len(turns))
+	for i, t := range turns {
+		out[i] = turn{N: t.N, ID: t.ID, Prompt: t.Prompt}
 	}
-	byModel := make([]map[string]snapshot.Usage, len(starts))
+	byModel := make([]map[string]snapshot.Usage, len(turns))
 	for _, c := range snapshot.ModelCalls(msgs, agent.ViewMessage) {
-		t := turnAt(starts, c.Records[0])
-		starts[t].Calls++
-		starts[t].Usage.Add(c.Usage)
-		if byModel[t] == nil {
-			byModel[t] = map[string]snapshot.Usage{}
+		i := slices.IndexFunc(turns, func(t report.Turn) bool { return t.Start <= c.Records[0] && c.Records[0] < t.End })
+		if i < 0 {
+			continue // before a range
 		}
-		u := byModel[t][c.Model]
+		out[i].Calls++
+		out[i].Usage.Add(c.Usage)
+		if byModel[i] == nil {
+			byModel[i] = map[string]snapshot.Usage{}
+		}
+		u := byModel[i][c.Model]
 		u.Add(c.Usage)
-		byModel[t][c.Model] = u
+		byModel[i][c.Model] = u
 	}
-	for i := range starts {
-		t := &starts[i]
-		t.Tokens = t.Usage.Input + t.Usage.CacheRead + t.Usage.CacheWrite + t.Usage.Output
+	for i := range out {
+		u := out[i].Usage
+		out[i].Tokens = u.Input + u.CacheRead + u.CacheWrite + u.Output
 		if byModel[i] != nil {
 			c := agent.EstimateCost(byModel[i], prices)
-			t.Cost = &c
+			out[i].Cost = &c
 		}
 	}
-	if starts[0].Calls == 0 {
-		starts = starts[1:]
-	}
-	return starts
-}
-
-func isPrompt(raw any, a agent.Adapter) bool {
-	if a != nil {
-		return a.IsPrompt(raw)
-	}
-	m := agent.ViewMessage(raw)
-	return m.Role == "user" && len(m.Parts) > 0 && m.Parts[0].Kind == snapshot.PartText
-}
-
-// turnAt is the turn message i belongs to: the last that starts at or
-// before it.
-func turnAt(turns []turn, i int) int {
-	lo, hi := 0, len(turns)
-	for hi-lo > 1 {
-		mid := (lo + hi) / 2
-		if turns[mid].Index <= i {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return lo
+	return out
 }
 
 // chart is a small line chart of the context each model call read

@@ -60,6 +60,8 @@ type Server struct {
 	pages    map[string]*template.Template
 	handler  http.Handler
 	sums     summaries
+	bodies   bodyCache
+	md       markdown
 }
 
 // New makes a viewer of store. The caller keeps store open while the
@@ -75,7 +77,7 @@ func New(store *gitstore.Store, o Options) (*Server, error) {
 	if o.Poll <= 0 {
 		o.Poll = time.Second
 	}
-	s := &Server{store: store, opts: o, port: port, listenIP: net.ParseIP(host), sums: summaries{byTip: map[string]*summary{}}}
+	s := &Server{store: store, opts: o, port: port, listenIP: net.ParseIP(host), sums: summaries{byTip: map[string]*summary{}}, md: newMarkdown()}
 	if s.pages, err = parsePages(); err != nil {
 		return nil, err
 	}

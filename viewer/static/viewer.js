@@ -8,7 +8,9 @@
 
   function typing(e) {
     const t = e.target;
-    return t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
+    if (!t) return false;
+    if (t.tagName === "INPUT") return !/^(checkbox|radio|button|submit|reset)$/.test(t.type);
+    return t.isContentEditable || /^(TEXTAREA|SELECT)$/.test(t.tagName);
   }
 
   // Keys: / to search, j and k (or the arrows, with no field focused)
@@ -46,25 +48,67 @@
     }
   });
 
-  // The rail: hide the kinds of entries unticked, or all but failures.
+  // The rail: hide the kinds of entries unticked, or all but failed
+  // tool calls. The timeline is package report's: its classes say what
+  // each element is.
+  const kinds = {
+    prompt: "blockquote.prompt",
+    answer: ".turn > div.text, .turn > div.markdown",
+    thinking: "details.thinking",
+    tool: "details.tool-call, details.tool-result",
+    context: "details.context",
+    files: "section.files",
+  };
   function applyRail() {
     const rail = $("#rail");
     const timeline = $("#timeline");
     if (!rail || !timeline) return;
-    const hidden = new Set($$("input[data-kind]", rail).filter((i) => !i.checked).map((i) => i.dataset.kind));
-    const hiddenTools = new Set($$("input[data-tool]", rail).filter((i) => !i.checked).map((i) => i.dataset.tool));
-    const onlyFailed = $("#only-failed") ? $("#only-failed").checked : false;
-    $$("[data-kind]", timeline).forEach((el) => {
-      const kind = el.dataset.kind;
-      let hide = hidden.has(kind);
-      if (kind === "tool" && hiddenTools.has(el.dataset.tool || "")) hide = true;
-      if (onlyFailed && !el.classList.contains("failed")) hide = true;
-      el.classList.toggle("filtered", hide);
+    $$(".filtered", timeline).forEach((el) => el.classList.remove("filtered"));
+    $$("input[data-kind]", rail).filter((i) => !i.checked).forEach((i) => {
+      $$(kinds[i.dataset.kind] || "-", timeline).forEach((el) => el.classList.add("filtered"));
     });
+    const hiddenTools = new Set($$("input[data-tool]", rail).filter((i) => !i.checked).map((i) => i.dataset.tool));
+    $$("[data-tool]", timeline).forEach((el) => {
+      if (hiddenTools.has(el.dataset.tool)) el.classList.add("filtered");
+    });
+    if ($("#only-failed") && $("#only-failed").checked) {
+      $$("section.turn", timeline).forEach((turn) => {
+        if (!$("details.failed", turn)) {
+          turn.classList.add("filtered");
+          return;
+        }
+        $$(":scope > *:not(h2)", turn).forEach((el) => {
+          if (!el.matches("details.failed")) el.classList.add("filtered");
+        });
+      });
+    }
   }
   document.addEventListener("change", (e) => {
     if (e.target.closest && e.target.closest("#rail")) applyRail();
   });
+
+  // A link to a message (#msg-N, as search gives) lands on the element
+  // that shows it, or the nearest one before it: a prompt or a record
+  // the timeline does not show has no element of its own.
+  function landOnMessage() {
+    const m = /^#msg-(\d+)$/.exec(window.location.hash);
+    if (!m || document.getElementById("msg-" + m[1])) return;
+    const want = Number(m[1]);
+    let best = null;
+    let bestAt = -1;
+    $$("#timeline [id^='msg-'], #timeline [id^='tool-']").forEach((el) => {
+      const at = Number(el.id.split("-")[1]);
+      if (at <= want && at > bestAt) {
+        best = el;
+        bestAt = at;
+      }
+    });
+    if (best) {
+      best.classList.add("current");
+      if (best.tagName === "DETAILS") best.open = true;
+      best.scrollIntoView({ block: "start" });
+    }
+  }
 
   // "copy as Markdown": the export, fetched from this viewer, onto the
   // clipboard; without a clipboard the link opens it.
@@ -104,6 +148,7 @@
 
   document.addEventListener("DOMContentLoaded", () => {
     applyRail();
+    landOnMessage();
     live();
   });
 })();
