@@ -88,6 +88,9 @@ type Store struct {
 type Entry struct {
 	ID     plumbing.Hash
 	Parent plumbing.Hash // ZeroHash for a session's first snapshot
+	// Merged holds a merge snapshot's other parents (a pull that joined
+	// two histories of a session); nil for every other snapshot.
+	Merged []plumbing.Hash
 	Tree   plumbing.Hash
 	Header snapshot.Header
 }
@@ -500,6 +503,9 @@ func entryOf(c *object.Commit) (Entry, error) {
 	e := Entry{ID: c.Hash, Tree: c.TreeHash, Header: h}
 	if len(c.ParentHashes) > 0 {
 		e.Parent = c.ParentHashes[0]
+	}
+	if len(c.ParentHashes) > 1 {
+		e.Merged = c.ParentHashes[1:]
 	}
 	return e, nil
 }
