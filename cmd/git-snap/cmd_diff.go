@@ -82,16 +82,8 @@ func runDiff(ctx context.Context, d *deps, o diffOptions) error {
 		}
 		return render.JSON(w, ops)
 	}
-	var diff *snapshot.Diff
-	if a.IsZero() { // B is a session's first snapshot: everything is new
-		docB, _, err := s.Read(ctx, b)
-		if err != nil {
-			return err
-		}
-		if diff, err = snapshot.Compare(map[string]any{}, docB, agent.ViewMessage); err != nil {
-			return err
-		}
-	} else if diff, err = s.Diff(ctx, a, b); err != nil {
+	diff, err := diffPair(ctx, s, a, b)
+	if err != nil {
 		return err
 	}
 	switch {
@@ -104,6 +96,19 @@ func runDiff(ctx context.Context, d *deps, o diffOptions) error {
 		render.Diff(w, d.color, diff)
 	}
 	return nil
+}
+
+// diffPair compares snapshot a with b; with a zero (b is a session's
+// first snapshot) everything in b is new.
+func diffPair(ctx context.Context, s *gitstore.Store, a, b plumbing.Hash) (*snapshot.Diff, error) {
+	if !a.IsZero() {
+		return s.Diff(ctx, a, b)
+	}
+	docB, _, err := s.Read(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	return snapshot.Compare(map[string]any{}, docB, agent.ViewMessage)
 }
 
 // diffEnds resolves A and B; with B empty, the pair is (A's parent, A).
