@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -275,4 +276,36 @@ func (s *Store) ResolveRange(ctx context.Context, args []string, dflt string) (R
 		}
 	}
 	return r, nil
+}
+
+// ResolvePair resolves the arguments of a diff to the two snapshots it
+// compares: "A B", "A..B" or "^A B" (A to B), or "A" alone (A's parent
+// to A; a zero first id when A is its session's first snapshot). An end
+// left out of a range is dflt (see SplitRange).
+func (s *Store) ResolvePair(ctx context.Context, args []string, dflt string) (a, b plumbing.Hash, err error) {
+	ranged := slices.ContainsFunc(args, func(arg string) bool { return strings.HasPrefix(arg, "^") || strings.Contains(arg, "..") })
+	if !ranged {
+		switch len(args) {
+		case 1:
+			if b, err = s.Resolve(ctx, args[0]); err != nil {
+				return a, b, err
+			}
+			e, err := s.Entry(ctx, b)
+			return e.Parent, b, err
+		case 2:
+			if a, err = s.Resolve(ctx, args[0]); err != nil {
+				return a, b, err
+			}
+			b, err = s.Resolve(ctx, args[1])
+			return a, b, err
+		}
+	}
+	r, err := s.ResolveRange(ctx, args, dflt)
+	if err != nil {
+		return a, b, err
+	}
+	if len(r.Include) != 1 || len(r.Exclude) != 1 {
+		return a, b, &RevisionError{strings.Join(args, " "), "a diff compares two snapshots: write A B, A..B or ^A B"}
+	}
+	return r.Exclude[0], r.Include[0], nil
 }
