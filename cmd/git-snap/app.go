@@ -487,6 +487,10 @@ func gitFlags(app *cli.App, argv []string) []string {
 		if a == "--" {
 			return append(out, argv[i:]...)
 		}
+		if i > 0 && isValueOf(app, cmd, argv[i-1]) { // -n -3: the value is -3, as typed
+			out = append(out, a)
+			continue
+		}
 		switch {
 		case a == "--color":
 			a = "--color=always"
@@ -500,6 +504,18 @@ func gitFlags(app *cli.App, argv []string) []string {
 		out = append(out, a)
 	}
 	return out
+}
+
+// isValueOf reports whether prev is an option that takes the next
+// argument as its value.
+func isValueOf(app *cli.App, cmd *cli.Command, prev string) bool {
+	if !strings.HasPrefix(prev, "-") || strings.Contains(prev, "=") {
+		return false
+	}
+	if cmd != nil {
+		return takesValue(cmd.Flags, prev)
+	}
+	return takesValue(app.Flags, prev)
 }
 
 // isCount is true for -5 and -n5, git's ways to write a count.

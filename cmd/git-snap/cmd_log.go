@@ -154,7 +154,10 @@ func runLog(ctx context.Context, d *deps, o logOptions) error {
 	if o.Checkpoint != "" {
 		filter.Carried = carried
 	}
-	lw := &render.LogWriter{W: d.out, Pretty: o.Pretty, Color: d.color, Now: d.now()}
+	lw := &render.LogWriter{W: d.out, Pretty: o.Pretty, Color: d.color, Now: time.Now()}
+	if d.now != nil {
+		lw.Now = d.now() // $GIT_COMMITTER_DATE's, for relative dates that can be tested
+	}
 	var picked []gitstore.Entry // for --json and --reverse, which print at the end
 	shown := 0
 	err = s.WalkRange(ctx, r, func(e gitstore.Entry) error {
