@@ -238,8 +238,8 @@ func Stats(w io.Writer, s agent.Numbers) {
 	if s.Estimated {
 		est = " (some estimated)"
 	}
-	fmt.Fprintf(w, "Stats:    %d messages, %d tool calls, %d model calls, tokens: %d input, %d cache read, %d cache write, %d output%s\n",
-		s.Messages, s.ToolCalls, s.ModelCalls, s.InputTokens, s.CacheReadTokens, s.CacheWriteTokens, s.OutputTokens, est)
+	fmt.Fprintf(w, "Stats:    %s, %s, %s, tokens: %d input, %d cache read, %d cache write, %d output%s\n",
+		Count(s.Messages, "message"), Count(s.ToolCalls, "tool call"), Count(s.ModelCalls, "model call"), s.InputTokens, s.CacheReadTokens, s.CacheWriteTokens, s.OutputTokens, est)
 }
 
 // Diff renders a semantic diff for a person.
@@ -423,7 +423,7 @@ func Trace(w io.Writer, p Palette, lines []agent.TraceLine, st agent.TraceStats,
 		if l.OK != nil {
 			detail += map[bool]string{true: " " + p.Green("ok"), false: " " + p.Red("failed")}[*l.OK]
 		}
-		fmt.Fprintf(w, "%-12s %-10s %s\n", l.Time, l.Kind, detail)
+		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("%-12s %-10s %s", l.Time, l.Kind, detail), " "))
 	}
 	fmt.Fprintf(w, "\nevents %d, model calls %d, tool calls %d (%d failed), turns %d, compactions %d\n",
 		st.Events, st.ModelCalls, st.ToolCalls, st.ToolFailures, st.Turns, st.Compactions)
