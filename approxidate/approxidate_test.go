@@ -86,3 +86,22 @@ func TestParseRefuses(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParse: any text gives a time or an *Error, never a panic, and a
+// relative form never lands after now.
+func FuzzParse(f *testing.F) {
+	now := time.Date(2026, 3, 15, 14, 30, 0, 0, time.UTC)
+	for _, seed := range []string{"2 hours ago", "30d", "yesterday", "2026-01-31", "@1", "-1h", "9999999999999999999999d", "1e9h", "2.hours.ago", "", "2026-02-30", " ago", "0x10d"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := Parse(s, now)
+		var e *Error
+		if err != nil && !errors.As(err, &e) {
+			t.Fatalf("Parse(%q): %v is not an *Error", s, err)
+		}
+		if err == nil && strings.HasSuffix(strings.TrimSpace(s), "ago") && got.After(now) {
+			t.Fatalf("Parse(%q) = %v, after now", s, got)
+		}
+	})
+}

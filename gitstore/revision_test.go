@@ -139,3 +139,28 @@ func TestWalkRangeAgreesWithGit(t *testing.T) {
 		t.Errorf("a walk with only exclusions showed %d snapshots", len(none))
 	}
 }
+
+// FuzzSplitRange: any argument splits into revisions CheckRevision
+// accepts, or gives a RevisionError; nothing panics.
+func FuzzSplitRange(f *testing.F) {
+	for _, seed := range []string{"a..b", "^a", "a..", "..b", "..", "a...b", "^a..b", "a..b..c", "^", "^^a", "a~1..a^2", "a\x00..b", ".. ..", "^-x"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, arg string) {
+		inc, exc, err := SplitRange(arg, "dflt")
+		var re *RevisionError
+		switch {
+		case err != nil && !errors.As(err, &re):
+			t.Fatalf("%q: %v is not a RevisionError", arg, err)
+		case err == nil:
+			for _, rev := range []string{inc, exc} {
+				if rev != "" && CheckRevision(rev) != nil {
+					t.Fatalf("%q split into %q, which CheckRevision refuses", arg, rev)
+				}
+			}
+			if inc == "" && exc == "" {
+				t.Fatalf("%q split into nothing", arg)
+			}
+		}
+	})
+}

@@ -193,3 +193,25 @@ func TestColourResetsBeforeTheNewline(t *testing.T) {
 		t.Errorf("Red = %q, want %q", got, want)
 	}
 }
+
+// FuzzParsePretty: any format parses into parts that write without
+// panicking, or gives a FormatError.
+func FuzzParsePretty(f *testing.F) {
+	for _, seed := range []string{"%h %s", "%", "%(", "%()", "%C(", "%C(red", "%ad%ar%aI", "%(code:short)", "format:%n", "tformat:", "%%%"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		p, err := ParsePretty(v, true)
+		var fe *FormatError
+		if err != nil {
+			if !errors.As(err, &fe) {
+				t.Fatalf("%q: %v is not a FormatError", v, err)
+			}
+			return
+		}
+		var b bytes.Buffer
+		e := sampleEntry()
+		e.Header.Code = ""
+		(&LogWriter{W: &b, Pretty: p, Color: Palette{On: true}}).Write(e, nil)
+	})
+}

@@ -99,7 +99,7 @@ func (e *env) newApp() *cli.App {
 func outputFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "no-pager", Usage: "do not page output"},
-		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour output: auto, always or never"},
+		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour output `WHEN`: auto, always or never (--color alone: always; --no-color: never)"},
 	}
 }
 
