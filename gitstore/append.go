@@ -164,7 +164,7 @@ func (s *Store) redactDelta(d Delta) (Delta, []redact.Finding) {
 func (s *Store) Mark(ctx context.Context, o SaveOptions) (Entry, error) {
 	return s.commitOnTip(ctx, s.header(o), func(tip plumbing.Hash, h *snapshot.Header, st tipState) (plumbing.Hash, []layout.Object, error) {
 		if tip.IsZero() {
-			return plumbing.ZeroHash, nil, noSession(o.Session)
+			return plumbing.ZeroHash, nil, NoSession(o.Session)
 		}
 		e, err := s.Entry(ctx, tip)
 		if err != nil {

@@ -53,7 +53,7 @@ func (s *Store) Prune(ctx context.Context, session string, o PruneOptions) (Prun
 		return PruneResult{}, err
 	}
 	if tip.IsZero() {
-		return PruneResult{}, noSession(session)
+		return PruneResult{}, NoSession(session)
 	}
 	chain, err := s.firstParentChain(ctx, tip)
 	if err != nil {
@@ -384,7 +384,7 @@ func (s *Store) Drop(ctx context.Context, session string) error {
 		return err
 	}
 	if tip.IsZero() {
-		return noSession(session)
+		return NoSession(session)
 	}
 	cps, err := s.Checkpoints(ctx, session, true)
 	if err != nil {

@@ -88,6 +88,9 @@ type Store struct {
 type Entry struct {
 	ID     plumbing.Hash
 	Parent plumbing.Hash // ZeroHash for a session's first snapshot
+	// Merged holds a merge snapshot's other parents (a pull that joined
+	// two histories of a session); nil for every other snapshot.
+	Merged []plumbing.Hash
 	Tree   plumbing.Hash
 	Header snapshot.Header
 }
@@ -501,6 +504,9 @@ func entryOf(c *object.Commit) (Entry, error) {
 	if len(c.ParentHashes) > 0 {
 		e.Parent = c.ParentHashes[0]
 	}
+	if len(c.ParentHashes) > 1 {
+		e.Merged = c.ParentHashes[1:]
+	}
 	return e, nil
 }
 
@@ -522,10 +528,11 @@ func (s *Store) Read(ctx context.Context, id plumbing.Hash) (map[string]any, Ent
 func InitBare(dir string) (Paths, error) { return InitRepo(dir, "") }
 
 // InitRepo makes a repository whose git dir is gitDir, with a work tree
-// at workTree ("" for a bare one).
+// at workTree ("" for a bare one). A repository there already is left as
+// it is: the error is ErrRepositoryExists.
 func InitRepo(gitDir, workTree string) (Paths, error) {
 	if isGitDir(gitDir) {
-		return Paths{}, fmt.Errorf("%s is already a git repository", gitDir)
+		return Paths{}, fmt.Errorf("%w: %s", ErrRepositoryExists, gitDir)
 	}
 	for _, d := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags"} {
 		if err := os.MkdirAll(filepath.Join(gitDir, d), 0o777); err != nil {

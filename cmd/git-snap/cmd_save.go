@@ -12,6 +12,7 @@ import (
 	"github.com/git-snap/git-snap/codestate"
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -77,7 +78,7 @@ func runSave(ctx context.Context, d *deps, o saveOptions) error {
 		for _, f := range found {
 			fmt.Fprintf(d.out, "would redact %s at %s: %s\n", f.Rule, f.Path, f.Preview)
 		}
-		fmt.Fprintf(d.out, "the document is valid; %d secrets would be redacted; nothing was written\n", len(found))
+		fmt.Fprintf(d.out, "the document is valid; %s would be redacted; nothing was written\n", render.Count(len(found), "secret"))
 		return nil
 	}
 	so := gitstore.SaveOptions{Session: o.Session, Turn: o.Turn, Label: o.Label, Source: o.Source, Message: o.Message}

@@ -66,7 +66,7 @@ func runStats(ctx context.Context, d *deps, o statsOptions) error {
 	if session != "" {
 		all = slices.DeleteFunc(all, func(x gitstore.Session) bool { return x.Name != session })
 		if len(all) == 0 {
-			return &gitstore.NotFoundError{Name: session, Msg: "names no session (see git snap sessions)"}
+			return gitstore.NoSession(session)
 		}
 	}
 	st := sessionStats{Checkpoints: map[string]int{}}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -48,7 +49,7 @@ func runImportTranscripts(ctx context.Context, d *deps, o importOptions) error {
 	if d.progress != nil {
 		fmt.Fprint(d.progress, "\r\x1b[K")
 	}
-	fmt.Fprintf(d.out, "%d transcripts, %d imported\n", len(files), added)
+	fmt.Fprintf(d.out, "%s, %d imported\n", render.Count(len(files), "transcript"), added)
 	return nil
 }
 
