@@ -21,10 +21,20 @@ func newCodex(env Env) Adapter { return Codex{Home: env.dir("CODEX_HOME", ".code
 // Name implements Adapter.
 func (Codex) Name() string { return "codex" }
 
-// Events implements Installer: Codex has no SessionEnd, and no event for
-// a failed tool (PostToolUse has its result).
+// Events implements Installer: Codex has no event for a failed tool
+// (PostToolUse has its result); SessionEnd came with release 0.146
+// (earlier releases ignore it).
 func (Codex) Events() []string {
-	return []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "SubagentStop", "PreCompact"}
+	return []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "SubagentStop", "PreCompact", "SessionEnd"}
+}
+
+// HookTimeout implements HookTimeouts: Codex caps SessionEnd's hooks at 3
+// seconds and warns at every start about one asking for more.
+func (Codex) HookTimeout(event string) int {
+	if event == "SessionEnd" {
+		return 3
+	}
+	return 30
 }
 
 // SettingsFile implements Installer: hooks.json in Codex's home for the

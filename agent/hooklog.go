@@ -63,11 +63,11 @@ func AppendLog(path, line string) error {
 // HookCall is one hook call as the log records it, failed or not, so
 // that doctor can say when each agent last called and how long it took.
 type HookCall struct {
-	Time    time.Time
-	Agent   string
-	Event   string // "-" when the payload could not be read
-	Latency time.Duration
-	OK      bool
+	Time    time.Time     `json:"time"`
+	Agent   string        `json:"agent"`
+	Event   string        `json:"event"` // "-" when the payload could not be read
+	Latency time.Duration `json:"latency_ns"`
+	OK      bool          `json:"ok"`
 }
 
 // CallLine is the log line of a hook call:
@@ -85,9 +85,9 @@ func CallLine(c HookCall) string {
 
 // LogError is a failure the log records: "<time> hook <agent>: <message>".
 type LogError struct {
-	Time    time.Time
-	Agent   string
-	Message string
+	Time    time.Time `json:"time"`
+	Agent   string    `json:"agent"`
+	Message string    `json:"message"`
 }
 
 // HookLog is what a hook log says: each agent's last call and the last

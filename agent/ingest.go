@@ -203,8 +203,11 @@ func (in Ingest) delta(p Payload, extra map[string]string, changed []string, tip
 	rest["transcript"] = layout.JSON()
 	rest["turns"] = turns
 	if in.WorkTree != "" && len(d.Messages) > 0 { // files change only with the agent's work
+		own := ownSettings()
 		for _, c := range changed {
-			touched[c] = true
+			if !own[c] {
+				touched[c] = true
+			}
 		}
 		paths := make([]any, 0, len(touched))
 		for _, t := range sortedSet(touched) {
@@ -273,7 +276,7 @@ func (in Ingest) captureInto(rest map[string]any, paths []string) []snapshot.Fil
 func (in Ingest) capture(paths []string) ([]snapshot.File, []any) {
 	files := []snapshot.File{}
 	var skipped []any
-	seen := map[string]bool{}
+	seen := ownSettings() // never captured: git-snap wrote them
 	for _, p := range paths {
 		rel := p
 		if filepath.IsAbs(p) {
