@@ -235,3 +235,32 @@ func TestOldLayoutSubagent(t *testing.T) {
 		t.Errorf("Stop finds %v, %v", found, err)
 	}
 }
+
+// TestOwnSettingsNotTouched: install writes agents' settings files into
+// the work tree; they are git-snap's, never files the agent touched.
+func TestOwnSettingsNotTouched(t *testing.T) {
+	dir, s := newStore(t)
+	for _, f := range []string{".claude/settings.local.json", ".claude/settings.json", ".codex/hooks.json", ".codex/config.toml", ".git-snap.yaml", "app.go"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		write(t, filepath.Join(dir, f), []byte("x\n"))
+	}
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	write(t, path, []byte("{\"type\":\"user\"}\n"))
+	changed := []string{".claude/settings.local.json", ".claude/settings.json", ".codex/hooks.json", ".codex/config.toml", ".git-snap.yaml", "app.go"}
+	in := Ingest{Store: s, Adapter: ClaudeCode{}, WorkTree: dir, Changed: func(context.Context) ([]string, error) { return changed, nil }, MaxFileBytes: 1 << 20}
+	if _, _, err := in.Run(context.Background(), Payload{Event: "Stop", SessionID: "s", TranscriptPath: path}, gitstore.SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tip, _ := s.SessionTip("s")
+	doc, _, err := s.Read(context.Background(), tip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	touched, _ := doc["touched_files"].([]any)
+	files, _ := doc[snapshot.MemberFiles].(map[string]any)
+	if len(touched) != 1 || touched[0] != "app.go" || len(files) != 1 || files["app.go"] == nil {
+		t.Errorf("touched %v, files %v; want app.go alone", touched, files)
+	}
+}
