@@ -58,18 +58,23 @@ const hookTimeout = 20 * time.Second
 // and the agent, which waits, is not held up to the timeout.
 const hookBudget = 8 * time.Second
 
-// hookMemoryLimit is the heap a hook call has the collector aim under: a
-// step of a long transcript leaves garbage the next one need not add to
-// (docs/design.md §7: any command stays under 100 MB).
-const hookMemoryLimit = 60 << 20
+// stepMemoryLimit is the heap a command reading a transcript in steps
+// has the collector aim under: a step leaves garbage the next one need
+// not add to (docs/design.md §7: any command stays under 100 MB).
+const stepMemoryLimit = 60 << 20
+
+// limitMemory sets stepMemoryLimit, unless GOMEMLIMIT set a limit.
+func limitMemory() {
+	if debug.SetMemoryLimit(-1) == math.MaxInt64 {
+		debug.SetMemoryLimit(stepMemoryLimit)
+	}
+}
 
 // runHook records one hook call. It is passive: what goes wrong is
 // logged, never reported to the agent, which must not be held up.
 func runHook(ctx context.Context, d *deps, o hookOptions) error {
 	start := time.Now()
-	if debug.SetMemoryLimit(-1) == math.MaxInt64 { // GOMEMLIMIT unset
-		debug.SetMemoryLimit(hookMemoryLimit)
-	}
+	limitMemory()
 	ctx, cancel := context.WithTimeout(ctx, hookTimeout)
 	defer cancel()
 	var paths gitstore.Paths // where to log; zero until a store is open
