@@ -227,10 +227,15 @@ func TestOldLayoutSubagent(t *testing.T) {
 	files := restoreTip(t, s, session)
 	sameLines(t, "subagent", files["agent-a2898e3.jsonl"], splitLines(subData))
 	sameLines(t, "main", files[""], splitLines(mainData))
+	// A payload naming a file that is not a transcript is not read.
+	found, err := ClaudeCode{}.Transcripts(Payload{Event: "SubagentStop", SessionID: session, TranscriptPath: mainPath, Subagent: "/etc/passwd"})
+	if err != nil || found["subagents/passwd"] != "" {
+		t.Errorf("SubagentStop naming /etc/passwd finds %v, %v", found, err)
+	}
 	// Another session's agent file beside it is not taken.
 	other := bytes.ReplaceAll(subData, []byte(session), []byte("11111111-241a-462a-8d15-5122611a9569"))
 	write(t, filepath.Join(dir, "agent-b000000.jsonl"), other)
-	found, err := ClaudeCode{}.Transcripts(Payload{Event: "Stop", SessionID: session, TranscriptPath: mainPath})
+	found, err = ClaudeCode{}.Transcripts(Payload{Event: "Stop", SessionID: session, TranscriptPath: mainPath})
 	if err != nil || len(found) != 1 || found["agent-a2898e3.jsonl"] != subPath {
 		t.Errorf("Stop finds %v, %v", found, err)
 	}

@@ -93,7 +93,7 @@ func (ClaudeCode) Transcripts(p Payload) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.Subagent != "" {
+	if p.Subagent != "" && strings.HasSuffix(p.Subagent, ".jsonl") { // a transcript, not any file a payload names
 		rel, err := filepath.Rel(dir, p.Subagent)
 		if err != nil || strings.HasPrefix(rel, "..") {
 			rel = subagentsDir + "/" + filepath.Base(p.Subagent)
