@@ -421,6 +421,13 @@ const staleTempAge = time.Hour
 // last changed before cutoff: a save or import killed mid-write leaves
 // them, and no writer keeps one open that long.
 func (s *Store) removeStaleTemp(cutoff time.Time) {
+	s.eachStaleTemp(cutoff, func(path string) {
+		_ = os.Remove(path) // gone already is as good
+	})
+}
+
+// eachStaleTemp calls fn with each temporary file removeStaleTemp removes.
+func (s *Store) eachStaleTemp(cutoff time.Time, fn func(path string)) {
 	objects := filepath.Join(s.paths.CommonDir, "objects")
 	dirs := []string{objects, filepath.Join(objects, "pack"), filepath.Join(s.paths.CommonDir, "snap", "locks")}
 	if ents, err := os.ReadDir(objects); err == nil {
@@ -443,7 +450,7 @@ func (s *Store) removeStaleTemp(cutoff time.Time) {
 				continue
 			}
 			if fi, err := e.Info(); err == nil && fi.ModTime().Before(cutoff) {
-				_ = os.Remove(filepath.Join(dir, name)) // gone already is as good
+				fn(filepath.Join(dir, name))
 			}
 		}
 	}

@@ -315,7 +315,8 @@ func restoreFiles(ctx context.Context, d *deps, rev string, o worktree.Options) 
 // the main file to stdout or -o, or every file under --dir.
 func restoreTranscript(ctx context.Context, d *deps, o restoreOptions) error {
 	s, format := d.store, o.Format
-	if _, err := agent.Lookup(format, d.agentEnv); err != nil {
+	a, err := agent.Lookup(format, d.agentEnv)
+	if err != nil {
 		return usagef("--format: %v", err)
 	}
 	id, err := s.Resolve(ctx, o.Rev)
@@ -333,20 +334,15 @@ func restoreTranscript(ctx context.Context, d *deps, o restoreOptions) error {
 	if err != nil {
 		return err
 	}
-	join := func(lines [][]byte) []byte {
-		var b bytes.Buffer
-		for _, l := range lines {
-			b.Write(l)
-			b.WriteByte('\n')
-		}
-		return b.Bytes()
-	}
 	if o.Dir == "" {
-		return d.writeOutput(o.Output, join(files[""]))
+		return d.writeOutput(o.Output, agent.JoinLines(files[""]))
 	}
 	for name, lines := range files {
-		if name == "" {
-			name = entry.Header.Session + ".jsonl"
+		switch {
+		case name == "":
+			name = agent.TranscriptName(a, entry.Header.Session, doc)
+		case strings.HasPrefix(name, "~"): // an earlier generation of the main one
+			name = agent.TranscriptName(a, entry.Header.Session, doc) + name
 		}
 		if err := snapshot.CheckPath(name); err != nil {
 			return fmt.Errorf("transcript file %q: %w", name, err)
@@ -355,7 +351,7 @@ func restoreTranscript(ctx context.Context, d *deps, o restoreOptions) error {
 		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 			return err
 		}
-		if err := d.writeOutput(path, join(lines)); err != nil {
+		if err := d.writeOutput(path, agent.JoinLines(lines)); err != nil {
 			return err
 		}
 		fmt.Fprintf(d.out, "%s\t%d lines\n", path, len(lines))

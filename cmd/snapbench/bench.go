@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/internal/testdocs"
 	"github.com/git-snap/git-snap/snapshot"
@@ -293,8 +294,8 @@ func (b *bench) hooks(tag, phase string) ([]row, error) {
 		}
 		naive = append(naive, d)
 	}
-	if log, err := os.ReadFile(filepath.Join(b.repo, ".git", "snap", "hook.log")); err == nil {
-		return nil, fmt.Errorf("the hook failed:\n%s", log)
+	if log, err := agent.ReadHookLog(filepath.Join(b.repo, ".git", "snap", "hook.log"), 5); err != nil || len(log.Errors) > 0 {
+		return nil, fmt.Errorf("the hook failed: %v %v", log.Errors, err)
 	}
 	mb := float64(len(bytes.Join(longest.Lines, []byte("\n")))) / 1e6
 	return []row{
