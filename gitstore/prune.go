@@ -406,9 +406,6 @@ func (s *Store) Drop(ctx context.Context, session string) error {
 // and runs git gc --auto when git is installed: packing belongs to git.
 func (s *Store) GC(ctx context.Context) error {
 	s.removeStaleTemp(s.opts.Now().Add(-staleTempAge))
-	if !s.useGit(TransportAuto) {
-		return fmt.Errorf("git is not installed; git-snap never repacks or prunes objects itself")
-	}
 	return s.runGit(ctx, nil, "gc", "--auto")
 }
 
