@@ -17,7 +17,7 @@ import (
 
 // RemoteOptions name what to share and with whom.
 type RemoteOptions struct {
-	Remote    string   // a remote's name or a URL; "origin" when empty
+	Remote   string    // a remote's name or a URL; "origin" when empty
 	Sessions []string  // all sessions when empty
 	Progress io.Writer // git's progress, or nil
 }
