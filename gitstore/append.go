@@ -3,6 +3,7 @@ package gitstore
 import (
 	"context"
 	"errors"
+	"time"
 	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -73,6 +74,11 @@ func (s *Store) buildAppend(ctx context.Context, tip plumbing.Hash, h *snapshot.
 	if d.Turn > 0 {
 		h.Turn = d.Turn
 	}
+	// A new session starts at its oldest record. The snapshot keeps the
+	// time it was taken (or the caller's): a live hook's records are of
+	// now, and an import gives the newest record's time itself.
+	first, _ := s.recordSpan(d.Messages)
+	s.recordTimes(h, SaveOptions{Time: h.Time}, first, time.Time{})
 	d, found := s.redactDelta(d)
 	h.Redacted += len(found) // and the header's, counted by s.header
 	rest, err := deltaRest(d, base.rest)
@@ -171,6 +177,7 @@ func (s *Store) Mark(ctx context.Context, o SaveOptions) (Entry, error) {
 			return plumbing.ZeroHash, nil, err
 		}
 		h.Turn, h.Messages, h.Events, h.Files = e.Header.Turn, e.Header.Messages, e.Header.Events, e.Header.Files
+		h.Counted, h.Totals = e.Header.Counted, e.Header.Totals
 		if o.Source == "" { // the tip's source, not the default: nothing new was taken
 			h.Source = e.Header.Source
 		}

@@ -87,8 +87,6 @@ func conversation(session string, n int) map[string]any {
 
 func (b *bench) setup(ctx context.Context) error {
 	b.repo = filepath.Join(b.work, "repo")
-	b.env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.com",
-		"GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@example.com", "GIT_SNAP_SESSION=", "NO_COLOR=1")
 	if err := os.MkdirAll(b.repo, 0o777); err != nil {
 		return err
 	}
