@@ -355,22 +355,36 @@ func (s *Store) Rollback(ctx context.Context, target plumbing.Hash, o SaveOption
 // objs are the tree's objects, root last; nil when the tree is stored.
 func (s *Store) commitTree(ctx context.Context, h snapshot.Header, root plumbing.Hash, objs []layout.Object) (Entry, error) {
 	written := false
-	return s.commitOnTip(ctx, h, func(_ plumbing.Hash, _ *snapshot.Header, st tipState) (plumbing.Hash, []layout.Object, error) {
+	return s.commitOnTip(ctx, h, func(_ plumbing.Hash, _ *snapshot.Header, st tipState) (built, error) {
 		if !written && objs != nil {
 			if err := s.writeObjects(objs, st.known); err != nil {
-				return plumbing.ZeroHash, nil, err
+				return built{}, err
 			}
 			written = true
 		}
-		return root, objs, nil
+		return built{root: root, objs: objs, listed: objs != nil}, nil
 	})
 }
 
+// built is a tree a treeBuilder made.
+type built struct {
+	root plumbing.Hash
+	// objs are the tree's objects, or, with onTip, those it adds to the
+	// tip's.
+	objs []layout.Object
+	// onTip says the tree also holds the tip's objects (st.known): the
+	// tip cache of the new snapshot is the tip's merged with objs.
+	onTip bool
+	// listed is false when the tree's objects are not known: the tip
+	// cache is dropped, and rebuilt by the next save.
+	listed bool
+}
+
 // treeBuilder makes the tree of the next snapshot on top of tip, writes
-// its new objects and returns its root and objects (nil when it cannot
-// list them). It may adjust the header. It is called again, on the new
-// tip, when another writer wins the race for the ref.
-type treeBuilder func(tip plumbing.Hash, h *snapshot.Header, st tipState) (plumbing.Hash, []layout.Object, error)
+// its new objects and says what it built. It may adjust the header. It
+// is called again, on the new tip, when another writer wins the race
+// for the ref.
+type treeBuilder func(tip plumbing.Hash, h *snapshot.Header, st tipState) (built, error)
 
 // errNothingNew from a treeBuilder ends commitOnTip without a commit.
 var errNothingNew = errors.New("nothing new")
@@ -390,7 +404,7 @@ func (s *Store) commitOnTip(ctx context.Context, h snapshot.Header, build treeBu
 			return Entry{}, err
 		}
 		hh := h
-		root, objs, err := build(tip, &hh, state)
+		b, err := build(tip, &hh, state)
 		if err != nil {
 			return Entry{}, err
 		}
@@ -403,7 +417,7 @@ func (s *Store) commitOnTip(ctx context.Context, h snapshot.Header, build treeBu
 				hh.Started = first
 			}
 		}
-		id, err := s.writeCommit(root, hh, tip)
+		id, err := s.writeCommit(b.root, hh, tip)
 		if err != nil {
 			return Entry{}, err
 		}
@@ -414,12 +428,16 @@ func (s *Store) commitOnTip(ctx context.Context, h snapshot.Header, build treeBu
 		if err != nil {
 			return Entry{}, writeErr(err)
 		}
-		if objs != nil {
-			s.saveTipState(ref, tipState{commit: id, seq: hh.Seq, started: hh.Started}, objs)
-		} else {
-			s.dropTipState(ref) // the tree's objects are not listed: rebuild next time
+		next := tipState{commit: id, seq: hh.Seq, started: hh.Started}
+		switch {
+		case !b.listed:
+			s.dropTipState(ref) // rebuilt next time
+		case b.onTip:
+			s.saveTipState(ref, next, b.objs, state.known)
+		default:
+			s.saveTipState(ref, next, b.objs, nil)
 		}
-		return Entry{ID: id, Parent: tip, Tree: root, Header: hh}, nil
+		return Entry{ID: id, Parent: tip, Tree: b.root, Header: hh}, nil
 	}
 }
 

@@ -135,12 +135,3 @@ func (b *bench) timedIn(dir string, args ...string) (time.Duration, error) {
 	}
 	return d, nil
 }
-
-// startupRows: not yet.
-func (b *bench) startupRows(context.Context) ([]row, error) { return nil, nil }
-
-// worktreeRows: not yet.
-func (b *bench) worktreeRows(context.Context) ([]row, error) { return nil, nil }
-
-// longSessionRows: not yet.
-func (b *bench) longSessionRows(context.Context) ([]row, error) { return nil, nil }
