@@ -402,16 +402,6 @@ func (s *Store) Drop(ctx context.Context, session string) error {
 	return nil
 }
 
-// GC removes temporary files killed writers left (see removeStaleTemp)
-// and runs git gc --auto when git is installed: packing belongs to git.
-func (s *Store) GC(ctx context.Context) error {
-	s.removeStaleTemp(s.opts.Now().Add(-staleTempAge))
-	if !s.useGit(TransportAuto) {
-		return fmt.Errorf("git is not installed; git-snap never repacks or prunes objects itself")
-	}
-	return s.runGit(ctx, nil, "gc", "--auto")
-}
-
 // staleTempAge is how old a temporary file must be to be taken as left
 // by a killed writer; git gc waits as long for its own.
 const staleTempAge = time.Hour

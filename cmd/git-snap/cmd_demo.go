@@ -67,6 +67,7 @@ func runDemo(ctx context.Context, d *deps, o demoOptions) error {
 		Identity: gitstore.DefaultIdentity(paths, d.gitEnv),
 		Now:      func() time.Time { clock = clock.Add(37 * time.Second); return clock },
 		View:     agent.ViewMessage,
+		Count:    agent.CountTotals,
 	})
 	if err != nil {
 		return err
