@@ -2,9 +2,11 @@ package agent
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/git-snap/git-snap/snapshot"
@@ -55,6 +57,7 @@ func (ClaudeCode) Decode(stdin []byte, _ []string) (Payload, error) {
 		TranscriptPath: str(raw, "transcript_path"), CWD: str(raw, "cwd"), Tool: str(raw, "tool_name"), Raw: raw,
 	}
 	p.ToolInput, _ = raw["tool_input"].(map[string]any)
+	p.Subagent = str(raw, "agent_transcript_path")
 	if p.SessionID == "" || p.Event == "" {
 		return Payload{}, fmt.Errorf("the Claude Code hook payload has no session_id or hook_event_name")
 	}
@@ -62,15 +65,19 @@ func (ClaudeCode) Decode(stdin []byte, _ []string) (Payload, error) {
 }
 
 // Transcripts implements HookReader: subagent transcripts live in
-// <session>/subagents/ beside the main one (any depth).
+// <session>/subagents/ beside the main one (any depth); Claude Code 2.0
+// and before wrote them beside it, as agent-<id>.jsonl files of the
+// parent's sessionId, which SubagentStop names (agent_transcript_path) and
+// which are looked for when a turn or the session ends and on import.
+// Names are relative to the main transcript's folder.
 func (ClaudeCode) Transcripts(p Payload) (map[string]string, error) {
 	if p.TranscriptPath == "" {
 		return nil, nil
 	}
 	main := p.TranscriptPath
-	dir := strings.TrimSuffix(main, filepath.Ext(main))
+	dir := filepath.Dir(main)
 	out := map[string]string{}
-	err := filepath.WalkDir(filepath.Join(dir, subagentsDir), func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(filepath.Join(strings.TrimSuffix(main, filepath.Ext(main)), subagentsDir), func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if os.IsNotExist(err) {
 				return nil
@@ -78,12 +85,77 @@ func (ClaudeCode) Transcripts(p Payload) (map[string]string, error) {
 			return err
 		}
 		if !d.IsDir() && strings.HasSuffix(path, ".jsonl") {
-			rel, _ := filepath.Rel(filepath.Dir(main), path)
+			rel, _ := filepath.Rel(dir, path)
 			out[filepath.ToSlash(rel)] = path
 		}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	if p.Subagent != "" && strings.HasSuffix(p.Subagent, ".jsonl") { // a transcript, not any file a payload names
+		rel, err := filepath.Rel(dir, p.Subagent)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			rel = subagentsDir + "/" + filepath.Base(p.Subagent)
+		}
+		out[filepath.ToSlash(rel)] = p.Subagent
+	}
+	switch p.Event {
+	case "SubagentStop", "Stop", "SessionEnd", "import":
+		siblings, err := filepath.Glob(filepath.Join(dir, "agent-*.jsonl"))
+		if err != nil {
+			return nil, err
+		}
+		for _, path := range siblings {
+			if claudeSessionOf(path) == p.SessionID {
+				out[filepath.Base(path)] = path
+			}
+		}
+	}
+	return out, nil
+}
+
+// claudeSessionPrefix is how much of a transcript claudeSessionOf reads:
+// sessionId comes in a record's first members.
+const claudeSessionPrefix = 8 << 10
+
+var claudeSessionID = regexp.MustCompile(`"sessionId"\s*:\s*"([^"\\]{1,200})"`)
+
+// claudeSessionOf is the sessionId of a transcript's first record that
+// has one in the file's first bytes, "" when none does.
+func claudeSessionOf(path string) string {
+	f, err := OpenRegular(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	buf := make([]byte, claudeSessionPrefix)
+	n, _ := io.ReadFull(f, buf)
+	if m := claudeSessionID.FindSubmatch(buf[:n]); m != nil {
+		return string(m[1])
+	}
+	return ""
+}
+
+// ParentOf implements SubagentFiler: agent-<id>.jsonl is a subagent's
+// transcript, under <session>/subagents/ (its parent <session>.jsonl
+// beside that folder) or, from Claude Code 2.0 and before, beside its
+// parent, named by the sessionId its records carry.
+func (ClaudeCode) ParentOf(path string) (string, string, bool) {
+	if !strings.HasPrefix(filepath.Base(path), "agent-") {
+		return "", "", false
+	}
+	for d := filepath.Dir(path); d != filepath.Dir(d); d = filepath.Dir(d) {
+		if filepath.Base(d) == subagentsDir {
+			session := filepath.Base(filepath.Dir(d))
+			return session, filepath.Dir(d) + ".jsonl", true
+		}
+	}
+	session := claudeSessionOf(path)
+	if session == "" || snapshot.CheckName("session", session) != nil {
+		return "", "", false
+	}
+	return session, filepath.Join(filepath.Dir(path), session+".jsonl"), true
 }
 
 // IsPrompt implements RecordReader: a user record whose content is text the

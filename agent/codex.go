@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -21,10 +22,20 @@ func newCodex(env Env) Adapter { return Codex{Home: env.dir("CODEX_HOME", ".code
 // Name implements Adapter.
 func (Codex) Name() string { return "codex" }
 
-// Events implements Installer: Codex has no SessionEnd, and no event for
-// a failed tool (PostToolUse has its result).
+// Events implements Installer: Codex has no event for a failed tool
+// (PostToolUse has its result); SessionEnd came with release 0.146
+// (earlier releases ignore it).
 func (Codex) Events() []string {
-	return []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "SubagentStop", "PreCompact"}
+	return []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "SubagentStop", "PreCompact", "SessionEnd"}
+}
+
+// HookTimeout implements HookTimeouts: Codex caps SessionEnd's hooks at 3
+// seconds and warns at every start about one asking for more.
+func (Codex) HookTimeout(event string) int {
+	if event == "SessionEnd" {
+		return 3
+	}
+	return 30
 }
 
 // SettingsFile implements Installer: hooks.json in Codex's home for the
@@ -279,4 +290,41 @@ func (Codex) Check(records []any) error {
 		}
 	}
 	return fmt.Errorf("no Codex rollout line ({timestamp, type, payload}) in the first lines")
+}
+
+// TranscriptName implements TranscriptNamer: rollout-<time>-<thread
+// id>.jsonl, the time the thread's first record's (Codex writes local
+// time there; the record's UTC time is what the snapshot knows).
+func (Codex) TranscriptName(session string, doc map[string]any) string {
+	return "rollout-" + codexStart(doc).UTC().Format("2006-01-02T15-04-05") + "-" + session + ".jsonl"
+}
+
+// codexStart is the time of a rollout's first record that has one.
+func codexStart(doc map[string]any) time.Time {
+	msgs, _ := doc[snapshot.MemberMessages].([]any)
+	for _, m := range msgs[:min(len(msgs), 20)] {
+		r, _ := m.(map[string]any)
+		if at, err := time.Parse(time.RFC3339Nano, str(r, "timestamp")); err == nil {
+			return at
+		}
+	}
+	return time.Unix(0, 0)
+}
+
+// ResumeTarget implements Resumer: the thread's rollout where Codex has
+// it, else sessions/YYYY/MM/DD/ of its start in Codex's home; codex
+// resume takes the thread id.
+func (c Codex) ResumeTarget(session string, doc map[string]any) (string, string, error) {
+	if err := snapshot.CheckName("session", session); err != nil {
+		return "", "", err
+	}
+	command := "codex resume " + session
+	if cwd, _ := doc["cwd"].(string); filepath.IsAbs(cwd) {
+		command = "cd " + shellQuote(cwd) + " && " + command
+	}
+	if p := c.findRollout(session); p != "" {
+		return p, command, nil
+	}
+	day := codexStart(doc).UTC().Format("2006/01/02")
+	return filepath.Join(c.Home, "sessions", filepath.FromSlash(day), c.TranscriptName(session, doc)), command, nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -127,4 +128,89 @@ func (pc PostCommit) Mark(ctx context.Context, s *gitstore.Store) ([]string, err
 func within(path, root string) bool {
 	rel, err := filepath.Rel(root, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// HooksLocation is where git runs a repository's hooks from.
+type HooksLocation struct {
+	Dir string // the folder: core.hooksPath when set, else the git dir's hooks/
+	// HooksPath is core.hooksPath's folder, "" when it is not set.
+	HooksPath string
+	// Managed, when not "", says which hook manager owns Dir and what to
+	// add to its config: Dir is a folder of the project that its team
+	// commits (husky's .husky/, a hooks/ folder), which git-snap does not
+	// write into.
+	Managed string
+}
+
+// GitHooks finds where git runs this repository's hooks, asking git
+// (which honours core.hooksPath); without git, the git dir's hooks/.
+// env is the environment git runs with (nil: this process's).
+func GitHooks(ctx context.Context, p gitstore.Paths, env []string) (HooksLocation, error) {
+	def := filepath.Join(p.CommonDir, "hooks")
+	loc := HooksLocation{Dir: def}
+	cmd := exec.CommandContext(ctx, "git", "--git-dir="+p.GitDir, "rev-parse", "--git-path", "hooks")
+	if p.WorkTree != "" {
+		cmd.Dir = p.WorkTree
+	}
+	cmd.Env = env
+	out, err := cmd.Output()
+	if err != nil {
+		return loc, nil // no git: it runs no hooks either
+	}
+	dir := strings.TrimSpace(string(out))
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(cmd.Dir, dir)
+	}
+	if same(dir, def) {
+		return loc, nil
+	}
+	loc.Dir, loc.HooksPath = dir, dir
+	if p.WorkTree != "" && within(dir, p.WorkTree) {
+		loc.Managed = managedBy(p.WorkTree, dir)
+	}
+	return loc, nil
+}
+
+// same reports whether two paths name one folder.
+func same(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	if err1 != nil || err2 != nil {
+		return filepath.Clean(a) == filepath.Clean(b)
+	}
+	return os.SameFile(fa, fb)
+}
+
+// managedBy says who owns a hooks folder inside the work tree and what
+// to add there.
+func managedBy(workTree, dir string) string {
+	rel, _ := filepath.Rel(workTree, dir)
+	line := "git-snap hook git post-commit"
+	switch {
+	case strings.HasPrefix(filepath.ToSlash(rel), ".husky"):
+		return fmt.Sprintf("managed by husky: add the line\n    %s\nto .husky/post-commit (create it if needed; husky rewrites .husky/_ itself)", line)
+	case exists(filepath.Join(workTree, "lefthook.yml")) || exists(filepath.Join(workTree, ".lefthook.yml")):
+		return fmt.Sprintf("managed by lefthook: add to lefthook.yml\n    post-commit:\n      commands:\n        git-snap:\n          run: %s\nand run lefthook install", line)
+	}
+	return fmt.Sprintf("a folder of the project (%s), committed with it: add the line\n    %s\nto its post-commit hook", rel, line)
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// GitHookCommand reads git-snap's post-commit hook in a hooks folder: the
+// command it runs, and whether it is there at all.
+func GitHookCommand(hooksDir string) (string, bool) {
+	data, err := os.ReadFile(filepath.Join(hooksDir, "post-commit"))
+	if err != nil || !bytes.Contains(data, []byte(gitHookMarker)) {
+		return "", false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if cmd, ok := strings.CutSuffix(line, " post-commit >/dev/null 2>&1 || true"); ok {
+			return cmd, true
+		}
+	}
+	return "", true
 }

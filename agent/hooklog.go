@@ -1,10 +1,14 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -54,4 +58,86 @@ func AppendLog(path, line string) error {
 		err = cerr
 	}
 	return err
+}
+
+// HookCall is one hook call as the log records it, failed or not, so
+// that doctor can say when each agent last called and how long it took.
+type HookCall struct {
+	Time    time.Time     `json:"time"`
+	Agent   string        `json:"agent"`
+	Event   string        `json:"event"` // "-" when the payload could not be read
+	Latency time.Duration `json:"latency_ns"`
+	OK      bool          `json:"ok"`
+}
+
+// CallLine is the log line of a hook call:
+// "<time> call <agent> <event> <ms>ms ok|failed".
+func CallLine(c HookCall) string {
+	outcome, event := "ok", c.Event
+	if !c.OK {
+		outcome = "failed"
+	}
+	if event == "" || strings.ContainsAny(event, " \t") {
+		event = "-"
+	}
+	return LogLine(fmt.Sprintf("%s call %s %s %dms %s", c.Time.UTC().Format(time.RFC3339), c.Agent, event, c.Latency.Milliseconds(), outcome))
+}
+
+// LogError is a failure the log records: "<time> hook <agent>: <message>".
+type LogError struct {
+	Time    time.Time `json:"time"`
+	Agent   string    `json:"agent"`
+	Message string    `json:"message"`
+}
+
+// HookLog is what a hook log says: each agent's last call and the last
+// failures, oldest first.
+type HookLog struct {
+	Last   map[string]HookCall
+	Errors []LogError
+}
+
+// ReadHookLog reads a hook log and the one it was rotated from
+// (<path>.1), keeping the last keep failures. A log that does not exist
+// reads as empty; lines of another shape are skipped.
+func ReadHookLog(path string, keep int) (HookLog, error) {
+	l := HookLog{Last: map[string]HookCall{}}
+	for _, p := range []string{path + ".1", path} {
+		data, err := os.ReadFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return l, err
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			l.add(line, keep)
+		}
+	}
+	return l, nil
+}
+
+func (l *HookLog) add(line string, keep int) {
+	f := strings.Fields(line)
+	if len(f) < 3 {
+		return
+	}
+	at, err := time.Parse(time.RFC3339, f[0])
+	if err != nil {
+		return
+	}
+	switch {
+	case f[1] == "call" && len(f) == 6:
+		ms, err := strconv.ParseInt(strings.TrimSuffix(f[4], "ms"), 10, 64)
+		if err != nil {
+			return
+		}
+		l.Last[f[2]] = HookCall{Time: at, Agent: f[2], Event: f[3], Latency: time.Duration(ms) * time.Millisecond, OK: f[5] == "ok"}
+	case f[1] == "hook" && strings.HasSuffix(f[2], ":"):
+		_, msg, _ := strings.Cut(line, ": ")
+		l.Errors = append(l.Errors, LogError{Time: at, Agent: strings.TrimSuffix(f[2], ":"), Message: msg})
+		if len(l.Errors) > keep {
+			l.Errors = l.Errors[len(l.Errors)-keep:]
+		}
+	}
 }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -39,7 +40,115 @@ func (e *ImportError) Unwrap() error { return e.Err }
 // parent's session (see HookReader.Transcripts). Relative paths are taken
 // from dir.
 func FindTranscripts(dir string, paths []string) ([]string, error) {
+	found, err := findAll(dir, paths)
+	if err != nil {
+		return nil, err
+	}
 	var out []string
+	for _, f := range found {
+		if !f.inDir || !strings.Contains(filepath.ToSlash(f.path), "/"+subagentsDir+"/") {
+			out = append(out, f.path)
+		}
+	}
+	if len(out) == 0 {
+		return nil, &ImportError{Msg: fmt.Sprintf("no .jsonl transcripts in %s", strings.Join(paths, " "))}
+	}
+	return out, nil
+}
+
+// SubagentFiler is an Importer whose agent writes subagents' transcripts
+// to files of their own that an import meets beside the main ones.
+type SubagentFiler interface {
+	// ParentOf names the session a subagent's transcript belongs to and
+	// where that session's main transcript is; ok is false for a file
+	// that is not a subagent's.
+	ParentOf(path string) (session, parent string, ok bool)
+}
+
+// ImportPlan is what an import of files and directories records: each
+// session once, with its main transcript (its subagents come with it, see
+// HookReader.Transcripts), and what was left out and why.
+type ImportPlan struct {
+	Items   []ImportItem
+	Skipped []Skipped // files found in a directory that are not transcripts
+	// Notes say what was done that the user would not expect: a
+	// subagent's transcript whose parent is missing.
+	Notes []string
+}
+
+// ImportItem is one session to import.
+type ImportItem struct {
+	Session string
+	Path    string // the main transcript; it may not exist (see ImportPlan.Notes)
+}
+
+// Skipped is a file an import left out.
+type Skipped struct {
+	Path   string
+	Reason string
+}
+
+// PlanImport finds the transcripts of a's agent in the files and
+// directories given (relative to dir) and checks each. A file named
+// that is not a transcript is an ImportError; one found in a directory
+// (Codex's history.jsonl, say) is skipped and listed. A subagent's
+// transcript goes with its parent's session, and is recorded in it even
+// when the parent's own file is missing.
+func PlanImport(a Adapter, dir string, paths []string, lim snapshot.Limits) (ImportPlan, error) {
+	var plan ImportPlan
+	found, err := findAll(dir, paths)
+	if err != nil {
+		return plan, err
+	}
+	seen := map[string]bool{}
+	add := func(session, path string) {
+		if !seen[session] {
+			seen[session] = true
+			plan.Items = append(plan.Items, ImportItem{Session: session, Path: path})
+		}
+	}
+	sf, _ := a.(SubagentFiler)
+	for _, f := range found {
+		if sf != nil {
+			if session, parent, ok := sf.ParentOf(f.path); ok {
+				if _, err := os.Stat(parent); err != nil {
+					plan.Notes = append(plan.Notes, fmt.Sprintf("%s is a subagent's transcript of session %s, whose own transcript %s is missing: recorded in session %s with its subagents alone", f.path, session, parent, session))
+				}
+				add(session, parent)
+				continue
+			}
+		}
+		name, err := CheckTranscript(a, f.path, lim)
+		var ie *ImportError
+		if errors.As(err, &ie) && f.inDir {
+			plan.Skipped = append(plan.Skipped, Skipped{Path: f.path, Reason: err.Error()})
+			continue
+		}
+		if err != nil {
+			return plan, err
+		}
+		add(name, f.path)
+	}
+	switch {
+	case len(plan.Items) == 0 && len(plan.Skipped) == 0:
+		return plan, &ImportError{Msg: fmt.Sprintf("no .jsonl transcripts in %s", strings.Join(paths, " "))}
+	case len(plan.Items) == 0:
+		return plan, &ImportError{Msg: fmt.Sprintf("no %s transcript in %s (%d files, none of them one; the first: %s)", a.Name(), strings.Join(paths, " "), len(plan.Skipped), plan.Skipped[0].Reason)}
+	}
+	return plan, nil
+}
+
+// foundFile is a file given to an import, or found in a directory given.
+type foundFile struct {
+	path  string
+	inDir bool
+}
+
+// findAll lists the files named and every .jsonl file below the
+// directories named, subagents' folders included, sorted so that a main
+// transcript comes before its subagents' (its folder sorts after it).
+func findAll(dir string, paths []string) ([]foundFile, error) {
+	var out []foundFile
 	for _, arg := range paths {
 		path := arg
 		if !filepath.IsAbs(path) {
@@ -50,34 +159,24 @@ func FindTranscripts(dir string, paths []string) ([]string, error) {
 			return nil, &ImportError{Msg: fmt.Sprintf("cannot read %s: %v", arg, err), Err: err}
 		}
 		if !fi.IsDir() {
-			out = append(out, path)
+			out = append(out, foundFile{path, false})
 			continue
 		}
-		if out, err = appendMainTranscripts(out, path); err != nil {
+		err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+				out = append(out, foundFile{p, true})
+			}
+			return nil
+		})
+		if err != nil {
 			return nil, err // it names the path
 		}
 	}
-	sort.Strings(out)
-	if len(out) == 0 {
-		return nil, &ImportError{Msg: fmt.Sprintf("no .jsonl transcripts in %s", strings.Join(paths, " "))}
-	}
+	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
 	return out, nil
-}
-
-func appendMainTranscripts(out []string, root string) ([]string, error) {
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == subagentsDir {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
-			out = append(out, p)
-		}
-		return nil
-	})
-	return out, err
 }
 
 // CheckTranscript checks that a file is a transcript of the agent, by its
@@ -128,12 +227,13 @@ func (in Ingest) newestRecord(p Payload) (time.Time, error) {
 	}
 	var newest time.Time
 	for _, path := range paths {
-		if err := in.eachLine(path, func(line []byte) {
+		err := in.eachLine(path, func(line []byte) {
 			m := ViewMessage(Element(line, in.Limits)) // records of every kind carry times
 			if at, err := time.Parse(time.RFC3339Nano, m.Time); err == nil && at.After(newest) {
 				newest = at
 			}
-		}); err != nil {
+		})
+		if err != nil && !errors.Is(err, fs.ErrNotExist) { // a missing file is Run's to report
 			return time.Time{}, err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
@@ -29,9 +30,16 @@ type Ingest struct {
 	// MaxFileBytes bounds a captured file; larger ones are not read,
 	// only listed with their sizes under "skipped_files".
 	MaxFileBytes int
-	// MaxReadBytes bounds what one call reads of each transcript file
-	// (DefaultMaxReadBytes when 0); the next call goes on from there.
+	// MaxReadBytes bounds what one step reads of each transcript file
+	// (DefaultMaxReadBytes when 0): a longer transcript is read in
+	// steps, each its own snapshot, so that memory stays bounded.
 	MaxReadBytes int64
+	// Budget, when not 0, is how long one Run may keep stepping through
+	// a long transcript; the next Run goes on from where it stopped.
+	Budget time.Duration
+	// Warn, when set, is told of what a call went on without: a
+	// transcript named that does not exist, a file the agent rewrote.
+	Warn func(msg string)
 }
 
 // PreCompactCheckpoint is the checkpoint set before a compaction throws
@@ -39,6 +47,12 @@ type Ingest struct {
 const PreCompactCheckpoint = "pre-compact"
 
 // Run records one hook call. It returns false when nothing was new.
+//
+// A transcript with more to read than MaxReadBytes (the first call on a
+// long session) is read in steps, each its own snapshot, so that memory
+// stays bounded; with a Budget, no step starts that would likely end past
+// it, and the next call goes on from where the last step stopped. Nothing
+// is skipped: every step records its lines before the next is read.
 func (in Ingest) Run(ctx context.Context, p Payload, o gitstore.SaveOptions) (gitstore.Entry, bool, error) {
 	o.Session, o.Label, o.Source = p.SessionID, p.Label(), in.Adapter.Name()
 	extra, err := in.Adapter.Transcripts(p)
@@ -51,11 +65,9 @@ func (in Ingest) Run(ctx context.Context, p Payload, o gitstore.SaveOptions) (gi
 			return gitstore.Entry{}, false, fmt.Errorf("list changed files: %w", err)
 		}
 	}
-	e, added, err := in.Store.Append(ctx, o, func(tipRest map[string]any) (gitstore.Delta, error) {
-		return in.delta(p, extra, changed, tipRest)
-	})
+	e, added, err := in.steps(ctx, p, o, extra, changed)
 	if err != nil {
-		return e, false, err
+		return e, added, err
 	}
 	if p.Event == in.Adapter.CompactEvent() {
 		id := e.ID
@@ -71,10 +83,83 @@ func (in Ingest) Run(ctx context.Context, p Payload, o gitstore.SaveOptions) (gi
 	return e, added, nil
 }
 
-func (in Ingest) delta(p Payload, extra map[string]string, changed []string, tipRest map[string]any) (gitstore.Delta, error) {
+// steps appends snapshots until the transcripts are read to their end,
+// the budget is spent, or the context is done; it returns the last one.
+func (in Ingest) steps(ctx context.Context, p Payload, o gitstore.SaveOptions, extra map[string]string, changed []string) (gitstore.Entry, bool, error) {
+	start := time.Now()
+	var last gitstore.Entry
+	var slowest time.Duration
+	anyAdded := false
+	warned := map[string]bool{}
+	for {
+		stepStart := time.Now()
+		var st step
+		e, added, err := in.Store.Append(ctx, o, func(tipRest map[string]any) (gitstore.Delta, error) {
+			d, s, err := in.delta(p, extra, changed, tipRest)
+			st = s // a retry on a moved tip replaces what the lost one found
+			return d, err
+		})
+		for _, w := range st.warnings {
+			if !warned[w] && in.Warn != nil {
+				in.Warn(w)
+			}
+			warned[w] = true
+		}
+		if err != nil {
+			return last, anyAdded, err
+		}
+		if added {
+			last, anyAdded = e, true
+		}
+		slowest = max(slowest, time.Since(stepStart))
+		switch {
+		case !added || !st.more || ctx.Err() != nil:
+			return last, anyAdded, nil
+		case in.Budget > 0 && time.Since(start)+2*slowest > in.Budget:
+			return last, anyAdded, nil // the next call goes on from here
+		}
+	}
+}
+
+// step is what one delta found besides the delta.
+type step struct {
+	more     bool     // a file has lines past what this step read
+	warnings []string // files named but missing, files rewritten
+}
+
+// source is one transcript file to read: its name in the layout and its
+// path now.
+type source struct{ name, path string }
+
+// sources lists the files to read: the main transcript, the files the
+// adapter found beside it, and those an earlier call read that neither
+// names now (a subagent named once by its SubagentStop), sorted by name.
+func sources(p Payload, extra map[string]string, l Layout) []source {
+	out := []source{{"", p.TranscriptPath}}
+	seen := map[string]bool{"": true}
+	names := make([]string, 0, len(extra))
+	for name := range extra {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		out, seen[name] = append(out, source{name, extra[name]}), true
+	}
+	for _, f := range l.Files {
+		if !seen[f.Name] && f.Path != "" {
+			out, seen[f.Name] = append(out, source{f.Name, f.Path}), true
+		} else if f.Name == "" && p.TranscriptPath == "" {
+			out[0].path = f.Path
+		}
+	}
+	return out
+}
+
+func (in Ingest) delta(p Payload, extra map[string]string, changed []string, tipRest map[string]any) (gitstore.Delta, step, error) {
+	var st step
 	layout, err := LayoutFrom(tipRest)
 	if err != nil {
-		return gitstore.Delta{}, err
+		return gitstore.Delta{}, st, err
 	}
 	rest := map[string]any{}
 	for k, v := range tipRest {
@@ -91,28 +176,15 @@ func (in Ingest) delta(p Payload, extra map[string]string, changed []string, tip
 	turns, _ := num(rest["turns"])
 	touched := stringSet(rest["touched_files"])
 	var d gitstore.Delta
-	files := []struct{ name, path string }{{"", p.TranscriptPath}}
-	names := make([]string, 0, len(extra))
-	for name := range extra {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		files = append(files, struct{ name, path string }{name, extra[name]})
-	}
-	for _, f := range files {
+	for _, f := range sources(p, extra, layout) {
 		if f.path == "" {
 			continue
 		}
-		i := layout.File(f.name, f.path)
-		lines, next, err := Lines(f.path, layout.Files[i].Offset, in.MaxReadBytes)
-		if errors.Is(err, fs.ErrNotExist) && layout.Files[i].Offset == 0 {
-			continue // the agent has not written it yet (SessionStart comes first)
-		}
+		i, c, err := in.read(&layout, f, p.Event, &st)
 		if err != nil {
-			return gitstore.Delta{}, err
+			return gitstore.Delta{}, st, err
 		}
-		for _, line := range lines {
+		for _, line := range c.lines {
 			rec := Element(line, in.Limits)
 			if f.name == "" && in.Adapter.IsPrompt(rec) {
 				turns++
@@ -122,14 +194,20 @@ func (in Ingest) delta(p Payload, extra map[string]string, changed []string, tip
 			}
 			d.Messages = append(d.Messages, rec)
 		}
-		layout.Files[i].Offset = next
-		layout.Add(i, len(lines))
+		if i >= 0 {
+			layout.Files[i].Offset, layout.Files[i].Fingerprint, layout.Files[i].Path = c.next, c.fp, f.path
+			layout.Add(i, len(c.lines))
+		}
+		st.more = st.more || c.more()
 	}
 	rest["transcript"] = layout.JSON()
 	rest["turns"] = turns
 	if in.WorkTree != "" && len(d.Messages) > 0 { // files change only with the agent's work
+		own := ownSettings()
 		for _, c := range changed {
-			touched[c] = true
+			if !own[c] {
+				touched[c] = true
+			}
 		}
 		paths := make([]any, 0, len(touched))
 		for _, t := range sortedSet(touched) {
@@ -140,7 +218,46 @@ func (in Ingest) delta(p Payload, extra map[string]string, changed []string, tip
 	}
 	d.Rest = rest
 	d.Turn = int(turns)
-	return d, nil
+	return d, st, nil
+}
+
+// read reads the next lines of one file: from where the layout's newest
+// generation of it stopped, or, when the agent rewrote the file, from its
+// start as a new generation. A file that does not exist is reported in
+// st (but for a main transcript at SessionStart, which comes before the
+// agent writes it) and read as empty; i is then -1 when the layout does
+// not know it.
+func (in Ingest) read(l *Layout, f source, event string, st *step) (int, chunk, error) {
+	i := l.latest(f.name)
+	var off int64
+	var fp string
+	if i >= 0 {
+		off, fp = l.Files[i].Offset, l.Files[i].Fingerprint
+	}
+	c, err := readChunk(f.path, off, in.MaxReadBytes, fp)
+	if errors.Is(err, fs.ErrNotExist) {
+		if f.name != "" || event != "SessionStart" {
+			st.warnings = append(st.warnings, fmt.Sprintf("transcript %s does not exist (named by the %s call); nothing read from it", f.path, event))
+		}
+		if i < 0 && f.name == "" {
+			i = l.File(f.name, f.path) // the session's layout names its transcript
+		}
+		return i, chunk{next: off, fp: fp}, nil
+	}
+	if err != nil {
+		return i, c, err
+	}
+	if i < 0 {
+		return l.File(f.name, f.path), c, nil
+	}
+	if c.rewritten {
+		i = l.NewGeneration(i, f.path)
+		st.warnings = append(st.warnings, fmt.Sprintf("transcript %s was rewritten, not appended to (%d bytes now, %d read before): recorded again from its start as generation %d, the earlier lines kept", f.path, c.size, off, l.Files[i].Gen))
+		if c, err = readChunk(f.path, 0, in.MaxReadBytes, ""); err != nil {
+			return i, c, err
+		}
+	}
+	return i, c, nil
 }
 
 // captureInto captures paths and notes in rest the files skipped.
@@ -159,7 +276,7 @@ func (in Ingest) captureInto(rest map[string]any, paths []string) []snapshot.Fil
 func (in Ingest) capture(paths []string) ([]snapshot.File, []any) {
 	files := []snapshot.File{}
 	var skipped []any
-	seen := map[string]bool{}
+	seen := ownSettings() // never captured: git-snap wrote them
 	for _, p := range paths {
 		rel := p
 		if filepath.IsAbs(p) {

@@ -117,16 +117,15 @@ func TestRestoreIsLineForLineOnEveryTranscript(t *testing.T) {
 	}
 }
 
-// checkRestore compares every transcript file restored from the tip with
-// the complete lines written so far.
-func checkRestore(t *testing.T, s *gitstore.Store, session string, growers []*grower, proj string) {
+// restoreTip reads a session's tip back as Restore writes its transcript
+// files.
+func restoreTip(t *testing.T, s *gitstore.Store, session string) map[string][][]byte {
 	t.Helper()
-	ctx := context.Background()
 	tip, err := s.SessionTip(session)
 	if err != nil || tip.IsZero() {
-		t.Fatalf("no snapshot: %v", err)
+		t.Fatalf("no snapshot of %s: %v", session, err)
 	}
-	doc, _, err := s.Read(ctx, tip)
+	doc, _, err := s.Read(context.Background(), tip)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,6 +133,14 @@ func checkRestore(t *testing.T, s *gitstore.Store, session string, growers []*gr
 	if err != nil {
 		t.Fatal(err)
 	}
+	return files
+}
+
+// checkRestore compares every transcript file restored from the tip with
+// the complete lines written so far.
+func checkRestore(t *testing.T, s *gitstore.Store, session string, growers []*grower, proj string) {
+	t.Helper()
+	files := restoreTip(t, s, session)
 	for _, g := range growers {
 		rel, _ := filepath.Rel(proj, g.path)
 		name := filepath.ToSlash(rel)

@@ -39,6 +39,27 @@ func (o *ordered) del(k string) {
 	}
 }
 
+// SettingsError is a settings file install will not edit: not valid
+// JSON (comments, say), or an entry git-snap would have to overwrite. The
+// file is left as it is.
+type SettingsError struct {
+	Path string
+	Line int // 0 when the problem has no one place
+	Msg  string
+}
+
+// Error names the file, the line and what to do.
+func (e *SettingsError) Error() string {
+	at := e.Path
+	if e.Line > 0 {
+		at = fmt.Sprintf("%s:%d", e.Path, e.Line)
+	}
+	return fmt.Sprintf("%s: %s; nothing was changed: fix or move the file and run the command again", at, e.Msg)
+}
+
+// UserError marks the error as the user's to correct.
+func (e *SettingsError) UserError() {}
+
 func parseOrdered(data []byte) (*ordered, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return &ordered{vals: map[string]any{}}, nil
@@ -47,16 +68,21 @@ func parseOrdered(data []byte) (*ordered, error) {
 	dec.UseNumber()
 	v, err := decodeOrdered(dec)
 	if err != nil {
-		return nil, err
+		return nil, &SettingsError{Line: lineAt(data, dec.InputOffset()), Msg: "not valid JSON (" + err.Error() + ")"}
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("data after the JSON object")
+		return nil, &SettingsError{Line: lineAt(data, dec.InputOffset()), Msg: "data after the JSON object"}
 	}
 	o, ok := v.(*ordered)
 	if !ok {
-		return nil, fmt.Errorf("the settings are not a JSON object")
+		return nil, &SettingsError{Msg: "the settings are not a JSON object"}
 	}
 	return o, nil
+}
+
+// lineAt is the line of byte offset off, counted from 1.
+func lineAt(data []byte, off int64) int {
+	return bytes.Count(data[:min(int(off), len(data))], []byte("\n")) + 1
 }
 
 func decodeOrdered(dec *json.Decoder) (any, error) {
@@ -138,13 +164,23 @@ func writeOrdered(b *bytes.Buffer, v any, indent string) {
 
 // HookCommand is the command line an agent runs for git-snap's hook.
 func HookCommand(exe, agent string) string {
-	if exe == "" || strings.Contains(exe, string(filepath.Separator)+"go-build") {
-		exe = "git-snap" // a go run binary goes away: rely on PATH
+	if exe == "" || strings.Contains(exe, string(filepath.Separator)+"go-build") || !strings.Contains(filepath.Base(exe), "git-snap") {
+		exe = "git-snap" // a go run binary goes away, a renamed one is not known again: rely on PATH
 	}
 	if strings.ContainsAny(exe, " '\"") {
 		exe = "'" + strings.ReplaceAll(exe, "'", `'\''`) + "'"
 	}
 	return exe + " hook " + agent
+}
+
+// HookCommandFor is the hook command for a scope's settings: files a team
+// commits (ProjectScope) name git-snap as PATH finds it, never one
+// machine's path to it; personal ones name this binary, exe.
+func HookCommandFor(scope Scope, exe, agent string) string {
+	if scope == ProjectScope {
+		exe = ""
+	}
+	return HookCommand(exe, agent)
 }
 
 // isOurs recognises a handler git-snap installed, wherever the binary was.
@@ -157,26 +193,51 @@ func isOurs(handler any, agent string) bool {
 	return strings.HasSuffix(cmd, " hook "+agent) && strings.Contains(cmd, "git-snap")
 }
 
+// HookTimeouts is an Installer whose agent bounds some events' hooks more
+// tightly than install's default of 30 seconds.
+type HookTimeouts interface {
+	HookTimeout(event string) int
+}
+
 // InstallHooks adds a handler running command for each event to the
 // hooks of a Claude Code or Codex settings file, keeping every other
 // setting and hook. It reports whether the file changed: installing
-// twice changes nothing.
+// twice changes nothing, and a handler of git-snap's with another
+// command (a binary since moved) is given this one.
 func InstallHooks(path, agent, command string, events []string) (bool, error) {
-	return editSettings(path, func(s *ordered) bool {
-		hooks, _ := s.get("hooks").(*ordered)
-		if hooks == nil {
-			hooks = &ordered{vals: map[string]any{}}
+	return installHooks(path, agent, command, events, nil)
+}
+
+// InstallFor is InstallHooks for an adapter's events and timeouts.
+func InstallFor(a Adapter, path, command string) (bool, error) {
+	t, _ := a.(HookTimeouts)
+	return installHooks(path, a.Name(), command, a.Events(), t)
+}
+
+func installHooks(path, agent, command string, events []string, t HookTimeouts) (bool, error) {
+	return editSettings(path, false, func(s *ordered) (bool, error) {
+		hooks, err := hooksOf(s)
+		if err != nil {
+			return false, err
 		}
 		changed := false
 		for _, ev := range events {
-			groups, _ := hooks.get(ev).([]any)
+			groups, ok := hooks.get(ev).([]any)
+			if !ok && hooks.get(ev) != nil {
+				return false, fmt.Errorf("hooks.%s is %s, not a list of matcher groups", ev, jsonKind(hooks.get(ev)))
+			}
 			if hasOurs(groups, agent) {
+				changed = setCommand(groups, agent, command) || changed
 				continue
+			}
+			timeout := 30
+			if t != nil {
+				timeout = t.HookTimeout(ev)
 			}
 			handler := &ordered{vals: map[string]any{}}
 			handler.set("type", "command")
 			handler.set("command", command)
-			handler.set("timeout", json.Number("30"))
+			handler.set("timeout", json.Number(fmt.Sprint(timeout)))
 			group := &ordered{vals: map[string]any{}}
 			group.set("hooks", []any{handler})
 			hooks.set(ev, append(groups, group))
@@ -185,11 +246,56 @@ func InstallHooks(path, agent, command string, events []string) (bool, error) {
 		if changed {
 			s.set("hooks", hooks)
 		}
-		return changed
+		return changed, nil
 	})
 }
 
-func hasOurs(groups []any, agent string) bool {
+// hooksOf is the settings' hooks object, new when there is none; one of
+// another shape is an error, never overwritten.
+func hooksOf(s *ordered) (*ordered, error) {
+	switch h := s.get("hooks").(type) {
+	case nil:
+		return &ordered{vals: map[string]any{}}, nil
+	case *ordered:
+		return h, nil
+	default:
+		return nil, fmt.Errorf(`"hooks" is %s, not an object of events`, jsonKind(h))
+	}
+}
+
+// jsonKind names the kind of a decoded settings value.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case *ordered:
+		return "an object"
+	case []any:
+		return "a list"
+	case string:
+		return "a string"
+	case json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return "null"
+}
+
+// setCommand gives git-snap's handlers in groups the command; it reports
+// whether one had another.
+func setCommand(groups []any, agent, command string) bool {
+	changed := false
+	for _, h := range ours(groups, agent) {
+		if h.get("command") != command {
+			h.set("command", command)
+			changed = true
+		}
+	}
+	return changed
+}
+
+// ours lists git-snap's handlers for agent in an event's matcher groups.
+func ours(groups []any, agent string) []*ordered {
+	var out []*ordered
 	for _, g := range groups {
 		gr, _ := g.(*ordered)
 		if gr == nil {
@@ -198,23 +304,52 @@ func hasOurs(groups []any, agent string) bool {
 		hs, _ := gr.get("hooks").([]any)
 		for _, h := range hs {
 			if isOurs(h, agent) {
-				return true
+				out = append(out, h.(*ordered))
 			}
 		}
 	}
-	return false
+	return out
 }
 
-// UninstallHooks removes only the handlers git-snap installed.
+// HookCommands lists the commands of git-snap's handlers for agent in a
+// settings file, by event, for doctor; a file that does not exist has
+// none.
+func HookCommands(path, agent string) (map[string][]string, error) {
+	s, err := readSettings(path)
+	if err != nil {
+		return nil, err
+	}
+	hooks, err := hooksOf(s)
+	if err != nil {
+		return nil, &SettingsError{Path: path, Msg: err.Error()}
+	}
+	out := map[string][]string{}
+	for _, ev := range hooks.keys {
+		groups, _ := hooks.get(ev).([]any)
+		for _, h := range ours(groups, agent) {
+			cmd, _ := h.get("command").(string)
+			out[ev] = append(out[ev], cmd)
+		}
+	}
+	return out, nil
+}
+
+func hasOurs(groups []any, agent string) bool { return len(ours(groups, agent)) > 0 }
+
+// UninstallHooks removes only the handlers git-snap installed; a file
+// left with nothing in it is removed.
 func UninstallHooks(path, agent string) (bool, error) {
-	return editSettings(path, func(s *ordered) bool {
+	return editSettings(path, true, func(s *ordered) (bool, error) {
 		hooks, _ := s.get("hooks").(*ordered)
 		if hooks == nil {
-			return false
+			return false, nil
 		}
 		changed := false
 		for _, ev := range append([]string(nil), hooks.keys...) {
-			groups, _ := hooks.get(ev).([]any)
+			groups, ok := hooks.get(ev).([]any)
+			if !ok {
+				continue // not git-snap's to touch
+			}
 			kept, removed := withoutOurs(groups, agent)
 			changed = changed || removed
 			if len(kept) == 0 {
@@ -226,7 +361,7 @@ func UninstallHooks(path, agent string) (bool, error) {
 		if changed && len(hooks.keys) == 0 {
 			s.del("hooks")
 		}
-		return changed
+		return changed, nil
 	})
 }
 
@@ -260,33 +395,123 @@ func withoutOurs(groups []any, agent string) ([]any, bool) {
 	return kept, removed
 }
 
-func editSettings(path string, edit func(*ordered) bool) (bool, error) {
-	data, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+// editSettings edits a settings file in place, or, with removeEmpty, removes
+// it when the edit leaves it holding nothing. A file that is not valid
+// JSON, or an edit refused, leaves it as it was.
+func editSettings(path string, removeEmpty bool, edit func(*ordered) (bool, error)) (bool, error) {
+	s, err := readSettings(path)
+	if err != nil {
 		return false, err
 	}
-	s, err := parseOrdered(data)
+	changed, err := edit(s)
 	if err != nil {
-		return false, fmt.Errorf("%s: %w; fix or move the file and try again", path, err)
+		return false, &SettingsError{Path: path, Msg: err.Error()}
 	}
-	if !edit(s) {
+	if !changed {
 		return false, nil
+	}
+	if removeEmpty && len(s.keys) == 0 {
+		return true, os.Remove(path)
 	}
 	var b bytes.Buffer
 	writeOrdered(&b, s, "")
 	b.WriteByte('\n')
+	return true, writeFileAtomic(path, b.Bytes(), 0o644)
+}
+
+// readSettings reads a settings file; one that does not exist is empty.
+func readSettings(path string) (*ordered, error) {
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	s, err := parseOrdered(data)
+	return s, withPath(err, path)
+}
+
+// withPath names the file in a SettingsError.
+func withPath(err error, path string) error {
+	var se *SettingsError
+	if errors.As(err, &se) {
+		se.Path = path
+	}
+	return err
+}
+
+// writeFileAtomic writes a file through a temporary one renamed over it,
+// so that a reader never sees half of it.
+func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return false, err
+		return err
 	}
 	tmp := path + ".git-snap.tmp"
-	if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
-		return false, err
+	if err := os.WriteFile(tmp, data, mode); err != nil {
+		return err
 	}
-	return true, os.Rename(tmp, path)
+	return os.Rename(tmp, path)
 }
 
 // jsonString is a JSON-encoded string for settings files and scripts.
 func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// Shared reports whether scope's settings file is the one a team commits
+// (the agent's project settings): its hooks must then name git-snap as
+// PATH finds it.
+func Shared(a Adapter, scope Scope, workTree string) bool {
+	if scope == UserScope || workTree == "" {
+		return false
+	}
+	file, err := a.SettingsFile(scope, workTree)
+	project, perr := a.SettingsFile(ProjectScope, workTree)
+	return err == nil && perr == nil && file == project
+}
+
+// ExcludeLocal adds a personal settings file of the work tree to the
+// repository's .git/info/exclude, so that it is never committed; it
+// reports whether it added it.
+func ExcludeLocal(commonDir, workTree, file string) (bool, error) {
+	rel, err := filepath.Rel(workTree, file)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return false, nil
+	}
+	line := "/" + filepath.ToSlash(rel)
+	path := filepath.Join(commonDir, "info", "exclude")
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(l) == line {
+			return false, nil
+		}
+	}
+	if len(data) > 0 && !bytes.HasSuffix(data, []byte("\n")) {
+		data = append(data, '\n')
+	}
+	data = append(data, "# git-snap: personal agent settings\n"+line+"\n"...)
+	return true, writeFileAtomic(path, data, 0o644)
+}
+
+// ownSettings lists, relative to a work tree, the files git-snap writes
+// itself (agents' settings, its own config): they are never captured as
+// files the agent touched.
+func ownSettings() map[string]bool {
+	out := map[string]bool{".git-snap.yaml": true}
+	root := string(filepath.Separator)
+	for _, a := range Adapters(Env{}) {
+		for _, scope := range []Scope{ProjectScope, LocalScope} {
+			f, err := a.SettingsFile(scope, root)
+			if err != nil {
+				continue
+			}
+			out[filepath.ToSlash(strings.TrimPrefix(f, root))] = true
+			if c, ok := a.(interface{ ConfigFile(string) string }); ok {
+				out[filepath.ToSlash(strings.TrimPrefix(c.ConfigFile(f), root))] = true
+			}
+		}
+	}
+	return out
 }

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/git-snap/git-snap/snapshot"
@@ -66,4 +68,46 @@ func (n *Numbers) Add(o Numbers) {
 		v.Add(u)
 		n.ByModel[model] = v
 	}
+}
+
+// CountTotals is a gitstore.Counter: a document's numbers as its
+// snapshot's header keeps them, so that stats over many sessions reads
+// commits, not documents.
+func CountTotals(doc map[string]any, source string) snapshot.Totals {
+	return NumbersOf(doc, source).Totals()
+}
+
+// Totals are the numbers a header keeps (the counts of messages, events
+// and files it has apart).
+func (n Numbers) Totals() snapshot.Totals {
+	t := snapshot.Totals{
+		ModelCalls: n.ModelCalls, ToolCalls: n.ToolCalls, ToolFailures: n.ToolFailures, Turns: n.Turns, Compactions: n.Compactions,
+		InputTokens: n.InputTokens, CacheReadTokens: n.CacheReadTokens, CacheWriteTokens: n.CacheWriteTokens, OutputTokens: n.OutputTokens,
+		Estimated: n.Estimated, First: n.First, Last: n.Last,
+	}
+	for _, model := range slices.Sorted(maps.Keys(n.ByModel)) {
+		t.ByModel = append(t.ByModel, snapshot.ModelUsage{Model: model, Usage: n.ByModel[model]})
+	}
+	return t
+}
+
+// NumbersOfHeader reads the numbers a counted header keeps (see
+// snapshot.Header.Counted); ok is false when it keeps none.
+func NumbersOfHeader(h snapshot.Header) (n Numbers, ok bool) {
+	if !h.Counted {
+		return Numbers{}, false
+	}
+	t := h.Totals
+	n = Numbers{
+		Messages: h.Messages, Events: h.Events, Files: h.Files,
+		ModelCalls: t.ModelCalls, ToolCalls: t.ToolCalls, ToolFailures: t.ToolFailures, Turns: t.Turns, Compactions: t.Compactions,
+		InputTokens: t.InputTokens, CacheReadTokens: t.CacheReadTokens, CacheWriteTokens: t.CacheWriteTokens, OutputTokens: t.OutputTokens,
+		Estimated: t.Estimated, First: t.First, Last: t.Last, ByModel: map[string]snapshot.Usage{},
+	}
+	for _, m := range t.ByModel {
+		u := n.ByModel[m.Model]
+		u.Add(m.Usage)
+		n.ByModel[m.Model] = u
+	}
+	return n, true
 }

@@ -96,7 +96,8 @@ func partJSON(p snapshot.Part) any {
 }
 
 // Restore writes a snapshot back as the agent's own transcript files:
-// file name ("" for the main transcript) → lines, each JSON-equal to the
+// file name ("" for the main transcript; name~N for a generation an
+// agent rewrote, see Layout.Key) → lines, each JSON-equal to the
 // line that was read.
 func Restore(doc map[string]any) (map[string][][]byte, error) {
 	rest := map[string]any{}
@@ -116,16 +117,17 @@ func Restore(doc map[string]any) (map[string][][]byte, error) {
 		return nil, err
 	}
 	out := map[string][][]byte{}
-	for _, f := range layout.Files {
-		lines := make([][]byte, 0, len(byFile[f.Name]))
-		for _, e := range byFile[f.Name] {
+	for i := range layout.Files {
+		key := layout.Key(i)
+		lines := make([][]byte, 0, len(byFile[key]))
+		for _, e := range byFile[key] {
 			b, err := LineOf(e)
 			if err != nil {
 				return nil, err
 			}
 			lines = append(lines, b)
 		}
-		out[f.Name] = lines
+		out[key] = lines
 	}
 	return out, nil
 }

@@ -2,9 +2,14 @@ package agent
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"strconv"
+	"unicode/utf8"
 
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -26,60 +31,156 @@ func (e errNotRegular) Error() string {
 // no newline yet (the agent is still writing it), or past max, is left
 // for the next call; next is where that call starts. The file must be a
 // regular file, not reached through a symbolic link (see OpenRegular); a
-// line longer than max is an error.
+// line longer than max is an error, and so is a file shorter than off.
 func Lines(path string, off, max int64) (lines [][]byte, next int64, err error) {
+	c, err := readChunk(path, off, max, "")
+	if err == nil && c.rewritten {
+		err = fmt.Errorf("%s is shorter (%d bytes) than already read (%d): it was replaced or truncated", path, c.size, off)
+	}
+	return c.lines, c.next, err
+}
+
+// chunk is one bounded read of a transcript file.
+type chunk struct {
+	lines [][]byte
+	next  int64 // where the next read starts
+	size  int64 // the file's size when read
+	// rewritten: the file is shorter than the offset, or its bytes before
+	// the offset are not those read before (their fingerprint changed):
+	// the agent rewrote it instead of appending. Nothing was read.
+	rewritten bool
+	fp        string // the fingerprint of the bytes before next
+}
+
+// more reports whether the file holds bytes past what this read took.
+func (c chunk) more() bool { return c.next < c.size && !c.rewritten }
+
+// readChunk is Lines that also checks, when fp is not empty, that the
+// bytes before off are those fp was taken of.
+func readChunk(path string, off, max int64, fp string) (chunk, error) {
 	if max <= 0 {
 		max = DefaultMaxReadBytes
 	}
+	c := chunk{next: off}
 	f, err := OpenRegular(path)
 	if err != nil {
-		return nil, off, err
+		return c, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, off, err
+		return c, err
 	}
-	if fi.Size() < off {
-		return nil, off, fmt.Errorf("%s is shorter (%d bytes) than already read (%d): it was replaced or truncated", path, fi.Size(), off)
+	c.size = fi.Size()
+	if c.size < off {
+		c.rewritten = true
+		return c, nil
 	}
-	want := min(fi.Size()-off, max)
-	data := make([]byte, want)
+	if fp != "" {
+		now, err := fingerprint(f, off)
+		if err != nil {
+			return c, err
+		}
+		if now != fp {
+			c.rewritten = true
+			return c, nil
+		}
+	}
+	data := make([]byte, min(c.size-off, max))
 	n, err := f.ReadAt(data, off)
 	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, off, err
+		return c, err
 	}
 	data = data[:n]
 	end := bytes.LastIndexByte(data, '\n') + 1
 	if end == 0 && int64(n) == max {
-		return nil, off, fmt.Errorf("%s: the line at byte %d is longer than %d bytes, the most read at once", path, off, max)
+		return c, fmt.Errorf("%s: the line at byte %d is longer than %d bytes, the most read at once", path, off, max)
 	}
 	for rest := data[:end]; len(rest) > 0; {
 		i := bytes.IndexByte(rest, '\n')
-		lines = append(lines, rest[:i])
+		c.lines = append(c.lines, rest[:i])
 		rest = rest[i+1:]
 	}
-	return lines, off + int64(end), nil
+	c.next = off + int64(end)
+	if c.fp, err = fingerprint(f, c.next); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// fingerprintSpan is how much of a file's start and of the bytes before
+// the read position a fingerprint covers: a rewrite changes one or the
+// other, and reading 2 × 512 bytes costs nothing beside a hook call.
+const fingerprintSpan = 512
+
+// fingerprint identifies the bytes of f before off by their first and
+// last fingerprintSpan bytes: "" for none.
+func fingerprint(f *os.File, off int64) (string, error) {
+	if off == 0 {
+		return "", nil
+	}
+	head := make([]byte, min(off, fingerprintSpan))
+	tail := make([]byte, min(off, fingerprintSpan))
+	if _, err := f.ReadAt(head, 0); err != nil {
+		return "", err
+	}
+	if _, err := f.ReadAt(tail, off-int64(len(tail))); err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	h.Write(head)
+	h.Write(tail)
+	return fmt.Sprintf("%d:%x", off, h.Sum(nil)[:12]), nil
 }
 
 // Element turns one transcript line into a stored message: the JSON value
 // it holds, or, for a line that is not JSON, the line itself as a string,
-// so that nothing is lost and it is written back as it was.
+// so that nothing is lost and it is written back as it was. A line that
+// is not valid UTF-8 cannot be a JSON string: it is stored as
+// {RawBytesKey: base64 of the line}. A JSON line that is itself such an
+// object is kept as a string, so that LineOf never mistakes the two.
 func Element(line []byte, lim snapshot.Limits) any {
+	if !utf8.Valid(line) {
+		return map[string]any{RawBytesKey: base64.StdEncoding.EncodeToString(line)}
+	}
 	v, err := snapshot.Parse(line, lim)
 	if err != nil {
 		return string(line)
 	}
-	if _, isString := v.(string); isString { // a JSON string line: keep it raw too
+	switch v := v.(type) {
+	case string: // a JSON string line: keep it raw too
 		return string(line)
+	case map[string]any:
+		if _, ok := rawBytes(v); ok {
+			return string(line)
+		}
 	}
 	return v
 }
 
+// RawBytesKey is the only member of a stored message that holds a
+// transcript line that was not valid UTF-8, base64-encoded.
+const RawBytesKey = "git-snap:raw-bytes"
+
+// rawBytes reads a message stored by Element for a line of invalid UTF-8.
+func rawBytes(m map[string]any) ([]byte, bool) {
+	s, ok := m[RawBytesKey].(string)
+	if !ok || len(m) != 1 {
+		return nil, false
+	}
+	b, err := base64.StdEncoding.DecodeString(s)
+	return b, err == nil
+}
+
 // LineOf writes a stored message back as a transcript line.
 func LineOf(elem any) ([]byte, error) {
-	if s, ok := elem.(string); ok {
-		return []byte(s), nil
+	switch v := elem.(type) {
+	case string:
+		return []byte(v), nil
+	case map[string]any:
+		if b, ok := rawBytes(v); ok {
+			return b, nil
+		}
 	}
 	return snapshot.Marshal(elem)
 }
@@ -94,12 +195,40 @@ type Layout struct {
 	Runs [][2]int
 }
 
-// LayoutFile is one transcript file of a session.
+// LayoutFile is one transcript file of a session, in one generation: a
+// file the agent rewrote instead of appending to is read again from its
+// start as a new LayoutFile of the same name and the next generation, so
+// that the lines of the one before are kept.
 type LayoutFile struct {
 	Name   string // relative to the main transcript's directory; "" for the main one
 	Path   string // where it was read from
 	Offset int64  // bytes read so far
 	Lines  int    // lines read so far
+	Gen    int    // the generation: 0, then one more at each rewrite
+	// Fingerprint identifies the bytes before Offset (see readChunk).
+	Fingerprint string
+}
+
+// Key names the file's lines in what Split and Restore return: its name
+// for the newest generation, name~N for an earlier one (as editors name
+// a backup), so that "~0" is the main transcript before its first rewrite.
+func (l Layout) Key(i int) string {
+	f := l.Files[i]
+	if l.latest(f.Name) == i {
+		return f.Name
+	}
+	return f.Name + "~" + strconv.Itoa(f.Gen)
+}
+
+// latest is the index of the newest generation of the file name, -1
+// when there is none.
+func (l Layout) latest(name string) int {
+	for i := len(l.Files) - 1; i >= 0; i-- {
+		if l.Files[i].Name == name {
+			return i
+		}
+	}
+	return -1
 }
 
 // LayoutFrom reads the layout kept in a document's rest; a new session
@@ -115,9 +244,11 @@ func LayoutFrom(rest map[string]any) (Layout, error) {
 		m, _ := f.(map[string]any)
 		off, _ := num(m["offset"])
 		lines, _ := num(m["lines"])
+		gen, _ := num(m["generation"])
 		name, _ := m["name"].(string)
 		path, _ := m["path"].(string)
-		l.Files = append(l.Files, LayoutFile{Name: name, Path: path, Offset: off, Lines: int(lines)})
+		fp, _ := m["fingerprint"].(string)
+		l.Files = append(l.Files, LayoutFile{Name: name, Path: path, Offset: off, Lines: int(lines), Gen: int(gen), Fingerprint: fp})
 	}
 	runs, _ := t["runs"].([]any)
 	for _, r := range runs {
@@ -143,11 +274,19 @@ func num(v any) (int64, bool) {
 	return n.Int64()
 }
 
-// JSON is the layout as it is stored.
+// JSON is the layout as it is stored. A first generation without a
+// fingerprint is stored as layouts were before either existed.
 func (l Layout) JSON() map[string]any {
 	files := make([]any, len(l.Files))
 	for i, f := range l.Files {
-		files[i] = map[string]any{"name": f.Name, "path": f.Path, "offset": f.Offset, "lines": f.Lines}
+		m := map[string]any{"name": f.Name, "path": f.Path, "offset": f.Offset, "lines": f.Lines}
+		if f.Gen > 0 {
+			m["generation"] = f.Gen
+		}
+		if f.Fingerprint != "" {
+			m["fingerprint"] = f.Fingerprint
+		}
+		files[i] = m
 	}
 	runs := make([]any, len(l.Runs))
 	for i, r := range l.Runs {
@@ -156,14 +295,20 @@ func (l Layout) JSON() map[string]any {
 	return map[string]any{"files": files, "runs": runs}
 }
 
-// File returns the index of the file with this name, adding it if new.
+// File returns the index of the newest generation of the file with this
+// name, adding it if new.
 func (l *Layout) File(name, path string) int {
-	for i, f := range l.Files {
-		if f.Name == name {
-			return i
-		}
+	if i := l.latest(name); i >= 0 {
+		return i
 	}
 	l.Files = append(l.Files, LayoutFile{Name: name, Path: path})
+	return len(l.Files) - 1
+}
+
+// NewGeneration starts the next generation of file i, read from path's
+// start, and returns its index.
+func (l *Layout) NewGeneration(i int, path string) int {
+	l.Files = append(l.Files, LayoutFile{Name: l.Files[i].Name, Path: path, Gen: l.Files[i].Gen + 1})
 	return len(l.Files) - 1
 }
 
@@ -180,7 +325,8 @@ func (l *Layout) Add(i, n int) {
 	l.Runs = append(l.Runs, [2]int{i, n})
 }
 
-// Split gives back each file's lines, from the messages in run order.
+// Split gives back each file's lines, from the messages in run order,
+// keyed as Key says.
 func (l Layout) Split(msgs []any) (map[string][]any, error) {
 	out := map[string][]any{}
 	pos := 0
@@ -188,8 +334,8 @@ func (l Layout) Split(msgs []any) (map[string][]any, error) {
 		if pos+r[1] > len(msgs) {
 			return nil, fmt.Errorf("the transcript layout counts more lines (%d+) than the snapshot holds (%d)", pos+r[1], len(msgs))
 		}
-		name := l.Files[r[0]].Name
-		out[name] = append(out[name], msgs[pos:pos+r[1]]...)
+		key := l.Key(r[0])
+		out[key] = append(out[key], msgs[pos:pos+r[1]]...)
 		pos += r[1]
 	}
 	if pos != len(msgs) {

@@ -3,6 +3,7 @@ package gitstore
 import (
 	"context"
 	"errors"
+	"time"
 	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -44,7 +45,7 @@ func (s *Store) Append(ctx context.Context, o SaveOptions, next func(tipRest map
 	if err := checkSession(o.Session); err != nil {
 		return Entry{}, false, err
 	}
-	e, err := s.commitOnTip(ctx, s.header(o), func(tip plumbing.Hash, h *snapshot.Header, st tipState) (plumbing.Hash, []layout.Object, error) {
+	e, err := s.commitOnTip(ctx, s.header(o), func(tip plumbing.Hash, h *snapshot.Header, st tipState) (built, error) {
 		return s.buildAppend(ctx, tip, h, st, next)
 	})
 	if errors.Is(err, errNothingNew) {
@@ -55,46 +56,44 @@ func (s *Store) Append(ctx context.Context, o SaveOptions, next func(tipRest map
 
 // buildAppend is Append's treeBuilder: it asks next for the delta on
 // this tip and lays it out on the tip's tree.
-func (s *Store) buildAppend(ctx context.Context, tip plumbing.Hash, h *snapshot.Header, st tipState, next func(map[string]any) (Delta, error)) (plumbing.Hash, []layout.Object, error) {
+func (s *Store) buildAppend(ctx context.Context, tip plumbing.Hash, h *snapshot.Header, st tipState, next func(map[string]any) (Delta, error)) (built, error) {
 	var base opened // a new session's: empty
 	if !tip.IsZero() {
 		var err error
 		if base, err = s.openSnapshot(ctx, tip); err != nil {
-			return plumbing.ZeroHash, nil, err
+			return built{}, err
 		}
 	}
 	d, err := next(snapshot.Others(base.rest))
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return built{}, err
 	}
 	if !tip.IsZero() && d.Empty(base.rest) {
-		return plumbing.ZeroHash, nil, errNothingNew
+		return built{}, errNothingNew
 	}
 	if d.Turn > 0 {
 		h.Turn = d.Turn
 	}
+	// A new session starts at its oldest record. The snapshot keeps the
+	// time it was taken (or the caller's): a live hook's records are of
+	// now, and an import gives the newest record's time itself.
+	first, _ := s.recordSpan(d.Messages)
+	s.recordTimes(h, SaveOptions{Time: h.Time}, first, time.Time{})
 	d, found := s.redactDelta(d)
 	h.Redacted += len(found) // and the header's, counted by s.header
 	rest, err := deltaRest(d, base.rest)
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return built{}, err
 	}
 	h.Messages, h.Events, h.Files = base.Header.Messages, base.Header.Events, base.Header.Files
 	objs, err := layout.Build(s.reader, base.tree, &snapshot.Parts{Rest: rest, Messages: d.Messages, Events: d.Events, Files: d.Files}, h)
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return built{}, err
 	}
 	if err := s.writeObjects(objs, st.known); err != nil {
-		return plumbing.ZeroHash, nil, err
+		return built{}, err
 	}
-	return objs[len(objs)-1].Hash, withKnown(objs, st), nil
-}
-
-// withKnown adds the tip's objects to objs, so that the tip cache of a
-// snapshot built on the tip knows them too.
-func withKnown(objs []layout.Object, st tipState) []layout.Object {
-	st.known.each(func(id plumbing.Hash) { objs = append(objs, layout.Object{Hash: id}) })
-	return objs
+	return built{root: objs[len(objs)-1].Hash, objs: objs, onTip: true, listed: true}, nil
 }
 
 // deltaRest makes the new snapshot.json: the delta's members and the
@@ -162,19 +161,20 @@ func (s *Store) redactDelta(d Delta) (Delta, []redact.Finding) {
 // new header, e.g. the code commit a git hook saw. It fails for a
 // session with no snapshot yet.
 func (s *Store) Mark(ctx context.Context, o SaveOptions) (Entry, error) {
-	return s.commitOnTip(ctx, s.header(o), func(tip plumbing.Hash, h *snapshot.Header, st tipState) (plumbing.Hash, []layout.Object, error) {
+	return s.commitOnTip(ctx, s.header(o), func(tip plumbing.Hash, h *snapshot.Header, _ tipState) (built, error) {
 		if tip.IsZero() {
-			return plumbing.ZeroHash, nil, noSession(o.Session)
+			return built{}, NoSession(o.Session)
 		}
 		e, err := s.Entry(ctx, tip)
 		if err != nil {
-			return plumbing.ZeroHash, nil, err
+			return built{}, err
 		}
 		h.Turn, h.Messages, h.Events, h.Files = e.Header.Turn, e.Header.Messages, e.Header.Events, e.Header.Files
+		h.Counted, h.Totals = e.Header.Counted, e.Header.Totals
 		if o.Source == "" { // the tip's source, not the default: nothing new was taken
 			h.Source = e.Header.Source
 		}
-		return e.Tree, withKnown(nil, st), nil // the same tree: the tip's objects stay known
+		return built{root: e.Tree, onTip: true, listed: true}, nil // the same tree: the tip's objects stay known
 	})
 }
 

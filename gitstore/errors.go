@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"errors"
 	"fmt"
 )
 
@@ -10,6 +11,9 @@ import (
 
 // ErrNotRepository means no git repository was found.
 var ErrNotRepository error = userErr("not a git repository")
+
+// ErrRepositoryExists means a repository was to be made where one is.
+var ErrRepositoryExists = errors.New("a git repository exists there already")
 
 type userErr string
 
@@ -29,7 +33,8 @@ func (e *NotFoundError) Error() string { return fmt.Sprintf("%q %s", e.Name, e.M
 // UserError marks the error as the user's to correct.
 func (e *NotFoundError) UserError() {}
 
-func noSession(name string) error {
+// NoSession is the error for a session name that names none.
+func NoSession(name string) error {
 	return &NotFoundError{name, "names no session (see git snap sessions)"}
 }
 

@@ -132,7 +132,7 @@ func TestPullRefusesARemoteWhoseSessionIsNotSnapshots(t *testing.T) {
 	dir, s, _ := victim(t)
 	git(t, dir, "remote", "add", "origin", remote)
 	before := git(t, dir, "for-each-ref", "refs/snap", "refs/tags", "refs/heads")
-	_, err := s.Pull(ctx, RemoteOptions{Remote: "origin", Transport: TransportGit})
+	_, err := s.Pull(ctx, RemoteOptions{Remote: "origin"})
 	var in *IncomingError
 	if !errors.As(err, &in) {
 		t.Fatalf("pull: err = %v, want an IncomingError", err)

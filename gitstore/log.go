@@ -19,58 +19,94 @@ var ErrStop = errors.New("stop walking")
 // commit time, as git log orders them), each once. It reads commits
 // only, never trees. fn may return ErrStop to end the walk.
 func (s *Store) Walk(ctx context.Context, starts []plumbing.Hash, fn func(Entry) error) error {
-	q := &commitQueue{}
-	seen := map[plumbing.Hash]bool{}
-	push := func(h plumbing.Hash) error {
-		if h.IsZero() || seen[h] {
-			return nil
-		}
-		seen[h] = true
-		c, err := object.GetCommit(s.st, h)
-		if err != nil {
-			return fmt.Errorf("read snapshot %s: %w", h, err)
-		}
-		heap.Push(q, queued{c, len(seen)})
-		return nil
+	return s.WalkRange(ctx, RevRange{Include: starts}, fn)
+}
+
+// WalkRange is Walk over what r selects: the snapshots reachable from
+// r.Include and not from r.Exclude, as git log A..B and ^A B select.
+// Excluded history is walked in the same time order only as far as it
+// can still hide something, as git does.
+func (s *Store) WalkRange(ctx context.Context, r RevRange, fn func(Entry) error) error {
+	w := &rangeWalk{s: s, seen: map[plumbing.Hash]*queued{}}
+	if err := w.pushAll(r.Exclude, true); err != nil {
+		return err
 	}
-	for _, h := range starts {
-		if err := push(h); err != nil {
-			return err
-		}
+	if err := w.pushAll(r.Include, false); err != nil {
+		return err
 	}
-	for q.Len() > 0 {
+	for w.q.Len() > 0 && w.visible > 0 {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		c := heap.Pop(q).(queued).Commit
-		e, err := entryOf(c)
-		if err != nil {
-			return err
-		}
-		if err := fn(e); err != nil {
-			if errors.Is(err, ErrStop) {
-				return nil
-			}
-			return err
-		}
-		for _, p := range c.ParentHashes {
-			if err := push(p); err != nil {
+		it := heap.Pop(&w.q).(*queued)
+		it.popped = true
+		if !it.hidden {
+			w.visible--
+			e, err := entryOf(it.Commit)
+			if err != nil {
 				return err
 			}
+			if err := fn(e); errors.Is(err, ErrStop) {
+				return nil
+			} else if err != nil {
+				return err
+			}
+		}
+		if err := w.pushAll(it.ParentHashes, it.hidden); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rangeWalk is the state of one WalkRange: the commits queued and seen,
+// and how many queued ones are not hidden (the walk ends at none).
+type rangeWalk struct {
+	s       *Store
+	q       commitQueue
+	seen    map[plumbing.Hash]*queued
+	visible int
+}
+
+// pushAll queues commits; hidden ones hide what they reach, also a
+// commit queued before as visible and not yet shown.
+func (w *rangeWalk) pushAll(hs []plumbing.Hash, hidden bool) error {
+	for _, h := range hs {
+		if h.IsZero() {
+			continue
+		}
+		if it, ok := w.seen[h]; ok {
+			if hidden && !it.hidden && !it.popped {
+				it.hidden = true
+				w.visible--
+			}
+			continue
+		}
+		c, err := object.GetCommit(w.s.st, h)
+		if err != nil {
+			return fmt.Errorf("read snapshot %s: %w", h, err)
+		}
+		it := &queued{Commit: c, order: len(w.seen), hidden: hidden}
+		w.seen[h] = it
+		heap.Push(&w.q, it)
+		if !hidden {
+			w.visible++
 		}
 	}
 	return nil
 }
 
 // queued is a commit waiting in the walk; order breaks ties in time, so
-// that the output does not depend on the heap's whims.
+// that the output does not depend on the heap's whims. A hidden commit is
+// reachable from an excluded one: it is not shown, and hides its parents.
 type queued struct {
 	*object.Commit
-	order int
+	order          int
+	hidden, popped bool
 }
 
 // commitQueue orders commits newest first, then first seen first.
-type commitQueue []queued
+type commitQueue []*queued
 
 func (q commitQueue) Len() int { return len(q) }
 func (q commitQueue) Less(i, j int) bool {
@@ -80,7 +116,7 @@ func (q commitQueue) Less(i, j int) bool {
 	return q[i].order < q[j].order
 }
 func (q commitQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *commitQueue) Push(x any)   { *q = append(*q, x.(queued)) }
+func (q *commitQueue) Push(x any)   { *q = append(*q, x.(*queued)) }
 func (q *commitQueue) Pop() any {
 	old := *q
 	c := old[len(old)-1]

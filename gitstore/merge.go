@@ -245,6 +245,6 @@ func (s *Store) merge(ctx context.Context, ref string, base, local, remote plumb
 	if err := s.refs.Update(ctx, ref, local, id); err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
-	s.saveTipState(ref, tipState{commit: id, seq: h.Seq, started: h.Started}, objs)
+	s.saveTipState(ref, tipState{commit: id, seq: h.Seq, started: h.Started}, objs, nil)
 	return id, conflicts, nil
 }

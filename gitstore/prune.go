@@ -53,7 +53,7 @@ func (s *Store) Prune(ctx context.Context, session string, o PruneOptions) (Prun
 		return PruneResult{}, err
 	}
 	if tip.IsZero() {
-		return PruneResult{}, noSession(session)
+		return PruneResult{}, NoSession(session)
 	}
 	chain, err := s.firstParentChain(ctx, tip)
 	if err != nil {
@@ -384,7 +384,7 @@ func (s *Store) Drop(ctx context.Context, session string) error {
 		return err
 	}
 	if tip.IsZero() {
-		return noSession(session)
+		return NoSession(session)
 	}
 	cps, err := s.Checkpoints(ctx, session, true)
 	if err != nil {
@@ -402,16 +402,6 @@ func (s *Store) Drop(ctx context.Context, session string) error {
 	return nil
 }
 
-// GC removes temporary files killed writers left (see removeStaleTemp)
-// and runs git gc --auto when git is installed: packing belongs to git.
-func (s *Store) GC(ctx context.Context) error {
-	s.removeStaleTemp(s.opts.Now().Add(-staleTempAge))
-	if !s.useGit(TransportAuto) {
-		return fmt.Errorf("git is not installed; git-snap never repacks or prunes objects itself")
-	}
-	return s.runGit(ctx, nil, "gc", "--auto")
-}
-
 // staleTempAge is how old a temporary file must be to be taken as left
 // by a killed writer; git gc waits as long for its own.
 const staleTempAge = time.Hour
@@ -421,6 +411,13 @@ const staleTempAge = time.Hour
 // last changed before cutoff: a save or import killed mid-write leaves
 // them, and no writer keeps one open that long.
 func (s *Store) removeStaleTemp(cutoff time.Time) {
+	s.eachStaleTemp(cutoff, func(path string) {
+		_ = os.Remove(path) // gone already is as good
+	})
+}
+
+// eachStaleTemp calls fn with each temporary file removeStaleTemp removes.
+func (s *Store) eachStaleTemp(cutoff time.Time, fn func(path string)) {
 	objects := filepath.Join(s.paths.CommonDir, "objects")
 	dirs := []string{objects, filepath.Join(objects, "pack"), filepath.Join(s.paths.CommonDir, "snap", "locks")}
 	if ents, err := os.ReadDir(objects); err == nil {
@@ -443,7 +440,7 @@ func (s *Store) removeStaleTemp(cutoff time.Time) {
 				continue
 			}
 			if fi, err := e.Info(); err == nil && fi.ModTime().Before(cutoff) {
-				_ = os.Remove(filepath.Join(dir, name)) // gone already is as good
+				fn(filepath.Join(dir, name))
 			}
 		}
 	}

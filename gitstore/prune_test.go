@@ -236,7 +236,7 @@ func TestGCRemovesStaleTempFiles(t *testing.T) {
 		must(t, os.WriteFile(young, []byte("x"), 0o644))
 		fresh = append(fresh, young)
 	}
-	must(t, s.GC(ctx))
+	must(t, s.GC(ctx, GCOptions{}))
 	for _, p := range stale {
 		if _, err := os.Stat(p); err == nil {
 			t.Errorf("%s left", p)

@@ -10,26 +10,16 @@ import (
 	"os/exec"
 	"strings"
 
-	gogit "github.com/go-git/go-git/v5"
-	gitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-snap/git-snap/snapshot"
 )
 
-// Transports a remote operation can use.
-const (
-	TransportAuto  = ""       // git when installed, else go-git
-	TransportGit   = "git"    // the git binary: the user's credentials, ssh config and speed
-	TransportGoGit = "go-git" // go-git's own transport
-)
-
 // RemoteOptions name what to share and with whom.
 type RemoteOptions struct {
-	Remote    string   // a remote's name or a URL; "origin" when empty
-	Sessions  []string // all sessions when empty
-	Transport string
-	Progress  io.Writer // git's progress, or nil
+	Remote   string    // a remote's name or a URL; "origin" when empty
+	Sessions []string  // all sessions when empty
+	Progress io.Writer // git's progress, or nil
 }
 
 func (o RemoteOptions) remote() string {
@@ -92,22 +82,7 @@ func (s *Store) Push(ctx context.Context, o RemoteOptions) error {
 		return err
 	}
 	specs := s.pushSpecs(o.Sessions)
-	if s.useGit(o.Transport) {
-		return s.runGit(ctx, o.Progress, append([]string{"push", "--porcelain", o.remote()}, specs...)...)
-	}
-	repo, err := s.goGitRepo()
-	if err != nil {
-		return err
-	}
-	po := &gogit.PushOptions{RemoteName: o.remote(), RefSpecs: refSpecs(specs), Progress: o.Progress}
-	if isURL(o.remote()) {
-		po.RemoteName, po.RemoteURL = "", o.remote()
-	}
-	err = repo.PushContext(ctx, po)
-	if errors.Is(err, gogit.NoErrAlreadyUpToDate) {
-		return nil
-	}
-	return wrapRemote("push", err)
+	return s.runGit(ctx, o.Progress, append([]string{"push", "--porcelain", o.remote()}, specs...)...)
 }
 
 // Fetch brings a remote's sessions into refs/remotes/<remote>/snap/.
@@ -116,35 +91,7 @@ func (s *Store) Fetch(ctx context.Context, o RemoteOptions) error {
 		return err
 	}
 	specs := s.fetchSpecs(o.remote(), o.Sessions)
-	if s.useGit(o.Transport) {
-		return s.runGit(ctx, o.Progress, append([]string{"fetch", "--no-tags", "--no-write-fetch-head", o.remote()}, specs...)...)
-	}
-	repo, err := s.goGitRepo()
-	if err != nil {
-		return err
-	}
-	fo := &gogit.FetchOptions{RemoteName: o.remote(), RefSpecs: refSpecs(specs), Tags: gogit.NoTags, Progress: o.Progress}
-	if isURL(o.remote()) {
-		fo.RemoteName, fo.RemoteURL = "", o.remote()
-	}
-	err = repo.FetchContext(ctx, fo)
-	if errors.Is(err, gogit.NoErrAlreadyUpToDate) {
-		err = nil
-	}
-	s.st.reload() // new packs arrived
-	return wrapRemote("fetch", err)
-}
-
-func refSpecs(specs []string) []gitconfig.RefSpec {
-	out := make([]gitconfig.RefSpec, len(specs))
-	for i, s := range specs {
-		out[i] = gitconfig.RefSpec(s)
-	}
-	return out
-}
-
-func isURL(s string) bool {
-	return strings.Contains(s, "://") || strings.HasPrefix(s, "/") || strings.HasPrefix(s, ".") || strings.Contains(s, "@")
+	return s.runGit(ctx, o.Progress, append([]string{"fetch", "--no-tags", "--no-write-fetch-head", o.remote()}, specs...)...)
 }
 
 func wrapRemote(op string, err error) error {
@@ -157,20 +104,29 @@ func wrapRemote(op string, err error) error {
 	return fmt.Errorf("%s: %w", op, err)
 }
 
-func (s *Store) useGit(transport string) bool {
-	switch transport {
-	case TransportGit:
-		return true
-	case TransportGoGit:
-		return false
+// ErrNoGit means the git binary, which sharing and packing use, is not
+// installed.
+var ErrNoGit = errors.New("git is not installed (or not on PATH)")
+
+// gitBinary finds git, or says what needs it: git-snap shares and packs
+// through git itself, with the user's credentials, ssh config and
+// transports, rather than link a second implementation of them into
+// every hook call.
+func gitBinary(op string) (string, error) {
+	path, err := exec.LookPath("git")
+	if err != nil {
+		return "", fmt.Errorf("%s: %w; git snap %s runs git, so install git and try again", op, ErrNoGit, op)
 	}
-	_, err := exec.LookPath("git")
-	return err == nil
+	return path, nil
 }
 
 // runGit runs the git binary on this repository.
 func (s *Store) runGit(ctx context.Context, progress io.Writer, args ...string) error {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"--git-dir=" + s.paths.GitDir}, args...)...)
+	git, err := gitBinary(args[0])
+	if err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, git, append([]string{"--git-dir=" + s.paths.GitDir}, args...)...)
 	if s.paths.WorkTree != "" {
 		cmd.Dir = s.paths.WorkTree
 	} else {
@@ -188,15 +144,6 @@ func (s *Store) runGit(ctx context.Context, progress io.Writer, args ...string) 
 		return wrapRemote(args[0], fmt.Errorf("git %s: %v\n%s", args[0], err, msg))
 	}
 	return nil
-}
-
-// goGitRepo opens the repository with go-git, for its transport.
-func (s *Store) goGitRepo() (*gogit.Repository, error) {
-	repo, err := gogit.Open(s.st.Storage, nil)
-	if err != nil {
-		return nil, fmt.Errorf("open the repository with go-git (git is not installed): %w", err)
-	}
-	return repo, nil
 }
 
 // RemoteTips lists the sessions fetched from a remote: name → tip.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -32,9 +33,8 @@ func (s *Store) Resolve(ctx context.Context, rev string) (plumbing.Hash, error) 
 	if err := ctx.Err(); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	if rev == "" || strings.HasPrefix(rev, "-") || strings.ContainsAny(rev, " :\\*?[") || strings.Contains(rev, "..") ||
-		strings.Contains(rev, "@{") || strings.ContainsFunc(rev, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return plumbing.ZeroHash, &RevisionError{rev, "not a revision: write a session, session~N, snap/<session>/<checkpoint> or a snapshot id"}
+	if err := CheckRevision(rev); err != nil {
+		return plumbing.ZeroHash, err
 	}
 	base, ops := rev, ""
 	if i := strings.IndexAny(rev, "~^"); i >= 0 {
@@ -172,3 +172,140 @@ func (s *Store) walkParents(rev string, id plumbing.Hash, ops string) (plumbing.
 }
 
 func short(h plumbing.Hash) string { return h.String()[:12] }
+
+// revisionForms is what a revision may be, for messages that say what to
+// write instead.
+const revisionForms = "write a session, session~N, session^, snap/<session>/<checkpoint> or a snapshot id"
+
+// CheckRevision says what is wrong with how rev is written, or nil when
+// it may name a snapshot. It reads nothing: whether rev names anything is
+// Resolve's to find out.
+func CheckRevision(rev string) error {
+	bad := func(msg string) error { return &RevisionError{rev, msg + "; " + revisionForms} }
+	switch {
+	case rev == "":
+		return bad("is empty")
+	case strings.HasPrefix(rev, "-"):
+		return bad("starts with '-', which reads as an option")
+	case strings.Contains(rev, "..."):
+		return bad("A...B (the snapshots of either side but not both) is not supported: write A..B")
+	case strings.Contains(rev, ".."):
+		return bad("is a range (A..B), which only log and diff take")
+	case strings.Contains(rev, "@{"):
+		return bad("@{…} (git's reflog) is not supported")
+	case strings.HasPrefix(rev, "^"):
+		return bad("^REV (all but what REV reaches) is only for log")
+	}
+	for i, r := range rev {
+		switch {
+		case r < 0x20 || r == 0x7f:
+			return bad(fmt.Sprintf("has a control character (%U) at byte %d", r, i))
+		case r == ' ':
+			return bad(fmt.Sprintf("has a space at byte %d", i))
+		case r == ':':
+			return bad(fmt.Sprintf("has ':' at byte %d (git's REV:PATH is not supported: restore REV --files or show REV --json read inside a snapshot)", i))
+		case strings.ContainsRune(`\*?[`, r):
+			return bad(fmt.Sprintf("has %q at byte %d, which no ref name holds", r, i))
+		}
+	}
+	return nil
+}
+
+// RevRange is what a list of revisions selects, as git log reads it: the
+// snapshots reachable from any of Include and from none of Exclude.
+type RevRange struct {
+	Include, Exclude []plumbing.Hash
+}
+
+// SplitRange reads one argument of log or diff: "A..B" (what B reaches
+// but A does not), "^A" (nothing A reaches) or a plain revision. An end
+// left out ("A..", "..B") is dflt, as git takes HEAD; with no dflt it is
+// an error. It reads nothing.
+func SplitRange(arg, dflt string) (include, exclude string, err error) {
+	if rest, ok := strings.CutPrefix(arg, "^"); ok && !strings.Contains(rest, "..") {
+		return "", rest, CheckRevision(rest)
+	}
+	if strings.Contains(arg, "...") {
+		return "", "", &RevisionError{arg, "A...B (the snapshots of either side but not both) is not supported: write A..B"}
+	}
+	from, to, isRange := strings.Cut(arg, "..")
+	if !isRange {
+		return arg, "", CheckRevision(arg)
+	}
+	if strings.Contains(to, "..") {
+		return "", "", &RevisionError{arg, "has more than one '..': write one range A..B"}
+	}
+	if from == "" && to == "" {
+		return "", "", &RevisionError{arg, "is a range with neither end: write A..B"}
+	}
+	for _, end := range []*string{&from, &to} {
+		if *end == "" {
+			if dflt == "" {
+				return "", "", &RevisionError{arg, "leaves out one end of the range and there is no default session to take for it: write A..B, or give --session"}
+			}
+			*end = dflt
+		}
+		if err := CheckRevision(*end); err != nil {
+			return "", "", &RevisionError{arg, "in the range: " + err.Error()}
+		}
+	}
+	return to, from, nil
+}
+
+// ResolveRange resolves the arguments of log or diff (see SplitRange).
+// Each argument adds to Include or Exclude.
+func (s *Store) ResolveRange(ctx context.Context, args []string, dflt string) (RevRange, error) {
+	var r RevRange
+	for _, arg := range args {
+		include, exclude, err := SplitRange(arg, dflt)
+		if err != nil {
+			return RevRange{}, err
+		}
+		for _, side := range []struct {
+			rev  string
+			list *[]plumbing.Hash
+		}{{include, &r.Include}, {exclude, &r.Exclude}} {
+			if side.rev == "" {
+				continue
+			}
+			id, err := s.Resolve(ctx, side.rev)
+			if err != nil {
+				return RevRange{}, err
+			}
+			*side.list = append(*side.list, id)
+		}
+	}
+	return r, nil
+}
+
+// ResolvePair resolves the arguments of a diff to the two snapshots it
+// compares: "A B", "A..B" or "^A B" (A to B), or "A" alone (A's parent
+// to A; a zero first id when A is its session's first snapshot). An end
+// left out of a range is dflt (see SplitRange).
+func (s *Store) ResolvePair(ctx context.Context, args []string, dflt string) (a, b plumbing.Hash, err error) {
+	ranged := slices.ContainsFunc(args, func(arg string) bool { return strings.HasPrefix(arg, "^") || strings.Contains(arg, "..") })
+	if !ranged {
+		switch len(args) {
+		case 1:
+			if b, err = s.Resolve(ctx, args[0]); err != nil {
+				return a, b, err
+			}
+			e, err := s.Entry(ctx, b)
+			return e.Parent, b, err
+		case 2:
+			if a, err = s.Resolve(ctx, args[0]); err != nil {
+				return a, b, err
+			}
+			b, err = s.Resolve(ctx, args[1])
+			return a, b, err
+		}
+	}
+	r, err := s.ResolveRange(ctx, args, dflt)
+	if err != nil {
+		return a, b, err
+	}
+	if len(r.Include) != 1 || len(r.Exclude) != 1 {
+		return a, b, &RevisionError{strings.Join(args, " "), "a diff compares two snapshots: write A B, A..B or ^A B"}
+	}
+	return r.Exclude[0], r.Include[0], nil
+}

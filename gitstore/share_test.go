@@ -85,21 +85,19 @@ func saveN(t *testing.T, s *Store, session string, from, to int) {
 
 func TestShareThroughRealServers(t *testing.T) {
 	for _, server := range []string{"git-daemon", "smart-http"} {
-		for _, transport := range []string{TransportGit, TransportGoGit} {
-			t.Run(server+"/"+transport, func(t *testing.T) {
-				srv := t.TempDir()
-				git(t, srv, "init", "-q", "--bare", "shared.git")
-				git(t, filepath.Join(srv, "shared.git"), "config", "http.receivepack", "true")
-				base := map[string]func(*testing.T, string) string{"git-daemon": gitDaemon, "smart-http": httpBackend}[server](t, srv)
-				shareScenario(t, base+"shared.git", transport, filepath.Join(srv, "shared.git"))
-			})
-		}
+		t.Run(server, func(t *testing.T) {
+			srv := t.TempDir()
+			git(t, srv, "init", "-q", "--bare", "shared.git")
+			git(t, filepath.Join(srv, "shared.git"), "config", "http.receivepack", "true")
+			base := map[string]func(*testing.T, string) string{"git-daemon": gitDaemon, "smart-http": httpBackend}[server](t, srv)
+			shareScenario(t, base+"shared.git", filepath.Join(srv, "shared.git"))
+		})
 	}
 }
 
-func shareScenario(t *testing.T, url, transport, bare string) {
+func shareScenario(t *testing.T, url, bare string) {
 	ctx := context.Background()
-	opt := RemoteOptions{Transport: transport}
+	opt := RemoteOptions{}
 	dirA, a := clone(t, url)
 	dirB, b := clone(t, url)
 	configA := git(t, dirA, "config", "--list", "--local")

@@ -55,11 +55,19 @@ type Options struct {
 	// agents' records need their own view (see package agent); nil is
 	// snapshot.ViewMessage.
 	View snapshot.Viewer
+	// Count adds up a document's records for the header's totals (see
+	// snapshot.Totals), the way the agent that recorded them (source)
+	// reads them; agent.CountTotals is one. Nil writes no totals, unless
+	// SaveOptions.Totals gives them.
+	Count Counter
 	// MaxObjectBytes bounds the size of any object read, loose or packed,
 	// checked before it is inflated: a 600 MB blob of zeros compresses
 	// to 600 KB. Zero means DefaultMaxObjectBytes.
 	MaxObjectBytes int64
 }
+
+// Counter adds up a document's records; see Options.Count.
+type Counter func(doc map[string]any, source string) snapshot.Totals
 
 // DefaultMaxObjectBytes is Options.MaxObjectBytes when zero.
 const DefaultMaxObjectBytes = 64 << 20
@@ -89,6 +97,9 @@ type Store struct {
 type Entry struct {
 	ID     plumbing.Hash
 	Parent plumbing.Hash // ZeroHash for a session's first snapshot
+	// Merged holds a merge snapshot's other parents (a pull that joined
+	// two histories of a session); nil for every other snapshot.
+	Merged []plumbing.Hash
 	Tree   plumbing.Hash
 	Header snapshot.Header
 }
@@ -171,7 +182,13 @@ type SaveOptions struct {
 	Code       string // the work tree's commit; see codestate.Read
 	Dirty      bool
 	RollbackOf string
-	Time       time.Time // Options.Now() when zero
+	// Time is the snapshot's time. When zero it is the time of the
+	// newest record the snapshot adds, when records carry times (an
+	// imported session keeps its dates), else Options.Now().
+	Time time.Time
+	// Totals, when set, are the document's totals as its writer counted
+	// them; else Options.Count counts them, when set.
+	Totals *snapshot.Totals
 }
 
 // Save records doc as the next snapshot of a session and returns it.
@@ -228,11 +245,57 @@ func (s *Store) prepare(doc map[string]any, o SaveOptions) (snapshot.Header, []l
 	}
 	h := s.header(o)
 	h.Redacted += len(found)
+	switch {
+	case o.Totals != nil:
+		h.Counted, h.Totals = true, *o.Totals
+	case s.opts.Count != nil:
+		h.Counted, h.Totals = true, s.opts.Count(doc, h.Source)
+	}
+	first, last := h.Totals.First, h.Totals.Last
+	if !h.Counted {
+		first, last = s.recordSpan(parts.Messages)
+	}
+	s.recordTimes(&h, o, first, last)
 	objs, err := layout.Build(s.reader, nil, parts, &h)
 	if err != nil {
 		return snapshot.Header{}, nil, err
 	}
 	return h, objs, nil
+}
+
+// recordSpan is the span of the times the records carry, zero when none
+// carries one.
+func (s *Store) recordSpan(msgs []any) (first, last time.Time) {
+	view := s.opts.View
+	if view == nil {
+		view = snapshot.ViewMessage
+	}
+	for _, m := range msgs {
+		at, err := time.Parse(time.RFC3339Nano, view(m).Time)
+		if err != nil {
+			continue
+		}
+		if first.IsZero() || at.Before(first) {
+			first = at
+		}
+		if at.After(last) {
+			last = at
+		}
+	}
+	return first, last
+}
+
+// recordTimes dates a snapshot by its records: its time is its newest
+// record's, unless the caller gave one, and Started, for the first
+// snapshot of a session, its oldest record's (commitOnTip keeps it only
+// then).
+func (s *Store) recordTimes(h *snapshot.Header, o SaveOptions, first, last time.Time) {
+	if o.Time.IsZero() && !last.IsZero() {
+		h.Time = last
+	}
+	if !first.IsZero() && first.Before(h.Time) {
+		h.Started = first
+	}
 }
 
 // redactText redacts a text written outside the tree (a commit or tag
@@ -283,6 +346,7 @@ func (s *Store) Rollback(ctx context.Context, target plumbing.Hash, o SaveOption
 	h := s.header(o)
 	h.Session, h.RollbackOf = t.Header.Session, target.String()
 	h.Messages, h.Events, h.Files = t.Header.Messages, t.Header.Events, t.Header.Files
+	h.Counted, h.Totals = t.Header.Counted, t.Header.Totals
 	h.Redacted += t.Header.Redacted
 	if h.Label == "" {
 		h.Label = "rollback to " + short(target)
@@ -295,22 +359,36 @@ func (s *Store) Rollback(ctx context.Context, target plumbing.Hash, o SaveOption
 // objs are the tree's objects, root last; nil when the tree is stored.
 func (s *Store) commitTree(ctx context.Context, h snapshot.Header, root plumbing.Hash, objs []layout.Object) (Entry, error) {
 	written := false
-	return s.commitOnTip(ctx, h, func(_ plumbing.Hash, _ *snapshot.Header, st tipState) (plumbing.Hash, []layout.Object, error) {
+	return s.commitOnTip(ctx, h, func(_ plumbing.Hash, _ *snapshot.Header, st tipState) (built, error) {
 		if !written && objs != nil {
 			if err := s.writeObjects(objs, st.known); err != nil {
-				return plumbing.ZeroHash, nil, err
+				return built{}, err
 			}
 			written = true
 		}
-		return root, objs, nil
+		return built{root: root, objs: objs, listed: objs != nil}, nil
 	})
 }
 
+// built is a tree a treeBuilder made.
+type built struct {
+	root plumbing.Hash
+	// objs are the tree's objects, or, with onTip, those it adds to the
+	// tip's.
+	objs []layout.Object
+	// onTip says the tree also holds the tip's objects (st.known): the
+	// tip cache of the new snapshot is the tip's merged with objs.
+	onTip bool
+	// listed is false when the tree's objects are not known: the tip
+	// cache is dropped, and rebuilt by the next save.
+	listed bool
+}
+
 // treeBuilder makes the tree of the next snapshot on top of tip, writes
-// its new objects and returns its root and objects (nil when it cannot
-// list them). It may adjust the header. It is called again, on the new
-// tip, when another writer wins the race for the ref.
-type treeBuilder func(tip plumbing.Hash, h *snapshot.Header, st tipState) (plumbing.Hash, []layout.Object, error)
+// its new objects and says what it built. It may adjust the header. It
+// is called again, on the new tip, when another writer wins the race
+// for the ref.
+type treeBuilder func(tip plumbing.Hash, h *snapshot.Header, st tipState) (built, error)
 
 // errNothingNew from a treeBuilder ends commitOnTip without a commit.
 var errNothingNew = errors.New("nothing new")
@@ -330,16 +408,20 @@ func (s *Store) commitOnTip(ctx context.Context, h snapshot.Header, build treeBu
 			return Entry{}, err
 		}
 		hh := h
-		root, objs, err := build(tip, &hh, state)
+		b, err := build(tip, &hh, state)
 		if err != nil {
 			return Entry{}, err
 		}
 		hh.Seq = state.seq + 1
+		first := hh.Started // the oldest record's time, when build knew it
 		hh.Started = state.started
 		if tip.IsZero() {
 			hh.Started = hh.Time
+			if !first.IsZero() && first.Before(hh.Time) {
+				hh.Started = first
+			}
 		}
-		id, err := s.writeCommit(root, hh, tip)
+		id, err := s.writeCommit(b.root, hh, tip)
 		if err != nil {
 			return Entry{}, err
 		}
@@ -350,12 +432,16 @@ func (s *Store) commitOnTip(ctx context.Context, h snapshot.Header, build treeBu
 		if err != nil {
 			return Entry{}, writeErr(err)
 		}
-		if objs != nil {
-			s.saveTipState(ref, tipState{commit: id, seq: hh.Seq, started: hh.Started}, objs)
-		} else {
-			s.dropTipState(ref) // the tree's objects are not listed: rebuild next time
+		next := tipState{commit: id, seq: hh.Seq, started: hh.Started}
+		switch {
+		case !b.listed:
+			s.dropTipState(ref) // rebuilt next time
+		case b.onTip:
+			s.saveTipState(ref, next, b.objs, state.known)
+		default:
+			s.saveTipState(ref, next, b.objs, nil)
 		}
-		return Entry{ID: id, Parent: tip, Tree: root, Header: hh}, nil
+		return Entry{ID: id, Parent: tip, Tree: b.root, Header: hh}, nil
 	}
 }
 
@@ -502,6 +588,9 @@ func entryOf(c *object.Commit) (Entry, error) {
 	if len(c.ParentHashes) > 0 {
 		e.Parent = c.ParentHashes[0]
 	}
+	if len(c.ParentHashes) > 1 {
+		e.Merged = c.ParentHashes[1:]
+	}
 	return e, nil
 }
 
@@ -523,10 +612,11 @@ func (s *Store) Read(ctx context.Context, id plumbing.Hash) (map[string]any, Ent
 func InitBare(dir string) (Paths, error) { return InitRepo(dir, "") }
 
 // InitRepo makes a repository whose git dir is gitDir, with a work tree
-// at workTree ("" for a bare one).
+// at workTree ("" for a bare one). A repository there already is left as
+// it is: the error is ErrRepositoryExists.
 func InitRepo(gitDir, workTree string) (Paths, error) {
 	if isGitDir(gitDir) {
-		return Paths{}, fmt.Errorf("%s is already a git repository", gitDir)
+		return Paths{}, fmt.Errorf("%w: %s", ErrRepositoryExists, gitDir)
 	}
 	for _, d := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags"} {
 		if err := os.MkdirAll(filepath.Join(gitDir, d), 0o777); err != nil {

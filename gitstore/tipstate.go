@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -107,21 +108,59 @@ func (s *Store) readTipCache(ref string, tip plumbing.Hash) (tipState, bool) {
 	return tipState{commit: tip, seq: seq, started: started, known: sortedHashes(lines[4])}, true
 }
 
-// saveTipState writes the cache. Failing to is harmless: the next save
-// rebuilds it.
-func (s *Store) saveTipState(ref string, st tipState, objs []layout.Object) {
-	ids := make([][]byte, 0, len(objs))
+// saveTipState writes the cache: the ids of objs, merged into those of
+// known (the tip's, when the new tree holds them too; nil otherwise). An
+// append adds a few ids to a sorted list of many, so they are merged in
+// one pass rather than listed and sorted again. Failing to write is
+// harmless: the next save rebuilds the cache.
+func (s *Store) saveTipState(ref string, st tipState, objs []layout.Object, known hashSet) {
+	ids := make([]plumbing.Hash, 0, len(objs))
 	for _, o := range objs {
-		ids = append(ids, o.Hash[:])
+		ids = append(ids, o.Hash)
 	}
-	slices.SortFunc(ids, bytes.Compare)
-	ids = slices.CompactFunc(ids, bytes.Equal)
+	slices.SortFunc(ids, func(a, b plumbing.Hash) int { return bytes.Compare(a[:], b[:]) })
+	ids = slices.Compact(ids)
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s\n%s\n%d\n%s\n", tipCacheMagic, st.commit, st.seq, st.started.UTC().Format(time.RFC3339Nano))
-	for _, id := range ids {
-		b.Write(id)
-	}
+	b.Write(mergeSorted(sortedOf(known), ids))
 	writeFileAtomic(s.tipCachePath(ref), b.Bytes())
+}
+
+// sortedOf gives a hashSet as sortedHashes.
+func sortedOf(set hashSet) sortedHashes {
+	switch k := set.(type) {
+	case nil:
+		return nil
+	case sortedHashes:
+		return k
+	}
+	var ids []plumbing.Hash
+	set.each(func(h plumbing.Hash) { ids = append(ids, h) })
+	slices.SortFunc(ids, func(a, b plumbing.Hash) int { return bytes.Compare(a[:], b[:]) })
+	out := make(sortedHashes, 0, 20*len(ids))
+	for _, h := range ids {
+		out = append(out, h[:]...)
+	}
+	return out
+}
+
+// mergeSorted merges sorted, distinct ids into a sorted list, each id
+// once: the runs of the list between them are copied whole.
+func mergeSorted(list sortedHashes, ids []plumbing.Hash) []byte {
+	out := make([]byte, 0, len(list)+20*len(ids))
+	done := 0 // list[:done] is in out
+	for _, h := range ids {
+		at := done + 20*sort.Search((len(list)-done)/20, func(k int) bool {
+			return bytes.Compare(list[done+20*k:done+20*k+20], h[:]) >= 0
+		})
+		out = append(out, list[done:at]...)
+		done = at
+		if done+20 <= len(list) && bytes.Equal(list[done:done+20], h[:]) {
+			continue
+		}
+		out = append(out, h[:]...)
+	}
+	return append(out, list[done:]...)
 }
 
 // writeFileAtomic replaces a cache file by rename, so that a reader sees

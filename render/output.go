@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -23,6 +24,11 @@ type Palette struct{ On bool }
 func (p Palette) wrap(code, s string) string {
 	if !p.On || s == "" {
 		return s
+	}
+	// The reset goes before a final newline, as git puts it: a pager or
+	// terminal that cuts the line keeps the colour from running on.
+	if body, ok := strings.CutSuffix(s, "\n"); ok {
+		return "\x1b[" + code + "m" + body + "\x1b[m\n"
 	}
 	return "\x1b[" + code + "m" + s + "\x1b[m"
 }

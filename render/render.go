@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -71,18 +72,44 @@ func EntryToJSON(e gitstore.Entry, checkpoints []string) EntryJSON {
 
 // Entry prints a snapshot header the way git log prints a commit.
 func Entry(w io.Writer, p Palette, e gitstore.Entry, checkpoints []string) {
+	writeEntry(w, p, e, checkpoints, "medium")
+}
+
+// writeEntry prints a snapshot header in one of the multi-line forms:
+// short (id, label and message), medium (everything a header says) or
+// full (medium with the parent and tree ids).
+func writeEntry(w io.Writer, p Palette, e gitstore.Entry, checkpoints []string, form string) {
 	h := e.Header
-	deco := "snap " + h.Session + "#" + fmt.Sprint(h.Seq)
-	for _, cp := range checkpoints {
-		deco += ", checkpoint: " + cp
+	fmt.Fprintf(w, "%s %s\n", p.Yellow("snapshot "+e.ID.String()), p.Cyan("("+decoration(e, checkpoints)+")"))
+	if len(e.Merged) > 0 {
+		fmt.Fprintf(w, "Merge:    %s\n", parents(e, 12))
 	}
-	fmt.Fprintf(w, "%s %s\n", p.Yellow("snapshot "+e.ID.String()), p.Cyan("("+deco+")"))
-	if h.Turn > 0 {
+	if form == "full" {
+		if !e.Parent.IsZero() {
+			fmt.Fprintf(w, "Parent:   %s\n", e.Parent)
+		}
+		fmt.Fprintf(w, "Tree:     %s\n", e.Tree)
+	}
+	if h.Turn > 0 && form != "short" {
 		fmt.Fprintf(w, "Turn:     %d\n", h.Turn)
 	}
 	if h.Label != "" {
 		fmt.Fprintf(w, "Label:    %s\n", h.Label)
 	}
+	if form != "short" {
+		writeHeaderDetails(w, h)
+	}
+	if h.Message != "" {
+		fmt.Fprintln(w)
+		for _, line := range strings.Split(strings.TrimRight(h.Message, "\n"), "\n") {
+			fmt.Fprintln(w, strings.TrimRight("    "+line, " \t"))
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+// writeHeaderDetails prints where a snapshot came from and what it holds.
+func writeHeaderDetails(w io.Writer, h snapshot.Header) {
 	fmt.Fprintf(w, "Source:   %s\n", h.Source)
 	fmt.Fprintf(w, "Date:     %s\n", h.Time.Format(DateLayout))
 	if h.Code != "" {
@@ -95,25 +122,28 @@ func Entry(w io.Writer, p Palette, e gitstore.Entry, checkpoints []string) {
 	if h.RollbackOf != "" {
 		fmt.Fprintf(w, "Rollback: to %s\n", h.RollbackOf)
 	}
-	fmt.Fprintf(w, "Contents: %d messages, %d events, %d files\n", h.Messages, h.Events, h.Files)
-	if h.Message != "" {
-		fmt.Fprintf(w, "\n    %s\n", h.Message)
+	fmt.Fprintf(w, "Contents: %s, %s, %s\n", Count(h.Messages, "message"), Count(h.Events, "event"), Count(h.Files, "file"))
+}
+
+// Count writes n and its noun, singular for one: "1 file", "2 files".
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
 	}
-	fmt.Fprintln(w)
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // Oneline prints a snapshot on one line.
 func Oneline(w io.Writer, p Palette, e gitstore.Entry, checkpoints []string) {
 	h := e.Header
-	what := h.Message
-	if what == "" {
-		what = h.Label
-	}
-	deco := ""
+	line := p.Yellow(e.ID.String()[:12]) + " " + p.Cyan(fmt.Sprintf("%s#%d", h.Session, h.Seq)) + " " + h.Time.Format("2006-01-02 15:04")
 	if len(checkpoints) > 0 {
-		deco = " " + p.Cyan("("+strings.Join(checkpoints, ", ")+")")
+		line += " " + p.Cyan("("+strings.Join(checkpoints, ", ")+")")
 	}
-	fmt.Fprintf(w, "%s %s %s%s %s\n", p.Yellow(e.ID.String()[:12]), p.Cyan(fmt.Sprintf("%s#%d", h.Session, h.Seq)), h.Time.Format("2006-01-02 15:04"), deco, what)
+	if what := subject(e); what != "" {
+		line += " " + what
+	}
+	fmt.Fprintln(w, line)
 }
 
 // Shorten cuts s to n runes on one line, marking the cut.
@@ -158,7 +188,11 @@ func ConversationWith(w io.Writer, p Palette, msgs []any, o ConversationOptions)
 		if role == "" {
 			role = "message"
 		}
-		fmt.Fprintf(w, "%s %s\n", p.Bold(fmt.Sprintf("[%d] %s", i, role)), p.Dim(m.Time))
+		head := p.Bold(fmt.Sprintf("[%d] %s", i, role))
+		if m.Time != "" {
+			head += " " + p.Dim(m.Time)
+		}
+		fmt.Fprintln(w, head)
 		if len(m.Parts) == 0 {
 			b, _ := snapshot.Marshal(raw)
 			fmt.Fprintf(w, "    %s\n", p.Dim(o.shorten(string(b), 160)))
@@ -249,8 +283,8 @@ func Stats(w io.Writer, s agent.Numbers) {
 	if s.Estimated {
 		est = " (some estimated)"
 	}
-	fmt.Fprintf(w, "Stats:    %d messages, %d tool calls, %d model calls, tokens: %d input, %d cache read, %d cache write, %d output%s\n",
-		s.Messages, s.ToolCalls, s.ModelCalls, s.InputTokens, s.CacheReadTokens, s.CacheWriteTokens, s.OutputTokens, est)
+	fmt.Fprintf(w, "Stats:    %s, %s, %s, tokens: %d input, %d cache read, %d cache write, %d output%s\n",
+		Count(s.Messages, "message"), Count(s.ToolCalls, "tool call"), Count(s.ModelCalls, "model call"), s.InputTokens, s.CacheReadTokens, s.CacheWriteTokens, s.OutputTokens, est)
 }
 
 // Diff renders a semantic diff for a person.
@@ -436,7 +470,7 @@ func Trace(w io.Writer, p Palette, lines []agent.TraceLine, st agent.TraceStats,
 		if l.OK != nil {
 			detail += map[bool]string{true: " " + p.Green("ok"), false: " " + p.Red("failed")}[*l.OK]
 		}
-		fmt.Fprintf(w, "%-12s %-10s %s\n", l.Time, l.Kind, detail)
+		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("%-12s %-10s %s", l.Time, l.Kind, detail), " "))
 	}
 	fmt.Fprintf(w, "\nevents %d, model calls %d, tool calls %d (%d failed), turns %d, compactions %d\n",
 		st.Events, st.ModelCalls, st.ToolCalls, st.ToolFailures, st.Turns, st.Compactions)

@@ -33,15 +33,15 @@ func TestConversationWithAFailingToolCall(t *testing.T) {
 		{"role": "progress"}
 	]`).([]any)
 	plain := strings.Join([]string{
-		"[0] user ",
+		"[0] user",
 		"    run the tests",
-		"[1] assistant ",
+		"[1] assistant",
 		"    (thinking) the tests first",
 		"    Running them.",
 		`    → Bash {"command":"go test ./..."}`,
-		"[2] user ",
+		"[2] user",
 		"    ← failed exit status 1",
-		"[3] user ",
+		"[3] user",
 		"    ← ok ok",
 		"(2 other records not shown: progress ×2; --json shows everything)",
 		"",
@@ -56,7 +56,7 @@ func TestConversationWithAFailingToolCall(t *testing.T) {
 	Conversation(&b, Palette{On: true}, msgs)
 	got := b.String()
 	for _, want := range []string{
-		"\x1b[1m[0] user\x1b[m \n",
+		"\x1b[1m[0] user\x1b[m\n",
 		"    \x1b[2m(thinking) the tests first\x1b[m\n",
 		"    \x1b[36m→ Bash\x1b[m {\"command\":\"go test ./...\"}\n",
 		"    \x1b[31m← failed\x1b[m exit status 1\n",
@@ -105,7 +105,7 @@ func TestDiffColoursOnlyWhenOn(t *testing.T) {
 	if plain.String() != want {
 		t.Errorf("without colour:\n%q\nwant\n%q", plain.String(), want)
 	}
-	if !strings.Contains(coloured.String(), "\x1b[33mM\x1b[m a.txt\n") || !strings.Contains(coloured.String(), "\x1b[31m-old\n\x1b[m") {
+	if !strings.Contains(coloured.String(), "\x1b[33mM\x1b[m a.txt\n") || !strings.Contains(coloured.String(), "\x1b[31m-old\x1b[m\n") {
 		t.Errorf("with colour:\n%q", coloured.String())
 	}
 	var empty bytes.Buffer

@@ -236,9 +236,12 @@ func applyUnified(a, patch string) (string, error) {
 			continue
 		}
 		if strings.HasPrefix(l, "@@") {
-			var sa, na, sb, nb int
-			if _, err := fmt.Sscanf(l, "@@ -%d,%d +%d,%d @@", &sa, &na, &sb, &nb); err != nil {
-				return "", fmt.Errorf("hunk header %q: %w", l, err)
+			var sa, na int
+			if _, err := fmt.Sscanf(l, "@@ -%d,%d ", &sa, &na); err != nil {
+				na = 1 // git leaves a count of one out
+				if _, err := fmt.Sscanf(l, "@@ -%d ", &sa); err != nil {
+					return "", fmt.Errorf("hunk header %q: %w", l, err)
+				}
 			}
 			start := sa - 1
 			if na == 0 {

@@ -28,6 +28,32 @@ type Header struct {
 
 	RollbackOf string // the snapshot this one restores, for rollback
 	Redacted   int    // secrets replaced before the snapshot was written
+
+	// Counted says that Totals were added up when the snapshot was
+	// written; snapshots written before totals existed, or by a writer
+	// that could not count them, have none, and a reader counts their
+	// document instead.
+	Counted bool
+	Totals  Totals
+}
+
+// Totals are what a snapshot's records add up to, as the agent that
+// recorded them reads them (agent.Numbers): model calls, tool calls,
+// tokens of each kind, the span of the records' times. They are kept in
+// the commit message, so that listing and summing sessions reads
+// commits and never trees.
+type Totals struct {
+	ModelCalls, ToolCalls, ToolFailures, Turns, Compactions      int
+	InputTokens, CacheReadTokens, CacheWriteTokens, OutputTokens int64
+	Estimated                                                    bool // some token counts were estimated from text
+	First, Last                                                  time.Time
+	ByModel                                                      []ModelUsage // by model name, for a cost estimate
+}
+
+// ModelUsage is the tokens one model used.
+type ModelUsage struct {
+	Model string
+	Usage
 }
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)

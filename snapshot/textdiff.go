@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -161,6 +162,15 @@ func hunks(ops []lineOp, context int) [][]lineOp {
 	return out
 }
 
+// hunkRange writes a side of a hunk header as git does: the count is
+// left out when it is one.
+func hunkRange(start, n int) string {
+	if n == 1 {
+		return strconv.Itoa(start)
+	}
+	return strconv.Itoa(start) + "," + strconv.Itoa(n)
+}
+
 func writeHunk(out *strings.Builder, h []lineOp, a, b []string) {
 	var na, nb int
 	for _, op := range h {
@@ -178,7 +188,7 @@ func writeHunk(out *strings.Builder, h []lineOp, a, b []string) {
 	if nb == 0 {
 		sb--
 	}
-	fmt.Fprintf(out, "@@ -%d,%d +%d,%d @@\n", sa, na, sb, nb)
+	fmt.Fprintf(out, "@@ -%s +%s @@\n", hunkRange(sa, na), hunkRange(sb, nb))
 	for _, op := range h {
 		line := ""
 		switch op.kind {

@@ -18,9 +18,10 @@ import (
 
 // Actions a write reports for each file.
 const (
-	Written   = "written"
-	Unchanged = "unchanged"
-	Refused   = "refused"
+	Written    = "written"
+	WouldWrite = "would write" // with DryRun: what Written would be
+	Unchanged  = "unchanged"
+	Refused    = "refused"
 )
 
 // Result says what happened to one file.
@@ -116,7 +117,7 @@ func write(root string, f snapshot.File, o Options) (Result, error) {
 		}
 	}
 	if o.DryRun {
-		return Result{Path: f.Path, Action: Written}, nil
+		return Result{Path: f.Path, Action: WouldWrite}, nil
 	}
 	for _, d := range missing {
 		if err := os.Mkdir(d, 0o777); err != nil && !errors.Is(err, fs.ErrExist) {

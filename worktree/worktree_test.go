@@ -84,7 +84,7 @@ func TestRefusesToOverwriteChangesWithoutForce(t *testing.T) {
 	if r := writeOne(t, root, file("a.txt", "theirs\n"), Options{Force: true}); r.Action != Written {
 		t.Errorf("with force: %+v", r)
 	}
-	if r := writeOne(t, root, file("new.txt", "x"), Options{DryRun: true}); r.Action != Written {
+	if r := writeOne(t, root, file("new.txt", "x"), Options{DryRun: true}); r.Action != WouldWrite {
 		t.Errorf("dry run: %+v", r)
 	}
 	if _, err := os.Stat(filepath.Join(root, "new.txt")); err == nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,15 +30,18 @@ type env struct {
 	terminal       bool   // stdout is a terminal
 	width          int    // the terminal's columns, 0 when not a terminal
 	getenv         func(string) string
-	notFound       string // an unknown command name, for the error
+	lookupenv      func(string) (string, bool) // nil: unset and empty are alike
+	args           []string                    // as given, to echo options as they were typed
+	notFound       string                      // an unknown command name, for the error
 }
 
 func (e *env) run(ctx context.Context, args []string) int {
 	app := e.newApp()
+	e.args = args
 	args = reorderArgs(app, args)
 	err := app.RunContext(ctx, append([]string{"git-snap"}, args...))
 	if err == nil && e.notFound != "" {
-		err = usagef("%q is not a git-snap command; see git snap --help", e.notFound)
+		err = unknownCommand(app, e.notFound)
 	}
 	return e.report(err)
 }
@@ -45,6 +49,7 @@ func (e *env) run(ctx context.Context, args []string) int {
 func (e *env) newApp() *cli.App {
 	app := &cli.App{
 		Name:                 "git-snap",
+		HelpName:             "git snap", // as people type it, in every usage line
 		Usage:                "version AI agents' state in git",
 		UsageText:            "git snap [-C DIR] [--store DIR] <command> [options] [args]",
 		Description:          "Snapshots are canonical JSON committed to refs/snap/<session>, one commit per snapshot;\ncheckpoints are tags snap/<session>/<name>. Your work tree, index and HEAD are never touched.",
@@ -63,31 +68,31 @@ func (e *env) newApp() *cli.App {
 			cmdStats(e), cmdScan(e), cmdHook(e), cmdInstall(e, true), cmdInstall(e, false),
 			cmdRecord(e), cmdReplay(e), cmdTrace(e), cmdRewind(e), cmdPush(e), cmdFetch(e), cmdPull(e),
 			cmdPrune(e), cmdDrop(e), cmdGC(e), cmdDemo(e),
+			cmdDoctor(e), cmdResume(e),
 			cmdView(e),
 		},
 		CommandNotFound: func(_ *cli.Context, name string) { e.notFound = name },
-		Action: func(c *cli.Context) error { // no command: what git does, usage and a failure
+		Action: func(c *cli.Context) error { // no command: what git does, usage and exit status 1
 			if c.NArg() > 0 {
-				return usagef("%q is not a git-snap command; see git snap --help", c.Args().First())
+				return unknownCommand(c.App, c.Args().First())
 			}
 			if err := cli.ShowAppHelp(c); err != nil {
 				return err
 			}
-			return usagef("no command given")
-		},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usagef("%v", err)
+			return &exitStatus{1}
 		},
 		ExitErrHandler: func(*cli.Context, error) {},
 	}
+	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
+		return e.flagUsageError(app, nil, err)
+	}
+	app.Flags = quietDefaults(app.Flags)
 	for _, cmd := range app.Commands {
-		cmd.OnUsageError = func(c *cli.Context, err error, _ bool) error {
-			return usagef("%s: %v", c.Command.Name, err)
+		cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
+			return e.flagUsageError(app, cmd, err)
 		}
-		switch cmd.Name {
-		case "log", "show", "diff", "sessions", "demo":
-			cmd.Flags = append(cmd.Flags, outputFlags()...)
-		}
+		// --no-pager and --color go after any command too, as git's do.
+		cmd.Flags = quietDefaults(append(cmd.Flags, outputFlags()...))
 	}
 	return app
 }
@@ -97,7 +102,7 @@ func (e *env) newApp() *cli.App {
 func outputFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "no-pager", Usage: "do not page output"},
-		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour output: auto, always or never"},
+		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour output `WHEN`: auto, always or never (--color alone: always; --no-color: never)"},
 	}
 }
 
@@ -111,22 +116,14 @@ func flagString(c *cli.Context, name string) string {
 	return c.String(name)
 }
 
-// usageError is a mistake in how the command was called: exit status 2.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-// UserError marks the error as the user's to correct.
-func (e *usageError) UserError() {}
-
-func usagef(format string, args ...any) error {
-	return &usageError{fmt.Sprintf(format, args...)}
-}
-
 // report prints err for a person and returns the exit status.
 func (e *env) report(err error) int {
 	if err == nil {
 		return 0
+	}
+	var exit *exitStatus
+	if errors.As(err, &exit) {
+		return exit.code
 	}
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(e.stderr, "git-snap: interrupted; nothing more was written")
@@ -173,7 +170,7 @@ func hintFor(err error) string {
 	}
 	var usage *usageError
 	if errors.As(err, &usage) {
-		return "see git snap <command> --help"
+		return usageHint(usage)
 	}
 	return ""
 }
@@ -240,21 +237,21 @@ type shape struct {
 func action[O any](e *env, sh shape, parse func(*cli.Context) (O, error), run func(context.Context, *deps, O) error) cli.ActionFunc {
 	return func(c *cli.Context) error {
 		if err := args(c, sh.min, sh.max); err != nil {
-			return err
+			return forCommand(err, c.Command.Name)
 		}
 		if err := checkColorFlag(c); err != nil {
-			return err
+			return forCommand(err, c.Command.Name)
 		}
 		o, err := parse(c)
 		if err != nil {
-			return err
+			return forCommand(err, c.Command.Name)
 		}
 		d, err := e.open(c, sh)
 		if err != nil {
 			return err
 		}
 		defer d.close()
-		return run(c.Context, d, o)
+		return forCommand(run(c.Context, d, o), c.Command.Name)
 	}
 }
 
@@ -277,18 +274,20 @@ func (e *env) open(c *cli.Context, sh shape) (*deps, error) {
 			return nil, err
 		}
 	}
-	d := e.newDeps(c, s, cfg)
+	gitCfg := e.outputConfig(sh, paths)
+	d := e.newDeps(c, s, cfg, gitCfg)
 	d.paths = paths
 	if sh.pager {
-		d.out, d.wait = e.pager(c)
+		d.out, d.wait = e.pager(c, gitCfg)
 	}
 	return d, nil
 }
 
-// newDeps gives a command s and cfg with what the process gives.
-func (e *env) newDeps(c *cli.Context, s *gitstore.Store, cfg config.Config) *deps {
+// newDeps gives a command s and cfg with what the process gives; gitCfg
+// is what git's config says of colour.
+func (e *env) newDeps(c *cli.Context, s *gitstore.Store, cfg config.Config, gitCfg map[string]string) *deps {
 	d := &deps{
-		store: s, cfg: cfg, in: e.stdin, out: e.stdout, errOut: e.stderr, color: render.Palette{On: e.color(c)}, width: e.width,
+		store: s, cfg: cfg, in: e.stdin, out: e.stdout, errOut: e.stderr, color: render.Palette{On: e.color(c, gitCfg)}, width: e.width,
 		session: e.defaultSession(cfg), dir: e.dir, workDir: e.workDir(c), gitEnv: e.gitEnv(),
 		agentEnv: e.agentEnv(), now: e.now, dirGiven: c.String("C") != "" || e.storeFlag(c) != "",
 	}
@@ -330,6 +329,7 @@ func (e *env) openPaths(ctx context.Context, paths gitstore.Paths) (*gitstore.St
 		Redactor:  redactor,
 		Env:       e.gitEnv(),
 		View:      agent.ViewMessage,
+		Count:     agent.CountTotals,
 		// Nothing within the limits is larger; no read may cost more.
 		MaxObjectBytes: int64(max(cfg.Limits.MaxDocumentBytes, cfg.Limits.MaxValueBytes)),
 	})
@@ -434,7 +434,7 @@ func args(c *cli.Context, min, max int) error {
 	n := c.NArg()
 	switch {
 	case n < min:
-		return usagef("%s needs %s; see git snap %s --help", c.Command.Name, c.Command.ArgsUsage, c.Command.Name)
+		return usagef("%s needs %s", c.Command.Name, c.Command.ArgsUsage)
 	case max >= 0 && n > max:
 		return usagef("%s takes at most %d argument(s), got %d: %s", c.Command.Name, max, n, strings.Join(c.Args().Slice(), " "))
 	}
@@ -445,6 +445,7 @@ func args(c *cli.Context, min, max int) error {
 // since the flag parser stops at the first positional one and people
 // write `git snap diff A B --stat`.
 func reorderArgs(app *cli.App, argv []string) []string {
+	argv = gitFlags(app, argv)
 	i := 0
 	for i < len(argv) && strings.HasPrefix(argv[i], "-") { // global flags
 		if takesValue(app.Flags, argv[i]) && !strings.Contains(argv[i], "=") {
@@ -482,6 +483,63 @@ func reorderArgs(app *cli.App, argv []string) []string {
 		out = append(append(out, "--"), pos...)
 	}
 	return out
+}
+
+// gitFlags writes the options git spells in ways the flag parser does
+// not read as flags it knows: --color alone (always), --no-color, and a
+// count as -5 or -n5 for commands with --max-count.
+func gitFlags(app *cli.App, argv []string) []string {
+	out := make([]string, 0, len(argv))
+	var cmd *cli.Command
+	for i, a := range argv {
+		if a == "--" {
+			return append(out, argv[i:]...)
+		}
+		if i > 0 && isValueOf(app, cmd, argv[i-1]) { // -n -3: the value is -3, as typed
+			out = append(out, a)
+			continue
+		}
+		switch {
+		case a == "--color":
+			a = "--color=always"
+		case a == "--no-color":
+			a = "--color=never"
+		case cmd == nil && !strings.HasPrefix(a, "-"):
+			cmd = app.Command(a)
+		case cmd != nil && hasFlag(cmd.Flags, "max-count") && isCount(a):
+			a = "--max-count=" + strings.TrimPrefix(strings.TrimPrefix(a, "-"), "n")
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// isValueOf reports whether prev is an option that takes the next
+// argument as its value.
+func isValueOf(app *cli.App, cmd *cli.Command, prev string) bool {
+	if !strings.HasPrefix(prev, "-") || strings.Contains(prev, "=") {
+		return false
+	}
+	if cmd != nil {
+		return takesValue(cmd.Flags, prev)
+	}
+	return takesValue(app.Flags, prev)
+}
+
+// isCount is true for -5 and -n5, git's ways to write a count.
+func isCount(a string) bool {
+	n, ok := strings.CutPrefix(a, "-")
+	n = strings.TrimPrefix(n, "n")
+	return ok && n != "" && strings.Trim(n, "0123456789") == ""
+}
+
+func hasFlag(flags []cli.Flag, name string) bool {
+	for _, f := range flags {
+		if slices.Contains(f.Names(), name) {
+			return true
+		}
+	}
+	return false
 }
 
 func takesValue(flags []cli.Flag, arg string) bool {

@@ -71,7 +71,7 @@ func runCheckpoint(ctx context.Context, d *deps, o checkpointOptions) error {
 	case o.Delete:
 		return deleteCheckpoint(ctx, d, o)
 	case o.Name == "":
-		return usagef("checkpoint needs NAME; see git snap checkpoint --help")
+		return usagef("checkpoint needs NAME")
 	}
 	rev := o.Rev
 	if rev == "" {
@@ -91,10 +91,23 @@ func runCheckpoint(ctx context.Context, d *deps, o checkpointOptions) error {
 	return nil
 }
 
+// listCheckpoints lists the checkpoints of session, or of all. A
+// session that does not exist is an error (exit 2), as git log NAME is,
+// not an empty list: unlike git tag --list, the argument is a name and
+// not a pattern, so a slip in it should not pass for "no checkpoints".
 func listCheckpoints(ctx context.Context, s *gitstore.Store, w io.Writer, session string, asJSON bool) error {
 	cps, err := s.Checkpoints(ctx, session, false)
 	if err != nil {
 		return err
+	}
+	if session != "" && len(cps) == 0 {
+		tip, err := s.SessionTip(session)
+		if err != nil {
+			return err
+		}
+		if tip.IsZero() {
+			return gitstore.NoSession(session)
+		}
 	}
 	if asJSON {
 		type cpJSON struct {

@@ -5,7 +5,9 @@ import (
 	_ "embed"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -41,8 +43,14 @@ func parseDemo(c *cli.Context) (demoOptions, error) {
 }
 
 // runDemo opens no repository of the user's: it makes its own, and runs
-// the reading commands on it with d's output and colours.
+// the reading commands on it with d's output and colours. Its temporary
+// repository goes however the demo ends: done, failed, interrupted or
+// terminated (SIGINT, SIGTERM: the process's context), its terminal
+// closed (SIGHUP) or its reader gone (SIGPIPE, as in git snap demo |
+// head), which would otherwise end the process before it cleans up.
 func runDemo(ctx context.Context, d *deps, o demoOptions) error {
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP, syscall.SIGPIPE)
+	defer stop()
 	dir, err := os.MkdirTemp("", "git-snap-demo-")
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
@@ -59,6 +67,7 @@ func runDemo(ctx context.Context, d *deps, o demoOptions) error {
 		Identity: gitstore.DefaultIdentity(paths, d.gitEnv),
 		Now:      func() time.Time { clock = clock.Add(37 * time.Second); return clock },
 		View:     agent.ViewMessage,
+		Count:    agent.CountTotals,
 	})
 	if err != nil {
 		return err
@@ -119,11 +128,14 @@ func demoRead(ctx context.Context, d *deps) error {
 	}{
 		{"log --oneline", func() error { return runLog(ctx, d, logOptions{Session: "demo", Oneline: true}) }},
 		{"show demo~1", func() error { return runShow(ctx, d, showOptions{Rev: "demo~1"}) }},
-		{"diff demo~3", func() error { return runDiff(ctx, d, diffOptions{A: "demo~3"}) }},
-		{"diff snap/demo/fixed demo", func() error { return runDiff(ctx, d, diffOptions{A: "snap/demo/fixed", B: "demo"}) }},
+		{"diff demo~3", func() error { return runDiff(ctx, d, diffOptions{Revs: []string{"demo~3"}}) }},
+		{"diff snap/demo/fixed demo", func() error { return runDiff(ctx, d, diffOptions{Revs: []string{"snap/demo/fixed", "demo"}}) }},
 		{"restore demo~4", func() error { return runRestore(ctx, d, restoreOptions{Rev: "demo~4"}) }},
 		{"stats demo", func() error { return runStats(ctx, d, statsOptions{Session: "demo"}) }},
 	} {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		demoSay(d, step.cmd)
 		if err := step.run(); err != nil {
 			return err

@@ -14,37 +14,43 @@ import (
 )
 
 type diffOptions struct {
-	A, B  string
-	Stat  bool
-	JSON  bool
-	Patch bool
+	Revs    []string // A [B], A..B or ^A B
+	Session string   // whose newest snapshot, when Revs is empty
+	Stat    bool
+	JSON    bool
+	Patch   bool
 }
 
 func cmdDiff(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "diff",
 		Usage:     "compare two snapshots",
-		ArgsUsage: "A [B]",
-		Description: `Shows what changed from snapshot A to snapshot B; with only A, what A changed
-from its parent. Messages and events are matched by id (by position where they have
+		ArgsUsage: "[A [B] | A..B | ^A B]",
+		Description: `Shows what changed from snapshot A to snapshot B (also written A..B or ^A B, as
+for git diff); with only A, what A changed from its parent; with nothing, what the
+newest snapshot of --session, else of the default session, changed. An end left out of
+A..B is that session. Messages and events are matched by id (by position where they have
 none); other members are compared by JSON path; captured files as text diffs; and the
 token delta from recorded usage (estimated where none is recorded, and said so).
 
 Examples:
    git snap diff fix-login                 # what the newest snapshot added
    git snap diff fix-login~5 fix-login --stat
+   git snap diff fix-login~5..fix-login     # the same
+   git snap diff                           # what the default session's newest snapshot added
    git snap diff snap/fix-login/green fix-login --patch > change.json-patch`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "stat", Usage: "counts only"},
 			&cli.BoolFlag{Name: "json", Usage: "the diff as JSON"},
 			&cli.BoolFlag{Name: "patch", Usage: "an RFC 6902 JSON Patch that turns A into B"},
+			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: sessionFlagUsage},
 		},
-		Action: action(e, shape{min: 1, max: 2, pager: true}, parseDiff, runDiff),
+		Action: action(e, shape{max: 2, pager: true}, parseDiff, runDiff),
 	}
 }
 
 func parseDiff(c *cli.Context) (diffOptions, error) {
-	o := diffOptions{A: c.Args().Get(0), B: c.Args().Get(1), Stat: c.Bool("stat"), JSON: c.Bool("json"), Patch: c.Bool("patch")}
+	o := diffOptions{Revs: c.Args().Slice(), Session: c.String("session"), Stat: c.Bool("stat"), JSON: c.Bool("json"), Patch: c.Bool("patch")}
 	if n := btoi(o.Stat) + btoi(o.JSON) + btoi(o.Patch); n > 1 {
 		return o, usagef("choose one of --stat, --json and --patch")
 	}
@@ -61,7 +67,15 @@ func btoi(b bool) int {
 // runDiff shows what changed from o.A to o.B, or what o.A changed.
 func runDiff(ctx context.Context, d *deps, o diffOptions) error {
 	s, w := d.store, d.out
-	a, b, err := diffEnds(ctx, s, o.A, o.B)
+	revs := o.Revs
+	if len(revs) == 0 {
+		rev, err := d.revOrSession("", o.Session, "diff")
+		if err != nil {
+			return err
+		}
+		revs = []string{rev}
+	}
+	a, b, err := s.ResolvePair(ctx, revs, or(o.Session, d.session))
 	if err != nil {
 		return err
 	}
@@ -82,16 +96,8 @@ func runDiff(ctx context.Context, d *deps, o diffOptions) error {
 		}
 		return render.JSON(w, ops)
 	}
-	var diff *snapshot.Diff
-	if a.IsZero() { // B is a session's first snapshot: everything is new
-		docB, _, err := s.Read(ctx, b)
-		if err != nil {
-			return err
-		}
-		if diff, err = snapshot.Compare(map[string]any{}, docB, agent.ViewMessage); err != nil {
-			return err
-		}
-	} else if diff, err = s.Diff(ctx, a, b); err != nil {
+	diff, err := diffPair(ctx, s, a, b)
+	if err != nil {
 		return err
 	}
 	switch {
@@ -106,18 +112,17 @@ func runDiff(ctx context.Context, d *deps, o diffOptions) error {
 	return nil
 }
 
-// diffEnds resolves A and B; with B empty, the pair is (A's parent, A).
-func diffEnds(ctx context.Context, s *gitstore.Store, revA, revB string) (plumbing.Hash, plumbing.Hash, error) {
-	a, err := s.Resolve(ctx, revA)
+// diffPair compares snapshot a with b; with a zero (b is a session's
+// first snapshot) everything in b is new.
+func diffPair(ctx context.Context, s *gitstore.Store, a, b plumbing.Hash) (*snapshot.Diff, error) {
+	if !a.IsZero() {
+		return s.Diff(ctx, a, b)
+	}
+	docB, _, err := s.Read(ctx, b)
 	if err != nil {
-		return a, a, err
+		return nil, err
 	}
-	if revB != "" {
-		b, err := s.Resolve(ctx, revB)
-		return a, b, err
-	}
-	e, err := s.Entry(ctx, a)
-	return e.Parent, a, err
+	return snapshot.Compare(map[string]any{}, docB, agent.ViewMessage)
 }
 
 func short(h plumbing.Hash) string {

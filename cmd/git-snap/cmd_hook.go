@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -51,14 +53,35 @@ func parseHook(c *cli.Context) (hookOptions, error) {
 // hookTimeout bounds a hook call: an agent waits for it.
 const hookTimeout = 20 * time.Second
 
+// hookBudget is how long a call keeps reading a long transcript in steps
+// (the first call on a long session): the next call goes on from there,
+// and the agent, which waits, is not held up to the timeout.
+const hookBudget = 8 * time.Second
+
+// stepMemoryLimit is the heap a command reading a transcript in steps
+// has the collector aim under: a step leaves garbage the next one need
+// not add to (docs/design.md §7: any command stays under 100 MB).
+const stepMemoryLimit = 60 << 20
+
+// limitMemory sets stepMemoryLimit, unless GOMEMLIMIT set a limit.
+func limitMemory() {
+	if debug.SetMemoryLimit(-1) == math.MaxInt64 {
+		debug.SetMemoryLimit(stepMemoryLimit)
+	}
+}
+
 // runHook records one hook call. It is passive: what goes wrong is
 // logged, never reported to the agent, which must not be held up.
 func runHook(ctx context.Context, d *deps, o hookOptions) error {
+	start := time.Now()
+	limitMemory()
 	ctx, cancel := context.WithTimeout(ctx, hookTimeout)
 	defer cancel()
 	var paths gitstore.Paths // where to log; zero until a store is open
+	ok := true
 	log := func(err error) {
 		if err != nil {
+			ok = false
 			hookLog(d, paths, o.Agent, err)
 		}
 	}
@@ -66,6 +89,7 @@ func runHook(ctx context.Context, d *deps, o hookOptions) error {
 		if r := recover(); r != nil {
 			log(fmt.Errorf("internal error: %v", r))
 		}
+		hookCallLog(paths, o, d.payload, start, ok)
 	}()
 	dir, err := hookDir(d, o)
 	paths, _ = d.pathsAt(dir) // a payload that cannot be read is logged in the repository too
@@ -132,7 +156,8 @@ func hookAgent(ctx context.Context, d *deps, s *gitstore.Store, cfg config.Confi
 	if err != nil {
 		return err
 	}
-	in := agent.Ingest{Store: s, Adapter: a, Limits: snapshot.Limits{MaxDepth: cfg.Limits.MaxDepth, MaxValueBytes: cfg.Limits.MaxValueBytes}, MaxFileBytes: cfg.Limits.MaxFileBytes, MaxReadBytes: int64(cfg.Limits.MaxReadBytes)}
+	in := agent.Ingest{Store: s, Adapter: a, Limits: snapshot.Limits{MaxDepth: cfg.Limits.MaxDepth, MaxValueBytes: cfg.Limits.MaxValueBytes}, MaxFileBytes: cfg.Limits.MaxFileBytes, MaxReadBytes: int64(cfg.Limits.MaxReadBytes),
+		Budget: hookBudget, Warn: func(msg string) { hookLog(d, s.Paths(), o.Agent, errors.New(msg)) }}
 	dir, _ := hookDir(d, o)
 	// Without the code state (no git on PATH, a broken index) the
 	// conversation is still recorded; the failure is logged.
@@ -202,4 +227,21 @@ func hookLog(d *deps, p gitstore.Paths, name string, err error) {
 		return
 	}
 	fmt.Fprint(d.errOut, "git-snap: "+line)
+}
+
+// hookCallLog records in hook.log that a call was made, when, and how
+// long it took, for doctor: an agent that stopped calling shows.
+func hookCallLog(p gitstore.Paths, o hookOptions, payload *agent.Payload, start time.Time, ok bool) {
+	if p.CommonDir == "" {
+		return
+	}
+	event := "post-commit"
+	if o.Agent != "git" {
+		event = ""
+		if payload != nil {
+			event = payload.Event
+		}
+	}
+	line := agent.CallLine(agent.HookCall{Time: start, Agent: o.Agent, Event: event, Latency: time.Since(start), OK: ok})
+	_ = agent.AppendLog(filepath.Join(p.CommonDir, "snap", "hook.log"), line) // best effort: the call itself is done
 }

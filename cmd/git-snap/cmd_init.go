@@ -61,10 +61,13 @@ func runInit(_ context.Context, d *deps, o initOptions) error {
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(d.workDir, dir)
 		}
-		if _, err := gitstore.InitBare(dir); err != nil {
+		made := "made a snapshot store"
+		if _, err := gitstore.InitBare(dir); errors.Is(err, gitstore.ErrRepositoryExists) {
+			made = "kept the repository already" // as git init does, and as init without --bare does
+		} else if err != nil {
 			return err
 		}
-		fmt.Fprintf(d.out, "made a snapshot store at %s; use it with --store %s or GIT_SNAP_DIR=%s\n", dir, dir, dir)
+		fmt.Fprintf(d.out, "%s at %s; use it with --store %s or GIT_SNAP_DIR=%s\n", made, dir, dir, dir)
 		return nil
 	}
 	if d.paths.WorkTree == "" {

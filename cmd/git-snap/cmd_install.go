@@ -14,6 +14,27 @@ import (
 	"github.com/git-snap/git-snap/gitstore"
 )
 
+// installGit adds git-snap's post-commit hook where git runs hooks
+// (core.hooksPath when set), or says what to add to the hook manager
+// that owns that folder.
+func installGit(ctx context.Context, d *deps, o installOptions, paths gitstore.Paths, exe string) error {
+	loc, err := agent.GitHooks(ctx, paths, nil)
+	if err != nil {
+		return err
+	}
+	if o.Install && loc.Managed != "" {
+		fmt.Fprintf(d.out, "core.hooksPath is %s, %s\n", loc.Dir, loc.Managed)
+		return usagef("git-snap's post-commit hook was not installed: add it as said above, then git snap doctor checks it")
+	}
+	command := agent.HookCommandFor(agent.LocalScope, exe, "git")
+	return reportInstall(d.out, o.Install, filepath.Join(loc.Dir, "post-commit"), func() (bool, error) {
+		if o.Install {
+			return agent.InstallGitHook(loc.Dir, command)
+		}
+		return agent.UninstallGitHook(loc.Dir)
+	})
+}
+
 func cmdInstall(e *env, install bool) *cli.Command {
 	name, verb := "install", "add git-snap's hooks to"
 	if !install {
@@ -69,32 +90,108 @@ func parseInstall(c *cli.Context, install bool) (installOptions, error) {
 }
 
 // runInstall adds git-snap's hooks to an agent's settings or to git, or
-// removes them, keeping everything else.
-func runInstall(_ context.Context, d *deps, o installOptions) error {
-	exe, _ := os.Executable()
+// removes them, keeping everything else; an install ends with the
+// agent's check from doctor.
+func runInstall(ctx context.Context, d *deps, o installOptions) error {
+	exe := installExe()
 	paths, err := d.pathsAt(d.workDir)
 	if o.Agent == "git" {
 		if err != nil {
 			return err
 		}
-		dir := filepath.Join(paths.CommonDir, "hooks")
-		return reportInstall(d.out, o.Install, dir+"/post-commit", func() (bool, error) {
-			if o.Install {
-				return agent.InstallGitHook(dir, agent.HookCommand(exe, "git"))
-			}
-			return agent.UninstallGitHook(dir)
-		})
+		return installGit(ctx, d, o, paths, exe)
 	}
 	a, file, err := settingsFile(d, o, paths, err)
 	if err != nil {
 		return err
 	}
-	return reportInstall(d.out, o.Install, file, func() (bool, error) {
+	shared := agent.Shared(a, o.Scope, paths.WorkTree)
+	scope := agent.LocalScope
+	if shared {
+		scope = agent.ProjectScope
+	}
+	command := agent.HookCommandFor(scope, exe, o.Agent)
+	err = reportInstall(d.out, o.Install, file, func() (bool, error) {
 		if o.Install {
-			return agent.InstallHooks(file, o.Agent, agent.HookCommand(exe, o.Agent), a.Events())
+			return agent.InstallFor(a, file, command)
 		}
 		return agent.UninstallHooks(file, o.Agent)
 	})
+	if err != nil {
+		return err
+	}
+	if err := installExtras(d, o, a, file, scope, exe, paths); err != nil {
+		return err
+	}
+	if !o.Install {
+		return nil
+	}
+	if shared {
+		fmt.Fprintf(d.out, "the hooks run %q as PATH finds it: everyone who shares %s needs git-snap on PATH\n", command, filepath.Base(file))
+	}
+	return printInstallCheck(ctx, d, o.Agent)
+}
+
+// installExe is this binary's path, for the hooks of personal settings;
+// "" when unknown.
+func installExe() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return exe
+}
+
+// installExtras does what an agent needs beside its hooks: the personal
+// settings file kept out of git, Codex's notify program, and what the
+// agent needs before the hooks run, printed.
+func installExtras(d *deps, o installOptions, a agent.Adapter, file string, scope agent.Scope, exe string, paths gitstore.Paths) error {
+	if o.Install && scope == agent.LocalScope && paths.WorkTree != "" && strings.HasPrefix(file, paths.WorkTree+string(filepath.Separator)) {
+		added, err := agent.ExcludeLocal(paths.CommonDir, paths.WorkTree, file)
+		if err != nil {
+			return err
+		}
+		if added {
+			fmt.Fprintf(d.out, "added %s to .git/info/exclude\n", strings.TrimPrefix(file, paths.WorkTree+string(filepath.Separator)))
+		}
+	}
+	if c, ok := a.(agent.Codex); ok {
+		if err := installNotify(d, o, c, file, scope, exe); err != nil {
+			return err
+		}
+	}
+	if n, ok := a.(agent.Needer); ok && o.Install {
+		for _, c := range n.Needs(file, paths.WorkTree) {
+			if c.Status != agent.OK {
+				fmt.Fprintf(d.out, "%s needs: %s\n", a.Name(), c.Fix)
+			}
+		}
+	}
+	return nil
+}
+
+// installNotify writes or removes git-snap as Codex's notify program,
+// in the config.toml beside the hooks file.
+func installNotify(d *deps, o installOptions, c agent.Codex, file string, scope agent.Scope, exe string) error {
+	config := c.ConfigFile(file)
+	if !o.Install {
+		removed, err := agent.UninstallNotify(config)
+		if removed {
+			fmt.Fprintf(d.out, "removed git-snap's notify from %s\n", config)
+		}
+		return err
+	}
+	prog, _, _ := strings.Cut(agent.HookCommandFor(scope, exe, "codex"), " hook ")
+	changed, note, err := agent.InstallNotify(config, strings.Trim(prog, "'"))
+	switch {
+	case err != nil:
+		return err
+	case note != "":
+		fmt.Fprintf(d.out, "note: %s\n", note)
+	case changed:
+		fmt.Fprintf(d.out, "set git-snap as notify in %s\n", config)
+	}
+	return nil
 }
 
 func reportInstall(w io.Writer, install bool, file string, do func() (bool, error)) error {

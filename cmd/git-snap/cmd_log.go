@@ -2,14 +2,15 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"path"
-	"strconv"
-	"strings"
+	"slices"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/approxidate"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/render"
 )
@@ -19,6 +20,10 @@ type logOptions struct {
 	All        bool
 	Max        int
 	Oneline    bool
+	Pretty     render.Pretty // zero: medium, or oneline with Oneline
+	Reverse    bool
+	Stat       bool // each snapshot's changes from its parent, counted
+	Patch      bool // each snapshot's changes from its parent, in full
 	Since      time.Time
 	Until      time.Time
 	Label      string
@@ -32,27 +37,48 @@ func cmdLog(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "log",
 		Usage:     "list snapshots, newest first",
-		ArgsUsage: "[REV…]",
+		ArgsUsage: "[REV… | A..B | ^A B]",
 		Description: `Lists the snapshots reachable from each REV (a session, session~N, a checkpoint
-snap/<session>/<name>, or an id), like git log. With no REV: the default session, or all
-sessions when none is set.
+snap/<session>/<name>, or an id), like git log. A..B lists what B reaches and A does
+not (what a session did since A); ^A excludes what A reaches; an end left out of A..B
+is the default session. With no REV: the default session, or all sessions when none
+is set.
+
+--format (or --pretty=format:) takes a string with placeholders:
+   %H %h        snapshot id, short id      %(session) %(seq)   session and number
+   %P %p        parent ids, short          %(label) %(turn)    label, turn
+   %T %t        tree id, short             %(message) %s       message; subject (message, else label)
+   %ad %ai %aI  date: git's, ISO, strict   %(code) %(code:short) code commit, short
+   %at %as %ar  unix, day, relative        %(dirty) %(source)  "dirty" or ""; who saved it
+   %d %D        (snap s#N, checkpoint: x)  %(messages) %(events) %(files) %(checkpoints)
+   %n %%        newline, percent           %Cred %Cgreen %Cblue %Creset %C(yellow) colours
+(%c… is the same as %a…: a snapshot's dates are one.) --pretty also takes oneline,
+short, medium (the default) and full. --since and --until take 2026-01-31,
+"2026-01-31 14:00", RFC 3339, yesterday, "2 hours ago", 90m, 30d, 2w.
 
 Examples:
    git snap log fix-login -n 5
-   git snap log --all --oneline --since 2h
-   git snap log --checkpoint before-refactor
+   git snap log fix-login~5..fix-login --stat
+   git snap log -3 --format='%h %(session)#%(seq) %ar %s'
+   git snap log --all --oneline --since yesterday
+   git snap log --checkpoint before-refactor --reverse
    git snap log --code HEAD --json`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Aliases: []string{"a"}, Usage: "every session"},
-			&cli.IntFlag{Name: "max-count", Aliases: []string{"n"}, Usage: "show at most `N` snapshots"},
-			&cli.BoolFlag{Name: "oneline", Usage: "one line per snapshot"},
-			&cli.StringFlag{Name: "since", Usage: "only snapshots after `WHEN` (2026-01-31, RFC 3339, or 2h / 3d ago)"},
-			&cli.StringFlag{Name: "until", Usage: "only snapshots before `WHEN`"},
+			&cli.IntFlag{Name: "max-count", Aliases: []string{"n"}, Usage: "show at most `N` snapshots (0, the default, for no limit); also -N"},
+			&cli.BoolFlag{Name: "oneline", Usage: "one line per snapshot (--pretty=oneline)"},
+			&cli.StringFlag{Name: "pretty", Usage: "write each snapshot as `FORM`: oneline, short, medium, full or format:STRING"},
+			&cli.StringFlag{Name: "format", Usage: "write each snapshot as `STRING` with placeholders (see above)"},
+			&cli.BoolFlag{Name: "reverse", Usage: "oldest first (after -n, as git does)"},
+			&cli.BoolFlag{Name: "stat", Usage: "after each snapshot, what it changed from its parent, counted"},
+			&cli.BoolFlag{Name: "patch", Aliases: []string{"p"}, Usage: "after each snapshot, what it changed from its parent"},
+			&cli.StringFlag{Name: "since", Aliases: []string{"after"}, Usage: "only snapshots after `WHEN`"},
+			&cli.StringFlag{Name: "until", Aliases: []string{"before"}, Usage: "only snapshots before `WHEN`"},
 			&cli.StringFlag{Name: "label", Usage: "only snapshots whose label matches `PATTERN` (a glob)"},
 			&cli.StringFlag{Name: "checkpoint", Usage: "only snapshots that carry or carried checkpoint `NAME`"},
 			&cli.StringFlag{Name: "code", Usage: "only snapshots taken at code `COMMIT` (id, prefix, HEAD or a branch)"},
 			&cli.BoolFlag{Name: "json", Usage: "a JSON array, for scripts"},
-			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "the session `NAME` when no REV is given"},
+			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "the session `NAME` when no REV is given, and the end left out of A.. or ..B"},
 		},
 		Action: action(e, shape{max: -1, pager: true}, e.parseLog, runLog),
 	}
@@ -61,10 +87,20 @@ Examples:
 func (e *env) parseLog(c *cli.Context) (logOptions, error) {
 	o := logOptions{
 		Revs: c.Args().Slice(), All: c.Bool("all"), Max: c.Int("max-count"), Oneline: c.Bool("oneline"),
+		Reverse: c.Bool("reverse"), Stat: c.Bool("stat"), Patch: c.Bool("patch"),
 		Label: c.String("label"), Checkpoint: c.String("checkpoint"), Code: c.String("code"), JSON: c.Bool("json"),
 		Session: c.String("session"),
 	}
+	if o.Max < 0 {
+		return o, usagef("-n takes a number of snapshots, 0 or more (0 for no limit), not %d", o.Max)
+	}
 	var err error
+	if o.Pretty, err = parsePretty(c); err != nil {
+		return o, err
+	}
+	if o.JSON && (o.Stat || o.Patch || c.IsSet("format") || c.IsSet("pretty") || o.Oneline) {
+		return o, usagef("--json lists headers only: leave out --stat, --patch, --format, --pretty and --oneline")
+	}
 	if o.Since, err = parseWhen(c.String("since"), e.now()); err != nil {
 		return o, err
 	}
@@ -77,26 +113,36 @@ func (e *env) parseLog(c *cli.Context) (logOptions, error) {
 	return o, nil
 }
 
+// parsePretty reads --pretty, --format and --oneline, of which one may be
+// given.
+func parsePretty(c *cli.Context) (render.Pretty, error) {
+	if btoi(c.IsSet("pretty"))+btoi(c.IsSet("format"))+btoi(c.Bool("oneline")) > 1 {
+		return render.Pretty{}, usagef("choose one of --oneline, --pretty and --format")
+	}
+	switch {
+	case c.IsSet("format"):
+		return render.ParsePretty(c.String("format"), true)
+	case c.IsSet("pretty"):
+		return render.ParsePretty(c.String("pretty"), false)
+	case c.Bool("oneline"):
+		return render.ParsePretty("oneline", false)
+	}
+	return render.ParsePretty("medium", false)
+}
+
 // runLog lists the snapshots o selects, newest first. With no REV it
 // starts from o.Session, else the default session, else every session.
 func runLog(ctx context.Context, d *deps, o logOptions) error {
-	s, w := d.store, d.out
+	s := d.store
 	o.Session = or(o.Session, d.session)
-	cps, err := s.Checkpoints(ctx, "", true)
+	if o.Oneline {
+		o.Pretty, _ = render.ParsePretty("oneline", false)
+	}
+	names, carried, err := checkpointNames(ctx, s, o.Checkpoint)
 	if err != nil {
 		return err
 	}
-	names := map[plumbing.Hash][]string{} // snapshot → its current checkpoints
-	carried := map[plumbing.Hash]bool{}   // snapshots that carried --checkpoint
-	for _, cp := range cps {
-		if !cp.Moved {
-			names[cp.Target] = append(names[cp.Target], cp.Name)
-		}
-		if cp.Name == o.Checkpoint {
-			carried[cp.Target] = true
-		}
-	}
-	starts, err := logStarts(ctx, s, o, carried)
+	r, err := logRange(ctx, s, o, carried)
 	if err != nil {
 		return err
 	}
@@ -108,9 +154,13 @@ func runLog(ctx context.Context, d *deps, o logOptions) error {
 	if o.Checkpoint != "" {
 		filter.Carried = carried
 	}
-	var out []render.EntryJSON
+	lw := &render.LogWriter{W: d.out, Pretty: o.Pretty, Color: d.color, Now: time.Now()}
+	if d.now != nil {
+		lw.Now = d.now() // $GIT_COMMITTER_DATE's, for relative dates that can be tested
+	}
+	var picked []gitstore.Entry // for --json and --reverse, which print at the end
 	shown := 0
-	err = s.Walk(ctx, starts, func(e gitstore.Entry) error {
+	err = s.WalkRange(ctx, r, func(e gitstore.Entry) error {
 		if !filter.Match(e) {
 			return nil
 		}
@@ -118,80 +168,112 @@ func runLog(ctx context.Context, d *deps, o logOptions) error {
 			return gitstore.ErrStop
 		}
 		shown++
-		switch {
-		case o.JSON:
-			out = append(out, render.EntryToJSON(e, names[e.ID]))
-		case o.Oneline:
-			render.Oneline(w, d.color, e, names[e.ID])
-		default:
-			render.Entry(w, d.color, e, names[e.ID])
+		if o.JSON || o.Reverse {
+			picked = append(picked, e)
+			return nil
 		}
-		return nil
+		return logOne(ctx, d, o, lw, e, names[e.ID])
 	})
 	if err != nil {
 		return err
 	}
 	if o.JSON {
-		if out == nil {
-			out = []render.EntryJSON{}
+		out := []render.EntryJSON{}
+		for _, e := range picked {
+			out = append(out, render.EntryToJSON(e, names[e.ID]))
 		}
-		return render.JSON(w, out)
+		if o.Reverse {
+			slices.Reverse(out)
+		}
+		return render.JSON(d.out, out)
 	}
+	slices.Reverse(picked)
+	for _, e := range picked {
+		if err := logOne(ctx, d, o, lw, e, names[e.ID]); err != nil {
+			return err
+		}
+	}
+	lw.End()
 	return nil
 }
 
-func logStarts(ctx context.Context, s *gitstore.Store, o logOptions, carried map[plumbing.Hash]bool) ([]plumbing.Hash, error) {
-	var starts []plumbing.Hash
-	for _, rev := range o.Revs {
-		id, err := s.Resolve(ctx, rev)
-		if err != nil {
-			return nil, err
+// logOne writes a snapshot and, with --stat or --patch, what it changed
+// from its parent.
+func logOne(ctx context.Context, d *deps, o logOptions, lw *render.LogWriter, e gitstore.Entry, names []string) error {
+	lw.Write(e, names)
+	if !o.Stat && !o.Patch {
+		return nil
+	}
+	diff, err := diffPair(ctx, d.store, e.Parent, e.ID)
+	if err != nil {
+		return err
+	}
+	if o.Stat {
+		render.DiffStat(d.out, diff)
+	}
+	if o.Patch {
+		render.Diff(d.out, d.color, diff)
+	}
+	fmt.Fprintln(d.out)
+	return nil
+}
+
+// checkpointNames maps each snapshot to its current checkpoints, and
+// says which snapshots carry or carried the checkpoint named cp.
+func checkpointNames(ctx context.Context, s *gitstore.Store, cp string) (map[plumbing.Hash][]string, map[plumbing.Hash]bool, error) {
+	cps, err := s.Checkpoints(ctx, "", true)
+	if err != nil {
+		return nil, nil, err
+	}
+	names := map[plumbing.Hash][]string{}
+	carried := map[plumbing.Hash]bool{}
+	for _, c := range cps {
+		if !c.Moved {
+			names[c.Target] = append(names[c.Target], c.Name)
 		}
-		starts = append(starts, id)
+		if c.Name == cp {
+			carried[c.Target] = true
+		}
 	}
-	if len(o.Revs) > 0 && !o.All {
-		return starts, nil
+	return names, carried, nil
+}
+
+// logRange is where the walk starts and what it leaves out: the REVs
+// and ranges given, else the snapshots that carried --checkpoint, else
+// the session, else every session (also with --all).
+func logRange(ctx context.Context, s *gitstore.Store, o logOptions, carried map[plumbing.Hash]bool) (gitstore.RevRange, error) {
+	r, err := s.ResolveRange(ctx, o.Revs, o.Session)
+	if err != nil {
+		return r, err
 	}
-	if o.Checkpoint != "" && len(o.Revs) == 0 && !o.All {
+	if len(r.Include) > 0 && !o.All {
+		return r, nil
+	}
+	if o.Checkpoint != "" && len(r.Include) == 0 && !o.All {
 		for id := range carried {
-			starts = append(starts, id)
+			r.Include = append(r.Include, id)
 		}
-		return starts, nil
+		return r, nil
 	}
 	if o.Session != "" && !o.All {
 		id, err := s.Resolve(ctx, o.Session)
 		if err != nil {
-			return nil, err
+			return r, err
 		}
-		return append(starts, id), nil
+		r.Include = append(r.Include, id)
+		return r, nil
 	}
 	sessions, err := s.Sessions(ctx)
 	if err != nil {
-		return nil, err
+		return r, err
 	}
 	for _, sess := range sessions {
-		starts = append(starts, sess.Tip.ID)
+		r.Include = append(r.Include, sess.Tip.ID)
 	}
-	return starts, nil
+	return r, nil
 }
 
-// parseWhen reads --since/--until: a date, a date and time, RFC 3339, or
-// a duration back from now (90m, 2h, 3d, 1w, optionally with "ago").
+// parseWhen reads --since and --until (see package approxidate).
 func parseWhen(s string, now time.Time) (time.Time, error) {
-	s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "ago"))
-	if s == "" {
-		return time.Time{}, nil
-	}
-	for _, layout := range []string{time.RFC3339, "2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02T15:04", "2006-01-02"} {
-		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
-			return t, nil
-		}
-	}
-	unit := map[byte]time.Duration{'s': time.Second, 'm': time.Minute, 'h': time.Hour, 'd': 24 * time.Hour, 'w': 7 * 24 * time.Hour}
-	if n, err := strconv.Atoi(strings.TrimSpace(s[:len(s)-1])); err == nil && n >= 0 {
-		if u, ok := unit[s[len(s)-1]]; ok {
-			return now.Add(-time.Duration(n) * u), nil
-		}
-	}
-	return time.Time{}, usagef("cannot read the time %q: write 2026-01-31, 2026-01-31 14:00, RFC 3339, or a span back from now like 90m, 2h, 3d", s)
+	return approxidate.Parse(s, now)
 }

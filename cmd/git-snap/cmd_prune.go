@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/approxidate"
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 )
@@ -24,16 +25,17 @@ change; the objects go at the next git gc.
 Examples:
    git snap prune --keep-last 100 --dry-run
    git snap prune fix-login --keep-last 20 --keep-first --keep-latest-per-label
-   git snap prune --older-than 720h`,
+   git snap prune --older-than 30d
+   git snap prune --older-than 2026-01-31 --keep-first`,
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "keep-last", Usage: "keep the newest `N`"},
 			&cli.BoolFlag{Name: "keep-first", Usage: "keep each session's first snapshot"},
 			&cli.BoolFlag{Name: "keep-checkpoints", Value: true, Usage: "keep snapshots checkpoints name or named (--keep-checkpoints=false to drop them)"},
 			&cli.BoolFlag{Name: "keep-latest-per-label", Usage: "keep the newest snapshot of each label"},
-			&cli.DurationFlag{Name: "older-than", Usage: "prune only snapshots older than `DURATION` (e.g. 720h)"},
+			&cli.StringFlag{Name: "older-than", Usage: "prune only snapshots older than `WHEN`: 30d, 2w, 720h, \"3 months ago\", yesterday, 2026-01-31 or RFC 3339"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "say what would go, change nothing"},
 		},
-		Action: action(e, shape{max: -1}, parsePrune, runPrune),
+		Action: action(e, shape{max: -1}, e.parsePrune, runPrune),
 	}
 }
 
@@ -43,16 +45,29 @@ type pruneOptions struct {
 	gitstore.PruneOptions
 }
 
-func parsePrune(c *cli.Context) (pruneOptions, error) {
+// parsePrune reads the rules; --older-than is a time as --since takes
+// it, turned into the age the library counts back from the same now.
+func (e *env) parsePrune(c *cli.Context) (pruneOptions, error) {
 	o := pruneOptions{Sessions: c.Args().Slice(), PruneOptions: gitstore.PruneOptions{
 		KeepLast: c.Int("keep-last"), KeepFirst: c.Bool("keep-first"), KeepCheckpoints: c.Bool("keep-checkpoints"),
-		KeepLatestPerLabel: c.Bool("keep-latest-per-label"), OlderThan: c.Duration("older-than"), DryRun: c.Bool("dry-run"),
+		KeepLatestPerLabel: c.Bool("keep-latest-per-label"), DryRun: c.Bool("dry-run"),
 	}}
-	if o.KeepLast < 0 || o.OlderThan < 0 {
-		return o, usagef("--keep-last and --older-than must not be negative")
+	if c.IsSet("older-than") {
+		now := e.now()
+		t, err := approxidate.Parse(c.String("older-than"), now)
+		if err != nil {
+			return o, err
+		}
+		if !t.Before(now) {
+			return o, usagef("--older-than %q is not in the past: write a span back from now (30d) or an earlier date", c.String("older-than"))
+		}
+		o.OlderThan = now.Sub(t)
+	}
+	if o.KeepLast < 0 {
+		return o, usagef("--keep-last must not be negative")
 	}
 	if o.KeepLast == 0 && o.OlderThan == 0 {
-		return o, usagef("say what to keep: --keep-last N or --older-than DURATION")
+		return o, usagef("say what to keep: --keep-last N or --older-than WHEN")
 	}
 	return o, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/config"
+	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -72,7 +73,7 @@ func runRecord(ctx context.Context, d *deps, o recordOptions) error {
 		return err
 	}
 	snaps += btoi(added)
-	fmt.Fprintf(d.out, "%d events, %d skipped, %d snapshots of %s\n", line-skipped, skipped, snaps, session)
+	fmt.Fprintf(d.out, "%s, %d skipped, %s of %s\n", render.Count(line-skipped, "event"), skipped, render.Count(snaps, "snapshot"), session)
 	return nil
 }
 

@@ -34,9 +34,10 @@ func cmdRestore(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "restore",
 		Usage:     "print a snapshot's document, as it was saved",
-		ArgsUsage: "REV",
+		ArgsUsage: "[REV]",
 		Description: `Prints the document saved as REV, JSON-equal to what was given to save, in
-canonical form (keys sorted, two-space indent). -o writes it to a file instead.
+canonical form (keys sorted, two-space indent). -o writes it to a file instead. With no
+REV: the newest snapshot of --session, else of the default session.
 
 --files writes the snapshot's captured files into the work tree instead. It stays inside
 the work tree (no absolute paths, no .., nothing in .git, no symlink followed), keeps any
@@ -53,24 +54,26 @@ Examples:
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "with --files, only say what would be written"},
 			&cli.StringFlag{Name: "format", Usage: "write the agent's own transcript (`AGENT`: claude-code or codex) instead of the document"},
 			&cli.StringFlag{Name: "dir", Usage: "with --format, write every transcript file (subagents too) under `DIR`"},
+			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: sessionFlagUsage},
 		},
-		Action: action(e, shape{min: 1, max: 1}, parseRestore, runRestore),
+		Action: action(e, shape{max: 1}, parseRestore, runRestore),
 	}
 }
 
 type restoreOptions struct {
-	Rev    string
-	Output string
-	Files  bool
-	Force  bool
-	DryRun bool
-	Format string // the agent whose transcript to write
-	Dir    string // with Format: where to write every transcript file
+	Rev     string
+	Session string // whose newest snapshot, when Rev is empty
+	Output  string
+	Files   bool
+	Force   bool
+	DryRun  bool
+	Format  string // the agent whose transcript to write
+	Dir     string // with Format: where to write every transcript file
 }
 
 func parseRestore(c *cli.Context) (restoreOptions, error) {
 	o := restoreOptions{
-		Rev: c.Args().First(), Output: c.String("output"), Files: c.Bool("files"), Force: c.Bool("force"),
+		Rev: c.Args().First(), Session: c.String("session"), Output: c.String("output"), Files: c.Bool("files"), Force: c.Bool("force"),
 		DryRun: c.Bool("dry-run"), Format: c.String("format"), Dir: c.String("dir"),
 	}
 	switch {
@@ -87,7 +90,10 @@ func parseRestore(c *cli.Context) (restoreOptions, error) {
 
 // runRestore writes the snapshot's document, its files, or its agent's
 // transcript.
-func runRestore(ctx context.Context, d *deps, o restoreOptions) error {
+func runRestore(ctx context.Context, d *deps, o restoreOptions) (err error) {
+	if o.Rev, err = d.revOrSession(o.Rev, o.Session, "restore"); err != nil {
+		return err
+	}
 	switch {
 	case o.Format != "":
 		return restoreTranscript(ctx, d, o)
@@ -260,7 +266,7 @@ func exportBundle(ctx context.Context, d *deps, file string, names []string) err
 	if err := d.writeOutput(file, buf.Bytes()); err != nil {
 		return err
 	}
-	fmt.Fprintf(d.out, "wrote %s: %d refs, %d objects, %d bytes\n", file, len(refs), n, buf.Len())
+	fmt.Fprintf(d.out, "wrote %s: %s, %s, %s\n", file, render.Count(len(refs), "ref"), render.Count(n, "object"), render.Count(buf.Len(), "byte"))
 	return nil
 }
 
@@ -288,10 +294,10 @@ func restoreFiles(ctx context.Context, d *deps, rev string, o worktree.Options) 
 	for _, r := range results {
 		if r.Action == worktree.Refused {
 			refused++
-			fmt.Fprintf(d.out, "refused   %s: %s\n", r.Path, r.Reason)
+			fmt.Fprintf(d.out, "refused     %s: %s\n", r.Path, r.Reason)
 			continue
 		}
-		fmt.Fprintf(d.out, "%-9s %s\n", r.Action, r.Path)
+		fmt.Fprintf(d.out, "%-11s %s\n", r.Action, r.Path)
 	}
 	if err != nil {
 		return err
@@ -300,7 +306,7 @@ func restoreFiles(ctx context.Context, d *deps, rev string, o worktree.Options) 
 		fmt.Fprintln(d.out, "the snapshot holds no files")
 	}
 	if refused > 0 {
-		return fmt.Errorf("%d of %d files refused; nothing else was changed for them", refused, len(results))
+		return fmt.Errorf("%d of %s refused; nothing else was changed for them", refused, render.Count(len(results), "file"))
 	}
 	return nil
 }
@@ -309,7 +315,8 @@ func restoreFiles(ctx context.Context, d *deps, rev string, o worktree.Options) 
 // the main file to stdout or -o, or every file under --dir.
 func restoreTranscript(ctx context.Context, d *deps, o restoreOptions) error {
 	s, format := d.store, o.Format
-	if _, err := agent.Lookup(format, d.agentEnv); err != nil {
+	a, err := agent.Lookup(format, d.agentEnv)
+	if err != nil {
 		return usagef("--format: %v", err)
 	}
 	id, err := s.Resolve(ctx, o.Rev)
@@ -327,20 +334,15 @@ func restoreTranscript(ctx context.Context, d *deps, o restoreOptions) error {
 	if err != nil {
 		return err
 	}
-	join := func(lines [][]byte) []byte {
-		var b bytes.Buffer
-		for _, l := range lines {
-			b.Write(l)
-			b.WriteByte('\n')
-		}
-		return b.Bytes()
-	}
 	if o.Dir == "" {
-		return d.writeOutput(o.Output, join(files[""]))
+		return d.writeOutput(o.Output, agent.JoinLines(files[""]))
 	}
 	for name, lines := range files {
-		if name == "" {
-			name = entry.Header.Session + ".jsonl"
+		switch {
+		case name == "":
+			name = agent.TranscriptName(a, entry.Header.Session, doc)
+		case strings.HasPrefix(name, "~"): // an earlier generation of the main one
+			name = agent.TranscriptName(a, entry.Header.Session, doc) + name
 		}
 		if err := snapshot.CheckPath(name); err != nil {
 			return fmt.Errorf("transcript file %q: %w", name, err)
@@ -349,7 +351,7 @@ func restoreTranscript(ctx context.Context, d *deps, o restoreOptions) error {
 		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 			return err
 		}
-		if err := d.writeOutput(path, join(lines)); err != nil {
+		if err := d.writeOutput(path, agent.JoinLines(lines)); err != nil {
 			return err
 		}
 		fmt.Fprintf(d.out, "%s\t%d lines\n", path, len(lines))

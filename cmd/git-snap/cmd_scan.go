@@ -96,7 +96,7 @@ func runScan(ctx context.Context, d *deps, o scanOptions) error {
 		}
 	}
 	if len(out) > 0 {
-		return fmt.Errorf("%d secrets found in saved snapshots; they stay in git history until those snapshots are pruned", len(out))
+		return fmt.Errorf("%s found in saved snapshots; they stay in git history until those snapshots are pruned", render.Count(len(out), "secret"))
 	}
 	if !asJSON {
 		fmt.Fprintln(w, "no secrets found")

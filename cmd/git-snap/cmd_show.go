@@ -15,13 +15,14 @@ import (
 )
 
 type showOptions struct {
-	Rev     string
-	Session string
-	JSON    bool
-	YAML    bool
-	Full    bool // nothing shortened
-	Tools   bool // tool inputs and results whole
-	Width   int  // wrap text at this many columns; -1: the terminal's width
+	Rev      string
+	Session  string
+	JSON     bool
+	YAML     bool
+	Full     bool // nothing shortened
+	Tools    bool // tool inputs and results whole
+	Width    int  // wrap text at this many columns; -1: the terminal's width
+	NameOnly bool // the header and the files it changed from its parent
 }
 
 func cmdShow(e *env) *cli.Command {
@@ -40,14 +41,16 @@ Examples:
    git snap show fix-login
    git snap show fix-login~2 --json | jq .stats
    git snap show snap/fix-login/green --yaml
-   git snap show fix-login --tools`,
+   git snap show fix-login --tools
+   git snap show fix-login --name-only      # the files this snapshot changed`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "header, stats and document as JSON"},
 			&cli.BoolFlag{Name: "yaml", Usage: "header, stats and document as YAML"},
 			&cli.BoolFlag{Name: "full", Usage: "shorten nothing: text, thinking, tool inputs and results whole"},
 			&cli.BoolFlag{Name: "tools", Usage: "tool inputs and results whole"},
 			&cli.IntFlag{Name: "width", Value: -1, Usage: "wrap text at `N` columns (default: the terminal's width; 0: no wrapping)"},
-			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "show this session's newest snapshot when no REV is given"},
+			&cli.BoolFlag{Name: "name-only", Usage: "the header and the names of the files the snapshot changed from its parent"},
+			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: sessionFlagUsage},
 		},
 		Action: action(e, shape{max: 1, pager: true}, parseShow, runShow),
 	}
@@ -55,12 +58,12 @@ Examples:
 
 func parseShow(c *cli.Context) (showOptions, error) {
 	o := showOptions{Rev: c.Args().First(), Session: c.String("session"), JSON: c.Bool("json"), YAML: c.Bool("yaml"),
-		Full: c.Bool("full"), Tools: c.Bool("tools"), Width: c.Int("width")}
+		Full: c.Bool("full"), Tools: c.Bool("tools"), Width: c.Int("width"), NameOnly: c.Bool("name-only")}
 	if o.Width < -1 {
 		return o, usagef("--width %d: give a number of columns, or 0 for no wrapping", o.Width)
 	}
-	if o.JSON && o.YAML {
-		return o, usagef("choose one of --json and --yaml")
+	if btoi(o.JSON)+btoi(o.YAML)+btoi(o.NameOnly) > 1 {
+		return o, usagef("choose one of --json, --yaml and --name-only")
 	}
 	return o, nil
 }
@@ -82,9 +85,9 @@ func configPrices(cfg config.Config) map[string]agent.Price {
 // runShow shows o.Rev, or the newest snapshot of the session.
 func runShow(ctx context.Context, d *deps, o showOptions) error {
 	s, w, p := d.store, d.out, d.color
-	rev := or(o.Rev, or(o.Session, d.session))
-	if rev == "" {
-		return usagef("show needs REV (a session, session~N, snap/<session>/<name> or an id)")
+	rev, err := d.revOrSession(o.Rev, o.Session, "show")
+	if err != nil {
+		return err
 	}
 	doc, entry, err := s.ReadRevision(ctx, rev)
 	if err != nil {
@@ -109,6 +112,16 @@ func runShow(ctx context.Context, d *deps, o showOptions) error {
 		}
 	}
 	render.Entry(w, p, entry, names)
+	if o.NameOnly {
+		diff, err := diffPair(ctx, s, entry.Parent, entry.ID)
+		if err != nil {
+			return err
+		}
+		for _, f := range diff.Files {
+			fmt.Fprintln(w, f.Path)
+		}
+		return nil
+	}
 	render.Stats(w, st)
 	if msgs, ok := doc[snapshot.MemberMessages].([]any); ok && len(msgs) > 0 {
 		fmt.Fprintln(w)

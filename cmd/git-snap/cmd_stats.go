@@ -66,19 +66,28 @@ func runStats(ctx context.Context, d *deps, o statsOptions) error {
 	if session != "" {
 		all = slices.DeleteFunc(all, func(x gitstore.Session) bool { return x.Name != session })
 		if len(all) == 0 {
-			return &gitstore.NotFoundError{Name: session, Msg: "names no session (see git snap sessions)"}
+			return gitstore.NoSession(session)
 		}
 	}
 	st := sessionStats{Checkpoints: map[string]int{}}
-	for _, sess := range all {
+	tips := make([]gitstore.Entry, len(all))
+	for i, sess := range all {
+		tips[i] = sess.Tip
+	}
+	totals, counted, err := s.Totals(ctx, tips) // from the commits; documents only for old snapshots
+	if err != nil {
+		return err
+	}
+	names, err := s.CheckpointNames()
+	if err != nil {
+		return err
+	}
+	for i, sess := range all {
 		h := sess.Tip.Header
 		st.Sessions++
 		st.Snapshots += h.Seq
-		doc, _, err := s.Read(ctx, sess.Tip.ID)
-		if err != nil {
-			return err
-		}
-		one := agent.NumbersOf(doc, h.Source)
+		h.Counted, h.Totals = counted[i], totals[i]
+		one, _ := agent.NumbersOfHeader(h)
 		first, last := h.Started, h.Time
 		if !one.First.IsZero() {
 			first, last = one.First, one.Last
@@ -90,12 +99,8 @@ func runStats(ctx context.Context, d *deps, o statsOptions) error {
 			st.Last = last
 		}
 		st.Add(one)
-		cps, err := s.Checkpoints(ctx, sess.Name, false)
-		if err != nil {
-			return err
-		}
-		for _, cp := range cps {
-			st.Checkpoints[cp.Name]++
+		for _, name := range names[sess.Name] {
+			st.Checkpoints[name]++
 		}
 	}
 	st.Duration = st.Last.Sub(st.First).Round(time.Second).String()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -18,7 +19,70 @@ func (e *env) gitEnv() gitstore.GitEnv {
 		CommitterEmail: e.getenv("GIT_COMMITTER_EMAIL"),
 		Home:           e.getenv("HOME"),
 		XDGConfigHome:  e.getenv("XDG_CONFIG_HOME"),
+		ConfigNoSystem: e.getenv("GIT_CONFIG_NOSYSTEM") != "",
+		ConfigSystem:   e.getenv("GIT_CONFIG_SYSTEM"),
+		ConfigGlobal:   e.getenv("GIT_CONFIG_GLOBAL"),
+		ConfigPairs:    append(parseConfigParameters(e.getenv("GIT_CONFIG_PARAMETERS")), e.configCount()...),
 	}
+}
+
+// parseConfigParameters reads $GIT_CONFIG_PARAMETERS, where git -c puts
+// what it sets for the commands it runs: shell-quoted 'key'='value' or
+// 'key=value' items separated by spaces. What cannot be read is skipped,
+// as the rest of the line may still be good.
+func parseConfigParameters(v string) []string {
+	var out []string
+	for v = strings.TrimSpace(v); v != ""; v = strings.TrimSpace(v) {
+		key, rest, ok := sqDequote(v)
+		if !ok {
+			return out
+		}
+		var value string
+		if after, isPair := strings.CutPrefix(rest, "="); isPair {
+			if value, rest, ok = sqDequote(after); !ok {
+				return out
+			}
+		} else {
+			key, value, _ = strings.Cut(key, "=")
+		}
+		out = append(out, key, value)
+		v = rest
+	}
+	return out
+}
+
+// sqDequote reads one single-quoted word at the start of s, with the
+// '\” and '\!' escapes git writes, and returns it and what follows.
+func sqDequote(s string) (word, rest string, ok bool) {
+	var b strings.Builder
+	for strings.HasPrefix(s, "'") {
+		end := strings.IndexByte(s[1:], '\'')
+		if end < 0 {
+			return "", "", false
+		}
+		b.WriteString(s[1 : end+1])
+		s = s[end+2:]
+		if len(s) >= 3 && s[0] == '\\' && (s[1] == '\'' || s[1] == '!') && s[2] == '\'' {
+			b.WriteByte(s[1]) // '\'' and '\!' between quoted parts
+			s = s[2:]
+			continue
+		}
+		return b.String(), s, true
+	}
+	return "", "", false
+}
+
+// configCount reads the pairs $GIT_CONFIG_COUNT numbers.
+func (e *env) configCount() []string {
+	n, err := strconv.Atoi(e.getenv("GIT_CONFIG_COUNT"))
+	if err != nil || n <= 0 || n > 1000 {
+		return nil
+	}
+	var out []string
+	for i := range n {
+		out = append(out, e.getenv(fmt.Sprintf("GIT_CONFIG_KEY_%d", i)), e.getenv(fmt.Sprintf("GIT_CONFIG_VALUE_%d", i)))
+	}
+	return out
 }
 
 // parseGitDate reads a time the way git reads $GIT_COMMITTER_DATE:

@@ -51,3 +51,25 @@ func must(t testing.TB, err error) {
 		t.Fatal(err)
 	}
 }
+
+// Sharing runs git: without it, push says so and what to do, and exits 1
+// (the call was right; the machine lacks a tool).
+func TestPushWithoutGitSaysSo(t *testing.T) {
+	gitBin, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is needed to make the repository")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command(gitBin, "-C", dir, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	t.Setenv("PATH", t.TempDir())
+	for _, cmd := range []string{"push", "fetch", "pull"} {
+		var stdout, stderr bytes.Buffer
+		e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, dir: dir, getenv: func(string) string { return "" }}
+		code := e.run(context.Background(), []string{cmd, "origin"})
+		if code != 1 || !strings.Contains(stderr.String(), "git is not installed") || !strings.Contains(stderr.String(), "install git") {
+			t.Errorf("%s without git: exit %d, stderr %q", cmd, code, stderr.String())
+		}
+	}
+}

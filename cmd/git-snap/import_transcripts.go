@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -17,38 +18,44 @@ func runImportTranscripts(ctx context.Context, d *deps, o importOptions) error {
 	if err != nil {
 		return usagef("--from: %v", err)
 	}
-	files, err := agent.FindTranscripts(d.dir, o.Files)
+	lim := snapshot.Limits{MaxDepth: d.cfg.Limits.MaxDepth, MaxValueBytes: d.cfg.Limits.MaxValueBytes}
+	plan, err := agent.PlanImport(a, d.dir, o.Files, lim)
 	if err != nil {
 		return importUsage(err)
 	}
-	lim := snapshot.Limits{MaxDepth: d.cfg.Limits.MaxDepth, MaxValueBytes: d.cfg.Limits.MaxValueBytes}
-	sessions := make([]string, len(files))
-	for i, f := range files {
-		if sessions[i], err = agent.CheckTranscript(a, f, lim); err != nil {
-			return importUsage(err)
-		}
+	for _, s := range plan.Skipped {
+		fmt.Fprintf(d.errOut, "git-snap: skipped %s\n", s.Reason)
 	}
-	in := agent.Ingest{Store: d.store, Adapter: a, Limits: lim, MaxReadBytes: int64(d.cfg.Limits.MaxReadBytes)}
+	for _, n := range plan.Notes {
+		fmt.Fprintf(d.errOut, "git-snap: note: %s\n", n)
+	}
+	limitMemory()
+	in := agent.Ingest{Store: d.store, Adapter: a, Limits: lim, MaxReadBytes: int64(d.cfg.Limits.MaxReadBytes),
+		Warn: func(msg string) { fmt.Fprintf(d.errOut, "git-snap: note: %s\n", msg) }}
 	added := 0
-	for i, f := range files {
+	for i, it := range plan.Items {
 		if d.progress != nil {
-			fmt.Fprintf(d.progress, "\rimporting %d/%d %s\x1b[K", i+1, len(files), filepath.Base(f))
+			fmt.Fprintf(d.progress, "\rimporting %d/%d %s\x1b[K", i+1, len(plan.Items), filepath.Base(it.Path))
 		}
-		entry, ok, err := in.Import(ctx, sessions[i], f)
+		entry, ok, err := in.Import(ctx, it.Session, it.Path)
 		if err != nil {
-			return fmt.Errorf("import %s: %w", f, err)
+			return fmt.Errorf("import %s: %w", it.Path, err)
 		}
 		if ok {
 			added++
-			fmt.Fprintf(d.out, "%s\t%s#%d\t%s\n", entry.ID, sessions[i], entry.Header.Seq, f)
+			fmt.Fprintf(d.out, "%s\t%s#%d\t%s\n", entry.ID, it.Session, entry.Header.Seq, it.Path)
 		} else {
-			fmt.Fprintf(d.out, "%s\t(nothing new)\t%s\n", sessions[i], f)
+			fmt.Fprintf(d.out, "%s\t(nothing new)\t%s\n", it.Session, it.Path)
 		}
 	}
 	if d.progress != nil {
 		fmt.Fprint(d.progress, "\r\x1b[K")
 	}
-	fmt.Fprintf(d.out, "%d transcripts, %d imported\n", len(files), added)
+	fmt.Fprintf(d.out, "%s, %d imported", render.Count(len(plan.Items), "transcript"), added)
+	if len(plan.Skipped) > 0 {
+		fmt.Fprintf(d.out, ", %s skipped (not transcripts)", render.Count(len(plan.Skipped), "file"))
+	}
+	fmt.Fprintln(d.out)
 	return nil
 }
 

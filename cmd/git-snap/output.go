@@ -4,26 +4,46 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/git-snap/git-snap/gitstore"
 )
 
-// pager returns where a reading command writes: through a pager when
-// stdout is a terminal ($GIT_PAGER, $PAGER, else less), else stdout.
-// done waits for the pager to finish.
-func (e *env) pager(c *cli.Context) (w io.Writer, done func()) {
+// outputKeys are the git config keys that say how output looks.
+var outputKeys = []string{"core.pager", "pager.snap", "color.ui"}
+
+// outputConfig reads what git's config says of paging and colour, when
+// it can matter: a reading command, or any command on a terminal. The
+// hook, never on a terminal, reads no config file for it.
+func (e *env) outputConfig(sh shape, paths gitstore.Paths) map[string]string {
+	if !sh.pager && !e.terminal {
+		return nil
+	}
+	return gitstore.GitConfig(paths, e.gitEnv(), outputKeys...)
+}
+
+// lookupEnv tells an unset variable from an empty one, which git's
+// GIT_PAGER= (paging off) needs.
+func (e *env) lookupEnv(name string) (string, bool) {
+	if e.lookupenv != nil {
+		return e.lookupenv(name)
+	}
+	v := e.getenv(name)
+	return v, v != ""
+}
+
+// pager returns where a reading command writes: through the pager git
+// would choose (see pagerCommand) when stdout is a terminal and
+// --no-pager is not given, else stdout. done waits for the pager.
+func (e *env) pager(c *cli.Context, gitCfg map[string]string) (w io.Writer, done func()) {
 	nothing := func() {}
 	if !e.terminal || flagString(c, "no-pager") == "true" {
 		return e.stdout, nothing
 	}
-	cmdline := e.getenv("GIT_PAGER")
-	if cmdline == "" {
-		cmdline = e.getenv("PAGER")
-	}
-	if cmdline == "" {
-		cmdline = "less"
-	}
-	if cmdline == "cat" {
+	cmdline := pagerCommand(e.lookupEnv, gitCfg)
+	if cmdline == "" || cmdline == "cat" {
 		return e.stdout, nothing
 	}
 	cmd := exec.Command("sh", "-c", cmdline)
@@ -35,6 +55,7 @@ func (e *env) pager(c *cli.Context) (w io.Writer, done func()) {
 	if e.getenv("LV") == "" {
 		cmd.Env = append(cmd.Env, "LV=-c")
 	}
+	cmd.Env = append(cmd.Env, "GIT_PAGER_IN_USE=true")
 	in, err := cmd.StdinPipe()
 	if err != nil || cmd.Start() != nil {
 		return e.stdout, nothing
@@ -45,15 +66,71 @@ func (e *env) pager(c *cli.Context) (w io.Writer, done func()) {
 	}
 }
 
-// color reports whether to colour output: --color, NO_COLOR, a terminal.
-func (e *env) color(c *cli.Context) bool {
-	switch flagString(c, "color") {
+// pagerCommand is the pager git would run for git snap: pager.snap when
+// it names one (false turns paging off), else $GIT_PAGER, core.pager,
+// $PAGER, less, the first that is set. Set and empty means no pager,
+// as "cat" does.
+func pagerCommand(lookup func(string) (string, bool), gitCfg map[string]string) string {
+	if v, ok := gitCfg["pager.snap"]; ok {
+		switch b, isBool := gitBool(v); {
+		case isBool && !b:
+			return ""
+		case !isBool:
+			return v
+		}
+	}
+	if v, ok := lookup("GIT_PAGER"); ok {
+		return v
+	}
+	if v, ok := gitCfg["core.pager"]; ok {
+		return v
+	}
+	if v, ok := lookup("PAGER"); ok {
+		return v
+	}
+	return "less"
+}
+
+// gitBool reads a git config boolean; isBool is false for other text.
+// A key with no value ("[pager] snap") is true, as for git.
+func gitBool(v string) (b, isBool bool) {
+	switch strings.ToLower(v) {
+	case "", "true", "yes", "on", "1":
+		return true, true
+	case "false", "no", "off", "0":
+		return false, true
+	}
+	return false, false
+}
+
+// color reports whether to colour output (see useColor). Output that
+// git already pipes to its pager ($GIT_PAGER_IN_USE) counts as a
+// terminal, as it does for git's own commands.
+func (e *env) color(c *cli.Context, gitCfg map[string]string) bool {
+	v := e.getenv("GIT_PAGER_IN_USE")
+	inPager, _ := gitBool(v)
+	terminal := (e.terminal || inPager && v != "") && e.getenv("TERM") != "dumb"
+	return useColor(flagString(c, "color"), gitCfg["color.ui"], e.getenv("NO_COLOR") != "", terminal)
+}
+
+// useColor decides colour: --color always or never, else color.ui
+// always or never (true and auto mean as on a terminal, as in git),
+// else none when $NO_COLOR is set (no-color.org: configuration and
+// flags win over it), else on a terminal.
+func useColor(flag, colorUI string, noColor, terminal bool) bool {
+	switch flag {
 	case "always":
 		return true
 	case "never":
 		return false
 	}
-	return e.terminal && e.getenv("NO_COLOR") == "" && e.getenv("TERM") != "dumb"
+	switch strings.ToLower(colorUI) {
+	case "always":
+		return true
+	case "never", "false", "no", "off", "0":
+		return false
+	}
+	return !noColor && terminal
 }
 
 // checkColorFlag rejects a --color value other than the three known.

@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -32,7 +33,14 @@ type config struct {
 	keep      bool
 	out       string
 	storage   bool
+	only      map[string]bool // groups of rows to run; all when empty
 }
+
+// groups are the sets of rows -only can pick.
+var groups = []string{"core", "share", "storage", "worktree", "sessions", "long", "startup"}
+
+// wants says whether a group of rows is to run.
+func (c config) wants(group string) bool { return len(c.only) == 0 || c.only[group] }
 
 func main() {
 	if len(os.Args) > 1 && strings.HasPrefix(os.Args[1], "naive-") {
@@ -48,8 +56,20 @@ func main() {
 	flag.StringVar(&c.bin, "bin", "", "git-snap binary to measure (default: built from this module)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the work directory")
 	flag.StringVar(&c.out, "o", "", "also write the table to this file")
-	flag.BoolVar(&c.storage, "storage", true, "measure storage of a transcript snapshotted after every record")
+	flag.BoolVar(&c.storage, "storage", true, "measure storage of a transcript snapshotted at real hook cadence")
+	only := flag.String("only", "", "comma-separated groups of rows to run: "+strings.Join(groups, ", ")+" (default all)")
 	flag.Parse()
+	c.only = map[string]bool{}
+	for _, g := range strings.FieldsFunc(*only, func(r rune) bool { return r == ',' }) {
+		if !slices.Contains(groups, g) {
+			fmt.Fprintf(os.Stderr, "snapbench: -only takes %s, not %q\n", strings.Join(groups, ", "), g)
+			os.Exit(2)
+		}
+		c.only[g] = true
+	}
+	if !c.storage {
+		c.only["storage"] = false
+	}
 	if c.snapshots == 0 {
 		c.snapshots = map[bool]int{true: 10000, false: 100000}[c.quick]
 	}
@@ -73,15 +93,55 @@ func run(ctx context.Context, c config) error {
 		defer os.RemoveAll(work)
 	}
 	b := &bench{cfg: c, work: work, self: mustExecutable()}
+	b.env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.com",
+		"GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@example.com", "GIT_SNAP_SESSION=", "NO_COLOR=1")
 	if b.bin = c.bin; b.bin == "" {
 		b.bin = filepath.Join(work, "git-snap")
-		logf("building git-snap")
-		if out, err := exec.Command("go", "build", "-o", b.bin, "./cmd/git-snap").CombinedOutput(); err != nil {
+		logf("building git-snap (CGO_ENABLED=0, as the README installs it)")
+		build := exec.Command("go", "build", "-o", b.bin, "./cmd/git-snap")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
 			return fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	}
-	if err := b.setup(ctx); err != nil {
+	var rows []row
+	add := func(group string, f func(context.Context) ([]row, error)) error {
+		if !c.wants(group) {
+			return nil
+		}
+		r, err := f(ctx)
+		rows = append(rows, r...)
 		return err
+	}
+	for _, g := range []struct {
+		name string
+		f    func(context.Context) ([]row, error)
+	}{
+		{"startup", b.startupRows},
+		{"core", b.coreRows},
+		{"share", b.shareRows},
+		{"worktree", b.worktreeRows},
+		{"sessions", b.sessionRows},
+		{"long", b.longSessionRows},
+		{"storage", b.storage},
+	} {
+		if err := add(g.name, g.f); err != nil {
+			return err
+		}
+	}
+	table := b.table(rows)
+	fmt.Print(table)
+	if c.out != "" {
+		return os.WriteFile(c.out, []byte(table), 0o666)
+	}
+	return nil
+}
+
+// coreRows builds the large history and times save, log, diff and the
+// hook on it, before and after git gc.
+func (b *bench) coreRows(ctx context.Context) ([]row, error) {
+	if err := b.setup(ctx); err != nil {
+		return nil, err
 	}
 	syscall.Sync() // the history's loose objects are on disk before anything is timed
 	var rows []row
@@ -89,7 +149,7 @@ func run(ctx context.Context, c config) error {
 		if phase == "after gc" {
 			logf("git gc")
 			if err := b.git("gc", "-q"); err != nil {
-				return err
+				return nil, err
 			}
 			// Let the kernel write gc's new pack out first: the rows are
 			// about the repository's layout, not about the writeback of
@@ -99,28 +159,25 @@ func run(ctx context.Context, c config) error {
 		}
 		r, err := b.measure(ctx, phase)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		rows = append(rows, r...)
 	}
-	share, err := b.share(ctx)
-	if err != nil {
-		return err
-	}
-	rows = append(rows, share...)
-	if c.storage {
-		st, err := b.storage(ctx)
-		if err != nil {
-			return err
+	return rows, nil
+}
+
+// shareRows times push and pull on the large history (built by
+// coreRows, or here when only these rows run).
+func (b *bench) shareRows(ctx context.Context) ([]row, error) {
+	if b.repo == "" {
+		if err := b.setup(ctx); err != nil {
+			return nil, err
 		}
-		rows = append(rows, st...)
+		if err := b.git("gc", "-q"); err != nil {
+			return nil, err
+		}
 	}
-	table := b.table(rows)
-	fmt.Print(table)
-	if c.out != "" {
-		return os.WriteFile(c.out, []byte(table), 0o666)
-	}
-	return nil
+	return b.share(ctx)
 }
 
 func mustExecutable() string {

@@ -25,30 +25,65 @@ const (
 	trailerFiles    = "Snap-Files"
 	trailerRollback = "Snap-Rollback-Of"
 	trailerRedacted = "Snap-Redacted"
+
+	// The totals, written when the header is Counted.
+	trailerCounted     = "Snap-Counted"
+	trailerModelCalls  = "Snap-Model-Calls"
+	trailerToolCalls   = "Snap-Tool-Calls"
+	trailerToolFails   = "Snap-Tool-Failures"
+	trailerTurns       = "Snap-Turns"
+	trailerCompactions = "Snap-Compactions"
+	trailerInput       = "Snap-Input-Tokens"
+	trailerCacheRead   = "Snap-Cache-Read-Tokens"
+	trailerCacheWrite  = "Snap-Cache-Write-Tokens"
+	trailerOutput      = "Snap-Output-Tokens"
+	trailerEstimated   = "Snap-Tokens-Estimated"
+	trailerFirstRecord = "Snap-First-Record"
+	trailerLastRecord  = "Snap-Last-Record"
+	trailerModelUsage  = "Snap-Model-Usage" // one per model: "<input> <cache read> <cache write> <output> <model>"
 )
 
 // trailers maps the header's fields to trailers, in the order a commit
 // message gives them: each is named once, so that writing and reading
 // cannot disagree. An int with omitZero is left out when 0; an empty
 // string, false and the zero time always are.
+//
+// Totals trailers are written only for a Counted header, and read only
+// when Snap-Counted says so: a commit that lacks them is an older
+// snapshot, whose reader counts its document.
 var trailers = []struct {
 	key      string
 	omitZero bool
 	field    func(h *snapshot.Header) any // a pointer to the field
+	totals   bool                         // one of the totals
 }{
-	{TrailerSession, true, func(h *snapshot.Header) any { return &h.Session }},
-	{trailerSeq, false, func(h *snapshot.Header) any { return &h.Seq }},
-	{trailerTurn, true, func(h *snapshot.Header) any { return &h.Turn }},
-	{trailerLabel, true, func(h *snapshot.Header) any { return &h.Label }},
-	{trailerSource, true, func(h *snapshot.Header) any { return &h.Source }},
-	{trailerStarted, true, func(h *snapshot.Header) any { return &h.Started }},
-	{trailerCode, true, func(h *snapshot.Header) any { return &h.Code }},
-	{trailerDirty, true, func(h *snapshot.Header) any { return &h.Dirty }},
-	{trailerMessages, false, func(h *snapshot.Header) any { return &h.Messages }},
-	{trailerEvents, false, func(h *snapshot.Header) any { return &h.Events }},
-	{trailerFiles, false, func(h *snapshot.Header) any { return &h.Files }},
-	{trailerRollback, true, func(h *snapshot.Header) any { return &h.RollbackOf }},
-	{trailerRedacted, true, func(h *snapshot.Header) any { return &h.Redacted }},
+	{TrailerSession, true, func(h *snapshot.Header) any { return &h.Session }, false},
+	{trailerSeq, false, func(h *snapshot.Header) any { return &h.Seq }, false},
+	{trailerTurn, true, func(h *snapshot.Header) any { return &h.Turn }, false},
+	{trailerLabel, true, func(h *snapshot.Header) any { return &h.Label }, false},
+	{trailerSource, true, func(h *snapshot.Header) any { return &h.Source }, false},
+	{trailerStarted, true, func(h *snapshot.Header) any { return &h.Started }, false},
+	{trailerCode, true, func(h *snapshot.Header) any { return &h.Code }, false},
+	{trailerDirty, true, func(h *snapshot.Header) any { return &h.Dirty }, false},
+	{trailerMessages, false, func(h *snapshot.Header) any { return &h.Messages }, false},
+	{trailerEvents, false, func(h *snapshot.Header) any { return &h.Events }, false},
+	{trailerFiles, false, func(h *snapshot.Header) any { return &h.Files }, false},
+	{trailerRollback, true, func(h *snapshot.Header) any { return &h.RollbackOf }, false},
+	{trailerRedacted, true, func(h *snapshot.Header) any { return &h.Redacted }, false},
+	{trailerCounted, true, func(h *snapshot.Header) any { return &h.Counted }, false},
+	{trailerModelCalls, true, func(h *snapshot.Header) any { return &h.Totals.ModelCalls }, true},
+	{trailerToolCalls, true, func(h *snapshot.Header) any { return &h.Totals.ToolCalls }, true},
+	{trailerToolFails, true, func(h *snapshot.Header) any { return &h.Totals.ToolFailures }, true},
+	{trailerTurns, true, func(h *snapshot.Header) any { return &h.Totals.Turns }, true},
+	{trailerCompactions, true, func(h *snapshot.Header) any { return &h.Totals.Compactions }, true},
+	{trailerInput, true, func(h *snapshot.Header) any { return &h.Totals.InputTokens }, true},
+	{trailerCacheRead, true, func(h *snapshot.Header) any { return &h.Totals.CacheReadTokens }, true},
+	{trailerCacheWrite, true, func(h *snapshot.Header) any { return &h.Totals.CacheWriteTokens }, true},
+	{trailerOutput, true, func(h *snapshot.Header) any { return &h.Totals.OutputTokens }, true},
+	{trailerEstimated, true, func(h *snapshot.Header) any { return &h.Totals.Estimated }, true},
+	{trailerFirstRecord, true, func(h *snapshot.Header) any { return &h.Totals.First }, true},
+	{trailerLastRecord, true, func(h *snapshot.Header) any { return &h.Totals.Last }, true},
+	{trailerModelUsage, true, func(h *snapshot.Header) any { return &h.Totals.ByModel }, true},
 }
 
 // trailerIndex finds a key's place in trailers.
@@ -67,24 +102,42 @@ func CommitMessage(h snapshot.Header) string {
 	b.WriteString(subject(h))
 	b.WriteString("\n\n")
 	for _, t := range trailers {
-		if v, ok := formatTrailer(t.field(&h), t.omitZero); ok {
+		if t.totals && !h.Counted {
+			continue
+		}
+		for _, v := range formatTrailer(t.field(&h), t.omitZero) {
 			fmt.Fprintf(&b, "%s: %s\n", t.key, oneLine(v))
 		}
 	}
 	return b.String()
 }
 
-// formatTrailer gives a field's trailer value, or false to leave it out.
-func formatTrailer(field any, omitZero bool) (string, bool) {
+// formatTrailer gives a field's trailer values: none to leave it out,
+// several for a list.
+func formatTrailer(field any, omitZero bool) []string {
+	one := func(v string, ok bool) []string {
+		if !ok {
+			return nil
+		}
+		return []string{v}
+	}
 	switch f := field.(type) {
 	case *string:
-		return *f, *f != ""
+		return one(*f, *f != "")
 	case *int:
-		return strconv.Itoa(*f), *f != 0 || !omitZero
+		return one(strconv.Itoa(*f), *f != 0 || !omitZero)
+	case *int64:
+		return one(strconv.FormatInt(*f, 10), *f != 0 || !omitZero)
 	case *bool:
-		return "true", *f
+		return one("true", *f)
 	case *time.Time:
-		return f.UTC().Format(time.RFC3339Nano), !f.IsZero()
+		return one(f.UTC().Format(time.RFC3339Nano), !f.IsZero())
+	case *[]snapshot.ModelUsage:
+		var out []string
+		for _, m := range *f {
+			out = append(out, fmt.Sprintf("%d %d %d %d %s", m.Input, m.CacheRead, m.CacheWrite, m.Output, m.Model))
+		}
+		return out
 	}
 	panic(fmt.Sprintf("trailer of a %T", field))
 }
@@ -94,9 +147,11 @@ func formatTrailer(field any, omitZero bool) (string, bool) {
 // them makes the commit not a snapshot, rather than a number that
 // overflows what is computed from it (stats, sums, sequence arithmetic).
 const (
-	maxHeaderInt  = 1_000_000_000 // sequence numbers, turns and counts: 0..1e9
-	minHeaderYear = 1970          // times: years 1970..9999
-	maxHeaderYear = 9999
+	maxHeaderInt    = 1_000_000_000     // sequence numbers, turns and counts: 0..1e9
+	maxHeaderTokens = 1_000_000_000_000 // token counts: 0..1e15
+	maxHeaderModels = 100               // Snap-Model-Usage trailers
+	minHeaderYear   = 1970              // times: years 1970..9999
+	maxHeaderYear   = 9999
 )
 
 // headerTimeOK says whether t is within the years a header may name.
@@ -114,14 +169,17 @@ func parseTrailer(field any, value string) bool {
 	case *string:
 		*f = value
 	case *int:
-		if value == "" || len(value) > 10 || strings.Trim(value, "0123456789") != "" {
-			return false
-		}
-		n, err := strconv.Atoi(value)
-		if err != nil || n > maxHeaderInt {
-			return false
-		}
+		n, ok := parseCount(value, maxHeaderInt)
+		*f = int(n)
+		return ok
+	case *int64:
+		n, ok := parseCount(value, maxHeaderTokens)
 		*f = n
+		return ok
+	case *[]snapshot.ModelUsage:
+		m, ok := parseModelUsage(value)
+		*f = append(*f, m)
+		return ok && len(*f) <= maxHeaderModels
 	case *bool:
 		*f = value == "true"
 	case *time.Time:
@@ -132,6 +190,37 @@ func parseTrailer(field any, value string) bool {
 		*f = t
 	}
 	return true
+}
+
+// parseCount reads a count of decimal digits, at most limit.
+func parseCount(value string, limit int64) (int64, bool) {
+	if value == "" || len(value) > 16 || strings.Trim(value, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(value, 10, 64)
+	return n, err == nil && n <= limit
+}
+
+// parseModelUsage reads "<input> <cache read> <cache write> <output>
+// <model>"; the model may be empty.
+func parseModelUsage(value string) (snapshot.ModelUsage, bool) {
+	f := strings.SplitN(value, " ", 5)
+	if len(f) < 4 {
+		return snapshot.ModelUsage{}, false
+	}
+	var n [4]int64
+	for i := range n {
+		v, ok := parseCount(f[i], maxHeaderTokens)
+		if !ok {
+			return snapshot.ModelUsage{}, false
+		}
+		n[i] = v
+	}
+	m := snapshot.ModelUsage{Usage: snapshot.Usage{Input: n[0], CacheRead: n[1], CacheWrite: n[2], Output: n[3]}}
+	if len(f) == 5 {
+		m.Model = f[4]
+	}
+	return m, true
 }
 
 func subject(h snapshot.Header) string {
@@ -166,6 +255,9 @@ func ParseHeader(msg string, when time.Time) (snapshot.Header, bool) {
 	}
 	if subj != h.Label && subj != "snapshot" {
 		h.Message = subj
+	}
+	if !h.Counted {
+		h.Totals = snapshot.Totals{} // stray totals on an uncounted commit say nothing
 	}
 	return h, valid && h.Session != ""
 }

@@ -1,6 +1,8 @@
 package layout
 
 import (
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,20 +21,35 @@ func TestCommitMessageFormatAndRoundTrip(t *testing.T) {
 	const fullMsg = "fix the bug\n\nSnap-Session: s1\nSnap-Seq: 7\nSnap-Turn: 3\nSnap-Label: Stop\nSnap-Source: claude-code\n" +
 		"Snap-Started: 2025-03-01T11:00:00Z\nSnap-Code: abc\nSnap-Dirty: true\nSnap-Messages: 12\nSnap-Events: 2\nSnap-Files: 1\n" +
 		"Snap-Rollback-Of: def\nSnap-Redacted: 4\n"
+	counted := snapshot.Header{Session: "s3", Seq: 2, Time: when, Messages: 5, Counted: true, Totals: snapshot.Totals{
+		ModelCalls: 2, ToolCalls: 3, ToolFailures: 1, Turns: 1, Compactions: 1,
+		InputTokens: 233, CacheReadTokens: 12_900_000, CacheWriteTokens: 7, OutputTokens: 28_899, Estimated: true,
+		First: when.Add(-time.Minute), Last: when,
+		ByModel: []snapshot.ModelUsage{{Model: "", Usage: snapshot.Usage{Output: 1}}, {Model: "claude-opus-4", Usage: snapshot.Usage{Input: 233, CacheRead: 12_900_000, CacheWrite: 7, Output: 28_898}}},
+	}}
+	const countedMsg = "snapshot\n\nSnap-Session: s3\nSnap-Seq: 2\nSnap-Messages: 5\nSnap-Events: 0\nSnap-Files: 0\nSnap-Counted: true\n" +
+		"Snap-Model-Calls: 2\nSnap-Tool-Calls: 3\nSnap-Tool-Failures: 1\nSnap-Turns: 1\nSnap-Compactions: 1\n" +
+		"Snap-Input-Tokens: 233\nSnap-Cache-Read-Tokens: 12900000\nSnap-Cache-Write-Tokens: 7\nSnap-Output-Tokens: 28899\nSnap-Tokens-Estimated: true\n" +
+		"Snap-First-Record: 2025-03-01T11:59:00Z\nSnap-Last-Record: 2025-03-01T12:00:00Z\n" +
+		"Snap-Model-Usage: 0 0 0 1\nSnap-Model-Usage: 233 12900000 7 28898 claude-opus-4\n"
 	bare := snapshot.Header{Session: "s2", Seq: 1, Time: when}
 	const bareMsg = "snapshot\n\nSnap-Session: s2\nSnap-Seq: 1\nSnap-Messages: 0\nSnap-Events: 0\nSnap-Files: 0\n"
 	for _, c := range []struct {
 		h   snapshot.Header
 		msg string
-	}{{full, fullMsg}, {bare, bareMsg}} {
+	}{{full, fullMsg}, {bare, bareMsg}, {counted, countedMsg}} {
 		if got := CommitMessage(c.h); got != c.msg {
 			t.Errorf("commitMessage:\n%q\nwant\n%q", got, c.msg)
 		}
 		want := c.h
 		want.Message = oneLine(want.Message)
-		if got, ok := ParseHeader(c.msg, when); !ok || got != want {
+		if got, ok := ParseHeader(c.msg, when); !ok || !reflect.DeepEqual(got, want) {
 			t.Errorf("ParseHeader(%q) = %+v, %v; want %+v", c.msg, got, ok, want)
 		}
+	}
+	// Totals on a commit that does not say it was counted are not read.
+	if got, ok := ParseHeader("snapshot\n\nSnap-Session: s\nSnap-Tool-Calls: 9\nSnap-Model-Usage: 1 1 1 1 m\n", when); !ok || got.Counted || !reflect.DeepEqual(got.Totals, snapshot.Totals{}) {
+		t.Errorf("stray totals read: %+v", got)
 	}
 	if _, ok := ParseHeader("snapshot\n\nSnap-Seq: 1\n", when); ok {
 		t.Error("a message without Snap-Session was taken for a snapshot")
@@ -65,6 +82,13 @@ func TestHeaderBounds(t *testing.T) {
 		{"Snap-Started: not a time\n", when, false},
 		{"Snap-Seq: 1\n", time.Date(1969, 1, 1, 0, 0, 0, 0, time.UTC), false},
 		{"Snap-Seq: 1\n", time.Unix(1<<40, 0), false},
+		{"Snap-Counted: true\nSnap-Output-Tokens: 1000000000000\n", when, true},
+		{"Snap-Counted: true\nSnap-Output-Tokens: 1000000000001\n", when, false},
+		{"Snap-Counted: true\nSnap-Model-Usage: 1 2 3\n", when, false},
+		{"Snap-Counted: true\nSnap-Model-Usage: 1 2 3 -4 m\n", when, false},
+		{"Snap-Counted: true\nSnap-Model-Usage: 1 2 3 4 a model\n", when, true},
+		{"Snap-Counted: true\nSnap-Last-Record: 1900-01-01T00:00:00Z\n", when, false},
+		{"Snap-Counted: true\n" + strings.Repeat("Snap-Model-Usage: 1 1 1 1 m\n", 101), when, false},
 	} {
 		h, ok := ParseHeader(base+tc.trailers, tc.when)
 		if ok != tc.ok {

@@ -337,8 +337,8 @@ func (r *Store) stale(lockPath string) string {
 	return fmt.Sprintf("its process %d is gone", pid)
 }
 
-// deadHolder reads a lock's note and reports a pid of this host that no
-// longer runs. A lock without a note (git's, or one being written) says
+// deadHolder reads a lock's note: the pid that holds it, and whether it
+// is of this host and no longer runs. A lock without a note (git's, or one being written) says
 // nothing.
 func deadHolder(lockPath string) (int, bool) {
 	f, err := os.Open(lockPath)
@@ -354,7 +354,7 @@ func deadHolder(lockPath string) (int, bool) {
 		return 0, false
 	}
 	if h, _ := os.Hostname(); h != host {
-		return 0, false
+		return pid, false
 	}
 	return pid, !processAlive(pid)
 }
@@ -397,4 +397,11 @@ func (r *Store) DeletePacked(ctx context.Context, name string) error {
 		return fmt.Errorf("write packed-refs: %w", err)
 	}
 	return nil
+}
+
+// Holder reads the note of a lock git-snap made: the process that holds
+// it, and whether that process is of this host and no longer runs (the
+// lock was left by a crash). A lock without a note (git's) gives 0.
+func Holder(lockPath string) (pid int, dead bool) {
+	return deadHolder(lockPath)
 }

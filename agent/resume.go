@@ -1,0 +1,212 @@
+package agent
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// Resumer is an Adapter that can put a recorded session back where the
+// agent itself looks for it, so that the agent resumes it.
+type Resumer interface {
+	// ResumeTarget is where the main transcript of the session doc holds
+	// goes, and the command that resumes it.
+	ResumeTarget(session string, doc map[string]any) (path, command string, err error)
+}
+
+// TranscriptNamer is an Adapter whose agent names a session's main
+// transcript other than <session>.jsonl.
+type TranscriptNamer interface {
+	TranscriptName(session string, doc map[string]any) string
+}
+
+// TranscriptName is the file name of a session's main transcript as the
+// agent names it.
+func TranscriptName(a Adapter, session string, doc map[string]any) string {
+	if n, ok := a.(TranscriptNamer); ok {
+		return n.TranscriptName(session, doc)
+	}
+	return session + ".jsonl"
+}
+
+// ResumeFile is one transcript file resume writes.
+type ResumeFile struct {
+	Path  string
+	Data  []byte
+	State string // "new", "same" (already there, byte for byte) or "differs"
+}
+
+// ResumePlan is what resume writes and the command it prints.
+type ResumePlan struct {
+	Files   []ResumeFile
+	Command string
+}
+
+// ResumeConflictError is a resume refused: a different file is where the
+// transcript goes.
+type ResumeConflictError struct{ Paths []string }
+
+// Error names the files and what to do.
+func (e *ResumeConflictError) Error() string {
+	return fmt.Sprintf("%s already there and different (the agent went on after this snapshot?); nothing was written: --force overwrites", strings.Join(e.Paths, ", "))
+}
+
+// UserError marks the error as the user's to decide.
+func (e *ResumeConflictError) UserError() {}
+
+// PlanResume lays out where a session's transcript files go for its agent
+// to resume it: the main one where ResumeTarget says, the others
+// (subagents) beside it as they were; generations the agent rewrote
+// (Layout.Key's name~N) are not written back.
+func PlanResume(a Adapter, session string, doc map[string]any) (ResumePlan, error) {
+	r, ok := a.(Resumer)
+	if !ok {
+		return ResumePlan{}, fmt.Errorf("git-snap cannot resume %s sessions", a.Name())
+	}
+	main, command, err := r.ResumeTarget(session, doc)
+	if err != nil {
+		return ResumePlan{}, err
+	}
+	files, err := Restore(doc)
+	if err != nil {
+		return ResumePlan{}, err
+	}
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	plan := ResumePlan{Command: command}
+	for _, name := range names {
+		path := main
+		if name != "" {
+			if strings.Contains(name, "~") {
+				continue
+			}
+			if err := snapshot.CheckPath(name); err != nil {
+				return plan, fmt.Errorf("transcript file %q: %w", name, err)
+			}
+			path = filepath.Join(filepath.Dir(main), filepath.FromSlash(name))
+		}
+		f := ResumeFile{Path: path, Data: JoinLines(files[name]), State: "new"}
+		if old, err := os.ReadFile(path); err == nil {
+			f.State = "differs"
+			if bytes.Equal(old, f.Data) {
+				f.State = "same"
+			}
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return plan, err
+		}
+		plan.Files = append(plan.Files, f)
+	}
+	return plan, nil
+}
+
+// Write writes the plan's files; a file there that differs is an error
+// (and nothing is written) unless force.
+func (p ResumePlan) Write(force bool) error {
+	var differ []string
+	for _, f := range p.Files {
+		if f.State == "differs" {
+			differ = append(differ, f.Path)
+		}
+	}
+	if len(differ) > 0 && !force {
+		return &ResumeConflictError{Paths: differ}
+	}
+	for _, f := range p.Files {
+		if f.State == "same" {
+			continue
+		}
+		if err := writeFileAtomic(f.Path, f.Data, 0o600); err != nil {
+			return fmt.Errorf("write %s: %w", f.Path, err)
+		}
+	}
+	return nil
+}
+
+// JoinLines makes a transcript file of its lines.
+func JoinLines(lines [][]byte) []byte {
+	var b bytes.Buffer
+	for _, l := range lines {
+		b.Write(l)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// claudeProjectDir is the folder name Claude Code keeps a project's
+// sessions in: the project's path with every character but ASCII letters
+// and digits made "-" (one per UTF-16 unit, as Claude Code counts them).
+func claudeProjectDir(cwd string) string {
+	var b strings.Builder
+	for _, r := range cwd {
+		switch {
+		case r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'):
+			b.WriteRune(r)
+		case r > 0xFFFF:
+			b.WriteString("--")
+		default:
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
+}
+
+// claudeMaxDir is the longest folder name Claude Code uses as it is; a
+// longer one it cuts and tells apart by a hash git-snap does not know.
+const claudeMaxDir = 200
+
+// ResumeTarget implements Resumer: projects/<the project's path,
+// encoded>/<session>.jsonl in Claude Code's config folder, resumed by
+// claude -r in the project.
+func (c ClaudeCode) ResumeTarget(session string, doc map[string]any) (string, string, error) {
+	cwd, _ := doc["cwd"].(string)
+	if cwd == "" { // an imported session: its records say
+		cwd = claudeCWD(doc)
+	}
+	if cwd == "" || !filepath.IsAbs(cwd) {
+		return "", "", fmt.Errorf("the snapshot names no project folder (cwd) to resume the session in")
+	}
+	if err := snapshot.CheckName("session", session); err != nil {
+		return "", "", err
+	}
+	dir := claudeProjectDir(cwd)
+	if len(dir) > claudeMaxDir {
+		matches, _ := filepath.Glob(filepath.Join(c.ConfigDir, "projects", dir[:claudeMaxDir]+"*"))
+		if len(matches) != 1 {
+			return "", "", fmt.Errorf("the project path %s is too long to know Claude Code's folder for it; run claude there once, then resume", cwd)
+		}
+		dir = filepath.Base(matches[0])
+	}
+	path := filepath.Join(c.ConfigDir, "projects", dir, session+".jsonl")
+	return path, fmt.Sprintf("cd %s && claude -r %s", shellQuote(cwd), session), nil
+}
+
+// shellQuote quotes a word for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// claudeCWD is the project folder a Claude Code transcript's first
+// records name.
+func claudeCWD(doc map[string]any) string {
+	msgs, _ := doc[snapshot.MemberMessages].([]any)
+	for _, m := range msgs[:min(len(msgs), 50)] {
+		r, _ := m.(map[string]any)
+		if cwd := str(r, "cwd"); cwd != "" {
+			return cwd
+		}
+	}
+	return ""
+}

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/internal/testdocs"
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// cadence is where the hook runs on a transcript at the pace Claude
+// Code calls the hooks git snap install sets: when a prompt is
+// submitted (seeing the transcript up to just before it), after each
+// tool call (PostToolUse, seeing its result), and when the session
+// stops; not after every record. It returns the line counts the hook
+// sees.
+func cadence(lines [][]byte) []int {
+	a, _ := agent.Lookup("claude-code", agent.Env{})
+	var at []int
+	for i, l := range lines {
+		v, err := snapshot.Parse(l, snapshot.Limits{})
+		if err != nil {
+			continue
+		}
+		if i > 0 && a.IsPrompt(v) {
+			at = append(at, i)
+		}
+		for _, p := range agent.ViewMessage(v).Parts {
+			if p.Kind == snapshot.PartToolResult {
+				at = append(at, i+1)
+				break
+			}
+		}
+	}
+	return append(at, len(lines))
+}
+
+// storage runs the real hook on the longest real transcript at hook
+// cadence, then measures the repository's objects after git snap gc,
+// after a plain git gc on top of it, and after a plain git gc alone (on
+// a copy), against the gzip of the final transcript.
+func (b *bench) storage(context.Context) ([]row, error) {
+	longest, err := testdocs.Longest()
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(b.work, "storage")
+	for _, args := range [][]string{{"init", "-q", "-b", "main", dir}, {"-C", dir, "config", "gc.auto", "0"}} {
+		if err := b.gitIn("", args...); err != nil {
+			return nil, err
+		}
+	}
+	path := filepath.Join(b.work, "storage-transcript.jsonl")
+	payload, _ := json.Marshal(map[string]any{"session_id": "cadence", "transcript_path": path, "cwd": dir, "hook_event_name": "UserPromptSubmit"})
+	at := cadence(longest.Lines)
+	logf("storage: %s, %d records, the hook run %d times", longest.Name, len(longest.Lines), len(at))
+	for _, n := range at {
+		if err := os.WriteFile(path, append(bytes.Join(longest.Lines[:n], []byte("\n")), '\n'), 0o666); err != nil {
+			return nil, err
+		}
+		cmd := exec.Command(b.bin, "hook", "claude-code")
+		cmd.Dir, cmd.Env, cmd.Stdin = dir, b.env, bytes.NewReader(payload)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("hook: %v %s", err, out)
+		}
+	}
+	if log, err := os.ReadFile(filepath.Join(dir, ".git", "snap", "hook.log")); err == nil {
+		return nil, fmt.Errorf("the hook failed:\n%s", log)
+	}
+	gz, err := gzipSize(longest.Lines)
+	if err != nil {
+		return nil, err
+	}
+	plain := filepath.Join(b.work, "storage-plain")
+	if err := b.gitIn("", "clone", "-q", "--mirror", "--no-local", dir, plain); err != nil {
+		return nil, err
+	}
+	loose := objectBytes(filepath.Join(dir, ".git", "objects"))
+	steps := []struct {
+		what string
+		dir  string
+		args []string
+	}{
+		{"git gc alone", plain, []string{"git", "gc", "-q"}},
+		{"git snap gc", dir, []string{b.bin, "gc"}},
+		{"git snap gc, then git gc", dir, []string{"git", "gc", "-q"}},
+		{"git snap gc, then git gc --aggressive", dir, []string{"git", "gc", "-q", "--aggressive"}},
+	}
+	rows := []row{{what: fmt.Sprintf("storage, %d hook calls on %d records, loose", len(at), len(longest.Lines)), phase: "before gc",
+		oursText: ratioText(loose, gz)}}
+	for _, st := range steps {
+		if _, err := b.timedIn(st.dir, st.args...); err != nil {
+			return nil, err
+		}
+		objDir := filepath.Join(st.dir, ".git", "objects")
+		if st.dir == plain {
+			objDir = filepath.Join(st.dir, "objects")
+		}
+		n := objectBytes(objDir)
+		r := row{what: fmt.Sprintf("storage at hook cadence, after %s", st.what), phase: "after gc", oursText: ratioText(n, gz)}
+		if strings.HasPrefix(st.what, "git snap gc") {
+			r.budText, r.met = "≤ 1.5 × gzip", float64(n) <= 1.5*float64(gz)
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
+}
+
+func ratioText(n, gz int64) string {
+	return fmt.Sprintf("%.2f MiB = %.2f × gzip (%.2f MiB)", float64(n)/(1<<20), float64(n)/float64(gz), float64(gz)/(1<<20))
+}
+
+// gzipSize is the size of the transcript gzipped at the default level.
+func gzipSize(lines [][]byte) (int64, error) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	if _, err := zw.Write(append(bytes.Join(lines, []byte("\n")), '\n')); err != nil {
+		return 0, err
+	}
+	if err := zw.Close(); err != nil {
+		return 0, err
+	}
+	return int64(gz.Len()), nil
+}
+
+// objectBytes adds up the sizes of a repository's packs and loose
+// objects (the indexes, which git rebuilds, are left out).
+func objectBytes(objects string) int64 {
+	var n int64
+	_ = filepath.WalkDir(objects, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(objects, p)
+		if strings.HasSuffix(p, ".pack") || (len(rel) == 41 && rel[2] == '/') {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}

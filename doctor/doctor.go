@@ -1,0 +1,339 @@
+// Package doctor checks that capture works: for each agent, where
+// git-snap's hooks are installed and whether their command runs, what the
+// agent needs besides (see agent.Needer), when it last called and how
+// long that took; and, for the repository, git's post-commit hook, the
+// hook log's last errors, stale locks, leftover temporary files and
+// repository shapes git-snap refuses. The command line only prints the
+// Report.
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/gitstore"
+)
+
+// Options says where to look. The caller fills it in from its process:
+// this package reads no environment.
+type Options struct {
+	// Paths is the repository's; its zero value for none (only the
+	// user's settings are read then).
+	Paths gitstore.Paths
+	// OpenErr is why the store could not be opened, nil when it could:
+	// a repository shape git-snap refuses (SHA-256, reftable, …).
+	OpenErr error
+	Env     agent.Env
+	// LookPath finds a command as the agent's shell would (exec.LookPath).
+	LookPath func(file string) (string, error)
+	// Agents limits the report to these agents ("git" for git's hook);
+	// nil for all.
+	Agents []string
+	Now    time.Time
+	// Errors is how many of the hook log's last failures to report.
+	Errors int
+}
+
+// Report is what doctor found.
+type Report struct {
+	Agents     []AgentReport    `json:"agents"`
+	Repository []agent.Check    `json:"repository"`
+	Errors     []agent.LogError `json:"last_errors"`
+	// Broken: some agent's capture, or the repository, is broken.
+	Broken bool `json:"broken"`
+}
+
+// AgentReport is one agent's part of the Report.
+type AgentReport struct {
+	Agent     string          `json:"agent"`
+	Installed []Install       `json:"installed"`
+	Checks    []agent.Check   `json:"checks"`
+	LastCall  *agent.HookCall `json:"last_call,omitempty"`
+	Verdict   string          `json:"verdict"`
+	Broken    bool            `json:"broken"`
+}
+
+// Install is a settings file (or hook script) that holds git-snap's hooks.
+type Install struct {
+	File     string   `json:"file"`
+	Commands []string `json:"commands"`
+	Events   []string `json:"events"`
+}
+
+// Run checks everything Options names.
+func Run(ctx context.Context, o Options) Report {
+	r := Report{Agents: []AgentReport{}, Errors: []agent.LogError{}}
+	log := agent.HookLog{Last: map[string]agent.HookCall{}}
+	var logErr error
+	if o.Paths.CommonDir != "" {
+		log, logErr = agent.ReadHookLog(filepath.Join(o.Paths.CommonDir, "snap", "hook.log"), max(o.Errors, 1))
+	}
+	for _, a := range agent.Adapters(o.Env) {
+		if o.wants(a.Name()) {
+			r.Agents = append(r.Agents, checkAgent(a, o, log))
+		}
+	}
+	if o.wants("git") && o.Paths.CommonDir != "" {
+		r.Agents = append(r.Agents, checkGit(ctx, o, log))
+	}
+	r.Repository = checkRepository(o, logErr)
+	if o.Errors > 0 && log.Errors != nil {
+		r.Errors = log.Errors
+	}
+	for _, a := range r.Agents {
+		r.Broken = r.Broken || a.Broken
+	}
+	for _, c := range r.Repository {
+		r.Broken = r.Broken || c.Status == agent.Fail
+	}
+	return r
+}
+
+func (o Options) wants(name string) bool {
+	return o.Agents == nil || contains(o.Agents, name)
+}
+
+// checkAgent finds git-snap's hooks in each of the agent's settings
+// files and checks them.
+func checkAgent(a agent.Adapter, o Options, log agent.HookLog) AgentReport {
+	r := AgentReport{Agent: a.Name(), Installed: []Install{}, Checks: []agent.Check{}}
+	seen := map[string]bool{}
+	for _, scope := range []agent.Scope{agent.UserScope, agent.ProjectScope, agent.LocalScope} {
+		if scope != agent.UserScope && o.Paths.WorkTree == "" {
+			continue
+		}
+		file, err := a.SettingsFile(scope, o.Paths.WorkTree)
+		if err != nil || seen[file] {
+			continue
+		}
+		seen[file] = true
+		byEvent, err := agent.HookCommands(file, a.Name())
+		if err != nil {
+			r.Checks = append(r.Checks, agent.Check{Name: "settings", Status: agent.Fail, Detail: err.Error(), Fix: "fix " + file})
+			continue
+		}
+		if len(byEvent) == 0 {
+			continue
+		}
+		in := install(file, byEvent)
+		r.Installed = append(r.Installed, in)
+		r.Checks = append(r.Checks, checkInstall(a, in, o)...)
+		if n, ok := a.(agent.Needer); ok {
+			r.Checks = append(r.Checks, n.Needs(file, o.Paths.WorkTree)...)
+		}
+	}
+	if call, ok := log.Last[a.Name()]; ok {
+		r.LastCall = &call
+	}
+	r.Verdict, r.Broken = verdict(r)
+	return r
+}
+
+// install gathers a file's hooks.
+func install(file string, byEvent map[string][]string) Install {
+	in := Install{File: file}
+	cmds := map[string]bool{}
+	for ev, cs := range byEvent {
+		in.Events = append(in.Events, ev)
+		for _, c := range cs {
+			cmds[c] = true
+		}
+	}
+	for c := range cmds {
+		in.Commands = append(in.Commands, c)
+	}
+	sort.Strings(in.Events)
+	sort.Strings(in.Commands)
+	return in
+}
+
+// checkInstall checks that each command of an install runs and that
+// every event git-snap needs is there.
+func checkInstall(a agent.Adapter, in Install, o Options) []agent.Check {
+	var out []agent.Check
+	for _, cmd := range in.Commands {
+		out = append(out, checkCommand(cmd, in.File, o))
+	}
+	var missing []string
+	for _, ev := range a.Events() {
+		if !contains(in.Events, ev) {
+			missing = append(missing, ev)
+		}
+	}
+	if len(missing) > 0 {
+		out = append(out, agent.Check{Name: "events", Status: agent.Warn, Detail: fmt.Sprintf("%s has no git-snap hook for %s", in.File, strings.Join(missing, ", ")),
+			Fix: "git snap install " + a.Name() + " adds them"})
+	}
+	return out
+}
+
+// checkCommand checks that a hook command's program resolves to an
+// executable file.
+func checkCommand(cmd, file string, o Options) agent.Check {
+	prog := program(cmd)
+	path := prog
+	var err error
+	switch {
+	case !strings.Contains(prog, "/") && o.LookPath == nil:
+		return agent.Check{Name: "command", Status: agent.Warn, Detail: prog + ": not looked up"}
+	case !strings.Contains(prog, "/"):
+		path, err = o.LookPath(prog)
+	default:
+		err = executable(prog)
+	}
+	if err != nil {
+		return agent.Check{Name: "command", Status: agent.Fail, Detail: fmt.Sprintf("%q in %s does not run: %v", cmd, file, err),
+			Fix: "run git snap install again with the git-snap you use (it repairs the command), or put git-snap on PATH"}
+	}
+	return agent.Check{Name: "command", Status: agent.OK, Detail: fmt.Sprintf("%q runs %s", cmd, path)}
+}
+
+// executable checks that path is a file with an execute bit.
+func executable(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return err
+	case fi.IsDir() || fi.Mode()&0o111 == 0:
+		return fmt.Errorf("%s is not an executable file", path)
+	}
+	return nil
+}
+
+// program is the first word of a command line, unquoted the way
+// agent.HookCommand quotes it.
+func program(cmd string) string {
+	if !strings.HasPrefix(cmd, "'") {
+		prog, _, _ := strings.Cut(cmd, " ")
+		return prog
+	}
+	var b strings.Builder
+	rest := cmd[1:]
+	for {
+		i := strings.IndexByte(rest, '\'')
+		if i < 0 {
+			return b.String() + rest
+		}
+		b.WriteString(rest[:i])
+		rest = rest[i+1:]
+		if !strings.HasPrefix(rest, `\''`) {
+			return b.String()
+		}
+		b.WriteByte('\'')
+		rest = rest[3:]
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// verdict sums an agent's checks up in one line.
+func verdict(r AgentReport) (string, bool) {
+	var fails, warns []string
+	for _, c := range r.Checks {
+		switch c.Status {
+		case agent.Fail:
+			fails = append(fails, c.Detail)
+		case agent.Warn:
+			warns = append(warns, c.Name)
+		}
+	}
+	switch {
+	case len(fails) > 0:
+		return "BROKEN: " + fails[0], true
+	case len(r.Installed) == 0:
+		return "not installed (git snap install " + r.Agent + ")", false
+	case len(warns) > 0:
+		return "installed; check " + strings.Join(warns, ", "), false
+	case r.LastCall == nil:
+		return "installed; no hook call recorded yet", false
+	}
+	return "ok", false
+}
+
+// checkGit checks git's post-commit hook: where git runs hooks from
+// (core.hooksPath) and whether git-snap's is there.
+func checkGit(ctx context.Context, o Options, log agent.HookLog) AgentReport {
+	r := AgentReport{Agent: "git", Installed: []Install{}, Checks: []agent.Check{}}
+	loc, _ := agent.GitHooks(ctx, o.Paths, nil)
+	hook := filepath.Join(loc.Dir, "post-commit")
+	def := filepath.Join(o.Paths.CommonDir, "hooks")
+	if cmd, found := agent.GitHookCommand(loc.Dir); found {
+		r.Installed = append(r.Installed, Install{File: hook, Commands: []string{cmd}, Events: []string{"post-commit"}})
+		r.Checks = append(r.Checks, checkCommand(cmd, hook, o))
+	} else if loc.HooksPath != "" {
+		if _, inDefault := agent.GitHookCommand(def); inDefault {
+			r.Checks = append(r.Checks, agent.Check{Name: "core.hooksPath", Status: agent.Fail,
+				Detail: fmt.Sprintf("core.hooksPath is %s: git no longer runs git-snap's post-commit in %s", loc.HooksPath, def),
+				Fix:    "git snap install git (it writes there, or says what to add to the hook manager)"})
+		} else if loc.Managed != "" && managerRuns(loc.Dir) {
+			r.Installed = append(r.Installed, Install{File: loc.Dir, Commands: []string{"git-snap hook git post-commit"}, Events: []string{"post-commit"}})
+		}
+	}
+	if call, ok := log.Last["git"]; ok {
+		r.LastCall = &call
+	}
+	r.Verdict, r.Broken = verdict(r)
+	return r
+}
+
+// managerRuns reports whether a post-commit hook in a hook manager's
+// folder (or, for husky's .husky/_, the folder above) runs git-snap.
+func managerRuns(dir string) bool {
+	for _, p := range []string{filepath.Join(dir, "post-commit"), filepath.Join(filepath.Dir(dir), "post-commit")} {
+		if data, err := os.ReadFile(p); err == nil && strings.Contains(string(data), "git-snap hook git") {
+			return true
+		}
+	}
+	return false
+}
+
+// checkRepository checks the repository: a shape git-snap refuses, stale
+// locks, leftover temporary files, a hook log it cannot read.
+func checkRepository(o Options, logErr error) []agent.Check {
+	out := []agent.Check{}
+	if o.Paths.CommonDir == "" {
+		return append(out, agent.Check{Name: "repository", Status: agent.Warn, Detail: "not in a git repository: only the user's settings were checked"})
+	}
+	if o.OpenErr != nil {
+		out = append(out, agent.Check{Name: "repository", Status: agent.Fail, Detail: o.OpenErr.Error(), Fix: "git-snap writes only to repositories it can write safely (docs/design.md §5)"})
+	}
+	if logErr != nil {
+		out = append(out, agent.Check{Name: "hook log", Status: agent.Warn, Detail: logErr.Error()})
+	}
+	in := gitstore.Inspect(o.Paths, o.Now)
+	for _, l := range in.Locks {
+		if l.Stale() {
+			out = append(out, agent.Check{Name: "lock", Status: agent.Fail, Detail: fmt.Sprintf("%s is stale (%s, left %s ago): every write to that ref waits on it", l.Path, holder(l), l.Age.Round(time.Second)),
+				Fix: "if no git or git-snap process runs here, remove it: rm " + l.Path})
+			continue
+		}
+		out = append(out, agent.Check{Name: "lock", Status: agent.Warn, Detail: fmt.Sprintf("%s is held (%s, %s)", l.Path, holder(l), l.Age.Round(time.Second))})
+	}
+	if len(in.Temp) > 0 {
+		out = append(out, agent.Check{Name: "temporary files", Status: agent.Warn, Detail: fmt.Sprintf("%d left by killed writers, e.g. %s", len(in.Temp), in.Temp[0]), Fix: "git snap gc removes them"})
+	}
+	return out
+}
+
+func holder(l gitstore.Lock) string {
+	switch {
+	case l.PID == 0:
+		return "no note of its holder"
+	case l.Dead:
+		return fmt.Sprintf("process %d is gone", l.PID)
+	}
+	return fmt.Sprintf("process %d", l.PID)
+}

@@ -1,0 +1,106 @@
+package gitstore
+
+import (
+	"bytes"
+	"cmp"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/format/config"
+)
+
+// maxConfigBytes bounds each config file read: git's own are a few KB.
+const maxConfigBytes = 1 << 20
+
+// GitConfig reads keys ("section.name", as core.pager or color.ui) from
+// git's configuration the way git config --get finds them, the last one
+// set winning: the system file (unless env.ConfigNoSystem), the XDG and
+// the user's file (or env.ConfigGlobal), the repository's own (none when
+// p is zero), then what git -c and GIT_CONFIG_COUNT set. include.path is
+// followed; includeIf is not (git's conditions need more than the files).
+// It reads files in the process, because running git config would cost
+// each reading command as much as git log itself. A key set nowhere is
+// absent from the map.
+func GitConfig(p Paths, env GitEnv, keys ...string) map[string]string {
+	want := map[string]bool{}
+	for _, k := range keys {
+		want[strings.ToLower(k)] = true
+	}
+	out := map[string]string{}
+	for _, f := range configFiles(p, env) {
+		readConfigFile(f, env.Home, want, out, 0)
+	}
+	for i := 0; i+1 < len(env.ConfigPairs); i += 2 {
+		if k := strings.ToLower(env.ConfigPairs[i]); want[k] {
+			out[k] = env.ConfigPairs[i+1]
+		}
+	}
+	return out
+}
+
+// configFiles are the files git reads, lowest priority first.
+func configFiles(p Paths, env GitEnv) []string {
+	var files []string
+	if !env.ConfigNoSystem {
+		files = append(files, cmp.Or(env.ConfigSystem, "/etc/gitconfig"))
+	}
+	if env.ConfigGlobal != "" {
+		files = append(files, env.ConfigGlobal)
+	} else {
+		xdg := env.XDGConfigHome
+		if xdg == "" && env.Home != "" {
+			xdg = filepath.Join(env.Home, ".config")
+		}
+		if xdg != "" {
+			files = append(files, filepath.Join(xdg, "git", "config"))
+		}
+		if env.Home != "" {
+			files = append(files, filepath.Join(env.Home, ".gitconfig"))
+		}
+	}
+	if p.CommonDir != "" {
+		files = append(files, filepath.Join(p.CommonDir, "config"))
+	}
+	return files
+}
+
+// readConfigFile sets in out the wanted keys path sets, and follows its
+// include.path entries (relative to the file, ~/ from home), at most ten
+// deep as git does.
+func readConfigFile(path, home string, want map[string]bool, out map[string]string, depth int) {
+	f, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxConfigBytes))
+	f.Close()
+	if err != nil {
+		return
+	}
+	cfg := config.New()
+	if config.NewDecoder(bytes.NewReader(b)).Decode(cfg) != nil {
+		return
+	}
+	for _, s := range cfg.Sections {
+		if strings.EqualFold(s.Name, "include") && depth < 10 {
+			for _, inc := range s.OptionAll("path") {
+				readConfigFile(includePath(path, home, inc), home, want, out, depth+1)
+			}
+			continue
+		}
+		for _, o := range s.Options {
+			if k := strings.ToLower(s.Name + "." + o.Key); want[k] {
+				out[k] = o.Value
+			}
+		}
+	}
+}
+
+func includePath(from, home, inc string) string {
+	if rest, ok := strings.CutPrefix(inc, "~/"); ok && home != "" {
+		return filepath.Join(home, rest)
+	}
+	return absFrom(filepath.Dir(from), inc)
+}

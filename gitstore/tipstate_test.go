@@ -1,0 +1,80 @@
+package gitstore
+
+import (
+	"bytes"
+	"context"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+func TestMergeSorted(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	random := func(n int) []plumbing.Hash {
+		out := make([]plumbing.Hash, n)
+		for i := range out {
+			for j := range out[i] {
+				out[i][j] = byte(r.IntN(4)) // few values: many equal ids
+			}
+		}
+		return out
+	}
+	cmp := func(a, b plumbing.Hash) int { return bytes.Compare(a[:], b[:]) }
+	for range 200 {
+		list, ids := random(r.IntN(30)), random(r.IntN(10))
+		slices.SortFunc(list, cmp)
+		list = slices.Compact(list)
+		slices.SortFunc(ids, cmp)
+		ids = slices.Compact(ids)
+		want := slices.Compact(slices.SortedFunc(slices.Values(append(slices.Clone(list), ids...)), cmp))
+		got := mergeSorted(sortedOf(mapOf(list)), ids)
+		var flat []byte
+		for _, h := range want {
+			flat = append(flat, h[:]...)
+		}
+		if !bytes.Equal(got, flat) {
+			t.Fatalf("merge of %x and %x:\n%x\nwant\n%x", list, ids, got, flat)
+		}
+	}
+}
+
+func mapOf(ids []plumbing.Hash) mapHashes {
+	m := mapHashes{}
+	for _, h := range ids {
+		m[h] = true
+	}
+	return m
+}
+
+// After appends, the merged tip cache still names every object of the
+// tip's tree, in order, each once.
+func TestTipCacheMergedOnAppend(t *testing.T) {
+	ctx := context.Background()
+	_, s := newRepo(t)
+	for i := range 300 { // more than two chunks of messages
+		_, _, err := s.Append(ctx, SaveOptions{Session: "a"}, func(rest map[string]any) (Delta, error) {
+			return Delta{Messages: []any{map[string]any{"n": i}}, Rest: rest}, nil
+		})
+		must(t, err)
+	}
+	tip, _ := s.SessionTip("a")
+	cached, ok := s.readTipCache(s.SessionRef("a"), tip)
+	if !ok {
+		t.Fatal("no tip cache after appends")
+	}
+	full, err := s.rebuildTipState(tip)
+	must(t, err)
+	list := cached.known.(sortedHashes)
+	for i := 20; i < len(list); i += 20 {
+		if bytes.Compare(list[i-20:i], list[i:i+20]) >= 0 {
+			t.Fatalf("cache out of order at %d", i/20)
+		}
+	}
+	full.known.each(func(h plumbing.Hash) {
+		if !list.has(h) {
+			t.Errorf("cache lacks %s of the tip's tree", h)
+		}
+	})
+}

@@ -1,0 +1,132 @@
+package gitstore
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// Totals gives each entry's totals: its header's when the snapshot was
+// counted as it was written, else the totals Options.Count gives its
+// document. Those are remembered under .git/snap/cache/, so that the
+// document of a snapshot written before totals existed is read once,
+// not on every call. ok[i] is false when entries[i] has no totals (no
+// Options.Count).
+func (s *Store) Totals(ctx context.Context, entries []Entry) (out []snapshot.Totals, ok []bool, err error) {
+	out, ok = make([]snapshot.Totals, len(entries)), make([]bool, len(entries))
+	var cache map[plumbing.Hash]snapshot.Totals
+	added := 0
+	for i, e := range entries {
+		if e.Header.Counted {
+			out[i], ok[i] = e.Header.Totals, true
+			continue
+		}
+		if s.opts.Count == nil {
+			continue
+		}
+		if cache == nil {
+			cache = s.readTotalsCache()
+		}
+		if t, hit := cache[e.ID]; hit {
+			out[i], ok[i] = t, true
+			continue
+		}
+		doc, _, err := s.Read(ctx, e.ID)
+		if err != nil {
+			return nil, nil, err
+		}
+		out[i], ok[i] = s.opts.Count(doc, e.Header.Source), true
+		cache[e.ID] = out[i]
+		added++
+	}
+	if added > 0 {
+		s.writeTotalsCache(cache, entries)
+	}
+	return out, ok, nil
+}
+
+const (
+	totalsCacheMagic = "git-snap totals cache 1"
+	maxTotalsCache   = 100_000 // entries kept; beyond, only those last asked for
+)
+
+func (s *Store) totalsCachePath() string {
+	return filepath.Join(s.paths.CommonDir, "snap", "cache", "totals")
+}
+
+// readTotalsCache reads the remembered totals: a line per snapshot, its
+// id and its totals as JSON. A line that does not read is skipped: the
+// cache is rebuilt as it is used.
+func (s *Store) readTotalsCache() map[plumbing.Hash]snapshot.Totals {
+	out := map[plumbing.Hash]snapshot.Totals{}
+	f, err := os.Open(s.totalsCachePath())
+	if err != nil {
+		return out
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	if !sc.Scan() || sc.Text() != totalsCacheMagic {
+		return out
+	}
+	for sc.Scan() {
+		id, js, found := bytes.Cut(sc.Bytes(), []byte(" "))
+		var t snapshot.Totals
+		if !found || !plumbing.IsHash(string(id)) || json.Unmarshal(js, &t) != nil {
+			continue
+		}
+		out[plumbing.NewHash(string(id))] = t
+	}
+	return out
+}
+
+// writeTotalsCache replaces the cache with m, or, when m has grown past
+// maxTotalsCache, with the entries just asked for.
+func (s *Store) writeTotalsCache(m map[plumbing.Hash]snapshot.Totals, asked []Entry) {
+	if len(m) > maxTotalsCache {
+		keep := make(map[plumbing.Hash]snapshot.Totals, len(asked))
+		for _, e := range asked {
+			if t, ok := m[e.ID]; ok {
+				keep[e.ID] = t
+			}
+		}
+		m = keep
+	}
+	var b strings.Builder
+	b.WriteString(totalsCacheMagic + "\n")
+	for id, t := range m {
+		js, err := json.Marshal(t)
+		if err != nil {
+			return
+		}
+		b.WriteString(id.String() + " ")
+		b.Write(js)
+		b.WriteByte('\n')
+	}
+	writeFileAtomic(s.totalsCachePath(), []byte(b.String()))
+}
+
+// CheckpointNames lists the checkpoint names of every session from one
+// listing of the refs, reading no tag: session → names.
+func (s *Store) CheckpointNames() (map[string][]string, error) {
+	refs, err := s.refs.List(TagPrefix)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for ref := range refs {
+		session, name, ok := strings.Cut(strings.TrimPrefix(ref, TagPrefix), "/")
+		if ok && !strings.Contains(name, "/") {
+			out[session] = append(out[session], name)
+		}
+	}
+	return out, nil
+}
