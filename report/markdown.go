@@ -99,6 +99,10 @@ func (m *mdWriter) item(it *Item) {
 func (m *mdWriter) tool(it *Item) {
 	c := it.Tool
 	m.printf("<details class=\"%s\" id=\"%s\">\n<summary>%s</summary>\n\n", toolClass(it), it.ID, html.EscapeString(toolSummary(it)))
+	if it.Kind == KindTool && c.Diff != "" {
+		m.para("change")
+		m.para(fenced("diff", c.Diff))
+	}
 	if it.Kind == KindTool {
 		m.para("input")
 		m.para(fenced(langOf(c.Input), c.Input))

@@ -80,10 +80,13 @@ type Item struct {
 
 // ToolCall is a tool the model called and what came back.
 type ToolCall struct {
-	Name      string
-	CallID    string
-	Summary   string // one line of what the call is about: a command, a path, a pattern
-	Input     string // indented JSON, or the text the model gave
+	Name    string
+	CallID  string
+	Summary string // one line of what the call is about: a command, a path, a pattern
+	Input   string // indented JSON, or the text the model gave
+	// Diff is the change an editing call asked for, as a diff, when its
+	// input names one (old and new text of a file, a patch).
+	Diff      string
 	Result    string
 	HasResult bool
 	Failed    bool

@@ -137,7 +137,7 @@ func (b *builder) answer(i int, m snapshot.Message) {
 			}
 			b.add(Item{Kind: kind, ID: fmt.Sprintf("msg-%d-%d", i, j), Index: i, Role: m.Role, Time: m.Time, Text: p.Text})
 		case snapshot.PartToolCall:
-			call := &ToolCall{Name: p.Tool, CallID: p.CallID, Input: inputText(p.Input), Summary: inputSummary(p.Input)}
+			call := &ToolCall{Name: p.Tool, CallID: p.CallID, Input: inputText(p.Input), Summary: inputSummary(p.Input), Diff: inputDiff(p.Input)}
 			if p.CallID != "" {
 				b.calls[p.CallID] = call
 			}
