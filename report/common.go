@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -262,4 +264,26 @@ func diffLines(d string) []diffLine {
 		out[i] = diffLine{class, l + "\n"}
 	}
 	return out
+}
+
+// notShown says what the document leaves out: records that are not
+// conversation, by kind, and a harness's lifecycle events.
+func notShown(s *Session) string {
+	var kinds []string
+	n := 0
+	for _, k := range slices.Sorted(maps.Keys(s.Other)) {
+		kinds = append(kinds, fmt.Sprintf("%s ×%d", k, s.Other[k]))
+		n += s.Other[k]
+	}
+	var parts []string
+	if n > 0 {
+		parts = append(parts, fmt.Sprintf("%d records that are not conversation (%s)", n, strings.Join(kinds, ", ")))
+	}
+	if s.Events > 0 {
+		parts = append(parts, fmt.Sprintf("%d lifecycle events (git snap trace lists them)", s.Events))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Not shown: " + strings.Join(parts, "; ") + "; git snap export --format json has everything."
 }

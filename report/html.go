@@ -22,7 +22,7 @@ type HTMLOptions struct {
 // section.change (a diff of what it edits), section.input and
 // section.result; details.tool-result for a result
 // whose call is before the range; div.checkpoint (id "checkpoint-NAME");
-// div.compaction; section.files with details.file-diff.
+// div.compaction; section.files with details.file-diff; p.not-shown.
 const CSS = `
 .snap-report{font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1f2328;max-width:980px;margin:0 auto;padding:16px}
 .snap-report h1{font-size:1.6em;border-bottom:1px solid #d0d7de;padding-bottom:.3em}
@@ -42,6 +42,7 @@ const CSS = `
 .snap-report details.thinking,.snap-report details.context{color:#59636e;border-style:dashed}
 .snap-report .label{color:#59636e;font-size:12px;text-transform:uppercase;letter-spacing:.04em;margin:6px 0 0}
 .snap-report .checkpoint{margin:12px 0;padding:4px 8px;border-left:4px solid #1a7f37;background:#dafbe1;font-weight:600}
+.snap-report .not-shown{color:#59636e;font-size:13px;margin-top:2em}
 .snap-report .compaction{margin:12px 0;color:#59636e;font-style:italic;text-align:center}
 .snap-report .diff .add{color:#1a7f37;background:#dafbe1}
 .snap-report .diff .del{color:#cf222e;background:#ffebe9}
@@ -61,7 +62,7 @@ const CSS = `
 
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 	"headerRows": headerRows, "turnTitle": turnTitle, "toolClass": toolClass, "toolSummary": toolSummary,
-	"fileSummary": fileSummary, "diffLines": diffLines, "css": func() template.CSS { return template.CSS(CSS) },
+	"fileSummary": fileSummary, "diffLines": diffLines, "notShown": notShown, "css": func() template.CSS { return template.CSS(CSS) },
 }).Parse(`{{define "page"}}<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -84,6 +85,7 @@ var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 {{end}}</table>
 </header>
 {{range .Turns}}{{template "turn" .}}{{else}}<p>Nothing happened in this range.</p>{{end}}
+{{with notShown .}}<p class="not-shown">{{.}}</p>{{end}}
 </article>{{end}}
 {{define "turn"}}<section class="turn" id="{{.ID}}" data-turn="{{.N}}">
 <h2>{{turnTitle .}}</h2>

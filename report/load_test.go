@@ -137,3 +137,23 @@ func TestInputDiff(t *testing.T) {
 		}
 	}
 }
+
+// What is left out is said: records that are not conversation by kind,
+// and a harness's events.
+func TestNotShownIsSaid(t *testing.T) {
+	s := newStore(t)
+	saveDoc(t, s, "e", `{"messages": [`+p1+`, {"type": "progress"}, {"type": "progress"}], "events": [{"type": "start", "ts_ms": 1}, {"type": "end", "ts_ms": 2}]}`)
+	sess := loadSession(t, s, "e", Options{})
+	var md, page strings.Builder
+	if err := WriteMarkdown(&md, sess); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTML(&page, sess, HTMLOptions{Fragment: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{md.String(), page.String()} {
+		if !strings.Contains(out, "2 records that are not conversation (progress ×2)") || !strings.Contains(out, "2 lifecycle events") {
+			t.Errorf("what is not shown is not said:\n%s", out)
+		}
+	}
+}

@@ -26,6 +26,9 @@ func WriteMarkdown(w io.Writer, s *Session) error {
 	if len(s.Turns) == 0 {
 		md.para("*Nothing happened in this range.*")
 	}
+	if note := notShown(s); note != "" {
+		md.para("*" + mdInline(note) + "*")
+	}
 	if md.err != nil {
 		return md.err
 	}

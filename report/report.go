@@ -38,6 +38,9 @@ type Session struct {
 	// Other counts the records that are not conversation (progress lines,
 	// events, file-history notes), by role; they are not shown.
 	Other map[string]int
+	// Events counts the lifecycle events a harness recorded in the range
+	// (see agent.Recorder); they are not shown.
+	Events int
 }
 
 // Turn is one prompt and everything until the next: the answer, tool
