@@ -86,7 +86,7 @@ func Load(ctx context.Context, s *gitstore.Store, rev string, o Options) (*Sessi
 	b := newBuilder(out, h.Source, msgs, start, marks)
 	b.build()
 	if !o.NoFiles {
-		if err := turnFiles(ctx, s, out, b.spans, snaps, from); err != nil {
+		if err := turnFiles(ctx, s, out, b.spans, snaps, from, doc); err != nil {
 			return nil, err
 		}
 	}
