@@ -38,6 +38,9 @@ type Session struct {
 	// Other counts the records that are not conversation (progress lines,
 	// events, file-history notes), by role; they are not shown.
 	Other map[string]int
+	// Events counts the lifecycle events a harness recorded in the range
+	// (see agent.Recorder); they are not shown.
+	Events int
 }
 
 // Turn is one prompt and everything until the next: the answer, tool
@@ -80,10 +83,13 @@ type Item struct {
 
 // ToolCall is a tool the model called and what came back.
 type ToolCall struct {
-	Name      string
-	CallID    string
-	Summary   string // one line of what the call is about: a command, a path, a pattern
-	Input     string // indented JSON, or the text the model gave
+	Name    string
+	CallID  string
+	Summary string // one line of what the call is about: a command, a path, a pattern
+	Input   string // indented JSON, or the text the model gave
+	// Diff is the change an editing call asked for, as a diff, when its
+	// input names one (old and new text of a file, a patch).
+	Diff      string
 	Result    string
 	HasResult bool
 	Failed    bool
