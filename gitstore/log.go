@@ -10,6 +10,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/git-snap/git-snap/gitstore/internal/layout"
 )
 
 // ErrStop ends a Walk early without error.
@@ -86,7 +88,7 @@ func (w *rangeWalk) pushAll(hs []plumbing.Hash, hidden bool) error {
 		if err != nil {
 			return fmt.Errorf("read snapshot %s: %w", h, err)
 		}
-		it := &queued{Commit: c, order: len(w.seen), hidden: hidden}
+		it := &queued{Commit: c, order: len(w.seen), hidden: hidden, gen: generation(c)}
 		w.seen[h] = it
 		heap.Push(&w.q, it)
 		if !hidden {
@@ -102,14 +104,30 @@ func (w *rangeWalk) pushAll(hs []plumbing.Hash, hidden bool) error {
 type queued struct {
 	*object.Commit
 	order          int
+	gen            int // a range walk's Snap-Seq; 0 in a plain walk
 	hidden, popped bool
 }
 
-// commitQueue orders commits newest first, then first seen first.
+// generation is a snapshot's sequence number, which is higher than each of
+// its parents' (save, merge and prune all number so): a range walk ordered
+// by it pops every child before its parents, so a hidden commit hides its
+// ancestors before they can be shown, whatever the commit dates say. Dates
+// alone are not enough: a snapshot is dated by its records, and an
+// imported or forked session's records can be older than its parents'.
+func generation(c *object.Commit) int {
+	h, _ := layout.ParseHeader(c.Message, c.Committer.When)
+	return h.Seq
+}
+
+// commitQueue orders commits by generation, then newest first, then first
+// seen first.
 type commitQueue []*queued
 
 func (q commitQueue) Len() int { return len(q) }
 func (q commitQueue) Less(i, j int) bool {
+	if q[i].gen != q[j].gen {
+		return q[i].gen > q[j].gen
+	}
 	if ti, tj := q[i].Committer.When, q[j].Committer.When; !ti.Equal(tj) {
 		return ti.After(tj)
 	}

@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -196,4 +198,92 @@ func inputSummary(v any) string {
 		}
 	}
 	return ""
+}
+
+// inputDiff reads the change an editing tool call asks for from the
+// shape of its input, whatever the agent: old and new text of a file
+// (old_string, new_string, alone or as a list of edits), a whole file's
+// new content, or a patch given as text.
+func inputDiff(v any) string {
+	if s, ok := v.(string); ok {
+		if strings.HasPrefix(strings.TrimSpace(s), "*** Begin Patch") {
+			return s
+		}
+		return ""
+	}
+	obj, _ := v.(map[string]any)
+	path := "file"
+	for _, k := range []string{"file_path", "path", "notebook_path"} {
+		if p, ok := obj[k].(string); ok && p != "" {
+			path = p
+			break
+		}
+	}
+	name := strings.TrimPrefix(path, "/") // a/ and b/ as git writes them, also before an absolute path
+	edits, _ := obj["edits"].([]any)
+	if len(edits) == 0 {
+		edits = []any{obj}
+	}
+	var out strings.Builder
+	for _, e := range edits {
+		eo, _ := e.(map[string]any)
+		old, okOld := eo["old_string"].(string)
+		nu, okNew := eo["new_string"].(string)
+		if okOld && okNew {
+			if !strings.HasSuffix(old, "\n") && !strings.HasSuffix(nu, "\n") {
+				old, nu = old+"\n", nu+"\n" // a snippet: its end is no file's end
+			}
+			out.WriteString(snapshot.UnifiedDiff("a/"+name, "b/"+name, old, nu))
+		}
+	}
+	if content, ok := obj["content"].(string); ok && out.Len() == 0 && path != "file" {
+		out.WriteString(snapshot.UnifiedDiff("/dev/null", "b/"+name, "", content))
+	}
+	return out.String()
+}
+
+// diffLine is a line of a diff with its class: add, del, hunk or none.
+type diffLine struct{ Class, Text string }
+
+// diffLines splits a diff for colouring.
+func diffLines(d string) []diffLine {
+	lines := strings.Split(strings.TrimRight(d, "\n"), "\n")
+	out := make([]diffLine, len(lines))
+	for i, l := range lines {
+		class := ""
+		switch {
+		case strings.HasPrefix(l, "+++") || strings.HasPrefix(l, "---") || strings.HasPrefix(l, "***"):
+			class = "head"
+		case strings.HasPrefix(l, "+"):
+			class = "add"
+		case strings.HasPrefix(l, "-"):
+			class = "del"
+		case strings.HasPrefix(l, "@@"):
+			class = "hunk"
+		}
+		out[i] = diffLine{class, l + "\n"}
+	}
+	return out
+}
+
+// notShown says what the document leaves out: records that are not
+// conversation, by kind, and a harness's lifecycle events.
+func notShown(s *Session) string {
+	var kinds []string
+	n := 0
+	for _, k := range slices.Sorted(maps.Keys(s.Other)) {
+		kinds = append(kinds, fmt.Sprintf("%s ×%d", k, s.Other[k]))
+		n += s.Other[k]
+	}
+	var parts []string
+	if n > 0 {
+		parts = append(parts, fmt.Sprintf("%d records that are not conversation (%s)", n, strings.Join(kinds, ", ")))
+	}
+	if s.Events > 0 {
+		parts = append(parts, fmt.Sprintf("%d lifecycle events (git snap trace lists them)", s.Events))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Not shown: " + strings.Join(parts, "; ") + "; git snap export --format json has everything."
 }

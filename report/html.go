@@ -19,9 +19,10 @@ type HTMLOptions struct {
 // "turn-N", data-turn N); blockquote.prompt; div.text (the answer);
 // details.thinking, details.context; details.tool-call (id "tool-I-J",
 // data-tool the tool's name) with .failed or .no-result, its
-// section.input and section.result; details.tool-result for a result
+// section.change (a diff of what it edits), section.input and
+// section.result; details.tool-result for a result
 // whose call is before the range; div.checkpoint (id "checkpoint-NAME");
-// div.compaction; section.files with details.file-diff.
+// div.compaction; section.files with details.file-diff; p.not-shown.
 const CSS = `
 .snap-report{font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1f2328;max-width:980px;margin:0 auto;padding:16px}
 .snap-report h1{font-size:1.6em;border-bottom:1px solid #d0d7de;padding-bottom:.3em}
@@ -41,9 +42,12 @@ const CSS = `
 .snap-report details.thinking,.snap-report details.context{color:#59636e;border-style:dashed}
 .snap-report .label{color:#59636e;font-size:12px;text-transform:uppercase;letter-spacing:.04em;margin:6px 0 0}
 .snap-report .checkpoint{margin:12px 0;padding:4px 8px;border-left:4px solid #1a7f37;background:#dafbe1;font-weight:600}
+.snap-report .not-shown{color:#59636e;font-size:13px;margin-top:2em}
 .snap-report .compaction{margin:12px 0;color:#59636e;font-style:italic;text-align:center}
-.snap-report .diff .add{color:#1a7f37}
-.snap-report .diff .del{color:#cf222e}
+.snap-report .diff .add{color:#1a7f37;background:#dafbe1}
+.snap-report .diff .del{color:#cf222e;background:#ffebe9}
+.snap-report .diff .hunk{color:#8250df}
+.snap-report .diff .head{font-weight:600}
 @media (prefers-color-scheme:dark){
 .snap-report{color:#e6edf3;background:#0d1117}
 .snap-report pre{background:#161b22;border-color:#30363d}
@@ -51,12 +55,14 @@ const CSS = `
 .snap-report details{border-color:#30363d}
 .snap-report details.failed{background:#3c1618;border-color:#f85149}
 .snap-report .checkpoint{background:#04260f}
+.snap-report .diff .add{color:#3fb950;background:#0f2d1a}
+.snap-report .diff .del{color:#f85149;background:#3c1618}
 }
 `
 
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 	"headerRows": headerRows, "turnTitle": turnTitle, "toolClass": toolClass, "toolSummary": toolSummary,
-	"fileSummary": fileSummary, "css": func() template.CSS { return template.CSS(CSS) },
+	"fileSummary": fileSummary, "diffLines": diffLines, "notShown": notShown, "css": func() template.CSS { return template.CSS(CSS) },
 }).Parse(`{{define "page"}}<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -79,6 +85,7 @@ var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 {{end}}</table>
 </header>
 {{range .Turns}}{{template "turn" .}}{{else}}<p>Nothing happened in this range.</p>{{end}}
+{{with notShown .}}<p class="not-shown">{{.}}</p>{{end}}
 </article>{{end}}
 {{define "turn"}}<section class="turn" id="{{.ID}}" data-turn="{{.N}}">
 <h2>{{turnTitle .}}</h2>
@@ -86,19 +93,25 @@ var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 {{end}}{{range .Items}}{{template "item" .}}{{end}}{{if .Files}}<section class="files">
 <h3>Files changed</h3>
 {{range .Files}}<details class="file-diff" open><summary>{{fileSummary .}}</summary>
-{{if .Patch}}<pre class="diff">{{.Patch}}</pre>{{end}}
+{{if .Patch}}<pre class="diff">{{template "diff" .Patch}}</pre>{{end}}
 </details>
 {{end}}</section>
 {{end}}</section>
 {{end}}
+<<<<<<< HEAD
 {{define "item"}}{{if and (eq .Kind "text") .HTML}}<div class="markdown" id="{{.ID}}">{{.HTML}}</div>
 {{else if eq .Kind "text"}}<div class="text" id="{{.ID}}">{{.Text}}</div>
+=======
+{{define "diff"}}{{range diffLines .}}{{if .Class}}<span class="{{.Class}}">{{.Text}}</span>{{else}}{{.Text}}{{end}}{{end}}{{end}}
+{{define "item"}}{{if eq .Kind "text"}}<div class="text" id="{{.ID}}">{{.Text}}</div>
+>>>>>>> main
 {{else if eq .Kind "thinking"}}<details class="thinking" id="{{.ID}}"><summary>thinking</summary><div class="text">{{.Text}}</div></details>
 {{else if eq .Kind "context"}}<details class="context" id="{{.ID}}"><summary>{{.Role}} text</summary><div class="text">{{.Text}}</div></details>
 {{else if eq .Kind "checkpoint"}}<div class="checkpoint" id="{{.ID}}">⚑ checkpoint {{.Text}}</div>
 {{else if eq .Kind "compaction"}}<div class="compaction" id="{{.ID}}">— the conversation was compacted here —</div>
 {{else if .Tool}}<details class="{{toolClass .}}" id="{{.ID}}" data-tool="{{.Tool.Name}}"><summary>{{toolSummary .}}</summary>
-{{if eq .Kind "tool"}}<section class="input"><p class="label">input</p><pre>{{.Tool.Input}}</pre></section>
+{{if and (eq .Kind "tool") .Tool.Diff}}<section class="change"><p class="label">change</p><pre class="diff">{{template "diff" .Tool.Diff}}</pre></section>
+{{end}}{{if eq .Kind "tool"}}<section class="input"><p class="label">input</p><pre>{{.Tool.Input}}</pre></section>
 {{end}}<section class="result">{{if .Tool.HasResult}}<p class="label">result{{if .Tool.Failed}} (failed){{end}}</p><pre>{{.Tool.Result}}</pre>{{else}}<p class="label">no result recorded</p>{{end}}</section>
 </details>
 {{end}}{{end}}`))

@@ -12,7 +12,7 @@ import (
 var htmlElements = map[string]bool{
 	"html": true, "head": true, "body": true, "meta": true, "title": true, "style": true,
 	"article": true, "header": true, "h1": true, "h2": true, "h3": true, "table": true, "tbody": true, "tr": true, "th": true, "td": true,
-	"section": true, "blockquote": true, "div": true, "details": true, "summary": true, "p": true, "pre": true,
+	"section": true, "blockquote": true, "div": true, "details": true, "summary": true, "p": true, "pre": true, "span": true,
 }
 
 // htmlAttributes are the attributes it writes.

@@ -73,6 +73,7 @@ func Load(ctx context.Context, s *gitstore.Store, rev string, o Options) (*Sessi
 		fevents, _ := fdoc[snapshot.MemberEvents].([]any)
 		start, evStart = sharedPrefix(fmsgs, msgs), sharedPrefix(fevents, events)
 	}
+	out.Events = len(events) - evStart
 	part := map[string]any{snapshot.MemberMessages: msgs[start:], snapshot.MemberEvents: events[evStart:]}
 	out.Numbers = agent.NumbersOf(part, h.Source)
 	cost := agent.EstimateCost(out.Numbers.ByModel, o.Prices)
@@ -85,7 +86,7 @@ func Load(ctx context.Context, s *gitstore.Store, rev string, o Options) (*Sessi
 	b := newBuilder(out, h.Source, msgs, start, marks)
 	b.build()
 	if !o.NoFiles {
-		if err := turnFiles(ctx, s, out, b.spans, snaps, from); err != nil {
+		if err := turnFiles(ctx, s, out, b.spans, snaps, from, doc); err != nil {
 			return nil, err
 		}
 	}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/snapshot"
 )
 
 const (
@@ -102,6 +104,56 @@ func TestRange(t *testing.T) {
 	for _, r := range []string{"t", "..t", "t..", "a..b..c", ""} {
 		if _, _, err := ParseRange(r); err == nil {
 			t.Errorf("ParseRange(%q) took it", r)
+		}
+	}
+}
+
+// An editing call's input reads as the diff it asks for, whatever tool
+// wrote it: old and new text, a list of them, new content, a patch.
+func TestInputDiff(t *testing.T) {
+	for _, c := range []struct {
+		input string
+		want  []string
+	}{
+		{`{"file_path": "/src/a.go", "old_string": "x := 1\n", "new_string": "x := 2\n"}`, []string{"--- a/src/a.go\n+++ b/src/a.go\n", "-x := 1\n+x := 2\n"}},
+		{`{"file_path": "a.go", "edits": [{"old_string": "a", "new_string": "b"}, {"old_string": "c", "new_string": "d"}]}`, []string{"-a\n+b\n", "-c\n+d\n"}},
+		{`{"file_path": "n.go", "content": "package n\n"}`, []string{"--- /dev/null\n+++ b/n.go\n", "+package n\n"}},
+		{`"*** Begin Patch\n*** Add File: x\n+y\n*** End Patch"`, []string{"*** Add File: x\n+y\n"}},
+		{`{"command": "ls"}`, nil},
+		{`{"content": "no file named"}`, nil},
+	} {
+		v, err := snapshot.Parse([]byte(c.input), snapshot.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := inputDiff(v)
+		if (got == "") != (c.want == nil) {
+			t.Errorf("%s: diff %q", c.input, got)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: %q lacks %q", c.input, got, w)
+			}
+		}
+	}
+}
+
+// What is left out is said: records that are not conversation by kind,
+// and a harness's events.
+func TestNotShownIsSaid(t *testing.T) {
+	s := newStore(t)
+	saveDoc(t, s, "e", `{"messages": [`+p1+`, {"type": "progress"}, {"type": "progress"}], "events": [{"type": "start", "ts_ms": 1}, {"type": "end", "ts_ms": 2}]}`)
+	sess := loadSession(t, s, "e", Options{})
+	var md, page strings.Builder
+	if err := WriteMarkdown(&md, sess); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTML(&page, sess, HTMLOptions{Fragment: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{md.String(), page.String()} {
+		if !strings.Contains(out, "2 records that are not conversation (progress ×2)") || !strings.Contains(out, "2 lifecycle events") {
+			t.Errorf("what is not shown is not said:\n%s", out)
 		}
 	}
 }

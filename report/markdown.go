@@ -26,6 +26,9 @@ func WriteMarkdown(w io.Writer, s *Session) error {
 	if len(s.Turns) == 0 {
 		md.para("*Nothing happened in this range.*")
 	}
+	if note := notShown(s); note != "" {
+		md.para("*" + mdInline(note) + "*")
+	}
 	if md.err != nil {
 		return md.err
 	}
@@ -99,6 +102,10 @@ func (m *mdWriter) item(it *Item) {
 func (m *mdWriter) tool(it *Item) {
 	c := it.Tool
 	m.printf("<details class=\"%s\" id=\"%s\">\n<summary>%s</summary>\n\n", toolClass(it), it.ID, html.EscapeString(toolSummary(it)))
+	if it.Kind == KindTool && c.Diff != "" {
+		m.para("change")
+		m.para(fenced("diff", c.Diff))
+	}
 	if it.Kind == KindTool {
 		m.para("input")
 		m.para(fenced(langOf(c.Input), c.Input))

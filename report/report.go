@@ -39,6 +39,9 @@ type Session struct {
 	// Other counts the records that are not conversation (progress lines,
 	// events, file-history notes), by role; they are not shown.
 	Other map[string]int
+	// Events counts the lifecycle events a harness recorded in the range
+	// (see agent.Recorder); they are not shown.
+	Events int
 	// Messages are the snapshot's messages as stored, the whole session's
 	// (a range's turns are those past From), for a caller that reads more
 	// of them than a Session keeps: the web viewer's token chart.
@@ -91,10 +94,13 @@ type Item struct {
 
 // ToolCall is a tool the model called and what came back.
 type ToolCall struct {
-	Name      string
-	CallID    string
-	Summary   string // one line of what the call is about: a command, a path, a pattern
-	Input     string // indented JSON, or the text the model gave
+	Name    string
+	CallID  string
+	Summary string // one line of what the call is about: a command, a path, a pattern
+	Input   string // indented JSON, or the text the model gave
+	// Diff is the change an editing call asked for, as a diff, when its
+	// input names one (old and new text of a file, a patch).
+	Diff      string
 	Result    string
 	HasResult bool
 	Failed    bool

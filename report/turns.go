@@ -138,7 +138,7 @@ func (b *builder) answer(i int, m snapshot.Message) {
 			}
 			b.add(Item{Kind: kind, ID: fmt.Sprintf("msg-%d-%d", i, j), Index: i, Role: m.Role, Time: m.Time, Text: p.Text})
 		case snapshot.PartToolCall:
-			call := &ToolCall{Name: p.Tool, CallID: p.CallID, Input: inputText(p.Input), Summary: inputSummary(p.Input)}
+			call := &ToolCall{Name: p.Tool, CallID: p.CallID, Input: inputText(p.Input), Summary: inputSummary(p.Input), Diff: inputDiff(p.Input)}
 			if p.CallID != "" {
 				b.calls[p.CallID] = call
 			}
@@ -217,7 +217,7 @@ func inputText(v any) string {
 // all its records: what the user changed between turns is left out where
 // the hook recorded a snapshot at the prompt. Where one snapshot holds
 // several turns, the changes show on the first.
-func turnFiles(ctx context.Context, s *gitstore.Store, out *Session, spans [][2]int, snaps []gitstore.Entry, from plumbing.Hash) error {
+func turnFiles(ctx context.Context, s *gitstore.Store, out *Session, spans [][2]int, snaps []gitstore.Entry, from plumbing.Hash, tipDoc map[string]any) error {
 	if len(snaps) == 0 {
 		return nil
 	}
@@ -241,7 +241,11 @@ func turnFiles(ctx context.Context, s *gitstore.Store, out *Session, spans [][2]
 		if !done.ID.IsZero() && (base.IsZero() || seqOf(snaps, base) < done.Header.Seq) {
 			base = done.ID // what the turn before showed is not shown again
 		}
-		changes, err := fileChanges(ctx, s, base, cur.ID)
+		var doc map[string]any // cur's document, when it is at hand
+		if cur.ID == snaps[len(snaps)-1].ID {
+			doc = tipDoc
+		}
+		changes, err := fileChanges(ctx, s, base, cur.ID, doc)
 		if err != nil {
 			return err
 		}
@@ -262,8 +266,9 @@ func seqOf(snaps []gitstore.Entry, id plumbing.Hash) int {
 }
 
 // fileChanges diffs the captured files of two snapshots; a zero a is
-// the empty session before the first.
-func fileChanges(ctx context.Context, s *gitstore.Store, a, b plumbing.Hash) ([]snapshot.FileChange, error) {
+// the empty session before the first. bDoc is b's document when the
+// caller has read it already (nil: read it).
+func fileChanges(ctx context.Context, s *gitstore.Store, a, b plumbing.Hash, bDoc map[string]any) ([]snapshot.FileChange, error) {
 	if !a.IsZero() {
 		d, err := s.Diff(ctx, a, b)
 		if err != nil {
@@ -271,11 +276,13 @@ func fileChanges(ctx context.Context, s *gitstore.Store, a, b plumbing.Hash) ([]
 		}
 		return d.Files, nil
 	}
-	doc, _, err := s.Read(ctx, b)
-	if err != nil {
-		return nil, err
+	if bDoc == nil {
+		var err error
+		if bDoc, _, err = s.Read(ctx, b); err != nil {
+			return nil, err
+		}
 	}
-	files, ok := doc[snapshot.MemberFiles]
+	files, ok := bDoc[snapshot.MemberFiles]
 	if !ok {
 		return nil, nil
 	}

@@ -158,6 +158,9 @@ func hookAgent(ctx context.Context, d *deps, s *gitstore.Store, cfg config.Confi
 	}
 	in := agent.Ingest{Store: s, Adapter: a, Limits: snapshot.Limits{MaxDepth: cfg.Limits.MaxDepth, MaxValueBytes: cfg.Limits.MaxValueBytes}, MaxFileBytes: cfg.Limits.MaxFileBytes, MaxReadBytes: int64(cfg.Limits.MaxReadBytes),
 		Budget: hookBudget, Warn: func(msg string) { hookLog(d, s.Paths(), o.Agent, errors.New(msg)) }}
+	if t, ok := a.(agent.HookTimeouts); ok { // the agent kills a call sooner than hookTimeout
+		in.Budget = min(in.Budget, time.Duration(t.HookTimeout(p.Event))*time.Second/2)
+	}
 	dir, _ := hookDir(d, o)
 	// Without the code state (no git on PATH, a broken index) the
 	// conversation is still recorded; the failure is logged.

@@ -107,7 +107,7 @@ func cmdExport(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "export",
 		Usage:     "write a snapshot's document to a file, to share or keep as a fixture",
-		ArgsUsage: "REV",
+		ArgsUsage: "[REV]",
 		Description: `Writes the document saved as REV: canonical indented JSON by default,
 RFC 8785 canonical bytes with --compact, or YAML. import reads it back. Without REV,
 the newest snapshot of --session, $GIT_SNAP_SESSION or the config's session.

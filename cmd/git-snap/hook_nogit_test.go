@@ -52,7 +52,7 @@ func must(t testing.TB, err error) {
 	}
 }
 
-// Sharing runs git: without it, push says so and what to do, and exits 1
+// Sharing and packing run git: without it, push (fetch, pull, gc) says so and what to do, and exits 1
 // (the call was right; the machine lacks a tool).
 func TestPushWithoutGitSaysSo(t *testing.T) {
 	gitBin, err := exec.LookPath("git")
@@ -64,12 +64,12 @@ func TestPushWithoutGitSaysSo(t *testing.T) {
 		t.Fatalf("git init: %v %s", err, out)
 	}
 	t.Setenv("PATH", t.TempDir())
-	for _, cmd := range []string{"push", "fetch", "pull"} {
+	for _, args := range [][]string{{"push", "origin"}, {"fetch", "origin"}, {"pull", "origin"}, {"gc"}} {
 		var stdout, stderr bytes.Buffer
 		e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, dir: dir, getenv: func(string) string { return "" }}
-		code := e.run(context.Background(), []string{cmd, "origin"})
+		code := e.run(context.Background(), args)
 		if code != 1 || !strings.Contains(stderr.String(), "git is not installed") || !strings.Contains(stderr.String(), "install git") {
-			t.Errorf("%s without git: exit %d, stderr %q", cmd, code, stderr.String())
+			t.Errorf("%s without git: exit %d, stderr %q", args[0], code, stderr.String())
 		}
 	}
 }
