@@ -52,7 +52,7 @@ func (s *Server) filesPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.render(w, r, "files", page{Title: "Files of " + v.Entry.Header.Session, Nav: "sessions", Session: v.Entry.Header.Session, Data: v})
+	s.render(w, r, "files", page{Title: "Files of " + v.Entry.Header.Session, Nav: "sessions", Data: v})
 }
 
 // fileHistories fills v: the files at its snapshot, where each changed,

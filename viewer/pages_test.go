@@ -290,14 +290,14 @@ func TestBrowserTimeline(t *testing.T) {
 	}
 	tb.do(t, chromedp.Click(`#only-failed`))
 
-	// Keys: j to the next turn, / to the search box.
+	// Keys: j to the next turn, / to the find box.
 	tb.do(t, chromedp.KeyEvent("j"), chromedp.KeyEvent("j"))
 	if cur := eval[string](t, tb, `(document.querySelector("#timeline .current") || {}).id || ""`); !strings.HasPrefix(cur, "turn-") {
 		t.Errorf("after j j the current element is %q, want a turn", cur)
 	}
 	tb.do(t, chromedp.KeyEvent("/"))
 	if id := eval[string](t, tb, `document.activeElement.id`); id != "find" {
-		t.Errorf("after / the focus is on %q, want the search box", id)
+		t.Errorf("after / the focus is on %q, want the find box", id)
 	}
 	tb.clean(t)
 

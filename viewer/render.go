@@ -16,16 +16,15 @@ import (
 
 // page is what the layout shows around a page's own content.
 type page struct {
-	Title   string
-	Nav     string // the section named in the navigation: sessions, search
-	Query   string // the search box's text
-	Session string // the session shown, for the search box's filter
-	Data    any
+	Title string
+	Nav   string // the section named in the navigation
+	Query string // the find box's text
+	Data  any
 }
 
 // pageNames are the pages, each templates/<name>.html defining
 // "content" inside templates/layout.html.
-var pageNames = []string{"sessions", "timeline", "snapshot", "files", "search", "error"}
+var pageNames = []string{"sessions", "timeline", "snapshot", "files", "error"}
 
 func parsePages() (map[string]*template.Template, error) {
 	base, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")

@@ -83,7 +83,7 @@ func (s *Server) snapshotPage(w http.ResponseWriter, r *http.Request) {
 	}
 	v.Diff = layoutDiff(d)
 	h := v.Entry.Header
-	s.render(w, r, "snapshot", page{Title: h.Session + " #" + strconv.Itoa(h.Seq), Nav: "sessions", Session: h.Session, Data: v})
+	s.render(w, r, "snapshot", page{Title: h.Session + " #" + strconv.Itoa(h.Seq), Nav: "sessions", Data: v})
 }
 
 // snapshotDiff reads the snapshot v names, what it is compared with, and

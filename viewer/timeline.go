@@ -148,7 +148,7 @@ func (s *Server) timelinePage(w http.ResponseWriter, r *http.Request) {
 	}
 	s.bodies.put(key, cached)
 	v.timelineBody = *cached
-	s.render(w, r, "timeline", page{Title: v.Entry.Header.Session, Nav: "sessions", Session: v.Entry.Header.Session, Data: v})
+	s.render(w, r, "timeline", page{Title: v.Entry.Header.Session, Nav: "sessions", Data: v})
 }
 
 // fragment writes the timeline as report does for the viewer, answers

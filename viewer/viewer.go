@@ -1,6 +1,6 @@
 // Package viewer serves a repository's sessions as web pages on the
 // local machine (git snap view): the sessions, each session's timeline,
-// snapshots with their diffs, the files an agent touched, and search.
+// snapshots with their diffs, and the files an agent touched.
 // It reads the repository live and never writes to it. Transcripts are
 // untrusted: everything is escaped by html/template, and a strict
 // Content-Security-Policy lets only the viewer's own script run.
@@ -97,7 +97,6 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("GET /session/{rev...}", s.timelinePage)
 	mux.HandleFunc("GET /snapshot/{rev...}", s.snapshotPage)
 	mux.HandleFunc("GET /files/{rev...}", s.filesPage)
-	mux.HandleFunc("GET /search", s.searchPage)
 	mux.HandleFunc("GET /export/{format}/{rev...}", s.export)
 	mux.HandleFunc("GET /events", s.events)
 	mux.HandleFunc("GET /", func(w http.ResponseWriter, r *http.Request) {

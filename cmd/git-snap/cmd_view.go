@@ -19,7 +19,7 @@ func cmdView(e *env) *cli.Command {
 		ArgsUsage: "[REV]",
 		Description: `Serves a read-only web viewer of the repository's sessions on 127.0.0.1 and prints
 its address: every session (fetched ones too), each session's timeline, snapshots
-and their diffs, the files an agent touched, search. It reads the repository live:
+and their diffs, the files an agent touched. It reads the repository live:
 new snapshots show up as they are saved. With REV, the address printed is that
 snapshot's timeline. Stop it with Ctrl-C.
 

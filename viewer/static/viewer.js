@@ -13,7 +13,7 @@
     return t.isContentEditable || /^(TEXTAREA|SELECT)$/.test(t.tagName);
   }
 
-  // Keys: / to search, j and k (or the arrows, with no field focused)
+  // Keys: / to find sessions, j and k (or the arrows, with no field focused)
   // to the next and previous turn.
   let current = -1;
   function turns() {
@@ -87,7 +87,7 @@
     if (e.target.closest && e.target.closest("#rail")) applyRail();
   });
 
-  // A link to a message (#msg-N, as search gives) lands on the element
+  // A link to a message (#msg-N) lands on the element
   // that shows it, or the nearest one before it: a prompt or a record
   // the timeline does not show has no element of its own.
   function landOnMessage() {
