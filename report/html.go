@@ -98,13 +98,9 @@ var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 {{end}}</section>
 {{end}}</section>
 {{end}}
-<<<<<<< HEAD
+{{define "diff"}}{{range diffLines .}}{{if .Class}}<span class="{{.Class}}">{{.Text}}</span>{{else}}{{.Text}}{{end}}{{end}}{{end}}
 {{define "item"}}{{if and (eq .Kind "text") .HTML}}<div class="markdown" id="{{.ID}}">{{.HTML}}</div>
 {{else if eq .Kind "text"}}<div class="text" id="{{.ID}}">{{.Text}}</div>
-=======
-{{define "diff"}}{{range diffLines .}}{{if .Class}}<span class="{{.Class}}">{{.Text}}</span>{{else}}{{.Text}}{{end}}{{end}}{{end}}
-{{define "item"}}{{if eq .Kind "text"}}<div class="text" id="{{.ID}}">{{.Text}}</div>
->>>>>>> main
 {{else if eq .Kind "thinking"}}<details class="thinking" id="{{.ID}}"><summary>thinking</summary><div class="text">{{.Text}}</div></details>
 {{else if eq .Kind "context"}}<details class="context" id="{{.ID}}"><summary>{{.Role}} text</summary><div class="text">{{.Text}}</div></details>
 {{else if eq .Kind "checkpoint"}}<div class="checkpoint" id="{{.ID}}">⚑ checkpoint {{.Text}}</div>
