@@ -62,6 +62,7 @@ func (e *env) newApp() *cli.App {
 			cmdStats(e), cmdScan(e), cmdHook(e), cmdInstall(e, true), cmdInstall(e, false),
 			cmdRecord(e), cmdReplay(e), cmdTrace(e), cmdRewind(e), cmdPush(e), cmdFetch(e), cmdPull(e),
 			cmdPrune(e), cmdDrop(e), cmdGC(e), cmdDemo(e),
+			cmdCompletion(e), cmdComplete(e),
 		},
 		CommandNotFound: func(_ *cli.Context, name string) { e.notFound = name },
 		Action: func(c *cli.Context) error { // no command: what git does, usage and a failure
@@ -479,14 +480,7 @@ func reorderArgs(app *cli.App, argv []string) []string {
 }
 
 func takesValue(flags []cli.Flag, arg string) bool {
-	name := strings.TrimLeft(arg, "-")
-	for _, f := range flags {
-		for _, n := range f.Names() {
-			if n == name {
-				_, isBool := f.(*cli.BoolFlag)
-				return !isBool
-			}
-		}
-	}
-	return false
+	f := findFlag(flags, arg)
+	_, isBool := f.(*cli.BoolFlag)
+	return f != nil && !isBool
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
@@ -22,9 +23,14 @@ func requireTool(t *testing.T, name string) string {
 }
 
 // toolCondition is the testscript condition [tool:NAME]: as requireTool,
-// false only where a missing tool may skip the script.
+// false only where a missing tool may skip the script. A NAME starting
+// with / is a file that must exist (/usr/share/bash-completion/bash_completion).
 func toolCondition(name string) (bool, error) {
-	if _, err := exec.LookPath(name); err == nil {
+	if filepath.IsAbs(name) {
+		if _, err := os.Stat(name); err == nil {
+			return true, nil
+		}
+	} else if _, err := exec.LookPath(name); err == nil {
 		return true, nil
 	}
 	if os.Getenv("GIT_SNAP_REQUIRE_TOOLS") != "" {
