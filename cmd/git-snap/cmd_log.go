@@ -51,7 +51,7 @@ Examples:
 			&cli.StringFlag{Name: "label", Usage: "only snapshots whose label matches `PATTERN` (a glob)"},
 			&cli.StringFlag{Name: "checkpoint", Usage: "only snapshots that carry or carried checkpoint `NAME`"},
 			&cli.StringFlag{Name: "code", Usage: "only snapshots taken at code `COMMIT` (id, prefix, HEAD or a branch)"},
-			&cli.BoolFlag{Name: "json", Usage: "a JSON array, for scripts"},
+			&cli.BoolFlag{Name: "json", Usage: "JSON for scripts (docs/json.md)"},
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "the session `NAME` when no REV is given"},
 		},
 		Action: action(e, shape{max: -1, pager: true}, e.parseLog, runLog),
@@ -132,10 +132,7 @@ func runLog(ctx context.Context, d *deps, o logOptions) error {
 		return err
 	}
 	if o.JSON {
-		if out == nil {
-			out = []render.EntryJSON{}
-		}
-		return render.JSON(w, out)
+		return render.JSON(w, render.NewLogJSON(out))
 	}
 	return nil
 }
