@@ -72,7 +72,7 @@ func appPage(app *cli.App, see []string) manpage.Page {
 			{Title: "Options", Items: flagItems(app.Flags)},
 			{Title: "Commands", Items: cmds},
 			{Title: "Exit status", Text: exitText},
-			{Title: "Environment", Items: envItems},
+			{Title: "Environment", Items: envItems()},
 			{Title: "See also", Roff: manpage.Bold("git") + "(1), " + strings.Join(refs, ", ")},
 		},
 	}
@@ -83,12 +83,16 @@ git help snap and git snap --help show this page.`
 
 const exitText = `0 done; 1 failed; 2 bad usage or bad input, and nothing was written; 130 interrupted.`
 
-var envItems = []manpage.Item{
-	{Tag: manpage.Bold("GIT_SNAP_DIR"), Text: "the store, as --store gives it."},
-	{Tag: manpage.Bold("GIT_SNAP_SESSION"), Text: "the default session, over session: in the config."},
-	{Tag: manpage.Bold("GIT_PAGER") + ", " + manpage.Bold("PAGER"), Text: "the pager of reading commands on a terminal."},
-	{Tag: manpage.Bold("NO_COLOR"), Text: "no colour unless --color=always."},
-	{Tag: manpage.Bold("XDG_CONFIG_HOME"), Text: "where the user's config is (~/.config when unset)."},
+// envItems are the variables git-snap reads; made when a page is, so
+// that starting the binary costs nothing for them.
+func envItems() []manpage.Item {
+	return []manpage.Item{
+		{Tag: manpage.Bold("GIT_SNAP_DIR"), Text: "the store, as --store gives it."},
+		{Tag: manpage.Bold("GIT_SNAP_SESSION"), Text: "the default session, over session: in the config."},
+		{Tag: manpage.Bold("GIT_PAGER") + ", " + manpage.Bold("PAGER"), Text: "the pager of reading commands on a terminal."},
+		{Tag: manpage.Bold("NO_COLOR"), Text: "no colour unless --color=always."},
+		{Tag: manpage.Bold("XDG_CONFIG_HOME"), Text: "where the user's config is (~/.config when unset)."},
+	}
 }
 
 func commandPage(c *cli.Command) manpage.Page {

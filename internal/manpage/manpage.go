@@ -110,9 +110,9 @@ func line(s string) string {
 
 // Escape makes s safe as roff text: backslashes and hyphens (which would
 // otherwise become typographic hyphens, breaking copy and paste of options).
-func Escape(s string) string {
-	return strings.NewReplacer(`\`, `\e`, "-", `\-`).Replace(s)
-}
+func Escape(s string) string { return escaper.Replace(s) }
+
+var escaper = strings.NewReplacer(`\`, `\e`, "-", `\-`)
 
 // Bold is s in bold, escaped.
 func Bold(s string) string { return `\fB` + Escape(s) + `\fR` }
