@@ -77,7 +77,7 @@ Examples:
 			&cli.StringFlag{Name: "label", Usage: "only snapshots whose label matches `PATTERN` (a glob)"},
 			&cli.StringFlag{Name: "checkpoint", Usage: "only snapshots that carry or carried checkpoint `NAME`"},
 			&cli.StringFlag{Name: "code", Usage: "only snapshots taken at code `COMMIT` (id, prefix, HEAD or a branch)"},
-			&cli.BoolFlag{Name: "json", Usage: "a JSON array, for scripts"},
+			&cli.BoolFlag{Name: "json", Usage: "JSON for scripts (docs/json.md)"},
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "the session `NAME` when no REV is given, and the end left out of A.. or ..B"},
 		},
 		Action: action(e, shape{max: -1, pager: true}, e.parseLog, runLog),
@@ -185,7 +185,7 @@ func runLog(ctx context.Context, d *deps, o logOptions) error {
 		if o.Reverse {
 			slices.Reverse(out)
 		}
-		return render.JSON(d.out, out)
+		return render.JSON(d.out, render.NewLogJSON(out))
 	}
 	slices.Reverse(picked)
 	for _, e := range picked {
