@@ -26,6 +26,7 @@ type logOptions struct {
 	Code       string
 	JSON       bool
 	Session    string
+	Grep       string
 }
 
 func cmdLog(e *env) *cli.Command {
@@ -53,6 +54,7 @@ Examples:
 			&cli.StringFlag{Name: "code", Usage: "only snapshots taken at code `COMMIT` (id, prefix, HEAD or a branch)"},
 			&cli.BoolFlag{Name: "json", Usage: "a JSON array, for scripts"},
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "the session `NAME` when no REV is given"},
+			&cli.StringFlag{Name: "grep", Usage: "only snapshots that first recorded a message line matching `PATTERN` (as git snap search finds them)"},
 		},
 		Action: action(e, shape{max: -1, pager: true}, e.parseLog, runLog),
 	}
@@ -62,7 +64,7 @@ func (e *env) parseLog(c *cli.Context) (logOptions, error) {
 	o := logOptions{
 		Revs: c.Args().Slice(), All: c.Bool("all"), Max: c.Int("max-count"), Oneline: c.Bool("oneline"),
 		Label: c.String("label"), Checkpoint: c.String("checkpoint"), Code: c.String("code"), JSON: c.Bool("json"),
-		Session: c.String("session"),
+		Session: c.String("session"), Grep: c.String("grep"),
 	}
 	var err error
 	if o.Since, err = parseWhen(c.String("since"), e.now()); err != nil {
@@ -108,10 +110,16 @@ func runLog(ctx context.Context, d *deps, o logOptions) error {
 	if o.Checkpoint != "" {
 		filter.Carried = carried
 	}
+	var grep map[plumbing.Hash]bool
+	if o.Grep != "" {
+		if grep, err = grepSnapshots(ctx, d, o.Grep); err != nil {
+			return err
+		}
+	}
 	var out []render.EntryJSON
 	shown := 0
 	err = s.Walk(ctx, starts, func(e gitstore.Entry) error {
-		if !filter.Match(e) {
+		if !filter.Match(e) || (grep != nil && !grep[e.ID]) {
 			return nil
 		}
 		if o.Max > 0 && shown >= o.Max {

@@ -1,0 +1,104 @@
+package search
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+)
+
+// mergeSmallest keeps the number of segments bounded: every update that
+// finds something new writes one, so past maxSegments the smallest are
+// read and written again as one, leaving out the docs of sessions
+// dropped or rewritten since.
+func (x *Index) mergeSmallest(ctx context.Context, b *builder) error {
+	m := b.m
+	if len(m.segments) <= x.maxSegments {
+		return nil
+	}
+	size := map[string]int64{}
+	for _, n := range m.segments {
+		if fi, err := os.Stat(filepath.Join(x.dir, n)); err == nil {
+			size[n] = fi.Size()
+		}
+	}
+	order := slices.Clone(m.segments)
+	slices.SortFunc(order, func(a, b string) int { return int(min(max(size[a]-size[b], -1), 1)) })
+	merge := order[:len(order)-x.maxSegments+1]
+	for _, name := range merge {
+		if err := b.copyLive(ctx, name); err != nil {
+			return err
+		}
+	}
+	m.segments = slices.DeleteFunc(m.segments, func(n string) bool { return slices.Contains(merge, n) })
+	return b.flush()
+}
+
+// copyLive adds a segment's docs that still count to the builder.
+func (b *builder) copyLive(ctx context.Context, name string) error {
+	data, unmap, err := mapFile(filepath.Join(b.x.dir, name))
+	if err != nil {
+		return err
+	}
+	defer unmap()
+	s, err := parseSegment(name, data)
+	if err != nil {
+		return err
+	}
+	snaps := map[uint32]uint32{} // the segment's snapshot rows in the current writer
+	w := b.w
+	for d := range uint32(s.nDocs()) {
+		if d%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if b.w != w { // flushed: the rows are the new writer's to add
+			snaps, w = map[uint32]uint32{}, b.w
+		}
+		if err := b.copyDoc(s, d, snaps); err != nil {
+			return err
+		}
+		if b.w.size() >= b.x.segmentBytes {
+			if err := b.flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// copyDoc adds doc d of s to the builder when its session still counts.
+func (b *builder) copyDoc(s *segment, d uint32, snaps map[uint32]uint32) error {
+	row, sr, sess, gen, err := s.docHeader(d)
+	if err != nil {
+		return err
+	}
+	if st := b.m.sessions[sess]; st == nil || st.gen != gen {
+		return nil
+	}
+	fields, err := s.fields(row)
+	if err != nil {
+		return err
+	}
+	role, err := s.str(row.role)
+	if err != nil {
+		return err
+	}
+	n, ok := snaps[row.snap]
+	if !ok {
+		label, err := s.str(sr.label)
+		if err != nil {
+			return err
+		}
+		n = b.w.snapshot(b.w.session(sess, gen), sr.commit, int(sr.seq), time.Unix(0, sr.time), label)
+		snaps[row.snap] = n
+	}
+	var t time.Time
+	if row.time != 0 {
+		t = time.Unix(0, row.time)
+	}
+	b.w.add(n, int(row.message), role, t, fields)
+	return nil
+}
