@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/git-snap/git-snap/gitstore/internal/layout"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -38,80 +40,80 @@ func (s *Store) SessionTips(ctx context.Context) (map[string]plumbing.Hash, erro
 	return out, nil
 }
 
-// ChangedMessages lists the messages of snapshot id whose blob differs
-// from the one at the same position in snapshot base (every message when
-// base is ZeroHash), in order. Chunks the two share are not read.
-func (s *Store) ChangedMessages(ctx context.Context, base, id plumbing.Hash) ([]ElementRef, error) {
+// SnapshotTree reads a snapshot's root tree (a commit's Tree) and
+// returns its messages and files trees, ZeroHash for a part it does not
+// have. A tree of another format is refused.
+func (s *Store) SnapshotTree(ctx context.Context, tree plumbing.Hash) (messages, files plumbing.Hash, err error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return plumbing.ZeroHash, plumbing.ZeroHash, err
 	}
-	dir, err := s.messagesDir(ctx, id)
+	root, err := object.GetTree(s.st, tree)
 	if err != nil {
-		return nil, err
+		return plumbing.ZeroHash, plumbing.ZeroHash, fmt.Errorf("read snapshot tree %s: %w", tree, err)
 	}
-	var baseDir plumbing.Hash
-	if !base.IsZero() {
-		if baseDir, err = s.messagesDir(ctx, base); err != nil {
-			return nil, err
+	known := false
+	for _, e := range root.Entries {
+		switch e.Name {
+		case layout.FormatFile:
+			known = e.Hash == markerBlob() // the marker's blob id says its content
+		case layout.MessagesDir:
+			messages = e.Hash
+		case layout.FilesDir:
+			files = e.Hash
 		}
 	}
-	if dir == baseDir {
-		return nil, nil
-	}
-	baseChunks, err := s.chunks(baseDir)
-	if err != nil {
-		return nil, fmt.Errorf("read snapshot %s: %w", base, err)
-	}
-	elems, chunks, err := s.reader.Elements(dir, baseChunks)
-	if err != nil {
-		return nil, fmt.Errorf("read snapshot %s: %w", id, err)
-	}
-	old, _, err := s.reader.Elements(baseDir, chunks) // base's side of the chunks that differ
-	if err != nil {
-		return nil, fmt.Errorf("read snapshot %s: %w", base, err)
-	}
-	had := make(map[int]plumbing.Hash, len(old))
-	for _, e := range old {
-		had[e.Index] = e.Hash
-	}
-	var out []ElementRef
-	for _, e := range elems {
-		if had[e.Index] != e.Hash {
-			out = append(out, ElementRef{Index: e.Index, Blob: e.Hash})
+	if !known { // read it as any snapshot is read, for the error
+		t, err := s.reader.Open(tree)
+		if err != nil {
+			return plumbing.ZeroHash, plumbing.ZeroHash, fmt.Errorf("read snapshot tree %s: %w", tree, err)
 		}
+		return t.Messages, t.Files, nil
 	}
-	return out, nil
+	return messages, files, nil
 }
 
-// chunks is the set of chunk trees of a chunked directory, read
-// without reading the chunks.
-func (s *Store) chunks(dir plumbing.Hash) (map[plumbing.Hash]bool, error) {
-	out := map[plumbing.Hash]bool{}
-	if dir.IsZero() {
-		return out, nil
+// markerBlob is the id of the format marker's blob, computed when first
+// needed so that no command pays for it at start-up.
+var markerBlob = sync.OnceValue(func() plumbing.Hash {
+	return plumbing.ComputeHash(plumbing.BlobObject, []byte(layout.Marker))
+})
+
+// Chunks lists the chunk trees of a messages (or events) tree, in
+// order. Equal chunk trees hold equal elements, so a reader that
+// remembers chunks reads each once.
+func (s *Store) Chunks(ctx context.Context, dir plumbing.Hash) ([]plumbing.Hash, error) {
+	if err := ctx.Err(); err != nil || dir.IsZero() {
+		return nil, err
 	}
 	t, err := object.GetTree(s.st, dir)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read messages tree %s: %w", dir, err)
 	}
-	for _, e := range t.Entries {
-		out[e.Hash] = true
+	out := make([]plumbing.Hash, len(t.Entries))
+	for i, e := range t.Entries {
+		out[i] = e.Hash
 	}
 	return out, nil
 }
 
-// messagesDir is the messages tree of a snapshot, ZeroHash when it has
-// none.
-func (s *Store) messagesDir(ctx context.Context, id plumbing.Hash) (plumbing.Hash, error) {
-	e, err := s.Entry(ctx, id)
-	if err != nil {
-		return plumbing.ZeroHash, err
+// ChunkElements lists the elements of one chunk tree in order.
+func (s *Store) ChunkElements(ctx context.Context, chunk plumbing.Hash) ([]ElementRef, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	t, err := s.reader.Open(e.Tree)
+	t, err := object.GetTree(s.st, chunk)
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("read snapshot %s: %w", id, err)
+		return nil, fmt.Errorf("read chunk tree %s: %w", chunk, err)
 	}
-	return t.Messages, nil
+	out := make([]ElementRef, 0, len(t.Entries))
+	for _, e := range t.Entries {
+		i, ok := layout.ElementIndex(e.Name)
+		if !ok {
+			return nil, fmt.Errorf("unexpected entry %s in chunk tree %s", e.Name, chunk)
+		}
+		out = append(out, ElementRef{Index: i, Blob: e.Hash})
+	}
+	return out, nil
 }
 
 // Element reads one stored message or event by its blob id.
@@ -119,20 +121,23 @@ func (s *Store) Element(ctx context.Context, blob plumbing.Hash) (any, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return s.reader.Parse(blob)
+	data, err := s.st.blobData(blob)
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", blob, err)
+	}
+	v, err := snapshot.Parse(data, snapshot.Limits{})
+	if err != nil {
+		return nil, fmt.Errorf("stored object %s: %w", blob, err)
+	}
+	return v, nil
 }
 
-// FilePaths lists the paths of the files a snapshot captured, without
-// reading their contents. Paths that could leave a work tree are
-// refused, as when the files are read.
-func (s *Store) FilePaths(ctx context.Context, id plumbing.Hash) ([]string, error) {
-	e, err := s.Entry(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	t, err := s.reader.Open(e.Tree)
-	if err != nil || t.Files.IsZero() {
-		return nil, err
+// FilePaths lists the paths of the files under a snapshot's files tree
+// (see SnapshotTree), without reading their contents. Paths that could
+// leave a work tree are refused, as when the files are read.
+func (s *Store) FilePaths(ctx context.Context, files plumbing.Hash) ([]string, error) {
+	if files.IsZero() {
+		return nil, nil
 	}
 	var out []string
 	var walk func(h plumbing.Hash, prefix string) error
@@ -159,8 +164,8 @@ func (s *Store) FilePaths(ctx context.Context, id plumbing.Hash) ([]string, erro
 		}
 		return nil
 	}
-	if err := walk(t.Files, ""); err != nil {
-		return nil, fmt.Errorf("read files of %s: %w", id, err)
+	if err := walk(files, ""); err != nil {
+		return nil, fmt.Errorf("read files tree %s: %w", files, err)
 	}
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -44,23 +45,25 @@ func newManifest() *manifest {
 	return &manifest{nextGen: 1, sessions: map[string]*sessionState{}}
 }
 
-func (m *manifest) encode() []byte {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s\ngen %d\n", manifestHeader, m.nextGen)
+func (m *manifest) encode(w io.Writer) error {
+	b := bufio.NewWriter(w)
+	fmt.Fprintf(b, "%s\ngen %d\n", manifestHeader, m.nextGen)
 	for _, s := range m.segments {
-		fmt.Fprintf(&b, "seg %s\n", s)
+		fmt.Fprintf(b, "seg %s\n", s)
 	}
 	for name, s := range m.sessions {
-		fmt.Fprintf(&b, "sess %s %s %d %d %s %s\n", name, s.tip, s.gen, s.time, strconv.Quote(s.agent), strconv.Quote(s.source))
+		fmt.Fprintf(b, "sess %s %s %d %d %s %s\n", name, s.tip, s.gen, s.time, strconv.Quote(s.agent), strconv.Quote(s.source))
 		for p := range s.paths {
-			fmt.Fprintf(&b, "path %s\n", strconv.Quote(p))
+			fmt.Fprintf(b, "path %s\n", strconv.Quote(p))
 		}
 		for id, tool := range s.calls {
-			fmt.Fprintf(&b, "call %s %s\n", strconv.Quote(id), strconv.Quote(tool))
+			fmt.Fprintf(b, "call %s %s\n", strconv.Quote(id), strconv.Quote(tool))
 		}
 	}
-	b.WriteString("end\n")
-	return b.Bytes()
+	if _, err := b.WriteString("end\n"); err != nil {
+		return err
+	}
+	return b.Flush()
 }
 
 // readManifest reads dir's manifest; a missing one is an empty index,
@@ -171,12 +174,16 @@ func newSegmentName() string {
 
 // writeAtomic writes a file aside and renames it into place, so that a
 // reader finds the old content or the new, never part of one.
-func writeAtomic(path string, data []byte) error {
+func writeAtomic(path string, write func(io.Writer) error) error {
 	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
+	bw := bufio.NewWriterSize(f, 1<<16)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -9,29 +9,27 @@ import (
 )
 
 // mergeSmallest keeps the number of segments bounded: every update that
-// finds something new writes one, so past maxSegments the smallest are
-// read and written again as one, leaving out the docs of sessions
-// dropped or rewritten since.
+// finds something new writes one, mostly small. Past maxSegments small
+// ones (under a quarter of a full segment), they are read and written
+// again as one, leaving out the docs of sessions dropped or rewritten
+// since. Full segments, as a first build writes them, stay as they are.
 func (x *Index) mergeSmallest(ctx context.Context, b *builder) error {
 	m := b.m
-	if len(m.segments) <= x.maxSegments {
-		return nil
-	}
-	size := map[string]int64{}
+	var small []string
 	for _, n := range m.segments {
-		if fi, err := os.Stat(filepath.Join(x.dir, n)); err == nil {
-			size[n] = fi.Size()
+		if fi, err := os.Stat(filepath.Join(x.dir, n)); err == nil && fi.Size() < int64(x.segmentBytes/4) {
+			small = append(small, n)
 		}
 	}
-	order := slices.Clone(m.segments)
-	slices.SortFunc(order, func(a, b string) int { return int(min(max(size[a]-size[b], -1), 1)) })
-	merge := order[:len(order)-x.maxSegments+1]
-	for _, name := range merge {
+	if len(small) <= x.maxSegments {
+		return nil
+	}
+	for _, name := range small {
 		if err := b.copyLive(ctx, name); err != nil {
 			return err
 		}
 	}
-	m.segments = slices.DeleteFunc(m.segments, func(n string) bool { return slices.Contains(merge, n) })
+	m.segments = slices.DeleteFunc(m.segments, func(n string) bool { return slices.Contains(small, n) })
 	return b.flush()
 }
 
@@ -60,7 +58,7 @@ func (b *builder) copyLive(ctx context.Context, name string) error {
 		if err := b.copyDoc(s, d, snaps); err != nil {
 			return err
 		}
-		if b.w.size() >= b.x.segmentBytes {
+		if b.w.full() {
 			if err := b.flush(); err != nil {
 				return err
 			}

@@ -78,24 +78,26 @@ func (x *Index) query(ctx context.Context, q Query, mt *matcher) ([]Hit, error) 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		docs, every, err := s.eval(mt.cond)
+		blocks, every, err := s.eval(mt.cond)
 		if err != nil {
 			return nil, err
 		}
 		if every {
-			docs = make([]uint32, s.nDocs())
-			for i := range docs {
-				docs[i] = uint32(i)
+			blocks = make([]uint32, (s.nDocs()+blockDocs-1)/blockDocs)
+			for i := range blocks {
+				blocks[i] = uint32(i)
 			}
 		}
-		for _, d := range docs {
-			c, ok, err := f.candidate(s, d)
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				c.seg = si
-				cands = append(cands, c)
+		for _, b := range blocks {
+			for d := b * blockDocs; d < (b+1)*blockDocs && int(d) < s.nDocs(); d++ {
+				c, ok, err := f.candidate(s, d)
+				if err != nil {
+					return nil, err
+				}
+				if ok {
+					c.seg = si
+					cands = append(cands, c)
+				}
 			}
 		}
 	}

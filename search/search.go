@@ -100,7 +100,7 @@ func Open(ctx context.Context, s *gitstore.Store, dir string) (*Index, error) {
 	if dir == "" {
 		dir = DefaultDir(s.Paths())
 	}
-	return &Index{store: s, dir: dir, segmentBytes: 32 << 20, maxSegments: 8}, nil
+	return &Index{store: s, dir: dir, segmentBytes: 24 << 20, maxSegments: 8}, nil
 }
 
 // Close releases the index. The store stays open.

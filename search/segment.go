@@ -4,7 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
-	"slices"
+	"io"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -20,12 +21,17 @@ import (
 //	docs      n × {snapshot, message int32, role, time int64, textOff u64, textLen, crc}
 //	text      per doc its fields: {kind u8, tool u32, len u32, bytes}
 //	trigrams  n × {trigram, postOff u64, postLen, crc}, sorted
-//	postings  per trigram the doc numbers, delta-varint
-//	footer    7 × {off u64, len u64}, crc of the tables, magic
+//	postings  per trigram the blocks of blockDocs docs that hold it, delta-varint
+//	footer    7 × {off u64, len u64}, crc of the small tables, magic
 //
-// Everything read is checked: the tables by the footer's checksum when
-// the file is opened, a doc's text and a trigram's postings by their own
-// checksums when read, so a damaged file is found, never trusted.
+// Postings name blocks of docs, not docs: neighbouring messages share
+// most trigrams, so a block list is several times shorter, and a search
+// reads the few docs of each block it finds.
+//
+// What is read is checked: the string, session and snapshot tables by
+// the footer's checksum when the file is opened, a doc's text and a
+// trigram's postings by their own checksums when read, and every offset
+// against its section, so a damaged file is found, never trusted.
 
 const (
 	segMagic    = "gsnapix1"
@@ -37,7 +43,14 @@ const (
 	sessBytes   = 8
 )
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// blockDocs is how many neighbouring docs one posting stands for.
+const blockDocs = 8
+
+// castagnoli is the checksum table, made when first needed so that no
+// command pays for it at start-up.
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
+
+func checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli()) }
 
 type section int
 
@@ -80,13 +93,15 @@ type segWriter struct {
 	snaps    []snapRow
 	docs     []docRow
 	text     []byte
-	post     map[uint32][]uint32
+	pairs    []uint64 // trigram<<32 | block, for each trigram of each block
 	scratch  []byte
-	tris     []uint32
+	tris     []uint32 // the current block's trigrams
+	seen     []uint64 // a bit per trigram, for endBlock
+	limit    int      // bytes of text or postings that make a segment full
 }
 
-func newSegWriter() *segWriter {
-	return &segWriter{strs: map[string]uint32{}, sessIdx: map[string]uint32{}, post: map[uint32][]uint32{}}
+func newSegWriter(limit int) *segWriter {
+	return &segWriter{strs: map[string]uint32{}, sessIdx: map[string]uint32{}, limit: limit}
 }
 
 func (w *segWriter) str(s string) uint32 {
@@ -122,9 +137,12 @@ func (w *segWriter) add(snap uint32, message int, role string, t time.Time, fiel
 	if len(fields) == 0 {
 		return
 	}
+	if w.text == nil && w.limit > 0 { // the sizes a full segment reaches, so that appends do not copy
+		w.text = make([]byte, 0, w.limit+w.limit/8)
+		w.pairs = make([]uint64, 0, w.limit/8+w.limit/64)
+	}
 	doc := uint32(len(w.docs))
 	start := len(w.text)
-	w.tris = w.tris[:0]
 	for _, f := range fields {
 		w.text = append(w.text, f.kind)
 		w.text = binary.LittleEndian.AppendUint32(w.text, w.str(f.tool))
@@ -133,109 +151,166 @@ func (w *segWriter) add(snap uint32, message int, role string, t time.Time, fiel
 		w.scratch = fold(w.scratch[:0], f.text)
 		w.tris = trigrams(w.tris, w.scratch)
 	}
-	slices.Sort(w.tris)
-	for _, t := range slices.Compact(w.tris) {
-		w.post[t] = append(w.post[t], doc)
-	}
 	var tm int64
 	if !t.IsZero() {
 		tm = t.UnixNano()
 	}
 	w.docs = append(w.docs, docRow{snap: snap, message: int32(message), role: w.str(role), time: tm,
-		off: uint64(start), n: uint32(len(w.text) - start), crc: crc32.Checksum(w.text[start:], castagnoli)})
+		off: uint64(start), n: uint32(len(w.text) - start), crc: checksum(w.text[start:])})
+	if doc%blockDocs == blockDocs-1 {
+		w.endBlock()
+	}
 }
 
-// size is about how many bytes the segment will take.
-func (w *segWriter) size() int { return len(w.text) + 4*len(w.docs)*8 }
+// endBlock adds the current block's trigrams to the postings, each
+// once: seen marks those already added, and is cleared again after.
+func (w *segWriter) endBlock() {
+	if len(w.docs) == 0 {
+		return
+	}
+	if w.seen == nil {
+		w.seen = make([]uint64, 1<<24/64)
+	}
+	block := uint64((len(w.docs) - 1) / blockDocs)
+	n := 0
+	for _, t := range w.tris {
+		if bit := uint64(1) << (t % 64); w.seen[t/64]&bit == 0 {
+			w.seen[t/64] |= bit
+			w.pairs = append(w.pairs, uint64(t)<<32|block)
+			w.tris[n] = t
+			n++
+		}
+	}
+	for _, t := range w.tris[:n] {
+		w.seen[t/64] = 0
+	}
+	w.tris = w.tris[:0]
+}
+
+// full reports whether the segment holds as much as one should: its
+// text and postings are what a build keeps in memory.
+func (w *segWriter) full() bool {
+	return len(w.text) >= w.limit || len(w.pairs)*8 >= w.limit
+}
 
 func (w *segWriter) empty() bool { return len(w.docs) == 0 }
 
-// bytes encodes the segment.
-func (w *segWriter) bytes() []byte {
+// write encodes the segment into wr.
+func (w *segWriter) write(wr io.Writer) error {
+	w.endBlock()
 	le := binary.LittleEndian
-	out := []byte(segMagic)
+	var out []byte // the tables before the text
 	var secs [nSections][2]uint64
-	begin := func(s section) { secs[s][0] = uint64(len(out)) }
-	end := func(s section) { secs[s][1] = uint64(len(out)) - secs[s][0] }
-
-	begin(secStrings)
-	out = le.AppendUint32(out, uint32(len(w.strList)))
-	off := uint32(0)
-	for _, s := range w.strList {
-		out = le.AppendUint32(out, off)
-		off += uint32(len(s))
+	off := uint64(len(segMagic))
+	put := func(s section, b []byte) {
+		secs[s] = [2]uint64{off, uint64(len(b))}
+		off += uint64(len(b))
 	}
-	out = le.AppendUint32(out, off)
+	strs := le.AppendUint32(nil, uint32(len(w.strList)))
+	so := uint32(0)
 	for _, s := range w.strList {
-		out = append(out, s...)
+		strs = le.AppendUint32(strs, so)
+		so += uint32(len(s))
 	}
-	end(secStrings)
-
-	begin(secSessions)
+	strs = le.AppendUint32(strs, so)
+	for _, s := range w.strList {
+		strs = append(strs, s...)
+	}
+	put(secStrings, strs)
+	sess := make([]byte, 0, len(w.sessions)*sessBytes)
 	for _, s := range w.sessions {
-		out = le.AppendUint32(le.AppendUint32(out, s[0]), s[1])
+		sess = le.AppendUint32(le.AppendUint32(sess, s[0]), s[1])
 	}
-	end(secSessions)
-
-	begin(secSnapshots)
+	put(secSessions, sess)
+	snaps := make([]byte, 0, len(w.snaps)*snapBytes)
 	for _, s := range w.snaps {
-		out = append(out, s.commit[:]...)
-		out = le.AppendUint32(le.AppendUint32(out, s.session), s.seq)
-		out = le.AppendUint32(le.AppendUint64(out, uint64(s.time)), s.label)
+		snaps = append(snaps, s.commit[:]...)
+		snaps = le.AppendUint32(le.AppendUint32(snaps, s.session), s.seq)
+		snaps = le.AppendUint32(le.AppendUint64(snaps, uint64(s.time)), s.label)
 	}
-	end(secSnapshots)
-
-	begin(secDocs)
+	put(secSnapshots, snaps)
+	docs := make([]byte, 0, len(w.docs)*docBytes)
 	for _, d := range w.docs {
-		out = le.AppendUint32(le.AppendUint32(le.AppendUint32(out, d.snap), uint32(d.message)), d.role)
-		out = le.AppendUint64(le.AppendUint64(out, uint64(d.time)), d.off)
-		out = le.AppendUint32(le.AppendUint32(out, d.n), d.crc)
+		docs = le.AppendUint32(le.AppendUint32(le.AppendUint32(docs, d.snap), uint32(d.message)), d.role)
+		docs = le.AppendUint64(le.AppendUint64(docs, uint64(d.time)), d.off)
+		docs = le.AppendUint32(le.AppendUint32(docs, d.n), d.crc)
 	}
-	end(secDocs)
-
-	begin(secText)
-	out = append(out, w.text...)
-	end(secText)
-
-	keys := make([]uint32, 0, len(w.post))
-	for t := range w.post {
-		keys = append(keys, t)
-	}
-	slices.Sort(keys)
-	var post []byte
-	begin(secTrigrams)
-	for _, t := range keys {
-		start := len(post)
-		prev := uint32(0)
-		for _, d := range w.post[t] {
-			post = binary.AppendUvarint(post, uint64(d-prev))
-			prev = d
-		}
-		out = le.AppendUint64(le.AppendUint32(out, t), uint64(start))
-		out = le.AppendUint32(le.AppendUint32(out, uint32(len(post)-start)), crc32.Checksum(post[start:], castagnoli))
-	}
-	end(secTrigrams)
-
-	begin(secPostings)
-	out = append(out, post...)
-	end(secPostings)
-
-	crc := tablesCRC(out, secs)
+	put(secDocs, docs)
+	put(secText, w.text)
+	tris, post := w.postings()
+	put(secTrigrams, tris)
+	put(secPostings, post)
+	out = append(out, segMagic...)
+	parts := [][]byte{out, strs, sess, snaps, docs, w.text, tris, post}
+	foot := make([]byte, 0, footerBytes)
 	for _, s := range secs {
-		out = le.AppendUint64(le.AppendUint64(out, s[0]), s[1])
+		foot = le.AppendUint64(le.AppendUint64(foot, s[0]), s[1])
 	}
-	out = le.AppendUint32(out, crc)
-	return append(out, segMagic...)
+	foot = le.AppendUint32(foot, tablesCRC(strs, sess, snaps))
+	parts = append(parts, append(foot, segMagic...))
+	for _, p := range parts {
+		if _, err := wr.Write(p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// tablesCRC is the checksum of every section but the text and postings,
-// which carry their own per doc and per trigram.
-func tablesCRC(data []byte, secs [nSections][2]uint64) uint32 {
-	var crc uint32
-	for _, s := range []section{secStrings, secSessions, secSnapshots, secDocs, secTrigrams} {
-		crc = crc32.Update(crc, castagnoli, data[secs[s][0]:secs[s][0]+secs[s][1]])
+// postings sorts the pairs and encodes the trigram table and the
+// posting lists.
+func (w *segWriter) postings() (tris, post []byte) {
+	le := binary.LittleEndian
+	sortByTrigram(w.pairs)
+	for i := 0; i < len(w.pairs); {
+		t := uint32(w.pairs[i] >> 32)
+		start := len(post)
+		prev := uint64(0)
+		for ; i < len(w.pairs) && uint32(w.pairs[i]>>32) == t; i++ {
+			b := w.pairs[i] & 0xffffffff
+			post = binary.AppendUvarint(post, b-prev)
+			prev = b
+		}
+		tris = le.AppendUint64(le.AppendUint32(tris, t), uint64(start))
+		tris = le.AppendUint32(le.AppendUint32(tris, uint32(len(post)-start)), checksum(post[start:]))
 	}
-	return crc
+	return tris, post
+}
+
+// sortByTrigram sorts pairs by trigram, keeping the order of each
+// trigram's blocks: they were added in increasing order, so two stable
+// passes of a radix sort over the trigram's 24 bits sort the pairs
+// whole, in linear time.
+func sortByTrigram(pairs []uint64) {
+	tmp := make([]uint64, len(pairs))
+	src, dst := pairs, tmp
+	for _, shift := range []uint{32, 44} {
+		var count [1 << 12]int
+		for _, p := range src {
+			count[(p>>shift)&0xfff]++
+		}
+		sum := 0
+		for i, c := range count {
+			count[i] = sum
+			sum += c
+		}
+		for _, p := range src {
+			d := (p >> shift) & 0xfff
+			dst[count[d]] = p
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	// Two passes leave the result back in pairs.
+}
+
+// tablesCRC is the checksum of the string, session and snapshot
+// tables. The docs and trigram tables are larger and read in part: each
+// row is checked against its section's bounds and points at text or
+// postings that carry their own checksum.
+func tablesCRC(strs, sess, snaps []byte) uint32 {
+	crc := crc32.Update(0, castagnoli(), strs)
+	crc = crc32.Update(crc, castagnoli(), sess)
+	return crc32.Update(crc, castagnoli(), snaps)
 }
 
 // segment is a segment file opened for reading.
@@ -269,7 +344,7 @@ func parseSegment(name string, data []byte) (*segment, error) {
 		secs[i] = [2]uint64{off, n}
 		s.sec[i] = data[off : off+n]
 	}
-	if tablesCRC(data, secs) != le.Uint32(foot[nSections*16:]) {
+	if tablesCRC(s.sec[secStrings], s.sec[secSessions], s.sec[secSnapshots]) != le.Uint32(foot[nSections*16:]) {
 		return nil, corrupt(name, "checksum mismatch")
 	}
 	st := s.sec[secStrings]
@@ -356,7 +431,7 @@ func (s *segment) fields(d docRow) ([]field, error) {
 		return nil, corrupt(s.name, "text out of bounds")
 	}
 	b := t[d.off : d.off+uint64(d.n)]
-	if crc32.Checksum(b, castagnoli) != d.crc {
+	if checksum(b) != d.crc {
 		return nil, corrupt(s.name, "text checksum mismatch")
 	}
 	var out []field
@@ -379,7 +454,7 @@ func (s *segment) fields(d docRow) ([]field, error) {
 	return out, nil
 }
 
-// postings returns the docs holding trigram t, in order.
+// postings returns the blocks holding trigram t, in order.
 func (s *segment) postings(t uint32) ([]uint32, error) {
 	le := binary.LittleEndian
 	tab := s.sec[secTrigrams]
@@ -403,7 +478,7 @@ func (s *segment) postings(t uint32) ([]uint32, error) {
 		return nil, corrupt(s.name, "postings out of bounds")
 	}
 	b := p[off : off+uint64(ln)]
-	if crc32.Checksum(b, castagnoli) != crc {
+	if checksum(b) != crc {
 		return nil, corrupt(s.name, "postings checksum mismatch")
 	}
 	var out []uint32
@@ -414,7 +489,7 @@ func (s *segment) postings(t uint32) ([]uint32, error) {
 			return nil, corrupt(s.name, "postings encoding")
 		}
 		doc += v
-		if doc >= uint64(s.nDocs()) {
+		if doc*blockDocs >= uint64(s.nDocs()) {
 			return nil, corrupt(s.name, "posting out of range")
 		}
 		out = append(out, uint32(doc))
@@ -423,7 +498,7 @@ func (s *segment) postings(t uint32) ([]uint32, error) {
 	return out, nil
 }
 
-// eval returns the docs that meet c, or nil and true for every doc.
+// eval returns the blocks that meet c, or nil and true for every block.
 func (s *segment) eval(c *cond) ([]uint32, bool, error) {
 	switch c.op {
 	case condTri:

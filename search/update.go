@@ -41,7 +41,7 @@ func (x *Index) update(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	b := &builder{x: x, m: m, w: newSegWriter(), ex: newExtractor()}
+	b := &builder{x: x, m: m, w: newSegWriter(x.segmentBytes), ex: newExtractor()}
 	changed := false
 	for name := range m.sessions {
 		if _, ok := tips[name]; !ok {
@@ -72,7 +72,7 @@ func (x *Index) update(ctx context.Context) error {
 	if err := x.mergeSmallest(ctx, b); err != nil {
 		return err
 	}
-	if err := writeAtomic(filepath.Join(x.dir, "manifest"), m.encode()); err != nil {
+	if err := writeAtomic(filepath.Join(x.dir, "manifest"), m.encode); err != nil {
 		return fmt.Errorf("search index: %w", err)
 	}
 	x.removeUnlisted(m)
@@ -106,10 +106,11 @@ func (x *Index) removeUnlisted(m *manifest) {
 
 // builder reads sessions into segments.
 type builder struct {
-	x  *Index
-	m  *manifest
-	w  *segWriter
-	ex *extractor
+	x    *Index
+	m    *manifest
+	w    *segWriter
+	ex   *extractor
+	prev chunkState // of the session being read
 }
 
 // session indexes a session's snapshots up to tip.
@@ -132,6 +133,12 @@ func (b *builder) session(ctx context.Context, name string, tip plumbing.Hash) e
 		chain = append(chain, e)
 		id = e.Parent
 	}
+	b.prev = chunkState{elems: map[plumbing.Hash][]gitstore.ElementRef{}}
+	if found && len(chain) > 0 { // read on from the indexed tip's messages
+		if err := b.startAt(ctx, chain[len(chain)-1].Parent); err != nil {
+			return fmt.Errorf("index session %s: %w", name, err)
+		}
+	}
 	if !found { // new, or its history was rewritten: read it whole
 		st = &sessionState{gen: b.m.nextGen, paths: map[string]bool{}, calls: map[string]string{}}
 		b.m.nextGen++
@@ -150,12 +157,31 @@ func (b *builder) session(ctx context.Context, name string, tip plumbing.Hash) e
 	return nil
 }
 
+// startAt makes snapshot id the one the next is compared with.
+func (b *builder) startAt(ctx context.Context, id plumbing.Hash) error {
+	e, err := b.x.store.Entry(ctx, id)
+	if err != nil {
+		return err
+	}
+	msgs, _, err := b.x.store.SnapshotTree(ctx, e.Tree)
+	if err != nil {
+		return err
+	}
+	b.prev.chunks, err = b.x.store.Chunks(ctx, msgs)
+	return err
+}
+
 // snapshot indexes what snapshot e added to its session: the messages
-// whose blob differs from its parent's at their place, and file paths
-// the session had not yet named.
+// whose blob differs from the one at their place in the snapshot before
+// (read chunk by chunk: chunks it shares with that one are skipped), and
+// file paths the session had not yet named.
 func (b *builder) snapshot(ctx context.Context, name string, st *sessionState, e gitstore.Entry) error {
 	s := b.x.store
-	refs, err := s.ChangedMessages(ctx, e.Parent, e.ID)
+	msgs, files, err := s.SnapshotTree(ctx, e.Tree)
+	if err != nil {
+		return err
+	}
+	chunks, err := s.Chunks(ctx, msgs)
 	if err != nil {
 		return err
 	}
@@ -168,24 +194,31 @@ func (b *builder) snapshot(ctx context.Context, name string, st *sessionState, e
 		return snap
 	}
 	var paths []string
-	for _, r := range refs {
-		v, err := s.Element(ctx, r.Blob)
+	for k, c := range chunks {
+		changed, err := b.prev.changed(ctx, s, k, c)
 		if err != nil {
 			return err
 		}
-		ex := b.ex.extract(v, st.calls)
-		if st.agent == "" {
-			st.agent = ex.agent
+		for _, r := range changed {
+			v, err := s.Element(ctx, r.Blob)
+			if err != nil {
+				return err
+			}
+			ex := b.ex.extract(v, st.calls)
+			if st.agent == "" {
+				st.agent = ex.agent
+			}
+			paths = append(paths, ex.touched...)
+			t := ex.time
+			if t.IsZero() {
+				t = e.Header.Time
+			}
+			b.w.add(row(), r.Index, ex.role, t, ex.fields)
 		}
-		paths = append(paths, ex.touched...)
-		t := ex.time
-		if t.IsZero() {
-			t = e.Header.Time
-		}
-		b.w.add(row(), r.Index, ex.role, t, ex.fields)
 	}
+	b.prev.chunks = chunks
 	if e.Header.Files > 0 {
-		captured, err := s.FilePaths(ctx, e.ID)
+		captured, err := s.FilePaths(ctx, files)
 		if err != nil {
 			return err
 		}
@@ -198,10 +231,61 @@ func (b *builder) snapshot(ctx context.Context, name string, st *sessionState, e
 		st.paths[p] = true
 		b.w.add(row(), -1, "", e.Header.Time, []field{{kind: kindPath, text: p}})
 	}
-	if b.w.size() >= b.x.segmentBytes {
+	if b.w.full() {
 		return b.flush()
 	}
 	return nil
+}
+
+// chunkState is the messages of the snapshot before the one being read,
+// as chunk trees and the elements of those read.
+type chunkState struct {
+	chunks []plumbing.Hash
+	elems  map[plumbing.Hash][]gitstore.ElementRef
+}
+
+// changed returns the elements of chunk c, at position k, whose blob
+// differs from the previous snapshot's at their index.
+func (p *chunkState) changed(ctx context.Context, s *gitstore.Store, k int, c plumbing.Hash) ([]gitstore.ElementRef, error) {
+	if k < len(p.chunks) && p.chunks[k] == c {
+		return nil, nil
+	}
+	now, err := p.read(ctx, s, c)
+	if err != nil || k >= len(p.chunks) {
+		return now, err
+	}
+	before, err := p.read(ctx, s, p.chunks[k])
+	if err != nil {
+		return nil, err
+	}
+	had := make(map[int]plumbing.Hash, len(before))
+	for _, e := range before {
+		had[e.Index] = e.Blob
+	}
+	var out []gitstore.ElementRef
+	for _, e := range now {
+		if had[e.Index] != e.Blob {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// read lists a chunk's elements, remembering the last few chunks read:
+// a session's snapshots change their last chunk one after another.
+func (p *chunkState) read(ctx context.Context, s *gitstore.Store, c plumbing.Hash) ([]gitstore.ElementRef, error) {
+	if e, ok := p.elems[c]; ok {
+		return e, nil
+	}
+	e, err := s.ChunkElements(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if len(p.elems) >= 64 {
+		clear(p.elems)
+	}
+	p.elems[c] = e
+	return e, nil
 }
 
 // flush writes the segment gathered so far.
@@ -210,10 +294,10 @@ func (b *builder) flush() error {
 		return nil
 	}
 	name := newSegmentName()
-	if err := writeAtomic(filepath.Join(b.x.dir, name), b.w.bytes()); err != nil {
+	if err := writeAtomic(filepath.Join(b.x.dir, name), b.w.write); err != nil {
 		return fmt.Errorf("search index: %w", err)
 	}
 	b.m.segments = append(b.m.segments, name)
-	b.w = newSegWriter()
+	b.w = newSegWriter(b.x.segmentBytes)
 	return nil
 }

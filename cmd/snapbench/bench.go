@@ -87,8 +87,7 @@ func conversation(session string, n int) map[string]any {
 
 func (b *bench) setup(ctx context.Context) error {
 	b.repo = filepath.Join(b.work, "repo")
-	b.env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.com",
-		"GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@example.com", "GIT_SNAP_SESSION=", "NO_COLOR=1")
+	b.env = benchEnv()
 	if err := os.MkdirAll(b.repo, 0o777); err != nil {
 		return err
 	}
@@ -133,6 +132,13 @@ func (b *bench) setup(ctx context.Context) error {
 	big["messages"].([]any)[bigMessages/2] = map[string]any{"id": "big-m5000", "role": "user", "content": "changed"}
 	_, err = s.Save(ctx, big, gitstore.SaveOptions{Session: "big"})
 	return err
+}
+
+// benchEnv is the environment of every command run: git's identity
+// fixed, no default session, no colour.
+func benchEnv() []string {
+	return append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.com",
+		"GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@example.com", "GIT_SNAP_SESSION=", "NO_COLOR=1")
 }
 
 // timed runs a command and returns its wall time.

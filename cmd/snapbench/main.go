@@ -5,6 +5,7 @@
 //
 //	go run ./cmd/snapbench            # 100k snapshots, before and after git gc
 //	go run ./cmd/snapbench -quick     # 10k snapshots, for a laptop
+//	go run ./cmd/snapbench -only search [-quick]   # the search rows alone
 //
 // It prints a Markdown table of medians and ratios.
 package main
@@ -32,6 +33,7 @@ type config struct {
 	keep      bool
 	out       string
 	storage   bool
+	only      string
 }
 
 func main() {
@@ -49,6 +51,7 @@ func main() {
 	flag.BoolVar(&c.keep, "keep", false, "keep the work directory")
 	flag.StringVar(&c.out, "o", "", "also write the table to this file")
 	flag.BoolVar(&c.storage, "storage", true, "measure storage of a transcript snapshotted after every record")
+	flag.StringVar(&c.only, "only", "", "run only these rows: search")
 	flag.Parse()
 	if c.snapshots == 0 {
 		c.snapshots = map[bool]int{true: 10000, false: 100000}[c.quick]
@@ -79,6 +82,14 @@ func run(ctx context.Context, c config) error {
 		if out, err := exec.Command("go", "build", "-o", b.bin, "./cmd/git-snap").CombinedOutput(); err != nil {
 			return fmt.Errorf("go build: %v\n%s", err, out)
 		}
+	}
+	if c.only == "search" {
+		rows, err := b.searchRows(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Print(b.table(rows))
+		return nil
 	}
 	if err := b.setup(ctx); err != nil {
 		return err
@@ -115,6 +126,11 @@ func run(ctx context.Context, c config) error {
 		}
 		rows = append(rows, st...)
 	}
+	sr, err := b.searchRows(ctx)
+	if err != nil {
+		return err
+	}
+	rows = append(rows, sr...)
 	table := b.table(rows)
 	fmt.Print(table)
 	if c.out != "" {

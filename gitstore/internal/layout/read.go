@@ -122,7 +122,7 @@ func (r Reader) Elements(dir plumbing.Hash, skip map[plumbing.Hash]bool) ([]Elem
 			return nil, nil, err
 		}
 		for _, e := range ct.Entries {
-			i, ok := elementIndex(e.Name)
+			i, ok := ElementIndex(e.Name)
 			if !ok {
 				return nil, nil, fmt.Errorf("unexpected entry %s/%s in snapshot tree", c.Name, e.Name)
 			}
