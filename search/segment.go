@@ -28,8 +28,8 @@ import (
 // most trigrams, so a block list is several times shorter, and a search
 // reads the few docs of each block it finds.
 //
-// What is read is checked: the string, session and snapshot tables by
-// the footer's checksum when the file is opened, a doc's text and a
+// What is read is checked: the tables by the footer's checksum when the
+// file is opened, a doc's text and a
 // trigram's postings by their own checksums when read, and every offset
 // against its section, so a damaged file is found, never trusted.
 
@@ -246,7 +246,7 @@ func (w *segWriter) write(wr io.Writer) error {
 	for _, s := range secs {
 		foot = le.AppendUint64(le.AppendUint64(foot, s[0]), s[1])
 	}
-	foot = le.AppendUint32(foot, tablesCRC(strs, sess, snaps))
+	foot = le.AppendUint32(foot, tablesCRC(strs, sess, snaps, docs, tris))
 	parts = append(parts, append(foot, segMagic...))
 	for _, p := range parts {
 		if _, err := wr.Write(p); err != nil {
@@ -303,14 +303,15 @@ func sortByTrigram(pairs []uint64) {
 	// Two passes leave the result back in pairs.
 }
 
-// tablesCRC is the checksum of the string, session and snapshot
-// tables. The docs and trigram tables are larger and read in part: each
-// row is checked against its section's bounds and points at text or
-// postings that carry their own checksum.
-func tablesCRC(strs, sess, snaps []byte) uint32 {
-	crc := crc32.Update(0, castagnoli(), strs)
-	crc = crc32.Update(crc, castagnoli(), sess)
-	return crc32.Update(crc, castagnoli(), snaps)
+// tablesCRC is the checksum of every table: all but the text and the
+// postings, which are larger, read in part, and carry their own
+// checksum per doc and per trigram.
+func tablesCRC(tables ...[]byte) uint32 {
+	var crc uint32
+	for _, t := range tables {
+		crc = crc32.Update(crc, castagnoli(), t)
+	}
+	return crc
 }
 
 // segment is a segment file opened for reading.
@@ -344,7 +345,7 @@ func parseSegment(name string, data []byte) (*segment, error) {
 		secs[i] = [2]uint64{off, n}
 		s.sec[i] = data[off : off+n]
 	}
-	if tablesCRC(s.sec[secStrings], s.sec[secSessions], s.sec[secSnapshots]) != le.Uint32(foot[nSections*16:]) {
+	if tablesCRC(s.sec[secStrings], s.sec[secSessions], s.sec[secSnapshots], s.sec[secDocs], s.sec[secTrigrams]) != le.Uint32(foot[nSections*16:]) {
 		return nil, corrupt(name, "checksum mismatch")
 	}
 	st := s.sec[secStrings]
