@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
@@ -136,35 +135,15 @@ func (s *Store) Element(ctx context.Context, blob plumbing.Hash) (any, error) {
 // (see SnapshotTree), without reading their contents. Paths that could
 // leave a work tree are refused, as when the files are read.
 func (s *Store) FilePaths(ctx context.Context, files plumbing.Hash) ([]string, error) {
-	if files.IsZero() {
-		return nil, nil
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	var out []string
-	var walk func(h plumbing.Hash, prefix string) error
-	walk = func(h plumbing.Hash, prefix string) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		tree, err := object.GetTree(s.st, h)
-		if err != nil {
-			return err
-		}
-		for _, en := range tree.Entries {
-			p := prefix + en.Name
-			if err := snapshot.CheckPath(p); err != nil {
-				return fmt.Errorf("the snapshot holds an unsafe file: %w", err)
-			}
-			if en.Mode == filemode.Dir {
-				if err := walk(en.Hash, p+"/"); err != nil {
-					return err
-				}
-				continue
-			}
-			out = append(out, p)
-		}
+	err := s.reader.WalkFiles(files, func(p string, _ object.TreeEntry) error {
+		out = append(out, p)
 		return nil
-	}
-	if err := walk(files, ""); err != nil {
+	})
+	if err != nil {
 		return nil, fmt.Errorf("read files tree %s: %w", files, err)
 	}
 	return out, nil

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/git-snap/git-snap/internal/mmapfile"
 )
 
 // mergeSmallest keeps the number of segments bounded: every update that
@@ -35,7 +37,7 @@ func (x *Index) mergeSmallest(ctx context.Context, b *builder) error {
 
 // copyLive adds a segment's docs that still count to the builder.
 func (b *builder) copyLive(ctx context.Context, name string) error {
-	data, unmap, err := mapFile(filepath.Join(b.x.dir, name))
+	data, unmap, err := mmapfile.Map(filepath.Join(b.x.dir, name))
 	if err != nil {
 		return err
 	}

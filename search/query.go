@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/git-snap/git-snap/internal/mmapfile"
 )
 
 // view is the index as one manifest names it, its segments open.
@@ -35,7 +37,7 @@ func (x *Index) openView() (*view, error) {
 	}
 	v := &view{m: m}
 	for _, name := range m.segments {
-		data, unmap, err := mapFile(filepath.Join(x.dir, name))
+		data, unmap, err := mmapfile.Map(filepath.Join(x.dir, name))
 		if errors.Is(err, fs.ErrNotExist) {
 			v.close()
 			return nil, fmt.Errorf("%s: %w", name, errStale)
