@@ -58,13 +58,13 @@ func (x *Index) openView() (*view, error) {
 	return v, nil
 }
 
-// candidate is a message that may match: its trigrams do.
+// candidate is a message that may match: its trigrams do. It is kept
+// small, as a common word makes a million of them.
 type candidate struct {
-	seg     int
-	doc     docRow
-	snap    snapRow
-	session string
-	rank    int
+	seg  int32
+	doc  uint32
+	rank int32 // its session's place, most recently active first
+	msg  int32
 }
 
 // query answers q from the index as it stands.
@@ -90,14 +90,18 @@ func (x *Index) query(ctx context.Context, q Query, mt *matcher) ([]Hit, error) 
 				blocks[i] = uint32(i)
 			}
 		}
+		sf, err := f.segment(s)
+		if err != nil {
+			return nil, err
+		}
 		for _, b := range blocks {
 			for d := b * blockDocs; d < (b+1)*blockDocs && int(d) < s.nDocs(); d++ {
-				c, ok, err := f.candidate(s, d)
+				c, ok, err := sf.candidate(d)
 				if err != nil {
 					return nil, err
 				}
 				if ok {
-					c.seg = si
+					c.seg = int32(si)
 					cands = append(cands, c)
 				}
 			}
@@ -105,9 +109,9 @@ func (x *Index) query(ctx context.Context, q Query, mt *matcher) ([]Hit, error) 
 	}
 	slices.SortFunc(cands, func(a, b candidate) int {
 		if a.rank != b.rank {
-			return a.rank - b.rank
+			return int(a.rank - b.rank)
 		}
-		return int(a.doc.message) - int(b.doc.message)
+		return int(a.msg - b.msg)
 	})
 	return x.verify(ctx, q, mt, v, cands)
 }
@@ -122,23 +126,27 @@ func (x *Index) verify(ctx context.Context, q Query, mt *matcher, v *view, cands
 				return nil, err
 			}
 		}
-		if q.SessionsOnly && done[c.session] {
+		s := v.segs[c.seg]
+		row, snap, session, _, err := s.docHeader(c.doc)
+		if err != nil {
+			return nil, err
+		}
+		if q.SessionsOnly && done[session] {
 			continue
 		}
-		s := v.segs[c.seg]
-		fields, err := s.fields(c.doc)
+		fields, err := s.fields(row)
 		if err != nil {
 			return nil, err
 		}
-		role, err := s.str(c.doc.role)
+		role, err := s.str(row.role)
 		if err != nil {
 			return nil, err
 		}
-		t := c.doc.time
+		t := row.time
 		if t == 0 {
-			t = c.snap.time
+			t = snap.time
 		}
-		base := Hit{Session: c.session, Snapshot: c.snap.commit.String(), Seq: int(c.snap.seq), Message: int(c.doc.message),
+		base := Hit{Session: session, Snapshot: snap.commit.String(), Seq: int(snap.seq), Message: int(row.message),
 			Role: role, Time: time.Unix(0, t).UTC()}
 		before := len(hits)
 		for _, fl := range fields {
@@ -148,7 +156,7 @@ func (x *Index) verify(ctx context.Context, q Query, mt *matcher, v *view, cands
 			hits = matchLines(hits, base, fl, mt)
 			if q.SessionsOnly && len(hits) > before {
 				hits = hits[:before+1]
-				done[c.session] = true
+				done[session] = true
 				break
 			}
 		}
@@ -242,32 +250,72 @@ func newFilter(q Query, m *manifest) *filter {
 	return &filter{q: q, m: m, rank: rank, session: map[string]bool{}}
 }
 
-// candidate reads doc d of s and tells whether the query's filters
-// keep it.
-func (f *filter) candidate(s *segment, d uint32) (candidate, bool, error) {
-	row, snap, name, gen, err := s.docHeader(d)
+// segFilter is a filter's answers for one segment's sessions and
+// snapshots, worked out once each.
+type segFilter struct {
+	f     *filter
+	s     *segment
+	rank  []int32 // per session row, -1 when the filter drops it
+	label []int8  // per snapshot row: 0 not yet known, 1 kept, 2 dropped
+}
+
+func (f *filter) segment(s *segment) (*segFilter, error) {
+	n := len(s.sec[secSessions]) / sessBytes
+	sf := &segFilter{f: f, s: s, rank: make([]int32, n), label: make([]int8, len(s.sec[secSnapshots])/snapBytes)}
+	for i := range n {
+		name, gen, err := s.session(uint32(i))
+		if err != nil {
+			return nil, err
+		}
+		sf.rank[i] = -1
+		if st := f.m.sessions[name]; st != nil && st.gen == gen && f.sessionOK(name, st) {
+			sf.rank[i] = int32(f.rank[name])
+		}
+	}
+	return sf, nil
+}
+
+// candidate reads doc d and tells whether the query's filters keep it.
+func (sf *segFilter) candidate(d uint32) (candidate, bool, error) {
+	s, q := sf.s, sf.f.q
+	row, err := s.doc(d)
 	if err != nil {
 		return candidate{}, false, err
 	}
-	st := f.m.sessions[name]
-	if st == nil || st.gen != gen || !f.sessionOK(name, st) {
+	snap, err := s.snap(row.snap)
+	if err != nil {
+		return candidate{}, false, err
+	}
+	if int(snap.session) >= len(sf.rank) {
+		return candidate{}, false, corrupt(s.name, "session number out of range")
+	}
+	rank := sf.rank[snap.session]
+	if rank < 0 {
 		return candidate{}, false, nil
 	}
 	t := row.time
 	if t == 0 {
 		t = snap.time
 	}
-	q := f.q
 	if (!q.Since.IsZero() && t < q.Since.UnixNano()) || (!q.Until.IsZero() && t > q.Until.UnixNano()) {
 		return candidate{}, false, nil
 	}
 	if q.Label != "" {
-		label, err := s.str(snap.label)
-		if err != nil || !globMatch(q.Label, label) {
-			return candidate{}, false, err
+		if sf.label[row.snap] == 0 {
+			label, err := s.str(snap.label)
+			if err != nil {
+				return candidate{}, false, err
+			}
+			sf.label[row.snap] = 2
+			if globMatch(q.Label, label) {
+				sf.label[row.snap] = 1
+			}
+		}
+		if sf.label[row.snap] != 1 {
+			return candidate{}, false, nil
 		}
 	}
-	return candidate{doc: row, snap: snap, session: name, rank: f.rank[name]}, true, nil
+	return candidate{doc: d, rank: rank, msg: row.message}, true, nil
 }
 
 func (f *filter) sessionOK(name string, st *sessionState) bool {
