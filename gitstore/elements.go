@@ -3,8 +3,11 @@ package gitstore
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -37,6 +40,29 @@ func (s *Store) SessionTips(ctx context.Context) (map[string]plumbing.Hash, erro
 		out[strings.TrimPrefix(ref, s.prefix)] = h
 	}
 	return out, nil
+}
+
+// TipsStamp describes where the session refs are kept (the session refs'
+// directory and packed-refs) by their file times and sizes: git moves a
+// ref by renaming a lock file into place, which changes its directory,
+// so while the stamp is the same, SessionTips is too and need not be
+// read again. A stamp taken within a second of a change is "" (file
+// systems with coarse times could miss the next one): never trusted.
+func (s *Store) TipsStamp() string {
+	now := s.opts.Now()
+	var b strings.Builder
+	for _, p := range []string{filepath.Join(s.paths.CommonDir, filepath.FromSlash(strings.TrimSuffix(s.prefix, "/"))), filepath.Join(s.paths.CommonDir, "packed-refs")} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			fmt.Fprintf(&b, "-;")
+			continue
+		}
+		if now.Sub(fi.ModTime()) < time.Second {
+			return ""
+		}
+		fmt.Fprintf(&b, "%d.%d;", fi.ModTime().UnixNano(), fi.Size())
+	}
+	return b.String()
 }
 
 // SnapshotTree reads a snapshot's root tree (a commit's Tree) and

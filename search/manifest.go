@@ -26,6 +26,7 @@ import (
 const manifestHeader = "git-snap search index 1"
 
 type manifest struct {
+	stamp    string // the store's TipsStamp when the sessions were last read
 	nextGen  uint32
 	segments []string
 	sessions map[string]*sessionState
@@ -47,7 +48,7 @@ func newManifest() *manifest {
 
 func (m *manifest) encode(w io.Writer) error {
 	b := bufio.NewWriter(w)
-	fmt.Fprintf(b, "%s\ngen %d\n", manifestHeader, m.nextGen)
+	fmt.Fprintf(b, "%s\ngen %d\nstamp %s\n", manifestHeader, m.nextGen, strconv.Quote(m.stamp))
 	for _, s := range m.segments {
 		fmt.Fprintf(b, "seg %s\n", s)
 	}
@@ -100,6 +101,8 @@ func parseManifest(data []byte) (*manifest, bool) {
 		case "gen":
 			n, err := strconv.ParseUint(rest, 10, 32)
 			m.nextGen, ok = uint32(n), err == nil
+		case "stamp":
+			m.stamp, ok = unquote(rest)
 		case "seg":
 			m.segments, ok = append(m.segments, rest), validSegmentName(rest)
 		case "sess":

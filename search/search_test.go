@@ -528,3 +528,23 @@ func TestClipLongLines(t *testing.T) {
 		t.Errorf("clip: %q %v", out, m)
 	}
 }
+
+// A search that finds the refs as the last one left them reads none;
+// one moved ref, a second or more later, is still seen.
+func TestUnchangedRefsAreNotRead(t *testing.T) {
+	_, s := newRepo(t)
+	ctx := context.Background()
+	x := open(t, s)
+	time.Sleep(1100 * time.Millisecond) // past the second a stamp is not trusted in
+	find(t, x, Query{Pattern: "README"})
+	if m, err := readManifest(x.dir); err != nil || m.stamp == "" {
+		t.Fatalf("no stamp recorded: %v", err)
+	}
+	if _, err := s.Save(ctx, map[string]any{"messages": []any{"late zebra-quartz"}}, gitstore.SaveOptions{Session: "late"}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	if got := find(t, x, Query{Pattern: "zebra-quartz"}); len(got) != 1 || got[0].Session != "late" {
+		t.Fatalf("after a save: %+v", got)
+	}
+}

@@ -37,6 +37,10 @@ func (x *Index) update(ctx context.Context) error {
 	} else if err != nil {
 		return fmt.Errorf("search index: %w", err)
 	}
+	stamp := x.store.TipsStamp()
+	if stamp != "" && stamp == m.stamp {
+		return nil // no ref under the prefix moved since the sessions were read
+	}
 	tips, err := x.store.SessionTips(ctx)
 	if err != nil {
 		return err
@@ -63,9 +67,10 @@ func (x *Index) update(ctx context.Context) error {
 		}
 		changed = true
 	}
-	if !changed {
+	if !changed && stamp == m.stamp {
 		return nil
 	}
+	m.stamp = stamp
 	if err := b.flush(); err != nil {
 		return err
 	}
