@@ -68,7 +68,7 @@ func (e *env) newApp() *cli.App {
 			cmdStats(e), cmdScan(e), cmdHook(e), cmdInstall(e, true), cmdInstall(e, false),
 			cmdRecord(e), cmdReplay(e), cmdTrace(e), cmdRewind(e), cmdPush(e), cmdFetch(e), cmdPull(e),
 			cmdPrune(e), cmdDrop(e), cmdGC(e), cmdDemo(e),
-			cmdDoctor(e), cmdResume(e), cmdCompletion(e), cmdComplete(e), cmdUndrop(e),
+			cmdDoctor(e), cmdResume(e), cmdCompletion(e), cmdComplete(e), cmdUndrop(e), cmdSearch(e),
 		},
 		CommandNotFound: func(_ *cli.Context, name string) { e.notFound = name },
 		Action: func(c *cli.Context) error { // no command: what git does, usage and exit status 1

@@ -122,7 +122,7 @@ func (r Reader) Elements(dir plumbing.Hash, skip map[plumbing.Hash]bool) ([]Elem
 			return nil, nil, err
 		}
 		for _, e := range ct.Entries {
-			i, ok := elementIndex(e.Name)
+			i, ok := ElementIndex(e.Name)
 			if !ok {
 				return nil, nil, fmt.Errorf("unexpected entry %s/%s in snapshot tree", c.Name, e.Name)
 			}
@@ -169,10 +169,32 @@ func (r Reader) Parse(h plumbing.Hash) (any, error) {
 // come from anyone (a fetch, a bundle): a path that could leave a work
 // tree, or an entry that is not a file, is refused.
 func (r Reader) Files(h plumbing.Hash) ([]snapshot.File, error) {
-	if h.IsZero() {
-		return nil, nil
-	}
 	var out []snapshot.File
+	err := r.WalkFiles(h, func(p string, e object.TreeEntry) error {
+		if e.Mode != filemode.Regular && e.Mode != filemode.Executable && e.Mode != filemode.Symlink {
+			return fmt.Errorf("the snapshot holds %s with mode %o, which is not a file", p, uint32(e.Mode))
+		}
+		data, err := r.GetBlob(e.Hash)
+		if err != nil {
+			return err
+		}
+		out = append(out, snapshot.File{Path: p, Mode: fmt.Sprintf("%06o", uint32(e.Mode)), Content: data})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read files: %w", err)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Path < out[b].Path })
+	return out, nil
+}
+
+// WalkFiles calls fn for each entry under the files/ tree h that is not
+// a directory, with its path; a path that could leave a work tree is
+// refused before fn sees it.
+func (r Reader) WalkFiles(h plumbing.Hash, fn func(path string, e object.TreeEntry) error) error {
+	if h.IsZero() {
+		return nil
+	}
 	var walk func(h plumbing.Hash, prefix string) error
 	walk = func(h plumbing.Hash, prefix string) error {
 		t, err := r.GetTree(h)
@@ -185,25 +207,15 @@ func (r Reader) Files(h plumbing.Hash) ([]snapshot.File, error) {
 				return fmt.Errorf("the snapshot holds an unsafe file: %w", err)
 			}
 			if e.Mode == filemode.Dir {
-				if err := walk(e.Hash, p+"/"); err != nil {
-					return err
-				}
-				continue
+				err = walk(e.Hash, p+"/")
+			} else {
+				err = fn(p, e)
 			}
-			if e.Mode != filemode.Regular && e.Mode != filemode.Executable && e.Mode != filemode.Symlink {
-				return fmt.Errorf("the snapshot holds %s with mode %o, which is not a file", p, uint32(e.Mode))
-			}
-			data, err := r.GetBlob(e.Hash)
 			if err != nil {
 				return err
 			}
-			out = append(out, snapshot.File{Path: p, Mode: fmt.Sprintf("%06o", uint32(e.Mode)), Content: data})
 		}
 		return nil
 	}
-	if err := walk(h, ""); err != nil {
-		return nil, fmt.Errorf("read files: %w", err)
-	}
-	sort.Slice(out, func(a, b int) bool { return out[a].Path < out[b].Path })
-	return out, nil
+	return walk(h, "")
 }
