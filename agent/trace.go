@@ -10,10 +10,11 @@ import (
 
 // TraceLine is one line of a session's timeline.
 type TraceLine struct {
-	Time   string `json:"time,omitempty"`
-	Kind   string `json:"kind"` // prompt, model, tool, compaction, event
-	Detail string `json:"detail"`
-	OK     *bool  `json:"ok,omitempty"` // for tools: succeeded or failed
+	At     time.Time `json:"-"` // zero when the record has no time
+	Time   string    `json:"time,omitempty"`
+	Kind   string    `json:"kind"` // prompt, model, tool, compaction, event
+	Detail string    `json:"detail"`
+	OK     *bool     `json:"ok,omitempty"` // for tools: succeeded or failed
 }
 
 // TraceStats sums a session up. Input tokens are uncached input; cache
@@ -105,7 +106,12 @@ func newTracer(msgs []any, a Adapter) *tracer {
 	return t
 }
 
-func (t *tracer) add(l TraceLine) { t.lines = append(t.lines, l) }
+func (t *tracer) add(l TraceLine) {
+	if !l.At.IsZero() {
+		l.Time = l.At.UTC().Format("15:04:05.000") // short, for the timeline
+	}
+	t.lines = append(t.lines, l)
+}
 
 // message adds what one transcript record shows.
 func (t *tracer) message(i int, raw any) {
@@ -114,19 +120,19 @@ func (t *tracer) message(i int, raw any) {
 	at := t.stamp(m.Time)
 	if c, ok := t.calls[i]; ok {
 		t.answered()
-		t.add(TraceLine{Time: at, Kind: "model", Detail: modelDetail(c.Model, c.Usage)})
+		t.add(TraceLine{At: at, Kind: "model", Detail: modelDetail(c.Model, c.Usage)})
 	}
 	switch {
 	case t.cmds != nil && t.cmds.IsCommand(raw):
 		t.command = len(t.lines)
-		t.add(TraceLine{Time: at, Kind: "command", Detail: short(snapshot.ContentText(firstText(m)), 80)})
+		t.add(TraceLine{At: at, Kind: "command", Detail: short(snapshot.ContentText(firstText(m)), 80)})
 	case t.isPrompt(raw, m):
 		t.command = -1
 		t.st.Turns++
-		t.add(TraceLine{Time: at, Kind: "prompt", Detail: short(m.Parts[0].Text, 80)})
+		t.add(TraceLine{At: at, Kind: "prompt", Detail: short(m.Parts[0].Text, 80)})
 	case isCompaction(raw):
 		t.st.Compactions++
-		t.add(TraceLine{Time: at, Kind: "compaction", Detail: "conversation compacted"})
+		t.add(TraceLine{At: at, Kind: "compaction", Detail: "conversation compacted"})
 	case m.Role == "assistant" || m.Role == "model":
 		t.answered()
 		t.toolCalls(m, at)
@@ -162,7 +168,7 @@ func (t *tracer) isPrompt(raw any, m snapshot.Message) bool {
 
 // toolCalls adds a line for each tool a record calls, failed when its
 // result was an error.
-func (t *tracer) toolCalls(m snapshot.Message, at string) {
+func (t *tracer) toolCalls(m snapshot.Message, at time.Time) {
 	for _, p := range m.Parts {
 		if p.Kind != snapshot.PartToolCall {
 			continue
@@ -172,7 +178,7 @@ func (t *tracer) toolCalls(m snapshot.Message, at string) {
 		if !ok {
 			t.st.ToolFailures++
 		}
-		t.add(TraceLine{Time: at, Kind: "tool", Detail: p.Tool, OK: &ok})
+		t.add(TraceLine{At: at, Kind: "tool", Detail: p.Tool, OK: &ok})
 	}
 }
 
@@ -181,11 +187,11 @@ func (t *tracer) event(raw any) {
 	ev, _ := raw.(map[string]any)
 	t.st.Events++
 	kind := str(ev, "type")
-	at := ""
+	var at time.Time
 	if ms, ok := num(ev["ts_ms"]); ok {
 		at = t.stamp(time.UnixMilli(ms).UTC().Format(time.RFC3339Nano))
 	}
-	line := TraceLine{Time: at, Kind: "event", Detail: kind}
+	line := TraceLine{At: at, Kind: "event", Detail: kind}
 	switch kind {
 	case "post_model":
 		t.st.ModelCalls++
@@ -197,14 +203,14 @@ func (t *tracer) event(raw any) {
 		bm := t.st.ByModel[str(ev, "model")]
 		bm.Add(u)
 		t.st.ByModel[str(ev, "model")] = bm
-		line = TraceLine{Time: at, Kind: "model", Detail: modelDetail(str(ev, "model"), u)}
+		line = TraceLine{At: at, Kind: "model", Detail: modelDetail(str(ev, "model"), u)}
 	case "post_tool":
 		t.st.ToolCalls++
 		ok := ev["ok"] != false && ev["error"] == nil
 		if !ok {
 			t.st.ToolFailures++
 		}
-		line = TraceLine{Time: at, Kind: "tool", Detail: str(ev, "tool"), OK: &ok}
+		line = TraceLine{At: at, Kind: "tool", Detail: str(ev, "tool"), OK: &ok}
 	case "pre_compact":
 		t.st.Compactions++
 		line.Kind = "compaction"
@@ -222,12 +228,12 @@ func modelDetail(model string, u snapshot.Usage) string {
 	return strings.TrimSpace(d + fmt.Sprintf(" out=%d", u.Output))
 }
 
-// stamp parses a record's time, widens the session's span, and returns
-// the time shortened for the timeline.
-func (t *tracer) stamp(s string) string {
+// stamp parses a record's time and widens the session's span; zero
+// when s is no time.
+func (t *tracer) stamp(s string) time.Time {
 	at, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return ""
+		return time.Time{}
 	}
 	if t.first.IsZero() || at.Before(t.first) {
 		t.first = at
@@ -235,7 +241,7 @@ func (t *tracer) stamp(s string) string {
 	if at.After(t.last) {
 		t.last = at
 	}
-	return at.UTC().Format("15:04:05.000")
+	return at
 }
 
 func short(s string, n int) string {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Tips lists the tip of every session ref, local ones under the ref
@@ -122,8 +124,11 @@ func (s *Store) FileIDs(ctx context.Context, id plumbing.Hash) (plumbing.Hash, [
 		return plumbing.ZeroHash, nil, err
 	}
 	var out []FileID
-	err = s.reader.FileIDs(o.tree.Files, func(path, mode string, blob plumbing.Hash) error {
-		out = append(out, FileID{Path: path, Mode: mode, Blob: blob})
+	err = s.reader.WalkFiles(o.tree.Files, func(path string, e object.TreeEntry) error {
+		if e.Mode != filemode.Regular && e.Mode != filemode.Executable && e.Mode != filemode.Symlink {
+			return fmt.Errorf("the snapshot holds %s with mode %o, which is not a file", path, uint32(e.Mode))
+		}
+		out = append(out, FileID{Path: path, Mode: fmt.Sprintf("%06o", uint32(e.Mode)), Blob: e.Hash})
 		return nil
 	})
 	if err != nil {

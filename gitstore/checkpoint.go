@@ -83,11 +83,11 @@ func (s *Store) SetCheckpoint(ctx context.Context, name string, target plumbing.
 	}
 	if !old.IsZero() {
 		moved := MovedPrefix + e.Header.Session + "/" + name + "/" + old.String()
-		if err := s.refs.Update(ctx, moved, plumbing.ZeroHash, old); err != nil && !errors.Is(err, refs.ErrChanged) {
+		if err := s.refs.Update(ctx, moved, plumbing.ZeroHash, old, "checkpoint: moved away"); err != nil && !errors.Is(err, refs.ErrChanged) {
 			return Checkpoint{}, err
 		}
 	}
-	if err := s.refs.Update(ctx, ref, old, tag); err != nil {
+	if err := s.refs.Update(ctx, ref, old, tag, "checkpoint"); err != nil {
 		if errors.Is(err, refs.ErrChanged) {
 			return Checkpoint{}, fmt.Errorf("checkpoint %s was changed by another process meanwhile; try again", name)
 		}
@@ -180,7 +180,7 @@ func (s *Store) DeleteCheckpoint(ctx context.Context, session, name string) erro
 	if old.IsZero() {
 		return &NotFoundError{"snap/" + session + "/" + name, "names no checkpoint (see git snap checkpoint --list)"}
 	}
-	if err := s.refs.Update(ctx, ref, old, plumbing.ZeroHash); err != nil {
+	if err := s.refs.Update(ctx, ref, old, plumbing.ZeroHash, "checkpoint: delete"); err != nil {
 		return writeErr(err)
 	}
 	return nil

@@ -146,7 +146,7 @@ func TestDropRefusesNamesOutsideItsRefs(t *testing.T) {
 	ctx := context.Background()
 	dir, s, before := victim(t)
 	for _, name := range []string{"../heads/main", "../tags/v1.0", "a/../../heads/main", "x."} {
-		err := s.Drop(ctx, name)
+		_, err := s.Drop(ctx, name, false)
 		var u interface{ UserError() }
 		if !errors.As(err, &u) {
 			t.Errorf("drop %q: err = %v, want an error for the user", name, err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -25,11 +26,35 @@ func (s *Store) Walk(ctx context.Context, starts []plumbing.Hash, fn func(Entry)
 }
 
 // WalkRange is Walk over what r selects: the snapshots reachable from
-// r.Include and not from r.Exclude, as git log A..B and ^A B select.
-// Excluded history is walked in the same time order only as far as it
-// can still hide something, as git does.
+// r.Include and not from r.Exclude, as git log A..B and ^A B select, newest
+// first. Without exclusions it streams in time order as Walk does. With
+// them it walks by generation, so that excluded history hides what it
+// reaches before that can be shown, and then gives what is left in time
+// order; excluded history is walked only as far as it can still hide
+// something.
 func (s *Store) WalkRange(ctx context.Context, r RevRange, fn func(Entry) error) error {
-	w := &rangeWalk{s: s, seen: map[plumbing.Hash]*queued{}}
+	ranged := len(r.Exclude) > 0
+	w := &rangeWalk{s: s, seen: map[plumbing.Hash]*queued{}, byGeneration: ranged}
+	if !ranged {
+		return w.walk(ctx, r, fn)
+	}
+	var shown []Entry
+	err := w.walk(ctx, r, func(e Entry) error { shown = append(shown, e); return nil })
+	if err != nil {
+		return err
+	}
+	sort.SliceStable(shown, func(i, j int) bool { return shown[i].Header.Time.After(shown[j].Header.Time) })
+	for _, e := range shown {
+		if err := fn(e); errors.Is(err, ErrStop) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *rangeWalk) walk(ctx context.Context, r RevRange, fn func(Entry) error) error {
 	if err := w.pushAll(r.Exclude, true); err != nil {
 		return err
 	}
@@ -64,10 +89,11 @@ func (s *Store) WalkRange(ctx context.Context, r RevRange, fn func(Entry) error)
 // rangeWalk is the state of one WalkRange: the commits queued and seen,
 // and how many queued ones are not hidden (the walk ends at none).
 type rangeWalk struct {
-	s       *Store
-	q       commitQueue
-	seen    map[plumbing.Hash]*queued
-	visible int
+	s            *Store
+	q            commitQueue
+	seen         map[plumbing.Hash]*queued
+	visible      int
+	byGeneration bool // order by Snap-Seq: a range's exclusions must see children first
 }
 
 // pushAll queues commits; hidden ones hide what they reach, also a
@@ -88,7 +114,10 @@ func (w *rangeWalk) pushAll(hs []plumbing.Hash, hidden bool) error {
 		if err != nil {
 			return fmt.Errorf("read snapshot %s: %w", h, err)
 		}
-		it := &queued{Commit: c, order: len(w.seen), hidden: hidden, gen: generation(c)}
+		it := &queued{Commit: c, order: len(w.seen), hidden: hidden}
+		if w.byGeneration {
+			it.gen = generation(c)
+		}
 		w.seen[h] = it
 		heap.Push(&w.q, it)
 		if !hidden {

@@ -100,7 +100,7 @@ func contains(list []string, s string) bool {
 // adoptTag creates a checkpoint tag another clone made, unless the name
 // is taken here: the local one is kept.
 func (s *Store) adoptTag(ctx context.Context, ref string, tag plumbing.Hash) error {
-	if err := s.refs.Update(ctx, ref, plumbing.ZeroHash, tag); err != nil && !errors.Is(err, refs.ErrChanged) {
+	if err := s.refs.Update(ctx, ref, plumbing.ZeroHash, tag, "pull: checkpoint"); err != nil && !errors.Is(err, refs.ErrChanged) {
 		return err
 	}
 	return nil
@@ -131,7 +131,7 @@ func (s *Store) integrate(ctx context.Context, session string, remote plumbing.H
 		switch {
 		case local.IsZero():
 			r.Action, r.Result = PullCreated, remote
-			err = s.refs.Update(ctx, ref, local, remote)
+			err = s.refs.Update(ctx, ref, local, remote, "pull: fast-forward")
 		case local == remote:
 			r.Action = PullUpToDate
 			return r, nil
@@ -142,7 +142,7 @@ func (s *Store) integrate(ctx context.Context, session string, remote plumbing.H
 			}
 			if behind {
 				r.Action, r.Result = PullFastForward, remote
-				err = s.refs.Update(ctx, ref, local, remote)
+				err = s.refs.Update(ctx, ref, local, remote, "pull: fast-forward")
 				break
 			}
 			var base plumbing.Hash
@@ -242,7 +242,7 @@ func (s *Store) merge(ctx context.Context, ref string, base, local, remote plumb
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
-	if err := s.refs.Update(ctx, ref, local, id); err != nil {
+	if err := s.refs.Update(ctx, ref, local, id, "pull: merge"); err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
 	s.saveTipState(ref, tipState{commit: id, seq: h.Seq, started: h.Started}, objs, nil)

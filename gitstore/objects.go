@@ -128,6 +128,42 @@ func (r *objectReader) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (pl
 	return obj, nil
 }
 
+// blobData reads a blob's bytes, packs first: a reader of old history
+// (a search index being built) asks mostly for packed objects, and a
+// pack index answers a miss without a system call.
+func (r *objectReader) blobData(h plumbing.Hash) ([]byte, error) {
+	typ, data, err := r.packs.Find(h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		hex := h.String()
+		typ, data, err = r.readLoose(filepath.Join(r.dir, "objects", hex[:2], hex[2:]), r.max)
+		if errors.Is(err, fs.ErrNotExist) {
+			var o plumbing.EncodedObject
+			if o, err = r.EncodedObject(plumbing.BlobObject, h); err != nil {
+				return nil, err
+			}
+			typ = o.Type()
+			rd, rerr := o.Reader()
+			if rerr != nil {
+				return nil, rerr
+			}
+			defer rd.Close()
+			if data, err = io.ReadAll(rd); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if tl := (*pack.TooLargeError)(nil); errors.As(err, &tl) {
+		return nil, &ObjectTooLargeError{ID: h, Size: tl.Size, Max: tl.Limit}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if typ != plumbing.BlobObject {
+		return nil, fmt.Errorf("object %s is a %s, not a blob", h, typ)
+	}
+	return data, nil
+}
+
 // Close releases the mapped indexes and open packs.
 func (r *objectReader) Close() error {
 	return errors.Join(r.packs.Close(), r.Storage.Close())

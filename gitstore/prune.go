@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/git-snap/git-snap/snapshot"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
@@ -105,7 +104,7 @@ func (s *Store) Prune(ctx context.Context, session string, o PruneOptions) (Prun
 	if err := s.notePruned(res.Renamed); err != nil {
 		return res, err
 	}
-	if err := s.refs.Update(ctx, ref, tip, newTip); err != nil {
+	if err := s.refs.Update(ctx, ref, tip, newTip, "prune"); err != nil {
 		if errors.Is(err, refs.ErrChanged) {
 			return res, fmt.Errorf("session %s changed during the prune; nothing was changed, try again", session)
 		}
@@ -244,7 +243,7 @@ func (s *Store) moveCheckpoints(ctx context.Context, session string, cps []Check
 			continue
 		}
 		if removed[at[i]] {
-			if err := s.refs.Update(ctx, cp.Ref, cp.Tag, plumbing.ZeroHash); err != nil && !errors.Is(err, refs.ErrChanged) {
+			if err := s.refs.Update(ctx, cp.Ref, cp.Tag, plumbing.ZeroHash, "prune: checkpoint removed"); err != nil && !errors.Is(err, refs.ErrChanged) {
 				return err
 			}
 			continue
@@ -266,7 +265,7 @@ func (s *Store) moveCheckpoints(ctx context.Context, session string, cps []Check
 		if err != nil {
 			return err
 		}
-		if err := s.refs.Update(ctx, cp.Ref, cp.Tag, id); err != nil && !errors.Is(err, refs.ErrChanged) {
+		if err := s.refs.Update(ctx, cp.Ref, cp.Tag, id, "prune: checkpoint moved"); err != nil && !errors.Is(err, refs.ErrChanged) {
 			return err
 		}
 	}
@@ -370,36 +369,6 @@ func (s *Store) pruned(prefix string) (plumbing.Hash, bool) {
 		found = pick
 	}
 	return found, true
-}
-
-// Drop removes a session: its ref, its checkpoints and its cache. Its
-// objects stay for git gc.
-func (s *Store) Drop(ctx context.Context, session string) error {
-	if err := snapshot.CheckName("session", session); err != nil {
-		return &snapshot.InputError{Path: "session", Msg: err.Error()}
-	}
-	ref := s.SessionRef(session)
-	tip, err := s.refs.Read(ref)
-	if err != nil {
-		return err
-	}
-	if tip.IsZero() {
-		return NoSession(session)
-	}
-	cps, err := s.Checkpoints(ctx, session, true)
-	if err != nil {
-		return err
-	}
-	for _, cp := range cps {
-		if err := s.refs.Update(ctx, cp.Ref, cp.Tag, plumbing.ZeroHash); err != nil && !errors.Is(err, refs.ErrChanged) {
-			return err
-		}
-	}
-	if err := s.refs.Update(ctx, ref, tip, plumbing.ZeroHash); err != nil {
-		return err
-	}
-	s.dropTipState(ref)
-	return nil
 }
 
 // staleTempAge is how old a temporary file must be to be taken as left

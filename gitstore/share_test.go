@@ -290,7 +290,7 @@ func TestPruneKeepsWhatItSaysAndOldIDsResolve(t *testing.T) {
 		t.Error("prune touched a ref git-snap did not create")
 	}
 	git(t, dir, "fsck", "--strict", "--no-dangling")
-	if err := s.Drop(ctx, "p"); err != nil {
+	if _, err := s.Drop(ctx, "p", false); err != nil {
 		t.Fatal(err)
 	}
 	if refs := git(t, dir, "for-each-ref", "refs/snap", "refs/tags/snap"); refs != "" {

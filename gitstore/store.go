@@ -135,15 +135,23 @@ func OpenPaths(ctx context.Context, paths Paths, opts Options) (*Store, error) {
 	s := &Store{
 		paths:  paths,
 		st:     st,
-		refs:   refs.New(paths.CommonDir, refs.Options{Warnf: opts.Warnf}),
 		prefix: opts.RefPrefix,
 		opts:   opts,
 	}
+	// Every ref update is logged as git logs one (refs/reflog.go), signed
+	// as the snapshots are.
+	s.refs = refs.New(paths.CommonDir, refs.Options{Warnf: opts.Warnf, Ident: s.reflogIdent})
 	s.reader = layout.Reader{
 		GetTree: func(h plumbing.Hash) (*object.Tree, error) { return object.GetTree(st, h) },
 		GetBlob: s.blob,
 	}
 	return s, nil
+}
+
+// reflogIdent signs a reflog entry made now: "Name <email> 1700000000 +0000".
+func (s *Store) reflogIdent() string {
+	sig := s.identity(s.opts.Now())
+	return fmt.Sprintf("%s <%s> %d %s", sig.Name, sig.Email, sig.When.Unix(), sig.When.Format("-0700"))
 }
 
 // Paths returns where the repository lives.
@@ -425,7 +433,7 @@ func (s *Store) commitOnTip(ctx context.Context, h snapshot.Header, build treeBu
 		if err != nil {
 			return Entry{}, err
 		}
-		err = s.refs.Update(ctx, ref, tip, id)
+		err = s.refs.Update(ctx, ref, tip, id, snapshotLogMessage(hh))
 		if errors.Is(err, refs.ErrChanged) {
 			continue
 		}
@@ -443,6 +451,16 @@ func (s *Store) commitOnTip(ctx context.Context, h snapshot.Header, build treeBu
 		}
 		return Entry{ID: id, Parent: tip, Tree: b.root, Header: hh}, nil
 	}
+}
+
+// snapshotLogMessage is the reflog message of a new snapshot, as git
+// writes "commit: <subject>".
+func snapshotLogMessage(h snapshot.Header) string {
+	what := h.Label
+	if what == "" {
+		what = h.Source
+	}
+	return fmt.Sprintf("snapshot #%d: %s", h.Seq, what)
 }
 
 // writeObjects stores the objects that are neither in the tip's tree nor

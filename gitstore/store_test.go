@@ -242,7 +242,8 @@ func TestSaveFreshensReusedObjects(t *testing.T) {
 	if _, err := s.Save(ctx, doc, SaveOptions{Session: "old"}); err != nil {
 		t.Fatal(err)
 	}
-	must(t, s.Drop(ctx, "old"))
+	_, err := s.Drop(ctx, "old", false)
+	must(t, err)
 	objects := filepath.Join(dir, ".git", "objects")
 	past := time.Now().Add(-2 * time.Hour)
 	must(t, filepath.WalkDir(objects, func(p string, d fs.DirEntry, err error) error {

@@ -114,9 +114,9 @@ func (s *Store) writeTotalsCache(m map[plumbing.Hash]snapshot.Totals, asked []En
 	writeFileAtomic(s.totalsCachePath(), []byte(b.String()))
 }
 
-// CheckpointNames lists the checkpoint names of every session from one
+// CheckpointsBySession lists the checkpoint names of every session from one
 // listing of the refs, reading no tag: session → names.
-func (s *Store) CheckpointNames() (map[string][]string, error) {
+func (s *Store) CheckpointsBySession() (map[string][]string, error) {
 	refs, err := s.refs.List(TagPrefix)
 	if err != nil {
 		return nil, err

@@ -35,41 +35,6 @@ func sortedNames(m map[string]int) []string {
 // DateLayout writes dates the way git log does.
 const DateLayout = "Mon Jan 2 15:04:05 2006 -0700"
 
-// EntryJSON is a snapshot's header as scripts read it.
-type EntryJSON struct {
-	ID          string   `json:"id"`
-	Parent      string   `json:"parent,omitempty"`
-	Session     string   `json:"session"`
-	Seq         int      `json:"seq"`
-	Turn        int      `json:"turn,omitempty"`
-	Label       string   `json:"label,omitempty"`
-	Source      string   `json:"source,omitempty"`
-	Message     string   `json:"message,omitempty"`
-	Time        string   `json:"time"`
-	Code        string   `json:"code,omitempty"`
-	Dirty       bool     `json:"dirty,omitempty"`
-	Messages    int      `json:"messages"`
-	Events      int      `json:"events"`
-	Files       int      `json:"files"`
-	RollbackOf  string   `json:"rollback_of,omitempty"`
-	Checkpoints []string `json:"checkpoints,omitempty"`
-}
-
-// EntryToJSON is e with the checkpoints on it, for --json output.
-func EntryToJSON(e gitstore.Entry, checkpoints []string) EntryJSON {
-	h := e.Header
-	j := EntryJSON{
-		ID: e.ID.String(), Session: h.Session, Seq: h.Seq, Turn: h.Turn, Label: h.Label,
-		Source: h.Source, Message: h.Message, Time: h.Time.Format(time.RFC3339), Code: h.Code,
-		Dirty: h.Dirty, Messages: h.Messages, Events: h.Events, Files: h.Files,
-		RollbackOf: h.RollbackOf, Checkpoints: checkpoints,
-	}
-	if !e.Parent.IsZero() {
-		j.Parent = e.Parent.String()
-	}
-	return j
-}
-
 // Entry prints a snapshot header the way git log prints a commit.
 func Entry(w io.Writer, p Palette, e gitstore.Entry, checkpoints []string) {
 	writeEntry(w, p, e, checkpoints, "medium")

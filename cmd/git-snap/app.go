@@ -68,7 +68,7 @@ func (e *env) newApp() *cli.App {
 			cmdStats(e), cmdScan(e), cmdHook(e), cmdInstall(e, true), cmdInstall(e, false),
 			cmdRecord(e), cmdReplay(e), cmdTrace(e), cmdRewind(e), cmdPush(e), cmdFetch(e), cmdPull(e),
 			cmdPrune(e), cmdDrop(e), cmdGC(e), cmdDemo(e),
-			cmdDoctor(e), cmdResume(e),
+			cmdDoctor(e), cmdResume(e), cmdCompletion(e), cmdComplete(e), cmdUndrop(e), cmdSearch(e),
 			cmdView(e),
 		},
 		CommandNotFound: func(_ *cli.Context, name string) { e.notFound = name },
@@ -543,14 +543,7 @@ func hasFlag(flags []cli.Flag, name string) bool {
 }
 
 func takesValue(flags []cli.Flag, arg string) bool {
-	name := strings.TrimLeft(arg, "-")
-	for _, f := range flags {
-		for _, n := range f.Names() {
-			if n == name {
-				_, isBool := f.(*cli.BoolFlag)
-				return !isBool
-			}
-		}
-	}
-	return false
+	f := findFlag(flags, arg)
+	_, isBool := f.(*cli.BoolFlag)
+	return f != nil && !isBool
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -110,19 +109,7 @@ func listCheckpoints(ctx context.Context, s *gitstore.Store, w io.Writer, sessio
 		}
 	}
 	if asJSON {
-		type cpJSON struct {
-			Session string `json:"session"`
-			Name    string `json:"name"`
-			Ref     string `json:"ref"`
-			Target  string `json:"snapshot"`
-			Message string `json:"message"`
-			Time    string `json:"time"`
-		}
-		out := []cpJSON{}
-		for _, cp := range cps {
-			out = append(out, cpJSON{cp.Session, cp.Name, cp.Ref, cp.Target.String(), cp.Message, cp.Time.Format(time.RFC3339)})
-		}
-		return render.JSON(w, out)
+		return render.JSON(w, render.NewCheckpointsJSON(cps))
 	}
 	for _, cp := range cps {
 		fmt.Fprintf(w, "snap/%s/%s\t%s\t%s\t%s\n", cp.Session, cp.Name, cp.Target.String()[:12], cp.Time.Format("2006-01-02 15:04"), cp.Message)

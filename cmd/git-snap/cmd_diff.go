@@ -102,7 +102,11 @@ func runDiff(ctx context.Context, d *deps, o diffOptions) error {
 	}
 	switch {
 	case o.JSON:
-		return render.JSON(w, diff)
+		from := ""
+		if !a.IsZero() {
+			from = a.String()
+		}
+		return render.JSON(w, render.NewDiffJSON(from, b.String(), diff))
 	case o.Stat:
 		render.DiffStat(w, diff)
 	default:

@@ -34,7 +34,19 @@ Examples:
    echo "$PAYLOAD" | git snap hook claude-code
    git snap hook codex '{"type":"agent-turn-complete","thread-id":"019d…"}'`,
 		SkipFlagParsing: true,
-		Action:          action(e, shape{max: -1, open: withNothing}, parseHook, runHook),
+		Action:          helpFirst(action(e, shape{max: -1, open: withNothing}, parseHook, runHook)),
+	}
+}
+
+// helpFirst shows the command's help for -h or --help as its first
+// argument, which a command that parses no flags would take as its own.
+func helpFirst(next cli.ActionFunc) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		if a := c.Args().First(); a == "-h" || a == "--help" {
+			cli.HelpPrinter(c.App.Writer, cli.CommandHelpTemplate, c.Command)
+			return nil
+		}
+		return next(c)
 	}
 }
 

@@ -36,32 +36,42 @@ func installGit(ctx context.Context, d *deps, o installOptions, paths gitstore.P
 }
 
 func cmdInstall(e *env, install bool) *cli.Command {
-	name, verb := "install", "add git-snap's hooks to"
+	name, verb, usage := "install", "add git-snap's hooks to", "add git-snap's hooks to an agent's settings or git, or install the manual pages"
 	if !install {
-		name, verb = "uninstall", "remove git-snap's hooks (only those) from"
+		name, verb, usage = "uninstall", "remove git-snap's hooks (only those) from", "remove git-snap's hooks (only those) from an agent's settings or git, or the manual pages"
 	}
 	return &cli.Command{
 		Name:      name,
-		Usage:     verb + " an agent's settings, or git",
-		ArgsUsage: "claude-code|codex|git",
+		Usage:     usage,
+		ArgsUsage: "claude-code|codex|git|man",
 		Description: fmt.Sprintf(`%s: claude-code into .claude/settings.local.json (--local, the default),
 .claude/settings.json (--project) or ~/.claude/settings.json (--user); codex into
 .codex/hooks.json (--project, the default) or ~/.codex/hooks.json (--user); git as a
 post-commit hook chained with any hook already there. Every other setting and hook is
-kept; installing twice changes nothing.
+kept; installing twice changes nothing. man: the manual pages git-snap(1) and
+git-snap-<command>(1) into DIR/man1 (--prefix, default ~/.local/share/man), for git help snap.
 
 Examples:
    git snap install claude-code
    git snap install codex --user
    git snap install git
+   git snap install man --prefix /usr/local/share/man
    git snap uninstall claude-code --project`, verb),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "user", Usage: "the user's settings, for every project"},
 			&cli.BoolFlag{Name: "project", Usage: "the project's shared settings"},
 			&cli.BoolFlag{Name: "local", Usage: "the project's personal settings (Claude Code)"},
+			&cli.StringFlag{Name: "prefix", Usage: "with man: install into `DIR`/man1 (default: $XDG_DATA_HOME/man, ~/.local/share/man)"},
 		},
 		Action: action(e, shape{min: 1, max: 1, open: withNothing}, func(c *cli.Context) (installOptions, error) {
-			return parseInstall(c, install)
+			o, err := parseInstall(c, install)
+			if err == nil && o.Agent != "man" && c.IsSet("prefix") {
+				err = usagef("--prefix is for %s man", name)
+			}
+			if err == nil && o.Agent == "man" {
+				o.Man, err = parseInstallMan(c, e)
+			}
+			return o, err
 		}, runInstall),
 	}
 }
@@ -71,6 +81,7 @@ type installOptions struct {
 	Install bool   // false: uninstall
 	Scope   agent.Scope
 	User    bool
+	Man     manOptions // for man
 }
 
 func parseInstall(c *cli.Context, install bool) (installOptions, error) {
@@ -93,6 +104,9 @@ func parseInstall(c *cli.Context, install bool) (installOptions, error) {
 // removes them, keeping everything else; an install ends with the
 // agent's check from doctor.
 func runInstall(ctx context.Context, d *deps, o installOptions) error {
+	if o.Agent == "man" {
+		return runInstallMan(d, o.Install, o.Man)
+	}
 	exe := installExe()
 	paths, err := d.pathsAt(d.workDir)
 	if o.Agent == "git" {

@@ -31,6 +31,7 @@ type logOptions struct {
 	Code       string
 	JSON       bool
 	Session    string
+	Grep       string
 }
 
 func cmdLog(e *env) *cli.Command {
@@ -77,8 +78,9 @@ Examples:
 			&cli.StringFlag{Name: "label", Usage: "only snapshots whose label matches `PATTERN` (a glob)"},
 			&cli.StringFlag{Name: "checkpoint", Usage: "only snapshots that carry or carried checkpoint `NAME`"},
 			&cli.StringFlag{Name: "code", Usage: "only snapshots taken at code `COMMIT` (id, prefix, HEAD or a branch)"},
-			&cli.BoolFlag{Name: "json", Usage: "a JSON array, for scripts"},
+			&cli.BoolFlag{Name: "json", Usage: "JSON for scripts (docs/json.md)"},
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "the session `NAME` when no REV is given, and the end left out of A.. or ..B"},
+			&cli.StringFlag{Name: "grep", Usage: "only snapshots that first recorded a message line matching `PATTERN` (as git snap search finds them)"},
 		},
 		Action: action(e, shape{max: -1, pager: true}, e.parseLog, runLog),
 	}
@@ -89,7 +91,7 @@ func (e *env) parseLog(c *cli.Context) (logOptions, error) {
 		Revs: c.Args().Slice(), All: c.Bool("all"), Max: c.Int("max-count"), Oneline: c.Bool("oneline"),
 		Reverse: c.Bool("reverse"), Stat: c.Bool("stat"), Patch: c.Bool("patch"),
 		Label: c.String("label"), Checkpoint: c.String("checkpoint"), Code: c.String("code"), JSON: c.Bool("json"),
-		Session: c.String("session"),
+		Session: c.String("session"), Grep: c.String("grep"),
 	}
 	if o.Max < 0 {
 		return o, usagef("-n takes a number of snapshots, 0 or more (0 for no limit), not %d", o.Max)
@@ -154,6 +156,12 @@ func runLog(ctx context.Context, d *deps, o logOptions) error {
 	if o.Checkpoint != "" {
 		filter.Carried = carried
 	}
+	var grep map[plumbing.Hash]bool
+	if o.Grep != "" {
+		if grep, err = grepSnapshots(ctx, d, o.Grep); err != nil {
+			return err
+		}
+	}
 	lw := &render.LogWriter{W: d.out, Pretty: o.Pretty, Color: d.color, Now: time.Now()}
 	if d.now != nil {
 		lw.Now = d.now() // $GIT_COMMITTER_DATE's, for relative dates that can be tested
@@ -161,7 +169,7 @@ func runLog(ctx context.Context, d *deps, o logOptions) error {
 	var picked []gitstore.Entry // for --json and --reverse, which print at the end
 	shown := 0
 	err = s.WalkRange(ctx, r, func(e gitstore.Entry) error {
-		if !filter.Match(e) {
+		if !filter.Match(e) || (grep != nil && !grep[e.ID]) {
 			return nil
 		}
 		if o.Max > 0 && shown >= o.Max {
@@ -185,7 +193,7 @@ func runLog(ctx context.Context, d *deps, o logOptions) error {
 		if o.Reverse {
 			slices.Reverse(out)
 		}
-		return render.JSON(d.out, out)
+		return render.JSON(d.out, render.NewLogJSON(out))
 	}
 	slices.Reverse(picked)
 	for _, e := range picked {

@@ -26,7 +26,7 @@ Examples:
    git snap scan
    git snap scan fix-login --json`,
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "json", Usage: "a JSON array, for scripts"},
+			&cli.BoolFlag{Name: "json", Usage: "JSON for scripts (docs/json.md)"},
 		},
 		Action: action(e, shape{max: -1}, parseScan, runScan),
 	}
@@ -39,15 +39,6 @@ type scanOptions struct {
 
 func parseScan(c *cli.Context) (scanOptions, error) {
 	return scanOptions{Revs: c.Args().Slice(), JSON: c.Bool("json")}, nil
-}
-
-type scanJSON struct {
-	Snapshot string `json:"snapshot"`
-	Session  string `json:"session"`
-	Seq      int    `json:"seq"`
-	Rule     string `json:"rule"`
-	Path     string `json:"path"`
-	Preview  string `json:"preview"`
 }
 
 // runScan reports what the redaction rules find in the snapshots
@@ -77,10 +68,9 @@ func runScan(ctx context.Context, d *deps, o scanOptions) error {
 			starts = append(starts, sess.Tip.ID)
 		}
 	}
-	out := []scanJSON{}
+	out := []render.FindingJSON{}
 	err = s.Scan(ctx, starts, r, func(f gitstore.ScanFinding) error {
-		h := f.Snapshot.Header
-		j := scanJSON{f.Snapshot.ID.String(), h.Session, h.Seq, f.Rule, f.Path, f.Preview}
+		j := render.FindingToJSON(f.Snapshot, f.Finding)
 		out = append(out, j)
 		if !asJSON {
 			fmt.Fprintf(w, "%s %s#%d %s %s %s\n", j.Snapshot[:12], j.Session, j.Seq, j.Rule, j.Path, j.Preview)
@@ -91,7 +81,7 @@ func runScan(ctx context.Context, d *deps, o scanOptions) error {
 		return err
 	}
 	if asJSON {
-		if err := render.JSON(w, out); err != nil {
+		if err := render.JSON(w, render.NewScanJSON(out)); err != nil {
 			return err
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"text/tabwriter"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -20,9 +19,9 @@ time, last label and the agent that recorded it.
 
 Examples:
    git snap sessions
-   git snap sessions --json | jq -r '.[].name'`,
+   git snap sessions --json | jq -r '.sessions[].name'`,
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "json", Usage: "a JSON array, for scripts"},
+			&cli.BoolFlag{Name: "json", Usage: "JSON for scripts (docs/json.md)"},
 		},
 		Action: action(e, shape{pager: true}, parseSessions, runSessions),
 	}
@@ -36,17 +35,6 @@ func parseSessions(c *cli.Context) (sessionsOptions, error) {
 	return sessionsOptions{JSON: c.Bool("json")}, nil
 }
 
-type sessionJSON struct {
-	Name      string `json:"name"`
-	Ref       string `json:"ref"`
-	Snapshots int    `json:"snapshots"`
-	First     string `json:"first"`
-	Last      string `json:"last"`
-	LastLabel string `json:"last_label"`
-	Agent     string `json:"agent"`
-	Tip       string `json:"tip"`
-}
-
 // runSessions lists the sessions, most recently active first.
 func runSessions(ctx context.Context, d *deps, o sessionsOptions) error {
 	w := d.out
@@ -54,27 +42,23 @@ func runSessions(ctx context.Context, d *deps, o sessionsOptions) error {
 	if err != nil {
 		return err
 	}
-	out := []sessionJSON{}
-	for _, sess := range sessions {
-		h := sess.Tip.Header
-		out = append(out, sessionJSON{
-			Name: sess.Name, Ref: sess.Ref, Snapshots: h.Seq, First: h.Started.Format(time.RFC3339),
-			Last: h.Time.Format(time.RFC3339), LastLabel: h.Label, Agent: h.Source, Tip: sess.Tip.ID.String(),
-		})
-	}
 	if o.JSON {
-		return render.JSON(w, out)
+		out := []render.SessionJSON{}
+		for _, sess := range sessions {
+			out = append(out, render.SessionToJSON(sess))
+		}
+		return render.JSON(w, render.NewSessionsJSON(out))
 	}
-	if len(out) == 0 {
+	if len(sessions) == 0 {
 		fmt.Fprintln(w, "no sessions yet; save one with git snap save --session NAME FILE")
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SESSION\tSNAPSHOTS\tFIRST\tLAST\tLAST LABEL\tAGENT")
-	for i, o := range out {
-		h := sessions[i].Tip.Header
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", o.Name, o.Snapshots, h.Started.Local().Format("2006-01-02 15:04"),
-			h.Time.Local().Format("2006-01-02 15:04"), render.Shorten(o.LastLabel, 40), o.Agent)
+	for _, sess := range sessions {
+		h := sess.Tip.Header
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", sess.Name, h.Seq, h.Started.Local().Format("2006-01-02 15:04"),
+			h.Time.Local().Format("2006-01-02 15:04"), render.Shorten(h.Label, 40), h.Source)
 	}
 	return tw.Flush()
 }

@@ -94,13 +94,6 @@ func runShow(ctx context.Context, d *deps, o showOptions) error {
 		return err
 	}
 	st := agent.NumbersOf(doc, entry.Header.Source)
-	if o.JSON || o.YAML {
-		full := map[string]any{"header": render.EntryToJSON(entry, nil), "stats": st, "document": doc}
-		if o.JSON {
-			return render.JSON(w, full)
-		}
-		return render.YAML(w, map[string]any{"header": render.Value(render.EntryToJSON(entry, nil)), "stats": render.Value(st), "document": doc})
-	}
 	cps, err := s.Checkpoints(ctx, entry.Header.Session, false)
 	if err != nil {
 		return err
@@ -110,6 +103,14 @@ func runShow(ctx context.Context, d *deps, o showOptions) error {
 		if cp.Target == entry.ID {
 			names = append(names, cp.Name)
 		}
+	}
+	if o.JSON || o.YAML {
+		withCost(&st, d.cfg)
+		full := render.NewShowJSON(render.EntryToJSON(entry, names), render.NumbersToJSON(st, st.First, st.Last), doc)
+		if o.JSON {
+			return render.JSON(w, full)
+		}
+		return render.YAML(w, map[string]any{"schema_version": full.SchemaVersion, "snapshot": render.Value(full.Snapshot), "stats": render.Value(full.Stats), "document": doc})
 	}
 	render.Entry(w, p, entry, names)
 	if o.NameOnly {

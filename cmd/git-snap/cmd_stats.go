@@ -45,13 +45,14 @@ func parseStats(c *cli.Context) (statsOptions, error) {
 	return statsOptions{Session: c.Args().First(), JSON: c.Bool("json")}, nil
 }
 
+// sessionStats are the sessions summed; render.StatsJSON is their JSON.
 type sessionStats struct {
-	Sessions    int            `json:"sessions"`
-	Snapshots   int            `json:"snapshots"`
-	Checkpoints map[string]int `json:"checkpoints"`
-	First       time.Time      `json:"first"`
-	Last        time.Time      `json:"last"`
-	Duration    string         `json:"duration"`
+	Sessions    int
+	Snapshots   int
+	Checkpoints map[string]int
+	First       time.Time
+	Last        time.Time
+	Duration    string
 	agent.Numbers
 }
 
@@ -78,7 +79,7 @@ func runStats(ctx context.Context, d *deps, o statsOptions) error {
 	if err != nil {
 		return err
 	}
-	names, err := s.CheckpointNames()
+	names, err := s.CheckpointsBySession()
 	if err != nil {
 		return err
 	}
@@ -88,7 +89,7 @@ func runStats(ctx context.Context, d *deps, o statsOptions) error {
 		st.Snapshots += h.Seq
 		h.Counted, h.Totals = counted[i], totals[i]
 		one, _ := agent.NumbersOfHeader(h)
-		first, last := h.Started, h.Time
+		first, last := h.Started, render.LastTime(h)
 		if !one.First.IsZero() {
 			first, last = one.First, one.Last
 		}
@@ -106,7 +107,7 @@ func runStats(ctx context.Context, d *deps, o statsOptions) error {
 	st.Duration = st.Last.Sub(st.First).Round(time.Second).String()
 	withCost(&st.Numbers, d.cfg)
 	if o.JSON {
-		return render.JSON(w, st)
+		return render.JSON(w, render.NewStatsJSON(st.Sessions, st.Snapshots, st.Checkpoints, render.NumbersToJSON(st.Numbers, st.First, st.Last)))
 	}
 	fmt.Fprintf(w, "sessions:     %d\nsnapshots:    %d\n", st.Sessions, st.Snapshots)
 	fmt.Fprintf(w, "checkpoints:  %d", len(st.Checkpoints))

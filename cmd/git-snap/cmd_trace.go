@@ -56,7 +56,9 @@ func runTrace(ctx context.Context, d *deps, o traceOptions) error {
 	lines, st := agent.Trace(doc, a)
 	cost := agent.EstimateCost(st.ByModel, configPrices(d.cfg))
 	if o.JSON {
-		return render.JSON(d.out, map[string]any{"timeline": lines, "stats": st, "cost": cost})
+		n := agent.NumbersOf(doc, entry.Header.Source)
+		n.Cost = &cost
+		return render.JSON(d.out, render.NewTraceJSON(render.EntryToJSON(entry, nil), lines, render.NumbersToJSON(n, n.First, n.Last)))
 	}
 	render.Trace(d.out, d.color, lines, st, cost)
 	return nil

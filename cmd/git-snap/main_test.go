@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,6 +36,12 @@ func TestScripts(t *testing.T) {
 			"jsonlequal": cmdJSONLEqual,
 		},
 		RequireExplicitExec: true,
+		Condition: func(cond string) (bool, error) {
+			if name, ok := strings.CutPrefix(cond, "tool:"); ok {
+				return toolCondition(name)
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 	})
 }
 

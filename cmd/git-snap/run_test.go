@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -66,12 +67,12 @@ func fixture(t *testing.T) (d *deps, out *bytes.Buffer) {
 // seqs reads log --json output as session#seq, in order.
 func seqs(t *testing.T, out []byte) string {
 	t.Helper()
-	var entries []render.EntryJSON
-	if err := json.Unmarshal(out, &entries); err != nil {
+	var log render.LogJSON
+	if err := json.Unmarshal(out, &log); err != nil {
 		t.Fatalf("%v in %s", err, out)
 	}
 	var got []string
-	for _, e := range entries {
+	for _, e := range log.Snapshots {
 		got = append(got, fmt.Sprintf("%s#%d", e.Session, e.Seq))
 	}
 	return strings.Join(got, " ")
@@ -173,23 +174,24 @@ func TestRunSessionsJSON(t *testing.T) {
 	if err := runSessions(ctx, d, sessionsOptions{JSON: true}); err != nil {
 		t.Fatal(err)
 	}
-	var got []sessionJSON
+	var got render.SessionsJSON
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("%v in %s", err, out)
 	}
 	tipA, _ := d.store.Resolve(ctx, "a")
 	tipB, _ := d.store.Resolve(ctx, "b")
-	want := []sessionJSON{
-		{Name: "b", Ref: "refs/snap/b", Snapshots: 2, First: "2026-03-02T11:00:00Z", Last: "2026-03-02T11:10:00Z", LastLabel: "Stop", Agent: "cli", Tip: tipB.String()},
-		{Name: "a", Ref: "refs/snap/a", Snapshots: 5, First: "2026-03-02T10:00:00Z", Last: "2026-03-02T10:40:00Z", LastLabel: "Stop", Agent: "cli", Tip: tipA.String()},
-	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
+	str := func(s string) *string { return &s }
+	want := render.SessionsJSON{SchemaVersion: 1, Sessions: []render.SessionJSON{
+		{Name: "b", Ref: "refs/snap/b", Snapshots: 2, First: str("2026-03-02T11:00:00.000Z"), Last: str("2026-03-02T11:10:00.000Z"), LastLabel: str("Stop"), Agent: str("cli"), Tip: tipB.String()},
+		{Name: "a", Ref: "refs/snap/a", Snapshots: 5, First: str("2026-03-02T10:00:00.000Z"), Last: str("2026-03-02T10:40:00.000Z"), LastLabel: str("Stop"), Agent: str("cli"), Tip: tipA.String()},
+	}}
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
 
 	out.Reset()
 	d.store, _ = openEmpty(t)
-	if err := runSessions(ctx, d, sessionsOptions{JSON: true}); err != nil || strings.TrimSpace(out.String()) != "[]" {
+	if err := runSessions(ctx, d, sessionsOptions{JSON: true}); err != nil || !strings.Contains(out.String(), `"sessions": []`) {
 		t.Errorf("no sessions: %q %v", out, err)
 	}
 }

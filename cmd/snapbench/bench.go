@@ -133,6 +133,13 @@ func (b *bench) setup(ctx context.Context) error {
 	return err
 }
 
+// benchEnv is the environment of every command run: git's identity
+// fixed, no default session, no colour.
+func benchEnv() []string {
+	return append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.com",
+		"GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@example.com", "GIT_SNAP_SESSION=", "NO_COLOR=1")
+}
+
 // timed runs a command and returns its wall time.
 func (b *bench) timed(stdin []byte, name string, args ...string) (time.Duration, error) {
 	cmd := exec.Command(name, args...)

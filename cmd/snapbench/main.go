@@ -5,6 +5,7 @@
 //
 //	go run ./cmd/snapbench            # 100k snapshots, before and after git gc
 //	go run ./cmd/snapbench -quick     # 10k snapshots, for a laptop
+//	go run ./cmd/snapbench -only search [-quick]   # the search rows alone
 //
 // It prints a Markdown table of medians and ratios.
 package main
@@ -37,7 +38,7 @@ type config struct {
 }
 
 // groups are the sets of rows -only can pick.
-var groups = []string{"core", "share", "storage", "worktree", "sessions", "long", "startup"}
+var groups = []string{"core", "share", "storage", "worktree", "sessions", "long", "startup", "search"}
 
 // wants says whether a group of rows is to run.
 func (c config) wants(group string) bool { return len(c.only) == 0 || c.only[group] }
@@ -93,8 +94,7 @@ func run(ctx context.Context, c config) error {
 		defer os.RemoveAll(work)
 	}
 	b := &bench{cfg: c, work: work, self: mustExecutable()}
-	b.env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@example.com",
-		"GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@example.com", "GIT_SNAP_SESSION=", "NO_COLOR=1")
+	b.env = benchEnv()
 	if b.bin = c.bin; b.bin == "" {
 		b.bin = filepath.Join(work, "git-snap")
 		logf("building git-snap (CGO_ENABLED=0, as the README installs it)")
@@ -124,6 +124,7 @@ func run(ctx context.Context, c config) error {
 		{"sessions", b.sessionRows},
 		{"long", b.longSessionRows},
 		{"storage", b.storage},
+		{"search", b.searchRows},
 	} {
 		if err := add(g.name, g.f); err != nil {
 			return err

@@ -271,7 +271,7 @@ func elementPath(dir string, i int) string {
 }
 
 // elementIndex reads i back from an element's file name.
-func elementIndex(name string) (int, bool) {
+func ElementIndex(name string) (int, bool) {
 	n, err := strconv.Atoi(strings.TrimSuffix(name, ".json"))
 	return n, err == nil && n >= 0 && strings.HasSuffix(name, ".json")
 }

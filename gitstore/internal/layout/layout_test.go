@@ -206,13 +206,13 @@ func TestElementNames(t *testing.T) {
 		if got := elementPath(MessagesDir, i); got != want {
 			t.Errorf("elementPath(%d) = %s, want %s", i, got, want)
 		}
-		if got, ok := elementIndex(want[len("messages/0000/"):]); !ok || got != i {
-			t.Errorf("elementIndex(%s) = %d, %v", want, got, ok)
+		if got, ok := ElementIndex(want[len("messages/0000/"):]); !ok || got != i {
+			t.Errorf("ElementIndex(%s) = %d, %v", want, got, ok)
 		}
 	}
 	for _, bad := range []string{"x.json", "-1.json", "000001", "000001.txt"} {
-		if _, ok := elementIndex(bad); ok {
-			t.Errorf("elementIndex(%q) accepted it", bad)
+		if _, ok := ElementIndex(bad); ok {
+			t.Errorf("ElementIndex(%q) accepted it", bad)
 		}
 	}
 }

@@ -122,7 +122,7 @@ func (r Reader) Elements(dir plumbing.Hash, skip map[plumbing.Hash]bool) ([]Elem
 			return nil, nil, err
 		}
 		for _, e := range ct.Entries {
-			i, ok := elementIndex(e.Name)
+			i, ok := ElementIndex(e.Name)
 			if !ok {
 				return nil, nil, fmt.Errorf("unexpected entry %s/%s in snapshot tree", c.Name, e.Name)
 			}
@@ -170,24 +170,28 @@ func (r Reader) Parse(h plumbing.Hash) (any, error) {
 // tree, or an entry that is not a file, is refused.
 func (r Reader) Files(h plumbing.Hash) ([]snapshot.File, error) {
 	var out []snapshot.File
-	err := r.FileIDs(h, func(p, mode string, blob plumbing.Hash) error {
-		data, err := r.GetBlob(blob)
+	err := r.WalkFiles(h, func(p string, e object.TreeEntry) error {
+		if e.Mode != filemode.Regular && e.Mode != filemode.Executable && e.Mode != filemode.Symlink {
+			return fmt.Errorf("the snapshot holds %s with mode %o, which is not a file", p, uint32(e.Mode))
+		}
+		data, err := r.GetBlob(e.Hash)
 		if err != nil {
 			return err
 		}
-		out = append(out, snapshot.File{Path: p, Mode: mode, Content: data})
+		out = append(out, snapshot.File{Path: p, Mode: fmt.Sprintf("%06o", uint32(e.Mode)), Content: data})
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read files: %w", err)
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].Path < out[b].Path })
 	return out, nil
 }
 
-// FileIDs calls fn with the path, mode and blob of every captured file
-// under the files/ tree h, reading trees only, with the checks of Files.
-func (r Reader) FileIDs(h plumbing.Hash, fn func(path, mode string, blob plumbing.Hash) error) error {
+// WalkFiles calls fn for each entry under the files/ tree h that is not
+// a directory, with its path; a path that could leave a work tree is
+// refused before fn sees it.
+func (r Reader) WalkFiles(h plumbing.Hash, fn func(path string, e object.TreeEntry) error) error {
 	if h.IsZero() {
 		return nil
 	}
@@ -203,22 +207,15 @@ func (r Reader) FileIDs(h plumbing.Hash, fn func(path, mode string, blob plumbin
 				return fmt.Errorf("the snapshot holds an unsafe file: %w", err)
 			}
 			if e.Mode == filemode.Dir {
-				if err := walk(e.Hash, p+"/"); err != nil {
-					return err
-				}
-				continue
+				err = walk(e.Hash, p+"/")
+			} else {
+				err = fn(p, e)
 			}
-			if e.Mode != filemode.Regular && e.Mode != filemode.Executable && e.Mode != filemode.Symlink {
-				return fmt.Errorf("the snapshot holds %s with mode %o, which is not a file", p, uint32(e.Mode))
-			}
-			if err := fn(p, fmt.Sprintf("%06o", uint32(e.Mode)), e.Hash); err != nil {
+			if err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	if err := walk(h, ""); err != nil {
-		return fmt.Errorf("read files: %w", err)
-	}
-	return nil
+	return walk(h, "")
 }

@@ -18,6 +18,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+
+	"github.com/git-snap/git-snap/internal/mmapfile"
 )
 
 // The layout of a version 2 pack index: header, fan-out table, then per
@@ -57,7 +59,7 @@ type file struct {
 
 // openFile maps the index at path and opens the pack beside it.
 func openFile(path, index string) (*file, error) {
-	idx, unmap, err := mapFile(path)
+	idx, unmap, err := mmapfile.Map(path)
 	if err != nil {
 		return nil, fmt.Errorf("map pack index: %w", err)
 	}

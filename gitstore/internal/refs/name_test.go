@@ -35,7 +35,7 @@ func TestRefusedNamesNeverTouchTheDisk(t *testing.T) {
 	s := New(dir, Options{})
 	id := plumbing.NewHash("0123456789012345678901234567890123456789")
 	for _, name := range []string{"refs/snap/../../" + outside, "refs/snap/../heads/main", "refs/snap/x.lock"} {
-		if err := s.Update(context.Background(), name, plumbing.ZeroHash, id); err == nil {
+		if err := s.Update(context.Background(), name, plumbing.ZeroHash, id, "test"); err == nil {
 			t.Errorf("Update(%q) succeeded", name)
 		}
 		if h, err := s.Read(name); err != nil || !h.IsZero() {

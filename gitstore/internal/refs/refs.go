@@ -39,8 +39,13 @@ type Options struct {
 	// Wait bounds the wait for a lock another process holds when the
 	// context has no deadline; zero means ten seconds.
 	Wait time.Duration
-	// Warnf, when set, is told of every stale lock removed.
+	// Warnf, when set, is told of every stale lock removed and every
+	// log entry that could not be written.
 	Warnf func(format string, args ...any)
+	// Ident, when set, signs a log entry for every update (see
+	// reflog.go): "<name> <<email>> <unix time> <+hhmm>", as git writes
+	// it. Nil keeps no logs.
+	Ident func() string
 }
 
 // Store reads and updates the refs of one repository: loose files
@@ -163,10 +168,20 @@ func (r *Store) List(prefix string) (map[string]plumbing.Hash, error) {
 }
 
 // Update moves ref name from old to new (ZeroHash old: the ref must not
-// exist; ZeroHash new: delete it). It returns ErrChanged when the ref
-// did not hold old, and waits while another process holds the ref's
-// lock, until ctx ends.
-func (r *Store) Update(ctx context.Context, name string, old, new plumbing.Hash) error {
+// exist; ZeroHash new: delete it), and logs it with msg. It returns
+// ErrChanged when the ref did not hold old, and waits while another
+// process holds the ref's lock, until ctx ends.
+func (r *Store) Update(ctx context.Context, name string, old, new plumbing.Hash, msg string) error {
+	return r.update(ctx, name, old, new, func() {
+		// The ref has moved: a log that cannot be written is said, not
+		// made the update's failure.
+		if err := r.appendLog(name, old, new, msg); err != nil && r.opts.Warnf != nil {
+			r.opts.Warnf("reflog of %s not written: %v", name, err)
+		}
+	})
+}
+
+func (r *Store) update(ctx context.Context, name string, old, new plumbing.Hash, logged func()) error {
 	if err := CheckName(name); err != nil {
 		return err
 	}
@@ -190,9 +205,10 @@ func (r *Store) Update(ctx context.Context, name string, old, new plumbing.Hash)
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("delete ref %s: %w", name, err)
 		}
+		logged() // under the lock, as git logs
 		return nil
 	}
-	if err := lk.commit([]byte(new.String() + "\n")); err != nil {
+	if err := lk.commitThen([]byte(new.String()+"\n"), logged); err != nil {
 		return fmt.Errorf("update ref %s: %w", name, err)
 	}
 	return nil
@@ -213,7 +229,11 @@ type lockFile struct {
 // the lock is held, then removes the lock: the target changes in one
 // rename, as with git's rename of the lock itself, and the lock keeps its
 // note until the end.
-func (l *lockFile) commit(data []byte) error {
+func (l *lockFile) commit(data []byte) error { return l.commitThen(data, func() {}) }
+
+// commitThen is commit, calling then after the rename and before the
+// lock goes.
+func (l *lockFile) commitThen(data []byte, then func()) error {
 	f, err := os.CreateTemp(l.tmpDir, "new-*")
 	if err != nil {
 		return err
@@ -229,6 +249,7 @@ func (l *lockFile) commit(data []byte) error {
 		os.Remove(f.Name())
 		return err
 	}
+	then()
 	os.Remove(l.path)
 	l.done = true
 	return nil

@@ -56,7 +56,7 @@ func TestLocksLeftByKilledProcesses(t *testing.T) {
 	// The holder's process is gone: cleared for that reason, not by age.
 	pid := deadPid(t)
 	lock := leaveLock(t, r, "refs/snap/a", pid, 0)
-	if err := r.Update(ctx, "refs/snap/a", plumbing.ZeroHash, id); err != nil {
+	if err := r.Update(ctx, "refs/snap/a", plumbing.ZeroHash, id, "test"); err != nil {
 		t.Fatal(err)
 	}
 	if len(warnings) != 1 || !strings.Contains(warnings[0], fmt.Sprintf("process %d is gone", pid)) {
@@ -71,7 +71,7 @@ func TestLocksLeftByKilledProcesses(t *testing.T) {
 	lock = leaveLock(t, r, "refs/snap/b", 0, time.Hour)
 	short0, cancel0 := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel0()
-	err := r.Update(short0, "refs/snap/b", plumbing.ZeroHash, id)
+	err := r.Update(short0, "refs/snap/b", plumbing.ZeroHash, id, "test")
 	var le *LockedError
 	if !errors.As(err, &le) || le.Path != lock || !strings.Contains(err.Error(), "rm "+lock) {
 		t.Errorf("old lock without a note: %v", err)
@@ -88,7 +88,7 @@ func TestLocksLeftByKilledProcesses(t *testing.T) {
 	leaveLock(t, r, "refs/snap/c", os.Getpid(), 0)
 	short, cancel2 := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel2()
-	err = r.Update(short, "refs/snap/c", plumbing.ZeroHash, id)
+	err = r.Update(short, "refs/snap/c", plumbing.ZeroHash, id, "test")
 	if err == nil || !strings.Contains(err.Error(), "held by another process") {
 		t.Errorf("live lock: %v", err)
 	}
@@ -101,7 +101,7 @@ func TestLocksLeftByKilledProcesses(t *testing.T) {
 	must(t, os.WriteFile(lock, []byte(fmt.Sprintf("%d elsewhere.example\n", pid)), 0o644))
 	short3, cancel3 := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel3()
-	if err := r.Update(short3, "refs/snap/d", plumbing.ZeroHash, id); err == nil {
+	if err := r.Update(short3, "refs/snap/d", plumbing.ZeroHash, id, "test"); err == nil {
 		t.Error("a lock was taken on the word of another host's note")
 	}
 	// The locks of this store carry their note from the start.
@@ -128,7 +128,7 @@ func TestGitTransactionLockIsNeverTaken(t *testing.T) {
 	head := plumbing.NewHash(gittest.Git(t, dir, "rev-parse", "HEAD"))
 	tree := plumbing.NewHash(gittest.Git(t, dir, "rev-parse", "HEAD^{tree}"))
 	ctx := context.Background()
-	must(t, r.Update(ctx, "refs/snap/S", plumbing.ZeroHash, head))
+	must(t, r.Update(ctx, "refs/snap/S", plumbing.ZeroHash, head, "test"))
 	other := plumbing.NewHash(gittest.GitIn(t, dir, "", "commit-tree", "-m", "other", tree.String()))
 
 	cmd := exec.Command("git", "update-ref", "--stdin")
@@ -152,7 +152,7 @@ func TestGitTransactionLockIsNeverTaken(t *testing.T) {
 	time.Sleep(2500 * time.Millisecond) // older than any age a lock was once judged stale by
 	short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 	defer cancel()
-	err = r.Update(short, "refs/snap/S", head, plumbing.ZeroHash)
+	err = r.Update(short, "refs/snap/S", head, plumbing.ZeroHash, "test")
 	var le *LockedError
 	if !errors.As(err, &le) || le.Path != lock {
 		t.Errorf("update beside git's transaction: %v", err)
@@ -173,10 +173,10 @@ func TestRefUpdatesAgreeWithGit(t *testing.T) {
 	r := New(filepath.Join(dir, ".git"), Options{})
 	ctx := context.Background()
 	head := plumbing.NewHash(gittest.Git(t, dir, "rev-parse", "HEAD"))
-	if err := r.Update(ctx, "refs/snap/x", plumbing.ZeroHash, head); err != nil {
+	if err := r.Update(ctx, "refs/snap/x", plumbing.ZeroHash, head, "test"); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Update(ctx, "refs/snap/x", plumbing.ZeroHash, head); err != ErrChanged {
+	if err := r.Update(ctx, "refs/snap/x", plumbing.ZeroHash, head, "test"); err != ErrChanged {
 		t.Errorf("create over an existing ref: %v", err)
 	}
 	gittest.Git(t, dir, "pack-refs", "--all")
@@ -184,7 +184,7 @@ func TestRefUpdatesAgreeWithGit(t *testing.T) {
 		t.Errorf("packed ref reads %s", got)
 	}
 	// Delete a packed ref: gone for git too, and packed-refs stays valid.
-	if err := r.Update(ctx, "refs/snap/x", head, plumbing.ZeroHash); err != nil {
+	if err := r.Update(ctx, "refs/snap/x", head, plumbing.ZeroHash, "test"); err != nil {
 		t.Fatal(err)
 	}
 	if out := gittest.Git(t, dir, "for-each-ref", "refs/snap"); out != "" {
@@ -250,7 +250,7 @@ func TestRacingUpdatesHaveOneWinner(t *testing.T) {
 	defer cancel()
 	errs := make(chan error, len(ids))
 	for _, id := range ids {
-		go func() { errs <- r.Update(ctx, "refs/snap/race", plumbing.ZeroHash, id) }()
+		go func() { errs <- r.Update(ctx, "refs/snap/race", plumbing.ZeroHash, id, "test") }()
 	}
 	won := 0
 	for range ids {

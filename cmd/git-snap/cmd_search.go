@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-snap/git-snap/render"
+	"github.com/git-snap/git-snap/search"
+)
+
+type searchOptions struct {
+	Query        search.Query
+	SessionsOnly bool
+	JSON         bool
+}
+
+func cmdSearch(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "search",
+		Usage:     "find text in every session: messages, tool inputs and results, file paths",
+		ArgsUsage: "PATTERN",
+		Description: `Prints each line that matches PATTERN, as git grep does: the session and
+snapshot number, the snapshot id (the first snapshot that held the message), the message
+index and role, where in the message (text, thinking, tool_input, tool_result, or path for
+a file the session captured or wrote), then the line.
+
+PATTERN is a basic regular expression like git grep's: ( ) { } | + ? are literal, \( \)
+\{ \} \| \+ \? are operators. -E takes an extended (RE2) expression, -F a fixed string.
+The index behind it lives in .git/snap/search; it is brought up to date as a search runs,
+and rebuilt when missing or damaged.
+
+Examples:
+   git snap search 'connection refused'
+   git snap search -i -E 'panic: .*nil' --tool Bash --since 2d
+   git snap search -l TODO --file '*.go'
+   git snap search --json -F 'a.b(c)' | jq -r '.[].session'`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "extended-regexp", Aliases: []string{"E"}, Usage: "PATTERN is an extended regular expression (RE2 syntax)"},
+			&cli.BoolFlag{Name: "fixed-strings", Aliases: []string{"F"}, Usage: "PATTERN is a fixed string"},
+			&cli.BoolFlag{Name: "ignore-case", Aliases: []string{"i"}, Usage: "ignore case"},
+			&cli.BoolFlag{Name: "sessions-with-matches", Aliases: []string{"l", "files-with-matches"}, Usage: "print only the names of sessions with a match"},
+			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "only sessions whose name matches `GLOB`"},
+			&cli.StringFlag{Name: "agent", Usage: "only sessions of `AGENT` (claude-code, codex, or what took them: import, cli, …; a glob)"},
+			&cli.StringFlag{Name: "tool", Usage: "only the inputs and results of tool `NAME` (a glob)"},
+			&cli.StringFlag{Name: "file", Usage: "only sessions that captured or wrote a file matching `GLOB` (a path, or a base name)"},
+			&cli.StringFlag{Name: "label", Usage: "only messages first recorded by a snapshot whose label matches `GLOB`"},
+			&cli.StringFlag{Name: "since", Usage: "only messages after `WHEN` (2026-01-31, RFC 3339, or 2h / 3d ago)"},
+			&cli.StringFlag{Name: "until", Usage: "only messages before `WHEN`"},
+			&cli.IntFlag{Name: "max-count", Aliases: []string{"m"}, Usage: "print at most `N` lines"},
+			&cli.BoolFlag{Name: "json", Usage: "a JSON array of hits, for scripts"},
+		},
+		Action: action(e, shape{min: 1, max: 1, pager: true}, e.parseSearch, runSearch),
+	}
+}
+
+func (e *env) parseSearch(c *cli.Context) (searchOptions, error) {
+	q := search.Query{
+		Pattern: c.Args().First(), IgnoreCase: c.Bool("ignore-case"), Session: c.String("session"), Agent: c.String("agent"),
+		Tool: c.String("tool"), File: c.String("file"), Label: c.String("label"), Limit: c.Int("max-count"),
+	}
+	o := searchOptions{SessionsOnly: c.Bool("sessions-with-matches"), JSON: c.Bool("json")}
+	if q.Limit < 0 {
+		return o, usagef("--max-count must be 0 or more")
+	}
+	var err error
+	if q.Pattern, q.Regexp, err = pattern(q.Pattern, c.Bool("extended-regexp"), c.Bool("fixed-strings")); err != nil {
+		return o, err
+	}
+	if q.Since, err = parseWhen(c.String("since"), e.now()); err != nil {
+		return o, err
+	}
+	if q.Until, err = parseWhen(c.String("until"), e.now()); err != nil {
+		return o, err
+	}
+	q.SessionsOnly = o.SessionsOnly
+	o.Query = q
+	return o, nil
+}
+
+// pattern reads PATTERN in the syntax the flags name: basic (git grep's
+// default), extended or fixed.
+func pattern(p string, extended, fixed bool) (string, bool, error) {
+	switch {
+	case extended && fixed:
+		return "", false, usagef("-E and -F exclude each other: give one")
+	case fixed:
+		return p, false, nil
+	case extended:
+		return p, true, nil
+	}
+	re, err := search.Basic(p)
+	return re, true, err
+}
+
+// runSearch prints the hits of o's query.
+func runSearch(ctx context.Context, d *deps, o searchOptions) error {
+	hits, err := searchStore(ctx, d, o.Query)
+	if err != nil {
+		return err
+	}
+	switch {
+	case o.JSON:
+		if hits == nil {
+			hits = []search.Hit{}
+		}
+		return render.JSON(d.out, hits)
+	case o.SessionsOnly:
+		render.HitSessions(d.out, hits)
+	default:
+		render.Hits(d.out, d.color, hits)
+	}
+	return nil
+}
+
+func searchStore(ctx context.Context, d *deps, q search.Query) ([]search.Hit, error) {
+	x, err := search.Open(ctx, d.store, "")
+	if err != nil {
+		return nil, err
+	}
+	defer x.Close()
+	return x.Search(ctx, q)
+}
+
+// grepSnapshots is log --grep: the snapshots that first recorded a
+// message matching pattern (a basic regular expression, as git log's).
+func grepSnapshots(ctx context.Context, d *deps, pattern string) (map[plumbing.Hash]bool, error) {
+	re, err := search.Basic(pattern)
+	if err != nil {
+		return nil, err
+	}
+	hits, err := searchStore(ctx, d, search.Query{Pattern: re, Regexp: true})
+	if err != nil {
+		return nil, err
+	}
+	out := map[plumbing.Hash]bool{}
+	for _, h := range hits {
+		out[plumbing.NewHash(h.Snapshot)] = true
+	}
+	return out, nil
+}

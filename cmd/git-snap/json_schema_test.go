@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// schemaRepo is a repository made from the real sessions in testdata
+// (two Claude Code transcripts, a Codex rollout), a session whose
+// snapshots change members and files, a checkpoint and a snapshot saved
+// without redaction, so that every list of every output has entries.
+func schemaRepo(t *testing.T) (run func(args ...string) []byte) {
+	t.Helper()
+	dir := t.TempDir()
+	git := func(args ...string) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	projects := filepath.Join(dir, "projects", "-home-u-app")
+	for _, f := range []string{"short.jsonl", "tool_heavy.jsonl"} {
+		copyFile(t, filepath.Join("..", "..", "testdata", "claude-code", f), filepath.Join(projects, f))
+	}
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("one.json", `{"messages":[{"role":"user","content":"hi"}],"config":{"temperature":0.2},"files":{"notes.md":{"content":"a\n"}}}`)
+	write("two.json", `{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}],"config":{"temperature":0.7},"files":{"notes.md":{"content":"b\n"},"run.sh":{"content":"echo\n","mode":"100755"}}}`)
+	write("leaky.json", `{"messages":[{"role":"user","content":"deploy with AKIAI44QH8DHBEXAMPLE please"}]}`)
+	vars := map[string]string{
+		"HOME": dir, "XDG_CONFIG_HOME": filepath.Join(dir, ".config"), "GIT_CONFIG_NOSYSTEM": "1",
+		"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com",
+		"GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.com",
+	}
+	run = func(args ...string) []byte {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, dir: dir, getenv: func(k string) string { return vars[k] }}
+		if code := e.run(context.Background(), args); code != 0 && args[0] != "scan" {
+			t.Fatalf("git snap %s: exit %d\n%s", strings.Join(args, " "), code, errOut.String())
+		}
+		return out.Bytes()
+	}
+	run("import", "--from", "claude-code", filepath.Join(dir, "projects"))
+	codex, err := filepath.Abs(filepath.Join("..", "..", "testdata", "codex"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run("import", "--from", "codex", codex)
+	run("save", "-s", "d", "--turn", "1", "-l", "first", "one.json")
+	run("save", "-s", "d", "-m", "second", "two.json")
+	run("checkpoint", "green", "short", "-m", "tests pass")
+	run("checkpoint", "done", "d")
+	write(".git/snap/config.yaml", "redact:\n  disabled: true\n")
+	run("save", "-s", "raw", "leaky.json")
+	return run
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestJSONMatchesSchemas checks every reading command's --json against
+// its schema in docs/schema: every key there, none more, times, ids and
+// lists as docs/json.md says.
+func TestJSONMatchesSchemas(t *testing.T) {
+	run := schemaRepo(t)
+	c := jsonschema.NewCompiler()
+	schemaDir, err := filepath.Abs(filepath.Join("..", "..", "docs", "schema"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		schema string
+		args   []string
+		// nonEmpty names the lists the repository must fill, so that
+		// their items are checked too.
+		nonEmpty []string
+	}{
+		{"log", []string{"log", "--all", "--json"}, []string{"snapshots"}},
+		{"log", []string{"log", "--json", "--label", "nothing-has-this"}, nil},
+		{"show", []string{"show", "--json", "short"}, nil},
+		{"show", []string{"show", "--json", "d"}, nil},
+		{"diff", []string{"diff", "--json", "d~1", "d"}, []string{"messages", "members", "files"}},
+		{"diff", []string{"diff", "--json", "short"}, []string{"messages"}},
+		{"sessions", []string{"sessions", "--json"}, []string{"sessions"}},
+		{"stats", []string{"stats", "--json"}, nil},
+		{"stats", []string{"stats", "--json", "d"}, nil},
+		{"trace", []string{"trace", "--json", "tool_heavy"}, []string{"timeline"}},
+		{"trace", []string{"trace", "--json", "d"}, nil},
+		{"checkpoint-list", []string{"checkpoint", "--list", "--json"}, []string{"checkpoints"}},
+		{"checkpoint-list", []string{"checkpoint", "--list", "--json", "tool_heavy"}, nil},
+		{"scan", []string{"scan", "--json"}, []string{"findings"}},
+		{"scan", []string{"scan", "--json", "d"}, nil},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			sch, err := c.Compile(filepath.Join(schemaDir, tc.schema+".schema.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := run(tc.args...)
+			v, err := jsonschema.UnmarshalJSON(bytes.NewReader(out))
+			if err != nil {
+				t.Fatalf("not JSON: %v\n%s", err, out)
+			}
+			if err := sch.Validate(v); err != nil {
+				t.Fatalf("%s does not match %s.schema.json: %v", strings.Join(tc.args, " "), tc.schema, err)
+			}
+			var top map[string]any
+			if err := json.Unmarshal(out, &top); err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range tc.nonEmpty {
+				if l, _ := top[k].([]any); len(l) == 0 {
+					t.Errorf("%s is empty: the test checks none of its items", k)
+				}
+			}
+		})
+	}
+}

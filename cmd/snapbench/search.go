@@ -1,0 +1,283 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// The search rows: a store of searchSessions sessions, each of
+// searchSnapshots snapshots adding messagesPerSnapshot messages, written
+// with git fast-import (one process, no git-snap call), then git snap
+// search timed on it: the first search, which builds the index, warm
+// searches of a rare string, a regular expression and a common word, and
+// a search after a new session was saved.
+const (
+	searchSnapshots     = 10
+	messagesPerSnapshot = 10
+	needleEvery         = 50000 // one message in this many holds the rare string
+)
+
+// searchScale is the number of sessions: 10k (1M messages), 1k with
+// -quick.
+func (b *bench) searchScale() int {
+	if b.cfg.quick {
+		return 1000
+	}
+	return 10000
+}
+
+func (b *bench) searchRows(ctx context.Context) ([]row, error) {
+	sb := *b
+	sb.repo = filepath.Join(b.work, "search-repo")
+	sb.env = benchEnv()
+	sessions := b.searchScale()
+	msgs := sessions * searchSnapshots * messagesPerSnapshot
+	logf("search: writing %d sessions, %d messages with git fast-import", sessions, msgs)
+	start := time.Now()
+	textBytes, err := sb.writeSearchStore(ctx, sessions)
+	if err != nil {
+		return nil, err
+	}
+	logf("search: store written in %s (%.0f MiB of message text)", time.Since(start).Round(time.Second), float64(textBytes)/(1<<20))
+	phase := fmt.Sprintf("%dk messages, %dk sessions", msgs/1000, max(1, sessions/1000))
+	if sessions < 1000 {
+		phase = fmt.Sprintf("%dk messages, %d sessions", msgs/1000, sessions)
+	}
+	build, cpu, peak, err := sb.usage(sb.bin, "search", "-F", "zq-needle-1")
+	if err != nil {
+		return nil, err
+	}
+	indexBytes, packBytes := dirBytes(filepath.Join(sb.repo, ".git", "snap", "search")), dirBytes(filepath.Join(sb.repo, ".git", "objects"))
+	queries := []struct {
+		what string
+		args []string
+	}{
+		{"search, rare string, warm", []string{"search", "-F", "zq-needle-7"}},
+		{"search -i -E, regular expression, warm", []string{"search", "-i", "-E", `zq-NEEDLE-[0-9]+\b`}},
+		{"search, common word, -m 100, warm", []string{"search", "-m", "100", vocab[0]}},
+		{"search -l, rare string, warm", []string{"search", "-l", "-F", "zq-needle-7"}},
+	}
+	rows := []row{{what: "search index build (first search)", phase: phase, ours: build, budget: 2 * time.Minute,
+		note: fmt.Sprintf("CPU %.0f s; index %.0f MiB, pack %.0f MiB, peak memory %.0f MiB", cpu.Seconds(), float64(indexBytes)/(1<<20), float64(packBytes)/(1<<20), float64(peak)/(1<<20))}}
+	for _, q := range queries {
+		var ds []time.Duration
+		for range b.cfg.runs {
+			d, err := sb.timed(nil, sb.bin, q.args...)
+			if err != nil {
+				return nil, err
+			}
+			ds = append(ds, d)
+		}
+		rows = append(rows, row{what: q.what, phase: phase, ours: median(ds), budget: 300 * time.Millisecond,
+			note: "git-snap " + strings.Join(q.args, " ")})
+	}
+	var inc []time.Duration
+	for r := range b.cfg.runs {
+		session := fmt.Sprintf("inc-%d", r)
+		doc, _ := json.Marshal(map[string]any{"messages": []any{searchMessage(rand.New(rand.NewPCG(uint64(r), 9)), session, 0)}})
+		if _, err := sb.timed(doc, sb.bin, "save", "--session", session); err != nil {
+			return nil, err
+		}
+		d, err := sb.timed(nil, sb.bin, "search", "-F", "zq-needle-7")
+		if err != nil {
+			return nil, err
+		}
+		inc = append(inc, d)
+	}
+	rows = append(rows, row{what: "search after a new session was saved", phase: phase, ours: median(inc), budget: 300 * time.Millisecond,
+		note: "reads the new session, writes a segment"})
+	return rows, nil
+}
+
+// usage runs a command under this program's rss wrapper and returns its
+// wall time, CPU time (user and system, the command's own: the wrapper
+// waits for it, so its usage counts in the wrapper's) and peak memory.
+func (b *bench) usage(name string, args ...string) (wall, cpu time.Duration, peak int64, err error) {
+	cmd := exec.Command(b.self, append([]string{"rss", name}, args...)...)
+	cmd.Dir, cmd.Env = b.repo, b.env
+	start := time.Now()
+	out, err := cmd.Output()
+	wall = time.Since(start)
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("rss %s: %v", name, err)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	peak, err = strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+	return wall, cpu, peak, err
+}
+
+// dirBytes is the size of the files under dir.
+func dirBytes(dir string) int64 {
+	var n int64
+	_ = filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			n += fi.Size()
+		}
+		return nil
+	})
+	return n
+}
+
+// writeSearchStore writes the sessions with one git fast-import and
+// returns how many bytes of message text they hold.
+func (b *bench) writeSearchStore(ctx context.Context, sessions int) (int64, error) {
+	if err := os.MkdirAll(b.repo, 0o777); err != nil {
+		return 0, err
+	}
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"config", "gc.auto", "0"}, {"commit", "-q", "--allow-empty", "-m", "code"}} {
+		if err := b.git(args...); err != nil {
+			return 0, err
+		}
+	}
+	cmd := exec.CommandContext(ctx, "git", "fast-import", "--quiet", "--done")
+	cmd.Dir, cmd.Env = b.repo, b.env
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return 0, err
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	w := bufio.NewWriterSize(in, 1<<20)
+	text, werr := writeSessions(w, sessions)
+	if werr == nil {
+		werr = w.Flush()
+	}
+	in.Close()
+	if err := cmd.Wait(); err != nil || werr != nil {
+		return 0, fmt.Errorf("git fast-import: %v %v\n%s", err, werr, stderr.String())
+	}
+	return text, nil
+}
+
+func writeSessions(w io.Writer, sessions int) (int64, error) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var text int64
+	fmt.Fprintf(w, "blob\nmark :1\ndata %d\n%s\n", len("git-snap format 1\n"), "git-snap format 1\n")
+	doc := "{\n  \"config\": {\n    \"model\": \"m\"\n  }\n}\n"
+	fmt.Fprintf(w, "blob\nmark :2\ndata %d\n%s\n", len(doc), doc)
+	base := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC).Unix()
+	for s := range sessions {
+		name := fmt.Sprintf("s-%05d", s)
+		for snap := range searchSnapshots {
+			when := base + int64(s)*600 + int64(snap)*30
+			msg := fmt.Sprintf("PostToolUse Bash\n\nSnap-Session: %s\nSnap-Seq: %d\nSnap-Label: PostToolUse Bash\nSnap-Source: %s\nSnap-Messages: %d\nSnap-Events: 0\nSnap-Files: 0\n",
+				name, snap+1, []string{"claude-code", "codex"}[s%2], (snap+1)*messagesPerSnapshot)
+			fmt.Fprintf(w, "commit refs/snap/%s\ncommitter bench <bench@example.com> %d +0000\ndata %d\n%s", name, when, len(msg), msg)
+			if snap == 0 { // later commits continue the branch fast-import has open
+				fmt.Fprintf(w, "M 100644 :1 .git-snap\nM 100644 :2 snapshot.json\n")
+			}
+			for k := range messagesPerSnapshot {
+				i := snap*messagesPerSnapshot + k
+				m := searchMessage(rng, name, i)
+				var buf bytes.Buffer
+				enc := json.NewEncoder(&buf)
+				enc.SetEscapeHTML(false)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(m); err != nil {
+					return 0, err
+				}
+				text += int64(buf.Len())
+				fmt.Fprintf(w, "M 100644 inline messages/%04d/%06d.json\ndata %d\n%s\n", i/128, i, buf.Len(), buf.Bytes())
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	_, err := fmt.Fprintln(w, "done")
+	return text, err
+}
+
+// searchMessage is message i of a session: a prompt, an answer with a
+// tool call, the tool's result, an answer; words drawn from a
+// vocabulary with a long tail, and now and then a rare string.
+func searchMessage(rng *rand.Rand, session string, i int) map[string]any {
+	words := func(n int) string {
+		var b strings.Builder
+		for j := range n {
+			if j > 0 {
+				b.WriteByte(" \n"[boolInt(j%12 == 0)])
+			}
+			b.WriteString(vocab[zipf(rng)])
+		}
+		if rng.IntN(needleEvery/4) == 0 {
+			fmt.Fprintf(&b, " zq-needle-%d", rng.IntN(10))
+		}
+		return b.String()
+	}
+	when := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Second).Format(time.RFC3339)
+	call := fmt.Sprintf("call-%s-%d", session, i-i%4+1)
+	switch i % 4 {
+	case 0:
+		return map[string]any{"role": "user", "time": when, "content": words(20 + rng.IntN(20))}
+	case 1:
+		return map[string]any{"role": "assistant", "time": when, "content": []any{
+			map[string]any{"type": "text", "text": words(20 + rng.IntN(30))},
+			map[string]any{"type": "tool_use", "id": call, "name": "Bash", "input": map[string]any{"command": "go test ./" + vocab[zipf(rng)] + "/..."}},
+		}}
+	case 2:
+		return map[string]any{"role": "user", "time": when, "content": []any{
+			map[string]any{"type": "tool_result", "tool_use_id": call, "content": words(40 + rng.IntN(80))},
+		}}
+	}
+	return map[string]any{"role": "assistant", "time": when, "content": words(20 + rng.IntN(40))}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+var vocab = vocabulary(20000)
+
+// vocabulary makes n distinct pronounceable words, the first the most
+// common.
+func vocabulary(n int) []string {
+	rng := rand.New(rand.NewPCG(3, 4))
+	cons, vows := "bcdfghjklmnprstvwz", "aeiou"
+	seen := map[string]bool{}
+	out := make([]string, 0, n)
+	for len(out) < n {
+		var b strings.Builder
+		for range 2 + rng.IntN(3) {
+			b.WriteByte(cons[rng.IntN(len(cons))])
+			b.WriteByte(vows[rng.IntN(len(vows))])
+		}
+		if w := b.String(); !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// zipf draws a word index, small ones far more often.
+func zipf(rng *rand.Rand) int {
+	// Inverse of a power law over the vocabulary: P(i) ∝ 1/(i+1).
+	return min(len(vocab)-1, int(float64(len(vocab))*pow(rng.Float64(), 3)))
+}
+
+func pow(x float64, n int) float64 {
+	r := 1.0
+	for range n {
+		r *= x
+	}
+	return r
+}

@@ -1,0 +1,38 @@
+//go:build unix
+
+package search
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+)
+
+// lock takes the index's write lock, waiting for another process's
+// update to end. The kernel drops it with the process, so a killed
+// search never leaves the index locked.
+func lock(ctx context.Context, path string) (unlock func(), err error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		return nil, fmt.Errorf("lock the search index: %w", err)
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err != syscall.EWOULDBLOCK && err != syscall.EINTR {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock the search index: %w", err)
+	}
+	return func() { f.Close() }, nil
+}

@@ -1,0 +1,201 @@
+package search
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// The manifest names the segments that make the index and, per
+// session, the tip indexed and the generation its docs carry. A session
+// whose history was rewritten (prune, a forced pull) or dropped gets a
+// new generation, or none: its old docs stay in their segments but no
+// longer count, until a merge leaves them out. It is a small text file,
+// replaced whole (written aside, then renamed), so a reader sees the
+// old one or the new one.
+
+const manifestHeader = "git-snap search index 1"
+
+type manifest struct {
+	stamp    string // the store's TipsStamp when the sessions were last read
+	nextGen  uint32
+	segments []string
+	sessions map[string]*sessionState
+}
+
+type sessionState struct {
+	tip    plumbing.Hash
+	gen    uint32
+	time   int64  // the tip's time, for ordering hits
+	agent  string // the agent whose records it holds, if any knows them
+	source string // what took its tip ("claude-code", "import", "cli", …)
+	paths  map[string]bool
+	calls  map[string]string // tool calls still waiting for their result
+}
+
+func newManifest() *manifest {
+	return &manifest{nextGen: 1, sessions: map[string]*sessionState{}}
+}
+
+func (m *manifest) encode(w io.Writer) error {
+	b := bufio.NewWriter(w)
+	fmt.Fprintf(b, "%s\ngen %d\nstamp %s\n", manifestHeader, m.nextGen, strconv.Quote(m.stamp))
+	for _, s := range m.segments {
+		fmt.Fprintf(b, "seg %s\n", s)
+	}
+	for name, s := range m.sessions {
+		fmt.Fprintf(b, "sess %s %s %d %d %s %s\n", name, s.tip, s.gen, s.time, strconv.Quote(s.agent), strconv.Quote(s.source))
+		for p := range s.paths {
+			fmt.Fprintf(b, "path %s\n", strconv.Quote(p))
+		}
+		for id, tool := range s.calls {
+			fmt.Fprintf(b, "call %s %s\n", strconv.Quote(id), strconv.Quote(tool))
+		}
+	}
+	if _, err := b.WriteString("end\n"); err != nil {
+		return err
+	}
+	return b.Flush()
+}
+
+// readManifest reads dir's manifest; a missing one is an empty index,
+// and anything unreadable is errCorrupt.
+func readManifest(dir string) (*manifest, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "manifest"))
+	if os.IsNotExist(err) {
+		return newManifest(), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	m, ok := parseManifest(data)
+	if !ok {
+		return nil, fmt.Errorf("manifest: %w", errCorrupt)
+	}
+	return m, nil
+}
+
+func parseManifest(data []byte) (*manifest, bool) {
+	m := newManifest()
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<20)
+	if !sc.Scan() || sc.Text() != manifestHeader {
+		return nil, false
+	}
+	var cur *sessionState
+	for sc.Scan() {
+		kind, rest, _ := strings.Cut(sc.Text(), " ")
+		var ok bool
+		switch kind {
+		case "end":
+			return m, !sc.Scan()
+		case "gen":
+			n, err := strconv.ParseUint(rest, 10, 32)
+			m.nextGen, ok = uint32(n), err == nil
+		case "stamp":
+			m.stamp, ok = unquote(rest)
+		case "seg":
+			m.segments, ok = append(m.segments, rest), validSegmentName(rest)
+		case "sess":
+			cur, ok = parseSession(m, rest)
+		case "path":
+			var p string
+			p, ok = unquote(rest)
+			ok = ok && cur != nil
+			if ok {
+				cur.paths[p] = true
+			}
+		case "call":
+			ok = cur != nil && parseCall(cur, rest)
+		}
+		if !ok {
+			return nil, false
+		}
+	}
+	return nil, false // no end line: cut short
+}
+
+func parseSession(m *manifest, line string) (*sessionState, bool) {
+	f := strings.SplitN(line, " ", 5)
+	if len(f) != 5 || len(f[1]) != 40 {
+		return nil, false
+	}
+	gen, err1 := strconv.ParseUint(f[2], 10, 32)
+	t, err2 := strconv.ParseInt(f[3], 10, 64)
+	agent, source, ok := cutQuoted(f[4])
+	if err1 != nil || err2 != nil || !ok || m.sessions[f[0]] != nil {
+		return nil, false
+	}
+	s := &sessionState{tip: plumbing.NewHash(f[1]), gen: uint32(gen), time: t, agent: agent, source: source, paths: map[string]bool{}, calls: map[string]string{}}
+	m.sessions[f[0]] = s
+	return s, true
+}
+
+func parseCall(s *sessionState, line string) bool {
+	a, b, ok := cutQuoted(line)
+	if ok {
+		s.calls[a] = b
+	}
+	return ok
+}
+
+// cutQuoted reads two quoted strings separated by a space.
+func cutQuoted(line string) (string, string, bool) {
+	q, err := strconv.QuotedPrefix(line)
+	if err != nil || len(line) < len(q)+1 {
+		return "", "", false
+	}
+	a, ok1 := unquote(q)
+	b, ok2 := unquote(line[len(q)+1:])
+	return a, b, ok1 && ok2
+}
+
+func unquote(s string) (string, bool) {
+	u, err := strconv.Unquote(s)
+	return u, err == nil
+}
+
+func validSegmentName(s string) bool {
+	return strings.HasPrefix(s, "seg-") && len(s) == 4+24 && strings.Trim(s[4:], "0123456789abcdef") == ""
+}
+
+// newSegmentName is a name no other writer picks.
+func newSegmentName() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:]) // crypto/rand's Read never fails
+	return "seg-" + hex.EncodeToString(b[:])
+}
+
+// writeAtomic writes a file aside and renames it into place, so that a
+// reader finds the old content or the new, never part of one.
+func writeAtomic(path string, write func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<16)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

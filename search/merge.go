@@ -1,0 +1,104 @@
+package search
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/git-snap/git-snap/internal/mmapfile"
+)
+
+// mergeSmallest keeps the number of segments bounded: every update that
+// finds something new writes one, mostly small. Past maxSegments small
+// ones (under a quarter of a full segment), they are read and written
+// again as one, leaving out the docs of sessions dropped or rewritten
+// since. Full segments, as a first build writes them, stay as they are.
+func (x *Index) mergeSmallest(ctx context.Context, b *builder) error {
+	m := b.m
+	var small []string
+	for _, n := range m.segments {
+		if fi, err := os.Stat(filepath.Join(x.dir, n)); err == nil && fi.Size() < int64(x.segmentBytes/4) {
+			small = append(small, n)
+		}
+	}
+	if len(small) <= x.maxSegments {
+		return nil
+	}
+	for _, name := range small {
+		if err := b.copyLive(ctx, name); err != nil {
+			return err
+		}
+	}
+	m.segments = slices.DeleteFunc(m.segments, func(n string) bool { return slices.Contains(small, n) })
+	return b.flush()
+}
+
+// copyLive adds a segment's docs that still count to the builder.
+func (b *builder) copyLive(ctx context.Context, name string) error {
+	data, unmap, err := mmapfile.Map(filepath.Join(b.x.dir, name))
+	if err != nil {
+		return err
+	}
+	defer unmap()
+	s, err := parseSegment(name, data)
+	if err != nil {
+		return err
+	}
+	snaps := map[uint32]uint32{} // the segment's snapshot rows in the current writer
+	w := b.w
+	for d := range uint32(s.nDocs()) {
+		if d%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if b.w != w { // flushed: the rows are the new writer's to add
+			snaps, w = map[uint32]uint32{}, b.w
+		}
+		if err := b.copyDoc(s, d, snaps); err != nil {
+			return err
+		}
+		if b.w.full() {
+			if err := b.flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// copyDoc adds doc d of s to the builder when its session still counts.
+func (b *builder) copyDoc(s *segment, d uint32, snaps map[uint32]uint32) error {
+	row, sr, sess, gen, err := s.docHeader(d)
+	if err != nil {
+		return err
+	}
+	if st := b.m.sessions[sess]; st == nil || st.gen != gen {
+		return nil
+	}
+	fields, err := s.fields(row)
+	if err != nil {
+		return err
+	}
+	role, err := s.str(row.role)
+	if err != nil {
+		return err
+	}
+	n, ok := snaps[row.snap]
+	if !ok {
+		label, err := s.str(sr.label)
+		if err != nil {
+			return err
+		}
+		n = b.w.snapshot(b.w.session(sess, gen), sr.commit, int(sr.seq), time.Unix(0, sr.time), label)
+		snaps[row.snap] = n
+	}
+	var t time.Time
+	if row.time != 0 {
+		t = time.Unix(0, row.time)
+	}
+	b.w.add(n, int(row.message), role, t, fields)
+	return nil
+}

@@ -1,0 +1,358 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/git-snap/git-snap/internal/mmapfile"
+)
+
+// view is the index as one manifest names it, its segments open.
+type view struct {
+	m    *manifest
+	segs []*segment
+}
+
+func (v *view) close() {
+	for _, s := range v.segs {
+		s.unmap()
+	}
+}
+
+// openView reads the manifest and maps its segments. A segment removed
+// since the manifest was read is errStale; one that cannot be read as
+// written is errCorrupt.
+func (x *Index) openView() (*view, error) {
+	m, err := readManifest(x.dir)
+	if err != nil {
+		return nil, err
+	}
+	v := &view{m: m}
+	for _, name := range m.segments {
+		data, unmap, err := mmapfile.Map(filepath.Join(x.dir, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			v.close()
+			return nil, fmt.Errorf("%s: %w", name, errStale)
+		}
+		if err != nil {
+			v.close()
+			return nil, err
+		}
+		s, err := parseSegment(name, data)
+		if err != nil {
+			unmap()
+			v.close()
+			return nil, err
+		}
+		s.unmap = unmap
+		v.segs = append(v.segs, s)
+	}
+	return v, nil
+}
+
+// candidate is a message that may match: its trigrams do. It is kept
+// small, as a common word makes a million of them.
+type candidate struct {
+	seg  int32
+	doc  uint32
+	rank int32 // its session's place, most recently active first
+	msg  int32
+}
+
+// query answers q from the index as it stands.
+func (x *Index) query(ctx context.Context, q Query, mt *matcher) ([]Hit, error) {
+	v, err := x.openView()
+	if err != nil {
+		return nil, err
+	}
+	defer v.close()
+	f := newFilter(q, v.m)
+	var cands []candidate
+	for si, s := range v.segs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		blocks, every, err := s.eval(mt.cond)
+		if err != nil {
+			return nil, err
+		}
+		if every {
+			blocks = make([]uint32, (s.nDocs()+blockDocs-1)/blockDocs)
+			for i := range blocks {
+				blocks[i] = uint32(i)
+			}
+		}
+		sf, err := f.segment(s)
+		if err != nil {
+			return nil, err
+		}
+		for _, b := range blocks {
+			for d := b * blockDocs; d < (b+1)*blockDocs && int(d) < s.nDocs(); d++ {
+				c, ok, err := sf.candidate(d)
+				if err != nil {
+					return nil, err
+				}
+				if ok {
+					c.seg = int32(si)
+					cands = append(cands, c)
+				}
+			}
+		}
+	}
+	slices.SortFunc(cands, func(a, b candidate) int {
+		if a.rank != b.rank {
+			return int(a.rank - b.rank)
+		}
+		return int(a.msg - b.msg)
+	})
+	return x.verify(ctx, q, mt, v, cands)
+}
+
+// verify matches the candidates for real, in order, until the limit.
+func (x *Index) verify(ctx context.Context, q Query, mt *matcher, v *view, cands []candidate) ([]Hit, error) {
+	var hits []Hit
+	done := map[string]bool{} // sessions with a hit, for SessionsOnly
+	for i, c := range cands {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		s := v.segs[c.seg]
+		row, snap, session, _, err := s.docHeader(c.doc)
+		if err != nil {
+			return nil, err
+		}
+		if q.SessionsOnly && done[session] {
+			continue
+		}
+		fields, err := s.fields(row)
+		if err != nil {
+			return nil, err
+		}
+		role, err := s.str(row.role)
+		if err != nil {
+			return nil, err
+		}
+		t := row.time
+		if t == 0 {
+			t = snap.time
+		}
+		base := Hit{Session: session, Snapshot: snap.commit.String(), Seq: int(snap.seq), Message: int(row.message),
+			Role: role, Time: time.Unix(0, t).UTC()}
+		before := len(hits)
+		for _, fl := range fields {
+			if q.Tool != "" && !globMatch(q.Tool, fl.tool) {
+				continue
+			}
+			hits = matchLines(hits, base, fl, mt)
+			if q.SessionsOnly && len(hits) > before {
+				hits = hits[:before+1]
+				done[session] = true
+				break
+			}
+		}
+		if q.Limit > 0 && len(hits) >= q.Limit {
+			return hits[:q.Limit], nil
+		}
+	}
+	return hits, nil
+}
+
+// matchLines adds a hit for each line of a field that matches.
+func matchLines(hits []Hit, base Hit, fl field, mt *matcher) []Hit {
+	text := fl.text
+	for len(text) > 0 {
+		line := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		locs := mt.re.FindAllStringIndex(line, -1)
+		if locs == nil {
+			continue
+		}
+		h := base
+		h.Field, h.Tool = kindNames[fl.kind], fl.tool
+		h.Line, h.Match = clip(line, locs)
+		hits = append(hits, h)
+	}
+	return hits
+}
+
+// maxLine is the longest line a hit shows; longer ones are cut to a
+// window around the first match.
+const maxLine = 400
+
+func clip(line string, locs [][]int) (string, [][2]int) {
+	start, end := 0, len(line)
+	if len(line) > maxLine {
+		start = max(0, locs[0][0]-maxLine/4)
+		for start > 0 && !utf8.RuneStart(line[start]) {
+			start--
+		}
+		end = min(len(line), start+maxLine)
+		for end < len(line) && !utf8.RuneStart(line[end]) {
+			end--
+		}
+	}
+	var pre, post string
+	if start > 0 {
+		pre = "…"
+	}
+	if end < len(line) {
+		post = "…"
+	}
+	var out [][2]int
+	for _, l := range locs {
+		if l[0] >= start && l[1] <= end {
+			out = append(out, [2]int{l[0] - start + len(pre), l[1] - start + len(pre)})
+		}
+	}
+	return pre + line[start:end] + post, out
+}
+
+// filter holds what a query asks of a message's session and snapshot.
+type filter struct {
+	q       Query
+	m       *manifest
+	rank    map[string]int
+	session map[string]bool // the session-level answer, once known
+}
+
+func newFilter(q Query, m *manifest) *filter {
+	names := make([]string, 0, len(m.sessions))
+	for n := range m.sessions {
+		names = append(names, n)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		if ta, tb := m.sessions[a].time, m.sessions[b].time; ta != tb {
+			if ta > tb {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	rank := make(map[string]int, len(names))
+	for i, n := range names {
+		rank[n] = i
+	}
+	return &filter{q: q, m: m, rank: rank, session: map[string]bool{}}
+}
+
+// segFilter is a filter's answers for one segment's sessions and
+// snapshots, worked out once each.
+type segFilter struct {
+	f     *filter
+	s     *segment
+	rank  []int32 // per session row, -1 when the filter drops it
+	label []int8  // per snapshot row: 0 not yet known, 1 kept, 2 dropped
+}
+
+func (f *filter) segment(s *segment) (*segFilter, error) {
+	n := len(s.sec[secSessions]) / sessBytes
+	sf := &segFilter{f: f, s: s, rank: make([]int32, n), label: make([]int8, len(s.sec[secSnapshots])/snapBytes)}
+	for i := range n {
+		name, gen, err := s.session(uint32(i))
+		if err != nil {
+			return nil, err
+		}
+		sf.rank[i] = -1
+		if st := f.m.sessions[name]; st != nil && st.gen == gen && f.sessionOK(name, st) {
+			sf.rank[i] = int32(f.rank[name])
+		}
+	}
+	return sf, nil
+}
+
+// candidate reads doc d and tells whether the query's filters keep it.
+func (sf *segFilter) candidate(d uint32) (candidate, bool, error) {
+	s, q := sf.s, sf.f.q
+	row, err := s.doc(d)
+	if err != nil {
+		return candidate{}, false, err
+	}
+	snap, err := s.snap(row.snap)
+	if err != nil {
+		return candidate{}, false, err
+	}
+	if int(snap.session) >= len(sf.rank) {
+		return candidate{}, false, corrupt(s.name, "session number out of range")
+	}
+	rank := sf.rank[snap.session]
+	if rank < 0 {
+		return candidate{}, false, nil
+	}
+	t := row.time
+	if t == 0 {
+		t = snap.time
+	}
+	if (!q.Since.IsZero() && t < q.Since.UnixNano()) || (!q.Until.IsZero() && t > q.Until.UnixNano()) {
+		return candidate{}, false, nil
+	}
+	if q.Label != "" {
+		if sf.label[row.snap] == 0 {
+			label, err := s.str(snap.label)
+			if err != nil {
+				return candidate{}, false, err
+			}
+			sf.label[row.snap] = 2
+			if globMatch(q.Label, label) {
+				sf.label[row.snap] = 1
+			}
+		}
+		if sf.label[row.snap] != 1 {
+			return candidate{}, false, nil
+		}
+	}
+	return candidate{doc: d, rank: rank, msg: row.message}, true, nil
+}
+
+func (f *filter) sessionOK(name string, st *sessionState) bool {
+	ok, known := f.session[name]
+	if known {
+		return ok
+	}
+	q := f.q
+	ok = (q.Session == "" || globMatch(q.Session, name)) &&
+		(q.Agent == "" || globMatch(q.Agent, st.agent) || globMatch(q.Agent, st.source)) &&
+		(q.File == "" || anyPath(q.File, st.paths))
+	f.session[name] = ok
+	return ok
+}
+
+func globMatch(pattern, s string) bool {
+	ok, _ := path.Match(pattern, s)
+	return ok
+}
+
+// anyPath reports whether a glob matches one of paths: the whole path,
+// or its base name for a glob without '/'.
+func anyPath(glob string, paths map[string]bool) bool {
+	base := !strings.Contains(glob, "/")
+	for p := range paths {
+		if globMatch(glob, p) || (base && globMatch(glob, path.Base(p))) {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckGlob reports whether a filter's glob can be read, so that a
+// caller refuses a bad one before searching.
+func CheckGlob(flag, glob string) error {
+	if _, err := path.Match(glob, ""); err != nil {
+		return &PatternError{fmt.Sprintf("%s %q is not a valid glob", flag, glob)}
+	}
+	return nil
+}

@@ -1,0 +1,308 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-snap/git-snap/gitstore"
+)
+
+// maxPaths bounds the paths remembered per session for --file and path
+// hits.
+const maxPaths = 10000
+
+// update brings the index up to every session's tip, under the index's
+// lock: sessions whose tip is unchanged cost a ref read; a session that
+// moved on is read from its last indexed tip; one whose history was
+// rewritten is read again whole.
+func (x *Index) update(ctx context.Context) error {
+	if err := os.MkdirAll(x.dir, 0o777); err != nil {
+		return fmt.Errorf("search index: %w", err)
+	}
+	unlock, err := lock(ctx, filepath.Join(x.dir, "lock"))
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	m, err := readManifest(x.dir)
+	if errors.Is(err, errCorrupt) {
+		m = newManifest() // rebuilt from nothing; the cleanup below removes the old files
+	} else if err != nil {
+		return fmt.Errorf("search index: %w", err)
+	}
+	stamp := x.store.TipsStamp()
+	if stamp != "" && stamp == m.stamp {
+		return nil // no ref under the prefix moved since the sessions were read
+	}
+	tips, err := x.store.SessionTips(ctx)
+	if err != nil {
+		return err
+	}
+	b := &builder{x: x, m: m, w: newSegWriter(x.segmentBytes), ex: newExtractor()}
+	changed := false
+	for name := range m.sessions {
+		if _, ok := tips[name]; !ok {
+			delete(m.sessions, name) // dropped: its docs no longer count
+			changed = true
+		}
+	}
+	names := make([]string, 0, len(tips))
+	for name := range tips {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if st := m.sessions[name]; st != nil && st.tip == tips[name] {
+			continue
+		}
+		if err := b.session(ctx, name, tips[name]); err != nil {
+			return err
+		}
+		changed = true
+	}
+	if !changed && stamp == m.stamp {
+		return nil
+	}
+	m.stamp = stamp
+	if err := b.flush(); err != nil {
+		return err
+	}
+	if err := x.mergeSmallest(ctx, b); err != nil {
+		return err
+	}
+	if err := writeAtomic(filepath.Join(x.dir, "manifest"), m.encode); err != nil {
+		return fmt.Errorf("search index: %w", err)
+	}
+	x.removeUnlisted(m)
+	return nil
+}
+
+// rebuild drops the index and builds it again.
+func (x *Index) rebuild(ctx context.Context) error {
+	if err := os.Remove(filepath.Join(x.dir, "manifest")); err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("search index: %w", err)
+	}
+	return x.update(ctx)
+}
+
+// removeUnlisted removes segments the manifest no longer names and
+// temporary files of writers that died. It runs under the lock, so no
+// writer is at work; a reader that still maps a removed segment keeps
+// reading it, and one that has yet to open it reads the manifest again.
+func (x *Index) removeUnlisted(m *manifest) {
+	entries, err := os.ReadDir(x.dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		n := e.Name()
+		if (strings.HasPrefix(n, "seg-") && !slices.Contains(m.segments, n)) || strings.HasPrefix(n, ".tmp-") {
+			os.Remove(filepath.Join(x.dir, n))
+		}
+	}
+}
+
+// builder reads sessions into segments.
+type builder struct {
+	x    *Index
+	m    *manifest
+	w    *segWriter
+	ex   *extractor
+	prev chunkState // of the session being read
+}
+
+// session indexes a session's snapshots up to tip.
+func (b *builder) session(ctx context.Context, name string, tip plumbing.Hash) error {
+	st := b.m.sessions[name]
+	var chain []gitstore.Entry
+	found := false
+	for id := tip; !id.IsZero(); {
+		if st != nil && id == st.tip {
+			found = true
+			break
+		}
+		e, err := b.x.store.Entry(ctx, id)
+		if errors.Is(err, gitstore.ErrNotSnapshot) && id == tip {
+			return nil // a ref someone else put under the prefix
+		}
+		if err != nil {
+			return fmt.Errorf("index session %s: %w", name, err)
+		}
+		chain = append(chain, e)
+		id = e.Parent
+	}
+	b.prev = chunkState{elems: map[plumbing.Hash][]gitstore.ElementRef{}}
+	if found && len(chain) > 0 { // read on from the indexed tip's messages
+		if err := b.startAt(ctx, chain[len(chain)-1].Parent); err != nil {
+			return fmt.Errorf("index session %s: %w", name, err)
+		}
+	}
+	if !found { // new, or its history was rewritten: read it whole
+		st = &sessionState{gen: b.m.nextGen, paths: map[string]bool{}, calls: map[string]string{}}
+		b.m.nextGen++
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		if err := b.snapshot(ctx, name, st, chain[i]); err != nil {
+			return fmt.Errorf("index session %s: %w", name, err)
+		}
+	}
+	st.tip = tip
+	if len(chain) > 0 {
+		st.time = chain[0].Header.Time.UnixNano()
+		st.source = chain[0].Header.Source
+	}
+	b.m.sessions[name] = st
+	return nil
+}
+
+// startAt makes snapshot id the one the next is compared with.
+func (b *builder) startAt(ctx context.Context, id plumbing.Hash) error {
+	e, err := b.x.store.Entry(ctx, id)
+	if err != nil {
+		return err
+	}
+	msgs, _, err := b.x.store.SnapshotTree(ctx, e.Tree)
+	if err != nil {
+		return err
+	}
+	b.prev.chunks, err = b.x.store.Chunks(ctx, msgs)
+	return err
+}
+
+// snapshot indexes what snapshot e added to its session: the messages
+// whose blob differs from the one at their place in the snapshot before
+// (read chunk by chunk: chunks it shares with that one are skipped), and
+// file paths the session had not yet named.
+func (b *builder) snapshot(ctx context.Context, name string, st *sessionState, e gitstore.Entry) error {
+	s := b.x.store
+	msgs, files, err := s.SnapshotTree(ctx, e.Tree)
+	if err != nil {
+		return err
+	}
+	chunks, err := s.Chunks(ctx, msgs)
+	if err != nil {
+		return err
+	}
+	snap, have := uint32(0), false
+	row := func() uint32 {
+		if !have {
+			snap = b.w.snapshot(b.w.session(name, st.gen), e.ID, e.Header.Seq, e.Header.Time, e.Header.Label)
+			have = true
+		}
+		return snap
+	}
+	var paths []string
+	for k, c := range chunks {
+		changed, err := b.prev.changed(ctx, s, k, c)
+		if err != nil {
+			return err
+		}
+		for _, r := range changed {
+			v, err := s.Element(ctx, r.Blob)
+			if err != nil {
+				return err
+			}
+			ex := b.ex.extract(v, st.calls)
+			if st.agent == "" {
+				st.agent = ex.agent
+			}
+			paths = append(paths, ex.touched...)
+			t := ex.time
+			if t.IsZero() {
+				t = e.Header.Time
+			}
+			b.w.add(row(), r.Index, ex.role, t, ex.fields)
+		}
+	}
+	b.prev.chunks = chunks
+	if e.Header.Files > 0 {
+		captured, err := s.FilePaths(ctx, files)
+		if err != nil {
+			return err
+		}
+		paths = append(paths, captured...)
+	}
+	for _, p := range paths {
+		if p == "" || st.paths[p] || len(st.paths) >= maxPaths {
+			continue
+		}
+		st.paths[p] = true
+		b.w.add(row(), -1, "", e.Header.Time, []field{{kind: kindPath, text: p}})
+	}
+	if b.w.full() {
+		return b.flush()
+	}
+	return nil
+}
+
+// chunkState is the messages of the snapshot before the one being read,
+// as chunk trees and the elements of those read.
+type chunkState struct {
+	chunks []plumbing.Hash
+	elems  map[plumbing.Hash][]gitstore.ElementRef
+}
+
+// changed returns the elements of chunk c, at position k, whose blob
+// differs from the previous snapshot's at their index.
+func (p *chunkState) changed(ctx context.Context, s *gitstore.Store, k int, c plumbing.Hash) ([]gitstore.ElementRef, error) {
+	if k < len(p.chunks) && p.chunks[k] == c {
+		return nil, nil
+	}
+	now, err := p.read(ctx, s, c)
+	if err != nil || k >= len(p.chunks) {
+		return now, err
+	}
+	before, err := p.read(ctx, s, p.chunks[k])
+	if err != nil {
+		return nil, err
+	}
+	had := make(map[int]plumbing.Hash, len(before))
+	for _, e := range before {
+		had[e.Index] = e.Blob
+	}
+	var out []gitstore.ElementRef
+	for _, e := range now {
+		if had[e.Index] != e.Blob {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// read lists a chunk's elements, remembering the last few chunks read:
+// a session's snapshots change their last chunk one after another.
+func (p *chunkState) read(ctx context.Context, s *gitstore.Store, c plumbing.Hash) ([]gitstore.ElementRef, error) {
+	if e, ok := p.elems[c]; ok {
+		return e, nil
+	}
+	e, err := s.ChunkElements(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if len(p.elems) >= 64 {
+		clear(p.elems)
+	}
+	p.elems[c] = e
+	return e, nil
+}
+
+// flush writes the segment gathered so far.
+func (b *builder) flush() error {
+	if b.w.empty() {
+		return nil
+	}
+	name := newSegmentName()
+	if err := writeAtomic(filepath.Join(b.x.dir, name), b.w.write); err != nil {
+		return fmt.Errorf("search index: %w", err)
+	}
+	b.m.segments = append(b.m.segments, name)
+	b.w = newSegWriter(b.x.segmentBytes)
+	return nil
+}
