@@ -39,6 +39,32 @@ func (e *ImportError) Unwrap() error { return e.Err }
 // parent's session (see HookReader.Transcripts). Relative paths are taken
 // from dir.
 func FindTranscripts(dir string, paths []string) ([]string, error) {
+	return findFiles(dir, paths, appendMainTranscripts, ".jsonl transcripts")
+}
+
+// FindAgentTranscripts is FindTranscripts for an agent: below a
+// directory, the files an agent whose transcripts are documents names
+// (see documentAgent) rather than .jsonl files.
+func FindAgentTranscripts(a Adapter, dir string, paths []string) ([]string, error) {
+	da, ok := a.(documentAgent)
+	if !ok {
+		return FindTranscripts(dir, paths)
+	}
+	walk := func(out []string, root string) ([]string, error) {
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() && da.IsTranscriptFile(d.Name()) {
+				out = append(out, p)
+			}
+			return err
+		})
+		return out, err
+	}
+	return findFiles(dir, paths, walk, a.Name()+" transcripts")
+}
+
+// findFiles expands the files and directories given to an import, each
+// directory by walk; what names what is looked for, to say none was found.
+func findFiles(dir string, paths []string, walk func(out []string, root string) ([]string, error), what string) ([]string, error) {
 	var out []string
 	for _, arg := range paths {
 		path := arg
@@ -53,13 +79,13 @@ func FindTranscripts(dir string, paths []string) ([]string, error) {
 			out = append(out, path)
 			continue
 		}
-		if out, err = appendMainTranscripts(out, path); err != nil {
+		if out, err = walk(out, path); err != nil {
 			return nil, err // it names the path
 		}
 	}
 	sort.Strings(out)
 	if len(out) == 0 {
-		return nil, &ImportError{Msg: fmt.Sprintf("no .jsonl transcripts in %s", strings.Join(paths, " "))}
+		return nil, &ImportError{Msg: fmt.Sprintf("no %s in %s", what, strings.Join(paths, " "))}
 	}
 	return out, nil
 }
@@ -83,13 +109,9 @@ func appendMainTranscripts(out []string, root string) ([]string, error) {
 // CheckTranscript checks that a file is a transcript of the agent, by its
 // first records, and names its session (see Importer.SessionName).
 func CheckTranscript(a Adapter, path string, lim snapshot.Limits) (string, error) {
-	lines, _, err := Lines(path, 0, DefaultMaxReadBytes)
+	first, err := firstRecords(a, path, lim)
 	if err != nil {
 		return "", &ImportError{Msg: fmt.Sprintf("cannot read %s: %v", path, err), Err: err}
-	}
-	var first []any
-	for _, l := range lines[:min(len(lines), 20)] {
-		first = append(first, Element(l, lim))
 	}
 	if err := a.Check(first); err != nil {
 		return "", &ImportError{Msg: fmt.Sprintf("%s is not a %s transcript: %v", path, a.Name(), err), Err: err}
@@ -99,6 +121,24 @@ func CheckTranscript(a Adapter, path string, lim snapshot.Limits) (string, error
 		return "", &ImportError{Msg: fmt.Sprintf("%s: its name does not make a session name", path), Err: err}
 	}
 	return name, nil
+}
+
+// firstRecords are the first records of a transcript, for
+// Importer.Check; of a document transcript, the document itself.
+func firstRecords(a Adapter, path string, lim snapshot.Limits) ([]any, error) {
+	if da, ok := a.(documentAgent); ok {
+		doc, _, err := documentRecords(a, path, da.RecordsKey(), lim)
+		return []any{doc}, err
+	}
+	lines, _, err := Lines(path, 0, DefaultMaxReadBytes)
+	if err != nil {
+		return nil, err
+	}
+	var first []any
+	for _, l := range lines[:min(len(lines), 20)] {
+		first = append(first, Element(l, lim))
+	}
+	return first, nil
 }
 
 // Import records a transcript file, with its subagents' files, as the
@@ -118,6 +158,10 @@ func (in Ingest) Import(ctx context.Context, session, path string) (gitstore.Ent
 // imported snapshot takes it as its time: it holds history up to then,
 // and the day of the import says nothing about the session.
 func (in Ingest) newestRecord(p Payload) (time.Time, error) {
+	if da, ok := in.Adapter.(documentAgent); ok {
+		_, newest, err := documentRecords(in.Adapter, p.TranscriptPath, da.RecordsKey(), in.Limits)
+		return newest, err
+	}
 	extra, err := in.Adapter.Transcripts(p)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("list subagent transcripts: %w", err)

@@ -72,6 +72,9 @@ func (in Ingest) Run(ctx context.Context, p Payload, o gitstore.SaveOptions) (gi
 }
 
 func (in Ingest) delta(p Payload, extra map[string]string, changed []string, tipRest map[string]any) (gitstore.Delta, error) {
+	if da, ok := in.Adapter.(documentAgent); ok {
+		return in.documentDelta(p, da.RecordsKey(), changed, tipRest)
+	}
 	layout, err := LayoutFrom(tipRest)
 	if err != nil {
 		return gitstore.Delta{}, err
@@ -127,20 +130,27 @@ func (in Ingest) delta(p Payload, extra map[string]string, changed []string, tip
 	}
 	rest["transcript"] = layout.JSON()
 	rest["turns"] = turns
-	if in.WorkTree != "" && len(d.Messages) > 0 { // files change only with the agent's work
-		for _, c := range changed {
-			touched[c] = true
-		}
-		paths := make([]any, 0, len(touched))
-		for _, t := range sortedSet(touched) {
-			paths = append(paths, t)
-		}
-		rest["touched_files"] = paths
-		d.Files = in.captureInto(rest, sortedSet(touched))
-	}
+	in.touch(&d, rest, touched, changed)
 	d.Rest = rest
 	d.Turn = int(turns)
 	return d, nil
+}
+
+// touch lists the touched files in rest and captures them, when the
+// delta has records: files change only with the agent's work.
+func (in Ingest) touch(d *gitstore.Delta, rest map[string]any, touched map[string]bool, changed []string) {
+	if in.WorkTree == "" || len(d.Messages) == 0 {
+		return
+	}
+	for _, c := range changed {
+		touched[c] = true
+	}
+	paths := make([]any, 0, len(touched))
+	for _, t := range sortedSet(touched) {
+		paths = append(paths, t)
+	}
+	rest["touched_files"] = paths
+	d.Files = in.captureInto(rest, sortedSet(touched))
 }
 
 // captureInto captures paths and notes in rest the files skipped.

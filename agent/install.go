@@ -162,6 +162,13 @@ func isOurs(handler any, agent string) bool {
 // setting and hook. It reports whether the file changed: installing
 // twice changes nothing.
 func InstallHooks(path, agent, command string, events []string) (bool, error) {
+	return installGroups(path, agent, command, events, json.Number("30"))
+}
+
+// installGroups is InstallHooks with the handlers' timeout in the unit
+// the agent reads (seconds for Claude Code and Codex, milliseconds for
+// Gemini CLI).
+func installGroups(path, agent, command string, events []string, timeout json.Number) (bool, error) {
 	return editSettings(path, func(s *ordered) bool {
 		hooks, _ := s.get("hooks").(*ordered)
 		if hooks == nil {
@@ -176,7 +183,7 @@ func InstallHooks(path, agent, command string, events []string) (bool, error) {
 			handler := &ordered{vals: map[string]any{}}
 			handler.set("type", "command")
 			handler.set("command", command)
-			handler.set("timeout", json.Number("30"))
+			handler.set("timeout", timeout)
 			group := &ordered{vals: map[string]any{}}
 			group.set("hooks", []any{handler})
 			hooks.set(ev, append(groups, group))

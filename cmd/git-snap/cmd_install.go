@@ -91,9 +91,9 @@ func runInstall(_ context.Context, d *deps, o installOptions) error {
 	}
 	return reportInstall(d.out, o.Install, file, func() (bool, error) {
 		if o.Install {
-			return agent.InstallHooks(file, o.Agent, agent.HookCommand(exe, o.Agent), a.Events())
+			return agent.Install(a, file, agent.HookCommand(exe, o.Agent))
 		}
-		return agent.UninstallHooks(file, o.Agent)
+		return agent.Uninstall(a, file)
 	})
 }
 

@@ -17,7 +17,7 @@ func runImportTranscripts(ctx context.Context, d *deps, o importOptions) error {
 	if err != nil {
 		return usagef("--from: %v", err)
 	}
-	files, err := agent.FindTranscripts(d.dir, o.Files)
+	files, err := agent.FindAgentTranscripts(a, d.dir, o.Files)
 	if err != nil {
 		return importUsage(err)
 	}
