@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/git-snap/git-snap/gitstore"
@@ -303,4 +305,13 @@ func documentRecords(a Adapter, path, key string, lim snapshot.Limits) (map[stri
 		}
 	}
 	return doc, newest, nil
+}
+
+// documentName names the session a document transcript holds: the id
+// its head gives, else the file's name without its extension.
+func documentName(path, key string, id func(head map[string]any) string) string {
+	if head, _, _, err := readDocument(path, key, snapshot.Limits{}); err == nil && id(head) != "" {
+		return id(head)
+	}
+	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 }

@@ -203,10 +203,7 @@ func (Gemini) IsCompaction(any) bool { return false }
 // SessionName implements Importer: the chat's sessionId, which the hooks
 // give as session_id; else the file's name.
 func (g Gemini) SessionName(path string) string {
-	if head, _, _, err := readDocument(path, g.RecordsKey(), snapshot.Limits{}); err == nil && str(head, "sessionId") != "" {
-		return str(head, "sessionId")
-	}
-	return strings.TrimSuffix(filepath.Base(path), ".json")
+	return documentName(path, g.RecordsKey(), func(head map[string]any) string { return str(head, "sessionId") })
 }
 
 // Check implements Importer: a chat is an object with a sessionId and

@@ -66,37 +66,9 @@ func TestGeminiNumbersMatchTheRawFile(t *testing.T) {
 	if want.ModelCalls == 0 || want.ToolCalls == 0 || thoughts == 0 || want.CacheRead == 0 {
 		t.Fatalf("the sample lost what this test is about: %+v", want)
 	}
-	_, s := newStore(t)
-	a, _ := Lookup("gemini", Env{})
-	ctx := context.Background()
-	session, err := CheckTranscript(a, geminiChat, snapshot.Limits{})
-	if err != nil || session != "37b7abef-713d-4522-85f0-8ff15a4e6d17" {
-		t.Fatalf("check: %q, %v", session, err)
-	}
-	e, _, err := Ingest{Store: s, Adapter: a}.Import(ctx, session, geminiChat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, _, err := s.Read(ctx, e.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, tr := Trace(doc, a)
-	got := counts{ModelCalls: tr.ModelCalls, ToolCalls: tr.ToolCalls, ToolFailures: tr.ToolFailures, Turns: tr.Turns,
-		Input: tr.InputTokens, CacheRead: tr.CacheReadTokens, CacheWrite: tr.CacheWriteTokens, Output: tr.OutputTokens, First: tr.First, Last: tr.Last}
+	got, e := importedCounts(t, "gemini", geminiChat, "37b7abef-713d-4522-85f0-8ff15a4e6d17")
 	if got != want {
 		t.Errorf("trace:\n got %+v\nwant %+v", got, want)
-	}
-	n := NumbersOf(doc, "gemini")
-	if n.ModelCalls != want.ModelCalls || n.InputTokens != want.Input || n.CacheReadTokens != want.CacheRead || n.OutputTokens != want.Output || n.Estimated {
-		t.Errorf("numbers: %+v, want %+v", n, want)
-	}
-	calls := 0
-	for range Replay(doc) {
-		calls++
-	}
-	if calls != want.ModelCalls {
-		t.Errorf("replay: %d calls, want %d", calls, want.ModelCalls)
 	}
 	if !e.Header.Time.Equal(want.Last.Truncate(time.Second)) && !e.Header.Time.Equal(want.Last) {
 		t.Errorf("snapshot time %s, want the newest message's %s", e.Header.Time, want.Last)
@@ -140,20 +112,40 @@ func geminiVersions(t *testing.T) []map[string]any {
 }
 
 func TestGeminiRestoreEqualsTheDocumentAtEachSnapshot(t *testing.T) {
+	versions := geminiVersions(t)
+	payload := func(path string) []byte {
+		b, _ := json.Marshal(map[string]any{"session_id": "37b7abef-713d-4522-85f0-8ff15a4e6d17", "transcript_path": path, "cwd": "/src", "hook_event_name": "AfterTool", "tool_name": "write_file"})
+		return b
+	}
+	s, ids := recordVersions(t, "gemini", "session-2026-01-16T11-01-37b7abef.json", versions, payload)
+	// Each partial gemini message was stored, then its whole version: the
+	// numbers count the whole ones once.
+	last, _, _ := s.Read(context.Background(), ids[len(ids)-2].ID)
+	want, _ := countGemini(readJSONDoc(t, geminiChat))
+	a, _ := Lookup("gemini", Env{})
+	if _, tr := Trace(last, a); tr.ModelCalls != want.ModelCalls || tr.ToolCalls != want.ToolCalls || tr.OutputTokens != want.Output {
+		t.Errorf("numbers over replaced messages: %+v, want %+v", tr, want)
+	}
+}
+
+// recordVersions writes each version of a document transcript over the
+// last, as the agent rewrites it, records a hook call after each, and
+// checks that every snapshot restores the version written before it,
+// and that no snapshot holds fewer messages than the one before.
+func recordVersions(t *testing.T, agent, name string, versions []map[string]any, payload func(path string) []byte) (*gitstore.Store, []gitstore.Entry) {
+	t.Helper()
 	ctx := context.Background()
 	_, s := newStore(t)
-	a, _ := Lookup("gemini", Env{})
-	path := filepath.Join(t.TempDir(), "session-2026-01-16T11-01-37b7abef.json")
+	a, _ := Lookup(agent, Env{})
+	path := filepath.Join(t.TempDir(), name)
 	in := Ingest{Store: s, Adapter: a}
 	var ids []gitstore.Entry
-	versions := geminiVersions(t)
 	for i, v := range versions {
 		data, _ := json.MarshalIndent(v, "", "  ")
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		payload, _ := json.Marshal(map[string]any{"session_id": "37b7abef-713d-4522-85f0-8ff15a4e6d17", "transcript_path": path, "cwd": "/src", "hook_event_name": "AfterTool", "tool_name": "write_file"})
-		p, err := a.Decode(payload, nil)
+		p, err := a.Decode(payload(path), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,13 +187,7 @@ func TestGeminiRestoreEqualsTheDocumentAtEachSnapshot(t *testing.T) {
 		}
 		stored = len(msgs)
 	}
-	// Each partial gemini message was stored, then its whole version: the
-	// numbers count the whole ones once.
-	last, _, _ := s.Read(ctx, ids[len(ids)-2].ID)
-	want, _ := countGemini(readJSONDoc(t, geminiChat))
-	if _, tr := Trace(last, a); tr.ModelCalls != want.ModelCalls || tr.ToolCalls != want.ToolCalls || tr.OutputTokens != want.Output {
-		t.Errorf("numbers over replaced messages: %+v, want %+v", tr, want)
-	}
+	return s, ids
 }
 
 func jsonEqual(a, b any) bool {
