@@ -40,7 +40,7 @@ func (e *ImportError) Unwrap() error { return e.Err }
 // parent's session (see HookReader.Transcripts). Relative paths are taken
 // from dir.
 func FindTranscripts(dir string, paths []string) ([]string, error) {
-	found, err := findAll(dir, paths)
+	found, err := findAll(dir, paths, isJSONL)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +96,11 @@ type Skipped struct {
 // when the parent's own file is missing.
 func PlanImport(a Adapter, dir string, paths []string, lim snapshot.Limits) (ImportPlan, error) {
 	var plan ImportPlan
-	found, err := findAll(dir, paths)
+	match := isJSONL
+	if da, ok := a.(documentAgent); ok {
+		match = da.IsTranscriptFile
+	}
+	found, err := findAll(dir, paths, match)
 	if err != nil {
 		return plan, err
 	}
@@ -144,10 +148,13 @@ type foundFile struct {
 	inDir bool
 }
 
-// findAll lists the files named and every .jsonl file below the
-// directories named, subagents' folders included, sorted so that a main
+// isJSONL is the name of a transcript of lines.
+func isJSONL(name string) bool { return strings.HasSuffix(name, ".jsonl") }
+
+// findAll lists the files named and every file below the directories
+// named whose name match accepts (.jsonl, or a document agent's names), subagents' folders included, sorted so that a main
 // transcript comes before its subagents' (its folder sorts after it).
-func findAll(dir string, paths []string) ([]foundFile, error) {
+func findAll(dir string, paths []string, match func(name string) bool) ([]foundFile, error) {
 	var out []foundFile
 	for _, arg := range paths {
 		path := arg
@@ -166,7 +173,7 @@ func findAll(dir string, paths []string) ([]foundFile, error) {
 			if err != nil {
 				return err
 			}
-			if !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+			if d.Type().IsRegular() && match(d.Name()) {
 				out = append(out, foundFile{p, true})
 			}
 			return nil
@@ -182,13 +189,9 @@ func findAll(dir string, paths []string) ([]foundFile, error) {
 // CheckTranscript checks that a file is a transcript of the agent, by its
 // first records, and names its session (see Importer.SessionName).
 func CheckTranscript(a Adapter, path string, lim snapshot.Limits) (string, error) {
-	lines, _, err := Lines(path, 0, DefaultMaxReadBytes)
+	first, err := firstRecords(a, path, lim)
 	if err != nil {
 		return "", &ImportError{Msg: fmt.Sprintf("cannot read %s: %v", path, err), Err: err}
-	}
-	var first []any
-	for _, l := range lines[:min(len(lines), 20)] {
-		first = append(first, Element(l, lim))
 	}
 	if err := a.Check(first); err != nil {
 		return "", &ImportError{Msg: fmt.Sprintf("%s is not a %s transcript: %v", path, a.Name(), err), Err: err}
@@ -198,6 +201,24 @@ func CheckTranscript(a Adapter, path string, lim snapshot.Limits) (string, error
 		return "", &ImportError{Msg: fmt.Sprintf("%s: its name does not make a session name", path), Err: err}
 	}
 	return name, nil
+}
+
+// firstRecords are the first records of a transcript, for
+// Importer.Check; of a document transcript, the document itself.
+func firstRecords(a Adapter, path string, lim snapshot.Limits) ([]any, error) {
+	if da, ok := a.(documentAgent); ok {
+		doc, _, err := documentRecords(a, path, da.RecordsKey(), lim)
+		return []any{doc}, err
+	}
+	lines, _, err := Lines(path, 0, DefaultMaxReadBytes)
+	if err != nil {
+		return nil, err
+	}
+	var first []any
+	for _, l := range lines[:min(len(lines), 20)] {
+		first = append(first, Element(l, lim))
+	}
+	return first, nil
 }
 
 // Import records a transcript file, with its subagents' files, as the
@@ -217,6 +238,10 @@ func (in Ingest) Import(ctx context.Context, session, path string) (gitstore.Ent
 // imported snapshot takes it as its time: it holds history up to then,
 // and the day of the import says nothing about the session.
 func (in Ingest) newestRecord(p Payload) (time.Time, error) {
+	if da, ok := in.Adapter.(documentAgent); ok {
+		_, newest, err := documentRecords(in.Adapter, p.TranscriptPath, da.RecordsKey(), in.Limits)
+		return newest, err
+	}
 	extra, err := in.Adapter.Transcripts(p)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("list subagent transcripts: %w", err)

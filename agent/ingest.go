@@ -157,6 +157,10 @@ func sources(p Payload, extra map[string]string, l Layout) []source {
 
 func (in Ingest) delta(p Payload, extra map[string]string, changed []string, tipRest map[string]any) (gitstore.Delta, step, error) {
 	var st step
+	if da, ok := in.Adapter.(documentAgent); ok {
+		d, err := in.documentDelta(p, da.RecordsKey(), changed, tipRest)
+		return d, st, err
+	}
 	layout, err := LayoutFrom(tipRest)
 	if err != nil {
 		return gitstore.Delta{}, st, err
@@ -202,20 +206,7 @@ func (in Ingest) delta(p Payload, extra map[string]string, changed []string, tip
 	}
 	rest["transcript"] = layout.JSON()
 	rest["turns"] = turns
-	if in.WorkTree != "" && len(d.Messages) > 0 { // files change only with the agent's work
-		own := ownSettings()
-		for _, c := range changed {
-			if !own[c] {
-				touched[c] = true
-			}
-		}
-		paths := make([]any, 0, len(touched))
-		for _, t := range sortedSet(touched) {
-			paths = append(paths, t)
-		}
-		rest["touched_files"] = paths
-		d.Files = in.captureInto(rest, sortedSet(touched))
-	}
+	in.touch(&d, rest, touched, changed)
 	d.Rest = rest
 	d.Turn = int(turns)
 	return d, st, nil
@@ -258,6 +249,26 @@ func (in Ingest) read(l *Layout, f source, event string, st *step) (int, chunk, 
 		}
 	}
 	return i, c, nil
+}
+
+// touch lists the touched files in rest and captures them, when the
+// delta has records: files change only with the agent's work.
+func (in Ingest) touch(d *gitstore.Delta, rest map[string]any, touched map[string]bool, changed []string) {
+	if in.WorkTree == "" || len(d.Messages) == 0 {
+		return
+	}
+	own := ownSettings()
+	for _, c := range changed {
+		if !own[c] {
+			touched[c] = true
+		}
+	}
+	paths := make([]any, 0, len(touched))
+	for _, t := range sortedSet(touched) {
+		paths = append(paths, t)
+	}
+	rest["touched_files"] = paths
+	d.Files = in.captureInto(rest, sortedSet(touched))
 }
 
 // captureInto captures paths and notes in rest the files skipped.

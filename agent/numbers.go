@@ -35,6 +35,7 @@ type Numbers struct {
 // the agent that recorded it (source).
 func NumbersOf(doc map[string]any, source string) Numbers {
 	a, _ := Lookup(source, Env{})
+	doc = liveDoc(doc)
 	st := snapshot.ComputeStats(doc, ViewMessage)
 	_, tr := Trace(doc, a)
 	return Numbers{

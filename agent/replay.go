@@ -37,6 +37,7 @@ func outputUsage(u snapshot.Usage) *OutputUsage {
 // first record, so that a subagent's calls fall between the main
 // session's where they happened.
 func Replay(doc map[string]any) iter.Seq[ModelOutput] {
+	doc = liveDoc(doc)
 	msgs, _ := doc[snapshot.MemberMessages].([]any)
 	events, _ := doc[snapshot.MemberEvents].([]any)
 	return func(yield func(ModelOutput) bool) {
@@ -100,6 +101,9 @@ func partJSON(p snapshot.Part) any {
 // agent rewrote, see Layout.Key) → lines, each JSON-equal to the
 // line that was read.
 func Restore(doc map[string]any) (map[string][][]byte, error) {
+	if st, ok := docStateFrom(doc); ok {
+		return restoreDocument(doc, st)
+	}
 	rest := map[string]any{}
 	for k, v := range doc {
 		rest[k] = v

@@ -43,6 +43,7 @@ type TraceStats struct {
 // for a harness, whose prompts are then its user text messages. Model
 // calls are those of snapshot.ModelCalls, as stats counts them.
 func Trace(doc map[string]any, a Adapter) ([]TraceLine, TraceStats) {
+	doc = liveDoc(doc)
 	msgs, _ := doc[snapshot.MemberMessages].([]any)
 	events, _ := doc[snapshot.MemberEvents].([]any)
 	t := newTracer(msgs, a)

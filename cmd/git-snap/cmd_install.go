@@ -127,9 +127,9 @@ func runInstall(ctx context.Context, d *deps, o installOptions) error {
 	command := agent.HookCommandFor(scope, exe, o.Agent)
 	err = reportInstall(d.out, o.Install, file, func() (bool, error) {
 		if o.Install {
-			return agent.InstallFor(a, file, command)
+			return agent.Install(a, file, command)
 		}
-		return agent.UninstallHooks(file, o.Agent)
+		return agent.Uninstall(a, file)
 	})
 	if err != nil {
 		return err
