@@ -149,7 +149,7 @@ func (e Env) dir(variable, sub string) string {
 // in the order their records are told apart by ViewMessage: Codex's
 // envelope first.
 func Adapters(env Env) []Adapter {
-	return []Adapter{newCodex(env), newOpenCode(env), newGemini(env), newClaudeCode(env)}
+	return []Adapter{newCodex(env), newCopilot(env), newOpenCode(env), newGemini(env), newCursor(env), newClaudeCode(env)}
 }
 
 // Names lists the names of the agents git-snap knows, sorted.

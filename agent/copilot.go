@@ -1,0 +1,227 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// Copilot reads GitHub Copilot CLI's hook payloads and session event logs
+// (see docs/formats.md): ~/.copilot/session-state/<session>/events.jsonl,
+// one {type, data, id, timestamp, parentId} event a line, appended.
+type Copilot struct {
+	// Home holds the session logs: $COPILOT_HOME, else ~/.copilot.
+	Home string
+}
+
+func newCopilot(env Env) Adapter { return Copilot{Home: env.dir("COPILOT_HOME", ".copilot")} }
+
+// Name implements Adapter.
+func (Copilot) Name() string { return "copilot" }
+
+// Events implements Installer: the camelCase events, whose payloads
+// carry no event name: the command names it.
+func (Copilot) Events() []string {
+	return []string{"sessionStart", "userPromptSubmitted", "postToolUse", "agentStop", "sessionEnd"}
+}
+
+// SettingsFile implements Installer: Copilot CLI reads hooks from
+// .github/hooks/*.json in the repository, so git-snap's are a file of
+// their own there.
+func (Copilot) SettingsFile(scope Scope, workTree string) (string, error) {
+	if scope == UserScope || scope == LocalScope {
+		return "", fmt.Errorf("copilot reads hooks only from the repository's .github/hooks: use --project")
+	}
+	return filepath.Join(workTree, ".github", "hooks", "git-snap.json"), nil
+}
+
+func (c Copilot) hooks() flatHooks {
+	return flatHooks{agent: c.Name(), fields: []string{"bash", "powershell"}, entry: func(event, command string) *ordered {
+		e := &ordered{vals: map[string]any{}}
+		e.set("type", "command")
+		e.set("bash", command+" "+event)
+		e.set("powershell", command+" "+event)
+		e.set("timeoutSec", json.Number("30"))
+		return e
+	}}
+}
+
+// InstallHook implements hookWriter: one command entry per event, for
+// bash and PowerShell alike.
+func (c Copilot) InstallHook(file, command string) (bool, error) {
+	return c.hooks().install(file, command, c.Events())
+}
+
+// UninstallHook implements hookWriter.
+func (c Copilot) UninstallHook(file string) (bool, error) { return c.hooks().uninstall(file) }
+
+// Decode implements HookReader: a camelCase payload (sessionId, toolName,
+// toolArgs as a JSON string), the event named by the argument after
+// `hook copilot`; or the snake_case one of the VS Code compatible
+// events, which names itself.
+func (c Copilot) Decode(stdin []byte, args []string) (Payload, error) {
+	raw, err := decodeObject(stdin, "Copilot CLI hook payload")
+	if err != nil {
+		return Payload{}, err
+	}
+	p := Payload{Agent: c.Name(), Raw: raw,
+		Event:     firstString(raw, "hook_event_name", "hookEventName"),
+		SessionID: firstString(raw, "session_id", "sessionId"),
+		CWD:       str(raw, "cwd"), Tool: firstString(raw, "tool_name", "toolName"),
+		TranscriptPath: str(raw, "transcript_path"),
+	}
+	if p.Event == "" && len(args) > 0 {
+		p.Event = args[0]
+	}
+	p.ToolInput, _ = raw["tool_input"].(map[string]any)
+	if s, ok := raw["toolArgs"].(string); ok && p.ToolInput == nil {
+		if v, err := snapshot.Parse([]byte(s), snapshot.Limits{}); err == nil {
+			p.ToolInput, _ = v.(map[string]any)
+		}
+	}
+	if p.SessionID == "" || p.Event == "" {
+		return Payload{}, fmt.Errorf("the Copilot CLI hook payload has no sessionId, or no event (give it after `hook copilot`)")
+	}
+	if p.TranscriptPath == "" && snapshot.CheckName("session", p.SessionID) == nil && !strings.ContainsAny(p.SessionID, `/\`) {
+		p.TranscriptPath = filepath.Join(c.Home, "session-state", p.SessionID, "events.jsonl")
+	}
+	return p, nil
+}
+
+func firstString(m map[string]any, keys ...string) string {
+	for _, k := range keys {
+		if s := str(m, k); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// Transcripts implements HookReader: a session's log is one file.
+func (Copilot) Transcripts(Payload) (map[string]string, error) { return nil, nil }
+
+// CompactEvent implements HookReader: Copilot CLI's hooks have no event
+// before a compaction.
+func (Copilot) CompactEvent() string { return "" }
+
+// copilotReadOnlyTools are Copilot CLI's tools that write no file.
+var copilotReadOnlyTools = map[string]bool{"view": true, "glob": true, "grep": true, "rg": true, "web_fetch": true,
+	"report_intent": true, "think": true, "read_bash": true}
+
+// ChangesFiles is false after Copilot CLI's reading and searching tools.
+func (Copilot) ChangesFiles(p Payload) bool { return !readOnly(p, copilotReadOnlyTools) }
+
+// copilotEvent is an event of the log: {type: "a.b", data: {…}}.
+func copilotEvent(record any) (string, map[string]any, bool) {
+	r, _ := record.(map[string]any)
+	data, ok := r["data"].(map[string]any)
+	kind := str(r, "type")
+	return kind, data, ok && strings.Contains(kind, ".")
+}
+
+// IsPrompt implements RecordReader: a user.message event.
+func (Copilot) IsPrompt(record any) bool {
+	kind, _, ok := copilotEvent(record)
+	return ok && kind == "user.message"
+}
+
+// copilotArgs reads a tool request's arguments, an object or its JSON.
+func copilotArgs(v any) map[string]any {
+	if s, ok := v.(string); ok {
+		parsed, _ := snapshot.Parse([]byte(s), snapshot.Limits{})
+		v = parsed
+	}
+	m, _ := v.(map[string]any)
+	return m
+}
+
+// TouchedFiles implements RecordReader: the path of the create, edit and
+// str_replace_editor requests of an assistant.message.
+func (Copilot) TouchedFiles(record any) []string {
+	kind, data, ok := copilotEvent(record)
+	if !ok || kind != "assistant.message" {
+		return nil
+	}
+	reqs, _ := data["toolRequests"].([]any)
+	var out []string
+	for _, r := range reqs {
+		req, _ := r.(map[string]any)
+		switch str(req, "name") {
+		case "create", "edit", "str_replace_editor", "write":
+			if p := str(copilotArgs(req["arguments"]), "path"); p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// View implements RecordReader: user.message is a prompt; each
+// assistant.message (by its messageId) one model response with its text,
+// reasoning, tool requests and output tokens; tool.execution_complete a
+// tool's result, failed when success is false; other events are events.
+func (Copilot) View(record any) (snapshot.Message, bool) {
+	kind, data, ok := copilotEvent(record)
+	if !ok {
+		return snapshot.Message{}, false
+	}
+	r := record.(map[string]any)
+	m := snapshot.Message{ID: str(r, "id"), Time: str(r, "timestamp"), Role: "event", Model: str(data, "model")}
+	switch kind {
+	case "user.message":
+		m.Role, m.Parts = "user", []snapshot.Part{{Kind: snapshot.PartText, Text: str(data, "content")}}
+	case "assistant.message":
+		m.Role, m.UsageKey = "assistant", str(data, "messageId")
+		if t := str(data, "reasoningText"); t != "" {
+			m.Parts = append(m.Parts, snapshot.Part{Kind: snapshot.PartThinking, Text: t})
+		}
+		if t := str(data, "content"); t != "" {
+			m.Parts = append(m.Parts, snapshot.Part{Kind: snapshot.PartText, Text: t})
+		}
+		reqs, _ := data["toolRequests"].([]any)
+		for _, x := range reqs {
+			req, _ := x.(map[string]any)
+			m.Parts = append(m.Parts, snapshot.Part{Kind: snapshot.PartToolCall, Tool: str(req, "name"), CallID: str(req, "toolCallId"), Input: req["arguments"]})
+		}
+		if _, ok := data["outputTokens"]; ok {
+			m.Usage = &snapshot.Usage{Output: snapshot.Int(data["outputTokens"])}
+		}
+	case "tool.execution_complete":
+		res, _ := data["result"].(map[string]any)
+		text := str(res, "content")
+		if e, ok := data["error"].(map[string]any); ok {
+			text = str(e, "message")
+		}
+		m.Role, m.Parts = "tool", []snapshot.Part{{Kind: snapshot.PartToolResult, CallID: str(data, "toolCallId"), Text: text, IsError: data["success"] == false}}
+	default:
+		m.Parts = []snapshot.Part{{Kind: snapshot.PartOther, Text: kind}}
+	}
+	return m, true
+}
+
+// IsCompaction implements RecordReader: the event that ends a compaction.
+func (Copilot) IsCompaction(record any) bool {
+	kind, _, ok := copilotEvent(record)
+	return ok && kind == "session.compaction_complete"
+}
+
+// SessionName implements Importer: a log is <session id>/events.jsonl.
+func (Copilot) SessionName(path string) string {
+	if filepath.Base(path) == "events.jsonl" {
+		return filepath.Base(filepath.Dir(path))
+	}
+	return idInName(path)
+}
+
+// Check implements Importer: log lines are {type: "a.b", data, id}.
+func (Copilot) Check(records []any) error {
+	for _, rec := range records {
+		if _, _, ok := copilotEvent(rec); ok {
+			return nil
+		}
+	}
+	return fmt.Errorf("no Copilot CLI event ({type, data, id, timestamp}) in the first lines")
+}
