@@ -32,6 +32,11 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fmt.Fprint(w, "retry: 2000\n\n")
+	if shown := r.URL.Query().Get("tips"); shown != "" && shown != tipsDigest(last) {
+		// The page was made before a ref moved that this stream already sees.
+		data, _ := json.Marshal(map[string][]string{"sessions": movedSessions(s.store, nil, last)})
+		fmt.Fprintf(w, "event: refs\ndata: %s\n\n", data)
+	}
 	flusher.Flush()
 	wait := s.opts.Poll
 	for {

@@ -3,6 +3,10 @@ package viewer
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -58,13 +62,15 @@ func (c *summaries) put(ref string, s *summary) {
 
 // list reads every session's tip, from the cache where the tip did not
 // move, and with all, each one's document too.
-func (s *Server) list(ctx context.Context, all bool) ([]*summary, error) {
+func (s *Server) list(ctx context.Context, all bool) ([]*summary, string, error) {
 	var out []*summary
+	var digest string
 	err := s.read(ctx, func(st *gitstore.Store) error {
 		tips, err := st.Tips(ctx)
 		if err != nil {
 			return err
 		}
+		digest = tipsDigest(tips)
 		for ref, h := range tips {
 			sum, err := s.entry(ctx, st, ref, h)
 			if err != nil {
@@ -77,12 +83,23 @@ func (s *Server) list(ctx context.Context, all bool) ([]*summary, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if all {
 		err = s.fill(ctx, out)
 	}
-	return out, err
+	return out, digest, err
+}
+
+// tipsDigest names a listing of the tips: the sessions page carries the
+// one it was made from, so that its event stream, which may connect
+// after a ref moved, can still tell the page it is behind.
+func tipsDigest(tips map[string]plumbing.Hash) string {
+	h := sha256.New()
+	for _, ref := range slices.Sorted(maps.Keys(tips)) {
+		fmt.Fprintf(h, "%s %s\n", ref, tips[ref])
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 
 // entry is the summary of the session ref holds at tip, its commit read
@@ -136,7 +153,7 @@ func (s *Server) fill(ctx context.Context, sums []*summary) error {
 // sessions page, so that it sorts by tokens or filters by text at once.
 // It returns when done or when ctx ends.
 func (s *Server) Warm(ctx context.Context) error {
-	_, err := s.list(ctx, true)
+	_, _, err := s.list(ctx, true)
 	return err
 }
 
@@ -244,6 +261,7 @@ type sessionsView struct {
 	Agents []string
 	Pages  int
 	Links  sessionLinks
+	Tips   string // the digest of the tips listed (see tipsDigest)
 }
 
 // sessionLinks make the URLs the page links to, keeping its query.
@@ -299,11 +317,11 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 // sessions selects, sorts and pages the sessions as q asks.
 func (s *Server) sessions(ctx context.Context, q sessionsQuery) (*sessionsView, error) {
 	key := sortKeys[q.Sort]
-	all, err := s.list(ctx, key.needsDoc || q.Text != "")
+	all, digest, err := s.list(ctx, key.needsDoc || q.Text != "")
 	if err != nil {
 		return nil, err
 	}
-	v := &sessionsView{Query: q, Now: s.opts.Now(), All: len(all), Links: sessionLinks{q}}
+	v := &sessionsView{Query: q, Now: s.opts.Now(), All: len(all), Links: sessionLinks{q}, Tips: digest}
 	agents := map[string]bool{}
 	var rows []*summary
 	text := strings.ToLower(q.Text)

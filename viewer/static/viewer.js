@@ -129,7 +129,8 @@
     if (!window.EventSource) return;
     const page = document.body.dataset.page;
     const head = $("#session-head");
-    const es = new EventSource("/events");
+    const state = $("#live-state");
+    const es = new EventSource("/events" + (state ? "?tips=" + encodeURIComponent(state.dataset.tips) : ""));
     es.addEventListener("refs", (ev) => {
       let moved = [];
       try { moved = JSON.parse(ev.data).sessions || []; } catch (err) { return; }
