@@ -23,7 +23,7 @@ func cmdHook(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "hook",
 		Usage:     "record an agent's hook call (run by the agent, not by you)",
-		ArgsUsage: "claude-code|codex|git [ARGS…]",
+		ArgsUsage: strings.Join(agent.Names(), "|") + "|git [ARGS…]",
 		Description: `Called by an agent's hooks (see git snap install): reads the hook payload on stdin,
 and snapshots the session it names from the lines its transcript gained since the last
 call. It is passive: it prints nothing, never blocks the agent, and exits 0 even when
@@ -51,13 +51,13 @@ func helpFirst(next cli.ActionFunc) cli.ActionFunc {
 }
 
 type hookOptions struct {
-	Agent string   // claude-code, codex, git
+	Agent string   // an agent.Names() name, or git
 	Args  []string // after the agent's name
 }
 
 func parseHook(c *cli.Context) (hookOptions, error) {
 	if c.NArg() == 0 {
-		return hookOptions{}, usagef("hook needs the agent: claude-code, codex or git")
+		return hookOptions{}, usagef("hook needs the agent: %s or git", strings.Join(agent.Names(), ", "))
 	}
 	return hookOptions{Agent: c.Args().First(), Args: c.Args().Tail()}, nil
 }

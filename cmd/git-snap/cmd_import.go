@@ -42,7 +42,7 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "the session `NAME` (default: each file's name)"},
 			&cli.StringFlag{Name: "label", Aliases: []string{"l"}, Value: "import", Usage: "label of the new snapshots"},
-			&cli.StringFlag{Name: "from", Usage: "the files are transcripts of `AGENT`: claude-code or codex"},
+			&cli.StringFlag{Name: "from", Usage: "the files are transcripts of `AGENT`: " + strings.Join(agent.Names(), ", ")},
 		},
 		Action: action(e, shape{min: 1, max: -1}, parseImport, runImport),
 	}

@@ -43,7 +43,7 @@ func cmdInstall(e *env, install bool) *cli.Command {
 	return &cli.Command{
 		Name:      name,
 		Usage:     usage,
-		ArgsUsage: "claude-code|codex|git|man",
+		ArgsUsage: strings.Join(agent.Names(), "|") + "|git|man",
 		Description: fmt.Sprintf(`%s: claude-code into .claude/settings.local.json (--local, the default),
 .claude/settings.json (--project) or ~/.claude/settings.json (--user); codex into
 .codex/hooks.json (--project, the default) or ~/.codex/hooks.json (--user); git as a
@@ -77,7 +77,7 @@ Examples:
 }
 
 type installOptions struct {
-	Agent   string // claude-code, codex, git
+	Agent   string // an agent.Names() name, git or man
 	Install bool   // false: uninstall
 	Scope   agent.Scope
 	User    bool
