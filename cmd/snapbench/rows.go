@@ -136,8 +136,8 @@ func (b *bench) growingHooks(dir, path string, payload []byte, from int, session
 		}
 		out = append(out, time.Since(start))
 	}
-	if log, err := os.ReadFile(filepath.Join(dir, ".git", "snap", "hook.log")); err == nil {
-		return nil, fmt.Errorf("the hook failed in %s:\n%s", dir, log)
+	if err := hookFailed(dir); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -73,8 +73,8 @@ func (b *bench) storage(context.Context) ([]row, error) {
 			return nil, fmt.Errorf("hook: %v %s", err, out)
 		}
 	}
-	if log, err := os.ReadFile(filepath.Join(dir, ".git", "snap", "hook.log")); err == nil {
-		return nil, fmt.Errorf("the hook failed:\n%s", log)
+	if err := hookFailed(dir); err != nil {
+		return nil, err
 	}
 	gz, err := gzipSize(longest.Lines)
 	if err != nil {
