@@ -6,9 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
+	"github.com/git-snap/git-snap/internal/lazy"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -119,7 +119,7 @@ func (ClaudeCode) Transcripts(p Payload) (map[string]string, error) {
 // sessionId comes in a record's first members.
 const claudeSessionPrefix = 8 << 10
 
-var claudeSessionID = regexp.MustCompile(`"sessionId"\s*:\s*"([^"\\]{1,200})"`)
+var claudeSessionID = lazy.Regexp(`"sessionId"\s*:\s*"([^"\\]{1,200})"`)
 
 // claudeSessionOf is the sessionId of a transcript's first record that
 // has one in the file's first bytes, "" when none does.
@@ -131,7 +131,7 @@ func claudeSessionOf(path string) string {
 	defer f.Close()
 	buf := make([]byte, claudeSessionPrefix)
 	n, _ := io.ReadFull(f, buf)
-	if m := claudeSessionID.FindSubmatch(buf[:n]); m != nil {
+	if m := claudeSessionID().FindSubmatch(buf[:n]); m != nil {
 		return string(m[1])
 	}
 	return ""

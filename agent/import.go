@@ -7,12 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/internal/lazy"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -266,13 +266,13 @@ func (in Ingest) newestRecord(p Payload) (time.Time, error) {
 }
 
 // uuid finds the session and thread ids agents put in file names.
-var uuid = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+var uuid = lazy.Regexp(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 
 // idInName is the first UUID in a file's name, else the name without
 // its .jsonl.
 func idInName(path string) string {
 	name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
-	if id := uuid.FindString(name); id != "" {
+	if id := uuid().FindString(name); id != "" {
 		return id
 	}
 	return name

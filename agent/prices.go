@@ -1,9 +1,9 @@
 package agent
 
 import (
-	"regexp"
 	"sort"
 
+	"github.com/git-snap/git-snap/internal/lazy"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -62,7 +62,7 @@ type Cost struct {
 
 // dateSuffix is the release date some model names end in
 // (claude-sonnet-4-5-20250929); prices are listed without it.
-var dateSuffix = regexp.MustCompile(`-\d{8}$`)
+var dateSuffix = lazy.Regexp(`-\d{8}$`)
 
 // EstimateCost prices the tokens of each model with Prices, overridden
 // and added to by extra (from the user's configuration). A model with no
@@ -86,7 +86,7 @@ func EstimateCost(byModel map[string]snapshot.Usage, extra map[string]Price) Cos
 }
 
 func priceOf(model string, extra map[string]Price) (Price, bool) {
-	for _, name := range []string{model, dateSuffix.ReplaceAllString(model, "")} {
+	for _, name := range []string{model, dateSuffix().ReplaceAllString(model, "")} {
 		if p, ok := extra[name]; ok {
 			return p, true
 		}

@@ -1,14 +1,15 @@
 package render
 
 import (
-	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/git-snap/git-snap/internal/lazy"
 )
 
 var (
-	wrapFence  = regexp.MustCompile("^ {0,3}(`{3,}|~{3,})")
-	wrapPrefix = regexp.MustCompile(`^([ \t]*(?:>[ \t]?)*)((?:[-*+]|\d{1,9}[.)])[ \t]+)?`)
+	wrapFence  = lazy.Regexp("^ {0,3}(`{3,}|~{3,})")
+	wrapPrefix = lazy.Regexp(`^([ \t]*(?:>[ \t]?)*)((?:[-*+]|\d{1,9}[.)])[ \t]+)?`)
 )
 
 // WrapMarkdown wraps the long lines of Markdown text at width columns,
@@ -32,8 +33,8 @@ func WrapMarkdown(s string, width int) string {
 			}
 			out = append(out, line)
 			continue
-		case wrapFence.MatchString(line):
-			fence = wrapFence.FindStringSubmatch(line)[1]
+		case wrapFence().MatchString(line):
+			fence = wrapFence().FindStringSubmatch(line)[1]
 			out = append(out, line)
 			continue
 		}
@@ -51,7 +52,7 @@ func WrapMarkdown(s string, width int) string {
 // wrapLine wraps one line, repeating its quote markers and indenting
 // its continuation under a list item's text.
 func wrapLine(line string, width int) []string {
-	m := wrapPrefix.FindStringSubmatch(line)
+	m := wrapPrefix().FindStringSubmatch(line)
 	first := m[0]
 	next := m[1] + strings.Repeat(" ", utf8.RuneCountInString(m[2]))
 	words := strings.Fields(line[len(first):])

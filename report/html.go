@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"html/template"
 	"io"
+	"sync"
 )
 
 // HTMLOptions choose what WriteHTML writes.
@@ -60,10 +61,13 @@ const CSS = `
 }
 `
 
-var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
-	"headerRows": headerRows, "turnTitle": turnTitle, "toolClass": toolClass, "toolSummary": toolSummary,
-	"fileSummary": fileSummary, "diffLines": diffLines, "notShown": notShown, "css": func() template.CSS { return template.CSS(CSS) },
-}).Parse(`{{define "page"}}<!DOCTYPE html>
+// pageTemplate is parsed on first use, so that commands that never
+// render HTML do not pay for it at start-up.
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Funcs(template.FuncMap{
+		"headerRows": headerRows, "turnTitle": turnTitle, "toolClass": toolClass, "toolSummary": toolSummary,
+		"fileSummary": fileSummary, "diffLines": diffLines, "notShown": notShown, "css": func() template.CSS { return template.CSS(CSS) },
+	}).Parse(`{{define "page"}}<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -111,6 +115,7 @@ var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 {{end}}<section class="result">{{if .Tool.HasResult}}<p class="label">result{{if .Tool.Failed}} (failed){{end}}</p><pre>{{.Tool.Result}}</pre>{{else}}<p class="label">no result recorded</p>{{end}}</section>
 </details>
 {{end}}{{end}}`))
+})
 
 // WriteHTML writes the session as one HTML page with its CSS inline and
 // no script, no external resource (a Content-Security-Policy forbids
@@ -122,7 +127,7 @@ func WriteHTML(w io.Writer, s *Session, o HTMLOptions) error {
 	if o.Fragment {
 		name = "article"
 	}
-	if err := pageTemplate.ExecuteTemplate(bw, name, s); err != nil {
+	if err := pageTemplate().ExecuteTemplate(bw, name, s); err != nil {
 		return err
 	}
 	return bw.Flush()

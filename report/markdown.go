@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"html"
 	"io"
-	"regexp"
 	"strings"
+
+	"github.com/git-snap/git-snap/internal/lazy"
 )
 
 // WriteMarkdown writes the session as CommonMark (with GitHub's tables):
@@ -162,19 +163,19 @@ func quote(s string) string {
 
 // mdPunct is the punctuation that could start markup inline (CommonMark
 // lets a backslash escape any ASCII punctuation).
-var mdPunct = regexp.MustCompile("[\\\\`*_\\[\\]<>|&~!]")
+var mdPunct = lazy.Regexp("[\\\\`*_\\[\\]<>|&~!]")
 
 // mdInline makes s one line of literal text: whitespace folded, the
 // punctuation that starts markup escaped (so "|" cannot end a table
 // cell, "<" open HTML, "*" emphasis).
 func mdInline(s string) string {
-	return mdPunct.ReplaceAllString(strings.Join(strings.Fields(s), " "), `\$0`)
+	return mdPunct().ReplaceAllString(strings.Join(strings.Fields(s), " "), `\$0`)
 }
 
 var (
-	fenceOpen  = regexp.MustCompile("^ {0,3}(`{3,}|~{3,})")
-	atxHeading = regexp.MustCompile(`^((?:[ \t]*>[ \t]?)*[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?)(#{1,6})([ \t]|$)`)
-	setextLine = regexp.MustCompile(`^((?:[ \t]*>[ \t]?)*) {0,3}(?:=+|-+)[ \t]*$`)
+	fenceOpen  = lazy.Regexp("^ {0,3}(`{3,}|~{3,})")
+	atxHeading = lazy.Regexp(`^((?:[ \t]*>[ \t]?)*[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?)(#{1,6})([ \t]|$)`)
+	setextLine = lazy.Regexp(`^((?:[ \t]*>[ \t]?)*) {0,3}(?:=+|-+)[ \t]*$`)
 )
 
 // mdText keeps a transcript's Markdown readable as Markdown, and unable
@@ -196,16 +197,16 @@ func mdText(s string) string {
 			}
 			continue
 		}
-		if f := fenceOpen.FindStringSubmatch(line); f != nil && (f[1][0] != '`' || !strings.Contains(line[len(f[0]):], "`")) {
+		if f := fenceOpen().FindStringSubmatch(line); f != nil && (f[1][0] != '`' || !strings.Contains(line[len(f[0]):], "`")) {
 			fence = f[1]
 			out = append(out, line)
 			prevText = false
 			continue
 		}
-		if u := setextLine.FindStringSubmatch(line); u != nil && prevText {
+		if u := setextLine().FindStringSubmatch(line); u != nil && prevText {
 			out = append(out, strings.TrimSpace(u[1])) // a break in the paragraph (or quote) above
 		}
-		if h := atxHeading.FindStringSubmatch(line); h != nil && !indentedCode(h[1]) {
+		if h := atxHeading().FindStringSubmatch(line); h != nil && !indentedCode(h[1]) {
 			line = h[1] + strings.Repeat("#", min(6, len(h[2])+3)) + line[len(h[1])+len(h[2]):]
 		}
 		out = append(out, escapeOutsideCode(line))

@@ -2,9 +2,10 @@ package snapshot
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
+
+	"github.com/git-snap/git-snap/internal/lazy"
 )
 
 // Header describes a snapshot: where it belongs and what happened. It is
@@ -56,7 +57,7 @@ type ModelUsage struct {
 	Usage
 }
 
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
+var namePattern = lazy.Regexp(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
 
 // CheckName accepts session and checkpoint names: letters, digits, '.',
 // '_' and '-', not starting with '-' or '.', at most 200 characters.
@@ -68,7 +69,7 @@ func CheckName(kind, name string) error {
 		return fmt.Errorf("%s name is empty", kind)
 	case len(name) > 200:
 		return fmt.Errorf("%s name is longer than 200 characters", kind)
-	case !namePattern.MatchString(name):
+	case !namePattern().MatchString(name):
 		return fmt.Errorf("%s name %q may hold only letters, digits, '.', '_' and '-', and must start with a letter, digit or '_'", kind, name)
 	case strings.HasSuffix(name, ".lock"), strings.HasSuffix(name, "."), strings.Contains(name, ".."):
 		return fmt.Errorf("%s name %q must not contain '..', nor end in .lock or '.' (git refuses such ref names)", kind, name)

@@ -3,10 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/git-snap/git-snap/internal/lazy"
 	"github.com/urfave/cli/v2"
 )
 
@@ -72,9 +72,9 @@ func unknownCommand(app *cli.App, name string) error {
 // flagError matches the flag parser's messages, to say them again in
 // git's words with the option as it was typed.
 var (
-	undefinedFlag = regexp.MustCompile(`^flag provided but not defined: -+(.+)$`)
-	badFlagValue  = regexp.MustCompile(`^invalid value "(.*)" for flag -+([^:]+): (.*)$`)
-	needsValue    = regexp.MustCompile(`^flag needs an argument: -+(.+)$`)
+	undefinedFlag = lazy.Regexp(`^flag provided but not defined: -+(.+)$`)
+	badFlagValue  = lazy.Regexp(`^invalid value "(.*)" for flag -+([^:]+): (.*)$`)
+	needsValue    = lazy.Regexp(`^flag needs an argument: -+(.+)$`)
 )
 
 // flagUsageError turns an error of the flag parser into a usage error
@@ -91,8 +91,8 @@ func (e *env) flagUsageError(app *cli.App, cmd *cli.Command, err error) error {
 	}
 	msg := err.Error()
 	switch {
-	case undefinedFlag.MatchString(msg):
-		opt := undefinedFlag.FindStringSubmatch(msg)[1]
+	case undefinedFlag().MatchString(msg):
+		opt := undefinedFlag().FindStringSubmatch(msg)[1]
 		u.msg = fmt.Sprintf("%sunknown option %s", where, e.asTyped(opt))
 		var known []string
 		for _, f := range flags {
@@ -101,11 +101,11 @@ func (e *env) flagUsageError(app *cli.App, cmd *cli.Command, err error) error {
 		if near := suggest(opt, known); len(near) > 0 {
 			u.hint = "did you mean " + orList(near, dashed) + "? (see " + name + " --help)"
 		}
-	case badFlagValue.MatchString(msg):
-		m := badFlagValue.FindStringSubmatch(msg)
+	case badFlagValue().MatchString(msg):
+		m := badFlagValue().FindStringSubmatch(msg)
 		u.msg = fmt.Sprintf("%s%s takes %s, not %q", where, e.asTyped(m[2]), valueKind(flags, m[2]), m[1])
-	case needsValue.MatchString(msg):
-		u.msg = fmt.Sprintf("%s%s needs a value", where, e.asTyped(needsValue.FindStringSubmatch(msg)[1]))
+	case needsValue().MatchString(msg):
+		u.msg = fmt.Sprintf("%s%s needs a value", where, e.asTyped(needsValue().FindStringSubmatch(msg)[1]))
 	default:
 		u.msg = where + msg
 	}
