@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -152,6 +153,10 @@ func Adapters(env Env) []Adapter {
 	return []Adapter{newCodex(env), newCopilot(env), newOpenCode(env), newGemini(env), newCursor(env), newClaudeCode(env)}
 }
 
+// viewers are the adapters as record readers, which need no Env: made
+// once, since stats and diffs ask them of every record.
+var viewers = sync.OnceValue(func() []Adapter { return Adapters(Env{}) })
+
 // Names lists the names of the agents git-snap knows, sorted.
 func Names() []string {
 	var names []string
@@ -176,7 +181,7 @@ func Lookup(name string, env Env) (Adapter, error) {
 // shape it has, else with snapshot.ViewMessage. It is the
 // snapshot.Viewer for stats, diffs and merges of agents' sessions.
 func ViewMessage(v any) snapshot.Message {
-	for _, a := range Adapters(Env{}) {
+	for _, a := range viewers() {
 		if m, ok := a.View(v); ok {
 			return m
 		}
@@ -187,7 +192,7 @@ func ViewMessage(v any) snapshot.Message {
 // isCompaction reports whether any agent reads a record as a compaction:
 // a session recorded from a harness has no adapter to ask.
 func isCompaction(record any) bool {
-	for _, a := range Adapters(Env{}) {
+	for _, a := range viewers() {
 		if a.IsCompaction(record) {
 			return true
 		}

@@ -2,6 +2,8 @@ package gitstore
 
 import (
 	"context"
+	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -84,5 +86,45 @@ func TestScanFindsSecretsInMostlyTextFiles(t *testing.T) {
 	must(t, s.Scan(ctx, []plumbing.Hash{e.ID}, r, func(f ScanFinding) error { found = append(found, f); return nil }))
 	if len(found) != 1 || found[0].Path != `$.files[".env"]` {
 		t.Errorf("found %+v", found)
+	}
+}
+
+// A full save of a session's document again, grown by one message,
+// reuses what the tip holds unredacted and still redacts every message
+// with a secret, old or new: the tree equals the one a save into a new
+// session makes, and git finds no secret in it.
+func TestFullSaveRedactsWhatTheTipDoesNotHold(t *testing.T) {
+	ctx := context.Background()
+	dir, s := redactingStore(t)
+	const tok = "ghp_a1B2a1B2a1B2a1B2a1B2a1B2a1B2a1B2a1B2"
+	doc := conversation(20)
+	msgs := doc[snapshot.MemberMessages].([]any)
+	msgs[3] = map[string]any{"role": "user", "content": "token " + tok}
+	_, err := s.Save(ctx, doc, SaveOptions{Session: "s"})
+	must(t, err)
+	grown := map[string]any{snapshot.MemberMessages: append(slices.Clone(msgs), map[string]any{"role": "user", "content": "new " + tok})}
+	again, err := s.Save(ctx, grown, SaveOptions{Session: "s"})
+	must(t, err)
+	fresh, err := s.Save(ctx, grown, SaveOptions{Session: "fresh"})
+	must(t, err)
+	if again.Tree != fresh.Tree {
+		t.Errorf("the re-save's tree %s differs from a fresh save's %s", again.Tree, fresh.Tree)
+	}
+	if again.Header.Redacted != 2 || fresh.Header.Redacted != 2 {
+		t.Errorf("Redacted = %d on the re-save and %d fresh, want 2 each", again.Header.Redacted, fresh.Header.Redacted)
+	}
+	if out, err := exec.Command("git", "-C", dir, "grep", "ghp_", again.ID.String()).CombinedOutput(); err == nil {
+		t.Errorf("secret stored:\n%s", out)
+	}
+	got, _, err := s.Read(ctx, again.ID)
+	must(t, err)
+	stored := got[snapshot.MemberMessages].([]any)
+	for _, i := range []int{3, 20} {
+		if c := stored[i].(map[string]any)["content"].(string); !strings.Contains(c, redact.Placeholder("github-token")) {
+			t.Errorf("message %d stored as %q", i, c)
+		}
+	}
+	if !snapshot.Equal(stored[5], msgs[5]) {
+		t.Errorf("an unchanged message changed: %v", stored[5])
 	}
 }

@@ -10,8 +10,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -244,8 +246,9 @@ func (s *Store) prepare(doc map[string]any, o SaveOptions) (snapshot.Header, []l
 		return snapshot.Header{}, nil, err
 	}
 	var found []redact.Finding
+	var held map[int]layout.Encoded
 	if s.opts.Redactor != nil {
-		doc, found = s.opts.Redactor.Document(doc) // before any object exists
+		doc, found, held = s.redactNew(doc, o.Session) // before any object exists
 	}
 	parts, err := snapshot.Split(doc)
 	if err != nil {
@@ -264,11 +267,70 @@ func (s *Store) prepare(doc map[string]any, o SaveOptions) (snapshot.Header, []l
 		first, last = s.recordSpan(parts.Messages)
 	}
 	s.recordTimes(&h, o, first, last)
+	if len(held) > 0 {
+		msgs := slices.Clone(parts.Messages)
+		for i, data := range held {
+			msgs[i] = data
+		}
+		parts.Messages = msgs
+	}
 	objs, err := layout.Build(s.reader, nil, parts, &h)
 	if err != nil {
 		return snapshot.Header{}, nil, err
 	}
 	return h, objs, nil
+}
+
+// redactNew redacts doc, except the messages the session's tip already
+// holds as they are, which it returns encoded by index. A message whose
+// canonical encoding is a blob of the tip's tree was stored unchanged, so
+// it had nothing to redact: a full save of a long session redacts and
+// encodes only what is new, as an append does. As with an append, a rule
+// added since the tip was written is not applied to what it holds.
+func (s *Store) redactNew(doc map[string]any, session string) (map[string]any, []redact.Finding, map[int]layout.Encoded) {
+	msgs, _ := doc[snapshot.MemberMessages].([]any)
+	held := s.heldByTip(session, msgs)
+	if len(held) == 0 {
+		out, found := s.opts.Redactor.Document(doc)
+		return out, found, nil
+	}
+	masked := slices.Clone(msgs)
+	for i := range held {
+		masked[i] = nil // nothing for the redactor to walk
+	}
+	in := maps.Clone(doc)
+	in[snapshot.MemberMessages] = masked
+	out, found := s.opts.Redactor.Document(in)
+	if redacted, ok := out[snapshot.MemberMessages].([]any); ok && len(redacted) == len(msgs) {
+		for i := range held {
+			redacted[i] = msgs[i]
+		}
+	}
+	return out, found, held
+}
+
+// heldByTip encodes msgs and returns those whose blob the session's tip
+// already holds. Any failure to read the tip only means nothing is held.
+func (s *Store) heldByTip(session string, msgs []any) map[int]layout.Encoded {
+	if len(msgs) == 0 || checkSession(session) != nil {
+		return nil
+	}
+	ref := s.SessionRef(session)
+	tip, err := s.refs.Read(ref)
+	if err != nil || tip.IsZero() {
+		return nil
+	}
+	st, err := s.tipState(ref, tip)
+	if err != nil {
+		return nil
+	}
+	held := map[int]layout.Encoded{}
+	for i, m := range msgs {
+		if data, err := snapshot.MarshalIndent(m); err == nil && st.known.has(layout.BlobHash(data)) {
+			held[i] = data
+		}
+	}
+	return held
 }
 
 // recordSpan is the span of the times the records carry, zero when none
@@ -366,13 +428,15 @@ func (s *Store) Rollback(ctx context.Context, target plumbing.Hash, o SaveOption
 // the session's tip, retrying on the new tip when another writer won.
 // objs are the tree's objects, root last; nil when the tree is stored.
 func (s *Store) commitTree(ctx context.Context, h snapshot.Header, root plumbing.Hash, objs []layout.Object) (Entry, error) {
-	written := false
+	written, writtenOn := false, plumbing.ZeroHash // the tip whose tree the objects were checked against
 	return s.commitOnTip(ctx, h, func(_ plumbing.Hash, _ *snapshot.Header, st tipState) (built, error) {
-		if !written && objs != nil {
+		// Another writer moved the tip: what the old one held may no
+		// longer be reachable, so the objects are checked again.
+		if objs != nil && (!written || writtenOn != st.commit) {
 			if err := s.writeObjects(objs, st.known); err != nil {
 				return built{}, err
 			}
-			written = true
+			written, writtenOn = true, st.commit
 		}
 		return built{root: root, objs: objs, listed: objs != nil}, nil
 	})
@@ -467,27 +531,29 @@ func snapshotLogMessage(h snapshot.Header) string {
 // already loose. Objects only in packs are not looked for: reading pack
 // indexes costs more than writing the few objects a save adds.
 //
-// An object found and reused is freshened as git does (its loose file's
-// mtime, else the packs' mtime), so that a git prune running beside, which
-// spares recent objects, does not delete what the new snapshot needs:
-// a utime per reused object, no read.
+// An object found loose and reused is freshened as git does (its mtime
+// set to now), so that a git prune running beside, which spares recent
+// objects, does not delete what the new snapshot needs: it may have been
+// left unreachable by a dropped session. An object of the tip's tree is
+// reachable from the ref the write checks before it moves, so it is not
+// touched one by one: a full save of 10k unchanged messages would pay
+// 10k utimes. The packs are freshened once instead, as before, for git
+// tools that judge a pack by its age.
 func (s *Store) writeObjects(objs []layout.Object, known hashSet) error {
-	packed := false
+	reused := false
 	for _, o := range objs {
-		switch s.freshenLoose(o.Hash) {
-		case fresh:
+		if known.has(o.Hash) {
+			reused = true
 			continue
-		case absent:
-			if known.has(o.Hash) { // in the tip's tree, so in a pack
-				packed = true
-				continue
-			}
+		}
+		if s.freshenLoose(o.Hash) == fresh {
+			continue
 		}
 		if _, err := s.storeObject(o); err != nil {
 			return err
 		}
 	}
-	if packed {
+	if reused {
 		s.freshenPacks()
 	}
 	return nil

@@ -44,6 +44,15 @@ type Object struct {
 	Hash plumbing.Hash
 }
 
+// Encoded is an element already in its canonical encoding
+// (snapshot.MarshalIndent), which Build stores as it is: a full save
+// passes the messages the tip already holds so as not to encode them
+// twice.
+type Encoded []byte
+
+// BlobHash is the id of the blob that holds data.
+func BlobHash(data []byte) plumbing.Hash { return plumbing.ComputeHash(plumbing.BlobObject, data) }
+
 func newObject(typ plumbing.ObjectType, data []byte) Object {
 	return Object{Type: typ, Data: data, Hash: plumbing.ComputeHash(typ, data)}
 }
@@ -217,9 +226,12 @@ func (b *treeBuild) appendElements(dir string, have int, elems []any) (int, erro
 		return 0, fmt.Errorf("%s: the tip holds %d elements, its header says %d", dir, n, have)
 	}
 	for i, e := range elems {
-		data, err := snapshot.MarshalIndent(e)
-		if err != nil {
-			return 0, fmt.Errorf("%s[%d]: %w", dir, n+i, err)
+		data, ok := e.(Encoded)
+		if !ok {
+			var err error
+			if data, err = snapshot.MarshalIndent(e); err != nil {
+				return 0, fmt.Errorf("%s[%d]: %w", dir, n+i, err)
+			}
 		}
 		b.blob(elementPath(dir, n+i), filemode.Regular, data)
 	}
