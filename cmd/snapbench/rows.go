@@ -146,7 +146,7 @@ func (b *bench) growingHooks(dir, path string, payload []byte, from int, session
 // work tree) in work trees of 20k and 2k tracked files against the same
 // call in an empty one.
 func (b *bench) worktreeRows(ctx context.Context) ([]row, error) {
-	var base time.Duration
+	var base, baseStatus time.Duration
 	var rows []row
 	for _, n := range []int{0, 2000, 20000} {
 		dir := filepath.Join(b.work, fmt.Sprintf("tree-%d", n))
@@ -160,13 +160,35 @@ func (b *bench) worktreeRows(ctx context.Context) ([]row, error) {
 		if err != nil {
 			return nil, err
 		}
+		st, err := b.statusTimes(dir)
+		if err != nil {
+			return nil, err
+		}
 		if n == 0 {
-			base = median(ds)
+			base, baseStatus = median(ds), median(st)
 			continue
 		}
-		rows = append(rows, row{what: fmt.Sprintf("hook call after Bash, %d tracked files", n), ours: median(ds), plumbing: base, ratioBudget: 1.3, note: "baseline: the same call in an empty work tree"})
+		rows = append(rows,
+			row{what: fmt.Sprintf("hook call after Bash, %d tracked files", n), ours: median(ds), plumbing: base, ratioBudget: 1.3, note: "baseline: the same call in an empty work tree"},
+			row{what: fmt.Sprintf("git status alone, %d tracked files: the one scan the hook call makes", n), ours: median(st), plumbing: baseStatus, note: "baseline: the same git status in the empty work tree"})
 	}
 	return rows, nil
+}
+
+// statusTimes times the git status a hook call runs to scan the work tree
+// (codestate.Read), alone: what the work tree's size costs git itself.
+func (b *bench) statusTimes(dir string) ([]time.Duration, error) {
+	var out []time.Duration
+	for range b.cfg.runs {
+		cmd := exec.Command("git", "--no-optional-locks", "status", "--porcelain=v2", "-z", "--branch", "--no-renames", "--untracked-files=all")
+		cmd.Dir, cmd.Env = dir, b.env
+		start := time.Now()
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("git status in %s: %v %s", dir, err, msg)
+		}
+		out = append(out, time.Since(start))
+	}
+	return out, nil
 }
 
 // trackedFiles writes n small files in directories of 100.
