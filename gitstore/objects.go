@@ -29,6 +29,7 @@ type objectReader struct {
 	packs               *pack.Set
 	max                 int64     // bytes of one object
 	inflaters           sync.Pool // zlib readers: a new one costs more than a small object's read
+	deflaters           sync.Pool // zlib writers, likewise: a new one clears a large window
 }
 
 func newObjectReader(st *filesystem.Storage, dir string, max int64) *objectReader {
@@ -98,6 +99,58 @@ func (r *objectReader) readLoose(path string, max int64) (plumbing.ObjectType, [
 		return plumbing.InvalidObject, nil, fmt.Errorf("loose object %s: %w", path, err)
 	}
 	return typ, data, nil
+}
+
+// writeLoose stores an object as a loose file, as git does: compressed
+// at git's default core.looseCompression (1, best speed), written to a
+// temporary file beside its place and renamed into it, read-only. A
+// zlib writer is reused across objects: a new one at the default level
+// allocated and cleared more memory than a hook call's objects hold.
+func (r *objectReader) writeLoose(typ plumbing.ObjectType, data []byte, h plumbing.Hash) error {
+	hex := h.String()
+	dir := filepath.Join(r.dir, "objects", hex[:2])
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "tmp_obj_")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	err = r.deflate(f, typ, data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o444)
+	}
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(dir, hex[2:])) // an object already there has the same bytes
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+// deflate writes the loose form of an object: its header and data,
+// zlib-compressed.
+func (r *objectReader) deflate(w io.Writer, typ plumbing.ObjectType, data []byte) error {
+	z, _ := r.deflaters.Get().(*zlib.Writer)
+	if z == nil {
+		z, _ = zlib.NewWriterLevel(w, zlib.BestSpeed) // a valid level: no error
+	} else {
+		z.Reset(w)
+	}
+	_, err := fmt.Fprintf(z, "%s %d\x00", typ, len(data))
+	if err == nil {
+		_, err = z.Write(data)
+	}
+	if cerr := z.Close(); err == nil {
+		err = cerr
+	}
+	r.deflaters.Put(z)
+	return err
 }
 
 // EncodedObject finds an object: loose first, then in the packs, then

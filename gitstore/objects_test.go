@@ -165,3 +165,48 @@ func TestObjectsOverTheLimitAreNotRead(t *testing.T) {
 	defer small.Close()
 	check("packed")
 }
+
+// Loose objects are written as git writes them at its default
+// core.looseCompression: zlib at best speed, read-only, no temporary
+// file left, each one what git cat-file reads back; eight writers of the
+// same objects at once all succeed.
+func TestLooseObjectsAreGits(t *testing.T) {
+	ctx := context.Background()
+	dir, s := newRepo(t)
+	doc := conversation(12)
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			_, err := s.Save(ctx, doc, SaveOptions{Session: "same"})
+			errs <- err
+		}()
+	}
+	for range 8 {
+		must(t, <-errs)
+	}
+	git(t, dir, "fsck", "--strict", "--no-progress")
+	objects := filepath.Join(dir, ".git", "objects")
+	ids := strings.Fields(git(t, dir, "rev-list", "--objects", "--no-object-names", "refs/snap/same"))
+	for _, id := range ids {
+		p := filepath.Join(objects, id[:2], id[2:])
+		raw, err := os.ReadFile(p)
+		must(t, err)
+		if len(raw) < 2 || raw[0] != 0x78 || raw[1] != 0x01 {
+			t.Fatalf("object %s starts % x, want zlib at best speed (78 01)", id, raw[:min(2, len(raw))])
+		}
+		fi, err := os.Stat(p)
+		must(t, err)
+		if fi.Mode().Perm()&0o222 != 0 {
+			t.Errorf("object %s is writable: %v", id, fi.Mode())
+		}
+	}
+	typ := git(t, dir, "cat-file", "-t", ids[len(ids)-1])
+	if typ == "" {
+		t.Fatal("git cannot read the last object")
+	}
+	temps, err := filepath.Glob(filepath.Join(objects, "*", "tmp_obj_*"))
+	must(t, err)
+	if len(temps) > 0 {
+		t.Errorf("temporary files left: %v", temps)
+	}
+}

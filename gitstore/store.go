@@ -606,20 +606,37 @@ type encoder interface {
 // empty objects/xx/ directory between its creation and the rename into
 // it; like git, try again then.
 func (s *Store) storeObject(o encoder) (plumbing.Hash, error) {
-	mem := &plumbing.MemoryObject{}
-	if err := o.Encode(mem); err != nil {
+	typ, data, h, err := encoded(o)
+	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("encode object: %w", err)
 	}
-	var err error
 	for range 10 {
-		if _, err = s.st.SetEncodedObject(mem); !errors.Is(err, fs.ErrNotExist) {
+		if err = s.st.writeLoose(typ, data, h); !errors.Is(err, fs.ErrNotExist) {
 			break
 		}
 	}
 	if err != nil {
-		return plumbing.ZeroHash, writeErr(fmt.Errorf("write object %s: %w", mem.Hash(), err))
+		return plumbing.ZeroHash, writeErr(fmt.Errorf("write object %s: %w", h, err))
 	}
-	return mem.Hash(), nil
+	return h, nil
+}
+
+// encoded is an object's type, bytes and id; a layout.Object has them
+// already.
+func encoded(o encoder) (plumbing.ObjectType, []byte, plumbing.Hash, error) {
+	if lo, ok := o.(layout.Object); ok {
+		return lo.Type, lo.Data, lo.Hash, nil
+	}
+	mem := &plumbing.MemoryObject{}
+	if err := o.Encode(mem); err != nil {
+		return plumbing.InvalidObject, nil, plumbing.ZeroHash, err
+	}
+	rd, err := mem.Reader()
+	if err != nil {
+		return plumbing.InvalidObject, nil, plumbing.ZeroHash, err
+	}
+	data, err := io.ReadAll(rd)
+	return mem.Type(), data, mem.Hash(), err
 }
 
 // writeErr explains the failure a user can fix: a read-only repository.
