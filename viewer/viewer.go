@@ -20,6 +20,7 @@ import (
 
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/search"
 )
 
 //go:embed templates/*.html
@@ -42,6 +43,9 @@ type Options struct {
 	// Poll is how often the session refs are looked at for pages that
 	// follow them live; one second when zero.
 	Poll time.Duration
+	// SearchDir is where the search index is kept (search.DefaultDir
+	// when ""), as git snap search keeps it.
+	SearchDir string
 }
 
 // Server is the viewer: an http.Handler over one repository.
@@ -53,6 +57,7 @@ type Server struct {
 	// repository, never while they write a page to a slow client.
 	mu    sync.Mutex
 	store *gitstore.Store
+	index *search.Index // opened on the first search, under mu
 
 	opts     Options
 	port     string
@@ -97,6 +102,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("GET /session/{rev...}", s.timelinePage)
 	mux.HandleFunc("GET /snapshot/{rev...}", s.snapshotPage)
 	mux.HandleFunc("GET /files/{rev...}", s.filesPage)
+	mux.HandleFunc("GET /search", s.searchPage)
 	mux.HandleFunc("GET /export/{format}/{rev...}", s.export)
 	mux.HandleFunc("GET /events", s.events)
 	mux.HandleFunc("GET /", func(w http.ResponseWriter, r *http.Request) {
