@@ -77,6 +77,13 @@ func (c *bodyCache) get(key string) *timelineBody {
 	return c.byID[key]
 }
 
+// reset forgets every body, for a benchmark of the first render.
+func (c *bodyCache) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.keys, c.byID = nil, nil
+}
+
 func (c *bodyCache) put(key string, b *timelineBody) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
