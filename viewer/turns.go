@@ -24,13 +24,13 @@ type turn struct {
 
 // turnsOf adds each model call (snapshot.ModelCalls, as stats counts
 // them) to the turn of report's whose records hold its first record.
-func turnsOf(turns []report.Turn, msgs []any, prices map[string]agent.Price) []turn {
+func turnsOf(turns []report.Turn, calls []snapshot.Call, prices map[string]agent.Price) []turn {
 	out := make([]turn, len(turns))
 	for i, t := range turns {
 		out[i] = turn{N: t.N, ID: t.ID, Prompt: t.Prompt}
 	}
 	byModel := make([]map[string]snapshot.Usage, len(turns))
-	for _, c := range snapshot.ModelCalls(msgs, agent.ViewMessage) {
+	for _, c := range calls {
 		i := slices.IndexFunc(turns, func(t report.Turn) bool { return t.Start <= c.Records[0] && c.Records[0] < t.End })
 		if i < 0 {
 			continue // before a range
@@ -68,8 +68,7 @@ type chart struct {
 
 // chartOf draws the session's model calls, one point each, in a box of
 // w×h.
-func chartOf(msgs []any, w, h int) chart {
-	calls := snapshot.ModelCalls(msgs, agent.ViewMessage)
+func chartOf(calls []snapshot.Call, w, h int) chart {
 	c := chart{Width: w, Height: h, Calls: len(calls)}
 	for _, call := range calls {
 		c.Max = max(c.Max, contextOf(call.Usage), call.Usage.Output)
