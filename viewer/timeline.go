@@ -241,17 +241,28 @@ func (s *Server) fragment(sess *report.Session) (template.HTML, error) {
 	return template.HTML(buf.String()), nil // report's html/template escaped every value
 }
 
-// toolsOf lists the tools a timeline calls, in the order first called.
+// toolsOf lists the tools a timeline calls, in the order first called,
+// its subagents' included.
 func toolsOf(sess *report.Session) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, t := range sess.Turns {
-		for _, it := range t.Items {
-			if it.Tool != nil && !seen[it.Tool.Name] {
+	var walk func(items []report.Item)
+	walk = func(items []report.Item) {
+		for _, it := range items {
+			if it.Tool != nil && it.Kind == report.KindTool && !seen[it.Tool.Name] {
 				seen[it.Tool.Name] = true
 				out = append(out, it.Tool.Name)
 			}
+			switch {
+			case it.Tool != nil && it.Tool.Subagent != nil:
+				walk(it.Tool.Subagent.Items)
+			case it.Subagent != nil:
+				walk(it.Subagent.Items)
+			}
 		}
+	}
+	for _, t := range sess.Turns {
+		walk(t.Items)
 	}
 	return out
 }
