@@ -117,9 +117,10 @@ type ToolCall struct {
 // stay in the turn they arrived in (Turn.Start and End), but are shown
 // here, not among the turn's items.
 type Subagent struct {
-	Name  string // the agent's name for it
-	ID    string // stable element id: "subagent-NAME"
-	Items []Item
+	Name    string // the agent's name for it
+	ID      string // stable element id: "subagent-NAME"
+	Items   []Item
+	Records []int // its records' indices in Session.Messages
 }
 
 // ToolCalls counts the subagent's tool calls.

@@ -115,6 +115,7 @@ func (b *builder) record(i int, raw any, m snapshot.Message) {
 		b.subs[name] = sa
 		b.add(Item{Kind: KindSubagent, ID: sa.ID, Index: i, Role: m.Role, Time: m.Time, Subagent: sa})
 	}
+	sa.Records = append(sa.Records, i)
 	main := b.turn.Items
 	b.turn.Items = sa.Items
 	if b.isPrompt(raw, m) || b.isCompaction(raw) { // within a thread, the task it was given

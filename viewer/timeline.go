@@ -246,25 +246,30 @@ func (s *Server) fragment(sess *report.Session) (template.HTML, error) {
 func toolsOf(sess *report.Session) []string {
 	seen := map[string]bool{}
 	var out []string
-	var walk func(items []report.Item)
-	walk = func(items []report.Item) {
-		for _, it := range items {
-			if it.Tool != nil && it.Kind == report.KindTool && !seen[it.Tool.Name] {
+	for _, t := range sess.Turns {
+		walkItems(t.Items, func(it *report.Item) {
+			if it.Kind == report.KindTool && !seen[it.Tool.Name] {
 				seen[it.Tool.Name] = true
 				out = append(out, it.Tool.Name)
 			}
-			switch {
-			case it.Tool != nil && it.Tool.Subagent != nil:
-				walk(it.Tool.Subagent.Items)
-			case it.Subagent != nil:
-				walk(it.Subagent.Items)
-			}
-		}
-	}
-	for _, t := range sess.Turns {
-		walk(t.Items)
+		})
 	}
 	return out
+}
+
+// walkItems calls fn on each item, and on the items of the subagents
+// they hold, in order.
+func walkItems(items []report.Item, fn func(*report.Item)) {
+	for i := range items {
+		it := &items[i]
+		fn(it)
+		switch {
+		case it.Tool != nil && it.Tool.Subagent != nil:
+			walkItems(it.Tool.Subagent.Items, fn)
+		case it.Subagent != nil:
+			walkItems(it.Subagent.Items, fn)
+		}
+	}
 }
 
 // loadReport reads rev (from a start, when given) as report does.
