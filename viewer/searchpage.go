@@ -97,11 +97,20 @@ func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 	s.renderStatus(w, r, status, "search", page{Title: "Search", Nav: "search", Query: v.Form.Q, Data: v})
 }
 
-// search runs the form's query on the index, opened on first use.
+// search runs the form's query on the index, opened on first use: on a
+// store of its own when the options give one, else on the viewer's,
+// under its lock.
 func (s *Server) search(ctx context.Context, f searchForm, now time.Time) ([]search.Hit, error) {
 	q, err := f.query(now)
 	if err != nil {
 		return nil, &search.PatternError{Msg: err.Error()}
+	}
+	if s.opts.OpenSearchStore != nil {
+		x, err := s.ownSearchIndex(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return x.Search(ctx, q)
 	}
 	var hits []search.Hit
 	err = s.read(ctx, func(st *gitstore.Store) error {
@@ -114,6 +123,27 @@ func (s *Server) search(ctx context.Context, f searchForm, now time.Time) ([]sea
 		return err
 	})
 	return hits, err
+}
+
+// ownSearchIndex is the index on the store Options.OpenSearchStore
+// opens, opened on the first call. The index serialises its own calls.
+func (s *Server) ownSearchIndex(ctx context.Context) (*search.Index, error) {
+	s.searchMu.Lock()
+	defer s.searchMu.Unlock()
+	if s.ownIndex != nil {
+		return s.ownIndex, nil
+	}
+	st, err := s.opts.OpenSearchStore(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("open the repository for search: %w", err)
+	}
+	x, err := search.Open(ctx, st, s.opts.SearchDir)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	s.searchStore, s.ownIndex = st, x
+	return x, nil
 }
 
 // partsOf cuts line at the matches' byte offsets, ignoring any that do

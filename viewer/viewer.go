@@ -46,6 +46,13 @@ type Options struct {
 	// SearchDir is where the search index is kept (search.DefaultDir
 	// when ""), as git snap search keeps it.
 	SearchDir string
+	// OpenSearchStore opens another store on the same repository, for
+	// the search index alone, on the first search: an index's first
+	// build can take minutes on a large repository, and on a store of
+	// its own it holds no other page meanwhile. Nil: searches use the
+	// viewer's store, one request at a time with the pages. Close closes
+	// what it opened.
+	OpenSearchStore func(ctx context.Context) (*gitstore.Store, error)
 }
 
 // Server is the viewer: an http.Handler over one repository.
@@ -57,7 +64,13 @@ type Server struct {
 	// repository, never while they write a page to a slow client.
 	mu    sync.Mutex
 	store *gitstore.Store
-	index *search.Index // opened on the first search, under mu
+	index *search.Index // on store, opened on the first search, under mu
+
+	// searchMu guards the index on a store of its own (see
+	// Options.OpenSearchStore), opened on the first search.
+	searchMu    sync.Mutex
+	searchStore *gitstore.Store
+	ownIndex    *search.Index
 
 	opts     Options
 	port     string
@@ -88,6 +101,19 @@ func New(store *gitstore.Store, o Options) (*Server, error) {
 	}
 	s.handler = s.guard(s.routes())
 	return s, nil
+}
+
+// Close closes the store opened for searches, if one was. The caller
+// closes the store it gave New.
+func (s *Server) Close() error {
+	s.searchMu.Lock()
+	defer s.searchMu.Unlock()
+	if s.searchStore == nil {
+		return nil
+	}
+	err := s.searchStore.Close()
+	s.searchStore, s.ownIndex = nil, nil
+	return err
 }
 
 // ServeHTTP implements http.Handler.

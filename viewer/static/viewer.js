@@ -106,6 +106,7 @@
       }
     });
     if (best) {
+      $$("#timeline .current").forEach((el) => el.classList.remove("current"));
       best.classList.add("current");
       if (best.tagName === "DETAILS") best.open = true;
       // A subagent's entry is folded in its thread: unfold the way to it.
@@ -156,4 +157,9 @@
     landOnMessage();
     live();
   });
+  // Land again once the page is whole (a long timeline arrives in parts,
+  // and what loads late can move it) and when the link is followed
+  // within the page.
+  window.addEventListener("load", landOnMessage);
+  window.addEventListener("hashchange", landOnMessage);
 })();
