@@ -55,3 +55,19 @@ func TestTimelineIsSentInParts(t *testing.T) {
 		}
 	}
 }
+
+// A range the page cannot show is refused with its status before any of
+// the page is sent.
+func TestTimelineRefusesABadRange(t *testing.T) {
+	f := testFixture(t)
+	for _, c := range []struct{ path, want string }{
+		{"/session/demo~3?from=demo", "newer than"},
+		{"/session/demo?from=" + longSession, "two sessions"},
+		{"/session/demo?from=nothing-here", "nothing-here"},
+	} {
+		resp, body := get(t, f, http.MethodGet, c.path, nil)
+		if resp.StatusCode != http.StatusNotFound || !strings.Contains(body, c.want) || strings.Contains(body, `id="session-head"`) {
+			t.Errorf("GET %s: status %d, want 404 saying %q and no page head: %.300s", c.path, resp.StatusCode, c.want, body)
+		}
+	}
+}

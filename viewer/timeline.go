@@ -183,6 +183,14 @@ func (s *Server) timelineHead(ctx context.Context, st *gitstore.Store, v *timeli
 		if err != nil {
 			return "", "", "", err
 		}
+		fe, err := st.Entry(ctx, fid)
+		if err != nil {
+			return "", "", "", err
+		}
+		// Refused here, with its status, before the page is sent.
+		if err := report.CheckRange(v.From, v.Rev, fe, v.Entry); err != nil {
+			return "", "", "", err
+		}
 		from = fid.String()
 	}
 	return h.String(), from, bodyKey(h.String(), from, v.Checkpoints), nil
