@@ -291,3 +291,34 @@ func (ClaudeCode) Check(records []any) error {
 	}
 	return fmt.Errorf("no Claude Code record (with a type and a sessionId) in the first lines")
 }
+
+// Thread implements Threads: a subagent's records are marked isSidechain
+// and carry the agentId of its agent-<id>.jsonl.
+func (ClaudeCode) Thread(record any) string {
+	r, _ := record.(map[string]any)
+	if r["isSidechain"] != true {
+		return ""
+	}
+	id, _ := r["agentId"].(string)
+	return id
+}
+
+// Spawned implements Threads: the result of a Task call is a user record
+// whose toolUseResult names the agentId it ran.
+func (ClaudeCode) Spawned(record any) (string, string) {
+	r, _ := record.(map[string]any)
+	res, _ := r["toolUseResult"].(map[string]any)
+	id, _ := res["agentId"].(string)
+	msg, _ := r["message"].(map[string]any)
+	parts, _ := msg["content"].([]any)
+	if id == "" || r["type"] != "user" {
+		return "", ""
+	}
+	for _, p := range parts {
+		p, _ := p.(map[string]any)
+		if call, ok := p["tool_use_id"].(string); ok && p["type"] == "tool_result" && call != "" {
+			return call, id
+		}
+	}
+	return "", ""
+}

@@ -22,7 +22,9 @@ type HTMLOptions struct {
 // data-tool the tool's name) with .failed or .no-result, its
 // section.change (a diff of what it edits), section.input and
 // section.result; details.tool-result for a result
-// whose call is before the range; div.checkpoint (id "checkpoint-NAME");
+// whose call is before the range; details.subagent (id "subagent-NAME"),
+// a subagent's thread, after the tool call that ran it or where it began,
+// holding its items; div.checkpoint (id "checkpoint-NAME");
 // div.compaction; section.files with details.file-diff; p.not-shown.
 const CSS = `
 .snap-report{font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1f2328;max-width:980px;margin:0 auto;padding:16px}
@@ -41,6 +43,8 @@ const CSS = `
 .snap-report details.tool-call>summary{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px}
 .snap-report details.failed{border-color:#cf222e;background:#ffebe9}
 .snap-report details.thinking,.snap-report details.context{color:#59636e;border-style:dashed}
+.snap-report details.subagent{margin-left:24px;border-left:4px solid #8250df;background:#fbf8ff}
+.snap-report details.subagent>summary{color:#8250df;font-weight:600}
 .snap-report .label{color:#59636e;font-size:12px;text-transform:uppercase;letter-spacing:.04em;margin:6px 0 0}
 .snap-report .checkpoint{margin:12px 0;padding:4px 8px;border-left:4px solid #1a7f37;background:#dafbe1;font-weight:600}
 .snap-report .not-shown{color:#59636e;font-size:13px;margin-top:2em}
@@ -55,6 +59,7 @@ const CSS = `
 .snap-report blockquote.prompt{background:#0c2d6b;border-color:#4493f8}
 .snap-report details{border-color:#30363d}
 .snap-report details.failed{background:#3c1618;border-color:#f85149}
+.snap-report details.subagent{background:#1c1530;border-left-color:#a371f7}
 .snap-report .checkpoint{background:#04260f}
 .snap-report .diff .add{color:#3fb950;background:#0f2d1a}
 .snap-report .diff .del{color:#f85149;background:#3c1618}
@@ -109,12 +114,16 @@ var pageTemplate = sync.OnceValue(func() *template.Template {
 {{else if eq .Kind "context"}}<details class="context" id="{{.ID}}"><summary>{{.Role}} text</summary><div class="text">{{.Text}}</div></details>
 {{else if eq .Kind "checkpoint"}}<div class="checkpoint" id="{{.ID}}">⚑ checkpoint {{.Text}}</div>
 {{else if eq .Kind "compaction"}}<div class="compaction" id="{{.ID}}">— the conversation was compacted here —</div>
+{{else if eq .Kind "subagent"}}{{template "subagent" .Subagent}}
 {{else if .Tool}}<details class="{{toolClass .}}" id="{{.ID}}" data-tool="{{.Tool.Name}}"><summary>{{toolSummary .}}</summary>
 {{if and (eq .Kind "tool") .Tool.Diff}}<section class="change"><p class="label">change</p><pre class="diff">{{template "diff" .Tool.Diff}}</pre></section>
 {{end}}{{if eq .Kind "tool"}}<section class="input"><p class="label">input</p><pre>{{.Tool.Input}}</pre></section>
 {{end}}<section class="result">{{if .Tool.HasResult}}<p class="label">result{{if .Tool.Failed}} (failed){{end}}</p><pre>{{.Tool.Result}}</pre>{{else}}<p class="label">no result recorded</p>{{end}}</section>
 </details>
-{{end}}{{end}}`))
+{{with .Tool.Subagent}}{{template "subagent" .}}{{end}}{{end}}{{end}}
+{{define "subagent"}}<details class="subagent" id="{{.ID}}"><summary>subagent {{.Name}} · {{len .Items}} entries, {{.ToolCalls}} tool calls</summary>
+{{range .Items}}{{template "item" .}}{{end}}</details>
+{{end}}`))
 })
 
 // WriteHTML writes the session as one HTML page with its CSS inline and

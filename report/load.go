@@ -62,11 +62,8 @@ func Load(ctx context.Context, s *gitstore.Store, rev string, o Options) (*Sessi
 		if err != nil {
 			return nil, err
 		}
-		if fentry.Header.Session != h.Session {
-			return nil, &RangeError{fmt.Sprintf("range %s..%s: the ends are in two sessions (%s and %s); a range is part of one session", o.From, rev, fentry.Header.Session, h.Session)}
-		}
-		if fentry.Header.Seq > h.Seq {
-			return nil, &RangeError{fmt.Sprintf("range %s..%s: %s is newer than %s (#%d after #%d); write the older snapshot first", o.From, rev, o.From, rev, fentry.Header.Seq, h.Seq)}
+		if err := CheckRange(o.From, rev, fentry, entry); err != nil {
+			return nil, err
 		}
 		out.From, out.FromSeq = from.String(), fentry.Header.Seq
 		fmsgs, _ := fdoc[snapshot.MemberMessages].([]any)
@@ -91,6 +88,19 @@ func Load(ctx context.Context, s *gitstore.Store, rev string, o Options) (*Sessi
 		}
 	}
 	return out, nil
+}
+
+// CheckRange tells whether snapshots from and to (named fromRev and
+// rev) make a range: both of one session, from not after to.
+func CheckRange(fromRev, rev string, from, to gitstore.Entry) error {
+	f, t := from.Header, to.Header
+	if f.Session != t.Session {
+		return &RangeError{fmt.Sprintf("range %s..%s: the ends are in two sessions (%s and %s); a range is part of one session", fromRev, rev, f.Session, t.Session)}
+	}
+	if f.Seq > t.Seq {
+		return &RangeError{fmt.Sprintf("range %s..%s: %s is newer than %s (#%d after #%d); write the older snapshot first", fromRev, rev, fromRev, rev, f.Seq, t.Seq)}
+	}
+	return nil
 }
 
 // sharedPrefix is how many elements a and b share from the start.

@@ -93,11 +93,26 @@ func (m *mdWriter) item(it *Item) {
 		m.para("</details>")
 	case KindTool, KindResult:
 		m.tool(it)
+		if it.Tool.Subagent != nil {
+			m.subagent(it.Tool.Subagent)
+		}
+	case KindSubagent:
+		m.subagent(it.Subagent)
 	case KindCompaction:
 		m.para("*— the conversation was compacted here —*")
 	case KindCheckpoint:
 		m.para(fmt.Sprintf("**⚑ checkpoint %s**", mdInline(it.Text)))
 	}
+}
+
+// subagent writes a subagent's thread folded, as the HTML shows it.
+func (m *mdWriter) subagent(s *Subagent) {
+	m.printf("<details class=\"subagent\" id=\"%s\">\n<summary>%s</summary>\n\n", html.EscapeString(s.ID),
+		html.EscapeString(fmt.Sprintf("subagent %s · %d entries, %d tool calls", oneLine(s.Name, 80), len(s.Items), s.ToolCalls())))
+	for i := range s.Items {
+		m.item(&s.Items[i])
+	}
+	m.para("</details>")
 }
 
 func (m *mdWriter) tool(it *Item) {

@@ -75,6 +75,7 @@ const (
 	KindResult     = "result"     // a tool result whose call is not in the range
 	KindCompaction = "compaction" // the conversation was summarised here
 	KindCheckpoint = "checkpoint" // a named snapshot was taken here
+	KindSubagent   = "subagent"   // a subagent's thread that no tool call in the range started
 )
 
 // Item is one thing in a turn, in the order it happened.
@@ -86,6 +87,8 @@ type Item struct {
 	Time  string
 	Text  string // text, thinking, context, an orphan result; a checkpoint's name
 	Tool  *ToolCall
+	// Subagent is the thread of a KindSubagent item.
+	Subagent *Subagent
 	// HTML, when set on an answer, is shown by WriteHTML instead of Text:
 	// the web viewer renders the model's Markdown into it (safely: no raw
 	// HTML, no script URLs). Load leaves it empty.
@@ -104,6 +107,31 @@ type ToolCall struct {
 	Result    string
 	HasResult bool
 	Failed    bool
+	// Subagent is the thread of the subagent the call ran, when the
+	// agent records one (Claude Code's Task).
+	Subagent *Subagent
+}
+
+// Subagent is the thread of a subagent the session ran: what it was
+// given, what it said and the tools it called, in order. Its records
+// stay in the turn they arrived in (Turn.Start and End), but are shown
+// here, not among the turn's items.
+type Subagent struct {
+	Name    string // the agent's name for it
+	ID      string // stable element id: "subagent-NAME"
+	Items   []Item
+	Records []int // its records' indices in Session.Messages
+}
+
+// ToolCalls counts the subagent's tool calls.
+func (s *Subagent) ToolCalls() int {
+	n := 0
+	for _, it := range s.Items {
+		if it.Kind == KindTool {
+			n++
+		}
+	}
+	return n
 }
 
 // Options choose what Load reads.

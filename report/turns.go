@@ -3,6 +3,7 @@ package report
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -28,11 +29,19 @@ type builder struct {
 	prompted bool
 	spans    [][2]int // per turn in out.Turns: the index of its first record and the one after its last
 	first    int      // the index of the current turn's first record
+	// threads reads which subagent a record is of (nil: the agent runs
+	// none); subs are the subagents met, spawned the tool calls that
+	// ran them (call id → name).
+	threads agent.Threads
+	subs    map[string]*Subagent
+	spawned map[string]string
 }
 
 func newBuilder(out *Session, source string, msgs []any, start int, marks map[int][]string) *builder {
 	a, _ := agent.Lookup(source, agent.Env{})
-	return &builder{out: out, a: a, msgs: msgs, start: start, marks: marks, calls: map[string]*ToolCall{}}
+	threads, _ := a.(agent.Threads)
+	return &builder{out: out, a: a, msgs: msgs, start: start, marks: marks, calls: map[string]*ToolCall{},
+		threads: threads, subs: map[string]*Subagent{}, spawned: map[string]string{}}
 }
 
 // build reads the records from start on. A range that starts inside a
@@ -52,10 +61,11 @@ func (b *builder) build() {
 		if m.Model != "" && !strings.HasPrefix(m.Model, "<") { // "<synthetic>": written by the harness, not a model
 			models[m.Model] = true
 		}
-		b.message(i, b.msgs[i], m)
+		b.record(i, b.msgs[i], m)
 	}
 	b.mark(len(b.msgs))
 	b.close(len(b.msgs))
+	b.nest()
 	for m := range models {
 		b.out.Models = append(b.out.Models, m)
 	}
@@ -81,6 +91,57 @@ func (b *builder) close(i int) {
 	b.turn.Start, b.turn.End = b.first, i
 	b.out.Turns = append(b.out.Turns, b.turn)
 	b.spans = append(b.spans, [2]int{b.first, i})
+}
+
+// record reads record i into the main thread's turn or its subagent's
+// thread.
+func (b *builder) record(i int, raw any, m snapshot.Message) {
+	if b.threads == nil {
+		b.message(i, raw, m)
+		return
+	}
+	if call, name := b.threads.Spawned(raw); name != "" {
+		b.spawned[call] = name
+	}
+	name := b.threads.Thread(raw)
+	if name == "" {
+		b.message(i, raw, m)
+		return
+	}
+	sa := b.subs[name]
+	if sa == nil {
+		// Shown where it first appears unless a tool call ran it (nest).
+		sa = &Subagent{Name: name, ID: "subagent-" + name}
+		b.subs[name] = sa
+		b.add(Item{Kind: KindSubagent, ID: sa.ID, Index: i, Role: m.Role, Time: m.Time, Subagent: sa})
+	}
+	sa.Records = append(sa.Records, i)
+	main := b.turn.Items
+	b.turn.Items = sa.Items
+	if b.isPrompt(raw, m) || b.isCompaction(raw) { // within a thread, the task it was given
+		b.input(i, m)
+	} else {
+		b.message(i, raw, m)
+	}
+	sa.Items, b.turn.Items = b.turn.Items, main
+}
+
+// nest puts each subagent under the tool call that ran it, when that
+// call is in the range, instead of where its records first appeared.
+func (b *builder) nest() {
+	started := map[*Subagent]bool{}
+	for call, name := range b.spawned {
+		if c, sa := b.calls[call], b.subs[name]; c != nil && sa != nil && c.Subagent == nil {
+			c.Subagent, started[sa] = sa, true
+		}
+	}
+	if len(started) == 0 {
+		return
+	}
+	for k := range b.out.Turns {
+		t := &b.out.Turns[k]
+		t.Items = slices.DeleteFunc(t.Items, func(it Item) bool { return it.Kind == KindSubagent && started[it.Subagent] })
+	}
 }
 
 func (b *builder) message(i int, raw any, m snapshot.Message) {

@@ -86,7 +86,11 @@ func buildFixture() (*fixture, error) {
 	}
 	f.addr = ln.Addr().String()
 	f.url = "http://" + f.addr
-	if f.srv, err = New(store, Options{Addr: f.addr, Poll: 100 * time.Millisecond}); err != nil {
+	// Searches use a store of their own, as git snap view's do.
+	openSearch := func(ctx context.Context) (*gitstore.Store, error) {
+		return gitstore.OpenPaths(ctx, store.Paths(), gitstore.Options{View: agent.ViewMessage, Identity: identity()})
+	}
+	if f.srv, err = New(store, Options{Addr: f.addr, Poll: 100 * time.Millisecond, OpenSearchStore: openSearch}); err != nil {
 		return nil, err
 	}
 	go func() { _ = http.Serve(ln, f.srv) }()

@@ -216,11 +216,36 @@ func TestBrowserLive(t *testing.T) {
 // subagents' files with it: one model call per API response id, its last
 // usage counting (docs/design.md §8), every kind of token added up.
 func claudeTokens(t *testing.T, paths ...string) int64 {
-	last := map[string]map[string]any{}
 	var records []map[string]any
 	for _, p := range paths {
 		records = append(records, rawRecords(t, p)...)
 	}
+	return claudeTokensOf(records)
+}
+
+// splitAtSecondPrompt cuts a Claude Code transcript's records before the
+// second prompt the user typed (a user record of text, not injected by
+// the harness, not a command's output, not a subagent's).
+func splitAtSecondPrompt(t *testing.T, path string) (before, after []map[string]any) {
+	records := rawRecords(t, path)
+	prompts := 0
+	for i, r := range records {
+		msg, _ := r["message"].(map[string]any)
+		text, ok := msg["content"].(string)
+		if !ok || r["type"] != "user" || r["isMeta"] == true || r["isSidechain"] == true || r["isCompactSummary"] == true || strings.HasPrefix(text, "<") {
+			continue
+		}
+		if prompts++; prompts == 2 {
+			return records[:i], records[i:]
+		}
+	}
+	t.Fatalf("%s has fewer than two prompts", path)
+	return nil, nil
+}
+
+// claudeTokensOf adds up records' tokens as claudeTokens does.
+func claudeTokensOf(records []map[string]any) int64 {
+	last := map[string]map[string]any{}
 	for _, r := range records {
 		msg, _ := r["message"].(map[string]any)
 		id, _ := msg["id"].(string)
@@ -256,6 +281,21 @@ func TestBrowserTimeline(t *testing.T) {
 	files, _ := filepath.Glob("../testdata/claude-code/" + long + "/subagents/*.jsonl")
 	if want := claudeTokens(t, append(files, "../testdata/claude-code/"+long+".jsonl")...); sum != want || want == 0 {
 		t.Errorf("tokens per turn add up to %d, want %d (the transcript's)", sum, want)
+	}
+	// Each turn's tokens are its records' and those of the subagents it
+	// ran, though an import records the subagents' after every turn.
+	if len(perTurn) != 2 {
+		t.Fatalf("the rail lists %d turns, want 2", len(perTurn))
+	}
+	turn1, turn2 := splitAtSecondPrompt(t, "../testdata/claude-code/"+long+".jsonl")
+	sub := "../testdata/claude-code/" + long + "/subagents/"
+	for i, want := range []int64{
+		claudeTokensOf(slices.Concat(turn1, rawRecords(t, sub+"agent-a2898e3.jsonl"))),
+		claudeTokensOf(slices.Concat(turn2, rawRecords(t, sub+"agent-acompact-e1f845.jsonl"))),
+	} {
+		if got, _ := strconv.ParseInt(strings.ReplaceAll(perTurn[i], ",", ""), 10, 64); got != want {
+			t.Errorf("turn %d: %d tokens, want %d (its records' and its subagent's)", i+1, got, want)
+		}
 	}
 	// Every turn the rail lists is in the timeline, and the chart is drawn.
 	missing := eval[int](t, tb, `Array.from(document.querySelectorAll("#turns a")).filter(a => !document.querySelector(a.getAttribute("href"))).length`)

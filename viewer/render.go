@@ -24,7 +24,7 @@ type page struct {
 
 // pageNames are the pages, each templates/<name>.html defining
 // "content" inside templates/layout.html.
-var pageNames = []string{"sessions", "timeline", "snapshot", "files", "error"}
+var pageNames = []string{"sessions", "timeline", "snapshot", "files", "search", "error"}
 
 func parsePages() (map[string]*template.Template, error) {
 	base, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")
@@ -45,12 +45,19 @@ func parsePages() (map[string]*template.Template, error) {
 // render writes a whole page, built in memory first so that a template
 // failure becomes an error page rather than half a page.
 func (s *Server) render(w http.ResponseWriter, r *http.Request, name string, p page) {
+	s.renderStatus(w, r, http.StatusOK, name, p)
+}
+
+// renderStatus is render with a status other than 200: a form the user
+// must correct is a 400 page that still shows the form.
+func (s *Server) renderStatus(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
 	var buf bytes.Buffer
 	if err := s.pages[name].Execute(&buf, p); err != nil {
 		s.fail(w, r, fmt.Errorf("page %s: %w", name, err))
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
 	_, _ = buf.WriteTo(w)
 }
 

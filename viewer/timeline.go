@@ -3,7 +3,9 @@ package viewer
 import (
 	"bytes"
 	"context"
+	"errors"
 	"html/template"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/report"
+	"github.com/git-snap/git-snap/snapshot"
 )
 
 // timelineView is the session page's data around the timeline itself,
@@ -44,9 +47,10 @@ func (s *Server) timelineBody(sess *report.Session) (*timelineBody, error) {
 	if err != nil {
 		return nil, err
 	}
+	calls := snapshot.ModelCalls(sess.Messages, agent.ViewMessage) // read once, for the turns and the chart
 	return &timelineBody{
 		Numbers: sess.Numbers, Body: body, Tools: toolsOf(sess),
-		Turns: turnsOf(sess.Turns, sess.Messages, s.opts.Prices), Chart: chartOf(sess.Messages, 600, 80),
+		Turns: turnsOf(sess.Turns, calls, s.opts.Prices), Chart: chartOf(calls, 600, 80),
 	}, nil
 }
 
@@ -77,6 +81,13 @@ func (c *bodyCache) get(key string) *timelineBody {
 	return c.byID[key]
 }
 
+// reset forgets every body, for a benchmark of the first render.
+func (c *bodyCache) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.keys, c.byID = nil, nil
+}
+
 func (c *bodyCache) put(key string, b *timelineBody) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -102,53 +113,129 @@ func (v *timelineView) Export() string {
 	return "?" + url.Values{"from": {v.From}}.Encode()
 }
 
+// timelinePage sends the page in parts, so that a long session shows
+// while it is still being written: the head once the snapshot is found,
+// then, once the session is read (or found kept), the numbers, the rail
+// and the timeline in chunks, each flushed to the browser.
 func (s *Server) timelinePage(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	v := &timelineView{Rev: r.PathValue("rev"), From: r.URL.Query().Get("from"), Now: s.opts.Now()}
-	var (
-		key    string
-		cached *timelineBody
-	)
+	var id, from, key string
 	err := s.read(ctx, func(st *gitstore.Store) error {
-		id, err := st.Resolve(ctx, v.Rev)
-		if err != nil {
-			return err
-		}
-		if v.Entry, err = st.Entry(ctx, id); err != nil {
-			return err
-		}
-		if v.Checkpoints, err = st.Checkpoints(ctx, v.Entry.Header.Session, false); err != nil {
-			return err
-		}
-		if v.Others, err = chain(ctx, st, id); err != nil {
-			return err
-		}
-		from := v.From
-		if from != "" { // "a~2" names another snapshot as a grows
-			fid, err := st.Resolve(ctx, from)
-			if err != nil {
-				return err
-			}
-			from = fid.String()
-		}
-		key = bodyKey(id.String(), from, v.Checkpoints)
-		if cached = s.bodies.get(key); cached != nil {
-			return nil
-		}
-		sess, err := report.Load(ctx, st, id.String(), report.Options{From: from, Prices: s.opts.Prices})
-		if err != nil {
-			return err
-		}
-		cached, err = s.timelineBody(sess)
+		var err error
+		id, from, key, err = s.timelineHead(ctx, st, v)
 		return err
 	})
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	s.bodies.put(key, cached)
-	v.timelineBody = *cached
-	s.render(w, r, "timeline", page{Title: v.Entry.Header.Session, Nav: "sessions", Data: v})
+	p := page{Title: v.Entry.Header.Session, Nav: "sessions", Data: v}
+	t := s.pages["timeline"]
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	rc := http.NewResponseController(w)
+	if t.ExecuteTemplate(w, "top", p) != nil || t.ExecuteTemplate(w, "timeline-head", p) != nil {
+		return // the client left, or a template failed on data it was made for
+	}
+	_ = rc.Flush()
+	body, err := s.timelineBodyOf(ctx, id, from, key)
+	if err != nil {
+		if !errors.Is(err, context.Canceled) {
+			_ = t.ExecuteTemplate(w, "timeline-failed", "cannot read this session: "+err.Error())
+			_ = t.ExecuteTemplate(w, "bottom", p)
+		}
+		return
+	}
+	v.timelineBody = *body
+	if t.ExecuteTemplate(w, "timeline-rest", p) != nil {
+		return
+	}
+	for _, chunk := range chunksOf(string(body.Body), chunkBytes) {
+		if _, err := io.WriteString(w, chunk); err != nil {
+			return
+		}
+		_ = rc.Flush()
+	}
+	_ = t.ExecuteTemplate(w, "timeline-end", p)
+	_ = t.ExecuteTemplate(w, "bottom", p)
+}
+
+// timelineHead reads what the page's head shows, under the store's
+// lock: the snapshot, its checkpoints and the session's other
+// snapshots. It returns the snapshot's id, the range's start as an id,
+// and the key of the body in the cache.
+func (s *Server) timelineHead(ctx context.Context, st *gitstore.Store, v *timelineView) (id, from, key string, err error) {
+	h, err := st.Resolve(ctx, v.Rev)
+	if err != nil {
+		return "", "", "", err
+	}
+	if v.Entry, err = st.Entry(ctx, h); err != nil {
+		return "", "", "", err
+	}
+	if v.Checkpoints, err = st.Checkpoints(ctx, v.Entry.Header.Session, false); err != nil {
+		return "", "", "", err
+	}
+	if v.Others, err = chain(ctx, st, h); err != nil {
+		return "", "", "", err
+	}
+	if v.From != "" { // "a~2" names another snapshot as a grows
+		fid, err := st.Resolve(ctx, v.From)
+		if err != nil {
+			return "", "", "", err
+		}
+		fe, err := st.Entry(ctx, fid)
+		if err != nil {
+			return "", "", "", err
+		}
+		// Refused here, with its status, before the page is sent.
+		if err := report.CheckRange(v.From, v.Rev, fe, v.Entry); err != nil {
+			return "", "", "", err
+		}
+		from = fid.String()
+	}
+	return h.String(), from, bodyKey(h.String(), from, v.Checkpoints), nil
+}
+
+// timelineBodyOf is the body kept under key, else read and rendered
+// (and kept).
+func (s *Server) timelineBodyOf(ctx context.Context, id, from, key string) (*timelineBody, error) {
+	if b := s.bodies.get(key); b != nil {
+		return b, nil
+	}
+	var body *timelineBody
+	err := s.read(ctx, func(st *gitstore.Store) error {
+		sess, err := report.Load(ctx, st, id, report.Options{From: from, Prices: s.opts.Prices})
+		if err != nil {
+			return err
+		}
+		body, err = s.timelineBody(sess)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.bodies.put(key, body)
+	return body, nil
+}
+
+// chunkBytes is about how much of the timeline is written between
+// flushes. A turn can hold hundreds of tool calls, so the cuts are by
+// size, at the end of a line (report writes an element a line).
+const chunkBytes = 64 << 10
+
+// chunksOf cuts body into pieces of at least n bytes, each but the last
+// ending with a newline.
+func chunksOf(body string, n int) []string {
+	var out []string
+	for len(body) > n {
+		i := strings.IndexByte(body[n:], '\n')
+		if i < 0 {
+			break
+		}
+		out = append(out, body[:n+i+1])
+		body = body[n+i+1:]
+	}
+	return append(out, body)
 }
 
 // fragment writes the timeline as report does for the viewer, answers
@@ -162,19 +249,35 @@ func (s *Server) fragment(sess *report.Session) (template.HTML, error) {
 	return template.HTML(buf.String()), nil // report's html/template escaped every value
 }
 
-// toolsOf lists the tools a timeline calls, in the order first called.
+// toolsOf lists the tools a timeline calls, in the order first called,
+// its subagents' included.
 func toolsOf(sess *report.Session) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, t := range sess.Turns {
-		for _, it := range t.Items {
-			if it.Tool != nil && !seen[it.Tool.Name] {
+		walkItems(t.Items, func(it *report.Item) {
+			if it.Kind == report.KindTool && !seen[it.Tool.Name] {
 				seen[it.Tool.Name] = true
 				out = append(out, it.Tool.Name)
 			}
-		}
+		})
 	}
 	return out
+}
+
+// walkItems calls fn on each item, and on the items of the subagents
+// they hold, in order.
+func walkItems(items []report.Item, fn func(*report.Item)) {
+	for i := range items {
+		it := &items[i]
+		fn(it)
+		switch {
+		case it.Tool != nil && it.Tool.Subagent != nil:
+			walkItems(it.Tool.Subagent.Items, fn)
+		case it.Subagent != nil:
+			walkItems(it.Subagent.Items, fn)
+		}
+	}
 }
 
 // loadReport reads rev (from a start, when given) as report does.

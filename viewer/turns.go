@@ -23,15 +23,20 @@ type turn struct {
 }
 
 // turnsOf adds each model call (snapshot.ModelCalls, as stats counts
-// them) to the turn of report's whose records hold its first record.
-func turnsOf(turns []report.Turn, msgs []any, prices map[string]agent.Price) []turn {
+// them) to the turn of report's whose records hold its first record, or
+// that shows the subagent whose call it is.
+func turnsOf(turns []report.Turn, calls []snapshot.Call, prices map[string]agent.Price) []turn {
 	out := make([]turn, len(turns))
 	for i, t := range turns {
 		out[i] = turn{N: t.N, ID: t.ID, Prompt: t.Prompt}
 	}
 	byModel := make([]map[string]snapshot.Usage, len(turns))
-	for _, c := range snapshot.ModelCalls(msgs, agent.ViewMessage) {
-		i := slices.IndexFunc(turns, func(t report.Turn) bool { return t.Start <= c.Records[0] && c.Records[0] < t.End })
+	owner := subagentTurns(turns)
+	for _, c := range calls {
+		i, ok := owner[c.Records[0]]
+		if !ok {
+			i = slices.IndexFunc(turns, func(t report.Turn) bool { return t.Start <= c.Records[0] && c.Records[0] < t.End })
+		}
 		if i < 0 {
 			continue // before a range
 		}
@@ -55,6 +60,28 @@ func turnsOf(turns []report.Turn, msgs []any, prices map[string]agent.Price) []t
 	return out
 }
 
+// subagentTurns maps each record of a subagent's thread to the turn
+// that shows the thread: its records arrive later than the turn (an
+// import puts them after the whole main transcript), but its model calls
+// are that turn's work.
+func subagentTurns(turns []report.Turn) map[int]int {
+	owner := map[int]int{}
+	for k := range turns {
+		walkItems(turns[k].Items, func(it *report.Item) {
+			sa := it.Subagent
+			if it.Tool != nil {
+				sa = it.Tool.Subagent
+			}
+			if sa != nil {
+				for _, r := range sa.Records {
+					owner[r] = k
+				}
+			}
+		})
+	}
+	return owner
+}
+
 // chart is a small line chart of the context each model call read
 // (input, cache read and cache write) and the output it wrote, drawn as
 // SVG by the template: no script, no library.
@@ -68,8 +95,7 @@ type chart struct {
 
 // chartOf draws the session's model calls, one point each, in a box of
 // w×h.
-func chartOf(msgs []any, w, h int) chart {
-	calls := snapshot.ModelCalls(msgs, agent.ViewMessage)
+func chartOf(calls []snapshot.Call, w, h int) chart {
 	c := chart{Width: w, Height: h, Calls: len(calls)}
 	for _, call := range calls {
 		c.Max = max(c.Max, contextOf(call.Usage), call.Usage.Output)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/search"
 )
 
 //go:embed templates/*.html
@@ -42,6 +43,16 @@ type Options struct {
 	// Poll is how often the session refs are looked at for pages that
 	// follow them live; one second when zero.
 	Poll time.Duration
+	// SearchDir is where the search index is kept (search.DefaultDir
+	// when ""), as git snap search keeps it.
+	SearchDir string
+	// OpenSearchStore opens another store on the same repository, for
+	// the search index alone, on the first search: an index's first
+	// build can take minutes on a large repository, and on a store of
+	// its own it holds no other page meanwhile. Nil: searches use the
+	// viewer's store, one request at a time with the pages. Close closes
+	// what it opened.
+	OpenSearchStore func(ctx context.Context) (*gitstore.Store, error)
 }
 
 // Server is the viewer: an http.Handler over one repository.
@@ -53,6 +64,13 @@ type Server struct {
 	// repository, never while they write a page to a slow client.
 	mu    sync.Mutex
 	store *gitstore.Store
+	index *search.Index // on store, opened on the first search, under mu
+
+	// searchMu guards the index on a store of its own (see
+	// Options.OpenSearchStore), opened on the first search.
+	searchMu    sync.Mutex
+	searchStore *gitstore.Store
+	ownIndex    *search.Index
 
 	opts     Options
 	port     string
@@ -85,6 +103,19 @@ func New(store *gitstore.Store, o Options) (*Server, error) {
 	return s, nil
 }
 
+// Close closes the store opened for searches, if one was. The caller
+// closes the store it gave New.
+func (s *Server) Close() error {
+	s.searchMu.Lock()
+	defer s.searchMu.Unlock()
+	if s.searchStore == nil {
+		return nil
+	}
+	err := s.searchStore.Close()
+	s.searchStore, s.ownIndex = nil, nil
+	return err
+}
+
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
@@ -97,6 +128,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("GET /session/{rev...}", s.timelinePage)
 	mux.HandleFunc("GET /snapshot/{rev...}", s.snapshotPage)
 	mux.HandleFunc("GET /files/{rev...}", s.filesPage)
+	mux.HandleFunc("GET /search", s.searchPage)
 	mux.HandleFunc("GET /export/{format}/{rev...}", s.export)
 	mux.HandleFunc("GET /events", s.events)
 	mux.HandleFunc("GET /", func(w http.ResponseWriter, r *http.Request) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/viewer"
 )
 
@@ -71,10 +72,18 @@ func runView(ctx context.Context, d *deps, o viewOptions) error {
 	if warning != "" {
 		fmt.Fprintf(d.errOut, "git-snap: warning: %s\n", warning)
 	}
-	srv, err := viewer.New(d.store, viewer.Options{Addr: ln.Addr().String(), Prices: configPrices(d.cfg)})
+	var openSearch func(context.Context) (*gitstore.Store, error)
+	if d.openAt != nil { // searches get a store of their own (see viewer.Options)
+		openSearch = func(ctx context.Context) (*gitstore.Store, error) {
+			st, _, err := d.openAt(ctx, d.workDir)
+			return st, err
+		}
+	}
+	srv, err := viewer.New(d.store, viewer.Options{Addr: ln.Addr().String(), Prices: configPrices(d.cfg), OpenSearchStore: openSearch})
 	if err != nil {
 		return err
 	}
+	defer srv.Close()
 	go func() { _ = srv.Warm(ctx) }()
 	addr := "http://" + ln.Addr().String() + path
 	fmt.Fprintf(d.out, "git snap view: %s (Ctrl-C stops it)\n", addr)

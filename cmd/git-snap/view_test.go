@@ -8,9 +8,12 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/git-snap/git-snap/config"
+	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/viewer"
 )
 
@@ -37,6 +40,12 @@ func (b *lockedBuffer) String() string {
 // named, and stops cleanly when interrupted.
 func TestRunViewServesUntilInterrupted(t *testing.T) {
 	d, _ := fixture(t)
+	var opened atomic.Int32 // counted on the server's goroutine
+	d.openAt = func(ctx context.Context, _ string) (*gitstore.Store, config.Config, error) {
+		opened.Add(1)
+		s, err := gitstore.OpenPaths(ctx, d.paths, gitstore.Options{})
+		return s, d.cfg, err
+	}
 	out := &lockedBuffer{}
 	d.out, d.errOut = out, out
 	ctx, cancel := context.WithCancel(context.Background())
@@ -62,6 +71,21 @@ func TestRunViewServesUntilInterrupted(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `data-session="a"`) {
 		t.Errorf("GET %s: %d\n%.300s", url, resp.StatusCode, body)
+	}
+	// A search runs on a store of its own, opened once.
+	for range 2 {
+		resp, err = http.Get(strings.TrimSuffix(url, "/session/a") + "/search?q=a4")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `<li class="hit" data-session="a">`) {
+			t.Errorf("search a4: %d\n%.300s", resp.StatusCode, body)
+		}
+	}
+	if n := opened.Load(); n != 1 {
+		t.Errorf("two searches opened %d stores, want 1", n)
 	}
 	cancel()
 	if err := <-done; err != nil {

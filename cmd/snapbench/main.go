@@ -6,6 +6,7 @@
 //	go run ./cmd/snapbench            # 100k snapshots, before and after git gc
 //	go run ./cmd/snapbench -quick     # 10k snapshots, for a laptop
 //	go run ./cmd/snapbench -only search [-quick]   # the search rows alone
+//	go run ./cmd/snapbench -only viewer -quick     # git snap view's pages
 //
 // It prints a Markdown table of medians and ratios.
 package main
@@ -38,7 +39,7 @@ type config struct {
 }
 
 // groups are the sets of rows -only can pick.
-var groups = []string{"core", "share", "storage", "worktree", "sessions", "long", "startup", "search"}
+var groups = []string{"core", "share", "storage", "worktree", "sessions", "long", "startup", "search", "viewer"}
 
 // wants says whether a group of rows is to run.
 func (c config) wants(group string) bool { return len(c.only) == 0 || c.only[group] }
@@ -125,6 +126,7 @@ func run(ctx context.Context, c config) error {
 		{"long", b.longSessionRows},
 		{"storage", b.storage},
 		{"search", b.searchRows},
+		{"viewer", b.viewerRows},
 	} {
 		if err := add(g.name, g.f); err != nil {
 			return err

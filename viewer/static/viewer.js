@@ -53,7 +53,7 @@
   // each element is.
   const kinds = {
     prompt: "blockquote.prompt",
-    answer: ".turn > div.text, .turn > div.markdown",
+    answer: ".turn > div.text, .turn > div.markdown, details.subagent > div.text, details.subagent > div.markdown",
     thinking: "details.thinking",
     tool: "details.tool-call, details.tool-result",
     context: "details.context",
@@ -92,7 +92,9 @@
   // the timeline does not show has no element of its own.
   function landOnMessage() {
     const m = /^#msg-(\d+)$/.exec(window.location.hash);
-    if (!m || document.getElementById("msg-" + m[1])) return;
+    if (!m) return;
+    const exact = document.getElementById("msg-" + m[1]);
+    if (exact && exact.offsetParent !== null) return;
     const want = Number(m[1]);
     let best = null;
     let bestAt = -1;
@@ -104,8 +106,11 @@
       }
     });
     if (best) {
+      $$("#timeline .current").forEach((el) => el.classList.remove("current"));
       best.classList.add("current");
       if (best.tagName === "DETAILS") best.open = true;
+      // A subagent's entry is folded in its thread: unfold the way to it.
+      for (let d = best.parentElement.closest("details"); d; d = d.parentElement.closest("details")) d.open = true;
       best.scrollIntoView({ block: "start" });
     }
   }
@@ -152,4 +157,9 @@
     landOnMessage();
     live();
   });
+  // Land again once the page is whole (a long timeline arrives in parts,
+  // and what loads late can move it) and when the link is followed
+  // within the page.
+  window.addEventListener("load", landOnMessage);
+  window.addEventListener("hashchange", landOnMessage);
 })();
