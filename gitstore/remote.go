@@ -126,6 +126,9 @@ func (s *Store) runGit(ctx context.Context, progress io.Writer, args ...string) 
 	if err != nil {
 		return err
 	}
+	if progress != nil { // git shows none on a pipe unless asked
+		args = append([]string{args[0], "--progress"}, args[1:]...)
+	}
 	cmd := exec.CommandContext(ctx, git, append([]string{"--git-dir=" + s.paths.GitDir}, args...)...)
 	if s.paths.WorkTree != "" {
 		cmd.Dir = s.paths.WorkTree

@@ -29,6 +29,7 @@ type env struct {
 	stdout, stderr io.Writer
 	dir            string // working directory
 	terminal       bool   // stdout is a terminal
+	errTerminal    bool   // stderr is a terminal: progress is shown there, as git shows it
 	width          int    // the terminal's columns, 0 when not a terminal
 	getenv         func(string) string
 	lookupenv      func(string) (string, bool) // nil: unset and empty are alike
@@ -185,7 +186,7 @@ type deps struct {
 	in       io.Reader
 	out      io.Writer // stdout, or the pager for a reading command
 	errOut   io.Writer
-	progress io.Writer // errOut when stdout is a terminal, else nil
+	progress io.Writer // errOut when it is a terminal, else nil
 	color    render.Palette
 	width    int    // the terminal's columns to wrap text at, 0: no wrapping
 	session  string // the default session: $GIT_SNAP_SESSION, else the config's
@@ -318,7 +319,7 @@ func (e *env) newDeps(c *cli.Context, s *gitstore.Store, cfg config.Config, gitC
 	if s != nil {
 		d.paths = s.Paths()
 	}
-	if e.terminal {
+	if e.errTerminal {
 		d.progress = e.stderr
 	}
 	return d

@@ -27,7 +27,6 @@ Example:
 
 // runFetch fetches into remote-tracking refs and lists their tips.
 func runFetch(ctx context.Context, d *deps, o gitstore.RemoteOptions) error {
-	o.Progress = d.progress
 	if err := d.store.Fetch(ctx, o); err != nil {
 		return err
 	}

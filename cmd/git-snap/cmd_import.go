@@ -15,10 +15,11 @@ import (
 )
 
 type importOptions struct {
-	Files   []string
-	Session string
-	Label   string
-	From    string // an agent: the files are its transcripts
+	Files    []string
+	Session  string
+	Label    string
+	From     string    // an agent: the files are its transcripts
+	Progress io.Writer // where a line of progress goes, or nil
 }
 
 func cmdImport(e *env) *cli.Command {
@@ -39,17 +40,17 @@ Examples:
    git snap import testdata/login-bug.json
    git snap import --session review a.json b.json
    git snap import --from claude-code ~/.claude/projects`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "the session `NAME` (default: each file's name)"},
 			&cli.StringFlag{Name: "label", Aliases: []string{"l"}, Value: "import", Usage: "label of the new snapshots"},
 			&cli.StringFlag{Name: "from", Usage: "the files are transcripts of `AGENT`: " + strings.Join(agent.Names(), ", ")},
-		},
-		Action: action(e, shape{min: 1, max: -1}, parseImport, runImport),
+		}, progressFlags()...),
+		Action: action(e, shape{min: 1, max: -1}, e.parseImport, runImport),
 	}
 }
 
-func parseImport(c *cli.Context) (importOptions, error) {
-	return importOptions{Files: c.Args().Slice(), Session: c.String("session"), Label: c.String("label"), From: c.String("from")}, nil
+func (e *env) parseImport(c *cli.Context) (importOptions, error) {
+	return importOptions{Files: c.Args().Slice(), Session: c.String("session"), Label: c.String("label"), From: c.String("from"), Progress: e.progressTo(c)}, nil
 }
 
 // runImport saves documents, bundles or, with --from, an agent's

@@ -34,7 +34,6 @@ Examples:
 // runPull fetches and brings each session in, saying what it did, also
 // when a later session failed.
 func runPull(ctx context.Context, d *deps, o gitstore.RemoteOptions) error {
-	o.Progress = d.progress
 	res, err := d.store.Pull(ctx, o)
 	printPull(d.out, res)
 	return err

@@ -28,7 +28,6 @@ Examples:
 
 // runPush pushes the sessions o names, or all, with their checkpoints.
 func runPush(ctx context.Context, d *deps, o gitstore.RemoteOptions) error {
-	o.Progress = d.progress
 	if err := d.store.Push(ctx, o); err != nil {
 		return err
 	}

@@ -33,23 +33,21 @@ func runImportTranscripts(ctx context.Context, d *deps, o importOptions) error {
 	in := agent.Ingest{Store: d.store, Adapter: a, Limits: lim, MaxReadBytes: int64(d.cfg.Limits.MaxReadBytes),
 		Warn: func(msg string) { fmt.Fprintf(d.errOut, "git-snap: note: %s\n", msg) }}
 	added := 0
+	progress := &progressLine{w: o.Progress}
+	defer progress.clear() // an error, an interrupt, is said on a line of its own
 	for i, it := range plan.Items {
-		if d.progress != nil {
-			fmt.Fprintf(d.progress, "\rimporting %d/%d %s\x1b[K", i+1, len(plan.Items), filepath.Base(it.Path))
-		}
+		progress.show("importing %d/%d %s", i+1, len(plan.Items), filepath.Base(it.Path))
 		entry, ok, err := in.Import(ctx, it.Session, it.Path)
 		if err != nil {
 			return fmt.Errorf("import %s: %w", it.Path, err)
 		}
+		progress.clear() // stdout may be the same terminal
 		if ok {
 			added++
 			fmt.Fprintf(d.out, "%s\t%s#%d\t%s\n", entry.ID, it.Session, entry.Header.Seq, it.Path)
 		} else {
 			fmt.Fprintf(d.out, "%s\t(nothing new)\t%s\n", it.Session, it.Path)
 		}
-	}
-	if d.progress != nil {
-		fmt.Fprint(d.progress, "\r\x1b[K")
 	}
 	fmt.Fprintf(d.out, "%s, %d imported", render.Count(len(plan.Items), "transcript"), added)
 	if len(plan.Skipped) > 0 {

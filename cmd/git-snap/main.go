@@ -36,6 +36,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		return 1
 	}
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, dir: dir, getenv: os.Getenv, lookupenv: os.LookupEnv}
+	if f, ok := stderr.(*os.File); ok {
+		e.errTerminal = term.IsTerminal(int(f.Fd()))
+	}
 	if f, ok := stdout.(*os.File); ok {
 		e.terminal = term.IsTerminal(int(f.Fd()))
 		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && e.terminal {

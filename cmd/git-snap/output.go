@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -141,4 +142,45 @@ func checkColorFlag(c *cli.Context) error {
 	default:
 		return usagef("--color takes auto, always or never, not %q", v)
 	}
+}
+
+// progressLine is a line of progress on a terminal, redrawn in place and
+// cleared before anything else is printed, so that neither output nor an
+// error message starts on it. With no writer it shows nothing.
+type progressLine struct {
+	w     io.Writer
+	shown bool
+}
+
+func (p *progressLine) show(format string, a ...any) {
+	if p.w == nil {
+		return
+	}
+	fmt.Fprintf(p.w, "\r"+format+"\x1b[K", a...)
+	p.shown = true
+}
+
+func (p *progressLine) clear() {
+	if p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.shown = false
+	}
+}
+
+// progressFlags are git's --progress and --no-progress.
+func progressFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "progress", Usage: "show progress on stderr even when it is not a terminal"},
+		&cli.BoolFlag{Name: "no-progress", Usage: "show no progress, even on a terminal"},
+	}
+}
+
+// progressTo is where progress goes by git's rule: stderr when it is a
+// terminal, unless --no-progress; stderr in any case with --progress;
+// nowhere (nil) otherwise.
+func (e *env) progressTo(c *cli.Context) io.Writer {
+	if c.Bool("progress") || (e.errTerminal && !c.Bool("no-progress")) {
+		return e.stderr
+	}
+	return nil
 }

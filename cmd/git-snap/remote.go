@@ -8,12 +8,15 @@ import (
 
 // remoteFlags are shared by push, fetch and pull: none yet. Sharing runs
 // the git binary, with the user's credentials and ssh config.
-func remoteFlags() []cli.Flag { return nil }
+func remoteFlags() []cli.Flag { return progressFlags() }
 
 // parseRemote reads [REMOTE] [SESSION…] as git push reads [remote]
-// [refspec…], for push, fetch and pull; progress is for the run to set.
+// [refspec…], for push, fetch and pull. git's progress is shown on
+// stderr when stderr is a terminal, as git shows it, or when --progress
+// asks.
 func (e *env) parseRemote(c *cli.Context) (gitstore.RemoteOptions, error) {
 	o := gitstore.RemoteOptions{Remote: c.Args().First()}
+	o.Progress = e.progressTo(c)
 	if c.NArg() > 1 {
 		o.Sessions = c.Args().Tail()
 	}
