@@ -20,6 +20,12 @@ const (
 	PullUpToDate    = "up to date"
 	PullAhead       = "ahead" // the local session has all the remote's and more
 	PullMerged      = "merged"
+	// PullReplaced: the remote's history was pruned, and the local
+	// session had nothing it did not replace.
+	PullReplaced = "replaced by the remote's pruned history"
+	// PullReplayed: the local snapshots made after the history the
+	// remote pruned were committed again on top of the remote's.
+	PullReplayed = "replayed onto the remote's pruned history"
 )
 
 // PullResult says what Pull did to one session.
@@ -50,20 +56,44 @@ func (s *Store) Pull(ctx context.Context, o RemoteOptions) ([]PullResult, error)
 		return nil, err
 	}
 	var out []PullResult
+	rewritten := map[string]bool{} // sessions that took the remote's pruned history
 	for _, in := range incoming {
 		if in.tag != "" {
-			if err := s.adoptTag(ctx, in.tag, in.tagHash); err != nil {
-				return out, err
-			}
-			continue
+			continue // once every session is in: see below
 		}
 		r, err := s.integrate(ctx, in.session, in.target, "pull "+o.remote())
 		if err != nil {
 			return out, fmt.Errorf("pull %s: %w", in.session, err)
 		}
+		rewritten[in.session] = r.Action == PullReplaced || r.Action == PullReplayed
 		out = append(out, r)
 	}
+	for _, in := range incoming {
+		if in.tag == "" {
+			continue
+		}
+		if err := s.pullTag(ctx, in.tag, in.tagHash, rewritten); err != nil {
+			return out, err
+		}
+	}
 	return out, nil
+}
+
+// pullTag adopts a checkpoint of the remote's: a new one is created; one
+// of a session that took the remote's pruned history moves where the
+// prune moved it; any other the local repository has is kept.
+func (s *Store) pullTag(ctx context.Context, ref string, tag plumbing.Hash, rewritten map[string]bool) error {
+	if session, _, ok := checkpointOfRef(ref); ok && rewritten[session] {
+		cur, err := s.refs.Read(ref)
+		if err != nil || cur == tag {
+			return err
+		}
+		if err := s.refs.Update(ctx, ref, cur, tag, "pull: checkpoint moved by a prune"); err != nil && !errors.Is(err, refs.ErrChanged) {
+			return err
+		}
+		return nil
+	}
+	return s.adoptTag(ctx, ref, tag)
 }
 
 // remoteRefs lists what Fetch brought, as the refs it stands for here:
@@ -145,6 +175,15 @@ func (s *Store) integrate(ctx context.Context, session string, remote plumbing.H
 				err = s.refs.Update(ctx, ref, local, remote, "pull: fast-forward")
 				break
 			}
+			if done, err2 := s.integratePruned(ctx, session, local, remote, &r); done || err2 != nil {
+				if errors.Is(err2, refs.ErrChanged) {
+					continue
+				}
+				if err2 == nil && r.Action != PullAhead {
+					s.dropTipState(ref)
+				}
+				return r, err2
+			}
 			var base plumbing.Hash
 			if base, err = s.mergeBase(ctx, local, remote); err != nil {
 				return r, err
@@ -164,6 +203,52 @@ func (s *Store) integrate(ctx context.Context, session string, remote plumbing.H
 		}
 		return r, err
 	}
+}
+
+// integratePruned handles the sessions a prune rewrote on one side
+// (docs/design.md §5): when the local history replaced the remote's, the
+// local one is ahead; when the remote's replaced the local one, it is
+// taken, and local snapshots made after what it replaced are committed
+// again on top of it. done is false when neither history replaced the
+// other, for a merge to join them.
+func (s *Store) integratePruned(ctx context.Context, session string, local, remote plumbing.Hash, r *PullResult) (done bool, err error) {
+	ref := s.SessionRef(session)
+	if ok, err := s.covers(ctx, local, remote); ok || err != nil {
+		r.Action = PullAhead
+		return ok, err
+	}
+	if ok, err := s.covers(ctx, remote, local); ok || err != nil {
+		if err != nil {
+			return false, err
+		}
+		r.Action, r.Result = PullReplaced, remote
+		return true, s.refs.Update(ctx, ref, local, remote, "pull: the remote's pruned history")
+	}
+	base, after, err := s.replayBase(ctx, local, remote)
+	if err != nil || base.IsZero() {
+		return false, err
+	}
+	renamed := map[plumbing.Hash]plumbing.Hash{}
+	tip, err := s.rewrite(ctx, remote, after, renamed, local, nil)
+	if err != nil {
+		return false, err
+	}
+	if err := s.notePruned(renamed); err != nil {
+		return false, err
+	}
+	r.Action, r.Result = PullReplayed, tip
+	if err := s.refs.Update(ctx, ref, local, tip, "pull: replayed onto the remote's pruned history"); err != nil {
+		return true, err
+	}
+	cps, err := s.Checkpoints(ctx, session, true)
+	if err != nil {
+		return true, err
+	}
+	at := make([]plumbing.Hash, len(cps))
+	for i, cp := range cps {
+		at[i] = cp.Target
+	}
+	return true, s.moveCheckpoints(ctx, session, cps, at, renamed, nil)
 }
 
 // isAncestor reports whether anc is desc or comes before it, walking back

@@ -94,7 +94,11 @@ func (s *Store) Prune(ctx context.Context, session string, o PruneOptions) (Prun
 		// left on its old snapshot.
 		return res, s.moveCheckpoints(ctx, session, cps, at, res.Renamed, nil)
 	}
-	newTip, err := s.rewrite(res.Kept, res.Renamed)
+	shared, err := s.sharedTips(ctx, session, tip)
+	if err != nil {
+		return res, err
+	}
+	newTip, err := s.rewrite(ctx, plumbing.ZeroHash, res.Kept, res.Renamed, tip, shared)
 	if err != nil {
 		return res, err
 	}
@@ -197,19 +201,32 @@ func (o PruneOptions) Select(chain []Entry, marked map[plumbing.Hash]bool, now t
 	return keep
 }
 
-// rewrite commits the kept snapshots again, each on the one before, and
-// returns the new tip. Parents other than the first are kept: what a
-// merge brought in stays reachable.
-func (s *Store) rewrite(kept []Entry, renamed map[plumbing.Hash]plumbing.Hash) (plumbing.Hash, error) {
-	var prev plumbing.Hash
+// rewrite commits the kept snapshots again, each on the one before,
+// starting on onto (zero for none), and returns the new tip, which names
+// oldTip, shared and what oldTip superseded (see supersedesTrailers).
+// Parents other than the first are kept: what a merge brought in stays
+// reachable.
+func (s *Store) rewrite(ctx context.Context, onto plumbing.Hash, kept []Entry, renamed map[plumbing.Hash]plumbing.Hash, oldTip plumbing.Hash, shared []plumbing.Hash) (plumbing.Hash, error) {
+	prev, seq := onto, 0
+	if !onto.IsZero() {
+		e, err := s.Entry(ctx, onto)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		seq = e.Header.Seq
+	}
 	for i, e := range kept {
 		c, err := object.GetCommit(s.st, e.ID)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
 		h := e.Header
-		h.Seq = i + 1
-		nc := &object.Commit{Author: c.Author, Committer: c.Committer, TreeHash: c.TreeHash, Message: layout.CommitMessage(h) + trailerWas + ": " + e.ID.String() + "\n"}
+		h.Seq = seq + i + 1
+		msg := layout.CommitMessage(h) + trailerWas + ": " + e.ID.String() + "\n"
+		if i == len(kept)-1 {
+			msg += s.supersedesTrailers(oldTip, shared)
+		}
+		nc := &object.Commit{Author: c.Author, Committer: c.Committer, TreeHash: c.TreeHash, Message: msg}
 		if !prev.IsZero() {
 			nc.ParentHashes = append(nc.ParentHashes, prev)
 		}

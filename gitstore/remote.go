@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"sort"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/git-snap/git-snap/gitstore/internal/refs"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -20,6 +22,10 @@ type RemoteOptions struct {
 	Remote   string    // a remote's name or a URL; "origin" when empty
 	Sessions []string  // all sessions when empty
 	Progress io.Writer // git's progress, or nil
+	// ForceWithLease lets a push replace the remote's sessions and
+	// checkpoints (after a prune), each only while the remote still has
+	// what this clone last fetched from it, as git push --force-with-lease.
+	ForceWithLease bool
 }
 
 func (o RemoteOptions) remote() string {
@@ -81,8 +87,94 @@ func (s *Store) Push(ctx context.Context, o RemoteOptions) error {
 	if err := s.checkSessions(o.Sessions); err != nil {
 		return err
 	}
-	specs := s.pushSpecs(o.Sessions)
-	return s.runGit(ctx, o.Progress, append([]string{"push", "--porcelain", o.remote()}, specs...)...)
+	args := []string{"push", "--porcelain"}
+	if o.ForceWithLease {
+		leases, err := s.leases(o.remote(), o.Sessions)
+		if err != nil {
+			return err
+		}
+		args = append(args, leases...)
+	}
+	args = append(append(args, o.remote()), s.pushSpecs(o.Sessions)...)
+	if err := s.runGit(ctx, o.Progress, args...); err != nil {
+		return err
+	}
+	return s.notePushed(ctx, o.remote(), o.Sessions)
+}
+
+// pushed is a ref a push sends and its remote-tracking ref here.
+type pushed struct {
+	ref, tracking string
+	id            plumbing.Hash // the ref's value here
+}
+
+// pushedRefs lists the sessions and checkpoints a push sends, with the
+// remote-tracking refs a fetch keeps them under.
+func (s *Store) pushedRefs(remote string, sessions []string) ([]pushed, error) {
+	track := "refs/remotes/" + trackingName(remote) + "/"
+	var out []pushed
+	for _, k := range []struct{ from, to string }{{s.prefix, track + "snap/"}, {TagPrefix, track + "snap-checkpoints/"}} {
+		refs, err := s.refs.List(k.from)
+		if err != nil {
+			return nil, err
+		}
+		for ref, id := range refs {
+			name := strings.TrimPrefix(ref, k.from)
+			session, _, _ := strings.Cut(name, "/")
+			if len(sessions) == 0 || contains(sessions, session) {
+				out = append(out, pushed{ref, k.to + name, id})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ref < out[j].ref })
+	return out, nil
+}
+
+// leases are git push's --force-with-lease=<ref>:<expect> for every
+// session and checkpoint a push sends: each may be replaced only while
+// the remote has what this clone last saw there (nothing, when it saw
+// none).
+func (s *Store) leases(remote string, sessions []string) ([]string, error) {
+	refs, err := s.pushedRefs(remote, sessions)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range refs {
+		seen, err := s.refs.Read(p.tracking)
+		if err != nil {
+			return nil, err
+		}
+		expect := ""
+		if !seen.IsZero() {
+			expect = seen.String()
+		}
+		out = append(out, "--force-with-lease="+p.ref+":"+expect)
+	}
+	return out, nil
+}
+
+// notePushed sets the remote-tracking refs to what a push just sent, as
+// git does for the branches it tracks: the next lease is on what the
+// remote has now.
+func (s *Store) notePushed(ctx context.Context, remote string, sessions []string) error {
+	sent, err := s.pushedRefs(remote, sessions)
+	if err != nil {
+		return err
+	}
+	for _, p := range sent {
+		old, err := s.refs.Read(p.tracking)
+		if err != nil {
+			return err
+		}
+		if old == p.id {
+			continue
+		}
+		if err := s.refs.Update(ctx, p.tracking, old, p.id, "push"); err != nil && !errors.Is(err, refs.ErrChanged) {
+			return err
+		}
+	}
+	return nil
 }
 
 // Fetch brings a remote's sessions into refs/remotes/<remote>/snap/.
@@ -98,8 +190,12 @@ func wrapRemote(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if msg := err.Error(); strings.Contains(msg, "non-fast-forward") || strings.Contains(msg, "[rejected]") {
-		return fmt.Errorf("%s: the remote's session has snapshots this one lacks; git snap pull first: %w", op, err)
+	msg := err.Error()
+	if strings.Contains(msg, "stale info") {
+		return fmt.Errorf("%s: the remote's session moved since this clone last fetched it; git snap pull, look, and push --force-with-lease again: %w", op, err)
+	}
+	if strings.Contains(msg, "non-fast-forward") || strings.Contains(msg, "[rejected]") {
+		return fmt.Errorf("%s: the remote's session has snapshots this one lacks; git snap pull first (or, when this clone pruned it, git snap push --force-with-lease): %w", op, err)
 	}
 	return fmt.Errorf("%s: %w", op, err)
 }

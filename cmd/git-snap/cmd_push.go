@@ -17,11 +17,16 @@ func cmdPush(e *env) *cli.Command {
 		Description: `Pushes refs/snap/<session> and refs/tags/snap/<session>/* (all sessions, or those
 named) to REMOTE (origin by default): nothing else of the repository, and the remote's
 configuration is not changed. A session that moved on there is refused: pull first.
+After a prune, push --force-with-lease replaces the remote's history of a session
+and moves its checkpoints, each only while the remote still has what this clone
+last fetched from it; another clone's pull then takes the pruned history.
 
 Examples:
    git snap push
-   git snap push origin fix-login`,
-		Flags:  remoteFlags(),
+   git snap push origin fix-login
+   git snap prune fix-login --keep-last 20 && git snap push --force-with-lease`,
+		Flags: append(remoteFlags(), &cli.BoolFlag{Name: "force-with-lease",
+			Usage: "replace the remote's sessions and checkpoints (after a prune) while they are as last fetched"}),
 		Action: action(e, shape{max: -1}, e.parseRemote, runPush),
 	}
 }

@@ -17,6 +17,7 @@ func remoteFlags() []cli.Flag { return progressFlags() }
 func (e *env) parseRemote(c *cli.Context) (gitstore.RemoteOptions, error) {
 	o := gitstore.RemoteOptions{Remote: c.Args().First()}
 	o.Progress = e.progressTo(c)
+	o.ForceWithLease = c.Bool("force-with-lease") // push's alone
 	if c.NArg() > 1 {
 		o.Sessions = c.Args().Tail()
 	}
