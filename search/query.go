@@ -1,6 +1,8 @@
 package search
 
 import (
+	"cmp"
+	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -107,20 +109,66 @@ func (x *Index) query(ctx context.Context, q Query, mt *matcher) ([]Hit, error) 
 			}
 		}
 	}
-	slices.SortFunc(cands, func(a, b candidate) int {
-		if a.rank != b.rank {
-			return int(a.rank - b.rank)
+	return x.verify(ctx, q, mt, v, inOrder(cands, q.Limit > 0))
+}
+
+// before orders candidates: the most recently active session first, in
+// a session by message, then by where they are in the index, so that the
+// order is total and a limited search gives the first hits of an
+// unlimited one.
+func before(a, b candidate) int {
+	return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.msg, b.msg), cmp.Compare(a.seg, b.seg), cmp.Compare(a.doc, b.doc))
+}
+
+// inOrder gives the candidates in order. When the search stops at a
+// limit, a common word's million candidates are not sorted to check the
+// first hundred: they are made a heap, in linear time, and taken from it
+// one by one.
+func inOrder(cands []candidate, limited bool) func() (candidate, bool) {
+	if !limited {
+		slices.SortFunc(cands, before)
+		i := 0
+		return func() (candidate, bool) {
+			if i == len(cands) {
+				return candidate{}, false
+			}
+			i++
+			return cands[i-1], true
 		}
-		return int(a.msg - b.msg)
-	})
-	return x.verify(ctx, q, mt, v, cands)
+	}
+	h := candHeap(cands)
+	heap.Init(&h)
+	return func() (candidate, bool) {
+		if h.Len() == 0 {
+			return candidate{}, false
+		}
+		return heap.Pop(&h).(candidate), true
+	}
+}
+
+// candHeap is a min-heap of candidates by before.
+type candHeap []candidate
+
+func (h candHeap) Len() int           { return len(h) }
+func (h candHeap) Less(i, j int) bool { return before(h[i], h[j]) < 0 }
+func (h candHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *candHeap) Push(x any)        { *h = append(*h, x.(candidate)) }
+func (h *candHeap) Pop() any {
+	old := *h
+	c := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return c
 }
 
 // verify matches the candidates for real, in order, until the limit.
-func (x *Index) verify(ctx context.Context, q Query, mt *matcher, v *view, cands []candidate) ([]Hit, error) {
+func (x *Index) verify(ctx context.Context, q Query, mt *matcher, v *view, next func() (candidate, bool)) ([]Hit, error) {
 	var hits []Hit
 	done := map[string]bool{} // sessions with a hit, for SessionsOnly
-	for i, c := range cands {
+	for i := 0; ; i++ {
+		c, ok := next()
+		if !ok {
+			break
+		}
 		if i%256 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -546,5 +547,33 @@ func TestUnchangedRefsAreNotRead(t *testing.T) {
 	time.Sleep(1100 * time.Millisecond)
 	if got := find(t, x, Query{Pattern: "zebra-quartz"}); len(got) != 1 || got[0].Session != "late" {
 		t.Fatalf("after a save: %+v", got)
+	}
+}
+
+// A limited search, whose candidates are taken from a heap, gives the
+// first hits of the unlimited one, which sorts them, at every limit, and
+// also over many segments.
+func TestLimitedSearchIsThePrefixOfTheWhole(t *testing.T) {
+	_, s := newRepo(t)
+	x := open(t, s)
+	os.RemoveAll(x.dir)
+	x.segmentBytes = 2 << 10 // many segments: candidates from each
+	for _, pattern := range []string{"e", "the"} {
+		all := find(t, x, Query{Pattern: pattern})
+		if len(all) < 3 {
+			t.Fatalf("%q: %d hits, too few to test limits", pattern, len(all))
+		}
+		for _, n := range []int{1, 2, len(all) / 2, len(all), len(all) + 5} {
+			got := find(t, x, Query{Pattern: pattern, Limit: n})
+			want := all[:min(n, len(all))]
+			if len(got) != len(want) {
+				t.Fatalf("%q limit %d: %d hits, want %d", pattern, n, len(got), len(want))
+			}
+			for i := range got {
+				if !reflect.DeepEqual(got[i], want[i]) {
+					t.Fatalf("%q limit %d: hit %d is %+v, the whole search's is %+v", pattern, n, i, got[i], want[i])
+				}
+			}
+		}
 	}
 }

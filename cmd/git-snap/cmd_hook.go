@@ -75,10 +75,16 @@ const hookBudget = 8 * time.Second
 // not add to (docs/design.md §7: any command stays under 100 MB).
 const stepMemoryLimit = 60 << 20
 
-// limitMemory sets stepMemoryLimit, unless GOMEMLIMIT set a limit.
-func limitMemory() {
+// searchMemoryLimit is the heap a search has the collector aim under: an
+// index build keeps one segment's text and postings live at a time, under
+// 80 MB, and GOGC alone let the heap grow to twice that.
+const searchMemoryLimit = 80 << 20
+
+// limitMemory has the collector aim under limit bytes of heap, unless
+// GOMEMLIMIT set a limit.
+func limitMemory(limit int64) {
 	if debug.SetMemoryLimit(-1) == math.MaxInt64 {
-		debug.SetMemoryLimit(stepMemoryLimit)
+		debug.SetMemoryLimit(limit)
 	}
 }
 
@@ -86,7 +92,7 @@ func limitMemory() {
 // logged, never reported to the agent, which must not be held up.
 func runHook(ctx context.Context, d *deps, o hookOptions) error {
 	start := time.Now()
-	limitMemory()
+	limitMemory(stepMemoryLimit)
 	ctx, cancel := context.WithTimeout(ctx, hookTimeout)
 	defer cancel()
 	var paths gitstore.Paths // where to log; zero until a store is open

@@ -114,7 +114,12 @@ func runSearch(ctx context.Context, d *deps, o searchOptions) error {
 	return nil
 }
 
+// searchStore runs a query on the repository's index, which it first
+// brings up to date: the first search of a repository builds it, holding
+// a segment of text and postings in memory at a time, which the
+// collector is told to keep under searchMemoryLimit (docs/design.md §8).
 func searchStore(ctx context.Context, d *deps, q search.Query) ([]search.Hit, error) {
+	limitMemory(searchMemoryLimit)
 	x, err := search.Open(ctx, d.store, "")
 	if err != nil {
 		return nil, err

@@ -29,7 +29,7 @@ func runImportTranscripts(ctx context.Context, d *deps, o importOptions) error {
 	for _, n := range plan.Notes {
 		fmt.Fprintf(d.errOut, "git-snap: note: %s\n", n)
 	}
-	limitMemory()
+	limitMemory(stepMemoryLimit)
 	in := agent.Ingest{Store: d.store, Adapter: a, Limits: lim, MaxReadBytes: int64(d.cfg.Limits.MaxReadBytes),
 		Warn: func(msg string) { fmt.Fprintf(d.errOut, "git-snap: note: %s\n", msg) }}
 	added := 0
