@@ -364,7 +364,27 @@ func (e *env) workDir(c *cli.Context) string {
 }
 
 func (e *env) storePaths(c *cli.Context) (gitstore.Paths, error) {
+	if err := mustBeDir("-C", c.String("C"), e.workDir(c)); err != nil {
+		return gitstore.Paths{}, err
+	}
 	return e.storePathsAt(e.storeFlag(c), e.workDir(c))
+}
+
+// mustBeDir refuses a directory the user named (with flag) that is not
+// there, as git -C does: looking for a repository above it would find
+// the enclosing one and write there instead.
+func mustBeDir(flag, given, path string) error {
+	if given == "" {
+		return nil
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return usagef("%s %s: %v", flag, given, errors.Unwrap(err))
+	case !fi.IsDir():
+		return usagef("%s %s: not a directory", flag, given)
+	}
+	return nil
 }
 
 // storeFlag is the store --store or $GIT_SNAP_DIR names, "" for none.
@@ -376,8 +396,12 @@ func (e *env) storeFlag(c *cli.Context) string {
 // (relative to dir), else the one dir is in.
 func (e *env) storePathsAt(store, dir string) (gitstore.Paths, error) {
 	if store != "" {
+		given := store
 		if !filepath.IsAbs(store) {
 			store = filepath.Join(dir, store)
+		}
+		if err := mustBeDir("--store", given, store); err != nil {
+			return gitstore.Paths{}, err
 		}
 		return gitstore.Discover(store, e.gitEnv())
 	}

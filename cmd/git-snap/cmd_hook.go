@@ -30,8 +30,12 @@ call. It is passive: it prints nothing, never blocks the agent, and exits 0 even
 something fails, logging to .git/snap/hook.log instead. git snap hook git post-commit
 marks the sessions active in this work tree with the new commit.
 
+The agents: claude-code, codex, copilot, cursor, gemini and opencode (the hooks git
+snap install writes name the event where the agent sends none).
+
 Examples:
    echo "$PAYLOAD" | git snap hook claude-code
+   echo "$PAYLOAD" | git snap hook gemini
    git snap hook codex '{"type":"agent-turn-complete","thread-id":"019d…"}'`,
 		SkipFlagParsing: true,
 		Action:          helpFirst(action(e, shape{max: -1, open: withNothing}, parseHook, runHook)),

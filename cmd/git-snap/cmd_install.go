@@ -44,11 +44,18 @@ func cmdInstall(e *env, install bool) *cli.Command {
 		Name:      name,
 		Usage:     usage,
 		ArgsUsage: strings.Join(agent.Names(), "|") + "|git|man",
-		Description: fmt.Sprintf(`%s: claude-code into .claude/settings.local.json (--local, the default),
-.claude/settings.json (--project) or ~/.claude/settings.json (--user); codex into
-.codex/hooks.json (--project, the default) or ~/.codex/hooks.json (--user); git as a
-post-commit hook chained with any hook already there. Every other setting and hook is
-kept; installing twice changes nothing. man: the manual pages git-snap(1) and
+		Description: fmt.Sprintf(`%s each agent's file:
+   claude-code  .claude/settings.local.json (--local, the default), .claude/settings.json
+                (--project) or ~/.claude/settings.json (--user)
+   codex        .codex/hooks.json (--project, the default) or ~/.codex/hooks.json (--user)
+   copilot      .github/hooks/git-snap.json (--project, the only one Copilot CLI reads)
+   cursor       .cursor/hooks.json (--project, the default) or ~/.cursor/hooks.json (--user)
+   gemini       .gemini/settings.json (--project, the default) or ~/.gemini/settings.json (--user)
+   opencode     .opencode/plugins/git-snap.js (--project, the default) or the user's
+                plugins folder (--user)
+   git          a post-commit hook chained with any hook already there
+Every other setting and hook is kept; installing twice changes nothing.
+man: the manual pages git-snap(1) and
 git-snap-<command>(1) into DIR/man1 (--prefix, default ~/.local/share/man), for git help snap.
 
 Examples:

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/git-snap/git-snap/agent"
 )
 
 func TestEditDistance(t *testing.T) {
@@ -60,6 +64,27 @@ func TestGitFlagsAndCounts(t *testing.T) {
 	} {
 		if got := reorderArgs(app, tc.in); !slices.Equal(got, tc.want) {
 			t.Errorf("reorderArgs(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// The help of hook, install and uninstall describes every agent git-snap
+// knows, not only in the usage line made from agent.Names: a new agent
+// without a line of its own fails here.
+func TestHelpNamesEveryAgent(t *testing.T) {
+	for _, cmd := range []string{"hook", "install", "uninstall"} {
+		var out, errOut bytes.Buffer
+		if code := Main([]string{cmd, "--help"}, strings.NewReader(""), &out, &errOut); code != 0 {
+			t.Fatalf("%s --help: exit %d: %s", cmd, code, errOut.String())
+		}
+		_, desc, ok := strings.Cut(out.String(), "DESCRIPTION:")
+		if !ok {
+			t.Fatalf("%s --help has no description:\n%s", cmd, out.String())
+		}
+		for _, name := range agent.Names() {
+			if !strings.Contains(desc, name) {
+				t.Errorf("%s --help does not describe %s:\n%s", cmd, name, desc)
+			}
 		}
 	}
 }
