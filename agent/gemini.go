@@ -1,9 +1,11 @@
 package agent
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -225,4 +227,45 @@ func (Gemini) Check(records []any) error {
 		return fmt.Errorf("no Gemini CLI chat (an object with a sessionId and messages)")
 	}
 	return nil
+}
+
+// TranscriptName implements TranscriptNamer: the chat's own file name
+// when it was recorded from one, else the name Gemini CLI gives a chat,
+// session-<start, UTC, to the minute>-<the session id's first eight
+// characters>.json (docs/formats.md).
+func (g Gemini) TranscriptName(session string, doc map[string]any) string {
+	st, _ := docStateFrom(doc)
+	if base := filepath.Base(st.Path); st.Path != "" && g.IsTranscriptFile(base) && snapshot.CheckPath(base) == nil {
+		return base
+	}
+	id := cmp.Or(str(st.Head, "sessionId"), session)
+	start, err := time.Parse(time.RFC3339Nano, str(st.Head, "startTime"))
+	if err != nil {
+		start = time.Unix(0, 0)
+	}
+	return "session-" + start.UTC().Format("2006-01-02T15-04") + "-" + id[:min(8, len(id))] + ".json"
+}
+
+// ResumeTarget implements Resumer: the chat where Gemini CLI has it, else
+// chats/ of the project's folder under ~/.gemini/tmp, named by the
+// chat's projectHash (the SHA-256 of the project's path); gemini --resume
+// takes the session id, run in the project.
+func (g Gemini) ResumeTarget(session string, doc map[string]any) (string, string, error) {
+	if err := snapshot.CheckName("session", session); err != nil {
+		return "", "", err
+	}
+	st, ok := docStateFrom(doc)
+	if !ok {
+		return "", "", fmt.Errorf("the snapshot was not recorded from a Gemini CLI chat")
+	}
+	id := cmp.Or(str(st.Head, "sessionId"), session)
+	command := "gemini --resume " + shellQuote(id) + "   # in the project's folder"
+	if p := g.findChat(id); p != "" {
+		return p, command, nil
+	}
+	hash := str(st.Head, "projectHash")
+	if len(hash) != 64 || strings.Trim(hash, "0123456789abcdef") != "" {
+		return "", "", fmt.Errorf("the chat has no projectHash (the SHA-256 of the project's path) to find its folder under %s", filepath.Join(g.Dir, "tmp"))
+	}
+	return filepath.Join(g.Dir, "tmp", hash, "chats", g.TranscriptName(session, doc)), command, nil
 }
