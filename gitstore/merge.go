@@ -157,52 +157,54 @@ func (s *Store) integrate(ctx context.Context, session string, remote plumbing.H
 		if err != nil {
 			return PullResult{}, err
 		}
-		r := PullResult{Session: session, Result: local}
-		switch {
-		case local.IsZero():
-			r.Action, r.Result = PullCreated, remote
-			err = s.refs.Update(ctx, ref, local, remote, "pull: fast-forward")
-		case local == remote:
-			r.Action = PullUpToDate
-			return r, nil
-		default:
-			behind, err2 := s.isAncestor(ctx, local, remote) // the usual case, found in a step or two
-			if err2 != nil {
-				return r, err2
-			}
-			if behind {
-				r.Action, r.Result = PullFastForward, remote
-				err = s.refs.Update(ctx, ref, local, remote, "pull: fast-forward")
-				break
-			}
-			if done, err2 := s.integratePruned(ctx, session, local, remote, &r); done || err2 != nil {
-				if errors.Is(err2, refs.ErrChanged) {
-					continue
-				}
-				if err2 == nil && r.Action != PullAhead {
-					s.dropTipState(ref)
-				}
-				return r, err2
-			}
-			var base plumbing.Hash
-			if base, err = s.mergeBase(ctx, local, remote); err != nil {
-				return r, err
-			}
-			if base == remote {
-				r.Action = PullAhead
-				return r, nil
-			}
-			r.Action = PullMerged
-			r.Result, r.Conflicts, err = s.merge(ctx, ref, base, local, remote, label)
-		}
+		r, err := s.integrateOnto(ctx, session, local, remote, label)
 		if errors.Is(err, refs.ErrChanged) {
 			continue // the local session moved meanwhile: look again
 		}
-		if err == nil && r.Action != PullMerged {
+		if err == nil && r.Result != local && r.Action != PullMerged {
 			s.dropTipState(ref)
 		}
 		return r, err
 	}
+}
+
+// integrateOnto brings remote into the session whose tip is local: it
+// creates or fast-forwards it, takes a pruned history, or merges.
+func (s *Store) integrateOnto(ctx context.Context, session string, local, remote plumbing.Hash, label string) (PullResult, error) {
+	ref := s.SessionRef(session)
+	r := PullResult{Session: session, Result: local}
+	if local == remote {
+		r.Action = PullUpToDate
+		return r, nil
+	}
+	behind := local.IsZero()
+	if !behind {
+		var err error
+		if behind, err = s.isAncestor(ctx, local, remote); err != nil { // the usual case, found in a step or two
+			return r, err
+		}
+	}
+	if behind {
+		r.Action, r.Result = PullFastForward, remote
+		if local.IsZero() {
+			r.Action = PullCreated
+		}
+		return r, s.refs.Update(ctx, ref, local, remote, "pull: fast-forward")
+	}
+	if done, err := s.integratePruned(ctx, session, local, remote, &r); done || err != nil {
+		return r, err
+	}
+	base, err := s.mergeBase(ctx, local, remote)
+	if err != nil {
+		return r, err
+	}
+	if base == remote {
+		r.Action = PullAhead
+		return r, nil
+	}
+	r.Action = PullMerged
+	r.Result, r.Conflicts, err = s.merge(ctx, ref, base, local, remote, label)
+	return r, err
 }
 
 // integratePruned handles the sessions a prune rewrote on one side

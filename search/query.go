@@ -167,49 +167,53 @@ func (x *Index) verify(ctx context.Context, q Query, mt *matcher, v *view, next 
 	for i := 0; ; i++ {
 		c, ok := next()
 		if !ok {
-			break
+			return hits, nil
 		}
 		if i%256 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		s := v.segs[c.seg]
-		row, snap, session, _, err := s.docHeader(c.doc)
-		if err != nil {
+		var err error
+		if hits, err = verifyOne(q, mt, v.segs[c.seg], c.doc, hits, done); err != nil {
 			return nil, err
-		}
-		if q.SessionsOnly && done[session] {
-			continue
-		}
-		fields, err := s.fields(row)
-		if err != nil {
-			return nil, err
-		}
-		role, err := s.str(row.role)
-		if err != nil {
-			return nil, err
-		}
-		t := row.time
-		if t == 0 {
-			t = snap.time
-		}
-		base := Hit{Session: session, Snapshot: snap.commit.String(), Seq: int(snap.seq), Message: int(row.message),
-			Role: role, Time: time.Unix(0, t).UTC()}
-		before := len(hits)
-		for _, fl := range fields {
-			if q.Tool != "" && !globMatch(q.Tool, fl.tool) {
-				continue
-			}
-			hits = matchLines(hits, base, fl, mt)
-			if q.SessionsOnly && len(hits) > before {
-				hits = hits[:before+1]
-				done[session] = true
-				break
-			}
 		}
 		if q.Limit > 0 && len(hits) >= q.Limit {
 			return hits[:q.Limit], nil
+		}
+	}
+}
+
+// verifyOne adds the hits of doc d of segment s to hits: with
+// SessionsOnly, one for a session not yet done.
+func verifyOne(q Query, mt *matcher, s *segment, d uint32, hits []Hit, done map[string]bool) ([]Hit, error) {
+	row, snap, session, _, err := s.docHeader(d)
+	if err != nil || (q.SessionsOnly && done[session]) {
+		return hits, err
+	}
+	fields, err := s.fields(row)
+	if err != nil {
+		return hits, err
+	}
+	role, err := s.str(row.role)
+	if err != nil {
+		return hits, err
+	}
+	t := row.time
+	if t == 0 {
+		t = snap.time
+	}
+	base := Hit{Session: session, Snapshot: snap.commit.String(), Seq: int(snap.seq), Message: int(row.message),
+		Role: role, Time: time.Unix(0, t).UTC()}
+	before := len(hits)
+	for _, fl := range fields {
+		if q.Tool != "" && !globMatch(q.Tool, fl.tool) {
+			continue
+		}
+		hits = matchLines(hits, base, fl, mt)
+		if q.SessionsOnly && len(hits) > before {
+			done[session] = true
+			return hits[:before+1], nil
 		}
 	}
 	return hits, nil
