@@ -82,7 +82,9 @@ func (s *Store) checkSessions(sessions []string) error {
 
 // Push sends sessions and their checkpoints to a remote. A session that
 // diverged there is refused by the remote, as git refuses a branch: pull
-// first.
+// first. With ForceWithLease a session this clone pruned replaces the
+// remote's while the remote is as this clone last saw it. The
+// remote-tracking refs then hold what was sent, as a fetch would.
 func (s *Store) Push(ctx context.Context, o RemoteOptions) error {
 	if err := s.checkSessions(o.Sessions); err != nil {
 		return err
