@@ -193,13 +193,29 @@ func wrapRemote(op string, err error) error {
 		return nil
 	}
 	msg := err.Error()
-	if strings.Contains(msg, "stale info") {
-		return fmt.Errorf("%s: the remote's session moved since this clone last fetched it; git snap pull, look, and push --force-with-lease again: %w", op, err)
-	}
-	if strings.Contains(msg, "non-fast-forward") || strings.Contains(msg, "[rejected]") {
-		return fmt.Errorf("%s: the remote's session has snapshots this one lacks; git snap pull first (or, when this clone pruned it, git snap push --force-with-lease): %w", op, err)
+	if refs := rejected(msg); strings.Contains(msg, "stale info") {
+		return fmt.Errorf("%s: %s: the remote moved since this clone last fetched it; git snap pull, look, and push --force-with-lease again: %w", op, refs, err)
+	} else if strings.Contains(msg, "non-fast-forward") || strings.Contains(msg, "[rejected]") {
+		return fmt.Errorf("%s: %s: the remote has snapshots this clone lacks; git snap pull first (or, when this clone pruned it, git snap push --force-with-lease): %w", op, refs, err)
 	}
 	return fmt.Errorf("%s: %w", op, err)
+}
+
+// rejected names the refs git push --porcelain reports refused
+// ("!<tab>src:dst<tab>[rejected] …"), so that the message says which.
+func rejected(msg string) string {
+	var names []string
+	for _, line := range strings.Split(msg, "\n") {
+		fields := strings.Split(line, "\t")
+		if len(fields) >= 3 && fields[0] == "!" {
+			_, dst, _ := strings.Cut(fields[1], ":")
+			names = append(names, dst)
+		}
+	}
+	if len(names) == 0 {
+		return "a session"
+	}
+	return strings.Join(names, ", ")
 }
 
 // ErrNoGit means the git binary, which sharing and packing use, is not
