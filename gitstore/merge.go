@@ -99,19 +99,18 @@ func (s *Store) pullTag(ctx context.Context, ref string, tag plumbing.Hash, rewr
 // remoteRefs lists what Fetch brought, as the refs it stands for here:
 // the sessions asked for and every checkpoint.
 func (s *Store) remoteRefs(o RemoteOptions) ([]BundleRef, error) {
-	tracking := "refs/remotes/" + trackingName(o.remote())
 	var out []BundleRef
-	for _, kind := range []struct{ from, to string }{{tracking + "/snap/", s.prefix}, {tracking + "/snap-checkpoints/", TagPrefix}} {
-		refs, err := s.refs.List(kind.from)
+	for _, ns := range s.sharedNamespaces(o.remote()) {
+		refs, err := s.refs.List(ns.tracking)
 		if err != nil {
 			return nil, err
 		}
 		for ref, h := range refs {
-			name := strings.TrimPrefix(ref, kind.from)
-			if kind.to == s.prefix && len(o.Sessions) > 0 && !contains(o.Sessions, name) {
+			name := strings.TrimPrefix(ref, ns.tracking)
+			if ns.local == s.prefix && len(o.Sessions) > 0 && !contains(o.Sessions, name) {
 				continue
 			}
-			out = append(out, BundleRef{kind.to + name, h})
+			out = append(out, BundleRef{ns.local + name, h})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })

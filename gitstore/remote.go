@@ -57,16 +57,27 @@ func (s *Store) pushSpecs(sessions []string) []string {
 	return specs
 }
 
+// shared pairs each namespace git-snap shares, sessions and checkpoints,
+// with the namespace a fetch keeps a remote's copy of it under:
+// refs/remotes/<remote>/snap/ and …/snap-checkpoints/.
+type shared struct{ local, tracking string }
+
+func (s *Store) sharedNamespaces(remote string) []shared {
+	track := "refs/remotes/" + trackingName(remote) + "/"
+	return []shared{{s.prefix, track + "snap/"}, {TagPrefix, track + "snap-checkpoints/"}}
+}
+
 // fetchSpecs bring a remote's sessions and checkpoints into
 // remote-tracking refs; local sessions change only on pull.
 func (s *Store) fetchSpecs(remote string, sessions []string) []string {
-	track := "refs/remotes/" + trackingName(remote) + "/"
+	ns := s.sharedNamespaces(remote)
+	sess, cps := ns[0], ns[1]
 	if len(sessions) == 0 {
-		return []string{"+" + s.prefix + "*:" + track + "snap/*", "+" + TagPrefix + "*:" + track + "snap-checkpoints/*"}
+		return []string{"+" + sess.local + "*:" + sess.tracking + "*", "+" + cps.local + "*:" + cps.tracking + "*"}
 	}
 	var specs []string
-	for _, sess := range sessions {
-		specs = append(specs, "+"+s.SessionRef(sess)+":"+track+"snap/"+sess, "+"+TagPrefix+sess+"/*:"+track+"snap-checkpoints/"+sess+"/*")
+	for _, name := range sessions {
+		specs = append(specs, "+"+sess.local+name+":"+sess.tracking+name, "+"+cps.local+name+"/*:"+cps.tracking+name+"/*")
 	}
 	return specs
 }
@@ -113,18 +124,17 @@ type pushed struct {
 // pushedRefs lists the sessions and checkpoints a push sends, with the
 // remote-tracking refs a fetch keeps them under.
 func (s *Store) pushedRefs(remote string, sessions []string) ([]pushed, error) {
-	track := "refs/remotes/" + trackingName(remote) + "/"
 	var out []pushed
-	for _, k := range []struct{ from, to string }{{s.prefix, track + "snap/"}, {TagPrefix, track + "snap-checkpoints/"}} {
-		refs, err := s.refs.List(k.from)
+	for _, ns := range s.sharedNamespaces(remote) {
+		refs, err := s.refs.List(ns.local)
 		if err != nil {
 			return nil, err
 		}
 		for ref, id := range refs {
-			name := strings.TrimPrefix(ref, k.from)
+			name := strings.TrimPrefix(ref, ns.local)
 			session, _, _ := strings.Cut(name, "/")
 			if len(sessions) == 0 || contains(sessions, session) {
-				out = append(out, pushed{ref, k.to + name, id})
+				out = append(out, pushed{ref, ns.tracking + name, id})
 			}
 		}
 	}
