@@ -38,8 +38,8 @@ func (p Payload) Label() string {
 }
 
 // Adapter is one agent's side of git-snap: everything about the agent is
-// in its own file, behind this interface. Adding an agent is that file
-// and a line in Adapters.
+// in its own file, behind this interface, and the file registers it (see
+// register). Adding an agent is that file; docs/agents.md says how.
 type Adapter interface {
 	// Name is the agent's name on the command line: claude-code, codex.
 	Name() string
@@ -146,11 +146,59 @@ func (e Env) dir(variable, sub string) string {
 	return filepath.Join(e.Home, sub)
 }
 
-// Adapters lists the agents git-snap knows, their files located by env,
-// in the order their records are told apart by ViewMessage: Codex's
-// envelope first.
+// Info is what an agent says of itself, so that help, completion, man
+// pages, doctor and the docs come from its adapter and not from lists
+// kept by hand beside it.
+type Info struct {
+	// Name is the agent's name on the command line: claude-code, codex.
+	Name string
+	// Title is the agent's own name: Claude Code, Codex CLI.
+	Title string
+	// Settings says, for install's help, which settings file each scope
+	// is and which one is the default.
+	Settings string
+}
+
+// Registration is one agent: its Info, and how to make its adapter with
+// its files located by an Env.
+type Registration struct {
+	Info Info
+	New  func(env Env) Adapter
+}
+
+// registry holds every agent's Registration, by name. Each agent's file
+// adds its own in an init function, so that a new agent is one file;
+// it is written only while packages initialise and read-only after.
+var registry = map[string]Registration{}
+
+// register adds an agent; a name registered twice is a programming
+// error, caught by the package's tests.
+func register(r Registration) {
+	if _, dup := registry[r.Info.Name]; dup {
+		panic("agent: " + r.Info.Name + " registered twice")
+	}
+	registry[r.Info.Name] = r
+}
+
+// Agents lists every agent's Info, sorted by name.
+func Agents() []Info {
+	out := make([]Info, 0, len(registry))
+	for _, name := range Names() {
+		out = append(out, registry[name].Info)
+	}
+	return out
+}
+
+// Adapters lists the agents git-snap knows, sorted by name, their files
+// located by env. No adapter's view reads another's records (a test
+// checks it on every real transcript), so the order decides nothing.
 func Adapters(env Env) []Adapter {
-	return []Adapter{newCodex(env), newCopilot(env), newOpenCode(env), newGemini(env), newCursor(env), newClaudeCode(env)}
+	names := Names()
+	out := make([]Adapter, len(names))
+	for i, name := range names {
+		out[i] = registry[name].New(env)
+	}
+	return out
 }
 
 // viewers are the adapters as record readers, which need no Env: made
@@ -159,9 +207,9 @@ var viewers = sync.OnceValue(func() []Adapter { return Adapters(Env{}) })
 
 // Names lists the names of the agents git-snap knows, sorted.
 func Names() []string {
-	var names []string
-	for _, a := range Adapters(Env{}) {
-		names = append(names, a.Name())
+	names := make([]string, 0, len(registry))
+	for name := range registry {
+		names = append(names, name)
 	}
 	sort.Strings(names)
 	return names
@@ -169,10 +217,8 @@ func Names() []string {
 
 // Lookup finds an adapter by name, its files located by env.
 func Lookup(name string, env Env) (Adapter, error) {
-	for _, a := range Adapters(env) {
-		if a.Name() == name {
-			return a, nil
-		}
+	if r, ok := registry[name]; ok {
+		return r.New(env), nil
 	}
 	return nil, fmt.Errorf("unknown agent %q: git-snap knows %s", name, strings.Join(Names(), ", "))
 }
@@ -217,3 +263,7 @@ func str(m map[string]any, key string) string {
 	s, _ := m[key].(string)
 	return s
 }
+
+// PreCompactCheckpoint is the checkpoint set before a compaction throws
+// the conversation's detail away.
+const PreCompactCheckpoint = "pre-compact"

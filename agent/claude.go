@@ -20,6 +20,14 @@ type ClaudeCode struct {
 	ConfigDir string
 }
 
+func init() {
+	register(Registration{New: newClaudeCode, Info: Info{
+		Name:     "claude-code",
+		Title:    "Claude Code",
+		Settings: ".claude/settings.local.json (--local, the default), .claude/settings.json (--project) or ~/.claude/settings.json (--user)",
+	}})
+}
+
 func newClaudeCode(env Env) Adapter {
 	return ClaudeCode{ConfigDir: env.dir("CLAUDE_CONFIG_DIR", ".claude")}
 }

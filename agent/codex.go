@@ -17,6 +17,14 @@ type Codex struct {
 	Home string
 }
 
+func init() {
+	register(Registration{New: newCodex, Info: Info{
+		Name:     "codex",
+		Title:    "Codex CLI",
+		Settings: ".codex/hooks.json (--project, the default) or ~/.codex/hooks.json (--user)",
+	}})
+}
+
 func newCodex(env Env) Adapter { return Codex{Home: env.dir("CODEX_HOME", ".codex")} }
 
 // Name implements Adapter.

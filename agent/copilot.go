@@ -17,6 +17,14 @@ type Copilot struct {
 	Home string
 }
 
+func init() {
+	register(Registration{New: newCopilot, Info: Info{
+		Name:     "copilot",
+		Title:    "GitHub Copilot CLI",
+		Settings: ".github/hooks/git-snap.json (--project, the only one Copilot CLI reads)",
+	}})
+}
+
 func newCopilot(env Env) Adapter { return Copilot{Home: env.dir("COPILOT_HOME", ".copilot")} }
 
 // Name implements Adapter.

@@ -19,6 +19,14 @@ type Cursor struct {
 	Dir string
 }
 
+func init() {
+	register(Registration{New: newCursor, Info: Info{
+		Name:     "cursor",
+		Title:    "Cursor",
+		Settings: ".cursor/hooks.json (--project, the default) or ~/.cursor/hooks.json (--user)",
+	}})
+}
+
 func newCursor(env Env) Adapter { return Cursor{Dir: filepath.Join(env.Home, ".cursor")} }
 
 // Name implements Adapter.

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -155,50 +154,32 @@ func recordHash(rec any) (string, error) {
 	return hex.EncodeToString(sum[:8]), nil
 }
 
-// documentDelta records a document transcript as it is now: the records
-// from the first one that changed since the last call are stored as new
-// messages, and the live ranges say which messages the document holds,
-// so that each snapshot gives back the document as it was then and the
-// versions it replaced stay in the session's history.
-func (in Ingest) documentDelta(p Payload, key string, changed []string, tipRest map[string]any) (gitstore.Delta, error) {
-	rest := map[string]any{}
-	for k, v := range tipRest {
-		rest[k] = v
-	}
-	rest["agent"], rest["session_id"] = in.Adapter.Name(), p.SessionID
-	if p.CWD != "" {
-		rest["cwd"] = p.CWD
-	}
+// documentUpdate reads a document transcript as it is now: the records
+// from the first one that changed since the last call are new messages,
+// and the live ranges say which messages the document holds, so that
+// each snapshot gives back the document as it was then and the versions
+// it replaced stay in the session's history.
+func documentUpdate(a Adapter, p Payload, key string, rest map[string]any, lim snapshot.Limits) (Update, error) {
+	u := Update{Rest: rest, Touched: StringSet(rest["touched_files"])}
 	st, _ := docStateFrom(rest)
-	var d gitstore.Delta
 	if p.TranscriptPath == "" {
-		d.Rest = rest
-		return d, nil
+		return u, nil
 	}
-	head, records, hasKey, err := readDocument(p.TranscriptPath, key, in.Limits)
+	head, records, hasKey, err := readDocument(p.TranscriptPath, key, lim)
 	if errors.Is(err, fs.ErrNotExist) && st.Stored == 0 {
-		d.Rest = rest // the agent has not written it yet
-		return d, nil
+		return u, nil // the agent has not written it yet
 	}
 	if err != nil {
-		return d, err
+		return u, err
 	}
-	hashes := make([]any, len(records))
-	same := int64(0)
-	for i, rec := range records {
-		h, err := recordHash(rec)
-		if err != nil {
-			return d, err
-		}
-		hashes[i] = h
-		if int64(i) == same && i < len(st.Hashes) && st.Hashes[i] == h {
-			same++
-		}
+	same, hashes, err := unchangedPrefix(records, st.Hashes)
+	if err != nil {
+		return u, err
 	}
 	st.keep(same)
 	if n := int64(len(records)) - same; n > 0 {
 		st.Live = append(st.Live, [2]int64{st.Stored, n})
-		d.Messages = records[same:]
+		u.Messages = records[same:]
 		st.Stored += n
 	}
 	st.Path, st.Head, st.Hashes, st.Key = p.TranscriptPath, head, hashes, ""
@@ -206,23 +187,36 @@ func (in Ingest) documentDelta(p Payload, key string, changed []string, tipRest 
 		st.Key = key
 	}
 	rest[documentMember] = st.json()
-	turns := 0
 	for _, rec := range records {
-		if in.Adapter.IsPrompt(rec) {
-			turns++
+		if a.IsPrompt(rec) {
+			u.Turn++
 		}
 	}
-	rest["turns"] = turns
-	d.Turn = turns
-	touched := stringSet(rest["touched_files"])
-	for _, rec := range d.Messages {
-		for _, t := range in.Adapter.TouchedFiles(rec) {
-			touched[t] = true
+	rest["turns"] = u.Turn
+	for _, rec := range u.Messages {
+		for _, t := range a.TouchedFiles(rec) {
+			u.Touched[t] = true
 		}
 	}
-	in.touch(&d, rest, touched, changed)
-	d.Rest = rest
-	return d, nil
+	return u, nil
+}
+
+// unchangedPrefix hashes records and counts how many of the first ones
+// still have the hashes stored before.
+func unchangedPrefix(records, before []any) (int64, []any, error) {
+	hashes := make([]any, len(records))
+	same := int64(0)
+	for i, rec := range records {
+		h, err := recordHash(rec)
+		if err != nil {
+			return 0, nil, err
+		}
+		hashes[i] = h
+		if int64(i) == same && i < len(before) && before[i] == h {
+			same++
+		}
+	}
+	return same, hashes, nil
 }
 
 // LiveMessages is the conversation a document holds now: for a document

@@ -20,6 +20,14 @@ type Gemini struct {
 	Dir string
 }
 
+func init() {
+	register(Registration{New: newGemini, Info: Info{
+		Name:     "gemini",
+		Title:    "Gemini CLI",
+		Settings: ".gemini/settings.json (--project, the default) or ~/.gemini/settings.json (--user)",
+	}})
+}
+
 func newGemini(env Env) Adapter { return Gemini{Dir: filepath.Join(env.Home, ".gemini")} }
 
 // Name implements Adapter.

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/internal/lazy"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -221,28 +219,16 @@ func firstRecords(a Adapter, path string, lim snapshot.Limits) ([]any, error) {
 	return first, nil
 }
 
-// Import records a transcript file, with its subagents' files, as the
-// session named (see CheckTranscript); importing it again adds only what
-// the file gained since.
-func (in Ingest) Import(ctx context.Context, session, path string) (gitstore.Entry, bool, error) {
-	p := Payload{Agent: in.Adapter.Name(), Event: "import", SessionID: session, TranscriptPath: path}
-	newest, err := in.newestRecord(p)
-	if err != nil {
-		return gitstore.Entry{}, false, err
-	}
-	return in.Run(ctx, p, gitstore.SaveOptions{Time: newest})
-}
-
-// newestRecord is the time of the newest record of a session's files (the
-// main transcript and its subagents'), zero when none carries one. An
-// imported snapshot takes it as its time: it holds history up to then,
-// and the day of the import says nothing about the session.
-func (in Ingest) newestRecord(p Payload) (time.Time, error) {
-	if da, ok := in.Adapter.(documentAgent); ok {
-		_, newest, err := documentRecords(in.Adapter, p.TranscriptPath, da.RecordsKey(), in.Limits)
+// NewestRecord is the time of the newest record of a session's files
+// (the main transcript and its subagents'), zero when none carries one.
+// An imported snapshot takes it as its time: it holds history up to
+// then, and the day of the import says nothing about the session.
+func NewestRecord(a Adapter, p Payload, r Reading) (time.Time, error) {
+	if da, ok := a.(documentAgent); ok {
+		_, newest, err := documentRecords(a, p.TranscriptPath, da.RecordsKey(), r.Limits)
 		return newest, err
 	}
-	extra, err := in.Adapter.Transcripts(p)
+	extra, err := a.Transcripts(p)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("list subagent transcripts: %w", err)
 	}
@@ -252,8 +238,8 @@ func (in Ingest) newestRecord(p Payload) (time.Time, error) {
 	}
 	var newest time.Time
 	for _, path := range paths {
-		err := in.eachLine(path, func(line []byte) {
-			m := ViewMessage(Element(line, in.Limits)) // records of every kind carry times
+		err := eachLine(path, r.MaxReadBytes, func(line []byte) {
+			m := ViewMessage(Element(line, r.Limits)) // records of every kind carry times
 			if at, err := time.Parse(time.RFC3339Nano, m.Time); err == nil && at.After(newest) {
 				newest = at
 			}
@@ -279,10 +265,10 @@ func idInName(path string) string {
 }
 
 // eachLine calls fn with every complete line of a file, read in steps of
-// at most MaxReadBytes, so that memory stays bounded whatever its size.
-func (in Ingest) eachLine(path string, fn func([]byte)) error {
+// at most maxRead bytes, so that memory stays bounded whatever its size.
+func eachLine(path string, maxRead int64, fn func([]byte)) error {
 	for off := int64(0); ; {
-		lines, next, err := Lines(path, off, in.MaxReadBytes)
+		lines, next, err := Lines(path, off, maxRead)
 		if err != nil {
 			return err
 		}

@@ -495,10 +495,10 @@ func ExcludeLocal(commonDir, workTree, file string) (bool, error) {
 	return true, writeFileAtomic(path, data, 0o644)
 }
 
-// ownSettings lists, relative to a work tree, the files git-snap writes
+// OwnSettings lists, relative to a work tree, the files git-snap writes
 // itself (agents' settings, its own config): they are never captured as
 // files the agent touched.
-func ownSettings() map[string]bool {
+func OwnSettings() map[string]bool {
 	out := map[string]bool{".git-snap.yaml": true}
 	root := string(filepath.Separator)
 	for _, a := range Adapters(Env{}) {

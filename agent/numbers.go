@@ -5,26 +5,27 @@ import (
 	"slices"
 	"time"
 
+	"github.com/git-snap/git-snap/prices"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
 // Numbers is a document's statistics as scripts read them. Input
 // tokens are uncached input; cache reads and writes are apart.
 type Numbers struct {
-	Messages         int   `json:"messages"`
-	Events           int   `json:"events"`
-	Files            int   `json:"files"`
-	ToolCalls        int   `json:"tool_calls"`
-	ToolFailures     int   `json:"tool_failures"`
-	ModelCalls       int   `json:"model_calls"`
-	Turns            int   `json:"turns"`
-	Compactions      int   `json:"compactions"`
-	InputTokens      int64 `json:"input_tokens"`
-	CacheReadTokens  int64 `json:"cache_read_tokens"`
-	CacheWriteTokens int64 `json:"cache_write_tokens"`
-	OutputTokens     int64 `json:"output_tokens"`
-	Estimated        bool  `json:"tokens_estimated"`
-	Cost             *Cost `json:"cost,omitempty"`
+	Messages         int          `json:"messages"`
+	Events           int          `json:"events"`
+	Files            int          `json:"files"`
+	ToolCalls        int          `json:"tool_calls"`
+	ToolFailures     int          `json:"tool_failures"`
+	ModelCalls       int          `json:"model_calls"`
+	Turns            int          `json:"turns"`
+	Compactions      int          `json:"compactions"`
+	InputTokens      int64        `json:"input_tokens"`
+	CacheReadTokens  int64        `json:"cache_read_tokens"`
+	CacheWriteTokens int64        `json:"cache_write_tokens"`
+	OutputTokens     int64        `json:"output_tokens"`
+	Estimated        bool         `json:"tokens_estimated"`
+	Cost             *prices.Cost `json:"cost,omitempty"`
 	// First and Last are the times of the records, zero when none has one.
 	First, Last time.Time `json:"-"`
 	// ByModel sums the tokens per model, for the cost.

@@ -25,6 +25,14 @@ type OpenCode struct {
 	ConfigDir string
 }
 
+func init() {
+	register(Registration{New: newOpenCode, Info: Info{
+		Name:     "opencode",
+		Title:    "OpenCode",
+		Settings: ".opencode/plugins/git-snap.js (--project, the default) or the user's plugins folder (--user)",
+	}})
+}
+
 func newOpenCode(env Env) Adapter {
 	return OpenCode{ConfigDir: filepath.Join(env.dir("XDG_CONFIG_HOME", ".config"), "opencode")}
 }

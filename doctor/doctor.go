@@ -16,6 +16,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-snap/git-snap/hooklog"
+
+	"github.com/git-snap/git-snap/capture"
+
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 )
@@ -42,21 +46,21 @@ type Options struct {
 
 // Report is what doctor found.
 type Report struct {
-	Agents     []AgentReport    `json:"agents"`
-	Repository []agent.Check    `json:"repository"`
-	Errors     []agent.LogError `json:"last_errors"`
+	Agents     []AgentReport   `json:"agents"`
+	Repository []agent.Check   `json:"repository"`
+	Errors     []hooklog.Error `json:"last_errors"`
 	// Broken: some agent's capture, or the repository, is broken.
 	Broken bool `json:"broken"`
 }
 
 // AgentReport is one agent's part of the Report.
 type AgentReport struct {
-	Agent     string          `json:"agent"`
-	Installed []Install       `json:"installed"`
-	Checks    []agent.Check   `json:"checks"`
-	LastCall  *agent.HookCall `json:"last_call,omitempty"`
-	Verdict   string          `json:"verdict"`
-	Broken    bool            `json:"broken"`
+	Agent     string        `json:"agent"`
+	Installed []Install     `json:"installed"`
+	Checks    []agent.Check `json:"checks"`
+	LastCall  *hooklog.Call `json:"last_call,omitempty"`
+	Verdict   string        `json:"verdict"`
+	Broken    bool          `json:"broken"`
 }
 
 // Install is a settings file (or hook script) that holds git-snap's hooks.
@@ -68,11 +72,11 @@ type Install struct {
 
 // Run checks everything Options names.
 func Run(ctx context.Context, o Options) Report {
-	r := Report{Agents: []AgentReport{}, Errors: []agent.LogError{}}
-	log := agent.HookLog{Last: map[string]agent.HookCall{}}
+	r := Report{Agents: []AgentReport{}, Errors: []hooklog.Error{}}
+	log := hooklog.Log{Last: map[string]hooklog.Call{}}
 	var logErr error
 	if o.Paths.CommonDir != "" {
-		log, logErr = agent.ReadHookLog(filepath.Join(o.Paths.CommonDir, "snap", "hook.log"), max(o.Errors, 1))
+		log, logErr = hooklog.Read(filepath.Join(o.Paths.CommonDir, "snap", "hook.log"), max(o.Errors, 1))
 	}
 	for _, a := range agent.Adapters(o.Env) {
 		if o.wants(a.Name()) {
@@ -101,7 +105,7 @@ func (o Options) wants(name string) bool {
 
 // checkAgent finds git-snap's hooks in each of the agent's settings
 // files and checks them.
-func checkAgent(a agent.Adapter, o Options, log agent.HookLog) AgentReport {
+func checkAgent(a agent.Adapter, o Options, log hooklog.Log) AgentReport {
 	r := AgentReport{Agent: a.Name(), Installed: []Install{}, Checks: []agent.Check{}}
 	seen := map[string]bool{}
 	for _, scope := range []agent.Scope{agent.UserScope, agent.ProjectScope, agent.LocalScope} {
@@ -265,16 +269,16 @@ func verdict(r AgentReport) (string, bool) {
 
 // checkGit checks git's post-commit hook: where git runs hooks from
 // (core.hooksPath) and whether git-snap's is there.
-func checkGit(ctx context.Context, o Options, log agent.HookLog) AgentReport {
+func checkGit(ctx context.Context, o Options, log hooklog.Log) AgentReport {
 	r := AgentReport{Agent: "git", Installed: []Install{}, Checks: []agent.Check{}}
-	loc, _ := agent.GitHooks(ctx, o.Paths, nil)
+	loc, _ := capture.GitHooks(ctx, o.Paths, nil)
 	hook := filepath.Join(loc.Dir, "post-commit")
 	def := filepath.Join(o.Paths.CommonDir, "hooks")
-	if cmd, found := agent.GitHookCommand(loc.Dir); found {
+	if cmd, found := capture.GitHookCommand(loc.Dir); found {
 		r.Installed = append(r.Installed, Install{File: hook, Commands: []string{cmd}, Events: []string{"post-commit"}})
 		r.Checks = append(r.Checks, checkCommand(cmd, hook, o))
 	} else if loc.HooksPath != "" {
-		if _, inDefault := agent.GitHookCommand(def); inDefault {
+		if _, inDefault := capture.GitHookCommand(def); inDefault {
 			r.Checks = append(r.Checks, agent.Check{Name: "core.hooksPath", Status: agent.Fail,
 				Detail: fmt.Sprintf("core.hooksPath is %s: git no longer runs git-snap's post-commit in %s", loc.HooksPath, def),
 				Fix:    "git snap install git (it writes there, or says what to add to the hook manager)"})

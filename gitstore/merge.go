@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/git-snap/git-snap/agent"
+
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-snap/git-snap/gitstore/internal/refs"
@@ -310,7 +312,7 @@ func (s *Store) merge(ctx context.Context, ref string, base, local, remote plumb
 			return plumbing.ZeroHash, nil, err
 		}
 	}
-	merged, conflicts := snapshot.MergeDocuments(db, dl, dr, s.opts.View)
+	merged, conflicts := snapshot.MergeDocuments(db, dl, dr, agent.ViewMessage)
 	h, objs, err := s.prepare(merged, SaveOptions{Session: el.Header.Session, Label: label, Source: "pull", Time: s.opts.Now()})
 	if err != nil {
 		return plumbing.ZeroHash, nil, err

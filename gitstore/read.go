@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/git-snap/git-snap/agent"
+
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
@@ -79,5 +81,5 @@ func (s *Store) Diff(ctx context.Context, a, b plumbing.Hash) (*snapshot.Diff, e
 			return nil, err
 		}
 	}
-	return snapshot.CompareParts(pa, pb, s.opts.View), nil
+	return snapshot.CompareParts(pa, pb, agent.ViewMessage), nil
 }

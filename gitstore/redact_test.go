@@ -74,7 +74,12 @@ func TestAppendRedactsMostlyTextFiles(t *testing.T) {
 // it: a text file with a NUL in it too.
 func TestScanFindsSecretsInMostlyTextFiles(t *testing.T) {
 	ctx := context.Background()
-	_, s := newRepo(t) // no redactor: stored as it is
+	dir, _ := newRepo(t)
+	off, err := redact.New(redact.Config{Disabled: true})
+	must(t, err)
+	s, err := Open(ctx, dir, Options{Redactor: off}) // stored as it is
+	must(t, err)
+	defer s.Close()
 	content := []byte("GH_TOKEN=gho_16C7e42F292c6912E7710c838347Ae178B4a\n\x00\n")
 	e, _, err := s.Append(ctx, SaveOptions{Session: "s"}, func(map[string]any) (Delta, error) {
 		return Delta{Messages: []any{"m"}, Files: []snapshot.File{{Path: ".env", Content: content, Mode: snapshot.ModeRegular}}}, nil
@@ -126,5 +131,23 @@ func TestFullSaveRedactsWhatTheTipDoesNotHold(t *testing.T) {
 	}
 	if !snapshot.Equal(stored[5], msgs[5]) {
 		t.Errorf("an unchanged message changed: %v", stored[5])
+	}
+}
+
+// TestZeroOptionsRedact: a store opened with no options stored secrets
+// as they were, while the command line redacted them. Zero options are
+// the built-in rules now.
+func TestZeroOptionsRedact(t *testing.T) {
+	dir, s := newRepo(t) // Options{}
+	doc := map[string]any{"messages": []any{"export GITHUB_TOKEN=ghp_16C7e42F292c6912E7710c838347Ae178B4a"}}
+	e, err := s.Save(context.Background(), doc, SaveOptions{Session: "s"})
+	must(t, err)
+	grep := exec.Command("git", "grep", "-q", "ghp_", e.ID.String())
+	grep.Dir = dir
+	if err := grep.Run(); err == nil {
+		t.Error("the secret is stored in the snapshot's tree")
+	}
+	if e.Header.Redacted != 1 {
+		t.Errorf("Redacted = %d, want 1", e.Header.Redacted)
 	}
 }

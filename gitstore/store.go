@@ -18,6 +18,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/git-snap/git-snap/agent"
+
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
@@ -51,25 +53,15 @@ type Options struct {
 	// Open) and who commits.
 	Env GitEnv
 	// Redactor replaces secrets in every document before anything is
-	// written; nil writes documents as they are.
+	// written; nil is the built-in rules (redact.New of a zero Config).
+	// Only a redactor made with Config.Disabled writes secrets as they
+	// are.
 	Redactor *redact.Redactor
-	// View reads messages for diffs (ids, tokens) and merges (ids):
-	// agents' records need their own view (see package agent); nil is
-	// snapshot.ViewMessage.
-	View snapshot.Viewer
-	// Count adds up a document's records for the header's totals (see
-	// snapshot.Totals), the way the agent that recorded them (source)
-	// reads them; agent.CountTotals is one. Nil writes no totals, unless
-	// SaveOptions.Totals gives them.
-	Count Counter
 	// MaxObjectBytes bounds the size of any object read, loose or packed,
 	// checked before it is inflated: a 600 MB blob of zeros compresses
 	// to 600 KB. Zero means DefaultMaxObjectBytes.
 	MaxObjectBytes int64
 }
-
-// Counter adds up a document's records; see Options.Count.
-type Counter func(doc map[string]any, source string) snapshot.Totals
 
 // DefaultMaxObjectBytes is Options.MaxObjectBytes when zero.
 const DefaultMaxObjectBytes = 64 << 20
@@ -86,6 +78,10 @@ type Store struct {
 	tips   tipsCache // what Tips read last
 	opts   Options
 	reader layout.Reader
+	// count adds up a document's records for the header's totals, the
+	// way the agent that recorded them (source) reads them; nil, only in
+	// tests, writes none, as versions before totals did.
+	count func(doc map[string]any, source string) snapshot.Totals
 	// killAt, in tests, ends a prune at a named step as if the process
 	// were killed there.
 	killAt string
@@ -133,12 +129,20 @@ func OpenPaths(ctx context.Context, paths Paths, opts Options) (*Store, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.Redactor == nil {
+		r, err := redact.New(redact.Config{})
+		if err != nil {
+			return nil, err
+		}
+		opts.Redactor = r
+	}
 	st := newObjectReader(filesystem.NewStorageWithOptions(osfs.New(paths.CommonDir), cache.NewObjectLRU(16*cache.MiByte), filesystem.Options{}), paths.CommonDir, opts.MaxObjectBytes)
 	s := &Store{
 		paths:  paths,
 		st:     st,
 		prefix: opts.RefPrefix,
 		opts:   opts,
+		count:  agent.CountTotals,
 	}
 	// Every ref update is logged as git logs one (refs/reflog.go), signed
 	// as the snapshots are.
@@ -197,7 +201,7 @@ type SaveOptions struct {
 	// imported session keeps its dates), else Options.Now().
 	Time time.Time
 	// Totals, when set, are the document's totals as its writer counted
-	// them; else Options.Count counts them, when set.
+	// them; else the store counts them.
 	Totals *snapshot.Totals
 }
 
@@ -259,8 +263,8 @@ func (s *Store) prepare(doc map[string]any, o SaveOptions) (snapshot.Header, []l
 	switch {
 	case o.Totals != nil:
 		h.Counted, h.Totals = true, *o.Totals
-	case s.opts.Count != nil:
-		h.Counted, h.Totals = true, s.opts.Count(doc, h.Source)
+	case s.count != nil:
+		h.Counted, h.Totals = true, s.count(doc, h.Source)
 	}
 	first, last := h.Totals.First, h.Totals.Last
 	if !h.Counted {
@@ -336,12 +340,8 @@ func (s *Store) heldByTip(session string, msgs []any) map[int]layout.Encoded {
 // recordSpan is the span of the times the records carry, zero when none
 // carries one.
 func (s *Store) recordSpan(msgs []any) (first, last time.Time) {
-	view := s.opts.View
-	if view == nil {
-		view = snapshot.ViewMessage
-	}
 	for _, m := range msgs {
-		at, err := time.Parse(time.RFC3339Nano, view(m).Time)
+		at, err := time.Parse(time.RFC3339Nano, agent.ViewMessage(m).Time)
 		if err != nil {
 			continue
 		}

@@ -15,11 +15,11 @@ import (
 )
 
 // Totals gives each entry's totals: its header's when the snapshot was
-// counted as it was written, else the totals Options.Count gives its
+// counted as it was written, else the totals the store counts of its
 // document. Those are remembered under .git/snap/cache/, so that the
 // document of a snapshot written before totals existed is read once,
-// not on every call. ok[i] is false when entries[i] has no totals (no
-// Options.Count).
+// not on every call. ok[i] is false when entries[i] has no totals,
+// which only a store that counts nothing (in tests) gives.
 func (s *Store) Totals(ctx context.Context, entries []Entry) (out []snapshot.Totals, ok []bool, err error) {
 	out, ok = make([]snapshot.Totals, len(entries)), make([]bool, len(entries))
 	var cache map[plumbing.Hash]snapshot.Totals
@@ -29,7 +29,7 @@ func (s *Store) Totals(ctx context.Context, entries []Entry) (out []snapshot.Tot
 			out[i], ok[i] = e.Header.Totals, true
 			continue
 		}
-		if s.opts.Count == nil {
+		if s.count == nil {
 			continue
 		}
 		if cache == nil {
@@ -43,7 +43,7 @@ func (s *Store) Totals(ctx context.Context, entries []Entry) (out []snapshot.Tot
 		if err != nil {
 			return nil, nil, err
 		}
-		out[i], ok[i] = s.opts.Count(doc, e.Header.Source), true
+		out[i], ok[i] = s.count(doc, e.Header.Source), true
 		cache[e.ID] = out[i]
 		added++
 	}

@@ -30,12 +30,13 @@ func gitOut(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-func openCounting(t *testing.T, dir string, count gitstore.Counter) *gitstore.Store {
+func openCounting(t *testing.T, dir string, count func(doc map[string]any, source string) snapshot.Totals) *gitstore.Store {
 	t.Helper()
-	s, err := gitstore.Open(context.Background(), dir, gitstore.Options{View: agent.ViewMessage, Count: count})
+	s, err := gitstore.Open(context.Background(), dir, gitstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	gitstore.SetCounter(s, count)
 	t.Cleanup(func() { s.Close() })
 	return s
 }

@@ -5,11 +5,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/prices"
 )
 
 // CostText says what a cost estimate is, in one line.
-func CostText(c *agent.Cost) string {
+func CostText(c *prices.Cost) string {
 	if c == nil {
 		return ""
 	}

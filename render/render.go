@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/git-snap/git-snap/prices"
+
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
@@ -429,7 +431,7 @@ func Compact(v any) string {
 
 // Trace prints a session's timeline, one line per event, then its
 // statistics and cost.
-func Trace(w io.Writer, p Palette, lines []agent.TraceLine, st agent.TraceStats, cost agent.Cost) {
+func Trace(w io.Writer, p Palette, lines []agent.TraceLine, st agent.TraceStats, cost prices.Cost) {
 	for _, l := range lines {
 		detail := l.Detail
 		if l.OK != nil {

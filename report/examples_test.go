@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/git-snap/git-snap/capture"
+
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 )
@@ -53,7 +55,7 @@ func recordClaudeExample(t *testing.T, s *gitstore.Store) {
 	if err := os.WriteFile(main, []byte(strings.Join(lines[:cut], "")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	in := agent.Ingest{Store: s, Adapter: agent.ClaudeCode{}}
+	in := capture.Ingest{Store: s, Adapter: agent.ClaudeCode{}}
 	e, _, err := in.Import(ctx, claudeExample, main)
 	if err != nil {
 		t.Fatal(err)

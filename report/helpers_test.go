@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/git-snap/git-snap/capture"
+
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
@@ -18,7 +20,7 @@ func newStore(t testing.TB) *gitstore.Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := gitstore.OpenPaths(context.Background(), paths, gitstore.Options{View: agent.ViewMessage})
+	s, err := gitstore.OpenPaths(context.Background(), paths, gitstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +35,7 @@ func importSession(t testing.TB, s *gitstore.Store, agentName, file, name string
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, _, err := agent.Ingest{Store: s, Adapter: a}.Import(context.Background(), name, filepath.Join("..", "testdata", file))
+	e, _, err := capture.Ingest{Store: s, Adapter: a}.Import(context.Background(), name, filepath.Join("..", "testdata", file))
 	if err != nil {
 		t.Fatal(err)
 	}

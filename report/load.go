@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/git-snap/git-snap/prices"
+
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-snap/git-snap/agent"
@@ -73,7 +75,7 @@ func Load(ctx context.Context, s *gitstore.Store, rev string, o Options) (*Sessi
 	out.Events = len(events) - evStart
 	part := map[string]any{snapshot.MemberMessages: msgs[start:], snapshot.MemberEvents: events[evStart:]}
 	out.Numbers = agent.NumbersOf(part, h.Source)
-	cost := agent.EstimateCost(out.Numbers.ByModel, o.Prices)
+	cost := prices.Estimate(out.Numbers.ByModel, o.Prices)
 	out.Numbers.Cost = &cost
 	out.First, out.Last = out.Numbers.First, out.Numbers.Last
 	snaps, marks, err := history(ctx, s, id, from, h.Session)

@@ -14,6 +14,8 @@ import (
 	"html/template"
 	"time"
 
+	"github.com/git-snap/git-snap/prices"
+
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -40,7 +42,7 @@ type Session struct {
 	// events, file-history notes), by role; they are not shown.
 	Other map[string]int
 	// Events counts the lifecycle events a harness recorded in the range
-	// (see agent.Recorder); they are not shown.
+	// (see capture.Recorder); they are not shown.
 	Events int
 	// Messages are the snapshot's messages as stored, the whole session's
 	// (a range's turns are those past From), for a caller that reads more
@@ -139,9 +141,9 @@ type Options struct {
 	// From is a revision: only what happened after it is read (the range
 	// From..rev). Empty: the whole session up to rev.
 	From string
-	// Prices add to and override agent.Prices for the cost estimate
+	// Prices add to and override prices.Table for the cost estimate
 	// (the user's configuration).
-	Prices map[string]agent.Price
+	Prices map[string]prices.Price
 	// NoFiles skips the diffs of captured files, which read the snapshots
 	// at turn boundaries.
 	NoFiles bool

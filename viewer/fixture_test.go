@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/git-snap/git-snap/capture"
+
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/git-snap/git-snap/agent"
@@ -88,7 +90,7 @@ func buildFixture() (*fixture, error) {
 	f.url = "http://" + f.addr
 	// Searches use a store of their own, as git snap view's do.
 	openSearch := func(ctx context.Context) (*gitstore.Store, error) {
-		return gitstore.OpenPaths(ctx, store.Paths(), gitstore.Options{View: agent.ViewMessage, Identity: identity()})
+		return gitstore.OpenPaths(ctx, store.Paths(), gitstore.Options{Identity: identity()})
 	}
 	if f.srv, err = New(store, Options{Addr: f.addr, Poll: 100 * time.Millisecond, OpenSearchStore: openSearch}); err != nil {
 		return nil, err
@@ -102,7 +104,7 @@ func openRepo(ctx context.Context, dir string) (*gitstore.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return gitstore.OpenPaths(ctx, paths, gitstore.Options{View: agent.ViewMessage, Identity: identity()})
+	return gitstore.OpenPaths(ctx, paths, gitstore.Options{Identity: identity()})
 }
 
 func (f *fixture) importAll(ctx context.Context, store *gitstore.Store) error {
@@ -112,7 +114,7 @@ func (f *fixture) importAll(ctx context.Context, store *gitstore.Store) error {
 		if err != nil {
 			return err
 		}
-		in := agent.Ingest{Store: store, Adapter: a, Limits: lim}
+		in := capture.Ingest{Store: store, Adapter: a, Limits: lim}
 		for _, g := range globs {
 			files, _ := filepath.Glob(g)
 			for _, file := range files {

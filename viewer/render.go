@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/prices"
 )
 
 // page is what the layout shows around a page's own content.
@@ -127,7 +127,7 @@ func num(n int64) string {
 
 // costText is an estimate in dollars; a model with no price is said, not
 // guessed.
-func costText(c *agent.Cost) string {
+func costText(c *prices.Cost) string {
 	if c == nil {
 		return ""
 	}

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/git-snap/git-snap/prices"
+
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-snap/git-snap/agent"
@@ -159,9 +161,9 @@ func (s *Server) Warm(ctx context.Context) error {
 
 // readFrom is sum with the title, branch, times and numbers of the tip's
 // document.
-func (sum summary) readFrom(doc map[string]any, prices map[string]agent.Price) *summary {
+func (sum summary) readFrom(doc map[string]any, table map[string]prices.Price) *summary {
 	n := agent.NumbersOf(doc, sum.Tip.Header.Source)
-	c := agent.EstimateCost(n.ByModel, prices)
+	c := prices.Estimate(n.ByModel, table)
 	n.Cost = &c
 	a, _ := agent.Lookup(sum.Tip.Header.Source, agent.Env{})
 	msgs, _ := doc[snapshot.MemberMessages].([]any)

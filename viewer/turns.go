@@ -5,7 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/prices"
+
 	"github.com/git-snap/git-snap/report"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -19,13 +20,13 @@ type turn struct {
 	Calls  int
 	Usage  snapshot.Usage
 	Tokens int64
-	Cost   *agent.Cost
+	Cost   *prices.Cost
 }
 
 // turnsOf adds each model call (snapshot.ModelCalls, as stats counts
 // them) to the turn of report's whose records hold its first record, or
 // that shows the subagent whose call it is.
-func turnsOf(turns []report.Turn, calls []snapshot.Call, prices map[string]agent.Price) []turn {
+func turnsOf(turns []report.Turn, calls []snapshot.Call, table map[string]prices.Price) []turn {
 	out := make([]turn, len(turns))
 	for i, t := range turns {
 		out[i] = turn{N: t.N, ID: t.ID, Prompt: t.Prompt}
@@ -53,7 +54,7 @@ func turnsOf(turns []report.Turn, calls []snapshot.Call, prices map[string]agent
 		u := out[i].Usage
 		out[i].Tokens = u.Input + u.CacheRead + u.CacheWrite + u.Output
 		if byModel[i] != nil {
-			c := agent.EstimateCost(byModel[i], prices)
+			c := prices.Estimate(byModel[i], table)
 			out[i].Cost = &c
 		}
 	}

@@ -18,7 +18,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/prices"
+
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/search"
 )
@@ -35,9 +36,9 @@ type Options struct {
 	// chosen): requests must name it, or localhost on its port, as their
 	// Host.
 	Addr string
-	// Prices extend and override agent.Prices for cost estimates (the
+	// Prices extend and override prices.Table for cost estimates (the
 	// config's prices:).
-	Prices map[string]agent.Price
+	Prices map[string]prices.Price
 	// Now is the time "2h ago" counts from; time.Now when nil.
 	Now func() time.Time
 	// Poll is how often the session refs are looked at for pages that

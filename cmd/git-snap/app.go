@@ -345,8 +345,6 @@ func (e *env) openPaths(ctx context.Context, paths gitstore.Paths) (*gitstore.St
 		Now:       e.now,
 		Redactor:  redactor,
 		Env:       e.gitEnv(),
-		View:      agent.ViewMessage,
-		Count:     agent.CountTotals,
 		// Nothing within the limits is larger; no read may cost more.
 		MaxObjectBytes: int64(max(cfg.Limits.MaxDocumentBytes, cfg.Limits.MaxValueBytes)),
 	})

@@ -12,7 +12,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/internal/demo"
 )
@@ -66,8 +65,6 @@ func runDemo(ctx context.Context, d *deps, o demoOptions) error {
 	s, err := gitstore.OpenPaths(ctx, paths, gitstore.Options{
 		Identity: gitstore.DefaultIdentity(paths, d.gitEnv),
 		Now:      func() time.Time { clock = clock.Add(37 * time.Second); return clock },
-		View:     agent.ViewMessage,
-		Count:    agent.CountTotals,
 	})
 	if err != nil {
 		return err

@@ -11,6 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-snap/git-snap/hooklog"
+
+	"github.com/git-snap/git-snap/capture"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
@@ -24,19 +28,19 @@ func cmdHook(e *env) *cli.Command {
 		Name:      "hook",
 		Usage:     "record an agent's hook call (run by the agent, not by you)",
 		ArgsUsage: strings.Join(agent.Names(), "|") + "|git [ARGS…]",
-		Description: `Called by an agent's hooks (see git snap install): reads the hook payload on stdin,
+		Description: fmt.Sprintf(`Called by an agent's hooks (see git snap install): reads the hook payload on stdin,
 and snapshots the session it names from the lines its transcript gained since the last
 call. It is passive: it prints nothing, never blocks the agent, and exits 0 even when
 something fails, logging to .git/snap/hook.log instead. git snap hook git post-commit
 marks the sessions active in this work tree with the new commit.
 
-The agents: claude-code, codex, copilot, cursor, gemini and opencode (the hooks git
-snap install writes name the event where the agent sends none).
+The agents: %s
+(the hooks git snap install writes name the event where the agent sends none).
 
 Examples:
    echo "$PAYLOAD" | git snap hook claude-code
    echo "$PAYLOAD" | git snap hook gemini
-   git snap hook codex '{"type":"agent-turn-complete","thread-id":"019d…"}'`,
+   git snap hook codex '{"type":"agent-turn-complete","thread-id":"019d…"}'`, strings.Join(agent.Names(), ", ")),
 		SkipFlagParsing: true,
 		Action:          helpFirst(action(e, shape{max: -1, open: withNothing}, parseHook, runHook)),
 	}
@@ -178,7 +182,7 @@ func hookAgent(ctx context.Context, d *deps, s *gitstore.Store, cfg config.Confi
 	if err != nil {
 		return err
 	}
-	in := agent.Ingest{Store: s, Adapter: a, Limits: snapshot.Limits{MaxDepth: cfg.Limits.MaxDepth, MaxValueBytes: cfg.Limits.MaxValueBytes}, MaxFileBytes: cfg.Limits.MaxFileBytes, MaxReadBytes: int64(cfg.Limits.MaxReadBytes),
+	in := capture.Ingest{Store: s, Adapter: a, Limits: snapshot.Limits{MaxDepth: cfg.Limits.MaxDepth, MaxValueBytes: cfg.Limits.MaxValueBytes}, MaxFileBytes: cfg.Limits.MaxFileBytes, MaxReadBytes: int64(cfg.Limits.MaxReadBytes),
 		Budget: hookBudget, Warn: func(msg string) { hookLog(d, s.Paths(), o.Agent, errors.New(msg)) }}
 	if t, ok := a.(agent.HookTimeouts); ok { // the agent kills a call sooner than hookTimeout
 		in.Budget = min(in.Budget, time.Duration(t.HookTimeout(p.Event))*time.Second/2)
@@ -230,7 +234,7 @@ func hookCode(ctx context.Context, s *gitstore.Store, cfg config.Config, dir str
 }
 
 // hookGit marks the sessions at work in this work tree with the commit
-// just made (see agent.PostCommit).
+// just made (see capture.PostCommit).
 func hookGit(ctx context.Context, d *deps, s *gitstore.Store, args []string) error {
 	if len(args) == 0 || args[0] != "post-commit" {
 		return fmt.Errorf("git snap hook git takes post-commit, not %q", strings.Join(args, " "))
@@ -239,7 +243,7 @@ func hookGit(ctx context.Context, d *deps, s *gitstore.Store, args []string) err
 	if err != nil || code.Commit.IsZero() {
 		return err
 	}
-	pc := agent.PostCommit{Commit: code.Commit.String(), Dirty: code.Dirty, WorkTree: s.Paths().WorkTree, Now: d.now()}
+	pc := capture.PostCommit{Commit: code.Commit.String(), Dirty: code.Dirty, WorkTree: s.Paths().WorkTree, Now: d.now()}
 	_, err = pc.Mark(ctx, s)
 	return err
 }
@@ -247,8 +251,8 @@ func hookGit(ctx context.Context, d *deps, s *gitstore.Store, args []string) err
 // hookLog appends a failure to .git/snap/hook.log, or to stderr when
 // there is no repository to log in.
 func hookLog(d *deps, p gitstore.Paths, name string, err error) {
-	line := agent.LogLine(fmt.Sprintf("%s hook %s: %v", time.Now().UTC().Format(time.RFC3339), name, err))
-	if p.CommonDir != "" && agent.AppendLog(filepath.Join(p.CommonDir, "snap", "hook.log"), line) == nil {
+	line := hooklog.Line(fmt.Sprintf("%s hook %s: %v", time.Now().UTC().Format(time.RFC3339), name, err))
+	if p.CommonDir != "" && hooklog.Append(filepath.Join(p.CommonDir, "snap", "hook.log"), line) == nil {
 		return
 	}
 	fmt.Fprint(d.errOut, "git-snap: "+line)
@@ -267,6 +271,6 @@ func hookCallLog(p gitstore.Paths, o hookOptions, payload *agent.Payload, start 
 			event = payload.Event
 		}
 	}
-	line := agent.CallLine(agent.HookCall{Time: start, Agent: o.Agent, Event: event, Latency: time.Since(start), OK: ok})
-	_ = agent.AppendLog(filepath.Join(p.CommonDir, "snap", "hook.log"), line) // best effort: the call itself is done
+	line := hooklog.CallLine(hooklog.Call{Time: start, Agent: o.Agent, Event: event, Latency: time.Since(start), OK: ok})
+	_ = hooklog.Append(filepath.Join(p.CommonDir, "snap", "hook.log"), line) // best effort: the call itself is done
 }

@@ -31,7 +31,7 @@ func cmdImport(e *env) *cli.Command {
 default the file's name without extension). A document the session already holds is
 not added again, so importing the same file twice adds nothing.
 
-With --from claude-code or --from codex, FILE is an agent's transcript, or a directory
+With --from AGENT, FILE is an agent's transcript, or a directory
 searched for them (e.g. ~/.claude/projects): each becomes its session (named by the
 session id), Claude Code subagent transcripts with their parent. Importing again adds
 only what the transcripts gained since.

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/git-snap/git-snap/capture"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
@@ -18,7 +20,7 @@ import (
 // (core.hooksPath when set), or says what to add to the hook manager
 // that owns that folder.
 func installGit(ctx context.Context, d *deps, o installOptions, paths gitstore.Paths, exe string) error {
-	loc, err := agent.GitHooks(ctx, paths, nil)
+	loc, err := capture.GitHooks(ctx, paths, nil)
 	if err != nil {
 		return err
 	}
@@ -29,9 +31,9 @@ func installGit(ctx context.Context, d *deps, o installOptions, paths gitstore.P
 	command := agent.HookCommandFor(agent.LocalScope, exe, "git")
 	return reportInstall(d.out, o.Install, filepath.Join(loc.Dir, "post-commit"), func() (bool, error) {
 		if o.Install {
-			return agent.InstallGitHook(loc.Dir, command)
+			return capture.InstallGitHook(loc.Dir, command)
 		}
-		return agent.UninstallGitHook(loc.Dir)
+		return capture.UninstallGitHook(loc.Dir)
 	})
 }
 
@@ -45,15 +47,7 @@ func cmdInstall(e *env, install bool) *cli.Command {
 		Usage:     usage,
 		ArgsUsage: strings.Join(agent.Names(), "|") + "|git|man",
 		Description: fmt.Sprintf(`%s each agent's file:
-   claude-code  .claude/settings.local.json (--local, the default), .claude/settings.json
-                (--project) or ~/.claude/settings.json (--user)
-   codex        .codex/hooks.json (--project, the default) or ~/.codex/hooks.json (--user)
-   copilot      .github/hooks/git-snap.json (--project, the only one Copilot CLI reads)
-   cursor       .cursor/hooks.json (--project, the default) or ~/.cursor/hooks.json (--user)
-   gemini       .gemini/settings.json (--project, the default) or ~/.gemini/settings.json (--user)
-   opencode     .opencode/plugins/git-snap.js (--project, the default) or the user's
-                plugins folder (--user)
-   git          a post-commit hook chained with any hook already there
+%s   git          a post-commit hook chained with any hook already there
 Every other setting and hook is kept; installing twice changes nothing.
 man: the manual pages git-snap(1) and
 git-snap-<command>(1) into DIR/man1 (--prefix, default ~/.local/share/man), for git help snap.
@@ -63,7 +57,7 @@ Examples:
    git snap install codex --user
    git snap install git
    git snap install man --prefix /usr/local/share/man
-   git snap uninstall claude-code --project`, verb),
+   git snap uninstall claude-code --project`, verb, agentSettingsHelp()),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "user", Usage: "the user's settings, for every project"},
 			&cli.BoolFlag{Name: "project", Usage: "the project's shared settings"},
@@ -252,4 +246,22 @@ func settingsFile(d *deps, o installOptions, paths gitstore.Paths, repoErr error
 // agentEnv locates agents' files from this process's environment.
 func (e *env) agentEnv() agent.Env {
 	return agent.Env{Home: e.getenv("HOME"), Getenv: e.getenv}
+}
+
+// agentSettingsHelp lists each agent's settings files, as its adapter
+// declares them, wrapped under the agent's name.
+func agentSettingsHelp() string {
+	var b strings.Builder
+	for _, in := range agent.Agents() {
+		line := fmt.Sprintf("   %-12s ", in.Name)
+		for _, w := range strings.Fields(in.Settings) {
+			if len(line)+1+len(w) > 87 {
+				b.WriteString(strings.TrimRight(line, " ") + "\n")
+				line = strings.Repeat(" ", 16)
+			}
+			line += w + " "
+		}
+		b.WriteString(strings.TrimRight(line, " ") + "\n")
+	}
+	return b.String()
 }

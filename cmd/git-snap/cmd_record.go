@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/git-snap/git-snap/capture"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
@@ -47,7 +49,7 @@ func runRecord(ctx context.Context, d *deps, o recordOptions) error {
 	if err := snapshot.CheckName("session", session); err != nil {
 		return usagef("%v", err)
 	}
-	rec := &agent.Recorder{Store: d.store, Session: session}
+	rec := &capture.Recorder{Store: d.store, Session: session}
 	sc := bufio.NewScanner(d.in)
 	sc.Buffer(nil, d.cfg.Limits.MaxDocumentBytes)
 	line, snaps, skipped := 0, 0, 0

@@ -52,7 +52,7 @@ Examples:
 			&cli.BoolFlag{Name: "files", Usage: "write the captured files into the work tree"},
 			&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "with --files, overwrite files that differ"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "with --files, only say what would be written"},
-			&cli.StringFlag{Name: "format", Usage: "write the agent's own transcript (`AGENT`: claude-code or codex) instead of the document"},
+			&cli.StringFlag{Name: "format", Usage: "write the agent's own transcript (`AGENT`: " + strings.Join(agent.Names(), ", ") + ") instead of the document"},
 			&cli.StringFlag{Name: "dir", Usage: "with --format, write every transcript file (subagents too) under `DIR`"},
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: sessionFlagUsage},
 		},

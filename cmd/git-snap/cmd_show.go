@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/git-snap/git-snap/prices"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
@@ -70,14 +72,14 @@ func parseShow(c *cli.Context) (showOptions, error) {
 
 // withCost puts a cost estimate on the statistics.
 func withCost(s *agent.Numbers, cfg config.Config) {
-	c := agent.EstimateCost(s.ByModel, configPrices(cfg))
+	c := prices.Estimate(s.ByModel, configPrices(cfg))
 	s.Cost = &c
 }
 
-func configPrices(cfg config.Config) map[string]agent.Price {
-	out := map[string]agent.Price{}
+func configPrices(cfg config.Config) map[string]prices.Price {
+	out := map[string]prices.Price{}
 	for model, p := range cfg.Prices {
-		out[model] = agent.Price{Input: p.Input, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite, Output: p.Output}
+		out[model] = prices.Price{Input: p.Input, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite, Output: p.Output}
 	}
 	return out
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 
+	"github.com/git-snap/git-snap/prices"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
@@ -54,7 +56,7 @@ func runTrace(ctx context.Context, d *deps, o traceOptions) error {
 	}
 	a, _ := agent.Lookup(entry.Header.Source, d.agentEnv)
 	lines, st := agent.Trace(doc, a)
-	cost := agent.EstimateCost(st.ByModel, configPrices(d.cfg))
+	cost := prices.Estimate(st.ByModel, configPrices(d.cfg))
 	if o.JSON {
 		n := agent.NumbersOf(doc, entry.Header.Source)
 		n.Cost = &cost

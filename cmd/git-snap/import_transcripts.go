@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/git-snap/git-snap/capture"
+
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/snapshot"
@@ -30,7 +32,7 @@ func runImportTranscripts(ctx context.Context, d *deps, o importOptions) error {
 		fmt.Fprintf(d.errOut, "git-snap: note: %s\n", n)
 	}
 	limitMemory(stepMemoryLimit)
-	in := agent.Ingest{Store: d.store, Adapter: a, Limits: lim, MaxReadBytes: int64(d.cfg.Limits.MaxReadBytes),
+	in := capture.Ingest{Store: d.store, Adapter: a, Limits: lim, MaxReadBytes: int64(d.cfg.Limits.MaxReadBytes),
 		Warn: func(msg string) { fmt.Fprintf(d.errOut, "git-snap: note: %s\n", msg) }}
 	added := 0
 	progress := &progressLine{w: o.Progress}

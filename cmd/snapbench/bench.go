@@ -13,7 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/hooklog"
+
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/internal/testdocs"
 	"github.com/git-snap/git-snap/snapshot"
@@ -495,7 +496,7 @@ func (b *bench) share(ctx context.Context) ([]row, error) {
 // hookFailed reports the failures the hook logged in repo's hook.log;
 // the lines that only record a call are not failures.
 func hookFailed(repo string) error {
-	log, err := agent.ReadHookLog(filepath.Join(repo, ".git", "snap", "hook.log"), 5)
+	log, err := hooklog.Read(filepath.Join(repo, ".git", "snap", "hook.log"), 5)
 	if err != nil {
 		return fmt.Errorf("read the hook log in %s: %w", repo, err)
 	}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-snap/git-snap/capture"
+
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 )
@@ -69,7 +71,7 @@ func claudeLine(session string, i int) []byte {
 }
 
 // hookSession makes a repository in dir (with the files given) and a
-// session of n records recorded through agent.Ingest, the hook's own
+// session of n records recorded through capture.Ingest, the hook's own
 // path, and returns the transcript's path and the hook's payload.
 func (b *bench) hookSession(ctx context.Context, dir, session string, n int, files func(string) error) (string, []byte, error) {
 	if err := b.gitIn("", "init", "-q", "-b", "main", dir); err != nil {
@@ -95,13 +97,13 @@ func (b *bench) hookSession(ctx context.Context, dir, session string, n int, fil
 		return "", nil, err
 	}
 	payload, _ := json.Marshal(map[string]any{"session_id": session, "transcript_path": path, "cwd": dir, "hook_event_name": "PostToolUse", "tool_name": "Bash"})
-	s, err := gitstore.Open(ctx, dir, gitstore.Options{View: agent.ViewMessage})
+	s, err := gitstore.Open(ctx, dir, gitstore.Options{})
 	if err != nil {
 		return "", nil, err
 	}
 	defer s.Close()
 	a, _ := agent.Lookup("claude-code", agent.Env{})
-	in := agent.Ingest{Store: s, Adapter: a, MaxReadBytes: 1 << 30}
+	in := capture.Ingest{Store: s, Adapter: a, MaxReadBytes: 1 << 30}
 	p := agent.Payload{Agent: "claude-code", Event: "PostToolUse", SessionID: session, TranscriptPath: path, CWD: dir}
 	for {
 		_, added, err := in.Run(ctx, p, gitstore.SaveOptions{})

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 )
 
@@ -21,7 +20,7 @@ func (b *bench) manySessions(ctx context.Context, n int) (string, error) {
 	if err := b.gitIn(dir, "config", "gc.auto", "0"); err != nil {
 		return "", err
 	}
-	s, err := gitstore.Open(ctx, dir, gitstore.Options{View: agent.ViewMessage, Count: agent.CountTotals})
+	s, err := gitstore.Open(ctx, dir, gitstore.Options{})
 	if err != nil {
 		return "", err
 	}

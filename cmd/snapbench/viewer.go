@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/git-snap/git-snap/capture"
+
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 )
@@ -45,7 +47,7 @@ func (b *bench) viewerSessionsRow(ctx context.Context) (row, error) {
 	if err := b.newRepo(dir); err != nil {
 		return row{}, err
 	}
-	s, err := gitstore.Open(ctx, dir, gitstore.Options{View: agent.ViewMessage, Count: agent.CountTotals})
+	s, err := gitstore.Open(ctx, dir, gitstore.Options{})
 	if err != nil {
 		return row{}, err
 	}
@@ -143,7 +145,7 @@ func (b *bench) newRepo(dir string) error {
 // importTimelines imports n Claude Code transcripts of timelineRecs
 // records, sessions tl-0 … tl-(n-1), each with text of its own.
 func (b *bench) importTimelines(ctx context.Context, dir string, n int) error {
-	s, err := gitstore.Open(ctx, dir, gitstore.Options{View: agent.ViewMessage})
+	s, err := gitstore.Open(ctx, dir, gitstore.Options{})
 	if err != nil {
 		return err
 	}
@@ -152,7 +154,7 @@ func (b *bench) importTimelines(ctx context.Context, dir string, n int) error {
 	if err != nil {
 		return err
 	}
-	in := agent.Ingest{Store: s, Adapter: a, MaxReadBytes: 1 << 30}
+	in := capture.Ingest{Store: s, Adapter: a, MaxReadBytes: 1 << 30}
 	for i := range n {
 		session := fmt.Sprintf("tl-%d", i)
 		path := filepath.Join(b.work, session+".jsonl")

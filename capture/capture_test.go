@@ -1,4 +1,4 @@
-package agent
+package capture
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/git-snap/git-snap/agent"
 
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
@@ -68,10 +70,10 @@ func TestInvalidUTF8LineIsKept(t *testing.T) {
 	_, s := newStore(t)
 	path := filepath.Join(t.TempDir(), "t.jsonl")
 	data := []byte("{\"type\":\"user\",\"sessionId\":\"s\"}\nnot json \xff\xfe here\n{\"a\":\"\xc3\x28\"}\n" +
-		"{\"" + RawBytesKey + "\":\"aGk=\"}\n{\"type\":\"assistant\"}\n")
+		"{\"" + agent.RawBytesKey + "\":\"aGk=\"}\n{\"type\":\"assistant\"}\n")
 	write(t, path, data)
-	in := Ingest{Store: s, Adapter: ClaudeCode{}}
-	p := Payload{Event: "Stop", SessionID: "s", TranscriptPath: path}
+	in := Ingest{Store: s, Adapter: agent.ClaudeCode{}}
+	p := agent.Payload{Event: "Stop", SessionID: "s", TranscriptPath: path}
 	if _, added, err := in.Run(context.Background(), p, gitstore.SaveOptions{}); err != nil || !added {
 		t.Fatalf("run: %v %v", added, err)
 	}
@@ -105,8 +107,8 @@ func TestRewrittenTranscriptIsANewGeneration(t *testing.T) {
 	first := []byte("{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n")
 	write(t, path, first)
 	var warnings []string
-	in := Ingest{Store: s, Adapter: ClaudeCode{}, Warn: func(m string) { warnings = append(warnings, m) }}
-	p := Payload{Event: "Stop", SessionID: "s", TranscriptPath: path}
+	in := Ingest{Store: s, Adapter: agent.ClaudeCode{}, Warn: func(m string) { warnings = append(warnings, m) }}
+	p := agent.Payload{Event: "Stop", SessionID: "s", TranscriptPath: path}
 	run := func() {
 		t.Helper()
 		if _, _, err := in.Run(context.Background(), p, gitstore.SaveOptions{}); err != nil {
@@ -143,16 +145,16 @@ func TestRewrittenTranscriptIsANewGeneration(t *testing.T) {
 func TestMissingTranscriptIsReported(t *testing.T) {
 	_, s := newStore(t)
 	var warnings []string
-	in := Ingest{Store: s, Adapter: ClaudeCode{}, Warn: func(m string) { warnings = append(warnings, m) }}
+	in := Ingest{Store: s, Adapter: agent.ClaudeCode{}, Warn: func(m string) { warnings = append(warnings, m) }}
 	missing := filepath.Join(t.TempDir(), "gone.jsonl")
 	ctx := context.Background()
-	if _, _, err := in.Run(ctx, Payload{Event: "SessionStart", SessionID: "s", TranscriptPath: missing}, gitstore.SaveOptions{}); err != nil {
+	if _, _, err := in.Run(ctx, agent.Payload{Event: "SessionStart", SessionID: "s", TranscriptPath: missing}, gitstore.SaveOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if len(warnings) != 0 {
 		t.Errorf("SessionStart comes before the transcript: %q", warnings)
 	}
-	if _, _, err := in.Run(ctx, Payload{Event: "Stop", SessionID: "s", TranscriptPath: missing}, gitstore.SaveOptions{}); err != nil {
+	if _, _, err := in.Run(ctx, agent.Payload{Event: "Stop", SessionID: "s", TranscriptPath: missing}, gitstore.SaveOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if len(warnings) != 1 || !strings.Contains(warnings[0], missing) || !strings.Contains(warnings[0], "does not exist") {
@@ -175,8 +177,8 @@ func TestLongTranscriptInSteps(t *testing.T) {
 	for _, l := range splitLines(src) {
 		longest = max(longest, len(l)+1)
 	}
-	in := Ingest{Store: s, Adapter: ClaudeCode{}, MaxReadBytes: int64(longest), Budget: 1}
-	p := Payload{Event: "Stop", SessionID: "s", TranscriptPath: path}
+	in := Ingest{Store: s, Adapter: agent.ClaudeCode{}, MaxReadBytes: int64(longest), Budget: 1}
+	p := agent.Payload{Event: "Stop", SessionID: "s", TranscriptPath: path}
 	calls := 0
 	for ; calls < 1000; calls++ {
 		_, added, err := in.Run(context.Background(), p, gitstore.SaveOptions{})
@@ -214,28 +216,28 @@ func TestOldLayoutSubagent(t *testing.T) {
 	write(t, mainPath, mainData)
 	half := bytes.Index(subData[len(subData)/2:], []byte("\n")) + len(subData)/2 + 1
 	write(t, subPath, subData[:half])
-	in := Ingest{Store: s, Adapter: ClaudeCode{}}
+	in := Ingest{Store: s, Adapter: agent.ClaudeCode{}}
 	ctx := context.Background()
-	if _, _, err := in.Run(ctx, Payload{Event: "SubagentStop", SessionID: session, TranscriptPath: mainPath, Subagent: subPath}, gitstore.SaveOptions{}); err != nil {
+	if _, _, err := in.Run(ctx, agent.Payload{Event: "SubagentStop", SessionID: session, TranscriptPath: mainPath, Subagent: subPath}, gitstore.SaveOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	write(t, subPath, subData)
 	// A later tool call names no subagent: the file is read on all the same.
-	if _, _, err := in.Run(ctx, Payload{Event: "PostToolUse", Tool: "Bash", SessionID: session, TranscriptPath: mainPath}, gitstore.SaveOptions{}); err != nil {
+	if _, _, err := in.Run(ctx, agent.Payload{Event: "PostToolUse", Tool: "Bash", SessionID: session, TranscriptPath: mainPath}, gitstore.SaveOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	files := restoreTip(t, s, session)
 	sameLines(t, "subagent", files["agent-a2898e3.jsonl"], splitLines(subData))
 	sameLines(t, "main", files[""], splitLines(mainData))
 	// A payload naming a file that is not a transcript is not read.
-	found, err := ClaudeCode{}.Transcripts(Payload{Event: "SubagentStop", SessionID: session, TranscriptPath: mainPath, Subagent: "/etc/passwd"})
+	found, err := agent.ClaudeCode{}.Transcripts(agent.Payload{Event: "SubagentStop", SessionID: session, TranscriptPath: mainPath, Subagent: "/etc/passwd"})
 	if err != nil || found["subagents/passwd"] != "" {
 		t.Errorf("SubagentStop naming /etc/passwd finds %v, %v", found, err)
 	}
 	// Another session's agent file beside it is not taken.
 	other := bytes.ReplaceAll(subData, []byte(session), []byte("11111111-241a-462a-8d15-5122611a9569"))
 	write(t, filepath.Join(dir, "agent-b000000.jsonl"), other)
-	found, err = ClaudeCode{}.Transcripts(Payload{Event: "Stop", SessionID: session, TranscriptPath: mainPath})
+	found, err = agent.ClaudeCode{}.Transcripts(agent.Payload{Event: "Stop", SessionID: session, TranscriptPath: mainPath})
 	if err != nil || len(found) != 1 || found["agent-a2898e3.jsonl"] != subPath {
 		t.Errorf("Stop finds %v, %v", found, err)
 	}
@@ -254,8 +256,8 @@ func TestOwnSettingsNotTouched(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.jsonl")
 	write(t, path, []byte("{\"type\":\"user\"}\n"))
 	changed := []string{".claude/settings.local.json", ".claude/settings.json", ".codex/hooks.json", ".codex/config.toml", ".git-snap.yaml", "app.go"}
-	in := Ingest{Store: s, Adapter: ClaudeCode{}, WorkTree: dir, Changed: func(context.Context) ([]string, error) { return changed, nil }, MaxFileBytes: 1 << 20}
-	if _, _, err := in.Run(context.Background(), Payload{Event: "Stop", SessionID: "s", TranscriptPath: path}, gitstore.SaveOptions{}); err != nil {
+	in := Ingest{Store: s, Adapter: agent.ClaudeCode{}, WorkTree: dir, Changed: func(context.Context) ([]string, error) { return changed, nil }, MaxFileBytes: 1 << 20}
+	if _, _, err := in.Run(context.Background(), agent.Payload{Event: "Stop", SessionID: "s", TranscriptPath: path}, gitstore.SaveOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	tip, _ := s.SessionTip("s")
@@ -267,23 +269,5 @@ func TestOwnSettingsNotTouched(t *testing.T) {
 	files, _ := doc[snapshot.MemberFiles].(map[string]any)
 	if len(touched) != 1 || touched[0] != "app.go" || len(files) != 1 || files["app.go"] == nil {
 		t.Errorf("touched %v, files %v; want app.go alone", touched, files)
-	}
-}
-
-// TestClaudeProjectDir: Claude Code names a project's folder by its path
-// with every character but ASCII letters and digits made "-", one per
-// UTF-16 unit, runs not collapsed.
-func TestClaudeProjectDir(t *testing.T) {
-	for in, want := range map[string]string{
-		"/home/jane_doe/my.app":  "-home-jane-doe-my-app",
-		`C:\Users\ana`:           "C--Users-ana",
-		"/Users/a/Проект":        "-Users-a-------",
-		"/w/a b+c":               "-w-a-b-c",
-		"/w/\U0001F600x":         "-w---x",
-		"/already-dashed/AZaz09": "-already-dashed-AZaz09",
-	} {
-		if got := claudeProjectDir(in); got != want {
-			t.Errorf("%q: %q, want %q", in, got, want)
-		}
 	}
 }

@@ -1,4 +1,4 @@
-package agent
+package capture
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/git-snap/git-snap/agent"
 
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
@@ -122,8 +124,8 @@ func TestGeminiRestoreEqualsTheDocumentAtEachSnapshot(t *testing.T) {
 	// numbers count the whole ones once.
 	last, _, _ := s.Read(context.Background(), ids[len(ids)-2].ID)
 	want, _ := countGemini(readJSONDoc(t, geminiChat))
-	a, _ := Lookup("gemini", Env{})
-	if _, tr := Trace(last, a); tr.ModelCalls != want.ModelCalls || tr.ToolCalls != want.ToolCalls || tr.OutputTokens != want.Output {
+	a, _ := agent.Lookup("gemini", agent.Env{})
+	if _, tr := agent.Trace(last, a); tr.ModelCalls != want.ModelCalls || tr.ToolCalls != want.ToolCalls || tr.OutputTokens != want.Output {
 		t.Errorf("numbers over replaced messages: %+v, want %+v", tr, want)
 	}
 }
@@ -132,11 +134,11 @@ func TestGeminiRestoreEqualsTheDocumentAtEachSnapshot(t *testing.T) {
 // last, as the agent rewrites it, records a hook call after each, and
 // checks that every snapshot restores the version written before it,
 // and that no snapshot holds fewer messages than the one before.
-func recordVersions(t *testing.T, agent, name string, versions []map[string]any, payload func(path string) []byte) (*gitstore.Store, []gitstore.Entry) {
+func recordVersions(t *testing.T, agentName, name string, versions []map[string]any, payload func(path string) []byte) (*gitstore.Store, []gitstore.Entry) {
 	t.Helper()
 	ctx := context.Background()
 	_, s := newStore(t)
-	a, _ := Lookup(agent, Env{})
+	a, _ := agent.Lookup(agentName, agent.Env{})
 	path := filepath.Join(t.TempDir(), name)
 	in := Ingest{Store: s, Adapter: a}
 	var ids []gitstore.Entry
@@ -164,7 +166,7 @@ func recordVersions(t *testing.T, agent, name string, versions []map[string]any,
 		if err != nil {
 			t.Fatal(err)
 		}
-		files, err := Restore(doc)
+		files, err := agent.Restore(doc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,7 +181,7 @@ func recordVersions(t *testing.T, agent, name string, versions []map[string]any,
 			t.Fatalf("snapshot %d does not restore the document written then", i)
 		}
 		msgs, _ := doc[snapshot.MemberMessages].([]any)
-		if live := LiveMessages(doc); len(live) != len(versions[i]["messages"].([]any)) {
+		if live := agent.LiveMessages(doc); len(live) != len(versions[i]["messages"].([]any)) {
 			t.Errorf("snapshot %d: %d live messages, the document has %d", i, len(live), len(versions[i]["messages"].([]any)))
 		}
 		if len(msgs) < stored {
@@ -199,7 +201,7 @@ func jsonEqual(a, b any) bool {
 func TestGeminiHookRefusesWhatIsNotAChat(t *testing.T) {
 	ctx := context.Background()
 	_, s := newStore(t)
-	a, _ := Lookup("gemini", Env{})
+	a, _ := agent.Lookup("gemini", agent.Env{})
 	dir := t.TempDir()
 	for name, content := range map[string]string{
 		"half.json":   `{"sessionId":"x","messages":[{"id":"1"`, // being written
@@ -210,7 +212,7 @@ func TestGeminiHookRefusesWhatIsNotAChat(t *testing.T) {
 		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		p := Payload{Agent: "gemini", Event: "AfterAgent", SessionID: "s-" + name[:4], TranscriptPath: path}
+		p := agent.Payload{Agent: "gemini", Event: "AfterAgent", SessionID: "s-" + name[:4], TranscriptPath: path}
 		if _, added, err := (Ingest{Store: s, Adapter: a}).Run(ctx, p, gitstore.SaveOptions{}); err == nil || added {
 			t.Errorf("%s: recorded (%v), want an error", name, added)
 		}
@@ -219,7 +221,7 @@ func TestGeminiHookRefusesWhatIsNotAChat(t *testing.T) {
 	if err := os.Symlink(geminiChat, link); err != nil {
 		t.Fatal(err)
 	}
-	p := Payload{Agent: "gemini", Event: "AfterAgent", SessionID: "s-link", TranscriptPath: link}
+	p := agent.Payload{Agent: "gemini", Event: "AfterAgent", SessionID: "s-link", TranscriptPath: link}
 	if _, _, err := (Ingest{Store: s, Adapter: a}).Run(ctx, p, gitstore.SaveOptions{}); err == nil {
 		t.Error("read a chat through a symbolic link")
 	}
@@ -235,7 +237,7 @@ func TestGeminiDecodeFindsTheChat(t *testing.T) {
 	if err := os.WriteFile(chat, []byte(`{}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	a, _ := Lookup("gemini", Env{Home: home})
+	a, _ := agent.Lookup("gemini", agent.Env{Home: home})
 	p, err := a.Decode([]byte(`{"session_id":"37b7abef-713d-4522-85f0-8ff15a4e6d17","hook_event_name":"SessionStart","cwd":"/src"}`), nil)
 	if err != nil || p.TranscriptPath != chat {
 		t.Fatalf("%+v, %v", p, err)
@@ -250,7 +252,7 @@ func TestGeminiDecodeFindsTheChat(t *testing.T) {
 
 func TestGeminiTouchedFiles(t *testing.T) {
 	doc := readJSONDoc(t, geminiChat)
-	a, _ := Lookup("gemini", Env{})
+	a, _ := agent.Lookup("gemini", agent.Env{})
 	var got []string
 	for _, m := range doc["messages"].([]any) {
 		got = append(got, a.TouchedFiles(normalize(t, m))...)

@@ -1,4 +1,4 @@
-package agent
+package capture
 
 import (
 	"bufio"
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/git-snap/git-snap/agent"
 
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -66,7 +68,7 @@ func TestNumbersMatchTheRawFiles(t *testing.T) {
 			}
 
 			_, s := newStore(t)
-			a, err := Lookup(rs.agent, Env{})
+			a, err := agent.Lookup(rs.agent, agent.Env{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -82,13 +84,13 @@ func TestNumbersMatchTheRawFiles(t *testing.T) {
 			if msgs, _ := doc[snapshot.MemberMessages].([]any); len(msgs) != len(records) {
 				t.Fatalf("imported %d records, the files have %d", len(msgs), len(records))
 			}
-			_, tr := Trace(doc, a)
+			_, tr := agent.Trace(doc, a)
 			got := counts{
 				ModelCalls: tr.ModelCalls, ToolCalls: tr.ToolCalls, ToolFailures: tr.ToolFailures, Turns: tr.Turns, Compactions: tr.Compactions,
 				Input: tr.InputTokens, CacheRead: tr.CacheReadTokens, CacheWrite: tr.CacheWriteTokens, Output: tr.OutputTokens,
 				First: tr.First, Last: tr.Last,
 			}
-			st := snapshot.ComputeStats(doc, ViewMessage)
+			st := snapshot.ComputeStats(doc, agent.ViewMessage)
 			if st.Estimated { // no usage recorded: the output is a guess from the text, and says so
 				if want.Input+want.CacheRead+want.CacheWrite+want.Output != 0 {
 					t.Errorf("tokens estimated where the file records them")
@@ -103,7 +105,7 @@ func TestNumbersMatchTheRawFiles(t *testing.T) {
 				t.Errorf("stats: %+v, want %+v", st, want)
 			}
 			n, prev := 0, time.Time{}
-			for o := range Replay(doc) {
+			for o := range agent.Replay(doc) {
 				n++
 				// Calls come in the order they were made, subagents' among the main session's.
 				if at := callTime[o.ID]; o.ID != "" && at.Before(prev) {

@@ -1,4 +1,4 @@
-package agent
+package capture
 
 import (
 	"fmt"
@@ -40,5 +40,12 @@ func TestCaptureBoundsAndSymlinkedDirs(t *testing.T) {
 	res, err := worktree.Write(wt, []snapshot.File{{Path: "link/secret.txt", Mode: snapshot.ModeRegular, Content: []byte("x")}}, worktree.Options{})
 	if err != nil || len(res) != 1 || res[0].Action != worktree.Refused {
 		t.Errorf("Write through the link: %+v %v", res, err)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,4 +1,4 @@
-package agent
+package hooklog
 
 import (
 	"errors"
@@ -19,16 +19,16 @@ import (
 // Bounds of the hook log: a line (an error can quote a whole payload), and
 // the file, which is moved to hook.log.1 when a line would take it past.
 const (
-	LogMaxLine  = 2 << 10
-	LogMaxBytes = 1 << 20
+	MaxLine  = 2 << 10
+	MaxBytes = 1 << 20
 )
 
-// LogLine makes one log line of a message: on one line, cut to
-// LogMaxLine bytes (on a character boundary) with what was cut said.
-func LogLine(msg string) string {
+// Line makes one log line of a message: on one line, cut to
+// MaxLine bytes (on a character boundary) with what was cut said.
+func Line(msg string) string {
 	msg = strings.ReplaceAll(strings.ReplaceAll(msg, "\r", " "), "\n", " ")
-	if len(msg) > LogMaxLine {
-		cut := LogMaxLine - 40
+	if len(msg) > MaxLine {
+		cut := MaxLine - 40
 		for cut > 0 && !utf8.RuneStart(msg[cut]) {
 			cut--
 		}
@@ -37,14 +37,14 @@ func LogLine(msg string) string {
 	return msg + "\n"
 }
 
-// AppendLog appends a line to a log file, making its folder if needed;
-// a file that would grow past LogMaxBytes is first moved to
+// Append appends a line to a log file, making its folder if needed;
+// a file that would grow past MaxBytes is first moved to
 // <path>.1, replacing the one before.
-func AppendLog(path, line string) error {
+func Append(path, line string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return err
 	}
-	if fi, err := os.Stat(path); err == nil && fi.Size()+int64(len(line)) > LogMaxBytes {
+	if fi, err := os.Stat(path); err == nil && fi.Size()+int64(len(line)) > MaxBytes {
 		if err := os.Rename(path, path+".1"); err != nil {
 			return err
 		}
@@ -60,9 +60,9 @@ func AppendLog(path, line string) error {
 	return err
 }
 
-// HookCall is one hook call as the log records it, failed or not, so
+// Call is one hook call as the log records it, failed or not, so
 // that doctor can say when each agent last called and how long it took.
-type HookCall struct {
+type Call struct {
 	Time    time.Time     `json:"time"`
 	Agent   string        `json:"agent"`
 	Event   string        `json:"event"` // "-" when the payload could not be read
@@ -72,7 +72,7 @@ type HookCall struct {
 
 // CallLine is the log line of a hook call:
 // "<time> call <agent> <event> <ms>ms ok|failed".
-func CallLine(c HookCall) string {
+func CallLine(c Call) string {
 	outcome, event := "ok", c.Event
 	if !c.OK {
 		outcome = "failed"
@@ -80,28 +80,28 @@ func CallLine(c HookCall) string {
 	if event == "" || strings.ContainsAny(event, " \t") {
 		event = "-"
 	}
-	return LogLine(fmt.Sprintf("%s call %s %s %dms %s", c.Time.UTC().Format(time.RFC3339), c.Agent, event, c.Latency.Milliseconds(), outcome))
+	return Line(fmt.Sprintf("%s call %s %s %dms %s", c.Time.UTC().Format(time.RFC3339), c.Agent, event, c.Latency.Milliseconds(), outcome))
 }
 
-// LogError is a failure the log records: "<time> hook <agent>: <message>".
-type LogError struct {
+// Error is a failure the log records: "<time> hook <agent>: <message>".
+type Error struct {
 	Time    time.Time `json:"time"`
 	Agent   string    `json:"agent"`
 	Message string    `json:"message"`
 }
 
-// HookLog is what a hook log says: each agent's last call and the last
+// Log is what a hook log says: each agent's last call and the last
 // failures, oldest first.
-type HookLog struct {
-	Last   map[string]HookCall
-	Errors []LogError
+type Log struct {
+	Last   map[string]Call
+	Errors []Error
 }
 
-// ReadHookLog reads a hook log and the one it was rotated from
+// Read reads a hook log and the one it was rotated from
 // (<path>.1), keeping the last keep failures. A log that does not exist
 // reads as empty; lines of another shape are skipped.
-func ReadHookLog(path string, keep int) (HookLog, error) {
-	l := HookLog{Last: map[string]HookCall{}}
+func Read(path string, keep int) (Log, error) {
+	l := Log{Last: map[string]Call{}}
 	for _, p := range []string{path + ".1", path} {
 		data, err := os.ReadFile(p)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -117,7 +117,7 @@ func ReadHookLog(path string, keep int) (HookLog, error) {
 	return l, nil
 }
 
-func (l *HookLog) add(line string, keep int) {
+func (l *Log) add(line string, keep int) {
 	f := strings.Fields(line)
 	if len(f) < 3 {
 		return
@@ -132,10 +132,10 @@ func (l *HookLog) add(line string, keep int) {
 		if err != nil {
 			return
 		}
-		l.Last[f[2]] = HookCall{Time: at, Agent: f[2], Event: f[3], Latency: time.Duration(ms) * time.Millisecond, OK: f[5] == "ok"}
+		l.Last[f[2]] = Call{Time: at, Agent: f[2], Event: f[3], Latency: time.Duration(ms) * time.Millisecond, OK: f[5] == "ok"}
 	case f[1] == "hook" && strings.HasSuffix(f[2], ":"):
 		_, msg, _ := strings.Cut(line, ": ")
-		l.Errors = append(l.Errors, LogError{Time: at, Agent: strings.TrimSuffix(f[2], ":"), Message: msg})
+		l.Errors = append(l.Errors, Error{Time: at, Agent: strings.TrimSuffix(f[2], ":"), Message: msg})
 		if len(l.Errors) > keep {
 			l.Errors = l.Errors[len(l.Errors)-keep:]
 		}

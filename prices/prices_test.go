@@ -1,4 +1,4 @@
-package agent
+package prices
 
 import (
 	"math"
@@ -19,7 +19,7 @@ func TestEstimateCost(t *testing.T) {
 		"":                           {Output: 10},
 		"empty":                      {},
 	}
-	c := EstimateCost(by, map[string]Price{"gpt-5.5": {Input: 1}})
+	c := Estimate(by, map[string]Price{"gpt-5.5": {Input: 1}})
 	if want := 3 + 0.30 + 3.75 + 15 + 2.0; math.Abs(c.USD-want) > 1e-9 {
 		t.Errorf("cost $%v, want $%v", c.USD, want)
 	}

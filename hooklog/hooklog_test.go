@@ -1,4 +1,4 @@
-package agent
+package hooklog
 
 import (
 	"os"
@@ -12,19 +12,19 @@ import (
 // Lines are cut to 2 KB on one line; past 1 MB the file moves to
 // hook.log.1.
 func TestHookLogIsBounded(t *testing.T) {
-	line := LogLine("payload: " + strings.Repeat("é", 15000) + "\nsecond line")
-	if len(line) > LogMaxLine || !strings.HasSuffix(line, "bytes cut)\n") || strings.Count(line, "\n") != 1 || !utf8.ValidString(line) {
+	line := Line("payload: " + strings.Repeat("é", 15000) + "\nsecond line")
+	if len(line) > MaxLine || !strings.HasSuffix(line, "bytes cut)\n") || strings.Count(line, "\n") != 1 || !utf8.ValidString(line) {
 		t.Errorf("line of %d bytes: %.80q…", len(line), line)
 	}
 	path := filepath.Join(t.TempDir(), "snap", "hook.log")
 	for range 1000 {
-		if err := AppendLog(path, line); err != nil {
+		if err := Append(path, line); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, p := range []string{path, path + ".1"} {
 		fi, err := os.Stat(p)
-		if err != nil || fi.Size() > LogMaxBytes {
+		if err != nil || fi.Size() > MaxBytes {
 			t.Errorf("%s: %v, %v", p, fi, err)
 		}
 	}

@@ -1,4 +1,4 @@
-package agent
+package capture
 
 import (
 	"context"

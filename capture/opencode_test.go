@@ -1,13 +1,12 @@
-package agent
+package capture
 
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/git-snap/git-snap/agent"
 
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -79,12 +78,12 @@ func TestOpenCodeNumbersMatchTheRawFile(t *testing.T) {
 
 // importedCounts imports a document transcript and reads back what trace,
 // stats and replay report, checking that they agree.
-func importedCounts(t *testing.T, agent, path, session string) (counts, struct{ Header snapshot.Header }) {
+func importedCounts(t *testing.T, agentName, path, session string) (counts, struct{ Header snapshot.Header }) {
 	t.Helper()
 	_, s := newStore(t)
-	a, _ := Lookup(agent, Env{})
+	a, _ := agent.Lookup(agentName, agent.Env{})
 	ctx := context.Background()
-	name, err := CheckTranscript(a, path, snapshot.Limits{})
+	name, err := agent.CheckTranscript(a, path, snapshot.Limits{})
 	if err != nil || name != session {
 		t.Fatalf("check: %q, %v", name, err)
 	}
@@ -96,15 +95,15 @@ func importedCounts(t *testing.T, agent, path, session string) (counts, struct{ 
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, tr := Trace(doc, a)
+	_, tr := agent.Trace(doc, a)
 	got := counts{ModelCalls: tr.ModelCalls, ToolCalls: tr.ToolCalls, ToolFailures: tr.ToolFailures, Turns: tr.Turns, Compactions: tr.Compactions,
 		Input: tr.InputTokens, CacheRead: tr.CacheReadTokens, CacheWrite: tr.CacheWriteTokens, Output: tr.OutputTokens, First: tr.First, Last: tr.Last}
-	n := NumbersOf(doc, agent)
+	n := agent.NumbersOf(doc, agentName)
 	if n.ModelCalls != got.ModelCalls || n.InputTokens != got.Input || n.CacheReadTokens != got.CacheRead || n.CacheWriteTokens != got.CacheWrite || n.OutputTokens != got.Output {
 		t.Errorf("stats %+v disagree with trace %+v", n, got)
 	}
 	calls := 0
-	for range Replay(doc) {
+	for range agent.Replay(doc) {
 		calls++
 	}
 	if calls != got.ModelCalls {
@@ -125,50 +124,4 @@ func TestOpenCodeRestoreEqualsTheExportAtEachSnapshot(t *testing.T) {
 		return b
 	}
 	recordVersions(t, "opencode", "ses_5a1c0e7f3ffeQ2mB7kD9xVw4Lp.json", versions, payload)
-}
-
-func TestOpenCodePluginInstall(t *testing.T) {
-	a, _ := Lookup("opencode", Env{Home: "/home/ana"})
-	work := t.TempDir()
-	file, err := a.SettingsFile(DefaultScope, work)
-	if err != nil || file != filepath.Join(work, ".opencode", "plugins", "git-snap.js") {
-		t.Fatalf("%s, %v", file, err)
-	}
-	if user, _ := a.SettingsFile(UserScope, work); user != "/home/ana/.config/opencode/plugins/git-snap.js" {
-		t.Errorf("user plugin at %s", user)
-	}
-	if changed, err := Install(a, file, "git-snap hook opencode"); err != nil || !changed {
-		t.Fatalf("install: %v %v", changed, err)
-	}
-	src, _ := os.ReadFile(file)
-	for _, want := range []string{`const COMMAND = "git-snap hook opencode"`, "session.idle", "tool.execute.after", "experimental.session.compacting"} {
-		if !strings.Contains(string(src), want) {
-			t.Errorf("the plugin lacks %s", want)
-		}
-	}
-	if changed, _ := Install(a, file, "git-snap hook opencode"); changed {
-		t.Error("a second install changed the plugin")
-	}
-	if changed, _ := Install(a, file, "'/opt/my tools/git-snap' hook opencode"); !changed {
-		t.Error("a new command was not written")
-	}
-	if changed, err := Uninstall(a, file); err != nil || !changed {
-		t.Fatalf("uninstall: %v %v", changed, err)
-	}
-	if _, err := os.Stat(file); !os.IsNotExist(err) {
-		t.Errorf("the plugin is still there: %v", err)
-	}
-	mine := []byte("export const Mine = async () => ({})\n")
-	if err := os.WriteFile(file, mine, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Install(a, file, "git-snap hook opencode"); err == nil {
-		t.Error("install overwrote a plugin git-snap did not write")
-	}
-	if _, err := Uninstall(a, file); err == nil {
-		t.Error("uninstall removed a plugin git-snap did not write")
-	}
-	if got, _ := os.ReadFile(file); string(got) != string(mine) {
-		t.Error("the user's plugin changed")
-	}
 }

@@ -1,4 +1,4 @@
-package agent
+package capture
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/git-snap/git-snap/agent"
 
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/internal/testdocs"
@@ -94,9 +96,9 @@ func TestRestoreIsLineForLineOnEveryTranscript(t *testing.T) {
 			for _, sub := range subs {
 				add(sub, filepath.Join(proj, stem, "subagents", filepath.Base(sub)))
 			}
-			in := Ingest{Store: s, Adapter: ClaudeCode{}}
+			in := Ingest{Store: s, Adapter: agent.ClaudeCode{}}
 			r := rand.New(rand.NewPCG(uint64(len(main)), 3))
-			p := Payload{Agent: "claude-code", Event: "PostToolUse", Tool: "Edit", SessionID: stem, TranscriptPath: target}
+			p := agent.Payload{Agent: "claude-code", Event: "PostToolUse", Tool: "Edit", SessionID: stem, TranscriptPath: target}
 			for step := 0; ; step++ {
 				more := false
 				for _, g := range growers {
@@ -117,7 +119,7 @@ func TestRestoreIsLineForLineOnEveryTranscript(t *testing.T) {
 	}
 }
 
-// restoreTip reads a session's tip back as Restore writes its transcript
+// restoreTip reads a session's tip back as agent.Restore writes its transcript
 // files.
 func restoreTip(t *testing.T, s *gitstore.Store, session string) map[string][][]byte {
 	t.Helper()
@@ -129,7 +131,7 @@ func restoreTip(t *testing.T, s *gitstore.Store, session string) map[string][][]
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := Restore(doc)
+	files, err := agent.Restore(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +169,7 @@ func TestLinesLeavesAHalfWrittenLine(t *testing.T) {
 	if err := os.WriteFile(path, []byte("{\"a\":1}\n{\"b\":"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	lines, next, err := Lines(path, 0, 0)
+	lines, next, err := agent.Lines(path, 0, 0)
 	if err != nil || len(lines) != 1 || next != 8 {
 		t.Fatalf("lines %q next %d err %v", lines, next, err)
 	}
@@ -181,14 +183,14 @@ func TestLinesLeavesAHalfWrittenLine(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	lines, next, err = Lines(path, next, 0)
+	lines, next, err = agent.Lines(path, next, 0)
 	if err != nil || len(lines) != 2 || string(lines[0]) != `{"b":2}` || next != 25 {
 		t.Fatalf("lines %q next %d err %v", lines, next, err)
 	}
-	if e := Element(lines[1], snapshot.Limits{}); e != "not json" {
+	if e := agent.Element(lines[1], snapshot.Limits{}); e != "not json" {
 		t.Errorf("a line that is not JSON is kept as %v", e)
 	}
-	if _, _, err := Lines(path, 1000, 0); err == nil {
+	if _, _, err := agent.Lines(path, 1000, 0); err == nil {
 		t.Error("reading past a truncated file gave no error")
 	}
 }
@@ -210,8 +212,8 @@ func TestTurnsLabelsAndPreCompactCheckpoint(t *testing.T) {
 	if err := os.WriteFile(path, append(bytes.Join(short.Lines, []byte("\n")), '\n'), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	in := Ingest{Store: s, Adapter: ClaudeCode{}}
-	e, added, err := in.Run(ctx, Payload{Event: "PreCompact", SessionID: "sess", TranscriptPath: path}, gitstore.SaveOptions{})
+	in := Ingest{Store: s, Adapter: agent.ClaudeCode{}}
+	e, added, err := in.Run(ctx, agent.Payload{Event: "PreCompact", SessionID: "sess", TranscriptPath: path}, gitstore.SaveOptions{})
 	if err != nil || !added {
 		t.Fatal(added, err)
 	}
@@ -219,11 +221,11 @@ func TestTurnsLabelsAndPreCompactCheckpoint(t *testing.T) {
 		t.Errorf("header %+v", e.Header)
 	}
 	cps, _ := s.Checkpoints(ctx, "sess", false)
-	if len(cps) != 1 || cps[0].Name != PreCompactCheckpoint || cps[0].Target != e.ID {
+	if len(cps) != 1 || cps[0].Name != agent.PreCompactCheckpoint || cps[0].Target != e.ID {
 		t.Errorf("checkpoints %+v", cps)
 	}
 	// Nothing new: no snapshot, but a second PreCompact still marks the tip.
-	if _, added, err := in.Run(ctx, Payload{Event: "Stop", SessionID: "sess", TranscriptPath: path}, gitstore.SaveOptions{}); err != nil || added {
+	if _, added, err := in.Run(ctx, agent.Payload{Event: "Stop", SessionID: "sess", TranscriptPath: path}, gitstore.SaveOptions{}); err != nil || added {
 		t.Errorf("nothing new: added %v %v", added, err)
 	}
 }

@@ -1,4 +1,4 @@
-package agent
+package capture
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/snapshot"
 	"github.com/git-snap/git-snap/worktree"
 )
@@ -36,7 +37,7 @@ func readWorkFile(root, rel string, max int) (f snapshot.File, skipped int64, ok
 	case max > 0 && fi.Size() > int64(max):
 		return snapshot.File{}, fi.Size(), false
 	}
-	r, err := OpenRegular(path)
+	r, err := agent.OpenRegular(path)
 	if err != nil {
 		return snapshot.File{}, 0, false
 	}

@@ -1,4 +1,4 @@
-package agent
+package prices
 
 import (
 	"sort"
@@ -16,18 +16,18 @@ type Price struct {
 	Output     float64 `json:"output"`
 }
 
-// PricesDate is when the list prices in Prices were taken, and
-// PricesSource where from. Prices change; a cost computed from them is an
+// Date is when the list prices in Table were taken, and
+// Source where from. Table change; a cost computed from them is an
 // estimate, and config's prices section adds or overrides models.
 const (
-	PricesDate   = "2026-11-22"
-	PricesSource = "list prices of the vendors' public pricing pages (claude.com/pricing, openai.com/api/pricing), standard tier, 5-minute cache writes, as reported by secondary summaries of them"
+	Date   = "2026-11-22"
+	Source = "list prices of the vendors' public pricing pages (claude.com/pricing, openai.com/api/pricing), standard tier, 5-minute cache writes, as reported by secondary summaries of them"
 )
 
-// Prices are the list prices of the models agents use, by model name
+// Table are the list prices of the models agents use, by model name
 // without a date suffix. OpenAI's prompt cache has no write price: it
 // writes none.
-var Prices = map[string]Price{
+var Table = map[string]Price{
 	"claude-opus-4-6":   {Input: 5, CacheWrite: 6.25, CacheRead: 0.50, Output: 25},
 	"claude-opus-4-5":   {Input: 5, CacheWrite: 6.25, CacheRead: 0.50, Output: 25},
 	"claude-opus-4-1":   {Input: 15, CacheWrite: 18.75, CacheRead: 1.50, Output: 75},
@@ -64,11 +64,11 @@ type Cost struct {
 // (claude-sonnet-4-5-20250929); prices are listed without it.
 var dateSuffix = lazy.Regexp(`-\d{8}$`)
 
-// EstimateCost prices the tokens of each model with Prices, overridden
+// Estimate prices the tokens of each model with Table, overridden
 // and added to by extra (from the user's configuration). A model with no
 // price is listed as unknown rather than guessed at.
-func EstimateCost(byModel map[string]snapshot.Usage, extra map[string]Price) Cost {
-	c := Cost{Estimate: true, PricesDate: PricesDate}
+func Estimate(byModel map[string]snapshot.Usage, extra map[string]Price) Cost {
+	c := Cost{Estimate: true, PricesDate: Date}
 	for model, u := range byModel {
 		if u == (snapshot.Usage{}) {
 			continue
@@ -90,7 +90,7 @@ func priceOf(model string, extra map[string]Price) (Price, bool) {
 		if p, ok := extra[name]; ok {
 			return p, true
 		}
-		if p, ok := Prices[name]; ok && name != "" {
+		if p, ok := Table[name]; ok && name != "" {
 			return p, true
 		}
 	}

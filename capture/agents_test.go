@@ -1,4 +1,4 @@
-package agent
+package capture
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/git-snap/git-snap/agent"
 
 	"github.com/git-snap/git-snap/gitstore"
 )
@@ -119,7 +121,7 @@ func TestJSONLAgentsRestoreEachSnapshot(t *testing.T) {
 			ctx := context.Background()
 			_, s := newStore(t)
 			home := t.TempDir()
-			a, _ := Lookup(tc.agent, Env{Home: home})
+			a, _ := agent.Lookup(tc.agent, agent.Env{Home: home})
 			src, _ := os.ReadFile(tc.file)
 			lines := bytes.SplitAfter(src, []byte("\n"))
 			path := filepath.Join(t.TempDir(), filepath.Base(tc.file))
@@ -143,7 +145,7 @@ func TestJSONLAgentsRestoreEachSnapshot(t *testing.T) {
 					t.Fatalf("line %d: %v %v", i, added, err)
 				}
 				doc, _, _ := s.Read(ctx, e.ID)
-				files, err := Restore(doc)
+				files, err := agent.Restore(doc)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -163,80 +165,6 @@ func TestJSONLAgentsRestoreEachSnapshot(t *testing.T) {
 	}
 }
 
-// TestInstallRoundTrips installs into settings files holding other
-// settings and hooks, installs again, uninstalls, and checks that
-// everything else is kept, a second install changes nothing, and a file
-// that is not JSON is never rewritten.
-func TestInstallRoundTrips(t *testing.T) {
-	for _, tc := range []struct {
-		agent, existing, want string
-	}{
-		{"gemini", `{"theme":"GitHub","hooks":{"AfterTool":[{"matcher":"run_shell_command","hooks":[{"type":"command","command":"./lint.sh","timeout":5000}]}]}}`, `"timeout": 30000`},
-		{"copilot", `{"version":1,"hooks":{"preToolUse":[{"type":"command","bash":"./guard.sh","timeoutSec":10}]}}`, `"bash": "git-snap hook copilot postToolUse"`},
-		{"cursor", `{"version":1,"hooks":{"afterFileEdit":[{"command":"./format.sh"}]},"extra":{"keep":true}}`, `"command": "git-snap hook cursor"`},
-	} {
-		t.Run(tc.agent, func(t *testing.T) {
-			work := t.TempDir()
-			a, _ := Lookup(tc.agent, Env{Home: t.TempDir()})
-			file, err := a.SettingsFile(ProjectScope, work)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// A new file: created, then removed when only git-snap's hooks were in it.
-			if changed, err := Install(a, file, "git-snap hook "+tc.agent); err != nil || !changed {
-				t.Fatalf("install: %v %v", changed, err)
-			}
-			if changed, err := Uninstall(a, file); err != nil || !changed {
-				t.Fatalf("uninstall: %v %v", changed, err)
-			}
-			if data, err := os.ReadFile(file); err == nil && tc.agent != "gemini" {
-				t.Errorf("the file git-snap created is left: %s", data)
-			}
-			if err := os.WriteFile(file, []byte(tc.existing), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if changed, err := Install(a, file, "git-snap hook "+tc.agent); err != nil || !changed {
-				t.Fatalf("install: %v %v", changed, err)
-			}
-			once, _ := os.ReadFile(file)
-			if !strings.Contains(string(once), tc.want) {
-				t.Errorf("installed:\n%s\nwant %s in it", once, tc.want)
-			}
-			for _, ev := range a.Events() {
-				if !strings.Contains(string(once), `"`+ev+`"`) {
-					t.Errorf("no %s hook", ev)
-				}
-			}
-			if changed, _ := Install(a, file, "git-snap hook "+tc.agent); changed {
-				t.Error("a second install of the same command changed the file")
-			}
-			if changed, err := Uninstall(a, file); err != nil || !changed {
-				t.Fatalf("uninstall: %v %v", changed, err)
-			}
-			var got, want any
-			after, _ := os.ReadFile(file)
-			_ = json.Unmarshal(after, &got)
-			_ = json.Unmarshal([]byte(tc.existing), &want)
-			if !jsonEqual(got, want) {
-				t.Errorf("uninstall left\n%s\nnot the settings as they were:\n%s", after, tc.existing)
-			}
-			broken := []byte("{\n  // a comment\n  \"hooks\": {}\n}\n")
-			if err := os.WriteFile(file, broken, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := Install(a, file, "git-snap hook "+tc.agent); err == nil {
-				t.Error("installed into a file that is not JSON")
-			}
-			if _, err := Uninstall(a, file); err == nil {
-				t.Error("uninstalled from a file that is not JSON")
-			}
-			if data, _ := os.ReadFile(file); !bytes.Equal(data, broken) {
-				t.Error("a file that is not JSON was rewritten")
-			}
-		})
-	}
-}
-
 func TestCursorFindsTheCLITranscript(t *testing.T) {
 	home := t.TempDir()
 	id := "3c0f5a9e-7b21-4d8e-9f61-2a4b6c8d0e1f"
@@ -249,7 +177,7 @@ func TestCursorFindsTheCLITranscript(t *testing.T) {
 		if err := os.WriteFile(path, nil, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		a, _ := Lookup("cursor", Env{Home: home})
+		a, _ := agent.Lookup("cursor", agent.Env{Home: home})
 		p, err := a.Decode([]byte(`{"conversation_id":"`+id+`","hook_event_name":"postToolUse","transcript_path":null,"workspace_roots":["/src/demo"],"tool_name":"Shell"}`), nil)
 		if err != nil || p.TranscriptPath == "" || p.CWD != "/src/demo" {
 			t.Fatalf("%+v %v", p, err)
@@ -258,7 +186,7 @@ func TestCursorFindsTheCLITranscript(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	a, _ := Lookup("cursor", Env{Home: home})
+	a, _ := agent.Lookup("cursor", agent.Env{Home: home})
 	for _, bad := range []string{`{"conversation_id":"../x","hook_event_name":"stop"}`, `{"conversation_id":"*","hook_event_name":"stop"}`} {
 		if p, err := a.Decode([]byte(bad), nil); err == nil && p.TranscriptPath != "" {
 			t.Errorf("%s found %s", bad, p.TranscriptPath)
@@ -267,7 +195,7 @@ func TestCursorFindsTheCLITranscript(t *testing.T) {
 }
 
 func TestCopilotDecode(t *testing.T) {
-	a, _ := Lookup("copilot", Env{Home: "/home/ana"})
+	a, _ := agent.Lookup("copilot", agent.Env{Home: "/home/ana"})
 	p, err := a.Decode([]byte(`{"sessionId":"6f1d2c3b-9a7e-4c1d-8b2f-0e5a4d3c2b1a","timestamp":1,"cwd":"/src","toolName":"edit","toolArgs":"{\"path\":\"a.go\"}","toolResult":{"resultType":"success"}}`), []string{"postToolUse"})
 	if err != nil || p.Event != "postToolUse" || p.Tool != "edit" || p.ToolInput["path"] != "a.go" ||
 		p.TranscriptPath != "/home/ana/.copilot/session-state/6f1d2c3b-9a7e-4c1d-8b2f-0e5a4d3c2b1a/events.jsonl" {
@@ -279,7 +207,7 @@ func TestCopilotDecode(t *testing.T) {
 			t.Errorf("%s: %+v", bad, p)
 		}
 	}
-	if !a.ChangesFiles(p) || a.ChangesFiles(Payload{Tool: "view"}) {
+	if !a.ChangesFiles(p) || a.ChangesFiles(agent.Payload{Tool: "view"}) {
 		t.Error("ChangesFiles")
 	}
 }
@@ -292,7 +220,7 @@ func TestNewAgentsTouchedFiles(t *testing.T) {
 		{"copilot", copilotLog, []string{"/home/ana/src/demo/CHANGELOG.md", "/home/ana/src/demo/NOTES.md"}},
 		{"cursor", cursorTranscript, []string{"/home/ana/src/demo/config.go", "/home/ana/src/demo/MIGRATION.md"}},
 	} {
-		a, _ := Lookup(tc.agent, Env{})
+		a, _ := agent.Lookup(tc.agent, agent.Env{})
 		var got []string
 		for _, r := range readJSONL(t, tc.file) {
 			got = append(got, a.TouchedFiles(normalize(t, r))...)

@@ -1,0 +1,179 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// Update is what a session's transcript files gained since the state a
+// snapshot keeps of them (see Layout): the records to store as new
+// messages and the snapshot's other members as they are now. It holds
+// no git: the caller stores it.
+type Update struct {
+	Messages []any
+	// Rest is the snapshot's members other than messages, events and
+	// files, updated: read positions, turns, the agent and session.
+	Rest map[string]any
+	Turn int
+	// Touched lists the files the session's tool calls wrote, those of
+	// earlier snapshots included.
+	Touched map[string]bool
+	// More says a file has lines past what this update read: another
+	// update goes on from where this one stopped.
+	More bool
+	// Warnings name what the update went on without: a transcript named
+	// that does not exist, a file the agent rewrote.
+	Warnings []string
+}
+
+// Reading bounds what ReadUpdate reads.
+type Reading struct {
+	Limits snapshot.Limits
+	// MaxReadBytes bounds what one update reads of each transcript file
+	// (DefaultMaxReadBytes when 0).
+	MaxReadBytes int64
+}
+
+// ReadUpdate reads what the transcripts of a hook call (the main one
+// and extra, the adapter's Transcripts) gained since tipRest, the
+// session's last snapshot's other members. A document transcript
+// (Gemini CLI, OpenCode) is read whole and compared record by record.
+func ReadUpdate(a Adapter, p Payload, extra map[string]string, tipRest map[string]any, r Reading) (Update, error) {
+	rest := map[string]any{}
+	for k, v := range tipRest {
+		switch k {
+		case snapshot.MemberMessages, snapshot.MemberEvents, snapshot.MemberFiles:
+		default:
+			rest[k] = v
+		}
+	}
+	rest["agent"], rest["session_id"] = a.Name(), p.SessionID
+	if p.CWD != "" {
+		rest["cwd"] = p.CWD
+	}
+	if da, ok := a.(documentAgent); ok {
+		return documentUpdate(a, p, da.RecordsKey(), rest, r.Limits)
+	}
+	return linesUpdate(a, p, extra, rest, r)
+}
+
+// linesUpdate reads the lines a JSONL transcript and its subagents' gained.
+func linesUpdate(a Adapter, p Payload, extra map[string]string, rest map[string]any, r Reading) (Update, error) {
+	u := Update{Rest: rest, Touched: StringSet(rest["touched_files"])}
+	layout, err := LayoutFrom(rest)
+	if err != nil {
+		return u, err
+	}
+	turns, _ := num(rest["turns"])
+	for _, f := range sources(p, extra, layout) {
+		if f.path == "" {
+			continue
+		}
+		i, c, err := readSource(&layout, f, p.Event, r.MaxReadBytes, &u)
+		if err != nil {
+			return u, err
+		}
+		for _, line := range c.lines {
+			rec := Element(line, r.Limits)
+			if f.name == "" && a.IsPrompt(rec) {
+				turns++
+			}
+			for _, t := range a.TouchedFiles(rec) {
+				u.Touched[t] = true
+			}
+			u.Messages = append(u.Messages, rec)
+		}
+		if i >= 0 {
+			layout.Files[i].Offset, layout.Files[i].Fingerprint, layout.Files[i].Path = c.next, c.fp, f.path
+			layout.Add(i, len(c.lines))
+		}
+		u.More = u.More || c.more()
+	}
+	rest["transcript"] = layout.JSON()
+	rest["turns"] = turns
+	u.Turn = int(turns)
+	return u, nil
+}
+
+// source is one transcript file to read: its name in the layout and its
+// path now.
+type source struct{ name, path string }
+
+// sources lists the files to read: the main transcript, the files the
+// adapter found beside it, and those an earlier call read that neither
+// names now (a subagent named once by its SubagentStop), sorted by name.
+func sources(p Payload, extra map[string]string, l Layout) []source {
+	out := []source{{"", p.TranscriptPath}}
+	seen := map[string]bool{"": true}
+	names := make([]string, 0, len(extra))
+	for name := range extra {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		out, seen[name] = append(out, source{name, extra[name]}), true
+	}
+	for _, f := range l.Files {
+		if !seen[f.Name] && f.Path != "" {
+			out, seen[f.Name] = append(out, source{f.Name, f.Path}), true
+		} else if f.Name == "" && p.TranscriptPath == "" {
+			out[0].path = f.Path
+		}
+	}
+	return out
+}
+
+// readSource reads the next lines of one file: from where the layout's
+// newest generation of it stopped, or, when the agent rewrote the file,
+// from its start as a new generation. A file that does not exist is
+// reported in u (but for a main transcript at SessionStart, which comes
+// before the agent writes it) and read as empty; i is then -1 when the
+// layout does not know it.
+func readSource(l *Layout, f source, event string, maxRead int64, u *Update) (int, chunk, error) {
+	i := l.latest(f.name)
+	var off int64
+	var fp string
+	if i >= 0 {
+		off, fp = l.Files[i].Offset, l.Files[i].Fingerprint
+	}
+	c, err := readChunk(f.path, off, maxRead, fp)
+	if errors.Is(err, fs.ErrNotExist) {
+		if f.name != "" || event != "SessionStart" {
+			u.Warnings = append(u.Warnings, fmt.Sprintf("transcript %s does not exist (named by the %s call); nothing read from it", f.path, event))
+		}
+		if i < 0 && f.name == "" {
+			i = l.File(f.name, f.path) // the session's layout names its transcript
+		}
+		return i, chunk{next: off, fp: fp}, nil
+	}
+	if err != nil {
+		return i, c, err
+	}
+	if i < 0 {
+		return l.File(f.name, f.path), c, nil
+	}
+	if c.rewritten {
+		i = l.NewGeneration(i, f.path)
+		u.Warnings = append(u.Warnings, fmt.Sprintf("transcript %s was rewritten, not appended to (%d bytes now, %d read before): recorded again from its start as generation %d, the earlier lines kept", f.path, c.size, off, l.Files[i].Gen))
+		if c, err = readChunk(f.path, 0, maxRead, ""); err != nil {
+			return i, c, err
+		}
+	}
+	return i, c, nil
+}
+
+// StringSet reads a JSON array of strings as a set.
+func StringSet(v any) map[string]bool {
+	out := map[string]bool{}
+	list, _ := v.([]any)
+	for _, e := range list {
+		if s, ok := e.(string); ok {
+			out[s] = true
+		}
+	}
+	return out
+}
