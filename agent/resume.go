@@ -210,3 +210,25 @@ func claudeCWD(doc map[string]any) string {
 	}
 	return ""
 }
+
+// NameTranscriptFiles names the files agent.Restore gives back as the
+// agent names them on disk: the main transcript (name "") as
+// TranscriptName says, an earlier generation of it ("~N") after it, the
+// subagents' under their own names. A name that would leave the folder
+// the files are written to is refused.
+func NameTranscriptFiles(a Adapter, session string, doc map[string]any, files map[string][][]byte) (map[string][][]byte, error) {
+	out := make(map[string][][]byte, len(files))
+	for name, lines := range files {
+		switch {
+		case name == "":
+			name = TranscriptName(a, session, doc)
+		case strings.HasPrefix(name, "~"):
+			name = TranscriptName(a, session, doc) + name
+		}
+		if err := snapshot.CheckPath(name); err != nil {
+			return nil, fmt.Errorf("transcript file %q: %w", name, err)
+		}
+		out[name] = lines
+	}
+	return out, nil
+}

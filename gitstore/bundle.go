@@ -167,3 +167,27 @@ func (s *Store) ImportBundle(ctx context.Context, r io.Reader) ([]PullResult, er
 	}
 	return out, nil
 }
+
+// BundleRefs names the refs a bundle of names holds: each session's ref,
+// and snap/<session>/<name> a checkpoint's tag; no names is every
+// session. A name that is neither is the caller's to have checked.
+func (s *Store) BundleRefs(ctx context.Context, names []string) ([]string, error) {
+	var refs []string
+	if len(names) == 0 {
+		all, err := s.Sessions(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, sess := range all {
+			refs = append(refs, sess.Ref)
+		}
+	}
+	for _, n := range names {
+		if sess, cp, ok := strings.Cut(strings.TrimPrefix(n, "snap/"), "/"); ok {
+			refs = append(refs, TagPrefix+sess+"/"+cp)
+			continue
+		}
+		refs = append(refs, s.SessionRef(n))
+	}
+	return refs, nil
+}

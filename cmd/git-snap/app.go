@@ -12,12 +12,13 @@ import (
 	"strings"
 	"time"
 
+	gitsnap "github.com/git-snap/git-snap"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
-	"github.com/git-snap/git-snap/redact"
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -328,27 +329,16 @@ func (e *env) newDeps(c *cli.Context, s *gitstore.Store, cfg config.Config, gitC
 // openPaths loads the config of the repository at paths and opens its
 // store with the config's prefix and redaction rules.
 func (e *env) openPaths(ctx context.Context, paths gitstore.Paths) (*gitstore.Store, config.Config, error) {
-	cfg, err := config.Load(config.SourcesFor(e.userConfigDir(), paths.WorkTree, paths.CommonDir))
+	repo, err := gitsnap.OpenPaths(ctx, paths, gitsnap.Options{
+		UserConfigDir: e.userConfigDir(),
+		GitEnv:        e.gitEnv(),
+		Warnf:         func(f string, a ...any) { fmt.Fprintf(e.stderr, "git-snap: warning: "+f+"\n", a...) },
+		Now:           e.now,
+	})
 	if err != nil {
 		return nil, config.Config{}, err
 	}
-	for _, w := range cfg.Warnings {
-		fmt.Fprintf(e.stderr, "git-snap: warning: %s\n", w)
-	}
-	redactor, err := redact.New(cfg.Redact)
-	if err != nil {
-		return nil, config.Config{}, &config.Error{File: "redact", Err: err}
-	}
-	s, err := gitstore.OpenPaths(ctx, paths, gitstore.Options{
-		RefPrefix: cfg.Refs.Prefix,
-		Warnf:     func(f string, a ...any) { fmt.Fprintf(e.stderr, "git-snap: warning: "+f+"\n", a...) },
-		Now:       e.now,
-		Redactor:  redactor,
-		Env:       e.gitEnv(),
-		// Nothing within the limits is larger; no read may cost more.
-		MaxObjectBytes: int64(max(cfg.Limits.MaxDocumentBytes, cfg.Limits.MaxValueBytes)),
-	})
-	return s, cfg, err
+	return repo.Store, repo.Config, nil
 }
 
 func (e *env) workDir(c *cli.Context) string {

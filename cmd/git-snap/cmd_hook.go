@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	gitsnap "github.com/git-snap/git-snap"
+
 	"github.com/git-snap/git-snap/hooklog"
 
 	"github.com/git-snap/git-snap/capture"
@@ -20,7 +22,6 @@ import (
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
-	"github.com/git-snap/git-snap/snapshot"
 )
 
 func cmdHook(e *env) *cli.Command {
@@ -182,55 +183,11 @@ func hookAgent(ctx context.Context, d *deps, s *gitstore.Store, cfg config.Confi
 	if err != nil {
 		return err
 	}
-	in := capture.Ingest{Store: s, Adapter: a, Limits: snapshot.Limits{MaxDepth: cfg.Limits.MaxDepth, MaxValueBytes: cfg.Limits.MaxValueBytes}, MaxFileBytes: cfg.Limits.MaxFileBytes, MaxReadBytes: int64(cfg.Limits.MaxReadBytes),
-		Budget: hookBudget, Warn: func(msg string) { hookLog(d, s.Paths(), o.Agent, errors.New(msg)) }}
-	if t, ok := a.(agent.HookTimeouts); ok { // the agent kills a call sooner than hookTimeout
-		in.Budget = min(in.Budget, time.Duration(t.HookTimeout(p.Event))*time.Second/2)
-	}
 	dir, _ := hookDir(d, o)
-	// Without the code state (no git on PATH, a broken index) the
-	// conversation is still recorded; the failure is logged.
-	so, changed, codeErr := hookCode(ctx, s, cfg, dir, d.gitEnv, p, a.ChangesFiles(p))
-	if wt := s.Paths().WorkTree; wt != "" && changed != nil {
-		in.WorkTree, in.Changed = wt, func(context.Context) ([]string, error) { return changed, nil }
-	}
-	entry, added, err := in.Run(ctx, p, so)
-	if err == nil && added {
-		_, err = s.ApplyRetention(ctx, p.SessionID, entry.Header.Seq, retention(cfg))
-	}
-	return errors.Join(codeErr, err)
-}
-
-// hookCode finds the code a hook call's snapshot is taken at and the
-// files changed in the work tree. After a tool that cannot write, the
-// work tree is not scanned: HEAD is read, and whether it is dirty is
-// taken from the session's last snapshot, since nothing wrote since.
-func hookCode(ctx context.Context, s *gitstore.Store, cfg config.Config, dir string, env gitstore.GitEnv, p agent.Payload, changes bool) (gitstore.SaveOptions, []string, error) {
-	var so gitstore.SaveOptions
-	if !changes {
-		if !cfg.RecordCode() {
-			return so, nil, nil
-		}
-		head, err := s.Head()
-		if err != nil || head.IsZero() {
-			return so, nil, nil
-		}
-		so.Code = head.String()
-		if tip, err := s.SessionTip(p.SessionID); err == nil && !tip.IsZero() {
-			if e, err := s.Entry(ctx, tip); err == nil && e.Header.Code == so.Code {
-				so.Dirty = e.Header.Dirty
-			}
-		}
-		return so, nil, nil
-	}
-	code, err := readCode(ctx, s, dir, env, s.Paths().WorkTree != "")
-	if err != nil {
-		return so, nil, fmt.Errorf("read the work tree's state: %w", err)
-	}
-	if cfg.RecordCode() && !code.Commit.IsZero() {
-		so.Code, so.Dirty = code.Commit.String(), code.Dirty
-	}
-	return so, code.Changed, nil
+	repo := gitsnap.Wrap(s, cfg, d.gitEnv)
+	_, _, err = repo.RecordHook(ctx, a, p, gitsnap.HookOptions{Dir: dir, Budget: hookBudget,
+		Warn: func(msg string) { hookLog(d, s.Paths(), o.Agent, errors.New(msg)) }})
+	return err
 }
 
 // hookGit marks the sessions at work in this work tree with the commit
@@ -239,7 +196,7 @@ func hookGit(ctx context.Context, d *deps, s *gitstore.Store, args []string) err
 	if len(args) == 0 || args[0] != "post-commit" {
 		return fmt.Errorf("git snap hook git takes post-commit, not %q", strings.Join(args, " "))
 	}
-	code, err := readCode(ctx, s, d.workDir, d.gitEnv, false)
+	code, err := gitsnap.CodeState(ctx, s, d.workDir, d.gitEnv, false)
 	if err != nil || code.Commit.IsZero() {
 		return err
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	gitsnap "github.com/git-snap/git-snap"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/gitstore"
@@ -62,7 +64,7 @@ func runRollback(ctx context.Context, d *deps, o rollbackOptions) error {
 		return err
 	}
 	so := gitstore.SaveOptions{Message: o.Message}
-	if code, err := readCode(ctx, s, d.dir, d.gitEnv, false); err == nil && !code.Commit.IsZero() {
+	if code, err := gitsnap.CodeState(ctx, s, d.dir, d.gitEnv, false); err == nil && !code.Commit.IsZero() {
 		so.Code, so.Dirty = code.Commit.String(), code.Dirty
 	}
 	entry, err := s.Rollback(ctx, id, so)

@@ -8,9 +8,10 @@ import (
 	"os"
 	"path/filepath"
 
+	gitsnap "github.com/git-snap/git-snap"
+
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-snap/git-snap/codestate"
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/render"
@@ -99,7 +100,7 @@ func runSave(ctx context.Context, d *deps, o saveOptions) error {
 	}
 	so := gitstore.SaveOptions{Session: o.Session, Turn: o.Turn, Label: o.Label, Source: o.Source, Message: o.Message}
 	if !o.NoCode && d.cfg.RecordCode() {
-		code, err := readCode(ctx, d.store, d.dir, d.gitEnv, false)
+		code, err := gitsnap.CodeState(ctx, d.store, d.dir, d.gitEnv, false)
 		if err != nil {
 			fmt.Fprintf(d.errOut, "git-snap: warning: code commit not recorded: %v\n", err)
 		}
@@ -156,22 +157,6 @@ func (o saveOptions) check() error {
 		}
 	}
 	return nil
-}
-
-// readCode reads the code of the store's work tree, or of the one dir is
-// in when the store has none (--store): that may be another repository
-// than the store. Outside a work tree there is nothing to record. changed
-// also lists changed and untracked files.
-func readCode(ctx context.Context, s *gitstore.Store, dir string, env gitstore.GitEnv, changed bool) (codestate.State, error) {
-	root := s.Paths().WorkTree
-	if root == "" {
-		p, err := gitstore.Discover(dir, env)
-		if err != nil || p.WorkTree == "" {
-			return codestate.State{}, nil
-		}
-		root = p.WorkTree
-	}
-	return codestate.Read(ctx, codestate.Options{Dir: root, Changed: changed})
 }
 
 func limits(cfg config.Config) snapshot.Limits {

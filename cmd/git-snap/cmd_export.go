@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/git-snap/git-snap/render"
+	"github.com/git-snap/git-snap/report"
+	"github.com/git-snap/git-snap/snapshot"
+	"github.com/urfave/cli/v2"
+)
+
+type exportOptions struct {
+	Rev     string
+	Output  string
+	Compact bool
+	YAML    bool
+	Bundle  string   // write a bundle to this file instead
+	Names   []string // with Bundle: the sessions and checkpoints
+	Format  string   // json (the document), markdown or html (a document for a person)
+	From    string   // with markdown or html: only what happened after this revision
+	Session string   // the session whose newest snapshot to export when no REV is given
+}
+
+func cmdExport(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "export",
+		Usage:     "write a snapshot's document to a file, to share or keep as a fixture",
+		ArgsUsage: "[REV]",
+		Description: `Writes the document saved as REV: canonical indented JSON by default,
+RFC 8785 canonical bytes with --compact, or YAML. import reads it back. Without REV,
+the newest snapshot of --session, $GIT_SNAP_SESSION or the config's session.
+
+--format markdown or html writes the conversation for a person instead: a header
+(session, agent, model, code commit, dates, tokens of each kind, an estimated cost),
+then each turn with its prompt, the answer, the tool calls as collapsible blocks with
+their input and result (failures marked), the files it changed as diffs, and the
+checkpoints where they were taken. Markdown is CommonMark for a pull request or an
+issue; HTML is one file with nothing external and no script. --range A..B exports
+only what happened after snapshot A up to B.
+
+--bundle FILE writes a git bundle instead: the sessions and checkpoints named (all
+sessions when none is) with their history, one file to attach to an issue or a pull
+request. git snap import FILE.bundle reads it back; git bundle and git fetch read it too.
+
+Examples:
+   git snap export snap/fix-login/green -o testdata/login-bug.json
+   git snap export fix-login --compact | sha256sum
+   git snap export --bundle login-bug.bundle snap/fix-login/green
+   git snap export fix-login --format markdown -o docs/login-session.md
+   git snap export --format html --range fix-login~5..fix-login -o review.html`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "format", Value: "json", Usage: "`FORMAT`: json (the document), markdown or html (the conversation for a person)"},
+			&cli.StringFlag{Name: "range", Usage: "with --format markdown or html: only what happened in `A..B`"},
+			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "export this session's newest snapshot when no REV is given"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
+			&cli.BoolFlag{Name: "compact", Usage: "RFC 8785 canonical JSON, no whitespace"},
+			&cli.BoolFlag{Name: "yaml", Usage: "YAML instead of JSON"},
+			&cli.StringFlag{Name: "bundle", Usage: "write a git bundle to `FILE` of the sessions and checkpoints named"},
+		},
+		Action: action(e, shape{max: -1}, parseExport, runExport),
+	}
+}
+
+func parseExport(c *cli.Context) (exportOptions, error) {
+	o := exportOptions{Output: c.String("output"), Compact: c.Bool("compact"), YAML: c.Bool("yaml"), Bundle: c.String("bundle"),
+		Format: c.String("format"), Session: c.String("session")}
+	if o.Bundle != "" {
+		o.Names = c.Args().Slice()
+		return o, nil
+	}
+	if err := args(c, 0, 1); err != nil {
+		return o, err
+	}
+	o.Rev = c.Args().First()
+	switch o.Format {
+	case "json":
+	case "markdown", "md", "html":
+		if o.Compact || o.YAML {
+			return o, usagef("--compact and --yaml go with --format json")
+		}
+	default:
+		return o, usagef("--format %q: choose json, markdown or html", o.Format)
+	}
+	if r := c.String("range"); r != "" {
+		if o.Format == "json" {
+			return o, usagef("--range goes with --format markdown or html")
+		}
+		if o.Rev != "" {
+			return o, usagef("give REV or --range A..B, not both")
+		}
+		from, to, err := report.ParseRange(r)
+		if err != nil {
+			return o, err
+		}
+		o.From, o.Rev = from, to
+	}
+	if o.Compact && o.YAML {
+		return o, usagef("choose one of --compact and --yaml")
+	}
+	return o, nil
+}
+
+// runExport writes the document saved as o.Rev, or a bundle.
+func runExport(ctx context.Context, d *deps, o exportOptions) error {
+	if o.Bundle != "" {
+		return exportBundle(ctx, d, o.Bundle, o.Names)
+	}
+	if o.Rev = or(o.Rev, or(o.Session, d.session)); o.Rev == "" {
+		return usagef("export needs REV (a session, session~N, snap/<session>/<name> or an id), or a default session (--session, GIT_SNAP_SESSION)")
+	}
+	if o.Format != "" && o.Format != "json" {
+		return exportReport(ctx, d, o)
+	}
+	doc, _, err := d.store.ReadRevision(ctx, o.Rev)
+	if err != nil {
+		return err
+	}
+	var data []byte
+	switch {
+	case o.YAML:
+		var buf bytes.Buffer
+		if err := render.YAML(&buf, doc); err != nil {
+			return err
+		}
+		data = buf.Bytes()
+	case o.Compact:
+		if data, err = snapshot.Marshal(doc); err != nil {
+			return err
+		}
+	default:
+		if data, err = snapshot.MarshalIndent(doc); err != nil {
+			return err
+		}
+	}
+	return d.writeOutput(o.Output, data)
+}
+
+// exportReport writes the conversation as Markdown or HTML.
+func exportReport(ctx context.Context, d *deps, o exportOptions) error {
+	sess, err := report.Load(ctx, d.store, o.Rev, report.Options{From: o.From, Prices: configPrices(d.cfg)})
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if o.Format == "html" {
+		err = report.WriteHTML(&buf, sess, report.HTMLOptions{})
+	} else {
+		err = report.WriteMarkdown(&buf, sess)
+	}
+	if err != nil {
+		return err
+	}
+	return d.writeOutput(o.Output, buf.Bytes())
+}
+
+// exportBundle writes the named sessions (or checkpoints) as a bundle.
+func exportBundle(ctx context.Context, d *deps, file string, names []string) error {
+	s := d.store
+	refs, err := s.BundleRefs(ctx, names)
+	if err != nil {
+		return err
+	}
+	if len(refs) == 0 {
+		return usagef("there are no sessions to bundle")
+	}
+	var buf bytes.Buffer
+	n, err := s.WriteBundle(ctx, &buf, refs)
+	if err != nil {
+		return err
+	}
+	if err := d.writeOutput(file, buf.Bytes()); err != nil {
+		return err
+	}
+	fmt.Fprintf(d.out, "wrote %s: %s, %s, %s\n", file, render.Count(len(refs), "ref"), render.Count(n, "object"), render.Count(buf.Len(), "byte"))
+	return nil
+}

@@ -1,0 +1,113 @@
+// Package gitsnap is git-snap's library front door: Open gives a Go
+// program the store the command line works with, with the same
+// settings, redaction, agent views, totals and limits. Zero Options are
+// the command line's defaults but for the user's settings file, which a
+// library does not look for on its own (see Options.UserConfigDir).
+//
+//	repo, err := gitsnap.Open(ctx, ".", gitsnap.Options{})
+//	...
+//	defer repo.Close()
+//	e, err := repo.Save(ctx, doc, gitstore.SaveOptions{Session: "fix-login"})
+package gitsnap
+
+import (
+	"context"
+	"time"
+
+	"github.com/git-snap/git-snap/config"
+	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/redact"
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// Options say where to look and whom to tell; the zero value is right
+// for most programs.
+type Options struct {
+	// UserConfigDir is the user's configuration directory
+	// ($XDG_CONFIG_HOME, or ~/.config), where git-snap/config.yaml is
+	// read from; "" reads no user settings. The command line fills it
+	// from its environment; the library reads none.
+	UserConfigDir string
+	// GitEnv is what git's environment says (GIT_DIR, GIT_WORK_TREE,
+	// who commits); zero for a repository found from dir.
+	GitEnv gitstore.GitEnv
+	// Warnf receives what a user should see: settings the team's file
+	// may not change, a stale lock removed. Nil drops them.
+	Warnf func(format string, args ...any)
+	// Now gives the time of new snapshots; time.Now when nil.
+	Now func() time.Time
+}
+
+// Repository is a repository's store opened with its settings: every
+// method of gitstore.Store, and the Config it was opened with.
+type Repository struct {
+	*gitstore.Store
+	// Config is the merged settings: the user's, the team's committed
+	// .git-snap.yaml and the clone's .git/snap/config.yaml.
+	Config config.Config
+	env    gitstore.GitEnv
+}
+
+// Open opens the store of the repository dir is in, as the command line
+// does: its settings layered, secrets redacted by the built-in rules and
+// the settings' own, every snapshot counted, every read bounded by the
+// settings' limits.
+func Open(ctx context.Context, dir string, o Options) (*Repository, error) {
+	paths, err := gitstore.Discover(dir, o.GitEnv)
+	if err != nil {
+		return nil, err
+	}
+	return OpenPaths(ctx, paths, o)
+}
+
+// OpenPaths is Open for a repository already found.
+func OpenPaths(ctx context.Context, paths gitstore.Paths, o Options) (*Repository, error) {
+	cfg, err := config.Load(config.SourcesFor(o.UserConfigDir, paths.WorkTree, paths.CommonDir))
+	if err != nil {
+		return nil, err
+	}
+	warnf := o.Warnf
+	if warnf == nil {
+		warnf = func(string, ...any) {}
+	}
+	for _, w := range cfg.Warnings {
+		warnf("%s", w)
+	}
+	redactor, err := redact.New(cfg.Redact)
+	if err != nil {
+		return nil, &config.Error{File: "redact", Err: err}
+	}
+	s, err := gitstore.OpenPaths(ctx, paths, gitstore.Options{
+		RefPrefix: cfg.Refs.Prefix,
+		Warnf:     warnf,
+		Now:       o.Now,
+		Redactor:  redactor,
+		Env:       o.GitEnv,
+		// Nothing within the limits is larger; no read may cost more.
+		MaxObjectBytes: int64(max(cfg.Limits.MaxDocumentBytes, cfg.Limits.MaxValueBytes)),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Repository{Store: s, Config: cfg, env: o.GitEnv}, nil
+}
+
+// Limits are the settings' bounds on a document as snapshot.Parse and
+// the agents' readers take them.
+func (r *Repository) Limits() snapshot.Limits {
+	l := r.Config.Limits
+	return snapshot.Limits{MaxBytes: l.MaxDocumentBytes, MaxDepth: l.MaxDepth, MaxValueBytes: l.MaxValueBytes}
+}
+
+// Retention is the settings' retention policy, which a hook call applies
+// after each snapshot and prune applies on demand.
+func (r *Repository) Retention() gitstore.RetentionPolicy {
+	return gitstore.RetentionPolicy{MaxPerSession: r.Config.Retention.MaxPerSession, KeepFirst: r.Config.Retention.KeepFirst}
+}
+
+// Wrap makes a Repository of a store already open with cfg, for a
+// program that opened it itself (the command line opens once and hands
+// the store to each command); env is what git's environment says.
+func Wrap(s *gitstore.Store, cfg config.Config, env gitstore.GitEnv) *Repository {
+	return &Repository{Store: s, Config: cfg, env: env}
+}
