@@ -1,8 +1,10 @@
-// Package agent is everything one agent is to git-snap, one file per
-// agent: what its hooks send, where its transcripts and settings live,
-// how its records read as messages, and how its files are imported; plus
-// the Recorder and Replay that any harness uses, Ingest that records an
-// agent's transcript as it grows, and Trace that reads a session back.
+// Package agent is what each agent writes, read: its hook payloads,
+// where its transcripts and settings live, how its records read as
+// messages (the views stats, trace, replay and the readers use), how a
+// transcript's growth is read (ReadUpdate), and how its hooks are put in
+// its settings. One file per agent, registered in init; docs/agents.md
+// says how to add one. It holds no git: package capture records what it
+// reads into the store.
 package agent
 
 import (
