@@ -83,18 +83,18 @@ func fileHistories(ctx context.Context, st *gitstore.Store, v *filesView) error 
 	slices.Reverse(entries)
 	byPath := map[string]*fileHistory{}
 	prev := map[string]plumbing.Hash{}
-	var prevTree plumbing.Hash
+	var prevSet gitstore.FileSetID
 	for i, e := range entries {
-		tree, files, err := st.FileIDs(ctx, e.ID)
+		set, err := st.Files(ctx, e)
 		if err != nil {
 			return err
 		}
-		if i > 0 && tree == prevTree {
+		if i > 0 && set.ID == prevSet {
 			continue
 		}
-		prevTree = tree
+		prevSet = set.ID
 		now := map[string]plumbing.Hash{}
-		for _, f := range files {
+		for _, f := range set.Files {
 			now[f.Path] = f.Blob
 			h := byPath[f.Path]
 			if h == nil {
