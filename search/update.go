@@ -245,7 +245,7 @@ type blockState struct {
 
 // changed returns the messages of block c, at position k, that differ
 // from the previous snapshot's at their index.
-func (p *blockState) changed(ctx context.Context, s *gitstore.Store, k int, c gitstore.BlockID) ([]gitstore.MessageRef, error) {
+func (p *blockState) changed(ctx context.Context, s gitstore.Contents, k int, c gitstore.BlockID) ([]gitstore.MessageRef, error) {
 	if k < len(p.blocks) && p.blocks[k] == c {
 		return nil, nil
 	}
@@ -272,7 +272,7 @@ func (p *blockState) changed(ctx context.Context, s *gitstore.Store, k int, c gi
 
 // read lists a block's messages, remembering the last few blocks read:
 // a session's snapshots change their last block one after another.
-func (p *blockState) read(ctx context.Context, s *gitstore.Store, c gitstore.BlockID) ([]gitstore.MessageRef, error) {
+func (p *blockState) read(ctx context.Context, s gitstore.Contents, c gitstore.BlockID) ([]gitstore.MessageRef, error) {
 	if m, ok := p.msgs[c]; ok {
 		return m, nil
 	}

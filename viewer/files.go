@@ -47,7 +47,7 @@ type fileHistory struct {
 func (s *Server) filesPage(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	v := &filesView{Rev: r.PathValue("rev"), Path: r.URL.Query().Get("path"), Now: s.opts.Now()}
-	err := s.read(ctx, func(st *gitstore.Store) error { return fileHistories(ctx, st, v) })
+	err := s.read(ctx, func(st gitstore.Reader) error { return fileHistories(ctx, st, v) })
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -57,7 +57,7 @@ func (s *Server) filesPage(w http.ResponseWriter, r *http.Request) {
 
 // fileHistories fills v: the files at its snapshot, where each changed,
 // and the content of the file v.Path names.
-func fileHistories(ctx context.Context, st *gitstore.Store, v *filesView) error {
+func fileHistories(ctx context.Context, st gitstore.Reader, v *filesView) error {
 	id, err := st.Resolve(ctx, v.Rev)
 	if err != nil {
 		return err
