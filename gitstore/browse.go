@@ -115,26 +115,38 @@ type FileID struct {
 	Blob plumbing.Hash
 }
 
-// FileIDs lists the captured files of a snapshot, reading trees only, and
-// the id of its files/ tree (ZeroHash when it has none): two snapshots
-// with the same one hold the same files.
-func (s *Store) FileIDs(ctx context.Context, id plumbing.Hash) (plumbing.Hash, []FileID, error) {
-	o, err := s.openSnapshot(ctx, id)
+// FileSet is the files captured at a snapshot, by blob.
+type FileSet struct {
+	// ID is equal for two snapshots that captured the same files, and
+	// the zero FileSetID for one that captured none: a reader comparing
+	// snapshots skips those whose files did not change.
+	ID    FileSetID
+	Files []FileID
+}
+
+// FileSetID names a snapshot's set of captured files without saying
+// how it is stored. It is comparable and serves as a map key.
+type FileSetID struct{ h plumbing.Hash }
+
+// Files lists the files captured at snapshot e, reading trees only,
+// none of their contents. e is as Entry, Walk or Read return it.
+func (s *Store) Files(ctx context.Context, e Entry) (FileSet, error) {
+	_, files, err := s.snapshotTree(ctx, e.Tree)
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return FileSet{}, err
 	}
-	var out []FileID
-	err = s.reader.WalkFiles(o.tree.Files, func(path string, e object.TreeEntry) error {
-		if e.Mode != filemode.Regular && e.Mode != filemode.Executable && e.Mode != filemode.Symlink {
-			return fmt.Errorf("the snapshot holds %s with mode %o, which is not a file", path, uint32(e.Mode))
+	set := FileSet{ID: FileSetID{files}}
+	err = s.reader.WalkFiles(files, func(path string, t object.TreeEntry) error {
+		if t.Mode != filemode.Regular && t.Mode != filemode.Executable && t.Mode != filemode.Symlink {
+			return fmt.Errorf("the snapshot holds %s with mode %o, which is not a file", path, uint32(t.Mode))
 		}
-		out = append(out, FileID{Path: path, Mode: fmt.Sprintf("%06o", uint32(e.Mode)), Blob: e.Hash})
+		set.Files = append(set.Files, FileID{Path: path, Mode: fmt.Sprintf("%06o", uint32(t.Mode)), Blob: t.Hash})
 		return nil
 	})
 	if err != nil {
-		return plumbing.ZeroHash, nil, fmt.Errorf("snapshot %s: %w", id, err)
+		return FileSet{}, fmt.Errorf("snapshot %s: %w", e.ID, err)
 	}
-	return o.tree.Files, out, nil
+	return set, nil
 }
 
 // Blob reads one stored blob, a captured file's content, within the

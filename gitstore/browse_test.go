@@ -49,21 +49,21 @@ func TestTipsLocalAndFetched(t *testing.T) {
 	}
 }
 
-// FileIDs lists the captured files with the blob ids git ls-tree gives,
+// Files lists the captured files with the blob ids git ls-tree gives,
 // and Blob reads each back byte for byte.
-func TestFileIDs(t *testing.T) {
+func TestFiles(t *testing.T) {
 	ctx := context.Background()
 	dir, s := newRepo(t)
 	doc := mustParse(t, `{"messages": [], "files": {"a/b.go": {"content": "package b\n"}, "run.sh": {"content": "#!/bin/sh\n", "mode": "100755"}}}`)
 	e, err := s.Save(ctx, doc, SaveOptions{Session: "f"})
 	must(t, err)
-	tree, files, err := s.FileIDs(ctx, e.ID)
+	set, err := s.Files(ctx, e)
 	must(t, err)
-	if want := git(t, dir, "rev-parse", e.ID.String()+":files"); tree.String() != want {
-		t.Errorf("files tree %s, want %s", tree, want)
+	if want := git(t, dir, "rev-parse", e.ID.String()+":files"); set.ID.h.String() != want {
+		t.Errorf("files id %s, want the files tree %s", set.ID.h, want)
 	}
 	var got []string
-	for _, f := range files {
+	for _, f := range set.Files {
 		got = append(got, f.Mode+" blob "+f.Blob.String()+"\tfiles/"+f.Path)
 		data, err := s.Blob(ctx, f.Blob)
 		must(t, err)
@@ -73,12 +73,12 @@ func TestFileIDs(t *testing.T) {
 	}
 	slices.Sort(got)
 	if want := strings.Split(git(t, dir, "ls-tree", "-r", e.ID.String(), "files/"), "\n"); !slices.Equal(got, want) {
-		t.Errorf("FileIDs: %q\nwant (git ls-tree): %q", got, want)
+		t.Errorf("Files: %q\nwant (git ls-tree): %q", got, want)
 	}
 	empty, err := s.Save(ctx, mustParse(t, `{"messages": []}`), SaveOptions{Session: "nofiles"})
 	must(t, err)
-	if tree, files, err := s.FileIDs(ctx, empty.ID); err != nil || tree != plumbing.ZeroHash || len(files) != 0 {
-		t.Errorf("a snapshot without files: %s %v %v", tree, files, err)
+	if none, err := s.Files(ctx, empty); err != nil || none.ID != (FileSetID{}) || len(none.Files) != 0 {
+		t.Errorf("a snapshot without files: %v %v", none, err)
 	}
 }
 

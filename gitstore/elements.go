@@ -16,14 +16,6 @@ import (
 	"github.com/git-snap/git-snap/snapshot"
 )
 
-// ElementRef is one stored message of a snapshot: its position and the
-// blob that holds it. Equal blobs hold equal messages, so a reader that
-// remembers blobs reads each message once however many snapshots hold it.
-type ElementRef struct {
-	Index int
-	Blob  plumbing.Hash
-}
-
 // SessionTips lists every session's newest snapshot id by session name.
 // It reads refs only, no commit: what changed since a cache was built
 // is the sessions whose tip moved.
@@ -65,10 +57,84 @@ func (s *Store) TipsStamp() string {
 	return b.String()
 }
 
-// SnapshotTree reads a snapshot's root tree (a commit's Tree) and
+// BlockID names a block of a snapshot's messages, stored together,
+// without saying how: two blocks with equal BlockIDs hold the same
+// messages at the same indexes, so a reader that remembers the blocks it
+// has read (a search index) reads each once however many snapshots hold
+// it. It is comparable and serves as a map key.
+type BlockID struct{ h plumbing.Hash }
+
+// MessageID names one stored message the same way: equal MessageIDs
+// hold equal messages.
+type MessageID struct{ h plumbing.Hash }
+
+// MessageRef is one message of a block, not yet read: its index among
+// the snapshot's messages and its id.
+type MessageRef struct {
+	Index int
+	ID    MessageID
+}
+
+// MessageBlocks lists the blocks that hold snapshot e's messages, in
+// the order of their indexes, reading no message. e is as Entry, Walk or
+// Read return it. A snapshot of another format is refused.
+func (s *Store) MessageBlocks(ctx context.Context, e Entry) ([]BlockID, error) {
+	msgs, _, err := s.snapshotTree(ctx, e.Tree)
+	if err != nil || msgs.IsZero() {
+		return nil, err
+	}
+	t, err := object.GetTree(s.st, msgs)
+	if err != nil {
+		return nil, fmt.Errorf("read messages of snapshot %s: %w", e.ID, err)
+	}
+	out := make([]BlockID, len(t.Entries))
+	for i, c := range t.Entries {
+		out[i] = BlockID{c.Hash}
+	}
+	return out, nil
+}
+
+// BlockMessages lists the messages of one block in order, reading none
+// of them.
+func (s *Store) BlockMessages(ctx context.Context, b BlockID) ([]MessageRef, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	t, err := object.GetTree(s.st, b.h)
+	if err != nil {
+		return nil, fmt.Errorf("read message block %s: %w", b.h, err)
+	}
+	out := make([]MessageRef, 0, len(t.Entries))
+	for _, e := range t.Entries {
+		i, ok := layout.ElementIndex(e.Name)
+		if !ok {
+			return nil, fmt.Errorf("unexpected entry %s in message block %s", e.Name, b.h)
+		}
+		out = append(out, MessageRef{Index: i, ID: MessageID{e.Hash}})
+	}
+	return out, nil
+}
+
+// Message reads one stored message by its id.
+func (s *Store) Message(ctx context.Context, id MessageID) (any, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	data, err := s.st.blobData(id.h)
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", id.h, err)
+	}
+	v, err := snapshot.Parse(data, snapshot.Limits{})
+	if err != nil {
+		return nil, fmt.Errorf("stored object %s: %w", id.h, err)
+	}
+	return v, nil
+}
+
+// snapshotTree reads a snapshot's root tree (a commit's Tree) and
 // returns its messages and files trees, ZeroHash for a part it does not
 // have. A tree of another format is refused.
-func (s *Store) SnapshotTree(ctx context.Context, tree plumbing.Hash) (messages, files plumbing.Hash, err error) {
+func (s *Store) snapshotTree(ctx context.Context, tree plumbing.Hash) (messages, files plumbing.Hash, err error) {
 	if err := ctx.Err(); err != nil {
 		return plumbing.ZeroHash, plumbing.ZeroHash, err
 	}
@@ -102,75 +168,3 @@ func (s *Store) SnapshotTree(ctx context.Context, tree plumbing.Hash) (messages,
 var markerBlob = sync.OnceValue(func() plumbing.Hash {
 	return plumbing.ComputeHash(plumbing.BlobObject, []byte(layout.Marker))
 })
-
-// Chunks lists the chunk trees of a messages (or events) tree, in
-// order. Equal chunk trees hold equal elements, so a reader that
-// remembers chunks reads each once.
-func (s *Store) Chunks(ctx context.Context, dir plumbing.Hash) ([]plumbing.Hash, error) {
-	if err := ctx.Err(); err != nil || dir.IsZero() {
-		return nil, err
-	}
-	t, err := object.GetTree(s.st, dir)
-	if err != nil {
-		return nil, fmt.Errorf("read messages tree %s: %w", dir, err)
-	}
-	out := make([]plumbing.Hash, len(t.Entries))
-	for i, e := range t.Entries {
-		out[i] = e.Hash
-	}
-	return out, nil
-}
-
-// ChunkElements lists the elements of one chunk tree in order.
-func (s *Store) ChunkElements(ctx context.Context, chunk plumbing.Hash) ([]ElementRef, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	t, err := object.GetTree(s.st, chunk)
-	if err != nil {
-		return nil, fmt.Errorf("read chunk tree %s: %w", chunk, err)
-	}
-	out := make([]ElementRef, 0, len(t.Entries))
-	for _, e := range t.Entries {
-		i, ok := layout.ElementIndex(e.Name)
-		if !ok {
-			return nil, fmt.Errorf("unexpected entry %s in chunk tree %s", e.Name, chunk)
-		}
-		out = append(out, ElementRef{Index: i, Blob: e.Hash})
-	}
-	return out, nil
-}
-
-// Element reads one stored message or event by its blob id.
-func (s *Store) Element(ctx context.Context, blob plumbing.Hash) (any, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	data, err := s.st.blobData(blob)
-	if err != nil {
-		return nil, fmt.Errorf("read blob %s: %w", blob, err)
-	}
-	v, err := snapshot.Parse(data, snapshot.Limits{})
-	if err != nil {
-		return nil, fmt.Errorf("stored object %s: %w", blob, err)
-	}
-	return v, nil
-}
-
-// FilePaths lists the paths of the files under a snapshot's files tree
-// (see SnapshotTree), without reading their contents. Paths that could
-// leave a work tree are refused, as when the files are read.
-func (s *Store) FilePaths(ctx context.Context, files plumbing.Hash) ([]string, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	var out []string
-	err := s.reader.WalkFiles(files, func(p string, _ object.TreeEntry) error {
-		out = append(out, p)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read files tree %s: %w", files, err)
-	}
-	return out, nil
-}

@@ -41,7 +41,7 @@ func ParseRange(r string) (from, to string, err error) {
 // markers where they were taken; each turn's files are the diff of the
 // captured files between the first snapshots that hold its start and
 // its end.
-func Load(ctx context.Context, s *gitstore.Store, rev string, o Options) (*Session, error) {
+func Load(ctx context.Context, s gitstore.Snapshots, rev string, o Options) (*Session, error) {
 	id, err := s.Resolve(ctx, rev)
 	if err != nil {
 		return nil, err
@@ -117,7 +117,7 @@ func sharedPrefix(a, b []any) int {
 // history lists the snapshots after from up to id, oldest first, and the
 // checkpoints set on them (and on from) by the message count they were
 // taken at. It reads commits and tags, never trees.
-func history(ctx context.Context, s *gitstore.Store, id, from plumbing.Hash, session string) ([]gitstore.Entry, map[int][]string, error) {
+func history(ctx context.Context, s gitstore.Snapshots, id, from plumbing.Hash, session string) ([]gitstore.Entry, map[int][]string, error) {
 	var snaps []gitstore.Entry
 	err := s.Walk(ctx, []plumbing.Hash{id}, func(e gitstore.Entry) error {
 		if e.ID == from {

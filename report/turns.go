@@ -278,7 +278,7 @@ func inputText(v any) string {
 // all its records: what the user changed between turns is left out where
 // the hook recorded a snapshot at the prompt. Where one snapshot holds
 // several turns, the changes show on the first.
-func turnFiles(ctx context.Context, s *gitstore.Store, out *Session, spans [][2]int, snaps []gitstore.Entry, from plumbing.Hash, tipDoc map[string]any) error {
+func turnFiles(ctx context.Context, s gitstore.Snapshots, out *Session, spans [][2]int, snaps []gitstore.Entry, from plumbing.Hash, tipDoc map[string]any) error {
 	if len(snaps) == 0 {
 		return nil
 	}
@@ -329,7 +329,7 @@ func seqOf(snaps []gitstore.Entry, id plumbing.Hash) int {
 // fileChanges diffs the captured files of two snapshots; a zero a is
 // the empty session before the first. bDoc is b's document when the
 // caller has read it already (nil: read it).
-func fileChanges(ctx context.Context, s *gitstore.Store, a, b plumbing.Hash, bDoc map[string]any) ([]snapshot.FileChange, error) {
+func fileChanges(ctx context.Context, s gitstore.Snapshots, a, b plumbing.Hash, bDoc map[string]any) ([]snapshot.FileChange, error) {
 	if !a.IsZero() {
 		d, err := s.Diff(ctx, a, b)
 		if err != nil {

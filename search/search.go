@@ -73,7 +73,7 @@ const (
 // a time. Other processes may search the same index at once.
 type Index struct {
 	mu    sync.Mutex
-	store *gitstore.Store
+	store gitstore.Reader
 	dir   string
 	// segmentBytes is the text kept in memory before a segment is
 	// written; tests make it small to write many segments.
@@ -90,7 +90,7 @@ func DefaultDir(p gitstore.Paths) string {
 // Open returns the index of a store kept in dir (DefaultDir when ""). It
 // reads nothing yet: each Search brings the index up to the sessions'
 // tips first.
-func Open(ctx context.Context, s *gitstore.Store, dir string) (*Index, error) {
+func Open(ctx context.Context, s gitstore.Reader, dir string) (*Index, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

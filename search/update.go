@@ -115,7 +115,7 @@ type builder struct {
 	m    *manifest
 	w    *segWriter
 	ex   *extractor
-	prev chunkState // of the session being read
+	prev blockState // of the session being read
 }
 
 // session indexes a session's snapshots up to tip.
@@ -138,7 +138,7 @@ func (b *builder) session(ctx context.Context, name string, tip plumbing.Hash) e
 		chain = append(chain, e)
 		id = e.Parent
 	}
-	b.prev = chunkState{elems: map[plumbing.Hash][]gitstore.ElementRef{}}
+	b.prev = blockState{msgs: map[gitstore.BlockID][]gitstore.MessageRef{}}
 	if found && len(chain) > 0 { // read on from the indexed tip's messages
 		if err := b.startAt(ctx, chain[len(chain)-1].Parent); err != nil {
 			return fmt.Errorf("index session %s: %w", name, err)
@@ -168,25 +168,17 @@ func (b *builder) startAt(ctx context.Context, id plumbing.Hash) error {
 	if err != nil {
 		return err
 	}
-	msgs, _, err := b.x.store.SnapshotTree(ctx, e.Tree)
-	if err != nil {
-		return err
-	}
-	b.prev.chunks, err = b.x.store.Chunks(ctx, msgs)
+	b.prev.blocks, err = b.x.store.MessageBlocks(ctx, e)
 	return err
 }
 
 // snapshot indexes what snapshot e added to its session: the messages
-// whose blob differs from the one at their place in the snapshot before
-// (read chunk by chunk: chunks it shares with that one are skipped), and
-// file paths the session had not yet named.
+// that differ from the one at their place in the snapshot before (read
+// block by block: blocks it shares with that one are skipped), and file
+// paths the session had not yet named.
 func (b *builder) snapshot(ctx context.Context, name string, st *sessionState, e gitstore.Entry) error {
 	s := b.x.store
-	msgs, files, err := s.SnapshotTree(ctx, e.Tree)
-	if err != nil {
-		return err
-	}
-	chunks, err := s.Chunks(ctx, msgs)
+	blocks, err := s.MessageBlocks(ctx, e)
 	if err != nil {
 		return err
 	}
@@ -199,13 +191,13 @@ func (b *builder) snapshot(ctx context.Context, name string, st *sessionState, e
 		return snap
 	}
 	var paths []string
-	for k, c := range chunks {
+	for k, c := range blocks {
 		changed, err := b.prev.changed(ctx, s, k, c)
 		if err != nil {
 			return err
 		}
 		for _, r := range changed {
-			v, err := s.Element(ctx, r.Blob)
+			v, err := s.Message(ctx, r.ID)
 			if err != nil {
 				return err
 			}
@@ -221,13 +213,15 @@ func (b *builder) snapshot(ctx context.Context, name string, st *sessionState, e
 			b.w.add(row(), r.Index, ex.role, t, ex.fields)
 		}
 	}
-	b.prev.chunks = chunks
+	b.prev.blocks = blocks
 	if e.Header.Files > 0 {
-		captured, err := s.FilePaths(ctx, files)
+		captured, err := s.Files(ctx, e)
 		if err != nil {
 			return err
 		}
-		paths = append(paths, captured...)
+		for _, f := range captured.Files {
+			paths = append(paths, f.Path)
+		}
 	}
 	for _, p := range paths {
 		if p == "" || st.paths[p] || len(st.paths) >= maxPaths {
@@ -242,55 +236,55 @@ func (b *builder) snapshot(ctx context.Context, name string, st *sessionState, e
 	return nil
 }
 
-// chunkState is the messages of the snapshot before the one being read,
-// as chunk trees and the elements of those read.
-type chunkState struct {
-	chunks []plumbing.Hash
-	elems  map[plumbing.Hash][]gitstore.ElementRef
+// blockState is the messages of the snapshot before the one being read,
+// as blocks and the messages of those read.
+type blockState struct {
+	blocks []gitstore.BlockID
+	msgs   map[gitstore.BlockID][]gitstore.MessageRef
 }
 
-// changed returns the elements of chunk c, at position k, whose blob
-// differs from the previous snapshot's at their index.
-func (p *chunkState) changed(ctx context.Context, s *gitstore.Store, k int, c plumbing.Hash) ([]gitstore.ElementRef, error) {
-	if k < len(p.chunks) && p.chunks[k] == c {
+// changed returns the messages of block c, at position k, that differ
+// from the previous snapshot's at their index.
+func (p *blockState) changed(ctx context.Context, s gitstore.Contents, k int, c gitstore.BlockID) ([]gitstore.MessageRef, error) {
+	if k < len(p.blocks) && p.blocks[k] == c {
 		return nil, nil
 	}
 	now, err := p.read(ctx, s, c)
-	if err != nil || k >= len(p.chunks) {
+	if err != nil || k >= len(p.blocks) {
 		return now, err
 	}
-	before, err := p.read(ctx, s, p.chunks[k])
+	before, err := p.read(ctx, s, p.blocks[k])
 	if err != nil {
 		return nil, err
 	}
-	had := make(map[int]plumbing.Hash, len(before))
-	for _, e := range before {
-		had[e.Index] = e.Blob
+	had := make(map[int]gitstore.MessageID, len(before))
+	for _, m := range before {
+		had[m.Index] = m.ID
 	}
-	var out []gitstore.ElementRef
-	for _, e := range now {
-		if had[e.Index] != e.Blob {
-			out = append(out, e)
+	var out []gitstore.MessageRef
+	for _, m := range now {
+		if had[m.Index] != m.ID {
+			out = append(out, m)
 		}
 	}
 	return out, nil
 }
 
-// read lists a chunk's elements, remembering the last few chunks read:
-// a session's snapshots change their last chunk one after another.
-func (p *chunkState) read(ctx context.Context, s *gitstore.Store, c plumbing.Hash) ([]gitstore.ElementRef, error) {
-	if e, ok := p.elems[c]; ok {
-		return e, nil
+// read lists a block's messages, remembering the last few blocks read:
+// a session's snapshots change their last block one after another.
+func (p *blockState) read(ctx context.Context, s gitstore.Contents, c gitstore.BlockID) ([]gitstore.MessageRef, error) {
+	if m, ok := p.msgs[c]; ok {
+		return m, nil
 	}
-	e, err := s.ChunkElements(ctx, c)
+	m, err := s.BlockMessages(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	if len(p.elems) >= 64 {
-		clear(p.elems)
+	if len(p.msgs) >= 64 {
+		clear(p.msgs)
 	}
-	p.elems[c] = e
-	return e, nil
+	p.msgs[c] = m
+	return m, nil
 }
 
 // flush writes the segment gathered so far.

@@ -68,7 +68,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) tips(r *http.Request) (map[string]plumbing.Hash, error) {
 	var tips map[string]plumbing.Hash
-	err := s.read(r.Context(), func(st *gitstore.Store) error {
+	err := s.read(r.Context(), func(st gitstore.Reader) error {
 		var err error
 		tips, err = st.Tips(r.Context())
 		return err
@@ -78,7 +78,7 @@ func (s *Server) tips(r *http.Request) (map[string]plumbing.Hash, error) {
 
 // movedSessions names the sessions whose ref differs between two
 // listings, sorted.
-func movedSessions(st *gitstore.Store, a, b map[string]plumbing.Hash) []string {
+func movedSessions(st gitstore.Reader, a, b map[string]plumbing.Hash) []string {
 	seen := map[string]bool{}
 	for ref := range maps.Keys(a) {
 		if a[ref] != b[ref] {

@@ -47,7 +47,7 @@ type fileHistory struct {
 func (s *Server) filesPage(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	v := &filesView{Rev: r.PathValue("rev"), Path: r.URL.Query().Get("path"), Now: s.opts.Now()}
-	err := s.read(ctx, func(st *gitstore.Store) error { return fileHistories(ctx, st, v) })
+	err := s.read(ctx, func(st gitstore.Reader) error { return fileHistories(ctx, st, v) })
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -57,7 +57,7 @@ func (s *Server) filesPage(w http.ResponseWriter, r *http.Request) {
 
 // fileHistories fills v: the files at its snapshot, where each changed,
 // and the content of the file v.Path names.
-func fileHistories(ctx context.Context, st *gitstore.Store, v *filesView) error {
+func fileHistories(ctx context.Context, st gitstore.Reader, v *filesView) error {
 	id, err := st.Resolve(ctx, v.Rev)
 	if err != nil {
 		return err
@@ -83,18 +83,18 @@ func fileHistories(ctx context.Context, st *gitstore.Store, v *filesView) error 
 	slices.Reverse(entries)
 	byPath := map[string]*fileHistory{}
 	prev := map[string]plumbing.Hash{}
-	var prevTree plumbing.Hash
+	var prevSet gitstore.FileSetID
 	for i, e := range entries {
-		tree, files, err := st.FileIDs(ctx, e.ID)
+		set, err := st.Files(ctx, e)
 		if err != nil {
 			return err
 		}
-		if i > 0 && tree == prevTree {
+		if i > 0 && set.ID == prevSet {
 			continue
 		}
-		prevTree = tree
+		prevSet = set.ID
 		now := map[string]plumbing.Hash{}
-		for _, f := range files {
+		for _, f := range set.Files {
 			now[f.Path] = f.Blob
 			h := byPath[f.Path]
 			if h == nil {

@@ -113,7 +113,7 @@ func (s *Server) search(ctx context.Context, f searchForm, now time.Time) ([]sea
 		return x.Search(ctx, q)
 	}
 	var hits []search.Hit
-	err = s.read(ctx, func(st *gitstore.Store) error {
+	err = s.read(ctx, func(st gitstore.Reader) error {
 		if s.index == nil {
 			if s.index, err = search.Open(ctx, st, s.opts.SearchDir); err != nil {
 				return err

@@ -67,7 +67,7 @@ func (c *summaries) put(ref string, s *summary) {
 func (s *Server) list(ctx context.Context, all bool) ([]*summary, string, error) {
 	var out []*summary
 	var digest string
-	err := s.read(ctx, func(st *gitstore.Store) error {
+	err := s.read(ctx, func(st gitstore.Reader) error {
 		tips, err := st.Tips(ctx)
 		if err != nil {
 			return err
@@ -106,7 +106,7 @@ func tipsDigest(tips map[string]plumbing.Hash) string {
 
 // entry is the summary of the session ref holds at tip, its commit read
 // when not known yet; nil for a ref that holds no snapshot.
-func (s *Server) entry(ctx context.Context, st *gitstore.Store, ref string, tip plumbing.Hash) (*summary, error) {
+func (s *Server) entry(ctx context.Context, st gitstore.Reader, ref string, tip plumbing.Hash) (*summary, error) {
 	if sum := s.sums.get(ref, tip); sum != nil {
 		return sum, nil
 	}
@@ -137,7 +137,7 @@ func (s *Server) fill(ctx context.Context, sums []*summary) error {
 			continue
 		}
 		var doc map[string]any
-		err := s.read(ctx, func(st *gitstore.Store) error {
+		err := s.read(ctx, func(st gitstore.Reader) error {
 			var err error
 			doc, _, err = st.Read(ctx, sum.Tip.ID)
 			return err

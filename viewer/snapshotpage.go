@@ -72,7 +72,7 @@ func (s *Server) snapshotPage(w http.ResponseWriter, r *http.Request) {
 	ctx, q := r.Context(), r.URL.Query()
 	v := &snapshotView{Rev: r.PathValue("rev"), BaseRev: strings.TrimSpace(q.Get("to")), Split: q.Get("layout") == "split", Now: s.opts.Now()}
 	var d *snapshot.Diff
-	err := s.read(ctx, func(st *gitstore.Store) error {
+	err := s.read(ctx, func(st gitstore.Reader) error {
 		var err error
 		d, err = s.snapshotDiff(ctx, st, v)
 		return err
@@ -88,7 +88,7 @@ func (s *Server) snapshotPage(w http.ResponseWriter, r *http.Request) {
 
 // snapshotDiff reads the snapshot v names, what it is compared with, and
 // the diff between them.
-func (s *Server) snapshotDiff(ctx context.Context, st *gitstore.Store, v *snapshotView) (*snapshot.Diff, error) {
+func (s *Server) snapshotDiff(ctx context.Context, st gitstore.Reader, v *snapshotView) (*snapshot.Diff, error) {
 	id, err := st.Resolve(ctx, v.Rev)
 	if err != nil {
 		return nil, err
@@ -133,7 +133,7 @@ func (s *Server) snapshotDiff(ctx context.Context, st *gitstore.Store, v *snapsh
 // sessionRev names the live session a snapshot belongs to: the local
 // session of its name, else a fetched one, else (a session since
 // dropped) the snapshot itself.
-func sessionRev(ctx context.Context, st *gitstore.Store, e gitstore.Entry) (string, error) {
+func sessionRev(ctx context.Context, st gitstore.Reader, e gitstore.Entry) (string, error) {
 	name := e.Header.Session
 	if tip, err := st.SessionTip(name); err == nil && !tip.IsZero() {
 		return name, nil
@@ -152,7 +152,7 @@ func sessionRev(ctx context.Context, st *gitstore.Store, e gitstore.Entry) (stri
 
 // chain lists the snapshots of id's session up to its tip, newest
 // first, at most maxPicked.
-func chain(ctx context.Context, st *gitstore.Store, id plumbing.Hash) ([]gitstore.Entry, error) {
+func chain(ctx context.Context, st gitstore.Reader, id plumbing.Hash) ([]gitstore.Entry, error) {
 	e, err := st.Entry(ctx, id)
 	if err != nil {
 		return nil, err

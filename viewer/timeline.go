@@ -121,7 +121,7 @@ func (s *Server) timelinePage(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	v := &timelineView{Rev: r.PathValue("rev"), From: r.URL.Query().Get("from"), Now: s.opts.Now()}
 	var id, from, key string
-	err := s.read(ctx, func(st *gitstore.Store) error {
+	err := s.read(ctx, func(st gitstore.Reader) error {
 		var err error
 		id, from, key, err = s.timelineHead(ctx, st, v)
 		return err
@@ -164,7 +164,7 @@ func (s *Server) timelinePage(w http.ResponseWriter, r *http.Request) {
 // lock: the snapshot, its checkpoints and the session's other
 // snapshots. It returns the snapshot's id, the range's start as an id,
 // and the key of the body in the cache.
-func (s *Server) timelineHead(ctx context.Context, st *gitstore.Store, v *timelineView) (id, from, key string, err error) {
+func (s *Server) timelineHead(ctx context.Context, st gitstore.Reader, v *timelineView) (id, from, key string, err error) {
 	h, err := st.Resolve(ctx, v.Rev)
 	if err != nil {
 		return "", "", "", err
@@ -203,7 +203,7 @@ func (s *Server) timelineBodyOf(ctx context.Context, id, from, key string) (*tim
 		return b, nil
 	}
 	var body *timelineBody
-	err := s.read(ctx, func(st *gitstore.Store) error {
+	err := s.read(ctx, func(st gitstore.Reader) error {
 		sess, err := report.Load(ctx, st, id, report.Options{From: from, Prices: s.opts.Prices})
 		if err != nil {
 			return err
@@ -283,7 +283,7 @@ func walkItems(items []report.Item, fn func(*report.Item)) {
 // loadReport reads rev (from a start, when given) as report does.
 func (s *Server) loadReport(ctx context.Context, rev, from string) (*report.Session, error) {
 	var sess *report.Session
-	err := s.read(ctx, func(st *gitstore.Store) error {
+	err := s.read(ctx, func(st gitstore.Reader) error {
 		var err error
 		sess, err = report.Load(ctx, st, rev, report.Options{From: from, Prices: s.opts.Prices})
 		return err

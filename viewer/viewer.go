@@ -58,13 +58,13 @@ type Options struct {
 
 // Server is the viewer: an http.Handler over one repository.
 type Server struct {
-	// mu serialises every use of store: a gitstore.Store is for one
+	// mu serialises every use of store: a gitstore.Reader is for one
 	// goroutine at a time, and the viewer keeps one open for its whole
 	// life (an open per request would re-read the config and pack
 	// indexes each time). Requests take it only while they read the
 	// repository, never while they write a page to a slow client.
 	mu    sync.Mutex
-	store *gitstore.Store
+	store gitstore.Reader
 	index *search.Index // on store, opened on the first search, under mu
 
 	// searchMu guards the index on a store of its own (see
@@ -85,7 +85,7 @@ type Server struct {
 
 // New makes a viewer of store. The caller keeps store open while the
 // server runs and uses it for nothing else meanwhile.
-func New(store *gitstore.Store, o Options) (*Server, error) {
+func New(store gitstore.Reader, o Options) (*Server, error) {
 	host, port, err := net.SplitHostPort(o.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("viewer address %q: %w", o.Addr, err)
@@ -146,7 +146,7 @@ func cacheStatic(h http.Handler) http.Handler {
 }
 
 // read runs fn with the store, serialised with every other request.
-func (s *Server) read(ctx context.Context, fn func(st *gitstore.Store) error) error {
+func (s *Server) read(ctx context.Context, fn func(st gitstore.Reader) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := ctx.Err(); err != nil {
