@@ -1,8 +1,10 @@
-// Package agent is everything one agent is to git-snap, one file per
-// agent: what its hooks send, where its transcripts and settings live,
-// how its records read as messages, and how its files are imported; plus
-// the Recorder and Replay that any harness uses, Ingest that records an
-// agent's transcript as it grows, and Trace that reads a session back.
+// Package agent is the agents' formats, one file per agent: what its
+// hooks send, where its transcripts and settings live, what a session's
+// files gained since its last snapshot, how its records read as
+// messages, and how its files are imported; plus Replay and Trace, which
+// read a session back. It reads no git and writes no snapshot: package
+// capture records through the store what this package reads
+// (docs/design.md §1), and docs/agents.md says how an agent is added.
 package agent
 
 import (
