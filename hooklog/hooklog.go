@@ -1,3 +1,6 @@
+// Package hooklog writes and reads hook.log, where every hook call
+// leaves a line and every failure its message (docs/design.md §9):
+// git snap hook writes it, doctor reads the last calls and failures back.
 package hooklog
 
 import (

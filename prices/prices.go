@@ -1,3 +1,6 @@
+// Package prices holds the models' list prices and estimates what
+// token usage cost by them, with the models a user's config adds or
+// overrides. Prices change: every cost is an estimate and says so.
 package prices
 
 import (

@@ -57,7 +57,7 @@ Examples:
    git snap install codex --user
    git snap install git
    git snap install man --prefix /usr/local/share/man
-   git snap uninstall claude-code --project`, verb, agentSettingsHelp()),
+   git snap uninstall claude-code --project`, verb, agentSettingsHelp(agent.Agents())),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "user", Usage: "the user's settings, for every project"},
 			&cli.BoolFlag{Name: "project", Usage: "the project's shared settings"},
@@ -249,10 +249,10 @@ func (e *env) agentEnv() agent.Env {
 }
 
 // agentSettingsHelp lists each agent's settings files, as its adapter
-// declares them, wrapped under the agent's name.
-func agentSettingsHelp() string {
+// declares them (agent.Agents), wrapped under the agent's name.
+func agentSettingsHelp(agents []agent.Info) string {
 	var b strings.Builder
-	for _, in := range agent.Agents() {
+	for _, in := range agents {
 		line := fmt.Sprintf("   %-12s ", in.Name)
 		for _, w := range strings.Fields(in.Settings) {
 			if len(line)+1+len(w) > 87 {

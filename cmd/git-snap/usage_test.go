@@ -68,6 +68,22 @@ func TestGitFlagsAndCounts(t *testing.T) {
 	}
 }
 
+// Install's help gives a new agent its line from what its file registers
+// (agent.Info), the way TestANewAgentIsOneFile in package agent registers
+// one: its name, then its settings files wrapped under it. Hook's,
+// import's and restore's help and the completion list agent.Names, with
+// no line per agent to write.
+func TestInstallHelpListsANewAgent(t *testing.T) {
+	in := agent.Info{Name: "fictitious", Title: "Fictitious CLI",
+		Settings: ".fictitious/settings.json (--project, the default) or ~/.fictitious/settings.json (--user)"}
+	help := agentSettingsHelp(append(agent.Agents(), in))
+	want := "   fictitious   .fictitious/settings.json (--project, the default) or\n" +
+		"                ~/.fictitious/settings.json (--user)\n"
+	if !strings.HasSuffix(help, want) {
+		t.Errorf("install's help ends:\n%s\nwant:\n%s", help, want)
+	}
+}
+
 // The help of hook, install and uninstall describes every agent git-snap
 // knows, not only in the usage line made from agent.Names: a new agent
 // without a line of its own fails here.
