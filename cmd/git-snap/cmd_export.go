@@ -29,7 +29,7 @@ func cmdExport(e *env) *cli.Command {
 		Usage:     "write a snapshot's document to a file, to share or keep as a fixture",
 		ArgsUsage: "[REV]",
 		Description: `Writes the document saved as REV: canonical indented JSON by default,
-RFC 8785 canonical bytes with --compact, or YAML. import reads it back. Without REV,
+compact canonical JSON with --compact (RFC 8785's layout, every digit of a number kept), or YAML. import reads it back. Without REV,
 the newest snapshot of --session, $GIT_SNAP_SESSION or the config's session.
 
 --format markdown or html writes the conversation for a person instead: a header
@@ -55,7 +55,7 @@ Examples:
 			&cli.StringFlag{Name: "range", Usage: "with --format markdown or html: only what happened in `A..B`"},
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "export this session's newest snapshot when no REV is given"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
-			&cli.BoolFlag{Name: "compact", Usage: "RFC 8785 canonical JSON, no whitespace"},
+			&cli.BoolFlag{Name: "compact", Usage: "canonical JSON with no whitespace (RFC 8785's layout, every digit kept)"},
 			&cli.BoolFlag{Name: "yaml", Usage: "YAML instead of JSON"},
 			&cli.StringFlag{Name: "bundle", Usage: "write a git bundle to `FILE` of the sessions and checkpoints named"},
 		},
