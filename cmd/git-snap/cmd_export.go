@@ -29,8 +29,9 @@ func cmdExport(e *env) *cli.Command {
 		Usage:     "write a snapshot's document to a file, to share or keep as a fixture",
 		ArgsUsage: "[REV]",
 		Description: `Writes the document saved as REV: canonical indented JSON by default,
-compact canonical JSON with --compact (RFC 8785's layout, every digit of a number kept), or YAML. import reads it back. Without REV,
-the newest snapshot of --session, $GIT_SNAP_SESSION or the config's session.
+compact canonical JSON with --compact (RFC 8785's layout, every digit of a number
+kept), or YAML. import reads it back. Without REV, the newest snapshot of --session,
+$GIT_SNAP_SESSION or the config's session.
 
 --format markdown or html writes the conversation for a person instead: a header
 (session, agent, model, code commit, dates, tokens of each kind, an estimated cost),
