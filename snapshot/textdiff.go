@@ -40,101 +40,191 @@ type lineOp struct {
 	i, j int
 }
 
-// lineOps computes a shortest edit script with Myers' O(ND) algorithm,
-// after trimming the common prefix and suffix.
+// lineOps computes a shortest edit script from a to b, or past
+// maxEditDistance a correct but longer one.
 func lineOps(a, b []string) []lineOp {
-	pre := 0
-	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
-		pre++
-	}
-	suf := 0
-	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
-		suf++
-	}
-	var ops []lineOp
-	for k := range pre {
-		ops = append(ops, lineOp{'=', k, k})
-	}
-	for _, op := range myers(a[pre:len(a)-suf], b[pre:len(b)-suf]) {
-		ops = append(ops, lineOp{op.kind, op.i + pre, op.j + pre})
-	}
-	for k := range suf {
-		ops = append(ops, lineOp{'=', len(a) - suf + k, len(b) - suf + k})
+	d := newDiffer(a, b)
+	d.run()
+	ops := make([]lineOp, 0, max(len(a), len(b)))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case i < len(a) && d.del[i]:
+			ops = append(ops, lineOp{'-', i, j})
+			i++
+		case j < len(b) && d.ins[j]:
+			ops = append(ops, lineOp{'+', i, j})
+			j++
+		default:
+			ops = append(ops, lineOp{'=', i, j})
+			i, j = i+1, j+1
+		}
 	}
 	return ops
 }
 
-// maxEditDistance bounds Myers' search; past it the differing middle is
+// maxEditDistance bounds the search, whose time grows with the number
+// of lines times the edit distance: without it two large unrelated
+// texts would take quadratic time. Past it the differing middle is
 // shown as removed then added, which is correct, only less minimal.
 const maxEditDistance = 4000
 
-func myers(a, b []string) []lineOp {
-	n, m := len(a), len(b)
-	maxD := min(n+m, maxEditDistance)
-	off := maxD + 1
-	v := make([]int, 2*off+1)
-	// trace[d] holds v[-d..d] as it was before step d.
-	var trace [][]int
-	for d := 0; d <= maxD; d++ {
-		trace = append(trace, append([]int(nil), v[off-d:off+d+1]...))
-		for k := -d; k <= d; k += 2 {
-			var x int
-			if k == -d || k != d && v[off+k-1] < v[off+k+1] {
-				x = v[off+k+1]
-			} else {
-				x = v[off+k-1] + 1
-			}
-			y := x - k
-			for x < n && y < m && a[x] == b[y] {
-				x, y = x+1, y+1
-			}
-			v[off+k] = x
-			if x >= n && y >= m {
-				return backtrack(trace, d, n, m)
-			}
-		}
-	}
-	ops := make([]lineOp, 0, n+m)
-	for i := range n {
-		ops = append(ops, lineOp{'-', i, 0})
-	}
-	for j := range m {
-		ops = append(ops, lineOp{'+', n, j})
-	}
-	return ops
+// differ finds the edit script that Myers' forward search (Myers 1986)
+// finds, in memory linear in the input rather than quadratic in the
+// edit distance. Tracing the path back needs every step of the search
+// kept; instead, as in the paper's linear-space refinement, it finds a
+// point halfway along the path and recurses on the two halves.
+//
+// The paper finds that point by searching from both ends until the
+// searches meet. Where several scripts are equally short, that picks a
+// different one than the forward search, so diffs already shown would
+// change (docs/examples among them). The forward search can give the
+// point itself: each furthest-reaching point carries the diagonal its
+// path was on at the halfway step, which costs one vector more.
+type differ struct {
+	a, b     []int  // lines as numbers, so equal lines compare cheaply
+	del, ins []bool // del[i]: a[i] is removed; ins[j]: b[j] is added
+	// For diagonal x-y = k of the box being searched, at index off+k:
+	// far is the furthest x reached, -1 when none is; half is far as
+	// it was at the halfway step; via is the diagonal the path to far
+	// was on then.
+	far, half, via []int
+	off            int
 }
 
-func backtrack(trace [][]int, d, x, y int) []lineOp {
-	var ops []lineOp
-	for ; d > 0; d-- {
-		prev := trace[d] // index k+d holds v[k]
-		k := x - y
-		pk := k - 1
-		if k == -d || k != d && prev[k-1+d] < prev[k+1+d] {
-			pk = k + 1
+// box is the sub-problem of turning a[x0:x1] into b[y0:y1].
+type box struct{ x0, y0, x1, y1 int }
+
+func newDiffer(a, b []string) *differ {
+	d := &differ{del: make([]bool, len(a)), ins: make([]bool, len(b))}
+	ids := make(map[string]int)
+	number := func(lines []string) []int {
+		out := make([]int, len(lines))
+		for i, l := range lines {
+			id, ok := ids[l]
+			if !ok {
+				id = len(ids)
+				ids[l] = id
+			}
+			out[i] = id
 		}
-		px := prev[pk+d]
-		py := px - pk
-		for x > px && y > py {
-			x, y = x-1, y-1
-			ops = append(ops, lineOp{'=', x, y})
+		return out
+	}
+	d.a, d.b = number(a), number(b)
+	// No script is longer than both texts together, and the search
+	// stops at the bound: diagonals go from -(off-1) to off-1.
+	d.off = min(len(a)+len(b), maxEditDistance) + 1
+	d.far = make([]int, 2*d.off+1)
+	d.half = make([]int, 2*d.off+1)
+	d.via = make([]int, 2*d.off+1)
+	return d
+}
+
+// run marks the changes that turn a into b.
+func (d *differ) run() {
+	bx := box{0, 0, len(d.a), len(d.b)}
+	for bx.x0 < bx.x1 && bx.y0 < bx.y1 && d.a[bx.x0] == d.b[bx.y0] {
+		bx.x0, bx.y0 = bx.x0+1, bx.y0+1
+	}
+	for bx.x0 < bx.x1 && bx.y0 < bx.y1 && d.a[bx.x1-1] == d.b[bx.y1-1] {
+		bx.x1, bx.y1 = bx.x1-1, bx.y1-1
+	}
+	dist, _, _ := d.search(bx, 0, maxEditDistance)
+	if dist < 0 {
+		d.markAll(bx)
+		return
+	}
+	d.compare(bx, dist)
+}
+
+// compare marks the changes along the path the forward search takes
+// through bx, which it crosses in dist edits.
+func (d *differ) compare(bx box, dist int) {
+	switch {
+	case dist == 0:
+	case bx.x0 == bx.x1 || bx.y0 == bx.y1:
+		d.markAll(bx)
+	case dist == 1:
+		// The search slides down the first diagonal, then makes the edit.
+		s := 0
+		for bx.x0+s < bx.x1 && bx.y0+s < bx.y1 && d.a[bx.x0+s] == d.b[bx.y0+s] {
+			s++
 		}
-		if x == px {
-			y--
-			ops = append(ops, lineOp{'+', x, y})
+		if bx.x1-bx.x0 > bx.y1-bx.y0 {
+			d.del[bx.x0+s] = true
 		} else {
-			x--
-			ops = append(ops, lineOp{'-', x, y})
+			d.ins[bx.y0+s] = true
+		}
+	default:
+		h := dist / 2
+		_, x, y := d.search(bx, h, dist)
+		d.compare(box{bx.x0, bx.y0, x, y}, h)
+		d.compare(box{x, y, bx.x1, bx.y1}, dist-h)
+	}
+}
+
+func (d *differ) markAll(bx box) {
+	for i := bx.x0; i < bx.x1; i++ {
+		d.del[i] = true
+	}
+	for j := bx.y0; j < bx.y1; j++ {
+		d.ins[j] = true
+	}
+}
+
+// search runs the forward search through bx for at most limit edits.
+// It returns how many edits reach the end of the box, -1 past limit,
+// and the point the path to the end stood on after halfway edits (for
+// a halfway short of that number).
+func (d *differ) search(bx box, halfway, limit int) (dist, x, y int) {
+	n, m := bx.x1-bx.x0, bx.y1-bx.y0
+	for e := 0; e <= limit; e++ {
+		for k := -e; k <= e; k += 2 {
+			i := d.off + k
+			far, from := d.reach(bx, e, k)
+			d.far[i] = far
+			if e > halfway {
+				d.via[i] = d.via[d.off+from]
+			} else {
+				d.via[i] = k
+			}
+			if far == n && far-k == m {
+				mid := d.via[i]
+				return e, bx.x0 + d.half[d.off+mid], bx.y0 + d.half[d.off+mid] - mid
+			}
+		}
+		if e == halfway {
+			copy(d.half, d.far)
 		}
 	}
-	for x > 0 && y > 0 {
-		x, y = x-1, y-1
-		ops = append(ops, lineOp{'=', x, y})
+	return -1, 0, 0
+}
+
+// reach returns the furthest x on diagonal k that e edits reach, -1 if
+// none do, and the diagonal its last edit came from. Where adding and
+// removing a line reach equally far it adds, as the search always has:
+// that choice is what picks among equally short scripts.
+func (d *differ) reach(bx box, e, k int) (x, from int) {
+	n, m := bx.x1-bx.x0, bx.y1-bx.y0
+	x, from = -1, k
+	switch {
+	case e == 0:
+		x = 0
+	default:
+		if p := d.far[d.off+k+1]; k < e && p >= 0 && p-k <= m {
+			x, from = p, k+1 // add a line of b
+		}
+		if p := d.far[d.off+k-1]; k > -e && p >= 0 && p < n && p+1 > x {
+			x, from = p+1, k-1 // remove a line of a
+		}
 	}
-	for l, r := 0, len(ops)-1; l < r; l, r = l+1, r-1 {
-		ops[l], ops[r] = ops[r], ops[l]
+	if x < 0 {
+		return x, from
 	}
-	return ops
+	for x < n && x-k < m && d.a[bx.x0+x] == d.b[bx.y0+x-k] {
+		x++
+	}
+	return x, from
 }
 
 // hunks groups an edit script into ranges of ops with context lines of

@@ -1,0 +1,159 @@
+package snapshot
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// lineOps must give a script that turns a into b, and one as short as
+// the longest common subsequence allows, which a plain O(NM) table
+// computes independently of Myers' search.
+func TestLineOpsIsShortest(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for i := range 20000 {
+		a, b := randomLines(r)
+		ops := lineOps(a, b)
+		if err := checkScript(ops, a, b); err != nil {
+			t.Fatalf("case %d: %q → %q: %v\n%v", i, a, b, err, ops)
+		}
+		if got, want := edits(ops), len(a)+len(b)-2*lcsLength(a, b); got != want {
+			t.Fatalf("case %d: %q → %q: %d edits, shortest is %d\n%v", i, a, b, got, want, ops)
+		}
+	}
+}
+
+// randomLines returns two texts over a small alphabet, so that lines
+// repeat and many scripts are equally short; half the time the second
+// is the first with a few lines changed, as in an edited file.
+func randomLines(r *rand.Rand) (a, b []string) {
+	alphabet := 1 + r.IntN(6)
+	line := func() string { return fmt.Sprintf("l%d\n", r.IntN(alphabet)) }
+	for range r.IntN(25) {
+		a = append(a, line())
+	}
+	if r.IntN(2) == 0 {
+		for range r.IntN(25) {
+			b = append(b, line())
+		}
+		return a, b
+	}
+	for _, l := range a {
+		switch r.IntN(8) {
+		case 0: // dropped
+		case 1:
+			b = append(b, line(), l)
+		case 2:
+			b = append(b, line())
+		default:
+			b = append(b, l)
+		}
+	}
+	return a, b
+}
+
+// checkScript applies ops to a and reports where it does not give b.
+func checkScript(ops []lineOp, a, b []string) error {
+	var out []string
+	i, j := 0, 0
+	for n, op := range ops {
+		if op.i != i || op.j != j {
+			return fmt.Errorf("op %d is at (%d,%d), the script at (%d,%d)", n, op.i, op.j, i, j)
+		}
+		switch {
+		case op.kind == '=' && i < len(a) && j < len(b) && a[i] == b[j]:
+			out = append(out, a[i])
+			i, j = i+1, j+1
+		case op.kind == '-' && i < len(a):
+			i++
+		case op.kind == '+' && j < len(b):
+			out = append(out, b[j])
+			j++
+		default:
+			return fmt.Errorf("op %d (%c at %d,%d) does not apply", n, op.kind, i, j)
+		}
+	}
+	if i != len(a) || strings.Join(out, "") != strings.Join(b, "") {
+		return fmt.Errorf("the script gives %q", out)
+	}
+	return nil
+}
+
+func edits(ops []lineOp) int {
+	n := 0
+	for _, op := range ops {
+		if op.kind != '=' {
+			n++
+		}
+	}
+	return n
+}
+
+func lcsLength(a, b []string) int {
+	row := make([]int, len(b)+1)
+	for i := range a {
+		diag := 0
+		for j := range b {
+			next := row[j+1]
+			if a[i] == b[j] {
+				row[j+1] = diag + 1
+			} else {
+				row[j+1] = max(row[j+1], row[j])
+			}
+			diag = next
+		}
+	}
+	return row[len(b)]
+}
+
+// Of equally short scripts, lineOps picks the one the forward search
+// always has: diffs already shown (docs/examples) must not change. A
+// search from both ends that meets in the middle picks others here.
+func TestLineOpsPicksAsTheForwardSearch(t *testing.T) {
+	for _, tc := range []struct{ a, b, want string }{
+		{"xa", "ax", "-=+"},
+		{"44102201", "250244301", "---++==-+++=="},
+		{"10001100", "00100110", "-==+=+==-="},
+	} {
+		if got := kinds(lineOps(chars(tc.a), chars(tc.b))); got != tc.want {
+			t.Errorf("%s → %s: %s, want %s", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+func chars(s string) []string { return strings.Split(s, "") }
+
+func kinds(ops []lineOp) string {
+	var b strings.Builder
+	for _, op := range ops {
+		b.WriteByte(op.kind)
+	}
+	return b.String()
+}
+
+// Up to maxEditDistance the script is the shortest; past it the
+// differing middle is removed and added whole, still correct.
+func TestLineOpsPastTheBound(t *testing.T) {
+	for _, tc := range []struct{ lines, wantEdits int }{
+		{maxEditDistance, maxEditDistance},               // every other line changed: D = lines
+		{maxEditDistance + 2, 2 * (maxEditDistance + 1)}, // D = lines > bound: all but the last line, twice
+	} {
+		var a, b []string
+		for i := range tc.lines {
+			a = append(a, fmt.Sprintf("line %d\n", i))
+			if i%2 == 0 {
+				b = append(b, fmt.Sprintf("changed %d\n", i))
+			} else {
+				b = append(b, a[i])
+			}
+		}
+		ops := lineOps(a, b)
+		if err := checkScript(ops, a, b); err != nil {
+			t.Fatalf("%d lines: %v", tc.lines, err)
+		}
+		if got := edits(ops); got != tc.wantEdits {
+			t.Errorf("%d lines: %d edits, want %d", tc.lines, got, tc.wantEdits)
+		}
+	}
+}
