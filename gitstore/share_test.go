@@ -11,9 +11,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
+	"sync"
 	"testing"
-	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -21,37 +20,81 @@ import (
 )
 
 // gitDaemon serves dir's repositories over git:// on 127.0.0.1 until the
-// test ends.
+// test ends. The test holds the listening socket and runs git daemon
+// --inetd on each connection, as inetd would: git daemon cannot be asked
+// for a free port and say which it took, and a port found free and then
+// handed to it could be taken by another process in between.
 func gitDaemon(t *testing.T, dir string) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command("git", "daemon", "--export-all", "--enable=receive-pack", "--reuseaddr",
-		"--listen=127.0.0.1", fmt.Sprintf("--port=%d", port), "--base-path="+dir, dir)
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs // not the test's: its children would hold them open
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("git daemon: %v", err)
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		logs    bytes.Buffer // not the test's output: children would hold it open
+		running = map[*exec.Cmd]bool{}
+	)
+	serve := func(c net.Conn) {
+		f, err := c.(*net.TCPConn).File() // the socket itself, as git's stdin and stdout
+		c.Close()
+		if err != nil {
+			mu.Lock()
+			fmt.Fprintf(&logs, "connection: %v\n", err)
+			mu.Unlock()
+			return
+		}
+		defer f.Close()
+		var out bytes.Buffer
+		cmd := exec.Command("git", "daemon", "--inetd", "--log-destination=stderr", "--export-all",
+			"--enable=receive-pack", "--base-path="+dir, dir)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = f, f, &out
+		mu.Lock()
+		err = cmd.Start()
+		if err == nil {
+			running[cmd] = true
+		}
+		mu.Unlock()
+		if err == nil {
+			err = cmd.Wait()
+		}
+		mu.Lock()
+		delete(running, cmd)
+		logs.Write(out.Bytes())
+		if err != nil {
+			fmt.Fprintf(&logs, "git daemon --inetd: %v\n", err)
+		}
+		mu.Unlock()
 	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return // closed when the test ends
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				serve(c)
+			}()
+		}
+	}()
 	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // the daemon and its children
-		_ = cmd.Wait()                                      // killed: its status says so
+		l.Close()
+		mu.Lock()
+		for cmd := range running {
+			_ = cmd.Process.Kill() // a connection the test left open
+		}
+		mu.Unlock()
+		wg.Wait()
+		if t.Failed() {
+			t.Logf("git daemon:\n%s", logs.String())
+		}
 	})
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("git daemon did not start listening")
-		}
-	}
-	return fmt.Sprintf("git://127.0.0.1:%d/", port)
+	return "git://" + l.Addr().String() + "/"
 }
 
 // httpBackend serves dir's repositories over smart HTTP (git

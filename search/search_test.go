@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/internal/testdocs"
@@ -530,24 +532,116 @@ func TestClipLongLines(t *testing.T) {
 	}
 }
 
-// A search that finds the refs as the last one left them reads none;
-// one moved ref, a second or more later, is still seen.
+// A search that finds the refs as the last one left them reads none: a
+// ref rewritten in place, which leaves its directory's time as it was
+// (git never does so: it renames a new file into place), goes unseen, as
+// it would be seen if the refs were read. A ref moved as git moves one is
+// seen. Within a second of the refs' last change no stamp is trusted (a
+// file system with coarse times could show the next change at the same
+// time), so there even a ref rewritten in place is seen. The refs' times
+// are set and the store's clock given, rather than waited for.
 func TestUnchangedRefsAreNotRead(t *testing.T) {
-	_, s := newRepo(t)
+	dir, s := newRepo(t)
 	ctx := context.Background()
 	x := open(t, s)
-	time.Sleep(1100 * time.Millisecond) // past the second a stamp is not trusted in
-	find(t, x, Query{Pattern: "README"})
-	if m, err := readManifest(x.dir); err != nil || m.stamp == "" {
-		t.Fatalf("no stamp recorded: %v", err)
+	save := func(session, text string) plumbing.Hash {
+		t.Helper()
+		e, err := s.Save(ctx, map[string]any{"messages": []any{text}}, gitstore.SaveOptions{Session: session})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e.ID
 	}
-	if _, err := s.Save(ctx, map[string]any{"messages": []any{"late zebra-quartz"}}, gitstore.SaveOptions{Session: "late"}); err != nil {
+	refs := filepath.Join(dir, ".git", "refs", "snap")
+	setRef := func(session string, id plumbing.Hash) { // in place: the directory is not changed
+		t.Helper()
+		f, err := os.OpenFile(filepath.Join(refs, session), os.O_WRONLY|os.O_TRUNC, 0)
+		if err != nil {
+			t.Fatal(err) // not a loose ref: the test needs one
+		}
+		_, err = f.WriteString(id.String() + "\n")
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	setTimes := func(at time.Time) { // as if the refs had last moved at
+		t.Helper()
+		for _, p := range []string{refs, filepath.Join(dir, ".git", "packed-refs")} {
+			if err := os.Chtimes(p, at, at); err != nil && !os.IsNotExist(err) {
+				t.Fatal(err)
+			}
+		}
+	}
+	stamp := func(x *Index) string {
+		t.Helper()
+		m, err := readManifest(x.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.stamp
+	}
+
+	// short's newest snapshot, hidden: its ref is put back where it was.
+	before, err := s.SessionTip("short")
+	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1100 * time.Millisecond)
-	if got := find(t, x, Query{Pattern: "zebra-quartz"}); len(got) != 1 || got[0].Session != "late" {
+	hidden := save("short", "hidden zebra-quartz")
+	setRef("short", before)
+	setTimes(time.Now().Add(-time.Minute))
+	find(t, x, Query{Pattern: "README"})
+	recorded := stamp(x)
+	if recorded == "" {
+		t.Fatal("no stamp recorded")
+	}
+	setRef("short", hidden)
+	if now := s.TipsStamp(); now != recorded {
+		t.Fatalf("a ref rewritten in place changed the stamp: %q, was %q", now, recorded)
+	}
+	if got := find(t, x, Query{Pattern: "zebra-quartz"}); len(got) != 0 {
+		t.Fatalf("the refs were read although their stamp had not changed: %+v", got)
+	}
+
+	// A save moves the ref as git does, changing the stamp.
+	save("late", "late zebra-quartz")
+	setTimes(time.Now().Add(-30 * time.Second))
+	if got := find(t, x, Query{Pattern: "zebra-quartz"}); !sameSessions(got, "late", "short") {
 		t.Fatalf("after a save: %+v", got)
 	}
+
+	// Half a second after the refs' last change, by the clock of a
+	// store of its own, the stamp is not trusted.
+	hidden2 := save("short", "hidden okapi-quince")
+	setRef("short", hidden)
+	changed := time.Now().Add(-time.Hour)
+	setTimes(changed)
+	s2, err := gitstore.Open(ctx, dir, gitstore.Options{Now: func() time.Time { return changed.Add(time.Second / 2) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	x2 := open(t, s2)
+	find(t, x2, Query{Pattern: "README"})
+	if got := stamp(x2); got != "" {
+		t.Fatalf("a stamp taken within a second of the change was recorded: %q", got)
+	}
+	setRef("short", hidden2)
+	if got := find(t, x2, Query{Pattern: "okapi-quince"}); !sameSessions(got, "short") {
+		t.Fatalf("within the second, a ref rewritten in place: %+v", got)
+	}
+}
+
+// sameSessions says whether hits are one in each of sessions.
+func sameSessions(hits []Hit, sessions ...string) bool {
+	var got []string
+	for _, h := range hits {
+		got = append(got, h.Session)
+	}
+	slices.Sort(got)
+	return slices.Equal(got, sessions)
 }
 
 // A limited search, whose candidates are taken from a heap, gives the

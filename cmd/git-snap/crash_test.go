@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -27,16 +25,13 @@ func crashDoc(n, m int) map[string]any {
 // TestSavesKilledAtRandomMoments kills saves with SIGKILL at random
 // moments and checks after each kill that the repository is valid, that
 // the session's ref names a complete snapshot (one of those saved), and
-// that the next save works. GIT_SNAP_CRASH_KILLS sets the number of
-// kills (default 200).
+// that the next save works: 20 kills, 200 with GIT_SNAP_LONG_TESTS set;
+// GIT_SNAP_CRASH_KILLS sets another number.
 func TestSavesKilledAtRandomMoments(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs processes")
 	}
-	kills := 200
-	if n, err := strconv.Atoi(os.Getenv("GIT_SNAP_CRASH_KILLS")); err == nil && n > 0 {
-		kills = n
-	}
+	kills := rounds("GIT_SNAP_CRASH_KILLS", 20, 200)
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	run(t, dir, "git", "init", "-q", "-b", "main")
@@ -98,7 +93,8 @@ func TestSavesKilledAtRandomMoments(t *testing.T) {
 // staggered, on a growing session with checkpoints, killing two of each
 // six at a random moment; git gc --prune=now must then find every checkpoint
 // still naming a snapshot (a prune killed between moving the session's
-// ref and its tags, or racing another, used to delete them).
+// ref and its tags, or racing another, used to delete them). It runs 3
+// rounds, 12 with GIT_SNAP_LONG_TESTS set.
 func TestPrunesKilledAndRacingKeepCheckpoints(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs processes")
@@ -117,7 +113,7 @@ func TestPrunesKilledAndRacingKeepCheckpoints(t *testing.T) {
 		}
 	}
 	var names []string
-	for round := range 12 {
+	for round := range rounds("", 3, 12) {
 		for i := range 4 {
 			save(round*10 + i)
 		}

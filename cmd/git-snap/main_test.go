@@ -16,9 +16,18 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(removingBuilt{m}, map[string]func(){
 		"git-snap": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
+}
+
+// removingBuilt runs the tests, then removes the binary the process
+// tests share (testscript.Main exits, so a defer would not run).
+type removingBuilt struct{ m *testing.M }
+
+func (r removingBuilt) Run() int {
+	defer removeBuilt()
+	return r.m.Run()
 }
 
 // TestScripts runs testdata/script/*.txtar: each one a terminal session

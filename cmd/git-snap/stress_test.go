@@ -15,15 +15,53 @@ import (
 	"time"
 )
 
+// built is the git-snap binary the process tests run, compiled by the
+// first of them to need it and removed when the tests end (see TestMain):
+// a build takes seconds, a handful of them most of these tests' time.
+var built struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+}
+
 // buildBinary compiles git-snap once for tests that run it as a process.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "git-snap")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "git-snap-test-"); built.err != nil {
+			return
+		}
+		built.bin = filepath.Join(built.dir, "git-snap")
+		if out, err := exec.Command("go", "build", "-o", built.bin, ".").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.bin
+}
+
+// removeBuilt removes the binary buildBinary compiled, if any.
+func removeBuilt() {
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+}
+
+// rounds is how many rounds a long process test runs: short by default,
+// enough to take every path in seconds; full when $GIT_SNAP_LONG_TESTS
+// is set (as .ci/run sets it); or what the variable env names says, when
+// env is not empty and it holds a positive number.
+func rounds(env string, short, full int) int {
+	if n, err := strconv.Atoi(os.Getenv(env)); env != "" && err == nil && n > 0 {
+		return n
+	}
+	if os.Getenv("GIT_SNAP_LONG_TESTS") != "" {
+		return full
+	}
+	return short
 }
 
 func run(t *testing.T, dir string, name string, args ...string) string {
@@ -42,16 +80,14 @@ func run(t *testing.T, dir string, name string, args ...string) string {
 // session and into one session each, while git update-ref, git pack-refs
 // --all and git gc --auto run beside them. Every snapshot must land, in
 // one unbroken chain per session, no ref may ever be read empty, and
-// git fsck must be clean. GIT_SNAP_STRESS_SAVES sets the saves per
-// process (default 25; the README's long run uses 200).
+// git fsck must be clean. Each process saves 4 times, 25 with
+// GIT_SNAP_LONG_TESTS set; GIT_SNAP_STRESS_SAVES sets another number (the
+// README's long run uses 200).
 func TestProcessesRace(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs processes")
 	}
-	saves := 25
-	if n, err := strconv.Atoi(os.Getenv("GIT_SNAP_STRESS_SAVES")); err == nil && n > 0 {
-		saves = n
-	}
+	saves := rounds("GIT_SNAP_STRESS_SAVES", 4, 25)
 	const writers = 8
 	bin := buildBinary(t)
 	dir := t.TempDir()

@@ -55,11 +55,14 @@ func TestRunViewServesUntilInterrupted(t *testing.T) {
 		done <- runView(ctx, d, viewOptions{Rev: "a", Listen: viewer.ListenOptions{Port: 0, PortSet: true}})
 	}()
 	addr := regexp.MustCompile(`http://127\.0\.0\.1:\d+/session/a\b`)
-	for !addr.MatchString(out.String()) {
+	for deadline := time.Now().Add(time.Minute); !addr.MatchString(out.String()); {
 		select {
 		case err := <-done:
 			t.Fatalf("view ended: %v\n%s", err, out)
 		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("view printed no address:\n%s", out)
 		}
 	}
 	url := addr.FindString(out.String())

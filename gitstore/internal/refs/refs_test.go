@@ -140,16 +140,18 @@ func TestGitTransactionLockIsNeverTaken(t *testing.T) {
 	must(t, cmd.Start())
 	fmt.Fprintf(stdin, "start\nupdate refs/snap/S %s %s\nprepare\n", other, head)
 	lock := filepath.Join(dir, ".git", "refs", "snap", "S.lock")
-	for i := 0; ; i++ {
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
 		if _, err := os.Stat(lock); err == nil {
 			break
 		}
-		if i > 500 {
+		if time.Now().After(deadline) {
 			t.Fatalf("git did not take the lock: %s", out.String())
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
-	time.Sleep(2500 * time.Millisecond) // older than any age a lock was once judged stale by
+	// Older than any age a lock was once judged stale by: its age says
+	// nothing about whether git still holds it.
+	old := time.Now().Add(-time.Hour)
+	must(t, os.Chtimes(lock, old, old))
 	short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 	defer cancel()
 	err = r.Update(short, "refs/snap/S", head, plumbing.ZeroHash, "test")
