@@ -207,10 +207,9 @@ func (d *differ) search(bx box, halfway, limit int) (dist, x, y int) {
 func (d *differ) reach(bx box, e, k int) (x, from int) {
 	n, m := bx.x1-bx.x0, bx.y1-bx.y0
 	x, from = -1, k
-	switch {
-	case e == 0:
+	if e == 0 {
 		x = 0
-	default:
+	} else {
 		if p := d.far[d.off+k+1]; k < e && p >= 0 && p-k <= m {
 			x, from = p, k+1 // add a line of b
 		}
