@@ -1,7 +1,12 @@
 package gitstore
 
 import (
+	"bytes"
+	"errors"
+	"strings"
+
 	"context"
+	"github.com/go-git/go-git/v5/plumbing"
 	"path/filepath"
 	"testing"
 )
@@ -75,4 +80,140 @@ func chainLen(t *testing.T, s *Store, session string) int {
 	chain, err := s.firstParentChain(context.Background(), mustTip(t, s, session))
 	must(t, err)
 	return len(chain)
+}
+
+// forge writes, in the attacker's repository dir, one commit for session
+// with the tree and header of its own session own's tip and the given
+// extra trailers, and returns it: what anyone with push access to a
+// shared remote can make by hand.
+func forge(t *testing.T, dir string, s *Store, own, session, extra string) string {
+	t.Helper()
+	tip := mustTip(t, s, own)
+	msg := git(t, dir, "log", "-1", "--format=%B", tip.String())
+	msg = strings.Replace(msg, "Snap-Session: "+own, "Snap-Session: "+session, 1) + "\n" + extra
+	return git(t, dir, "commit-tree", tip.String()+"^{tree}", "-m", msg)
+}
+
+// TestForgedSupersedesIsMergedNotTaken: one commit whose Snap-Supersedes
+// names the victim's tip, pushed to the shared remote or sent as a
+// bundle, used to replace the victim's session with the attacker's
+// content on the next pull. A claim proves nothing: the victim's history
+// is not accounted for (its trees are not in the forged history, and no
+// prune whose rules the victim can check drops it), so the two are merged
+// and every local snapshot stays.
+func TestForgedSupersedesIsMergedNotTaken(t *testing.T) {
+	ctx := context.Background()
+	srv := t.TempDir()
+	git(t, srv, "init", "-q", "--bare", "shared.git")
+	url := gitDaemon(t, srv) + "shared.git"
+	dirV, v := clone(t, url)
+	dirX, x := clone(t, url)
+	saveN(t, v, "s", 1, 4)
+	must(t, v.Push(ctx, RemoteOptions{}))
+	_, err := x.Pull(ctx, RemoteOptions{})
+	must(t, err)
+	victimTip := mustTip(t, v, "s")
+	_, err = x.Save(ctx, map[string]any{"messages": []any{map[string]any{"role": "user", "content": "attacker's"}}}, SaveOptions{Session: "evil"})
+	must(t, err)
+
+	for _, tc := range []struct{ name, extra string }{
+		{"supersedes alone", "Snap-Supersedes: " + victimTip.String() + "\n"},
+		{"a prune record that keeps nothing of the victim's", "Snap-Supersedes: " + victimTip.String() + "\nSnap-Prune: " + victimTip.String() + " keep-last=1 at=2026-01-01T00:00:00Z\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			forged := forge(t, dirX, x, "evil", "s", tc.extra)
+			// Through the remote.
+			git(t, dirX, "push", "-q", "--force", "origin", forged+":refs/snap/s")
+			local := mustTip(t, v, "s")
+			res, err := v.Pull(ctx, RemoteOptions{})
+			must(t, err)
+			if res[0].Action != PullMerged {
+				t.Errorf("pull of a forged supersession: %s, want %s", res[0].Action, PullMerged)
+			}
+			if ok, err := v.isAncestor(ctx, local, mustTip(t, v, "s")); err != nil || !ok {
+				t.Errorf("the victim's snapshots are no longer in its session")
+			}
+			doc, _, err := v.Read(ctx, mustTip(t, v, "s"))
+			must(t, err)
+			if n := len(doc["messages"].([]any)); n < 4 {
+				t.Errorf("the session holds %d messages after the pull, want the victim's 4 and more", n)
+			}
+			git(t, dirV, "fsck", "--strict", "--no-dangling")
+
+			// Through a bundle.
+			_, w := newRepo(t)
+			saveN(t, w, "s", 1, 2)
+			wTip := mustTip(t, w, "s")
+			git(t, dirX, "update-ref", "refs/snap/s", forgedOn(t, dirX, x, wTip, tc.extra, "s"))
+			var bundle bytes.Buffer
+			_, err = x.WriteBundle(ctx, &bundle, []string{"refs/snap/s"})
+			must(t, err)
+			_ = w // the bundle's forged commit names w's tip, which w holds
+			res, err = w.ImportBundle(ctx, &bundle)
+			must(t, err)
+			if res[0].Action != PullMerged {
+				t.Errorf("import of a forged bundle: %s, want %s", res[0].Action, PullMerged)
+			}
+			if ok, err := w.isAncestor(ctx, wTip, mustTip(t, w, "s")); err != nil || !ok {
+				t.Errorf("the bundle's claim dropped the local snapshots")
+			}
+		})
+	}
+}
+
+// forgedOn is forge with Snap-Supersedes naming victim instead of what
+// extra names.
+func forgedOn(t *testing.T, dir string, s *Store, victim plumbing.Hash, extra, session string) string {
+	t.Helper()
+	fields := strings.Fields(extra)
+	for i, f := range fields {
+		if plumbing.IsHash(f) {
+			fields[i] = victim.String()
+		}
+	}
+	re := strings.NewReplacer("Snap-Supersedes:", "\nSnap-Supersedes:", "Snap-Prune:", "\nSnap-Prune:")
+	return forge(t, dir, s, "evil", session, strings.TrimSpace(re.Replace(strings.Join(fields, " ")))+"\n")
+}
+
+// TestPulledHeadersAreChecked: header trailers from outside are checked
+// against the documents they describe before anything trusts them. A
+// pulled one-message snapshot saying Snap-Counted with 10^12 input
+// tokens made stats report them; a snapshot numbered #1000 on no parent
+// would have sorted before all its session's history.
+func TestPulledHeadersAreChecked(t *testing.T) {
+	ctx := context.Background()
+	srv := t.TempDir()
+	git(t, srv, "init", "-q", "--bare", "shared.git")
+	url := gitDaemon(t, srv) + "shared.git"
+	_, v := clone(t, url)
+	dirX, x := clone(t, url)
+	_, err := x.Save(ctx, map[string]any{"messages": []any{map[string]any{"role": "user", "content": "one"}}}, SaveOptions{Session: "own"})
+	must(t, err)
+	if e, _ := x.Entry(ctx, mustTip(t, x, "own")); !e.Header.Counted {
+		t.Fatal("the store does not count: the test checks nothing")
+	}
+	for _, tc := range []struct{ name, from, to string }{
+		{"totals", "Snap-Counted: true", "Snap-Counted: true\nSnap-Input-Tokens: 1000000000000"},
+		{"counts", "Snap-Messages: 1", "Snap-Messages: 7"},
+		{"sequence", "Snap-Seq: 1", "Snap-Seq: 1000"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tip := mustTip(t, x, "own")
+			msg := git(t, dirX, "log", "-1", "--format=%B", tip.String())
+			if !strings.Contains(msg, tc.from) {
+				t.Fatalf("no %q in\n%s", tc.from, msg)
+			}
+			msg = strings.Replace(msg, tc.from, tc.to, 1)
+			forged := git(t, dirX, "commit-tree", tip.String()+"^{tree}", "-m", msg)
+			git(t, dirX, "push", "-q", "--force", "origin", forged+":refs/snap/forged")
+			_, err := v.Pull(ctx, RemoteOptions{})
+			var in *IncomingError
+			if !errors.As(err, &in) {
+				t.Fatalf("pull of a forged %s trailer: %v, want an IncomingError", tc.name, err)
+			}
+			if tip, _ := v.SessionTip("forged"); !tip.IsZero() {
+				t.Errorf("the forged session was taken in")
+			}
+		})
+	}
 }
