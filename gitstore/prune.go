@@ -16,6 +16,7 @@ import (
 
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
 	"github.com/git-snap/git-snap/gitstore/internal/refs"
+	"github.com/git-snap/git-snap/internal/safefile"
 )
 
 // PruneOptions say which snapshots of a session to keep; the others are
@@ -311,7 +312,7 @@ func (s *Store) notePruned(renamed map[plumbing.Hash]plumbing.Hash) error {
 	if err := os.MkdirAll(filepath.Dir(s.prunedPath()), 0o777); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(s.prunedPath(), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o666)
+	f, err := safefile.OpenAppend(s.prunedPath(), 0o666) // a FIFO there would block the prune
 	if err != nil {
 		return err
 	}
@@ -328,9 +329,9 @@ func (s *Store) notePruned(renamed map[plumbing.Hash]plumbing.Hash) error {
 type prunedNoteSet map[plumbing.Hash][]plumbing.Hash
 
 func (s *Store) prunedNotes() prunedNoteSet {
-	data, err := os.ReadFile(s.prunedPath())
+	data, err := safefile.ReadFile(context.Background(), s.prunedPath(), "", maxCacheBytes)
 	if err != nil {
-		return nil
+		return nil // none, or not a file git-snap reads: no notes
 	}
 	m := prunedNoteSet{}
 	sc := bufio.NewScanner(bytes.NewReader(data))

@@ -330,8 +330,13 @@ func (s *Store) heldByTip(session string, msgs []any) map[int]layout.Encoded {
 	}
 	held := map[int]layout.Encoded{}
 	for i, m := range msgs {
-		if data, err := snapshot.MarshalIndent(m); err == nil && st.known.has(layout.BlobHash(data)) {
-			held[i] = data
+		// The cache's word that the tip holds this blob is checked
+		// against the object store, as writeObjects does: a message
+		// held is not redacted again.
+		if data, err := snapshot.MarshalIndent(m); err == nil {
+			if h := layout.BlobHash(data); st.known.has(h) && s.st.HasEncodedObject(h) == nil {
+				held[i] = data
+			}
 		}
 	}
 	return held
@@ -542,7 +547,11 @@ func snapshotLogMessage(h snapshot.Header) string {
 func (s *Store) writeObjects(objs []layout.Object, known hashSet) error {
 	reused := false
 	for _, o := range objs {
-		if known.has(o.Hash) {
+		// known comes from a cache under .git/snap/, which anything can
+		// have damaged: an object it lists is skipped only once it is
+		// seen to be here, else the new snapshot would name an object
+		// the repository lacks.
+		if known.has(o.Hash) && s.st.HasEncodedObject(o.Hash) == nil {
 			reused = true
 			continue
 		}
