@@ -395,9 +395,13 @@ func checkSession(name string) error {
 // label and message go into the commit message, so they are redacted
 // like the document, and counted in Redacted.
 func (s *Store) header(o SaveOptions) snapshot.Header {
+	// Control characters go here, at the boundary, so that the header
+	// a save returns is the one its commit reads back as (see
+	// layout.NoControl: a NUL would make the commit one git refuses).
+	clean := func(v string) string { return strings.Join(strings.Fields(layout.NoControl(v, false)), " ") }
 	h := snapshot.Header{
-		Session: o.Session, Turn: o.Turn, Label: o.Label, Source: o.Source, Message: o.Message,
-		Time: o.Time, Code: o.Code, Dirty: o.Dirty, RollbackOf: o.RollbackOf,
+		Session: o.Session, Turn: o.Turn, Label: clean(o.Label), Source: clean(o.Source), Message: clean(o.Message),
+		Time: o.Time, Code: clean(o.Code), Dirty: o.Dirty, RollbackOf: clean(o.RollbackOf),
 	}
 	h.Label, h.Redacted = s.redactText(h.Label, h.Redacted)
 	h.Message, h.Redacted = s.redactText(h.Message, h.Redacted)

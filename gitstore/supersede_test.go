@@ -217,3 +217,28 @@ func TestPulledHeadersAreChecked(t *testing.T) {
 		})
 	}
 }
+
+// TestControlCharactersNeverReachAHeader: a NUL in a hook's event or tool
+// name landed in the Snap-Label trailer; git fsck --strict reported
+// nulInCommit and every later push to a remote with receive.fsckObjects
+// was refused. Control characters become spaces at the boundary, in a
+// commit's subject and trailers and in a checkpoint's tag message.
+func TestControlCharactersNeverReachAHeader(t *testing.T) {
+	ctx := context.Background()
+	srv := t.TempDir()
+	git(t, srv, "init", "-q", "--bare", "shared.git")
+	git(t, filepath.Join(srv, "shared.git"), "config", "receive.fsckObjects", "true")
+	dir, s := clone(t, filepath.Join(srv, "shared.git"))
+	e, err := s.Save(ctx, conversation(2), SaveOptions{Session: "s", Label: "PostToolUse\x00 Ed\x01it\x7f", Message: "done\x00\x1b[31m", Source: "claude\x00code"})
+	must(t, err)
+	if e.Header.Label != "PostToolUse Ed it" {
+		t.Errorf("label read back as %q", e.Header.Label)
+	}
+	_, err = s.SetCheckpoint(ctx, "green", e.ID, "passes\x00 now\nsecond line\x07", false)
+	must(t, err)
+	git(t, dir, "fsck", "--strict", "--no-dangling")
+	must(t, s.Push(ctx, RemoteOptions{}))
+	if got := git(t, filepath.Join(srv, "shared.git"), "rev-parse", "refs/snap/s"); got != e.ID.String() {
+		t.Errorf("the remote holds %s, want %s", got, e.ID)
+	}
+}
