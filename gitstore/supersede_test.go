@@ -3,24 +3,27 @@ package gitstore
 import (
 	"bytes"
 	"errors"
+	"os/exec"
 	"strings"
 
 	"context"
-	"github.com/go-git/go-git/v5/plumbing"
 	"path/filepath"
 	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
-// The prune → push → pull rule through a real git daemon on 127.0.0.1:
+// The prune → push → pull rule through each real server on 127.0.0.1:
 // a pruned session pushed with a lease replaces the remote's; a clone
 // that had nothing newer takes it; one that went on has its new
 // snapshots replayed on top; the pruner's own pull brings nothing back;
 // a lease on what the remote no longer has moves nothing.
 func TestPrunedSessionIsSharedNotResurrected(t *testing.T) {
+	eachServer(t, prunedSessionShared)
+}
+
+func prunedSessionShared(t *testing.T, url string) {
 	ctx := context.Background()
-	srv := t.TempDir()
-	git(t, srv, "init", "-q", "--bare", "shared.git")
-	url := gitDaemon(t, srv) + "shared.git"
 	_, a := clone(t, url)
 	_, b := clone(t, url)
 	_, c := clone(t, url)
@@ -66,11 +69,11 @@ func TestPrunedSessionIsSharedNotResurrected(t *testing.T) {
 	saveN(t, b, "s", 8, 8)
 	_, err = b.Prune(ctx, "s", PruneOptions{KeepLast: 1})
 	must(t, err)
-	before := git(t, filepath.Join(srv, "shared.git"), "rev-parse", "refs/snap/s")
+	before := git(t, b.paths.WorkTree, "ls-remote", "origin", "refs/snap/s")
 	if err := b.Push(ctx, RemoteOptions{ForceWithLease: true}); err == nil {
 		t.Fatal("a lease on what the remote no longer has was not refused")
 	}
-	if after := git(t, filepath.Join(srv, "shared.git"), "rev-parse", "refs/snap/s"); after != before {
+	if after := git(t, b.paths.WorkTree, "ls-remote", "origin", "refs/snap/s"); after != before {
 		t.Errorf("the remote moved from %s to %s on a refused lease", before, after)
 	}
 }
@@ -102,10 +105,27 @@ func forge(t *testing.T, dir string, s *Store, own, session, extra string) strin
 // prune whose rules the victim can check drops it), so the two are merged
 // and every local snapshot stays.
 func TestForgedSupersedesIsMergedNotTaken(t *testing.T) {
+	eachServer(t, forgedSupersedes)
+}
+
+// eachServer runs a sharing scenario against each real server: git
+// daemon, and smart HTTP (git http-backend behind basic auth, with
+// receive.fsckObjects=true), each serving a new bare shared.git.
+func eachServer(t *testing.T, scenario func(t *testing.T, url string)) {
+	for _, server := range []string{"git-daemon", "smart-http"} {
+		t.Run(server, func(t *testing.T) {
+			srv := t.TempDir()
+			git(t, srv, "init", "-q", "--bare", "shared.git")
+			git(t, filepath.Join(srv, "shared.git"), "config", "http.receivepack", "true")
+			git(t, filepath.Join(srv, "shared.git"), "config", "receive.fsckObjects", "true")
+			base := map[string]func(*testing.T, string) string{"git-daemon": gitDaemon, "smart-http": httpBackend}[server](t, srv)
+			scenario(t, base+"shared.git")
+		})
+	}
+}
+
+func forgedSupersedes(t *testing.T, url string) {
 	ctx := context.Background()
-	srv := t.TempDir()
-	git(t, srv, "init", "-q", "--bare", "shared.git")
-	url := gitDaemon(t, srv) + "shared.git"
 	dirV, v := clone(t, url)
 	dirX, x := clone(t, url)
 	saveN(t, v, "s", 1, 4)
@@ -224,11 +244,12 @@ func TestPulledHeadersAreChecked(t *testing.T) {
 // was refused. Control characters become spaces at the boundary, in a
 // commit's subject and trailers and in a checkpoint's tag message.
 func TestControlCharactersNeverReachAHeader(t *testing.T) {
+	eachServer(t, controlCharacters)
+}
+
+func controlCharacters(t *testing.T, url string) {
 	ctx := context.Background()
-	srv := t.TempDir()
-	git(t, srv, "init", "-q", "--bare", "shared.git")
-	git(t, filepath.Join(srv, "shared.git"), "config", "receive.fsckObjects", "true")
-	dir, s := clone(t, filepath.Join(srv, "shared.git"))
+	dir, s := clone(t, url)
 	e, err := s.Save(ctx, conversation(2), SaveOptions{Session: "s", Label: "PostToolUse\x00 Ed\x01it\x7f", Message: "done\x00\x1b[31m", Source: "claude\x00code"})
 	must(t, err)
 	if e.Header.Label != "PostToolUse Ed it" {
@@ -238,7 +259,19 @@ func TestControlCharactersNeverReachAHeader(t *testing.T) {
 	must(t, err)
 	git(t, dir, "fsck", "--strict", "--no-dangling")
 	must(t, s.Push(ctx, RemoteOptions{}))
-	if got := git(t, filepath.Join(srv, "shared.git"), "rev-parse", "refs/snap/s"); got != e.ID.String() {
-		t.Errorf("the remote holds %s, want %s", got, e.ID)
+	if got := git(t, dir, "ls-remote", "origin", "refs/snap/s"); !strings.HasPrefix(got, e.ID.String()) {
+		t.Errorf("the remote holds %q, want %s", got, e.ID)
+	}
+	// The server does check: a commit with a NUL, made by hand, is refused.
+	tree := git(t, dir, "rev-parse", e.ID.String()+"^{tree}")
+	cmd := exec.Command("sh", "-c", `printf 'tree %s\nauthor a <a@b> 1 +0000\ncommitter a <a@b> 1 +0000\n\nx\0y\n' "$1" | git hash-object -t commit -w --literally --stdin`, "sh", tree)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	must(t, err)
+	bad := strings.TrimSpace(string(out))
+	push := exec.Command("git", "push", "-q", "origin", bad+":refs/snap/bad")
+	push.Dir = dir
+	if out, err := push.CombinedOutput(); err == nil {
+		t.Errorf("the server took a commit with a NUL: receive.fsckObjects is not on\n%s", out)
 	}
 }
