@@ -39,9 +39,11 @@ type env struct {
 	lookupenv      func(string) (string, bool) // nil: unset and empty are alike
 	args           []string                    // as given, to echo options as they were typed
 	notFound       string                      // an unknown command name, for the error
+	ctx            context.Context             // the command's, whose cause says which signal stopped it
 }
 
 func (e *env) run(ctx context.Context, args []string) int {
+	e.ctx = ctx
 	app := e.newApp()
 	e.args = args
 	args = reorderArgs(app, args)
@@ -133,6 +135,12 @@ func (e *env) report(err error) int {
 	}
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(e.stderr, "git-snap: interrupted; nothing more was written")
+		if e.ctx != nil {
+			var s *stopped
+			if errors.As(context.Cause(e.ctx), &s) {
+				return s.code // 143 for SIGTERM
+			}
+		}
 		return 130
 	}
 	code := exitCode(err)
