@@ -1,11 +1,13 @@
 package agent
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -70,23 +72,24 @@ func InstallNotify(path, exe string) (changed bool, note string, err error) {
 		return false, "", err
 	}
 	want := NotifyLine(exe)
+	body, bom := bytes.CutPrefix(data, utf8BOM)
 	switch {
 	case c.Notify != nil && !isOurNotify(c.Notify):
 		return false, fmt.Sprintf("%s already runs %q as notify, and Codex runs only one: left as it is (hooks do the work on releases that have them)", path, strings.Join(c.Notify, " ")), nil
 	case c.Notify != nil:
-		i, ok := notifyLine(data)
+		lines := strings.Split(string(body), "\n")
+		i, ok := notifyLine(body, func(i int) []byte { return replaceLine(lines, i, &want) }, []string{exe, "hook", "codex"})
 		if !ok {
 			return false, fmt.Sprintf("%s: git-snap's notify spans lines; left as it is", path), nil
 		}
-		lines := strings.Split(string(data), "\n")
 		if lines[i] == want {
 			return false, "", nil
 		}
-		lines[i] = want
-		return true, "", writeFileAtomic(path, []byte(strings.Join(lines, "\n")), 0o644)
+		return true, "", writeFileAtomic(path, withBOM(bom, replaceLine(lines, i, &want)), 0o644)
 	}
-	// A top-level key goes before the first table: first in the file.
-	return true, "", writeFileAtomic(path, append([]byte(want+"\n"), data...), 0o644)
+	// A top-level key goes before the first table: first in the file,
+	// after the byte order mark if it has one.
+	return true, "", writeFileAtomic(path, withBOM(bom, append([]byte(want+"\n"), body...)), 0o644)
 }
 
 // UninstallNotify removes git-snap's notify line, and the file when
@@ -96,31 +99,79 @@ func UninstallNotify(path string) (bool, error) {
 	if err != nil || !isOurNotify(c.Notify) {
 		return false, err
 	}
-	i, ok := notifyLine(data)
+	body, bom := bytes.CutPrefix(data, utf8BOM)
+	lines := strings.Split(string(body), "\n")
+	i, ok := notifyLine(body, func(i int) []byte { return replaceLine(lines, i, nil) }, nil)
 	if !ok {
 		return false, &SettingsError{Path: path, Msg: "git-snap's notify spans lines: remove it by hand"}
 	}
-	lines := strings.Split(string(data), "\n")
-	rest := strings.Join(append(lines[:i:i], lines[i+1:]...), "\n")
-	if strings.TrimSpace(rest) == "" {
-		return true, os.Remove(path)
+	rest := replaceLine(lines, i, nil)
+	if len(bytes.TrimSpace(rest)) == 0 {
+		return true, removeSettings(path, nil)
 	}
-	return true, writeFileAtomic(path, []byte(rest), 0o644)
+	return true, writeFileAtomic(path, withBOM(bom, rest), 0o644)
 }
 
-// notifyLine finds the one-line top-level notify key, before any table.
-func notifyLine(data []byte) (int, bool) {
+// replaceLine is lines joined with line i replaced by *with, or left
+// out for nil.
+func replaceLine(lines []string, i int, with *string) []byte {
+	out := append([]string{}, lines[:i]...)
+	if with != nil {
+		out = append(out, *with)
+	}
+	return []byte(strings.Join(append(out, lines[i+1:]...), "\n"))
+}
+
+func withBOM(bom bool, data []byte) []byte {
+	if !bom {
+		return data
+	}
+	return append(append([]byte{}, utf8BOM...), data...)
+}
+
+// notifyLine finds the line that holds the top-level notify key, a
+// one-line array. A line is only a candidate until TOML says so: edit(i)
+// is the file with that line changed, and it is the key's line when the
+// file decoded after the edit differs from the file before in notify
+// alone (then notify is want, or gone for nil). A line that looks like
+// the key inside a multi-line string fails that test: changing it
+// changes the string.
+func notifyLine(data []byte, edit func(i int) []byte, want []string) (int, bool) {
+	var before map[string]any
+	if _, err := toml.Decode(string(data), &before); err != nil {
+		return 0, false
+	}
+	delete(before, "notify")
 	for i, line := range strings.Split(string(data), "\n") {
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "[") {
-			return 0, false
+		k, v, ok := strings.Cut(strings.TrimSpace(line), "=")
+		if !ok || strings.TrimSpace(k) != "notify" {
+			continue
 		}
-		if k, v, ok := strings.Cut(t, "="); ok && strings.TrimSpace(k) == "notify" {
-			v = strings.TrimSpace(v)
-			return i, strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]")
+		if v = strings.TrimSpace(v); !strings.HasPrefix(v, "[") || !strings.HasSuffix(v, "]") {
+			continue
+		}
+		var after map[string]any
+		if _, err := toml.Decode(string(edit(i)), &after); err != nil {
+			continue
+		}
+		got, has := after["notify"]
+		delete(after, "notify")
+		if !reflect.DeepEqual(before, after) {
+			continue
+		}
+		if want == nil && !has || want != nil && fmt.Sprint(got) == fmt.Sprint(toAny(want)) {
+			return i, true
 		}
 	}
 	return 0, false
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
 }
 
 // Needs implements Needer: what Codex needs before git-snap's hooks in hooksFile

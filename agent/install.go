@@ -399,7 +399,7 @@ func withoutOurs(groups []any, agent string) ([]any, bool) {
 // it when the edit leaves it holding nothing. A file that is not valid
 // JSON, or an edit refused, leaves it as it was.
 func editSettings(path string, removeEmpty bool, edit func(*ordered) (bool, error)) (bool, error) {
-	s, err := readSettings(path)
+	s, bom, err := readSettingsBOM(path)
 	if err != nil {
 		return false, err
 	}
@@ -411,9 +411,12 @@ func editSettings(path string, removeEmpty bool, edit func(*ordered) (bool, erro
 		return false, nil
 	}
 	if removeEmpty && len(s.keys) == 0 {
-		return true, os.Remove(path)
+		return true, removeSettings(path, []byte("{}\n"))
 	}
 	var b bytes.Buffer
+	if bom {
+		b.Write(utf8BOM) // the file keeps the mark its editor wrote
+	}
 	writeOrdered(&b, s, "")
 	b.WriteByte('\n')
 	return true, writeFileAtomic(path, b.Bytes(), 0o644)
@@ -421,12 +424,20 @@ func editSettings(path string, removeEmpty bool, edit func(*ordered) (bool, erro
 
 // readSettings reads a settings file; one that does not exist is empty.
 func readSettings(path string) (*ordered, error) {
+	s, _, err := readSettingsBOM(path)
+	return s, err
+}
+
+// readSettingsBOM is readSettings, and says whether the file starts
+// with a UTF-8 byte order mark (read past, and written back).
+func readSettingsBOM(path string) (*ordered, bool, error) {
 	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
+		return nil, false, err
 	}
+	data, bom := bytes.CutPrefix(data, utf8BOM)
 	s, err := parseOrdered(data)
-	return s, withPath(err, path)
+	return s, bom, withPath(err, path)
 }
 
 // withPath names the file in a SettingsError.
@@ -439,17 +450,85 @@ func withPath(err error, path string) error {
 }
 
 // writeFileAtomic writes a file through a temporary one renamed over it,
-// so that a reader never sees half of it.
+// so that a reader never sees half of it. The file is edited where it
+// is: a symbolic link (a settings file kept in a dotfiles repository) is
+// followed and stays a link, and an existing file keeps its mode (a
+// 0600 file holding tokens stays 0600); mode is for a new file, less
+// the umask.
 func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	target, err := resolveLink(path)
+	if err != nil {
 		return err
 	}
-	tmp := path + ".git-snap.tmp"
-	if err := os.WriteFile(tmp, data, mode); err != nil {
+	keep := false
+	if fi, err := os.Stat(target); err == nil {
+		if !fi.Mode().IsRegular() {
+			return &SettingsError{Path: path, Msg: "not a regular file (" + fi.Mode().Type().String() + "); left as it is"}
+		}
+		mode, keep = fi.Mode().Perm(), true
+	}
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	var tmp *os.File
+	for i := 0; ; i++ {
+		tmp, err = os.OpenFile(fmt.Sprintf("%s.git-snap.tmp%d", target, i), os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+		if !errors.Is(err, fs.ErrExist) || i == 100 {
+			break
+		}
+	}
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
+	if err == nil && keep {
+		err = tmp.Chmod(mode) // exactly the old mode, whatever the umask
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), target)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
 }
+
+// resolveLink gives the file a path names: path itself, or, for a
+// symbolic link, the file it leads to (one that does not exist yet
+// included), so that an edit writes there and the link stays.
+func resolveLink(path string) (string, error) {
+	for range 40 {
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			return path, nil
+		}
+		dest, err := os.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(path), dest)
+		}
+		path = dest
+	}
+	return "", &SettingsError{Path: path, Msg: "too many symbolic links"}
+}
+
+// removeSettings removes a settings file left empty; a symbolic link
+// stays, pointing at a file now emptied to empty, so that whoever made
+// the link finds it as they left it.
+func removeSettings(path string, empty []byte) error {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return writeFileAtomic(path, empty, 0o644)
+	}
+	return os.Remove(path)
+}
+
+// utf8BOM is the byte order mark some editors put first in a file.
+var utf8BOM = []byte("\xef\xbb\xbf")
 
 // jsonString is a JSON-encoded string for settings files and scripts.
 func jsonString(s string) string {

@@ -6,17 +6,18 @@ package config
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/internal/safefile"
 	"github.com/git-snap/git-snap/redact"
 )
 
@@ -139,6 +140,9 @@ func (s Sources) Files() []string {
 	return files
 }
 
+// MaxFileBytes bounds a settings file: a larger one is refused, not read.
+const MaxFileBytes = 1 << 20
+
 // Load reads and merges the files of s; a missing file is skipped. The
 // team's file is committed, so whoever can push to the repository writes
 // it: it may tighten security settings and never relax them. It may add
@@ -151,11 +155,15 @@ func Load(s Sources) (Config, error) {
 	for _, f := range []struct {
 		name string
 		team bool
-	}{{s.User, false}, {s.Team, true}, {s.Clone, false}} {
+		root string // where a symbolic link may lead
+	}{{s.User, false, "/"}, {s.Team, true, filepath.Dir(s.Team)}, {s.Clone, false, filepath.Dir(filepath.Dir(s.Clone))}} {
 		if f.name == "" {
 			continue
 		}
-		b, err := os.ReadFile(f.name)
+		// Every command and the hook read these, and the team's is
+		// committed by anyone who can push: a link to /dev/zero, a FIFO
+		// or a sparse file of gigabytes must be refused, not read.
+		b, err := safefile.ReadFile(context.Background(), f.name, f.root, MaxFileBytes)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/git-snap/git-snap/gitstore/internal/layout"
 	"github.com/git-snap/git-snap/gitstore/internal/refs"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -103,7 +104,7 @@ func (s *Store) writeTag(name string, target plumbing.Hash, msg string) (plumbin
 	t := &object.Tag{
 		Name:       "snap/" + name,
 		Tagger:     s.identity(s.opts.Now()),
-		Message:    strings.TrimRight(msg, "\n") + "\n",
+		Message:    strings.TrimRight(layout.NoControl(msg, true), "\n") + "\n", // no NUL in a tag: see layout.NoControl
 		TargetType: plumbing.CommitObject,
 		Target:     target,
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/git-snap/git-snap/gitstore/internal/layout"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -125,7 +126,78 @@ func (s *Store) incomingRefs(ctx context.Context, source string, refs []BundleRe
 	if err := s.verifyIncoming(ctx, source, tips, map[plumbing.Hash]bool{}); err != nil {
 		return nil, err
 	}
+	if err := s.verifyHeaders(ctx, source, tips); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// verifyHeaders checks the header trailers of every snapshot tips bring
+// that no local session holds yet against what they describe, before
+// anything reads them: stats and sessions take a counted snapshot's
+// totals from its trailers and never read its document again, and a
+// walk orders history by sequence number. So a sequence number must be
+// one past its parents' highest (1 for a first snapshot), as every
+// writer numbers them, and a counted snapshot's totals and counts must be
+// what its document gives when counted here.
+func (s *Store) verifyHeaders(ctx context.Context, source string, tips []plumbing.Hash) error {
+	local, err := s.SessionTips(ctx)
+	if err != nil {
+		return err
+	}
+	var known []plumbing.Hash
+	for _, h := range local {
+		known = append(known, h)
+	}
+	seqs := map[plumbing.Hash]int{}
+	return s.WalkRange(ctx, RevRange{Include: tips, Exclude: known}, func(e Entry) error {
+		if msg := s.headerProblem(ctx, e, seqs); msg != "" {
+			return &IncomingError{source, fmt.Sprintf("snapshot %s of session %s %s; it was not written by git-snap as it is, and nothing was changed", e.ID, e.Header.Session, msg)}
+		}
+		return nil
+	})
+}
+
+// headerProblem says what is wrong with an incoming snapshot's header,
+// or "" when nothing is. seqs remembers parents' numbers already read.
+func (s *Store) headerProblem(ctx context.Context, e Entry, seqs map[plumbing.Hash]int) string {
+	want := 1
+	for _, p := range append([]plumbing.Hash{e.Parent}, e.Merged...) {
+		if p.IsZero() {
+			continue
+		}
+		n, ok := seqs[p]
+		if !ok {
+			pe, err := s.Entry(ctx, p)
+			if err != nil {
+				return fmt.Sprintf("has a parent that does not read (%v)", err)
+			}
+			n = pe.Header.Seq
+			seqs[p] = n
+		}
+		want = max(want, n+1)
+	}
+	seqs[e.ID] = e.Header.Seq
+	if e.Header.Seq != want {
+		return fmt.Sprintf("is numbered #%d, but its parents make it #%d", e.Header.Seq, want)
+	}
+	if !e.Header.Counted || s.count == nil {
+		return ""
+	}
+	doc, _, err := s.Read(ctx, e.ID)
+	if err != nil {
+		return fmt.Sprintf("does not read (%v)", err)
+	}
+	counted := e.Header
+	counted.Totals = s.count(doc, e.Header.Source)
+	msgs, _ := doc[snapshot.MemberMessages].([]any)
+	events, _ := doc[snapshot.MemberEvents].([]any)
+	files, _ := doc[snapshot.MemberFiles].(map[string]any)
+	counted.Messages, counted.Events, counted.Files = len(msgs), len(events), len(files)
+	if layout.CommitMessage(counted) != layout.CommitMessage(e.Header) {
+		return "has header trailers (totals or counts) its document does not give"
+	}
+	return ""
 }
 
 func (s *Store) incomingRef(ref BundleRef) (incomingRef, error) {

@@ -212,15 +212,17 @@ func (s *Store) integrateOnto(ctx context.Context, session string, local, remote
 // (docs/design.md §5): when the local history replaced the remote's, the
 // local one is ahead; when the remote's replaced the local one, it is
 // taken, and local snapshots made after what it replaced are committed
-// again on top of it. done is false when neither history replaced the
-// other, for a merge to join them.
+// again on top of it. Either way the history taking the other's place
+// must account for every snapshot it leaves out (accounts), whatever
+// its Snap-Supersedes trailers claim. done is false when neither
+// history replaced the other, for a merge to join them: nothing is lost.
 func (s *Store) integratePruned(ctx context.Context, session string, local, remote plumbing.Hash, r *PullResult) (done bool, err error) {
 	ref := s.SessionRef(session)
-	if ok, err := s.covers(ctx, local, remote); ok || err != nil {
+	if ok, err := s.replaces(ctx, session, local, remote); ok || err != nil {
 		r.Action = PullAhead
 		return ok, err
 	}
-	if ok, err := s.covers(ctx, remote, local); ok || err != nil {
+	if ok, err := s.replaces(ctx, session, remote, local); ok || err != nil {
 		if err != nil {
 			return false, err
 		}
@@ -231,8 +233,11 @@ func (s *Store) integratePruned(ctx context.Context, session string, local, remo
 	if err != nil || base.IsZero() {
 		return false, err
 	}
+	if ok, err := s.accounts(ctx, session, remote, base); !ok || err != nil {
+		return false, err
+	}
 	renamed := map[plumbing.Hash]plumbing.Hash{}
-	tip, err := s.rewrite(ctx, remote, after, renamed, local, nil)
+	tip, err := s.rewrite(ctx, remote, after, renamed, local, nil, nil)
 	if err != nil {
 		return false, err
 	}
@@ -252,6 +257,16 @@ func (s *Store) integratePruned(ctx context.Context, session string, local, remo
 		at[i] = cp.Target
 	}
 	return true, s.moveCheckpoints(ctx, session, cps, at, renamed, nil)
+}
+
+// replaces reports whether the history of tip takes old's place: tip's
+// chain says it supersedes old (covers), and it accounts for every
+// snapshot of old's history it leaves out.
+func (s *Store) replaces(ctx context.Context, session string, tip, old plumbing.Hash) (bool, error) {
+	if ok, err := s.covers(ctx, tip, old); !ok || err != nil {
+		return false, err
+	}
+	return s.accounts(ctx, session, tip, old)
 }
 
 // isAncestor reports whether anc is desc or comes before it, walking back

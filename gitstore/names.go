@@ -4,13 +4,17 @@ import (
 	"context"
 	"slices"
 	"strings"
+
+	"github.com/git-snap/git-snap/snapshot"
 )
 
 // SessionNames lists the sessions' names, sorted, from the refs alone:
 // no commit is read, so that shell completion stays fast with any
 // history.
 func (s *Store) SessionNames(ctx context.Context) ([]string, error) {
-	return s.refNames(ctx, s.prefix, s.prefix)
+	return s.refNames(ctx, s.prefix, s.prefix, func(name string) bool {
+		return snapshot.CheckName("session", name) == nil
+	})
 }
 
 // CheckpointNames lists checkpoints as revisions name them,
@@ -21,11 +25,18 @@ func (s *Store) CheckpointNames(ctx context.Context, session string) ([]string, 
 	if session != "" {
 		prefix += session + "/"
 	}
-	return s.refNames(ctx, prefix, "refs/tags/")
+	return s.refNames(ctx, prefix, "refs/tags/", func(name string) bool {
+		_, _, ok := checkpointOfRef("refs/tags/" + name)
+		return ok
+	})
 }
 
-// refNames lists the refs under prefix, each without strip.
-func (s *Store) refNames(ctx context.Context, prefix, strip string) ([]string, error) {
+// refNames lists the refs under prefix, each without strip, that ok
+// accepts. Refs come from anyone a repository fetched from (plain git
+// takes any name git allows, `$(…)` and `;` among them), and these lists
+// end up on a shell's command line through completion: only names
+// git-snap itself accepts, and so would write, are listed.
+func (s *Store) refNames(ctx context.Context, prefix, strip string, ok func(string) bool) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -35,7 +46,9 @@ func (s *Store) refNames(ctx context.Context, prefix, strip string) ([]string, e
 	}
 	out := make([]string, 0, len(refs))
 	for ref := range refs {
-		out = append(out, strings.TrimPrefix(ref, strip))
+		if name := strings.TrimPrefix(ref, strip); ok(name) {
+			out = append(out, name)
+		}
 	}
 	slices.Sort(out)
 	return out, nil

@@ -16,6 +16,7 @@ import (
 
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
 	"github.com/git-snap/git-snap/gitstore/internal/refs"
+	"github.com/git-snap/git-snap/internal/safefile"
 )
 
 // PruneOptions say which snapshots of a session to keep; the others are
@@ -78,7 +79,8 @@ func (s *Store) Prune(ctx context.Context, session string, o PruneOptions) (Prun
 		}
 	}
 	res := PruneResult{Session: session, Renamed: map[plumbing.Hash]plumbing.Hash{}}
-	keep := o.Select(chain, marked, s.opts.Now())
+	now := s.opts.Now()
+	keep := o.Select(chain, marked, now)
 	for i, e := range chain {
 		if keep[i] {
 			res.Kept = append(res.Kept, e)
@@ -98,7 +100,8 @@ func (s *Store) Prune(ctx context.Context, session string, o PruneOptions) (Prun
 	if err != nil {
 		return res, err
 	}
-	newTip, err := s.rewrite(ctx, plumbing.ZeroHash, res.Kept, res.Renamed, tip, shared)
+	rule := pruneRecord{old: tip, opts: o, at: now}
+	newTip, err := s.rewrite(ctx, plumbing.ZeroHash, res.Kept, res.Renamed, tip, shared, &rule)
 	if err != nil {
 		return res, err
 	}
@@ -196,17 +199,19 @@ func (o PruneOptions) Select(chain []Entry, marked map[plumbing.Hash]bool, now t
 			o.KeepFirst && i == 0 ||
 			o.KeepCheckpoints && marked[e.ID] ||
 			o.KeepLatestPerLabel && latest[e.Header.Label] == i ||
-			o.OlderThan > 0 && now.Sub(e.Header.Time) < o.OlderThan
+			o.OlderThan > 0 && now.Sub(e.Header.Time) < o.OlderThan ||
+			i == len(chain)-1
 	}
 	return keep
 }
 
 // rewrite commits the kept snapshots again, each on the one before,
 // starting on onto (zero for none), and returns the new tip, which names
-// oldTip, shared and what oldTip superseded (see supersedesTrailers).
+// oldTip, shared and what oldTip superseded, and rule, the prune that
+// made it, if it is one (see supersedesTrailers).
 // Parents other than the first are kept: what a merge brought in stays
 // reachable.
-func (s *Store) rewrite(ctx context.Context, onto plumbing.Hash, kept []Entry, renamed map[plumbing.Hash]plumbing.Hash, oldTip plumbing.Hash, shared []plumbing.Hash) (plumbing.Hash, error) {
+func (s *Store) rewrite(ctx context.Context, onto plumbing.Hash, kept []Entry, renamed map[plumbing.Hash]plumbing.Hash, oldTip plumbing.Hash, shared []plumbing.Hash, rule *pruneRecord) (plumbing.Hash, error) {
 	prev, seq := onto, 0
 	if !onto.IsZero() {
 		e, err := s.Entry(ctx, onto)
@@ -224,7 +229,11 @@ func (s *Store) rewrite(ctx context.Context, onto plumbing.Hash, kept []Entry, r
 		h.Seq = seq + i + 1
 		msg := layout.CommitMessage(h) + trailerWas + ": " + e.ID.String() + "\n"
 		if i == len(kept)-1 {
-			msg += s.supersedesTrailers(oldTip, shared)
+			sup, err := s.supersedesTrailers(ctx, oldTip, shared, rule)
+			if err != nil {
+				return plumbing.ZeroHash, err
+			}
+			msg += sup
 		}
 		nc := &object.Commit{Author: c.Author, Committer: c.Committer, TreeHash: c.TreeHash, Message: msg}
 		if !prev.IsZero() {
@@ -303,7 +312,7 @@ func (s *Store) notePruned(renamed map[plumbing.Hash]plumbing.Hash) error {
 	if err := os.MkdirAll(filepath.Dir(s.prunedPath()), 0o777); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(s.prunedPath(), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o666)
+	f, err := safefile.OpenAppend(s.prunedPath(), 0o666) // a FIFO there would block the prune
 	if err != nil {
 		return err
 	}
@@ -320,9 +329,9 @@ func (s *Store) notePruned(renamed map[plumbing.Hash]plumbing.Hash) error {
 type prunedNoteSet map[plumbing.Hash][]plumbing.Hash
 
 func (s *Store) prunedNotes() prunedNoteSet {
-	data, err := os.ReadFile(s.prunedPath())
+	data, err := safefile.ReadFile(context.Background(), s.prunedPath(), "", maxCacheBytes)
 	if err != nil {
-		return nil
+		return nil // none, or not a file git-snap reads: no notes
 	}
 	m := prunedNoteSet{}
 	sc := bufio.NewScanner(bytes.NewReader(data))

@@ -33,7 +33,7 @@ func TestPruneSelect(t *testing.T) {
 		o    PruneOptions
 		kept string
 	}{
-		{"nothing said, nothing kept", PruneOptions{}, "[]"},
+		{"nothing said: the newest alone", PruneOptions{}, "[5]"},
 		{"keep-last", PruneOptions{KeepLast: 2}, "[4 5]"},
 		{"keep-last past the chain", PruneOptions{KeepLast: 10}, "[0 1 2 3 4 5]"},
 		{"keep-last keep-first", PruneOptions{KeepLast: 2, KeepFirst: true}, "[0 4 5]"},

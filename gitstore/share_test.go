@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"net/http/cgi"
 	"net/http/httptest"
 	"os"
@@ -97,17 +98,40 @@ func gitDaemon(t *testing.T, dir string) string {
 	return "git://" + l.Addr().String() + "/"
 }
 
-// httpBackend serves dir's repositories over smart HTTP (git
-// http-backend as CGI behind a Go server) on 127.0.0.1.
+// httpBackend serves dir's repositories over smart HTTP on 127.0.0.1:
+// git http-backend, git's own server side, run as CGI by Go's net/http
+// behind HTTP basic auth (user snap, password secret; the returned URL
+// carries them, as a credential helper would give them to git). Every
+// repository there is set to receive.fsckObjects=true, as hosts are, so
+// that an object git would refuse is refused here too.
 func httpBackend(t *testing.T, dir string) string {
 	t.Helper()
 	execPath := strings.TrimSpace(git(t, dir, "--exec-path"))
-	srv := httptest.NewServer(&cgi.Handler{
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".git") {
+			git(t, filepath.Join(dir, e.Name()), "config", "receive.fsckObjects", "true")
+		}
+	}
+	backend := &cgi.Handler{
 		Path: filepath.Join(execPath, "git-http-backend"),
 		Env:  []string{"GIT_PROJECT_ROOT=" + dir, "GIT_HTTP_EXPORT_ALL=1"},
-	})
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		user, pass, ok := r.BasicAuth()
+		if !ok || user != "snap" || pass != "secret" {
+			w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
+			http.Error(w, "authentication required", http.StatusUnauthorized)
+			return
+		}
+		r.Header.Set("Remote-User", user) // http-backend takes REMOTE_USER as the pusher
+		backend.ServeHTTP(w, r)
+	}))
 	t.Cleanup(srv.Close)
-	return srv.URL + "/"
+	return strings.Replace(srv.URL, "http://", "http://snap:secret@", 1) + "/"
 }
 
 // clone makes a working repository with origin set to url.

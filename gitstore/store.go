@@ -330,8 +330,13 @@ func (s *Store) heldByTip(session string, msgs []any) map[int]layout.Encoded {
 	}
 	held := map[int]layout.Encoded{}
 	for i, m := range msgs {
-		if data, err := snapshot.MarshalIndent(m); err == nil && st.known.has(layout.BlobHash(data)) {
-			held[i] = data
+		// The cache's word that the tip holds this blob is checked
+		// against the object store, as writeObjects does: a message
+		// held is not redacted again.
+		if data, err := snapshot.MarshalIndent(m); err == nil {
+			if h := layout.BlobHash(data); st.known.has(h) && s.st.HasEncodedObject(h) == nil {
+				held[i] = data
+			}
 		}
 	}
 	return held
@@ -390,9 +395,13 @@ func checkSession(name string) error {
 // label and message go into the commit message, so they are redacted
 // like the document, and counted in Redacted.
 func (s *Store) header(o SaveOptions) snapshot.Header {
+	// Control characters go here, at the boundary, so that the header
+	// a save returns is the one its commit reads back as (see
+	// layout.NoControl: a NUL would make the commit one git refuses).
+	clean := func(v string) string { return strings.Join(strings.Fields(layout.NoControl(v, false)), " ") }
 	h := snapshot.Header{
-		Session: o.Session, Turn: o.Turn, Label: o.Label, Source: o.Source, Message: o.Message,
-		Time: o.Time, Code: o.Code, Dirty: o.Dirty, RollbackOf: o.RollbackOf,
+		Session: o.Session, Turn: o.Turn, Label: clean(o.Label), Source: clean(o.Source), Message: clean(o.Message),
+		Time: o.Time, Code: clean(o.Code), Dirty: o.Dirty, RollbackOf: clean(o.RollbackOf),
 	}
 	h.Label, h.Redacted = s.redactText(h.Label, h.Redacted)
 	h.Message, h.Redacted = s.redactText(h.Message, h.Redacted)
@@ -542,7 +551,11 @@ func snapshotLogMessage(h snapshot.Header) string {
 func (s *Store) writeObjects(objs []layout.Object, known hashSet) error {
 	reused := false
 	for _, o := range objs {
-		if known.has(o.Hash) {
+		// known comes from a cache under .git/snap/, which anything can
+		// have damaged: an object it lists is skipped only once it is
+		// seen to be here, else the new snapshot would name an object
+		// the repository lacks.
+		if known.has(o.Hash) && s.st.HasEncodedObject(o.Hash) == nil {
 			reused = true
 			continue
 		}

@@ -2,8 +2,11 @@ package gitstore
 
 import (
 	"context"
+	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -16,18 +19,207 @@ import (
 // rather than merge the two and bring back what was pruned.
 const trailerSupersedes = "Snap-Supersedes"
 
+// trailerPrune, on a pruned tip, says which prune made it: the tip it
+// pruned and the rules it kept snapshots by, at the time it ran. A claim
+// to supersede is not taken on its word: a clone that holds the pruned
+// tip applies the same rules to its own copy of that chain, and only
+// snapshots the rules drop may be missing from the new history (see
+// accounts).
+const trailerPrune = "Snap-Prune"
+
+// pruneRecord is one Snap-Prune trailer read back.
+type pruneRecord struct {
+	old  plumbing.Hash
+	opts PruneOptions
+	at   time.Time
+}
+
+// String writes the record as a Snap-Prune value: the old tip, then the
+// rules as prune's flags name them, then the time.
+func (p pruneRecord) String() string {
+	parts := []string{p.old.String()}
+	if p.opts.KeepLast > 0 {
+		parts = append(parts, "keep-last="+strconv.Itoa(p.opts.KeepLast))
+	}
+	if p.opts.KeepFirst {
+		parts = append(parts, "keep-first")
+	}
+	if p.opts.KeepCheckpoints {
+		parts = append(parts, "keep-checkpoints")
+	}
+	if p.opts.KeepLatestPerLabel {
+		parts = append(parts, "keep-latest-per-label")
+	}
+	if p.opts.OlderThan > 0 {
+		parts = append(parts, fmt.Sprintf("older-than=%ds", int64(p.opts.OlderThan/time.Second)))
+	}
+	return strings.Join(append(parts, "at="+p.at.UTC().Format(time.RFC3339)), " ")
+}
+
+// parsePruneRecord reads a Snap-Prune value; ok is false for anything
+// that does not read whole, which then explains nothing.
+func parsePruneRecord(v string) (pruneRecord, bool) {
+	f := strings.Fields(v)
+	if len(f) < 2 || !plumbing.IsHash(f[0]) {
+		return pruneRecord{}, false
+	}
+	p := pruneRecord{old: plumbing.NewHash(f[0])}
+	for _, w := range f[1:] {
+		key, val, _ := strings.Cut(w, "=")
+		var err error
+		switch key {
+		case "keep-last":
+			p.opts.KeepLast, err = strconv.Atoi(val)
+		case "keep-first":
+			p.opts.KeepFirst = true
+		case "keep-checkpoints":
+			p.opts.KeepCheckpoints = true
+		case "keep-latest-per-label":
+			p.opts.KeepLatestPerLabel = true
+		case "older-than":
+			var n int64
+			n, err = strconv.ParseInt(strings.TrimSuffix(val, "s"), 10, 64)
+			p.opts.OlderThan = time.Duration(n) * time.Second
+		case "at":
+			p.at, err = time.Parse(time.RFC3339, val)
+		default:
+			return pruneRecord{}, false
+		}
+		if err != nil || p.opts.KeepLast < 0 || p.opts.OlderThan < 0 {
+			return pruneRecord{}, false
+		}
+	}
+	return p, !p.at.IsZero()
+}
+
 // supersedesTrailers are the trailers that make a new tip supersede old:
-// old itself, everything old superseded, and also (shared) the tips
-// remotes were last seen at, which other clones may have built on.
-func (s *Store) supersedesTrailers(old plumbing.Hash, shared []plumbing.Hash) string {
+// old itself, everything old's chain superseded, and also (shared) the
+// tips remotes were last seen at, which other clones may have built on;
+// then the prune that made it (rule, when this is a prune) and the
+// prunes old's chain records, so that a clone holding any of the tips
+// those pruned can check what was dropped.
+func (s *Store) supersedesTrailers(ctx context.Context, old plumbing.Hash, shared []plumbing.Hash, rule *pruneRecord) (string, error) {
 	if old.IsZero() {
-		return ""
+		return "", nil
+	}
+	sup, prunes, err := s.chainRecords(ctx, old)
+	if err != nil {
+		return "", err
 	}
 	var b strings.Builder
-	for _, id := range append(append([]plumbing.Hash{old}, shared...), s.supersededBy(old)...) {
-		b.WriteString(trailerSupersedes + ": " + id.String() + "\n")
+	seen := map[plumbing.Hash]bool{}
+	for _, id := range append(append([]plumbing.Hash{old}, shared...), sup...) {
+		if !seen[id] {
+			seen[id] = true
+			b.WriteString(trailerSupersedes + ": " + id.String() + "\n")
+		}
 	}
-	return b.String()
+	if rule != nil {
+		prunes = append([]pruneRecord{*rule}, prunes...)
+	}
+	for _, p := range prunes {
+		b.WriteString(trailerPrune + ": " + p.String() + "\n")
+	}
+	return b.String(), nil
+}
+
+// chainRecords reads the Snap-Supersedes and Snap-Prune trailers of the
+// first-parent chain of tip, newest first, each once.
+func (s *Store) chainRecords(ctx context.Context, tip plumbing.Hash) (sup []plumbing.Hash, prunes []pruneRecord, err error) {
+	seenSup, seenPrune := map[plumbing.Hash]bool{}, map[string]bool{}
+	for id := tip; !id.IsZero(); {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		c, err := object.GetCommit(s.st, id)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, line := range strings.Split(c.Message, "\n") {
+			if v, ok := strings.CutPrefix(line, trailerSupersedes+": "); ok && plumbing.IsHash(v) && !seenSup[plumbing.NewHash(v)] {
+				seenSup[plumbing.NewHash(v)] = true
+				sup = append(sup, plumbing.NewHash(v))
+			}
+			if v, ok := strings.CutPrefix(line, trailerPrune+": "); ok && !seenPrune[v] {
+				if p, ok := parsePruneRecord(v); ok {
+					seenPrune[v] = true
+					prunes = append(prunes, p)
+				}
+			}
+		}
+		id = plumbing.ZeroHash
+		if len(c.ParentHashes) > 0 {
+			id = c.ParentHashes[0]
+		}
+	}
+	return sup, prunes, nil
+}
+
+// accounts reports whether the history of tip accounts for every
+// snapshot of old's history it does not reach, so that tip may take
+// old's place (docs/design.md §5): each such snapshot's tree is the tree
+// of a snapshot tip reaches (a prune and a replay keep trees as they
+// are), or a prune recorded on tip's chain, applied here to this
+// repository's own copy of the chain it pruned, drops it. A Snap-Supersedes
+// trailer alone proves nothing: anyone can write one.
+func (s *Store) accounts(ctx context.Context, session string, tip, old plumbing.Hash) (bool, error) {
+	trees := map[plumbing.Hash]bool{}
+	err := s.Walk(ctx, []plumbing.Hash{tip}, func(e Entry) error {
+		trees[e.Tree] = true
+		return nil
+	})
+	if err != nil {
+		return false, err
+	}
+	dropped, err := s.droppedByPrunes(ctx, session, tip)
+	if err != nil {
+		return false, err
+	}
+	ok := true
+	err = s.WalkRange(ctx, RevRange{Include: []plumbing.Hash{old}, Exclude: []plumbing.Hash{tip}}, func(e Entry) error {
+		if trees[e.Tree] || dropped[e.ID] {
+			return nil
+		}
+		ok = false
+		return ErrStop
+	})
+	return ok && err == nil, err
+}
+
+// droppedByPrunes is what the prunes recorded on tip's chain dropped, as
+// far as this repository can check: for each prune of a tip it holds,
+// the snapshots of that tip's chain its rules do not keep, with the
+// checkpoints this repository has marking what keep-checkpoints keeps.
+// A prune of a tip never seen here explains nothing.
+func (s *Store) droppedByPrunes(ctx context.Context, session string, tip plumbing.Hash) (map[plumbing.Hash]bool, error) {
+	_, prunes, err := s.chainRecords(ctx, tip)
+	if err != nil || len(prunes) == 0 {
+		return nil, err
+	}
+	cps, err := s.Checkpoints(ctx, session, true)
+	if err != nil {
+		return nil, err
+	}
+	marked := map[plumbing.Hash]bool{}
+	for _, cp := range cps {
+		marked[cp.Target] = true
+	}
+	out := map[plumbing.Hash]bool{}
+	for _, p := range prunes {
+		if e, err := s.Entry(ctx, p.old); err != nil || e.Header.Session != session {
+			continue
+		}
+		chain, err := s.firstParentChain(ctx, p.old)
+		if err != nil {
+			return nil, err
+		}
+		for i, k := range p.opts.Select(chain, marked, p.at) {
+			if !k {
+				out[chain[i].ID] = true
+			}
+		}
+	}
+	return out, nil
 }
 
 // sharedTips are the tips of session that remotes were last seen at and
@@ -53,34 +245,18 @@ func (s *Store) sharedTips(ctx context.Context, session string, tip plumbing.Has
 	return out, nil
 }
 
-// supersededBy lists the ids a commit's trailers say it supersedes.
-func (s *Store) supersededBy(id plumbing.Hash) []plumbing.Hash {
-	c, err := object.GetCommit(s.st, id)
-	if err != nil {
-		return nil
-	}
-	var out []plumbing.Hash
-	for _, line := range strings.Split(c.Message, "\n") {
-		if v, ok := strings.CutPrefix(line, trailerSupersedes+": "); ok && plumbing.IsHash(v) {
-			out = append(out, plumbing.NewHash(v))
-		}
-	}
-	return out
-}
-
 // superseded is every id the first-parent chain of tip says it
 // supersedes: a prune's new tip names the tip it replaced, and snapshots
-// added on top of it keep that.
+// added on top of it keep that. It is a claim, checked by accounts
+// before anything is dropped for it.
 func (s *Store) superseded(ctx context.Context, tip plumbing.Hash) (map[plumbing.Hash]bool, error) {
-	chain, err := s.firstParentChain(ctx, tip)
+	sup, _, err := s.chainRecords(ctx, tip)
 	if err != nil {
 		return nil, err
 	}
 	out := map[plumbing.Hash]bool{}
-	for _, e := range chain {
-		for _, id := range s.supersededBy(e.ID) {
-			out[id] = true
-		}
+	for _, id := range sup {
+		out[id] = true
 	}
 	return out, nil
 }

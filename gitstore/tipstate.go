@@ -2,6 +2,9 @@ package gitstore
 
 import (
 	"bytes"
+	"context"
+	"crypto/sha1"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,6 +19,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
+	"github.com/git-snap/git-snap/internal/safefile"
 )
 
 // tipState is what a save must know about a session's tip: its sequence
@@ -74,26 +78,41 @@ func (m mapHashes) each(f func(plumbing.Hash)) {
 	}
 }
 
-const tipCacheMagic = "git-snap tip cache 1"
+// tipCacheMagic starts a tip cache; version 2 ends with the SHA-1 of
+// everything before it, so that a damaged or cut file is found whole.
+const tipCacheMagic = "git-snap tip cache 2"
+
+// maxCacheBytes bounds any cache file read under .git/snap/: a larger
+// one (a sparse file planted there) is not read but rebuilt.
+const maxCacheBytes = 256 << 20
 
 func (s *Store) tipCachePath(ref string) string {
 	return filepath.Join(s.paths.CommonDir, "snap", "cache", strings.ReplaceAll(ref, "/", "%"))
 }
 
-// tipState returns the state of tip, from the cache when it matches.
+// tipState returns the state of tip, from the cache when it matches: its
+// checksum holds, it names tip, and its sequence number and start are
+// the tip commit's (one commit read; a wrong number in the cache would
+// number the next snapshot after it). The objects it lists are checked
+// as a write skips them (writeObjects).
 func (s *Store) tipState(ref string, tip plumbing.Hash) (tipState, error) {
 	if tip.IsZero() {
 		return tipState{known: mapHashes{}}, nil
 	}
 	if st, ok := s.readTipCache(ref, tip); ok {
-		return st, nil
+		if e, err := s.Entry(context.Background(), tip); err == nil && e.Header.Seq == st.seq && e.Header.Started.Equal(st.started) {
+			return st, nil
+		}
 	}
 	return s.rebuildTipState(tip)
 }
 
 func (s *Store) readTipCache(ref string, tip plumbing.Hash) (tipState, bool) {
-	b, err := os.ReadFile(s.tipCachePath(ref))
+	b, err := safefile.ReadFile(context.Background(), s.tipCachePath(ref), "", maxCacheBytes)
 	if err != nil {
+		return tipState{}, false
+	}
+	if b, err = checkSummed(b); err != nil {
 		return tipState{}, false
 	}
 	lines := bytes.SplitN(b, []byte("\n"), 5)
@@ -123,7 +142,28 @@ func (s *Store) saveTipState(ref string, st tipState, objs []layout.Object, know
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s\n%s\n%d\n%s\n", tipCacheMagic, st.commit, st.seq, st.started.UTC().Format(time.RFC3339Nano))
 	b.Write(mergeSorted(sortedOf(known), ids))
-	writeFileAtomic(s.tipCachePath(ref), b.Bytes())
+	writeFileAtomic(s.tipCachePath(ref), withSum(b.Bytes()))
+}
+
+// withSum appends the SHA-1 of data to it, as git ends its index.
+func withSum(data []byte) []byte {
+	sum := sha1.Sum(data)
+	return append(data, sum[:]...)
+}
+
+// errBadSum says a cache file's checksum does not hold.
+var errBadSum = errors.New("checksum does not match")
+
+// checkSummed returns data without its SHA-1 trailer, if that holds.
+func checkSummed(data []byte) ([]byte, error) {
+	if len(data) < sha1.Size {
+		return nil, errBadSum
+	}
+	body, sum := data[:len(data)-sha1.Size], data[len(data)-sha1.Size:]
+	if want := sha1.Sum(body); !bytes.Equal(want[:], sum) {
+		return nil, errBadSum
+	}
+	return body, nil
 }
 
 // sortedOf gives a hashSet as sortedHashes.

@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-snap/git-snap/gitstore/internal/layout"
+	"github.com/git-snap/git-snap/snapshot"
 )
 
 func TestMergeSorted(t *testing.T) {
@@ -77,4 +81,48 @@ func TestTipCacheMergedOnAppend(t *testing.T) {
 			t.Errorf("cache lacks %s of the tip's tree", h)
 		}
 	})
+}
+
+// TestDamagedTipCacheIsNotTrusted: the tip cache under .git/snap/cache/
+// lets a save skip the objects the tip already holds and take its
+// sequence number. One listing a blob the repository lacks made the next
+// save exit 0 with a snapshot naming a missing object; one with a wrong
+// sequence number numbered the next snapshot #1000. The cache is
+// checked against the tip commit and the object store before a write
+// uses it.
+func TestDamagedTipCacheIsNotTrusted(t *testing.T) {
+	ctx := context.Background()
+	dir, s := newRepo(t)
+	_, err := s.Save(ctx, conversation(2), SaveOptions{Session: "s"})
+	must(t, err)
+	ref := s.SessionRef("s")
+	tip := mustTip(t, s, "s")
+	next := conversation(3)
+	data, err := snapshot.MarshalIndent(next["messages"].([]any)[2])
+	must(t, err)
+	missing := layout.BlobHash(data)
+	st, err := s.rebuildTipState(tip)
+	must(t, err)
+	st.seq = 999
+	s.saveTipState(ref, st, []layout.Object{{Hash: missing}}, st.known)
+
+	e, err := s.Save(ctx, next, SaveOptions{Session: "s"})
+	must(t, err)
+	if e.Header.Seq != 2 {
+		t.Errorf("the next snapshot is #%d, want #2", e.Header.Seq)
+	}
+	if _, _, err := s.Read(ctx, e.ID); err != nil {
+		t.Errorf("the snapshot saved over a damaged cache does not read: %v", err)
+	}
+	git(t, dir, "fsck", "--strict", "--no-dangling")
+
+	// Cut or flipped, the cache is rebuilt, never read as it is.
+	path := s.tipCachePath(ref)
+	b, err := os.ReadFile(path)
+	must(t, err)
+	b[len(b)/2] ^= 1
+	must(t, os.WriteFile(path, b, 0o666))
+	if _, ok := s.readTipCache(ref, e.ID); ok {
+		t.Error("a cache with a flipped byte was read")
+	}
 }

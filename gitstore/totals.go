@@ -5,12 +5,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/git-snap/git-snap/internal/safefile"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -54,8 +54,8 @@ func (s *Store) Totals(ctx context.Context, entries []Entry) (out []snapshot.Tot
 }
 
 const (
-	totalsCacheMagic = "git-snap totals cache 1"
-	maxTotalsCache   = 100_000 // entries kept; beyond, only those last asked for
+	totalsCacheMagic = "git-snap totals cache 2" // 2: checksummed
+	maxTotalsCache   = 100_000                   // entries kept; beyond, only those last asked for
 )
 
 func (s *Store) totalsCachePath() string {
@@ -63,16 +63,20 @@ func (s *Store) totalsCachePath() string {
 }
 
 // readTotalsCache reads the remembered totals: a line per snapshot, its
-// id and its totals as JSON. A line that does not read is skipped: the
-// cache is rebuilt as it is used.
+// id and its totals as JSON, and the SHA-1 of all that at the end. A
+// file that is not a regular file, too large, or whose checksum fails
+// is no cache (rebuilt as it is used); a line that does not read is
+// skipped.
 func (s *Store) readTotalsCache() map[plumbing.Hash]snapshot.Totals {
 	out := map[plumbing.Hash]snapshot.Totals{}
-	f, err := os.Open(s.totalsCachePath())
+	data, err := safefile.ReadFile(context.Background(), s.totalsCachePath(), "", maxCacheBytes)
 	if err != nil {
 		return out
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
+	if data, err = checkSummed(data); err != nil {
+		return out
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, 1<<20)
 	if !sc.Scan() || sc.Text() != totalsCacheMagic {
 		return out
@@ -111,7 +115,7 @@ func (s *Store) writeTotalsCache(m map[plumbing.Hash]snapshot.Totals, asked []En
 		b.Write(js)
 		b.WriteByte('\n')
 	}
-	writeFileAtomic(s.totalsCachePath(), []byte(b.String()))
+	writeFileAtomic(s.totalsCachePath(), withSum([]byte(b.String())))
 }
 
 // CheckpointsBySession lists the checkpoint names of every session from one

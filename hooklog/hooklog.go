@@ -4,8 +4,10 @@
 package hooklog
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +15,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/git-snap/git-snap/internal/safefile"
 )
 
 // A hook call is passive: what goes wrong is written to a log in the
@@ -42,17 +46,19 @@ func Line(msg string) string {
 
 // Append appends a line to a log file, making its folder if needed;
 // a file that would grow past MaxBytes is first moved to
-// <path>.1, replacing the one before.
+// <path>.1, replacing the one before. So is one that is not a regular
+// file (a FIFO there would block every hook call, a link would have it
+// write elsewhere): the log is git-snap's own, under .git/snap/.
 func Append(path, line string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return err
 	}
-	if fi, err := os.Stat(path); err == nil && fi.Size()+int64(len(line)) > MaxBytes {
+	if fi, err := os.Lstat(path); err == nil && (!fi.Mode().IsRegular() || fi.Size()+int64(len(line)) > MaxBytes) {
 		if err := os.Rename(path, path+".1"); err != nil {
 			return err
 		}
 	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o666)
+	f, err := safefile.OpenAppend(path, 0o666)
 	if err != nil {
 		return err
 	}
@@ -101,13 +107,15 @@ type Log struct {
 }
 
 // Read reads a hook log and the one it was rotated from
-// (<path>.1), keeping the last keep failures. A log that does not exist
-// reads as empty; lines of another shape are skipped.
+// (<path>.1), keeping the last keep failures. A log that does not exist,
+// or is not a regular file, reads as empty; of a larger one than Append
+// writes only the last MaxBytes are read; lines of another shape are
+// skipped.
 func Read(path string, keep int) (Log, error) {
 	l := Log{Last: map[string]Call{}}
 	for _, p := range []string{path + ".1", path} {
-		data, err := os.ReadFile(p)
-		if errors.Is(err, fs.ErrNotExist) {
+		data, err := readTail(p, MaxBytes)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, safefile.ErrRefused) {
 			continue
 		}
 		if err != nil {
@@ -118,6 +126,31 @@ func Read(path string, keep int) (Log, error) {
 		}
 	}
 	return l, nil
+}
+
+// readTail reads the last limit bytes of a regular file, from the start
+// of a line.
+func readTail(path string, limit int64) ([]byte, error) {
+	f, err := safefile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	off := max(0, fi.Size()-limit)
+	data, err := io.ReadAll(io.NewSectionReader(f, off, limit))
+	if err != nil {
+		return nil, err
+	}
+	if off > 0 {
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			data = data[i+1:]
+		}
+	}
+	return data, nil
 }
 
 func (l *Log) add(line string, keep int) {

@@ -4,17 +4,27 @@ package search
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/git-snap/git-snap/internal/safefile"
 )
 
 // lock takes the index's write lock, waiting for another process's
 // update to end. The kernel drops it with the process, so a killed
 // search never leaves the index locked.
 func lock(ctx context.Context, path string) (unlock func(), err error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
+	f, err := safefile.OpenAppend(path, 0o666)
+	if errors.Is(err, safefile.ErrRefused) {
+		// A FIFO or link planted as the lock would block or lock
+		// another file: it is the index's own file, so replace it.
+		if err = os.Remove(path); err == nil {
+			f, err = safefile.OpenAppend(path, 0o666)
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("lock the search index: %w", err)
 	}

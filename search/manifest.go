@@ -3,8 +3,11 @@ package search
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/rand"
+	"crypto/sha1"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +16,8 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-snap/git-snap/internal/safefile"
 )
 
 // The manifest names the segments that make the index and, per
@@ -21,9 +26,15 @@ import (
 // new generation, or none: its old docs stay in their segments but no
 // longer count, until a merge leaves them out. It is a small text file,
 // replaced whole (written aside, then renamed), so a reader sees the
-// old one or the new one.
+// old one or the new one. Its last line, "end <sha1>", carries the SHA-1
+// of everything before it: a manifest damaged in place is found whole
+// and the index rebuilt, as a damaged segment is.
 
-const manifestHeader = "git-snap search index 1"
+const manifestHeader = "git-snap search index 2" // 2: the end line's checksum
+
+// maxManifestBytes bounds the manifest read: a larger one (a sparse file
+// planted there) is damage, not read.
+const maxManifestBytes = 256 << 20
 
 type manifest struct {
 	stamp    string // the store's TipsStamp when the sessions were last read
@@ -47,7 +58,7 @@ func newManifest() *manifest {
 }
 
 func (m *manifest) encode(w io.Writer) error {
-	b := bufio.NewWriter(w)
+	b := &bytes.Buffer{}
 	fmt.Fprintf(b, "%s\ngen %d\nstamp %s\n", manifestHeader, m.nextGen, strconv.Quote(m.stamp))
 	for _, s := range m.segments {
 		fmt.Fprintf(b, "seg %s\n", s)
@@ -61,18 +72,21 @@ func (m *manifest) encode(w io.Writer) error {
 			fmt.Fprintf(b, "call %s %s\n", strconv.Quote(id), strconv.Quote(tool))
 		}
 	}
-	if _, err := b.WriteString("end\n"); err != nil {
-		return err
-	}
-	return b.Flush()
+	sum := sha1.Sum(b.Bytes())
+	fmt.Fprintf(b, "end %x\n", sum)
+	_, err := w.Write(b.Bytes())
+	return err
 }
 
 // readManifest reads dir's manifest; a missing one is an empty index,
 // and anything unreadable is errCorrupt.
 func readManifest(dir string) (*manifest, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "manifest"))
+	data, err := safefile.ReadFile(context.Background(), filepath.Join(dir, "manifest"), "", maxManifestBytes)
 	if os.IsNotExist(err) {
 		return newManifest(), nil
+	}
+	if errors.Is(err, safefile.ErrRefused) {
+		return nil, fmt.Errorf("manifest: %v: %w", err, errCorrupt)
 	}
 	if err != nil {
 		return nil, err
@@ -85,6 +99,15 @@ func readManifest(dir string) (*manifest, error) {
 }
 
 func parseManifest(data []byte) (*manifest, bool) {
+	i := bytes.LastIndex(data, []byte("\nend "))
+	if i < 0 {
+		return nil, false
+	}
+	sum := sha1.Sum(data[:i+1])
+	if string(data[i+1:]) != fmt.Sprintf("end %x\n", sum) {
+		return nil, false
+	}
+	data = data[:i+1] // the lines the checksum covers
 	m := newManifest()
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, 1<<20)
@@ -96,8 +119,6 @@ func parseManifest(data []byte) (*manifest, bool) {
 		kind, rest, _ := strings.Cut(sc.Text(), " ")
 		var ok bool
 		switch kind {
-		case "end":
-			return m, !sc.Scan()
 		case "gen":
 			n, err := strconv.ParseUint(rest, 10, 32)
 			m.nextGen, ok = uint32(n), err == nil
@@ -121,7 +142,7 @@ func parseManifest(data []byte) (*manifest, bool) {
 			return nil, false
 		}
 	}
-	return nil, false // no end line: cut short
+	return m, true
 }
 
 func parseSession(m *manifest, line string) (*sessionState, bool) {

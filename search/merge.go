@@ -2,12 +2,15 @@ package search
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/git-snap/git-snap/internal/mmapfile"
+	"github.com/git-snap/git-snap/internal/safefile"
 )
 
 // mergeSmallest keeps the number of segments bounded: every update that
@@ -38,6 +41,9 @@ func (x *Index) mergeSmallest(ctx context.Context, b *builder) error {
 // copyLive adds a segment's docs that still count to the builder.
 func (b *builder) copyLive(ctx context.Context, name string) error {
 	data, unmap, err := mmapfile.Map(filepath.Join(b.x.dir, name))
+	if errors.Is(err, safefile.ErrRefused) {
+		err = fmt.Errorf("%s: %v: %w", name, err, errCorrupt) // not a file the index wrote: rebuild
+	}
 	if err != nil {
 		return err
 	}

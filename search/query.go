@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/git-snap/git-snap/internal/mmapfile"
+	"github.com/git-snap/git-snap/internal/safefile"
 )
 
 // view is the index as one manifest names it, its segments open.
@@ -40,6 +41,9 @@ func (x *Index) openView() (*view, error) {
 	v := &view{m: m}
 	for _, name := range m.segments {
 		data, unmap, err := mmapfile.Map(filepath.Join(x.dir, name))
+		if errors.Is(err, safefile.ErrRefused) {
+			err = fmt.Errorf("%s: %v: %w", name, err, errCorrupt) // not a file the index wrote: rebuild
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			v.close()
 			return nil, fmt.Errorf("%s: %w", name, errStale)

@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -36,9 +39,11 @@ type env struct {
 	lookupenv      func(string) (string, bool) // nil: unset and empty are alike
 	args           []string                    // as given, to echo options as they were typed
 	notFound       string                      // an unknown command name, for the error
+	ctx            context.Context             // the command's, whose cause says which signal stopped it
 }
 
 func (e *env) run(ctx context.Context, args []string) int {
+	e.ctx = ctx
 	app := e.newApp()
 	e.args = args
 	args = reorderArgs(app, args)
@@ -130,6 +135,12 @@ func (e *env) report(err error) int {
 	}
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(e.stderr, "git-snap: interrupted; nothing more was written")
+		if e.ctx != nil {
+			var s *stopped
+			if errors.As(context.Cause(e.ctx), &s) {
+				return s.code // 143 for SIGTERM
+			}
+		}
 		return 130
 	}
 	code := exitCode(err)
@@ -430,21 +441,93 @@ func (d *deps) abs(path string) string {
 	return filepath.Join(d.dir, path)
 }
 
-// writeOutput writes data to path atomically, or to out for "" or -.
+// writeOutput writes data to path, or to out for "" or -. A path that
+// names nothing yet or a regular file gets a temporary file beside it,
+// renamed into place, so that a reader never sees a part; the new file
+// is created as any program's is (0666 less the umask), and one that
+// replaces a regular file keeps that file's mode. A device, FIFO or
+// socket is written through, as a shell's > does: renaming over
+// /dev/null as root replaced it with a regular file. A symbolic link is
+// followed to what it names, which is then written as above: the link
+// stays. A directory is refused.
 func (d *deps) writeOutput(path string, data []byte) error {
 	if path == "" || path == "-" {
 		_, err := d.out.Write(data)
 		return err
 	}
 	path = d.abs(path)
+	target := path
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		if target, err = filepath.EvalSymlinks(path); err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("write %s: %w", path, err)
+			}
+			// A dangling link: write the file it names.
+			dest, rerr := os.Readlink(path)
+			if rerr != nil {
+				return fmt.Errorf("write %s: %w", path, rerr)
+			}
+			if !filepath.IsAbs(dest) {
+				dest = filepath.Join(filepath.Dir(path), dest)
+			}
+			target = dest
+		}
+	}
+	fi, err := os.Stat(target)
+	switch {
+	case err == nil && fi.IsDir():
+		return usagef("-o %s is a directory; name a file to write", path)
+	case err == nil && !fi.Mode().IsRegular():
+		return writeThrough(target, data)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	mode := os.FileMode(0o666) // less the umask, by the kernel
+	if err == nil {
+		mode = fi.Mode().Perm()
+	}
+	return replaceFile(target, data, mode, err == nil)
+}
+
+// writeThrough writes data into an existing device, FIFO or socket.
+func writeThrough(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// replaceFile writes data to a new file beside path and renames it into
+// place. The new file is opened with mode (the umask applies); keep says
+// path is a regular file already, whose mode the new one takes exactly.
+func replaceFile(path string, data []byte, mode os.FileMode, keep bool) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
+	var tmp *os.File
+	var err error
+	for range 100 {
+		name := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-"+strconv.FormatUint(rand.Uint64(), 36))
+		tmp, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	_, err = tmp.Write(data)
+	if err == nil && keep {
+		err = tmp.Chmod(mode)
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

@@ -2,10 +2,16 @@
 
 package mmapfile
 
-import "os"
+import (
+	"context"
+	"math"
 
-// Map reads the file where mapping is not available.
+	"github.com/git-snap/git-snap/internal/safefile"
+)
+
+// Map reads the file where mapping is not available; only a regular
+// file is read.
 func Map(path string) ([]byte, func(), error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(context.Background(), path, "/", math.MaxInt32)
 	return data, func() {}, err
 }

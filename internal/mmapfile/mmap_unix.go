@@ -5,14 +5,16 @@
 package mmapfile
 
 import (
-	"os"
 	"syscall"
+
+	"github.com/git-snap/git-snap/internal/safefile"
 )
 
-// Map maps a file read-only; unmap releases it. An empty file, or one
-// that is not a regular file, maps to no bytes.
+// Map maps a file read-only; unmap releases it. An empty file maps to
+// no bytes; one that is not a regular file (a FIFO, whose open would
+// wait for a writer, or a device) is refused with safefile.ErrRefused.
 func Map(path string) (data []byte, unmap func(), err error) {
-	f, err := os.Open(path)
+	f, err := safefile.OpenIn(path, "/") // links are followed: packs may be linked
 	if err != nil {
 		return nil, nil, err
 	}

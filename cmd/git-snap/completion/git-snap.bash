@@ -17,8 +17,13 @@ __git_snap_reply() {
 		compopt -o filenames 2>/dev/null
 		return 0
 	fi
+	# Candidates are quoted as the shell reads them back (printf %q):
+	# bash inserts a reply as it is, so a name holding $(…) or ; would
+	# run when the line is entered.
+	local value
 	for line in "${out[@]}"; do
-		COMPREPLY+=("${line%%$'\t'*}$suffix")
+		printf -v value '%q' "${line%%$'\t'*}"
+		COMPREPLY+=("$value$suffix")
 	done
 }
 

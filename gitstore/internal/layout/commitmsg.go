@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -233,8 +234,28 @@ func subject(h snapshot.Header) string {
 	return "snapshot"
 }
 
+// oneLine puts a value on one line for a subject or trailer. Control
+// characters become spaces first: values come from hook payloads and
+// transcripts (an event or tool name), and a NUL in a commit makes git
+// fsck --strict report nulInCommit and every remote with
+// receive.fsckObjects refuse all later pushes.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return strings.Join(strings.Fields(NoControl(s, false)), " ")
+}
+
+// NoControl replaces the control characters of s (C0, DEL, C1) with
+// spaces, keeping newlines when keepNewlines is set (a message body), so
+// that nothing git would refuse in an object's text reaches one.
+func NoControl(s string, keepNewlines bool) string {
+	if strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) && (r != '\n' || !keepNewlines) }) < 0 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) && (r != '\n' || !keepNewlines) {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 // ParseHeader reads a header back from a commit message. It returns
