@@ -54,8 +54,8 @@ func (s *Store) Totals(ctx context.Context, entries []Entry) (out []snapshot.Tot
 }
 
 const (
-	totalsCacheMagic = "git-snap totals cache 1"
-	maxTotalsCache   = 100_000 // entries kept; beyond, only those last asked for
+	totalsCacheMagic = "git-snap totals cache 2" // 2: usage with one-hour cache writes and long-context parts
+	maxTotalsCache   = 100_000                   // entries kept; beyond, only those last asked for
 )
 
 func (s *Store) totalsCachePath() string {

@@ -95,6 +95,7 @@ func NewLogJSON(entries []EntryJSON) LogJSON {
 // CostJSON is a cost estimate.
 type CostJSON struct {
 	USD           float64  `json:"usd"`
+	USDMicros     int64    `json:"usd_micros"`
 	Estimate      bool     `json:"estimate"`
 	PricesDate    string   `json:"prices_date"`
 	UnknownModels []string `json:"unknown_models"`
@@ -135,7 +136,7 @@ func NumbersToJSON(n agent.Numbers, first, last time.Time) NumbersJSON {
 		j.DurationSeconds = &d
 	}
 	if c := n.Cost; c != nil {
-		j.Cost = &CostJSON{USD: c.USD, Estimate: c.Estimate, PricesDate: c.PricesDate, UnknownModels: append([]string{}, c.Unknown...)}
+		j.Cost = &CostJSON{USD: c.USD, USDMicros: c.Micros, Estimate: c.Estimate, PricesDate: c.PricesDate, UnknownModels: append([]string{}, c.Unknown...)}
 	}
 	return j
 }

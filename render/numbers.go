@@ -13,7 +13,7 @@ func CostText(c *prices.Cost) string {
 	if c == nil {
 		return ""
 	}
-	text := fmt.Sprintf("$%.2f (estimate at list prices of %s)", c.USD, c.PricesDate)
+	text := fmt.Sprintf("%s (estimate at list prices of %s)", prices.MicrosText(c.Micros), c.PricesDate)
 	if len(c.Unknown) > 0 {
 		names := slices.Clone(c.Unknown)
 		for i, n := range names {
