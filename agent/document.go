@@ -219,37 +219,6 @@ func unchangedPrefix(records, before []any) (int64, []any, error) {
 	return same, hashes, nil
 }
 
-// LiveMessages is the conversation a document holds now: for a document
-// transcript, only the records its last version holds (the versions they
-// replaced are history, not part of it); otherwise every message.
-func LiveMessages(doc map[string]any) []any {
-	msgs, _ := doc[snapshot.MemberMessages].([]any)
-	st, ok := docStateFrom(doc)
-	if !ok {
-		return msgs
-	}
-	var out []any
-	for _, i := range st.liveIndexes() {
-		if i >= 0 && i < int64(len(msgs)) {
-			out = append(out, msgs[i])
-		}
-	}
-	return out
-}
-
-// liveDoc is doc with only its live messages (see LiveMessages).
-func liveDoc(doc map[string]any) map[string]any {
-	if _, ok := doc[documentMember]; !ok {
-		return doc
-	}
-	out := make(map[string]any, len(doc))
-	for k, v := range doc {
-		out[k] = v
-	}
-	out[snapshot.MemberMessages] = LiveMessages(doc)
-	return out
-}
-
 // restoreDocument writes a document transcript back as it was when the
 // snapshot was taken: its head with the live records.
 func restoreDocument(doc map[string]any, st docState) (map[string][][]byte, error) {

@@ -71,9 +71,14 @@ func parseShow(c *cli.Context) (showOptions, error) {
 }
 
 // withCost puts a cost estimate on the statistics.
-func withCost(s *agent.Numbers, cfg config.Config) {
-	c := prices.Estimate(s.ByModel, configPrices(cfg))
+func withCost(d *deps, s *agent.Numbers) error {
+	p, err := d.prices()
+	if err != nil {
+		return err
+	}
+	c := p.Estimate(s.ByModel)
 	s.Cost = &c
+	return nil
 }
 
 func configPrices(cfg config.Config) map[string]prices.Price {
@@ -107,7 +112,9 @@ func runShow(ctx context.Context, d *deps, o showOptions) error {
 		}
 	}
 	if o.JSON || o.YAML {
-		withCost(&st, d.cfg)
+		if err := withCost(d, &st); err != nil {
+			return err
+		}
 		full := render.NewShowJSON(render.EntryToJSON(entry, names), render.NumbersToJSON(st, st.First, st.Last), doc)
 		if o.JSON {
 			return render.JSON(w, full)
@@ -126,7 +133,7 @@ func runShow(ctx context.Context, d *deps, o showOptions) error {
 		return nil
 	}
 	render.Stats(w, st)
-	if msgs, ok := doc[snapshot.MemberMessages].([]any); ok && len(msgs) > 0 {
+	if msgs := agent.LiveMessages(doc); len(msgs) > 0 {
 		fmt.Fprintln(w)
 		width := o.Width
 		if width < 0 {
