@@ -330,3 +330,14 @@ func (ClaudeCode) Spawned(record any) (string, string) {
 	}
 	return "", ""
 }
+
+// SessionID implements SessionIDReader: the sessionId of its records.
+func (ClaudeCode) SessionID(first []any) string {
+	for _, rec := range first {
+		r, _ := rec.(map[string]any)
+		if id := str(r, "sessionId"); id != "" {
+			return id
+		}
+	}
+	return ""
+}

@@ -336,3 +336,14 @@ func (c Codex) ResumeTarget(session string, doc map[string]any) (string, string,
 	day := codexStart(doc).UTC().Format("2006/01/02")
 	return filepath.Join(c.Home, "sessions", filepath.FromSlash(day), c.TranscriptName(session, doc)), command, nil
 }
+
+// SessionID implements SessionIDReader: the thread id session_meta gives.
+func (Codex) SessionID(first []any) string {
+	for _, rec := range first {
+		r, _ := rec.(map[string]any)
+		if p, _ := r["payload"].(map[string]any); r["type"] == "session_meta" {
+			return str(p, "id")
+		}
+	}
+	return ""
+}

@@ -26,6 +26,14 @@ type documentAgent interface {
 	IsTranscriptFile(name string) bool
 }
 
+// IsDocument reports whether a's transcript is one JSON document it
+// rewrites (Gemini CLI, OpenCode) rather than lines it appends: such a
+// session is named by the id its document carries.
+func IsDocument(a Adapter) bool {
+	_, ok := a.(documentAgent)
+	return ok
+}
+
 // documentMember is the member of a snapshot's rest that says how a
 // document transcript is rebuilt from the snapshot's messages.
 const documentMember = "document"

@@ -228,3 +228,52 @@ func (in Ingest) Import(ctx context.Context, session, path string) (gitstore.Ent
 	}
 	return in.Run(ctx, p, gitstore.SaveOptions{Time: newest})
 }
+
+// Claim names the session a transcript at path is imported into: session,
+// unless the store has a session of that name recorded from another
+// transcript (its main transcript's first record is not the file's):
+// then the first of session-2, session-3, … that is free or holds this
+// transcript. renamed reports the second case, which the caller says.
+func (in Ingest) Claim(ctx context.Context, session, path string) (name string, renamed bool, err error) {
+	first, _, err := agent.Lines(path, 0, agent.DefaultMaxReadBytes)
+	if err != nil || len(first) == 0 || agent.IsDocument(in.Adapter) {
+		return session, false, nil // a document, or nothing yet: the import reports what is wrong
+	}
+	rec := agent.Element(first[0], in.Limits)
+	for n := 1; ; n++ {
+		name = session
+		if n > 1 {
+			name = fmt.Sprintf("%s-%d", session, n)
+		}
+		ours, err := in.holds(ctx, name, rec)
+		if err != nil || ours {
+			return name, n > 1, err
+		}
+	}
+}
+
+// holds reports whether session is free, or holds a transcript whose
+// first record is rec.
+func (in Ingest) holds(ctx context.Context, session string, rec any) (bool, error) {
+	tip, err := in.Store.SessionTip(session)
+	if err != nil || tip.IsZero() {
+		return true, err
+	}
+	doc, _, err := in.Store.Read(ctx, tip)
+	if err != nil {
+		return false, err
+	}
+	layout, err := agent.LayoutFrom(doc)
+	if err != nil {
+		return false, err
+	}
+	msgs, _ := doc[snapshot.MemberMessages].([]any)
+	pos := 0
+	for _, run := range layout.Runs {
+		if f := layout.Files[run[0]]; f.Name == "" && f.Gen == 0 {
+			return pos < len(msgs) && snapshot.Equal(msgs[pos], rec), nil
+		}
+		pos += run[1]
+	}
+	return len(layout.Runs) > 0, nil // only subagents' files recorded: the parent's
+}

@@ -296,6 +296,32 @@ func UserFile(userConfigDir string) string {
 	return filepath.Join(userConfigDir, "git-snap", "prices.json")
 }
 
+// WriteUserFile writes a trimmed copy (see Trim) as the user's, beside
+// the user's configuration: written aside and renamed into place, so
+// that a reader sees the old copy or the new one.
+func WriteUserFile(userConfigDir string, data []byte) error {
+	if _, err := ParseDataset(data); err != nil {
+		return err
+	}
+	path := UserFile(userConfigDir)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".prices-*.json")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
 // Load gives the prices a command estimates with: the user's copy of the
 // dataset when there is one (else the embedded one), with overrides (the
 // configuration's prices) over it.

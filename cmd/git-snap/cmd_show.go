@@ -6,12 +6,9 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/git-snap/git-snap/prices"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
-	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -79,14 +76,6 @@ func withCost(d *deps, s *agent.Numbers) error {
 	c := p.Estimate(s.ByModel)
 	s.Cost = &c
 	return nil
-}
-
-func configPrices(cfg config.Config) map[string]prices.Price {
-	out := map[string]prices.Price{}
-	for model, p := range cfg.Prices {
-		out[model] = prices.Price{Input: p.Input, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite, Output: p.Output}
-	}
-	return out
 }
 
 // runShow shows o.Rev, or the newest snapshot of the session.
