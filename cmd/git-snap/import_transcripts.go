@@ -46,8 +46,8 @@ func runImportTranscripts(ctx context.Context, d *deps, o importOptions) error {
 		if renamed {
 			progress.clear()
 			fmt.Fprintf(d.errOut, "git-snap: note: session %s holds another transcript than %s: imported as session %s\n", it.Session, it.Path, session)
-			it.Session = session
 		}
+		it.Session = session
 		entry, ok, err := in.Import(ctx, it.Session, it.Path)
 		if err != nil {
 			return fmt.Errorf("import %s: %w", it.Path, err)
