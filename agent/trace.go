@@ -122,7 +122,9 @@ func (t *tracer) message(i int, raw any, m snapshot.Message) {
 	t.st.Events++
 	at := t.stamp(m.Time)
 	if c, ok := t.calls[i]; ok {
-		t.answered()
+		if len(m.Parts) > 0 {
+			t.answered()
+		}
 		t.add(TraceLine{At: at, Kind: "model", Detail: modelDetail(c.Model, c.Usage)})
 	}
 	switch {
@@ -136,6 +138,9 @@ func (t *tracer) message(i int, raw any, m snapshot.Message) {
 	case isCompaction(raw):
 		t.st.Compactions++
 		t.add(TraceLine{At: at, Kind: "compaction", Detail: "conversation compacted"})
+	case (m.Role == "assistant" || m.Role == "model") && len(m.Parts) == 0:
+		// a subagent's response mirrored into its parent's transcript: a
+		// call of the subagent's, no answer in the main conversation
 	case m.Role == "assistant" || m.Role == "model":
 		t.answered()
 		t.toolCalls(m, at)

@@ -60,6 +60,9 @@ func TestNumbersMatchTheRawFiles(t *testing.T) {
 				if id := text(r, "message", "id"); err == nil && text(r, "type") == "assistant" && callTime[id].IsZero() {
 					callTime[id] = at
 				}
+				if id := text(r, "data", "message", "message", "id"); err == nil && text(r, "type") == "progress" && id != "" && callTime[id].IsZero() {
+					callTime[id] = at
+				}
 			}
 			var want counts
 			if rs.agent == "codex" {
@@ -187,8 +190,9 @@ func (c *counts) span(rec map[string]any) {
 	}
 }
 
-// countClaude: one model call per message.id of the assistant records, its
-// last record's usage; tool calls are tool_use blocks, failed when a
+// countClaude: one model call per message.id of the assistant records
+// (and of the subagents' responses progress records mirror), its last
+// record's usage; tool calls are tool_use blocks, failed when a
 // tool_result for their id says is_error; turns are the user's own text
 // records, and slash commands the model answers before the next one.
 func countClaude(records []map[string]any) counts {
@@ -214,6 +218,16 @@ func countClaude(records []map[string]any) counts {
 			if !strings.HasPrefix(s, "<") {
 				c.Turns++
 			}
+		case typ == "progress" && text(r, "data", "type") == "agent_progress" && text(r, "data", "message", "type") == "assistant" &&
+			field(r, "data", "message", "message", "usage") != nil:
+			// a subagent's response, mirrored into its parent's transcript
+			// as it ran: the same response as in the subagent's own file
+			// (its id), the only record of it when that file is missing
+			id := text(r, "data", "message", "message", "id")
+			if _, seen := usage[id]; !seen {
+				ids = append(ids, id)
+			}
+			usage[id] = field(r, "data", "message", "message", "usage")
 		case typ == "assistant":
 			if pendingCommand {
 				c.Turns++

@@ -129,7 +129,10 @@ func runUsage(ctx context.Context, d *deps, o usageOptions) error {
 	fmt.Fprintln(tw, strings.Join(cols, "\t"))
 	line := func(period, key string, r usage.Row) {
 		cells := []string{period}
-		if o.By != "" {
+		switch {
+		case o.By != "" && period == "total":
+			cells = append(cells, "")
+		case o.By != "":
 			cells = append(cells, or(key, "(none)"))
 		}
 		u := r.Usage

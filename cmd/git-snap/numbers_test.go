@@ -94,8 +94,9 @@ func stamp(s string) time.Time { t, _ := time.Parse(time.RFC3339Nano, s); return
 
 // referenceCalls reads every model call of the real sessions from the raw
 // files with encoding/json alone: Claude Code, one per message.id of the
-// assistant records (main and subagents' files), at its first record's
-// time, with its last record's usage; Codex, one per running total of
+// assistant records (main and subagents' files, and the subagents'
+// responses the main file's progress records mirror), at its first
+// record's time, with its last record's usage; Codex, one per running total of
 // token_count that differs from the one before, its tokens the
 // difference, its model the last turn_context's; Gemini CLI, one per
 // gemini message. The Codex rollout that records no tokens is left to
@@ -116,6 +117,10 @@ func referenceCalls(t *testing.T) []call {
 		var order []string
 		for _, f := range files {
 			for _, r := range rawLines(t, filepath.Join(td, f)) {
+				if getS(r, "type") == "progress" && getS(r, "data", "type") == "agent_progress" && getS(r, "data", "message", "type") == "assistant" {
+					// a subagent's response as its parent's transcript mirrors it
+					r = map[string]any{"type": "assistant", "timestamp": r["timestamp"], "message": get(r, "data", "message", "message")}
+				}
 				if getS(r, "type") != "assistant" || get(r, "message", "usage") == nil {
 					continue
 				}
