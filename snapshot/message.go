@@ -54,12 +54,12 @@ type Usage struct {
 	Output     int64
 	// CacheWrite1h is the part of CacheWrite written to the one-hour
 	// cache (Anthropic's ephemeral_1h_input_tokens), priced apart.
-	CacheWrite1h int64
+	CacheWrite1h int64 `json:",omitzero"`
 	// Long is the part of the above that calls with a long prompt made:
 	// Long[i] is that of the calls whose prompt (input, cache reads and
 	// writes) was over LongContext[i] tokens and not over the next
 	// threshold, since prices change above such thresholds.
-	Long [len(LongContext)]Tokens
+	Long [len(LongContext)]Tokens `json:",omitzero"`
 }
 
 // LongContext are the prompt sizes above which some models' prices change
