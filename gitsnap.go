@@ -16,8 +16,10 @@ import (
 
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/prices"
 	"github.com/git-snap/git-snap/redact"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/usage"
 )
 
 // Options say where to look and whom to tell; the zero value is right
@@ -46,6 +48,8 @@ type Repository struct {
 	// .git-snap.yaml and the clone's .git/snap/config.yaml.
 	Config config.Config
 	env    gitstore.GitEnv
+	// userConfigDir is where the user's copy of the price list is.
+	userConfigDir string
 }
 
 // Open opens the store of the repository dir is in, as the command line
@@ -89,7 +93,31 @@ func OpenPaths(ctx context.Context, paths gitstore.Paths, o Options) (*Repositor
 	if err != nil {
 		return nil, err
 	}
-	return &Repository{Store: s, Config: cfg, env: o.GitEnv}, nil
+	return &Repository{Store: s, Config: cfg, env: o.GitEnv, userConfigDir: o.UserConfigDir}, nil
+}
+
+// Prices are the prices costs are estimated with, as the command line
+// takes them: the user's copy of LiteLLM's price list (git snap prices
+// update) or the embedded one, with the settings' prices: over it.
+func (r *Repository) Prices() (*prices.Prices, error) {
+	overrides := map[string]prices.Price{}
+	for model, p := range r.Config.Prices {
+		overrides[model] = prices.Price{Input: p.Input, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite, Output: p.Output}
+	}
+	return prices.Load(r.userConfigDir, overrides)
+}
+
+// Usage adds up the tokens and cost of every session, local and fetched,
+// as git snap usage does; o.Prices defaults to the repository's Prices.
+func (r *Repository) Usage(ctx context.Context, o usage.Options) (usage.Report, error) {
+	if o.Prices == nil {
+		p, err := r.Prices()
+		if err != nil {
+			return usage.Report{}, err
+		}
+		o.Prices = p
+	}
+	return usage.Compute(ctx, r.Store, o)
 }
 
 // Limits are the settings' bounds on a document as snapshot.Parse and

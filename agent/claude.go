@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"io/fs"
@@ -251,7 +252,7 @@ func (ClaudeCode) View(record any) (snapshot.Message, bool) {
 	obj, _ := record.(map[string]any)
 	inner, ok := obj["message"].(map[string]any)
 	if !ok {
-		return snapshot.Message{}, false
+		return claudeProgress(obj)
 	}
 	outer := snapshot.ViewMessage(obj)
 	m := snapshot.ViewMessage(inner)
@@ -329,4 +330,34 @@ func (ClaudeCode) Spawned(record any) (string, string) {
 		}
 	}
 	return "", ""
+}
+
+// SessionID implements SessionIDReader: the sessionId of its records.
+func (ClaudeCode) SessionID(first []any) string {
+	for _, rec := range first {
+		r, _ := rec.(map[string]any)
+		if id := str(r, "sessionId"); id != "" {
+			return id
+		}
+	}
+	return ""
+}
+
+// claudeProgress reads a subagent's API response that Claude Code mirrors
+// into its parent's transcript as it runs (a progress record of type
+// agent_progress): its model and usage, keyed by the response's id, so
+// that it is one model call with the same response in the subagent's own
+// file, and the only record of it when that file is missing. It has no
+// parts: its text and tool calls are the subagent's file's to show.
+func claudeProgress(obj map[string]any) (snapshot.Message, bool) {
+	data, _ := obj["data"].(map[string]any)
+	outer, _ := data["message"].(map[string]any)
+	inner, _ := outer["message"].(map[string]any)
+	if obj["type"] != "progress" || str(data, "type") != "agent_progress" || str(outer, "type") != "assistant" || inner["usage"] == nil {
+		return snapshot.Message{}, false
+	}
+	m := snapshot.ViewMessage(inner)
+	m.ID, m.Time, m.Role, m.Parts = str(obj, "uuid"), str(obj, "timestamp"), "assistant", nil
+	m.UsageKey = cmp.Or(str(inner, "id"), m.ID)
+	return m, true
 }

@@ -300,10 +300,14 @@ func (Codex) Check(records []any) error {
 	return fmt.Errorf("no Codex rollout line ({timestamp, type, payload}) in the first lines")
 }
 
-// TranscriptName implements TranscriptNamer: rollout-<time>-<thread
-// id>.jsonl, the time the thread's first record's (Codex writes local
-// time there; the record's UTC time is what the snapshot knows).
+// TranscriptName implements TranscriptNamer: the rollout's own name when
+// it was recorded from one, else rollout-<time>-<thread id>.jsonl, the
+// time the thread's first record's (Codex writes local time there; the
+// record's UTC time is what the snapshot knows).
 func (Codex) TranscriptName(session string, doc map[string]any) string {
+	if name := RecordedName(doc); strings.HasPrefix(name, "rollout-") && strings.HasSuffix(name, ".jsonl") {
+		return name
+	}
 	return "rollout-" + codexStart(doc).UTC().Format("2006-01-02T15-04-05") + "-" + session + ".jsonl"
 }
 
@@ -335,4 +339,15 @@ func (c Codex) ResumeTarget(session string, doc map[string]any) (string, string,
 	}
 	day := codexStart(doc).UTC().Format("2006/01/02")
 	return filepath.Join(c.Home, "sessions", filepath.FromSlash(day), c.TranscriptName(session, doc)), command, nil
+}
+
+// SessionID implements SessionIDReader: the thread id session_meta gives.
+func (Codex) SessionID(first []any) string {
+	for _, rec := range first {
+		r, _ := rec.(map[string]any)
+		if p, _ := r["payload"].(map[string]any); r["type"] == "session_meta" {
+			return str(p, "id")
+		}
+	}
+	return ""
 }

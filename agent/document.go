@@ -26,6 +26,14 @@ type documentAgent interface {
 	IsTranscriptFile(name string) bool
 }
 
+// IsDocument reports whether a's transcript is one JSON document it
+// rewrites (Gemini CLI, OpenCode) rather than lines it appends: such a
+// session is named by the id its document carries.
+func IsDocument(a Adapter) bool {
+	_, ok := a.(documentAgent)
+	return ok
+}
+
 // documentMember is the member of a snapshot's rest that says how a
 // document transcript is rebuilt from the snapshot's messages.
 const documentMember = "document"
@@ -217,37 +225,6 @@ func unchangedPrefix(records, before []any) (int64, []any, error) {
 		}
 	}
 	return same, hashes, nil
-}
-
-// LiveMessages is the conversation a document holds now: for a document
-// transcript, only the records its last version holds (the versions they
-// replaced are history, not part of it); otherwise every message.
-func LiveMessages(doc map[string]any) []any {
-	msgs, _ := doc[snapshot.MemberMessages].([]any)
-	st, ok := docStateFrom(doc)
-	if !ok {
-		return msgs
-	}
-	var out []any
-	for _, i := range st.liveIndexes() {
-		if i >= 0 && i < int64(len(msgs)) {
-			out = append(out, msgs[i])
-		}
-	}
-	return out
-}
-
-// liveDoc is doc with only its live messages (see LiveMessages).
-func liveDoc(doc map[string]any) map[string]any {
-	if _, ok := doc[documentMember]; !ok {
-		return doc
-	}
-	out := make(map[string]any, len(doc))
-	for k, v := range doc {
-		out[k] = v
-	}
-	out[snapshot.MemberMessages] = LiveMessages(doc)
-	return out
 }
 
 // restoreDocument writes a document transcript back as it was when the

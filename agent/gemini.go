@@ -185,13 +185,46 @@ func (Gemini) View(record any) (snapshot.Message, bool) {
 		id := str(call, "id")
 		m.Parts = append(m.Parts, snapshot.Part{Kind: snapshot.PartToolCall, Tool: str(call, "name"), CallID: id, Input: call["args"]})
 		if status := str(call, "status"); status != "" {
-			m.Parts = append(m.Parts, snapshot.Part{Kind: snapshot.PartToolResult, CallID: id, Text: snapshot.ContentText(call["resultDisplay"]), IsError: geminiFailed(status)})
+			m.Parts = append(m.Parts, snapshot.Part{Kind: snapshot.PartToolResult, CallID: id, Text: geminiResult(call), IsError: geminiFailed(status)})
 		}
 	}
 	if t, ok := r["tokens"].(map[string]any); ok {
 		m.Usage = geminiUsage(t)
 	}
 	return m, true
+}
+
+// geminiResult is what a tool call gave the model: the output (or the
+// error) of the functionResponse parts of its result, as Gemini CLI sent
+// them back. resultDisplay is what the CLI showed the user (a summary,
+// "Found 47 matches", or nothing), and is read only when a call has no
+// result recorded.
+func geminiResult(call map[string]any) string {
+	parts, ok := call["result"].([]any)
+	if !ok {
+		return snapshot.ContentText(call["resultDisplay"])
+	}
+	var out []string
+	for _, p := range parts {
+		fr, _ := p.(map[string]any)
+		resp, ok := fr["functionResponse"].(map[string]any)
+		if !ok {
+			if t := snapshot.ContentText([]any{p}); t != "" {
+				out = append(out, t)
+			}
+			continue
+		}
+		r, _ := resp["response"].(map[string]any)
+		switch {
+		case r["output"] != nil:
+			out = append(out, snapshot.ContentText(r["output"]))
+		case r["error"] != nil:
+			out = append(out, snapshot.ContentText(r["error"]))
+		case r != nil:
+			out = append(out, snapshot.ContentText(r))
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // geminiFailed reads a tool call's status: an error, or a call the user

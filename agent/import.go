@@ -63,6 +63,15 @@ type SubagentFiler interface {
 	ParentOf(path string) (session, parent string, ok bool)
 }
 
+// SessionIDReader is an Importer whose records carry their session's
+// id: a file named otherwise (renamed, exported as turn-2.jsonl) is
+// still its session.
+type SessionIDReader interface {
+	// SessionID is the session id a transcript's first records carry, ""
+	// when they carry none.
+	SessionID(first []any) string
+}
+
 // ImportPlan is what an import of files and directories records: each
 // session once, with its main transcript (its subagents come with it, see
 // HookReader.Transcripts), and what was left out and why.
@@ -102,12 +111,24 @@ func PlanImport(a Adapter, dir string, paths []string, lim snapshot.Limits) (Imp
 	if err != nil {
 		return plan, err
 	}
-	seen := map[string]bool{}
+	seen := map[string]string{} // session → its main transcript
 	add := func(session, path string) {
-		if !seen[session] {
-			seen[session] = true
-			plan.Items = append(plan.Items, ImportItem{Session: session, Path: path})
+		if seen[session] == path {
+			return
 		}
+		if first, taken := seen[session]; taken {
+			name := session
+			for n := 2; seen[name] != "" && seen[name] != path; n++ {
+				name = fmt.Sprintf("%s-%d", session, n)
+			}
+			if seen[name] == path {
+				return
+			}
+			plan.Notes = append(plan.Notes, fmt.Sprintf("%s and %s both name session %s and are not one transcript: %s is imported as session %s", first, path, session, path, name))
+			session = name
+		}
+		seen[session] = path
+		plan.Items = append(plan.Items, ImportItem{Session: session, Path: path})
 	}
 	sf, _ := a.(SubagentFiler)
 	for _, f := range found {
@@ -195,6 +216,13 @@ func CheckTranscript(a Adapter, path string, lim snapshot.Limits) (string, error
 		return "", &ImportError{Msg: fmt.Sprintf("%s is not a %s transcript: %v", path, a.Name(), err), Err: err}
 	}
 	name := a.SessionName(path)
+	if sid, ok := a.(SessionIDReader); ok && uuid().FindString(filepath.Base(path)) == "" {
+		// A name the agent did not give (turn-2.jsonl) says less than the
+		// id the records carry: two such files are two sessions.
+		if id := sid.SessionID(first); id != "" && snapshot.CheckName("session", id) == nil {
+			name = id
+		}
+	}
 	if err := snapshot.CheckName("session", name); err != nil {
 		return "", &ImportError{Msg: fmt.Sprintf("%s: its name does not make a session name", path), Err: err}
 	}

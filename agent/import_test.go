@@ -79,14 +79,20 @@ func TestFindTranscripts(t *testing.T) {
 func TestCheckTranscript(t *testing.T) {
 	claude := filepath.Join("..", "testdata", "claude-code", "tool_heavy.jsonl")
 	codex := filepath.Join("..", "testdata", "codex", "rollout-2026-04-02T09-15-00-019d2a10-0000-7000-8000-0000000000aa.jsonl")
-	bad := filepath.Join(t.TempDir(), "a b.jsonl")
-	if err := os.WriteFile(bad, []byte(`{"type":"user","sessionId":"s"}`+"\n"), 0o600); err != nil {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "a b.jsonl")
+	if err := os.WriteFile(bad, []byte(`{"type":"user","sessionId":"s/../x"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	renamed := filepath.Join(dir, "turn-2.jsonl")
+	if err := os.WriteFile(renamed, []byte(`{"type":"user","sessionId":"s-1"}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
 		agent, path, want string // the session, or the error
 	}{
-		{"claude-code", claude, "tool_heavy"},
+		{"claude-code", claude, "d6e0bada-1959-4eec-a9d2-0bfade768d8f"}, // the sessionId its records carry, not its file's name
+		{"claude-code", renamed, "s-1"},
 		{"codex", codex, "019d2a10-0000-7000-8000-0000000000aa"},
 		{"codex", claude, "error: " + claude + " is not a codex transcript: this is a Claude Code transcript; use --from claude-code"},
 		{"claude-code", codex, "error: " + codex + " is not a claude-code transcript: this is a Codex rollout"},

@@ -35,16 +35,7 @@ type Numbers struct {
 // NumbersOf reads a document's numbers the way trace does, with the view of
 // the agent that recorded it (source).
 func NumbersOf(doc map[string]any, source string) Numbers {
-	a, _ := Lookup(source, Env{})
-	doc = liveDoc(doc)
-	st := snapshot.ComputeStats(doc, ViewMessage)
-	_, tr := Trace(doc, a)
-	return Numbers{
-		Messages: st.Messages, Events: st.Events, Files: st.Files,
-		ToolCalls: tr.ToolCalls, ToolFailures: tr.ToolFailures, ModelCalls: tr.ModelCalls, Turns: tr.Turns, Compactions: tr.Compactions,
-		InputTokens: tr.InputTokens, CacheReadTokens: tr.CacheReadTokens, CacheWriteTokens: tr.CacheWriteTokens, OutputTokens: tr.OutputTokens,
-		Estimated: st.Estimated, First: tr.First, Last: tr.Last, ByModel: tr.ByModel,
-	}
+	return ReadAs(doc, source).Numbers()
 }
 
 // Add sums o into n, as a repository's statistics sum its sessions'.

@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"iter"
+	"slices"
 	"sort"
 	"time"
 
@@ -37,11 +38,14 @@ func outputUsage(u snapshot.Usage) *OutputUsage {
 // first record, so that a subagent's calls fall between the main
 // session's where they happened.
 func Replay(doc map[string]any) iter.Seq[ModelOutput] {
-	doc = liveDoc(doc)
-	msgs, _ := doc[snapshot.MemberMessages].([]any)
-	events, _ := doc[snapshot.MemberEvents].([]any)
+	return Read(doc, nil).Replay()
+}
+
+// Replay is the session's model outputs (see the function Replay).
+func (r *Session) Replay() iter.Seq[ModelOutput] {
+	events := r.Events
 	return func(yield func(ModelOutput) bool) {
-		calls := snapshot.ModelCalls(msgs, ViewMessage)
+		calls := slices.Clone(r.Calls)
 		sort.SliceStable(calls, func(i, j int) bool { return before(calls[i].Time, calls[j].Time) })
 		n := 0
 		for _, c := range calls {
@@ -51,7 +55,7 @@ func Replay(doc map[string]any) iter.Seq[ModelOutput] {
 				out.Usage = outputUsage(c.Usage)
 			}
 			for _, i := range c.Records {
-				for _, p := range ViewMessage(msgs[i]).Parts {
+				for _, p := range r.Views[i].Parts {
 					out.Content = append(out.Content, partJSON(p))
 				}
 			}

@@ -43,14 +43,17 @@ type TraceStats struct {
 // for a harness, whose prompts are then its user text messages. Model
 // calls are those of snapshot.ModelCalls, as stats counts them.
 func Trace(doc map[string]any, a Adapter) ([]TraceLine, TraceStats) {
-	doc = liveDoc(doc)
-	msgs, _ := doc[snapshot.MemberMessages].([]any)
-	events, _ := doc[snapshot.MemberEvents].([]any)
-	t := newTracer(msgs, a)
-	for i, raw := range msgs {
-		t.message(i, raw)
+	return Read(doc, a).Trace()
+}
+
+// Trace is the session's timeline and statistics (see the function
+// Trace): records in Order, then a harness's events.
+func (r *Session) Trace() ([]TraceLine, TraceStats) {
+	t := newTracer(r)
+	for _, i := range r.Order() {
+		t.message(i, r.Records[i], r.Views[i])
 	}
-	for _, raw := range events {
+	for _, raw := range r.Events {
 		t.event(raw)
 	}
 	if !t.first.IsZero() {
@@ -83,17 +86,17 @@ type commandReader interface {
 	IsInput(record any) bool
 }
 
-func newTracer(msgs []any, a Adapter) *tracer {
-	t := &tracer{a: a, failed: map[string]bool{}, calls: map[int]snapshot.Call{}, command: -1, st: TraceStats{ByModel: map[string]snapshot.Usage{}}}
-	t.cmds, _ = a.(commandReader)
-	for _, raw := range msgs {
-		for _, p := range ViewMessage(raw).Parts {
+func newTracer(r *Session) *tracer {
+	t := &tracer{a: r.Agent, failed: map[string]bool{}, calls: map[int]snapshot.Call{}, command: -1, st: TraceStats{ByModel: map[string]snapshot.Usage{}}}
+	t.cmds, _ = r.Agent.(commandReader)
+	for _, v := range r.Views {
+		for _, p := range v.Parts {
 			if p.Kind == snapshot.PartToolResult {
 				t.failed[p.CallID] = p.IsError
 			}
 		}
 	}
-	for _, c := range snapshot.ModelCalls(msgs, ViewMessage) {
+	for _, c := range r.Calls {
 		t.calls[c.Records[0]] = c
 		t.st.ModelCalls++
 		t.st.InputTokens += c.Usage.Input
@@ -115,12 +118,13 @@ func (t *tracer) add(l TraceLine) {
 }
 
 // message adds what one transcript record shows.
-func (t *tracer) message(i int, raw any) {
+func (t *tracer) message(i int, raw any, m snapshot.Message) {
 	t.st.Events++
-	m := ViewMessage(raw)
 	at := t.stamp(m.Time)
 	if c, ok := t.calls[i]; ok {
-		t.answered()
+		if len(m.Parts) > 0 {
+			t.answered()
+		}
 		t.add(TraceLine{At: at, Kind: "model", Detail: modelDetail(c.Model, c.Usage)})
 	}
 	switch {
@@ -134,6 +138,9 @@ func (t *tracer) message(i int, raw any) {
 	case isCompaction(raw):
 		t.st.Compactions++
 		t.add(TraceLine{At: at, Kind: "compaction", Detail: "conversation compacted"})
+	case (m.Role == "assistant" || m.Role == "model") && len(m.Parts) == 0:
+		// a subagent's response mirrored into its parent's transcript: a
+		// call of the subagent's, no answer in the main conversation
 	case m.Role == "assistant" || m.Role == "model":
 		t.answered()
 		t.toolCalls(m, at)
@@ -196,7 +203,7 @@ func (t *tracer) event(raw any) {
 	switch kind {
 	case "post_model":
 		t.st.ModelCalls++
-		u := EventUsage(ev)
+		u := EventUsage(ev).OfCall()
 		t.st.InputTokens += u.Input
 		t.st.CacheReadTokens += u.CacheRead
 		t.st.CacheWriteTokens += u.CacheWrite

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"unicode/utf8"
 
@@ -342,4 +343,20 @@ func (l Layout) Split(msgs []any) (map[string][]any, error) {
 		return nil, fmt.Errorf("the transcript layout counts %d lines, the snapshot holds %d", pos, len(msgs))
 	}
 	return out, nil
+}
+
+// RecordedName is the base name of the main transcript a snapshot was
+// recorded from, "" when it names none or one that is not a plain file
+// name.
+func RecordedName(doc map[string]any) string {
+	l, err := LayoutFrom(doc)
+	if err != nil {
+		return ""
+	}
+	for _, f := range l.Files {
+		if base := filepath.Base(f.Path); f.Name == "" && f.Path != "" && snapshot.CheckPath(base) == nil {
+			return base
+		}
+	}
+	return ""
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
@@ -227,4 +229,54 @@ func (in Ingest) Import(ctx context.Context, session, path string) (gitstore.Ent
 		return gitstore.Entry{}, false, err
 	}
 	return in.Run(ctx, p, gitstore.SaveOptions{Time: newest})
+}
+
+// Claim names the session a transcript at path is imported into: session,
+// unless the store has a session of that name recorded from another
+// transcript (its main transcript's first record is not the file's):
+// then the first of session-2, session-3, … that holds this transcript,
+// else the first that is free. renamed reports a new session made so,
+// which the caller says; a later import finds the transcript there
+// again, quietly.
+func (in Ingest) Claim(ctx context.Context, session, path string) (name string, renamed bool, err error) {
+	first, _, err := agent.Lines(path, 0, agent.DefaultMaxReadBytes)
+	if err != nil || len(first) == 0 || agent.IsDocument(in.Adapter) {
+		return session, false, nil // a document, or nothing yet: the import reports what is wrong
+	}
+	rec := agent.Element(first[0], in.Limits)
+	for n := 1; ; n++ {
+		name = session
+		if n > 1 {
+			name = fmt.Sprintf("%s-%d", session, n)
+		}
+		tip, err := in.Store.SessionTip(name)
+		if err != nil || tip.IsZero() {
+			return name, n > 1, err
+		}
+		if ours, err := in.holds(ctx, tip, rec); err != nil || ours {
+			return name, false, err
+		}
+	}
+}
+
+// holds reports whether the session at tip holds a transcript whose first
+// record is rec.
+func (in Ingest) holds(ctx context.Context, tip plumbing.Hash, rec any) (bool, error) {
+	doc, _, err := in.Store.Read(ctx, tip)
+	if err != nil {
+		return false, err
+	}
+	layout, err := agent.LayoutFrom(doc)
+	if err != nil {
+		return false, err
+	}
+	msgs, _ := doc[snapshot.MemberMessages].([]any)
+	pos := 0
+	for _, run := range layout.Runs {
+		if f := layout.Files[run[0]]; f.Name == "" && f.Gen == 0 {
+			return pos < len(msgs) && snapshot.Equal(msgs[pos], rec), nil
+		}
+		pos += run[1]
+	}
+	return len(layout.Runs) > 0, nil // only subagents' files recorded: the parent's
 }

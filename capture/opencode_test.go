@@ -109,6 +109,11 @@ func importedCounts(t *testing.T, agentName, path, session string) (counts, stru
 	if calls != got.ModelCalls {
 		t.Errorf("replay: %d calls, trace %d", calls, got.ModelCalls)
 	}
+	want := got
+	if n.Estimated {
+		want.Output = 0
+	}
+	agreeEverywhere(t, s, e, want)
 	return got, struct{ Header snapshot.Header }{e.Header}
 }
 
@@ -123,5 +128,8 @@ func TestOpenCodeRestoreEqualsTheExportAtEachSnapshot(t *testing.T) {
 		b, _ := json.Marshal(map[string]any{"hook_event_name": "session.idle", "session_id": "ses_5a1c0e7f3ffeQ2mB7kD9xVw4Lp", "transcript_path": path, "cwd": "/src"})
 		return b
 	}
-	recordVersions(t, "opencode", "ses_5a1c0e7f3ffeQ2mB7kD9xVw4Lp.json", versions, payload)
+	s, ids := recordVersions(t, "opencode", "ses_5a1c0e7f3ffeQ2mB7kD9xVw4Lp.json", versions, payload)
+	// Each message was recorded as the export grew: every reader counts
+	// the last version once.
+	agreeEverywhere(t, s, ids[len(ids)-1], countOpenCode(full))
 }

@@ -13,7 +13,8 @@ import (
 	"time"
 
 	"github.com/git-snap/git-snap/agent"
-
+	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/report"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -57,6 +58,9 @@ func TestNumbersMatchTheRawFiles(t *testing.T) {
 			for _, r := range records {
 				at, err := time.Parse(time.RFC3339Nano, text(r, "timestamp"))
 				if id := text(r, "message", "id"); err == nil && text(r, "type") == "assistant" && callTime[id].IsZero() {
+					callTime[id] = at
+				}
+				if id := text(r, "data", "message", "message", "id"); err == nil && text(r, "type") == "progress" && id != "" && callTime[id].IsZero() {
 					callTime[id] = at
 				}
 			}
@@ -120,6 +124,7 @@ func TestNumbersMatchTheRawFiles(t *testing.T) {
 			if !e.Header.Time.Equal(want.Last.Truncate(time.Second)) && !e.Header.Time.Equal(want.Last) {
 				t.Errorf("snapshot time %s, want the newest record's %s", e.Header.Time, want.Last)
 			}
+			agreeEverywhere(t, s, e, want)
 			t.Logf("%s: %+v", rs.file, want)
 		})
 	}
@@ -185,8 +190,9 @@ func (c *counts) span(rec map[string]any) {
 	}
 }
 
-// countClaude: one model call per message.id of the assistant records, its
-// last record's usage; tool calls are tool_use blocks, failed when a
+// countClaude: one model call per message.id of the assistant records
+// (and of the subagents' responses progress records mirror), its last
+// record's usage; tool calls are tool_use blocks, failed when a
 // tool_result for their id says is_error; turns are the user's own text
 // records, and slash commands the model answers before the next one.
 func countClaude(records []map[string]any) counts {
@@ -212,6 +218,16 @@ func countClaude(records []map[string]any) counts {
 			if !strings.HasPrefix(s, "<") {
 				c.Turns++
 			}
+		case typ == "progress" && text(r, "data", "type") == "agent_progress" && text(r, "data", "message", "type") == "assistant" &&
+			field(r, "data", "message", "message", "usage") != nil:
+			// a subagent's response, mirrored into its parent's transcript
+			// as it ran: the same response as in the subagent's own file
+			// (its id), the only record of it when that file is missing
+			id := text(r, "data", "message", "message", "id")
+			if _, seen := usage[id]; !seen {
+				ids = append(ids, id)
+			}
+			usage[id] = field(r, "data", "message", "message", "usage")
 		case typ == "assistant":
 			if pendingCommand {
 				c.Turns++
@@ -350,4 +366,82 @@ func exitCode(out string) int64 {
 		}
 	}
 	return 0
+}
+
+// numbersCounts are the counts a reader's agent.Numbers say.
+func numbersCounts(n agent.Numbers) counts {
+	c := counts{
+		ModelCalls: n.ModelCalls, ToolCalls: n.ToolCalls, ToolFailures: n.ToolFailures, Turns: n.Turns, Compactions: n.Compactions,
+		Input: n.InputTokens, CacheRead: n.CacheReadTokens, CacheWrite: n.CacheWriteTokens, Output: n.OutputTokens,
+		First: n.First, Last: n.Last,
+	}
+	if n.Estimated { // no usage recorded: the output is a guess from the text, and says so
+		c.Output = 0
+	}
+	return c
+}
+
+// agreeEverywhere checks that every reader of snapshot e reports want:
+// show's numbers, the totals its commit keeps (what stats, sessions and
+// usage add up), export's and the viewer's session (report.Load: its
+// numbers and the tool calls its turns show, subagents' among them) and
+// replay's calls.
+func agreeEverywhere(t *testing.T, s *gitstore.Store, e gitstore.Entry, want counts) {
+	t.Helper()
+	ctx := context.Background()
+	doc, entry, err := s.Read(ctx, e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := agent.NumbersOf(doc, entry.Header.Source); numbersCounts(n) != want {
+		t.Errorf("show:\n got %+v\nwant %+v", numbersCounts(n), want)
+	}
+	totals, ok, err := s.Totals(ctx, []gitstore.Entry{entry})
+	if err != nil || !ok[0] {
+		t.Fatalf("totals: %v %v", ok, err)
+	}
+	h := entry.Header
+	h.Counted, h.Totals = true, totals[0]
+	hn, _ := agent.NumbersOfHeader(h)
+	if got := numbersCounts(hn); got != want {
+		t.Errorf("stats (the commit's totals):\n got %+v\nwant %+v", got, want)
+	}
+	sess, err := report.Load(ctx, s, e.ID.String(), report.Options{NoFiles: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := numbersCounts(sess.Numbers); got != want {
+		t.Errorf("export:\n got %+v\nwant %+v", got, want)
+	}
+	tools, failed := 0, 0
+	var walk func(items []report.Item)
+	walk = func(items []report.Item) {
+		for _, it := range items {
+			if it.Kind == report.KindTool {
+				tools++
+				if it.Tool.Failed {
+					failed++
+				}
+				if it.Tool.Subagent != nil {
+					walk(it.Tool.Subagent.Items)
+				}
+			}
+			if it.Subagent != nil {
+				walk(it.Subagent.Items)
+			}
+		}
+	}
+	for _, turn := range sess.Turns {
+		walk(turn.Items)
+	}
+	if tools != want.ToolCalls || failed != want.ToolFailures {
+		t.Errorf("export shows %d tool calls (%d failed), want %d (%d)", tools, failed, want.ToolCalls, want.ToolFailures)
+	}
+	calls := 0
+	for range agent.Replay(doc) {
+		calls++
+	}
+	if calls != want.ModelCalls {
+		t.Errorf("replay: %d calls, want %d", calls, want.ModelCalls)
+	}
 }

@@ -54,7 +54,7 @@ func (s *Store) Totals(ctx context.Context, entries []Entry) (out []snapshot.Tot
 }
 
 const (
-	totalsCacheMagic = "git-snap totals cache 2" // 2: checksummed
+	totalsCacheMagic = "git-snap totals cache 3" // 3: checksummed; usage with one-hour cache writes and long-context parts
 	maxTotalsCache   = 100_000                   // entries kept; beyond, only those last asked for
 )
 

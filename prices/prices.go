@@ -1,17 +1,25 @@
-// Package prices holds the models' list prices and estimates what
-// token usage cost by them, with the models a user's config adds or
-// overrides. Prices change: every cost is an estimate and says so.
+// Package prices puts a cost on tokens: the list prices of models from a
+// maintained dataset (LiteLLM's model_prices_and_context_window.json, the
+// one ccusage reads), a dated copy of which is embedded, a newer copy the
+// user keeps (git snap prices update), and the user's own prices from
+// config, over it. Money is exact: prices are read as the decimals the
+// dataset writes and kept in attodollars (1e-18 USD) per token, sums are
+// integers, and a cost is rounded once, to the micro-dollar.
 package prices
 
 import (
-	"sort"
+	"math/big"
+	"slices"
+	"strings"
+	"sync"
 
 	"github.com/git-snap/git-snap/internal/lazy"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
 // Price is what a model's tokens cost, in US dollars per million tokens
-// of each kind.
+// of each kind: the shape config's prices: section takes. A one-hour
+// cache write costs twice the input, as Anthropic lists it.
 type Price struct {
 	Input      float64 `json:"input"`
 	CacheRead  float64 `json:"cache_read"`
@@ -19,17 +27,18 @@ type Price struct {
 	Output     float64 `json:"output"`
 }
 
-// Date is when the list prices in Table were taken, and
-// Source where from. Table change; a cost computed from them is an
-// estimate, and config's prices section adds or overrides models.
+// Date is when the embedded dataset was taken, and Source where from.
+// A cost computed from it is an estimate: prices change, and config's
+// prices section or git snap prices update bring newer ones.
 const (
-	Date   = "2026-11-22"
-	Source = "list prices of the vendors' public pricing pages (claude.com/pricing, openai.com/api/pricing), standard tier, 5-minute cache writes, as reported by secondary summaries of them"
+	Date   = "2026-03-06"
+	Source = "LiteLLM's model_prices_and_context_window.json (github.com/BerriAI/litellm, commit 273932c9237bb01c09380f04d2f345fb42be982d of 2026-03-06, MIT License), trimmed to models priced per token"
 )
 
-// Table are the list prices of the models agents use, by model name
-// without a date suffix. OpenAI's prompt cache has no write price: it
-// writes none.
+// Table are list prices of models the embedded dataset does not name
+// yet, by model name without a date suffix, typed from the vendors'
+// pricing pages; a model the dataset names takes the dataset's price.
+// OpenAI's prompt cache has no write price: it writes none.
 var Table = map[string]Price{
 	"claude-opus-4-6":   {Input: 5, CacheWrite: 6.25, CacheRead: 0.50, Output: 25},
 	"claude-opus-4-5":   {Input: 5, CacheWrite: 6.25, CacheRead: 0.50, Output: 25},
@@ -51,51 +60,281 @@ var Table = map[string]Price{
 	"gpt-5":             {Input: 1.25, CacheRead: 0.125, Output: 10},
 }
 
-// Cost is an estimate of what a session's tokens cost at list prices:
-// prices change, and it is not the bill.
+// Rates are one price tier of a model, exact, in attodollars (1e-18 US
+// dollars) per token.
+type Rates struct {
+	Input, CacheRead, CacheWrite, CacheWrite1h, Output int64
+}
+
+// Model is what a model's tokens cost.
+type Model struct {
+	// Key is the name it is listed under (a dataset key, a config name).
+	Key string
+	// From says where the price comes from: "config", the dataset's date,
+	// or "table".
+	From string
+	Base Rates
+	// Threshold, when not 0, starts the long-context tier: a call whose
+	// prompt (input, cache reads and writes) is over it has all its tokens
+	// priced at Long.
+	Threshold int64
+	Long      Rates
+}
+
+// Prices are the table costs are estimated with: the user's prices over a
+// dataset over the hand Table.
+type Prices struct {
+	data      *Dataset
+	overrides map[string]Model
+	mu        sync.Mutex
+	cache     map[string]lookup
+}
+
+type lookup struct {
+	m  Model
+	ok bool
+}
+
+// New makes the prices of data (nil: the embedded dataset) with the
+// user's prices over it.
+func New(data *Dataset, overrides map[string]Price) *Prices {
+	if data == nil {
+		data = Embedded()
+	}
+	p := &Prices{data: data, overrides: map[string]Model{}, cache: map[string]lookup{}}
+	for name, pr := range overrides {
+		p.overrides[name] = pr.model(name, "config")
+	}
+	return p
+}
+
+// Default is the embedded dataset alone.
+func Default() *Prices { return New(nil, nil) }
+
+// Date is the date of the dataset the prices come from.
+func (p *Prices) Date() string { return p.data.Date }
+
+// Source says where the dataset comes from.
+func (p *Prices) Source() string { return p.data.Source }
+
+// attoPerMillion turns dollars per million tokens into attodollars per
+// token: the float's shortest decimal, exactly.
+func attoPerMillion(v float64) int64 {
+	r, ok := new(big.Rat).SetString(big.NewFloat(v).Text('g', -1))
+	if !ok {
+		return 0
+	}
+	return ratToInt(r.Mul(r, big.NewRat(1e12, 1)))
+}
+
+// ratToInt rounds r half away from zero.
+func ratToInt(r *big.Rat) int64 {
+	n, d := new(big.Int).Set(r.Num()), r.Denom()
+	n.Mul(n, big.NewInt(2))
+	n.Add(n, d)
+	n.Quo(n, new(big.Int).Mul(d, big.NewInt(2)))
+	return n.Int64()
+}
+
+func (pr Price) model(key, from string) Model {
+	in := attoPerMillion(pr.Input)
+	return Model{Key: key, From: from, Base: Rates{
+		Input: in, CacheRead: attoPerMillion(pr.CacheRead), CacheWrite: attoPerMillion(pr.CacheWrite),
+		CacheWrite1h: 2 * in, Output: attoPerMillion(pr.Output),
+	}}
+}
+
+// dateSuffix is the release date some model names end in
+// (claude-sonnet-4-5-20250929, Vertex's claude-sonnet-4-5@20250929);
+// bedrockVersion the version Bedrock ids end in (-v1:0).
+var (
+	dateSuffix     = lazy.Regexp(`[-@]\d{8}$`)
+	bedrockVersion = lazy.Regexp(`-v\d+(:\d+)?$`)
+	bracketSuffix  = lazy.Regexp(`\[[^\]]*\]$`)
+)
+
+// routePrefixes are the ways agents and gateways prefix a model name with
+// where it was called: bedrock/converse/…, vertex_ai/…, a Bedrock
+// inference profile's region (us.anthropic.…), the vendor (anthropic.…).
+var routePrefixes = []string{
+	"bedrock/", "converse/", "invoke/", "vertex_ai/", "vertex/", "anthropic/", "openai/", "azure/", "gemini/",
+	"google/", "models/", "us.", "eu.", "apac.", "jp.", "au.", "ca.", "global.", "anthropic.",
+}
+
+// Candidates are the names a model is looked up by, in order: as
+// recorded, lower case, without a context marker ([1m]), without where
+// it was called (bedrock/converse/us.anthropic.…), without a Bedrock
+// version or a release date; and last with -preview, which Gemini CLI
+// leaves off the preview models it records (gemini-3-pro).
+func Candidates(model string) []string {
+	var out []string
+	add := func(s string) {
+		if s != "" && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	add(model)
+	s := strings.ToLower(strings.TrimSpace(model))
+	add(s)
+	s = bracketSuffix().ReplaceAllString(s, "")
+	add(s)
+	for changed := true; changed; {
+		changed = false
+		for _, p := range routePrefixes {
+			if rest, ok := strings.CutPrefix(s, p); ok && rest != "" {
+				s, changed = rest, true
+				add(s)
+			}
+		}
+	}
+	if v := bedrockVersion().ReplaceAllString(s, ""); v != s {
+		s = v
+		add(s)
+	}
+	if v := dateSuffix().ReplaceAllString(s, ""); v != s {
+		add(strings.Replace(s, "@", "-", 1))
+		add(v)
+		s = v
+	}
+	if strings.HasPrefix(s, "gemini-") && !strings.HasSuffix(s, "-preview") {
+		add(s + "-preview")
+	}
+	return out
+}
+
+// Lookup finds a model's price: the user's for any of its Candidates,
+// else the dataset's, else the hand Table's.
+func (p *Prices) Lookup(model string) (Model, bool) {
+	if model == "" {
+		return Model{}, false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if l, ok := p.cache[model]; ok {
+		return l.m, l.ok
+	}
+	m, ok := p.find(model)
+	p.cache[model] = lookup{m, ok}
+	return m, ok
+}
+
+func (p *Prices) find(model string) (Model, bool) {
+	names := Candidates(model)
+	for _, n := range names {
+		if m, ok := p.overrides[n]; ok {
+			return m, true
+		}
+	}
+	for _, n := range names {
+		if m, ok := p.data.model(n); ok {
+			return m, true
+		}
+	}
+	for _, n := range names {
+		if pr, ok := Table[n]; ok {
+			return pr.model(n, "table"), true
+		}
+	}
+	return Model{}, false
+}
+
+// Cost is an estimate of what tokens cost at list prices: prices change,
+// and it is not the bill.
 type Cost struct {
 	Estimate   bool   `json:"estimate"`    // always true, for scripts that read the JSON
 	PricesDate string `json:"prices_date"` // when the prices were taken
-	// USD is the cost of the tokens of the models with a price.
+	// Micros is the cost of the tokens of the models with a price, in
+	// millionths of a US dollar, rounded half up once from the exact sum.
+	Micros int64 `json:"usd_micros"`
+	// USD is Micros in dollars.
 	USD float64 `json:"usd"`
 	// Unknown lists the models with tokens and no price ("" for calls
 	// that name no model): their tokens are not in USD.
 	Unknown []string `json:"unknown_models,omitempty"`
 }
 
-// dateSuffix is the release date some model names end in
-// (claude-sonnet-4-5-20250929); prices are listed without it.
-var dateSuffix = lazy.Regexp(`-\d{8}$`)
-
-// Estimate prices the tokens of each model with Table, overridden
-// and added to by extra (from the user's configuration). A model with no
-// price is listed as unknown rather than guessed at.
-func Estimate(byModel map[string]snapshot.Usage, extra map[string]Price) Cost {
-	c := Cost{Estimate: true, PricesDate: Date}
-	for model, u := range byModel {
-		if u == (snapshot.Usage{}) {
+// Estimate prices the tokens of each model. A model with no price is
+// listed as unknown rather than guessed at.
+func (p *Prices) Estimate(byModel map[string]snapshot.Usage) Cost {
+	c := Cost{Estimate: true, PricesDate: p.Date()}
+	total := new(big.Int)
+	for _, model := range slices.Sorted(mapsKeys(byModel)) {
+		u := byModel[model]
+		if u.Total() == 0 {
 			continue
 		}
-		p, ok := priceOf(model, extra)
+		m, ok := p.Lookup(model)
 		if !ok {
 			c.Unknown = append(c.Unknown, model)
 			continue
 		}
-		c.USD += (float64(u.Input)*p.Input + float64(u.CacheRead)*p.CacheRead +
-			float64(u.CacheWrite)*p.CacheWrite + float64(u.Output)*p.Output) / 1e6
+		total.Add(total, m.Atto(u))
 	}
-	sort.Strings(c.Unknown)
+	c.Micros = microsOf(total)
+	c.USD = float64(c.Micros) / 1e6
 	return c
 }
 
-func priceOf(model string, extra map[string]Price) (Price, bool) {
-	for _, name := range []string{model, dateSuffix().ReplaceAllString(model, "")} {
-		if p, ok := extra[name]; ok {
-			return p, true
+// Atto is what u costs at m's prices, in attodollars: the tokens of calls
+// over the long-context threshold at its prices, one-hour cache writes
+// at theirs.
+func (m Model) Atto(u snapshot.Usage) *big.Int {
+	sum := new(big.Int)
+	base := u
+	for i, t := range snapshot.LongContext {
+		part := u.Long[i]
+		if part == (snapshot.Tokens{}) {
+			continue
 		}
-		if p, ok := Table[name]; ok && name != "" {
-			return p, true
+		base = base.Less(part)
+		if m.Threshold > 0 && t >= m.Threshold {
+			addTokens(sum, part, m.Long)
+		} else {
+			addTokens(sum, part, m.Base)
 		}
 	}
-	return Price{}, false
+	addTokens(sum, base.Kinds(), m.Base)
+	return sum
+}
+
+func addTokens(sum *big.Int, t snapshot.Tokens, r Rates) {
+	for _, x := range [][2]int64{
+		{t.Input, r.Input}, {t.CacheRead, r.CacheRead}, {t.CacheWrite - t.CacheWrite1h, r.CacheWrite},
+		{t.CacheWrite1h, r.CacheWrite1h}, {t.Output, r.Output},
+	} {
+		if x[0] != 0 && x[1] != 0 {
+			sum.Add(sum, new(big.Int).Mul(big.NewInt(x[0]), big.NewInt(x[1])))
+		}
+	}
+}
+
+// microsOf rounds attodollars to micro-dollars, half up.
+func microsOf(atto *big.Int) int64 {
+	const perMicro = 1_000_000_000_000
+	q := new(big.Int).Add(atto, big.NewInt(perMicro/2))
+	return q.Quo(q, big.NewInt(perMicro)).Int64()
+}
+
+// MicrosText writes micro-dollars as dollars with cents, rounded half up:
+// $12.35.
+func MicrosText(micros int64) string {
+	cents := (micros + 5_000) / 10_000
+	return "$" + big.NewInt(cents/100).String() + "." + twoDigits(cents%100)
+}
+
+func twoDigits(n int64) string {
+	if n < 10 {
+		return "0" + big.NewInt(n).String()
+	}
+	return big.NewInt(n).String()
+}
+
+func mapsKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
 }

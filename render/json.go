@@ -5,8 +5,10 @@ import (
 
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/prices"
 	"github.com/git-snap/git-snap/redact"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/usage"
 )
 
 // SchemaVersion is the version of the shape of every --json output
@@ -95,6 +97,7 @@ func NewLogJSON(entries []EntryJSON) LogJSON {
 // CostJSON is a cost estimate.
 type CostJSON struct {
 	USD           float64  `json:"usd"`
+	USDMicros     int64    `json:"usd_micros"`
 	Estimate      bool     `json:"estimate"`
 	PricesDate    string   `json:"prices_date"`
 	UnknownModels []string `json:"unknown_models"`
@@ -135,7 +138,7 @@ func NumbersToJSON(n agent.Numbers, first, last time.Time) NumbersJSON {
 		j.DurationSeconds = &d
 	}
 	if c := n.Cost; c != nil {
-		j.Cost = &CostJSON{USD: c.USD, Estimate: c.Estimate, PricesDate: c.PricesDate, UnknownModels: append([]string{}, c.Unknown...)}
+		j.Cost = CostToJSON(*c)
 	}
 	return j
 }
@@ -205,6 +208,31 @@ type SessionJSON struct {
 	LastLabel *string `json:"last_label"`
 	Agent     *string `json:"agent"`
 	Tip       string  `json:"tip"`
+	// Tokens and Cost are the session's, null when its newest snapshot
+	// keeps no totals.
+	Tokens *TokensJSON `json:"tokens"`
+	Cost   *CostJSON   `json:"cost"`
+}
+
+// TokensJSON are token counts of each kind; total is their sum, and
+// cache_write_1h the part of cache_write written for an hour.
+type TokensJSON struct {
+	Input        int64 `json:"input"`
+	CacheRead    int64 `json:"cache_read"`
+	CacheWrite   int64 `json:"cache_write"`
+	CacheWrite1h int64 `json:"cache_write_1h"`
+	Output       int64 `json:"output"`
+	Total        int64 `json:"total"`
+}
+
+// TokensToJSON is u's counts.
+func TokensToJSON(u snapshot.Usage) *TokensJSON {
+	return &TokensJSON{u.Input, u.CacheRead, u.CacheWrite, u.CacheWrite1h, u.Output, u.Total()}
+}
+
+// CostToJSON is c as every output writes a cost.
+func CostToJSON(c prices.Cost) *CostJSON {
+	return &CostJSON{USD: c.USD, USDMicros: c.Micros, Estimate: c.Estimate, PricesDate: c.PricesDate, UnknownModels: append([]string{}, c.Unknown...)}
 }
 
 // LastTime is the time of a session's newest snapshot h, never before
@@ -217,13 +245,82 @@ func LastTime(h snapshot.Header) time.Time {
 	return h.Time
 }
 
-// SessionToJSON is s as sessions --json lists it.
-func SessionToJSON(s gitstore.Session) SessionJSON {
+// SessionSpan is a session's first and last times: its records' when
+// its newest snapshot keeps them (to the millisecond), else its
+// snapshots'.
+func SessionSpan(h snapshot.Header) (first, last time.Time) {
+	if h.Counted && !h.Totals.First.IsZero() {
+		return h.Totals.First, h.Totals.Last
+	}
+	return h.Started, LastTime(h)
+}
+
+// SessionToJSON is s as sessions --json lists it, with its tokens and
+// their cost when known.
+func SessionToJSON(s gitstore.Session, cost *prices.Cost) SessionJSON {
 	h := s.Tip.Header
-	return SessionJSON{
-		Name: s.Name, Ref: s.Ref, Snapshots: h.Seq, First: TimeJSON(h.Started), Last: TimeJSON(LastTime(h)),
+	first, last := SessionSpan(h)
+	j := SessionJSON{
+		Name: s.Name, Ref: s.Ref, Snapshots: h.Seq, First: TimeJSON(first), Last: TimeJSON(last),
 		LastLabel: nullable(h.Label), Agent: nullable(h.Source), Tip: s.Tip.ID.String(),
 	}
+	if h.Counted {
+		var u snapshot.Usage
+		for _, m := range h.Totals.ByModel {
+			u.Add(m.Usage)
+		}
+		if u == (snapshot.Usage{}) {
+			u = snapshot.Usage{Input: h.Totals.InputTokens, CacheRead: h.Totals.CacheReadTokens, CacheWrite: h.Totals.CacheWriteTokens, Output: h.Totals.OutputTokens}
+		}
+		j.Tokens = TokensToJSON(u)
+	}
+	if cost != nil {
+		j.Cost = CostToJSON(*cost)
+	}
+	return j
+}
+
+// UsageRowJSON is one row of usage --json.
+type UsageRowJSON struct {
+	Period   *string     `json:"period"` // null in the total
+	Key      *string     `json:"key"`    // the split's value; null without --by, and in the total
+	Sessions int         `json:"sessions"`
+	Models   []string    `json:"models"`
+	Tokens   *TokensJSON `json:"tokens"`
+	Cost     *CostJSON   `json:"cost"`
+}
+
+// UsageJSON is usage --json.
+type UsageJSON struct {
+	SchemaVersion int            `json:"schema_version"`
+	Period        string         `json:"period"`
+	By            *string        `json:"by"`
+	TimeZone      string         `json:"timezone"`
+	Since         *string        `json:"since"`
+	Until         *string        `json:"until"`
+	Rows          []UsageRowJSON `json:"rows"`
+	Total         UsageRowJSON   `json:"total"`
+}
+
+// NewUsageJSON is usage --json of a report.
+func NewUsageJSON(r usage.Report) UsageJSON {
+	row := func(x usage.Row, total bool) UsageRowJSON {
+		j := UsageRowJSON{Sessions: x.Sessions, Models: append([]string{}, x.Models...), Tokens: TokensToJSON(x.Usage), Cost: CostToJSON(x.Cost)}
+		if !total {
+			j.Period = &x.Period
+			if r.Options.By != "" {
+				key := x.Key
+				j.Key = &key
+			}
+		}
+		return j
+	}
+	j := UsageJSON{SchemaVersion: SchemaVersion, Period: r.Options.Period, By: nullable(r.Options.By), TimeZone: r.Options.Location.String(),
+		Since: TimeJSON(r.Options.Since), Until: TimeJSON(r.Options.Until), Rows: []UsageRowJSON{}, Total: row(r.Total, true)}
+	for _, x := range r.Rows {
+		j.Rows = append(j.Rows, row(x, false))
+	}
+	return j
 }
 
 // SessionsJSON is sessions --json.

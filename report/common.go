@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/git-snap/git-snap/prices"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -63,7 +64,7 @@ func costText(s *Session) string {
 	if len(unknown) > 0 && c.USD == 0 {
 		return fmt.Sprintf("unknown: no price for %s", strings.Join(unknown, ", "))
 	}
-	text := fmt.Sprintf("≈ $%.2f, an estimate at the list prices of %s, not a bill", c.USD, c.PricesDate)
+	text := fmt.Sprintf("≈ %s, an estimate at the list prices of %s, not a bill", prices.MicrosText(c.Micros), c.PricesDate)
 	if len(unknown) > 0 {
 		text += fmt.Sprintf("; no price for %s, whose tokens are not included", strings.Join(unknown, ", "))
 	}

@@ -50,9 +50,8 @@ func Load(ctx context.Context, s gitstore.Snapshots, rev string, o Options) (*Se
 	if err != nil {
 		return nil, err
 	}
-	msgs, _ := doc[snapshot.MemberMessages].([]any)
-	events, _ := doc[snapshot.MemberEvents].([]any)
 	h := entry.Header
+	msgs, events := live(doc)
 	out := &Session{Name: h.Session, Agent: h.Source, Snapshot: id.String(), Seq: h.Seq, Code: h.Code, Dirty: h.Dirty, Other: map[string]int{}, Messages: msgs}
 	start, evStart := 0, 0
 	var from plumbing.Hash
@@ -68,14 +67,17 @@ func Load(ctx context.Context, s gitstore.Snapshots, rev string, o Options) (*Se
 			return nil, err
 		}
 		out.From, out.FromSeq = from.String(), fentry.Header.Seq
-		fmsgs, _ := fdoc[snapshot.MemberMessages].([]any)
-		fevents, _ := fdoc[snapshot.MemberEvents].([]any)
+		fmsgs, fevents := live(fdoc)
 		start, evStart = sharedPrefix(fmsgs, msgs), sharedPrefix(fevents, events)
 	}
 	out.Events = len(events) - evStart
 	part := map[string]any{snapshot.MemberMessages: msgs[start:], snapshot.MemberEvents: events[evStart:]}
 	out.Numbers = agent.NumbersOf(part, h.Source)
-	cost := prices.Estimate(out.Numbers.ByModel, o.Prices)
+	table := o.Prices
+	if table == nil {
+		table = prices.Default()
+	}
+	cost := table.Estimate(out.Numbers.ByModel)
 	out.Numbers.Cost = &cost
 	out.First, out.Last = out.Numbers.First, out.Numbers.Last
 	snaps, marks, err := history(ctx, s, id, from, h.Session)
@@ -90,6 +92,13 @@ func Load(ctx context.Context, s gitstore.Snapshots, rev string, o Options) (*Se
 		}
 	}
 	return out, nil
+}
+
+// live is what a session shows of a document: its live records (see
+// agent.Session) and its events.
+func live(doc map[string]any) (msgs, events []any) {
+	events, _ = doc[snapshot.MemberEvents].([]any)
+	return agent.LiveMessages(doc), events
 }
 
 // CheckRange tells whether snapshots from and to (named fromRev and

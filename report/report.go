@@ -44,9 +44,10 @@ type Session struct {
 	// Events counts the lifecycle events a harness recorded in the range
 	// (see capture.Recorder); they are not shown.
 	Events int
-	// Messages are the snapshot's messages as stored, the whole session's
-	// (a range's turns are those past From), for a caller that reads more
-	// of them than a Session keeps: the web viewer's token chart.
+	// Messages are the snapshot's live records (agent.Session), the whole
+	// session's (a range's turns are those past From), for a caller that
+	// reads more of them than a Session keeps: the web viewer's token
+	// chart.
 	Messages []any
 }
 
@@ -141,9 +142,9 @@ type Options struct {
 	// From is a revision: only what happened after it is read (the range
 	// From..rev). Empty: the whole session up to rev.
 	From string
-	// Prices add to and override prices.Table for the cost estimate
-	// (the user's configuration).
-	Prices map[string]prices.Price
+	// Prices put the cost estimate on the tokens (prices.Load: the
+	// dataset with the user's prices over it); nil: the embedded dataset.
+	Prices *prices.Prices
 	// NoFiles skips the diffs of captured files, which read the snapshots
 	// at turn boundaries.
 	NoFiles bool

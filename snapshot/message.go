@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"cmp"
 	"strings"
 )
 
@@ -51,6 +52,63 @@ type Usage struct {
 	CacheRead  int64
 	CacheWrite int64
 	Output     int64
+	// CacheWrite1h is the part of CacheWrite written to the one-hour
+	// cache (Anthropic's ephemeral_1h_input_tokens), priced apart.
+	CacheWrite1h int64 `json:",omitzero"`
+	// Long is the part of the above that calls with a long prompt made:
+	// Long[i] is that of the calls whose prompt (input, cache reads and
+	// writes) was over LongContext[i] tokens and not over the next
+	// threshold, since prices change above such thresholds.
+	Long [len(LongContext)]Tokens `json:",omitzero"`
+}
+
+// LongContext are the prompt sizes above which some models' prices change
+// (LiteLLM's *_above_128k_tokens, _200k_, _272k_).
+var LongContext = [...]int64{128_000, 200_000, 272_000}
+
+// Tokens are token counts of each kind.
+type Tokens struct {
+	Input, CacheRead, CacheWrite, CacheWrite1h, Output int64
+}
+
+func (t *Tokens) add(u Tokens) {
+	t.Input += u.Input
+	t.CacheRead += u.CacheRead
+	t.CacheWrite += u.CacheWrite
+	t.CacheWrite1h += u.CacheWrite1h
+	t.Output += u.Output
+}
+
+// Kinds is u's counts of each kind.
+func (o Usage) Kinds() Tokens {
+	return Tokens{o.Input, o.CacheRead, o.CacheWrite, o.CacheWrite1h, o.Output}
+}
+
+// Total is the number of tokens of every kind.
+func (o Usage) Total() int64 { return o.Input + o.CacheRead + o.CacheWrite + o.Output }
+
+// Less is o without the tokens t.
+func (o Usage) Less(t Tokens) Usage {
+	o.Input -= t.Input
+	o.CacheRead -= t.CacheRead
+	o.CacheWrite -= t.CacheWrite
+	o.CacheWrite1h -= t.CacheWrite1h
+	o.Output -= t.Output
+	return o
+}
+
+// OfCall is the usage of one model call with its tokens placed in the
+// long-context part its prompt's size says.
+func (o Usage) OfCall() Usage {
+	o.Long = [len(LongContext)]Tokens{}
+	prompt := o.Input + o.CacheRead + o.CacheWrite
+	for i := len(LongContext) - 1; i >= 0; i-- {
+		if prompt > LongContext[i] {
+			o.Long[i] = o.Kinds()
+			break
+		}
+	}
+	return o
 }
 
 // Add adds u to o.
@@ -59,11 +117,16 @@ func (o *Usage) Add(u Usage) {
 	o.CacheRead += u.CacheRead
 	o.CacheWrite += u.CacheWrite
 	o.Output += u.Output
+	o.CacheWrite1h += u.CacheWrite1h
+	for i := range o.Long {
+		o.Long[i].add(u.Long[i])
+	}
 }
 
-// Sub is o minus u, kind by kind.
+// Sub is o minus u, kind by kind (a running total less an earlier one).
 func (o Usage) Sub(u Usage) Usage {
-	return Usage{o.Input - u.Input, o.CacheRead - u.CacheRead, o.CacheWrite - u.CacheWrite, o.Output - u.Output}
+	return Usage{Input: o.Input - u.Input, CacheRead: o.CacheRead - u.CacheRead, CacheWrite: o.CacheWrite - u.CacheWrite,
+		Output: o.Output - u.Output, CacheWrite1h: o.CacheWrite1h - u.CacheWrite1h}
 }
 
 // Viewer reads a stored message as a Message. Agents write records of
@@ -97,6 +160,9 @@ func ViewMessage(v any) Message {
 			CacheRead:  num(u, "cache_read_input_tokens"),
 			CacheWrite: num(u, "cache_creation_input_tokens"),
 			Output:     num(u, "output_tokens") + num(u, "completion_tokens"),
+		}
+		if cc, ok := u["cache_creation"].(map[string]any); ok {
+			m.Usage.CacheWrite1h = num(cc, "ephemeral_1h_input_tokens")
 		}
 		m.UsageKey = m.ID
 	}
@@ -317,7 +383,8 @@ func ModelCalls(msgs []any, view Viewer) []Call {
 	}
 	var calls []Call
 	byKey := map[string]int{}
-	open := -1 // the key-less call still being read
+	open := -1  // the key-less call still being read
+	named := "" // the model the last record that is no response named (Codex's turn_context)
 	for i, raw := range msgs {
 		if _, skip := raw.(Unchanged); skip {
 			continue
@@ -327,8 +394,10 @@ func ModelCalls(msgs []any, view Viewer) []Call {
 		case "assistant", "model":
 		case "user", "tool", "human", "developer", "system":
 			open = -1
+			named = cmp.Or(m.Model, named)
 			continue
 		default: // progress lines, events: not part of the conversation
+			named = cmp.Or(m.Model, named)
 			continue
 		}
 		n, seen := byKey[m.UsageKey]
@@ -338,7 +407,7 @@ func ModelCalls(msgs []any, view Viewer) []Call {
 			n = open
 		default:
 			n = len(calls)
-			calls = append(calls, Call{ID: m.UsageKey, Model: m.Model, Time: m.Time})
+			calls = append(calls, Call{ID: m.UsageKey, Model: cmp.Or(m.Model, named), Time: m.Time})
 			if m.UsageKey != "" {
 				byKey[m.UsageKey] = n
 				open = -1
@@ -357,6 +426,9 @@ func ModelCalls(msgs []any, view Viewer) []Call {
 			c.Estimated = true
 			c.Usage.Output += EstimateTokens(m)
 		}
+	}
+	for i := range calls {
+		calls[i].Usage = calls[i].Usage.OfCall()
 	}
 	return calls
 }
@@ -386,7 +458,7 @@ func fromTotals(msgs []any, view Viewer) []Call {
 		if *m.TotalUsage == prev {
 			continue
 		}
-		calls = append(calls, Call{Records: append(said, i), Model: model, Time: m.Time, Usage: m.TotalUsage.Sub(prev)})
+		calls = append(calls, Call{Records: append(said, i), Model: model, Time: m.Time, Usage: m.TotalUsage.Sub(prev).OfCall()})
 		prev, said = *m.TotalUsage, nil
 	}
 	return calls

@@ -118,10 +118,11 @@ func (f *fixture) importAll(ctx context.Context, store *gitstore.Store) error {
 		for _, g := range globs {
 			files, _ := filepath.Glob(g)
 			for _, file := range files {
-				session, err := agent.CheckTranscript(a, file, lim)
-				if err != nil {
+				if _, err := agent.CheckTranscript(a, file, lim); err != nil {
 					return err
 				}
+				session := a.SessionName(file) // short.jsonl is session short here
+
 				if _, _, err := in.Import(ctx, session, file); err != nil {
 					return fmt.Errorf("import %s: %w", file, err)
 				}

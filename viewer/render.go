@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -131,12 +130,9 @@ func costText(c *prices.Cost) string {
 	if c == nil {
 		return ""
 	}
-	usd := fmt.Sprintf("$%.2f", c.USD)
-	if c.USD > 0 && c.USD < 0.01 {
+	usd := prices.MicrosText(c.Micros)
+	if c.Micros > 0 && c.Micros < 5_000 {
 		usd = "<$0.01"
-	}
-	if c.USD == 0 && math.Signbit(c.USD) {
-		usd = "$0.00"
 	}
 	if len(c.Unknown) > 0 {
 		usd += "+?"

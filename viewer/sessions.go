@@ -161,12 +161,12 @@ func (s *Server) Warm(ctx context.Context) error {
 
 // readFrom is sum with the title, branch, times and numbers of the tip's
 // document.
-func (sum summary) readFrom(doc map[string]any, table map[string]prices.Price) *summary {
+func (sum summary) readFrom(doc map[string]any, table *prices.Prices) *summary {
 	n := agent.NumbersOf(doc, sum.Tip.Header.Source)
-	c := prices.Estimate(n.ByModel, table)
+	c := table.Estimate(n.ByModel)
 	n.Cost = &c
 	a, _ := agent.Lookup(sum.Tip.Header.Source, agent.Env{})
-	msgs, _ := doc[snapshot.MemberMessages].([]any)
+	msgs := agent.LiveMessages(doc)
 	sum.Numbers, sum.Title, sum.Branch = n, firstPrompt(msgs, a), codeBranch(msgs)
 	sum.Tokens = n.InputTokens + n.CacheReadTokens + n.CacheWriteTokens + n.OutputTokens
 	if !n.First.IsZero() {

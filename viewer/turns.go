@@ -26,7 +26,7 @@ type turn struct {
 // turnsOf adds each model call (snapshot.ModelCalls, as stats counts
 // them) to the turn of report's whose records hold its first record, or
 // that shows the subagent whose call it is.
-func turnsOf(turns []report.Turn, calls []snapshot.Call, table map[string]prices.Price) []turn {
+func turnsOf(turns []report.Turn, calls []snapshot.Call, table *prices.Prices) []turn {
 	out := make([]turn, len(turns))
 	for i, t := range turns {
 		out[i] = turn{N: t.N, ID: t.ID, Prompt: t.Prompt}
@@ -54,7 +54,7 @@ func turnsOf(turns []report.Turn, calls []snapshot.Call, table map[string]prices
 		u := out[i].Usage
 		out[i].Tokens = u.Input + u.CacheRead + u.CacheWrite + u.Output
 		if byModel[i] != nil {
-			c := prices.Estimate(byModel[i], table)
+			c := table.Estimate(byModel[i])
 			out[i].Cost = &c
 		}
 	}

@@ -36,9 +36,9 @@ type Options struct {
 	// chosen): requests must name it, or localhost on its port, as their
 	// Host.
 	Addr string
-	// Prices extend and override prices.Table for cost estimates (the
-	// config's prices:).
-	Prices map[string]prices.Price
+	// Prices put cost estimates on tokens (prices.Load: the dataset with
+	// the config's prices over it); nil: the embedded dataset.
+	Prices *prices.Prices
 	// Now is the time "2h ago" counts from; time.Now when nil.
 	Now func() time.Time
 	// Poll is how often the session refs are looked at for pages that
@@ -95,6 +95,9 @@ func New(store gitstore.Reader, o Options) (*Server, error) {
 	}
 	if o.Poll <= 0 {
 		o.Poll = time.Second
+	}
+	if o.Prices == nil {
+		o.Prices = prices.Default()
 	}
 	s := &Server{store: store, opts: o, port: port, listenIP: net.ParseIP(host), sums: summaries{byTip: map[string]*summary{}}, md: newMarkdown()}
 	if s.pages, err = parsePages(); err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/prices"
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -77,7 +78,7 @@ func (e *env) newApp() *cli.App {
 			cmdRecord(e), cmdReplay(e), cmdTrace(e), cmdRewind(e), cmdPush(e), cmdFetch(e), cmdPull(e),
 			cmdPrune(e), cmdDrop(e), cmdGC(e), cmdDemo(e),
 			cmdDoctor(e), cmdResume(e), cmdCompletion(e), cmdComplete(e), cmdUndrop(e), cmdSearch(e),
-			cmdView(e),
+			cmdView(e), cmdUsage(e), cmdPrices(e),
 		},
 		CommandNotFound: func(_ *cli.Context, name string) { e.notFound = name },
 		Action: func(c *cli.Context) error { // no command: what git does, usage and exit status 1
@@ -215,6 +216,24 @@ type deps struct {
 	dirGiven bool
 	payload  *agent.Payload // a hook call's, once read
 	wait     func()         // waits for the pager
+	// userConfigDir is the user's configuration directory, where the
+	// user's copy of the price list is kept.
+	userConfigDir string
+	priceTable    *prices.Prices
+}
+
+// prices are the prices costs are estimated with: the user's copy of the
+// dataset (git snap prices update), else the embedded one, with the
+// config's prices over it.
+func (d *deps) prices() (*prices.Prices, error) {
+	if d.priceTable == nil {
+		p, err := prices.Load(d.userConfigDir, configPrices(d.cfg))
+		if err != nil {
+			return nil, err
+		}
+		d.priceTable = p
+	}
+	return d.priceTable, nil
 }
 
 // close waits for the pager and closes the store.
@@ -319,6 +338,7 @@ func (e *env) newDeps(c *cli.Context, s *gitstore.Store, cfg config.Config, gitC
 		store: s, cfg: cfg, in: e.stdin, out: e.stdout, errOut: e.stderr, color: render.Palette{On: e.color(c, gitCfg)}, width: e.width,
 		session: e.defaultSession(cfg), dir: e.dir, workDir: e.workDir(c), gitEnv: e.gitEnv(),
 		agentEnv: e.agentEnv(), now: e.now, dirGiven: c.String("C") != "" || e.storeFlag(c) != "",
+		userConfigDir: e.userConfigDir(),
 	}
 	d.pathsAt = func(dir string) (gitstore.Paths, error) { return e.storePathsAt(e.storeFlag(c), dir) }
 	d.openAt = func(ctx context.Context, dir string) (*gitstore.Store, config.Config, error) {

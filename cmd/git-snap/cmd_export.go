@@ -140,7 +140,11 @@ func runExport(ctx context.Context, d *deps, o exportOptions) error {
 
 // exportReport writes the conversation as Markdown or HTML.
 func exportReport(ctx context.Context, d *deps, o exportOptions) error {
-	sess, err := report.Load(ctx, d.store, o.Rev, report.Options{From: o.From, Prices: configPrices(d.cfg)})
+	table, err := d.prices()
+	if err != nil {
+		return err
+	}
+	sess, err := report.Load(ctx, d.store, o.Rev, report.Options{From: o.From, Prices: table})
 	if err != nil {
 		return err
 	}

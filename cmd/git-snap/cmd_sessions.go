@@ -7,6 +7,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/prices"
 	"github.com/git-snap/git-snap/render"
 )
 
@@ -15,11 +18,14 @@ func cmdSessions(e *env) *cli.Command {
 		Name:  "sessions",
 		Usage: "list sessions",
 		Description: `Lists every session, most recently active first: its snapshots, first and last
-time, last label and the agent that recorded it.
+time (of its records, when they carry times), last label, the agent that recorded it,
+its tokens (input, cache read, cache write and output together) and an estimate of
+their cost at list prices (see git snap usage for them by day, and git snap prices).
 
 Examples:
    git snap sessions
-   git snap sessions --json | jq -r '.sessions[].name'`,
+   git snap sessions --json | jq -r '.sessions[].name'
+   git snap sessions --json | jq '[.sessions[].cost.usd_micros] | add'`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "JSON for scripts (docs/json.md)"},
 		},
@@ -42,10 +48,14 @@ func runSessions(ctx context.Context, d *deps, o sessionsOptions) error {
 	if err != nil {
 		return err
 	}
+	costs, err := sessionCosts(ctx, d, sessions)
+	if err != nil {
+		return err
+	}
 	if o.JSON {
 		out := []render.SessionJSON{}
-		for _, sess := range sessions {
-			out = append(out, render.SessionToJSON(sess))
+		for i, sess := range sessions {
+			out = append(out, render.SessionToJSON(sess, costs[i]))
 		}
 		return render.JSON(w, render.NewSessionsJSON(out))
 	}
@@ -54,11 +64,47 @@ func runSessions(ctx context.Context, d *deps, o sessionsOptions) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SESSION\tSNAPSHOTS\tFIRST\tLAST\tLAST LABEL\tAGENT")
-	for _, sess := range sessions {
+	fmt.Fprintln(tw, "SESSION\tSNAPSHOTS\tFIRST\tLAST\tTOKENS\tCOST\tLAST LABEL\tAGENT")
+	for i, sess := range sessions {
 		h := sess.Tip.Header
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", sess.Name, h.Seq, h.Started.Local().Format("2006-01-02 15:04"),
-			h.Time.Local().Format("2006-01-02 15:04"), render.Shorten(h.Label, 40), h.Source)
+		first, last := render.SessionSpan(h)
+		tokens, cost := "-", "-"
+		if n, ok := agent.NumbersOfHeader(h); ok {
+			tokens = render.Thousands(n.InputTokens + n.CacheReadTokens + n.CacheWriteTokens + n.OutputTokens)
+		}
+		if c := costs[i]; c != nil {
+			cost = render.ShortCost(*c)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", sess.Name, h.Seq, first.Local().Format("2006-01-02 15:04"),
+			last.Local().Format("2006-01-02 15:04"), tokens, cost, render.Shorten(h.Label, 40), h.Source)
 	}
 	return tw.Flush()
+}
+
+// sessionCosts puts each session's totals (from its newest commit, or
+// counted once from its document) on its header and prices them: nil
+// for a session without totals.
+func sessionCosts(ctx context.Context, d *deps, sessions []gitstore.Session) ([]*prices.Cost, error) {
+	tips := make([]gitstore.Entry, len(sessions))
+	for i, s := range sessions {
+		tips[i] = s.Tip
+	}
+	totals, counted, err := d.store.Totals(ctx, tips)
+	if err != nil {
+		return nil, err
+	}
+	table, err := d.prices()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*prices.Cost, len(sessions))
+	for i := range sessions {
+		h := &sessions[i].Tip.Header
+		h.Counted, h.Totals = counted[i], totals[i]
+		if n, ok := agent.NumbersOfHeader(*h); ok {
+			c := table.Estimate(n.ByModel)
+			out[i] = &c
+		}
+	}
+	return out, nil
 }

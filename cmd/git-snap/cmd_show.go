@@ -6,12 +6,9 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/git-snap/git-snap/prices"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
-	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -71,17 +68,14 @@ func parseShow(c *cli.Context) (showOptions, error) {
 }
 
 // withCost puts a cost estimate on the statistics.
-func withCost(s *agent.Numbers, cfg config.Config) {
-	c := prices.Estimate(s.ByModel, configPrices(cfg))
-	s.Cost = &c
-}
-
-func configPrices(cfg config.Config) map[string]prices.Price {
-	out := map[string]prices.Price{}
-	for model, p := range cfg.Prices {
-		out[model] = prices.Price{Input: p.Input, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite, Output: p.Output}
+func withCost(d *deps, s *agent.Numbers) error {
+	p, err := d.prices()
+	if err != nil {
+		return err
 	}
-	return out
+	c := p.Estimate(s.ByModel)
+	s.Cost = &c
+	return nil
 }
 
 // runShow shows o.Rev, or the newest snapshot of the session.
@@ -107,7 +101,9 @@ func runShow(ctx context.Context, d *deps, o showOptions) error {
 		}
 	}
 	if o.JSON || o.YAML {
-		withCost(&st, d.cfg)
+		if err := withCost(d, &st); err != nil {
+			return err
+		}
 		full := render.NewShowJSON(render.EntryToJSON(entry, names), render.NumbersToJSON(st, st.First, st.Last), doc)
 		if o.JSON {
 			return render.JSON(w, full)
@@ -126,7 +122,7 @@ func runShow(ctx context.Context, d *deps, o showOptions) error {
 		return nil
 	}
 	render.Stats(w, st)
-	if msgs, ok := doc[snapshot.MemberMessages].([]any); ok && len(msgs) > 0 {
+	if msgs := agent.LiveMessages(doc); len(msgs) > 0 {
 		fmt.Fprintln(w)
 		width := o.Width
 		if width < 0 {

@@ -105,7 +105,9 @@ func runStats(ctx context.Context, d *deps, o statsOptions) error {
 		}
 	}
 	st.Duration = st.Last.Sub(st.First).Round(time.Second).String()
-	withCost(&st.Numbers, d.cfg)
+	if err := withCost(d, &st.Numbers); err != nil {
+		return err
+	}
 	if o.JSON {
 		return render.JSON(w, render.NewStatsJSON(st.Sessions, st.Snapshots, st.Checkpoints, render.NumbersToJSON(st.Numbers, st.First, st.Last)))
 	}

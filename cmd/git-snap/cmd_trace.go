@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 
-	"github.com/git-snap/git-snap/prices"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
@@ -55,13 +53,15 @@ func runTrace(ctx context.Context, d *deps, o traceOptions) error {
 		return err
 	}
 	a, _ := agent.Lookup(entry.Header.Source, d.agentEnv)
-	lines, st := agent.Trace(doc, a)
-	cost := prices.Estimate(st.ByModel, configPrices(d.cfg))
+	read := agent.Read(doc, a) // one pass for the timeline and the numbers
+	lines, st := read.Trace()
+	n := read.Numbers()
+	if err := withCost(d, &n); err != nil {
+		return err
+	}
 	if o.JSON {
-		n := agent.NumbersOf(doc, entry.Header.Source)
-		n.Cost = &cost
 		return render.JSON(d.out, render.NewTraceJSON(render.EntryToJSON(entry, nil), lines, render.NumbersToJSON(n, n.First, n.Last)))
 	}
-	render.Trace(d.out, d.color, lines, st, cost)
+	render.Trace(d.out, d.color, lines, st, *n.Cost)
 	return nil
 }

@@ -79,7 +79,11 @@ func runView(ctx context.Context, d *deps, o viewOptions) error {
 			return st, err
 		}
 	}
-	srv, err := viewer.New(d.store, viewer.Options{Addr: ln.Addr().String(), Prices: configPrices(d.cfg), OpenSearchStore: openSearch})
+	table, err := d.prices()
+	if err != nil {
+		return err
+	}
+	srv, err := viewer.New(d.store, viewer.Options{Addr: ln.Addr().String(), Prices: table, OpenSearchStore: openSearch})
 	if err != nil {
 		return err
 	}

@@ -39,6 +39,15 @@ func runImportTranscripts(ctx context.Context, d *deps, o importOptions) error {
 	defer progress.clear() // an error, an interrupt, is said on a line of its own
 	for i, it := range plan.Items {
 		progress.show("importing %d/%d %s", i+1, len(plan.Items), filepath.Base(it.Path))
+		session, renamed, err := in.Claim(ctx, it.Session, it.Path)
+		if err != nil {
+			return fmt.Errorf("import %s: %w", it.Path, err)
+		}
+		if renamed {
+			progress.clear()
+			fmt.Fprintf(d.errOut, "git-snap: note: session %s holds another transcript than %s: imported as session %s\n", it.Session, it.Path, session)
+		}
+		it.Session = session
 		entry, ok, err := in.Import(ctx, it.Session, it.Path)
 		if err != nil {
 			return fmt.Errorf("import %s: %w", it.Path, err)

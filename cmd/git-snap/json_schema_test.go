@@ -13,6 +13,13 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
+// The sessions of testdata/claude-code/short.jsonl and tool_heavy.jsonl:
+// an import names them by the sessionId their records carry.
+const (
+	shortID     = "55604662-cf2a-4331-851a-ec234028f8ca"
+	toolHeavyID = "d6e0bada-1959-4eec-a9d2-0bfade768d8f"
+)
+
 // schemaRepo is a repository made from the real sessions in testdata
 // (two Claude Code transcripts, a Codex rollout), a session whose
 // snapshots change members and files, a checkpoint and a snapshot saved
@@ -29,7 +36,7 @@ func schemaRepo(t *testing.T) (run func(args ...string) []byte) {
 	}
 	git("init", "-q")
 	projects := filepath.Join(dir, "projects", "-home-u-app")
-	for _, f := range []string{"short.jsonl", "tool_heavy.jsonl"} {
+	for _, f := range []string{"short.jsonl", "tool_heavy.jsonl"} { // sessions named by the sessionId they carry
 		copyFile(t, filepath.Join("..", "..", "testdata", "claude-code", f), filepath.Join(projects, f))
 	}
 	write := func(name, text string) {
@@ -62,7 +69,7 @@ func schemaRepo(t *testing.T) (run func(args ...string) []byte) {
 	run("import", "--from", "codex", codex)
 	run("save", "-s", "d", "--turn", "1", "-l", "first", "one.json")
 	run("save", "-s", "d", "-m", "second", "two.json")
-	run("checkpoint", "green", "short", "-m", "tests pass")
+	run("checkpoint", "green", shortID, "-m", "tests pass")
 	run("checkpoint", "done", "d")
 	write(".git/snap/config.yaml", "redact:\n  disabled: true\n")
 	run("save", "-s", "raw", "leaky.json")
@@ -102,17 +109,21 @@ func TestJSONMatchesSchemas(t *testing.T) {
 	}{
 		{"log", []string{"log", "--all", "--json"}, []string{"snapshots"}},
 		{"log", []string{"log", "--json", "--label", "nothing-has-this"}, nil},
-		{"show", []string{"show", "--json", "short"}, nil},
+		{"show", []string{"show", "--json", shortID}, nil},
 		{"show", []string{"show", "--json", "d"}, nil},
 		{"diff", []string{"diff", "--json", "d~1", "d"}, []string{"messages", "members", "files"}},
-		{"diff", []string{"diff", "--json", "short"}, []string{"messages"}},
+		{"diff", []string{"diff", "--json", shortID}, []string{"messages"}},
 		{"sessions", []string{"sessions", "--json"}, []string{"sessions"}},
+		{"usage", []string{"usage", "--json"}, []string{"rows"}},
+		{"usage", []string{"usage", "--json", "--weekly", "--by", "model"}, []string{"rows"}},
+		{"usage", []string{"usage", "--json", "--session", "--by", "branch", "--since", "2026-02-01"}, []string{"rows"}},
+		{"usage", []string{"usage", "--json", "--until", "2000-01-01"}, nil},
 		{"stats", []string{"stats", "--json"}, nil},
 		{"stats", []string{"stats", "--json", "d"}, nil},
-		{"trace", []string{"trace", "--json", "tool_heavy"}, []string{"timeline"}},
+		{"trace", []string{"trace", "--json", toolHeavyID}, []string{"timeline"}},
 		{"trace", []string{"trace", "--json", "d"}, nil},
 		{"checkpoint-list", []string{"checkpoint", "--list", "--json"}, []string{"checkpoints"}},
-		{"checkpoint-list", []string{"checkpoint", "--list", "--json", "tool_heavy"}, nil},
+		{"checkpoint-list", []string{"checkpoint", "--list", "--json", toolHeavyID}, nil},
 		{"scan", []string{"scan", "--json"}, []string{"findings"}},
 		{"scan", []string{"scan", "--json", "d"}, nil},
 	} {

@@ -45,6 +45,7 @@ func TestScripts(t *testing.T) {
 			"jsonlequal": cmdJSONLEqual,
 		},
 		RequireExplicitExec: true,
+		UpdateScripts:       os.Getenv("GIT_SNAP_UPDATE_SCRIPTS") != "", // rewrites the files cmp compares with, for a reviewed change
 		Condition: func(cond string) (bool, error) {
 			if name, ok := strings.CutPrefix(cond, "tool:"); ok {
 				return toolCondition(name)

@@ -185,6 +185,12 @@ func TestRunSessionsJSON(t *testing.T) {
 		{Name: "b", Ref: "refs/snap/b", Snapshots: 2, First: str("2026-03-02T11:00:00.000Z"), Last: str("2026-03-02T11:10:00.000Z"), LastLabel: str("Stop"), Agent: str("cli"), Tip: tipB.String()},
 		{Name: "a", Ref: "refs/snap/a", Snapshots: 5, First: str("2026-03-02T10:00:00.000Z"), Last: str("2026-03-02T10:40:00.000Z"), LastLabel: str("Stop"), Agent: str("cli"), Tip: tipA.String()},
 	}}
+	for i := range got.Sessions { // tokens and cost: what stats counts, checked there
+		if got.Sessions[i].Tokens == nil || got.Sessions[i].Cost == nil {
+			t.Errorf("session %s: no tokens or cost", got.Sessions[i].Name)
+		}
+		got.Sessions[i].Tokens, got.Sessions[i].Cost = nil, nil
+	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
 	}

@@ -42,6 +42,21 @@ const (
 	trailerFirstRecord = "Snap-First-Record"
 	trailerLastRecord  = "Snap-Last-Record"
 	trailerModelUsage  = "Snap-Model-Usage" // one per model: "<input> <cache read> <cache write> <output> <model>"
+	// Of a Snap-Model-Usage's tokens, those of one-hour cache writes:
+	// "<cache write 1h> <model>", for a model that has them.
+	trailerModelCache1h = "Snap-Model-Cache-1h"
+	// Of a Snap-Model-Usage's tokens, those of calls whose prompt was over
+	// a long-context threshold (snapshot.LongContext): "<threshold>
+	// <input> <cache read> <cache write> <cache write 1h> <output> <model>".
+	trailerModelLong = "Snap-Model-Long"
+)
+
+// modelCache1h and modelLong read and write the parts of the models'
+// usage their trailers hold (readers that know them not still read
+// Snap-Model-Usage whole).
+type (
+	modelCache1h struct{ p *[]snapshot.ModelUsage }
+	modelLong    struct{ p *[]snapshot.ModelUsage }
 )
 
 // trailers maps the header's fields to trailers, in the order a commit
@@ -85,6 +100,8 @@ var trailers = []struct {
 	{trailerFirstRecord, true, func(h *snapshot.Header) any { return &h.Totals.First }, true},
 	{trailerLastRecord, true, func(h *snapshot.Header) any { return &h.Totals.Last }, true},
 	{trailerModelUsage, true, func(h *snapshot.Header) any { return &h.Totals.ByModel }, true},
+	{trailerModelCache1h, true, func(h *snapshot.Header) any { return modelCache1h{&h.Totals.ByModel} }, true},
+	{trailerModelLong, true, func(h *snapshot.Header) any { return modelLong{&h.Totals.ByModel} }, true},
 }
 
 // trailerIndex finds a key's place in trailers.
@@ -139,6 +156,24 @@ func formatTrailer(field any, omitZero bool) []string {
 			out = append(out, fmt.Sprintf("%d %d %d %d %s", m.Input, m.CacheRead, m.CacheWrite, m.Output, m.Model))
 		}
 		return out
+	case modelCache1h:
+		var out []string
+		for _, m := range *f.p {
+			if m.CacheWrite1h != 0 {
+				out = append(out, fmt.Sprintf("%d %s", m.CacheWrite1h, m.Model))
+			}
+		}
+		return out
+	case modelLong:
+		var out []string
+		for _, m := range *f.p {
+			for i, t := range m.Long {
+				if t != (snapshot.Tokens{}) {
+					out = append(out, fmt.Sprintf("%d %d %d %d %d %d %s", snapshot.LongContext[i], t.Input, t.CacheRead, t.CacheWrite, t.CacheWrite1h, t.Output, m.Model))
+				}
+			}
+		}
+		return out
 	}
 	panic(fmt.Sprintf("trailer of a %T", field))
 }
@@ -181,6 +216,22 @@ func parseTrailer(field any, value string) bool {
 		m, ok := parseModelUsage(value)
 		*f = append(*f, m)
 		return ok && len(*f) <= maxHeaderModels
+	case modelCache1h:
+		n, model, ok := parseCounts(value, 1)
+		if m := findModel(*f.p, model); ok && m != nil {
+			m.CacheWrite1h = n[0]
+		}
+		return ok
+	case modelLong:
+		n, model, ok := parseCounts(value, 6)
+		if m := findModel(*f.p, model); ok && m != nil {
+			for i, t := range snapshot.LongContext {
+				if t == n[0] {
+					m.Long[i] = snapshot.Tokens{Input: n[1], CacheRead: n[2], CacheWrite: n[3], CacheWrite1h: n[4], Output: n[5]}
+				}
+			}
+		}
+		return ok
 	case *bool:
 		*f = value == "true"
 	case *time.Time:
@@ -222,6 +273,39 @@ func parseModelUsage(value string) (snapshot.ModelUsage, bool) {
 		m.Model = f[4]
 	}
 	return m, true
+}
+
+// parseCounts reads k counts and a model name (which may be empty), as
+// the parts of a model's usage are written.
+func parseCounts(value string, k int) ([]int64, string, bool) {
+	f := strings.SplitN(value, " ", k+1)
+	if len(f) < k {
+		return nil, "", false
+	}
+	n := make([]int64, k)
+	for i := range n {
+		v, ok := parseCount(f[i], maxHeaderTokens)
+		if !ok {
+			return nil, "", false
+		}
+		n[i] = v
+	}
+	model := ""
+	if len(f) == k+1 {
+		model = f[k]
+	}
+	return n, model, true
+}
+
+// findModel is the usage of model in the list read so far; nil when
+// Snap-Model-Usage named it not (the part is then ignored).
+func findModel(list []snapshot.ModelUsage, model string) *snapshot.ModelUsage {
+	for i := range list {
+		if list[i].Model == model {
+			return &list[i]
+		}
+	}
+	return nil
 }
 
 func subject(h snapshot.Header) string {

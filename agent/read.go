@@ -1,0 +1,175 @@
+package agent
+
+import (
+	"time"
+
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// Session is a stored document read once, the one pass that stats,
+// show, trace, replay, the viewer and export share: its live records,
+// each viewed once with the view of the agent whose shape it has, and
+// the model calls they make.
+//
+// A document's live records are what the agent's files hold as of the
+// snapshot: for a document transcript rewritten in place (Gemini CLI's
+// chat, OpenCode's export), the records of its last version; for a file
+// the agent rewrote (a new generation, see Layout), its newest
+// generation's lines. Versions they replaced stay in the session's
+// history (restore gives each back) but are not counted again.
+type Session struct {
+	// Agent recorded the document; nil for a harness (see Recorder).
+	Agent Adapter
+	// Records are the live records in the order they were stored, Index
+	// their places among the stored messages, Views how they read.
+	Records []any
+	Index   []int
+	Views   []snapshot.Message
+	// Thread is each record's file (its name in the layout), for merging
+	// a subagent's timeline with its parent's by time.
+	Thread []string
+	// Events a harness recorded; Files the captured files' count.
+	Events []any
+	Files  int
+	// Calls are the model calls of the records (snapshot.ModelCalls);
+	// their Records index Records.
+	Calls []snapshot.Call
+}
+
+// Read reads doc once (see Session); a is the agent that recorded it,
+// nil for a harness.
+func Read(doc map[string]any, a Adapter) *Session {
+	r := &Session{Agent: a}
+	r.Records, r.Index, r.Thread = liveRecords(doc)
+	r.Events, _ = doc[snapshot.MemberEvents].([]any)
+	files, _ := doc[snapshot.MemberFiles].(map[string]any)
+	r.Files = len(files)
+	r.Views = make([]snapshot.Message, len(r.Records))
+	ids := make([]any, len(r.Records))
+	for i, rec := range r.Records {
+		ids[i] = i
+		if _, skip := rec.(snapshot.Unchanged); !skip {
+			r.Views[i] = ViewMessage(rec)
+		}
+	}
+	r.Calls = snapshot.ModelCalls(ids, func(v any) snapshot.Message { return r.Views[v.(int)] })
+	return r
+}
+
+// ReadAs is Read with the adapter named source (nil when no agent has
+// that name: a harness, an import of documents).
+func ReadAs(doc map[string]any, source string) *Session {
+	a, _ := Lookup(source, Env{})
+	return Read(doc, a)
+}
+
+// liveRecords lists a document's live records (see Session), their
+// places among the stored messages and the file each came from.
+func liveRecords(doc map[string]any) (records []any, index []int, thread []string) {
+	msgs, _ := doc[snapshot.MemberMessages].([]any)
+	if st, ok := docStateFrom(doc); ok {
+		for _, i := range st.liveIndexes() {
+			if i >= 0 && i < int64(len(msgs)) {
+				records = append(records, msgs[i])
+				index = append(index, int(i))
+			}
+		}
+		return records, index, make([]string, len(records))
+	}
+	layout, err := LayoutFrom(doc)
+	if err != nil || len(layout.Runs) == 0 {
+		index = make([]int, len(msgs))
+		for i := range index {
+			index[i] = i
+		}
+		return msgs, index, make([]string, len(msgs))
+	}
+	pos := 0
+	for _, run := range layout.Runs {
+		f := layout.Files[run[0]]
+		live := layout.latest(f.Name) == run[0]
+		for i := pos; i < pos+run[1] && i < len(msgs); i++ {
+			if live {
+				records = append(records, msgs[i])
+				index = append(index, i)
+				thread = append(thread, f.Name)
+			}
+		}
+		pos += run[1]
+	}
+	for i := pos; i < len(msgs); i++ { // past what the layout counts: kept, as the main file's
+		records = append(records, msgs[i])
+		index = append(index, i)
+		thread = append(thread, "")
+	}
+	return records, index, thread
+}
+
+// LiveMessages is the conversation a document holds now: its live
+// records (see Session).
+func LiveMessages(doc map[string]any) []any {
+	records, _, _ := liveRecords(doc)
+	return records
+}
+
+// Order is the order a timeline shows the records in: each file's
+// records in the order they were written, and the files' records merged
+// by time, so that a subagent's lines fall among its parent's where they
+// happened. A record without a time keeps its place after the one
+// before it in its file.
+func (r *Session) Order() []int {
+	type queue struct {
+		recs []int
+		at   []time.Time
+	}
+	byThread := map[string]*queue{}
+	var threads []*queue
+	for i := range r.Records {
+		q := byThread[r.Thread[i]]
+		if q == nil {
+			q = &queue{}
+			byThread[r.Thread[i]] = q
+			threads = append(threads, q)
+		}
+		at, err := time.Parse(time.RFC3339Nano, r.Views[i].Time)
+		if err != nil && len(q.at) > 0 {
+			at = q.at[len(q.at)-1]
+		}
+		q.recs = append(q.recs, i)
+		q.at = append(q.at, at)
+	}
+	if len(threads) == 1 {
+		return threads[0].recs
+	}
+	out := make([]int, 0, len(r.Records))
+	for len(out) < len(r.Records) {
+		best := -1
+		for k, q := range threads {
+			if len(q.recs) == 0 {
+				continue
+			}
+			if best < 0 || q.at[0].Before(threads[best].at[0]) {
+				best = k
+			}
+		}
+		q := threads[best]
+		out = append(out, q.recs[0])
+		q.recs, q.at = q.recs[1:], q.at[1:]
+	}
+	return out
+}
+
+// Numbers are the session's statistics.
+func (r *Session) Numbers() Numbers {
+	_, tr := r.Trace()
+	n := Numbers{
+		Messages: len(r.Records), Events: len(r.Events), Files: r.Files,
+		ToolCalls: tr.ToolCalls, ToolFailures: tr.ToolFailures, ModelCalls: tr.ModelCalls, Turns: tr.Turns, Compactions: tr.Compactions,
+		InputTokens: tr.InputTokens, CacheReadTokens: tr.CacheReadTokens, CacheWriteTokens: tr.CacheWriteTokens, OutputTokens: tr.OutputTokens,
+		First: tr.First, Last: tr.Last, ByModel: tr.ByModel,
+	}
+	for _, c := range r.Calls {
+		n.Estimated = n.Estimated || c.Estimated
+	}
+	return n
+}
