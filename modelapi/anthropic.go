@@ -195,5 +195,8 @@ func (anthropic) WriteError(w http.ResponseWriter, status int, msg string) {
 	case http.StatusInternalServerError:
 		kind = "api_error"
 	}
+	// The SDKs retry what the server does not say is final; a refused
+	// request would only be refused again.
+	w.Header().Set("x-should-retry", "false")
 	_ = writeJSON(w, status, map[string]any{"type": "error", "error": map[string]any{"type": kind, "message": msg}})
 }

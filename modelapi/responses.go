@@ -198,5 +198,6 @@ func (responses) WriteError(w http.ResponseWriter, status int, msg string) {
 	if status >= 500 {
 		kind = "server_error"
 	}
+	w.Header().Set("x-should-retry", "false") // as anthropic's: refused again if retried
 	_ = writeJSON(w, status, map[string]any{"error": map[string]any{"message": msg, "type": kind, "param": nil, "code": nil}})
 }
