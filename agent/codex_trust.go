@@ -387,9 +387,7 @@ func tomlHeader(line string) ([]string, bool) {
 			}
 			key, rest = rest[1:end+1], rest[end+2:]
 		default:
-			end := strings.IndexFunc(rest, func(r rune) bool {
-				return !(r == '_' || r == '-' || unicode.IsLetter(r) || unicode.IsDigit(r))
-			})
+			end := strings.IndexFunc(rest, func(r rune) bool { return !bareKeyRune(r) })
 			if end <= 0 {
 				return nil, false
 			}
@@ -408,14 +406,18 @@ func tomlHeader(line string) ([]string, bool) {
 	}
 }
 
+// bareKeyRune reports whether r may be in a bare TOML key (ASCII letters
+// and digits, '_' and '-'; read leniently, any letter or digit).
+func bareKeyRune(r rune) bool {
+	return r == '_' || r == '-' || unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
 // tomlTable is a table's header line.
 func tomlTable(table []string) string {
 	parts := make([]string, len(table))
 	for i, k := range table {
 		parts[i] = k
-		if strings.IndexFunc(k, func(r rune) bool {
-			return !(r == '_' || r == '-' || r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r)))
-		}) >= 0 || k == "" {
+		if strings.IndexFunc(k, func(r rune) bool { return r >= 128 || !bareKeyRune(r) }) >= 0 || k == "" {
 			parts[i] = tomlQuote(k)
 		}
 	}

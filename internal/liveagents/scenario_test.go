@@ -490,7 +490,7 @@ func checkReplay(t *testing.T, w *world, session string) {
 	go func() {
 		line, _ := bufio.NewReader(stdout).ReadString('\n')
 		first <- line
-		io.Copy(io.Discard, stdout)
+		_, _ = io.Copy(io.Discard, stdout) // the rest: what to point the agent at
 	}()
 	var line string
 	select {
