@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/git-snap/git-snap/internal/lazy"
@@ -19,6 +20,9 @@ type ClaudeCode struct {
 	// ConfigDir holds the user's settings: $CLAUDE_CONFIG_DIR, else
 	// ~/.claude.
 	ConfigDir string
+	// ManagedSettings is the administrator's settings file; "" for the
+	// system's (/etc/claude-code/managed-settings.json on Linux).
+	ManagedSettings string
 }
 
 func init() {
@@ -254,6 +258,13 @@ func (ClaudeCode) View(record any) (snapshot.Message, bool) {
 	if !ok {
 		return claudeProgress(obj)
 	}
+	if obj["type"] == "api-request-blob" {
+		// Claude Code 2.1.3xx keeps the blocks of the requests it sent
+		// (system prompt, reminders, the conversation's tail) as
+		// api-request-blob records named by their hash: a copy of what
+		// the conversation holds, not part of it.
+		return snapshot.Message{ID: str(obj, "hash"), Role: "api-request-blob"}, true
+	}
 	outer := snapshot.ViewMessage(obj)
 	m := snapshot.ViewMessage(inner)
 	m.ID, m.Time = outer.ID, outer.Time
@@ -360,4 +371,62 @@ func claudeProgress(obj map[string]any) (snapshot.Message, bool) {
 	m.ID, m.Time, m.Role, m.Parts = str(obj, "uuid"), str(obj, "timestamp"), "assistant", nil
 	m.UsageKey = cmp.Or(str(inner, "id"), m.ID)
 	return m, true
+}
+
+// claudeManagedSettings is the settings file an administrator manages,
+// which Claude Code reads above every other.
+func claudeManagedSettings() string {
+	if runtime.GOOS == "darwin" {
+		return "/Library/Application Support/ClaudeCode/managed-settings.json"
+	}
+	return "/etc/claude-code/managed-settings.json"
+}
+
+// Needs implements Needer: no settings file Claude Code reads turns its
+// hooks off ("disableAllHooks": true in any of them, or
+// "allowManagedHooksOnly": true in the managed one, which leaves only an
+// administrator's hooks).
+func (c ClaudeCode) Needs(_, workTree string) []Check {
+	files := []string{c.managed(), filepath.Join(c.ConfigDir, "settings.json")}
+	if workTree != "" {
+		files = append(files, filepath.Join(workTree, ".claude", "settings.json"), filepath.Join(workTree, ".claude", "settings.local.json"))
+	}
+	check := Check{Name: "claude-code hooks on", Status: OK, Detail: "no settings file turns hooks off"}
+	for i, f := range files {
+		s, err := readSettings(f)
+		if err != nil {
+			continue // a file Claude Code cannot read either; the settings check names the hooks' own
+		}
+		switch {
+		case s.get("disableAllHooks") == true:
+			check.Status, check.Detail = Fail, fmt.Sprintf(`"disableAllHooks": true in %s: Claude Code runs no hook`, f)
+			check.Fix = fmt.Sprintf(`remove "disableAllHooks" from %s`, f)
+		case i == 0 && s.get("allowManagedHooksOnly") == true:
+			check.Status, check.Detail = Fail, fmt.Sprintf(`"allowManagedHooksOnly": true in %s: Claude Code runs only hooks an administrator manages`, f)
+			check.Fix = fmt.Sprintf("ask whoever manages %s to add git-snap's hooks there", f)
+		default:
+			continue
+		}
+		return []Check{check}
+	}
+	return []Check{check}
+}
+
+// managed is the managed settings file: ManagedSettings, else the
+// system's.
+func (c ClaudeCode) managed() string {
+	if c.ManagedSettings != "" {
+		return c.ManagedSettings
+	}
+	return claudeManagedSettings()
+}
+
+// ModelAPI implements ModelAPIer: Claude Code speaks Anthropic's
+// Messages API.
+func (ClaudeCode) ModelAPI() string { return "anthropic-messages" }
+
+// ModelEndpoint implements ModelAPIer: Claude Code takes its API's base
+// URL and a key from the environment.
+func (ClaudeCode) ModelEndpoint(url string) string {
+	return "ANTHROPIC_BASE_URL=" + url + " ANTHROPIC_API_KEY=replay claude"
 }

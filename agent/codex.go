@@ -125,11 +125,24 @@ func (Codex) Transcripts(p Payload) (map[string]string, error) {
 	return map[string]string{filepath.ToSlash(rel): p.Subagent}, nil
 }
 
-// IsPrompt implements RecordReader: a user_message event.
+// IsPrompt implements RecordReader: a user_message event or, from
+// release 0.169, which writes none, an item_completed event of a
+// UserMessage item (the user's message as response_item is not told
+// apart from the context Codex adds as user messages).
 func (Codex) IsPrompt(record any) bool {
 	r, _ := record.(map[string]any)
 	payload, _ := r["payload"].(map[string]any)
-	return r["type"] == "event_msg" && payload["type"] == "user_message"
+	if r["type"] != "event_msg" {
+		return false
+	}
+	switch payload["type"] {
+	case "user_message":
+		return true
+	case "item_completed":
+		item, _ := payload["item"].(map[string]any)
+		return item["type"] == "UserMessage"
+	}
+	return false
 }
 
 // CompactEvent implements HookReader.
@@ -223,18 +236,39 @@ func viewEvent(m *snapshot.Message, p map[string]any) {
 		}
 	}
 	m.Parts = []snapshot.Part{{Kind: snapshot.PartOther, Text: kind}}
-	if kind == "user_message" || kind == "agent_message" {
+	switch kind {
+	case "user_message", "agent_message":
 		m.Parts = []snapshot.Part{{Kind: snapshot.PartText, Text: str(p, "message")}}
+	case "item_completed": // 0.169: a finished item; messages carry their text
+		item, _ := p["item"].(map[string]any)
+		if t := str(item, "type"); t == "UserMessage" || t == "AgentMessage" {
+			m.Parts = []snapshot.Part{{Kind: snapshot.PartText, Text: itemText(item)}}
+		}
 	}
 }
 
+// itemText is the text of an item_completed message: its content's
+// parts' text, whatever their type's case ("text", "Text").
+func itemText(item map[string]any) string {
+	parts, _ := item["content"].([]any)
+	var texts []string
+	for _, p := range parts {
+		if o, ok := p.(map[string]any); ok && strings.EqualFold(str(o, "type"), "text") {
+			texts = append(texts, str(o, "text"))
+		}
+	}
+	return strings.Join(texts, "\n")
+}
+
 // codexUsage reads a token_count total. Codex's input_tokens includes
-// the cached input (cached_input_tokens), which is counted apart; its
-// output_tokens includes reasoning (total_tokens is input + output).
-// OpenAI's cache needs no writes, so there are none.
+// the cached input (cached_input_tokens) and, from release 0.169, the
+// input written to the cache (cache_write_input_tokens, from a
+// provider's cache_write_tokens), both counted apart; its output_tokens
+// includes reasoning (total_tokens is input + output).
 func codexUsage(total map[string]any) *snapshot.Usage {
-	cached := snapshot.Int(total["cached_input_tokens"])
-	return &snapshot.Usage{Input: snapshot.Int(total["input_tokens"]) - cached, CacheRead: cached, Output: snapshot.Int(total["output_tokens"])}
+	cached, written := snapshot.Int(total["cached_input_tokens"]), snapshot.Int(total["cache_write_input_tokens"])
+	return &snapshot.Usage{Input: snapshot.Int(total["input_tokens"]) - cached - written, CacheRead: cached, CacheWrite: written,
+		Output: snapshot.Int(total["output_tokens"])}
 }
 
 // codexFailed reads the exit code of a tool's output. Codex wraps some in
@@ -350,4 +384,20 @@ func (Codex) SessionID(first []any) string {
 		}
 	}
 	return ""
+}
+
+// ModelAPI implements ModelAPIer: Codex speaks OpenAI's Responses API
+// (wire_api = "responses"; release 0.169 refuses "chat").
+func (Codex) ModelAPI() string { return "openai-responses" }
+
+// ModelEndpoint implements ModelAPIer: Codex takes a model provider only
+// from the user's config.toml (a project's may not set one), and reads
+// its key from the variable env_key names.
+func (Codex) ModelEndpoint(url string) string {
+	return `model_provider = "replay"     # in ~/.codex/config.toml, with:
+[model_providers.replay]
+name = "git-snap replay"
+base_url = "` + url + `/v1"
+wire_api = "responses"
+env_key = "REPLAY_API_KEY"    # then: REPLAY_API_KEY=replay codex exec …`
 }

@@ -23,6 +23,8 @@ type codexConfig struct {
 	Notify   []string                  `toml:"notify"`
 	Features map[string]any            `toml:"features"`
 	Projects map[string]map[string]any `toml:"projects"`
+	// Hooks holds, under "state", the trust of each hook (see Trust).
+	Hooks map[string]any `toml:"hooks"`
 }
 
 // readCodexConfig reads a config.toml; one that does not exist is empty.
@@ -174,19 +176,19 @@ func toAny(ss []string) []any {
 	return out
 }
 
-// Needs implements Needer: what Codex needs before git-snap's hooks in hooksFile
-// run, read from the user's config.toml: the hooks feature (off by
-// default before it became stable, `codex_hooks` its first name), the
-// project's trust (a project's .codex/ layer loads only in a trusted
-// project) and the review of new hooks in /hooks, which leaves no trace
-// git-snap can read.
+// Needs implements Needer: what Codex needs before git-snap's hooks in
+// hooksFile run, read from the user's config.toml: the hooks feature not
+// turned off (it is on by default since hooks became stable;
+// `codex_hooks` its first name), the project's trust (a project's
+// .codex/ layer loads only in a trusted project) and the trust of each
+// of git-snap's hooks as they are now (see Trust).
 func (c Codex) Needs(hooksFile, workTree string) []Check {
-	user := filepath.Join(c.Home, "config.toml")
+	user := c.UserConfig()
 	cfg, _, err := readCodexConfig(user)
 	if err != nil {
 		return []Check{{Name: "codex config", Status: Fail, Detail: err.Error(), Fix: "fix " + user}}
 	}
-	feature := Check{Name: "codex hooks feature", Status: OK, Detail: "[features] hooks is not set: on by default in current releases"}
+	feature := Check{Name: "codex hooks feature", Status: OK, Detail: "[features] hooks is not set: on by default"}
 	for _, key := range []string{"codex_hooks", "hooks"} {
 		if v, ok := cfg.Features[key].(bool); ok {
 			feature.Detail = fmt.Sprintf("[features] %s = %v in %s", key, v, user)
@@ -195,18 +197,5 @@ func (c Codex) Needs(hooksFile, workTree string) []Check {
 			}
 		}
 	}
-	if feature.Status == OK && cfg.Features["hooks"] == nil && cfg.Features["codex_hooks"] == nil {
-		feature.Status, feature.Fix = Warn, fmt.Sprintf("on releases before hooks became stable, add [features] codex_hooks = true to %s", user)
-	}
-	out := []Check{feature}
-	if workTree != "" && strings.HasPrefix(hooksFile, workTree+string(filepath.Separator)) {
-		trust := Check{Name: "codex project trust", Status: OK, Detail: workTree + " is trusted"}
-		if level, _ := cfg.Projects[workTree]["trust_level"].(string); level != "trusted" {
-			trust.Status, trust.Detail = Fail, fmt.Sprintf("%s is not trusted in %s: Codex ignores its .codex/hooks.json", workTree, user)
-			trust.Fix = fmt.Sprintf("trust the project when Codex asks, or add [projects.%q] trust_level = \"trusted\" to %s", workTree, user)
-		}
-		out = append(out, trust)
-	}
-	return append(out, Check{Name: "codex hook review", Status: Warn, Detail: "Codex runs a new or changed hook only once it is trusted in /hooks",
-		Fix: "start codex, open /hooks and trust git-snap's hooks (again after each install that changed them)"})
+	return append([]Check{feature}, c.trustNeeds(cfg, hooksFile, workTree)...)
 }

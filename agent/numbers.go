@@ -12,7 +12,11 @@ import (
 // Numbers is a document's statistics as scripts read them. Input
 // tokens are uncached input; cache reads and writes are apart.
 type Numbers struct {
+	// Messages are the conversation's messages as a person counts them:
+	// prompts, answers, tool calls and tool results; Records are the
+	// records the transcript holds, which agents write many more of.
 	Messages         int          `json:"messages"`
+	Records          int          `json:"records"`
 	Events           int          `json:"events"`
 	Files            int          `json:"files"`
 	ToolCalls        int          `json:"tool_calls"`
@@ -41,6 +45,7 @@ func NumbersOf(doc map[string]any, source string) Numbers {
 // Add sums o into n, as a repository's statistics sum its sessions'.
 func (n *Numbers) Add(o Numbers) {
 	n.Messages += o.Messages
+	n.Records += o.Records
 	n.Events += o.Events
 	n.Files += o.Files
 	n.ToolCalls += o.ToolCalls
@@ -74,7 +79,7 @@ func CountTotals(doc map[string]any, source string) snapshot.Totals {
 // and files it has apart).
 func (n Numbers) Totals() snapshot.Totals {
 	t := snapshot.Totals{
-		ModelCalls: n.ModelCalls, ToolCalls: n.ToolCalls, ToolFailures: n.ToolFailures, Turns: n.Turns, Compactions: n.Compactions,
+		Messages: n.Messages, ModelCalls: n.ModelCalls, ToolCalls: n.ToolCalls, ToolFailures: n.ToolFailures, Turns: n.Turns, Compactions: n.Compactions,
 		InputTokens: n.InputTokens, CacheReadTokens: n.CacheReadTokens, CacheWriteTokens: n.CacheWriteTokens, OutputTokens: n.OutputTokens,
 		Estimated: n.Estimated, First: n.First, Last: n.Last,
 	}
@@ -92,7 +97,7 @@ func NumbersOfHeader(h snapshot.Header) (n Numbers, ok bool) {
 	}
 	t := h.Totals
 	n = Numbers{
-		Messages: h.Messages, Events: h.Events, Files: h.Files,
+		Messages: t.Messages, Records: h.Messages, Events: h.Events, Files: h.Files,
 		ModelCalls: t.ModelCalls, ToolCalls: t.ToolCalls, ToolFailures: t.ToolFailures, Turns: t.Turns, Compactions: t.Compactions,
 		InputTokens: t.InputTokens, CacheReadTokens: t.CacheReadTokens, CacheWriteTokens: t.CacheWriteTokens, OutputTokens: t.OutputTokens,
 		Estimated: t.Estimated, First: t.First, Last: t.Last, ByModel: map[string]snapshot.Usage{},

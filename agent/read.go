@@ -163,7 +163,7 @@ func (r *Session) Order() []int {
 func (r *Session) Numbers() Numbers {
 	_, tr := r.Trace()
 	n := Numbers{
-		Messages: len(r.Records), Events: len(r.Events), Files: r.Files,
+		Messages: tr.Messages, Records: len(r.Records), Events: len(r.Events), Files: r.Files,
 		ToolCalls: tr.ToolCalls, ToolFailures: tr.ToolFailures, ModelCalls: tr.ModelCalls, Turns: tr.Turns, Compactions: tr.Compactions,
 		InputTokens: tr.InputTokens, CacheReadTokens: tr.CacheReadTokens, CacheWriteTokens: tr.CacheWriteTokens, OutputTokens: tr.OutputTokens,
 		First: tr.First, Last: tr.Last, ByModel: tr.ByModel,

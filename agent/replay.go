@@ -139,3 +139,63 @@ func Restore(doc map[string]any) (map[string][][]byte, error) {
 	}
 	return out, nil
 }
+
+// ModelAPIer is an Adapter whose agent speaks a model API git-snap can
+// serve (see package modelapi), so that replay --serve can re-run its
+// sessions.
+type ModelAPIer interface {
+	// ModelAPI names the API: anthropic-messages, openai-responses.
+	ModelAPI() string
+	// ModelEndpoint says, for people, how to point the agent at a model
+	// server at url.
+	ModelEndpoint(url string) string
+}
+
+// ReplayStep is one recorded model call with what the agent sent just
+// before it: the prompt typed since the call before, or the results of
+// the tool calls it made.
+type ReplayStep struct {
+	ModelOutput
+	Prompt  string   // the last prompt since the call before; "" for none
+	Results []string // the ids of the tool calls whose results came since
+}
+
+// ReplaySteps lists a document's model calls in the order the agent made
+// them (the order of their first records), each with its inputs: the
+// records between its first record and the call before's. a reads the
+// prompts.
+func ReplaySteps(doc map[string]any, a Adapter) []ReplayStep {
+	msgs := LiveMessages(doc)
+	calls := snapshot.ModelCalls(msgs, ViewMessage)
+	out := make([]ReplayStep, 0, len(calls))
+	from := 0
+	for n, c := range calls {
+		step := ReplayStep{ModelOutput: ModelOutput{Call: n + 1, ID: c.ID, Model: c.Model, Content: []any{}}}
+		if !c.Estimated {
+			step.Usage = outputUsage(c.Usage)
+		}
+		first := c.Records[0]
+		for i := from; i < first; i++ {
+			if _, skip := msgs[i].(snapshot.Unchanged); skip {
+				continue
+			}
+			m := ViewMessage(msgs[i])
+			if a != nil && a.IsPrompt(msgs[i]) {
+				step.Prompt = promptText(m)
+			}
+			for _, p := range m.Parts {
+				if p.Kind == snapshot.PartToolResult && p.CallID != "" && !slices.Contains(step.Results, p.CallID) {
+					step.Results = append(step.Results, p.CallID)
+				}
+			}
+		}
+		for _, i := range c.Records {
+			for _, p := range ViewMessage(msgs[i]).Parts {
+				step.Content = append(step.Content, partJSON(p))
+			}
+		}
+		out = append(out, step)
+		from = first + 1
+	}
+	return out
+}

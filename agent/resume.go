@@ -38,6 +38,7 @@ func TranscriptName(a Adapter, session string, doc map[string]any) string {
 
 // ResumeFile is one transcript file resume writes.
 type ResumeFile struct {
+	Name  string // the file's name in the session's layout: "" for the main transcript
 	Path  string
 	Data  []byte
 	State string // "new", "same" (already there, byte for byte) or "differs"
@@ -95,7 +96,7 @@ func PlanResume(a Adapter, session string, doc map[string]any) (ResumePlan, erro
 			}
 			path = filepath.Join(filepath.Dir(main), filepath.FromSlash(name))
 		}
-		f := ResumeFile{Path: path, Data: JoinLines(files[name]), State: "new"}
+		f := ResumeFile{Name: name, Path: path, Data: JoinLines(files[name]), State: "new"}
 		if old, err := os.ReadFile(path); err == nil {
 			f.State = "differs"
 			if bytes.Equal(old, f.Data) {
@@ -130,6 +131,38 @@ func (p ResumePlan) Write(force bool) error {
 		}
 	}
 	return nil
+}
+
+// Moved is the layout of a session whose transcript files the plan put
+// back (rest is the session tip's members but messages, events and
+// files): each file written is read on from its new path, past what was
+// written. A file written back is JSON-equal to the one read, not the
+// same bytes, so without this the agent's next lines would be taken for
+// a rewritten file and the whole file recorded again. ok is false when
+// the layout does not know the plan's files (rest is not of the
+// snapshot the plan was made from).
+func (p ResumePlan) Moved(rest map[string]any) (map[string]any, bool, error) {
+	l, err := LayoutFrom(rest)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, f := range p.Files {
+		i := l.latest(f.Name)
+		if i < 0 || l.Files[i].Lines != bytes.Count(f.Data, []byte("\n")) {
+			return nil, false, nil
+		}
+		fp, err := fingerprint(bytes.NewReader(f.Data), int64(len(f.Data)))
+		if err != nil {
+			return nil, false, err
+		}
+		l.Files[i].Path, l.Files[i].Offset, l.Files[i].Fingerprint = f.Path, int64(len(f.Data)), fp
+	}
+	out := make(map[string]any, len(rest))
+	for k, v := range rest {
+		out[k] = v
+	}
+	out["transcript"] = l.JSON()
+	return out, true, nil
 }
 
 // JoinLines makes a transcript file of its lines.

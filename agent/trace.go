@@ -20,7 +20,11 @@ type TraceLine struct {
 // TraceStats sums a session up. Input tokens are uncached input; cache
 // reads and writes are apart.
 type TraceStats struct {
-	Events           int           `json:"events"`
+	Events int `json:"events"`
+	// Messages are those a person would count in the conversation:
+	// prompts, answers, tool calls and tool results, not the records an
+	// agent writes around them.
+	Messages         int           `json:"messages"`
 	ModelCalls       int           `json:"model_calls"`
 	ToolCalls        int           `json:"tool_calls"`
 	ToolFailures     int           `json:"tool_failures"`
@@ -73,6 +77,12 @@ type tracer struct {
 	calls       map[int]snapshot.Call // model calls by their first record
 	command     int                   // the line of a slash command not yet answered, or -1
 	cmds        commandReader         // the agent's slash commands, if it records them
+	// prompt is the text of the last prompt while no model call has
+	// answered it: the same prompt again before an answer is one prompt
+	// written twice (Codex wrote a user_message event and, from 0.169, an
+	// item_completed one).
+	prompt     string
+	promptOpen bool
 }
 
 // commandReader is an agent whose slash commands are user records: a
@@ -124,17 +134,28 @@ func (t *tracer) message(i int, raw any, m snapshot.Message) {
 	if c, ok := t.calls[i]; ok {
 		if len(m.Parts) > 0 {
 			t.answered()
+			t.promptOpen = false
 		}
 		t.add(TraceLine{At: at, Kind: "model", Detail: modelDetail(c.Model, c.Usage)})
+	}
+	for _, p := range m.Parts {
+		if p.Kind == snapshot.PartToolResult {
+			t.st.Messages++
+		}
 	}
 	switch {
 	case t.cmds != nil && t.cmds.IsCommand(raw):
 		t.command = len(t.lines)
 		t.add(TraceLine{At: at, Kind: "command", Detail: short(snapshot.ContentText(firstText(m)), 80)})
 	case t.isPrompt(raw, m):
-		t.command = -1
+		text := promptText(m)
+		if t.promptOpen && text == t.prompt {
+			return // written twice
+		}
+		t.command, t.prompt, t.promptOpen = -1, text, true
 		t.st.Turns++
-		t.add(TraceLine{At: at, Kind: "prompt", Detail: short(m.Parts[0].Text, 80)})
+		t.st.Messages++
+		t.add(TraceLine{At: at, Kind: "prompt", Detail: short(text, 80)})
 	case isCompaction(raw):
 		t.st.Compactions++
 		t.add(TraceLine{At: at, Kind: "compaction", Detail: "conversation compacted"})
@@ -143,6 +164,10 @@ func (t *tracer) message(i int, raw any, m snapshot.Message) {
 		// call of the subagent's, no answer in the main conversation
 	case m.Role == "assistant" || m.Role == "model":
 		t.answered()
+		t.promptOpen = false
+		if strings.TrimSpace(firstText(m)) != "" {
+			t.st.Messages++ // an answer
+		}
 		t.toolCalls(m, at)
 	case t.cmds != nil && t.cmds.IsInput(raw):
 		t.command = -1
@@ -153,9 +178,18 @@ func (t *tracer) message(i int, raw any, m snapshot.Message) {
 func (t *tracer) answered() {
 	if t.command >= 0 {
 		t.st.Turns++
+		t.st.Messages++
 		t.lines[t.command].Kind = "prompt"
 		t.command = -1
 	}
+}
+
+// promptText is a prompt's text: its first part's.
+func promptText(m snapshot.Message) string {
+	if len(m.Parts) == 0 {
+		return ""
+	}
+	return m.Parts[0].Text
 }
 
 func firstText(m snapshot.Message) string {
@@ -182,6 +216,7 @@ func (t *tracer) toolCalls(m snapshot.Message, at time.Time) {
 			continue
 		}
 		t.st.ToolCalls++
+		t.st.Messages++
 		ok := !t.failed[p.CallID]
 		if !ok {
 			t.st.ToolFailures++

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"unicode/utf8"
@@ -116,7 +115,7 @@ const fingerprintSpan = 512
 
 // fingerprint identifies the bytes of f before off by their first and
 // last fingerprintSpan bytes: "" for none.
-func fingerprint(f *os.File, off int64) (string, error) {
+func fingerprint(f io.ReaderAt, off int64) (string, error) {
 	if off == 0 {
 		return "", nil
 	}

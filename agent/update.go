@@ -127,12 +127,20 @@ func sources(p Payload, extra map[string]string, l Layout) []source {
 	return out
 }
 
+// beforeTranscript reports whether a hook event may come before the
+// agent has written the session's transcript, of which off bytes were
+// read: SessionStart always, and the first prompt's UserPromptSubmit
+// (Claude Code 2.1.3xx writes the file once the prompt's hooks return).
+func beforeTranscript(event string, off int64) bool {
+	return event == "SessionStart" || event == "UserPromptSubmit" && off == 0
+}
+
 // readSource reads the next lines of one file: from where the layout's
 // newest generation of it stopped, or, when the agent rewrote the file,
 // from its start as a new generation. A file that does not exist is
-// reported in u (but for a main transcript at SessionStart, which comes
-// before the agent writes it) and read as empty; i is then -1 when the
-// layout does not know it.
+// reported in u (but for a main transcript the agent has not written yet,
+// see beforeTranscript) and read as empty; i is then -1 when the layout
+// does not know it.
 func readSource(l *Layout, f source, event string, maxRead int64, u *Update) (int, chunk, error) {
 	i := l.latest(f.name)
 	var off int64
@@ -142,7 +150,7 @@ func readSource(l *Layout, f source, event string, maxRead int64, u *Update) (in
 	}
 	c, err := readChunk(f.path, off, maxRead, fp)
 	if errors.Is(err, fs.ErrNotExist) {
-		if f.name != "" || event != "SessionStart" {
+		if f.name != "" || !beforeTranscript(event, off) {
 			u.Warnings = append(u.Warnings, fmt.Sprintf("transcript %s does not exist (named by the %s call); nothing read from it", f.path, event))
 		}
 		if i < 0 && f.name == "" {

@@ -20,6 +20,9 @@ import (
 
 // counts are the numbers a careful reader finds in a raw transcript.
 type counts struct {
+	// Messages are those a person counts: prompts, answers, tool calls
+	// and their results.
+	Messages                                                int
 	ModelCalls, ToolCalls, ToolFailures, Turns, Compactions int
 	Input, CacheRead, CacheWrite, Output                    int64
 	First, Last                                             time.Time
@@ -41,6 +44,10 @@ var realSessions = []struct {
 	{"codex", "codex-real/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl", nil},
 	{"codex", "codex-real/rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl", nil},
 	{"codex", "codex-real/plangate-sample.jsonl", nil},
+	// Written by the agents themselves in the live-agent suite (see
+	// testdata/live/SOURCE.md): Claude Code 2.1.328, Codex 0.169.0.
+	{"claude-code", "live/claude-code/6770d186-a816-4df6-a9b4-d9dc16b84fa9.jsonl", nil},
+	{"codex", "live/codex/rollout-2026-11-25T07-37-37-01a211a3-7e80-7a72-8c19-58ed6c22e482.jsonl", nil},
 }
 
 // TestNumbersMatchTheRawFiles imports every real session and checks what
@@ -90,7 +97,7 @@ func TestNumbersMatchTheRawFiles(t *testing.T) {
 			}
 			_, tr := agent.Trace(doc, a)
 			got := counts{
-				ModelCalls: tr.ModelCalls, ToolCalls: tr.ToolCalls, ToolFailures: tr.ToolFailures, Turns: tr.Turns, Compactions: tr.Compactions,
+				Messages: tr.Messages, ModelCalls: tr.ModelCalls, ToolCalls: tr.ToolCalls, ToolFailures: tr.ToolFailures, Turns: tr.Turns, Compactions: tr.Compactions,
 				Input: tr.InputTokens, CacheRead: tr.CacheReadTokens, CacheWrite: tr.CacheWriteTokens, Output: tr.OutputTokens,
 				First: tr.First, Last: tr.Last,
 			}
@@ -195,8 +202,12 @@ func (c *counts) span(rec map[string]any) {
 // record's usage; tool calls are tool_use blocks, failed when a
 // tool_result for their id says is_error; turns are the user's own text
 // records, and slash commands the model answers before the next one.
+// Messages are the turns, the tool calls, the tool_result blocks and the
+// assistant records with text; api-request-blob records, copies of what
+// Claude Code sent, are none.
 func countClaude(records []map[string]any) counts {
 	var c counts
+	results, answers := 0, 0
 	usage := map[string]any{}
 	var ids []string
 	failed := map[string]bool{}
@@ -239,7 +250,11 @@ func countClaude(records []map[string]any) counts {
 			}
 			usage[id] = field(r, "message", "usage")
 		}
+		if typ == "api-request-blob" {
+			continue
+		}
 		blocks, _ := content.([]any)
+		said := typ == "assistant" && isText && strings.TrimSpace(s) != ""
 		for _, b := range blocks {
 			switch text(b, "type") {
 			case "tool_use":
@@ -248,7 +263,13 @@ func countClaude(records []map[string]any) counts {
 				}
 			case "tool_result":
 				failed[text(b, "tool_use_id")] = field(b, "is_error") == true
+				results++
+			case "text":
+				said = said || typ == "assistant" && strings.TrimSpace(text(b, "text")) != ""
 			}
+		}
+		if said {
+			answers++
 		}
 	}
 	for _, id := range ids {
@@ -265,6 +286,7 @@ func countClaude(records []map[string]any) counts {
 			c.ToolFailures++
 		}
 	}
+	c.Messages = c.Turns + c.ToolCalls + results + answers
 	return c
 }
 
@@ -274,9 +296,15 @@ func countClaude(records []map[string]any) counts {
 // response items the model wrote (reasoning, assistant messages, calls)
 // between inputs (user or developer messages, call outputs). Tool calls
 // are call items, failed when their output's exit code is not 0; turns
-// are user_message events; compactions are compacted lines.
+// are user_message events or, in 0.169, which writes none, item_completed
+// events of a UserMessage (the same prompt twice before an answer is one);
+// compactions are compacted lines. Messages are the turns, the tool calls,
+// their outputs and the assistant messages with text. Cache writes
+// (cache_write_input_tokens, 0.169) are counted apart from the input.
 func countCodex(records []map[string]any) counts {
 	var c counts
+	results, answers := 0, 0
+	prompt, open := "", false // the last prompt, while no answer came
 	var last map[string]any
 	totals := 0
 	lastKey := ""
@@ -290,9 +318,27 @@ func countCodex(records []map[string]any) counts {
 		case "compacted":
 			c.Compactions++
 		case "event_msg":
+			typed := ""
 			switch text(p, "type") {
 			case "user_message":
-				c.Turns++
+				typed = "user_message:" + text(p, "message")
+			case "item_completed":
+				if text(p, "item", "type") == "UserMessage" {
+					var parts []string
+					for _, part := range field(p, "item", "content").([]any) {
+						parts = append(parts, text(part, "text"))
+					}
+					typed = "item_completed:" + strings.Join(parts, "\n")
+				}
+			}
+			if typed != "" {
+				if _, t, _ := strings.Cut(typed, ":"); !open || t != prompt {
+					c.Turns++
+					prompt, open = t, true
+				}
+			}
+			switch text(p, "type") {
+			case "user_message":
 			case "token_count":
 				if tot, ok := field(p, "info", "total_token_usage").(map[string]any); ok {
 					key, _ := json.Marshal(tot)
@@ -309,6 +355,7 @@ func countCodex(records []map[string]any) counts {
 					runs++
 					inRun = true
 				}
+				open = false
 				if kind != "reasoning" {
 					c.ToolCalls++
 					order = append(order, text(p, "call_id"))
@@ -319,11 +366,19 @@ func countCodex(records []map[string]any) counts {
 						runs++
 						inRun = true
 					}
+					open = false
+					for _, part := range field(p, "content").([]any) {
+						if strings.TrimSpace(text(part, "text")) != "" {
+							answers++
+							break
+						}
+					}
 				} else {
 					inRun = false
 				}
 			case "function_call_output", "custom_tool_call_output":
 				inRun = false
+				results++
 				calls[text(p, "call_id")] = exitCode(text(p, "output")) != 0
 			}
 		}
@@ -336,11 +391,13 @@ func countCodex(records []map[string]any) counts {
 	if totals > 0 {
 		c.ModelCalls = totals
 		c.CacheRead = integer(last, "cached_input_tokens")
-		c.Input = integer(last, "input_tokens") - c.CacheRead
+		c.CacheWrite = integer(last, "cache_write_input_tokens")
+		c.Input = integer(last, "input_tokens") - c.CacheRead - c.CacheWrite
 		c.Output = integer(last, "output_tokens")
 	} else {
 		c.ModelCalls = runs
 	}
+	c.Messages = c.Turns + c.ToolCalls + results + answers
 	return c
 }
 
@@ -371,7 +428,7 @@ func exitCode(out string) int64 {
 // numbersCounts are the counts a reader's agent.Numbers say.
 func numbersCounts(n agent.Numbers) counts {
 	c := counts{
-		ModelCalls: n.ModelCalls, ToolCalls: n.ToolCalls, ToolFailures: n.ToolFailures, Turns: n.Turns, Compactions: n.Compactions,
+		Messages: n.Messages, ModelCalls: n.ModelCalls, ToolCalls: n.ToolCalls, ToolFailures: n.ToolFailures, Turns: n.Turns, Compactions: n.Compactions,
 		Input: n.InputTokens, CacheRead: n.CacheReadTokens, CacheWrite: n.CacheWriteTokens, Output: n.OutputTokens,
 		First: n.First, Last: n.Last,
 	}
@@ -388,6 +445,15 @@ func numbersCounts(n agent.Numbers) counts {
 // replay's calls.
 func agreeEverywhere(t *testing.T, s *gitstore.Store, e gitstore.Entry, want counts) {
 	t.Helper()
+	// Only the Claude Code and Codex counters count messages as a person
+	// does; the other agents' are compared on the rest.
+	numbersCounts := func(n agent.Numbers) counts {
+		c := numbersCounts(n)
+		if want.Messages == 0 {
+			c.Messages = 0
+		}
+		return c
+	}
 	ctx := context.Background()
 	doc, entry, err := s.Read(ctx, e.ID)
 	if err != nil {

@@ -15,8 +15,8 @@ import (
 )
 
 // Totals gives each entry's totals: its header's when the snapshot was
-// counted as it was written, else the totals the store counts of its
-// document. Those are remembered under .git/snap/cache/, so that the
+// counted as it was written (and has the conversation's messages
+// counted), else the totals the store counts of its document. Those are remembered under .git/snap/cache/, so that the
 // document of a snapshot written before totals existed is read once,
 // not on every call. ok[i] is false when entries[i] has no totals,
 // which only a store that counts nothing (in tests) gives.
@@ -25,7 +25,9 @@ func (s *Store) Totals(ctx context.Context, entries []Entry) (out []snapshot.Tot
 	var cache map[plumbing.Hash]snapshot.Totals
 	added := 0
 	for i, e := range entries {
-		if e.Header.Counted {
+		// A snapshot counted before conversation messages were has
+		// records and no such count: its document is counted again.
+		if e.Header.Counted && (e.Header.Totals.Messages > 0 || e.Header.Messages == 0) {
 			out[i], ok[i] = e.Header.Totals, true
 			continue
 		}
@@ -54,7 +56,7 @@ func (s *Store) Totals(ctx context.Context, entries []Entry) (out []snapshot.Tot
 }
 
 const (
-	totalsCacheMagic = "git-snap totals cache 3" // 3: checksummed; usage with one-hour cache writes and long-context parts
+	totalsCacheMagic = "git-snap totals cache 4" // 4: checksummed; usage with one-hour cache writes and long-context parts; conversation messages
 	maxTotalsCache   = 100_000                   // entries kept; beyond, only those last asked for
 )
 

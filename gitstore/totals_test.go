@@ -80,7 +80,7 @@ func TestTotalsTrailersAsGitReadsThem(t *testing.T) {
 		return gitOut(t, dir, "log", "-1", "--format=%(trailers:key="+key+",valueonly,separator=%x2C)", "refs/snap/long")
 	}
 	for key, n := range map[string]int64{
-		"Snap-Model-Calls": int64(want.ModelCalls), "Snap-Tool-Calls": int64(want.ToolCalls), "Snap-Tool-Failures": int64(want.ToolFailures),
+		"Snap-Conversation-Messages": int64(want.Messages), "Snap-Model-Calls": int64(want.ModelCalls), "Snap-Tool-Calls": int64(want.ToolCalls), "Snap-Tool-Failures": int64(want.ToolFailures),
 		"Snap-Turns": int64(want.Turns), "Snap-Input-Tokens": want.InputTokens, "Snap-Cache-Read-Tokens": want.CacheReadTokens,
 		"Snap-Cache-Write-Tokens": want.CacheWriteTokens, "Snap-Output-Tokens": want.OutputTokens,
 	} {
@@ -168,6 +168,38 @@ func TestTotalsOfOldSnapshotsCountedOnce(t *testing.T) {
 	third, _, err := openCounting(t, dir, count).Totals(ctx, tips)
 	if err != nil || calls != 2 || !reflect.DeepEqual(third, got) {
 		t.Errorf("after a broken cache: %+v %v, %d counts", third, err, calls)
+	}
+}
+
+// A snapshot counted before the conversation's messages were (its
+// header has records and no such count) is counted again from its
+// document, once.
+func TestTotalsWithoutConversationMessagesCountedAgain(t *testing.T) {
+	ctx := context.Background()
+	dir := bareRepo(t)
+	older := openCounting(t, dir, func(d map[string]any, source string) snapshot.Totals {
+		tt := agent.CountTotals(d, source)
+		tt.Messages = 0 // as releases before the count wrote them
+		return tt
+	})
+	doc := map[string]any{"messages": []any{
+		map[string]any{"role": "user", "content": "hi"},
+		map[string]any{"role": "assistant", "content": "hello", "usage": map[string]any{"input_tokens": 10, "output_tokens": 3}},
+	}}
+	e, err := older.Save(ctx, doc, gitstore.SaveOptions{Session: "older"})
+	if err != nil || !e.Header.Counted || e.Header.Totals.Messages != 0 {
+		t.Fatalf("%+v %v", e.Header, err)
+	}
+	calls := 0
+	s := openCounting(t, dir, func(d map[string]any, source string) snapshot.Totals {
+		calls++
+		return agent.CountTotals(d, source)
+	})
+	for range 2 {
+		got, ok, err := s.Totals(ctx, []gitstore.Entry{e})
+		if err != nil || !ok[0] || got[0].Messages != 2 || got[0].OutputTokens != 3 || calls != 1 {
+			t.Fatalf("totals %+v %v %v, %d counts", got, ok, err, calls)
+		}
 	}
 }
 

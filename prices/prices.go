@@ -40,6 +40,10 @@ const (
 // pricing pages; a model the dataset names takes the dataset's price.
 // OpenAI's prompt cache has no write price: it writes none.
 var Table = map[string]Price{
+	// Claude Code 2.1.328's default model: the price its own model
+	// catalog gives it (pricing tier_4_20_cache_read_0_20), which its
+	// total_cost_usd uses.
+	"claude-opus-5-5":   {Input: 4, CacheWrite: 5, CacheRead: 0.20, Output: 20},
 	"claude-opus-4-6":   {Input: 5, CacheWrite: 6.25, CacheRead: 0.50, Output: 25},
 	"claude-opus-4-5":   {Input: 5, CacheWrite: 6.25, CacheRead: 0.50, Output: 25},
 	"claude-opus-4-1":   {Input: 15, CacheWrite: 18.75, CacheRead: 1.50, Output: 75},

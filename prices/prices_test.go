@@ -121,7 +121,10 @@ func TestLookupNames(t *testing.T) {
 	if m, _ := p.Lookup("gpt-5.5"); m.From != "table" {
 		t.Errorf("gpt-5.5 from %q: the dataset of %s does not list it; the hand table does", m.From, Date)
 	}
-	for _, name := range []string{"claude-opus-5-5", "house-model", ""} {
+	if m, _ := p.Lookup("claude-opus-5-5"); m.From != "table" {
+		t.Errorf("claude-opus-5-5 from %q: the dataset of %s does not list it; the hand table has Claude Code's own catalog price", m.From, Date)
+	}
+	for _, name := range []string{"house-model", ""} {
 		if m, ok := p.Lookup(name); ok {
 			t.Errorf("%s priced as %+v", name, m)
 		}

@@ -107,6 +107,7 @@ type CostJSON struct {
 // the records' times.
 type NumbersJSON struct {
 	Messages         int       `json:"messages"`
+	Records          int       `json:"records"`
 	Events           int       `json:"events"`
 	Files            int       `json:"files"`
 	Turns            int       `json:"turns"`
@@ -128,7 +129,7 @@ type NumbersJSON struct {
 // NumbersToJSON is n with its span from first to last (zero: unknown).
 func NumbersToJSON(n agent.Numbers, first, last time.Time) NumbersJSON {
 	j := NumbersJSON{
-		Messages: n.Messages, Events: n.Events, Files: n.Files, Turns: n.Turns, ToolCalls: n.ToolCalls,
+		Messages: n.Messages, Records: n.Records, Events: n.Events, Files: n.Files, Turns: n.Turns, ToolCalls: n.ToolCalls,
 		ToolFailures: n.ToolFailures, ModelCalls: n.ModelCalls, Compactions: n.Compactions,
 		InputTokens: n.InputTokens, CacheReadTokens: n.CacheReadTokens, CacheWriteTokens: n.CacheWriteTokens,
 		OutputTokens: n.OutputTokens, TokensEstimated: n.Estimated, First: TimeJSON(first), Last: TimeJSON(last),

@@ -44,6 +44,9 @@ type Header struct {
 // the commit message, so that listing and summing sessions reads
 // commits and never trees.
 type Totals struct {
+	// Messages are the conversation's messages as a person counts them
+	// (prompts, answers, tool calls and results), not its records.
+	Messages                                                     int
 	ModelCalls, ToolCalls, ToolFailures, Turns, Compactions      int
 	InputTokens, CacheReadTokens, CacheWriteTokens, OutputTokens int64
 	Estimated                                                    bool // some token counts were estimated from text

@@ -122,7 +122,10 @@ func (s *Server) entry(ctx context.Context, st gitstore.Reader, ref string, tip 
 	if remote != "" {
 		sum.Rev = ref
 	}
-	sum.Numbers.Messages = e.Header.Messages
+	sum.Numbers.Messages, sum.Numbers.Records = e.Header.Messages, e.Header.Messages
+	if n, ok := agent.NumbersOfHeader(e.Header); ok && n.Messages > 0 { // counted as a person counts them
+		sum.Numbers.Messages = n.Messages
+	}
 	s.sums.put(ref, sum)
 	return sum, nil
 }

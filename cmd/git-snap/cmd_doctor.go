@@ -22,7 +22,8 @@ func cmdDoctor(e *env) *cli.Command {
 		ArgsUsage: "[AGENT…]",
 		Description: `For each agent (or those named, git for git's post-commit hook): which settings files
 hold git-snap's hooks, whether their command runs, what the agent needs besides (Codex:
-the hooks feature, the project's trust, the review in /hooks), and its last hook call
+the hooks feature, the project's trust, each hook's trust; Claude Code: no settings
+file turning hooks off), and its last hook call
 with its time and latency, from .git/snap/hook.log. Then the log's last errors, stale
 locks, leftover temporary files and a repository shape git-snap refuses. One verdict
 line per agent. Exits 1 when capture is broken, 0 otherwise.

@@ -48,7 +48,9 @@ func cmdInstall(e *env, install bool) *cli.Command {
 		ArgsUsage: strings.Join(agent.Names(), "|") + "|git|man",
 		Description: fmt.Sprintf(`%s each agent's file:
 %s   git          a post-commit hook chained with any hook already there
-Every other setting and hook is kept; installing twice changes nothing.
+Every other setting and hook is kept; installing twice changes nothing. Codex runs the
+hooks only in a trusted project and once each hook is trusted: install records both
+in ~/.codex/config.toml (uninstall removes the hooks' trust), or says what to add.
 man: the manual pages git-snap(1) and
 git-snap-<command>(1) into DIR/man1 (--prefix, default ~/.local/share/man), for git help snap.
 
@@ -126,6 +128,16 @@ func runInstall(ctx context.Context, d *deps, o installOptions) error {
 		scope = agent.ProjectScope
 	}
 	command := agent.HookCommandFor(scope, exe, o.Agent)
+	if c, ok := a.(agent.Codex); ok {
+		if err := c.CheckConfigs(file); err != nil {
+			return err
+		}
+		if !o.Install {
+			if err := untrustCodex(d, c, file); err != nil {
+				return err
+			}
+		}
+	}
 	err = reportInstall(d.out, o.Install, file, func() (bool, error) {
 		if o.Install {
 			return agent.Install(a, file, command)
@@ -174,6 +186,11 @@ func installExtras(d *deps, o installOptions, a agent.Adapter, file string, scop
 		if err := installNotify(d, o, c, file, scope, exe); err != nil {
 			return err
 		}
+		if o.Install {
+			if err := trustCodex(d, c, file, paths.WorkTree); err != nil {
+				return err
+			}
+		}
 	}
 	if n, ok := a.(agent.Needer); ok && o.Install {
 		for _, c := range n.Needs(file, paths.WorkTree) {
@@ -185,11 +202,44 @@ func installExtras(d *deps, o installOptions, a agent.Adapter, file string, scop
 	return nil
 }
 
-// installNotify writes or removes git-snap as Codex's notify program,
-// in the config.toml beside the hooks file.
+// trustCodex records in the user's config.toml the trust Codex needs
+// before it runs git-snap's hooks in file (the project's, each hook's),
+// or says what to add where the file is of a shape git-snap does not
+// edit.
+func trustCodex(d *deps, c agent.Codex, file, workTree string) error {
+	changes, err := c.Trust(file, workTree)
+	for _, ch := range changes {
+		if ch.Done {
+			fmt.Fprintf(d.out, "trusted %s in %s\n", ch.What, c.UserConfig())
+			continue
+		}
+		fmt.Fprintf(d.out, "codex needs %s trusted: add to %s\n%s\n", ch.What, c.UserConfig(), indent(ch.Manual, "    "))
+	}
+	return err
+}
+
+// untrustCodex removes the trust git-snap recorded for its hooks in
+// file, before they go.
+func untrustCodex(d *deps, c agent.Codex, file string) error {
+	n, err := c.Untrust(file)
+	if n > 0 {
+		fmt.Fprintf(d.out, "removed the trust of git-snap's %d hooks from %s\n", n, c.UserConfig())
+	}
+	return err
+}
+
+// indent puts prefix before each line of s.
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
+
+// installNotify writes or removes git-snap as Codex's notify program, in
+// the config.toml beside a hooks file of the user's. A project's
+// config.toml may not set notify (Codex 0.169 ignores it there and warns
+// at each start), so a project install removes one git-snap wrote there.
 func installNotify(d *deps, o installOptions, c agent.Codex, file string, scope agent.Scope, exe string) error {
 	config := c.ConfigFile(file)
-	if !o.Install {
+	if !o.Install || o.Scope != agent.UserScope {
 		removed, err := agent.UninstallNotify(config)
 		if removed {
 			fmt.Fprintf(d.out, "removed git-snap's notify from %s\n", config)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	gitsnap "github.com/git-snap/git-snap"
 	"github.com/git-snap/git-snap/agent"
 )
 
@@ -63,6 +64,12 @@ func runResume(ctx context.Context, d *deps, o resumeOptions) error {
 	}
 	if err := plan.Write(o.Force); err != nil {
 		return err
+	}
+	// The files written are JSON-equal to those read, not the same bytes:
+	// the session is told where they are, so that what the agent adds is
+	// read on from there and not taken for a rewritten transcript.
+	if _, err := gitsnap.Wrap(d.store, d.cfg, d.gitEnv).RecordResume(ctx, entry.Header.Session, id, entry.Header.Source, plan); err != nil {
+		return fmt.Errorf("record where the transcript now is: %w", err)
 	}
 	for _, f := range plan.Files {
 		verb := "wrote"

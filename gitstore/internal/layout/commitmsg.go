@@ -29,6 +29,7 @@ const (
 
 	// The totals, written when the header is Counted.
 	trailerCounted     = "Snap-Counted"
+	trailerSaid        = "Snap-Conversation-Messages"
 	trailerModelCalls  = "Snap-Model-Calls"
 	trailerToolCalls   = "Snap-Tool-Calls"
 	trailerToolFails   = "Snap-Tool-Failures"
@@ -87,6 +88,7 @@ var trailers = []struct {
 	{trailerRollback, true, func(h *snapshot.Header) any { return &h.RollbackOf }, false},
 	{trailerRedacted, true, func(h *snapshot.Header) any { return &h.Redacted }, false},
 	{trailerCounted, true, func(h *snapshot.Header) any { return &h.Counted }, false},
+	{trailerSaid, true, func(h *snapshot.Header) any { return &h.Totals.Messages }, true},
 	{trailerModelCalls, true, func(h *snapshot.Header) any { return &h.Totals.ModelCalls }, true},
 	{trailerToolCalls, true, func(h *snapshot.Header) any { return &h.Totals.ToolCalls }, true},
 	{trailerToolFails, true, func(h *snapshot.Header) any { return &h.Totals.ToolFailures }, true},

@@ -1,0 +1,10 @@
+// Package liveagents is the live-agent suite: each real agent CLI,
+// installed from npm at the version versions.json pins, runs a scenario
+// against a stub model server on 127.0.0.1 (package modelapi) with
+// git-snap's hooks installed, and the tests check what git-snap recorded
+// against what the agent wrote and the stub sent. It holds only tests;
+// they skip unless GIT_SNAP_LIVE_AGENTS is set (=latest runs the newest
+// published versions instead of the pinned ones). README, "Live agents",
+// says how to run it; an agent is added as one file here (its driver)
+// and, when it speaks an API modelapi lacks, one file there.
+package liveagents

@@ -1,0 +1,210 @@
+//go:build unix
+
+package liveagents
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The switch: unset, every test skips; "1" runs the pinned versions of
+// versions.json; "latest" the newest versions npm has.
+const switchVar = "GIT_SNAP_LIVE_AGENTS"
+
+// gitSnapDir holds the git-snap built for the suite, first on every
+// process's PATH so that the hooks the agents run are this one.
+var gitSnapDir string
+
+func TestMain(m *testing.M) {
+	if os.Getenv(switchVar) == "" {
+		os.Exit(m.Run()) // every test skips
+	}
+	dir, err := os.MkdirTemp("", "git-snap-live-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	gitSnapDir = filepath.Join(dir, "bin")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	build := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(gitSnapDir, "git-snap"), "github.com/git-snap/git-snap/cmd/git-snap")
+	out, err := build.CombinedOutput()
+	cancel()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build git-snap: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// pin is an agent's npm package at the version the suite runs.
+type pin struct {
+	Package string `json:"package"`
+	Version string `json:"version"`
+	Bin     string `json:"bin"` // its executable under node_modules/.bin
+}
+
+// pinFor reads an agent's pin from versions.json; with the switch at
+// "latest", the version is the newest npm has.
+func pinFor(t *testing.T, agent string) pin {
+	t.Helper()
+	data, err := os.ReadFile("versions.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pins map[string]pin
+	if err := json.Unmarshal(data, &pins); err != nil {
+		t.Fatalf("versions.json: %v", err)
+	}
+	p, ok := pins[agent]
+	if !ok {
+		t.Fatalf("versions.json pins no version of %s", agent)
+	}
+	if os.Getenv(switchVar) == "latest" {
+		out := run(t, 2*time.Minute, "", nil, npm(t), "view", p.Package, "version")
+		p.Version = strings.TrimSpace(out.stdout)
+	}
+	return p
+}
+
+// npm is the npm to install agents with; without one the test is
+// skipped, or fails when GIT_SNAP_REQUIRE_TOOLS says every tool must be
+// there (as .ci/run does).
+func npm(t *testing.T) string {
+	t.Helper()
+	path, err := exec.LookPath("npm")
+	if err != nil {
+		if os.Getenv("GIT_SNAP_REQUIRE_TOOLS") != "" {
+			t.Fatal("npm is not installed and GIT_SNAP_REQUIRE_TOOLS is set")
+		}
+		t.Skip("npm is not installed (set GIT_SNAP_REQUIRE_TOOLS=1 to make this a failure)")
+	}
+	return path
+}
+
+// agentsCache is where installed agents are kept between runs, one
+// folder per package@version: $GIT_SNAP_AGENTS_CACHE, else
+// git-snap/agents in the user's cache folder.
+func agentsCache(t *testing.T) string {
+	if d := os.Getenv("GIT_SNAP_AGENTS_CACHE"); d != "" {
+		return d
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(d, "git-snap", "agents")
+}
+
+// install gives the path of the pinned agent's executable, installing
+// the package with npm into the cache when it is not there. An install
+// that fails fails the test: the suite is for the agents as published.
+func install(t *testing.T, p pin) string {
+	t.Helper()
+	key := strings.NewReplacer("/", "_", "@", "_").Replace(p.Package + "@" + p.Version)
+	dir := filepath.Join(agentsCache(t), key)
+	bin := filepath.Join(dir, "node_modules", ".bin", p.Bin)
+	if _, err := os.Stat(bin); err == nil {
+		return bin
+	}
+	npmPath := npm(t)
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), key+".installing-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	t.Logf("installing %s@%s into %s", p.Package, p.Version, dir)
+	run(t, 10*time.Minute, "", nil, npmPath, "install", "--prefix", tmp, "--no-audit", "--no-fund", "--loglevel=error", p.Package+"@"+p.Version)
+	// Renamed whole, so that a run killed half way leaves no cache entry.
+	if err := os.Rename(tmp, dir); err != nil && !errors.Is(err, os.ErrExist) {
+		if _, statErr := os.Stat(bin); statErr != nil { // another run's install won
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("%s@%s installed no %s: %v", p.Package, p.Version, p.Bin, err)
+	}
+	return bin
+}
+
+// result is what a process printed.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// run runs a program in dir with env (nil: this process's) and a
+// deadline; it fails the test when the program cannot run or is killed.
+// The program and its children are one process group, killed together
+// at the deadline.
+func run(t *testing.T, timeout time.Duration, dir string, env []string, name string, args ...string) result {
+	t.Helper()
+	r, err := start(timeout, dir, env, name, args...)
+	if err != nil {
+		t.Fatalf("%s %s: %v\nstdout:\n%s\nstderr:\n%s", filepath.Base(name), strings.Join(args, " "), err, r.stdout, r.stderr)
+	}
+	return r
+}
+
+func start(timeout time.Duration, dir string, env []string, name string, args ...string) (result, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir, cmd.Env = dir, env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	err := cmd.Run()
+	r := result{stdout: stdout.String(), stderr: stderr.String()}
+	var exit *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		return r, fmt.Errorf("killed after %s", timeout)
+	case errors.As(err, &exit):
+		r.code = exit.ExitCode()
+		return r, nil
+	}
+	return r, err
+}
+
+// waitFor polls cond until it holds or the deadline passes: the
+// condition is what the test waits on, never a time.
+func waitFor(t *testing.T, what string, deadline time.Duration, cond func() bool) {
+	t.Helper()
+	end := time.Now().Add(deadline)
+	for !cond() {
+		if time.Now().After(end) {
+			t.Fatalf("after %s: %s", deadline, what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeFile(t *testing.T, path, data string) {
+	t.Helper()
+	must(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	must(t, os.WriteFile(path, []byte(data), 0o644))
+}

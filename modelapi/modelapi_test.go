@@ -1,0 +1,151 @@
+package modelapi
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// post sends body to the server and returns the status and the events
+// of a streamed answer (or the body as one event).
+func post(t *testing.T, url, path, body string) (int, []map[string]any) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url+path, strings.NewReader(body))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out []map[string]any
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		var v map[string]any
+		data, _ := io.ReadAll(resp.Body)
+		if err := json.Unmarshal(data, &v); err != nil {
+			t.Fatalf("answer %q: %v", data, err)
+		}
+		return resp.StatusCode, []map[string]any{v}
+	}
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			var v map[string]any
+			if err := json.Unmarshal([]byte(data), &v); err != nil {
+				t.Fatalf("event %q: %v", data, err)
+			}
+			out = append(out, v)
+		}
+	}
+	return resp.StatusCode, out
+}
+
+func start(t *testing.T, api string, r Responder) *Server {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	s, err := Start(ctx, api, "127.0.0.1:0", r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestAnthropicScriptStreamsToolCallThenText(t *testing.T) {
+	script := &Script{Steps: []Step{
+		{Prompt: "make a file", Reply: Reply{ToolCalls: []ToolCall{{ID: "toolu_1", Name: "Bash", Input: map[string]any{"command": "touch f"}}}, Usage: Usage{Input: 10, CacheRead: 20, CacheWrite: 30, Output: 4}}},
+		{Results: []string{"toolu_1"}, Reply: Reply{Text: "made it", Usage: Usage{Input: 1, Output: 2}}},
+	}}
+	s := start(t, "anthropic-messages", script)
+	const tools = `"tools":[{"name":"Bash"}]`
+	status, evs := post(t, s.URL(), "/v1/messages?beta=true", `{"model":"claude-x","stream":true,`+tools+`,"messages":[{"role":"user","content":[{"type":"text","text":"<system-reminder>x</system-reminder>"},{"type":"text","text":"please make a file"}]}]}`)
+	if status != 200 || len(evs) != 6 {
+		t.Fatalf("status %d, %d events: %v", status, len(evs), evs)
+	}
+	start := evs[0]["message"].(map[string]any)
+	if start["model"] != "claude-x" || start["usage"].(map[string]any)["cache_creation_input_tokens"] != 30.0 {
+		t.Errorf("message_start %v", start)
+	}
+	block := evs[1]["content_block"].(map[string]any)
+	if block["type"] != "tool_use" || block["id"] != "toolu_1" || evs[2]["delta"].(map[string]any)["partial_json"] != `{"command":"touch f"}` {
+		t.Errorf("tool_use %v %v", block, evs[2])
+	}
+	if d := evs[4]; d["delta"].(map[string]any)["stop_reason"] != "tool_use" || d["usage"].(map[string]any)["output_tokens"] != 4.0 {
+		t.Errorf("message_delta %v", d)
+	}
+	// The next request must carry the tool's result.
+	status, evs = post(t, s.URL(), "/v1/messages", `{"model":"claude-x",`+tools+`,"messages":[{"role":"user","content":"please make a file"},{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"ok"}]}]}`)
+	if status != 200 || evs[0]["content"].([]any)[0].(map[string]any)["text"] != "made it" || evs[0]["stop_reason"] != "end_turn" {
+		t.Fatalf("non-streamed answer %d %v", status, evs)
+	}
+	// A request past the script is refused, naming why, in the API's error shape.
+	status, evs = post(t, s.URL(), "/v1/messages", `{"model":"claude-x",`+tools+`,"messages":[{"role":"user","content":"again"}]}`)
+	msg := evs[0]["error"].(map[string]any)["message"].(string)
+	if status != 400 || evs[0]["type"] != "error" || !strings.Contains(msg, "all 2 steps were served") || !strings.Contains(msg, `the prompt "again"`) {
+		t.Errorf("past the end: %d %v", status, evs)
+	}
+	if got := s.Exchanges(); len(got) != 3 || got[2].Reply != nil || got[0].Request.Items[1].Text != "please make a file" {
+		t.Errorf("exchanges %+v", got)
+	}
+}
+
+func TestScriptRefusesAnotherConversationNamingTheStep(t *testing.T) {
+	script := &Script{Steps: []Step{
+		{Prompt: "first", Reply: Reply{ToolCalls: []ToolCall{{ID: "call_a", Name: "exec_command", Input: `{"cmd":"ls"}`}}}},
+		{Results: []string{"call_a"}, Reply: Reply{Text: "done"}},
+	}}
+	s := start(t, "openai-responses", script)
+	const tools = `"tools":[{"type":"function","name":"exec_command"}]`
+	status, evs := post(t, s.URL(), "/v1/responses", `{"model":"m","stream":true,`+tools+`,"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"something else"}]}]}`)
+	msg := evs[0]["error"].(map[string]any)["message"].(string)
+	if status != 400 || !strings.Contains(msg, "step 1 of 2") || !strings.Contains(msg, `the prompt "first" next`) || !strings.Contains(msg, `"something else"`) {
+		t.Errorf("%d %v", status, evs)
+	}
+	if script.Served() != 0 {
+		t.Error("a refused request was counted as served")
+	}
+	status, evs = post(t, s.URL(), "/v1/responses", `{"model":"m","stream":true,`+tools+`,"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"the first thing"}]}]}`)
+	last := evs[len(evs)-1]
+	if status != 200 || last["type"] != "response.completed" {
+		t.Fatalf("%d %v", status, evs)
+	}
+	item := last["response"].(map[string]any)["output"].([]any)[0].(map[string]any)
+	if item["type"] != "function_call" || item["call_id"] != "call_a" || item["arguments"] != `{"cmd":"ls"}` {
+		t.Errorf("output %v", item)
+	}
+	// The result of another call is not the recorded conversation.
+	status, evs = post(t, s.URL(), "/v1/responses", `{"model":"m","stream":true,`+tools+`,"input":[{"type":"function_call","call_id":"call_b","name":"exec_command","arguments":"{}"},{"type":"function_call_output","call_id":"call_b","output":"x"}]}`)
+	if msg := evs[0]["error"].(map[string]any)["message"].(string); status != 400 || !strings.Contains(msg, "step 2 of 2: the recording has the result of tool call call_a next; the request's last input is the result of tool call call_b") {
+		t.Errorf("%d %v", status, evs)
+	}
+}
+
+func TestResponsesUsageCountsCacheInInput(t *testing.T) {
+	script := &Script{Steps: []Step{{Reply: Reply{Text: "hi", Usage: Usage{Input: 100, CacheRead: 20, CacheWrite: 30, Output: 7}}}}}
+	s := start(t, "openai-responses", script)
+	_, evs := post(t, s.URL(), "/v1/responses", `{"model":"m","tools":[{"type":"function","name":"f"}],"input":"hello"}`)
+	u := evs[0]["usage"].(map[string]any)
+	d := u["input_tokens_details"].(map[string]any)
+	if u["input_tokens"] != 150.0 || d["cached_tokens"] != 20.0 || d["cache_write_tokens"] != 30.0 || u["output_tokens"] != 7.0 || u["total_tokens"] != 157.0 {
+		t.Errorf("usage %v", u)
+	}
+}
+
+func TestSideRequestsAreNoStep(t *testing.T) {
+	script := &Script{Steps: []Step{{Reply: Reply{Text: "main"}}}}
+	s := start(t, "anthropic-messages", script)
+	_, evs := post(t, s.URL(), "/v1/messages", `{"model":"haiku","messages":[{"role":"user","content":"title this"}]}`)
+	if evs[0]["content"].([]any)[0].(map[string]any)["text"] != "ok" || script.Served() != 0 {
+		t.Errorf("side answer %v, served %d", evs, script.Served())
+	}
+	status, evs := post(t, s.URL(), "/v1/models", `{}`)
+	if status != 404 || !strings.Contains(evs[0]["error"].(map[string]any)["message"].(string), "not a model call of Anthropic Messages") {
+		t.Errorf("%d %v", status, evs)
+	}
+}

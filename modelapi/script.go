@@ -1,0 +1,115 @@
+package modelapi
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Step is one reply a Script plays, with what the request it answers
+// must hold: the agent is re-running the same conversation only when it
+// sends the same prompt, or the results of the same tool calls.
+type Step struct {
+	Reply Reply
+	// Prompt, when set, is text the request's last input must contain:
+	// the prompt the user typed before this model call.
+	Prompt string
+	// Results, when set, are the ids of the tool calls whose results the
+	// request's last input must hold.
+	Results []string
+}
+
+// Script plays its Steps in order, one per request of the agent's
+// conversation; a request that does not hold what its step expects, or
+// one after the last step, is refused with an error naming the step.
+// Side requests (see Request.Side) are answered with Side's reply and
+// are no step. It is safe for concurrent use.
+type Script struct {
+	Steps []Step
+	// Side answers side requests; nil answers them with a short text.
+	Side func(req *Request) Reply
+
+	mu     sync.Mutex
+	served int
+}
+
+// MismatchError is a request a Script refused.
+type MismatchError struct {
+	Step  int // 1-based; len(Steps)+1 when all were served
+	Steps int
+	Msg   string
+}
+
+// Error names the step and what differs.
+func (e *MismatchError) Error() string {
+	if e.Step > e.Steps {
+		return fmt.Sprintf("git-snap model server: all %d steps were served; this request has no reply (%s)", e.Steps, e.Msg)
+	}
+	return fmt.Sprintf("git-snap model server: the request does not match step %d of %d: %s", e.Step, e.Steps, e.Msg)
+}
+
+// Respond implements Responder.
+func (s *Script) Respond(req *Request) (Reply, error) {
+	if req.Side {
+		if s.Side != nil {
+			return s.Side(req), nil
+		}
+		return Reply{Text: "ok"}, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.served + 1
+	if n > len(s.Steps) {
+		return Reply{}, &MismatchError{Step: n, Steps: len(s.Steps), Msg: "its last input is " + describe(req.Tail())}
+	}
+	step := s.Steps[n-1]
+	if msg := step.check(req.Tail()); msg != "" {
+		return Reply{}, &MismatchError{Step: n, Steps: len(s.Steps), Msg: msg}
+	}
+	s.served = n
+	return step.Reply, nil
+}
+
+// Served is how many steps were played.
+func (s *Script) Served() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.served
+}
+
+// check says how tail differs from what the step expects; "" when not.
+func (st Step) check(tail []Item) string {
+	if st.Prompt != "" && !slices.ContainsFunc(tail, func(it Item) bool {
+		return it.Kind == ItemText && it.Role == "user" && strings.Contains(it.Text, st.Prompt)
+	}) {
+		return fmt.Sprintf("the recording has the prompt %s next; the request's last input is %s", quote(st.Prompt), describe(tail))
+	}
+	for _, id := range st.Results {
+		if !slices.ContainsFunc(tail, func(it Item) bool { return it.Kind == ItemToolResult && it.CallID == id }) {
+			return fmt.Sprintf("the recording has the result of tool call %s next; the request's last input is %s", id, describe(tail))
+		}
+	}
+	return ""
+}
+
+// describe says what a request's last input is, for an error.
+func describe(tail []Item) string {
+	var results []string
+	prompt := ""
+	for _, it := range tail {
+		switch {
+		case it.Kind == ItemToolResult:
+			results = append(results, it.CallID)
+		case it.Kind == ItemText && it.Role == "user":
+			prompt = it.Text // the typed prompt comes after what the agent adds
+		}
+	}
+	switch {
+	case len(results) > 0:
+		return "the result of tool call " + strings.Join(results, ", ")
+	case prompt != "":
+		return "the prompt " + quote(prompt)
+	}
+	return "empty"
+}

@@ -1,0 +1,32 @@
+package gitsnap
+
+import (
+	"context"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/gitstore"
+)
+
+// RecordResume records, after plan was written, where the session's
+// transcript files now are, so that the agent's next lines are read on
+// from there (see agent.ResumePlan.Moved): a snapshot labelled "resume"
+// with no new record. It does so only when resumed is still the
+// session's tip; a resume of an earlier snapshot starts the transcript
+// over, which the next hook call records as a rewritten file. It
+// reports whether it recorded.
+func (r *Repository) RecordResume(ctx context.Context, session string, resumed plumbing.Hash, source string, plan agent.ResumePlan) (bool, error) {
+	tip, err := r.SessionTip(session)
+	if err != nil || tip != resumed {
+		return false, err
+	}
+	_, added, err := r.Append(ctx, gitstore.SaveOptions{Session: session, Label: "resume", Source: source}, func(tipRest map[string]any) (gitstore.Delta, error) {
+		rest, ok, err := plan.Moved(tipRest)
+		if err != nil || !ok {
+			return gitstore.Delta{Rest: tipRest}, err // nothing new: not recorded
+		}
+		return gitstore.Delta{Rest: rest}, nil
+	})
+	return added, err
+}
