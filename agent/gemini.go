@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"cmp"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -279,7 +278,7 @@ func (g Gemini) TranscriptName(session string, doc map[string]any) string {
 	if base := filepath.Base(st.Path); st.Path != "" && g.IsTranscriptFile(base) && snapshot.CheckPath(base) == nil {
 		return base
 	}
-	id := cmp.Or(str(st.Head, "sessionId"), session)
+	id := chatID(st.Head, session)
 	start, err := time.Parse(time.RFC3339Nano, str(st.Head, "startTime"))
 	if err != nil {
 		start = time.Unix(0, 0)
@@ -299,7 +298,7 @@ func (g Gemini) ResumeTarget(session string, doc map[string]any) (string, string
 	if !ok {
 		return "", "", fmt.Errorf("the snapshot was not recorded from a Gemini CLI chat")
 	}
-	id := cmp.Or(str(st.Head, "sessionId"), session)
+	id := chatID(st.Head, session)
 	command := "gemini --resume " + shellQuote(id) + "   # in the project's folder"
 	if p := g.findChat(id); p != "" {
 		return p, command, nil
@@ -309,4 +308,15 @@ func (g Gemini) ResumeTarget(session string, doc map[string]any) (string, string
 		return "", "", fmt.Errorf("the chat has no projectHash (the SHA-256 of the project's path) to find its folder under %s", filepath.Join(g.Dir, "tmp"))
 	}
 	return filepath.Join(g.Dir, "tmp", hash, "chats", g.TranscriptName(session, doc)), command, nil
+}
+
+// chatID is the chat's sessionId when it is a name git-snap accepts
+// (letters, digits, '.', '_', '-'), else the session's own name, which
+// is: the id goes into a file name, and a snapshot, imported or pulled,
+// may hold any sessionId, /../../x among them.
+func chatID(head map[string]any, session string) string {
+	if id := str(head, "sessionId"); id != "" && snapshot.CheckName("session", id) == nil {
+		return id
+	}
+	return session
 }

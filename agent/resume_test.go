@@ -1,6 +1,10 @@
 package agent
 
-import "testing"
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
 
 // TestClaudeProjectDir: Claude Code names a project's folder by its path
 // with every character but ASCII letters and digits made "-", one per
@@ -16,6 +20,27 @@ func TestClaudeProjectDir(t *testing.T) {
 	} {
 		if got := claudeProjectDir(in); got != want {
 			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestGeminiResumeStaysInChats: resume of a chat whose sessionId is
+// /../../x wrote outside chats/, the id being part of the file name. An
+// id that is not a name git-snap accepts is replaced by the session's.
+func TestGeminiResumeStaysInChats(t *testing.T) {
+	dir := t.TempDir()
+	hash := strings.Repeat("ab", 32)
+	g := Gemini{Dir: dir}
+	for _, id := range []string{"/../../x", "../../../../tmp/evil", "a*b?[c]", "ok-id-12345678"} {
+		doc := map[string]any{"messages": []any{}, documentMember: map[string]any{
+			"head": map[string]any{"sessionId": id, "projectHash": hash, "startTime": "2026-01-16T11:01:00Z"},
+		}}
+		path, _, err := g.ResumeTarget("s", doc)
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		if want := filepath.Join(dir, "tmp", hash, "chats"); filepath.Dir(path) != want {
+			t.Errorf("sessionId %q resumes to %s, outside %s", id, path, want)
 		}
 	}
 }

@@ -12,10 +12,12 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"regexp/syntax"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -118,6 +120,9 @@ type Config struct {
 	Allow    []string          `yaml:"allow"` // secrets matching these are kept
 }
 
+// compiled counts the configured rules compiled so far, for tests.
+var compiled atomic.Int64
+
 // New makes a redactor from the built-in rules and cfg.
 func New(cfg Config) (*Redactor, error) {
 	if cfg.Disabled {
@@ -130,11 +135,19 @@ func New(cfg Config) (*Redactor, error) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		re, err := regexp.Compile(cfg.Rules[name])
-		if err != nil {
+		// Parsed now, so that a rule that does not read is an error of
+		// every command; compiled on first use, which most commands
+		// (log, show, sessions) never make: a team's file of 20,000
+		// rules made each of them compile all 20,000 first. A pattern
+		// syntax.Parse takes, regexp.Compile takes.
+		pattern := cfg.Rules[name]
+		if _, err := syntax.Parse(pattern, syntax.Perl); err != nil {
 			return nil, fmt.Errorf("redact rule %s: %w", name, err)
 		}
-		r.rules = append(r.rules, Rule{Name: name, re: func() *regexp.Regexp { return re }})
+		r.rules = append(r.rules, Rule{Name: name, re: sync.OnceValue(func() *regexp.Regexp {
+			compiled.Add(1)
+			return regexp.MustCompile(pattern)
+		})})
 	}
 	for _, a := range cfg.Allow {
 		re, err := regexp.Compile(a)

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
+	gmhtml "github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/text"
 )
 
@@ -188,6 +190,43 @@ func TestFencesNest(t *testing.T) {
 		d := parseMarkdown(t, []byte(src))
 		if len(d.fences) != 1 || d.fences[0] != strings.TrimRight(content, "\n")+"\n" {
 			t.Errorf("%q: fences %q", content, d.fences)
+		}
+	}
+}
+
+// TestMarkdownLinksToScriptsAreText: Markdown exports kept
+// [x](javascript:…) links as they were, and a renderer that passes links
+// through ran them on a click. Any scheme but http, https and mailto,
+// however spelled, is now text; other links stay links.
+func TestMarkdownLinksToScriptsAreText(t *testing.T) {
+	s := newStore(t)
+	text := "[a](javascript:alert(1)) [b](JaVa\tScRiPt:alert(2)) [c](jav&#x61;script:alert(3)) [d](data:text/html,x) [e](vbscript:x) [f](<javascript:alert(4)>)\n[ref]: javascript:alert(5)\nuse [ref] and [ok](https://example.com) and [rel](./x.go) and [mail](mailto:a@b.c)"
+	doc, err := json.Marshal(map[string]any{"messages": []any{
+		map[string]any{"role": "user", "content": "look"},
+		map[string]any{"role": "assistant", "content": text},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	saveDoc(t, s, "l", string(doc))
+	var buf bytes.Buffer
+	if err := WriteMarkdown(&buf, loadSession(t, s, "l", Options{})); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	md := goldmark.New(goldmark.WithRendererOptions(gmhtml.WithUnsafe())) // a renderer that keeps every link
+	if err := md.Convert(buf.Bytes(), &out); err != nil {
+		t.Fatal(err)
+	}
+	rendered := strings.ToLower(out.String())
+	for _, bad := range []string{`href="javascript`, `href="java`, `href="data:`, `href="vbscript`, `href="jav&`} {
+		if strings.Contains(rendered, bad) {
+			t.Errorf("the Markdown renders a link %s…\n%s", bad, out.String())
+		}
+	}
+	for _, good := range []string{`href="https://example.com"`, `href="./x.go"`, `href="mailto:a@b.c"`} {
+		if !strings.Contains(rendered, good) {
+			t.Errorf("the link %s is gone\n%s", good, out.String())
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"html"
+	htmlstd "html"
 	"io"
 	"strings"
 
@@ -240,8 +241,11 @@ func indentedCode(prefix string) bool {
 }
 
 // escapeOutsideCode writes "<" as "&lt;" except inside code spans, where
-// entities are not read.
+// entities are not read, and keeps a link to a script from being one:
+// a renderer that passes links through (not every one drops javascript:,
+// and the exported file is opened in many) would run it on a click.
 func escapeOutsideCode(line string) string {
+	line = unlinkDangerous(line)
 	if !strings.Contains(line, "<") {
 		return line
 	}
@@ -291,4 +295,53 @@ func closingRun(s string, from, n int) int {
 		i += k
 	}
 	return -1
+}
+
+// refDefinition is a link reference definition's start: [label]:
+var refDefinition = lazy.Regexp(`^ {0,3}\[[^\]]*\]:`)
+
+// unlinkDangerous escapes the "(" of an inline link, or the "[" of a
+// reference definition, whose destination names a scheme other than
+// http, https and mailto (javascript:, vbscript:, data:, …), so that
+// CommonMark reads it as text: "[x](javascript:…)" is shown, not linked.
+// The scheme is read as a browser would, entities decoded and tabs,
+// newlines and other control characters dropped.
+func unlinkDangerous(line string) string {
+	if m := refDefinition().FindStringIndex(line); m != nil && dangerousDest(line[m[1]:]) {
+		i := strings.IndexByte(line, '[')
+		line = line[:i] + `\` + line[i:]
+	}
+	if !strings.Contains(line, "](") {
+		return line
+	}
+	var b strings.Builder
+	for i := 0; i < len(line); i++ {
+		if line[i] == '(' && i > 0 && line[i-1] == ']' && (i < 2 || line[i-2] != '\\') && dangerousDest(line[i+1:]) {
+			b.WriteString(`\(`)
+			continue
+		}
+		b.WriteByte(line[i])
+	}
+	return b.String()
+}
+
+// dangerousDest reports whether a link destination at the start of s
+// names a scheme other than http, https or mailto.
+func dangerousDest(s string) bool {
+	s = htmlstd.UnescapeString(strings.TrimLeft(s, " \t<"))
+	var scheme strings.Builder
+	for _, r := range s {
+		switch {
+		case r <= ' ' || r == 0x7f || r == '\\':
+			continue // browsers drop these in a scheme
+		case r == ':':
+			name := strings.ToLower(scheme.String())
+			return name != "http" && name != "https" && name != "mailto"
+		case r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.'):
+			scheme.WriteRune(r)
+		default:
+			return false // a path, a fragment: no scheme
+		}
+	}
+	return false
 }

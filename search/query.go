@@ -164,22 +164,31 @@ func (h *candHeap) Pop() any {
 	return c
 }
 
-// verify matches the candidates for real, in order, until the limit.
+// verifyHook, when set (in tests), is called before each document is
+// matched.
+var verifyHook func()
+
+// verify matches the candidates for real, in order, until the limit. It
+// looks at ctx before every document and every line of one (matchLines):
+// a slow regular expression over long messages took seconds between
+// looks when they were 256 documents apart, and the viewer's search went
+// on that long after its client had left.
 func (x *Index) verify(ctx context.Context, q Query, mt *matcher, v *view, next func() (candidate, bool)) ([]Hit, error) {
 	var hits []Hit
 	done := map[string]bool{} // sessions with a hit, for SessionsOnly
-	for i := 0; ; i++ {
+	for {
 		c, ok := next()
 		if !ok {
 			return hits, nil
 		}
-		if i%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if verifyHook != nil {
+			verifyHook()
 		}
 		var err error
-		if hits, err = verifyOne(q, mt, v.segs[c.seg], c.doc, hits, done); err != nil {
+		if hits, err = verifyOne(ctx, q, mt, v.segs[c.seg], c.doc, hits, done); err != nil {
 			return nil, err
 		}
 		if q.Limit > 0 && len(hits) >= q.Limit {
@@ -190,7 +199,7 @@ func (x *Index) verify(ctx context.Context, q Query, mt *matcher, v *view, next 
 
 // verifyOne adds the hits of doc d of segment s to hits: with
 // SessionsOnly, one for a session not yet done.
-func verifyOne(q Query, mt *matcher, s *segment, d uint32, hits []Hit, done map[string]bool) ([]Hit, error) {
+func verifyOne(ctx context.Context, q Query, mt *matcher, s *segment, d uint32, hits []Hit, done map[string]bool) ([]Hit, error) {
 	row, snap, session, _, err := s.docHeader(d)
 	if err != nil || (q.SessionsOnly && done[session]) {
 		return hits, err
@@ -214,7 +223,9 @@ func verifyOne(q Query, mt *matcher, s *segment, d uint32, hits []Hit, done map[
 		if q.Tool != "" && !globMatch(q.Tool, fl.tool) {
 			continue
 		}
-		hits = matchLines(hits, base, fl, mt)
+		if hits, err = matchLines(ctx, hits, base, fl, mt); err != nil {
+			return hits, err
+		}
 		if q.SessionsOnly && len(hits) > before {
 			done[session] = true
 			return hits[:before+1], nil
@@ -223,10 +234,14 @@ func verifyOne(q Query, mt *matcher, s *segment, d uint32, hits []Hit, done map[
 	return hits, nil
 }
 
-// matchLines adds a hit for each line of a field that matches.
-func matchLines(hits []Hit, base Hit, fl field, mt *matcher) []Hit {
+// matchLines adds a hit for each line of a field that matches, looking
+// at ctx before each line.
+func matchLines(ctx context.Context, hits []Hit, base Hit, fl field, mt *matcher) ([]Hit, error) {
 	text := fl.text
 	for len(text) > 0 {
+		if err := ctx.Err(); err != nil {
+			return hits, err
+		}
 		line := text
 		if i := strings.IndexByte(text, '\n'); i >= 0 {
 			line, text = text[:i], text[i+1:]
@@ -242,7 +257,7 @@ func matchLines(hits []Hit, base Hit, fl field, mt *matcher) []Hit {
 		h.Line, h.Match = clip(line, locs)
 		hits = append(hits, h)
 	}
-	return hits
+	return hits, nil
 }
 
 // maxLine is the longest line a hit shows; longer ones are cut to a

@@ -50,7 +50,14 @@ func (s *Server) guard(next http.Handler) http.Handler {
 // listening on all (--listen 0.0.0.0:PORT).
 func (s *Server) allowedHost(hostport string) bool {
 	host, port, err := net.SplitHostPort(hostport)
-	if err != nil || port != s.port {
+	if err != nil {
+		// No port: a browser leaves out http's own, 80 (RFC 9110 §7.2).
+		host, port = strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]"), "80"
+		if strings.Contains(hostport, ":") && !strings.HasPrefix(hostport, "[") || host == "" {
+			return false
+		}
+	}
+	if port != s.port {
 		return false
 	}
 	if strings.EqualFold(host, "localhost") {

@@ -45,21 +45,26 @@ type summary struct {
 
 // summaries keeps what the sessions page has read. Its own lock, apart
 // from the store's: pages read it while another request reads the store.
+// One summary per ref, its tip's: a session a hook moves on every tool
+// call would otherwise leave one per tip it ever had.
 type summaries struct {
 	mu    sync.Mutex
-	byTip map[string]*summary // ref + tip id → summary
+	byTip map[string]*summary // ref → the summary of its tip
 }
 
 func (c *summaries) get(ref string, tip plumbing.Hash) *summary {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.byTip[ref+" "+tip.String()]
+	if s := c.byTip[ref]; s != nil && s.Tip.ID == tip {
+		return s
+	}
+	return nil
 }
 
 func (c *summaries) put(ref string, s *summary) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.byTip[ref+" "+s.Tip.ID.String()] = s
+	c.byTip[ref] = s
 }
 
 // list reads every session's tip, from the cache where the tip did not

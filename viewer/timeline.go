@@ -66,14 +66,22 @@ func bodyKey(id, from string, cps []gitstore.Checkpoint) string {
 }
 
 // bodyCache keeps the last timeline bodies rendered: reloading a page,
-// or coming back to it, reads nothing again.
+// or coming back to it, reads nothing again. It is bounded in bytes, not
+// bodies: one body of a 20 MB session is tens of MB, and a count of
+// bodies let 17 revisions of one such session hold over a GiB.
 type bodyCache struct {
-	mu   sync.Mutex
-	keys []string // oldest first
-	byID map[string]*timelineBody
+	mu    sync.Mutex
+	keys  []string // oldest first
+	byID  map[string]*timelineBody
+	sizes map[string]int
+	bytes int // the sum of sizes
+	limit int // 0: maxBodyBytes
 }
 
-const maxBodies = 16
+const (
+	maxBodies    = 16
+	maxBodyBytes = 64 << 20 // of every body kept; a larger one is not kept
+)
 
 func (c *bodyCache) get(key string) *timelineBody {
 	c.mu.Lock()
@@ -85,24 +93,50 @@ func (c *bodyCache) get(key string) *timelineBody {
 func (c *bodyCache) reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.keys, c.byID = nil, nil
+	c.keys, c.byID, c.sizes, c.bytes = nil, nil, nil, 0
 }
 
 func (c *bodyCache) put(key string, b *timelineBody) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	limit := c.limit
+	if limit == 0 {
+		limit = maxBodyBytes
+	}
+	size := b.size() + len(key)
+	if size > limit {
+		return // kept, it would push out everything else and still be too big
+	}
 	if c.byID == nil {
-		c.byID = map[string]*timelineBody{}
+		c.byID, c.sizes = map[string]*timelineBody{}, map[string]int{}
 	}
 	if _, ok := c.byID[key]; ok {
 		return
 	}
-	if len(c.keys) >= maxBodies {
-		delete(c.byID, c.keys[0])
+	for len(c.keys) > 0 && (len(c.keys) >= maxBodies || c.bytes+size > limit) {
+		old := c.keys[0]
+		c.bytes -= c.sizes[old]
+		delete(c.byID, old)
+		delete(c.sizes, old)
 		c.keys = c.keys[1:]
 	}
 	c.keys = append(c.keys, key)
 	c.byID[key] = b
+	c.sizes[key] = size
+	c.bytes += size
+}
+
+// size is about what a body holds in memory: its markup, and its turns,
+// tools and chart by their strings and a fixed cost each.
+func (b *timelineBody) size() int {
+	n := len(b.Body) + 512
+	for _, t := range b.Turns {
+		n += 128 + len(t.ID) + len(t.Prompt)
+	}
+	for _, tool := range b.Tools {
+		n += 16 + len(tool)
+	}
+	return n + len(b.Chart.Context) + len(b.Chart.Output)
 }
 
 // Export is the query that exports what the page shows.

@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/git-snap/git-snap/internal/safefile"
 	"github.com/urfave/cli/v2"
 )
 
@@ -44,9 +46,20 @@ func parseInstallMan(c *cli.Context, e *env) (manOptions, error) {
 }
 
 // runInstallMan writes the pages, or removes them; a page of a command
-// that no longer exists is removed too.
+// that no longer exists is removed too. Only pages git-snap wrote are
+// removed (ours): another tool's git-snap-extra.1 beside them stays. The
+// directory is listed, not globbed: a --prefix holding * or ? named
+// other directories' pages.
 func runInstallMan(d *deps, install bool, o manOptions) error {
-	old, _ := filepath.Glob(filepath.Join(o.Dir, "git-snap*.1"))
+	var old []string
+	if ents, err := os.ReadDir(o.Dir); err == nil {
+		for _, e := range ents {
+			name := e.Name()
+			if strings.HasPrefix(name, "git-snap") && strings.HasSuffix(name, ".1") && e.Type().IsRegular() && ourManPage(filepath.Join(o.Dir, name)) {
+				old = append(old, filepath.Join(o.Dir, name))
+			}
+		}
+	}
 	removed := 0
 	for _, f := range old {
 		if _, keep := o.Pages[filepath.Base(f)]; keep && install {
@@ -80,4 +93,18 @@ func runInstallMan(d *deps, install bool, o manOptions) error {
 	}
 	fmt.Fprintf(d.out, "installed %d manual pages in %s (%s)\n", len(names), o.Dir, strings.Join([]string{"man git-snap", "git help snap"}, ", "))
 	return nil
+}
+
+// ourManPage reports whether the page at path is one git-snap wrote: its
+// title line names the manual internal/manpage writes for it.
+func ourManPage(path string) bool {
+	f, err := safefile.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 512)
+	n, _ := io.ReadFull(f, head)
+	line, _, _ := bytes.Cut(head[:n], []byte("\n"))
+	return bytes.HasPrefix(line, []byte(`.TH "GIT\-SNAP`)) && bytes.HasSuffix(line, []byte(`"Git Snap Manual"`))
 }

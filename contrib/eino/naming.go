@@ -21,9 +21,13 @@ const maxSession = 200
 // outside [A-Za-z0-9_-] become '_', and a hash of the whole id is
 // appended so that ids differing only in those characters, or past the
 // cut, still get sessions of their own ("eino-user_42_thread_7-3f2a…").
+//
+// An id kept as it is never ends as an encoded one does ("-" and twelve
+// hex digits): such an id is encoded too, so that "user_42-ff9367307eb0"
+// and "user/42", which encodes to that, do not share a session.
 func DefaultSession(checkPointID string) string {
 	name := SessionPrefix + checkPointID
-	if snapshot.CheckName("session", name) == nil {
+	if snapshot.CheckName("session", name) == nil && !looksEncoded(checkPointID) {
 		return name
 	}
 	sum := sha256.Sum256([]byte(checkPointID))
@@ -39,4 +43,18 @@ func DefaultSession(checkPointID string) string {
 		safe = safe[:room] // ASCII only by now: bytes are characters
 	}
 	return SessionPrefix + safe + suffix
+}
+
+// looksEncoded reports whether id ends as DefaultSession's encoded names
+// do: "-" and twelve lower-case hex digits.
+func looksEncoded(id string) bool {
+	if len(id) < 13 || id[len(id)-13] != '-' {
+		return false
+	}
+	for _, c := range id[len(id)-12:] {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }

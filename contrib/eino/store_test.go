@@ -3,6 +3,8 @@ package eino_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os/exec"
@@ -219,6 +221,8 @@ func TestDefaultSessionNames(t *testing.T) {
 	ids := []string{
 		"run-1", "user/42/thread 7", "user_42_thread_7", "a..b", "trailing.", "x.lock",
 		"-dash-first", "ünïcødé", "", long, long + "y", "a/b", "a_b", "a\nb",
+		// an id spelled as another one encodes: user/42 → user_42-ff9367307eb0
+		"user/42", "user_42-" + encodedSuffix("user/42"),
 	}
 	seen := map[string]string{}
 	for _, id := range ids {
@@ -365,4 +369,10 @@ func must(t testing.TB, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// encodedSuffix is the hash DefaultSession appends to an encoded id.
+func encodedSuffix(id string) string {
+	sum := sha256.Sum256([]byte(id))
+	return hex.EncodeToString(sum[:6])
 }
