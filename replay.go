@@ -11,6 +11,7 @@ import (
 // whose model API git-snap does not speak, or with no model call.
 type ReplayError struct{ Msg string }
 
+// Error says why the session cannot be served.
 func (e *ReplayError) Error() string { return e.Msg }
 
 // UserError marks the error as the user's: the revision names another

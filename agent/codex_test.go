@@ -61,3 +61,34 @@ func TestCodexQuirks(t *testing.T) {
 		}
 	}
 }
+
+// Codex 0.169 writes a prompt as an item_completed event and no
+// user_message; a rollout that has both for one prompt counts it once,
+// while the same prompt typed twice is two turns.
+func TestCodexPromptWrittenTwiceIsOneTurn(t *testing.T) {
+	line := func(typ, payload string) any {
+		v, err := snapshot.Parse([]byte(`{"timestamp":"2026-11-25T07:00:00Z","type":"`+typ+`","payload":`+payload+`}`), snapshot.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	userMessage := line("event_msg", `{"type":"user_message","message":"fix it"}`)
+	completed := line("event_msg", `{"type":"item_completed","item":{"type":"UserMessage","content":[{"type":"text","text":"fix it"}]}}`)
+	answer := line("response_item", `{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}`)
+	for _, c := range []struct {
+		name         string
+		msgs         []any
+		turns, count int
+	}{
+		{"0.169", []any{completed, answer}, 1, 2},
+		{"both", []any{userMessage, completed, answer}, 1, 2},
+		{"typed twice", []any{completed, completed, answer}, 2, 3},
+		{"again after an answer", []any{userMessage, answer, completed, answer}, 2, 4},
+	} {
+		_, st := Trace(map[string]any{snapshot.MemberMessages: c.msgs}, Codex{})
+		if st.Turns != c.turns || st.Messages != c.count {
+			t.Errorf("%s: %d turns, %d messages; want %d, %d", c.name, st.Turns, st.Messages, c.turns, c.count)
+		}
+	}
+}

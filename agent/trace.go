@@ -77,12 +77,12 @@ type tracer struct {
 	calls       map[int]snapshot.Call // model calls by their first record
 	command     int                   // the line of a slash command not yet answered, or -1
 	cmds        commandReader         // the agent's slash commands, if it records them
-	// prompt is the text of the last prompt while no model call has
-	// answered it: the same prompt again before an answer is one prompt
-	// written twice (Codex wrote a user_message event and, from 0.169, an
-	// item_completed one).
-	prompt     string
-	promptOpen bool
+	// prompt is the text and the record kind of the last prompt while no
+	// model call has answered it: the same text again, in a record of
+	// another kind, before an answer is one prompt written twice (Codex
+	// writes a user_message event and, from 0.169, an item_completed one).
+	prompt, promptKind string
+	promptOpen         bool
 }
 
 // commandReader is an agent whose slash commands are user records: a
@@ -148,11 +148,11 @@ func (t *tracer) message(i int, raw any, m snapshot.Message) {
 		t.command = len(t.lines)
 		t.add(TraceLine{At: at, Kind: "command", Detail: short(snapshot.ContentText(firstText(m)), 80)})
 	case t.isPrompt(raw, m):
-		text := promptText(m)
-		if t.promptOpen && text == t.prompt {
+		text, kind := promptText(m), recordKind(raw)
+		if t.promptOpen && text == t.prompt && kind != t.promptKind {
 			return // written twice
 		}
-		t.command, t.prompt, t.promptOpen = -1, text, true
+		t.command, t.prompt, t.promptKind, t.promptOpen = -1, text, kind, true
 		t.st.Turns++
 		t.st.Messages++
 		t.add(TraceLine{At: at, Kind: "prompt", Detail: short(text, 80)})
@@ -182,6 +182,14 @@ func (t *tracer) answered() {
 		t.lines[t.command].Kind = "prompt"
 		t.command = -1
 	}
+}
+
+// recordKind names a record's shape: its type, and its payload's type
+// when it has one (Codex's event_msg/user_message).
+func recordKind(raw any) string {
+	r, _ := raw.(map[string]any)
+	p, _ := r["payload"].(map[string]any)
+	return str(r, "type") + "/" + str(p, "type")
 }
 
 // promptText is a prompt's text: its first part's.

@@ -304,7 +304,7 @@ func countClaude(records []map[string]any) counts {
 func countCodex(records []map[string]any) counts {
 	var c counts
 	results, answers := 0, 0
-	prompt, open := "", false // the last prompt, while no answer came
+	prompt, promptKind, open := "", "", false // the last prompt and its event, while no answer came
 	var last map[string]any
 	totals := 0
 	lastKey := ""
@@ -332,9 +332,10 @@ func countCodex(records []map[string]any) counts {
 				}
 			}
 			if typed != "" {
-				if _, t, _ := strings.Cut(typed, ":"); !open || t != prompt {
+				// The same prompt as another event before an answer is one.
+				if kind, t, _ := strings.Cut(typed, ":"); !open || t != prompt || kind == promptKind {
 					c.Turns++
-					prompt, open = t, true
+					prompt, promptKind, open = t, kind, true
 				}
 			}
 			switch text(p, "type") {

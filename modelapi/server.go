@@ -95,7 +95,9 @@ func (s *Server) Exchanges() []Exchange {
 // Responder, anything else with the API's 404.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.api.Handles(r) {
-		s.api.WriteError(w, http.StatusNotFound, fmt.Sprintf("git-snap model server: %s %s is not a model call of %s", r.Method, r.URL.Path, s.api.Title()))
+		msg := fmt.Sprintf("git-snap model server: %s %s is not a model call of %s", r.Method, r.URL.Path, s.api.Title())
+		s.record(Exchange{Request: Request{API: s.api.Name(), Path: r.URL.Path}, Err: msg}) // what else agents ask for shows
+		s.api.WriteError(w, http.StatusNotFound, msg)
 		return
 	}
 	if enc := r.Header.Get("Content-Encoding"); enc != "" && enc != "identity" {

@@ -116,6 +116,7 @@ type loggedScript struct {
 	w      interface{ Write([]byte) (int, error) }
 }
 
+// Respond answers as the script does, and says what it answered.
 func (l *loggedScript) Respond(req *modelapi.Request) (modelapi.Reply, error) {
 	rep, err := l.script.Respond(req)
 	l.mu.Lock()

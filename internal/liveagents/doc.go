@@ -5,6 +5,12 @@
 // against what the agent wrote and the stub sent. It holds only tests;
 // they skip unless GIT_SNAP_LIVE_AGENTS is set (=latest runs the newest
 // published versions instead of the pinned ones). README, "Live agents",
-// says how to run it; an agent is added as one file here (its driver)
-// and, when it speaks an API modelapi lacks, one file there.
+// says how to run it.
+//
+// Adding an agent is a line in versions.json (its npm package, version
+// and executable), one file here with its driver (how to point it at the
+// stub, run a prompt, resume, where its transcript is, the hook events a
+// prompt fires, the gates its hooks need, a request of its API that is
+// not the recording's) and a test calling runScenario with it; and, when
+// it speaks an API modelapi lacks, one file there.
 package liveagents
