@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -153,6 +154,12 @@ func (b *builder) message(i int, raw any, m snapshot.Message) {
 		b.prompted, b.first = true, i
 	case b.isCompaction(raw):
 		b.add(Item{Kind: KindCompaction, ID: fmt.Sprintf("msg-%d", i), Index: i, Role: m.Role, Time: m.Time, Text: firstText(m)})
+	case (m.Role == "assistant" || m.Role == "model") && len(m.Parts) == 0:
+		// a model call's usage alone (a subagent's response its parent's
+		// transcript mirrors): nothing to show, counted as what it is
+		rec, _ := raw.(map[string]any)
+		kind, _ := rec["type"].(string)
+		b.out.Other[cmp.Or(kind, m.Role)]++
 	case m.Role == "assistant" || m.Role == "model":
 		b.answer(i, m)
 	case m.Role == "user" || m.Role == "tool" || m.Role == "human" || m.Role == "system" || m.Role == "developer" || m.Role == "" && len(m.Parts) > 0:
