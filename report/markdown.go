@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"html"
-	htmlstd "html"
 	"io"
 	"strings"
 
@@ -328,7 +327,7 @@ func unlinkDangerous(line string) string {
 // dangerousDest reports whether a link destination at the start of s
 // names a scheme other than http, https or mailto.
 func dangerousDest(s string) bool {
-	s = htmlstd.UnescapeString(strings.TrimLeft(s, " \t<"))
+	s = html.UnescapeString(strings.TrimLeft(s, " \t<"))
 	var scheme strings.Builder
 	for _, r := range s {
 		switch {
