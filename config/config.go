@@ -167,6 +167,10 @@ func Load(s Sources) (Config, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
+		var refused *safefile.Error
+		if errors.As(err, &refused) { // it names the file, as Error does
+			err = fmt.Errorf("%s: refused, %s", refused.What, refused.Hint)
+		}
 		if err != nil {
 			return Config{}, &Error{f.name, err}
 		}
