@@ -266,23 +266,7 @@ func Parse(data []byte, cfg *Config) error {
 	if err != nil {
 		return err
 	}
-	prior := cfg.Redact.Rules
-	defer func() {
-		// A rules: left empty by takeRules decodes as null, which
-		// clears the map: put back what was there, then add.
-		if rules == nil {
-			return
-		}
-		if cfg.Redact.Rules == nil {
-			cfg.Redact.Rules = prior
-		}
-		if cfg.Redact.Rules == nil {
-			cfg.Redact.Rules = make(map[string]string, len(rules))
-		}
-		for name, re := range rules {
-			cfg.Redact.Rules[name] = re
-		}
-	}()
+	defer addRules(cfg, cfg.Redact.Rules, rules)
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) { // empty is fine
@@ -385,6 +369,24 @@ retention:
 # prices:
 #   my-model: {input: 3, cache_read: 0.3, cache_write: 3.75, output: 15}
 `
+
+// addRules adds the rules takeRules read to cfg's. The rules: it left
+// empty decodes as null, which clears the map: what was there before
+// (prior) is put back first.
+func addRules(cfg *Config, prior, rules map[string]string) {
+	if rules == nil {
+		return
+	}
+	if cfg.Redact.Rules == nil {
+		cfg.Redact.Rules = prior
+	}
+	if cfg.Redact.Rules == nil {
+		cfg.Redact.Rules = make(map[string]string, len(rules))
+	}
+	for name, re := range rules {
+		cfg.Redact.Rules[name] = re
+	}
+}
 
 // manyRules is the size of a redact.rules mapping past which takeRules
 // reads it: yaml.v3 checks a mapping's keys for duplicates pair by pair,
