@@ -167,6 +167,10 @@ func Load(s Sources) (Config, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
+		var refused *safefile.Error
+		if errors.As(err, &refused) { // it names the file, as Error does
+			err = fmt.Errorf("%s: refused, %s", refused.What, refused.Hint)
+		}
 		if err != nil {
 			return Config{}, &Error{f.name, err}
 		}
@@ -258,6 +262,11 @@ func mergeTeam(cfg Config, data []byte, file string) (Config, error) {
 // Parse reads YAML into cfg, over what it already holds. Unknown
 // keys are errors, so that a misspelt setting does not go unnoticed.
 func Parse(data []byte, cfg *Config) error {
+	data, rules, err := takeRules(data)
+	if err != nil {
+		return err
+	}
+	defer addRules(cfg, cfg.Redact.Rules, rules)
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) { // empty is fine
@@ -360,3 +369,103 @@ retention:
 # prices:
 #   my-model: {input: 3, cache_read: 0.3, cache_write: 3.75, output: 15}
 `
+
+// addRules adds the rules takeRules read to cfg's. The rules: it left
+// empty decodes as null, which clears the map: what was there before
+// (prior) is put back first.
+func addRules(cfg *Config, prior, rules map[string]string) {
+	if rules == nil {
+		return
+	}
+	if cfg.Redact.Rules == nil {
+		cfg.Redact.Rules = prior
+	}
+	if cfg.Redact.Rules == nil {
+		cfg.Redact.Rules = make(map[string]string, len(rules))
+	}
+	for name, re := range rules {
+		cfg.Redact.Rules[name] = re
+	}
+}
+
+// manyRules is the size of a redact.rules mapping past which takeRules
+// reads it: yaml.v3 checks a mapping's keys for duplicates pair by pair,
+// so 20,000 rules cost seconds of every command before it did anything.
+const manyRules = 256
+
+// takeRules reads a large block mapping redact.rules itself, a key at a
+// time with a set for duplicates, and returns data with the mapping's
+// lines blanked (so that line numbers in other errors stay right) and
+// the rules it held; nil rules when it left data to the decoder.
+func takeRules(data []byte) ([]byte, map[string]string, error) {
+	if len(data) < 64*manyRules { // too short to hold that many
+		return data, nil, nil
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil || len(root.Content) == 0 {
+		return data, nil, nil // the decoder says what is wrong
+	}
+	top := root.Content[0]
+	redact, redactNext := mappingValue(top, "redact")
+	if redact == nil {
+		return data, nil, nil
+	}
+	r, rulesNext := mappingValue(redact, "rules")
+	if r == nil || r.Kind != yaml.MappingNode || r.Style&yaml.FlowStyle != 0 || len(r.Content) < 2*manyRules {
+		return data, nil, nil
+	}
+	rules := make(map[string]string, len(r.Content)/2)
+	for i := 0; i+1 < len(r.Content); i += 2 {
+		k, v := r.Content[i], r.Content[i+1]
+		if k.Kind != yaml.ScalarNode || v.Kind != yaml.ScalarNode {
+			return nil, nil, fmt.Errorf("line %d: redact.rules: each rule is a name and a regular expression", k.Line)
+		}
+		if _, dup := rules[k.Value]; dup {
+			return nil, nil, fmt.Errorf("line %d: redact.rules: %s is named twice", k.Line, k.Value)
+		}
+		rules[k.Value] = v.Value
+	}
+	// The mapping runs from its first key to the line before whatever
+	// follows it: the next key of redact, else the next top-level key.
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	end := len(lines)
+	if next := cmpOr(rulesNext, redactNext); next != nil {
+		end = next.Line - 1
+	}
+	out := make([]byte, 0, len(data))
+	for i, l := range lines {
+		if i+1 >= r.Content[0].Line && i < end {
+			if bytes.HasSuffix(l, []byte("\n")) {
+				out = append(out, '\n')
+			}
+			continue
+		}
+		out = append(out, l...)
+	}
+	return out, rules, nil
+}
+
+// mappingValue finds key in a block mapping node: its value, and the
+// key after it (nil when it is the last).
+func mappingValue(m *yaml.Node, key string) (value, next *yaml.Node) {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil, nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			if i+2 < len(m.Content) {
+				next = m.Content[i+2]
+			}
+			return m.Content[i+1], next
+		}
+	}
+	return nil, nil
+}
+
+// cmpOr is the first of a and b that is not nil.
+func cmpOr(a, b *yaml.Node) *yaml.Node {
+	if a != nil {
+		return a
+	}
+	return b
+}

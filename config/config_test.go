@@ -1,10 +1,13 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/git-snap/git-snap/redact"
 )
 
 // FuzzConfig: any file either reads into a valid configuration or gives
@@ -96,5 +99,38 @@ func TestTeamFileOnlyTightens(t *testing.T) {
 	cfg, err = Load(Sources{User: write("u2.yaml", "redact:\n  disabled: true\n"), Team: src.Team})
 	if err != nil || !cfg.Redact.Disabled {
 		t.Errorf("the user's own disabled: %v %+v", err, cfg.Redact)
+	}
+}
+
+// TestManyTeamRules: a team file with thousands of rules is read key by
+// key (yaml.v3's duplicate check is pairwise: 20,000 rules cost every
+// command seconds), with the same result as the decoder gives: every
+// rule, added to the rules already read, settings after them read, a
+// rule named twice an error naming its line, and other errors still at
+// their lines.
+func TestManyTeamRules(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("redact:\n  rules:\n")
+	for i := range 1000 {
+		fmt.Fprintf(&b, "    r%d: '\\bTKT%d-[0-9a-f]{32}\\b'\n", i, i)
+	}
+	b.WriteString("    multi: >-\n      \\bMULTI\n      [0-9]+\n  allow: ['^x$']\nlimits:\n  max_depth: 7\n")
+	cfg := Config{Redact: redact.Config{Rules: map[string]string{"user": "u"}}}
+	if err := Parse([]byte(b.String()), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Redact.Rules) != 1002 || cfg.Redact.Rules["user"] != "u" || cfg.Redact.Rules["r999"] != `\bTKT999-[0-9a-f]{32}\b` || cfg.Redact.Rules["multi"] != `\bMULTI [0-9]+` {
+		t.Errorf("%d rules; user %q, r999 %q, multi %q", len(cfg.Redact.Rules), cfg.Redact.Rules["user"], cfg.Redact.Rules["r999"], cfg.Redact.Rules["multi"])
+	}
+	if cfg.Limits.MaxDepth != 7 || len(cfg.Redact.Allow) != 1 {
+		t.Errorf("settings after the rules: max_depth %d, allow %v", cfg.Limits.MaxDepth, cfg.Redact.Allow)
+	}
+	dup := strings.Replace(b.String(), "    r5:", "    r4:", 1)
+	if err := Parse([]byte(dup), &Config{}); err == nil || !strings.Contains(err.Error(), "line 8") {
+		t.Errorf("a rule named twice: %v, want an error at line 8", err)
+	}
+	unknown := b.String() + "nosuch: 1\n"
+	if err := Parse([]byte(unknown), &Config{}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("line %d", strings.Count(b.String(), "\n")+1)) {
+		t.Errorf("an unknown setting after the rules: %v", err)
 	}
 }

@@ -161,8 +161,13 @@ func (s *Store) verifyHeaders(ctx context.Context, source string, tips []plumbin
 // headerProblem says what is wrong with an incoming snapshot's header,
 // or "" when nothing is. seqs remembers parents' numbers already read.
 func (s *Store) headerProblem(ctx context.Context, e Entry, seqs map[plumbing.Hash]int) string {
-	want := 1
-	for _, p := range append([]plumbing.Hash{e.Parent}, e.Merged...) {
+	// Writers number a snapshot one past its first parent (a save, a
+	// prune's or replay's copy, which keeps a merge's other parents as
+	// they were), one past its highest parent (a merge), or 1 (a
+	// session's first, also a pruned chain's first, which may keep a
+	// merge's other parents).
+	want, first := 1, 0
+	for i, p := range append([]plumbing.Hash{e.Parent}, e.Merged...) {
 		if p.IsZero() {
 			continue
 		}
@@ -175,11 +180,14 @@ func (s *Store) headerProblem(ctx context.Context, e Entry, seqs map[plumbing.Ha
 			n = pe.Header.Seq
 			seqs[p] = n
 		}
+		if i == 0 {
+			first = n + 1
+		}
 		want = max(want, n+1)
 	}
 	seqs[e.ID] = e.Header.Seq
-	if e.Header.Seq != want {
-		return fmt.Sprintf("is numbered #%d, but its parents make it #%d", e.Header.Seq, want)
+	if seq := e.Header.Seq; seq != want && seq != first && seq != 1 {
+		return fmt.Sprintf("is numbered #%d, but its parents make it #%d", seq, want)
 	}
 	if !e.Header.Counted || s.count == nil {
 		return ""

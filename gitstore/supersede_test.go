@@ -275,3 +275,37 @@ func controlCharacters(t *testing.T, url string) {
 		t.Errorf("the server took a commit with a NUL: receive.fsckObjects is not on\n%s", out)
 	}
 }
+
+// TestPrunedMergeIsPulled: a prune keeps a merge snapshot's other parent
+// as it was, numbered as it was, so a kept merge is numbered below that
+// parent. The header check of incoming snapshots takes that as a writer
+// makes it: a fresh clone pulls the pruned history.
+func TestPrunedMergeIsPulled(t *testing.T) {
+	ctx := context.Background()
+	srv := t.TempDir()
+	git(t, srv, "init", "-q", "--bare", "shared.git")
+	url := filepath.Join(srv, "shared.git")
+	_, a := clone(t, url)
+	_, b := clone(t, url)
+	saveN(t, a, "s", 1, 2)
+	must(t, a.Push(ctx, RemoteOptions{}))
+	_, err := b.Pull(ctx, RemoteOptions{})
+	must(t, err)
+	saveN(t, a, "s", 3, 5)
+	must(t, a.Push(ctx, RemoteOptions{}))
+	saveN(t, b, "s", 6, 6)
+	res, err := b.Pull(ctx, RemoteOptions{})
+	must(t, err)
+	if res[0].Action != PullMerged {
+		t.Fatalf("b's pull: %s", res[0].Action)
+	}
+	_, err = b.Prune(ctx, "s", PruneOptions{KeepLast: 1})
+	must(t, err)
+	must(t, b.Push(ctx, RemoteOptions{ForceWithLease: true}))
+	_, c := clone(t, url)
+	res, err = c.Pull(ctx, RemoteOptions{})
+	must(t, err)
+	if res[0].Action != PullCreated || mustTip(t, c, "s") != mustTip(t, b, "s") {
+		t.Errorf("a fresh clone's pull of the pruned merge: %+v", res[0])
+	}
+}
