@@ -330,3 +330,28 @@ func (ClaudeCode) Spawned(record any) (string, string) {
 	}
 	return "", ""
 }
+
+// Title implements Titler: the name the user gave the session with
+// /rename (a custom-title record), else the newest summary Claude Code
+// wrote of it (a summary record).
+func (ClaudeCode) Title(doc map[string]any) string {
+	msgs, _ := doc[snapshot.MemberMessages].([]any)
+	var custom, summary string
+	for _, rec := range msgs {
+		r, _ := rec.(map[string]any)
+		switch r["type"] {
+		case "custom-title":
+			if t := str(r, "customTitle"); t != "" {
+				custom = t
+			}
+		case "summary":
+			if t := str(r, "summary"); t != "" {
+				summary = t
+			}
+		}
+	}
+	if custom != "" {
+		return custom
+	}
+	return summary
+}

@@ -72,7 +72,7 @@ func (e *env) newApp() *cli.App {
 			cmdRecord(e), cmdReplay(e), cmdTrace(e), cmdRewind(e), cmdPush(e), cmdFetch(e), cmdPull(e),
 			cmdPrune(e), cmdDrop(e), cmdGC(e), cmdDemo(e),
 			cmdDoctor(e), cmdResume(e), cmdCompletion(e), cmdComplete(e), cmdUndrop(e), cmdSearch(e),
-			cmdView(e),
+			cmdView(e), cmdName(e),
 		},
 		CommandNotFound: func(_ *cli.Context, name string) { e.notFound = name },
 		Action: func(c *cli.Context) error { // no command: what git does, usage and exit status 1
@@ -204,6 +204,9 @@ type deps struct {
 	dirGiven bool
 	payload  *agent.Payload // a hook call's, once read
 	wait     func()         // waits for the pager
+	// saidSession is set once the command said which session it took
+	// (see defaultSession).
+	saidSession bool
 }
 
 // close waits for the pager and closes the store.

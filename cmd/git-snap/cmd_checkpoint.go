@@ -74,8 +74,9 @@ func runCheckpoint(ctx context.Context, d *deps, o checkpointOptions) error {
 	}
 	rev := o.Rev
 	if rev == "" {
-		if rev = o.Session; rev == "" {
-			return usagef("checkpoint needs REV, or --session NAME for the session's newest snapshot")
+		var err error
+		if rev, err = d.defaultSession(ctx, o.Session); err != nil {
+			return err
 		}
 	}
 	id, err := s.Resolve(ctx, rev)
@@ -95,6 +96,12 @@ func runCheckpoint(ctx context.Context, d *deps, o checkpointOptions) error {
 // not an empty list: unlike git tag --list, the argument is a name and
 // not a pattern, so a slip in it should not pass for "no checkpoints".
 func listCheckpoints(ctx context.Context, s *gitstore.Store, w io.Writer, session string, asJSON bool) error {
+	if session != "" {
+		var err error
+		if session, err = s.FindSession(ctx, session); err != nil {
+			return err
+		}
+	}
 	cps, err := s.Checkpoints(ctx, session, false)
 	if err != nil {
 		return err
@@ -147,6 +154,12 @@ func deleteCheckpoint(ctx context.Context, d *deps, o checkpointOptions) error {
 			session = owners[0]
 		default:
 			return usagef("checkpoint %s exists in sessions %s; say which: --delete SESSION/%s", cpName, strings.Join(owners, ", "), cpName)
+		}
+	}
+	if found || o.Session != "" {
+		var err error
+		if session, err = s.FindSession(ctx, session); err != nil {
+			return err
 		}
 	}
 	if err := s.DeleteCheckpoint(ctx, session, cpName); err != nil {

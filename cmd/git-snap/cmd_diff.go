@@ -69,13 +69,13 @@ func runDiff(ctx context.Context, d *deps, o diffOptions) error {
 	s, w := d.store, d.out
 	revs := o.Revs
 	if len(revs) == 0 {
-		rev, err := d.revOrSession("", o.Session, "diff")
+		rev, err := d.revOrSession(ctx, "", o.Session)
 		if err != nil {
 			return err
 		}
 		revs = []string{rev}
 	}
-	a, b, err := s.ResolvePair(ctx, revs, or(o.Session, d.session))
+	a, b, err := s.ResolvePair(ctx, revs)
 	if err != nil {
 		return err
 	}

@@ -42,8 +42,10 @@ func cmdLog(e *env) *cli.Command {
 		Description: `Lists the snapshots reachable from each REV (a session, session~N, a checkpoint
 snap/<session>/<name>, or an id), like git log. A..B lists what B reaches and A does
 not (what a session did since A); ^A excludes what A reaches; an end left out of A..B
-is the default session. With no REV: the default session, or all sessions when none
-is set.
+is the newest snapshot of the other end's session (fix~3.. is fix~3..fix). With no
+REV: --session, else $GIT_SNAP_SESSION, else session: in the config, else the most
+recently active session (said on stderr); --all lists every session, and so do
+--checkpoint and --code when no REV is given.
 
 --format (or --pretty=format:) takes a string with placeholders:
    %H %h        snapshot id, short id      %(session) %(seq)   session and number
@@ -79,7 +81,7 @@ Examples:
 			&cli.StringFlag{Name: "checkpoint", Usage: "only snapshots that carry or carried checkpoint `NAME`"},
 			&cli.StringFlag{Name: "code", Usage: "only snapshots taken at code `COMMIT` (id, prefix, HEAD or a branch)"},
 			&cli.BoolFlag{Name: "json", Usage: "JSON for scripts (docs/json.md)"},
-			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "the session `NAME` when no REV is given, and the end left out of A.. or ..B"},
+			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "the session `NAME` when no REV is given"},
 			&cli.StringFlag{Name: "grep", Usage: "only snapshots that first recorded a message line matching `PATTERN` (as git snap search finds them)"},
 		},
 		Action: action(e, shape{max: -1, pager: true}, e.parseLog, runLog),
@@ -139,6 +141,12 @@ func runLog(ctx context.Context, d *deps, o logOptions) error {
 	o.Session = or(o.Session, d.session)
 	if o.Oneline {
 		o.Pretty, _ = render.ParsePretty("oneline", false)
+	}
+	if len(o.Revs) == 0 && o.Session == "" && !o.All && o.Checkpoint == "" && o.Code == "" {
+		var err error
+		if o.Session, err = d.defaultSession(ctx, ""); err != nil {
+			return err
+		}
 	}
 	names, carried, err := checkpointNames(ctx, s, o.Checkpoint)
 	if err != nil {
@@ -248,9 +256,9 @@ func checkpointNames(ctx context.Context, s *gitstore.Store, cp string) (map[plu
 
 // logRange is where the walk starts and what it leaves out: the REVs
 // and ranges given, else the snapshots that carried --checkpoint, else
-// the session, else every session (also with --all).
+// the session, else every session (--all, or --code with no REV).
 func logRange(ctx context.Context, s *gitstore.Store, o logOptions, carried map[plumbing.Hash]bool) (gitstore.RevRange, error) {
-	r, err := s.ResolveRange(ctx, o.Revs, o.Session)
+	r, err := s.ResolveRange(ctx, o.Revs)
 	if err != nil {
 		return r, err
 	}

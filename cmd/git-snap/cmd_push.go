@@ -33,6 +33,10 @@ Examples:
 
 // runPush pushes the sessions o names, or all, with their checkpoints.
 func runPush(ctx context.Context, d *deps, o gitstore.RemoteOptions) error {
+	var err error
+	if o.Sessions, err = d.sessionArgs(ctx, o.Sessions); err != nil {
+		return err
+	}
 	if err := d.store.Push(ctx, o); err != nil {
 		return err
 	}

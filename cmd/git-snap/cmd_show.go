@@ -87,7 +87,7 @@ func configPrices(cfg config.Config) map[string]prices.Price {
 // runShow shows o.Rev, or the newest snapshot of the session.
 func runShow(ctx context.Context, d *deps, o showOptions) error {
 	s, w, p := d.store, d.out, d.color
-	rev, err := d.revOrSession(o.Rev, o.Session, "show")
+	rev, err := d.revOrSession(ctx, o.Rev, o.Session)
 	if err != nil {
 		return err
 	}

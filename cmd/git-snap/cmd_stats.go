@@ -65,6 +65,9 @@ func runStats(ctx context.Context, d *deps, o statsOptions) error {
 		return err
 	}
 	if session != "" {
+		if session, err = s.FindSession(ctx, session); err != nil {
+			return err
+		}
 		all = slices.DeleteFunc(all, func(x gitstore.Session) bool { return x.Name != session })
 		if len(all) == 0 {
 			return gitstore.NoSession(session)

@@ -46,7 +46,7 @@ func parseTrace(c *cli.Context) (traceOptions, error) {
 // runTrace prints the timeline of o.Rev and its session's statistics,
 // with a cost estimate.
 func runTrace(ctx context.Context, d *deps, o traceOptions) error {
-	rev, err := d.revOrSession(o.Rev, o.Session, "trace")
+	rev, err := d.revOrSession(ctx, o.Rev, o.Session)
 	if err != nil {
 		return err
 	}
