@@ -152,7 +152,7 @@ func (s *Store) checkpointRev(ctx context.Context, base string) (plumbing.Hash, 
 	if err != nil || !found {
 		return plumbing.ZeroHash, err
 	}
-	h, err := s.refs.Read(checkpointRef(session, name))
+	_, h, err := s.findCheckpoint(session, name)
 	if err != nil || h.IsZero() {
 		return plumbing.ZeroHash, err
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -117,15 +118,17 @@ func (s *Store) writeTotalsCache(m map[plumbing.Hash]snapshot.Totals, asked []En
 // CheckpointsBySession lists the checkpoint names of every session from one
 // listing of the refs, reading no tag: session → names.
 func (s *Store) CheckpointsBySession() (map[string][]string, error) {
-	refs, err := s.refs.List(TagPrefix)
-	if err != nil {
-		return nil, err
-	}
 	out := map[string][]string{}
-	for ref := range refs {
-		session, name, ok := strings.Cut(strings.TrimPrefix(ref, TagPrefix), "/")
-		if ok && !strings.Contains(name, "/") {
-			out[session] = append(out[session], name)
+	for _, prefix := range s.checkpointPrefixes() {
+		refs, err := s.refs.List(prefix)
+		if err != nil {
+			return nil, err
+		}
+		for ref := range refs {
+			session, name, ok := strings.Cut(strings.TrimPrefix(ref, prefix), "/")
+			if ok && !strings.Contains(name, "/") && !slices.Contains(out[session], name) {
+				out[session] = append(out[session], name)
+			}
 		}
 	}
 	return out, nil

@@ -55,7 +55,7 @@ func (e *env) newApp() *cli.App {
 		HelpName:             "git snap", // as people type it, in every usage line
 		Usage:                "version AI agents' state in git",
 		UsageText:            "git snap [-C DIR] [--store DIR] <command> [options] [args]",
-		Description:          "Snapshots are canonical JSON committed to refs/snap/<session>, one commit per snapshot;\ncheckpoints are tags snap/<session>/<name>. Your work tree, index and HEAD are never touched.",
+		Description:          "Snapshots are canonical JSON committed to refs/snap/<session>, one commit per snapshot;\ncheckpoints are tags refs/snap-tags/<session>/<name>. Your work tree, index and HEAD are never touched.",
 		Reader:               e.stdin,
 		Writer:               e.stdout,
 		ErrWriter:            e.stderr,
@@ -72,7 +72,7 @@ func (e *env) newApp() *cli.App {
 			cmdRecord(e), cmdReplay(e), cmdTrace(e), cmdRewind(e), cmdPush(e), cmdFetch(e), cmdPull(e),
 			cmdPrune(e), cmdDrop(e), cmdGC(e), cmdDemo(e),
 			cmdDoctor(e), cmdResume(e), cmdCompletion(e), cmdComplete(e), cmdUndrop(e), cmdSearch(e),
-			cmdView(e), cmdName(e),
+			cmdView(e), cmdName(e), cmdMigrate(e),
 		},
 		CommandNotFound: func(_ *cli.Context, name string) { e.notFound = name },
 		Action: func(c *cli.Context) error { // no command: what git does, usage and exit status 1
@@ -297,6 +297,9 @@ func (e *env) open(c *cli.Context, sh shape) (*deps, error) {
 	gitCfg := e.outputConfig(sh, paths)
 	d := e.newDeps(c, s, cfg, gitCfg)
 	d.paths = paths
+	if s != nil && c.Command.Name != "migrate" {
+		noticeCheckpoints(d)
+	}
 	if sh.pager {
 		d.out, d.wait = e.pager(c, gitCfg)
 		d.bufferOut()

@@ -29,8 +29,12 @@ func cmdCheckpoint(e *env) *cli.Command {
 		Usage:     "name a snapshot (an annotated tag snap/<session>/<name>)",
 		ArgsUsage: "NAME [REV] | --list [SESSION] | --delete NAME",
 		Description: `Names a snapshot, by default the newest of the session, with an annotated tag
-refs/tags/snap/<session>/<name>. A name already in use moves only with --force; the
-snapshot it named before is still found by log --checkpoint NAME.
+refs/snap-tags/<session>/<name>, named snap/<session>/<name> in revisions. It is kept
+outside refs/tags/, so git tag -l, git push --tags and git clone leave it alone; git snap
+push sends it (refs.checkpoints_in_tags: true in the config keeps checkpoints under
+refs/tags/snap/, as versions before did; git snap migrate moves older ones). A name
+already in use moves only with --force; the snapshot it named before is still found by
+log --checkpoint NAME.
 
 Examples:
    git snap checkpoint green fix-login -m "all tests pass"
