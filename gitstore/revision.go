@@ -264,7 +264,7 @@ func CheckRevision(rev string) error {
 		case r == ' ':
 			return bad(fmt.Sprintf("has a space at byte %d", i))
 		case r == ':':
-			return bad(fmt.Sprintf("has ':' at byte %d (git's REV:PATH is not supported: restore REV --files or show REV --json read inside a snapshot)", i))
+			return bad(fmt.Sprintf("has ':' at byte %d (REV:PATH, a captured file or a member, is for show: git snap show REV:PATH)", i))
 		case strings.ContainsRune(`\*?[`, r):
 			return bad(fmt.Sprintf("has %q at byte %d, which no ref name holds", r, i))
 		}

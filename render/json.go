@@ -135,7 +135,7 @@ func NumbersToJSON(n agent.Numbers, first, last time.Time) NumbersJSON {
 		j.DurationSeconds = &d
 	}
 	if c := n.Cost; c != nil {
-		j.Cost = &CostJSON{USD: c.USD, Estimate: c.Estimate, PricesDate: c.PricesDate, UnknownModels: append([]string{}, c.Unknown...)}
+		j.Cost = &CostJSON{USD: c.USD, Estimate: c.Estimate, PricesDate: c.PricesDate, UnknownModels: namedModels(c.Unknown)}
 	}
 	return j
 }

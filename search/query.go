@@ -222,7 +222,7 @@ func verifyOne(q Query, mt *matcher, s *segment, d uint32, hits []Hit, done map[
 // matchLines adds a hit for each line of a field that matches.
 func matchLines(hits []Hit, base Hit, fl field, mt *matcher) []Hit {
 	text := fl.text
-	for len(text) > 0 {
+	for n := 1; len(text) > 0; n++ {
 		line := text
 		if i := strings.IndexByte(text, '\n'); i >= 0 {
 			line, text = text[:i], text[i+1:]
@@ -236,6 +236,7 @@ func matchLines(hits []Hit, base Hit, fl field, mt *matcher) []Hit {
 		h := base
 		h.Field, h.Tool = kindNames[fl.kind], fl.tool
 		h.Line, h.Match = clip(line, locs)
+		h.LineNumber = n
 		hits = append(hits, h)
 	}
 	return hits

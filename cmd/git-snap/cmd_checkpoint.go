@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -46,7 +45,7 @@ Examples:
 			&cli.BoolFlag{Name: "list", Usage: "list checkpoints"},
 			&cli.BoolFlag{Name: "delete", Aliases: []string{"d"}, Usage: "delete a checkpoint ([SESSION/]NAME)"},
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "the session `NAME` when REV is not given"},
-			&cli.BoolFlag{Name: "json", Usage: "with --list, JSON for scripts"},
+			&cli.BoolFlag{Name: "json", Usage: "JSON for scripts: the checkpoints listed, set or deleted (docs/json.md)"},
 		},
 		Action: action(e, shape{max: 2}, parseCheckpoint, runCheckpoint),
 	}
@@ -70,7 +69,7 @@ func runCheckpoint(ctx context.Context, d *deps, o checkpointOptions) error {
 		if o.Rev != "" {
 			return usagef("checkpoint --list takes at most a session")
 		}
-		return listCheckpoints(ctx, s, d.out, o.Name, o.JSON)
+		return listCheckpoints(ctx, d, o.Name, o.JSON)
 	case o.Delete:
 		return deleteCheckpoint(ctx, d, o)
 	case o.Name == "":
@@ -91,6 +90,9 @@ func runCheckpoint(ctx context.Context, d *deps, o checkpointOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.JSON {
+		return d.writeJSON(render.NewCheckpointSetJSON("set", cp))
+	}
 	fmt.Fprintf(d.out, "snap/%s/%s %s\n", cp.Session, cp.Name, cp.Target)
 	return nil
 }
@@ -99,7 +101,8 @@ func runCheckpoint(ctx context.Context, d *deps, o checkpointOptions) error {
 // session that does not exist is an error (exit 2), as git log NAME is,
 // not an empty list: unlike git tag --list, the argument is a name and
 // not a pattern, so a slip in it should not pass for "no checkpoints".
-func listCheckpoints(ctx context.Context, s *gitstore.Store, w io.Writer, session string, asJSON bool) error {
+func listCheckpoints(ctx context.Context, d *deps, session string, asJSON bool) error {
+	s, w := d.store, d.out
 	if session != "" {
 		var err error
 		if session, err = s.FindSession(ctx, session); err != nil {
@@ -120,7 +123,7 @@ func listCheckpoints(ctx context.Context, s *gitstore.Store, w io.Writer, sessio
 		}
 	}
 	if asJSON {
-		return render.JSON(w, render.NewCheckpointsJSON(cps))
+		return d.writeJSON(render.NewCheckpointsJSON(cps))
 	}
 	for _, cp := range cps {
 		fmt.Fprintf(w, "snap/%s/%s\t%s\t%s\t%s\n", cp.Session, cp.Name, cp.Target.String()[:12], cp.Time.Format("2006-01-02 15:04"), cp.Message)
@@ -166,8 +169,19 @@ func deleteCheckpoint(ctx context.Context, d *deps, o checkpointOptions) error {
 			return err
 		}
 	}
+	cps, err := s.Checkpoints(ctx, session, false)
+	if err != nil {
+		return err
+	}
 	if err := s.DeleteCheckpoint(ctx, session, cpName); err != nil {
 		return err
+	}
+	if o.JSON {
+		for _, cp := range cps {
+			if cp.Name == cpName {
+				return d.writeJSON(render.NewCheckpointSetJSON("deleted", cp))
+			}
+		}
 	}
 	fmt.Fprintf(d.out, "deleted checkpoint snap/%s/%s\n", session, cpName)
 	return nil

@@ -19,6 +19,9 @@ type diffOptions struct {
 	Stat    bool
 	JSON    bool
 	Patch   bool
+	// NameOnly and NameStatus list the captured files that changed, as
+	// git diff's options do: their paths, or A, M or D and the path.
+	NameOnly, NameStatus bool
 }
 
 func cmdDiff(e *env) *cli.Command {
@@ -38,11 +41,14 @@ Examples:
    git snap diff fix-login~5 fix-login --stat
    git snap diff fix-login~5..fix-login     # the same
    git snap diff                           # what the default session's newest snapshot added
-   git snap diff snap/fix-login/green fix-login --patch > change.json-patch`,
+   git snap diff snap/fix-login/green fix-login --patch > change.json-patch
+   git snap diff fix-login~3.. --name-status    # A, M or D and each captured file's path`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "stat", Usage: "counts only"},
 			&cli.BoolFlag{Name: "json", Usage: "the diff as JSON"},
 			&cli.BoolFlag{Name: "patch", Usage: "an RFC 6902 JSON Patch that turns A into B"},
+			&cli.BoolFlag{Name: "name-only", Usage: "only the paths of the captured files that changed"},
+			&cli.BoolFlag{Name: "name-status", Usage: "the captured files that changed, each with A (added), M (changed) or D (removed)"},
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: sessionFlagUsage},
 		},
 		Action: action(e, shape{max: 2, pager: true}, parseDiff, runDiff),
@@ -50,9 +56,10 @@ Examples:
 }
 
 func parseDiff(c *cli.Context) (diffOptions, error) {
-	o := diffOptions{Revs: c.Args().Slice(), Session: c.String("session"), Stat: c.Bool("stat"), JSON: c.Bool("json"), Patch: c.Bool("patch")}
-	if n := btoi(o.Stat) + btoi(o.JSON) + btoi(o.Patch); n > 1 {
-		return o, usagef("choose one of --stat, --json and --patch")
+	o := diffOptions{Revs: c.Args().Slice(), Session: c.String("session"), Stat: c.Bool("stat"), JSON: c.Bool("json"), Patch: c.Bool("patch"),
+		NameOnly: c.Bool("name-only"), NameStatus: c.Bool("name-status")}
+	if n := btoi(o.Stat) + btoi(o.JSON) + btoi(o.Patch) + btoi(o.NameOnly) + btoi(o.NameStatus); n > 1 {
+		return o, usagef("choose one of --stat, --json, --patch, --name-only and --name-status")
 	}
 	return o, nil
 }
@@ -106,7 +113,14 @@ func runDiff(ctx context.Context, d *deps, o diffOptions) error {
 		if !a.IsZero() {
 			from = a.String()
 		}
-		return render.JSON(w, render.NewDiffJSON(from, b.String(), diff))
+		return d.writeJSON(render.NewDiffJSON(from, b.String(), diff))
+	case o.NameOnly, o.NameStatus:
+		for _, f := range diff.Files {
+			if o.NameStatus {
+				fmt.Fprintf(w, "%s\t", nameStatus(f.Op))
+			}
+			fmt.Fprintln(w, f.Path)
+		}
 	case o.Stat:
 		render.DiffStat(w, diff)
 	default:
@@ -114,6 +128,17 @@ func runDiff(ctx context.Context, d *deps, o diffOptions) error {
 		render.Diff(w, d.color, diff)
 	}
 	return nil
+}
+
+// nameStatus is git diff --name-status's letter for a change.
+func nameStatus(op string) string {
+	switch op {
+	case snapshot.OpAdded:
+		return "A"
+	case snapshot.OpRemoved:
+		return "D"
+	}
+	return "M"
 }
 
 // diffPair compares snapshot a with b; with a zero (b is a session's

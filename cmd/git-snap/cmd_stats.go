@@ -110,7 +110,7 @@ func runStats(ctx context.Context, d *deps, o statsOptions) error {
 	st.Duration = st.Last.Sub(st.First).Round(time.Second).String()
 	withCost(&st.Numbers, d.cfg)
 	if o.JSON {
-		return render.JSON(w, render.NewStatsJSON(st.Sessions, st.Snapshots, st.Checkpoints, render.NumbersToJSON(st.Numbers, st.First, st.Last)))
+		return d.writeJSON(render.NewStatsJSON(st.Sessions, st.Snapshots, st.Checkpoints, render.NumbersToJSON(st.Numbers, st.First, st.Last)))
 	}
 	fmt.Fprintf(w, "sessions:     %d\nsnapshots:    %d\n", st.Sessions, st.Snapshots)
 	fmt.Fprintf(w, "checkpoints:  %d", len(st.Checkpoints))

@@ -60,7 +60,7 @@ func runTrace(ctx context.Context, d *deps, o traceOptions) error {
 	if o.JSON {
 		n := agent.NumbersOf(doc, entry.Header.Source)
 		n.Cost = &cost
-		return render.JSON(d.out, render.NewTraceJSON(render.EntryToJSON(entry, nil), lines, render.NumbersToJSON(n, n.First, n.Last)))
+		return d.writeJSON(render.NewTraceJSON(render.EntryToJSON(entry, nil), lines, render.NumbersToJSON(n, n.First, n.Last)))
 	}
 	render.Trace(d.out, d.color, lines, st, cost)
 	return nil
