@@ -355,3 +355,35 @@ func (ClaudeCode) Title(doc map[string]any) string {
 	}
 	return summary
 }
+
+// IsPreamble implements Preambler: text Claude Code injects as the
+// user's (isMeta: a command's expansion, caveats, reminders) and its
+// system records.
+func (ClaudeCode) IsPreamble(record any) bool {
+	r, _ := record.(map[string]any)
+	switch r["type"] {
+	case "system":
+		return true
+	case "user":
+		_, text := userTextAny(r)
+		return r["isMeta"] == true && text
+	}
+	return false
+}
+
+// userTextAny reports whether a user record's content is text (not a
+// tool result), whoever wrote it.
+func userTextAny(r map[string]any) (string, bool) {
+	msg, _ := r["message"].(map[string]any)
+	switch c := msg["content"].(type) {
+	case string:
+		return c, true
+	case []any:
+		for _, b := range c {
+			if m, _ := b.(map[string]any); m["type"] == "text" {
+				return str(m, "text"), true
+			}
+		}
+	}
+	return "", false
+}

@@ -336,3 +336,29 @@ func (c Codex) ResumeTarget(session string, doc map[string]any) (string, string,
 	day := codexStart(doc).UTC().Format("2006/01/02")
 	return filepath.Join(c.Home, "sessions", filepath.FromSlash(day), c.TranscriptName(session, doc)), command, nil
 }
+
+// codexContext starts the user messages Codex writes itself: the
+// environment, the user's and the project's instructions.
+var codexContext = []string{"<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<permissions instructions>"}
+
+// IsPreamble implements Preambler: developer and system messages, and
+// the context Codex sends as the user's.
+func (Codex) IsPreamble(record any) bool {
+	r, _ := record.(map[string]any)
+	p, _ := r["payload"].(map[string]any)
+	if str(r, "type") != "response_item" || str(p, "type") != "message" {
+		return false
+	}
+	switch str(p, "role") {
+	case "developer", "system":
+		return true
+	case "user":
+		text := strings.TrimSpace(snapshot.ContentText(p["content"]))
+		for _, c := range codexContext {
+			if strings.HasPrefix(text, c) {
+				return true
+			}
+		}
+	}
+	return false
+}

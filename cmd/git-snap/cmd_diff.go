@@ -22,6 +22,9 @@ type diffOptions struct {
 	// NameOnly and NameStatus list the captured files that changed, as
 	// git diff's options do: their paths, or A, M or D and the path.
 	NameOnly, NameStatus bool
+	// All shows the records that are not conversation and git-snap's
+	// bookkeeping members, which are left out and counted otherwise.
+	All bool
 }
 
 func cmdDiff(e *env) *cli.Command {
@@ -35,6 +38,10 @@ newest snapshot of --session, else of the default session, changed. An end left 
 A..B is that session. Messages and events are matched by id (by position where they have
 none); other members are compared by JSON path; captured files as text diffs; and the
 token delta from recorded usage (estimated where none is recorded, and said so).
+Records that are not conversation (Claude Code's progress lines, file-history notes)
+and the members git-snap keeps for itself (a hook's read positions under transcript,
+turns, touched_files) are left out and counted on a line of their own; --all shows
+them. --json gives everything.
 
 Examples:
    git snap diff fix-login                 # what the newest snapshot added
@@ -47,6 +54,7 @@ Examples:
 			&cli.BoolFlag{Name: "stat", Usage: "counts only"},
 			&cli.BoolFlag{Name: "json", Usage: "the diff as JSON"},
 			&cli.BoolFlag{Name: "patch", Usage: "an RFC 6902 JSON Patch that turns A into B"},
+			&cli.BoolFlag{Name: "all", Aliases: []string{"a"}, Usage: "show everything: also records that are not conversation (progress lines) and git-snap's bookkeeping (read positions)"},
 			&cli.BoolFlag{Name: "name-only", Usage: "only the paths of the captured files that changed"},
 			&cli.BoolFlag{Name: "name-status", Usage: "the captured files that changed, each with A (added), M (changed) or D (removed)"},
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: sessionFlagUsage},
@@ -57,7 +65,7 @@ Examples:
 
 func parseDiff(c *cli.Context) (diffOptions, error) {
 	o := diffOptions{Revs: c.Args().Slice(), Session: c.String("session"), Stat: c.Bool("stat"), JSON: c.Bool("json"), Patch: c.Bool("patch"),
-		NameOnly: c.Bool("name-only"), NameStatus: c.Bool("name-status")}
+		NameOnly: c.Bool("name-only"), NameStatus: c.Bool("name-status"), All: c.Bool("all")}
 	if n := btoi(o.Stat) + btoi(o.JSON) + btoi(o.Patch) + btoi(o.NameOnly) + btoi(o.NameStatus); n > 1 {
 		return o, usagef("choose one of --stat, --json, --patch, --name-only and --name-status")
 	}
@@ -122,10 +130,10 @@ func runDiff(ctx context.Context, d *deps, o diffOptions) error {
 			fmt.Fprintln(w, f.Path)
 		}
 	case o.Stat:
-		render.DiffStat(w, diff)
+		render.DiffStatWith(w, diff, render.DiffOptions{All: o.All})
 	default:
 		fmt.Fprintf(w, "%s\n", d.color.Dim(fmt.Sprintf("diff %s..%s", short(a), short(b))))
-		render.Diff(w, d.color, diff)
+		render.DiffWith(w, d.color, diff, render.DiffOptions{All: o.All})
 	}
 	return nil
 }

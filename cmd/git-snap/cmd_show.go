@@ -34,7 +34,10 @@ func cmdShow(e *env) *cli.Command {
 		Usage:     "show a snapshot: header, stats and the conversation",
 		ArgsUsage: "[REV | REV:PATH]",
 		Description: `Shows a snapshot's header and statistics, then its conversation for a person:
-roles, text, tool calls and results (shortened). --full shows everything whole,
+roles, text, tool calls and results (shortened). A subagent's records are marked
+(subagent NAME); preambles the harness wrote (system and developer text, context
+injected as the user's) are folded to one line, and records that are not
+conversation (progress lines) are counted at the end. --full shows everything whole,
 --tools the tool calls' inputs and results whole. On a terminal, text is wrapped at its
 width as Markdown is (code, tables and headings kept, list items and quotes indented);
 --width N sets the columns, 0 turns wrapping off. --json and --yaml give everything:
