@@ -82,11 +82,12 @@ func OpenPaths(ctx context.Context, paths gitstore.Paths, o Options) (*Repositor
 		return nil, &config.Error{File: "redact", Err: err}
 	}
 	s, err := gitstore.OpenPaths(ctx, paths, gitstore.Options{
-		RefPrefix: cfg.Refs.Prefix,
-		Warnf:     warnf,
-		Now:       o.Now,
-		Redactor:  redactor,
-		Env:       o.GitEnv,
+		RefPrefix:         cfg.Refs.Prefix,
+		CheckpointsInTags: cfg.Refs.CheckpointsInTags,
+		Warnf:             warnf,
+		Now:               o.Now,
+		Redactor:          redactor,
+		Env:               o.GitEnv,
 		// Nothing within the limits is larger; no read may cost more.
 		MaxObjectBytes: int64(max(cfg.Limits.MaxDocumentBytes, cfg.Limits.MaxValueBytes)),
 	})

@@ -430,3 +430,60 @@ func (ClaudeCode) ModelAPI() string { return "anthropic-messages" }
 func (ClaudeCode) ModelEndpoint(url string) string {
 	return "ANTHROPIC_BASE_URL=" + url + " ANTHROPIC_API_KEY=replay claude"
 }
+
+// Title implements Titler: the name the user gave the session with
+// /rename (a custom-title record), else the newest summary Claude Code
+// wrote of it (a summary record).
+func (ClaudeCode) Title(doc map[string]any) string {
+	msgs, _ := doc[snapshot.MemberMessages].([]any)
+	var custom, summary string
+	for _, rec := range msgs {
+		r, _ := rec.(map[string]any)
+		switch r["type"] {
+		case "custom-title":
+			if t := str(r, "customTitle"); t != "" {
+				custom = t
+			}
+		case "summary":
+			if t := str(r, "summary"); t != "" {
+				summary = t
+			}
+		}
+	}
+	if custom != "" {
+		return custom
+	}
+	return summary
+}
+
+// IsPreamble implements Preambler: text Claude Code injects as the
+// user's (isMeta: a command's expansion, caveats, reminders) and its
+// system records.
+func (ClaudeCode) IsPreamble(record any) bool {
+	r, _ := record.(map[string]any)
+	switch r["type"] {
+	case "system":
+		return true
+	case "user":
+		_, text := userTextAny(r)
+		return r["isMeta"] == true && text
+	}
+	return false
+}
+
+// userTextAny reports whether a user record's content is text (not a
+// tool result), whoever wrote it.
+func userTextAny(r map[string]any) (string, bool) {
+	msg, _ := r["message"].(map[string]any)
+	switch c := msg["content"].(type) {
+	case string:
+		return c, true
+	case []any:
+		for _, b := range c {
+			if m, _ := b.(map[string]any); m["type"] == "text" {
+				return str(m, "text"), true
+			}
+		}
+	}
+	return "", false
+}

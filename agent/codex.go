@@ -401,3 +401,29 @@ base_url = "` + url + `/v1"
 wire_api = "responses"
 env_key = "REPLAY_API_KEY"    # then: REPLAY_API_KEY=replay codex exec …`
 }
+
+// codexContext starts the user messages Codex writes itself: the
+// environment, the user's and the project's instructions.
+var codexContext = []string{"<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<permissions instructions>"}
+
+// IsPreamble implements Preambler: developer and system messages, and
+// the context Codex sends as the user's.
+func (Codex) IsPreamble(record any) bool {
+	r, _ := record.(map[string]any)
+	p, _ := r["payload"].(map[string]any)
+	if str(r, "type") != "response_item" || str(p, "type") != "message" {
+		return false
+	}
+	switch str(p, "role") {
+	case "developer", "system":
+		return true
+	case "user":
+		text := strings.TrimSpace(snapshot.ContentText(p["content"]))
+		for _, c := range codexContext {
+			if strings.HasPrefix(text, c) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -309,3 +309,9 @@ func (OpenCode) Check(records []any) error {
 	}
 	return nil
 }
+
+// Title implements Titler: the session's title in the export's info.
+func (OpenCode) Title(doc map[string]any) string {
+	info, _ := doc["info"].(map[string]any)
+	return str(info, "title")
+}

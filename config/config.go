@@ -30,6 +30,10 @@ type Config struct {
 	Refs    struct {
 		// Prefix of session refs; refs/snap/ by default.
 		Prefix string `yaml:"prefix"`
+		// CheckpointsInTags keeps checkpoints under refs/tags/snap/, where
+		// versions before kept them and git push --tags and git clone
+		// carry them; by default they are under refs/snap-tags/.
+		CheckpointsInTags bool `yaml:"checkpoints_in_tags"`
 	} `yaml:"refs"`
 	Limits struct {
 		// MaxDocumentBytes bounds a document given to save or import.
@@ -323,6 +327,10 @@ refs:
   # Where session branches live. refs/snap/ keeps them out of git branch,
   # pull requests and CI; refs/heads/snap/ makes them ordinary branches.
   prefix: refs/snap/
+  # Checkpoints are annotated tags under refs/snap-tags/, which git tag -l,
+  # git push --tags and git clone leave alone (git snap push sends them).
+  # true keeps them under refs/tags/snap/ instead, as versions before did.
+  checkpoints_in_tags: false
 
 limits:
   # Largest document save and import accept, in bytes (64 MiB).

@@ -16,7 +16,7 @@ const bundleV2 = "# v2 git bundle\n"
 
 // WriteBundle writes a git bundle (a file git bundle, git fetch and git
 // snap import all read) holding the given refs — sessions under the ref
-// prefix, checkpoints under refs/tags/snap/ — and everything they reach.
+// prefix, checkpoints under refs/snap-tags/ (or refs/tags/snap/) — and everything they reach.
 func (s *Store) WriteBundle(ctx context.Context, w io.Writer, refs []string) (int, error) {
 	tips := map[string]plumbing.Hash{}
 	var wants []plumbing.Hash
@@ -184,7 +184,11 @@ func (s *Store) BundleRefs(ctx context.Context, names []string) ([]string, error
 	}
 	for _, n := range names {
 		if sess, cp, ok := strings.Cut(strings.TrimPrefix(n, "snap/"), "/"); ok {
-			refs = append(refs, TagPrefix+sess+"/"+cp)
+			ref, _, err := s.findCheckpoint(sess, cp)
+			if err != nil {
+				return nil, err
+			}
+			refs = append(refs, ref)
 			continue
 		}
 		refs = append(refs, s.SessionRef(n))

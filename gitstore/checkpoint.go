@@ -45,8 +45,50 @@ func (e *CheckpointExistsError) Error() string {
 	return fmt.Sprintf("checkpoint %q of session %s already names snapshot %s; use --force to move it", e.Name, e.Session, short(e.Target))
 }
 
-func checkpointRef(session, name string) string {
-	return TagPrefix + session + "/" + name
+// checkpointRef is where a checkpoint is written.
+func (s *Store) checkpointRef(session, name string) string {
+	return s.cpPrefix + session + "/" + name
+}
+
+// checkpointPrefixes are where checkpoints are read: where they are
+// written first, then the other place (see MigrateCheckpoints).
+func (s *Store) checkpointPrefixes() []string {
+	if s.cpPrefix == TagPrefix {
+		return []string{TagPrefix, CheckpointPrefix}
+	}
+	return []string{CheckpointPrefix, TagPrefix}
+}
+
+// otherCheckpointPrefix is the place checkpoints are read from but no
+// longer written to.
+func (s *Store) otherCheckpointPrefix() string { return s.checkpointPrefixes()[1] }
+
+// findCheckpoint is the ref and tag of a checkpoint, where it is written
+// or else in the other place; a zero id when there is none.
+func (s *Store) findCheckpoint(session, name string) (string, plumbing.Hash, error) {
+	for _, p := range s.checkpointPrefixes() {
+		ref := p + session + "/" + name
+		h, err := s.refs.Read(ref)
+		if err != nil || !h.IsZero() {
+			return ref, h, err
+		}
+	}
+	return s.checkpointRef(session, name), plumbing.ZeroHash, nil
+}
+
+// checkpointOfRef reads session and name from a checkpoint's ref, in
+// either place (CheckpointPrefix, TagPrefix).
+func checkpointOfRef(ref string) (session, name string, ok bool) {
+	rest, ok := strings.CutPrefix(ref, CheckpointPrefix)
+	if !ok {
+		rest, ok = strings.CutPrefix(ref, TagPrefix)
+	}
+	if !ok {
+		return "", "", false
+	}
+	session, name, ok = strings.Cut(rest, "/")
+	ok = ok && snapshot.CheckName("session", session) == nil && snapshot.CheckName("checkpoint", name) == nil
+	return session, name, ok
 }
 
 // SetCheckpoint names a snapshot. The checkpoint belongs to the
@@ -60,10 +102,20 @@ func (s *Store) SetCheckpoint(ctx context.Context, name string, target plumbing.
 	if err != nil {
 		return Checkpoint{}, err
 	}
-	ref := checkpointRef(e.Header.Session, name)
-	old, err := s.refs.Read(ref)
+	ref := s.checkpointRef(e.Header.Session, name)
+	oldRef, old, err := s.findCheckpoint(e.Header.Session, name)
 	if err != nil {
 		return Checkpoint{}, err
+	}
+	if oldRef != ref && !old.IsZero() {
+		// The name is in the other place (not migrated yet): it is
+		// written where checkpoints are written now, and goes from there.
+		if err := s.refs.Update(ctx, ref, plumbing.ZeroHash, old, "checkpoint: moved from "+oldRef); err != nil {
+			return Checkpoint{}, writeErr(err)
+		}
+		if err := s.refs.Update(ctx, oldRef, old, plumbing.ZeroHash, "checkpoint: moved to "+ref); err != nil && !errors.Is(err, refs.ErrChanged) {
+			return Checkpoint{}, err
+		}
 	}
 	if !old.IsZero() {
 		cur, err := s.peel(old)
@@ -113,7 +165,10 @@ func (s *Store) writeTag(name string, target plumbing.Hash, msg string) (plumbin
 
 func (s *Store) readCheckpoint(ref string, tag plumbing.Hash, moved bool) (Checkpoint, error) {
 	cp := Checkpoint{Ref: ref, Tag: tag, Moved: moved}
-	rest := strings.TrimPrefix(strings.TrimPrefix(ref, TagPrefix), MovedPrefix)
+	rest := ref
+	for _, p := range []string{CheckpointPrefix, TagPrefix, MovedPrefix} {
+		rest = strings.TrimPrefix(rest, p)
+	}
 	parts := strings.Split(rest, "/")
 	if len(parts) < 2 {
 		return Checkpoint{}, fmt.Errorf("unexpected checkpoint ref %s", ref)
@@ -139,7 +194,8 @@ func (s *Store) readCheckpoint(ref string, tag plumbing.Hash, moved bool) (Check
 // first. With moved, former places of moved names are listed too.
 func (s *Store) Checkpoints(ctx context.Context, session string, moved bool) ([]Checkpoint, error) {
 	var out []Checkpoint
-	prefixes := []string{TagPrefix}
+	prefixes := s.checkpointPrefixes()
+	seen := map[string]bool{} // session/name found where checkpoints are written
 	if moved {
 		prefixes = append(prefixes, MovedPrefix)
 	}
@@ -159,6 +215,11 @@ func (s *Store) Checkpoints(ctx context.Context, session string, moved bool) ([]
 			if err != nil {
 				return nil, err
 			}
+			key := cp.Session + "/" + cp.Name
+			if !cp.Moved && seen[key] {
+				continue // in both places: the one written to counts
+			}
+			seen[key] = seen[key] || !cp.Moved
 			out = append(out, cp)
 		}
 	}
@@ -171,18 +232,98 @@ func (s *Store) Checkpoints(ctx context.Context, session string, moved bool) ([]
 	return out, nil
 }
 
-// DeleteCheckpoint removes a checkpoint of a session.
+// DeleteCheckpoint removes a checkpoint of a session, from both places
+// a checkpoint may be (see MigrateCheckpoints).
 func (s *Store) DeleteCheckpoint(ctx context.Context, session, name string) error {
-	ref := checkpointRef(session, name)
-	old, err := s.refs.Read(ref)
-	if err != nil {
-		return err
+	found := false
+	for _, p := range s.checkpointPrefixes() {
+		ref := p + session + "/" + name
+		old, err := s.refs.Read(ref)
+		if err != nil {
+			return err
+		}
+		if old.IsZero() {
+			continue
+		}
+		found = true
+		if err := s.refs.Update(ctx, ref, old, plumbing.ZeroHash, "checkpoint: delete"); err != nil {
+			return writeErr(err)
+		}
 	}
-	if old.IsZero() {
+	if !found {
 		return &NotFoundError{"snap/" + session + "/" + name, "names no checkpoint (see git snap checkpoint --list)"}
 	}
-	if err := s.refs.Update(ctx, ref, old, plumbing.ZeroHash, "checkpoint: delete"); err != nil {
-		return writeErr(err)
-	}
 	return nil
+}
+
+// CheckpointsElsewhere lists the checkpoints in the place they are no
+// longer written to (refs/tags/snap/, or refs/snap-tags/ with
+// Options.CheckpointsInTags), which MigrateCheckpoints moves, and that
+// place. Reading them costs one listing of refs.
+func (s *Store) CheckpointsElsewhere() (refs []string, prefix string, err error) {
+	prefix = s.otherCheckpointPrefix()
+	list, err := s.refs.List(prefix)
+	if err != nil {
+		return nil, prefix, err
+	}
+	for ref := range list {
+		if _, _, ok := checkpointOfRef(ref); ok {
+			refs = append(refs, ref)
+		}
+	}
+	slices.Sort(refs)
+	return refs, prefix, nil
+}
+
+// Migrated is a checkpoint MigrateCheckpoints moved, or would move.
+type Migrated struct {
+	From, To string // refs
+	// Kept is set when the name was taken where it moves to, by another
+	// tag: that one stays, and the one moved is kept under MovedPrefix,
+	// as a checkpoint moved with force is.
+	Kept bool
+}
+
+// MigrateCheckpoints moves every checkpoint to where checkpoints are
+// written now: from refs/tags/snap/ to refs/snap-tags/ (the other way
+// with Options.CheckpointsInTags). The tag objects are the same; each
+// move is logged. With dryRun nothing moves.
+func (s *Store) MigrateCheckpoints(ctx context.Context, dryRun bool) ([]Migrated, error) {
+	from, _, err := s.CheckpointsElsewhere()
+	if err != nil {
+		return nil, err
+	}
+	var out []Migrated
+	for _, ref := range from {
+		session, name, _ := checkpointOfRef(ref)
+		to := s.checkpointRef(session, name)
+		h, err := s.refs.Read(ref)
+		if err != nil || h.IsZero() {
+			if err != nil {
+				return out, err
+			}
+			continue
+		}
+		cur, err := s.refs.Read(to)
+		if err != nil {
+			return out, err
+		}
+		m := Migrated{From: ref, To: to, Kept: !cur.IsZero() && cur != h}
+		if m.Kept {
+			m.To = MovedPrefix + session + "/" + name + "/" + h.String()
+		}
+		out = append(out, m)
+		if dryRun {
+			continue
+		}
+		if cur != h {
+			if err := s.refs.Update(ctx, m.To, plumbing.ZeroHash, h, "migrate: from "+ref); err != nil && !errors.Is(err, refs.ErrChanged) {
+				return out, writeErr(err)
+			}
+		}
+		if err := s.refs.Update(ctx, ref, h, plumbing.ZeroHash, "migrate: to "+m.To); err != nil && !errors.Is(err, refs.ErrChanged) {
+			return out, writeErr(err)
+		}
+	}
+	return out, nil
 }

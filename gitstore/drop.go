@@ -110,7 +110,7 @@ func (s *Store) droppedCheckpoints(ctx context.Context, session string, tip plum
 		return nil, err
 	}
 	var out []Checkpoint
-	for _, prefix := range []string{TagPrefix, MovedPrefix} {
+	for _, prefix := range append(s.checkpointPrefixes(), MovedPrefix) {
 		names, err := s.refs.Logged(prefix + session + "/")
 		if err != nil {
 			return nil, err

@@ -43,7 +43,7 @@ func TestReflogAsGitReadsIt(t *testing.T) {
 		t.Errorf("git reflog show:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	// git walks only commits in a reflog; the tag's entry is read by name
-	if got := strings.TrimSpace(git(t, dir, "rev-parse", "refs/tags/snap/x/green@{0}")); got != cp.Tag.String() {
+	if got := strings.TrimSpace(git(t, dir, "rev-parse", "refs/snap-tags/x/green@{0}")); got != cp.Tag.String() {
 		t.Errorf("checkpoint's reflog names %s, want the tag %s", got, cp.Tag)
 	}
 	git(t, dir, "fsck", "--strict", "--no-progress")

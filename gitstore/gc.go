@@ -66,7 +66,7 @@ func (s *Store) GC(ctx context.Context, o GCOptions) error {
 // it makes redundant.
 func (s *Store) packSnapObjects(ctx context.Context, o GCOptions) error {
 	var tips bytes.Buffer
-	for _, prefix := range []string{s.prefix, TagPrefix, MovedPrefix} {
+	for _, prefix := range []string{s.prefix, CheckpointPrefix, TagPrefix, MovedPrefix} {
 		refs, err := s.refs.List(prefix)
 		if err != nil {
 			return err

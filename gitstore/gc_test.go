@@ -43,7 +43,7 @@ func TestGCPacksSnapshotsAndLosesNothing(t *testing.T) {
 	must(t, s.GC(ctx, GCOptions{}))
 
 	git(t, dir, "fsck", "--strict", "--no-progress", "--no-dangling")
-	for _, obj := range []string{staged, reflogOnly, "HEAD", "refs/tags/snap/a/green"} {
+	for _, obj := range []string{staged, reflogOnly, "HEAD", "refs/snap-tags/a/green"} {
 		git(t, dir, "cat-file", "-e", obj)
 	}
 	for _, id := range ids {

@@ -39,17 +39,6 @@ func (s *Store) sessionOfRef(ref string) (string, bool) {
 	return name, ok && snapshot.CheckName("session", name) == nil
 }
 
-// checkpointOfRef reads session and name from refs/tags/snap/<session>/<name>.
-func checkpointOfRef(ref string) (session, name string, ok bool) {
-	rest, ok := strings.CutPrefix(ref, TagPrefix)
-	if !ok {
-		return "", "", false
-	}
-	session, name, ok = strings.Cut(rest, "/")
-	ok = ok && snapshot.CheckName("session", session) == nil && snapshot.CheckName("checkpoint", name) == nil
-	return session, name, ok
-}
-
 // verifyIncoming checks that every snapshot and object reachable from
 // tips is here, that every commit is a snapshot and every tree holds only
 // what a snapshot may hold. seen carries what was already checked, so
@@ -212,7 +201,7 @@ func (s *Store) incomingRef(ref BundleRef) (incomingRef, error) {
 	if session, ok := s.sessionOfRef(ref.Name); ok {
 		return incomingRef{session: session, target: ref.Hash}, nil
 	}
-	session, _, ok := checkpointOfRef(ref.Name)
+	session, name, ok := checkpointOfRef(ref.Name)
 	if !ok {
 		return incomingRef{}, fmt.Errorf("%q is not a git-snap session or checkpoint name; nothing was changed", ref.Name)
 	}
@@ -220,13 +209,15 @@ func (s *Store) incomingRef(ref BundleRef) (incomingRef, error) {
 	if err != nil {
 		return incomingRef{}, fmt.Errorf("checkpoint %s: %w", ref.Name, err)
 	}
-	return incomingRef{session: session, target: target, tag: ref.Name, tagHash: ref.Hash}, nil
+	// Adopted where checkpoints are written here, from either place there.
+	return incomingRef{session: session, target: target, tag: s.checkpointRef(session, name), tagHash: ref.Hash}, nil
 }
 
 // CheckRefPrefix checks a prefix for session refs, which may come from a
 // settings file committed by someone else: refs/, then one or more names
 // git accepts, then /. No component may climb out with `..` or hide as a
-// dot file, and checkpoints' own refs/tags/snap/ is not a session prefix.
+// dot file, and checkpoints' own places (refs/snap-tags/, refs/tags/snap/,
+// refs/snap-moved/) are no session prefix.
 func CheckRefPrefix(p string) error {
 	inner, ok := strings.CutPrefix(p, "refs/")
 	inner, ok2 := strings.CutSuffix(inner, "/")
@@ -238,8 +229,10 @@ func CheckRefPrefix(p string) error {
 			return &OptionsError{fmt.Sprintf("ref prefix %q: %v", p, err)}
 		}
 	}
-	if strings.HasPrefix(p, TagPrefix) || strings.HasPrefix(TagPrefix, p) {
-		return &OptionsError{fmt.Sprintf("ref prefix %q would mix sessions with checkpoints (%s)", p, TagPrefix)}
+	for _, cp := range []string{CheckpointPrefix, TagPrefix, MovedPrefix} {
+		if strings.HasPrefix(p, cp) || strings.HasPrefix(cp, p) {
+			return &OptionsError{fmt.Sprintf("ref prefix %q would mix sessions with checkpoints (%s)", p, cp)}
+		}
 	}
 	if gitNamespaces[inner] {
 		return &OptionsError{fmt.Sprintf("ref prefix %q would make sessions of git's own refs; use a folder of its own, like refs/%s/snap/", p, inner)}

@@ -25,7 +25,7 @@ func (l Lock) Stale() bool { return l.Dead || (l.PID == 0 && l.Age > staleTempAg
 // Inspection is what doctor reads of a repository's git-snap state:
 // locks on git-snap's refs and the temporary files of killed writers.
 type Inspection struct {
-	Locks []Lock   // every lock on refs/snap, refs/tags/snap and packed-refs
+	Locks []Lock   // every lock on refs/snap, refs/snap-tags, refs/tags/snap, refs/snap-moved, packed-refs and names
 	Temp  []string // temporary files older than gc leaves them (see GC)
 }
 
@@ -33,7 +33,7 @@ type Inspection struct {
 // without changing anything.
 func Inspect(p Paths, now time.Time) Inspection {
 	var in Inspection
-	for _, root := range []string{filepath.Join(p.CommonDir, "refs", "snap"), filepath.Join(p.CommonDir, "refs", "tags", "snap"), filepath.Join(p.CommonDir, "packed-refs.lock")} {
+	for _, root := range []string{filepath.Join(p.CommonDir, "refs", "snap"), filepath.Join(p.CommonDir, "refs", "snap-tags"), filepath.Join(p.CommonDir, "refs", "tags", "snap"), filepath.Join(p.CommonDir, "refs", "snap-moved"), filepath.Join(p.CommonDir, "packed-refs.lock"), filepath.Join(p.CommonDir, "snap", "names.lock")} {
 		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".lock") {
 				return nil

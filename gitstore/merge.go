@@ -85,8 +85,9 @@ func (s *Store) Pull(ctx context.Context, o RemoteOptions) ([]PullResult, error)
 // of a session that took the remote's pruned history moves where the
 // prune moved it; any other the local repository has is kept.
 func (s *Store) pullTag(ctx context.Context, ref string, tag plumbing.Hash, rewritten map[string]bool) error {
-	if session, _, ok := checkpointOfRef(ref); ok && rewritten[session] {
-		cur, err := s.refs.Read(ref)
+	session, name, _ := checkpointOfRef(ref)
+	if rewritten[session] {
+		ref, cur, err := s.findCheckpoint(session, name)
 		if err != nil || cur == tag {
 			return err
 		}
@@ -129,8 +130,14 @@ func contains(list []string, s string) bool {
 }
 
 // adoptTag creates a checkpoint tag another clone made, unless the name
-// is taken here: the local one is kept.
+// is taken here (in either place checkpoints are read from): the local
+// one is kept.
 func (s *Store) adoptTag(ctx context.Context, ref string, tag plumbing.Hash) error {
+	if session, name, ok := checkpointOfRef(ref); ok {
+		if _, cur, err := s.findCheckpoint(session, name); err != nil || !cur.IsZero() {
+			return err
+		}
+	}
 	if err := s.refs.Update(ctx, ref, plumbing.ZeroHash, tag, "pull: checkpoint"); err != nil && !errors.Is(err, refs.ErrChanged) {
 		return err
 	}

@@ -21,14 +21,25 @@ func (s *Store) SessionNames(ctx context.Context) ([]string, error) {
 // snap/<session>/<name>, sorted, from the refs alone; of one session or
 // of all ("").
 func (s *Store) CheckpointNames(ctx context.Context, session string) ([]string, error) {
-	prefix := TagPrefix
-	if session != "" {
-		prefix += session + "/"
+	var out []string
+	for _, prefix := range s.checkpointPrefixes() {
+		strip := prefix
+		if session != "" {
+			prefix += session + "/"
+		}
+		names, err := s.refNames(ctx, prefix, strip, func(name string) bool {
+			_, _, ok := checkpointOfRef(strip + name)
+			return ok
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range names {
+			out = append(out, "snap/"+n)
+		}
 	}
-	return s.refNames(ctx, prefix, "refs/tags/", func(name string) bool {
-		_, _, ok := checkpointOfRef("refs/tags/" + name)
-		return ok
-	})
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }
 
 // refNames lists the refs under prefix, each without strip, that ok

@@ -40,7 +40,7 @@ func TestNamesAgreeWithGit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = strings.Fields(git(t, dir, "for-each-ref", "--format=%(refname:lstrip=2)", "refs/tags/snap/"))
+	want = strings.Fields(git(t, dir, "for-each-ref", "--format=snap/%(refname:lstrip=2)", "refs/snap-tags/"))
 	if !slices.Equal(cps, want) || len(cps) != 2 {
 		t.Errorf("checkpoints %q, git lists %q", cps, want)
 	}

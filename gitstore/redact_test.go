@@ -45,7 +45,7 @@ func TestHeaderTextIsRedactedAndCounted(t *testing.T) {
 	}
 	_, err = s.SetCheckpoint(ctx, "cp", saved.ID, "release "+tok, false)
 	must(t, err)
-	all := git(t, dir, "log", "--format=%B", "refs/snap/s") + git(t, dir, "cat-file", "-p", "refs/tags/snap/s/cp")
+	all := git(t, dir, "log", "--format=%B", "refs/snap/s") + git(t, dir, "cat-file", "-p", "refs/snap-tags/s/cp")
 	if strings.Contains(all, "ghp_") || strings.Contains(all, "AKIA") {
 		t.Errorf("secret in commit or tag messages:\n%s", all)
 	}

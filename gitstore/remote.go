@@ -45,39 +45,54 @@ func trackingName(remote string) string {
 }
 
 // pushSpecs are the refspecs that send sessions and their checkpoints,
-// and nothing else of the repository.
+// and nothing else of the repository: checkpoints from both places they
+// may be here, each to the same place there (see MigrateCheckpoints).
 func (s *Store) pushSpecs(sessions []string) []string {
-	if len(sessions) == 0 {
-		return []string{s.prefix + "*:" + s.prefix + "*", TagPrefix + "*:" + TagPrefix + "*"}
-	}
 	var specs []string
+	if len(sessions) == 0 {
+		specs = append(specs, s.prefix+"*:"+s.prefix+"*")
+		for _, cp := range s.checkpointPrefixes() {
+			specs = append(specs, cp+"*:"+cp+"*")
+		}
+		return specs
+	}
 	for _, sess := range sessions {
-		specs = append(specs, s.SessionRef(sess)+":"+s.SessionRef(sess), TagPrefix+sess+"/*:"+TagPrefix+sess+"/*")
+		specs = append(specs, s.SessionRef(sess)+":"+s.SessionRef(sess))
+		for _, cp := range s.checkpointPrefixes() {
+			specs = append(specs, cp+sess+"/*:"+cp+sess+"/*")
+		}
 	}
 	return specs
 }
 
-// shared pairs each namespace git-snap shares, sessions and checkpoints,
-// with the namespace a fetch keeps a remote's copy of it under:
-// refs/remotes/<remote>/snap/ and …/snap-checkpoints/.
+// shared pairs each namespace git-snap shares, sessions and checkpoints
+// in both their places, with the namespace a fetch keeps a remote's copy
+// of it under: refs/remotes/<remote>/snap/, …/snap-tags/ (checkpoints
+// under refs/snap-tags/) and …/snap-checkpoints/ (under refs/tags/snap/,
+// where versions before kept them).
 type shared struct{ local, tracking string }
 
 func (s *Store) sharedNamespaces(remote string) []shared {
 	track := "refs/remotes/" + trackingName(remote) + "/"
-	return []shared{{s.prefix, track + "snap/"}, {TagPrefix, track + "snap-checkpoints/"}}
+	return []shared{{s.prefix, track + "snap/"}, {CheckpointPrefix, track + "snap-tags/"}, {TagPrefix, track + "snap-checkpoints/"}}
 }
 
 // fetchSpecs bring a remote's sessions and checkpoints into
 // remote-tracking refs; local sessions change only on pull.
 func (s *Store) fetchSpecs(remote string, sessions []string) []string {
 	ns := s.sharedNamespaces(remote)
-	sess, cps := ns[0], ns[1]
-	if len(sessions) == 0 {
-		return []string{"+" + sess.local + "*:" + sess.tracking + "*", "+" + cps.local + "*:" + cps.tracking + "*"}
-	}
 	var specs []string
+	if len(sessions) == 0 {
+		for _, n := range ns {
+			specs = append(specs, "+"+n.local+"*:"+n.tracking+"*")
+		}
+		return specs
+	}
 	for _, name := range sessions {
-		specs = append(specs, "+"+sess.local+name+":"+sess.tracking+name, "+"+cps.local+name+"/*:"+cps.tracking+name+"/*")
+		specs = append(specs, "+"+ns[0].local+name+":"+ns[0].tracking+name)
+		for _, cp := range ns[1:] {
+			specs = append(specs, "+"+cp.local+name+"/*:"+cp.tracking+name+"/*")
+		}
 	}
 	return specs
 }

@@ -40,7 +40,7 @@ func (s *Store) Resolve(ctx context.Context, rev string) (plumbing.Hash, error) 
 	if i := strings.IndexAny(rev, "~^"); i >= 0 {
 		base, ops = rev[:i], rev[i:]
 	}
-	id, err := s.resolveBase(base)
+	id, err := s.resolveBase(ctx, base)
 	if isHex(base) && len(base) >= 4 {
 		// An id copied before a prune names the snapshot's new commit,
 		// also once git gc has removed the old one.
@@ -63,11 +63,32 @@ func (s *Store) Resolve(ctx context.Context, rev string) (plumbing.Hash, error) 
 	return id, nil
 }
 
-func (s *Store) resolveBase(base string) (plumbing.Hash, error) {
-	var candidates []string
-	if snapshot.CheckName("session", base) == nil {
-		candidates = append(candidates, s.SessionRef(base))
+// resolveBase finds what a revision without ~ and ^ names: a session,
+// a name given to one, a checkpoint, a git ref, then a unique prefix of
+// a session's name or of a snapshot id (both together may be
+// ambiguous).
+func (s *Store) resolveBase(ctx context.Context, base string) (plumbing.Hash, error) {
+	isSession := snapshot.CheckName("session", base) == nil
+	if isSession {
+		h, err := s.refs.Read(s.SessionRef(base))
+		if err != nil || !h.IsZero() {
+			return h, err
+		}
+		session, err := s.alias(base)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		if session != "" {
+			if err := s.checkAliasTarget(base, session); err != nil {
+				return plumbing.ZeroHash, err
+			}
+			return s.SessionTip(session)
+		}
 	}
+	if h, err := s.checkpointRev(ctx, base); err != nil || !h.IsZero() {
+		return h, err
+	}
+	var candidates []string
 	if strings.HasPrefix(base, "refs/") {
 		candidates = append(candidates, base)
 	} else {
@@ -82,35 +103,75 @@ func (s *Store) resolveBase(base string) (plumbing.Hash, error) {
 			return s.peel(h)
 		}
 	}
-	if len(base) >= 4 && len(base) <= 40 && isHex(base) {
-		return s.resolvePrefix(base)
+	var sessions []string
+	if isSession {
+		var err error
+		if sessions, err = s.sessionsWithPrefix(ctx, base); err != nil {
+			return plumbing.ZeroHash, err
+		}
 	}
-	return plumbing.ZeroHash, &RevisionError{base, "names nothing: not a session (see git snap sessions), a checkpoint (snap/<session>/<name>, see git snap checkpoint --list) or a snapshot id"}
+	var ids []plumbing.Hash
+	hex := len(base) >= 4 && len(base) <= 40 && isHex(base)
+	if hex {
+		ids = s.objectsWithPrefix(base)
+	}
+	switch {
+	case len(sessions) == 1 && len(ids) == 0:
+		return s.SessionTip(sessions[0])
+	case len(ids) == 1 && len(sessions) == 0:
+		return s.peel(ids[0])
+	case len(sessions)+len(ids) > 1:
+		var what []string
+		if len(sessions) > 0 {
+			what = append(what, "sessions "+listSome(sessions))
+		}
+		if len(ids) > 0 {
+			var short []string
+			for _, h := range ids {
+				short = append(short, h.String()[:12])
+			}
+			what = append(what, "snapshot ids "+listSome(short))
+		}
+		return plumbing.ZeroHash, &RevisionError{base, "is ambiguous: it starts " + strings.Join(what, " and ") + "; give more characters"}
+	case hex:
+		return plumbing.ZeroHash, &RevisionError{strings.ToLower(base), "names nothing: no snapshot id starts with it"}
+	}
+	return plumbing.ZeroHash, &RevisionError{base, "names nothing: not a session (see git snap sessions), a name given to one (git snap name), a checkpoint (snap/<session>/<name>, see git snap checkpoint --list) or a snapshot id"}
+}
+
+// checkpointRev resolves snap/<session>/<name>, the session written as
+// any session argument (FindSession); ZeroHash when base is not of that
+// form or names no checkpoint.
+func (s *Store) checkpointRev(ctx context.Context, base string) (plumbing.Hash, error) {
+	rest, ok := strings.CutPrefix(base, "snap/")
+	arg, name, ok2 := strings.Cut(rest, "/")
+	if !ok || !ok2 || snapshot.CheckName("checkpoint", name) != nil {
+		return plumbing.ZeroHash, nil
+	}
+	session, found, err := s.findSession(ctx, arg)
+	if err != nil || !found {
+		return plumbing.ZeroHash, err
+	}
+	_, h, err := s.findCheckpoint(session, name)
+	if err != nil || h.IsZero() {
+		return plumbing.ZeroHash, err
+	}
+	return s.peel(h)
 }
 
 func isHex(s string) bool { return strings.Trim(s, "0123456789abcdefABCDEF") == "" }
 
-// resolvePrefix finds the one commit or tag whose id starts with prefix.
-func (s *Store) resolvePrefix(prefix string) (plumbing.Hash, error) {
-	prefix = strings.ToLower(prefix)
+// objectsWithPrefix lists the commits and tags whose ids start with
+// prefix.
+func (s *Store) objectsWithPrefix(prefix string) []plumbing.Hash {
 	var found []plumbing.Hash
-	for _, h := range s.st.withPrefix(prefix) {
+	for _, h := range s.st.withPrefix(strings.ToLower(prefix)) {
 		o, err := s.st.EncodedObject(plumbing.AnyObject, h)
 		if err == nil && (o.Type() == plumbing.CommitObject || o.Type() == plumbing.TagObject) {
 			found = append(found, h)
 		}
 	}
-	switch len(found) {
-	case 0:
-		return plumbing.ZeroHash, &RevisionError{prefix, "names nothing: no snapshot id starts with it"}
-	case 1:
-		return s.peel(found[0])
-	}
-	var ids []string
-	for _, h := range found {
-		ids = append(ids, h.String()[:12])
-	}
-	return plumbing.ZeroHash, &RevisionError{prefix, "is ambiguous: it starts " + strings.Join(ids, ", ") + "; give more digits"}
+	return found
 }
 
 // peel follows annotated tags to the commit they name.
@@ -203,7 +264,7 @@ func CheckRevision(rev string) error {
 		case r == ' ':
 			return bad(fmt.Sprintf("has a space at byte %d", i))
 		case r == ':':
-			return bad(fmt.Sprintf("has ':' at byte %d (git's REV:PATH is not supported: restore REV --files or show REV --json read inside a snapshot)", i))
+			return bad(fmt.Sprintf("has ':' at byte %d (REV:PATH, a captured file or a member, is for show: git snap show REV:PATH)", i))
 		case strings.ContainsRune(`\*?[`, r):
 			return bad(fmt.Sprintf("has %q at byte %d, which no ref name holds", r, i))
 		}
@@ -253,10 +314,17 @@ func SplitRange(arg, dflt string) (include, exclude string, err error) {
 }
 
 // ResolveRange resolves the arguments of log or diff (see SplitRange).
-// Each argument adds to Include or Exclude.
-func (s *Store) ResolveRange(ctx context.Context, args []string, dflt string) (RevRange, error) {
+// Each argument adds to Include or Exclude. An end left out of a range
+// ("A..", "..B") is the newest snapshot of the session the other end is
+// in, so fix~3.. reads as fix~3..fix and snap/fix/green.. as
+// snap/fix/green..fix.
+func (s *Store) ResolveRange(ctx context.Context, args []string) (RevRange, error) {
 	var r RevRange
 	for _, arg := range args {
+		dflt, err := s.sessionOfOtherEnd(ctx, arg)
+		if err != nil {
+			return RevRange{}, err
+		}
 		include, exclude, err := SplitRange(arg, dflt)
 		if err != nil {
 			return RevRange{}, err
@@ -278,11 +346,39 @@ func (s *Store) ResolveRange(ctx context.Context, args []string, dflt string) (R
 	return r, nil
 }
 
+// sessionOfOtherEnd is, for a range with one end left out ("A..",
+// "..B"), the session of the end given; "" for any other argument.
+func (s *Store) sessionOfOtherEnd(ctx context.Context, arg string) (string, error) {
+	if strings.Contains(arg, "...") || strings.HasPrefix(arg, "^") {
+		return "", nil
+	}
+	from, to, ok := strings.Cut(arg, "..")
+	given := ""
+	switch {
+	case !ok || (from == "") == (to == ""):
+		return "", nil
+	case from == "":
+		given = to
+	default:
+		given = from
+	}
+	if CheckRevision(given) != nil {
+		return "", nil // SplitRange says what is wrong with it
+	}
+	id, err := s.Resolve(ctx, given)
+	if err != nil {
+		return "", err
+	}
+	e, err := s.Entry(ctx, id)
+	return e.Header.Session, err
+}
+
 // ResolvePair resolves the arguments of a diff to the two snapshots it
 // compares: "A B", "A..B" or "^A B" (A to B), or "A" alone (A's parent
 // to A; a zero first id when A is its session's first snapshot). An end
-// left out of a range is dflt (see SplitRange).
-func (s *Store) ResolvePair(ctx context.Context, args []string, dflt string) (a, b plumbing.Hash, err error) {
+// left out of a range is the newest snapshot of the other end's session
+// (see ResolveRange).
+func (s *Store) ResolvePair(ctx context.Context, args []string) (a, b plumbing.Hash, err error) {
 	ranged := slices.ContainsFunc(args, func(arg string) bool { return strings.HasPrefix(arg, "^") || strings.Contains(arg, "..") })
 	if !ranged {
 		switch len(args) {
@@ -300,7 +396,7 @@ func (s *Store) ResolvePair(ctx context.Context, args []string, dflt string) (a,
 			return a, b, err
 		}
 	}
-	r, err := s.ResolveRange(ctx, args, dflt)
+	r, err := s.ResolveRange(ctx, args)
 	if err != nil {
 		return a, b, err
 	}

@@ -104,7 +104,7 @@ func TestWalkRangeAgreesWithGit(t *testing.T) {
 	for _, args := range [][]string{
 		{"a"}, {"a~2..a"}, {"a..b"}, {"b..a"}, {"^a~1", "b"}, {"a..a"}, {"^b", "a", "b"}, {"a~4..b", "^a~1"},
 	} {
-		r, err := s.ResolveRange(ctx, args, "")
+		r, err := s.ResolveRange(ctx, args)
 		must(t, err)
 		var got []string
 		var last time.Time
@@ -127,7 +127,7 @@ func TestWalkRangeAgreesWithGit(t *testing.T) {
 			t.Errorf("%v: walked %v, git rev-list %v", args, got, want)
 		}
 	}
-	if _, err := s.ResolveRange(ctx, []string{"a..nosuch"}, ""); err == nil {
+	if _, err := s.ResolveRange(ctx, []string{"a..nosuch"}); err == nil {
 		t.Error("a..nosuch resolved")
 	}
 	var none []plumbing.Hash

@@ -178,7 +178,7 @@ func shareScenario(t *testing.T, url, bare string) {
 		t.Fatal(err)
 	}
 	// Only sessions and checkpoints travel.
-	if refs := git(t, bare, "for-each-ref", "--format=%(refname)"); refs != "refs/snap/s1\nrefs/tags/snap/s1/first" {
+	if refs := git(t, bare, "for-each-ref", "--format=%(refname)"); refs != "refs/snap-tags/s1/first\nrefs/snap/s1" {
 		t.Fatalf("the server holds:\n%s", refs)
 	}
 	res, err := b.Pull(ctx, opt)
@@ -262,7 +262,7 @@ func TestBundleRoundTripAndGitInterop(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "s1.bundle")
 	f, _ := os.Create(path)
-	if _, err := a.WriteBundle(ctx, f, []string{"refs/snap/s1", "refs/tags/snap/s1/cp"}); err != nil {
+	if _, err := a.WriteBundle(ctx, f, []string{"refs/snap/s1", "refs/snap-tags/s1/cp"}); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
@@ -360,7 +360,7 @@ func TestPruneKeepsWhatItSaysAndOldIDsResolve(t *testing.T) {
 	if _, err := s.Drop(ctx, "p", false); err != nil {
 		t.Fatal(err)
 	}
-	if refs := git(t, dir, "for-each-ref", "refs/snap", "refs/tags/snap"); refs != "" {
+	if refs := git(t, dir, "for-each-ref", "refs/snap", "refs/snap-tags", "refs/tags/snap"); refs != "" {
 		t.Errorf("after drop: %s", refs)
 	}
 }

@@ -35,13 +35,26 @@ import (
 // DefaultRefPrefix is where session refs live: refs/snap/<session>.
 const DefaultRefPrefix = "refs/snap/"
 
-// TagPrefix is where checkpoints live: refs/tags/snap/<session>/<name>.
+// CheckpointPrefix is where checkpoints live: annotated tags at
+// refs/snap-tags/<session>/<name>, outside refs/tags/, so that git tag
+// -l, git push --tags and git clone leave them alone; git snap push
+// sends them.
+const CheckpointPrefix = "refs/snap-tags/"
+
+// TagPrefix is where checkpoints lived before CheckpointPrefix, and
+// where they live with Options.CheckpointsInTags:
+// refs/tags/snap/<session>/<name>. Checkpoints there are still read (and
+// moved by MigrateCheckpoints).
 const TagPrefix = "refs/tags/snap/"
 
 // Options tune a Store. The zero value is ready to use.
 type Options struct {
 	// RefPrefix replaces DefaultRefPrefix, e.g. "refs/heads/snap/".
 	RefPrefix string
+	// CheckpointsInTags writes checkpoints where versions before
+	// CheckpointPrefix did, under refs/tags/snap/, where git push
+	// --tags and git clone carry them.
+	CheckpointsInTags bool
 	// Warnf receives warnings a user should see (a stale lock removed).
 	Warnf func(format string, args ...any)
 	// Now gives the time of new snapshots; time.Now when nil.
@@ -71,13 +84,14 @@ const DefaultMaxObjectBytes = 64 << 20
 // concurrent use); goroutines that write at once each open their own, and
 // lose nothing: every write is a compare-and-swap on the session's ref.
 type Store struct {
-	paths  Paths
-	st     *objectReader
-	refs   *refs.Store
-	prefix string
-	tips   tipsCache // what Tips read last
-	opts   Options
-	reader layout.Reader
+	paths    Paths
+	st       *objectReader
+	refs     *refs.Store
+	prefix   string
+	cpPrefix string    // where checkpoints are written: CheckpointPrefix, or TagPrefix
+	tips     tipsCache // what Tips read last
+	opts     Options
+	reader   layout.Reader
 	// count adds up a document's records for the header's totals, the
 	// way the agent that recorded them (source) reads them; nil, only in
 	// tests, writes none, as versions before totals did.
@@ -138,11 +152,15 @@ func OpenPaths(ctx context.Context, paths Paths, opts Options) (*Store, error) {
 	}
 	st := newObjectReader(filesystem.NewStorageWithOptions(osfs.New(paths.CommonDir), cache.NewObjectLRU(16*cache.MiByte), filesystem.Options{}), paths.CommonDir, opts.MaxObjectBytes)
 	s := &Store{
-		paths:  paths,
-		st:     st,
-		prefix: opts.RefPrefix,
-		opts:   opts,
-		count:  agent.CountTotals,
+		paths:    paths,
+		st:       st,
+		prefix:   opts.RefPrefix,
+		cpPrefix: CheckpointPrefix,
+		opts:     opts,
+		count:    agent.CountTotals,
+	}
+	if opts.CheckpointsInTags {
+		s.cpPrefix = TagPrefix
 	}
 	// Every ref update is logged as git logs one (refs/reflog.go), signed
 	// as the snapshots are.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -123,15 +124,17 @@ func (s *Store) writeTotalsCache(m map[plumbing.Hash]snapshot.Totals, asked []En
 // CheckpointsBySession lists the checkpoint names of every session from one
 // listing of the refs, reading no tag: session → names.
 func (s *Store) CheckpointsBySession() (map[string][]string, error) {
-	refs, err := s.refs.List(TagPrefix)
-	if err != nil {
-		return nil, err
-	}
 	out := map[string][]string{}
-	for ref := range refs {
-		session, name, ok := strings.Cut(strings.TrimPrefix(ref, TagPrefix), "/")
-		if ok && !strings.Contains(name, "/") {
-			out[session] = append(out[session], name)
+	for _, prefix := range s.checkpointPrefixes() {
+		refs, err := s.refs.List(prefix)
+		if err != nil {
+			return nil, err
+		}
+		for ref := range refs {
+			session, name, ok := strings.Cut(strings.TrimPrefix(ref, prefix), "/")
+			if ok && !strings.Contains(name, "/") && !slices.Contains(out[session], name) {
+				out[session] = append(out[session], name)
+			}
 		}
 	}
 	return out, nil

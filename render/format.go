@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strconv"
@@ -248,11 +249,37 @@ type LogWriter struct {
 	Pretty Pretty
 	Color  Palette
 	Now    time.Time // for relative dates
-	n      int
+	// Graph, when set, draws the history's lines beside each snapshot
+	// (log --graph).
+	Graph *Graph
+	n     int
 }
 
 // Write writes one snapshot with the checkpoints on it.
 func (l *LogWriter) Write(e gitstore.Entry, checkpoints []string) {
+	if l.Graph != nil {
+		var b bytes.Buffer
+		w := l.W
+		l.W = &b
+		l.write(e, checkpoints)
+		l.W = w
+		l.Graph.Entry(w, e, bytes.TrimPrefix(b.Bytes(), []byte("\n")))
+		return
+	}
+	l.write(e, checkpoints)
+}
+
+// More writes what follows a snapshot (its --stat, --patch), beside the
+// graph when there is one.
+func (l *LogWriter) More(text []byte) {
+	if l.Graph != nil {
+		l.Graph.More(l.W, text)
+		return
+	}
+	l.W.Write(text)
+}
+
+func (l *LogWriter) write(e gitstore.Entry, checkpoints []string) {
 	defer func() { l.n++ }()
 	switch l.Pretty.name {
 	case "oneline":

@@ -123,10 +123,6 @@ func Shorten(s string, n int) string {
 	return string(r[:n]) + fmt.Sprintf("… (%d more chars)", len(r)-n)
 }
 
-// conversational roles are shown; other records (an agent's progress
-// lines, file-history notes, lifecycle events) are counted instead.
-var conversational = map[string]bool{"user": true, "assistant": true, "system": true, "tool": true, "developer": true, "model": true, "human": true, "": true}
-
 // ConversationOptions choose how much of a conversation is shown.
 type ConversationOptions struct {
 	Full  bool // nothing shortened: text, thinking, tool inputs and results whole
@@ -142,22 +138,41 @@ func Conversation(w io.Writer, p Palette, msgs []any) {
 	ConversationWith(w, p, msgs, ConversationOptions{})
 }
 
-// ConversationWith renders messages for a person as o says.
+// ConversationWith renders messages for a person as o says: only the
+// records that are conversation (agent.IsConversation; the others are
+// counted at the end), a subagent's records marked with its name
+// (agent.ThreadOf), and preambles the harness wrote folded to one line
+// unless o.Full (agent.IsPreamble).
 func ConversationWith(w io.Writer, p Palette, msgs []any, o ConversationOptions) {
 	other := map[string]int{}
 	for i, raw := range msgs {
-		m := agent.ViewMessage(raw)
-		if !conversational[m.Role] {
-			other[m.Role]++
+		if !agent.IsConversation(raw) {
+			other[agent.RecordKind(raw)]++
 			continue
 		}
+		m := agent.ViewMessage(raw)
 		role := m.Role
 		if role == "" {
 			role = "message"
 		}
 		head := p.Bold(fmt.Sprintf("[%d] %s", i, role))
+		if t := agent.ThreadOf(raw); t != "" {
+			head += " " + p.Cyan("(subagent "+t+")")
+		}
 		if m.Time != "" {
 			head += " " + p.Dim(m.Time)
+		}
+		if !o.Full && agent.IsPreamble(raw) {
+			n := 0
+			for _, part := range m.Parts {
+				n += len([]rune(part.Text))
+			}
+			size := ""
+			if n > 0 {
+				size = fmt.Sprintf(", %d chars", n)
+			}
+			fmt.Fprintf(w, "%s %s\n", head, p.Dim(fmt.Sprintf("(preamble%s; --full shows it)", size)))
+			continue
 		}
 		fmt.Fprintln(w, head)
 		if len(m.Parts) == 0 {
@@ -254,8 +269,25 @@ func Stats(w io.Writer, s agent.Numbers) {
 		Count(s.Messages, "message"), Count(s.ToolCalls, "tool call"), Count(s.ModelCalls, "model call"), s.InputTokens, s.CacheReadTokens, s.CacheWriteTokens, s.OutputTokens, est)
 }
 
-// Diff renders a semantic diff for a person.
-func Diff(w io.Writer, p Palette, d *snapshot.Diff) {
+// DiffOptions choose what a diff shows.
+type DiffOptions struct {
+	// All shows everything; else the records that are not conversation
+	// and the changes of git-snap's bookkeeping members are left out and
+	// counted (agent.HideNoise).
+	All bool
+}
+
+// Diff renders a semantic diff for a person, leaving out what is not
+// conversation and git-snap's bookkeeping.
+func Diff(w io.Writer, p Palette, d *snapshot.Diff) { DiffWith(w, p, d, DiffOptions{}) }
+
+// DiffWith renders a semantic diff for a person as o says.
+func DiffWith(w io.Writer, p Palette, d *snapshot.Diff, o DiffOptions) {
+	hidden := agent.Hidden{}
+	if !o.All {
+		d, hidden = agent.HideNoise(d)
+	}
+	defer writeHidden(w, p, hidden)
 	if d.Empty() {
 		fmt.Fprintln(w, "no differences")
 		return
@@ -297,18 +329,7 @@ func writeElements(w io.Writer, p Palette, what string, changes []snapshot.Eleme
 		return
 	}
 	fmt.Fprintln(w, p.Bold(what))
-	other := map[string]int{}
 	for _, c := range changes {
-		v := c.After
-		if c.Op == snapshot.OpRemoved {
-			v = c.Before
-		}
-		if what == snapshot.MemberMessages {
-			if role := agent.ViewMessage(v).Role; !conversational[role] {
-				other[c.Op+" "+role]++
-				continue
-			}
-		}
 		switch c.Op {
 		case snapshot.OpAdded:
 			fmt.Fprintf(w, "%s [%d] %s\n", p.Green("+"), c.Index, Summary(c.After))
@@ -323,8 +344,12 @@ func writeElements(w io.Writer, p Palette, what string, changes []snapshot.Eleme
 			}
 		}
 	}
-	for _, k := range sortedNames(other) {
-		fmt.Fprintf(w, "%s\n", p.Dim(fmt.Sprintf("  and %d other records %s (--json lists them)", other[k], k)))
+}
+
+// writeHidden says what a diff left out, and how to see it.
+func writeHidden(w io.Writer, p Palette, h agent.Hidden) {
+	if !h.Empty() {
+		fmt.Fprintln(w, p.Dim("left out: "+h.String()+"; git snap diff --all shows them"))
 	}
 }
 
@@ -368,7 +393,17 @@ func writeFileChange(w io.Writer, p Palette, f snapshot.FileChange) {
 }
 
 // DiffStat prints counts only.
-func DiffStat(w io.Writer, d *snapshot.Diff) {
+func DiffStat(w io.Writer, d *snapshot.Diff) { DiffStatWith(w, d, DiffOptions{}) }
+
+// DiffStatWith is DiffStat as o says: by default the records that are
+// not conversation and git-snap's bookkeeping are counted apart, on a
+// line of their own.
+func DiffStatWith(w io.Writer, d *snapshot.Diff, o DiffOptions) {
+	hidden := agent.Hidden{}
+	if !o.All {
+		d, hidden = agent.HideNoise(d)
+	}
+	defer writeHidden(w, Palette{}, hidden)
 	count := func(cs []snapshot.ElementChange) (a, r, c int) {
 		for _, x := range cs {
 			switch x.Op {

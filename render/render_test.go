@@ -72,13 +72,18 @@ func TestConversationWithAFailingToolCall(t *testing.T) {
 	}
 }
 
+// DiffStat counts the conversation and the members a person reads; what
+// is not conversation and git-snap's bookkeeping are counted apart, and
+// all of it with All.
 func TestDiffStat(t *testing.T) {
+	msg := map[string]any{"role": "user", "content": "hi"}
 	d := &snapshot.Diff{
-		Messages: []snapshot.ElementChange{{Op: snapshot.OpAdded, Index: 3}, {Op: snapshot.OpAdded, Index: 4}, {Op: snapshot.OpChanged, Index: 1}},
-		Events:   []snapshot.ElementChange{{Op: snapshot.OpRemoved, Index: 0}},
-		Members:  []snapshot.MemberChange{{Op: snapshot.OpChanged, Path: "$.settings.model"}},
-		Files:    []snapshot.FileChange{{Op: snapshot.OpChanged, Path: "main.go", Added: 2, Removed: 1}, {Op: snapshot.OpAdded, Path: "b.go", Added: 5}},
-		Tokens:   snapshot.TokenDelta{Input: 1200, Output: -3, Estimated: true},
+		Messages: []snapshot.ElementChange{{Op: snapshot.OpAdded, Index: 3, After: msg}, {Op: snapshot.OpAdded, Index: 4, After: msg},
+			{Op: snapshot.OpChanged, Index: 1, Before: msg, After: msg}, {Op: snapshot.OpAdded, Index: 5, After: map[string]any{"type": "progress"}}},
+		Events:  []snapshot.ElementChange{{Op: snapshot.OpRemoved, Index: 0}},
+		Members: []snapshot.MemberChange{{Op: snapshot.OpChanged, Path: "$.settings.model"}, {Op: snapshot.OpChanged, Path: "$.transcript.files[0].offset"}},
+		Files:   []snapshot.FileChange{{Op: snapshot.OpChanged, Path: "main.go", Added: 2, Removed: 1}, {Op: snapshot.OpAdded, Path: "b.go", Added: 5}},
+		Tokens:  snapshot.TokenDelta{Input: 1200, Output: -3, Estimated: true},
 	}
 	want := `messages: 2 added, 0 removed, 1 changed
 events:   0 added, 1 removed, 0 changed
@@ -86,11 +91,17 @@ members:  1 changed paths
 files:    changed main.go (+2 -1)
 files:    added b.go (+5 -0)
 tokens: +1200 input, +0 cache read, +0 cache write, -3 output (estimated where usage was not recorded)
+left out: 1 record that is not conversation (added progress ×1), 1 changed path of git-snap's bookkeeping (transcript); git snap diff --all shows them
 `
 	var b bytes.Buffer
 	DiffStat(&b, d)
 	if b.String() != want {
 		t.Errorf("DiffStat:\n%s\nwant\n%s", b.String(), want)
+	}
+	b.Reset()
+	DiffStatWith(&b, d, DiffOptions{All: true})
+	if !strings.HasPrefix(b.String(), "messages: 3 added, 0 removed, 1 changed\nevents:   0 added, 1 removed, 0 changed\nmembers:  2 changed paths\n") || strings.Contains(b.String(), "left out") {
+		t.Errorf("DiffStat --all:\n%s", b.String())
 	}
 }
 

@@ -12,11 +12,18 @@ import (
 // the session and snapshot number, the snapshot id, the message index
 // (as show numbers messages), the role and field, then the line with
 // each match highlighted.
-func Hits(w io.Writer, p Palette, hits []search.Hit) {
+func Hits(w io.Writer, p Palette, hits []search.Hit) { HitsWith(w, p, hits, false) }
+
+// HitsWith is Hits, with each line's number in its field after the field
+// when lineNumbers is set (search -n): "[5] user text:2: …".
+func HitsWith(w io.Writer, p Palette, hits []search.Hit, lineNumbers bool) {
 	for _, h := range hits {
 		where := h.Field
 		if h.Tool != "" {
 			where += "(" + h.Tool + ")"
+		}
+		if lineNumbers {
+			where += fmt.Sprintf(":%d", h.LineNumber)
 		}
 		if h.Message >= 0 {
 			where = fmt.Sprintf("[%d] %s %s", h.Message, h.Role, where)

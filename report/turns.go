@@ -154,6 +154,8 @@ func (b *builder) message(i int, raw any, m snapshot.Message) {
 		b.prompted, b.first = true, i
 	case b.isCompaction(raw):
 		b.add(Item{Kind: KindCompaction, ID: fmt.Sprintf("msg-%d", i), Index: i, Role: m.Role, Time: m.Time, Text: firstText(m)})
+	case !agent.IsConversation(raw): // the rule show and diff read too
+		b.out.Other[agent.RecordKind(raw)]++
 	case (m.Role == "assistant" || m.Role == "model") && len(m.Parts) == 0:
 		// a model call's usage alone (a subagent's response its parent's
 		// transcript mirrors): nothing to show, counted as what it is
@@ -162,14 +164,8 @@ func (b *builder) message(i int, raw any, m snapshot.Message) {
 		b.out.Other[cmp.Or(kind, m.Role)]++
 	case m.Role == "assistant" || m.Role == "model":
 		b.answer(i, m)
-	case m.Role == "user" || m.Role == "tool" || m.Role == "human" || m.Role == "system" || m.Role == "developer" || m.Role == "" && len(m.Parts) > 0:
+	default: // user, tool, human, system, developer: input, and preambles folded as context
 		b.input(i, m)
-	default:
-		role := m.Role
-		if role == "" {
-			role = "(no role)"
-		}
-		b.out.Other[role]++
 	}
 }
 

@@ -238,7 +238,7 @@ func verifyOne(ctx context.Context, q Query, mt *matcher, s *segment, d uint32, 
 // at ctx before each line.
 func matchLines(ctx context.Context, hits []Hit, base Hit, fl field, mt *matcher) ([]Hit, error) {
 	text := fl.text
-	for len(text) > 0 {
+	for n := 1; len(text) > 0; n++ {
 		if err := ctx.Err(); err != nil {
 			return hits, err
 		}
@@ -255,6 +255,7 @@ func matchLines(ctx context.Context, hits []Hit, base Hit, fl field, mt *matcher
 		h := base
 		h.Field, h.Tool = kindNames[fl.kind], fl.tool
 		h.Line, h.Match = clip(line, locs)
+		h.LineNumber = n
 		hits = append(hits, h)
 	}
 	return hits, nil

@@ -54,9 +54,11 @@ type Hit struct {
 	Tool  string `json:"tool,omitempty"` // the tool of a tool_input or tool_result
 	// Line is the matching line, cut to a window around the first match
 	// when long (the cut marked with "…").
-	Line  string    `json:"line"`
-	Match [][2]int  `json:"match"` // byte offsets of each match in Line
-	Time  time.Time `json:"time"`  // the message's time, else its snapshot's
+	Line string `json:"line"`
+	// LineNumber is the line's number in its field's text, from 1.
+	LineNumber int       `json:"line_number"`
+	Match      [][2]int  `json:"match"` // byte offsets of each match in Line
+	Time       time.Time `json:"time"`  // the message's time, else its snapshot's
 }
 
 // Field names of Hit.Field.

@@ -32,6 +32,8 @@ type snapshotView struct {
 	Split       bool
 	Others      []gitstore.Entry // the session's snapshots, newest first, to compare with
 	Diff        diffView
+	All         bool   // show what is not conversation and git-snap's bookkeeping too
+	Hidden      string // what was left out, "" for nothing (agent.Hidden)
 }
 
 // diffView is a semantic diff laid out for the page.
@@ -80,6 +82,11 @@ func (s *Server) snapshotPage(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.fail(w, r, err)
 		return
+	}
+	if v.All = q.Get("all") != ""; !v.All {
+		var hidden agent.Hidden
+		d, hidden = agent.HideNoise(d) // what show and diff leave out, left out here too
+		v.Hidden = hidden.String()
 	}
 	v.Diff = layoutDiff(d)
 	h := v.Entry.Header

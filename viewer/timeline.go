@@ -27,6 +27,10 @@ type timelineView struct {
 	Now         time.Time
 	Checkpoints []gitstore.Checkpoint
 	Others      []gitstore.Entry // the session's snapshots, to start a range at
+	// Follow is set when the page shows its session's newest snapshot by
+	// the session's name: the page then takes in the snapshots saved
+	// while it is open (a running session), without a reload.
+	Follow bool
 	timelineBody
 }
 
@@ -211,6 +215,10 @@ func (s *Server) timelineHead(ctx context.Context, st gitstore.Reader, v *timeli
 	}
 	if v.Others, err = chain(ctx, st, h); err != nil {
 		return "", "", "", err
+	}
+	if tip, err := st.SessionTip(v.Entry.Header.Session); err == nil && tip == h {
+		rev := strings.ToLower(v.Rev)
+		v.Follow = !strings.ContainsAny(v.Rev, "~^") && !strings.HasPrefix(h.String(), rev)
 	}
 	if v.From != "" { // "a~2" names another snapshot as a grows
 		fid, err := st.Resolve(ctx, v.From)

@@ -61,7 +61,7 @@ func (e *env) newApp() *cli.App {
 		HelpName:             "git snap", // as people type it, in every usage line
 		Usage:                "version AI agents' state in git",
 		UsageText:            "git snap [-C DIR] [--store DIR] <command> [options] [args]",
-		Description:          "Snapshots are canonical JSON committed to refs/snap/<session>, one commit per snapshot;\ncheckpoints are tags snap/<session>/<name>. Your work tree, index and HEAD are never touched.",
+		Description:          "Snapshots are canonical JSON committed to refs/snap/<session>, one commit per snapshot;\ncheckpoints are tags refs/snap-tags/<session>/<name>. Your work tree, index and HEAD are never touched.",
 		Reader:               e.stdin,
 		Writer:               e.stdout,
 		ErrWriter:            e.stderr,
@@ -78,7 +78,7 @@ func (e *env) newApp() *cli.App {
 			cmdRecord(e), cmdReplay(e), cmdTrace(e), cmdRewind(e), cmdPush(e), cmdFetch(e), cmdPull(e),
 			cmdPrune(e), cmdDrop(e), cmdGC(e), cmdDemo(e),
 			cmdDoctor(e), cmdResume(e), cmdCompletion(e), cmdComplete(e), cmdUndrop(e), cmdSearch(e),
-			cmdView(e), cmdUsage(e), cmdPrices(e),
+			cmdView(e), cmdUsage(e), cmdPrices(e), cmdName(e), cmdMigrate(e),
 		},
 		CommandNotFound: func(_ *cli.Context, name string) { e.notFound = name },
 		Action: func(c *cli.Context) error { // no command: what git does, usage and exit status 1
@@ -102,6 +102,9 @@ func (e *env) newApp() *cli.App {
 		}
 		// --no-pager and --color go after any command too, as git's do.
 		cmd.Flags = quietDefaults(append(cmd.Flags, outputFlags()...))
+		if _, ok := jsonOutputs[cmd.Name]; ok && hasFlag(cmd.Flags, "json") {
+			cmd.Flags = append(cmd.Flags, jsonFlags()...)
+		}
 	}
 	return app
 }
@@ -220,6 +223,10 @@ type deps struct {
 	// user's copy of the price list is kept.
 	userConfigDir string
 	priceTable    *prices.Prices
+	// saidSession is set once the command said which session it took
+	// (see defaultSession).
+	saidSession bool
+	jsonCut     *jsonCut // --json FIELD,… and --jq, for writeJSON
 }
 
 // prices are the prices costs are estimated with: the user's copy of the
@@ -289,6 +296,10 @@ func action[O any](e *env, sh shape, parse func(*cli.Context) (O, error), run fu
 		if err := checkColorFlag(c); err != nil {
 			return forCommand(err, c.Command.Name)
 		}
+		cut, err := e.jsonCutOf(c)
+		if err != nil {
+			return forCommand(err, c.Command.Name)
+		}
 		o, err := parse(c)
 		if err != nil {
 			return forCommand(err, c.Command.Name)
@@ -297,9 +308,25 @@ func action[O any](e *env, sh shape, parse func(*cli.Context) (O, error), run fu
 		if err != nil {
 			return err
 		}
+		d.jsonCut = cut
 		defer d.close()
 		return forCommand(run(c.Context, d, o), c.Command.Name)
 	}
+}
+
+// jsonCutOf reads --json FIELD,… and --jq, which both ask for JSON.
+func (e *env) jsonCutOf(c *cli.Context) (*jsonCut, error) {
+	if !hasFlag(c.Command.Flags, "jq") {
+		return nil, nil
+	}
+	fields, expr := c.String("json-fields"), c.String("jq")
+	if fields == "" && expr == "" {
+		return nil, nil
+	}
+	if err := c.Set("json", "true"); err != nil {
+		return nil, err
+	}
+	return parseJSONCut(c.Command.Name, fields, expr)
 }
 
 // open opens what sh says: the repository's paths, its config and store,
@@ -324,6 +351,9 @@ func (e *env) open(c *cli.Context, sh shape) (*deps, error) {
 	gitCfg := e.outputConfig(sh, paths)
 	d := e.newDeps(c, s, cfg, gitCfg)
 	d.paths = paths
+	if s != nil && c.Command.Name != "migrate" {
+		noticeCheckpoints(d)
+	}
 	if sh.pager {
 		d.out, d.wait = e.pager(c, gitCfg)
 		d.bufferOut()
@@ -598,7 +628,11 @@ func reorderArgs(app *cli.App, argv []string) []string {
 		a := rest[j]
 		switch {
 		case a == "--":
-			pos = append(pos, rest[j+1:]...)
+			if cmd.Name == "log" { // log REV… -- PATH…: the paths stay apart
+				pos = append(pos, rest[j:]...)
+			} else {
+				pos = append(pos, rest[j+1:]...)
+			}
 			j = len(rest)
 		case strings.HasPrefix(a, "-") && a != "-":
 			flags = append(flags, a)
@@ -623,12 +657,28 @@ func reorderArgs(app *cli.App, argv []string) []string {
 func gitFlags(app *cli.App, argv []string) []string {
 	out := make([]string, 0, len(argv))
 	var cmd *cli.Command
+	skip := false
 	for i, a := range argv {
 		if a == "--" {
 			return append(out, argv[i:]...)
 		}
+		if skip {
+			skip = false
+			continue
+		}
 		if i > 0 && isValueOf(app, cmd, argv[i-1]) { // -n -3: the value is -3, as typed
 			out = append(out, a)
+			continue
+		}
+		// gh's --json FIELD,…: --json=FIELDS, or --json and a word that
+		// lists fields of the command's output (see jsonFieldsArg).
+		if cmd != nil && strings.HasPrefix(a, "--json=") && !slices.Contains([]string{"--json=true", "--json=false"}, a) {
+			out = append(out, "--json", "--json-fields="+strings.TrimPrefix(a, "--json="))
+			continue
+		}
+		if cmd != nil && a == "--json" && i+1 < len(argv) && jsonFieldsArg(cmd.Name, argv[i+1]) {
+			out = append(out, "--json", "--json-fields="+argv[i+1])
+			skip = true
 			continue
 		}
 		switch {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -29,8 +28,12 @@ func cmdCheckpoint(e *env) *cli.Command {
 		Usage:     "name a snapshot (an annotated tag snap/<session>/<name>)",
 		ArgsUsage: "NAME [REV] | --list [SESSION] | --delete NAME",
 		Description: `Names a snapshot, by default the newest of the session, with an annotated tag
-refs/tags/snap/<session>/<name>. A name already in use moves only with --force; the
-snapshot it named before is still found by log --checkpoint NAME.
+refs/snap-tags/<session>/<name>, named snap/<session>/<name> in revisions. It is kept
+outside refs/tags/, so git tag -l, git push --tags and git clone leave it alone; git snap
+push sends it (refs.checkpoints_in_tags: true in the config keeps checkpoints under
+refs/tags/snap/, as versions before did; git snap migrate moves older ones). A name
+already in use moves only with --force; the snapshot it named before is still found by
+log --checkpoint NAME.
 
 Examples:
    git snap checkpoint green fix-login -m "all tests pass"
@@ -42,7 +45,7 @@ Examples:
 			&cli.BoolFlag{Name: "list", Usage: "list checkpoints"},
 			&cli.BoolFlag{Name: "delete", Aliases: []string{"d"}, Usage: "delete a checkpoint ([SESSION/]NAME)"},
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "the session `NAME` when REV is not given"},
-			&cli.BoolFlag{Name: "json", Usage: "with --list, JSON for scripts"},
+			&cli.BoolFlag{Name: "json", Usage: "JSON for scripts: the checkpoints listed, set or deleted (docs/json.md)"},
 		},
 		Action: action(e, shape{max: 2}, parseCheckpoint, runCheckpoint),
 	}
@@ -66,7 +69,7 @@ func runCheckpoint(ctx context.Context, d *deps, o checkpointOptions) error {
 		if o.Rev != "" {
 			return usagef("checkpoint --list takes at most a session")
 		}
-		return listCheckpoints(ctx, s, d.out, o.Name, o.JSON)
+		return listCheckpoints(ctx, d, o.Name, o.JSON)
 	case o.Delete:
 		return deleteCheckpoint(ctx, d, o)
 	case o.Name == "":
@@ -74,8 +77,9 @@ func runCheckpoint(ctx context.Context, d *deps, o checkpointOptions) error {
 	}
 	rev := o.Rev
 	if rev == "" {
-		if rev = o.Session; rev == "" {
-			return usagef("checkpoint needs REV, or --session NAME for the session's newest snapshot")
+		var err error
+		if rev, err = d.defaultSession(ctx, o.Session); err != nil {
+			return err
 		}
 	}
 	id, err := s.Resolve(ctx, rev)
@@ -86,6 +90,9 @@ func runCheckpoint(ctx context.Context, d *deps, o checkpointOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.JSON {
+		return d.writeJSON(render.NewCheckpointSetJSON("set", cp))
+	}
 	fmt.Fprintf(d.out, "snap/%s/%s %s\n", cp.Session, cp.Name, cp.Target)
 	return nil
 }
@@ -94,7 +101,14 @@ func runCheckpoint(ctx context.Context, d *deps, o checkpointOptions) error {
 // session that does not exist is an error (exit 2), as git log NAME is,
 // not an empty list: unlike git tag --list, the argument is a name and
 // not a pattern, so a slip in it should not pass for "no checkpoints".
-func listCheckpoints(ctx context.Context, s *gitstore.Store, w io.Writer, session string, asJSON bool) error {
+func listCheckpoints(ctx context.Context, d *deps, session string, asJSON bool) error {
+	s, w := d.store, d.out
+	if session != "" {
+		var err error
+		if session, err = s.FindSession(ctx, session); err != nil {
+			return err
+		}
+	}
 	cps, err := s.Checkpoints(ctx, session, false)
 	if err != nil {
 		return err
@@ -109,7 +123,7 @@ func listCheckpoints(ctx context.Context, s *gitstore.Store, w io.Writer, sessio
 		}
 	}
 	if asJSON {
-		return render.JSON(w, render.NewCheckpointsJSON(cps))
+		return d.writeJSON(render.NewCheckpointsJSON(cps))
 	}
 	for _, cp := range cps {
 		fmt.Fprintf(w, "snap/%s/%s\t%s\t%s\t%s\n", cp.Session, cp.Name, cp.Target.String()[:12], cp.Time.Format("2006-01-02 15:04"), cp.Message)
@@ -149,8 +163,25 @@ func deleteCheckpoint(ctx context.Context, d *deps, o checkpointOptions) error {
 			return usagef("checkpoint %s exists in sessions %s; say which: --delete SESSION/%s", cpName, strings.Join(owners, ", "), cpName)
 		}
 	}
+	if found || o.Session != "" {
+		var err error
+		if session, err = s.FindSession(ctx, session); err != nil {
+			return err
+		}
+	}
+	cps, err := s.Checkpoints(ctx, session, false)
+	if err != nil {
+		return err
+	}
 	if err := s.DeleteCheckpoint(ctx, session, cpName); err != nil {
 		return err
+	}
+	if o.JSON {
+		for _, cp := range cps {
+			if cp.Name == cpName {
+				return d.writeJSON(render.NewCheckpointSetJSON("deleted", cp))
+			}
+		}
 	}
 	fmt.Fprintf(d.out, "deleted checkpoint snap/%s/%s\n", session, cpName)
 	return nil

@@ -317,6 +317,12 @@ func (e *env) completeNames(c *cli.Context, words []string, kind string) []strin
 	if kind != kindCheckpoints {
 		sessions, _ := s.SessionNames(c.Context)
 		out = append(out, sessions...)
+		// Names given to sessions, with the first prompt they were
+		// named with: what a person recognises a session by.
+		aliases, _ := s.SessionAliases()
+		for _, a := range aliases {
+			out = append(out, a.Name+"\t"+or(a.About, "session "+a.Session))
+		}
 	}
 	if kind != kindSessions {
 		cps, _ := s.CheckpointNames(c.Context, "")

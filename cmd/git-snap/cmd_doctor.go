@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
+
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/doctor"
+	"github.com/git-snap/git-snap/render"
 )
 
 func cmdDoctor(e *env) *cli.Command {
@@ -63,9 +64,7 @@ var errBroken = errors.New("capture is broken: see the report above")
 func runDoctor(ctx context.Context, d *deps, o doctorOptions) error {
 	r := doctorReport(ctx, d, o.Agents)
 	if o.JSON {
-		enc := json.NewEncoder(d.out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(r); err != nil {
+		if err := d.writeJSON(render.NewDoctorJSON(r)); err != nil {
 			return err
 		}
 	} else {

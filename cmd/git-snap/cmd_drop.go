@@ -42,6 +42,10 @@ func parseDrop(c *cli.Context) (dropOptions, error) {
 // runDrop removes the sessions one by one, saying each. Every name is
 // checked first, so that a typo drops nothing.
 func runDrop(ctx context.Context, d *deps, o dropOptions) error {
+	var err error
+	if o.Sessions, err = d.sessionArgs(ctx, o.Sessions); err != nil {
+		return err
+	}
 	for _, sess := range o.Sessions {
 		if _, err := d.store.Drop(ctx, sess, true); err != nil {
 			return err

@@ -108,8 +108,9 @@ func runExport(ctx context.Context, d *deps, o exportOptions) error {
 	if o.Bundle != "" {
 		return exportBundle(ctx, d, o.Bundle, o.Names)
 	}
-	if o.Rev = or(o.Rev, or(o.Session, d.session)); o.Rev == "" {
-		return usagef("export needs REV (a session, session~N, snap/<session>/<name> or an id), or a default session (--session, GIT_SNAP_SESSION)")
+	var err error
+	if o.Rev, err = d.revOrSession(ctx, o.Rev, o.Session); err != nil {
+		return err
 	}
 	if o.Format != "" && o.Format != "json" {
 		return exportReport(ctx, d, o)

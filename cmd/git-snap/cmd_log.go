@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
-	"fmt"
 	"path"
+	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -32,18 +34,31 @@ type logOptions struct {
 	JSON       bool
 	Session    string
 	Grep       string
+	Paths      []string       // log -- PATH…: snapshots that changed captured files there
+	Graph      bool           // draw the history's lines beside it
+	Pickaxe    string         // -S: snapshots that changed how often the messages hold it
+	PickaxeRE  *regexp.Regexp // -G: snapshots that added or removed a message line matching it
 }
 
 func cmdLog(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "log",
 		Usage:     "list snapshots, newest first",
-		ArgsUsage: "[REV… | A..B | ^A B]",
+		ArgsUsage: "[REV… | A..B | ^A B] [-- PATH…]",
 		Description: `Lists the snapshots reachable from each REV (a session, session~N, a checkpoint
 snap/<session>/<name>, or an id), like git log. A..B lists what B reaches and A does
 not (what a session did since A); ^A excludes what A reaches; an end left out of A..B
-is the default session. With no REV: the default session, or all sessions when none
-is set.
+is the newest snapshot of the other end's session (fix~3.. is fix~3..fix). With no
+REV: --session, else $GIT_SNAP_SESSION, else session: in the config, else the most
+recently active session (said on stderr); --all lists every session, and so do
+--checkpoint and --code when no REV is given.
+
+-- PATH… keeps the snapshots that changed a captured file at PATH or under it (a
+folder), from their parent. -S STRING keeps those that changed how many times the
+messages' text (text, thinking, tool calls and results) holds STRING, -G REGEX those
+that added or removed a message line matching REGEX (RE2), as git log's pickaxe does
+for files. --graph draws the history's lines beside the snapshots: a merge made by pull
+opens a line, sessions listed together run side by side.
 
 --format (or --pretty=format:) takes a string with placeholders:
    %H %h        snapshot id, short id      %(session) %(seq)   session and number
@@ -63,7 +78,10 @@ Examples:
    git snap log -3 --format='%h %(session)#%(seq) %ar %s'
    git snap log --all --oneline --since yesterday
    git snap log --checkpoint before-refactor --reverse
-   git snap log --code HEAD --json`,
+   git snap log --code HEAD --json
+   git snap log --oneline -- src/auth          # snapshots that changed files under src/auth
+   git snap log -S 'connection refused' --oneline
+   git snap log --all --graph --oneline`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "all", Aliases: []string{"a"}, Usage: "every session"},
 			&cli.IntFlag{Name: "max-count", Aliases: []string{"n"}, Usage: "show at most `N` snapshots (0, the default, for no limit); also -N"},
@@ -79,8 +97,11 @@ Examples:
 			&cli.StringFlag{Name: "checkpoint", Usage: "only snapshots that carry or carried checkpoint `NAME`"},
 			&cli.StringFlag{Name: "code", Usage: "only snapshots taken at code `COMMIT` (id, prefix, HEAD or a branch)"},
 			&cli.BoolFlag{Name: "json", Usage: "JSON for scripts (docs/json.md)"},
-			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "the session `NAME` when no REV is given, and the end left out of A.. or ..B"},
+			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "the session `NAME` when no REV is given"},
 			&cli.StringFlag{Name: "grep", Usage: "only snapshots that first recorded a message line matching `PATTERN` (as git snap search finds them)"},
+			&cli.BoolFlag{Name: "graph", Usage: "draw the history's lines beside the snapshots"},
+			&cli.StringFlag{Name: "S", Usage: "only snapshots that changed how often the messages' text holds `STRING`"},
+			&cli.StringFlag{Name: "G", Usage: "only snapshots that added or removed a message line matching `REGEX`"},
 		},
 		Action: action(e, shape{max: -1, pager: true}, e.parseLog, runLog),
 	}
@@ -91,7 +112,25 @@ func (e *env) parseLog(c *cli.Context) (logOptions, error) {
 		Revs: c.Args().Slice(), All: c.Bool("all"), Max: c.Int("max-count"), Oneline: c.Bool("oneline"),
 		Reverse: c.Bool("reverse"), Stat: c.Bool("stat"), Patch: c.Bool("patch"),
 		Label: c.String("label"), Checkpoint: c.String("checkpoint"), Code: c.String("code"), JSON: c.Bool("json"),
-		Session: c.String("session"), Grep: c.String("grep"),
+		Session: c.String("session"), Grep: c.String("grep"), Graph: c.Bool("graph"), Pickaxe: c.String("S"),
+	}
+	if i := slices.Index(o.Revs, "--"); i >= 0 {
+		o.Revs, o.Paths = o.Revs[:i], o.Revs[i+1:]
+		for _, p := range o.Paths {
+			if p == "" || path.IsAbs(p) || strings.HasPrefix(path.Clean(p), "..") {
+				return o, usagef("-- %q: give a path inside the snapshot's captured files, relative to the work tree, as show --name-only prints them", p)
+			}
+		}
+	}
+	if g := c.String("G"); g != "" {
+		re, err := regexp.Compile(g)
+		if err != nil {
+			return o, usagef("-G %q: %v", g, err)
+		}
+		o.PickaxeRE = re
+	}
+	if o.Graph && (o.JSON || o.Reverse) {
+		return o, usagef("--graph draws the log as it is printed: leave out --json and --reverse")
 	}
 	if o.Max < 0 {
 		return o, usagef("-n takes a number of snapshots, 0 or more (0 for no limit), not %d", o.Max)
@@ -140,6 +179,12 @@ func runLog(ctx context.Context, d *deps, o logOptions) error {
 	if o.Oneline {
 		o.Pretty, _ = render.ParsePretty("oneline", false)
 	}
+	if len(o.Revs) == 0 && o.Session == "" && !o.All && o.Checkpoint == "" && o.Code == "" {
+		var err error
+		if o.Session, err = d.defaultSession(ctx, ""); err != nil {
+			return err
+		}
+	}
 	names, carried, err := checkpointNames(ctx, s, o.Checkpoint)
 	if err != nil {
 		return err
@@ -163,6 +208,9 @@ func runLog(ctx context.Context, d *deps, o logOptions) error {
 		}
 	}
 	lw := &render.LogWriter{W: d.out, Pretty: o.Pretty, Color: d.color, Now: time.Now()}
+	if o.Graph {
+		lw.Graph = &render.Graph{}
+	}
 	if d.now != nil {
 		lw.Now = d.now() // $GIT_COMMITTER_DATE's, for relative dates that can be tested
 	}
@@ -171,6 +219,9 @@ func runLog(ctx context.Context, d *deps, o logOptions) error {
 	err = s.WalkRange(ctx, r, func(e gitstore.Entry) error {
 		if !filter.Match(e) || (grep != nil && !grep[e.ID]) {
 			return nil
+		}
+		if ok, err := logKeeps(ctx, s, o, e); err != nil || !ok {
+			return err
 		}
 		if o.Max > 0 && shown >= o.Max {
 			return gitstore.ErrStop
@@ -193,7 +244,7 @@ func runLog(ctx context.Context, d *deps, o logOptions) error {
 		if o.Reverse {
 			slices.Reverse(out)
 		}
-		return render.JSON(d.out, render.NewLogJSON(out))
+		return d.writeJSON(render.NewLogJSON(out))
 	}
 	slices.Reverse(picked)
 	for _, e := range picked {
@@ -216,14 +267,40 @@ func logOne(ctx context.Context, d *deps, o logOptions, lw *render.LogWriter, e 
 	if err != nil {
 		return err
 	}
+	var b bytes.Buffer
 	if o.Stat {
-		render.DiffStat(d.out, diff)
+		render.DiffStat(&b, diff)
 	}
 	if o.Patch {
-		render.Diff(d.out, d.color, diff)
+		render.Diff(&b, d.color, diff)
 	}
-	fmt.Fprintln(d.out)
+	b.WriteByte('\n')
+	lw.More(b.Bytes())
 	return nil
+}
+
+// logKeeps applies the filters that read more than the commit: -- PATH
+// (the captured files e changed) and -S, -G (the messages' text it
+// changed).
+func logKeeps(ctx context.Context, s *gitstore.Store, o logOptions, e gitstore.Entry) (bool, error) {
+	if len(o.Paths) > 0 {
+		changed, err := s.ChangedFiles(ctx, e, o.Paths)
+		if err != nil || len(changed) == 0 {
+			return false, err
+		}
+	}
+	if o.Pickaxe == "" && o.PickaxeRE == nil {
+		return true, nil
+	}
+	var count func(string) int
+	var match func(string) bool
+	if o.Pickaxe != "" {
+		count = func(text string) int { return strings.Count(text, o.Pickaxe) }
+	}
+	if o.PickaxeRE != nil {
+		match = o.PickaxeRE.MatchString
+	}
+	return s.Pickaxe(ctx, e, count, match)
 }
 
 // checkpointNames maps each snapshot to its current checkpoints, and
@@ -248,9 +325,9 @@ func checkpointNames(ctx context.Context, s *gitstore.Store, cp string) (map[plu
 
 // logRange is where the walk starts and what it leaves out: the REVs
 // and ranges given, else the snapshots that carried --checkpoint, else
-// the session, else every session (also with --all).
+// the session, else every session (--all, or --code with no REV).
 func logRange(ctx context.Context, s *gitstore.Store, o logOptions, carried map[plumbing.Hash]bool) (gitstore.RevRange, error) {
-	r, err := s.ResolveRange(ctx, o.Revs, o.Session)
+	r, err := s.ResolveRange(ctx, o.Revs)
 	if err != nil {
 		return r, err
 	}

@@ -74,7 +74,10 @@ func (e *env) parsePrune(c *cli.Context) (pruneOptions, error) {
 
 // runPrune prunes each session and says what it kept and removed.
 func runPrune(ctx context.Context, d *deps, o pruneOptions) error {
-	sessions := o.Sessions
+	sessions, err := d.sessionArgs(ctx, o.Sessions)
+	if err != nil {
+		return err
+	}
 	if len(sessions) == 0 {
 		all, err := d.store.Sessions(ctx)
 		if err != nil {

@@ -14,8 +14,8 @@ func cmdPush(e *env) *cli.Command {
 		Name:      "push",
 		Usage:     "send sessions and their checkpoints to a remote",
 		ArgsUsage: "[REMOTE] [SESSION…]",
-		Description: `Pushes refs/snap/<session> and refs/tags/snap/<session>/* (all sessions, or those
-named) to REMOTE (origin by default): nothing else of the repository, and the remote's
+		Description: `Pushes refs/snap/<session> and its checkpoints, refs/snap-tags/<session>/* (and
+refs/tags/snap/<session>/* not yet migrated), for all sessions or those named, to REMOTE (origin by default): nothing else of the repository, and the remote's
 configuration is not changed. A session that moved on there is refused: pull first.
 After a prune, push --force-with-lease replaces the remote's history of a session
 and moves its checkpoints, each only while the remote still has what this clone
@@ -33,6 +33,10 @@ Examples:
 
 // runPush pushes the sessions o names, or all, with their checkpoints.
 func runPush(ctx context.Context, d *deps, o gitstore.RemoteOptions) error {
+	var err error
+	if o.Sessions, err = d.sessionArgs(ctx, o.Sessions); err != nil {
+		return err
+	}
 	if err := d.store.Push(ctx, o); err != nil {
 		return err
 	}

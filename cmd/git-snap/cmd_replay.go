@@ -19,7 +19,7 @@ func cmdReplay(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "replay",
 		Usage:     "print a snapshot's recorded model outputs as JSONL, or serve them to the agent",
-		ArgsUsage: "REV",
+		ArgsUsage: "[REV]",
 		Description: `Prints one JSON line per recorded model call: its content (text, thinking, tool
 calls with their input), model and token usage. The same snapshot always gives the same
 bytes: a script a mock model can serve to repeat the run offline.
@@ -33,6 +33,9 @@ call is served, in order, only to a request that sends what the agent sent befor
 error response naming the step, which the agent shows. Requests outside the
 conversation (no tools offered: a title, say) get a short answer.
 
+Without REV, the newest snapshot of $GIT_SNAP_SESSION, else of session: in the
+config, else of the most recently active session.
+
 Examples:
    git snap replay snap/fix-login/green > model-script.jsonl
    git snap replay --serve fix-login`,
@@ -40,7 +43,7 @@ Examples:
 			&cli.BoolFlag{Name: "serve", Usage: "serve the outputs as the agent's model API"},
 			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:0", Usage: "with --serve, listen on `ADDR` (port 0: a free one)"},
 		},
-		Action: action(e, shape{min: 1, max: 1}, parseReplay, runReplay),
+		Action: action(e, shape{max: 1}, parseReplay, runReplay),
 	}
 }
 
@@ -61,7 +64,11 @@ func parseReplay(c *cli.Context) (replayOptions, error) {
 // runReplay prints o.Rev's model outputs, one canonical JSON line each,
 // or serves them.
 func runReplay(ctx context.Context, d *deps, o replayOptions) error {
-	doc, entry, err := d.store.ReadRevision(ctx, o.Rev)
+	rev, err := d.revOrSession(ctx, o.Rev, "")
+	if err != nil {
+		return err
+	}
+	doc, entry, err := d.store.ReadRevision(ctx, rev)
 	if err != nil {
 		return err
 	}

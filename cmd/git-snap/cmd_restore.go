@@ -77,7 +77,7 @@ func parseRestore(c *cli.Context) (restoreOptions, error) {
 // runRestore writes the snapshot's document, its files, or its agent's
 // transcript.
 func runRestore(ctx context.Context, d *deps, o restoreOptions) (err error) {
-	if o.Rev, err = d.revOrSession(o.Rev, o.Session, "restore"); err != nil {
+	if o.Rev, err = d.revOrSession(ctx, o.Rev, o.Session); err != nil {
 		return err
 	}
 	switch {

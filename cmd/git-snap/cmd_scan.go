@@ -81,7 +81,7 @@ func runScan(ctx context.Context, d *deps, o scanOptions) error {
 		return err
 	}
 	if asJSON {
-		if err := render.JSON(w, render.NewScanJSON(out)); err != nil {
+		if err := d.writeJSON(render.NewScanJSON(out)); err != nil {
 			return err
 		}
 	}

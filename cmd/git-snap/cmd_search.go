@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/urfave/cli/v2"
@@ -14,6 +15,9 @@ type searchOptions struct {
 	Query        search.Query
 	SessionsOnly bool
 	JSON         bool
+	Quiet        bool // -q: the exit status alone
+	Count        bool // -c: lines found per session
+	LineNumbers  bool // -n: each line's number in its field
 }
 
 func cmdSearch(e *env) *cli.Command {
@@ -24,7 +28,10 @@ func cmdSearch(e *env) *cli.Command {
 		Description: `Prints each line that matches PATTERN, as git grep does: the session and
 snapshot number, the snapshot id (the first snapshot that held the message), the message
 index and role, where in the message (text, thinking, tool_input, tool_result, or path for
-a file the session captured or wrote), then the line.
+a file the session captured or wrote), then the line. As git grep does, search exits 0
+when it finds a line and 1 when it finds none (-q prints nothing, for scripts), 2 for a
+pattern it cannot read; -c prints how many lines each session has, -n each line's number
+in its field's text.
 
 PATTERN is a basic regular expression like git grep's: ( ) { } | + ? are literal, \( \)
 \{ \} \| \+ \? are operators. -E takes an extended (RE2) expression, -F a fixed string.
@@ -35,7 +42,9 @@ Examples:
    git snap search 'connection refused'
    git snap search -i -E 'panic: .*nil' --tool Bash --since 2d
    git snap search -l TODO --file '*.go'
-   git snap search --json -F 'a.b(c)' | jq -r '.[].session'`,
+   git snap search --json -F 'a.b(c)' | jq -r '.hits[].session'
+   git snap search -q 'rm -rf' && echo 'an agent ran rm -rf'
+   git snap search -c TODO`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "extended-regexp", Aliases: []string{"E"}, Usage: "PATTERN is an extended regular expression (RE2 syntax)"},
 			&cli.BoolFlag{Name: "fixed-strings", Aliases: []string{"F"}, Usage: "PATTERN is a fixed string"},
@@ -49,7 +58,10 @@ Examples:
 			&cli.StringFlag{Name: "since", Usage: "only messages after `WHEN` (2026-01-31, RFC 3339, or 2h / 3d ago)"},
 			&cli.StringFlag{Name: "until", Usage: "only messages before `WHEN`"},
 			&cli.IntFlag{Name: "max-count", Aliases: []string{"m"}, Usage: "print at most `N` lines"},
-			&cli.BoolFlag{Name: "json", Usage: "a JSON array of hits, for scripts"},
+			&cli.BoolFlag{Name: "json", Usage: "the hits and the sessions they are in as JSON, for scripts (docs/json.md)"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing: exit 0 when a line matches, 1 when none does"},
+			&cli.BoolFlag{Name: "count", Aliases: []string{"c"}, Usage: "print each session with the number of lines that match"},
+			&cli.BoolFlag{Name: "line-number", Aliases: []string{"n"}, Usage: "print each line's number in its field's text"},
 		},
 		Action: action(e, shape{min: 1, max: 1, pager: true}, e.parseSearch, runSearch),
 	}
@@ -60,7 +72,11 @@ func (e *env) parseSearch(c *cli.Context) (searchOptions, error) {
 		Pattern: c.Args().First(), IgnoreCase: c.Bool("ignore-case"), Session: c.String("session"), Agent: c.String("agent"),
 		Tool: c.String("tool"), File: c.String("file"), Label: c.String("label"), Limit: c.Int("max-count"),
 	}
-	o := searchOptions{SessionsOnly: c.Bool("sessions-with-matches"), JSON: c.Bool("json")}
+	o := searchOptions{SessionsOnly: c.Bool("sessions-with-matches"), JSON: c.Bool("json"), Quiet: c.Bool("quiet"),
+		Count: c.Bool("count"), LineNumbers: c.Bool("line-number")}
+	if btoi(o.SessionsOnly)+btoi(o.Count)+btoi(o.Quiet) > 1 {
+		return o, usagef("choose one of -l, -c and -q")
+	}
 	if q.Limit < 0 {
 		return o, usagef("--max-count must be 0 or more")
 	}
@@ -94,22 +110,33 @@ func pattern(p string, extended, fixed bool) (string, bool, error) {
 	return re, true, err
 }
 
-// runSearch prints the hits of o's query.
+// runSearch prints the hits of o's query; none is exit status 1, as
+// git grep has it.
 func runSearch(ctx context.Context, d *deps, o searchOptions) error {
+	if o.Quiet {
+		o.Query.Limit = 1 // one line answers the question
+	}
 	hits, err := searchStore(ctx, d, o.Query)
 	if err != nil {
 		return err
 	}
 	switch {
+	case o.Quiet:
 	case o.JSON:
-		if hits == nil {
-			hits = []search.Hit{}
+		if err := d.writeJSON(render.NewSearchJSON(hits, o.SessionsOnly)); err != nil {
+			return err
 		}
-		return render.JSON(d.out, hits)
 	case o.SessionsOnly:
 		render.HitSessions(d.out, hits)
+	case o.Count:
+		for _, c := range render.HitCounts(hits) {
+			fmt.Fprintf(d.out, "%s:%d\n", c.Session, c.Hits)
+		}
 	default:
-		render.Hits(d.out, d.color, hits)
+		render.HitsWith(d.out, d.color, hits, o.LineNumbers)
+	}
+	if len(hits) == 0 {
+		return &exitStatus{1}
 	}
 	return nil
 }

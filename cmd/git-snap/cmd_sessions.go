@@ -57,7 +57,7 @@ func runSessions(ctx context.Context, d *deps, o sessionsOptions) error {
 		for i, sess := range sessions {
 			out = append(out, render.SessionToJSON(sess, costs[i]))
 		}
-		return render.JSON(w, render.NewSessionsJSON(out))
+		return d.writeJSON(render.NewSessionsJSON(out))
 	}
 	if len(sessions) == 0 {
 		fmt.Fprintln(w, "no sessions yet; save one with git snap save --session NAME FILE")

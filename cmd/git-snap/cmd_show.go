@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -28,20 +29,30 @@ func cmdShow(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "show",
 		Usage:     "show a snapshot: header, stats and the conversation",
-		ArgsUsage: "REV",
+		ArgsUsage: "[REV | REV:PATH]",
 		Description: `Shows a snapshot's header and statistics, then its conversation for a person:
-roles, text, tool calls and results (shortened). --full shows everything whole,
+roles, text, tool calls and results (shortened). A subagent's records are marked
+(subagent NAME); preambles the harness wrote (system and developer text, context
+injected as the user's) are folded to one line, and records that are not
+conversation (progress lines) are counted at the end. --full shows everything whole,
 --tools the tool calls' inputs and results whole. On a terminal, text is wrapped at its
 width as Markdown is (code, tables and headings kept, list items and quotes indented);
 --width N sets the columns, 0 turns wrapping off. --json and --yaml give everything:
 header, stats and the whole document.
+
+REV:PATH prints what PATH names in the snapshot, as git show REV:PATH does: a captured
+file's bytes (the path show --name-only prints), else a member of the document as JSON,
+PATH read as a JSON Pointer (messages/3, transcript, config/model). An empty REV is the
+default session (:src/app.go).
 
 Examples:
    git snap show fix-login
    git snap show fix-login~2 --json | jq .stats
    git snap show snap/fix-login/green --yaml
    git snap show fix-login --tools
-   git snap show fix-login --name-only      # the files this snapshot changed`,
+   git snap show fix-login --name-only      # the files this snapshot changed
+   git snap show fix-login~2:src/app.go     # a captured file as it was then
+   git snap show fix-login:messages/0       # the first message, as stored`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "header, stats and document as JSON"},
 			&cli.BoolFlag{Name: "yaml", Usage: "header, stats and document as YAML"},
@@ -78,10 +89,27 @@ func withCost(d *deps, s *agent.Numbers) error {
 	return nil
 }
 
+// showPath prints what path names in rev's snapshot (REV:PATH).
+func showPath(ctx context.Context, d *deps, rev, path, session string) error {
+	rev, err := d.revOrSession(ctx, rev, session)
+	if err != nil {
+		return err
+	}
+	data, _, err := d.store.ReadPath(ctx, rev, path)
+	if err != nil {
+		return err
+	}
+	_, err = d.out.Write(data)
+	return err
+}
+
 // runShow shows o.Rev, or the newest snapshot of the session.
 func runShow(ctx context.Context, d *deps, o showOptions) error {
 	s, w, p := d.store, d.out, d.color
-	rev, err := d.revOrSession(o.Rev, o.Session, "show")
+	if rev, path, ok := gitstore.SplitRevPath(o.Rev); ok {
+		return showPath(ctx, d, rev, path, o.Session)
+	}
+	rev, err := d.revOrSession(ctx, o.Rev, o.Session)
 	if err != nil {
 		return err
 	}
@@ -106,7 +134,7 @@ func runShow(ctx context.Context, d *deps, o showOptions) error {
 		}
 		full := render.NewShowJSON(render.EntryToJSON(entry, names), render.NumbersToJSON(st, st.First, st.Last), doc)
 		if o.JSON {
-			return render.JSON(w, full)
+			return d.writeJSON(full)
 		}
 		return render.YAML(w, map[string]any{"schema_version": full.SchemaVersion, "snapshot": render.Value(full.Snapshot), "stats": render.Value(full.Stats), "document": doc})
 	}

@@ -65,6 +65,9 @@ func runStats(ctx context.Context, d *deps, o statsOptions) error {
 		return err
 	}
 	if session != "" {
+		if session, err = s.FindSession(ctx, session); err != nil {
+			return err
+		}
 		all = slices.DeleteFunc(all, func(x gitstore.Session) bool { return x.Name != session })
 		if len(all) == 0 {
 			return gitstore.NoSession(session)
@@ -109,7 +112,7 @@ func runStats(ctx context.Context, d *deps, o statsOptions) error {
 		return err
 	}
 	if o.JSON {
-		return render.JSON(w, render.NewStatsJSON(st.Sessions, st.Snapshots, st.Checkpoints, render.NumbersToJSON(st.Numbers, st.First, st.Last)))
+		return d.writeJSON(render.NewStatsJSON(st.Sessions, st.Snapshots, st.Checkpoints, render.NumbersToJSON(st.Numbers, st.First, st.Last)))
 	}
 	fmt.Fprintf(w, "sessions:     %d\nsnapshots:    %d\n", st.Sessions, st.Snapshots)
 	fmt.Fprintf(w, "checkpoints:  %d", len(st.Checkpoints))

@@ -44,7 +44,7 @@ func parseTrace(c *cli.Context) (traceOptions, error) {
 // runTrace prints the timeline of o.Rev and its session's statistics,
 // with a cost estimate.
 func runTrace(ctx context.Context, d *deps, o traceOptions) error {
-	rev, err := d.revOrSession(o.Rev, o.Session, "trace")
+	rev, err := d.revOrSession(ctx, o.Rev, o.Session)
 	if err != nil {
 		return err
 	}
@@ -60,7 +60,7 @@ func runTrace(ctx context.Context, d *deps, o traceOptions) error {
 		return err
 	}
 	if o.JSON {
-		return render.JSON(d.out, render.NewTraceJSON(render.EntryToJSON(entry, nil), lines, render.NumbersToJSON(n, n.First, n.Last)))
+		return d.writeJSON(render.NewTraceJSON(render.EntryToJSON(entry, nil), lines, render.NumbersToJSON(n, n.First, n.Last)))
 	}
 	render.Trace(d.out, d.color, lines, st, *n.Cost)
 	return nil

@@ -80,6 +80,7 @@ func seqs(t *testing.T, out []byte) string {
 
 func TestRunLogFilters(t *testing.T) {
 	d, out := fixture(t)
+	d.errOut = &bytes.Buffer{} // which session log took, when it took one
 	at := func(hhmm string) time.Time {
 		t, _ := time.Parse("2006-01-02 15:04", "2026-03-02 "+hhmm)
 		return t
@@ -90,16 +91,16 @@ func TestRunLogFilters(t *testing.T) {
 		o       logOptions
 		want    string
 	}{
-		{"no default session: every session", "", logOptions{}, "b#2 b#1 a#5 a#4 a#3 a#2 a#1"},
+		{"no default session: the most recently active", "", logOptions{}, "b#2 b#1"},
 		{"the default session", "a", logOptions{}, "a#5 a#4 a#3 a#2 a#1"},
 		{"--session over the default", "a", logOptions{Session: "b"}, "b#2 b#1"},
 		{"--all over the default", "a", logOptions{All: true}, "b#2 b#1 a#5 a#4 a#3 a#2 a#1"},
 		{"REV -n", "", logOptions{Revs: []string{"a"}, Max: 2}, "a#5 a#4"},
 		{"REV~N", "", logOptions{Revs: []string{"a~2"}}, "a#3 a#2 a#1"},
-		{"--since --until", "", logOptions{Since: at("10:25"), Until: at("11:05")}, "b#1 a#5 a#4"},
-		{"--since is inclusive", "", logOptions{Since: at("11:10")}, "b#2"},
-		{"--label glob", "", logOptions{Label: "PostToolUse *"}, "a#4 a#3 a#2"},
-		{"--label -n", "", logOptions{Label: "Stop", Max: 1}, "b#2"},
+		{"--since --until", "", logOptions{All: true, Since: at("10:25"), Until: at("11:05")}, "b#1 a#5 a#4"},
+		{"--since is inclusive", "", logOptions{All: true, Since: at("11:10")}, "b#2"},
+		{"--label glob", "", logOptions{All: true, Label: "PostToolUse *"}, "a#4 a#3 a#2"},
+		{"--label -n", "", logOptions{All: true, Label: "Stop", Max: 1}, "b#2"},
 		{"--checkpoint: where it is and was", "b", logOptions{Checkpoint: "green"}, "a#4 a#3"},
 		{"--checkpoint within REV", "", logOptions{Revs: []string{"a~2"}, Checkpoint: "green"}, "a#3"},
 		{"--checkpoint elsewhere", "", logOptions{Revs: []string{"b"}, Checkpoint: "green"}, ""},

@@ -58,7 +58,8 @@ func TestGitFlagsAndCounts(t *testing.T) {
 		{[]string{"log", "-n5", "a"}, []string{"log", "--max-count=5", "--", "a"}},
 		{[]string{"log", "-n", "5"}, []string{"log", "-n", "5"}},
 		{[]string{"--color", "log"}, []string{"--color=always", "log"}},
-		{[]string{"log", "--no-color", "--", "-5"}, []string{"log", "--color=never", "--", "-5"}},
+		{[]string{"log", "--no-color", "--", "-5"}, []string{"log", "--color=never", "--", "--", "-5"}}, // log -- PATH: the -- stays
+		{[]string{"diff", "--no-color", "--", "-5"}, []string{"diff", "--color=never", "--", "-5"}},
 		{[]string{"prune", "-n", "--keep-last", "3"}, []string{"prune", "-n", "--keep-last", "3"}},
 		{[]string{"prune", "-5"}, []string{"prune", "-5"}},
 	} {

@@ -128,8 +128,51 @@
       .catch(() => { window.location.href = a.href; });
   });
 
-  // Live: the sessions page follows the repository; a timeline says when
-  // its session has a newer snapshot.
+  // follow takes in a running session's new snapshots: the page is read
+  // again from this viewer and its head, turns and timeline replace
+  // these (nodes the browser parsed, never text written as HTML); the
+  // rail keeps what is ticked, and a reader at the end stays at the end.
+  let following = false;
+  let again = false;
+  function follow() {
+    if (following) {
+      again = true;
+      return;
+    }
+    following = true;
+    const note = $("#live");
+    const atEnd = window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 80;
+    fetch(window.location.href, { headers: { Accept: "text/html" } })
+      .then((r) => (r.ok ? r.text() : Promise.reject(new Error(r.statusText))))
+      .then((html) => {
+        const doc = new DOMParser().parseFromString(html, "text/html");
+        ["#session-head", "#turns", "#timeline"].forEach((sel) => {
+          const now = $(sel);
+          const next = $(sel, doc);
+          if (now && next) now.replaceWith(document.importNode(next, true));
+        });
+        applyRail();
+        note.textContent = "updated";
+        note.hidden = false;
+        if (atEnd) window.scrollTo(0, document.documentElement.scrollHeight);
+      })
+      .catch(() => {
+        note.textContent = "new snapshot: reload";
+        note.hidden = false;
+        note.onclick = () => window.location.reload();
+      })
+      .finally(() => {
+        following = false;
+        if (again) {
+          again = false;
+          follow();
+        }
+      });
+  }
+
+  // Live: the sessions page follows the repository; a timeline of a
+  // session's newest snapshot follows the session (follow), one of an
+  // older snapshot says when there is a newer one.
   function live() {
     if (!window.EventSource) return;
     const page = document.body.dataset.page;
@@ -142,6 +185,10 @@
       const note = $("#live");
       if (head) {
         if (!moved.includes(head.dataset.session)) return;
+        if ($("#session-head").dataset.follow) {
+          follow();
+          return;
+        }
         note.textContent = "new snapshot: reload";
         note.hidden = false;
         note.onclick = () => window.location.reload();

@@ -426,3 +426,25 @@ func (r *Store) DeletePacked(ctx context.Context, name string) error {
 func Holder(lockPath string) (pid int, dead bool) {
 	return deadHolder(lockPath)
 }
+
+// EditFile changes a small file of git-snap's own (under the common git
+// dir) as refs are changed: under path.lock, taken as for a ref, edit is
+// given the file's content (nil when there is none) and what it returns
+// replaces the file in one rename. An error from edit leaves the file as
+// it was.
+func (r *Store) EditFile(ctx context.Context, path string, edit func(old []byte) ([]byte, error)) error {
+	lk, err := r.lock(ctx, path)
+	if err != nil {
+		return fmt.Errorf("lock %s: %w", path, err)
+	}
+	defer lk.release()
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	data, err := edit(old)
+	if err != nil {
+		return err
+	}
+	return lk.commit(data)
+}
