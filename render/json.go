@@ -233,7 +233,7 @@ func TokensToJSON(u snapshot.Usage) *TokensJSON {
 
 // CostToJSON is c as every output writes a cost.
 func CostToJSON(c prices.Cost) *CostJSON {
-	return &CostJSON{USD: c.USD, USDMicros: c.Micros, Estimate: c.Estimate, PricesDate: c.PricesDate, UnknownModels: namedModels(c.Unknown)}
+	return &CostJSON{USD: c.USD, USDMicros: c.Micros, Estimate: c.Estimate, PricesDate: c.PricesDate, UnknownModels: append([]string{}, c.Unknown...)}
 }
 
 // LastTime is the time of a session's newest snapshot h, never before

@@ -177,10 +177,3 @@ func NewDoctorJSON(r doctor.Report) DoctorJSON {
 	}
 	return out
 }
-
-// namedModels is the models of a cost without a price, those with a
-// name: calls whose records name no model are counted in the tokens but
-// are no model to list ("" is not one).
-func namedModels(models []string) []string {
-	return slices.DeleteFunc(append([]string{}, models...), func(m string) bool { return m == "" })
-}

@@ -110,7 +110,7 @@ func runUsage(ctx context.Context, d *deps, o usageOptions) error {
 		return err
 	}
 	if o.JSON {
-		return render.JSON(d.out, render.NewUsageJSON(rep))
+		return d.writeJSON(render.NewUsageJSON(rep))
 	}
 	if len(rep.Rows) == 0 {
 		fmt.Fprintln(d.out, "no model calls in the sessions and times asked for")
