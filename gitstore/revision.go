@@ -68,8 +68,16 @@ func (s *Store) Resolve(ctx context.Context, rev string) (plumbing.Hash, error) 
 // a session's name or of a snapshot id (both together may be
 // ambiguous).
 func (s *Store) resolveBase(ctx context.Context, base string) (plumbing.Hash, error) {
-	isSession := snapshot.CheckName("session", base) == nil
-	if isSession {
+	if h, err := s.resolveName(ctx, base); err != nil || !h.IsZero() {
+		return h, err
+	}
+	return s.resolvePrefix(ctx, base)
+}
+
+// resolveName finds what base names in full: a session, a name given to
+// one, a checkpoint or a git ref; a zero id when it names none.
+func (s *Store) resolveName(ctx context.Context, base string) (plumbing.Hash, error) {
+	if snapshot.CheckName("session", base) == nil {
 		h, err := s.refs.Read(s.SessionRef(base))
 		if err != nil || !h.IsZero() {
 			return h, err
@@ -103,8 +111,14 @@ func (s *Store) resolveBase(ctx context.Context, base string) (plumbing.Hash, er
 			return s.peel(h)
 		}
 	}
+	return plumbing.ZeroHash, nil
+}
+
+// resolvePrefix finds the one session whose name, or the one snapshot
+// whose id, starts with base.
+func (s *Store) resolvePrefix(ctx context.Context, base string) (plumbing.Hash, error) {
 	var sessions []string
-	if isSession {
+	if snapshot.CheckName("session", base) == nil {
 		var err error
 		if sessions, err = s.sessionsWithPrefix(ctx, base); err != nil {
 			return plumbing.ZeroHash, err

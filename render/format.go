@@ -276,7 +276,7 @@ func (l *LogWriter) More(text []byte) {
 		l.Graph.More(l.W, text)
 		return
 	}
-	l.W.Write(text)
+	_, _ = l.W.Write(text) // a failed write shows in the writer's own error, as every line's
 }
 
 func (l *LogWriter) write(e gitstore.Entry, checkpoints []string) {

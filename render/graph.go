@@ -133,5 +133,5 @@ func splitLines(text []byte) []string {
 }
 
 func writeLine(w io.Writer, s string) {
-	io.WriteString(w, strings.TrimRight(s, " ")+"\n")
+	_, _ = io.WriteString(w, strings.TrimRight(s, " ")+"\n") // as LogWriter.More
 }

@@ -174,7 +174,6 @@ func parsePretty(c *cli.Context) (render.Pretty, error) {
 // runLog lists the snapshots o selects, newest first. With no REV it
 // starts from o.Session, else the default session, else every session.
 func runLog(ctx context.Context, d *deps, o logOptions) error {
-	s := d.store
 	o.Session = or(o.Session, d.session)
 	if o.Oneline {
 		o.Pretty, _ = render.ParsePretty("oneline", false)
@@ -185,27 +184,9 @@ func runLog(ctx context.Context, d *deps, o logOptions) error {
 			return err
 		}
 	}
-	names, carried, err := checkpointNames(ctx, s, o.Checkpoint)
+	sel, err := selectLog(ctx, d, o)
 	if err != nil {
 		return err
-	}
-	r, err := logRange(ctx, s, o, carried)
-	if err != nil {
-		return err
-	}
-	code, err := s.CodePrefix(o.Code)
-	if err != nil {
-		return err
-	}
-	filter := gitstore.Filter{Since: o.Since, Until: o.Until, Label: o.Label, Code: code}
-	if o.Checkpoint != "" {
-		filter.Carried = carried
-	}
-	var grep map[plumbing.Hash]bool
-	if o.Grep != "" {
-		if grep, err = grepSnapshots(ctx, d, o.Grep); err != nil {
-			return err
-		}
 	}
 	lw := &render.LogWriter{W: d.out, Pretty: o.Pretty, Color: d.color, Now: time.Now()}
 	if o.Graph {
@@ -216,11 +197,11 @@ func runLog(ctx context.Context, d *deps, o logOptions) error {
 	}
 	var picked []gitstore.Entry // for --json and --reverse, which print at the end
 	shown := 0
-	err = s.WalkRange(ctx, r, func(e gitstore.Entry) error {
-		if !filter.Match(e) || (grep != nil && !grep[e.ID]) {
+	err = d.store.WalkRange(ctx, sel.r, func(e gitstore.Entry) error {
+		if !sel.filter.Match(e) || (sel.grep != nil && !sel.grep[e.ID]) {
 			return nil
 		}
-		if ok, err := logKeeps(ctx, s, o, e); err != nil || !ok {
+		if ok, err := logKeeps(ctx, d.store, o, e); err != nil || !ok {
 			return err
 		}
 		if o.Max > 0 && shown >= o.Max {
@@ -231,11 +212,51 @@ func runLog(ctx context.Context, d *deps, o logOptions) error {
 			picked = append(picked, e)
 			return nil
 		}
-		return logOne(ctx, d, o, lw, e, names[e.ID])
+		return logOne(ctx, d, o, lw, e, sel.names[e.ID])
 	})
 	if err != nil {
 		return err
 	}
+	return logPicked(ctx, d, o, lw, picked, sel.names)
+}
+
+// logSelection is what log walks and which of the snapshots it keeps.
+type logSelection struct {
+	r      gitstore.RevRange
+	filter gitstore.Filter
+	grep   map[plumbing.Hash]bool     // --grep's snapshots; nil: all
+	names  map[plumbing.Hash][]string // checkpoint names by snapshot
+}
+
+// selectLog reads o's revisions, checkpoints and filters.
+func selectLog(ctx context.Context, d *deps, o logOptions) (logSelection, error) {
+	s := d.store
+	names, carried, err := checkpointNames(ctx, s, o.Checkpoint)
+	if err != nil {
+		return logSelection{}, err
+	}
+	r, err := logRange(ctx, s, o, carried)
+	if err != nil {
+		return logSelection{}, err
+	}
+	code, err := s.CodePrefix(o.Code)
+	if err != nil {
+		return logSelection{}, err
+	}
+	sel := logSelection{r: r, names: names, filter: gitstore.Filter{Since: o.Since, Until: o.Until, Label: o.Label, Code: code}}
+	if o.Checkpoint != "" {
+		sel.filter.Carried = carried
+	}
+	if o.Grep != "" {
+		if sel.grep, err = grepSnapshots(ctx, d, o.Grep); err != nil {
+			return logSelection{}, err
+		}
+	}
+	return sel, nil
+}
+
+// logPicked prints what log kept for the end: --json, --reverse.
+func logPicked(ctx context.Context, d *deps, o logOptions, lw *render.LogWriter, picked []gitstore.Entry, names map[plumbing.Hash][]string) error {
 	if o.JSON {
 		out := []render.EntryJSON{}
 		for _, e := range picked {

@@ -57,7 +57,7 @@ func schemaRepo(t *testing.T) (run func(args ...string) []byte) {
 		t.Helper()
 		var out, errOut bytes.Buffer
 		e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, dir: dir, getenv: func(k string) string { return vars[k] }}
-		if code := e.run(context.Background(), args); code != 0 && args[0] != "scan" && !(args[0] == "search" && code == 1) {
+		if code := e.run(context.Background(), args); code != 0 && args[0] != "scan" && (args[0] != "search" || code != 1) {
 			t.Fatalf("git snap %s: exit %d\n%s", strings.Join(args, " "), code, errOut.String())
 		}
 		return out.Bytes()
