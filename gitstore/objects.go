@@ -156,13 +156,16 @@ func (r *objectReader) deflate(w io.Writer, typ plumbing.ObjectType, data []byte
 // EncodedObject finds an object: loose first, then in the packs, then
 // wherever go-git looks (alternates).
 func (r *objectReader) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	hex := h.String()
-	typ, data, err := r.readLoose(filepath.Join(r.dir, "objects", hex[:2], hex[2:]), r.max)
-	if errors.Is(err, fs.ErrNotExist) { // packed, or pruned by git gc since it was listed
-		typ, data, err = r.packs.Find(h)
-	}
+	// Packs first, as git looks: an index answers a miss without a
+	// system call, where a loose lookup of a packed object costs a
+	// failed open (a thousand sessions' tips, a thousand opens).
+	typ, data, err := r.packs.Find(h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
-		return r.Storage.EncodedObject(t, h)
+		hex := h.String()
+		typ, data, err = r.readLoose(filepath.Join(r.dir, "objects", hex[:2], hex[2:]), r.max)
+	}
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, plumbing.ErrObjectNotFound) {
+		return r.Storage.EncodedObject(t, h) // in a pack written since the packs were listed
 	}
 	if tl := (*pack.TooLargeError)(nil); errors.As(err, &tl) {
 		return nil, &ObjectTooLargeError{ID: h, Size: tl.Size, Max: tl.Limit}

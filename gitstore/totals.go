@@ -1,7 +1,6 @@
 package gitstore
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -23,7 +22,7 @@ import (
 // which only a store that counts nothing (in tests) gives.
 func (s *Store) Totals(ctx context.Context, entries []Entry) (out []snapshot.Totals, ok []bool, err error) {
 	out, ok = make([]snapshot.Totals, len(entries)), make([]bool, len(entries))
-	var cache map[plumbing.Hash]snapshot.Totals
+	var cache totalsCache
 	added := 0
 	for i, e := range entries {
 		// A snapshot counted before conversation messages were has
@@ -38,7 +37,7 @@ func (s *Store) Totals(ctx context.Context, entries []Entry) (out []snapshot.Tot
 		if cache == nil {
 			cache = s.readTotalsCache()
 		}
-		if t, hit := cache[e.ID]; hit {
+		if t, hit := cache.get(e.ID); hit {
 			out[i], ok[i] = t, true
 			continue
 		}
@@ -47,7 +46,7 @@ func (s *Store) Totals(ctx context.Context, entries []Entry) (out []snapshot.Tot
 			return nil, nil, err
 		}
 		out[i], ok[i] = s.count(doc, e.Header.Source), true
-		cache[e.ID] = out[i]
+		cache.set(e.ID, out[i])
 		added++
 	}
 	if added > 0 {
@@ -65,13 +64,32 @@ func (s *Store) totalsCachePath() string {
 	return filepath.Join(s.paths.CommonDir, "snap", "cache", "totals")
 }
 
+// totalsCache is the remembered totals of snapshots by id, each kept as
+// the JSON it was read or written as: a call that asks for a few of many
+// decodes only those.
+type totalsCache map[plumbing.Hash][]byte
+
+// get decodes id's totals, if remembered.
+func (c totalsCache) get(id plumbing.Hash) (snapshot.Totals, bool) {
+	var t snapshot.Totals
+	js, hit := c[id]
+	return t, hit && json.Unmarshal(js, &t) == nil
+}
+
+// set remembers id's totals.
+func (c totalsCache) set(id plumbing.Hash, t snapshot.Totals) {
+	if js, err := json.Marshal(t); err == nil {
+		c[id] = js
+	}
+}
+
 // readTotalsCache reads the remembered totals: a line per snapshot, its
 // id and its totals as JSON, and the SHA-1 of all that at the end. A
 // file that is not a regular file, too large, or whose checksum fails
 // is no cache (rebuilt as it is used); a line that does not read is
-// skipped.
-func (s *Store) readTotalsCache() map[plumbing.Hash]snapshot.Totals {
-	out := map[plumbing.Hash]snapshot.Totals{}
+// skipped when asked for.
+func (s *Store) readTotalsCache() totalsCache {
+	out := totalsCache{}
 	data, err := safefile.ReadFile(context.Background(), s.totalsCachePath(), "", maxCacheBytes)
 	if err != nil {
 		return out
@@ -79,46 +97,41 @@ func (s *Store) readTotalsCache() map[plumbing.Hash]snapshot.Totals {
 	if data, err = checkSummed(data); err != nil {
 		return out
 	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<20)
-	if !sc.Scan() || sc.Text() != totalsCacheMagic {
+	first, rest, _ := bytes.Cut(data, []byte("\n"))
+	if string(first) != totalsCacheMagic {
 		return out
 	}
-	for sc.Scan() {
-		id, js, found := bytes.Cut(sc.Bytes(), []byte(" "))
-		var t snapshot.Totals
-		if !found || !plumbing.IsHash(string(id)) || json.Unmarshal(js, &t) != nil {
-			continue
+	for len(rest) > 0 {
+		var line []byte
+		line, rest, _ = bytes.Cut(rest, []byte("\n"))
+		id, js, found := bytes.Cut(line, []byte(" "))
+		if found && plumbing.IsHash(string(id)) {
+			out[plumbing.NewHash(string(id))] = js
 		}
-		out[plumbing.NewHash(string(id))] = t
 	}
 	return out
 }
 
 // writeTotalsCache replaces the cache with m, or, when m has grown past
 // maxTotalsCache, with the entries just asked for.
-func (s *Store) writeTotalsCache(m map[plumbing.Hash]snapshot.Totals, asked []Entry) {
+func (s *Store) writeTotalsCache(m totalsCache, asked []Entry) {
 	if len(m) > maxTotalsCache {
-		keep := make(map[plumbing.Hash]snapshot.Totals, len(asked))
+		keep := make(totalsCache, len(asked))
 		for _, e := range asked {
-			if t, ok := m[e.ID]; ok {
-				keep[e.ID] = t
+			if js, ok := m[e.ID]; ok {
+				keep[e.ID] = js
 			}
 		}
 		m = keep
 	}
-	var b strings.Builder
+	var b bytes.Buffer
 	b.WriteString(totalsCacheMagic + "\n")
-	for id, t := range m {
-		js, err := json.Marshal(t)
-		if err != nil {
-			return
-		}
+	for id, js := range m {
 		b.WriteString(id.String() + " ")
 		b.Write(js)
 		b.WriteByte('\n')
 	}
-	writeFileAtomic(s.totalsCachePath(), withSum([]byte(b.String())))
+	writeFileAtomic(s.totalsCachePath(), withSum(b.Bytes()))
 }
 
 // CheckpointsBySession lists the checkpoint names of every session from one
