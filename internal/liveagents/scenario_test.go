@@ -452,8 +452,9 @@ func checkStats(t *testing.T, w *world, session string) {
 		}
 	}
 	c, _ := got["cost"].(map[string]any)
-	if usd, _ := c["usd"].(float64); math.Abs(usd-cost) > 1e-9 || c["unknown_models"] != nil && len(c["unknown_models"].([]any)) > 0 {
-		t.Errorf("stats cost %v, want $%.6f at %s's price", c, cost, model)
+	// Money is rounded once, to the micro-dollar: within half of one.
+	if micros, _ := c["usd_micros"].(float64); math.Abs(micros-cost*1e6) > 0.5+1e-6 || c["unknown_models"] != nil && len(c["unknown_models"].([]any)) > 0 {
+		t.Errorf("stats cost %v, want $%.7f at %s's price", c, cost, model)
 	}
 }
 
