@@ -4,16 +4,18 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
-	"net/http/cgi"
-	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -98,14 +100,23 @@ func gitDaemon(t *testing.T, dir string) string {
 	return "git://" + l.Addr().String() + "/"
 }
 
-// httpBackend serves dir's repositories over smart HTTP on 127.0.0.1:
-// git http-backend, git's own server side, run as CGI by Go's net/http
+// httpBackend serves dir's repositories over smart HTTP on 127.0.0.1 as
+// hosts such as GitHub and GitLab serve them: git http-backend, git's own
+// server side, run as CGI by lighttpd, a web server packaged by Debian,
 // behind HTTP basic auth (user snap, password secret; the returned URL
 // carries them, as a credential helper would give them to git). Every
 // repository there is set to receive.fsckObjects=true, as hosts are, so
 // that an object git would refuse is refused here too.
+//
+// The test holds the listening socket and hands it to lighttpd as systemd
+// would (socket activation: the socket as descriptor 3, LISTEN_FDS and
+// LISTEN_PID), for the reason gitDaemon gives. lighttpd runs in the
+// foreground with a configuration of its own in a temporary directory and
+// is stopped when the test ends; its error and access logs, which hold
+// git http-backend's errors too, are shown if the test failed.
 func httpBackend(t *testing.T, dir string) string {
 	t.Helper()
+	lighttpd := requireLighttpd(t)
 	execPath := strings.TrimSpace(git(t, dir, "--exec-path"))
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -116,22 +127,120 @@ func httpBackend(t *testing.T, dir string) string {
 			git(t, filepath.Join(dir, e.Name()), "config", "receive.fsckObjects", "true")
 		}
 	}
-	backend := &cgi.Handler{
-		Path: filepath.Join(execPath, "git-http-backend"),
-		Env:  []string{"GIT_PROJECT_ROOT=" + dir, "GIT_HTTP_EXPORT_ALL=1"},
+
+	run := t.TempDir()
+	must(t, os.Mkdir(filepath.Join(run, "www"), 0o755))
+	must(t, os.WriteFile(filepath.Join(run, "users"), []byte("snap:secret\n"), 0o600))
+	conf := filepath.Join(run, "lighttpd.conf")
+	must(t, os.WriteFile(conf, []byte(lighttpdConf(t, run, dir, filepath.Join(execPath, "git-http-backend"))), 0o644))
+
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		user, pass, ok := r.BasicAuth()
-		if !ok || user != "snap" || pass != "secret" {
-			w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
-			http.Error(w, "authentication required", http.StatusUnauthorized)
-			return
+	addr := l.Addr().String()
+	sock, err := l.(*net.TCPListener).File()
+	l.Close() // sock still holds the socket, and lighttpd will
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer // not the test's output: CGI children would hold it open
+	cmd := exec.Command("/bin/sh", "-c", `export LISTEN_PID=$$; exec "$0" "$@"`, lighttpd, "-D", "-f", conf)
+	cmd.Env = append(os.Environ(), "LISTEN_FDS=1")
+	cmd.ExtraFiles = []*os.File{sock} // descriptor 3
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.WaitDelay = 5 * time.Second // a CGI child left running may hold the output open
+	err = cmd.Start()
+	sock.Close() // once lighttpd has gone, connections are refused rather than left waiting
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	logs := func(exit error) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "lighttpd ended: %v\noutput:\n%s", exit, out.String())
+		for _, name := range []string{"error.log", "access.log"} {
+			data, _ := os.ReadFile(filepath.Join(run, name))
+			fmt.Fprintf(&b, "%s:\n%s", name, data)
 		}
-		r.Header.Set("Remote-User", user) // http-backend takes REMOTE_USER as the pusher
-		backend.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return strings.Replace(srv.URL, "http://", "http://snap:secret@", 1) + "/"
+		return b.String()
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM) // lighttpd stops at once on SIGTERM
+		var exit error
+		select {
+		case exit = <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			exit = <-done
+		}
+		if t.Failed() {
+			t.Log(logs(exit))
+		}
+	})
+
+	// The server answers, and asks who is there before anything else.
+	c := &http.Client{Timeout: 30 * time.Second}
+	resp, err := c.Get("http://" + addr + "/")
+	if err != nil {
+		t.Fatalf("lighttpd does not answer: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("lighttpd answered a request without credentials with %s, want 401", resp.Status)
+	}
+	return "http://snap:secret@" + addr + "/"
+}
+
+// lighttpdConf is the configuration httpBackend gives lighttpd: the socket
+// it is handed and no other, basic auth on every path against the plain
+// user file run/users, and every path mapped onto git http-backend (the
+// rest of the path its PATH_INFO) with root as GIT_PROJECT_ROOT. mod_auth
+// sets REMOTE_USER, which http-backend takes as the pusher, so pushes are
+// allowed as a host allows them to a signed-in user.
+func lighttpdConf(t *testing.T, run, root, backend string) string {
+	t.Helper()
+	q := func(s string) string {
+		if strings.ContainsAny(s, "\"\\$\n") {
+			t.Fatalf("path %q cannot be written in lighttpd's configuration", s)
+		}
+		return `"` + s + `"`
+	}
+	return strings.Join([]string{
+		`server.modules = ("mod_alias", "mod_setenv", "mod_auth", "mod_authn_file", "mod_cgi", "mod_accesslog")`,
+		`server.systemd-socket-activation = "enable"`,
+		`server.document-root = ` + q(filepath.Join(run, "www")),
+		`server.upload-dirs = (` + q(run) + `)`,
+		`server.errorlog = ` + q(filepath.Join(run, "error.log")),
+		`accesslog.filename = ` + q(filepath.Join(run, "access.log")),
+		`auth.backend = "plain"`,
+		`auth.backend.plain.userfile = ` + q(filepath.Join(run, "users")),
+		`auth.require = ("" => ("method" => "basic", "realm" => "git", "require" => "valid-user"))`,
+		`alias.url = ("/" => ` + q(backend+"/") + `)`,
+		`cgi.assign = ("" => "")`,
+		`setenv.add-environment = ("GIT_PROJECT_ROOT" => ` + q(root) + `, "GIT_HTTP_EXPORT_ALL" => "1")`,
+		"",
+	}, "\n")
+}
+
+// requireLighttpd finds lighttpd, which Debian installs in /usr/sbin (not
+// on an ordinary user's PATH). Without it the smart-HTTP tests are
+// skipped, unless $GIT_SNAP_REQUIRE_TOOLS is set (as .ci/run sets it,
+// having installed it): then they fail.
+func requireLighttpd(t *testing.T) string {
+	t.Helper()
+	if p, err := exec.LookPath("lighttpd"); err == nil {
+		return p
+	}
+	if _, err := os.Stat("/usr/sbin/lighttpd"); err == nil {
+		return "/usr/sbin/lighttpd"
+	}
+	if os.Getenv("GIT_SNAP_REQUIRE_TOOLS") != "" {
+		t.Fatal("lighttpd is not installed and GIT_SNAP_REQUIRE_TOOLS is set: the smart-HTTP tests serve through it (apt-get install lighttpd)")
+	}
+	t.Skip("lighttpd is not installed: the smart-HTTP tests serve through it (apt-get install lighttpd; set GIT_SNAP_REQUIRE_TOOLS=1 to make this a failure)")
+	return ""
 }
 
 // clone makes a working repository with origin set to url.
@@ -372,4 +481,61 @@ func mustTip(t *testing.T, s *Store, session string) plumbing.Hash {
 		t.Fatalf("no tip for %s: %v", session, err)
 	}
 	return h
+}
+
+// TestSmartHTTPRefusesAWrongPassword: the smart-HTTP server the sharing
+// tests use asks for credentials and refuses wrong ones, as a host does,
+// so a push or fetch that succeeds there went through basic auth.
+func TestSmartHTTPRefusesAWrongPassword(t *testing.T) {
+	srv := t.TempDir()
+	git(t, srv, "init", "-q", "--bare", "shared.git")
+	base, err := url.Parse(httpBackend(t, srv))
+	must(t, err)
+	refs := "http://" + base.Host + "/shared.git/info/refs?service=git-upload-pack"
+	c := &http.Client{Timeout: 30 * time.Second}
+	for _, tc := range []struct {
+		name       string
+		user, pass string
+		want       int
+	}{
+		{"no credentials", "", "", http.StatusUnauthorized},
+		{"wrong password", "snap", "wrong", http.StatusUnauthorized},
+		{"unknown user", "other", "secret", http.StatusUnauthorized},
+		{"right password", "snap", "secret", http.StatusOK},
+	} {
+		req, err := http.NewRequest(http.MethodGet, refs, nil)
+		must(t, err)
+		if tc.user != "" {
+			req.SetBasicAuth(tc.user, tc.pass)
+		}
+		resp, err := c.Do(req)
+		must(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s: %s, want %d\n%s", tc.name, resp.Status, tc.want, body)
+			continue
+		}
+		if tc.want == http.StatusUnauthorized && !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Basic ") {
+			t.Errorf("%s: WWW-Authenticate %q, want a Basic challenge", tc.name, resp.Header.Get("WWW-Authenticate"))
+		}
+		if tc.want == http.StatusOK && resp.Header.Get("Content-Type") != "application/x-git-upload-pack-advertisement" {
+			t.Errorf("%s: Content-Type %q: git http-backend did not answer", tc.name, resp.Header.Get("Content-Type"))
+		}
+	}
+
+	// git itself is refused with a wrong password, and asks no one for
+	// another.
+	home := t.TempDir()
+	wrong := "http://snap:wrong@" + base.Host + "/shared.git"
+	cmd := exec.Command("git", "ls-remote", wrong)
+	cmd.Dir = home
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+home, "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "SSH_ASKPASS=")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("git ls-remote with a wrong password succeeded:\n%s", out)
+	}
+	if !strings.Contains(string(out), "Authentication failed") {
+		t.Errorf("git ls-remote with a wrong password: %v\n%s", err, out)
+	}
 }

@@ -109,8 +109,8 @@ func TestForgedSupersedesIsMergedNotTaken(t *testing.T) {
 }
 
 // eachServer runs a sharing scenario against each real server: git
-// daemon, and smart HTTP (git http-backend behind basic auth, with
-// receive.fsckObjects=true), each serving a new bare shared.git.
+// daemon, and smart HTTP (git http-backend run by lighttpd behind basic
+// auth, with receive.fsckObjects=true), each serving a new bare shared.git.
 func eachServer(t *testing.T, scenario func(t *testing.T, url string)) {
 	for _, server := range []string{"git-daemon", "smart-http"} {
 		t.Run(server, func(t *testing.T) {
@@ -262,7 +262,8 @@ func controlCharacters(t *testing.T, url string) {
 	if got := git(t, dir, "ls-remote", "origin", "refs/snap/s"); !strings.HasPrefix(got, e.ID.String()) {
 		t.Errorf("the remote holds %q, want %s", got, e.ID)
 	}
-	// The server does check: a commit with a NUL, made by hand, is refused.
+	// The server does check: a commit with a NUL, made by hand, is refused,
+	// and for that NUL (not for want of a password or a server).
 	tree := git(t, dir, "rev-parse", e.ID.String()+"^{tree}")
 	cmd := exec.Command("sh", "-c", `printf 'tree %s\nauthor a <a@b> 1 +0000\ncommitter a <a@b> 1 +0000\n\nx\0y\n' "$1" | git hash-object -t commit -w --literally --stdin`, "sh", tree)
 	cmd.Dir = dir
@@ -273,6 +274,8 @@ func controlCharacters(t *testing.T, url string) {
 	push.Dir = dir
 	if out, err := push.CombinedOutput(); err == nil {
 		t.Errorf("the server took a commit with a NUL: receive.fsckObjects is not on\n%s", out)
+	} else if !strings.Contains(string(out), "nulInCommit") {
+		t.Errorf("the push of a commit with a NUL failed, but not on the server's fsck: %v\n%s", err, out)
 	}
 }
 
