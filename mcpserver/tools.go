@@ -253,10 +253,10 @@ type ListSnapshotsArgs struct {
 }
 
 type snapshotsOut struct {
-	Rev       string            `json:"rev"`
+	Rev       string             `json:"rev"`
 	Snapshots []render.EntryJSON `json:"snapshots"`
-	Omitted   int               `json:"omitted,omitempty"`
-	Note      string            `json:"note,omitempty"`
+	Omitted   int                `json:"omitted,omitempty"`
+	Note      string             `json:"note,omitempty"`
 }
 
 // errEnough stops a walk that has found what it looks for.
@@ -508,7 +508,9 @@ func turnsHave(sess *report.Session) string {
 
 func short(id string) string { return id[:min(12, len(id))] }
 
-func utf8Valid(b []byte) bool { return !bytes.ContainsRune(b, 0) && strings.ToValidUTF8(string(b), "\uFFFD") == string(b) }
+func utf8Valid(b []byte) bool {
+	return !bytes.ContainsRune(b, 0) && strings.ToValidUTF8(string(b), "\uFFFD") == string(b)
+}
 
 // DiffArgs are diff's arguments.
 type DiffArgs struct {

@@ -81,4 +81,3 @@ func runMCP(ctx context.Context, d *deps, o mcpOptions) error {
 	defer srv.Close()
 	return srv.Serve(ctx, d.in, d.out)
 }
-
