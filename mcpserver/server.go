@@ -74,6 +74,8 @@ type Server struct {
 	// goroutine at a time, and the SDK may run calls concurrently.
 	mu    sync.Mutex
 	index *search.Index // opened on the first search, under mu
+
+	args map[string][]string // each tool's arguments, for checkArgs
 }
 
 // New makes a server of o.Store with its tools.
@@ -90,10 +92,11 @@ func New(o Options) (*Server, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	s := &Server{opts: o}
+	s := &Server{opts: o, args: map[string][]string{}}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "git-snap", Title: "git-snap: agents' sessions kept in git", Version: o.Version},
 		&mcp.ServerOptions{Instructions: instructions(o.AllowWrite)})
 	s.addTools()
+	s.mcp.AddReceivingMiddleware(s.checkArgs)
 	return s, nil
 }
 

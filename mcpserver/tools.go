@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -65,38 +68,84 @@ func handler[In any](s *Server, fn func(ctx context.Context, in In) (string, err
 	}
 }
 
+// addTool adds a tool and records the arguments it takes, for
+// checkArgs.
+func addTool[In any](s *Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, any]) {
+	var names []string
+	rt := reflect.TypeFor[In]()
+	for i := range rt.NumField() {
+		name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+		names = append(names, name)
+	}
+	s.args[t.Name] = names
+	mcp.AddTool(s.mcp, t, h)
+}
+
+// checkArgs answers a call that gives a tool an argument it does not
+// take with an error naming it and the arguments the tool takes, before
+// the SDK's schema check says it in its own words.
+func (s *Server) checkArgs(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "tools/call" {
+			return next(ctx, method, req)
+		}
+		p, ok := req.GetParams().(*mcp.CallToolParamsRaw)
+		if !ok {
+			return next(ctx, method, req)
+		}
+		known, ok := s.args[p.Name]
+		var given map[string]json.RawMessage
+		if !ok || len(p.Arguments) == 0 || json.Unmarshal(p.Arguments, &given) != nil {
+			return next(ctx, method, req)
+		}
+		var unknown []string
+		for name := range given {
+			if !slices.Contains(known, name) {
+				unknown = append(unknown, strconv.Quote(name))
+			}
+		}
+		if len(unknown) == 0 {
+			return next(ctx, method, req)
+		}
+		slices.Sort(unknown)
+		r := &mcp.CallToolResult{}
+		r.SetError(fmt.Errorf("%s does not take %s: its arguments are %s", p.Name, strings.Join(unknown, ", "), strings.Join(known, ", ")))
+		return r, nil
+	}
+}
+
 func readOnly(title string) *mcp.ToolAnnotations {
 	no := false
 	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}
 }
 
 func (s *Server) addTools() {
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: ToolListSessions, Annotations: readOnly("List sessions"),
+	addTool(s, &mcp.Tool{Name: ToolListSessions, Annotations: readOnly("List sessions"),
 		Description: "List the sessions kept in the repository, most recently active first (as git snap sessions): name, snapshots, first and last time, agent, tokens and estimated cost. Fetched sessions are listed with their remote; use their rev to read them. Filters: session and agent globs, since/until dates."},
 		handler(s, s.listSessions))
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: ToolListSnapshots, Annotations: readOnly("List snapshots"),
+	addTool(s, &mcp.Tool{Name: ToolListSnapshots, Annotations: readOnly("List snapshots"),
 		Description: "List a session's snapshots, newest first (as git snap log): id, number, label, time, code commit, checkpoints. Filters: label glob, since/until dates."},
 		handler(s, s.listSnapshots))
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: ToolSearch, Annotations: readOnly("Search sessions"),
+	addTool(s, &mcp.Tool{Name: ToolSearch, Annotations: readOnly("Search sessions"),
 		Description: "Find lines in every session's messages, tool inputs and results, and captured file paths (as git snap search). Each hit names the session, the snapshot that first held it, the message index and role, the field and the line. pattern is a basic regular expression like git grep's by default; syntax extended takes RE2, fixed a literal string."},
 		handler(s, s.search))
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: ToolShow, Annotations: readOnly("Read a session"),
+	addTool(s, &mcp.Tool{Name: ToolShow, Annotations: readOnly("Read a session"),
 		Description: "Read a session as Markdown (as git snap export --format markdown): a header, then each turn's prompt, answer and tool calls with their inputs and results, and the files each turn changed. turn reads one turn; from reads only what happened after an earlier snapshot; path reads a captured file or a member of the document (messages/3) at the snapshot instead. The answer is cut at the budget; offset pages on."},
 		handler(s, s.show))
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: ToolDiff, Annotations: readOnly("Compare snapshots"),
+	addTool(s, &mcp.Tool{Name: ToolDiff, Annotations: readOnly("Compare snapshots"),
 		Description: "Compare two snapshots (as git snap diff): messages and events added, removed or changed, other members by JSON path, captured files as text diffs, and the token delta. With only from, what that snapshot changed from its parent; from may also be a range A..B. format stat counts only, json gives everything."},
 		handler(s, s.diff))
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: ToolListCheckpoints, Annotations: readOnly("List checkpoints"),
+	addTool(s, &mcp.Tool{Name: ToolListCheckpoints, Annotations: readOnly("List checkpoints"),
 		Description: "List the checkpoints (named snapshots) of one session or of all (as git snap checkpoint --list)."},
 		handler(s, s.listCheckpoints))
 	if !s.opts.AllowWrite {
 		return
 	}
 	no := false
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: ToolCheckpoint, Annotations: &mcp.ToolAnnotations{Title: "Set a checkpoint", DestructiveHint: &no, OpenWorldHint: &no},
+	addTool(s, &mcp.Tool{Name: ToolCheckpoint, Annotations: &mcp.ToolAnnotations{Title: "Set a checkpoint", DestructiveHint: &no, OpenWorldHint: &no},
 		Description: "Name a snapshot, by default the session's newest, with a checkpoint snap/SESSION/NAME (as git snap checkpoint). A name in use moves only with force."},
 		handler(s, s.checkpoint))
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: ToolRollback, Annotations: &mcp.ToolAnnotations{Title: "Roll a session back", DestructiveHint: &no, OpenWorldHint: &no},
+	addTool(s, &mcp.Tool{Name: ToolRollback, Annotations: &mcp.ToolAnnotations{Title: "Roll a session back", DestructiveHint: &no, OpenWorldHint: &no},
 		Description: "Record, on rev's session, a new snapshot whose content is rev's (as git snap rollback). Nothing is deleted: later snapshots stay in the history."},
 		handler(s, s.rollback))
 }
