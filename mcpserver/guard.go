@@ -17,28 +17,111 @@ import (
 const maxLine = 16 << 20
 
 // lockedWriter makes each Write whole: the SDK writes one message per
-// call, and so does guard, so their lines never interleave.
+// call, and so does guard, so their lines never interleave. It also
+// keeps the ids of the requests passed on and not answered yet, so that
+// at the end of the input the answers still owed are written before the
+// connection closes.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu      sync.Mutex
+	w       io.Writer
+	pending map[string]bool // ids of requests not answered yet
+	done    *sync.Cond      // signalled when an answer is written
+}
+
+func newLockedWriter(w io.Writer) *lockedWriter {
+	l := &lockedWriter{w: w, pending: map[string]bool{}}
+	l.done = sync.NewCond(&l.mu)
+	return l
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	n, err := l.w.Write(p)
+	for _, id := range responseIDs(p) {
+		delete(l.pending, id)
+	}
+	l.done.Broadcast()
+	return n, err
 }
 
 // Close leaves the writer open: it is the process's stdout.
 func (l *lockedWriter) Close() error { return nil }
+
+// sent notes the requests in a line passed on to the server.
+func (l *lockedWriter) sent(line []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, m := range messages(line) {
+		if m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null" {
+			l.pending[string(m.ID)] = true
+		}
+	}
+}
+
+// drain waits until every request passed on is answered, or stop is
+// closed.
+func (l *lockedWriter) drain(stop <-chan struct{}) {
+	go func() {
+		<-stop
+		l.mu.Lock()
+		l.done.Broadcast()
+		l.mu.Unlock()
+	}()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for len(l.pending) > 0 {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		l.done.Wait()
+	}
+}
+
+// message is what guard reads of a JSON-RPC message.
+type message struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+}
+
+// messages reads a line as one message or a batch of them.
+func messages(line []byte) []message {
+	var batch []message
+	if json.Unmarshal(line, &batch) == nil {
+		return batch
+	}
+	var m message
+	if json.Unmarshal(line, &m) == nil {
+		return []message{m}
+	}
+	return nil
+}
+
+// responseIDs are the ids of the responses in what the server wrote.
+func responseIDs(p []byte) []string {
+	var ids []string
+	for _, line := range bytes.Split(p, []byte("\n")) {
+		for _, m := range messages(line) {
+			if m.Method == "" && len(m.ID) > 0 {
+				ids = append(ids, string(m.ID))
+			}
+		}
+	}
+	return ids
+}
 
 // guard reads the client's messages, one a line, and passes on to the
 // SDK only those it can decode. The SDK's stdio connection ends at the
 // first line it cannot read; guard answers such a line itself, with
 // JSON-RPC's parse error (-32700) or invalid request (-32600) and the
 // request's id when it has one, and reads on. So a bad request never
-// stops the server.
-func guard(r io.Reader, w *lockedWriter) io.ReadCloser {
+// stops the server. At the end of the input it waits for the answers
+// still owed (a client that writes its requests and closes its end, as
+// a shell pipe does, gets them all) before it ends the connection, or
+// until stop is closed.
+func guard(r io.Reader, w *lockedWriter, stop <-chan struct{}) io.ReadCloser {
 	pr, pw := io.Pipe()
 	go func() {
 		br := bufio.NewReaderSize(r, 64<<10)
@@ -50,13 +133,17 @@ func guard(r io.Reader, w *lockedWriter) io.ReadCloser {
 						pw.CloseWithError(werr)
 						return
 					}
-				} else if _, werr := pw.Write(append(line, '\n')); werr != nil {
-					return // the server stopped reading
+				} else {
+					w.sent(line)
+					if _, werr := pw.Write(append(line, '\n')); werr != nil {
+						return // the server stopped reading
+					}
 				}
 			}
 			if err != nil {
 				if errors.Is(err, io.EOF) {
 					err = nil
+					w.drain(stop)
 				}
 				pw.CloseWithError(err)
 				return

@@ -531,3 +531,41 @@ func TestServeAnswersBadLines(t *testing.T) {
 		t.Errorf("Serve after the client closed: %v", err)
 	}
 }
+
+// TestServeAnswersAllBeforeEnd: a client that writes its requests and
+// closes its end at once, as a shell pipe does, gets every answer.
+func TestServeAnswersAllBeforeEnd(t *testing.T) {
+	f := sharedFixture(t)
+	srv, err := New(Options{Store: f.store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	var in strings.Builder
+	in.WriteString(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
+	in.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	const calls = 6
+	for i := range calls {
+		in.WriteString(`{"jsonrpc":"2.0","id":` + strconv.Itoa(10+i) + `,"method":"tools/call","params":{"name":"search","arguments":{"pattern":"e","max_results":5}}}` + "\n")
+	}
+	var out strings.Builder
+	if err := srv.Serve(context.Background(), strings.NewReader(in.String()), &out); err != nil {
+		t.Fatal(err)
+	}
+	answered := map[float64]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var m struct {
+			ID     float64        `json:"id"`
+			Result map[string]any `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(line), &m); err != nil || m.Result == nil {
+			t.Fatalf("answer %.300s: %v", line, err)
+		}
+		answered[m.ID] = true
+	}
+	for i := range calls {
+		if !answered[float64(10+i)] {
+			t.Errorf("request %d was not answered before the end: %v", 10+i, answered)
+		}
+	}
+}

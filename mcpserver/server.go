@@ -117,8 +117,21 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 // until the client closes r or ctx is done. A line that is not a
 // JSON-RPC message is answered with an error, and the server reads on.
 func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
-	out := &lockedWriter{w: w}
-	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: guard(r, out), Writer: out})
+	out := newLockedWriter(w)
+	// stop ends guard's wait for answers still owed: when ctx is done,
+	// or when the server stopped and will write none.
+	stop := make(chan struct{})
+	var once sync.Once
+	end := func() { once.Do(func() { close(stop) }) }
+	defer end()
+	go func() {
+		select {
+		case <-ctx.Done():
+			end()
+		case <-stop:
+		}
+	}()
+	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: guard(r, out, stop), Writer: out})
 	if err != nil && (errors.Is(err, io.EOF) || errors.Is(err, context.Canceled)) {
 		return nil
 	}

@@ -70,7 +70,7 @@ Examples:
 			&cli.BoolFlag{Name: "project", Usage: "the project's shared settings"},
 			&cli.BoolFlag{Name: "local", Usage: "the project's personal settings (Claude Code)"},
 			&cli.StringFlag{Name: "prefix", Usage: "with man: install into `DIR`/man1 (default: $XDG_DATA_HOME/man, ~/.local/share/man)"},
-			&cli.BoolFlag{Name: "mcp", Usage: "register git-snap's MCP server (git snap mcp) with the agent instead of its hooks: " + strings.Join(mcpAgents(), ", ")},
+			&cli.BoolFlag{Name: "mcp", Usage: "git-snap's MCP server (git snap mcp) in the agent's settings instead of its hooks: " + strings.Join(mcpAgents(), ", ")},
 		},
 		Action: action(e, shape{min: 1, max: 1, open: withNothing}, func(c *cli.Context) (installOptions, error) {
 			o, err := parseInstall(c, install)
