@@ -222,7 +222,7 @@ func (f *fixture) client(t *testing.T, o Options) *mcp.ClientSession {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cs.Close(); ss.Wait() })
+	t.Cleanup(func() { _ = cs.Close(); _ = ss.Wait() })
 	return cs
 }
 

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"reflect"
 	"slices"
@@ -200,7 +201,6 @@ type sessionsOut struct {
 }
 
 func (s *Server) listSessions(ctx context.Context, in ListSessionsArgs) (string, error) {
-	st := s.opts.Store
 	for name, g := range map[string]string{"session": in.Session, "agent": in.Agent} {
 		if err := checkGlob(name, g); err != nil {
 			return "", err
@@ -217,59 +217,18 @@ func (s *Server) listSessions(ctx context.Context, in ListSessionsArgs) (string,
 	if in.Limit < 0 {
 		return "", fmt.Errorf("limit %d: give 1 or more, or leave it out", in.Limit)
 	}
-	tips, err := st.Tips(ctx)
+	sessions, remotes, err := s.sessions(ctx, in.Session, in.Agent)
 	if err != nil {
-		return "", fmt.Errorf("listing sessions: %w", err)
-	}
-	var sessions []gitstore.Session
-	var remotes []string
-	for _, ref := range slices.Sorted(func(yield func(string) bool) {
-		for ref := range tips {
-			if !yield(ref) {
-				return
-			}
-		}
-	}) {
-		name, remote, ok := st.SessionOfRef(ref)
-		if !ok || !match(in.Session, name) {
-			continue
-		}
-		e, err := st.Entry(ctx, tips[ref])
-		if err != nil {
-			continue // a ref someone else put there: not a session
-		}
-		if !match(in.Agent, e.Header.Source) {
-			continue
-		}
-		sessions = append(sessions, gitstore.Session{Name: name, Ref: ref, Tip: e})
-		remotes = append(remotes, remote)
-	}
-	idx := make([]int, len(sessions))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int {
-		return sessions[b].Tip.Header.Time.Compare(sessions[a].Tip.Header.Time)
-	})
-	tipEntries := make([]gitstore.Entry, len(sessions))
-	for i, sess := range sessions {
-		tipEntries[i] = sess.Tip
-	}
-	totals, counted, err := st.Totals(ctx, tipEntries)
-	if err != nil {
-		return "", fmt.Errorf("counting sessions' tokens: %w", err)
+		return "", err
 	}
 	var all []sessionOut
-	for _, i := range idx {
-		sess := sessions[i]
-		h := &sess.Tip.Header
-		h.Counted, h.Totals = counted[i], totals[i]
-		first, last := render.SessionSpan(*h)
+	for i, sess := range sessions {
+		first, last := render.SessionSpan(sess.Tip.Header)
 		if (!since.IsZero() && last.Before(since)) || (!until.IsZero() && first.After(until)) {
 			continue
 		}
 		var cost *prices.Cost
-		if n, ok := agent.NumbersOfHeader(*h); ok {
+		if n, ok := agent.NumbersOfHeader(sess.Tip.Header); ok {
 			c := s.opts.Prices.Estimate(n.ByModel)
 			cost = &c
 		}
@@ -279,8 +238,7 @@ func (s *Server) listSessions(ctx context.Context, in ListSessionsArgs) (string,
 		}
 		all = append(all, out)
 	}
-	limit := cmp.Or(in.Limit, 100)
-	shown := all[:min(limit, len(all))]
+	shown := all[:min(cmp.Or(in.Limit, 100), len(all))]
 	text, _, err := fitList(len(shown), s.opts.Budget, func(k int) any {
 		o := sessionsOut{Sessions: append([]sessionOut{}, shown[:k]...), Matched: len(all), Omitted: len(all) - k}
 		if o.Omitted > 0 {
@@ -289,6 +247,51 @@ func (s *Server) listSessions(ctx context.Context, in ListSessionsArgs) (string,
 		return o
 	})
 	return text, err
+}
+
+// sessions are the sessions whose name and agent match the globs, local
+// and fetched, most recently active first, each with its totals on its
+// header (as sessions lists them), and the remote each was fetched
+// from ("" for a local one).
+func (s *Server) sessions(ctx context.Context, name, agentGlob string) ([]gitstore.Session, []string, error) {
+	st := s.opts.Store
+	tips, err := st.Tips(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("listing sessions: %w", err)
+	}
+	type found struct {
+		sess   gitstore.Session
+		remote string
+	}
+	var list []found
+	for _, ref := range slices.Sorted(maps.Keys(tips)) {
+		session, remote, ok := st.SessionOfRef(ref)
+		if !ok || !match(name, session) {
+			continue
+		}
+		e, err := st.Entry(ctx, tips[ref])
+		if err != nil {
+			continue // a ref someone else put there: not a session
+		}
+		if match(agentGlob, e.Header.Source) {
+			list = append(list, found{gitstore.Session{Name: session, Ref: ref, Tip: e}, remote})
+		}
+	}
+	slices.SortStableFunc(list, func(a, b found) int { return b.sess.Tip.Header.Time.Compare(a.sess.Tip.Header.Time) })
+	sessions, remotes := make([]gitstore.Session, len(list)), make([]string, len(list))
+	tipEntries := make([]gitstore.Entry, len(list))
+	for i, f := range list {
+		sessions[i], remotes[i], tipEntries[i] = f.sess, f.remote, f.sess.Tip
+	}
+	totals, counted, err := st.Totals(ctx, tipEntries)
+	if err != nil {
+		return nil, nil, fmt.Errorf("counting sessions' tokens: %w", err)
+	}
+	for i := range sessions {
+		h := &sessions[i].Tip.Header
+		h.Counted, h.Totals = counted[i], totals[i]
+	}
+	return sessions, remotes, nil
 }
 
 // ListSnapshotsArgs are list_snapshots' arguments.
