@@ -192,6 +192,11 @@ func saveDemo(ctx context.Context, t *testing.T, store *gitstore.Store, session 
 	}
 }
 
+// gitstoreSave are the options of a test's own save to session.
+func gitstoreSave(session string) gitstore.SaveOptions {
+	return gitstore.SaveOptions{Session: session, Source: "cli", Time: time.Date(2026, 3, 3, 9, 0, 0, 0, time.UTC)}
+}
+
 // demoSteps are the demo's steps, for what tests expect of it.
 func demoSteps(t *testing.T) []demo.Step {
 	t.Helper()

@@ -569,3 +569,39 @@ func TestServeAnswersAllBeforeEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestAnswersAreRedacted: a secret in a saved session never comes back:
+// the server reads what the store kept, redacted when it was saved.
+func TestAnswersAreRedacted(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	store := openRepo(ctx, t, dir)
+	defer store.Close()
+	token := "ghp_" + strings.Repeat("a1B2", 9)
+	doc := map[string]any{snapshot.MemberMessages: []any{
+		map[string]any{"role": "user", "content": "deploy it with the token " + token + " please"},
+	}}
+	if _, err := store.Save(ctx, doc, gitstoreSave("leaky")); err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{dir: dir, store: store}
+	cs := f.client(t, Options{})
+	var a searchAnswer
+	decode(t, ok(t, cs, ToolSearch, map[string]any{"pattern": "deploy it with", "syntax": "fixed"}), &a)
+	if len(a.Hits) != 1 || strings.Contains(a.Hits[0].Line, token) || !strings.Contains(a.Hits[0].Line, "[REDACTED:") {
+		t.Errorf("search: %+v", a.Hits)
+	}
+	decode(t, ok(t, cs, ToolSearch, map[string]any{"pattern": token, "syntax": "fixed"}), &a)
+	if len(a.Hits) != 0 {
+		t.Errorf("the secret itself was found: %+v", a.Hits)
+	}
+	for _, text := range []string{
+		ok(t, cs, ToolShow, map[string]any{"rev": "leaky"}),
+		ok(t, cs, ToolShow, map[string]any{"rev": "leaky", "path": "messages/0"}),
+		ok(t, cs, ToolDiff, map[string]any{"from": "leaky", "format": "json"}),
+	} {
+		if strings.Contains(text, token) || !strings.Contains(text, "[REDACTED:") {
+			t.Errorf("an answer holds the secret or no placeholder: %.400s", text)
+		}
+	}
+}
