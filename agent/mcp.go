@@ -34,12 +34,24 @@ type MCPConfig struct {
 	Path []string
 	// Type, when set, is the entry's "type" (Claude Code's "stdio").
 	Type string
+	// CommandList: the entry's command is a list, the program then its
+	// arguments (OpenCode's), not a program with "args".
+	CommandList bool
+	// Extra are members the agent needs in the entry beside the command
+	// (Copilot CLI's "tools", OpenCode's "enabled"), in order.
+	Extra []MCPField
 	// Shared is a file a team commits: the entry names git-snap as PATH
 	// finds it, never one machine's path to it.
 	Shared bool
 	// Note is what the user should know after an install: an approval or
 	// a trust the agent asks for before it starts the server.
 	Note string
+}
+
+// MCPField is a member of an MCP server entry.
+type MCPField struct {
+	Key   string
+	Value any
 }
 
 // MCPHost is an adapter whose agent starts MCP servers from its own
@@ -67,6 +79,38 @@ func isOurMCP(command any, args []any) bool {
 	return strings.Contains(filepath.Base(cmd), "git-snap") && len(args) >= 1 && args[0] == "mcp"
 }
 
+// isOurEntry recognises git-snap's entry in a JSON file: a command and
+// its args, or a command list.
+func isOurEntry(e *ordered) bool {
+	if list, ok := e.get("command").([]any); ok {
+		return len(list) >= 2 && isOurMCP(list[0], list[1:])
+	}
+	args, _ := e.get("args").([]any)
+	return isOurMCP(e.get("command"), args)
+}
+
+// entryMembers are the members of git-snap's entry for c, in order.
+func entryMembers(c MCPConfig, program string) []MCPField {
+	var out []MCPField
+	if c.Type != "" {
+		out = append(out, MCPField{"type", c.Type})
+	}
+	if c.CommandList {
+		out = append(out, MCPField{"command", toAny(append([]string{program}, mcpArgs...))})
+	} else {
+		out = append(out, MCPField{"command", program}, MCPField{"args", toAny(mcpArgs)})
+	}
+	return append(out, c.Extra...)
+}
+
+// sameJSON says whether two decoded settings values are alike.
+func sameJSON(a, b any) bool {
+	var x, y bytes.Buffer
+	writeOrdered(&x, a, "")
+	writeOrdered(&y, b, "")
+	return x.String() == y.String()
+}
+
 // InstallMCP registers git-snap's MCP server, running program, in c's
 // file, keeping everything else; it reports whether the file changed.
 // An entry named git-snap that git-snap did not write is an error, never
@@ -80,27 +124,26 @@ func InstallMCP(c MCPConfig, program string) (bool, error) {
 		if err != nil {
 			return false, err
 		}
+		entry := &ordered{vals: map[string]any{}}
 		switch e := servers.get(MCPName).(type) {
 		case nil:
+			servers.set(MCPName, entry)
 		case *ordered:
-			args, _ := e.get("args").([]any)
-			if !isOurMCP(e.get("command"), args) {
+			if !isOurEntry(e) {
 				return false, fmt.Errorf("%s.%s is an MCP server git-snap did not add: rename or remove it first", strings.Join(c.Path, "."), MCPName)
 			}
-			if e.get("command") == program && len(args) == len(mcpArgs) && (c.Type == "" || e.get("type") == c.Type) {
-				return false, nil
-			}
+			entry = e // members the user added to it stay
 		default:
 			return false, fmt.Errorf("%s.%s is %s, not an MCP server", strings.Join(c.Path, "."), MCPName, jsonKind(e))
 		}
-		entry := &ordered{vals: map[string]any{}}
-		if c.Type != "" {
-			entry.set("type", c.Type)
+		changed := false
+		for _, f := range entryMembers(c, program) {
+			if v := entry.get(f.Key); v == nil || !sameJSON(v, f.Value) {
+				entry.set(f.Key, f.Value)
+				changed = true
+			}
 		}
-		entry.set("command", program)
-		entry.set("args", toAny(mcpArgs))
-		servers.set(MCPName, entry)
-		return true, nil
+		return changed, nil
 	})
 }
 
@@ -117,12 +160,8 @@ func UninstallMCP(c MCPConfig) (bool, error) {
 			return false, err
 		}
 		e, _ := servers.get(MCPName).(*ordered)
-		if e == nil {
-			return false, nil
-		}
-		args, _ := e.get("args").([]any)
-		if !isOurMCP(e.get("command"), args) {
-			return false, nil // not git-snap's to remove
+		if e == nil || !isOurEntry(e) {
+			return false, nil // none, or not git-snap's to remove
 		}
 		servers.del(MCPName)
 		if len(servers.keys) == 0 && len(c.Path) == 1 {
@@ -154,6 +193,10 @@ func MCPCommand(c MCPConfig) (string, error) {
 	e, _ := servers.get(MCPName).(*ordered)
 	if e == nil {
 		return "", nil
+	}
+	if list, ok := e.get("command").([]any); ok && len(list) > 0 {
+		cmd, _ := list[0].(string)
+		return cmd, nil
 	}
 	cmd, _ := e.get("command").(string)
 	return cmd, nil
@@ -407,4 +450,31 @@ func (g Gemini) MCPConfig(scope Scope, workTree string) (MCPConfig, error) {
 		return MCPConfig{}, err
 	}
 	return MCPConfig{File: file, Path: []string{"mcpServers"}, Shared: scope != UserScope}, nil
+}
+
+// MCPConfig implements MCPHost: the user's mcp-config.json in Copilot
+// CLI's home, the one file its documentation names; it reads no
+// project file of git-snap's, so --project and --local are refused.
+func (c Copilot) MCPConfig(scope Scope, _ string) (MCPConfig, error) {
+	if scope != UserScope {
+		return MCPConfig{}, errors.New("copilot reads MCP servers from ~/.copilot/mcp-config.json: use --user")
+	}
+	return MCPConfig{File: filepath.Join(c.Home, "mcp-config.json"), Path: []string{"mcpServers"}, Type: "local",
+		Extra: []MCPField{{"tools", []any{"*"}}}}, nil
+}
+
+// MCPConfig implements MCPHost: "mcp" in opencode.json, the project's at
+// its root (the default) or the user's in OpenCode's config folder; the
+// command is a list, and the server enabled.
+func (o OpenCode) MCPConfig(scope Scope, workTree string) (MCPConfig, error) {
+	c := MCPConfig{Path: []string{"mcp"}, Type: "local", CommandList: true, Extra: []MCPField{{"enabled", true}}}
+	switch scope {
+	case LocalScope:
+		return MCPConfig{}, errors.New("opencode has no local settings: use --project or --user")
+	case UserScope:
+		c.File = filepath.Join(o.ConfigDir, "opencode.json")
+	default:
+		c.File, c.Shared = filepath.Join(workTree, "opencode.json"), true
+	}
+	return c, nil
 }

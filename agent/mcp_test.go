@@ -296,3 +296,58 @@ func TestInstallMCPGemini(t *testing.T) {
 		t.Error("gemini has no local settings, yet --local --mcp was taken")
 	}
 }
+
+// TestInstallMCPCopilotAndOpenCode: Copilot CLI's entry in the user's
+// mcp-config.json with all its tools; OpenCode's in opencode.json with
+// the command as a list, enabled; members the user added to git-snap's
+// entry stay through a second install.
+func TestInstallMCPCopilotAndOpenCode(t *testing.T) {
+	work, home := t.TempDir(), t.TempDir()
+	cp, _ := Lookup("copilot", Env{Home: home})
+	if _, err := cp.(MCPHost).MCPConfig(ProjectScope, work); err == nil {
+		t.Error("copilot --project --mcp was taken; it reads only the user's mcp-config.json")
+	}
+	cfg, err := cp.(MCPHost).MCPConfig(UserScope, work)
+	if err != nil || cfg.File != filepath.Join(home, ".copilot", "mcp-config.json") {
+		t.Fatalf("copilot: %+v, %v", cfg, err)
+	}
+	if _, err := InstallMCP(cfg, "/opt/bin/git-snap"); err != nil {
+		t.Fatal(err)
+	}
+	e := mcpEntryOf(t, cfg.File, cfg.Path)
+	if e["type"] != "local" || e["command"] != "/opt/bin/git-snap" || e["args"].([]any)[0] != "mcp" || e["tools"].([]any)[0] != "*" {
+		t.Errorf("copilot entry %v", e)
+	}
+
+	oc, _ := Lookup("opencode", Env{Home: home})
+	cfg, err = oc.(MCPHost).MCPConfig(DefaultScope, work)
+	if err != nil || cfg.File != filepath.Join(work, "opencode.json") || !cfg.Shared {
+		t.Fatalf("opencode: %+v, %v", cfg, err)
+	}
+	write(t, cfg.File, `{"$schema": "https://opencode.ai/config.json", "model": "x/y"}`)
+	if _, err := InstallMCP(cfg, MCPProgram(cfg, "/opt/bin/git-snap")); err != nil {
+		t.Fatal(err)
+	}
+	e = mcpEntryOf(t, cfg.File, cfg.Path)
+	if cmd, _ := e["command"].([]any); e["type"] != "local" || len(cmd) != 2 || cmd[0] != "git-snap" || cmd[1] != "mcp" || e["enabled"] != true {
+		t.Errorf("opencode entry %v", e)
+	}
+	// The user adds an environment to git-snap's entry: it stays.
+	s := strings.Replace(read(t, cfg.File), `"enabled": true`, `"enabled": true, "environment": {"GIT_SNAP_SESSION": "x"}`, 1)
+	write(t, cfg.File, s)
+	if changed, err := InstallMCP(cfg, "git-snap"); err != nil || changed {
+		t.Errorf("second install: changed %v, %v", changed, err)
+	}
+	if e := mcpEntryOf(t, cfg.File, cfg.Path); e["environment"] == nil {
+		t.Errorf("the user's member of git-snap's entry was dropped: %v", e)
+	}
+	if changed, err := UninstallMCP(cfg); err != nil || !changed {
+		t.Fatalf("uninstall: %v, %v", changed, err)
+	}
+	if s := read(t, cfg.File); strings.Contains(s, "git-snap") || !strings.Contains(s, `"model": "x/y"`) {
+		t.Errorf("after uninstall:\n%s", s)
+	}
+	if _, err := oc.(MCPHost).MCPConfig(LocalScope, work); err == nil {
+		t.Error("opencode has no local settings, yet --local --mcp was taken")
+	}
+}

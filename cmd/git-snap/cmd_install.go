@@ -54,7 +54,8 @@ in ~/.codex/config.toml (uninstall removes the hooks' trust), or says what to ad
 --mcp registers git snap mcp, the MCP server over the stored sessions, instead of the
 hooks: Claude Code's .mcp.json (--project) or ~/.claude.json (--user, and --local, the
 default, under the project's entry), Codex's [mcp_servers.git-snap] in config.toml beside
-its hooks, Gemini CLI's mcpServers in its settings.json.
+its hooks, Gemini CLI's mcpServers in its settings.json, Copilot CLI's
+~/.copilot/mcp-config.json (--user), OpenCode's mcp in opencode.json.
 man: the manual pages git-snap(1) and
 git-snap-<command>(1) into DIR/man1 (--prefix, default ~/.local/share/man), for git help snap.
 
