@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -560,9 +561,8 @@ func turnsHave(sess *report.Session) string {
 
 func short(id string) string { return id[:min(12, len(id))] }
 
-func utf8Valid(b []byte) bool {
-	return !bytes.ContainsRune(b, 0) && strings.ToValidUTF8(string(b), "\uFFFD") == string(b)
-}
+// utf8Valid says whether b reads as text: UTF-8 with no NUL byte.
+func utf8Valid(b []byte) bool { return utf8.Valid(b) && bytes.IndexByte(b, 0) < 0 }
 
 // DiffArgs are diff's arguments.
 type DiffArgs struct {
