@@ -7,12 +7,16 @@ import (
 	"unicode/utf8"
 )
 
+// minChars is the least max_chars a call may ask for: room for some
+// text beside the note that says where the rest is.
+const minChars = 256
+
 // limit is the budget of one call: Options.Budget, or less when the call
 // asks for less with max_chars.
 func (s *Server) limit(maxChars int) (int, error) {
 	switch {
-	case maxChars < 0:
-		return 0, fmt.Errorf("max_chars %d: give a number of characters, 1 or more (at most %d), or leave it out", maxChars, s.opts.Budget)
+	case maxChars < 0 || (maxChars > 0 && maxChars < minChars):
+		return 0, fmt.Errorf("max_chars %d: give a number of characters from %d to %d, or leave it out", maxChars, minChars, s.opts.Budget)
 	case maxChars == 0 || maxChars > s.opts.Budget:
 		return s.opts.Budget, nil
 	}

@@ -347,6 +347,7 @@ func TestBadCalls(t *testing.T) {
 		{ToolShow, map[string]any{"rev": "demo", "offset": 1 << 30}, "offset"},
 		{ToolShow, map[string]any{"rev": "demo", "path": "no/such/file"}, "no/such/file"},
 		{ToolDiff, map[string]any{"to": "demo"}, "to needs from"},
+		{ToolShow, map[string]any{"rev": "demo", "max_chars": 10}, "max_chars 10: give a number of characters from 256"},
 		{ToolDiff, map[string]any{"from": "demo", "format": "xml"}, `format "xml"`},
 		{ToolListCheckpoints, map[string]any{"session": "nope"}, "nope"},
 		{ToolListSessions, map[string]any{"limit": -1}, "limit -1"},

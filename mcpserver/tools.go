@@ -497,7 +497,7 @@ type ShowArgs struct {
 	From     string `json:"from,omitempty" jsonschema:"read only what happened after this earlier snapshot of the session"`
 	Path     string `json:"path,omitempty" jsonschema:"read this captured file (as show --name-only lists them) or document member (a JSON Pointer: messages/3, config/model) at the snapshot instead"`
 	Offset   int    `json:"offset,omitempty" jsonschema:"start at this character of the answer, to read on where a cut one stopped"`
-	MaxChars int    `json:"max_chars,omitempty" jsonschema:"cut the answer at this many characters (at most the server's budget)"`
+	MaxChars int    `json:"max_chars,omitempty" jsonschema:"cut the answer at this many characters (256 or more, at most the server's budget)"`
 }
 
 func (s *Server) show(ctx context.Context, in ShowArgs) (string, error) {
@@ -571,7 +571,7 @@ type DiffArgs struct {
 	Format   string `json:"format,omitempty" jsonschema:"text (the default), stat (counts only) or json (everything)"`
 	All      bool   `json:"all,omitempty" jsonschema:"also records that are not conversation (progress lines) and git-snap's bookkeeping"`
 	Offset   int    `json:"offset,omitempty" jsonschema:"start at this character of the answer, to read on where a cut one stopped"`
-	MaxChars int    `json:"max_chars,omitempty" jsonschema:"cut the answer at this many characters (at most the server's budget)"`
+	MaxChars int    `json:"max_chars,omitempty" jsonschema:"cut the answer at this many characters (256 or more, at most the server's budget)"`
 }
 
 func (s *Server) diff(ctx context.Context, in DiffArgs) (string, error) {
