@@ -38,8 +38,8 @@ an error that says what to fix; the server goes on.
 Examples:
    git snap mcp
    git snap mcp --allow-write
-   claude mcp add git-snap -- git snap mcp
-   npx @modelcontextprotocol/inspector-cli --cli git snap mcp --method tools/list`,
+   git snap install claude-code --mcp    # how Claude Code starts it
+   codex mcp add git-snap -- git snap mcp`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "allow-write", Usage: "add the tools that write to the repository: checkpoint and rollback"},
 			&cli.IntFlag{Name: "budget", Value: mcpserver.DefaultBudget, Usage: "cut each answer at `N` characters"},
