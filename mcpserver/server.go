@@ -132,7 +132,10 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		}
 	}()
 	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: guard(r, out, stop), Writer: out})
-	if err != nil && (errors.Is(err, io.EOF) || errors.Is(err, context.Canceled)) {
+	if ctx.Err() != nil {
+		return ctx.Err() // stopped by a signal: the command says so
+	}
+	if errors.Is(err, io.EOF) {
 		return nil
 	}
 	if err != nil {

@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"os"
 
 	gitsnap "github.com/git-snap/git-snap"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"github.com/git-snap/git-snap/mcpserver"
 )
@@ -79,5 +82,8 @@ func runMCP(ctx context.Context, d *deps, o mcpOptions) error {
 		return err
 	}
 	defer srv.Close()
+	if f, ok := d.in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		fmt.Fprintln(d.errOut, "git snap mcp: an MCP server, reading JSON-RPC on stdin; agents start it themselves (git snap install AGENT --mcp). Ctrl-D ends it.")
+	}
 	return srv.Serve(ctx, d.in, d.out)
 }
