@@ -23,6 +23,10 @@ type ClaudeCode struct {
 	// ManagedSettings is the administrator's settings file; "" for the
 	// system's (/etc/claude-code/managed-settings.json on Linux).
 	ManagedSettings string
+	// GlobalConfig is Claude Code's own state file, .claude.json, which
+	// holds the user's MCP servers: in $CLAUDE_CONFIG_DIR when that is
+	// set, else in the home directory; "" for the one beside ConfigDir.
+	GlobalConfig string
 }
 
 func init() {
@@ -34,7 +38,12 @@ func init() {
 }
 
 func newClaudeCode(env Env) Adapter {
-	return ClaudeCode{ConfigDir: env.dir("CLAUDE_CONFIG_DIR", ".claude")}
+	dir := env.dir("CLAUDE_CONFIG_DIR", ".claude")
+	global := filepath.Join(env.Home, ".claude.json")
+	if env.Getenv != nil && env.Getenv("CLAUDE_CONFIG_DIR") != "" {
+		global = filepath.Join(dir, ".claude.json")
+	}
+	return ClaudeCode{ConfigDir: dir, GlobalConfig: global}
 }
 
 // Name implements Adapter.

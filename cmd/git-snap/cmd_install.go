@@ -51,6 +51,11 @@ func cmdInstall(e *env, install bool) *cli.Command {
 Every other setting and hook is kept; installing twice changes nothing. Codex runs the
 hooks only in a trusted project and once each hook is trusted: install records both
 in ~/.codex/config.toml (uninstall removes the hooks' trust), or says what to add.
+--mcp registers git snap mcp, the MCP server over the stored sessions, instead of the
+hooks: Claude Code's .mcp.json (--project) or ~/.claude.json (--user, and --local, the
+default, under the project's entry), Codex's [mcp_servers.git-snap] in config.toml beside
+its hooks, Gemini CLI's mcpServers in its settings.json, Copilot CLI's
+~/.copilot/mcp-config.json (--user), OpenCode's mcp in opencode.json.
 man: the manual pages git-snap(1) and
 git-snap-<command>(1) into DIR/man1 (--prefix, default ~/.local/share/man), for git help snap.
 
@@ -58,6 +63,7 @@ Examples:
    git snap install claude-code
    git snap install codex --user
    git snap install git
+   git snap install claude-code --mcp --project   # the MCP server in .mcp.json
    git snap install man --prefix /usr/local/share/man
    git snap uninstall claude-code --project`, verb, agentSettingsHelp(agent.Agents())),
 		Flags: []cli.Flag{
@@ -65,6 +71,7 @@ Examples:
 			&cli.BoolFlag{Name: "project", Usage: "the project's shared settings"},
 			&cli.BoolFlag{Name: "local", Usage: "the project's personal settings (Claude Code)"},
 			&cli.StringFlag{Name: "prefix", Usage: "with man: install into `DIR`/man1 (default: $XDG_DATA_HOME/man, ~/.local/share/man)"},
+			&cli.BoolFlag{Name: "mcp", Usage: "git-snap's MCP server (git snap mcp) in the agent's settings instead of its hooks: " + strings.Join(mcpAgents(), ", ")},
 		},
 		Action: action(e, shape{min: 1, max: 1, open: withNothing}, func(c *cli.Context) (installOptions, error) {
 			o, err := parseInstall(c, install)
@@ -73,6 +80,9 @@ Examples:
 			}
 			if err == nil && o.Agent == "man" {
 				o.Man, err = parseInstallMan(c, e)
+			}
+			if err == nil && o.MCP && (o.Agent == "man" || o.Agent == "git") {
+				err = usagef("--mcp is for an agent: %s", strings.Join(mcpAgents(), ", "))
 			}
 			return o, err
 		}, runInstall),
@@ -85,13 +95,14 @@ type installOptions struct {
 	Scope   agent.Scope
 	User    bool
 	Man     manOptions // for man
+	MCP     bool       // the MCP server's entry, not the hooks
 }
 
 func parseInstall(c *cli.Context, install bool) (installOptions, error) {
 	if btoi(c.Bool("user"))+btoi(c.Bool("project"))+btoi(c.Bool("local")) > 1 {
 		return installOptions{}, usagef("choose one of --user, --project and --local")
 	}
-	o := installOptions{Agent: c.Args().First(), Install: install, Scope: agent.DefaultScope, User: c.Bool("user")}
+	o := installOptions{Agent: c.Args().First(), Install: install, Scope: agent.DefaultScope, User: c.Bool("user"), MCP: c.Bool("mcp")}
 	switch {
 	case o.User:
 		o.Scope = agent.UserScope
@@ -117,6 +128,9 @@ func runInstall(ctx context.Context, d *deps, o installOptions) error {
 			return err
 		}
 		return installGit(ctx, d, o, paths, exe)
+	}
+	if o.MCP {
+		return installMCP(d, o, paths, err, exe)
 	}
 	a, file, err := settingsFile(d, o, paths, err)
 	if err != nil {
@@ -157,6 +171,69 @@ func runInstall(ctx context.Context, d *deps, o installOptions) error {
 		fmt.Fprintf(d.out, "the hooks run %q as PATH finds it: everyone who shares %s needs git-snap on PATH\n", command, filepath.Base(file))
 	}
 	return printInstallCheck(ctx, d, o.Agent)
+}
+
+// mcpAgents are the agents install --mcp registers the server with.
+func mcpAgents() []string {
+	var out []string
+	for _, name := range agent.Names() {
+		if a, err := agent.Lookup(name, agent.Env{}); err == nil {
+			if _, ok := a.(agent.MCPHost); ok {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
+}
+
+// installMCP registers git-snap's MCP server in the agent's settings, or
+// removes it, keeping everything else.
+func installMCP(d *deps, o installOptions, paths gitstore.Paths, repoErr error, exe string) error {
+	if !o.User && (repoErr != nil || paths.WorkTree == "") {
+		return usagef("run install --mcp inside a work tree, or use --user")
+	}
+	a, err := agent.Lookup(o.Agent, d.agentEnv)
+	if err != nil {
+		return usagef("install --mcp knows %s, not %q", strings.Join(mcpAgents(), ", "), o.Agent)
+	}
+	host, ok := a.(agent.MCPHost)
+	if !ok {
+		return usagef("install --mcp knows %s; for %s, add the command git-snap mcp as an MCP server (stdio) in its settings by hand", strings.Join(mcpAgents(), ", "), o.Agent)
+	}
+	cfg, err := host.MCPConfig(o.Scope, paths.WorkTree)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	program := agent.MCPProgram(cfg, exe)
+	var changed bool
+	if o.Install {
+		changed, err = agent.InstallMCP(cfg, program)
+	} else {
+		changed, err = agent.UninstallMCP(cfg)
+	}
+	if err != nil {
+		return err
+	}
+	w := d.out
+	switch {
+	case !changed && o.Install:
+		fmt.Fprintf(w, "git-snap's MCP server is already in %s\n", cfg.File)
+	case !changed:
+		fmt.Fprintf(w, "no git-snap MCP server in %s\n", cfg.File)
+	case o.Install:
+		fmt.Fprintf(w, "added git-snap's MCP server (%s mcp) to %s\n", program, cfg.File)
+	default:
+		fmt.Fprintf(w, "removed git-snap's MCP server from %s\n", cfg.File)
+	}
+	if o.Install {
+		if cfg.Shared {
+			fmt.Fprintf(w, "it runs %q as PATH finds it: everyone who shares %s needs git-snap on PATH\n", program+" mcp", filepath.Base(cfg.File))
+		}
+		if cfg.Note != "" {
+			fmt.Fprintf(w, "note: %s\n", cfg.Note)
+		}
+	}
+	return nil
 }
 
 // installExe is this binary's path, for the hooks of personal settings;

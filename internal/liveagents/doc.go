@@ -2,7 +2,8 @@
 // installed from npm at the version versions.json pins, runs a scenario
 // against a stub model server on 127.0.0.1 (package modelapi) with
 // git-snap's hooks installed, and the tests check what git-snap recorded
-// against what the agent wrote and the stub sent. It holds only tests;
+// against what the agent wrote and the stub sent; Claude Code also calls
+// git-snap's MCP server (git snap mcp) for a past session. It holds only tests;
 // they skip unless GIT_SNAP_LIVE_AGENTS is set (=latest runs the newest
 // published versions instead of the pinned ones). README, "Live agents",
 // says how to run it.

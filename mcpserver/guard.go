@@ -1,0 +1,237 @@
+package mcpserver
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// maxLine is the longest message a client may send, as the SDK's own
+// bound (mcp.DefaultMaxLineLength).
+const maxLine = 16 << 20
+
+// lockedWriter makes each Write whole: the SDK writes one message per
+// call, and so does guard, so their lines never interleave. It also
+// keeps the ids of the requests passed on and not answered yet, so that
+// at the end of the input the answers still owed are written before the
+// connection closes.
+type lockedWriter struct {
+	mu      sync.Mutex
+	w       io.Writer
+	pending map[string]bool // ids of requests not answered yet
+	done    *sync.Cond      // signalled when an answer is written
+}
+
+func newLockedWriter(w io.Writer) *lockedWriter {
+	l := &lockedWriter{w: w, pending: map[string]bool{}}
+	l.done = sync.NewCond(&l.mu)
+	return l
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n, err := l.w.Write(p)
+	for _, id := range responseIDs(p) {
+		delete(l.pending, id)
+	}
+	l.done.Broadcast()
+	return n, err
+}
+
+// Close leaves the writer open: it is the process's stdout.
+func (l *lockedWriter) Close() error { return nil }
+
+// sent notes the requests in a line passed on to the server.
+func (l *lockedWriter) sent(line []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, m := range messages(line) {
+		if m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null" {
+			l.pending[string(m.ID)] = true
+		}
+	}
+}
+
+// drain waits until every request passed on is answered, or stop is
+// closed.
+func (l *lockedWriter) drain(stop <-chan struct{}) {
+	go func() {
+		<-stop
+		l.mu.Lock()
+		l.done.Broadcast()
+		l.mu.Unlock()
+	}()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for len(l.pending) > 0 {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		l.done.Wait()
+	}
+}
+
+// message is what guard reads of a JSON-RPC message.
+type message struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+}
+
+// messages reads a line as one message or a batch of them.
+func messages(line []byte) []message {
+	var batch []message
+	if json.Unmarshal(line, &batch) == nil {
+		return batch
+	}
+	var m message
+	if json.Unmarshal(line, &m) == nil {
+		return []message{m}
+	}
+	return nil
+}
+
+// responseIDs are the ids of the responses in what the server wrote.
+func responseIDs(p []byte) []string {
+	var ids []string
+	for _, line := range bytes.Split(p, []byte("\n")) {
+		for _, m := range messages(line) {
+			if m.Method == "" && len(m.ID) > 0 {
+				ids = append(ids, string(m.ID))
+			}
+		}
+	}
+	return ids
+}
+
+// guard reads the client's messages, one a line, and passes on to the
+// SDK only those it can decode. The SDK's stdio connection ends at the
+// first line it cannot read; guard answers such a line itself, with
+// JSON-RPC's parse error (-32700) or invalid request (-32600) and the
+// request's id when it has one, and reads on. So a bad request never
+// stops the server. At the end of the input it waits for the answers
+// still owed (a client that writes its requests and closes its end, as
+// a shell pipe does, gets them all) before it ends the connection, or
+// until stop is closed.
+func guard(r io.Reader, w *lockedWriter, stop <-chan struct{}) io.ReadCloser {
+	pr, pw := io.Pipe()
+	go func() {
+		br := bufio.NewReaderSize(r, 64<<10)
+		for {
+			line, tooLong, err := readLine(br)
+			if len(bytes.TrimSpace(line)) > 0 || tooLong {
+				if reply := check(line, tooLong); reply != nil {
+					if _, werr := w.Write(reply); werr != nil {
+						pw.CloseWithError(werr)
+						return
+					}
+				} else {
+					w.sent(line)
+					if _, werr := pw.Write(append(line, '\n')); werr != nil {
+						return // the server stopped reading
+					}
+				}
+			}
+			if err != nil {
+				if errors.Is(err, io.EOF) {
+					err = nil
+					w.drain(stop)
+				}
+				pw.CloseWithError(err)
+				return
+			}
+		}
+	}()
+	return pr
+}
+
+// readLine reads one line without its newline; a line longer than
+// maxLine is read to its end and dropped, and reported as too long.
+func readLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(chunk) > maxLine {
+				tooLong, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		return bytes.TrimRight(line, "\r\n"), tooLong, err
+	}
+}
+
+// check is the error reply to a line the SDK could not read, nil for a
+// line it can.
+func check(line []byte, tooLong bool) []byte {
+	if tooLong {
+		return reply(nil, jsonrpc.CodeParseError, fmt.Sprintf("the message is longer than %d bytes; nothing was done", maxLine))
+	}
+	if !json.Valid(line) {
+		return reply(nil, jsonrpc.CodeParseError, "not JSON: send one JSON-RPC 2.0 message a line")
+	}
+	var batch []json.RawMessage
+	if json.Unmarshal(line, &batch) == nil {
+		if len(batch) == 0 {
+			return reply(nil, jsonrpc.CodeInvalidRequest, "an empty batch: send one JSON-RPC 2.0 message a line")
+		}
+		for _, m := range batch {
+			if _, err := jsonrpc.DecodeMessage(m); err != nil {
+				return reply(nil, jsonrpc.CodeInvalidRequest, "a message in the batch is not a JSON-RPC 2.0 request, notification or response: "+err.Error())
+			}
+		}
+		return nil
+	}
+	if _, err := jsonrpc.DecodeMessage(line); err != nil {
+		var req struct {
+			ID json.RawMessage `json:"id"`
+		}
+		_ = json.Unmarshal(line, &req)
+		return reply(req.ID, jsonrpc.CodeInvalidRequest, "not a JSON-RPC 2.0 request, notification or response: "+err.Error())
+	}
+	return nil
+}
+
+// reply is a JSON-RPC error response, one line; id null when the
+// request's cannot be read.
+func reply(id json.RawMessage, code int64, msg string) []byte {
+	if len(id) == 0 || !validID(id) {
+		id = json.RawMessage("null")
+	}
+	out, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   struct {
+			Code    int64  `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}{JSONRPC: "2.0", ID: id, Error: struct {
+		Code    int64  `json:"code"`
+		Message string `json:"message"`
+	}{code, msg}})
+	return append(out, '\n')
+}
+
+// validID is an id JSON-RPC allows: a string or a number.
+func validID(id json.RawMessage) bool {
+	var v any
+	if json.Unmarshal(id, &v) != nil {
+		return false
+	}
+	switch v.(type) {
+	case string, float64:
+		return true
+	}
+	return false
+}
