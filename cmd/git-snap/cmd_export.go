@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/git-snap/git-snap/atif"
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/report"
 	"github.com/git-snap/git-snap/snapshot"
@@ -41,6 +42,12 @@ checkpoints where they were taken. Markdown is CommonMark for a pull request or 
 issue; HTML is one file with nothing external and no script. --range A..B exports
 only what happened after snapshot A up to B.
 
+--format atif writes an ATIF trajectory (Agent Trajectory Interchange Format v1.7,
+Harbor RFC 0001) for tools that read one: user, system and agent steps, tool calls
+with their results matched by id, tokens, cost and model per step, subagents as
+embedded trajectories. extra.git_snap keeps what ATIF has no field for, so that
+git snap import --from atif FILE restores the session JSON-equal.
+
 --bundle FILE writes a git bundle instead: the sessions and checkpoints named (all
 sessions when none is) with their history, one file to attach to an issue or a pull
 request. git snap import FILE.bundle reads it back; git bundle and git fetch read it too.
@@ -50,9 +57,10 @@ Examples:
    git snap export fix-login --compact | sha256sum
    git snap export --bundle login-bug.bundle snap/fix-login/green
    git snap export fix-login --format markdown -o docs/login-session.md
-   git snap export --format html --range fix-login~5..fix-login -o review.html`,
+   git snap export --format html --range fix-login~5..fix-login -o review.html
+   git snap export fix-login --format atif -o fix-login.atif.json`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "json", Usage: "`FORMAT`: json (the document), markdown or html (the conversation for a person)"},
+			&cli.StringFlag{Name: "format", Value: "json", Usage: "`FORMAT`: json (the document), markdown or html (the conversation for a person), atif (a trajectory)"},
 			&cli.StringFlag{Name: "range", Usage: "with --format markdown or html: only what happened in `A..B`"},
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "export this session's newest snapshot when no REV is given"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
@@ -77,15 +85,15 @@ func parseExport(c *cli.Context) (exportOptions, error) {
 	o.Rev = c.Args().First()
 	switch o.Format {
 	case "json":
-	case "markdown", "md", "html":
+	case "markdown", "md", "html", "atif":
 		if o.Compact || o.YAML {
 			return o, usagef("--compact and --yaml go with --format json")
 		}
 	default:
-		return o, usagef("--format %q: choose json, markdown or html", o.Format)
+		return o, usagef("--format %q: choose json, markdown, html or atif", o.Format)
 	}
 	if r := c.String("range"); r != "" {
-		if o.Format == "json" {
+		if o.Format == "json" || o.Format == "atif" {
 			return o, usagef("--range goes with --format markdown or html")
 		}
 		if o.Rev != "" {
@@ -112,7 +120,11 @@ func runExport(ctx context.Context, d *deps, o exportOptions) error {
 	if o.Rev, err = d.revOrSession(ctx, o.Rev, o.Session); err != nil {
 		return err
 	}
-	if o.Format != "" && o.Format != "json" {
+	switch o.Format {
+	case "", "json":
+	case "atif":
+		return exportATIF(ctx, d, o)
+	default:
 		return exportReport(ctx, d, o)
 	}
 	doc, _, err := d.store.ReadRevision(ctx, o.Rev)
@@ -159,6 +171,27 @@ func exportReport(ctx context.Context, d *deps, o exportOptions) error {
 		return err
 	}
 	return d.writeOutput(o.Output, buf.Bytes())
+}
+
+// exportATIF writes the snapshot as an ATIF trajectory.
+func exportATIF(ctx context.Context, d *deps, o exportOptions) error {
+	table, err := d.prices()
+	if err != nil {
+		return err
+	}
+	doc, entry, err := d.store.ReadRevision(ctx, o.Rev)
+	if err != nil {
+		return err
+	}
+	source, _ := doc["agent"].(string) // the agent's adapter; the header may say "import"
+	if source == "" {
+		source = entry.Header.Source
+	}
+	data, err := atif.Marshal(doc, atif.Options{Source: source, Session: entry.Header.Session, Prices: table})
+	if err != nil {
+		return fmt.Errorf("export %s: %w", o.Rev, err)
+	}
+	return d.writeOutput(o.Output, data)
 }
 
 // exportBundle writes the named sessions (or checkpoints) as a bundle.

@@ -1,0 +1,505 @@
+// Package atif writes a stored session as an ATIF trajectory (the Agent
+// Trajectory Interchange Format, Harbor RFC 0001) and reads one back.
+//
+// A trajectory holds what ATIF has fields for: user, system and agent
+// steps, the agent's text, reasoning and tool calls, each call's result
+// matched to it by id, per-step tokens, cost and model, and one embedded
+// trajectory per subagent. What it has no field for (the agent's own
+// records as written, their ids and fields, the records that are no
+// conversation, the document's other members) is kept in `extra.git_snap`
+// of the steps and of the trajectory, so that Import of an exported
+// trajectory gives the document back JSON-equal. A trajectory written by
+// another tool has no such extension: Import reads its steps into records
+// of the common message shape.
+package atif
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/prices"
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// SchemaVersion is the ATIF version Export writes. Every field it writes
+// is in v1.7 and unchanged in v1.8.
+const SchemaVersion = "ATIF-v1.7"
+
+// Extension is the member of `extra` that keeps what ATIF cannot carry.
+const Extension = "git_snap"
+
+// extensionFormat versions the extension's layout.
+const extensionFormat = 1
+
+// Options are what Export needs besides the document.
+type Options struct {
+	// Source names the agent that recorded the document (its adapter);
+	// "" takes the document's "agent" member.
+	Source string
+	// Session is the trajectory's session_id when the document has no
+	// session_id member.
+	Session string
+	// Prices prices each step's tokens; nil uses the built-in list.
+	Prices *prices.Prices
+}
+
+// Export writes doc as a trajectory: a JSON value (maps, slices and the
+// values snapshot.Parse returns) for snapshot.MarshalIndent.
+func Export(doc map[string]any, o Options) (map[string]any, error) {
+	if o.Source == "" {
+		o.Source, _ = doc["agent"].(string)
+	}
+	if o.Prices == nil {
+		o.Prices = prices.Default()
+	}
+	r := agent.ReadAs(doc, o.Source)
+	msgs, _ := doc[snapshot.MemberMessages].([]any)
+	b := &builder{r: r, table: o.Prices, carried: make([]bool, len(msgs))}
+	threads := b.threads()
+	root := b.trajectory(threads[0])
+	var subs []any
+	for _, t := range threads[1:] {
+		sub := b.trajectory(t)
+		sub["trajectory_id"] = t.name
+		subs = append(subs, sub)
+	}
+	session, _ := doc["session_id"].(string)
+	if session == "" {
+		session = o.Session
+	}
+	if session != "" {
+		root["session_id"] = session
+	}
+	name := o.Source
+	if name == "" {
+		name = "unknown"
+	}
+	ag := map[string]any{"name": name, "version": agentVersion(r)}
+	n := r.Numbers()
+	if m := mainModel(n.ByModel); m != "" {
+		ag["model_name"] = m
+	}
+	root["agent"] = ag
+	for _, s := range subs {
+		s.(map[string]any)["agent"] = ag
+		if session != "" {
+			s.(map[string]any)["session_id"] = session
+		}
+	}
+	if len(subs) > 0 {
+		root["subagent_trajectories"] = subs
+	}
+	root["final_metrics"] = b.finalMetrics(n, countSteps(root, subs))
+	root["notes"] = "Written by git-snap export --format atif. extra." + Extension +
+		" keeps the agent's records as written and the document's other members, which ATIF has no fields for; git snap import --from atif restores the session from them."
+	ext := map[string]any{"format": extensionFormat}
+	rest := map[string]any{}
+	for k, v := range doc {
+		if k != snapshot.MemberMessages {
+			rest[k] = v
+		}
+	}
+	ext["document"] = rest
+	if _, ok := doc[snapshot.MemberMessages]; ok {
+		ext["messages"] = len(msgs)
+	}
+	var orphans []any
+	for i, done := range b.carried {
+		if !done {
+			orphans = append(orphans, []any{i, msgs[i]})
+		}
+	}
+	if len(orphans) > 0 {
+		ext["records"] = orphans
+	}
+	root["extra"] = map[string]any{Extension: ext}
+	root["schema_version"] = SchemaVersion
+	return root, nil
+}
+
+// Marshal exports doc and lays the trajectory out as indented JSON.
+func Marshal(doc map[string]any, o Options) ([]byte, error) {
+	t, err := Export(doc, o)
+	if err != nil {
+		return nil, err
+	}
+	data, err := snapshot.MarshalIndent(t)
+	if err != nil {
+		return nil, fmt.Errorf("atif: %w", err)
+	}
+	return data, nil
+}
+
+func countSteps(root map[string]any, subs []any) int {
+	n := len(root["steps"].([]any))
+	for _, s := range subs {
+		n += len(s.(map[string]any)["steps"].([]any))
+	}
+	return n
+}
+
+// thread is one file's records: the session's own (name "") or a
+// subagent's.
+type thread struct {
+	name    string
+	records []int // indexes into Session.Records
+}
+
+type builder struct {
+	r       *agent.Session
+	table   *prices.Prices
+	carried []bool // stored messages a step carries
+}
+
+// threads lists the records by file, the session's own first.
+func (b *builder) threads() []thread {
+	out := []thread{{name: ""}}
+	at := map[string]int{"": 0}
+	for k := range b.r.Records {
+		name := b.r.Thread[k]
+		i, ok := at[name]
+		if !ok {
+			i = len(out)
+			at[name] = i
+			out = append(out, thread{name: name})
+		}
+		out[i].records = append(out[i].records, k)
+	}
+	return out
+}
+
+// step is a trajectory step being built.
+type step struct {
+	source    string
+	time      string
+	text      []string
+	reasoning []string
+	calls     []any
+	results   []any
+	key       string // the model response's id, for agent steps
+	records   []any  // [stored index, record] pairs
+	usage     snapshot.Usage
+	model     string
+	llmCalls  int
+	estimated bool
+}
+
+func (s *step) carry(b *builder, k int) {
+	i := b.r.Index[k]
+	if i >= 0 && i < len(b.carried) && !b.carried[i] {
+		b.carried[i] = true
+		s.records = append(s.records, []any{i, b.r.Records[k]})
+	}
+}
+
+// trajectory builds the steps of one thread.
+func (b *builder) trajectory(t thread) map[string]any {
+	var steps []*step
+	stepOf := map[int]*step{} // record → its step
+	callStep := map[string]*step{}
+	var cur *step
+	lastInput := true // an input came since the last agent step
+	var pending []int // records before the first step
+	for _, k := range t.records {
+		v := b.r.Views[k]
+		var text, thinking []string
+		var calls, results []snapshot.Part
+		for _, p := range v.Parts {
+			switch p.Kind {
+			case snapshot.PartText:
+				if strings.TrimSpace(p.Text) != "" {
+					text = append(text, p.Text)
+				}
+			case snapshot.PartThinking:
+				if strings.TrimSpace(p.Text) != "" {
+					thinking = append(thinking, p.Text)
+				}
+			case snapshot.PartToolCall:
+				calls = append(calls, p)
+			case snapshot.PartToolResult:
+				results = append(results, p)
+			}
+		}
+		var into *step
+		switch {
+		case v.Role == "assistant" && len(text)+len(thinking)+len(calls)+len(results) > 0:
+			if cur == nil || cur.source != "agent" || lastInput || (v.UsageKey != "" && cur.key != "" && v.UsageKey != cur.key) {
+				cur = &step{source: "agent", time: v.Time, key: v.UsageKey}
+				steps = append(steps, cur)
+			}
+			if cur.key == "" {
+				cur.key = v.UsageKey
+			}
+			if cur.model == "" {
+				cur.model = v.Model
+			}
+			cur.text = append(cur.text, text...)
+			cur.reasoning = append(cur.reasoning, thinking...)
+			for _, c := range calls {
+				cur.calls = append(cur.calls, toolCall(c))
+				if c.CallID != "" {
+					callStep[c.CallID] = cur
+				}
+			}
+			for _, res := range results {
+				cur.results = append(cur.results, result(res))
+			}
+			lastInput = false
+			into = cur
+		case len(results) > 0:
+			for _, res := range results {
+				s := callStep[res.CallID]
+				if s == nil {
+					s = &step{source: "system", time: v.Time}
+					steps = append(steps, s)
+				}
+				s.results = append(s.results, result(res))
+				if into == nil {
+					into = s
+				}
+			}
+			if len(text) > 0 { // text beside results: the user's
+				s := &step{source: "user", time: v.Time, text: text}
+				steps = append(steps, s)
+			}
+			lastInput = true
+		case len(text) > 0 && (v.Role == "user" || v.Role == "system" || v.Role == "developer"):
+			src := "user"
+			if v.Role != "user" {
+				src = "system"
+			}
+			cur = &step{source: src, time: v.Time, text: text}
+			steps = append(steps, cur)
+			lastInput = true
+			into = cur
+		default:
+			into = cur
+		}
+		if into == nil {
+			pending = append(pending, k)
+			continue
+		}
+		for _, p := range pending {
+			into.carry(b, p)
+		}
+		pending = nil
+		into.carry(b, k)
+		stepOf[k] = into
+	}
+	// Model calls: each to the step its first record is in, or the agent
+	// step before it (a running total is written after the response).
+	for _, c := range b.r.Calls {
+		if len(c.Records) == 0 {
+			continue
+		}
+		s := b.agentStepFor(t, c.Records[0], stepOf)
+		if s == nil {
+			continue
+		}
+		s.usage.Add(c.Usage)
+		s.llmCalls++
+		s.estimated = s.estimated || c.Estimated
+		if c.Model != "" {
+			s.model = c.Model
+		}
+	}
+	out := make([]any, len(steps))
+	for i, s := range steps {
+		out[i] = b.stepJSON(i+1, s)
+	}
+	return map[string]any{"steps": out}
+}
+
+// agentStepFor finds the agent step of thread t that record k's model
+// call belongs to.
+func (b *builder) agentStepFor(t thread, k int, stepOf map[int]*step) *step {
+	at := -1
+	for i, rk := range t.records {
+		if rk == k {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return nil
+	}
+	for i := at; i >= 0; i-- {
+		if s := stepOf[t.records[i]]; s != nil && s.source == "agent" {
+			return s
+		}
+	}
+	return nil
+}
+
+func (b *builder) stepJSON(id int, s *step) map[string]any {
+	out := map[string]any{"step_id": id, "source": s.source, "message": strings.Join(s.text, "\n\n")}
+	if ts, ok := isoTime(s.time); ok {
+		out["timestamp"] = ts
+	}
+	if s.source == "agent" {
+		if s.model != "" {
+			out["model_name"] = s.model
+		}
+		if len(s.reasoning) > 0 {
+			out["reasoning_content"] = strings.Join(s.reasoning, "\n\n")
+		}
+		if len(s.calls) > 0 {
+			out["tool_calls"] = s.calls
+		}
+		if s.llmCalls > 0 {
+			out["llm_call_count"] = s.llmCalls
+			out["metrics"] = b.metrics(s)
+		}
+	}
+	if len(s.results) > 0 {
+		out["observation"] = map[string]any{"results": s.results}
+	}
+	if len(s.records) > 0 {
+		out["extra"] = map[string]any{Extension: map[string]any{"records": s.records}}
+	}
+	return out
+}
+
+func (b *builder) metrics(s *step) map[string]any {
+	u := s.usage
+	m := map[string]any{
+		"prompt_tokens":     u.Input + u.CacheRead + u.CacheWrite,
+		"completion_tokens": u.Output,
+		"cached_tokens":     u.CacheRead,
+	}
+	if cost := b.table.Estimate(map[string]snapshot.Usage{s.model: u}); len(cost.Unknown) == 0 && u.Total() > 0 {
+		m["cost_usd"] = cost.USD
+	}
+	extra := map[string]any{"cache_write_tokens": u.CacheWrite}
+	if u.CacheWrite1h > 0 {
+		extra["cache_write_1h_tokens"] = u.CacheWrite1h
+	}
+	if s.estimated {
+		extra["estimated"] = true
+	}
+	m["extra"] = extra
+	return m
+}
+
+func (b *builder) finalMetrics(n agent.Numbers, steps int) map[string]any {
+	var total snapshot.Usage
+	for _, u := range n.ByModel {
+		total.Add(u)
+	}
+	fm := map[string]any{
+		"total_prompt_tokens":     total.Input + total.CacheRead + total.CacheWrite,
+		"total_completion_tokens": total.Output,
+		"total_cached_tokens":     total.CacheRead,
+		"total_steps":             steps,
+	}
+	cost := b.table.Estimate(n.ByModel)
+	if len(cost.Unknown) == 0 {
+		fm["total_cost_usd"] = cost.USD
+	}
+	extra := map[string]any{
+		"cache_write_tokens": total.CacheWrite,
+		"model_calls":        n.ModelCalls,
+		"tool_calls":         n.ToolCalls,
+		"tool_failures":      n.ToolFailures,
+		"turns":              n.Turns,
+	}
+	if n.Estimated {
+		extra["estimated"] = true
+	}
+	if len(cost.Unknown) > 0 {
+		extra["unpriced_models"] = toAny(cost.Unknown)
+	}
+	fm["extra"] = extra
+	return fm
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// toolCall is a call part as an ATIF tool call. ATIF's arguments are an
+// object: input that is a JSON object (or a string holding one) is it;
+// any other input is {"input": value}.
+func toolCall(p snapshot.Part) map[string]any {
+	out := map[string]any{"tool_call_id": p.CallID, "function_name": p.Tool, "arguments": arguments(p.Input)}
+	if p.Tool == "" {
+		out["function_name"] = "unknown"
+	}
+	return out
+}
+
+func arguments(in any) map[string]any {
+	switch v := in.(type) {
+	case map[string]any:
+		return v
+	case nil:
+		return map[string]any{}
+	case string:
+		if parsed, err := snapshot.Parse([]byte(v), snapshot.Limits{}); err == nil {
+			if m, ok := parsed.(map[string]any); ok {
+				return m
+			}
+		}
+	}
+	return map[string]any{"input": in}
+}
+
+func result(p snapshot.Part) map[string]any {
+	out := map[string]any{"content": p.Text}
+	if p.CallID != "" {
+		out["source_call_id"] = p.CallID
+	}
+	if p.IsError {
+		out["extra"] = map[string]any{"is_error": true}
+	}
+	return out
+}
+
+// isoTime is t when it reads as an RFC 3339 time (ATIF's timestamps are
+// ISO 8601), and a time written as Unix milliseconds as RFC 3339.
+func isoTime(t string) (string, bool) {
+	if t == "" {
+		return "", false
+	}
+	if _, err := time.Parse(time.RFC3339Nano, t); err == nil {
+		return t, true
+	}
+	return "", false
+}
+
+// agentVersion is the version the agent wrote in its records (Claude
+// Code's "version", Codex's "cli_version"), else "unknown".
+func agentVersion(r *agent.Session) string {
+	for _, rec := range r.Records {
+		obj, _ := rec.(map[string]any)
+		if v, ok := obj["version"].(string); ok && v != "" {
+			return v
+		}
+		if p, ok := obj["payload"].(map[string]any); ok {
+			if v, ok := p["cli_version"].(string); ok && v != "" {
+				return v
+			}
+		}
+	}
+	return "unknown"
+}
+
+// mainModel is the model that wrote the most output.
+func mainModel(by map[string]snapshot.Usage) string {
+	best, most := "", int64(-1)
+	for m, u := range by {
+		if m == "" {
+			continue
+		}
+		if t := u.Total(); t > most || (t == most && m < best) {
+			best, most = m, t
+		}
+	}
+	return best
+}
