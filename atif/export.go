@@ -56,13 +56,19 @@ func Export(doc map[string]any, o Options) (map[string]any, error) {
 	}
 	r := agent.ReadAs(doc, o.Source)
 	msgs, _ := doc[snapshot.MemberMessages].([]any)
-	b := &builder{r: r, table: o.Prices, carried: make([]bool, len(msgs))}
+	b := &builder{r: r, table: o.Prices, carried: make([]bool, len(msgs)), stepOf: map[int]*step{}}
 	threads := b.threads()
-	root := b.trajectory(threads[0])
+	built := make([][]*step, len(threads))
+	for i, t := range threads {
+		built[i] = b.trajectory(t)
+	}
+	b.assignCalls(threads)
+	root := b.stepsJSON(built[0])
 	var subs []any
-	for _, t := range threads[1:] {
-		sub := b.trajectory(t)
+	for i, t := range threads[1:] {
+		sub := b.stepsJSON(built[i+1])
 		sub["trajectory_id"] = t.name
+		sub["schema_version"] = SchemaVersion
 		subs = append(subs, sub)
 	}
 	session, _ := doc["session_id"].(string)
@@ -150,7 +156,8 @@ type thread struct {
 type builder struct {
 	r       *agent.Session
 	table   *prices.Prices
-	carried []bool // stored messages a step carries
+	carried []bool        // stored messages a step carries
+	stepOf  map[int]*step // record → the step that carries it
 }
 
 // threads lists the records by file, the session's own first.
@@ -195,9 +202,8 @@ func (s *step) carry(b *builder, k int) {
 }
 
 // trajectory builds the steps of one thread.
-func (b *builder) trajectory(t thread) map[string]any {
+func (b *builder) trajectory(t thread) []*step {
 	var steps []*step
-	stepOf := map[int]*step{} // record → its step
 	callStep := map[string]*step{}
 	var cur *step
 	lastInput := true // an input came since the last agent step
@@ -224,7 +230,7 @@ func (b *builder) trajectory(t thread) map[string]any {
 		}
 		var into *step
 		switch {
-		case v.Role == "assistant" && len(text)+len(thinking)+len(calls)+len(results) > 0:
+		case v.Role == "assistant" && len(v.Parts) > 0:
 			if cur == nil || cur.source != "agent" || lastInput || (v.UsageKey != "" && cur.key != "" && v.UsageKey != cur.key) {
 				cur = &step{source: "agent", time: v.Time, key: v.UsageKey}
 				steps = append(steps, cur)
@@ -286,15 +292,44 @@ func (b *builder) trajectory(t thread) map[string]any {
 		}
 		pending = nil
 		into.carry(b, k)
-		stepOf[k] = into
+		b.stepOf[k] = into
 	}
-	// Model calls: each to the step its first record is in, or the agent
-	// step before it (a running total is written after the response).
+	return steps
+}
+
+// assignCalls gives each model call to one agent step: that of a record
+// the response was written in (one with content before a copy without
+// it, as Claude Code mirrors a subagent's response into its parent),
+// else the agent step before its first record in its file (a running
+// total is written after the response).
+func (b *builder) assignCalls(threads []thread) {
+	pos := map[int][2]int{} // record → its thread and place there
+	for ti, t := range threads {
+		for i, k := range t.records {
+			pos[k] = [2]int{ti, i}
+		}
+	}
 	for _, c := range b.r.Calls {
 		if len(c.Records) == 0 {
 			continue
 		}
-		s := b.agentStepFor(t, c.Records[0], stepOf)
+		var s *step
+		for pass := 0; pass < 2 && s == nil; pass++ {
+			for _, k := range c.Records {
+				if st := b.stepOf[k]; st != nil && st.source == "agent" && (pass == 1 || len(b.r.Views[k].Parts) > 0) {
+					s = st
+					break
+				}
+			}
+		}
+		if s == nil {
+			p, ok := pos[c.Records[0]]
+			for i := p[1]; ok && i >= 0 && s == nil; i-- {
+				if st := b.stepOf[threads[p[0]].records[i]]; st != nil && st.source == "agent" {
+					s = st
+				}
+			}
+		}
 		if s == nil {
 			continue
 		}
@@ -305,32 +340,14 @@ func (b *builder) trajectory(t thread) map[string]any {
 			s.model = c.Model
 		}
 	}
+}
+
+func (b *builder) stepsJSON(steps []*step) map[string]any {
 	out := make([]any, len(steps))
 	for i, s := range steps {
 		out[i] = b.stepJSON(i+1, s)
 	}
 	return map[string]any{"steps": out}
-}
-
-// agentStepFor finds the agent step of thread t that record k's model
-// call belongs to.
-func (b *builder) agentStepFor(t thread, k int, stepOf map[int]*step) *step {
-	at := -1
-	for i, rk := range t.records {
-		if rk == k {
-			at = i
-			break
-		}
-	}
-	if at < 0 {
-		return nil
-	}
-	for i := at; i >= 0; i-- {
-		if s := stepOf[t.records[i]]; s != nil && s.source == "agent" {
-			return s
-		}
-	}
-	return nil
 }
 
 func (b *builder) stepJSON(id int, s *step) map[string]any {

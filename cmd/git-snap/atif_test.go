@@ -1,0 +1,316 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// realSessionNames are the sessions of a realRepo.
+func realSessionNames(t *testing.T, run func(args ...string) []byte) []string {
+	t.Helper()
+	names := strings.Fields(string(run("sessions", "--jq", `.sessions[].name`)))
+	if len(names) < 5 {
+		t.Fatalf("only %d real sessions imported: %v", len(names), names)
+	}
+	return names
+}
+
+// exportAllATIF exports every session of a realRepo as ATIF into dir, and
+// returns the files by session.
+func exportAllATIF(t *testing.T, dir string, run func(args ...string) []byte) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	for _, name := range realSessionNames(t, run) {
+		f := filepath.Join(dir, name+".atif.json")
+		run("export", name, "--format", "atif", "-o", f)
+		files[name] = f
+	}
+	return files
+}
+
+// trajectory is what the tests read of an exported trajectory.
+type trajectory struct {
+	SchemaVersion string `json:"schema_version"`
+	SessionID     string `json:"session_id"`
+	Agent         struct {
+		Name, Version string
+		ModelName     string `json:"model_name"`
+	}
+	Steps []struct {
+		Source    string
+		ToolCalls []struct {
+			ID   string `json:"tool_call_id"`
+			Name string `json:"function_name"`
+		} `json:"tool_calls"`
+		Observation *struct {
+			Results []struct {
+				SourceCallID string         `json:"source_call_id"`
+				Extra        map[string]any `json:"extra"`
+			}
+		}
+		Metrics *struct {
+			Prompt     int64 `json:"prompt_tokens"`
+			Completion int64 `json:"completion_tokens"`
+			Cached     int64 `json:"cached_tokens"`
+			Extra      struct {
+				CacheWrite int64 `json:"cache_write_tokens"`
+			}
+		}
+		LLMCalls int `json:"llm_call_count"`
+	}
+	FinalMetrics struct {
+		Prompt     int64   `json:"total_prompt_tokens"`
+		Completion int64   `json:"total_completion_tokens"`
+		Cached     int64   `json:"total_cached_tokens"`
+		Cost       float64 `json:"total_cost_usd"`
+		Steps      int     `json:"total_steps"`
+	} `json:"final_metrics"`
+	Subagents []trajectory `json:"subagent_trajectories"`
+}
+
+func readTrajectory(t *testing.T, file string) trajectory {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr trajectory
+	if err := json.Unmarshal(data, &tr); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return tr
+}
+
+// TestATIFRoundTripRealSessions exports every real session of testdata
+// as ATIF, imports the trajectory as a new session and checks that the
+// document saved is the one exported, byte for byte in canonical JSON.
+func TestATIFRoundTripRealSessions(t *testing.T) {
+	dir, _, run := realRepo(t)
+	for name, file := range exportAllATIF(t, dir, run) {
+		orig := run("export", "--compact", name)
+		run("import", "--from", "atif", "--session", "rt-"+name, file)
+		back := run("export", "--compact", "rt-"+name)
+		if !bytes.Equal(orig, back) {
+			i := 0
+			for i < len(orig) && i < len(back) && orig[i] == back[i] {
+				i++
+			}
+			lo := max(i-80, 0)
+			t.Errorf("%s: the document imported from ATIF differs at byte %d:\n  exported %q\n  imported %q", name, i, orig[lo:min(i+80, len(orig))], back[lo:min(i+80, len(back))])
+		}
+		// Imported again: the session already holds it.
+		out := run("import", "--from", "atif", "--session", "rt-"+name, file)
+		if !strings.Contains(string(out), "nothing added") {
+			t.Errorf("%s: a second import added a snapshot: %s", name, out)
+		}
+	}
+}
+
+// TestATIFNumbersRealSessions checks what each trajectory says against
+// stats of the same session: the tokens of the steps add up to the
+// final metrics and to the session's, every tool call is there once and
+// every result names a call of its own step.
+func TestATIFNumbersRealSessions(t *testing.T) {
+	dir, _, run := realRepo(t)
+	for name, file := range exportAllATIF(t, dir, run) {
+		tr := readTrajectory(t, file)
+		var st struct {
+			ToolCalls    int   `json:"tool_calls"`
+			ToolFailures int   `json:"tool_failures"`
+			ModelCalls   int   `json:"model_calls"`
+			Input        int64 `json:"input_tokens"`
+			CacheRead    int64 `json:"cache_read_tokens"`
+			CacheWrite   int64 `json:"cache_write_tokens"`
+			Output       int64 `json:"output_tokens"`
+			Cost         struct {
+				USD float64
+			}
+		}
+		if err := json.Unmarshal(run("stats", "--json", name), &st); err != nil {
+			t.Fatal(err)
+		}
+		if tr.SchemaVersion != "ATIF-v1.7" || tr.SessionID == "" || tr.Agent.Name == "" {
+			t.Errorf("%s: header %q %q %q", name, tr.SchemaVersion, tr.SessionID, tr.Agent.Name)
+		}
+		var prompt, completion, cached, cacheWrite int64
+		calls, failures, llm, steps := 0, 0, 0, 0
+		ids := map[string]bool{}
+		all := append([]trajectory{tr}, tr.Subagents...)
+		for _, sub := range all {
+			steps += len(sub.Steps)
+			for i, s := range sub.Steps {
+				own := map[string]bool{}
+				for _, c := range s.ToolCalls {
+					calls++
+					own[c.ID] = true
+					if c.ID != "" && ids[c.ID] {
+						t.Errorf("%s: tool call %s appears twice", name, c.ID)
+					}
+					ids[c.ID] = true
+				}
+				if s.Observation != nil {
+					for _, r := range s.Observation.Results {
+						if len(s.ToolCalls) > 0 && r.SourceCallID != "" && !own[r.SourceCallID] {
+							t.Errorf("%s: step %d: result for %s, a call of another step", name, i+1, r.SourceCallID)
+						}
+						if r.Extra["is_error"] == true {
+							failures++
+						}
+					}
+				}
+				if s.Metrics != nil {
+					if s.Source != "agent" {
+						t.Errorf("%s: step %d: metrics on a %s step", name, i+1, s.Source)
+					}
+					prompt += s.Metrics.Prompt
+					completion += s.Metrics.Completion
+					cached += s.Metrics.Cached
+					cacheWrite += s.Metrics.Extra.CacheWrite
+					llm += s.LLMCalls
+				}
+			}
+		}
+		fm := tr.FinalMetrics
+		if prompt != fm.Prompt || completion != fm.Completion || cached != fm.Cached {
+			t.Errorf("%s: steps add up to prompt %d, completion %d, cached %d; final metrics say %d, %d, %d", name, prompt, completion, cached, fm.Prompt, fm.Completion, fm.Cached)
+		}
+		if want := st.Input + st.CacheRead + st.CacheWrite; fm.Prompt != want || fm.Completion != st.Output || fm.Cached != st.CacheRead || cacheWrite != st.CacheWrite {
+			t.Errorf("%s: trajectory tokens prompt %d, completion %d, cached %d, cache writes %d; stats %d, %d, %d, %d", name, fm.Prompt, fm.Completion, fm.Cached, cacheWrite, want, st.Output, st.CacheRead, st.CacheWrite)
+		}
+		if llm != st.ModelCalls {
+			t.Errorf("%s: llm_call_count adds up to %d, stats counts %d model calls", name, llm, st.ModelCalls)
+		}
+		if calls != st.ToolCalls || failures != st.ToolFailures {
+			t.Errorf("%s: %d tool calls, %d failed in the trajectory; stats %d, %d", name, calls, failures, st.ToolCalls, st.ToolFailures)
+		}
+		if fm.Steps != steps {
+			t.Errorf("%s: total_steps %d, %d steps", name, fm.Steps, steps)
+		}
+		if diff := fm.Cost - st.Cost.USD; diff > 1e-6 || diff < -1e-6 {
+			t.Errorf("%s: total_cost_usd %v, stats %v", name, fm.Cost, st.Cost.USD)
+		}
+	}
+}
+
+// atifCheck validates each trajectory named on the command line with
+// the atif package's models, printing one line per file.
+const atifCheck = `
+import json, sys
+import atif
+bad = 0
+for path in sys.argv[1:]:
+    with open(path) as f:
+        data = json.load(f)
+    try:
+        t = atif.Trajectory.model_validate(data)
+        print("ok", path, len(t.steps))
+    except Exception as e:
+        bad += 1
+        print("invalid", path, e)
+sys.exit(1 if bad else 0)
+`
+
+// atifPython is a Python with the atif package: $GIT_SNAP_ATIF_PYTHON
+// (which .ci/run sets), else the venv .ci/run makes. Without one the
+// caller skips, or fails when GIT_SNAP_REQUIRE_TOOLS is set.
+func atifPython(t *testing.T) string {
+	t.Helper()
+	py := os.Getenv("GIT_SNAP_ATIF_PYTHON")
+	if py == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			py = filepath.Join(home, ".cache", "git-snap", "venv", "bin", "python")
+		}
+	}
+	out, err := exec.Command(py, "-c", "import atif").CombinedOutput()
+	if err != nil {
+		msg := "no Python with the atif package (" + py + ": " + strings.TrimSpace(string(out)) + err.Error() + "); .ci/run installs it"
+		if os.Getenv("GIT_SNAP_REQUIRE_TOOLS") != "" {
+			t.Fatalf("%s, and GIT_SNAP_REQUIRE_TOOLS is set", msg)
+		}
+		t.Skip(msg)
+	}
+	return py
+}
+
+// TestATIFValidatesRealSessions checks the trajectory of every real
+// session of testdata with the atif package's own Pydantic models.
+func TestATIFValidatesRealSessions(t *testing.T) {
+	py := atifPython(t)
+	dir, _, run := realRepo(t)
+	files := exportAllATIF(t, dir, run)
+	args := []string{"-c", atifCheck}
+	for _, f := range files {
+		args = append(args, f)
+	}
+	out, err := exec.Command(py, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("the atif models refuse a trajectory: %v\n%s", err, out)
+	}
+	if n := strings.Count(string(out), "ok "); n != len(files) {
+		t.Fatalf("%d of %d trajectories checked:\n%s", n, len(files), out)
+	}
+}
+
+// TestATIFImportForeign imports a trajectory git-snap did not write: its
+// steps become messages that stats counts, and bad input is refused.
+func TestATIFImportForeign(t *testing.T) {
+	dir, vars, run := realRepo(t)
+	foreign := `{"schema_version": "ATIF-v1.7", "session_id": "devin-1",
+  "agent": {"name": "devin", "version": "3000.11.3", "model_name": "swe-2"},
+  "steps": [
+    {"step_id": 1, "source": "user", "message": "list the files", "timestamp": "2026-09-29T00:00:00Z"},
+    {"step_id": 2, "source": "agent", "message": "Listing.", "model_name": "swe-2",
+     "tool_calls": [{"tool_call_id": "c1", "function_name": "bash", "arguments": {"cmd": "ls"}}],
+     "observation": {"results": [{"source_call_id": "c1", "content": "a.go\nb.go"}]},
+     "metrics": {"prompt_tokens": 120, "cached_tokens": 20, "completion_tokens": 18}},
+    {"step_id": 3, "source": "agent", "message": [{"type": "text", "text": "Two files."}],
+     "metrics": {"prompt_tokens": 150, "completion_tokens": 4}}
+  ]}`
+	f := filepath.Join(dir, "devin.json")
+	if err := os.WriteFile(f, []byte(foreign), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := string(run("import", "--from", "atif", f)); !strings.Contains(out, "devin-1#1") {
+		t.Fatalf("import named the session otherwise: %s", out)
+	}
+	var st struct {
+		ToolCalls  int   `json:"tool_calls"`
+		ModelCalls int   `json:"model_calls"`
+		Input      int64 `json:"input_tokens"`
+		CacheRead  int64 `json:"cache_read_tokens"`
+		Output     int64 `json:"output_tokens"`
+	}
+	if err := json.Unmarshal(run("stats", "--json", "devin-1"), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.ToolCalls != 1 || st.ModelCalls != 2 || st.Input != 250 || st.CacheRead != 20 || st.Output != 22 {
+		t.Errorf("stats of the imported trajectory: %+v", st)
+	}
+	if out := string(run("show", "devin-1")); !strings.Contains(out, "Two files.") || !strings.Contains(out, "list the files") {
+		t.Errorf("show lacks the steps' text:\n%s", out)
+	}
+	// Exported again, it is a trajectory of the same steps.
+	back := filepath.Join(dir, "devin-back.json")
+	run("export", "devin-1", "--format", "atif", "-o", back)
+	tr := readTrajectory(t, back)
+	if len(tr.Steps) != 3 || len(tr.Steps[1].ToolCalls) != 1 || tr.Steps[1].Observation == nil || tr.Steps[1].Observation.Results[0].SourceCallID != "c1" {
+		t.Errorf("re-exported trajectory: %+v", tr.Steps)
+	}
+
+	for _, bad := range []string{`[]`, `{"schema_version": "v2", "steps": []}`, `{"schema_version": "ATIF-v1.7"}`,
+		`{"schema_version": "ATIF-v1.7", "steps": [{"step_id": 1, "source": "robot", "message": "x"}]}`} {
+		if err := os.WriteFile(f, []byte(bad), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out, errOut bytes.Buffer
+		e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, dir: dir, getenv: func(k string) string { return vars[k] }}
+		if code := e.run(t.Context(), []string{"import", "--from", "atif", "--session", "bad", f}); code != 2 {
+			t.Errorf("import of %s: exit %d, want 2 (%s)", bad, code, errOut.String())
+		}
+	}
+}
