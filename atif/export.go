@@ -15,6 +15,7 @@ package atif
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,6 +59,7 @@ func Export(doc map[string]any, o Options) (map[string]any, error) {
 	msgs, _ := doc[snapshot.MemberMessages].([]any)
 	b := &builder{r: r, table: o.Prices, carried: make([]bool, len(msgs)), stepOf: map[int]*step{}}
 	threads := b.threads()
+	b.linkSubagents(threads)
 	built := make([][]*step, len(threads))
 	for i, t := range threads {
 		built[i] = b.trajectory(t)
@@ -158,6 +160,9 @@ type builder struct {
 	table   *prices.Prices
 	carried []bool        // stored messages a step carries
 	stepOf  map[int]*step // record → the step that carries it
+	// spawned names the subagent trajectory each subagent call ran (its
+	// tool call id → the trajectory_id), for agents that say (agent.Threads).
+	spawned map[string]string
 }
 
 // threads lists the records by file, the session's own first.
@@ -175,6 +180,36 @@ func (b *builder) threads() []thread {
 		out[i].records = append(out[i].records, k)
 	}
 	return out
+}
+
+// isPrompt reports whether record k is a prompt, as its agent reads
+// them (Codex's are events, not messages of the conversation).
+func (b *builder) isPrompt(k int) bool {
+	return b.r.Agent != nil && b.r.Agent.IsPrompt(b.r.Records[k])
+}
+
+// linkSubagents fills spawned: the agent names the subagent a call ran
+// and the subagent whose records a file holds.
+func (b *builder) linkSubagents(threads []thread) {
+	th, ok := b.r.Agent.(agent.Threads)
+	if !ok {
+		return
+	}
+	file := map[string]string{} // subagent → its thread's name
+	for _, t := range threads[1:] {
+		for _, k := range t.records {
+			if id := th.Thread(b.r.Records[k]); id != "" {
+				file[id] = t.name
+				break
+			}
+		}
+	}
+	b.spawned = map[string]string{}
+	for _, rec := range b.r.Records {
+		if call, id := th.Spawned(rec); id != "" && file[id] != "" {
+			b.spawned[call] = file[id]
+		}
+	}
 }
 
 // step is a trajectory step being built.
@@ -250,7 +285,7 @@ func (b *builder) trajectory(t thread) []*step {
 				}
 			}
 			for _, res := range results {
-				cur.results = append(cur.results, result(res))
+				cur.results = append(cur.results, b.result(res))
 			}
 			lastInput = false
 			into = cur
@@ -261,7 +296,7 @@ func (b *builder) trajectory(t thread) []*step {
 					s = &step{source: "system", time: v.Time}
 					steps = append(steps, s)
 				}
-				s.results = append(s.results, result(res))
+				s.results = append(s.results, b.result(res))
 				if into == nil {
 					into = s
 				}
@@ -271,10 +306,14 @@ func (b *builder) trajectory(t thread) []*step {
 				steps = append(steps, s)
 			}
 			lastInput = true
-		case len(text) > 0 && (v.Role == "user" || v.Role == "system" || v.Role == "developer"):
-			src := "user"
-			if v.Role != "user" {
-				src = "system"
+		case len(text) > 0 && (v.Role == "user" || v.Role == "system" || v.Role == "developer" || b.isPrompt(k)):
+			src := "system"
+			if v.Role == "user" || b.isPrompt(k) {
+				src = "user"
+			}
+			if cur != nil && cur.source == src && lastInput && slices.Equal(cur.text, text) {
+				into = cur // the same input written twice (Codex 0.169's prompt as two events)
+				break
 			}
 			cur = &step{source: src, time: v.Time, text: text}
 			steps = append(steps, cur)
@@ -467,10 +506,15 @@ func arguments(in any) map[string]any {
 	return map[string]any{"input": in}
 }
 
-func result(p snapshot.Part) map[string]any {
+// result is a tool result as an ATIF observation result, naming the
+// subagent trajectory a subagent call ran.
+func (b *builder) result(p snapshot.Part) map[string]any {
 	out := map[string]any{"content": p.Text}
 	if p.CallID != "" {
 		out["source_call_id"] = p.CallID
+		if sub := b.spawned[p.CallID]; sub != "" {
+			out["subagent_trajectory_ref"] = []any{map[string]any{"trajectory_id": sub}}
+		}
 	}
 	if p.IsError {
 		out["extra"] = map[string]any{"is_error": true}

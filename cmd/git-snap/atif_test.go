@@ -51,6 +51,9 @@ type trajectory struct {
 			Results []struct {
 				SourceCallID string         `json:"source_call_id"`
 				Extra        map[string]any `json:"extra"`
+				Subagent     []struct {
+					ID string `json:"trajectory_id"`
+				} `json:"subagent_trajectory_ref"`
 			}
 		}
 		Metrics *struct {
@@ -70,7 +73,8 @@ type trajectory struct {
 		Cost       float64 `json:"total_cost_usd"`
 		Steps      int     `json:"total_steps"`
 	} `json:"final_metrics"`
-	Subagents []trajectory `json:"subagent_trajectories"`
+	Subagents    []trajectory `json:"subagent_trajectories"`
+	TrajectoryID string       `json:"trajectory_id"`
 }
 
 func readTrajectory(t *testing.T, file string) trajectory {
@@ -141,6 +145,11 @@ func TestATIFNumbersRealSessions(t *testing.T) {
 		calls, failures, llm, steps := 0, 0, 0, 0
 		ids := map[string]bool{}
 		all := append([]trajectory{tr}, tr.Subagents...)
+		embedded := map[string]bool{}
+		for _, sub := range tr.Subagents {
+			embedded[sub.TrajectoryID] = true
+		}
+		refs := 0
 		for _, sub := range all {
 			steps += len(sub.Steps)
 			for i, s := range sub.Steps {
@@ -161,6 +170,12 @@ func TestATIFNumbersRealSessions(t *testing.T) {
 						if r.Extra["is_error"] == true {
 							failures++
 						}
+						for _, ref := range r.Subagent {
+							refs++
+							if !embedded[ref.ID] {
+								t.Errorf("%s: step %d: a result refers to subagent %q, not embedded", name, i+1, ref.ID)
+							}
+						}
 					}
 				}
 				if s.Metrics != nil {
@@ -174,6 +189,9 @@ func TestATIFNumbersRealSessions(t *testing.T) {
 					llm += s.LLMCalls
 				}
 			}
+		}
+		if len(tr.Subagents) > 0 && refs == 0 {
+			t.Errorf("%s: %d subagent trajectories and no tool result refers to one", name, len(tr.Subagents))
 		}
 		fm := tr.FinalMetrics
 		if prompt != fm.Prompt || completion != fm.Completion || cached != fm.Cached {
