@@ -332,3 +332,79 @@ func TestATIFImportForeign(t *testing.T) {
 		}
 	}
 }
+
+// TestMessagesRealSessions exports every real session of testdata as
+// chat-messages JSONL and checks it against the session's stats: every
+// line a conversation, every tool call once with arguments that are a
+// JSON object, every tool message answering a call made before it in
+// the same conversation.
+func TestMessagesRealSessions(t *testing.T) {
+	_, _, run := realRepo(t)
+	for _, name := range realSessionNames(t, run) {
+		out := run("export", name, "--format", "messages")
+		var st struct {
+			ToolCalls int `json:"tool_calls"`
+			Turns     int `json:"turns"`
+		}
+		if err := json.Unmarshal(run("stats", "--json", name), &st); err != nil {
+			t.Fatal(err)
+		}
+		calls, users := 0, 0
+		lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+		for li, line := range lines {
+			var conv struct {
+				Messages []struct {
+					Role      string  `json:"role"`
+					Content   *string `json:"content"`
+					ToolCalls []struct {
+						ID       string `json:"id"`
+						Type     string `json:"type"`
+						Function struct {
+							Name      string `json:"name"`
+							Arguments string `json:"arguments"`
+						} `json:"function"`
+					} `json:"tool_calls"`
+					ToolCallID string `json:"tool_call_id"`
+				} `json:"messages"`
+			}
+			if err := json.Unmarshal([]byte(line), &conv); err != nil {
+				t.Fatalf("%s line %d: %v", name, li+1, err)
+			}
+			if len(conv.Messages) == 0 {
+				t.Errorf("%s line %d: no messages", name, li+1)
+			}
+			made := map[string]bool{}
+			for mi, m := range conv.Messages {
+				switch m.Role {
+				case "user":
+					users++
+				case "assistant":
+					for _, c := range m.ToolCalls {
+						calls++
+						made[c.ID] = true
+						var args map[string]any
+						if c.Type != "function" || c.Function.Name == "" || json.Unmarshal([]byte(c.Function.Arguments), &args) != nil {
+							t.Errorf("%s line %d message %d: tool call %+v", name, li+1, mi+1, c)
+						}
+					}
+					if m.Content == nil && len(m.ToolCalls) == 0 {
+						t.Errorf("%s line %d message %d: an assistant message with neither content nor calls", name, li+1, mi+1)
+					}
+				case "tool":
+					if !made[m.ToolCallID] {
+						t.Errorf("%s line %d message %d: result for %q, no call before it", name, li+1, mi+1, m.ToolCallID)
+					}
+				case "system":
+				default:
+					t.Errorf("%s line %d message %d: role %q", name, li+1, mi+1, m.Role)
+				}
+			}
+		}
+		if calls != st.ToolCalls {
+			t.Errorf("%s: %d tool calls in the messages, stats counts %d", name, calls, st.ToolCalls)
+		}
+		if users < st.Turns {
+			t.Errorf("%s: %d user messages for %d turns", name, users, st.Turns)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/git-snap/git-snap/atif"
+	"github.com/git-snap/git-snap/chat"
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/report"
 	"github.com/git-snap/git-snap/snapshot"
@@ -48,6 +49,12 @@ with their results matched by id, tokens, cost and model per step, subagents as
 embedded trajectories. extra.git_snap keeps what ATIF has no field for, so that
 git snap import --from atif FILE restores the session JSON-equal.
 
+--format messages writes chat-messages JSONL, as training and evaluation sets of
+agent trajectories take it: one line per conversation (the session's, then each
+subagent's), {"messages": [...]} with role and content, an assistant's tool_calls
+(arguments as a JSON string) and reasoning_content, each tool result a "tool"
+message with its tool_call_id.
+
 --bundle FILE writes a git bundle instead: the sessions and checkpoints named (all
 sessions when none is) with their history, one file to attach to an issue or a pull
 request. git snap import FILE.bundle reads it back; git bundle and git fetch read it too.
@@ -58,9 +65,10 @@ Examples:
    git snap export --bundle login-bug.bundle snap/fix-login/green
    git snap export fix-login --format markdown -o docs/login-session.md
    git snap export --format html --range fix-login~5..fix-login -o review.html
-   git snap export fix-login --format atif -o fix-login.atif.json`,
+   git snap export fix-login --format atif -o fix-login.atif.json
+   git snap export fix-login --format messages >> train.jsonl`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "json", Usage: "`FORMAT`: json (the document), markdown or html (the conversation for a person), atif (a trajectory)"},
+			&cli.StringFlag{Name: "format", Value: "json", Usage: "`FORMAT`: json (the document), markdown or html (the conversation for a person), atif (a trajectory), messages (chat JSONL)"},
 			&cli.StringFlag{Name: "range", Usage: "with --format markdown or html: only what happened in `A..B`"},
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "export this session's newest snapshot when no REV is given"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
@@ -85,15 +93,15 @@ func parseExport(c *cli.Context) (exportOptions, error) {
 	o.Rev = c.Args().First()
 	switch o.Format {
 	case "json":
-	case "markdown", "md", "html", "atif":
+	case "markdown", "md", "html", "atif", "messages":
 		if o.Compact || o.YAML {
 			return o, usagef("--compact and --yaml go with --format json")
 		}
 	default:
-		return o, usagef("--format %q: choose json, markdown, html or atif", o.Format)
+		return o, usagef("--format %q: choose json, markdown, html, atif or messages", o.Format)
 	}
 	if r := c.String("range"); r != "" {
-		if o.Format == "json" || o.Format == "atif" {
+		if o.Format == "json" || o.Format == "atif" || o.Format == "messages" {
 			return o, usagef("--range goes with --format markdown or html")
 		}
 		if o.Rev != "" {
@@ -122,8 +130,8 @@ func runExport(ctx context.Context, d *deps, o exportOptions) error {
 	}
 	switch o.Format {
 	case "", "json":
-	case "atif":
-		return exportATIF(ctx, d, o)
+	case "atif", "messages":
+		return exportTrajectory(ctx, d, o)
 	default:
 		return exportReport(ctx, d, o)
 	}
@@ -173,8 +181,9 @@ func exportReport(ctx context.Context, d *deps, o exportOptions) error {
 	return d.writeOutput(o.Output, buf.Bytes())
 }
 
-// exportATIF writes the snapshot as an ATIF trajectory.
-func exportATIF(ctx context.Context, d *deps, o exportOptions) error {
+// exportTrajectory writes the snapshot as an ATIF trajectory or as
+// chat-messages JSONL.
+func exportTrajectory(ctx context.Context, d *deps, o exportOptions) error {
 	table, err := d.prices()
 	if err != nil {
 		return err
@@ -187,7 +196,13 @@ func exportATIF(ctx context.Context, d *deps, o exportOptions) error {
 	if source == "" {
 		source = entry.Header.Source
 	}
-	data, err := atif.Marshal(doc, atif.Options{Source: source, Session: entry.Header.Session, Prices: table})
+	ao := atif.Options{Source: source, Session: entry.Header.Session, Prices: table}
+	var data []byte
+	if o.Format == "messages" {
+		data, err = chat.Write(doc, ao)
+	} else {
+		data, err = atif.Marshal(doc, ao)
+	}
 	if err != nil {
 		return fmt.Errorf("export %s: %w", o.Rev, err)
 	}
