@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http"
+	"time"
 
 	"github.com/git-snap/git-snap/atif"
 	"github.com/git-snap/git-snap/chat"
+	"github.com/git-snap/git-snap/otel"
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/report"
 	"github.com/git-snap/git-snap/snapshot"
@@ -23,6 +26,9 @@ type exportOptions struct {
 	Format  string   // json (the document), markdown or html (a document for a person)
 	From    string   // with markdown or html: only what happened after this revision
 	Session string   // the session whose newest snapshot to export when no REV is given
+	// Endpoint, with --format otel, is the OTLP/HTTP endpoint to send the
+	// traces to.
+	Endpoint string
 }
 
 func cmdExport(e *env) *cli.Command {
@@ -55,6 +61,13 @@ subagent's), {"messages": [...]} with role and content, an assistant's tool_call
 (arguments as a JSON string) and reasoning_content, each tool result a "tool"
 message with its tool_call_id.
 
+--format otel writes the session as OpenTelemetry traces in OTLP/JSON, following the
+GenAI semantic conventions: one trace, an invoke_agent span over the session, a chat
+span per model call with its model and tokens, an execute_tool span per tool call
+(failed ones with status ERROR), a subagent's spans under the call that ran it.
+--endpoint URL sends them to an OTLP/HTTP receiver (a collector, Langfuse, Grafana)
+instead of printing them.
+
 --bundle FILE writes a git bundle instead: the sessions and checkpoints named (all
 sessions when none is) with their history, one file to attach to an issue or a pull
 request. git snap import FILE.bundle reads it back; git bundle and git fetch read it too.
@@ -66,9 +79,11 @@ Examples:
    git snap export fix-login --format markdown -o docs/login-session.md
    git snap export --format html --range fix-login~5..fix-login -o review.html
    git snap export fix-login --format atif -o fix-login.atif.json
-   git snap export fix-login --format messages >> train.jsonl`,
+   git snap export fix-login --format messages >> train.jsonl
+   git snap export fix-login --format otel --endpoint http://localhost:4318`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "json", Usage: "`FORMAT`: json (the document), markdown or html (the conversation for a person), atif (a trajectory), messages (chat JSONL)"},
+			&cli.StringFlag{Name: "format", Value: "json", Usage: "`FORMAT`: json (the document), markdown or html (the conversation for a person), atif (a trajectory), messages (chat JSONL), otel (OTLP/JSON traces)"},
+			&cli.StringFlag{Name: "endpoint", Usage: "with --format otel: send the traces to the OTLP/HTTP endpoint `URL` (its /v1/traces when it has no path)"},
 			&cli.StringFlag{Name: "range", Usage: "with --format markdown or html: only what happened in `A..B`"},
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "export this session's newest snapshot when no REV is given"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
@@ -91,17 +106,25 @@ func parseExport(c *cli.Context) (exportOptions, error) {
 		return o, err
 	}
 	o.Rev = c.Args().First()
+	if o.Endpoint = c.String("endpoint"); o.Endpoint != "" {
+		if o.Format != "otel" {
+			return o, usagef("--endpoint goes with --format otel")
+		}
+		if _, err := otel.TracesURL(o.Endpoint); err != nil {
+			return o, usagef("--endpoint: %v", err)
+		}
+	}
 	switch o.Format {
 	case "json":
-	case "markdown", "md", "html", "atif", "messages":
+	case "markdown", "md", "html", "atif", "messages", "otel":
 		if o.Compact || o.YAML {
 			return o, usagef("--compact and --yaml go with --format json")
 		}
 	default:
-		return o, usagef("--format %q: choose json, markdown, html, atif or messages", o.Format)
+		return o, usagef("--format %q: choose json, markdown, html, atif, messages or otel", o.Format)
 	}
 	if r := c.String("range"); r != "" {
-		if o.Format == "json" || o.Format == "atif" || o.Format == "messages" {
+		if o.Format != "markdown" && o.Format != "md" && o.Format != "html" {
 			return o, usagef("--range goes with --format markdown or html")
 		}
 		if o.Rev != "" {
@@ -132,6 +155,8 @@ func runExport(ctx context.Context, d *deps, o exportOptions) error {
 	case "", "json":
 	case "atif", "messages":
 		return exportTrajectory(ctx, d, o)
+	case "otel":
+		return exportOTel(ctx, d, o)
 	default:
 		return exportReport(ctx, d, o)
 	}
@@ -207,6 +232,44 @@ func exportTrajectory(ctx context.Context, d *deps, o exportOptions) error {
 		return fmt.Errorf("export %s: %w", o.Rev, err)
 	}
 	return d.writeOutput(o.Output, data)
+}
+
+// exportOTel writes the snapshot as OTLP/JSON traces, or sends them to
+// an OTLP/HTTP endpoint.
+func exportOTel(ctx context.Context, d *deps, o exportOptions) error {
+	doc, entry, err := d.store.ReadRevision(ctx, o.Rev)
+	if err != nil {
+		return err
+	}
+	source, _ := doc["agent"].(string)
+	if source == "" {
+		source = entry.Header.Source
+	}
+	td := otel.Traces(doc, otel.Options{Source: source, Session: entry.Header.Session})
+	data, err := otel.Marshal(td)
+	if err != nil {
+		return fmt.Errorf("export %s: %w", o.Rev, err)
+	}
+	if o.Endpoint == "" {
+		return d.writeOutput(o.Output, data)
+	}
+	if o.Output != "" {
+		if err := d.writeOutput(o.Output, data); err != nil {
+			return err
+		}
+	}
+	client := &http.Client{Timeout: 30 * time.Second}
+	if err := otel.Send(ctx, client, o.Endpoint, data); err != nil {
+		return err
+	}
+	spans := 0
+	for _, rs := range td.ResourceSpans {
+		for _, ss := range rs.ScopeSpans {
+			spans += len(ss.Spans)
+		}
+	}
+	fmt.Fprintf(d.out, "sent %s of %s to %s\n", render.Count(spans, "span"), o.Rev, o.Endpoint)
+	return nil
 }
 
 // exportBundle writes the named sessions (or checkpoints) as a bundle.
