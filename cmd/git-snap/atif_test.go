@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -95,7 +96,47 @@ func readTrajectory(t *testing.T, file string) trajectory {
 // document saved is the one exported, byte for byte in canonical JSON.
 func TestATIFRoundTripRealSessions(t *testing.T) {
 	dir, _, run := realRepo(t)
-	for name, file := range exportAllATIF(t, dir, run) {
+	atifRoundTrip(t, dir, run, realSessionNames(t, run))
+}
+
+// TestATIFRoundTripEveryAgent does the same for the other agents'
+// fixtures (Copilot CLI, Cursor, OpenCode, a synthetic Codex rollout)
+// and a hostile transcript, and validates them when it can.
+func TestATIFRoundTripEveryAgent(t *testing.T) {
+	dir, run, names := fixturesRepo(t)
+	atifRoundTrip(t, dir, run, names)
+}
+
+// fixturesRepo is a realRepo with the other agents' fixtures imported
+// too; names are the sessions they made.
+func fixturesRepo(t *testing.T) (dir string, run func(args ...string) []byte, names []string) {
+	t.Helper()
+	dir, _, run = realRepo(t)
+	td, _ := filepath.Abs(filepath.Join("..", "..", "testdata"))
+	before := map[string]bool{}
+	for _, n := range realSessionNames(t, run) {
+		before[n] = true
+	}
+	for _, a := range []string{"copilot", "cursor", "opencode", "codex"} {
+		run("import", "--from", a, filepath.Join(td, a))
+	}
+	run("import", "--from", "claude-code", filepath.Join(td, "hostile"))
+	for _, n := range realSessionNames(t, run) {
+		if !before[n] {
+			names = append(names, n)
+		}
+	}
+	if len(names) != 5 {
+		t.Fatalf("imported %v", names)
+	}
+	return dir, run, names
+}
+
+func atifRoundTrip(t *testing.T, dir string, run func(args ...string) []byte, names []string) {
+	t.Helper()
+	for _, name := range names {
+		file := filepath.Join(dir, name+".atif.json")
+		run("export", name, "--format", "atif", "-o", file)
 		orig := run("export", "--compact", name)
 		run("import", "--from", "atif", "--session", "rt-"+name, file)
 		back := run("export", "--compact", "rt-"+name)
@@ -255,11 +296,12 @@ func atifPython(t *testing.T) string {
 	return py
 }
 
-// TestATIFValidatesRealSessions checks the trajectory of every real
-// session of testdata with the atif package's own Pydantic models.
-func TestATIFValidatesRealSessions(t *testing.T) {
+// TestATIFValidates checks the trajectory of every real session of
+// testdata, and of every other agent's fixture, with the atif package's
+// own Pydantic models.
+func TestATIFValidates(t *testing.T) {
 	py := atifPython(t)
-	dir, _, run := realRepo(t)
+	dir, run, _ := fixturesRepo(t)
 	files := exportAllATIF(t, dir, run)
 	args := []string{"-c", atifCheck}
 	for _, f := range files {
@@ -271,6 +313,20 @@ func TestATIFValidatesRealSessions(t *testing.T) {
 	}
 	if n := strings.Count(string(out), "ok "); n != len(files) {
 		t.Fatalf("%d of %d trajectories checked:\n%s", n, len(files), out)
+	}
+	// The check refuses what the models refuse: a result for a call of
+	// another step, metrics on a user step.
+	for i, bad := range []string{
+		`{"schema_version": "ATIF-v1.7", "agent": {"name": "a", "version": "1"}, "steps": [{"step_id": 1, "source": "agent", "message": "", "tool_calls": [{"tool_call_id": "a", "function_name": "f", "arguments": {}}], "observation": {"results": [{"source_call_id": "b", "content": "x"}]}}]}`,
+		`{"schema_version": "ATIF-v1.7", "agent": {"name": "a", "version": "1"}, "steps": [{"step_id": 1, "source": "user", "message": "hi", "metrics": {"prompt_tokens": 1}}]}`,
+	} {
+		f := filepath.Join(dir, fmt.Sprintf("bad-%d.json", i))
+		if err := os.WriteFile(f, []byte(bad), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command(py, "-c", atifCheck, f).CombinedOutput(); err == nil || !strings.Contains(string(out), "invalid") {
+			t.Errorf("the check took %s: %s", bad, out)
+		}
 	}
 }
 
