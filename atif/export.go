@@ -48,7 +48,13 @@ type Options struct {
 
 // Export writes doc as a trajectory: a JSON value (maps, slices and the
 // values snapshot.Parse returns) for snapshot.MarshalIndent.
+//
+// A document that Import read from a trajectory another tool wrote, and
+// that is still as Import made it, is exported as that trajectory.
 func Export(doc map[string]any, o Options) (map[string]any, error) {
+	if t, ok := original(doc); ok {
+		return t, nil
+	}
 	if o.Source == "" {
 		o.Source, _ = doc["agent"].(string)
 	}

@@ -152,48 +152,56 @@ func number(v any) (int, bool) {
 // record of the common message shape ({role, content, ...}) with the
 // step as written under "step", and each observation result a tool
 // record; subagent trajectories' steps follow their parent's, their
-// records naming the subagent. The trajectory's other members are kept
-// under "atif".
+// records naming the subagent by its trajectory_id (a path, for a
+// subagent's subagent). The trajectory's other members, and those of
+// its subagents, are kept under "atif".
 func convert(root map[string]any) (map[string]any, error) {
 	var msgs []any
-	var walk func(t map[string]any, sub string) error
-	walk = func(t map[string]any, sub string) error {
+	var walk func(t map[string]any, path string) (map[string]any, error)
+	walk = func(t map[string]any, path string) (map[string]any, error) {
+		meta := map[string]any{}
+		for k, v := range t {
+			if k != "steps" && k != "subagent_trajectories" {
+				meta[k] = v
+			}
+		}
 		steps, _ := t["steps"].([]any)
 		for i, s := range steps {
 			st, ok := s.(map[string]any)
 			if !ok {
-				return errorf("%ssteps[%d] is not an object", prefix(sub), i)
+				return nil, errorf("%ssteps[%d] is not an object", prefix(path), i)
 			}
-			recs, err := stepRecords(st, sub)
+			recs, err := stepRecords(st, path)
 			if err != nil {
-				return errorf("%ssteps[%d]: %v", prefix(sub), i, err)
+				return nil, errorf("%ssteps[%d]: %v", prefix(path), i, err)
 			}
 			msgs = append(msgs, recs...)
 		}
-		subs, _ := t["subagent_trajectories"].([]any)
-		for i, x := range subs {
-			so, ok := x.(map[string]any)
-			if !ok {
-				return errorf("subagent_trajectories[%d] is not an object", i)
+		if raw, ok := t["subagent_trajectories"]; ok {
+			subs, _ := raw.([]any)
+			metas := make([]any, len(subs))
+			for i, x := range subs {
+				so, ok := x.(map[string]any)
+				if !ok {
+					return nil, errorf("%ssubagent_trajectories[%d] is not an object", prefix(path), i)
+				}
+				id, _ := so["trajectory_id"].(string)
+				if id == "" {
+					return nil, errorf("%ssubagent_trajectories[%d] has no trajectory_id", prefix(path), i)
+				}
+				m, err := walk(so, strings.TrimPrefix(path+"/"+id, "/"))
+				if err != nil {
+					return nil, err
+				}
+				metas[i] = m
 			}
-			id, _ := so["trajectory_id"].(string)
-			if id == "" {
-				id = strconv.Itoa(i + 1)
-			}
-			if err := walk(so, id); err != nil {
-				return err
-			}
+			meta["subagent_trajectories"] = metas
 		}
-		return nil
+		return meta, nil
 	}
-	if err := walk(root, ""); err != nil {
+	meta, err := walk(root, "")
+	if err != nil {
 		return nil, err
-	}
-	meta := map[string]any{}
-	for k, v := range root {
-		if k != "steps" && k != "subagent_trajectories" {
-			meta[k] = v
-		}
 	}
 	doc := map[string]any{"agent": Agent, "atif": meta, snapshot.MemberMessages: msgs}
 	if msgs == nil {
@@ -205,11 +213,58 @@ func convert(root map[string]any) (map[string]any, error) {
 	return doc, nil
 }
 
-func prefix(sub string) string {
-	if sub == "" {
+// original gives back the trajectory convert read doc from, when doc is
+// still what convert made of it: its members and records, none added.
+func original(doc map[string]any) (map[string]any, bool) {
+	meta, ok := doc["atif"].(map[string]any)
+	if !ok || doc["agent"] != Agent {
+		return nil, false
+	}
+	msgs, _ := doc[snapshot.MemberMessages].([]any)
+	steps := map[string][]any{}
+	for _, m := range msgs {
+		rec, _ := m.(map[string]any)
+		st, ok := rec["step"].(map[string]any)
+		if !ok {
+			continue // a result's record
+		}
+		path, _ := rec["subagent"].(string)
+		steps[path] = append(steps[path], st)
+	}
+	var fill func(meta map[string]any, path string) map[string]any
+	fill = func(meta map[string]any, path string) map[string]any {
+		t := make(map[string]any, len(meta)+1)
+		for k, v := range meta {
+			t[k] = v
+		}
+		t["steps"] = steps[path]
+		if t["steps"] == nil {
+			t["steps"] = []any{}
+		}
+		if subs, ok := meta["subagent_trajectories"].([]any); ok {
+			out := make([]any, len(subs))
+			for i, x := range subs {
+				so, _ := x.(map[string]any)
+				id, _ := so["trajectory_id"].(string)
+				out[i] = fill(so, strings.TrimPrefix(path+"/"+id, "/"))
+			}
+			t["subagent_trajectories"] = out
+		}
+		return t
+	}
+	root := fill(meta, "")
+	again, err := convert(root)
+	if err != nil || !snapshot.Equal(again, doc) {
+		return nil, false
+	}
+	return root, true
+}
+
+func prefix(path string) string {
+	if path == "" {
 		return ""
 	}
-	return "subagent " + sub + ": "
+	return "subagent " + path + ": "
 }
 
 // stepRecords are the records of one step: the step's own, then one per

@@ -15,6 +15,7 @@ package chat
 import (
 	"bytes"
 	"fmt"
+	"strings"
 
 	"github.com/git-snap/git-snap/atif"
 	"github.com/git-snap/git-snap/snapshot"
@@ -61,7 +62,7 @@ func Messages(trajectory map[string]any) ([]any, error) {
 		if !ok {
 			return nil, fmt.Errorf("chat: step %d is not an object", i+1)
 		}
-		text, _ := st["message"].(string)
+		text := contentText(st["message"])
 		switch st["source"] {
 		case "user", "system":
 			if text != "" {
@@ -97,7 +98,7 @@ func Messages(trajectory map[string]any) ([]any, error) {
 		results, _ := obs["results"].([]any)
 		for _, r := range results {
 			ro, _ := r.(map[string]any)
-			content, _ := ro["content"].(string)
+			content := contentText(ro["content"])
 			m := map[string]any{"role": "tool", "content": content}
 			if id, ok := ro["source_call_id"].(string); ok {
 				m["tool_call_id"] = id
@@ -106,4 +107,25 @@ func Messages(trajectory map[string]any) ([]any, error) {
 		}
 	}
 	return out, nil
+}
+
+// contentText is an ATIF message or result content as text: the string,
+// or the text of its content parts, an image as its path.
+func contentText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case []any:
+		var parts []string
+		for _, p := range x {
+			po, _ := p.(map[string]any)
+			if t, ok := po["text"].(string); ok {
+				parts = append(parts, t)
+			} else if src, ok := po["source"].(map[string]any); ok {
+				parts = append(parts, fmt.Sprintf("[image: %v]", src["path"]))
+			}
+		}
+		return strings.Join(parts, "\n")
+	}
+	return ""
 }

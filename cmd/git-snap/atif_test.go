@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/git-snap/git-snap/snapshot"
 )
 
 // realSessionNames are the sessions of a realRepo.
@@ -368,12 +370,35 @@ func TestATIFImportForeign(t *testing.T) {
 	if out := string(run("show", "devin-1")); !strings.Contains(out, "Two files.") || !strings.Contains(out, "list the files") {
 		t.Errorf("show lacks the steps' text:\n%s", out)
 	}
-	// Exported again, it is a trajectory of the same steps.
+	// Exported again, it is the trajectory imported.
 	back := filepath.Join(dir, "devin-back.json")
 	run("export", "devin-1", "--format", "atif", "-o", back)
-	tr := readTrajectory(t, back)
-	if len(tr.Steps) != 3 || len(tr.Steps[1].ToolCalls) != 1 || tr.Steps[1].Observation == nil || tr.Steps[1].Observation.Results[0].SourceCallID != "c1" {
-		t.Errorf("re-exported trajectory: %+v", tr.Steps)
+	got, err := os.ReadFile(back)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := canonical(t, []byte(foreign)), canonical(t, got); a != b {
+		t.Errorf("re-exported trajectory differs:\n%s\n%s", a, b)
+	}
+	// Its chat messages: the steps', content parts read as text.
+	if out := string(run("export", "devin-1", "--format", "messages")); !strings.Contains(out, `"content":"Two files."`) || !strings.Contains(out, `"tool_call_id":"c1"`) {
+		t.Errorf("messages of the imported trajectory: %s", out)
+	}
+	// A session that was saved to since is exported from its records.
+	f2 := filepath.Join(dir, "more.json")
+	if err := os.WriteFile(f2, []byte(strings.Replace(foreign, `"session_id": "devin-1",`, `"session_id": "devin-2", "notes": "n",`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run("import", "--from", "atif", f2)
+	doc := run("export", "devin-2")
+	doc = []byte(strings.Replace(string(doc), `"agent": "atif",`, `"agent": "atif", "events": [{"type": "note"}],`, 1))
+	if err := os.WriteFile(f2, doc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run("import", "--session", "devin-2", f2)
+	run("export", "devin-2", "--format", "atif", "-o", back)
+	if tr := readTrajectory(t, back); len(tr.Steps) != 3 || !strings.Contains(string(mustRead(t, back)), `"git_snap"`) {
+		t.Errorf("a changed document exported as %s", mustRead(t, back))
 	}
 
 	for _, bad := range []string{`[]`, `{"schema_version": "v2", "steps": []}`, `{"schema_version": "ATIF-v1.7"}`,
@@ -463,4 +488,22 @@ func TestMessagesRealSessions(t *testing.T) {
 			t.Errorf("%s: %d user messages for %d turns", name, users, st.Turns)
 		}
 	}
+}
+
+func canonical(t *testing.T, data []byte) string {
+	t.Helper()
+	out, err := snapshot.Canonicalize(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+func mustRead(t *testing.T, file string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
