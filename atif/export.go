@@ -242,92 +242,54 @@ func (s *step) carry(b *builder, k int) {
 	}
 }
 
+// parts are a record's parts by kind; text and reasoning that are only
+// whitespace are left out.
+type parts struct {
+	text, thinking []string
+	calls, results []snapshot.Part
+}
+
+func split(v snapshot.Message) parts {
+	var p parts
+	for _, x := range v.Parts {
+		switch x.Kind {
+		case snapshot.PartText:
+			if strings.TrimSpace(x.Text) != "" {
+				p.text = append(p.text, x.Text)
+			}
+		case snapshot.PartThinking:
+			if strings.TrimSpace(x.Text) != "" {
+				p.thinking = append(p.thinking, x.Text)
+			}
+		case snapshot.PartToolCall:
+			p.calls = append(p.calls, x)
+		case snapshot.PartToolResult:
+			p.results = append(p.results, x)
+		}
+	}
+	return p
+}
+
+// threadSteps is what trajectory knows while it reads one thread.
+type threadSteps struct {
+	b         *builder
+	steps     []*step
+	callStep  map[string]*step // tool call id → the step that made it
+	cur       *step
+	lastInput bool // an input came since the last agent step
+}
+
+func (ts *threadSteps) add(s *step) *step {
+	ts.steps = append(ts.steps, s)
+	return s
+}
+
 // trajectory builds the steps of one thread.
 func (b *builder) trajectory(t thread) []*step {
-	var steps []*step
-	callStep := map[string]*step{}
-	var cur *step
-	lastInput := true // an input came since the last agent step
+	ts := &threadSteps{b: b, callStep: map[string]*step{}, lastInput: true}
 	var pending []int // records before the first step
 	for _, k := range t.records {
-		v := b.r.Views[k]
-		var text, thinking []string
-		var calls, results []snapshot.Part
-		for _, p := range v.Parts {
-			switch p.Kind {
-			case snapshot.PartText:
-				if strings.TrimSpace(p.Text) != "" {
-					text = append(text, p.Text)
-				}
-			case snapshot.PartThinking:
-				if strings.TrimSpace(p.Text) != "" {
-					thinking = append(thinking, p.Text)
-				}
-			case snapshot.PartToolCall:
-				calls = append(calls, p)
-			case snapshot.PartToolResult:
-				results = append(results, p)
-			}
-		}
-		var into *step
-		switch {
-		case v.Role == "assistant" && len(v.Parts) > 0:
-			if cur == nil || cur.source != "agent" || lastInput || (v.UsageKey != "" && cur.key != "" && v.UsageKey != cur.key) {
-				cur = &step{source: "agent", time: v.Time, key: v.UsageKey}
-				steps = append(steps, cur)
-			}
-			if cur.key == "" {
-				cur.key = v.UsageKey
-			}
-			if cur.model == "" {
-				cur.model = v.Model
-			}
-			cur.text = append(cur.text, text...)
-			cur.reasoning = append(cur.reasoning, thinking...)
-			for _, c := range calls {
-				cur.calls = append(cur.calls, toolCall(c))
-				if c.CallID != "" {
-					callStep[c.CallID] = cur
-				}
-			}
-			for _, res := range results {
-				cur.results = append(cur.results, b.result(res))
-			}
-			lastInput = false
-			into = cur
-		case len(results) > 0:
-			for _, res := range results {
-				s := callStep[res.CallID]
-				if s == nil {
-					s = &step{source: "system", time: v.Time}
-					steps = append(steps, s)
-				}
-				s.results = append(s.results, b.result(res))
-				if into == nil {
-					into = s
-				}
-			}
-			if len(text) > 0 { // text beside results: the user's
-				s := &step{source: "user", time: v.Time, text: text}
-				steps = append(steps, s)
-			}
-			lastInput = true
-		case len(text) > 0 && (v.Role == "user" || v.Role == "system" || v.Role == "developer" || b.isPrompt(k)):
-			src := "system"
-			if v.Role == "user" || b.isPrompt(k) {
-				src = "user"
-			}
-			if cur != nil && cur.source == src && lastInput && slices.Equal(cur.text, text) {
-				into = cur // the same input written twice (Codex 0.169's prompt as two events)
-				break
-			}
-			cur = &step{source: src, time: v.Time, text: text}
-			steps = append(steps, cur)
-			lastInput = true
-			into = cur
-		default:
-			into = cur
-		}
+		into := ts.place(k)
 		if into == nil {
 			pending = append(pending, k)
 			continue
@@ -339,7 +301,102 @@ func (b *builder) trajectory(t thread) []*step {
 		into.carry(b, k)
 		b.stepOf[k] = into
 	}
-	return steps
+	return ts.steps
+}
+
+// place reads record k into the steps and returns the step that
+// carries it, nil before the first.
+func (ts *threadSteps) place(k int) *step {
+	v := ts.b.r.Views[k]
+	p := split(v)
+	prompt := ts.b.isPrompt(k)
+	switch {
+	case v.Role == "assistant" && len(v.Parts) > 0:
+		return ts.agent(v, p)
+	case len(p.results) > 0:
+		return ts.results(v, p)
+	case len(p.text) > 0 && (v.Role == "user" || v.Role == "system" || v.Role == "developer" || prompt):
+		src := "system"
+		if v.Role == "user" || prompt {
+			src = "user"
+		}
+		if c := ts.cur; c != nil && c.source == src && ts.lastInput && slices.Equal(c.text, p.text) {
+			return c // the same input written twice (Codex 0.169's prompt as two events)
+		}
+		ts.cur = ts.add(&step{source: src, time: v.Time, text: p.text})
+		ts.lastInput = true
+		return ts.cur
+	}
+	return ts.cur
+}
+
+// agent adds an assistant record to the current agent step, or to a new
+// one when an input came between them or it is another response.
+func (ts *threadSteps) agent(v snapshot.Message, p parts) *step {
+	c := ts.cur
+	if c == nil || c.source != "agent" || ts.lastInput || (v.UsageKey != "" && c.key != "" && v.UsageKey != c.key) {
+		c = ts.add(&step{source: "agent", time: v.Time, key: v.UsageKey})
+		ts.cur = c
+	}
+	if c.key == "" {
+		c.key = v.UsageKey
+	}
+	if c.model == "" {
+		c.model = v.Model
+	}
+	c.text = append(c.text, p.text...)
+	c.reasoning = append(c.reasoning, p.thinking...)
+	for _, call := range p.calls {
+		c.calls = append(c.calls, toolCall(call))
+		if call.CallID != "" {
+			ts.callStep[call.CallID] = c
+		}
+	}
+	for _, res := range p.results {
+		c.results = append(c.results, ts.b.result(res))
+	}
+	ts.lastInput = false
+	return c
+}
+
+// results adds tool results to the steps of their calls (a result with
+// no call in this thread makes a system step); text beside them is the
+// user's.
+func (ts *threadSteps) results(v snapshot.Message, p parts) *step {
+	var into *step
+	for _, res := range p.results {
+		s := ts.callStep[res.CallID]
+		if s == nil {
+			s = ts.add(&step{source: "system", time: v.Time})
+		}
+		s.results = append(s.results, ts.b.result(res))
+		if into == nil {
+			into = s
+		}
+	}
+	if len(p.text) > 0 {
+		ts.add(&step{source: "user", time: v.Time, text: p.text})
+	}
+	ts.lastInput = true
+	return into
+}
+
+// callStep is the agent step call c belongs to (see assignCalls).
+func (b *builder) callStep(c snapshot.Call, threads []thread, pos map[int][2]int) *step {
+	for pass := 0; pass < 2; pass++ {
+		for _, k := range c.Records {
+			if st := b.stepOf[k]; st != nil && st.source == "agent" && (pass == 1 || len(b.r.Views[k].Parts) > 0) {
+				return st
+			}
+		}
+	}
+	p, ok := pos[c.Records[0]]
+	for i := p[1]; ok && i >= 0; i-- {
+		if st := b.stepOf[threads[p[0]].records[i]]; st != nil && st.source == "agent" {
+			return st
+		}
+	}
+	return nil
 }
 
 // assignCalls gives each model call to one agent step: that of a record
@@ -358,23 +415,7 @@ func (b *builder) assignCalls(threads []thread) {
 		if len(c.Records) == 0 {
 			continue
 		}
-		var s *step
-		for pass := 0; pass < 2 && s == nil; pass++ {
-			for _, k := range c.Records {
-				if st := b.stepOf[k]; st != nil && st.source == "agent" && (pass == 1 || len(b.r.Views[k].Parts) > 0) {
-					s = st
-					break
-				}
-			}
-		}
-		if s == nil {
-			p, ok := pos[c.Records[0]]
-			for i := p[1]; ok && i >= 0 && s == nil; i-- {
-				if st := b.stepOf[threads[p[0]].records[i]]; st != nil && st.source == "agent" {
-					s = st
-				}
-			}
-		}
+		s := b.callStep(c, threads, pos)
 		if s == nil {
 			continue
 		}
@@ -529,7 +570,7 @@ func (b *builder) result(p snapshot.Part) map[string]any {
 }
 
 // isoTime is t when it reads as an RFC 3339 time (ATIF's timestamps are
-// ISO 8601), and a time written as Unix milliseconds as RFC 3339.
+// ISO 8601); a step whose record has no such time has no timestamp.
 func isoTime(t string) (string, bool) {
 	if t == "" {
 		return "", false

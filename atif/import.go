@@ -74,59 +74,67 @@ func restore(root, ext map[string]any) (map[string]any, error) {
 	if !has {
 		return doc, nil
 	}
-	msgs := make([]any, n)
-	seen := make([]bool, n)
-	put := func(where string, pairs any) error {
-		list, _ := pairs.([]any)
-		for _, p := range list {
-			pair, _ := p.([]any)
-			if len(pair) != 2 {
-				return errorf("%s: a record is not an [index, record] pair", where)
-			}
-			i, ok := number(pair[0])
-			if !ok || i < 0 || i >= n {
-				return errorf("%s: record index %v is out of range", where, pair[0])
-			}
-			if seen[i] {
-				return errorf("%s: record %d appears twice", where, i)
-			}
-			seen[i], msgs[i] = true, pair[1]
-		}
-		return nil
-	}
-	if err := put("extra."+Extension, ext["records"]); err != nil {
+	c := &collected{msgs: make([]any, n), seen: make([]bool, n)}
+	if err := c.put("extra."+Extension, ext["records"]); err != nil {
 		return nil, err
 	}
-	var walk func(t map[string]any, where string) error
-	walk = func(t map[string]any, where string) error {
-		steps, _ := t["steps"].([]any)
-		for si, s := range steps {
-			st, _ := s.(map[string]any)
-			if e, ok := extension(st); ok {
-				if err := put(fmt.Sprintf("%ssteps[%d].extra.%s", where, si, Extension), e["records"]); err != nil {
-					return err
-				}
-			}
-		}
-		subs, _ := t["subagent_trajectories"].([]any)
-		for i, sub := range subs {
-			so, _ := sub.(map[string]any)
-			if err := walk(so, fmt.Sprintf("%ssubagent_trajectories[%d].", where, i)); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := walk(root, ""); err != nil {
+	if err := c.walk(root, ""); err != nil {
 		return nil, err
 	}
-	for i, ok := range seen {
+	for i, ok := range c.seen {
 		if !ok {
 			return nil, errorf("extra.%s: record %d of %d is missing (steps were removed?)", Extension, i, n)
 		}
 	}
-	doc[snapshot.MemberMessages] = msgs
+	doc[snapshot.MemberMessages] = c.msgs
 	return doc, nil
+}
+
+// collected are the stored messages gathered from the extension.
+type collected struct {
+	msgs []any
+	seen []bool
+}
+
+// put places [index, record] pairs.
+func (c *collected) put(where string, pairs any) error {
+	list, _ := pairs.([]any)
+	for _, p := range list {
+		pair, _ := p.([]any)
+		if len(pair) != 2 {
+			return errorf("%s: a record is not an [index, record] pair", where)
+		}
+		i, ok := number(pair[0])
+		if !ok || i < 0 || i >= len(c.msgs) {
+			return errorf("%s: record index %v is out of range", where, pair[0])
+		}
+		if c.seen[i] {
+			return errorf("%s: record %d appears twice", where, i)
+		}
+		c.seen[i], c.msgs[i] = true, pair[1]
+	}
+	return nil
+}
+
+// walk places the records of a trajectory's steps and its subagents'.
+func (c *collected) walk(t map[string]any, where string) error {
+	steps, _ := t["steps"].([]any)
+	for si, s := range steps {
+		st, _ := s.(map[string]any)
+		if e, ok := extension(st); ok {
+			if err := c.put(fmt.Sprintf("%ssteps[%d].extra.%s", where, si, Extension), e["records"]); err != nil {
+				return err
+			}
+		}
+	}
+	subs, _ := t["subagent_trajectories"].([]any)
+	for i, sub := range subs {
+		so, _ := sub.(map[string]any)
+		if err := c.walk(so, fmt.Sprintf("%ssubagent_trajectories[%d].", where, i)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // number reads a JSON number that is a whole int.
@@ -156,61 +164,68 @@ func number(v any) (int, bool) {
 // subagent's subagent). The trajectory's other members, and those of
 // its subagents, are kept under "atif".
 func convert(root map[string]any) (map[string]any, error) {
-	var msgs []any
-	var walk func(t map[string]any, path string) (map[string]any, error)
-	walk = func(t map[string]any, path string) (map[string]any, error) {
-		meta := map[string]any{}
-		for k, v := range t {
-			if k != "steps" && k != "subagent_trajectories" {
-				meta[k] = v
-			}
-		}
-		steps, _ := t["steps"].([]any)
-		for i, s := range steps {
-			st, ok := s.(map[string]any)
-			if !ok {
-				return nil, errorf("%ssteps[%d] is not an object", prefix(path), i)
-			}
-			recs, err := stepRecords(st, path)
-			if err != nil {
-				return nil, errorf("%ssteps[%d]: %v", prefix(path), i, err)
-			}
-			msgs = append(msgs, recs...)
-		}
-		if raw, ok := t["subagent_trajectories"]; ok {
-			subs, _ := raw.([]any)
-			metas := make([]any, len(subs))
-			for i, x := range subs {
-				so, ok := x.(map[string]any)
-				if !ok {
-					return nil, errorf("%ssubagent_trajectories[%d] is not an object", prefix(path), i)
-				}
-				id, _ := so["trajectory_id"].(string)
-				if id == "" {
-					return nil, errorf("%ssubagent_trajectories[%d] has no trajectory_id", prefix(path), i)
-				}
-				m, err := walk(so, strings.TrimPrefix(path+"/"+id, "/"))
-				if err != nil {
-					return nil, err
-				}
-				metas[i] = m
-			}
-			meta["subagent_trajectories"] = metas
-		}
-		return meta, nil
-	}
-	meta, err := walk(root, "")
+	var cv converter
+	meta, err := cv.walk(root, "")
 	if err != nil {
 		return nil, err
 	}
-	doc := map[string]any{"agent": Agent, "atif": meta, snapshot.MemberMessages: msgs}
-	if msgs == nil {
+	doc := map[string]any{"agent": Agent, "atif": meta, snapshot.MemberMessages: cv.msgs}
+	if cv.msgs == nil {
 		doc[snapshot.MemberMessages] = []any{}
 	}
 	if s, ok := root["session_id"].(string); ok {
 		doc["session_id"] = s
 	}
 	return doc, nil
+}
+
+// converter gathers the records of a trajectory's steps.
+type converter struct{ msgs []any }
+
+// walk adds the records of trajectory t (at path) and its subagents',
+// and returns its members but the steps.
+func (cv *converter) walk(t map[string]any, path string) (map[string]any, error) {
+	meta := map[string]any{}
+	for k, v := range t {
+		if k != "steps" && k != "subagent_trajectories" {
+			meta[k] = v
+		}
+	}
+	steps, _ := t["steps"].([]any)
+	for i, s := range steps {
+		st, ok := s.(map[string]any)
+		if !ok {
+			return nil, errorf("%ssteps[%d] is not an object", prefix(path), i)
+		}
+		recs, err := stepRecords(st, path)
+		if err != nil {
+			return nil, errorf("%ssteps[%d]: %v", prefix(path), i, err)
+		}
+		cv.msgs = append(cv.msgs, recs...)
+	}
+	raw, ok := t["subagent_trajectories"]
+	if !ok {
+		return meta, nil
+	}
+	subs, _ := raw.([]any)
+	metas := make([]any, len(subs))
+	for i, x := range subs {
+		so, ok := x.(map[string]any)
+		if !ok {
+			return nil, errorf("%ssubagent_trajectories[%d] is not an object", prefix(path), i)
+		}
+		id, _ := so["trajectory_id"].(string)
+		if id == "" {
+			return nil, errorf("%ssubagent_trajectories[%d] has no trajectory_id", prefix(path), i)
+		}
+		m, err := cv.walk(so, strings.TrimPrefix(path+"/"+id, "/"))
+		if err != nil {
+			return nil, err
+		}
+		metas[i] = m
+	}
+	meta["subagent_trajectories"] = metas
+	return meta, nil
 }
 
 // original gives back the trajectory convert read doc from, when doc is

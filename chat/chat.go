@@ -69,28 +69,11 @@ func Messages(trajectory map[string]any) ([]any, error) {
 				out = append(out, map[string]any{"role": st["source"], "content": text})
 			}
 		case "agent":
-			m := map[string]any{"role": "assistant", "content": text}
-			if r, ok := st["reasoning_content"].(string); ok && r != "" {
-				m["reasoning_content"] = r
+			m, err := assistant(st, text)
+			if err != nil {
+				return nil, fmt.Errorf("chat: step %d: %w", i+1, err)
 			}
-			calls, _ := st["tool_calls"].([]any)
-			var tc []any
-			for _, c := range calls {
-				co, _ := c.(map[string]any)
-				args, err := snapshot.Marshal(co["arguments"])
-				if err != nil {
-					return nil, fmt.Errorf("chat: step %d: %w", i+1, err)
-				}
-				tc = append(tc, map[string]any{"id": co["tool_call_id"], "type": "function",
-					"function": map[string]any{"name": co["function_name"], "arguments": string(args)}})
-			}
-			if len(tc) > 0 {
-				m["tool_calls"] = tc
-				if text == "" {
-					m["content"] = nil
-				}
-			}
-			if text != "" || len(tc) > 0 || m["reasoning_content"] != nil {
+			if m != nil {
 				out = append(out, m)
 			}
 		}
@@ -98,8 +81,7 @@ func Messages(trajectory map[string]any) ([]any, error) {
 		results, _ := obs["results"].([]any)
 		for _, r := range results {
 			ro, _ := r.(map[string]any)
-			content := contentText(ro["content"])
-			m := map[string]any{"role": "tool", "content": content}
+			m := map[string]any{"role": "tool", "content": contentText(ro["content"])}
 			if id, ok := ro["source_call_id"].(string); ok {
 				m["tool_call_id"] = id
 			}
@@ -107,6 +89,36 @@ func Messages(trajectory map[string]any) ([]any, error) {
 		}
 	}
 	return out, nil
+}
+
+// assistant is an agent step's message: its text, reasoning and tool
+// calls; nil when it has none of them.
+func assistant(st map[string]any, text string) (map[string]any, error) {
+	m := map[string]any{"role": "assistant", "content": text}
+	if r, ok := st["reasoning_content"].(string); ok && r != "" {
+		m["reasoning_content"] = r
+	}
+	calls, _ := st["tool_calls"].([]any)
+	var tc []any
+	for _, c := range calls {
+		co, _ := c.(map[string]any)
+		args, err := snapshot.Marshal(co["arguments"])
+		if err != nil {
+			return nil, err
+		}
+		tc = append(tc, map[string]any{"id": co["tool_call_id"], "type": "function",
+			"function": map[string]any{"name": co["function_name"], "arguments": string(args)}})
+	}
+	if len(tc) > 0 {
+		m["tool_calls"] = tc
+		if text == "" {
+			m["content"] = nil
+		}
+	}
+	if text == "" && len(tc) == 0 && m["reasoning_content"] == nil {
+		return nil, nil
+	}
+	return m, nil
 }
 
 // contentText is an ATIF message or result content as text: the string,

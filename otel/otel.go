@@ -95,91 +95,119 @@ type builder struct {
 	trace   []byte
 	spans   []*tracepb.Span
 	times   []time.Time // of each record; zero when unknown
+
+	root     *tracepb.Span
+	threadOf map[string][]int         // thread → its records
+	names    []string                 // the threads in order, the session's first
+	ranBy    map[string]string        // thread → the tool call id that ran it
+	parent   map[string]*tracepb.Span // thread → its invoke_agent span
+	tools    map[string]*tracepb.Span // tool call id → its span
 }
 
 func (b *builder) build() {
-	r := b.r
-	b.times = make([]time.Time, len(r.Records))
-	var first, last time.Time
-	for k, v := range r.Views {
-		if t, err := time.Parse(time.RFC3339Nano, v.Time); err == nil {
-			b.times[k] = t
-			if first.IsZero() || t.Before(first) {
-				first = t
-			}
-			if t.After(last) {
-				last = t
-			}
+	first, last := b.readTimes()
+	b.root = b.span(OpInvokeAgent+" "+nonEmpty(b.source, "agent"), id(8, b.session, "root"), nil, tracepb.Span_SPAN_KIND_INTERNAL, first, last,
+		str(AttrOperation, OpInvokeAgent), str(AttrAgentName, nonEmpty(b.source, "unknown")))
+	b.common(b.root)
+	b.readThreads()
+	b.parent = map[string]*tracepb.Span{"": b.root}
+	b.tools = map[string]*tracepb.Span{}
+	b.toolSpans() // first, so that a subagent's span can be under its call
+	total := b.chatSpans()
+	b.root.Attributes = append(b.root.Attributes, usageAttrs(total)...)
+}
+
+// readTimes reads each record's time, and returns the first and last.
+func (b *builder) readTimes() (first, last time.Time) {
+	b.times = make([]time.Time, len(b.r.Records))
+	for k, v := range b.r.Views {
+		t, err := time.Parse(time.RFC3339Nano, v.Time)
+		if err != nil {
+			continue
+		}
+		b.times[k] = t
+		if first.IsZero() || t.Before(first) {
+			first = t
+		}
+		if t.After(last) {
+			last = t
 		}
 	}
-	root := b.span(OpInvokeAgent+" "+nonEmpty(b.source, "agent"), id(8, b.session, "root"), nil, tracepb.Span_SPAN_KIND_INTERNAL, first, last,
-		str(AttrOperation, OpInvokeAgent), str(AttrAgentName, nonEmpty(b.source, "unknown")))
-	b.common(root)
+	return first, last
+}
 
-	// The threads: the session's own, and each subagent's, whose span is
-	// under the tool call that ran it when the agent says which.
-	threadOf := map[string][]int{}
-	var names []string
+// readThreads groups the records by thread, and reads which tool call
+// ran each subagent when the agent says (agent.Threads).
+func (b *builder) readThreads() {
+	r := b.r
+	b.threadOf = map[string][]int{}
+	b.ranBy = map[string]string{}
 	for k := range r.Records {
 		n := r.Thread[k]
-		if _, ok := threadOf[n]; !ok {
-			names = append(names, n)
+		if _, ok := b.threadOf[n]; !ok {
+			b.names = append(b.names, n)
 		}
-		threadOf[n] = append(threadOf[n], k)
+		b.threadOf[n] = append(b.threadOf[n], k)
 	}
-	ranBy := map[string]string{} // thread → the tool call id that ran it
-	if th, ok := r.Agent.(agent.Threads); ok {
-		file := map[string]string{}
-		for _, n := range names {
-			for _, k := range threadOf[n] {
-				if sub := th.Thread(r.Records[k]); sub != "" && n != "" {
-					file[sub] = n
-					break
-				}
-			}
-		}
-		for _, rec := range r.Records {
-			if call, sub := th.Spawned(rec); sub != "" && file[sub] != "" {
-				ranBy[file[sub]] = call
+	th, ok := r.Agent.(agent.Threads)
+	if !ok {
+		return
+	}
+	file := map[string]string{} // subagent → its thread
+	for _, n := range b.names {
+		for _, k := range b.threadOf[n] {
+			if sub := th.Thread(r.Records[k]); sub != "" && n != "" {
+				file[sub] = n
+				break
 			}
 		}
 	}
-	parent := map[string]*tracepb.Span{"": root} // thread → its span
-	// Tool calls first, so that a subagent's span can be under its call.
-	results := map[string]int{} // tool call id → the record of its result
-	failed := map[string]snapshot.Part{}
-	for k, v := range r.Views {
-		for _, p := range v.Parts {
-			if p.Kind == snapshot.PartToolResult && p.CallID != "" {
-				if _, seen := results[p.CallID]; !seen {
-					results[p.CallID] = k
-				}
-				if p.IsError {
-					failed[p.CallID] = p
-				}
-			}
+	for _, rec := range r.Records {
+		if call, sub := th.Spawned(rec); sub != "" && file[sub] != "" {
+			b.ranBy[file[sub]] = call
 		}
 	}
-	tools := map[string]*tracepb.Span{}
-	threadSpan := func(n string) *tracepb.Span {
-		if s := parent[n]; s != nil {
-			return s
-		}
-		recs := threadOf[n]
-		start, end := b.span0(recs)
-		up := root
-		if t := tools[ranBy[n]]; t != nil {
-			up = t
-		}
-		s := b.span(OpInvokeAgent+" "+nonEmpty(b.source, "agent"), id(8, b.session, "thread", n), up.SpanId, tracepb.Span_SPAN_KIND_INTERNAL, start, end,
-			str(AttrOperation, OpInvokeAgent), str(AttrAgentName, nonEmpty(b.source, "unknown")), str("git_snap.subagent", n))
-		b.common(s)
-		parent[n] = s
+}
+
+// threadSpan is the invoke_agent span of thread n, made the first time:
+// a subagent's is under the tool call that ran it, else the session's.
+func (b *builder) threadSpan(n string) *tracepb.Span {
+	if s := b.parent[n]; s != nil {
 		return s
 	}
-	for _, n := range names { // the main thread's calls before the subagents'
-		for _, k := range threadOf[n] {
-			for pi, p := range r.Views[k].Parts {
+	start, end := b.span0(b.threadOf[n])
+	up := b.root
+	if t := b.tools[b.ranBy[n]]; t != nil {
+		up = t
+	}
+	s := b.span(OpInvokeAgent+" "+nonEmpty(b.source, "agent"), id(8, b.session, "thread", n), up.SpanId, tracepb.Span_SPAN_KIND_INTERNAL, start, end,
+		str(AttrOperation, OpInvokeAgent), str(AttrAgentName, nonEmpty(b.source, "unknown")), str("git_snap.subagent", n))
+	b.common(s)
+	b.parent[n] = s
+	return s
+}
+
+// toolSpans adds an execute_tool span per tool call, from its record to
+// its result's.
+func (b *builder) toolSpans() {
+	results := map[string]int{} // tool call id → the record of its result
+	failed := map[string]snapshot.Part{}
+	for k, v := range b.r.Views {
+		for _, p := range v.Parts {
+			if p.Kind != snapshot.PartToolResult || p.CallID == "" {
+				continue
+			}
+			if _, seen := results[p.CallID]; !seen {
+				results[p.CallID] = k
+			}
+			if p.IsError {
+				failed[p.CallID] = p
+			}
+		}
+	}
+	for _, n := range b.names { // the session's calls before the subagents'
+		for _, k := range b.threadOf[n] {
+			for pi, p := range b.r.Views[k].Parts {
 				if p.Kind != snapshot.PartToolCall {
 					continue
 				}
@@ -187,57 +215,50 @@ func (b *builder) build() {
 				if rk, ok := results[p.CallID]; ok && !b.times[rk].IsZero() {
 					end = b.times[rk]
 				}
-				key := p.CallID
-				if key == "" {
-					key = strconv.Itoa(k) + "/" + strconv.Itoa(pi)
-				}
-				s := b.span(OpExecuteTool+" "+nonEmpty(p.Tool, "tool"), id(8, b.session, "tool", key), threadSpan(n).SpanId, tracepb.Span_SPAN_KIND_INTERNAL, b.times[k], end,
-					str(AttrOperation, OpExecuteTool), str(AttrToolName, p.Tool), str(AttrToolType, "function"))
-				if p.CallID != "" {
-					s.Attributes = append(s.Attributes, str(AttrToolCallID, p.CallID))
-				}
-				b.common(s)
-				if f, bad := failed[p.CallID]; bad {
-					s.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: firstLine(f.Text)}
-					s.Attributes = append(s.Attributes, str(AttrErrorType, "tool_error"))
-				}
-				if p.CallID != "" {
-					tools[p.CallID] = s
-				}
+				f, bad := failed[p.CallID]
+				b.toolSpan(n, k, pi, p, end, f, bad)
 			}
 		}
 	}
-	// Model calls: under the thread of the first record with content.
+}
+
+func (b *builder) toolSpan(thread string, k, pi int, p snapshot.Part, end time.Time, failure snapshot.Part, failed bool) {
+	key := p.CallID
+	if key == "" {
+		key = strconv.Itoa(k) + "/" + strconv.Itoa(pi)
+	}
+	s := b.span(OpExecuteTool+" "+nonEmpty(p.Tool, "tool"), id(8, b.session, "tool", key), b.threadSpan(thread).SpanId, tracepb.Span_SPAN_KIND_INTERNAL, b.times[k], end,
+		str(AttrOperation, OpExecuteTool), str(AttrToolName, p.Tool), str(AttrToolType, "function"))
+	if p.CallID != "" {
+		s.Attributes = append(s.Attributes, str(AttrToolCallID, p.CallID))
+		b.tools[p.CallID] = s
+	}
+	b.common(s)
+	if failed {
+		s.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: firstLine(failure.Text)}
+		s.Attributes = append(s.Attributes, str(AttrErrorType, "tool_error"))
+	}
+}
+
+// chatSpans adds a chat span per model call, under the thread of its
+// first record with content, and returns the calls' tokens.
+func (b *builder) chatSpans() snapshot.Usage {
 	var total snapshot.Usage
-	for ci, c := range r.Calls {
+	for ci, c := range b.r.Calls {
 		if len(c.Records) == 0 {
 			continue
 		}
 		k := c.Records[0]
 		for _, rk := range c.Records {
-			if len(r.Views[rk].Parts) > 0 {
+			if len(b.r.Views[rk].Parts) > 0 {
 				k = rk
 				break
 			}
 		}
-		n := r.Thread[k]
-		end := time.Time{}
-		for _, rk := range c.Records {
-			if b.times[rk].After(end) {
-				end = b.times[rk]
-			}
-		}
-		start := end
-		recs := threadOf[n]
-		for i, rk := range recs { // from the record before the response
-			if rk == c.Records[0] && i > 0 && !b.times[recs[i-1]].IsZero() && !b.times[recs[i-1]].After(end) {
-				start = b.times[recs[i-1]]
-				break
-			}
-		}
-		u := c.Usage
-		total.Add(u)
-		s := b.span(OpChat+" "+nonEmpty(c.Model, "model"), id(8, b.session, "call", strconv.Itoa(ci), c.ID), threadSpan(n).SpanId, tracepb.Span_SPAN_KIND_CLIENT, start, end,
+		n := b.r.Thread[k]
+		start, end := b.callTimes(c, b.threadOf[n])
+		total.Add(c.Usage)
+		s := b.span(OpChat+" "+nonEmpty(c.Model, "model"), id(8, b.session, "call", strconv.Itoa(ci), c.ID), b.threadSpan(n).SpanId, tracepb.Span_SPAN_KIND_CLIENT, start, end,
 			str(AttrOperation, OpChat))
 		if c.Model != "" {
 			s.Attributes = append(s.Attributes, str(AttrRequestModel, c.Model), str(AttrResponseModel, c.Model))
@@ -245,13 +266,30 @@ func (b *builder) build() {
 		if c.ID != "" {
 			s.Attributes = append(s.Attributes, str(AttrResponseID, c.ID))
 		}
-		s.Attributes = append(s.Attributes, usageAttrs(u)...)
+		s.Attributes = append(s.Attributes, usageAttrs(c.Usage)...)
 		if c.Estimated {
 			s.Attributes = append(s.Attributes, boolean(AttrEstimated, true))
 		}
 		b.common(s)
 	}
-	root.Attributes = append(root.Attributes, usageAttrs(total)...)
+	return total
+}
+
+// callTimes spans a model call from the record before its response (in
+// its thread's records, recs) to the response's last record.
+func (b *builder) callTimes(c snapshot.Call, recs []int) (start, end time.Time) {
+	for _, rk := range c.Records {
+		if b.times[rk].After(end) {
+			end = b.times[rk]
+		}
+	}
+	start = end
+	for i, rk := range recs {
+		if rk == c.Records[0] && i > 0 && !b.times[recs[i-1]].IsZero() && !b.times[recs[i-1]].After(end) {
+			return b.times[recs[i-1]], end
+		}
+	}
+	return start, end
 }
 
 // span0 is the time span of records.

@@ -152,7 +152,7 @@ func TestOTelEndpoint(t *testing.T) {
 		got, path, ctype = body, r.URL.Path, r.Header.Get("Content-Type")
 		mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{}`)
+		_, _ = io.WriteString(w, `{}`)
 	}))
 	defer ok.Close()
 	name := realSessionNames(t, run)[0]
