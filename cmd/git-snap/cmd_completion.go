@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/atif"
 )
 
 //go:embed completion
@@ -210,6 +211,8 @@ func flagKind(flags []cli.Flag, arg string) string {
 		return "auto|always|never"
 	case "C", "store":
 		return kindFiles
+	case "from": // import's: an agent's transcripts, or ATIF trajectories
+		return strings.Join(agent.Names(), "|") + "|" + atif.Agent
 	}
 	if d, ok := f.(cli.DocGenerationFlag); ok {
 		switch p, _ := unquoteUsage(d.GetUsage()); p {

@@ -4,7 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http"
+	"time"
 
+	"github.com/git-snap/git-snap/atif"
+	"github.com/git-snap/git-snap/chat"
+	"github.com/git-snap/git-snap/otel"
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/report"
 	"github.com/git-snap/git-snap/snapshot"
@@ -21,6 +26,9 @@ type exportOptions struct {
 	Format  string   // json (the document), markdown or html (a document for a person)
 	From    string   // with markdown or html: only what happened after this revision
 	Session string   // the session whose newest snapshot to export when no REV is given
+	// Endpoint, with --format otel, is the OTLP/HTTP endpoint to send the
+	// traces to.
+	Endpoint string
 }
 
 func cmdExport(e *env) *cli.Command {
@@ -41,6 +49,25 @@ checkpoints where they were taken. Markdown is CommonMark for a pull request or 
 issue; HTML is one file with nothing external and no script. --range A..B exports
 only what happened after snapshot A up to B.
 
+--format atif writes an ATIF trajectory (Agent Trajectory Interchange Format v1.7,
+Harbor RFC 0001) for tools that read one: user, system and agent steps, tool calls
+with their results matched by id, tokens, cost and model per step, subagents as
+embedded trajectories. extra.git_snap keeps what ATIF has no field for, so that
+git snap import --from atif FILE restores the session JSON-equal.
+
+--format messages writes chat-messages JSONL, as training and evaluation sets of
+agent trajectories take it: one line per conversation (the session's, then each
+subagent's), {"messages": [...]} with role and content, an assistant's tool_calls
+(arguments as a JSON string) and reasoning_content, each tool result a "tool"
+message with its tool_call_id.
+
+--format otel writes the session as OpenTelemetry traces in OTLP/JSON, following the
+GenAI semantic conventions: one trace, an invoke_agent span over the session, a chat
+span per model call with its model and tokens, an execute_tool span per tool call
+(failed ones with status ERROR), a subagent's spans under the call that ran it.
+--endpoint URL sends them to an OTLP/HTTP receiver (a collector, Langfuse, Grafana)
+instead of printing them.
+
 --bundle FILE writes a git bundle instead: the sessions and checkpoints named (all
 sessions when none is) with their history, one file to attach to an issue or a pull
 request. git snap import FILE.bundle reads it back; git bundle and git fetch read it too.
@@ -50,9 +77,13 @@ Examples:
    git snap export fix-login --compact | sha256sum
    git snap export --bundle login-bug.bundle snap/fix-login/green
    git snap export fix-login --format markdown -o docs/login-session.md
-   git snap export --format html --range fix-login~5..fix-login -o review.html`,
+   git snap export --format html --range fix-login~5..fix-login -o review.html
+   git snap export fix-login --format atif -o fix-login.atif.json
+   git snap export fix-login --format messages >> train.jsonl
+   git snap export fix-login --format otel --endpoint http://localhost:4318`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "json", Usage: "`FORMAT`: json (the document), markdown or html (the conversation for a person)"},
+			&cli.StringFlag{Name: "format", Value: "json", Usage: "`FORMAT`: json (the document), markdown or html (the conversation for a person), atif (a trajectory), messages (chat JSONL), otel (OTLP/JSON traces)"},
+			&cli.StringFlag{Name: "endpoint", Usage: "with --format otel: send the traces to the OTLP/HTTP endpoint `URL` (its /v1/traces when it has no path)"},
 			&cli.StringFlag{Name: "range", Usage: "with --format markdown or html: only what happened in `A..B`"},
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "export this session's newest snapshot when no REV is given"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
@@ -75,17 +106,25 @@ func parseExport(c *cli.Context) (exportOptions, error) {
 		return o, err
 	}
 	o.Rev = c.Args().First()
+	if o.Endpoint = c.String("endpoint"); o.Endpoint != "" {
+		if o.Format != "otel" {
+			return o, usagef("--endpoint goes with --format otel")
+		}
+		if _, err := otel.TracesURL(o.Endpoint); err != nil {
+			return o, usagef("--endpoint: %v", err)
+		}
+	}
 	switch o.Format {
 	case "json":
-	case "markdown", "md", "html":
+	case "markdown", "md", "html", "atif", "messages", "otel":
 		if o.Compact || o.YAML {
 			return o, usagef("--compact and --yaml go with --format json")
 		}
 	default:
-		return o, usagef("--format %q: choose json, markdown or html", o.Format)
+		return o, usagef("--format %q: choose json, markdown, html, atif, messages or otel", o.Format)
 	}
 	if r := c.String("range"); r != "" {
-		if o.Format == "json" {
+		if o.Format != "markdown" && o.Format != "md" && o.Format != "html" {
 			return o, usagef("--range goes with --format markdown or html")
 		}
 		if o.Rev != "" {
@@ -112,7 +151,13 @@ func runExport(ctx context.Context, d *deps, o exportOptions) error {
 	if o.Rev, err = d.revOrSession(ctx, o.Rev, o.Session); err != nil {
 		return err
 	}
-	if o.Format != "" && o.Format != "json" {
+	switch o.Format {
+	case "", "json":
+	case "atif", "messages":
+		return exportTrajectory(ctx, d, o)
+	case "otel":
+		return exportOTel(ctx, d, o)
+	default:
 		return exportReport(ctx, d, o)
 	}
 	doc, _, err := d.store.ReadRevision(ctx, o.Rev)
@@ -159,6 +204,72 @@ func exportReport(ctx context.Context, d *deps, o exportOptions) error {
 		return err
 	}
 	return d.writeOutput(o.Output, buf.Bytes())
+}
+
+// exportTrajectory writes the snapshot as an ATIF trajectory or as
+// chat-messages JSONL.
+func exportTrajectory(ctx context.Context, d *deps, o exportOptions) error {
+	table, err := d.prices()
+	if err != nil {
+		return err
+	}
+	doc, entry, err := d.store.ReadRevision(ctx, o.Rev)
+	if err != nil {
+		return err
+	}
+	source, _ := doc["agent"].(string) // the agent's adapter; the header may say "import"
+	if source == "" {
+		source = entry.Header.Source
+	}
+	ao := atif.Options{Source: source, Session: entry.Header.Session, Prices: table}
+	var data []byte
+	if o.Format == "messages" {
+		data, err = chat.Write(doc, ao)
+	} else {
+		data, err = atif.Marshal(doc, ao)
+	}
+	if err != nil {
+		return fmt.Errorf("export %s: %w", o.Rev, err)
+	}
+	return d.writeOutput(o.Output, data)
+}
+
+// exportOTel writes the snapshot as OTLP/JSON traces, or sends them to
+// an OTLP/HTTP endpoint.
+func exportOTel(ctx context.Context, d *deps, o exportOptions) error {
+	doc, entry, err := d.store.ReadRevision(ctx, o.Rev)
+	if err != nil {
+		return err
+	}
+	source, _ := doc["agent"].(string)
+	if source == "" {
+		source = entry.Header.Source
+	}
+	td := otel.Traces(doc, otel.Options{Source: source, Session: entry.Header.Session})
+	data, err := otel.Marshal(td)
+	if err != nil {
+		return fmt.Errorf("export %s: %w", o.Rev, err)
+	}
+	if o.Endpoint == "" {
+		return d.writeOutput(o.Output, data)
+	}
+	if o.Output != "" {
+		if err := d.writeOutput(o.Output, data); err != nil {
+			return err
+		}
+	}
+	client := &http.Client{Timeout: 30 * time.Second}
+	if err := otel.Send(ctx, client, o.Endpoint, data); err != nil {
+		return err
+	}
+	spans := 0
+	for _, rs := range td.ResourceSpans {
+		for _, ss := range rs.ScopeSpans {
+			spans += len(ss.Spans)
+		}
+	}
+	fmt.Fprintf(d.out, "sent %s of %s to %s\n", render.Count(spans, "span"), o.Rev, o.Endpoint)
+	return nil
 }
 
 // exportBundle writes the named sessions (or checkpoints) as a bundle.

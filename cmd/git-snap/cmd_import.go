@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/atif"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -36,14 +37,20 @@ searched for them (e.g. ~/.claude/projects): each becomes its session (named by 
 session id), Claude Code subagent transcripts with their parent. Importing again adds
 only what the transcripts gained since.
 
+With --from atif, each FILE is an ATIF trajectory (Agent Trajectory Interchange Format,
+as Devin, Copilot Chat or git snap export --format atif write it), saved as the session
+named by --session, its session_id or the file's name. One that git-snap exported is
+restored as it was; another is read step by step into messages.
+
 Examples:
    git snap import testdata/login-bug.json
    git snap import --session review a.json b.json
-   git snap import --from claude-code ~/.claude/projects`,
+   git snap import --from claude-code ~/.claude/projects
+   git snap import --from atif trajectory.json`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "the session `NAME` (default: each file's name)"},
 			&cli.StringFlag{Name: "label", Aliases: []string{"l"}, Value: "import", Usage: "label of the new snapshots"},
-			&cli.StringFlag{Name: "from", Usage: "the files are transcripts of `AGENT`: " + strings.Join(agent.Names(), ", ")},
+			&cli.StringFlag{Name: "from", Usage: "the files are transcripts of `AGENT`: " + strings.Join(agent.Names(), ", ") + ", or ATIF trajectories (atif)"},
 		}, progressFlags()...),
 		Action: action(e, shape{min: 1, max: -1}, e.parseImport, runImport),
 	}
@@ -56,6 +63,9 @@ func (e *env) parseImport(c *cli.Context) (importOptions, error) {
 // runImport saves documents, bundles or, with --from, an agent's
 // transcripts; every file is checked before anything is written.
 func runImport(ctx context.Context, d *deps, o importOptions) error {
+	if o.From == atif.Agent {
+		return runImportATIF(ctx, d, o)
+	}
 	if o.From != "" {
 		return runImportTranscripts(ctx, d, o)
 	}
@@ -125,4 +135,54 @@ func isBundle(path string) bool {
 	head := make([]byte, 16)
 	n, _ := io.ReadFull(f, head)
 	return strings.HasPrefix(string(head[:n]), "# v2 git bundle") || strings.HasPrefix(string(head[:n]), "# v3 git bundle")
+}
+
+// runImportATIF saves ATIF trajectories, each as its session; every
+// file is read and checked before anything is written.
+func runImportATIF(ctx context.Context, d *deps, o importOptions) error {
+	type item struct {
+		file, session string
+		doc           map[string]any
+	}
+	var items []item
+	for _, f := range o.Files {
+		name, data, err := readInput(d.in, d.dir, f, d.cfg)
+		if err != nil {
+			return err
+		}
+		doc, session, err := atif.Import(data, limits(d.cfg))
+		if err != nil {
+			return usagef("%s: %v", name, err)
+		}
+		if _, err := snapshot.Split(doc); err != nil {
+			return usagef("%s: %v", name, err)
+		}
+		switch {
+		case o.Session != "":
+			session = o.Session
+		case session == "" || snapshot.CheckName("session", session) != nil:
+			session = strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
+			session = strings.TrimSuffix(session, ".atif")
+		}
+		if err := snapshot.CheckName("session", session); err != nil {
+			return usagef("%s: no session name (%v); give --session NAME", f, err)
+		}
+		items = append(items, item{f, session, doc})
+	}
+	for _, it := range items {
+		source, _ := it.doc["agent"].(string)
+		if source == "" {
+			source = atif.Agent
+		}
+		entry, added, err := d.store.SaveNew(ctx, it.doc, gitstore.SaveOptions{Session: it.session, Label: o.Label, Source: source})
+		if err != nil {
+			return fmt.Errorf("import %s: %w", it.file, err)
+		}
+		if added {
+			fmt.Fprintf(d.out, "%s\t%s#%d\t%s\n", entry.ID, it.session, entry.Header.Seq, it.file)
+		} else {
+			fmt.Fprintf(d.out, "%s\t%s#%d\t%s (already there, nothing added)\n", entry.ID, it.session, entry.Header.Seq, it.file)
+		}
+	}
+	return nil
 }
