@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/report"
@@ -21,6 +23,8 @@ type exportOptions struct {
 	Format  string   // json (the document), markdown or html (a document for a person)
 	From    string   // with markdown or html: only what happened after this revision
 	Session string   // the session whose newest snapshot to export when no REV is given
+	// MaxChars, with markdown, bounds the document (report.WriteMarkdownSized); 0: no bound.
+	MaxChars int
 }
 
 func cmdExport(e *env) *cli.Command {
@@ -41,6 +45,14 @@ checkpoints where they were taken. Markdown is CommonMark for a pull request or 
 issue; HTML is one file with nothing external and no script. --range A..B exports
 only what happened after snapshot A up to B.
 
+--max-chars N (with markdown) keeps the document within N characters; pr is GitHub's
+limit for a pull request's body or a comment, 65,536. What does not fit is cut in this
+order: tool calls' inputs and outputs (each call stays as one line: tool, target, ok or
+failed), thinking, the answers but each turn's last, diffs, the last answers, failures'
+outputs; every prompt and every failed call stays. Each turn ends with a line saying
+what it lost, and the header with how to get the whole session. Cuts fall between
+blocks, never inside a code fence or an HTML element.
+
 --bundle FILE writes a git bundle instead: the sessions and checkpoints named (all
 sessions when none is) with their history, one file to attach to an issue or a pull
 request. git snap import FILE.bundle reads it back; git bundle and git fetch read it too.
@@ -50,9 +62,11 @@ Examples:
    git snap export fix-login --compact | sha256sum
    git snap export --bundle login-bug.bundle snap/fix-login/green
    git snap export fix-login --format markdown -o docs/login-session.md
+   git snap export fix-login --format markdown --max-chars pr | gh pr comment --body-file -
    git snap export --format html --range fix-login~5..fix-login -o review.html`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "json", Usage: "`FORMAT`: json (the document), markdown or html (the conversation for a person)"},
+			&cli.StringFlag{Name: "max-chars", Usage: "with --format markdown: at most `N` characters, cutting what does not fit (pr: 65,536, GitHub's limit)"},
 			&cli.StringFlag{Name: "range", Usage: "with --format markdown or html: only what happened in `A..B`"},
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "export this session's newest snapshot when no REV is given"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
@@ -83,6 +97,16 @@ func parseExport(c *cli.Context) (exportOptions, error) {
 		}
 	default:
 		return o, usagef("--format %q: choose json, markdown or html", o.Format)
+	}
+	if m := c.String("max-chars"); m != "" {
+		if o.Format != "markdown" && o.Format != "md" {
+			return o, usagef("--max-chars goes with --format markdown")
+		}
+		n, err := parseMaxChars(m)
+		if err != nil {
+			return o, err
+		}
+		o.MaxChars = n
 	}
 	if r := c.String("range"); r != "" {
 		if o.Format == "json" {
@@ -150,15 +174,31 @@ func exportReport(ctx context.Context, d *deps, o exportOptions) error {
 		return err
 	}
 	var buf bytes.Buffer
-	if o.Format == "html" {
+	switch {
+	case o.Format == "html":
 		err = report.WriteHTML(&buf, sess, report.HTMLOptions{})
-	} else {
+	case o.MaxChars > 0:
+		err = report.WriteMarkdownSized(&buf, sess, report.SizedOptions{MaxChars: o.MaxChars})
+	default:
 		err = report.WriteMarkdown(&buf, sess)
 	}
 	if err != nil {
 		return err
 	}
 	return d.writeOutput(o.Output, buf.Bytes())
+}
+
+// parseMaxChars reads --max-chars: a number of characters, or pr for
+// GitHub's limit on a pull request's body or comment.
+func parseMaxChars(v string) (int, error) {
+	if v == "pr" {
+		return report.PRMaxChars, nil
+	}
+	n, err := strconv.Atoi(strings.ReplaceAll(v, ",", ""))
+	if err != nil || n < report.MinMaxChars {
+		return 0, usagef("--max-chars %q: give a number of characters, at least %d, or pr (%d, GitHub's limit)", v, report.MinMaxChars, report.PRMaxChars)
+	}
+	return n, nil
 }
 
 // exportBundle writes the named sessions (or checkpoints) as a bundle.
