@@ -45,6 +45,7 @@ var jsonOutputs = map[string]jsonOutput{
 	"diff":       {"diff", ""},
 	"stats":      {"stats", ""},
 	"trace":      {"trace", ""},
+	"pr":         {"pr", "sessions"},
 }
 
 // jsonFlags are the flags a command with --json takes besides it: --jq,
