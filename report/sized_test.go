@@ -304,3 +304,73 @@ func TestSizedMarkdownWholeWhenItFits(t *testing.T) {
 		t.Errorf("a bound of %d: %v, want a user error", MinMaxChars-1, err)
 	}
 }
+
+// TestPRSummaryFits: the summary of two real sessions, at a pull
+// request's bound and at the least, stays within it, names each session
+// with the command that fetches it, and keeps a line per prompt of the
+// raw files; at 65,536 every prompt is whole.
+func TestPRSummaryFits(t *testing.T) {
+	s := newStore(t)
+	long, heavy := realSessions[3], realSessions[1]
+	importSession(t, s, long.agent, long.file, "long")
+	importSession(t, s, heavy.agent, heavy.file, "heavy")
+	var prompts []string
+	for _, rs := range []struct{ agent, file string }{{long.agent, long.file}, {heavy.agent, heavy.file}} {
+		prompts = append(prompts, readReference(t, rs.agent, []string{rs.file}).prompts...)
+	}
+	// A prompt of 30,000 characters holding a code fence: cut to fit,
+	// and the fence closed.
+	big := "paste:\\n```\\n" + strings.Repeat("line of a log\\n", 2000) + "```\\nwhat broke?"
+	saveDoc(t, s, "big", `{"messages": [{"role": "user", "content": "`+big+`"}, {"role": "assistant", "content": "this"}]}`)
+	prompts = append(prompts, "paste:")
+	pr := PR{Range: "main..HEAD", Commits: 3}
+	for _, name := range []string{"long", "heavy", "big"} {
+		pr.Sessions = append(pr.Sessions, PRSession{Session: loadSession(t, s, name, Options{}), Commits: []string{strings.Repeat("a", 40)}, Snapshots: 1})
+	}
+	for _, bound := range []int{MinMaxChars, PRMaxChars} {
+		t.Run(fmt.Sprint(bound), func(t *testing.T) {
+			var out bytes.Buffer
+			if err := WritePR(&out, pr, SizedOptions{MaxChars: bound}); err != nil {
+				t.Fatal(err)
+			}
+			if out.Len() > bound {
+				t.Errorf("%d bytes, over %d", out.Len(), bound)
+			}
+			d := parseMarkdownWith(t, gfm, out.Bytes())
+			if len(d.otherHTML) > 0 || len(d.rawInline) > 0 || d.opened != 0 {
+				t.Errorf("HTML in the summary: %q %q", d.otherHTML, d.rawInline)
+			}
+			if strings.Join(d.h3, ",") != "long,heavy,big" {
+				t.Errorf("sessions %q, want long,heavy,big", d.h3)
+			}
+			src := append(bytes.Clone(out.Bytes()), "\n\nthe-end\n"...)
+			if last := gfm.Parser().Parse(text.NewReader(src)).LastChild(); last.Kind() != ast.KindParagraph || string(last.Lines().Value(src)) != "the-end" {
+				t.Errorf("a paragraph after the summary is not one: a fence was left open")
+			}
+			if cut := bytes.Contains(out.Bytes(), []byte("of this prompt cut")); cut != (bound < PRMaxChars) {
+				t.Errorf("the long prompt cut: %v, at a bound of %d", cut, bound)
+			}
+			for _, want := range []string{"git snap pull origin long", "git snap pull origin heavy"} {
+				if !bytes.Contains(out.Bytes(), []byte(want)) {
+					t.Errorf("no %q", want)
+				}
+			}
+			if n := bytes.Count(out.Bytes(), []byte("\n**Prompt ")); n != len(prompts) {
+				t.Errorf("%d prompt lines, the raw files hold %d prompts", n, len(prompts))
+			}
+			if bound < PRMaxChars {
+				return
+			}
+			var rendered bytes.Buffer
+			if err := gfm.Convert(out.Bytes(), &rendered); err != nil {
+				t.Fatal(err)
+			}
+			page := plain(rendered.String())
+			for _, p := range prompts {
+				if !strings.Contains(page, plain(p)) {
+					t.Errorf("prompt %.80q is not whole", p)
+				}
+			}
+		})
+	}
+}
