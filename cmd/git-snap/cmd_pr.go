@@ -152,7 +152,7 @@ func prToJSON(cr gitsnap.CodeRange, pr report.PR) prJSON {
 			Snapshots: ps.Snapshots, Commits: append([]string{}, ps.Commits...), First: render.TimeJSON(s.First), Last: render.TimeJSON(s.Last),
 			Prompts: []prPromptJSON{}, Files: append([]string{}, report.Files(s)...), ToolCalls: n.ToolCalls, ToolFailures: n.ToolFailures,
 			Tokens: render.TokensToJSON(snapshot.Usage{Input: n.InputTokens, CacheRead: n.CacheReadTokens, CacheWrite: n.CacheWriteTokens, Output: n.OutputTokens}),
-			Fetch: []string{"git snap pull origin " + s.Name, "git snap export --format html -o " + path.Base(s.Name) + ".html " + s.Name}}
+			Fetch:  []string{"git snap pull origin " + s.Name, "git snap export --format html -o " + path.Base(s.Name) + ".html " + s.Name}}
 		if n.Cost != nil {
 			j.Cost = render.CostToJSON(*n.Cost)
 		}
