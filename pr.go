@@ -94,6 +94,11 @@ func (r *Repository) CommitRange(ctx context.Context, spec string) (CodeRange, e
 
 // git runs git on the repository and returns what it printed.
 func (r *Repository) git(ctx context.Context, args ...string) (string, error) {
+	return r.gitIn(ctx, "", args...)
+}
+
+// gitIn is git with input on its stdin.
+func (r *Repository) gitIn(ctx context.Context, input string, args ...string) (string, error) {
 	git, err := exec.LookPath("git")
 	if err != nil {
 		return "", fmt.Errorf("git %s: %w", args[0], gitstore.ErrNoGit)
@@ -106,6 +111,7 @@ func (r *Repository) git(ctx context.Context, args ...string) (string, error) {
 	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
+	cmd.Stdin = strings.NewReader(input)
 	out, err := cmd.Output()
 	if err != nil {
 		return "", fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
@@ -121,7 +127,11 @@ func cmpOr(s, alt string) string {
 }
 
 // Linked is a session some of whose snapshots were taken at commits of
-// a range: their header's code commit (the Snap-Code trailer) is one.
+// a range: their header's code commit (the Snap-Code trailer) is one,
+// or became one when an amend or a rebase rewrote it (the post-rewrite
+// hook's record), or has the same patch (git patch-id) as one: a
+// cherry-pick, a rebase made elsewhere, or a squash merge of the commits
+// the session's snapshots name.
 type Linked struct {
 	Session string
 	// Tip is the newest of those snapshots: the session as it was at
@@ -131,6 +141,11 @@ type Linked struct {
 	Snapshots int
 	// Commits are the range's commits they were taken at, newest first.
 	Commits []plumbing.Hash
+	// By says how the link was found: "commit" (the snapshots name a
+	// commit of the range), "rewrite" (a commit since rewritten into
+	// one), "patch-id" (a commit, or the commits together, with the same
+	// patch as one).
+	By string
 	// Fetched says the session is only in a remote's refs, not a local
 	// one (git snap fetch brought it).
 	Fetched bool
@@ -148,37 +163,65 @@ func (r *Repository) LinkedSessions(ctx context.Context, cr CodeRange) ([]Linked
 	if len(tips) == 0 {
 		return nil, &PRError{"this repository has no sessions: nothing links to the commits of " + cr.Spec + " (git snap fetch brings a remote's; git snap install records an agent's)"}
 	}
-	order := map[string]int{}
-	for i, c := range cr.Commits {
-		order[c.ID.String()] = i
+	rewrites, err := r.ReadRewrites(ctx)
+	if err != nil {
+		return nil, err
 	}
 	local, err := r.SessionTips(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
+	order := map[plumbing.Hash]int{}
+	for i, c := range cr.Commits {
+		order[c.ID] = i
+	}
+	pm := &patchMatcher{r: r, cr: cr, order: order}
 	var out []Linked
 	for _, tip := range tips {
 		l := Linked{Session: tip.Header.Session}
 		_, isLocal := local[l.Session]
 		l.Fetched = !isLocal
-		seen := map[int]bool{}
+		byCode := map[plumbing.Hash][]gitstore.Entry{}
 		err := r.Walk(ctx, []plumbing.Hash{tip.ID}, func(e gitstore.Entry) error {
-			i, ok := order[strings.ToLower(e.Header.Code)]
-			if !ok {
-				return nil
+			if plumbing.IsHash(e.Header.Code) {
+				code := plumbing.NewHash(e.Header.Code)
+				byCode[code] = append(byCode[code], e)
 			}
-			if l.Snapshots == 0 || e.Header.Seq > l.Tip.Header.Seq {
-				l.Tip = e
-			}
-			l.Snapshots++
-			seen[i] = true
 			return nil
 		})
 		if err != nil {
 			return nil, fmt.Errorf("read session %s: %w", l.Session, err)
 		}
-		if l.Snapshots == 0 {
+		at := map[plumbing.Hash]int{} // code commit → index of the range commit it is
+		for code := range byCode {
+			for k, h := range rewrites.Descendants(code) {
+				if i, ok := order[h]; ok {
+					at[code] = i
+					if k == 0 || l.By == "" {
+						l.By = map[bool]string{true: "commit", false: "rewrite"}[k == 0]
+					}
+					break
+				}
+			}
+		}
+		if len(at) == 0 && len(byCode) > 0 {
+			if at, err = pm.match(ctx, byCode, rewrites); err != nil {
+				return nil, fmt.Errorf("match session %s by patch: %w", l.Session, err)
+			}
+			l.By = "patch-id"
+		}
+		if len(at) == 0 {
 			continue
+		}
+		seen := map[int]bool{}
+		for code, i := range at {
+			seen[i] = true
+			for _, e := range byCode[code] {
+				if l.Snapshots == 0 || e.Header.Seq > l.Tip.Header.Seq {
+					l.Tip = e
+				}
+				l.Snapshots++
+			}
 		}
 		for _, i := range slices.Sorted(maps.Keys(seen)) {
 			l.Commits = append(l.Commits, cr.Commits[i].ID)
@@ -190,7 +233,7 @@ func (r *Repository) LinkedSessions(ctx context.Context, cr CodeRange) ([]Linked
 		if len(cr.Commits) == 1 {
 			commits = "the commit"
 		}
-		return nil, &PRError{fmt.Sprintf("none of the %d sessions has a snapshot taken at %s of %s (a snapshot links to the commit HEAD was on; git snap prune may have removed those that did)",
+		return nil, &PRError{fmt.Sprintf("none of the %d sessions has a snapshot taken at %s of %s, or at a commit rewritten into one or with the same patch (a snapshot links to the commit HEAD was on; git snap prune may have removed those that did)",
 			len(tips), commits, cr.Spec)}
 	}
 	slices.SortStableFunc(out, func(a, b Linked) int {
@@ -200,4 +243,122 @@ func (r *Repository) LinkedSessions(ctx context.Context, cr CodeRange) ([]Linked
 		return strings.Compare(a.Session, b.Session)
 	})
 	return out, nil
+}
+
+// patchMatcher matches commits by their patches (git patch-id
+// --stable): the range's, read once, against a session's.
+type patchMatcher struct {
+	r     *Repository
+	cr    CodeRange
+	order map[plumbing.Hash]int
+	ids   map[string]int // patch id → index of the range commit
+}
+
+// match links a session's code commits to the range's by patch: each
+// commit (or what it was rewritten into) that is not in the range's base,
+// alone (a cherry-pick, a rebase elsewhere), else all of them together,
+// from the oldest's parent to the newest (a squash merge).
+func (pm *patchMatcher) match(ctx context.Context, byCode map[plumbing.Hash][]gitstore.Entry, rewrites gitstore.Rewrites) (map[plumbing.Hash]int, error) {
+	if pm.ids == nil {
+		log, err := pm.r.git(ctx, "log", "-p", "--no-color", "--no-ext-diff", "--no-show-signature", "--format=commit %H", pm.cr.Base.String()+".."+pm.cr.Head.String(), "--")
+		if err != nil {
+			return nil, err
+		}
+		pairs, err := pm.r.patchIDs(ctx, log)
+		if err != nil {
+			return nil, err
+		}
+		pm.ids = map[string]int{}
+		for _, p := range pairs {
+			if i, ok := pm.order[p.commit]; ok {
+				pm.ids[p.id] = i
+			}
+		}
+	}
+	// The commits the codes are now, unless the base has them already.
+	now := map[plumbing.Hash][]plumbing.Hash{} // commit → the codes that became it
+	args := []string{"rev-list", "--topo-order", "--ignore-missing"}
+	for code := range byCode {
+		for _, h := range rewrites.Latest(code) {
+			if now[h] == nil {
+				args = append(args, h.String())
+			}
+			now[h] = append(now[h], code)
+		}
+	}
+	list, err := pm.r.git(ctx, append(args, "^"+pm.cr.Base.String(), "--")...)
+	if err != nil {
+		return nil, err
+	}
+	var present []plumbing.Hash // newest first
+	for _, line := range strings.Fields(list) {
+		if h := plumbing.NewHash(line); now[h] != nil {
+			present = append(present, h)
+		}
+	}
+	if len(present) == 0 {
+		return nil, nil
+	}
+	at := map[plumbing.Hash]int{}
+	show := []string{"show", "-p", "--no-color", "--no-ext-diff", "--no-show-signature", "--format=commit %H"}
+	for _, h := range present {
+		show = append(show, h.String())
+	}
+	text, err := pm.r.git(ctx, append(show, "--")...)
+	if err != nil {
+		return nil, err
+	}
+	each, err := pm.r.patchIDs(ctx, text)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range each {
+		if j, ok := pm.ids[p.id]; ok {
+			for _, code := range now[p.commit] {
+				at[code] = j
+			}
+		}
+	}
+	if len(at) > 0 || len(present) < 2 {
+		return at, nil
+	}
+	oldest, newest := present[len(present)-1], present[0]
+	diff, err := pm.r.git(ctx, "diff", "--no-color", "--no-ext-diff", oldest.String()+"^", newest.String(), "--")
+	if err != nil {
+		return nil, nil // the oldest has no parent: no squash to match
+	}
+	whole, err := pm.r.patchIDs(ctx, "commit "+newest.String()+"\n"+diff)
+	if err != nil || len(whole) == 0 {
+		return nil, err
+	}
+	if j, ok := pm.ids[whole[0].id]; ok {
+		for _, h := range present {
+			for _, code := range now[h] {
+				at[code] = j
+			}
+		}
+	}
+	return at, nil
+}
+
+// patchID is a patch's id as git patch-id gives it, with its commit.
+type patchID struct {
+	id     string
+	commit plumbing.Hash
+}
+
+// patchIDs runs git patch-id --stable on patches, each after a line
+// "commit ID".
+func (r *Repository) patchIDs(ctx context.Context, patches string) ([]patchID, error) {
+	out, err := r.gitIn(ctx, patches, "patch-id", "--stable")
+	if err != nil {
+		return nil, err
+	}
+	var ids []patchID
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if id, commit, ok := strings.Cut(line, " "); ok && plumbing.IsHash(commit) {
+			ids = append(ids, patchID{id, plumbing.NewHash(commit)})
+		}
+	}
+	return ids, nil
 }

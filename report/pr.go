@@ -28,6 +28,11 @@ type PRSession struct {
 	Commits []string
 	// Snapshots counts them.
 	Snapshots int
+	// By says how they link to the commits: "commit" (they name them),
+	// "rewrite" (commits an amend or a rebase rewrote into them),
+	// "patch-id" (commits with the same patch: a cherry-pick, a rebase
+	// elsewhere, a squash merge).
+	By string
 }
 
 // Files lists the files a session changed, sorted: the captured files
@@ -181,8 +186,9 @@ func (z *sizer) prSession(ps PRSession) {
 	for _, c := range ps.Commits {
 		commits = append(commits, codeSpan(short(c)))
 	}
-	z.req(mdInline(strings.Join(about, " · ")) + "  \n" + fmt.Sprintf("%s at %s %s; %s, %s tokens, cost %s.",
-		countOf(ps.Snapshots, "snapshot"), map[bool]string{true: "commit", false: "commits"}[len(commits) == 1], strings.Join(commits, ", "),
+	via := map[string]string{"rewrite": " (taken before a rebase or an amend rewrote them)", "patch-id": " (by their patches: taken at commits cherry-picked, rebased or squashed into them)"}[ps.By]
+	z.req(mdInline(strings.Join(about, " · ")) + "  \n" + fmt.Sprintf("%s at %s %s%s; %s, %s tokens, cost %s.",
+		countOf(ps.Snapshots, "snapshot"), map[bool]string{true: "commit", false: "commits"}[len(commits) == 1], strings.Join(commits, ", "), via,
 		callsText(s.Numbers.ToolCalls, s.Numbers.ToolFailures), thousands(s.Numbers.InputTokens+s.Numbers.CacheReadTokens+s.Numbers.CacheWriteTokens+s.Numbers.OutputTokens), mdInline(costText(s))))
 	prompts := Prompts(s)
 	if len(prompts) == 0 {

@@ -84,7 +84,7 @@ func runPR(ctx context.Context, d *deps, o prOptions) error {
 		if err != nil {
 			return fmt.Errorf("read session %s at %s: %w", l.Session, l.Tip.ID, err)
 		}
-		ps := report.PRSession{Session: sess, Snapshots: l.Snapshots}
+		ps := report.PRSession{Session: sess, Snapshots: l.Snapshots, By: l.By}
 		for _, c := range l.Commits {
 			ps.Commits = append(ps.Commits, c.String())
 		}
@@ -124,6 +124,7 @@ type prSessionJSON struct {
 	Seq          int                `json:"seq"`
 	Snapshots    int                `json:"snapshots"`
 	Commits      []string           `json:"commits"`
+	LinkedBy     string             `json:"linked_by"`
 	First        *string            `json:"first"`
 	Last         *string            `json:"last"`
 	Prompts      []prPromptJSON     `json:"prompts"`
@@ -149,7 +150,7 @@ func prToJSON(cr gitsnap.CodeRange, pr report.PR) prJSON {
 		s := ps.Session
 		n := s.Numbers
 		j := prSessionJSON{Name: s.Name, Agent: nullString(s.Agent), Models: append([]string{}, s.Models...), Snapshot: s.Snapshot, Seq: s.Seq,
-			Snapshots: ps.Snapshots, Commits: append([]string{}, ps.Commits...), First: render.TimeJSON(s.First), Last: render.TimeJSON(s.Last),
+			Snapshots: ps.Snapshots, Commits: append([]string{}, ps.Commits...), LinkedBy: ps.By, First: render.TimeJSON(s.First), Last: render.TimeJSON(s.Last),
 			Prompts: []prPromptJSON{}, Files: append([]string{}, report.Files(s)...), ToolCalls: n.ToolCalls, ToolFailures: n.ToolFailures,
 			Tokens: render.TokensToJSON(snapshot.Usage{Input: n.InputTokens, CacheRead: n.CacheReadTokens, CacheWrite: n.CacheWriteTokens, Output: n.OutputTokens}),
 			Fetch:  []string{"git snap pull origin " + s.Name, "git snap export --format html -o " + path.Base(s.Name) + ".html " + s.Name}}
