@@ -122,3 +122,23 @@ func (m Rewrites) Ancestors(id plumbing.Hash) []plumbing.Hash {
 	}
 	return Rewrites(back).Descendants(id)
 }
+
+// Before lists the commits that chains of rewrites led from to a commit
+// whose id starts with prefix, by full id: what a snapshot taken before
+// an amend or a rebase names for the commit prefix names now.
+func (m Rewrites) Before(prefix string) map[string]bool {
+	out := map[string]bool{}
+	if prefix == "" {
+		return out
+	}
+	for _, news := range m {
+		for _, n := range news {
+			if strings.HasPrefix(n.String(), prefix) {
+				for _, old := range m.Ancestors(n)[1:] {
+					out[old.String()] = true
+				}
+			}
+		}
+	}
+	return out
+}
