@@ -33,7 +33,8 @@ func cmdHook(e *env) *cli.Command {
 and snapshots the session it names from the lines its transcript gained since the last
 call. It is passive: it prints nothing, never blocks the agent, and exits 0 even when
 something fails, logging to .git/snap/hook.log instead. git snap hook git post-commit
-marks the sessions active in this work tree with the new commit.
+marks the sessions active in this work tree with the new commit; git snap hook git
+post-rewrite records the commits an amend or a rebase rewrote (git's pairs on stdin).
 
 The agents: %s
 (the hooks git snap install writes name the event where the agent sends none).

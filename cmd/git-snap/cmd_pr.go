@@ -35,6 +35,12 @@ the sessions at work. It prints one Markdown comment for the pull request, withi
 each its prompts, the files it changed, its tokens and cost, and the commands that
 fetch it whole. BASE alone means BASE..HEAD.
 
+A snapshot taken at a commit an amend or a rebase rewrote since is linked to the
+commit that replaced it (git snap install git's post-rewrite hook records each);
+failing that, commits are matched by their patches (git patch-id): a cherry-pick, a
+rebase made elsewhere, or a squash merge of the session's commits made on the forge
+and fetched. --json says how each session was linked (linked_by).
+
 A range that names no commit, a repository with no sessions, and commits no session's
 snapshots are linked to (git snap prune may have removed the snapshots that were) each
 end with a message and exit status 2, printing nothing: there is no comment to post.
