@@ -74,13 +74,32 @@ func Files(s *Session) []string {
 	})
 }
 
-// editedPath is the path an editing call names: its summary (the
-// file_path it was given) when the diff's header is that path.
+// editedPath is the path an editing call names: the diff's header
+// drops an absolute path's leading "/", which its summary (the
+// file_path it was given, maybe shortened) still has.
 func editedPath(summary, diffPath string) string {
-	if strings.TrimPrefix(summary, "/") == diffPath {
-		return summary
+	if strings.HasPrefix(summary, "/") {
+		return "/" + diffPath
 	}
 	return diffPath
+}
+
+// commonDir is the folder every path is under, "" when they share none
+// below the root: a session's files are shown relative to it.
+func commonDir(paths []string) string {
+	if len(paths) == 0 {
+		return ""
+	}
+	dir := path.Dir(paths[0])
+	for _, p := range paths[1:] {
+		for dir != "." && dir != "/" && !strings.HasPrefix(p, dir+"/") {
+			dir = path.Dir(dir)
+		}
+	}
+	if dir == "." || dir == "/" || strings.Count(strings.Trim(dir, "/"), "/") < 1 {
+		return ""
+	}
+	return dir
 }
 
 // Prompts are a session's prompts, in order, with their turns.
@@ -211,11 +230,19 @@ func (z *sizer) prSession(ps PRSession) {
 		})
 	}
 	if files := Files(s); len(files) > 0 {
+		dir := commonDir(files)
 		var names []string
 		for _, f := range files[:min(len(files), maxFiles)] {
+			if dir != "" {
+				f = strings.TrimPrefix(f, dir+"/")
+			}
 			names = append(names, codeSpan(f))
 		}
-		line := fmt.Sprintf("**Files changed** (%d): %s", len(files), strings.Join(names, ", "))
+		count := fmt.Sprint(len(files))
+		if dir != "" {
+			count += ", under " + codeSpan(dir+"/")
+		}
+		line := fmt.Sprintf("**Files changed** (%s): %s", count, strings.Join(names, ", "))
 		if len(files) > maxFiles {
 			line += fmt.Sprintf(" and %d more", len(files)-maxFiles)
 		}
