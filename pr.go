@@ -39,12 +39,26 @@ type CodeRange struct {
 	Spec       string // as given, or "UPSTREAM..HEAD" when it was made
 	Base, Head plumbing.Hash
 	Commits    []Commit // newest first
+	code       codeRepo // where git read them
 }
 
-// CommitRange reads a range of commits with git: "BASE..HEAD", "BASE.."
-// or "BASE" (both to HEAD), or "" for the current branch's upstream to
-// HEAD. A range that names no commit is a PRError.
-func (r *Repository) CommitRange(ctx context.Context, spec string) (CodeRange, error) {
+// codeRepo runs git on the code's repository: from a directory, as the
+// user's own git finds it, or, for a store with no work tree, on the
+// store's git dir.
+type codeRepo struct{ dir, gitDir string }
+
+// CommitRange reads a range of commits with git, in the repository dir
+// is in ("": the store's own): "BASE..HEAD", "BASE.." or "BASE" (both
+// to HEAD), or "" for the current branch's upstream to HEAD. A store
+// kept apart from the code (init --bare, --store) reads the code's
+// repository from dir. A range that names no commit is a PRError.
+func (r *Repository) CommitRange(ctx context.Context, dir, spec string) (CodeRange, error) {
+	code := codeRepo{dir: dir}
+	if p := r.Paths(); dir == "" && p.WorkTree != "" {
+		code.dir = p.WorkTree
+	} else if dir == "" {
+		code = codeRepo{dir: p.GitDir, gitDir: p.GitDir}
+	}
 	base, head := spec, "HEAD"
 	if b, h, ok := strings.Cut(spec, ".."); ok {
 		if strings.HasPrefix(h, ".") || strings.Contains(h, "..") {
@@ -53,13 +67,13 @@ func (r *Repository) CommitRange(ctx context.Context, spec string) (CodeRange, e
 		base, head = b, cmpOr(h, "HEAD")
 	}
 	if base == "" {
-		up, err := r.git(ctx, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}")
+		up, err := code.git(ctx, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}")
 		if err != nil {
 			return CodeRange{}, &PRError{"the current branch has no upstream to compare with: give the range, as in git snap pr main..HEAD"}
 		}
 		base = strings.TrimSpace(up)
 	}
-	cr := CodeRange{Spec: base + ".." + head}
+	cr := CodeRange{Spec: base + ".." + head, code: code}
 	for _, end := range []struct {
 		rev string
 		id  *plumbing.Hash
@@ -67,7 +81,7 @@ func (r *Repository) CommitRange(ctx context.Context, spec string) (CodeRange, e
 		if strings.HasPrefix(end.rev, "-") {
 			return cr, &PRError{fmt.Sprintf("range %s: %q is not a revision", cr.Spec, end.rev)}
 		}
-		out, err := r.git(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", end.rev+"^{commit}")
+		out, err := code.git(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", end.rev+"^{commit}")
 		if err != nil {
 			if ctx.Err() != nil {
 				return cr, ctx.Err()
@@ -76,7 +90,7 @@ func (r *Repository) CommitRange(ctx context.Context, spec string) (CodeRange, e
 		}
 		*end.id = plumbing.NewHash(strings.TrimSpace(out))
 	}
-	out, err := r.git(ctx, "log", "--no-show-signature", "--format=%H%x00%s", cr.Base.String()+".."+cr.Head.String())
+	out, err := code.git(ctx, "log", "--no-show-signature", "--format=%H%x00%s", cr.Base.String()+".."+cr.Head.String())
 	if err != nil {
 		return cr, fmt.Errorf("list the commits of %s: %w", cr.Spec, err)
 	}
@@ -92,23 +106,22 @@ func (r *Repository) CommitRange(ctx context.Context, spec string) (CodeRange, e
 	return cr, nil
 }
 
-// git runs git on the repository and returns what it printed.
-func (r *Repository) git(ctx context.Context, args ...string) (string, error) {
-	return r.gitIn(ctx, "", args...)
+// git runs git on the code's repository and returns what it printed.
+func (c codeRepo) git(ctx context.Context, args ...string) (string, error) {
+	return c.gitIn(ctx, "", args...)
 }
 
 // gitIn is git with input on its stdin.
-func (r *Repository) gitIn(ctx context.Context, input string, args ...string) (string, error) {
+func (c codeRepo) gitIn(ctx context.Context, input string, args ...string) (string, error) {
 	git, err := exec.LookPath("git")
 	if err != nil {
 		return "", fmt.Errorf("git %s: %w", args[0], gitstore.ErrNoGit)
 	}
-	p := r.Paths()
-	cmd := exec.CommandContext(ctx, git, append([]string{"--git-dir=" + p.GitDir}, args...)...)
-	cmd.Dir = p.GitDir
-	if p.WorkTree != "" {
-		cmd.Dir = p.WorkTree
+	if c.gitDir != "" {
+		args = append([]string{"--git-dir=" + c.gitDir}, args...)
 	}
+	cmd := exec.CommandContext(ctx, git, args...)
+	cmd.Dir = c.dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	cmd.Stdin = strings.NewReader(input)
@@ -175,7 +188,7 @@ func (r *Repository) LinkedSessions(ctx context.Context, cr CodeRange) ([]Linked
 	for i, c := range cr.Commits {
 		order[c.ID] = i
 	}
-	pm := &patchMatcher{r: r, cr: cr, order: order}
+	pm := &patchMatcher{cr: cr, order: order}
 	var out []Linked
 	for _, tip := range tips {
 		l := Linked{Session: tip.Header.Session}
@@ -248,7 +261,6 @@ func (r *Repository) LinkedSessions(ctx context.Context, cr CodeRange) ([]Linked
 // patchMatcher matches commits by their patches (git patch-id
 // --stable): the range's, read once, against a session's.
 type patchMatcher struct {
-	r     *Repository
 	cr    CodeRange
 	order map[plumbing.Hash]int
 	ids   map[string]int // patch id → index of the range commit
@@ -260,11 +272,11 @@ type patchMatcher struct {
 // from the oldest's parent to the newest (a squash merge).
 func (pm *patchMatcher) match(ctx context.Context, byCode map[plumbing.Hash][]gitstore.Entry, rewrites gitstore.Rewrites) (map[plumbing.Hash]int, error) {
 	if pm.ids == nil {
-		log, err := pm.r.git(ctx, "log", "-p", "--no-color", "--no-ext-diff", "--no-show-signature", "--format=commit %H", pm.cr.Base.String()+".."+pm.cr.Head.String(), "--")
+		log, err := pm.cr.code.git(ctx, "log", "-p", "--no-color", "--no-ext-diff", "--no-show-signature", "--format=commit %H", pm.cr.Base.String()+".."+pm.cr.Head.String(), "--")
 		if err != nil {
 			return nil, err
 		}
-		pairs, err := pm.r.patchIDs(ctx, log)
+		pairs, err := pm.cr.code.patchIDs(ctx, log)
 		if err != nil {
 			return nil, err
 		}
@@ -286,7 +298,7 @@ func (pm *patchMatcher) match(ctx context.Context, byCode map[plumbing.Hash][]gi
 			now[h] = append(now[h], code)
 		}
 	}
-	list, err := pm.r.git(ctx, append(args, "^"+pm.cr.Base.String(), "--")...)
+	list, err := pm.cr.code.git(ctx, append(args, "^"+pm.cr.Base.String(), "--")...)
 	if err != nil {
 		return nil, err
 	}
@@ -304,11 +316,11 @@ func (pm *patchMatcher) match(ctx context.Context, byCode map[plumbing.Hash][]gi
 	for _, h := range present {
 		show = append(show, h.String())
 	}
-	text, err := pm.r.git(ctx, append(show, "--")...)
+	text, err := pm.cr.code.git(ctx, append(show, "--")...)
 	if err != nil {
 		return nil, err
 	}
-	each, err := pm.r.patchIDs(ctx, text)
+	each, err := pm.cr.code.patchIDs(ctx, text)
 	if err != nil {
 		return nil, err
 	}
@@ -323,11 +335,11 @@ func (pm *patchMatcher) match(ctx context.Context, byCode map[plumbing.Hash][]gi
 		return at, nil
 	}
 	oldest, newest := present[len(present)-1], present[0]
-	diff, err := pm.r.git(ctx, "diff", "--no-color", "--no-ext-diff", oldest.String()+"^", newest.String(), "--")
+	diff, err := pm.cr.code.git(ctx, "diff", "--no-color", "--no-ext-diff", oldest.String()+"^", newest.String(), "--")
 	if err != nil {
 		return nil, nil // the oldest has no parent: no squash to match
 	}
-	whole, err := pm.r.patchIDs(ctx, "commit "+newest.String()+"\n"+diff)
+	whole, err := pm.cr.code.patchIDs(ctx, "commit "+newest.String()+"\n"+diff)
 	if err != nil || len(whole) == 0 {
 		return nil, err
 	}
@@ -349,8 +361,8 @@ type patchID struct {
 
 // patchIDs runs git patch-id --stable on patches, each after a line
 // "commit ID".
-func (r *Repository) patchIDs(ctx context.Context, patches string) ([]patchID, error) {
-	out, err := r.gitIn(ctx, patches, "patch-id", "--stable")
+func (c codeRepo) patchIDs(ctx context.Context, patches string) ([]patchID, error) {
+	out, err := c.gitIn(ctx, patches, "patch-id", "--stable")
 	if err != nil {
 		return nil, err
 	}

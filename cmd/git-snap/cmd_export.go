@@ -45,8 +45,9 @@ checkpoints where they were taken. Markdown is CommonMark for a pull request or 
 issue; HTML is one file with nothing external and no script. --range A..B exports
 only what happened after snapshot A up to B.
 
---max-chars N (with markdown) keeps the document within N characters; pr is GitHub's
-limit for a pull request's body or a comment, 65,536. What does not fit is cut in this
+--max-chars N (with markdown) keeps the document within N characters, counted as bytes
+of UTF-8 so that no count of characters is more; pr is GitHub's limit for a pull
+request's body or a comment, 65,536. What does not fit is cut in this
 order: tool calls' inputs and outputs (each call stays as one line: tool, target, ok or
 failed), thinking, the answers but each turn's last, diffs, the last answers, failures'
 outputs; every prompt and every failed call stays. Each turn ends with a line saying

@@ -72,7 +72,7 @@ func parsePR(c *cli.Context) (prOptions, error) {
 // their summary, as Markdown or JSON.
 func runPR(ctx context.Context, d *deps, o prOptions) error {
 	repo := gitsnap.Wrap(d.store, d.cfg, d.gitEnv)
-	cr, err := repo.CommitRange(ctx, o.Range)
+	cr, err := repo.CommitRange(ctx, d.workDir, o.Range)
 	if err != nil {
 		return err
 	}
