@@ -188,8 +188,29 @@ func (r *Repository) LinkedSessions(ctx context.Context, cr CodeRange) ([]Linked
 	for i, c := range cr.Commits {
 		order[c.ID] = i
 	}
-	pm := &patchMatcher{cr: cr, order: order}
+	pm := &patchMatcher{cr: cr, order: order, rewrites: rewrites}
 	var out []Linked
+	type pending struct {
+		l      Linked
+		byCode map[plumbing.Hash][]gitstore.Entry
+	}
+	var unlinked []pending // sessions to match by patch
+	link := func(l Linked, byCode map[plumbing.Hash][]gitstore.Entry, at map[plumbing.Hash]int) {
+		seen := map[int]bool{}
+		for code, i := range at {
+			seen[i] = true
+			for _, e := range byCode[code] {
+				if l.Snapshots == 0 || e.Header.Seq > l.Tip.Header.Seq {
+					l.Tip = e
+				}
+				l.Snapshots++
+			}
+		}
+		for _, i := range slices.Sorted(maps.Keys(seen)) {
+			l.Commits = append(l.Commits, cr.Commits[i].ID)
+		}
+		out = append(out, l)
+	}
 	for _, tip := range tips {
 		l := Linked{Session: tip.Header.Session}
 		_, isLocal := local[l.Session]
@@ -217,29 +238,23 @@ func (r *Repository) LinkedSessions(ctx context.Context, cr CodeRange) ([]Linked
 				}
 			}
 		}
-		if len(at) == 0 && len(byCode) > 0 {
-			if at, err = pm.match(ctx, byCode, rewrites); err != nil {
-				return nil, fmt.Errorf("match session %s by patch: %w", l.Session, err)
-			}
-			l.By = "patch-id"
+		switch {
+		case len(at) > 0:
+			link(l, byCode, at)
+		case len(byCode) > 0:
+			unlinked = append(unlinked, pending{l, byCode})
+			pm.add(byCode)
 		}
-		if len(at) == 0 {
-			continue
+	}
+	for _, p := range unlinked {
+		at, err := pm.match(ctx, p.byCode)
+		if err != nil {
+			return nil, fmt.Errorf("match session %s by patch: %w", p.l.Session, err)
 		}
-		seen := map[int]bool{}
-		for code, i := range at {
-			seen[i] = true
-			for _, e := range byCode[code] {
-				if l.Snapshots == 0 || e.Header.Seq > l.Tip.Header.Seq {
-					l.Tip = e
-				}
-				l.Snapshots++
-			}
+		if len(at) > 0 {
+			p.l.By = "patch-id"
+			link(p.l, p.byCode, at)
 		}
-		for _, i := range slices.Sorted(maps.Keys(seen)) {
-			l.Commits = append(l.Commits, cr.Commits[i].ID)
-		}
-		out = append(out, l)
 	}
 	if len(out) == 0 {
 		commits := fmt.Sprintf("the %d commits", len(cr.Commits))
@@ -261,16 +276,77 @@ func (r *Repository) LinkedSessions(ctx context.Context, cr CodeRange) ([]Linked
 // patchMatcher matches commits by their patches (git patch-id
 // --stable): the range's, read once, against a session's.
 type patchMatcher struct {
-	cr    CodeRange
-	order map[plumbing.Hash]int
-	ids   map[string]int // patch id → index of the range commit
+	cr       CodeRange
+	order    map[plumbing.Hash]int
+	rewrites gitstore.Rewrites
+	ids      map[string]int // patch id → index of the range commit
+	// wanted are the commits the sessions' code commits are now (after
+	// rewrites), to ask git once which of them the base lacks; topo is
+	// git's answer, newest first, once asked.
+	wanted map[plumbing.Hash]bool
+	topo   []plumbing.Hash
+	asked  bool
+}
+
+// add notes a session's code commits, to be matched later.
+func (pm *patchMatcher) add(byCode map[plumbing.Hash][]gitstore.Entry) {
+	if pm.wanted == nil {
+		pm.wanted = map[plumbing.Hash]bool{}
+	}
+	for code := range byCode {
+		for _, h := range pm.rewrites.Latest(code) {
+			pm.wanted[h] = true
+		}
+	}
+}
+
+// ask lists, in one git call, the commits added that exist and that the
+// range's base does not hold, newest first.
+func (pm *patchMatcher) ask(ctx context.Context) error {
+	if pm.asked {
+		return nil
+	}
+	pm.asked = true
+	var in strings.Builder // on stdin: as many as there are, with no bound on a command line
+	for h := range pm.wanted {
+		in.WriteString(h.String() + "\n")
+	}
+	in.WriteString("^" + pm.cr.Base.String() + "\n")
+	list, err := pm.cr.code.gitIn(ctx, in.String(), "rev-list", "--topo-order", "--ignore-missing", "--stdin")
+	if err != nil {
+		return err
+	}
+	for _, line := range strings.Fields(list) {
+		if h := plumbing.NewHash(line); pm.wanted[h] {
+			pm.topo = append(pm.topo, h)
+		}
+	}
+	return nil
 }
 
 // match links a session's code commits to the range's by patch: each
 // commit (or what it was rewritten into) that is not in the range's base,
 // alone (a cherry-pick, a rebase elsewhere), else all of them together,
 // from the oldest's parent to the newest (a squash merge).
-func (pm *patchMatcher) match(ctx context.Context, byCode map[plumbing.Hash][]gitstore.Entry, rewrites gitstore.Rewrites) (map[plumbing.Hash]int, error) {
+func (pm *patchMatcher) match(ctx context.Context, byCode map[plumbing.Hash][]gitstore.Entry) (map[plumbing.Hash]int, error) {
+	if err := pm.ask(ctx); err != nil {
+		return nil, err
+	}
+	now := map[plumbing.Hash][]plumbing.Hash{} // commit → the codes that became it
+	for code := range byCode {
+		for _, h := range pm.rewrites.Latest(code) {
+			now[h] = append(now[h], code)
+		}
+	}
+	var present []plumbing.Hash // newest first
+	for _, h := range pm.topo {
+		if now[h] != nil {
+			present = append(present, h)
+		}
+	}
+	if len(present) == 0 {
+		return nil, nil
+	}
 	if pm.ids == nil {
 		log, err := pm.cr.code.git(ctx, "log", "-p", "--no-color", "--no-ext-diff", "--no-show-signature", "--format=commit %H", pm.cr.Base.String()+".."+pm.cr.Head.String(), "--")
 		if err != nil {
@@ -286,30 +362,6 @@ func (pm *patchMatcher) match(ctx context.Context, byCode map[plumbing.Hash][]gi
 				pm.ids[p.id] = i
 			}
 		}
-	}
-	// The commits the codes are now, unless the base has them already.
-	now := map[plumbing.Hash][]plumbing.Hash{} // commit → the codes that became it
-	args := []string{"rev-list", "--topo-order", "--ignore-missing"}
-	for code := range byCode {
-		for _, h := range rewrites.Latest(code) {
-			if now[h] == nil {
-				args = append(args, h.String())
-			}
-			now[h] = append(now[h], code)
-		}
-	}
-	list, err := pm.cr.code.git(ctx, append(args, "^"+pm.cr.Base.String(), "--")...)
-	if err != nil {
-		return nil, err
-	}
-	var present []plumbing.Hash // newest first
-	for _, line := range strings.Fields(list) {
-		if h := plumbing.NewHash(line); now[h] != nil {
-			present = append(present, h)
-		}
-	}
-	if len(present) == 0 {
-		return nil, nil
 	}
 	at := map[plumbing.Hash]int{}
 	show := []string{"show", "-p", "--no-color", "--no-ext-diff", "--no-show-signature", "--format=commit %H"}
