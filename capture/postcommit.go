@@ -101,6 +101,13 @@ func uninstallHook(hooksDir, name, marker string) (bool, error) {
 	return true, nil
 }
 
+// GitRewriteHookInstalled reports whether git-snap's post-rewrite hook
+// is in a hooks folder.
+func GitRewriteHookInstalled(hooksDir string) bool {
+	data, err := os.ReadFile(filepath.Join(hooksDir, "post-rewrite"))
+	return err == nil && bytes.Contains(data, []byte(rewriteHookMarker))
+}
+
 // ParseRewrites reads what git gives a post-rewrite hook on stdin: a
 // line per rewritten commit, "OLD NEW" and maybe more fields after.
 func ParseRewrites(data []byte) [][2]plumbing.Hash {

@@ -97,7 +97,18 @@ func runPR(ctx context.Context, d *deps, o prOptions) error {
 		pr.Sessions = append(pr.Sessions, ps)
 	}
 	if o.JSON {
-		return d.writeJSON(prToJSON(cr, pr))
+		if o.Output == "" {
+			return d.writeJSON(prToJSON(cr, pr))
+		}
+		var buf bytes.Buffer
+		out := d.out
+		d.out = &buf
+		err := d.writeJSON(prToJSON(cr, pr))
+		d.out = out
+		if err != nil {
+			return err
+		}
+		return d.writeOutput(o.Output, buf.Bytes())
 	}
 	var buf bytes.Buffer
 	if err := report.WritePR(&buf, pr, report.SizedOptions{MaxChars: o.MaxChars}); err != nil {
