@@ -372,13 +372,28 @@ func toolLine(it *Item) string {
 func (z *sizer) fit(max int) string {
 	z.max = max
 	room := max - z.requiredLen()
+	best := ""
 	for range 8 {
 		z.choose(room)
 		doc := z.render()
-		if len(doc) <= max || room <= 0 {
-			return doc
+		switch {
+		case len(doc) <= max && (len(doc) <= len(best) || max-len(doc) < 256):
+			if len(doc) > len(best) {
+				best = doc
+			}
+			return best
+		case len(doc) <= max:
+			// The notes were guessed long: give what is left to the blocks.
+			best = doc
+			room += max - len(doc) - 64
+		case room <= 0:
+			return or(best, doc)
+		default:
+			room -= len(doc) - max + 64
 		}
-		room -= len(doc) - max + 64
+	}
+	if best != "" {
+		return best
 	}
 	z.choose(0)
 	return z.render()
@@ -467,8 +482,12 @@ func (z *sizer) firstNote() string {
 			kept += len(p.text)
 		}
 	}
-	return fmt.Sprintf("*A summary cut to size: every prompt, each tool call on one line, failures and answers as room allows; about %s of the %s characters of the whole document are left out. Each turn ends with what it lost. %s.*",
-		thousands(int64(max(0, z.total-kept))), thousands(int64(z.total)), upperFirst(z.whole))
+	prompts := "every prompt"
+	if z.promptCap > 0 {
+		prompts = "every prompt (the long ones cut)"
+	}
+	return fmt.Sprintf("*A summary cut to size: %s, each tool call on one line, failures and answers as room allows; about %s of the %s characters of the whole document are left out. Each turn ends with what it lost. %s.*",
+		prompts, thousands(int64(max(0, z.total-kept))), thousands(int64(z.total)), upperFirst(z.whole))
 }
 
 func upperFirst(s string) string {
