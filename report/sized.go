@@ -67,7 +67,6 @@ type optional struct {
 	full   string
 	cut    func(n int) string // the block in at most n bytes with a line saying what was cut; "" when none fits
 	chosen string
-	turn   *turnCuts
 }
 
 // turnCuts is what a turn leaves out: blocks never written in a sized
@@ -81,6 +80,7 @@ type turnCuts struct {
 	outputs   int // tool calls that went well, whose output is never shown
 	opts      []*optional
 	collapsed int // tool calls counted in a line of their own, not listed
+	promptCut bool
 }
 
 // WriteMarkdownSized writes the session as WriteMarkdown does when that
@@ -169,7 +169,7 @@ func (z *sizer) req(text string) {
 }
 
 func (z *sizer) opt(prio int, kind, full string, cut func(int) string) {
-	o := &optional{prio: prio, kind: kind, full: strings.TrimRight(full, "\n") + "\n\n", cut: cut, turn: z.cur}
+	o := &optional{prio: prio, kind: kind, full: strings.TrimRight(full, "\n") + "\n\n", cut: cut}
 	z.cur.opts = append(z.cur.opts, o)
 	z.pieces = append(z.pieces, piece{opt: o})
 }
@@ -189,7 +189,17 @@ func (z *sizer) build() {
 		if t.Prompt != "" {
 			p := mdText(t.Prompt)
 			if z.promptCap > 0 && len(p) > z.promptCap {
-				p = cutMarkdown(p, z.promptCap, "of this prompt")
+				z.cur.promptCut = true
+				if c := cutMarkdown(p, z.promptCap, "of this prompt"); c != "" {
+					p = c
+				} else { // one long line: its start (a paragraph's, in a quote that ends after it)
+					first, _, _ := strings.Cut(p, "\n")
+					kept := truncBytes(first, z.promptCap)
+					if fenceOpen().MatchString(first) {
+						kept = "" // a fence's opening: nothing of it
+					}
+					p = fmt.Sprintf("%s\n\n*\\[… %s more characters of this prompt cut\\]*", kept, thousands(int64(len(p)-len(kept))))
+				}
 			}
 			z.req(quote(p))
 		}
@@ -505,6 +515,9 @@ func (c *turnCuts) text() string {
 		} else if n > 1 {
 			parts = append(parts, fmt.Sprintf(many, n))
 		}
+	}
+	if c.promptCut {
+		parts = append(parts, "the rest of its prompt")
 	}
 	kinds := map[string][2]int{} // kind → cut in part, left out
 	totals := map[string]int{}

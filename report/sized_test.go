@@ -262,7 +262,11 @@ func TestSizedMarkdownFitsAnyBound(t *testing.T) {
 	fence.WriteString("```\\n\\nAnd after it, the end.")
 	saveDoc(t, s, "fence", `{"messages": [{"role": "user", "content": "show me"}, {"role": "assistant", "content": "`+fence.String()+`"},
 		{"role": "user", "content": "again"}, {"role": "assistant", "content": "`+fence.String()+`"}]}`)
-	for _, name := range []string{"long", "hostile", "fence"} {
+	// Prompts too long for the bound: one line of 20,000 characters, and
+	// one that opens a fence at once: cut, and the quote closed.
+	saveDoc(t, s, "prompts", `{"messages": [{"role": "user", "content": "`+strings.Repeat("word *and* `code` &lt; ", 1000)+`"}, {"role": "assistant", "content": "ok"},
+		{"role": "user", "content": "`+"```\\n"+strings.Repeat("log line\\n", 3000)+`"}, {"role": "assistant", "content": "ok"}]}`)
+	for _, name := range []string{"long", "hostile", "fence", "prompts"} {
 		sess := loadSession(t, s, name, Options{})
 		for _, bound := range []int{MinMaxChars, 10000, 30000, PRMaxChars} {
 			t.Run(fmt.Sprintf("%s/%d", name, bound), func(t *testing.T) {
