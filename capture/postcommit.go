@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -21,13 +23,41 @@ import (
 
 const gitHookMarker = "# git-snap: snapshot this work tree's agent sessions at each commit"
 
-// InstallGitHook adds a post-commit hook that runs command, chained with
-// a hook already there (kept as post-commit.before-git-snap and run after).
+// rewriteHookMarker marks git-snap's post-rewrite hook, which records
+// the commits an amend or a rebase rewrote (see gitstore.NoteRewrites).
+const rewriteHookMarker = "# git-snap: keep sessions linked to commits that amend and rebase rewrite"
+
+// InstallGitHook adds a post-commit hook that runs command, and a
+// post-rewrite hook that passes git's old → new pairs to it, each
+// chained with a hook already there (kept as NAME.before-git-snap and
+// run after, with the same input).
 func InstallGitHook(hooksDir, command string) (bool, error) {
-	path := filepath.Join(hooksDir, "post-commit")
+	commit := fmt.Sprintf(`#!/bin/sh
+%s
+%s post-commit >/dev/null 2>&1 || true
+if [ -x "$0.before-git-snap" ]; then exec "$0.before-git-snap" "$@"; fi
+`, gitHookMarker, command)
+	rewrite := fmt.Sprintf(`#!/bin/sh
+%s
+input=$(cat)
+printf '%%s\n' "$input" | %s post-rewrite "$@" >/dev/null 2>&1 || true
+if [ -x "$0.before-git-snap" ]; then printf '%%s\n' "$input" | "$0.before-git-snap" "$@"; exit $?; fi
+`, rewriteHookMarker, command)
+	a, err := installHook(hooksDir, "post-commit", gitHookMarker, commit)
+	if err != nil {
+		return a, err
+	}
+	b, err := installHook(hooksDir, "post-rewrite", rewriteHookMarker, rewrite)
+	return a || b, err
+}
+
+// installHook writes hook name with script unless one holding marker is
+// there, moving a hook of the user's aside to be chained.
+func installHook(hooksDir, name, marker, script string) (bool, error) {
+	path := filepath.Join(hooksDir, name)
 	old, err := os.ReadFile(path)
 	switch {
-	case err == nil && bytes.Contains(old, []byte(gitHookMarker)):
+	case err == nil && bytes.Contains(old, []byte(marker)):
 		return false, nil
 	case err == nil:
 		if err := os.Rename(path, path+".before-git-snap"); err != nil {
@@ -36,23 +66,27 @@ func InstallGitHook(hooksDir, command string) (bool, error) {
 	case !errors.Is(err, fs.ErrNotExist):
 		return false, err
 	}
-	script := fmt.Sprintf(`#!/bin/sh
-%s
-%s post-commit >/dev/null 2>&1 || true
-if [ -x "$0.before-git-snap" ]; then exec "$0.before-git-snap" "$@"; fi
-`, gitHookMarker, command)
 	if err := os.MkdirAll(hooksDir, 0o755); err != nil {
 		return false, err
 	}
 	return true, os.WriteFile(path, []byte(script), 0o755)
 }
 
-// UninstallGitHook removes git-snap's post-commit hook and puts back the
-// one it was chained with.
+// UninstallGitHook removes git-snap's post-commit and post-rewrite hooks
+// and puts back the ones they were chained with.
 func UninstallGitHook(hooksDir string) (bool, error) {
-	path := filepath.Join(hooksDir, "post-commit")
+	a, err := uninstallHook(hooksDir, "post-commit", gitHookMarker)
+	if err != nil {
+		return a, err
+	}
+	b, err := uninstallHook(hooksDir, "post-rewrite", rewriteHookMarker)
+	return a || b, err
+}
+
+func uninstallHook(hooksDir, name, marker string) (bool, error) {
+	path := filepath.Join(hooksDir, name)
 	cur, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) || err == nil && !bytes.Contains(cur, []byte(gitHookMarker)) {
+	if errors.Is(err, fs.ErrNotExist) || err == nil && !bytes.Contains(cur, []byte(marker)) {
 		return false, nil
 	}
 	if err != nil {
@@ -65,6 +99,26 @@ func UninstallGitHook(hooksDir string) (bool, error) {
 		return true, os.Rename(path+".before-git-snap", path)
 	}
 	return true, nil
+}
+
+// GitRewriteHookInstalled reports whether git-snap's post-rewrite hook
+// is in a hooks folder.
+func GitRewriteHookInstalled(hooksDir string) bool {
+	data, err := os.ReadFile(filepath.Join(hooksDir, "post-rewrite"))
+	return err == nil && bytes.Contains(data, []byte(rewriteHookMarker))
+}
+
+// ParseRewrites reads what git gives a post-rewrite hook on stdin: a
+// line per rewritten commit, "OLD NEW" and maybe more fields after.
+func ParseRewrites(data []byte) [][2]plumbing.Hash {
+	var out [][2]plumbing.Hash
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 && plumbing.IsHash(f[0]) && plumbing.IsHash(f[1]) {
+			out = append(out, [2]plumbing.Hash{plumbing.NewHash(f[0]), plumbing.NewHash(f[1])})
+		}
+	}
+	return out
 }
 
 // ActiveWithin is how recently a session must have been recorded for a

@@ -267,8 +267,9 @@ func verdict(r AgentReport) (string, bool) {
 	return "ok", false
 }
 
-// checkGit checks git's post-commit hook: where git runs hooks from
-// (core.hooksPath) and whether git-snap's is there.
+// checkGit checks git's hooks: where git runs hooks from
+// (core.hooksPath) and whether git-snap's post-commit and post-rewrite
+// are there.
 func checkGit(ctx context.Context, o Options, log hooklog.Log) AgentReport {
 	r := AgentReport{Agent: "git", Installed: []Install{}, Checks: []agent.Check{}}
 	loc, _ := capture.GitHooks(ctx, o.Paths, nil)
@@ -277,6 +278,11 @@ func checkGit(ctx context.Context, o Options, log hooklog.Log) AgentReport {
 	if cmd, found := capture.GitHookCommand(loc.Dir); found {
 		r.Installed = append(r.Installed, Install{File: hook, Commands: []string{cmd}, Events: []string{"post-commit"}})
 		r.Checks = append(r.Checks, checkCommand(cmd, hook, o))
+		if !capture.GitRewriteHookInstalled(loc.Dir) {
+			r.Checks = append(r.Checks, agent.Check{Name: "post-rewrite", Status: agent.Warn,
+				Detail: fmt.Sprintf("git-snap's post-rewrite hook is not in %s: after a rebase or an amend, snapshots no longer lead to the commits that replaced those they were taken at", loc.Dir),
+				Fix:    "git snap install git (it adds the hook, chained with yours)"})
+		}
 	} else if loc.HooksPath != "" {
 		if _, inDefault := capture.GitHookCommand(def); inDefault {
 			r.Checks = append(r.Checks, agent.Check{Name: "core.hooksPath", Status: agent.Fail,

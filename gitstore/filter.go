@@ -17,6 +17,9 @@ type Filter struct {
 	// checkpoint: only those are selected.
 	Carried map[plumbing.Hash]bool
 	Code    string // a code commit id or id prefix (see CodePrefix); "": any
+	// Rewritten, with Code, holds the full ids of commits rewritten into
+	// Code's (Rewrites.Before): snapshots taken at them match too.
+	Rewritten map[string]bool
 }
 
 // Match reports whether the filter selects e.
@@ -26,7 +29,7 @@ func (f Filter) Match(e Entry) bool {
 	case !f.Since.IsZero() && h.Time.Before(f.Since),
 		!f.Until.IsZero() && h.Time.After(f.Until),
 		f.Carried != nil && !f.Carried[e.ID],
-		f.Code != "" && !strings.HasPrefix(h.Code, f.Code):
+		f.Code != "" && !strings.HasPrefix(h.Code, f.Code) && !f.Rewritten[h.Code]:
 		return false
 	case f.Label != "":
 		ok, _ := path.Match(f.Label, h.Label)

@@ -18,6 +18,9 @@ import (
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+	gmhtml "github.com/yuin/goldmark/renderer/html"
 )
 
 // browser starts a headless Chromium for the test. It skips the test
@@ -249,4 +252,100 @@ func renderHTML(t *testing.T, sess *Session, o HTMLOptions) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// TestSizedMarkdownRendersInChromium renders the PR-sized Markdown of
+// the long real Claude Code session, and a pull request's summary of it,
+// as GitHub does (GFM, the document's own <details> kept) and loads them
+// in headless Chromium: both turns, a line per tool call with the 13
+// failed ones, each <details> closed where it was opened (nothing after
+// it swallowed: the document's last paragraph is the last element), no
+// script run, no error; screenshots for a person.
+func TestSizedMarkdownRendersInChromium(t *testing.T) {
+	ctx := browser(t)
+	var errs pageErrors
+	errs.listen(t, ctx)
+	s := newStore(t)
+	rs := realSessions[3]
+	ref := readReference(t, rs.agent, append([]string{rs.file}, rs.also...))
+	failures := readFailures(t, append([]string{rs.file}, rs.also...))
+	importSession(t, s, rs.agent, rs.file, "4d5611e5")
+	sess := loadSession(t, s, "4d5611e5", Options{})
+	var sized, summary bytes.Buffer
+	if err := WriteMarkdownSized(&sized, sess, SizedOptions{MaxChars: PRMaxChars}); err != nil {
+		t.Fatal(err)
+	}
+	pr := PR{Range: "main..fix-transcripts", Commits: 4, Sessions: []PRSession{{Session: sess, Commits: []string{strings.Repeat("3", 40), strings.Repeat("7", 40)}, Snapshots: 2, By: "commit"}}}
+	if err := WritePR(&summary, pr, SizedOptions{MaxChars: PRMaxChars}); err != nil {
+		t.Fatal(err)
+	}
+	md := goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithRendererOptions(gmhtml.WithUnsafe()))
+	page := func(src []byte) []byte {
+		var body bytes.Buffer
+		if err := md.Convert(src, &body); err != nil {
+			t.Fatal(err)
+		}
+		return []byte(`<!DOCTYPE html><html><head><meta charset="utf-8"><style>
+body{font:14px/1.5 -apple-system,"Segoe UI",sans-serif;color:#1f2328;max-width:860px;margin:16px auto;padding:16px;border:1px solid #d0d7de;border-radius:6px}
+pre{background:#f6f8fa;padding:8px;overflow:auto} code{font-size:85%} blockquote{color:#59636e;border-left:.25em solid #d0d7de;margin:0;padding:0 1em}
+table{border-collapse:collapse} td,th{border:1px solid #d0d7de;padding:4px 8px} details{margin:4px 0}
+</style></head><body>` + body.String() + `</body></html>`)
+	}
+	base := serve(t, map[string][]byte{"/comment": page(sized.Bytes()), "/summary": page(summary.Bytes())})
+	const js = `({
+		h2: Array.from(document.querySelectorAll("body > h2"), h => h.textContent),
+		failedLines: Array.from(document.querySelectorAll("li")).filter(li => li.textContent.startsWith("✗ ")).length,
+		callLines: Array.from(document.querySelectorAll("li")).filter(li => /^[✓✗·] /.test(li.textContent)).length,
+		details: document.querySelectorAll("details").length,
+		nested: document.querySelectorAll("details details, details h2, details blockquote").length,
+		last: document.body.lastElementChild.textContent,
+		pwned: typeof window.pwned !== "undefined",
+	})`
+	type facts struct {
+		H2          []string `json:"h2"`
+		FailedLines int      `json:"failedLines"`
+		CallLines   int      `json:"callLines"`
+		Details     int      `json:"details"`
+		Nested      int      `json:"nested"`
+		Last        string   `json:"last"`
+		Pwned       bool     `json:"pwned"`
+	}
+	for _, name := range []string{"comment", "summary"} {
+		if err := chromedp.Do(ctx, chromedp.Navigate(base+"/"+name)); err != nil {
+			t.Fatal(err)
+		}
+		f, err := chromedp.Run(ctx, chromedp.Evaluate[facts](js))
+		if err != nil {
+			t.Fatal(err)
+		}
+		shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := map[string][]byte{"comment": sized.Bytes(), "summary": summary.Bytes()}[name]
+		if want := bytes.Count(src, []byte("\n<details")); f.Details != want || f.Nested != 0 {
+			t.Errorf("%s: %d details on the page (%d nested or holding the document's blocks), the Markdown opens %d", name, f.Details, f.Nested, want)
+		}
+		if f.Pwned {
+			t.Errorf("%s: a script ran", name)
+		}
+		switch name {
+		case "comment":
+			if len(f.H2) != len(ref.prompts) || f.CallLines != ref.toolCalls || f.FailedLines != len(failures) {
+				t.Errorf("comment: %d turns, %d call lines (%d failed); the raw files hold %d prompts, %d calls, %d failures",
+					len(f.H2), f.CallLines, f.FailedLines, len(ref.prompts), ref.toolCalls, len(failures))
+			}
+			if !strings.HasPrefix(f.Last, "Not shown:") {
+				t.Errorf("comment: the page ends with %.80q, not the document's last paragraph", f.Last)
+			}
+		case "summary":
+			if !strings.HasPrefix(f.Last, "The whole session:") {
+				t.Errorf("summary: the page ends with %.80q, not the session's last line", f.Last)
+			}
+		}
+		if e := errs.take(); len(e) > 0 {
+			t.Errorf("%s: errors in the browser: %q", name, e)
+		}
+		checkScreenshot(t, "pr-"+name, shot)
+	}
 }

@@ -29,7 +29,12 @@ type mdDoc struct {
 
 func parseMarkdown(t *testing.T, src []byte) mdDoc {
 	t.Helper()
-	md := goldmark.New(goldmark.WithExtensions(extension.Table))
+	return parseMarkdownWith(t, goldmark.New(goldmark.WithExtensions(extension.Table)), src)
+}
+
+// parseMarkdownWith is parseMarkdown with the parser md.
+func parseMarkdownWith(t *testing.T, md goldmark.Markdown, src []byte) mdDoc {
+	t.Helper()
 	root := md.Parser().Parse(text.NewReader(src))
 	var d mdDoc
 	err := ast.Walk(root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {

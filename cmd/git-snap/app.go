@@ -78,7 +78,7 @@ func (e *env) newApp() *cli.App {
 			cmdRecord(e), cmdReplay(e), cmdTrace(e), cmdRewind(e), cmdPush(e), cmdFetch(e), cmdPull(e),
 			cmdPrune(e), cmdDrop(e), cmdGC(e), cmdDemo(e),
 			cmdDoctor(e), cmdResume(e), cmdCompletion(e), cmdComplete(e), cmdUndrop(e), cmdSearch(e),
-			cmdView(e), cmdUsage(e), cmdPrices(e), cmdName(e), cmdMigrate(e), cmdMCP(e),
+			cmdView(e), cmdUsage(e), cmdPrices(e), cmdName(e), cmdMigrate(e), cmdMCP(e), cmdPR(e),
 		},
 		CommandNotFound: func(_ *cli.Context, name string) { e.notFound = name },
 		Action: func(c *cli.Context) error { // no command: what git does, usage and exit status 1

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/git-snap/git-snap/atif"
@@ -29,6 +31,8 @@ type exportOptions struct {
 	// Endpoint, with --format otel, is the OTLP/HTTP endpoint to send the
 	// traces to.
 	Endpoint string
+	// MaxChars, with markdown, bounds the document (report.WriteMarkdownSized); 0: no bound.
+	MaxChars int
 }
 
 func cmdExport(e *env) *cli.Command {
@@ -68,6 +72,15 @@ span per model call with its model and tokens, an execute_tool span per tool cal
 --endpoint URL sends them to an OTLP/HTTP receiver (a collector, Langfuse, Grafana)
 instead of printing them.
 
+--max-chars N (with markdown) keeps the document within N characters, counted as bytes
+of UTF-8 so that no count of characters is more; pr is GitHub's limit for a pull
+request's body or a comment, 65,536. What does not fit is cut in this
+order: tool calls' inputs and outputs (each call stays as one line: tool, target, ok or
+failed), thinking, the answers but each turn's last, diffs, the last answers, failures'
+outputs; every prompt and every failed call stays. Each turn ends with a line saying
+what it lost, and the header with how to get the whole session. Cuts fall between
+blocks, never inside a code fence or an HTML element.
+
 --bundle FILE writes a git bundle instead: the sessions and checkpoints named (all
 sessions when none is) with their history, one file to attach to an issue or a pull
 request. git snap import FILE.bundle reads it back; git bundle and git fetch read it too.
@@ -78,12 +91,14 @@ Examples:
    git snap export --bundle login-bug.bundle snap/fix-login/green
    git snap export fix-login --format markdown -o docs/login-session.md
    git snap export --format html --range fix-login~5..fix-login -o review.html
+   git snap export fix-login --format markdown --max-chars pr | gh pr comment --body-file -
    git snap export fix-login --format atif -o fix-login.atif.json
    git snap export fix-login --format messages >> train.jsonl
    git snap export fix-login --format otel --endpoint http://localhost:4318`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "json", Usage: "`FORMAT`: json (the document), markdown or html (the conversation for a person), atif (a trajectory), messages (chat JSONL), otel (OTLP/JSON traces)"},
 			&cli.StringFlag{Name: "endpoint", Usage: "with --format otel: send the traces to the OTLP/HTTP endpoint `URL` (its /v1/traces when it has no path)"},
+			&cli.StringFlag{Name: "max-chars", Usage: "with --format markdown: at most `N` characters, cutting what does not fit (pr: 65,536, GitHub's limit)"},
 			&cli.StringFlag{Name: "range", Usage: "with --format markdown or html: only what happened in `A..B`"},
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "export this session's newest snapshot when no REV is given"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
@@ -122,6 +137,16 @@ func parseExport(c *cli.Context) (exportOptions, error) {
 		}
 	default:
 		return o, usagef("--format %q: choose json, markdown, html, atif, messages or otel", o.Format)
+	}
+	if m := c.String("max-chars"); m != "" {
+		if o.Format != "markdown" && o.Format != "md" {
+			return o, usagef("--max-chars goes with --format markdown")
+		}
+		n, err := parseMaxChars(m)
+		if err != nil {
+			return o, err
+		}
+		o.MaxChars = n
 	}
 	if r := c.String("range"); r != "" {
 		if o.Format != "markdown" && o.Format != "md" && o.Format != "html" {
@@ -195,9 +220,12 @@ func exportReport(ctx context.Context, d *deps, o exportOptions) error {
 		return err
 	}
 	var buf bytes.Buffer
-	if o.Format == "html" {
+	switch {
+	case o.Format == "html":
 		err = report.WriteHTML(&buf, sess, report.HTMLOptions{})
-	} else {
+	case o.MaxChars > 0:
+		err = report.WriteMarkdownSized(&buf, sess, report.SizedOptions{MaxChars: o.MaxChars})
+	default:
 		err = report.WriteMarkdown(&buf, sess)
 	}
 	if err != nil {
@@ -270,6 +298,19 @@ func exportOTel(ctx context.Context, d *deps, o exportOptions) error {
 	}
 	fmt.Fprintf(d.out, "sent %s of %s to %s\n", render.Count(spans, "span"), o.Rev, o.Endpoint)
 	return nil
+}
+
+// parseMaxChars reads --max-chars: a number of characters, or pr for
+// GitHub's limit on a pull request's body or comment.
+func parseMaxChars(v string) (int, error) {
+	if v == "pr" {
+		return report.PRMaxChars, nil
+	}
+	n, err := strconv.Atoi(strings.ReplaceAll(v, ",", ""))
+	if err != nil || n < report.MinMaxChars {
+		return 0, usagef("--max-chars %q: give a number of characters, at least %d, or pr (%d, GitHub's limit)", v, report.MinMaxChars, report.PRMaxChars)
+	}
+	return n, nil
 }
 
 // exportBundle writes the named sessions (or checkpoints) as a bundle.

@@ -33,7 +33,8 @@ func cmdHook(e *env) *cli.Command {
 and snapshots the session it names from the lines its transcript gained since the last
 call. It is passive: it prints nothing, never blocks the agent, and exits 0 even when
 something fails, logging to .git/snap/hook.log instead. git snap hook git post-commit
-marks the sessions active in this work tree with the new commit.
+marks the sessions active in this work tree with the new commit; git snap hook git
+post-rewrite records the commits an amend or a rebase rewrote (git's pairs on stdin).
 
 The agents: %s
 (the hooks git snap install writes name the event where the agent sends none).
@@ -193,8 +194,11 @@ func hookAgent(ctx context.Context, d *deps, s *gitstore.Store, cfg config.Confi
 // hookGit marks the sessions at work in this work tree with the commit
 // just made (see capture.PostCommit).
 func hookGit(ctx context.Context, d *deps, s *gitstore.Store, args []string) error {
+	if len(args) > 0 && args[0] == "post-rewrite" {
+		return hookRewrite(d, s)
+	}
 	if len(args) == 0 || args[0] != "post-commit" {
-		return fmt.Errorf("git snap hook git takes post-commit, not %q", strings.Join(args, " "))
+		return fmt.Errorf("git snap hook git takes post-commit or post-rewrite, not %q", strings.Join(args, " "))
 	}
 	code, err := gitsnap.CodeState(ctx, s, d.workDir, d.gitEnv, false)
 	if err != nil || code.Commit.IsZero() {
@@ -203,6 +207,17 @@ func hookGit(ctx context.Context, d *deps, s *gitstore.Store, args []string) err
 	pc := capture.PostCommit{Commit: code.Commit.String(), Dirty: code.Dirty, WorkTree: s.Paths().WorkTree, Now: d.now()}
 	_, err = pc.Mark(ctx, s)
 	return err
+}
+
+// hookRewrite records the commits an amend or a rebase rewrote, as
+// git's post-rewrite hook gives them on stdin, so that snapshots taken
+// at the old commits stay linked to the new ones.
+func hookRewrite(d *deps, s *gitstore.Store) error {
+	data, err := io.ReadAll(io.LimitReader(d.in, 64<<20))
+	if err != nil {
+		return fmt.Errorf("read the rewritten commits: %w", err)
+	}
+	return s.NoteRewrites(capture.ParseRewrites(data))
 }
 
 // hookLog appends a failure to .git/snap/hook.log, or to stderr when
@@ -222,6 +237,9 @@ func hookCallLog(p gitstore.Paths, o hookOptions, payload *agent.Payload, start 
 		return
 	}
 	event := "post-commit"
+	if o.Agent == "git" && len(o.Args) > 0 {
+		event = o.Args[0]
+	}
 	if o.Agent != "git" {
 		event = ""
 		if payload != nil {

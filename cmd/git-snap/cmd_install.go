@@ -47,7 +47,7 @@ func cmdInstall(e *env, install bool) *cli.Command {
 		Usage:     usage,
 		ArgsUsage: strings.Join(agent.Names(), "|") + "|git|man",
 		Description: fmt.Sprintf(`%s each agent's file:
-%s   git          a post-commit hook chained with any hook already there
+%s   git          post-commit and post-rewrite hooks chained with any hook already there
 Every other setting and hook is kept; installing twice changes nothing. Codex runs the
 hooks only in a trusted project and once each hook is trusted: install records both
 in ~/.codex/config.toml (uninstall removes the hooks' trust), or says what to add.

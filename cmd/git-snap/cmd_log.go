@@ -95,7 +95,7 @@ Examples:
 			&cli.StringFlag{Name: "until", Aliases: []string{"before"}, Usage: "only snapshots before `WHEN`"},
 			&cli.StringFlag{Name: "label", Usage: "only snapshots whose label matches `PATTERN` (a glob)"},
 			&cli.StringFlag{Name: "checkpoint", Usage: "only snapshots that carry or carried checkpoint `NAME`"},
-			&cli.StringFlag{Name: "code", Usage: "only snapshots taken at code `COMMIT` (id, prefix, HEAD or a branch)"},
+			&cli.StringFlag{Name: "code", Usage: "only snapshots taken at code `COMMIT` (id, prefix, HEAD or a branch), or at a commit an amend or a rebase rewrote into it"},
 			&cli.BoolFlag{Name: "json", Usage: "JSON for scripts (docs/json.md)"},
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "the session `NAME` when no REV is given"},
 			&cli.StringFlag{Name: "grep", Usage: "only snapshots that first recorded a message line matching `PATTERN` (as git snap search finds them)"},
@@ -244,6 +244,13 @@ func selectLog(ctx context.Context, d *deps, o logOptions) (logSelection, error)
 		return logSelection{}, err
 	}
 	sel := logSelection{r: r, names: names, filter: gitstore.Filter{Since: o.Since, Until: o.Until, Label: o.Label, Code: code}}
+	if code != "" {
+		rewrites, err := s.ReadRewrites(ctx)
+		if err != nil {
+			return logSelection{}, err
+		}
+		sel.filter.Rewritten = rewrites.Before(code)
+	}
 	if o.Checkpoint != "" {
 		sel.filter.Carried = carried
 	}

@@ -31,11 +31,16 @@ func schemaRepo(t *testing.T) (run func(args ...string) []byte) {
 	git := func(args ...string) {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Ada", "GIT_AUTHOR_EMAIL=ada@example.com", "GIT_COMMITTER_NAME=Ada",
+			"GIT_COMMITTER_EMAIL=ada@example.com", "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
 	git("init", "-q")
+	// Two commits: every snapshot is taken at the second, which pr finds.
+	git("commit", "-q", "--allow-empty", "-m", "base")
+	git("commit", "-q", "--allow-empty", "-m", "work")
 	projects := filepath.Join(dir, "projects", "-home-u-app")
 	for _, f := range []string{"short.jsonl", "tool_heavy.jsonl"} { // sessions named by the sessionId they carry
 		copyFile(t, filepath.Join("..", "..", "testdata", "claude-code", f), filepath.Join(projects, f))
@@ -216,6 +221,7 @@ func TestJSONMatchesSchemas(t *testing.T) {
 		{"search", []string{"search", "--json", "nothing-has-this-zq"}, nil},
 		{"doctor", []string{"doctor", "--json"}, []string{"agents"}},
 		{"checkpoint", []string{"checkpoint", "--json", "blue", "d~1"}, nil},
+		{"pr", []string{"pr", "--json", "HEAD~1..HEAD"}, []string{"commits", "sessions"}},
 		{"checkpoint", []string{"checkpoint", "--json", "--delete", "d/blue"}, nil},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

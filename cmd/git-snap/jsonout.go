@@ -46,6 +46,7 @@ var jsonOutputs = map[string]jsonOutput{
 	"stats":      {"stats", ""},
 	"trace":      {"trace", ""},
 	"usage":      {"usage", "rows"},
+	"pr":         {"pr", "sessions"},
 }
 
 // jsonFlags are the flags a command with --json takes besides it: --jq,

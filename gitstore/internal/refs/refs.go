@@ -87,12 +87,20 @@ func (r *Store) Read(name string) (plumbing.Hash, error) {
 	return r.readPacked(name)
 }
 
+// SymbolicError is a symbolic ref read where an object id is wanted.
+type SymbolicError struct{ Name, Value string }
+
+// Error names the ref and where it points.
+func (e *SymbolicError) Error() string {
+	return fmt.Sprintf("ref %s is symbolic (%s); git-snap refs hold commit ids", e.Name, e.Value)
+}
+
 // ParseValue reads the content of a loose ref file (name is for errors
 // only). A symbolic ref is an error: refs here hold object ids.
 func ParseValue(name string, b []byte) (plumbing.Hash, error) {
 	s := strings.TrimSpace(string(b))
 	if strings.HasPrefix(s, "ref:") {
-		return plumbing.ZeroHash, fmt.Errorf("ref %s is symbolic (%s); git-snap refs hold commit ids", name, s)
+		return plumbing.ZeroHash, &SymbolicError{name, s}
 	}
 	if len(s) != 40 || !plumbing.IsHash(s) {
 		return plumbing.ZeroHash, fmt.Errorf("ref %s holds %q, not a commit id", name, s)
@@ -126,7 +134,8 @@ func (r *Store) packed() (map[string]plumbing.Hash, error) {
 }
 
 // List returns every ref under prefix (e.g. "refs/snap/"), loose and
-// packed, loose winning.
+// packed, loose winning. A symbolic ref holds no object id and is left
+// out: every clone has one under refs/remotes/ (origin/HEAD).
 func (r *Store) List(prefix string) (map[string]plumbing.Hash, error) {
 	if err := checkPrefix(prefix); err != nil {
 		return nil, err
@@ -155,6 +164,10 @@ func (r *Store) List(prefix string) (map[string]plumbing.Hash, error) {
 		rel, _ := filepath.Rel(r.dir, path)
 		name := filepath.ToSlash(rel)
 		h, err := r.Read(name)
+		var sym *SymbolicError
+		if errors.As(err, &sym) {
+			return nil
+		}
 		if err != nil || h.IsZero() {
 			return err // a ref deleted since the walk saw it is simply gone
 		}

@@ -236,6 +236,17 @@ func TestListAgreesWithGit(t *testing.T) {
 	if _, err := r.Read("refs/snap/sym"); err == nil || !strings.Contains(err.Error(), "symbolic") {
 		t.Errorf("symbolic ref: %v", err)
 	}
+	// A listing leaves symbolic refs out, as every clone's origin/HEAD:
+	// they used to fail it, and with it git snap usage and pr in a clone.
+	gittest.Git(t, dir, "update-ref", "refs/remotes/origin/snap/s", "refs/heads/main")
+	gittest.Git(t, dir, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/snap/s")
+	listed, err := r.List("refs/remotes/")
+	if err != nil || len(listed) != 1 || listed["refs/remotes/origin/snap/s"].IsZero() {
+		t.Errorf("refs/remotes/ with a symbolic origin/HEAD: %v, %v", listed, err)
+	}
+	if listed, err := r.List("refs/snap/"); err != nil || !listed["refs/snap/sym"].IsZero() {
+		t.Errorf("refs/snap/ with a symbolic ref: %v, %v", listed, err)
+	}
 }
 
 // Of many updates racing from the same old value, exactly one wins; the

@@ -1,0 +1,428 @@
+package gitsnap
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"os/exec"
+	"slices"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/usage"
+)
+
+// PRError is a pull request's range or sessions that cannot make a
+// summary: a range that names no commit, a repository with no sessions,
+// commits no session's snapshots are linked to. Nothing is to be
+// posted; the user's input is what to change (exit status 2).
+type PRError struct{ Msg string }
+
+// Error says what is wrong and what to do.
+func (e *PRError) Error() string { return e.Msg }
+
+// UserError marks it as the caller's to correct.
+func (e *PRError) UserError() {}
+
+// Commit is a commit of the code, as a pull request lists it.
+type Commit struct {
+	ID      plumbing.Hash
+	Subject string
+}
+
+// CodeRange is a range of the code's commits: those HEAD has and BASE
+// has not, as git log BASE..HEAD lists them.
+type CodeRange struct {
+	Spec       string // as given, or "UPSTREAM..HEAD" when it was made
+	Base, Head plumbing.Hash
+	Commits    []Commit // newest first
+	code       codeRepo // where git read them
+}
+
+// codeRepo runs git on the code's repository: from a directory, as the
+// user's own git finds it, or, for a store with no work tree, on the
+// store's git dir.
+type codeRepo struct{ dir, gitDir string }
+
+// CommitRange reads a range of commits with git, in the repository dir
+// is in ("": the store's own): "BASE..HEAD", "BASE.." or "BASE" (both
+// to HEAD), or "" for the current branch's upstream to HEAD. A store
+// kept apart from the code (init --bare, --store) reads the code's
+// repository from dir. A range that names no commit is a PRError.
+func (r *Repository) CommitRange(ctx context.Context, dir, spec string) (CodeRange, error) {
+	code := codeRepo{dir: dir}
+	if p := r.Paths(); dir == "" && p.WorkTree != "" {
+		code.dir = p.WorkTree
+	} else if dir == "" {
+		code = codeRepo{dir: p.GitDir, gitDir: p.GitDir}
+	}
+	base, head := spec, "HEAD"
+	if b, h, ok := strings.Cut(spec, ".."); ok {
+		if strings.HasPrefix(h, ".") || strings.Contains(h, "..") {
+			return CodeRange{}, &PRError{fmt.Sprintf("range %q: write it as BASE..HEAD (main..HEAD), two commits", spec)}
+		}
+		base, head = b, cmpOr(h, "HEAD")
+	}
+	if base == "" {
+		up, err := code.git(ctx, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}")
+		if err != nil {
+			return CodeRange{}, &PRError{"the current branch has no upstream to compare with: give the range, as in git snap pr main..HEAD"}
+		}
+		base = strings.TrimSpace(up)
+	}
+	cr := CodeRange{Spec: base + ".." + head, code: code}
+	for _, end := range []struct {
+		rev string
+		id  *plumbing.Hash
+	}{{base, &cr.Base}, {head, &cr.Head}} {
+		if strings.HasPrefix(end.rev, "-") {
+			return cr, &PRError{fmt.Sprintf("range %s: %q is not a revision", cr.Spec, end.rev)}
+		}
+		out, err := code.git(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", end.rev+"^{commit}")
+		if err != nil {
+			if ctx.Err() != nil {
+				return cr, ctx.Err()
+			}
+			return cr, &PRError{fmt.Sprintf("range %s: %s names no commit of this repository", cr.Spec, end.rev)}
+		}
+		*end.id = plumbing.NewHash(strings.TrimSpace(out))
+	}
+	out, err := code.git(ctx, "log", "--no-show-signature", "--format=%H%x00%s", cr.Base.String()+".."+cr.Head.String())
+	if err != nil {
+		return cr, fmt.Errorf("list the commits of %s: %w", cr.Spec, err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		id, subject, ok := strings.Cut(line, "\x00")
+		if ok {
+			cr.Commits = append(cr.Commits, Commit{plumbing.NewHash(id), subject})
+		}
+	}
+	if len(cr.Commits) == 0 {
+		return cr, &PRError{fmt.Sprintf("range %s names no commit: %s has every commit of %s", cr.Spec, base, head)}
+	}
+	return cr, nil
+}
+
+// git runs git on the code's repository and returns what it printed.
+func (c codeRepo) git(ctx context.Context, args ...string) (string, error) {
+	return c.gitIn(ctx, "", args...)
+}
+
+// gitIn is git with input on its stdin.
+func (c codeRepo) gitIn(ctx context.Context, input string, args ...string) (string, error) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		return "", fmt.Errorf("git %s: %w", args[0], gitstore.ErrNoGit)
+	}
+	if c.gitDir != "" {
+		args = append([]string{"--git-dir=" + c.gitDir}, args...)
+	}
+	cmd := exec.CommandContext(ctx, git, args...)
+	cmd.Dir = c.dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cmd.Stdin = strings.NewReader(input)
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
+	}
+	return string(out), nil
+}
+
+func cmpOr(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
+}
+
+// Linked is a session some of whose snapshots were taken at commits of
+// a range: their header's code commit (the Snap-Code trailer) is one,
+// or became one when an amend or a rebase rewrote it (the post-rewrite
+// hook's record), or has the same patch (git patch-id) as one: a
+// cherry-pick, a rebase made elsewhere, or a squash merge of the commits
+// the session's snapshots name.
+type Linked struct {
+	Session string
+	// Tip is the newest of those snapshots: the session as it was at
+	// the range's last commit it saw.
+	Tip gitstore.Entry
+	// Snapshots counts them.
+	Snapshots int
+	// Commits are the range's commits they were taken at, newest first.
+	Commits []plumbing.Hash
+	// By says how the link was found: "commit" (the snapshots name a
+	// commit of the range), "rewrite" (a commit since rewritten into
+	// one), "patch-id" (a commit, or the commits together, with the same
+	// patch as one).
+	By string
+	// Fetched says the session is only in a remote's refs, not a local
+	// one (git snap fetch brought it).
+	Fetched bool
+}
+
+// LinkedSessions finds the sessions, local and fetched, with snapshots
+// taken at the range's commits, the one with the newest such snapshot
+// first. A repository with no sessions is a PRError, and so are commits
+// no session is linked to; those errors say why.
+func (r *Repository) LinkedSessions(ctx context.Context, cr CodeRange) ([]Linked, error) {
+	tips, err := usage.Sessions(ctx, r.Store)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	if len(tips) == 0 {
+		return nil, &PRError{"this repository has no sessions: nothing links to the commits of " + cr.Spec + " (git snap fetch brings a remote's; git snap install records an agent's)"}
+	}
+	rewrites, err := r.ReadRewrites(ctx)
+	if err != nil {
+		return nil, err
+	}
+	local, err := r.SessionTips(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	order := map[plumbing.Hash]int{}
+	for i, c := range cr.Commits {
+		order[c.ID] = i
+	}
+	pm := &patchMatcher{cr: cr, order: order, rewrites: rewrites}
+	var out []Linked
+	type pending struct {
+		l      Linked
+		byCode map[plumbing.Hash][]gitstore.Entry
+	}
+	var unlinked []pending // sessions to match by patch
+	link := func(l Linked, byCode map[plumbing.Hash][]gitstore.Entry, at map[plumbing.Hash]int) {
+		seen := map[int]bool{}
+		for code, i := range at {
+			seen[i] = true
+			for _, e := range byCode[code] {
+				if l.Snapshots == 0 || e.Header.Seq > l.Tip.Header.Seq {
+					l.Tip = e
+				}
+				l.Snapshots++
+			}
+		}
+		for _, i := range slices.Sorted(maps.Keys(seen)) {
+			l.Commits = append(l.Commits, cr.Commits[i].ID)
+		}
+		out = append(out, l)
+	}
+	for _, tip := range tips {
+		l := Linked{Session: tip.Header.Session}
+		_, isLocal := local[l.Session]
+		l.Fetched = !isLocal
+		byCode := map[plumbing.Hash][]gitstore.Entry{}
+		err := r.Walk(ctx, []plumbing.Hash{tip.ID}, func(e gitstore.Entry) error {
+			if plumbing.IsHash(e.Header.Code) {
+				code := plumbing.NewHash(e.Header.Code)
+				byCode[code] = append(byCode[code], e)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("read session %s: %w", l.Session, err)
+		}
+		at := map[plumbing.Hash]int{} // code commit → index of the range commit it is
+		for code := range byCode {
+			for k, h := range rewrites.Descendants(code) {
+				if i, ok := order[h]; ok {
+					at[code] = i
+					if k == 0 || l.By == "" {
+						l.By = map[bool]string{true: "commit", false: "rewrite"}[k == 0]
+					}
+					break
+				}
+			}
+		}
+		switch {
+		case len(at) > 0:
+			link(l, byCode, at)
+		case len(byCode) > 0:
+			unlinked = append(unlinked, pending{l, byCode})
+			pm.add(byCode)
+		}
+	}
+	for _, p := range unlinked {
+		at, err := pm.match(ctx, p.byCode)
+		if err != nil {
+			return nil, fmt.Errorf("match session %s by patch: %w", p.l.Session, err)
+		}
+		if len(at) > 0 {
+			p.l.By = "patch-id"
+			link(p.l, p.byCode, at)
+		}
+	}
+	if len(out) == 0 {
+		commits := fmt.Sprintf("the %d commits", len(cr.Commits))
+		if len(cr.Commits) == 1 {
+			commits = "the commit"
+		}
+		return nil, &PRError{fmt.Sprintf("none of the %d sessions has a snapshot taken at %s of %s, or at a commit rewritten into one or with the same patch (a snapshot links to the commit HEAD was on; git snap prune may have removed those that did)",
+			len(tips), commits, cr.Spec)}
+	}
+	slices.SortStableFunc(out, func(a, b Linked) int {
+		if c := b.Tip.Header.Time.Compare(a.Tip.Header.Time); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Session, b.Session)
+	})
+	return out, nil
+}
+
+// patchMatcher matches commits by their patches (git patch-id
+// --stable): the range's, read once, against a session's.
+type patchMatcher struct {
+	cr       CodeRange
+	order    map[plumbing.Hash]int
+	rewrites gitstore.Rewrites
+	ids      map[string]int // patch id → index of the range commit
+	// wanted are the commits the sessions' code commits are now (after
+	// rewrites), to ask git once which of them the base lacks; topo is
+	// git's answer, newest first, once asked.
+	wanted map[plumbing.Hash]bool
+	topo   []plumbing.Hash
+	asked  bool
+}
+
+// add notes a session's code commits, to be matched later.
+func (pm *patchMatcher) add(byCode map[plumbing.Hash][]gitstore.Entry) {
+	if pm.wanted == nil {
+		pm.wanted = map[plumbing.Hash]bool{}
+	}
+	for code := range byCode {
+		for _, h := range pm.rewrites.Latest(code) {
+			pm.wanted[h] = true
+		}
+	}
+}
+
+// ask lists, in one git call, the commits added that exist and that the
+// range's base does not hold, newest first.
+func (pm *patchMatcher) ask(ctx context.Context) error {
+	if pm.asked {
+		return nil
+	}
+	pm.asked = true
+	var in strings.Builder // on stdin: as many as there are, with no bound on a command line
+	for h := range pm.wanted {
+		in.WriteString(h.String() + "\n")
+	}
+	in.WriteString("^" + pm.cr.Base.String() + "\n")
+	list, err := pm.cr.code.gitIn(ctx, in.String(), "rev-list", "--topo-order", "--ignore-missing", "--stdin")
+	if err != nil {
+		return err
+	}
+	for _, line := range strings.Fields(list) {
+		if h := plumbing.NewHash(line); pm.wanted[h] {
+			pm.topo = append(pm.topo, h)
+		}
+	}
+	return nil
+}
+
+// match links a session's code commits to the range's by patch: each
+// commit (or what it was rewritten into) that is not in the range's base,
+// alone (a cherry-pick, a rebase elsewhere), else all of them together,
+// from the oldest's parent to the newest (a squash merge).
+func (pm *patchMatcher) match(ctx context.Context, byCode map[plumbing.Hash][]gitstore.Entry) (map[plumbing.Hash]int, error) {
+	if err := pm.ask(ctx); err != nil {
+		return nil, err
+	}
+	now := map[plumbing.Hash][]plumbing.Hash{} // commit → the codes that became it
+	for code := range byCode {
+		for _, h := range pm.rewrites.Latest(code) {
+			now[h] = append(now[h], code)
+		}
+	}
+	var present []plumbing.Hash // newest first
+	for _, h := range pm.topo {
+		if now[h] != nil {
+			present = append(present, h)
+		}
+	}
+	if len(present) == 0 {
+		return nil, nil
+	}
+	if pm.ids == nil {
+		log, err := pm.cr.code.git(ctx, "log", "-p", "--no-color", "--no-ext-diff", "--no-show-signature", "--format=commit %H", pm.cr.Base.String()+".."+pm.cr.Head.String(), "--")
+		if err != nil {
+			return nil, err
+		}
+		pairs, err := pm.cr.code.patchIDs(ctx, log)
+		if err != nil {
+			return nil, err
+		}
+		pm.ids = map[string]int{}
+		for _, p := range pairs {
+			if i, ok := pm.order[p.commit]; ok {
+				pm.ids[p.id] = i
+			}
+		}
+	}
+	at := map[plumbing.Hash]int{}
+	show := []string{"show", "-p", "--no-color", "--no-ext-diff", "--no-show-signature", "--format=commit %H"}
+	for _, h := range present {
+		show = append(show, h.String())
+	}
+	text, err := pm.cr.code.git(ctx, append(show, "--")...)
+	if err != nil {
+		return nil, err
+	}
+	each, err := pm.cr.code.patchIDs(ctx, text)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range each {
+		if j, ok := pm.ids[p.id]; ok {
+			for _, code := range now[p.commit] {
+				at[code] = j
+			}
+		}
+	}
+	if len(at) > 0 || len(present) < 2 {
+		return at, nil
+	}
+	oldest, newest := present[len(present)-1], present[0]
+	diff, err := pm.cr.code.git(ctx, "diff", "--no-color", "--no-ext-diff", oldest.String()+"^", newest.String(), "--")
+	if err != nil {
+		return nil, nil // the oldest has no parent: no squash to match
+	}
+	whole, err := pm.cr.code.patchIDs(ctx, "commit "+newest.String()+"\n"+diff)
+	if err != nil || len(whole) == 0 {
+		return nil, err
+	}
+	if j, ok := pm.ids[whole[0].id]; ok {
+		for _, h := range present {
+			for _, code := range now[h] {
+				at[code] = j
+			}
+		}
+	}
+	return at, nil
+}
+
+// patchID is a patch's id as git patch-id gives it, with its commit.
+type patchID struct {
+	id     string
+	commit plumbing.Hash
+}
+
+// patchIDs runs git patch-id --stable on patches, each after a line
+// "commit ID".
+func (c codeRepo) patchIDs(ctx context.Context, patches string) ([]patchID, error) {
+	out, err := c.gitIn(ctx, patches, "patch-id", "--stable")
+	if err != nil {
+		return nil, err
+	}
+	var ids []patchID
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if id, commit, ok := strings.Cut(line, " "); ok && plumbing.IsHash(commit) {
+			ids = append(ids, patchID{id, plumbing.NewHash(commit)})
+		}
+	}
+	return ids, nil
+}
