@@ -1,8 +1,11 @@
 package agent
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"os"
+	"sort"
 	"path/filepath"
 	"strings"
 	"time"
@@ -105,8 +108,34 @@ func (g Gemini) Decode(stdin []byte, _ []string) (Payload, error) {
 	}
 	if p.TranscriptPath == "" {
 		p.TranscriptPath = g.findChat(p.SessionID)
+	} else {
+		p.TranscriptPath = firstChat(p.TranscriptPath, p.SessionID)
 	}
 	return p, nil
+}
+
+// firstChat is the session's first JSONL chat in the folder of the one a
+// hook call names. A resume started in another minute than the chat
+// begins a file of its own, session-<now>-<id8>.jsonl, that its
+// SessionStart names; the session then goes on in its first file, which
+// the later calls name, and the new one keeps only its start. Naming the
+// first file at each call records the session from one file.
+func firstChat(path, session string) string {
+	base := filepath.Base(path)
+	if !strings.HasSuffix(base, ".jsonl") || len(session) < 8 || !strings.HasSuffix(base, "-"+session[:8]+".jsonl") || strings.ContainsAny(session[:8], `/\*?[`) {
+		return path
+	}
+	m, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "session-*-"+session[:8]+".jsonl"))
+	sort.Strings(m) // by the time in their names
+	for _, c := range m {
+		if c == path {
+			return path
+		}
+		if geminiChatID(c) == session {
+			return c
+		}
+	}
+	return path
 }
 
 // findChat finds a session's chat file: Gemini CLI names it by the
@@ -147,11 +176,16 @@ func geminiChatID(path string) string {
 		}
 		return str(head, "sessionId")
 	}
-	lines, _, err := Lines(path, 0, 1<<20)
-	if err != nil || len(lines) == 0 {
+	f, err := OpenRegular(path)
+	if err != nil {
 		return ""
 	}
-	first, _ := Element(lines[0], snapshot.Limits{}).(map[string]any)
+	defer f.Close()
+	line, err := bufio.NewReader(io.LimitReader(f, 64<<10)).ReadBytes('\n')
+	if err != nil {
+		return ""
+	}
+	first, _ := Element(line[:len(line)-1], snapshot.Limits{}).(map[string]any)
 	return str(first, "sessionId")
 }
 
@@ -477,4 +511,15 @@ func bareCallID(id, name string) string {
 		}
 	}
 	return id
+}
+
+// ModelAPI implements ModelAPIer: Gemini CLI speaks the Gemini API's
+// generateContent and streamGenerateContent.
+func (Gemini) ModelAPI() string { return "gemini" }
+
+// ModelEndpoint implements ModelAPIer: Gemini CLI takes the API's base
+// URL and a key from the environment; with a base URL set it must be told
+// to use the key (the auth it infers, "gateway", is refused headless).
+func (Gemini) ModelEndpoint(url string) string {
+	return "GOOGLE_GEMINI_BASE_URL=" + url + ` GEMINI_API_KEY=replay gemini   # with "security": {"auth": {"selectedType": "gemini-api-key"}} in ~/.gemini/settings.json`
 }
