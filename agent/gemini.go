@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
