@@ -208,14 +208,16 @@ func (Gemini) ChangesFiles(p Payload) bool { return !readOnly(p, geminiReadOnlyT
 // IsPrompt implements RecordReader: a user message with text, not one
 // Gemini CLI wrote itself: the session's context (<session_context>), a
 // hook's (<hook_context>), or the results of tool calls (functionResponse
-// parts, no text), which it leaves out of a resumed conversation alike.
+// parts, no text), which it leaves out of a resumed conversation alike,
+// or the summary of a compressed history (a <state_snapshot>).
 func (Gemini) IsPrompt(record any) bool {
 	r, _ := record.(map[string]any)
 	if r["type"] != "user" || !isGemini(r) {
 		return false
 	}
 	text := strings.TrimSpace(geminiText(r["content"]))
-	return text != "" && !strings.HasPrefix(text, "<session_context>") && !strings.HasPrefix(text, "<hook_context>")
+	return text != "" && !strings.HasPrefix(text, "<session_context>") && !strings.HasPrefix(text, "<hook_context>") &&
+		!strings.Contains(text, "<state_snapshot>") // a compressed history's summary, as Gemini CLI finds one
 }
 
 // geminiText is a content's text as Gemini CLI reads it: a string, or
@@ -284,6 +286,10 @@ func (Gemini) View(record any) (snapshot.Message, bool) {
 		if text := geminiText(r["content"]); text != "" || m.Role != "user" {
 			m.Parts = []snapshot.Part{{Kind: snapshot.PartText, Text: snapshot.ContentText(r["content"])}}
 		} // else the results of tool calls, shown with their calls
+		return m, true
+	}
+	if (Gemini{}).IsCompaction(r) { // Gemini CLI's words, no model call
+		m.Role, m.Parts = "system", []snapshot.Part{{Kind: snapshot.PartText, Text: geminiCompressed}}
 		return m, true
 	}
 	m.Role, m.UsageKey = "assistant", m.ID

@@ -20,7 +20,10 @@ import (
 // key auth chosen in the user's settings (with the base URL set, the
 // auth Gemini CLI takes from the environment is "gateway", which
 // headless runs refuse). The model is named: Gemini CLI's router would
-// pick one of its own, which has no price yet.
+// pick one of its own, which has no price yet. Its session cleanup is
+// off: a resume in another minute than the chat began leaves a file of
+// the session with no message, which the cleanup at the next start
+// deletes, with every file of the same short id, the chat among them.
 type gemini struct{}
 
 // geminiModel is the model the scenario asks for.
@@ -37,7 +40,7 @@ func (gemini) api() string  { return "gemini" }
 func (gemini) configure(w *world, url string) []string {
 	writeFile(w.t, filepath.Join(w.home, ".gemini", "settings.json"), `{
   "security": {"auth": {"selectedType": "gemini-api-key"}},
-  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false, "sessionRetention": {"enabled": false}},
   "privacy": {"usageStatisticsEnabled": false}
 }
 `)
