@@ -159,3 +159,37 @@ func TestGeminiHooksReadTheFirstChat(t *testing.T) {
 		t.Errorf("read %s (%v), want %s", p.TranscriptPath, err, first)
 	}
 }
+
+// import --from gemini finds Gemini CLI 0.61's JSONL chats and the older
+// .json ones below a folder, each its session, named by the sessionId
+// its first line or document gives.
+func TestGeminiImportFindsBothChats(t *testing.T) {
+	dir := t.TempDir()
+	copyTo := func(src, dst string) {
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyTo("../testdata/live/gemini/session-2026-11-25T09-50-ee947b54.jsonl", filepath.Join(dir, "tmp", "repo", "chats", "session-2026-11-25T09-50-ee947b54.jsonl"))
+	copyTo("../testdata/gemini/session-2026-01-16T11-01-file-ops-37b7abef.json", filepath.Join(dir, "tmp", strings.Repeat("ab", 32), "chats", "session-2026-01-16T11-01-37b7abef.json"))
+	copyTo("../testdata/gemini/SOURCE.md", filepath.Join(dir, "tmp", "repo", "logs.json"))
+	a, _ := Lookup("gemini", Env{})
+	plan, err := PlanImport(a, dir, []string{"."}, snapshot.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, it := range plan.Items {
+		got[it.Session] = IsDocumentFile(a, it.Path)
+	}
+	if len(got) != 2 || got["ee947b54-9891-4991-99f9-ecf0c7dc68bb"] || !got["37b7abef-713d-4522-85f0-8ff15a4e6d17"] {
+		t.Errorf("import plan %+v", plan)
+	}
+}
