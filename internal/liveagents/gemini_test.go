@@ -44,7 +44,9 @@ func (gemini) configure(w *world, url string) []string {
   "privacy": {"usageStatisticsEnabled": false}
 }
 `)
-	return []string{"GOOGLE_GEMINI_BASE_URL=" + url, "GEMINI_API_KEY=live-suite"}
+	// GEMINI_CLI_NO_RELAUNCH: Gemini CLI otherwise starts node again with
+	// a larger heap, which doubles each run's start.
+	return []string{"GOOGLE_GEMINI_BASE_URL=" + url, "GEMINI_API_KEY=live-suite", "GEMINI_CLI_NO_RELAUNCH=true"}
 }
 
 // result reads the session id of -p --output-format json's result.
