@@ -44,6 +44,13 @@ type compactionMarker interface {
 	CompactionMarks(record any) []string
 }
 
+// CompactsInRecords reports whether a's compactions show in its records
+// (see compactionMarker) rather than by a hook event.
+func CompactsInRecords(a Adapter) bool {
+	_, ok := a.(compactionMarker)
+	return ok
+}
+
 // Reading bounds what ReadUpdate reads.
 type Reading struct {
 	Limits snapshot.Limits

@@ -100,7 +100,7 @@ func (in Ingest) steps(ctx context.Context, p agent.Payload, o gitstore.SaveOpti
 	start := time.Now()
 	var slowest time.Duration
 	var before plumbing.Hash
-	if in.Adapter.CompactEvent() == "" { // its compactions show in its records
+	if agent.CompactsInRecords(in.Adapter) {
 		if before, err = in.Store.SessionTip(p.SessionID); err != nil {
 			return last, false, compacted, err
 		}
