@@ -427,17 +427,20 @@ func geminiHead(d map[string]any) (head map[string]any, path string, doc bool) {
 		return st.Head, st.Path, true
 	}
 	msgs, _ := d[snapshot.MemberMessages].([]any)
-	if len(msgs) > 0 {
-		head, _ = msgs[0].(map[string]any)
+	l, err := LayoutFrom(d)
+	main := l.latest("")
+	if err != nil || main < 0 {
+		return nil, "", false
 	}
-	if l, err := LayoutFrom(d); err == nil {
-		for _, f := range l.Files {
-			if f.Name == "" {
-				path = f.Path
-			}
+	pos := 0
+	for _, r := range l.Runs { // the first line of the chat's newest generation
+		if r[0] == main && pos < len(msgs) {
+			head, _ = msgs[pos].(map[string]any)
+			break
 		}
+		pos += r[1]
 	}
-	return head, path, false
+	return head, l.Files[main].Path, false
 }
 
 // TranscriptName implements TranscriptNamer: the chat's own file name

@@ -89,6 +89,18 @@ func linesUpdate(a Adapter, p Payload, extra map[string]string, rest map[string]
 	if err != nil {
 		return u, err
 	}
+	if st, ok := docStateFrom(rest); ok && len(layout.Files) == 0 && st.Stored > 0 {
+		// A session recorded from a document goes on in lines (Gemini CLI
+		// 0.61 resumes a .json chat into a .jsonl one holding it all
+		// again): the messages stored so far are the main file's first
+		// generation, restored as name~0, and the lines its next.
+		layout.Files = []LayoutFile{{Path: st.Path, Lines: int(st.Stored)}}
+		layout.Runs = [][2]int{{0, int(st.Stored)}}
+		layout.NewGeneration(0, p.TranscriptPath)
+		delete(rest, documentMember)
+		rest["turns"] = 0 // the lines hold every prompt again
+		u.Warnings = append(u.Warnings, fmt.Sprintf("the session's transcript went on from the document %s in the lines of %s: recorded from its start as generation 1, the document's records kept", st.Path, p.TranscriptPath))
+	}
 	turns, _ := num(rest["turns"])
 	marker, _ := a.(compactionMarker)
 	seen := StringSet(rest["compactions"])

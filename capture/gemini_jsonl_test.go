@@ -159,3 +159,78 @@ func mustRead(t *testing.T, s *gitstore.Store, e gitstore.Entry) map[string]any 
 	}
 	return doc
 }
+
+// A session recorded from an older .json chat goes on when Gemini CLI
+// 0.61 resumes it into a .jsonl one that holds it all again: the lines
+// are the session now (restored line for line, counted once), the
+// document's records kept as the file's earlier generation.
+func TestGeminiJSONChatGoesOnInJSONL(t *testing.T) {
+	ctx := context.Background()
+	_, s := newStore(t)
+	a, _ := agent.Lookup("gemini", agent.Env{})
+	in := Ingest{Store: s, Adapter: a}
+	dir := t.TempDir()
+	doc := readJSONDoc(t, geminiChat)
+	data, _ := json.Marshal(doc)
+	old := filepath.Join(dir, "session-2026-01-16T11-01-37b7abef.json")
+	if err := os.WriteFile(old, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	geminiHookAt(t, in, "37b7abef-713d-4522-85f0-8ff15a4e6d17", old)
+	head := map[string]any{}
+	for _, k := range []string{"sessionId", "projectHash", "startTime", "lastUpdated"} {
+		head[k] = doc[k]
+	}
+	var lines []string
+	for _, v := range append([]any{head}, doc["messages"].([]any)...) {
+		b, _ := json.Marshal(v)
+		lines = append(lines, string(b))
+	}
+	if err := os.WriteFile(old+"l", []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := geminiHookAt(t, in, "37b7abef-713d-4522-85f0-8ff15a4e6d17", old+"l")
+	got := mustRead(t, s, e)
+	want, _ := countGemini(doc)
+	n := agent.NumbersOf(got, "gemini")
+	if n.ModelCalls != want.ModelCalls || n.ToolCalls != want.ToolCalls || n.Turns != want.Turns || n.InputTokens != want.Input || n.OutputTokens != want.Output {
+		t.Errorf("numbers %+v, the chat's %+v", n, want)
+	}
+	files, err := agent.Restore(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files[""]) != len(lines) || len(files["~0"]) == 0 {
+		t.Fatalf("restored %d lines (and %d of the document), the chat has %d", len(files[""]), len(files["~0"]), len(lines))
+	}
+	for i, l := range files[""] {
+		a, _ := snapshot.Parse(l, snapshot.Limits{})
+		b, _ := snapshot.Parse([]byte(lines[i]), snapshot.Limits{})
+		if !snapshot.Equal(a, b) {
+			t.Fatalf("line %d differs", i+1)
+		}
+	}
+	if _, entry, _ := s.Read(ctx, e.ID); entry.Header.Turn != want.Turns {
+		t.Errorf("turn %d, want %d", entry.Header.Turn, want.Turns)
+	}
+	// resume puts the JSONL chat back where Gemini CLI 0.61 looks.
+	home := t.TempDir()
+	path, _, err := agent.Gemini{Dir: home}.ResumeTarget("37b7abef-713d-4522-85f0-8ff15a4e6d17", got)
+	if want := filepath.Join(home, "tmp", "src", "chats", "session-2026-01-16T11-01-37b7abef.jsonl"); err != nil || path != want {
+		t.Errorf("resume to %s (%v), want %s", path, err, want)
+	}
+}
+
+func geminiHookAt(t *testing.T, in Ingest, session, path string) gitstore.Entry {
+	t.Helper()
+	b, _ := json.Marshal(map[string]any{"session_id": session, "transcript_path": path, "cwd": "/src", "hook_event_name": "AfterAgent"})
+	p, err := in.Adapter.Decode(b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, added, err := in.Run(context.Background(), p, gitstore.SaveOptions{})
+	if err != nil || !added {
+		t.Fatalf("%s: added %v, %v", path, added, err)
+	}
+	return e
+}
