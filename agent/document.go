@@ -26,11 +26,41 @@ type documentAgent interface {
 	IsTranscriptFile(name string) bool
 }
 
-// IsDocument reports whether a's transcript is one JSON document it
-// rewrites (Gemini CLI, OpenCode) rather than lines it appends: such a
-// session is named by the id its document carries.
-func IsDocument(a Adapter) bool {
-	_, ok := a.(documentAgent)
+// mixedAgent is a documentAgent whose agent now appends lines: Gemini
+// CLI 0.61 appends JSONL chats, and still reads (as git-snap still
+// records) the one-document chats it wrote before. The file's name
+// tells which a transcript is.
+type mixedAgent interface {
+	// IsDocumentFile reports whether the transcript at path is one JSON
+	// document rather than lines.
+	IsDocumentFile(path string) bool
+}
+
+// documentKey says whether a's transcript at path is a document, and the
+// member that holds its records. With no path (a hook call that names
+// none), a mixed agent's session goes on as its last snapshot (rest)
+// was recorded.
+func documentKey(a Adapter, path string, rest map[string]any) (string, bool) {
+	da, ok := a.(documentAgent)
+	if !ok {
+		return "", false
+	}
+	if m, mixed := a.(mixedAgent); mixed {
+		if path == "" {
+			_, ok = docStateFrom(rest)
+		} else {
+			ok = m.IsDocumentFile(path)
+		}
+	}
+	return da.RecordsKey(), ok
+}
+
+// IsDocumentFile reports whether a's transcript at path is one JSON
+// document it rewrites (Gemini CLI's older chats, OpenCode) rather than
+// lines it appends: such a session is named by the id its document
+// carries.
+func IsDocumentFile(a Adapter, path string) bool {
+	_, ok := documentKey(a, path, nil)
 	return ok
 }
 

@@ -1,8 +1,12 @@
 package agent
 
 import (
+	"bufio"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -10,10 +14,16 @@ import (
 )
 
 // Gemini reads Gemini CLI's hook payloads and chat files (see
-// docs/formats.md). A chat file is one JSON document,
-// {sessionId, projectHash, startTime, lastUpdated, messages}, that Gemini
-// CLI rewrites as the session grows, so it is read whole each call (see
-// documentAgent).
+// docs/formats.md). Gemini CLI 0.61 appends a chat as JSONL,
+// chats/session-<UTC>-<id8>.jsonl in ~/.gemini/tmp/<project name>/: a
+// first line with the session's metadata, then message records (one
+// again with the same id replaces it), {"$set": {...}} metadata updates
+// ($set.messages replaces every message) and {"$rewindTo": id}. Its
+// lines are recorded as they come, like other agents' transcripts, and
+// Live reads them as Gemini CLI loads them. The chats it wrote before
+// are one JSON document, {sessionId, projectHash, startTime,
+// lastUpdated, messages}, rewritten as the session grows, read whole
+// each call (see documentAgent).
 type Gemini struct {
 	// Dir holds the user's settings and chats: ~/.gemini.
 	Dir string
@@ -35,14 +45,20 @@ func (Gemini) Name() string { return "gemini" }
 // RecordsKey implements documentAgent: the chat's messages.
 func (Gemini) RecordsKey() string { return "messages" }
 
-// IsTranscriptFile implements documentAgent: chats/session-<time>-<id>.json.
+// IsTranscriptFile implements documentAgent: chats/session-<time>-<id>.jsonl,
+// or .json as Gemini CLI wrote them before 0.61.
 func (Gemini) IsTranscriptFile(name string) bool {
-	return strings.HasPrefix(name, "session-") && strings.HasSuffix(name, ".json")
+	return strings.HasPrefix(name, "session-") && (strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".json"))
 }
 
+// IsDocumentFile implements mixedAgent: a .json chat is one document, a
+// .jsonl chat lines.
+func (Gemini) IsDocumentFile(path string) bool { return strings.HasSuffix(path, ".json") }
+
 // Events implements Installer: BeforeAgent is the prompt, AfterAgent the
-// end of a turn, PreCompress comes before a compression. AfterModel
-// fires once per streamed chunk and is not installed.
+// end of a turn, PreCompress comes at each compression check (whether
+// or not it compresses). AfterModel fires once per streamed chunk and is
+// not installed.
 func (Gemini) Events() []string {
 	return []string{"SessionStart", "BeforeAgent", "AfterTool", "AfterAgent", "PreCompress", "SessionEnd"}
 }
@@ -92,28 +108,95 @@ func (g Gemini) Decode(stdin []byte, _ []string) (Payload, error) {
 	}
 	if p.TranscriptPath == "" {
 		p.TranscriptPath = g.findChat(p.SessionID)
+	} else {
+		p.TranscriptPath = firstChat(p.TranscriptPath, p.SessionID)
 	}
 	return p, nil
 }
 
+// firstChat is the session's first JSONL chat in the folder of the one a
+// hook call names. A resume started in another minute than the chat
+// begins a file of its own, session-<now>-<id8>.jsonl, that its
+// SessionStart names; the session then goes on in its first file, which
+// the later calls name, and the new one keeps only its start. Naming the
+// first file at each call records the session from one file.
+func firstChat(path, session string) string {
+	base := filepath.Base(path)
+	if !strings.HasSuffix(base, ".jsonl") || len(session) < 8 || !strings.HasSuffix(base, "-"+session[:8]+".jsonl") || strings.ContainsAny(session[:8], `/\*?[`) {
+		return path
+	}
+	m, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "session-*-"+session[:8]+".jsonl"))
+	sort.Strings(m) // by the time in their names
+	for _, c := range m {
+		if c == path {
+			return path
+		}
+		if geminiChatID(c) == session {
+			return c
+		}
+	}
+	return path
+}
+
 // findChat finds a session's chat file: Gemini CLI names it by the
-// session id's first eight characters.
+// session id's first eight characters; of several (a resume may start a
+// file it then leaves), the one whose first line names the session and
+// that holds the most, a JSONL chat before an older .json one.
 func (g Gemini) findChat(session string) string {
 	if len(session) < 8 || strings.ContainsAny(session, `/\*?[`) {
 		return ""
 	}
-	m, _ := filepath.Glob(filepath.Join(g.Dir, "tmp", "*", "chats", "session-*-"+session[:8]+".json"))
-	if len(m) == 0 {
+	for _, ext := range []string{".jsonl", ".json"} {
+		m, _ := filepath.Glob(filepath.Join(g.Dir, "tmp", "*", "chats", "session-*-"+session[:8]+ext))
+		best, size := "", int64(-1)
+		for _, path := range m {
+			fi, err := os.Stat(path)
+			if err != nil || fi.Size() <= size {
+				continue
+			}
+			if id := geminiChatID(path); id != "" && id != session {
+				continue
+			}
+			best, size = path, fi.Size()
+		}
+		if best != "" {
+			return best
+		}
+	}
+	return ""
+}
+
+// geminiChatID is the sessionId a chat file's first line (or document)
+// names, "" when it names none.
+func geminiChatID(path string) string {
+	if strings.HasSuffix(path, ".json") {
+		head, _, _, err := readDocument(path, "messages", snapshot.Limits{})
+		if err != nil {
+			return ""
+		}
+		return str(head, "sessionId")
+	}
+	f, err := OpenRegular(path)
+	if err != nil {
 		return ""
 	}
-	return m[len(m)-1]
+	defer f.Close()
+	line, err := bufio.NewReader(io.LimitReader(f, 64<<10)).ReadBytes('\n')
+	if err != nil {
+		return ""
+	}
+	first, _ := Element(line[:len(line)-1], snapshot.Limits{}).(map[string]any)
+	return str(first, "sessionId")
 }
 
 // Transcripts implements HookReader: a chat is one file.
 func (Gemini) Transcripts(Payload) (map[string]string, error) { return nil, nil }
 
-// CompactEvent implements HookReader.
-func (Gemini) CompactEvent() string { return "PreCompress" }
+// CompactEvent implements HookReader: none. PreCompress fires at each
+// compression check, before Gemini CLI knows whether it compresses, so
+// it sets no checkpoint; a compression shows in the records that follow
+// it (see Compactions).
+func (Gemini) CompactEvent() string { return "" }
 
 // geminiReadOnlyTools are Gemini CLI's tools that write no file.
 var geminiReadOnlyTools = map[string]bool{"read_file": true, "read_many_files": true, "list_directory": true, "glob": true,
@@ -122,10 +205,44 @@ var geminiReadOnlyTools = map[string]bool{"read_file": true, "read_many_files": 
 // ChangesFiles is false after Gemini CLI's reading and searching tools.
 func (Gemini) ChangesFiles(p Payload) bool { return !readOnly(p, geminiReadOnlyTools) }
 
-// IsPrompt implements RecordReader: a user message.
+// IsPrompt implements RecordReader: a user message with text, not one
+// Gemini CLI wrote itself: the session's context (<session_context>), a
+// hook's (<hook_context>), or the results of tool calls (functionResponse
+// parts, no text), which it leaves out of a resumed conversation alike,
+// or the summary of a compressed history (a <state_snapshot>).
 func (Gemini) IsPrompt(record any) bool {
 	r, _ := record.(map[string]any)
-	return r["type"] == "user" && isGemini(r)
+	if r["type"] != "user" || !isGemini(r) {
+		return false
+	}
+	text := strings.TrimSpace(geminiText(r["content"]))
+	return text != "" && !strings.HasPrefix(text, "<session_context>") && !strings.HasPrefix(text, "<hook_context>") &&
+		!strings.Contains(text, "<state_snapshot>") // a compressed history's summary, as Gemini CLI finds one
+}
+
+// geminiText is a content's text as Gemini CLI reads it: a string, or
+// the text parts of a list of parts, joined.
+func geminiText(content any) string {
+	switch c := content.(type) {
+	case string:
+		return c
+	case []any:
+		var b strings.Builder
+		for _, p := range c {
+			switch p := p.(type) {
+			case string:
+				b.WriteString(p)
+			case map[string]any:
+				if t, ok := p["text"].(string); ok && p["thought"] != true {
+					b.WriteString(t)
+				}
+			}
+		}
+		return b.String()
+	case map[string]any:
+		return geminiText([]any{c})
+	}
+	return ""
 }
 
 // TouchedFiles implements RecordReader: file_path of write_file and
@@ -166,7 +283,13 @@ func (Gemini) View(record any) (snapshot.Message, bool) {
 	}
 	m := snapshot.Message{ID: str(r, "id"), Time: str(r, "timestamp"), Role: str(r, "type"), Model: str(r, "model")}
 	if m.Role != "gemini" {
-		m.Parts = []snapshot.Part{{Kind: snapshot.PartText, Text: snapshot.ContentText(r["content"])}}
+		if text := geminiText(r["content"]); text != "" || m.Role != "user" {
+			m.Parts = []snapshot.Part{{Kind: snapshot.PartText, Text: snapshot.ContentText(r["content"])}}
+		} // else the results of tool calls, shown with their calls
+		return m, true
+	}
+	if (Gemini{}).IsCompaction(r) { // Gemini CLI's words, no model call
+		m.Role, m.Parts = "system", []snapshot.Part{{Kind: snapshot.PartText, Text: geminiCompressed}}
 		return m, true
 	}
 	m.Role, m.UsageKey = "assistant", m.ID
@@ -181,7 +304,7 @@ func (Gemini) View(record any) (snapshot.Message, bool) {
 	calls, _ := r["toolCalls"].([]any)
 	for _, c := range calls {
 		call, _ := c.(map[string]any)
-		id := str(call, "id")
+		id := bareCallID(str(call, "id"), str(call, "name"))
 		m.Parts = append(m.Parts, snapshot.Part{Kind: snapshot.PartToolCall, Tool: str(call, "name"), CallID: id, Input: call["args"]})
 		if status := str(call, "status"); status != "" {
 			m.Parts = append(m.Parts, snapshot.Part{Kind: snapshot.PartToolResult, CallID: id, Text: geminiResult(call), IsError: geminiFailed(status)})
@@ -243,18 +366,45 @@ func geminiUsage(t map[string]any) *snapshot.Usage {
 	}
 }
 
-// IsCompaction implements RecordReader: Gemini CLI compresses the
-// history it sends, not the chat file, which keeps every message.
-func (Gemini) IsCompaction(any) bool { return false }
+// geminiCompressed is the answer Gemini CLI puts after the summary of
+// the history it compressed (ChatCompressionService, 0.61), in the
+// history it then sets in the chat ($set.messages).
+const geminiCompressed = "Got it. Thanks for the additional context!"
+
+// IsCompaction implements RecordReader: the model's acknowledgement of
+// the summary of a compressed history, a message Gemini CLI writes only
+// then. The .json chats of earlier versions kept every message, with no
+// such mark.
+func (Gemini) IsCompaction(record any) bool {
+	r, _ := record.(map[string]any)
+	return isGemini(r) && str(r, "type") == "gemini" && strings.TrimSpace(geminiText(r["content"])) == geminiCompressed
+}
 
 // SessionName implements Importer: the chat's sessionId, which the hooks
 // give as session_id; else the file's name.
 func (g Gemini) SessionName(path string) string {
+	if !g.IsDocumentFile(path) {
+		if id := geminiChatID(path); id != "" {
+			return id
+		}
+		return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	}
 	return documentName(path, g.RecordsKey(), func(head map[string]any) string { return str(head, "sessionId") })
 }
 
+// SessionID implements SessionIDReader: a JSONL chat's first line names
+// its session.
+func (Gemini) SessionID(first []any) string {
+	if len(first) == 0 {
+		return ""
+	}
+	head, _ := first[0].(map[string]any)
+	return str(head, "sessionId")
+}
+
 // Check implements Importer: a chat is an object with a sessionId and
-// messages.
+// messages, or, as JSONL, lines whose first names the sessionId and
+// projectHash.
 func (Gemini) Check(records []any) error {
 	if len(records) == 0 {
 		return fmt.Errorf("no Gemini CLI chat: the file is empty")
@@ -263,47 +413,86 @@ func (Gemini) Check(records []any) error {
 	if _, ok := doc["info"]; ok {
 		return fmt.Errorf("this is an OpenCode export (it has info); use --from opencode")
 	}
-	if _, ok := doc["messages"].([]any); !ok || str(doc, "sessionId") == "" {
-		return fmt.Errorf("no Gemini CLI chat (an object with a sessionId and messages)")
+	_, messages := doc["messages"].([]any)
+	if str(doc, "sessionId") == "" || !messages && str(doc, "projectHash") == "" {
+		return fmt.Errorf("no Gemini CLI chat (an object with a sessionId and messages, or JSONL whose first line has a sessionId and projectHash)")
 	}
 	return nil
+}
+
+// geminiHead is a recorded chat's metadata: a document's head, or the
+// first line of a JSONL chat; doc reports which.
+func geminiHead(d map[string]any) (head map[string]any, path string, doc bool) {
+	if st, ok := docStateFrom(d); ok {
+		return st.Head, st.Path, true
+	}
+	msgs, _ := d[snapshot.MemberMessages].([]any)
+	l, err := LayoutFrom(d)
+	main := l.latest("")
+	if err != nil || main < 0 {
+		return nil, "", false
+	}
+	pos := 0
+	for _, r := range l.Runs { // the first line of the chat's newest generation
+		if r[0] == main && pos < len(msgs) {
+			head, _ = msgs[pos].(map[string]any)
+			break
+		}
+		pos += r[1]
+	}
+	return head, l.Files[main].Path, false
 }
 
 // TranscriptName implements TranscriptNamer: the chat's own file name
 // when it was recorded from one, else the name Gemini CLI gives a chat,
 // session-<start, UTC, to the minute>-<the session id's first eight
-// characters>.json (docs/formats.md).
+// characters>.jsonl (.json for a chat recorded as one document;
+// docs/formats.md).
 func (g Gemini) TranscriptName(session string, doc map[string]any) string {
-	st, _ := docStateFrom(doc)
-	if base := filepath.Base(st.Path); st.Path != "" && g.IsTranscriptFile(base) && snapshot.CheckPath(base) == nil {
+	head, path, isDoc := geminiHead(doc)
+	if base := filepath.Base(path); path != "" && g.IsTranscriptFile(base) && g.IsDocumentFile(base) == isDoc && snapshot.CheckPath(base) == nil {
 		return base
 	}
-	id := chatID(st.Head, session)
-	start, err := time.Parse(time.RFC3339Nano, str(st.Head, "startTime"))
+	id := chatID(head, session)
+	start, err := time.Parse(time.RFC3339Nano, str(head, "startTime"))
 	if err != nil {
 		start = time.Unix(0, 0)
 	}
-	return "session-" + start.UTC().Format("2006-01-02T15-04") + "-" + id[:min(8, len(id))] + ".json"
+	ext := ".jsonl"
+	if isDoc {
+		ext = ".json"
+	}
+	return "session-" + start.UTC().Format("2006-01-02T15-04") + "-" + id[:min(8, len(id))] + ext
 }
 
-// ResumeTarget implements Resumer: the chat where Gemini CLI has it, else
-// chats/ of the project's folder under ~/.gemini/tmp, named by the
-// chat's projectHash (the SHA-256 of the project's path); gemini --resume
-// takes the session id, run in the project.
+// ResumeTarget implements Resumer: the chat where Gemini CLI has it,
+// else chats/ of the project's folder under ~/.gemini/tmp: for a JSONL
+// chat the folder Gemini CLI names the project by (see
+// geminiProjectDir), for an older .json chat the one named by its
+// projectHash (the SHA-256 of the project's path), from which Gemini CLI
+// moves it on resume. gemini --resume takes the session id, run in the
+// project.
 func (g Gemini) ResumeTarget(session string, doc map[string]any) (string, string, error) {
 	if err := snapshot.CheckName("session", session); err != nil {
 		return "", "", err
 	}
-	st, ok := docStateFrom(doc)
-	if !ok {
+	head, _, isDoc := geminiHead(doc)
+	if head == nil {
 		return "", "", fmt.Errorf("the snapshot was not recorded from a Gemini CLI chat")
 	}
-	id := chatID(st.Head, session)
+	id := chatID(head, session)
 	command := "gemini --resume " + shellQuote(id) + "   # in the project's folder"
 	if p := g.findChat(id); p != "" {
 		return p, command, nil
 	}
-	hash := str(st.Head, "projectHash")
+	if !isDoc {
+		cwd, _ := doc["cwd"].(string)
+		if !filepath.IsAbs(cwd) {
+			return "", "", fmt.Errorf("the snapshot names no project folder (cwd) to find the chat's folder under %s", filepath.Join(g.Dir, "tmp"))
+		}
+		return filepath.Join(g.projectDir(cwd), "chats", g.TranscriptName(session, doc)), command, nil
+	}
+	hash := str(head, "projectHash")
 	if len(hash) != 64 || strings.Trim(hash, "0123456789abcdef") != "" {
 		return "", "", fmt.Errorf("the chat has no projectHash (the SHA-256 of the project's path) to find its folder under %s", filepath.Join(g.Dir, "tmp"))
 	}
@@ -319,4 +508,27 @@ func chatID(head map[string]any, session string) string {
 		return id
 	}
 	return session
+}
+
+// bareCallID is a tool call's id as the model gave it: Gemini CLI
+// prefixes it with the tool's name and "__" (run_shell_command__call_1)
+// in the chat and in what it sends back.
+func bareCallID(id, name string) string {
+	if name != "" {
+		if rest, ok := strings.CutPrefix(id, name+"__"); ok && rest != "" {
+			return rest
+		}
+	}
+	return id
+}
+
+// ModelAPI implements ModelAPIer: Gemini CLI speaks the Gemini API's
+// generateContent and streamGenerateContent.
+func (Gemini) ModelAPI() string { return "gemini" }
+
+// ModelEndpoint implements ModelAPIer: Gemini CLI takes the API's base
+// URL and a key from the environment; with a base URL set it must be told
+// to use the key (the auth it infers, "gateway", is refused headless).
+func (Gemini) ModelEndpoint(url string) string {
+	return "GOOGLE_GEMINI_BASE_URL=" + url + ` GEMINI_API_KEY=replay gemini   # with "security": {"auth": {"selectedType": "gemini-api-key"}} in ~/.gemini/settings.json`
 }

@@ -232,8 +232,8 @@ func CheckTranscript(a Adapter, path string, lim snapshot.Limits) (string, error
 // firstRecords are the first records of a transcript, for
 // Importer.Check; of a document transcript, the document itself.
 func firstRecords(a Adapter, path string, lim snapshot.Limits) ([]any, error) {
-	if da, ok := a.(documentAgent); ok {
-		doc, _, err := documentRecords(a, path, da.RecordsKey(), lim)
+	if key, ok := documentKey(a, path, nil); ok {
+		doc, _, err := documentRecords(a, path, key, lim)
 		return []any{doc}, err
 	}
 	lines, _, err := Lines(path, 0, DefaultMaxReadBytes)
@@ -252,8 +252,8 @@ func firstRecords(a Adapter, path string, lim snapshot.Limits) ([]any, error) {
 // An imported snapshot takes it as its time: it holds history up to
 // then, and the day of the import says nothing about the session.
 func NewestRecord(a Adapter, p Payload, r Reading) (time.Time, error) {
-	if da, ok := a.(documentAgent); ok {
-		_, newest, err := documentRecords(a, p.TranscriptPath, da.RecordsKey(), r.Limits)
+	if key, ok := documentKey(a, p.TranscriptPath, nil); ok {
+		_, newest, err := documentRecords(a, p.TranscriptPath, key, r.Limits)
 		return newest, err
 	}
 	extra, err := a.Transcripts(p)

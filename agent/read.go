@@ -102,7 +102,24 @@ func liveRecords(doc map[string]any) (records []any, index []int, thread []strin
 		index = append(index, i)
 		thread = append(thread, "")
 	}
+	if name, _ := doc["agent"].(string); name != "" {
+		if a, err := Lookup(name, Env{}); err == nil {
+			if lr, ok := a.(liveReducer); ok {
+				records, index = lr.Live(records, index)
+				thread = make([]string, len(records))
+			}
+		}
+	}
 	return records, index, thread
+}
+
+// liveReducer is a RecordReader whose agent appends changes to its
+// transcript rather than only new records (Gemini CLI's JSONL chat: a
+// record again with the same id replaces it, others set metadata or
+// rewind): Live gives the records the agent itself loads from the
+// lines, in order, each with the place of the line it came from.
+type liveReducer interface {
+	Live(lines []any, index []int) ([]any, []int)
 }
 
 // LiveMessages is the conversation a document holds now: its live

@@ -162,18 +162,21 @@ type ReplayStep struct {
 
 // ReplaySteps lists a document's model calls in the order the agent made
 // them (the order of their first records), each with its inputs: the
-// records between its first record and the call before's. a reads the
-// prompts.
+// records between its first record and the call before's, and the
+// results the call before's own records hold (Gemini CLI keeps a tool
+// call's result in the message that made it). a reads the prompts.
 func ReplaySteps(doc map[string]any, a Adapter) []ReplayStep {
 	msgs := LiveMessages(doc)
 	calls := snapshot.ModelCalls(msgs, ViewMessage)
 	out := make([]ReplayStep, 0, len(calls))
 	from := 0
+	var answered []string // results kept in the call's own records (Gemini CLI's toolCalls[].result)
 	for n, c := range calls {
 		step := ReplayStep{ModelOutput: ModelOutput{Call: n + 1, ID: c.ID, Model: c.Model, Content: []any{}}}
 		if !c.Estimated {
 			step.Usage = outputUsage(c.Usage)
 		}
+		step.Results, answered = answered, nil
 		first := c.Records[0]
 		for i := from; i < first; i++ {
 			if _, skip := msgs[i].(snapshot.Unchanged); skip {
@@ -191,6 +194,12 @@ func ReplaySteps(doc map[string]any, a Adapter) []ReplayStep {
 		}
 		for _, i := range c.Records {
 			for _, p := range ViewMessage(msgs[i]).Parts {
+				if p.Kind == snapshot.PartToolResult {
+					if p.CallID != "" && !slices.Contains(answered, p.CallID) {
+						answered = append(answered, p.CallID)
+					}
+					continue
+				}
 				step.Content = append(step.Content, partJSON(p))
 			}
 		}

@@ -91,12 +91,21 @@ func liveDocument(t *testing.T, file string) map[string]any {
 // model call with the prompt or the tool results the agent sent before
 // it, and what the stub answered.
 func TestReplayStepsOfLiveSessions(t *testing.T) {
-	for _, c := range []struct{ agent, file, tool string }{
-		{"claude-code", "claude-code/6770d186-a816-4df6-a9b4-d9dc16b84fa9.jsonl", "Bash"},
-		{"codex", "codex/rollout-2026-11-25T07-37-37-01a211a3-7e80-7a72-8c19-58ed6c22e482.jsonl", "exec_command"},
+	anthropic := OutputUsage{Input: 1005, CacheRead: 2105, CacheWrite: 3205, Output: 45}
+	for _, c := range []struct {
+		agent, file, tool string
+		usage             OutputUsage
+	}{
+		{"claude-code", "claude-code/6770d186-a816-4df6-a9b4-d9dc16b84fa9.jsonl", "Bash", anthropic},
+		{"codex", "codex/rollout-2026-11-25T07-37-37-01a211a3-7e80-7a72-8c19-58ed6c22e482.jsonl", "exec_command", anthropic},
+		// Gemini's usage has no cache writes: the stub sent them as input.
+		// The tool call's result is in the call's own message.
+		{"gemini", "gemini/session-2026-11-25T09-50-ee947b54.jsonl", "run_shell_command", OutputUsage{Input: 4210, CacheRead: 2105, Output: 45}},
 	} {
 		a, _ := Lookup(c.agent, Env{})
-		steps := ReplaySteps(liveDocument(t, c.file), a)
+		doc := liveDocument(t, c.file)
+		doc["agent"] = c.agent
+		steps := ReplaySteps(doc, a)
 		if len(steps) != 3 {
 			t.Fatalf("%s: %d steps, the stub served 3", c.agent, len(steps))
 		}
@@ -108,7 +117,7 @@ func TestReplayStepsOfLiveSessions(t *testing.T) {
 		if second.Prompt != "" || len(second.Results) != 1 || second.Results[0] != "call_gitsnap_live_1" {
 			t.Errorf("%s: step 2 %+v", c.agent, second)
 		}
-		if third.Prompt != "How many lines does hello.txt hold?" || len(third.Results) != 0 || *third.Usage != (OutputUsage{Input: 1005, CacheRead: 2105, CacheWrite: 3205, Output: 45}) {
+		if third.Prompt != "How many lines does hello.txt hold?" || len(third.Results) != 0 || *third.Usage != c.usage {
 			t.Errorf("%s: step 3 %+v, usage %+v", c.agent, third, third.Usage)
 		}
 		said := ""

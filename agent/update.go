@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/git-snap/git-snap/snapshot"
@@ -28,6 +30,25 @@ type Update struct {
 	// Warnings name what the update went on without: a transcript named
 	// that does not exist, a file the agent rewrote.
 	Warnings []string
+	// Compacted says the records read hold a compaction not seen before,
+	// for an agent whose compactions show only there (see
+	// compactionMarker).
+	Compacted bool
+}
+
+// compactionMarker is a RecordReader whose agent's compactions show only
+// in its records, and may show again in later ones (Gemini CLI sets the
+// whole compressed history again on resume): CompactionMarks are the ids
+// of the compactions a record holds, so that each counts once.
+type compactionMarker interface {
+	CompactionMarks(record any) []string
+}
+
+// CompactsInRecords reports whether a's compactions show in its records
+// (see compactionMarker) rather than by a hook event.
+func CompactsInRecords(a Adapter) bool {
+	_, ok := a.(compactionMarker)
+	return ok
 }
 
 // Reading bounds what ReadUpdate reads.
@@ -55,8 +76,8 @@ func ReadUpdate(a Adapter, p Payload, extra map[string]string, tipRest map[strin
 	if p.CWD != "" {
 		rest["cwd"] = p.CWD
 	}
-	if da, ok := a.(documentAgent); ok {
-		return documentUpdate(a, p, da.RecordsKey(), rest, r.Limits)
+	if key, ok := documentKey(a, p.TranscriptPath, rest); ok {
+		return documentUpdate(a, p, key, rest, r.Limits)
 	}
 	return linesUpdate(a, p, extra, rest, r)
 }
@@ -68,7 +89,21 @@ func linesUpdate(a Adapter, p Payload, extra map[string]string, rest map[string]
 	if err != nil {
 		return u, err
 	}
+	if st, ok := docStateFrom(rest); ok && len(layout.Files) == 0 && st.Stored > 0 {
+		// A session recorded from a document goes on in lines (Gemini CLI
+		// 0.61 resumes a .json chat into a .jsonl one holding it all
+		// again): the messages stored so far are the main file's first
+		// generation, restored as name~0, and the lines its next.
+		layout.Files = []LayoutFile{{Path: st.Path, Lines: int(st.Stored)}}
+		layout.Runs = [][2]int{{0, int(st.Stored)}}
+		layout.NewGeneration(0, p.TranscriptPath)
+		delete(rest, documentMember)
+		rest["turns"] = 0 // the lines hold every prompt again
+		u.Warnings = append(u.Warnings, fmt.Sprintf("the session's transcript went on from the document %s in the lines of %s: recorded from its start as generation 1, the document's records kept", st.Path, p.TranscriptPath))
+	}
 	turns, _ := num(rest["turns"])
+	marker, _ := a.(compactionMarker)
+	seen := StringSet(rest["compactions"])
 	for _, f := range sources(p, extra, layout) {
 		if f.path == "" {
 			continue
@@ -85,6 +120,12 @@ func linesUpdate(a Adapter, p Payload, extra map[string]string, rest map[string]
 			for _, t := range a.TouchedFiles(rec) {
 				u.Touched[t] = true
 			}
+			if marker != nil && f.name == "" {
+				for _, id := range marker.CompactionMarks(rec) {
+					u.Compacted = u.Compacted || !seen[id]
+					seen[id] = true
+				}
+			}
 			u.Messages = append(u.Messages, rec)
 		}
 		if i >= 0 {
@@ -95,6 +136,13 @@ func linesUpdate(a Adapter, p Payload, extra map[string]string, rest map[string]
 	}
 	rest["transcript"] = layout.JSON()
 	rest["turns"] = turns
+	if len(seen) > 0 {
+		ids := make([]any, 0, len(seen))
+		for _, id := range slices.Sorted(maps.Keys(seen)) {
+			ids = append(ids, id)
+		}
+		rest["compactions"] = ids
+	}
 	u.Turn = int(turns)
 	return u, nil
 }

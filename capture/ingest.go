@@ -67,11 +67,18 @@ func (in Ingest) Run(ctx context.Context, p agent.Payload, o gitstore.SaveOption
 			return gitstore.Entry{}, false, fmt.Errorf("list changed files: %w", err)
 		}
 	}
-	e, added, err := in.steps(ctx, p, o, extra, changed)
+	e, added, compacted, err := in.steps(ctx, p, o, extra, changed)
 	if err != nil {
 		return e, added, err
 	}
-	if p.Event == in.Adapter.CompactEvent() {
+	if !compacted.IsZero() {
+		// An agent whose compaction shows only in its records (Gemini
+		// CLI): the checkpoint is the snapshot before them.
+		if _, err := in.Store.SetCheckpoint(ctx, agent.PreCompactCheckpoint, compacted, "before compaction", true); err != nil {
+			return e, added, fmt.Errorf("checkpoint %s: %w", agent.PreCompactCheckpoint, err)
+		}
+	}
+	if ev := in.Adapter.CompactEvent(); ev != "" && p.Event == ev {
 		id := e.ID
 		if !added {
 			if id, err = in.Store.SessionTip(p.SessionID); err != nil || id.IsZero() {
@@ -86,12 +93,18 @@ func (in Ingest) Run(ctx context.Context, p agent.Payload, o gitstore.SaveOption
 }
 
 // steps appends snapshots until the transcripts are read to their end,
-// the budget is spent, or the context is done; it returns the last one.
-func (in Ingest) steps(ctx context.Context, p agent.Payload, o gitstore.SaveOptions, extra map[string]string, changed []string) (gitstore.Entry, bool, error) {
+// the budget is spent, or the context is done; it returns the last one,
+// and, when the records read hold the agent's first sign of a new
+// compaction (agent.Update.Compacted), the snapshot before them.
+func (in Ingest) steps(ctx context.Context, p agent.Payload, o gitstore.SaveOptions, extra map[string]string, changed []string) (last gitstore.Entry, anyAdded bool, compacted plumbing.Hash, err error) {
 	start := time.Now()
-	var last gitstore.Entry
 	var slowest time.Duration
-	anyAdded := false
+	var before plumbing.Hash
+	if agent.CompactsInRecords(in.Adapter) {
+		if before, err = in.Store.SessionTip(p.SessionID); err != nil {
+			return last, false, compacted, err
+		}
+	}
 	warned := map[string]bool{}
 	for {
 		stepStart := time.Now()
@@ -112,17 +125,20 @@ func (in Ingest) steps(ctx context.Context, p agent.Payload, o gitstore.SaveOpti
 			warned[w] = true
 		}
 		if err != nil {
-			return last, anyAdded, err
+			return last, anyAdded, compacted, err
 		}
 		if added {
-			last, anyAdded = e, true
+			if u.Compacted && compacted.IsZero() {
+				compacted = before
+			}
+			last, anyAdded, before = e, true, e.ID
 		}
 		slowest = max(slowest, time.Since(stepStart))
 		switch {
 		case !added || !u.More || ctx.Err() != nil:
-			return last, anyAdded, nil
+			return last, anyAdded, compacted, nil
 		case in.Budget > 0 && time.Since(start)+2*slowest > in.Budget:
-			return last, anyAdded, nil // the next call goes on from here
+			return last, anyAdded, compacted, nil // the next call goes on from here
 		}
 	}
 }
@@ -240,7 +256,7 @@ func (in Ingest) Import(ctx context.Context, session, path string) (gitstore.Ent
 // again, quietly.
 func (in Ingest) Claim(ctx context.Context, session, path string) (name string, renamed bool, err error) {
 	first, _, err := agent.Lines(path, 0, agent.DefaultMaxReadBytes)
-	if err != nil || len(first) == 0 || agent.IsDocument(in.Adapter) {
+	if err != nil || len(first) == 0 || agent.IsDocumentFile(in.Adapter, path) {
 		return session, false, nil // a document, or nothing yet: the import reports what is wrong
 	}
 	rec := agent.Element(first[0], in.Limits)

@@ -48,6 +48,8 @@ var realSessions = []struct {
 	// testdata/live/SOURCE.md): Claude Code 2.1.328, Codex 0.169.0.
 	{"claude-code", "live/claude-code/6770d186-a816-4df6-a9b4-d9dc16b84fa9.jsonl", nil},
 	{"codex", "live/codex/rollout-2026-11-25T07-37-37-01a211a3-7e80-7a72-8c19-58ed6c22e482.jsonl", nil},
+	// Gemini CLI 0.61.0, its appended JSONL chat.
+	{"gemini", "live/gemini/session-2026-11-25T09-50-ee947b54.jsonl", nil},
 }
 
 // TestNumbersMatchTheRawFiles imports every real session and checks what
@@ -72,9 +74,12 @@ func TestNumbersMatchTheRawFiles(t *testing.T) {
 				}
 			}
 			var want counts
-			if rs.agent == "codex" {
+			switch rs.agent {
+			case "codex":
 				want = countCodex(records)
-			} else {
+			case "gemini":
+				want = countGeminiLines(t, records)
+			default:
 				want = countClaude(records)
 			}
 
@@ -135,6 +140,85 @@ func TestNumbersMatchTheRawFiles(t *testing.T) {
 			t.Logf("%s: %+v", rs.file, want)
 		})
 	}
+}
+
+// countGeminiLines counts a Gemini CLI 0.61 JSONL chat: a message is
+// each id of a line that has one, as its last such line has it; a
+// message a $set's messages hold that no line has before (the session's
+// context) is one too, at its first $set. One model call per gemini
+// message, its tokens: input less cached (plus the tool-use prompt),
+// cached as cache reads, output plus thoughts. Tool calls are toolCalls
+// entries, failed when their status is error or cancelled, each with its
+// result; turns are user messages with text that is not Gemini CLI's
+// <session_context>; answers are gemini messages with text. A message's
+// time is that of its first line. The chat has no $rewindTo.
+func countGeminiLines(t *testing.T, records []map[string]any) counts {
+	var order []string
+	last := map[string]map[string]any{}
+	first := map[string]time.Time{}
+	note := func(m map[string]any) {
+		id := text(m, "id")
+		if _, seen := last[id]; !seen {
+			order = append(order, id)
+			first[id], _ = time.Parse(time.RFC3339Nano, text(m, "timestamp"))
+		}
+		last[id] = m
+	}
+	for _, r := range records {
+		switch {
+		case r["$rewindTo"] != nil:
+			t.Fatal("the chat rewinds; this count does not follow rewinds")
+		case text(r, "id") != "":
+			note(r)
+		case r["$set"] != nil:
+			msgs, _ := field(r, "$set", "messages").([]any)
+			for _, raw := range msgs {
+				if m, _ := raw.(map[string]any); text(m, "id") != "" && last[text(m, "id")] == nil {
+					note(m)
+				}
+			}
+		}
+	}
+	var c counts
+	for _, id := range order {
+		m := last[id]
+		if at := first[id]; !at.IsZero() {
+			if c.First.IsZero() || at.Before(c.First) {
+				c.First = at
+			}
+			if at.After(c.Last) {
+				c.Last = at
+			}
+		}
+		switch text(m, "type") {
+		case "user":
+			parts, _ := m["content"].([]any)
+			for _, p := range parts {
+				if s := text(p, "text"); s != "" && !strings.HasPrefix(s, "<session_context>") {
+					c.Turns++
+					c.Messages++
+					break
+				}
+			}
+		case "gemini":
+			c.ModelCalls++
+			c.Input += integer(m, "tokens", "input") - integer(m, "tokens", "cached") + integer(m, "tokens", "tool")
+			c.CacheRead += integer(m, "tokens", "cached")
+			c.Output += integer(m, "tokens", "output") + integer(m, "tokens", "thoughts")
+			if text(m, "content") != "" {
+				c.Messages++
+			}
+			calls, _ := m["toolCalls"].([]any)
+			for _, call := range calls {
+				c.ToolCalls++
+				c.Messages += 2 // the call and its result
+				if s := text(call, "status"); s == "error" || s == "cancelled" {
+					c.ToolFailures++
+				}
+			}
+		}
+	}
+	return c
 }
 
 func readJSONL(t *testing.T, path string) []map[string]any {
@@ -446,7 +530,7 @@ func numbersCounts(n agent.Numbers) counts {
 // replay's calls.
 func agreeEverywhere(t *testing.T, s *gitstore.Store, e gitstore.Entry, want counts) {
 	t.Helper()
-	// Only the Claude Code and Codex counters count messages as a person
+	// Only the Claude Code, Codex and Gemini JSONL counters count messages as a person
 	// does; the other agents' are compared on the rest.
 	numbersCounts := func(n agent.Numbers) counts {
 		c := numbersCounts(n)

@@ -1,5 +1,5 @@
 // Package modelapi serves the model APIs coding agents speak (Anthropic
-// Messages, OpenAI Responses), answering each request from a Responder:
+// Messages, OpenAI Responses, Gemini generateContent), answering each request from a Responder:
 // a fixed Script of replies, played in order, each checked against what
 // the request before it must hold. git snap replay --serve plays a
 // recorded session's model outputs this way, so that the real agent
@@ -90,7 +90,12 @@ type Request struct {
 	// offers no tool (a title, a summary). A Script answers it apart and
 	// does not count it as a step.
 	Side bool
-	Body []byte // as sent
+	// Schema is the JSON schema the client asks the answer to follow (as
+	// a decoded JSON value), nil when it asks for free text.
+	Schema any
+	Body   []byte // as sent
+
+	sse bool // a stream asked as server-sent events (Gemini's ?alt=sse)
 }
 
 // Tool finds a tool the request offers by name.
@@ -135,7 +140,8 @@ type Responder interface {
 
 // API is one model API's wire format.
 type API interface {
-	// Name is the API's name: anthropic-messages, openai-responses.
+	// Name is the API's name: anthropic-messages, openai-responses,
+	// gemini.
 	Name() string
 	// Title is the API's own name, for people.
 	Title() string
@@ -149,6 +155,18 @@ type API interface {
 	// WriteError sends an error as the API does, so that the agent shows
 	// msg to its user.
 	WriteError(w http.ResponseWriter, status int, msg string)
+}
+
+// urlReader is an API whose requests say part of what they ask in the
+// URL rather than the body (Gemini: the model, whether to stream).
+type urlReader interface {
+	FromURL(r *http.Request, req *Request)
+}
+
+// usageSayer is an API that cannot say every kind of Usage: Said is the
+// usage as it writes it, which the server records as the reply sent.
+type usageSayer interface {
+	Said(u Usage) Usage
 }
 
 // apis holds every API, by name; each API's file adds itself in an init

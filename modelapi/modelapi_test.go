@@ -149,3 +149,59 @@ func TestSideRequestsAreNoStep(t *testing.T) {
 		t.Errorf("%d %v", status, evs)
 	}
 }
+
+// Gemini: the model and streaming are in the URL; ?alt=sse streams
+// server-sent events without names; the call id Gemini CLI sends back
+// prefixed with the tool's name is the model's; the usage has no cache
+// writes, so they are sent (and recorded) as uncached input.
+func TestGeminiStreamsFunctionCallThenText(t *testing.T) {
+	script := &Script{Steps: []Step{
+		{Prompt: "make a file", Reply: Reply{ToolCalls: []ToolCall{{ID: "call_1", Name: "run_shell_command", Input: map[string]any{"command": "touch f"}}}, Usage: Usage{Input: 10, CacheRead: 20, CacheWrite: 30, Output: 4}}},
+		{Results: []string{"call_1"}, Reply: Reply{Text: "made it", Usage: Usage{Input: 1, Output: 2}}},
+	}}
+	s := start(t, "gemini", script)
+	const tools = `"tools":[{"functionDeclarations":[{"name":"run_shell_command"}]}]`
+	status, evs := post(t, s.URL(), "/v1beta/models/gemini-x:streamGenerateContent?alt=sse", `{"contents":[{"role":"user","parts":[{"text":"<session_context>x</session_context>"}]},{"role":"user","parts":[{"text":"please make a file"}]}],`+tools+`}`)
+	if status != 200 || len(evs) != 1 {
+		t.Fatalf("status %d, %d events: %v", status, len(evs), evs)
+	}
+	cand := evs[0]["candidates"].([]any)[0].(map[string]any)
+	call := cand["content"].(map[string]any)["parts"].([]any)[0].(map[string]any)["functionCall"].(map[string]any)
+	u := evs[0]["usageMetadata"].(map[string]any)
+	if call["id"] != "call_1" || call["args"].(map[string]any)["command"] != "touch f" || cand["finishReason"] != "STOP" ||
+		u["promptTokenCount"] != 60.0 || u["cachedContentTokenCount"] != 20.0 || u["candidatesTokenCount"] != 4.0 || evs[0]["modelVersion"] != "gemini-x" {
+		t.Errorf("chunk %v", evs[0])
+	}
+	// The result comes back under the id Gemini CLI gave the call.
+	status, evs = post(t, s.URL(), "/v1beta/models/gemini-x:generateContent", `{"contents":[{"role":"user","parts":[{"text":"please make a file"}]},{"role":"model","parts":[{"functionCall":{"id":"run_shell_command__call_1","name":"run_shell_command","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"id":"run_shell_command__call_1","name":"run_shell_command","response":{"output":"ok"}}}]}],`+tools+`}`)
+	if status != 200 || evs[0]["candidates"].([]any)[0].(map[string]any)["content"].(map[string]any)["parts"].([]any)[0].(map[string]any)["text"] != "made it" {
+		t.Fatalf("non-streamed answer %d %v", status, evs)
+	}
+	got := s.Exchanges()
+	if len(got) != 2 || got[0].Request.Model != "gemini-x" || !got[0].Request.Stream || got[1].Request.Stream ||
+		got[0].Reply.Usage != (Usage{Input: 40, CacheRead: 20, Output: 4}) || got[1].Request.Items[2].CallID != "call_1" || got[1].Request.Items[2].Text != "ok" {
+		t.Errorf("exchanges %+v", got)
+	}
+	// Another conversation is refused in Gemini's error shape.
+	status, evs = post(t, s.URL(), "/v1beta/models/gemini-x:streamGenerateContent?alt=sse", `{"contents":[{"role":"user","parts":[{"text":"again"}]}],`+tools+`}`)
+	if e, _ := evs[0]["error"].(map[string]any); status != 400 || e["status"] != "INVALID_ARGUMENT" || !strings.Contains(e["message"].(string), "all 2 steps were served") {
+		t.Errorf("past the end: %d %v", status, evs)
+	}
+}
+
+// Gemini CLI's model router asks, with no tools, for JSON of a schema
+// whose score must be at least 1: a side request, answered with the
+// least JSON the schema takes, no step.
+func TestGeminiSideRequestForJSONGetsJSON(t *testing.T) {
+	script := &Script{Steps: []Step{{Reply: Reply{Text: "main"}}}}
+	s := start(t, "gemini", script)
+	_, evs := post(t, s.URL(), "/v1beta/models/gemini-3.5-flash-lite:generateContent", `{"contents":[{"role":"user","parts":[{"text":"route this"}]}],"generationConfig":{"responseMimeType":"application/json","responseJsonSchema":{"type":"OBJECT","properties":{"complexity_reasoning":{"type":"STRING"},"complexity_score":{"type":"INTEGER"}},"required":["complexity_reasoning","complexity_score"]}}}`)
+	text := evs[0]["candidates"].([]any)[0].(map[string]any)["content"].(map[string]any)["parts"].([]any)[0].(map[string]any)["text"].(string)
+	var v struct {
+		Reasoning *string `json:"complexity_reasoning"`
+		Score     float64 `json:"complexity_score"`
+	}
+	if err := json.Unmarshal([]byte(text), &v); err != nil || v.Reasoning == nil || v.Score < 1 || script.Served() != 0 {
+		t.Errorf("side answer %q (%v), served %d", text, err, script.Served())
+	}
+}

@@ -1,6 +1,7 @@
 package modelapi
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -24,7 +25,8 @@ type Step struct {
 // conversation; a request that does not hold what its step expects, or
 // one after the last step, is refused with an error naming the step.
 // Side requests (see Request.Side) are answered with Side's reply and
-// are no step. It is safe for concurrent use.
+// are no step; without Side, with "ok", or, when the request asks for
+// JSON of a schema, with the least JSON the schema accepts. It is safe for concurrent use.
 type Script struct {
 	Steps []Step
 	// Side answers side requests; nil answers them with a short text.
@@ -54,6 +56,9 @@ func (s *Script) Respond(req *Request) (Reply, error) {
 	if req.Side {
 		if s.Side != nil {
 			return s.Side(req), nil
+		}
+		if req.Schema != nil {
+			return Reply{Text: leastJSON(req.Schema)}, nil
 		}
 		return Reply{Text: "ok"}, nil
 	}
@@ -112,4 +117,50 @@ func describe(tail []Item) string {
 		return "the prompt " + quote(prompt)
 	}
 	return "empty"
+}
+
+// leastJSON is the least JSON value a JSON schema (OpenAPI's subset, as
+// model APIs take it) accepts: every required property, each at its
+// minimum (else 1: such numbers are scores and counts, which a schema
+// rarely says start at 1 though the client checks it), its first enum
+// value, or empty.
+func leastJSON(schema any) string {
+	data, err := json.Marshal(leastValue(schema, 0))
+	if err != nil {
+		return "{}"
+	}
+	return string(data)
+}
+
+func leastValue(schema any, depth int) any {
+	s, _ := schema.(map[string]any)
+	if depth > 16 || s == nil {
+		return map[string]any{}
+	}
+	if enum, ok := s["enum"].([]any); ok && len(enum) > 0 {
+		return enum[0]
+	}
+	kind, _ := s["type"].(string)
+	switch strings.ToLower(kind) {
+	case "string":
+		return ""
+	case "number", "integer":
+		if m, ok := s["minimum"].(float64); ok {
+			return m
+		}
+		return 1
+	case "boolean":
+		return false
+	case "array":
+		return []any{}
+	}
+	out := map[string]any{}
+	props, _ := s["properties"].(map[string]any)
+	required, _ := s["required"].([]any)
+	for _, r := range required {
+		if name, ok := r.(string); ok {
+			out[name] = leastValue(props[name], depth+1)
+		}
+	}
+	return out
 }

@@ -111,6 +111,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	req, err := s.api.Parse(body)
 	req.API, req.Path, req.Body = s.api.Name(), r.URL.Path, body
+	if u, ok := s.api.(urlReader); ok {
+		u.FromURL(r, &req)
+	}
 	if err != nil {
 		s.record(Exchange{Request: req, Err: err.Error()})
 		s.api.WriteError(w, http.StatusBadRequest, "git-snap model server: "+err.Error())
@@ -124,6 +127,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if rep.Model == "" {
 		rep.Model = req.Model
+	}
+	if u, ok := s.api.(usageSayer); ok {
+		rep.Usage = u.Said(rep.Usage)
 	}
 	s.record(Exchange{Request: req, Reply: &rep})
 	// An error here is the client gone; the exchange is recorded as served.

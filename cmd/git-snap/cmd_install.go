@@ -269,6 +269,11 @@ func installExtras(d *deps, o installOptions, a agent.Adapter, file string, scop
 			}
 		}
 	}
+	if g, ok := a.(agent.Gemini); ok && o.Install {
+		if err := trustGemini(d, g, file, paths.WorkTree); err != nil {
+			return err
+		}
+	}
 	if n, ok := a.(agent.Needer); ok && o.Install {
 		for _, c := range n.Needs(file, paths.WorkTree) {
 			if c.Status != agent.OK {
@@ -293,6 +298,22 @@ func trustCodex(d *deps, c agent.Codex, file, workTree string) error {
 		fmt.Fprintf(d.out, "codex needs %s trusted: add to %s\n%s\n", ch.What, c.UserConfig(), indent(ch.Manual, "    "))
 	}
 	return err
+}
+
+// trustGemini trusts the project's folder in the user's
+// trustedFolders.json when Gemini CLI would otherwise ignore its
+// settings and so git-snap's hooks there, or says what to add.
+func trustGemini(d *deps, g agent.Gemini, file, workTree string) error {
+	ch, err := g.TrustFolder(file, workTree)
+	switch {
+	case err != nil:
+		return err
+	case ch.Done:
+		fmt.Fprintf(d.out, "trusted %s in %s\n", ch.What, g.TrustedFolders())
+	case ch.Manual != "":
+		fmt.Fprintf(d.out, "gemini needs %s trusted: add to %s\n%s\n", ch.What, g.TrustedFolders(), indent(ch.Manual, "    "))
+	}
+	return nil
 }
 
 // untrustCodex removes the trust git-snap recorded for its hooks in

@@ -102,3 +102,72 @@ func TestReplayServeRefuses(t *testing.T) {
 		}
 	}
 }
+
+// replay --serve serves a Gemini CLI 0.61 chat (testdata/live) as the
+// Gemini API: the recorded call to the recorded prompt, its tool call
+// under the model's id; the next only to the result of that call, which
+// Gemini CLI sends back under its own prefixed id, and the chat keeps in
+// the call's message.
+func TestReplayServeGeminiSession(t *testing.T) {
+	_, paths := openEmpty(t)
+	dir := paths.WorkTree
+	chat := mustAbs(filepath.Join("..", "..", "testdata", "live", "gemini", "session-2026-11-25T09-50-ee947b54.jsonl"))
+	var out, errOut lockedBuffer
+	if code := replayEnv(dir, &out, &errOut).run(context.Background(), []string{"import", "--from", "gemini", chat}); code != 0 {
+		t.Fatalf("import: %d\n%s%s", code, out.String(), errOut.String())
+	}
+	const session = "ee947b54-9891-4991-99f9-ecf0c7dc68bb"
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	pr, pw := io.Pipe()
+	var served lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- replayEnv(dir, pw, &served).run(ctx, []string{"replay", "--serve", session})
+		pw.Close()
+	}()
+	first, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	if !strings.HasPrefix(first, "serving 3 model calls of "+session+" as Gemini generateContent at http://127.0.0.1:") {
+		t.Fatalf("first line %q", first)
+	}
+	url := strings.TrimSpace(first[strings.LastIndex(first, " ")+1:])
+	post := func(body string) (int, string) {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url+"/v1beta/models/gemini-3.1-pro-preview:streamGenerateContent?alt=sse", strings.NewReader(body))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	const tools = `"tools":[{"functionDeclarations":[{"name":"run_shell_command"}]}]`
+	const prompt = `{"role":"user","parts":[{"text":"<session_context>…</session_context>"}]},{"role":"user","parts":[{"text":"Write hello.txt with the shell."}]}`
+	status, body := post(`{"contents":[` + prompt + `],` + tools + `}`)
+	if status != 200 || !strings.Contains(body, `"id":"call_gitsnap_live_1"`) || !strings.Contains(body, `"name":"run_shell_command"`) || !strings.Contains(body, `"promptTokenCount":6903`) {
+		t.Errorf("the recorded prompt: %d %s", status, body)
+	}
+	call := `{"role":"model","parts":[{"functionCall":{"id":"run_shell_command__call_gitsnap_live_1","name":"run_shell_command","args":{}}}]}`
+	result := func(id string) string {
+		return `{"role":"user","parts":[{"functionResponse":{"id":"` + id + `","name":"run_shell_command","response":{"output":"ok"}}}]}`
+	}
+	status, body = post(`{"contents":[` + prompt + `,` + call + `,` + result("run_shell_command__call_other") + `],` + tools + `}`)
+	if status != 400 || !strings.Contains(body, "step 2 of 3: the recording has the result of tool call call_gitsnap_live_1 next") {
+		t.Errorf("another call's result: %d %s", status, body)
+	}
+	status, body = post(`{"contents":[` + prompt + `,` + call + `,` + result("run_shell_command__call_gitsnap_live_1") + `],` + tools + `}`)
+	if status != 200 || !strings.Contains(body, `I wrote hello.txt.`) {
+		t.Errorf("the recorded result: %d %s", status, body)
+	}
+	cancel()
+	if code := <-done; code != 130 && code != 0 {
+		t.Errorf("exit status %d", code)
+	}
+	if log := served.String(); !strings.Contains(log, "served 2 of 3 model calls") {
+		t.Errorf("stderr:\n%s", log)
+	}
+}

@@ -11,7 +11,8 @@
 // Adding an agent is a line in versions.json (its npm package, version
 // and executable), one file here with its driver (how to point it at the
 // stub, run a prompt, resume, where its transcript is, the hook events a
-// prompt fires, the gates its hooks need, a request of its API that is
-// not the recording's) and a test calling runScenario with it; and, when
-// it speaks an API modelapi lacks, one file there.
+// prompt fires, the gates its hooks need (and, for a gate with which the
+// agent does not run at all, how it refuses), a request of its API that
+// is not the recording's) and a test calling runScenario with it; and,
+// when it speaks an API modelapi lacks, one file there.
 package liveagents

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/big"
 	"net/http"
 	"os"
 	"os/exec"
@@ -61,6 +62,10 @@ type gate struct {
 	close, reopen func()
 	// detail and fix are what doctor must say with it closed.
 	detail, fix string
+	// refused, when set, runs the agent with the gate closed for an agent
+	// that then does not run at all (headless Gemini CLI in a folder it
+	// does not trust): "" when it refused as it should, else what it did.
+	refused func() string
 }
 
 // The scenario: a prompt that makes one shell tool call, a second prompt
@@ -108,6 +113,9 @@ func newWorld(t *testing.T, d driver) *world {
 	s := steps(d)
 	// The gates' runs come between the second prompt and the third.
 	for _, g := range d.gates(w) {
+		if g.refused != nil {
+			continue // no model call
+		}
 		gs := modelapi.Step{Prompt: gatePrompt(g), Reply: modelapi.Reply{Text: "ok", Usage: modelapi.Usage{Input: 1, Output: 1}}}
 		s = slices.Insert(s, len(s)-1, gs)
 	}
@@ -297,7 +305,13 @@ func runScenario(t *testing.T, d driver) {
 	for _, g := range d.gates(w) {
 		g.close()
 		w.doctor(1, "BROKEN: ", g.detail, "fix: "+g.fix)
-		d.start(w, w.repo, gatePrompt(g))
+		if g.refused != nil {
+			if msg := g.refused(); msg != "" {
+				t.Errorf("with %s closed: %s", g.name, msg)
+			}
+		} else {
+			d.start(w, w.repo, gatePrompt(g))
+		}
 		if calls, _ := w.hookLog(); len(calls) != n {
 			t.Errorf("with %s closed, the agent still called hooks: %+v", g.name, calls[n:])
 		}
@@ -436,11 +450,12 @@ func checkStats(t *testing.T, w *world, session string) {
 		model = e.Reply.Model
 		calls++
 	}
-	p, ok := prices.Table[model]
+	p, ok := prices.Default().Lookup(model)
 	if !ok {
 		t.Fatalf("the stub answered as %q, which has no price", model)
 	}
-	cost := (float64(sent.Input)*p.Input + float64(sent.CacheRead)*p.CacheRead + float64(sent.CacheWrite)*p.CacheWrite + float64(sent.Output)*p.Output) / 1e6
+	atto, _ := new(big.Float).SetInt(p.Atto(snapshot.Usage{Input: sent.Input, CacheRead: sent.CacheRead, CacheWrite: sent.CacheWrite, Output: sent.Output})).Float64()
+	cost := atto / 1e18
 	want := map[string]float64{
 		"sessions": 1, "model_calls": float64(calls), "tool_calls": 1, "tool_failures": 0, "turns": 3, "messages": 8,
 		"input_tokens": float64(sent.Input), "cache_read_tokens": float64(sent.CacheRead),
