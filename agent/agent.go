@@ -59,7 +59,10 @@ type HookReader interface {
 	Decode(stdin []byte, args []string) (Payload, error)
 	// Transcripts lists the files of a session's transcript beside the
 	// main one (subagents), as name → path; names are relative to the
-	// main transcript's directory.
+	// main transcript's directory. A place it could not look in (a
+	// regular file where the subagents' folder goes) is a *Unread error
+	// beside the files it did find: the caller records those and says
+	// what was skipped.
 	Transcripts(p Payload) (map[string]string, error)
 	// CompactEvent is the hook event that comes before a compaction.
 	CompactEvent() string

@@ -99,14 +99,15 @@ func (ClaudeCode) Transcripts(p Payload) (map[string]string, error) {
 	main := p.TranscriptPath
 	dir := filepath.Dir(main)
 	out := map[string]string{}
+	var skipped Unread
 	err := filepath.WalkDir(filepath.Join(strings.TrimSuffix(main, filepath.Ext(main)), subagentsDir), func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if os.IsNotExist(err) {
-				return nil
-			}
-			return err
-		}
-		if !d.IsDir() && strings.HasSuffix(path, ".jsonl") {
+		switch {
+		case err != nil && os.IsNotExist(err):
+			return nil
+		case err != nil: // a file where a folder goes, a folder not readable: the rest is still recorded
+			skipped.add(path, err)
+			return nil
+		case !d.IsDir() && strings.HasSuffix(path, ".jsonl"):
 			rel, _ := filepath.Rel(dir, path)
 			out[filepath.ToSlash(rel)] = path
 		}
@@ -134,7 +135,7 @@ func (ClaudeCode) Transcripts(p Payload) (map[string]string, error) {
 			}
 		}
 	}
-	return out, nil
+	return out, skipped.err()
 }
 
 // claudeSessionPrefix is how much of a transcript claudeSessionOf reads:

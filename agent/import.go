@@ -257,7 +257,7 @@ func NewestRecord(a Adapter, p Payload, r Reading) (time.Time, error) {
 		return newest, err
 	}
 	extra, err := a.Transcripts(p)
-	if err != nil {
+	if err != nil && !IsUnread(err) { // what was not read is Run's to report
 		return time.Time{}, fmt.Errorf("list subagent transcripts: %w", err)
 	}
 	paths := []string{p.TranscriptPath}

@@ -58,7 +58,10 @@ type Ingest struct {
 func (in Ingest) Run(ctx context.Context, p agent.Payload, o gitstore.SaveOptions) (gitstore.Entry, bool, error) {
 	o.Session, o.Label, o.Source = p.SessionID, p.Label(), in.Adapter.Name()
 	extra, err := in.Adapter.Transcripts(p)
-	if err != nil {
+	switch {
+	case agent.IsUnread(err) && in.Warn != nil:
+		in.Warn(fmt.Sprintf("subagent transcripts: %v", err))
+	case err != nil && !agent.IsUnread(err):
 		return gitstore.Entry{}, false, fmt.Errorf("list subagent transcripts: %w", err)
 	}
 	var changed []string
