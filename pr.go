@@ -190,62 +190,27 @@ func (r *Repository) LinkedSessions(ctx context.Context, cr CodeRange) ([]Linked
 	}
 	pm := &patchMatcher{cr: cr, order: order, rewrites: rewrites}
 	var out []Linked
-	type pending struct {
-		l      Linked
-		byCode map[plumbing.Hash][]gitstore.Entry
-	}
-	var unlinked []pending // sessions to match by patch
-	link := func(l Linked, byCode map[plumbing.Hash][]gitstore.Entry, at map[plumbing.Hash]int) {
-		seen := map[int]bool{}
-		for code, i := range at {
-			seen[i] = true
-			for _, e := range byCode[code] {
-				if l.Snapshots == 0 || e.Header.Seq > l.Tip.Header.Seq {
-					l.Tip = e
-				}
-				l.Snapshots++
-			}
-		}
-		for _, i := range slices.Sorted(maps.Keys(seen)) {
-			l.Commits = append(l.Commits, cr.Commits[i].ID)
-		}
-		out = append(out, l)
-	}
+	var unlinked []pendingLink // sessions to match by patch
 	for _, tip := range tips {
 		l := Linked{Session: tip.Header.Session}
 		_, isLocal := local[l.Session]
 		l.Fetched = !isLocal
-		byCode := map[plumbing.Hash][]gitstore.Entry{}
-		err := r.Walk(ctx, []plumbing.Hash{tip.ID}, func(e gitstore.Entry) error {
-			if plumbing.IsHash(e.Header.Code) {
-				code := plumbing.NewHash(e.Header.Code)
-				byCode[code] = append(byCode[code], e)
-			}
-			return nil
-		})
+		byCode, err := r.snapshotsByCode(ctx, tip)
 		if err != nil {
 			return nil, fmt.Errorf("read session %s: %w", l.Session, err)
 		}
-		at := map[plumbing.Hash]int{} // code commit → index of the range commit it is
-		for code := range byCode {
-			for k, h := range rewrites.Descendants(code) {
-				if i, ok := order[h]; ok {
-					at[code] = i
-					if k == 0 || l.By == "" {
-						l.By = map[bool]string{true: "commit", false: "rewrite"}[k == 0]
-					}
-					break
-				}
-			}
-		}
+		var at map[plumbing.Hash]int
+		at, l.By = linkByCommit(byCode, rewrites, order)
 		switch {
 		case len(at) > 0:
-			link(l, byCode, at)
+			out = append(out, l.withSnapshots(cr, byCode, at))
 		case len(byCode) > 0:
-			unlinked = append(unlinked, pending{l, byCode})
+			unlinked = append(unlinked, pendingLink{l, byCode})
 			pm.add(byCode)
 		}
 	}
+	// Patches are matched only once every session not linked otherwise
+	// is known, so that git is asked about all their commits at once.
 	for _, p := range unlinked {
 		at, err := pm.match(ctx, p.byCode)
 		if err != nil {
@@ -253,16 +218,11 @@ func (r *Repository) LinkedSessions(ctx context.Context, cr CodeRange) ([]Linked
 		}
 		if len(at) > 0 {
 			p.l.By = "patch-id"
-			link(p.l, p.byCode, at)
+			out = append(out, p.l.withSnapshots(cr, p.byCode, at))
 		}
 	}
 	if len(out) == 0 {
-		commits := fmt.Sprintf("the %d commits", len(cr.Commits))
-		if len(cr.Commits) == 1 {
-			commits = "the commit"
-		}
-		return nil, &PRError{fmt.Sprintf("none of the %d sessions has a snapshot taken at %s of %s, or at a commit rewritten into one or with the same patch (a snapshot links to the commit HEAD was on; git snap prune may have removed those that did)",
-			len(tips), commits, cr.Spec)}
+		return nil, noLinkedSession(cr, len(tips))
 	}
 	slices.SortStableFunc(out, func(a, b Linked) int {
 		if c := b.Tip.Header.Time.Compare(a.Tip.Header.Time); c != 0 {
@@ -271,6 +231,83 @@ func (r *Repository) LinkedSessions(ctx context.Context, cr CodeRange) ([]Linked
 		return strings.Compare(a.Session, b.Session)
 	})
 	return out, nil
+}
+
+// pendingLink is a session none of whose code commits is (or was
+// rewritten into) one of the range's: it may still match one by patch.
+type pendingLink struct {
+	l      Linked
+	byCode map[plumbing.Hash][]gitstore.Entry
+}
+
+// snapshotsByCode reads a session's snapshots, grouped by the code
+// commit their header names; those naming none are left out, as nothing
+// can link them to a commit.
+func (r *Repository) snapshotsByCode(ctx context.Context, tip gitstore.Entry) (map[plumbing.Hash][]gitstore.Entry, error) {
+	byCode := map[plumbing.Hash][]gitstore.Entry{}
+	err := r.Walk(ctx, []plumbing.Hash{tip.ID}, func(e gitstore.Entry) error {
+		if plumbing.IsHash(e.Header.Code) {
+			code := plumbing.NewHash(e.Header.Code)
+			byCode[code] = append(byCode[code], e)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return byCode, nil
+}
+
+// linkByCommit maps each code commit that is one of the range's, or was
+// rewritten into one, to that commit's index in the range. by is
+// "commit" when some code commit is itself in the range, else "rewrite"
+// when some link went through a rewrite, else "": a direct link is the
+// stronger claim, so it wins whatever order the map is walked in.
+func linkByCommit(byCode map[plumbing.Hash][]gitstore.Entry, rewrites gitstore.Rewrites, order map[plumbing.Hash]int) (at map[plumbing.Hash]int, by string) {
+	at = map[plumbing.Hash]int{}
+	for code := range byCode {
+		for k, h := range rewrites.Descendants(code) {
+			if i, ok := order[h]; ok {
+				at[code] = i
+				if k == 0 || by == "" {
+					by = map[bool]string{true: "commit", false: "rewrite"}[k == 0]
+				}
+				break
+			}
+		}
+	}
+	return at, by
+}
+
+// withSnapshots completes l from the snapshots taken at the code commits
+// at links: their newest as the tip, their count, and the range's
+// commits they link to, newest first (the range's order).
+func (l Linked) withSnapshots(cr CodeRange, byCode map[plumbing.Hash][]gitstore.Entry, at map[plumbing.Hash]int) Linked {
+	seen := map[int]bool{}
+	for code, i := range at {
+		seen[i] = true
+		for _, e := range byCode[code] {
+			if l.Snapshots == 0 || e.Header.Seq > l.Tip.Header.Seq {
+				l.Tip = e
+			}
+			l.Snapshots++
+		}
+	}
+	for _, i := range slices.Sorted(maps.Keys(seen)) {
+		l.Commits = append(l.Commits, cr.Commits[i].ID)
+	}
+	return l
+}
+
+// noLinkedSession is the PRError for a range no session links to; it
+// names the likely causes, since the user has no other way to see why.
+func noLinkedSession(cr CodeRange, sessions int) error {
+	commits := fmt.Sprintf("the %d commits", len(cr.Commits))
+	if len(cr.Commits) == 1 {
+		commits = "the commit"
+	}
+	return &PRError{fmt.Sprintf("none of the %d sessions has a snapshot taken at %s of %s, or at a commit rewritten into one or with the same patch (a snapshot links to the commit HEAD was on; git snap prune may have removed those that did)",
+		sessions, commits, cr.Spec)}
 }
 
 // patchMatcher matches commits by their patches (git patch-id
@@ -332,38 +369,67 @@ func (pm *patchMatcher) match(ctx context.Context, byCode map[plumbing.Hash][]gi
 	if err := pm.ask(ctx); err != nil {
 		return nil, err
 	}
-	now := map[plumbing.Hash][]plumbing.Hash{} // commit → the codes that became it
+	now, present := pm.present(byCode)
+	if len(present) == 0 {
+		return nil, nil
+	}
+	if err := pm.readRangeIDs(ctx); err != nil {
+		return nil, err
+	}
+	at, err := pm.matchEach(ctx, present, now)
+	if err != nil || len(at) > 0 || len(present) < 2 {
+		return at, err
+	}
+	return pm.matchSquash(ctx, present, now)
+}
+
+// present maps each commit a session's code commits became (after
+// rewrites) to the code commits that became it, and lists those of them
+// ask found outside the range's base, newest first: only those can carry
+// a patch the range holds.
+func (pm *patchMatcher) present(byCode map[plumbing.Hash][]gitstore.Entry) (now map[plumbing.Hash][]plumbing.Hash, present []plumbing.Hash) {
+	now = map[plumbing.Hash][]plumbing.Hash{}
 	for code := range byCode {
 		for _, h := range pm.rewrites.Latest(code) {
 			now[h] = append(now[h], code)
 		}
 	}
-	var present []plumbing.Hash // newest first
 	for _, h := range pm.topo {
 		if now[h] != nil {
 			present = append(present, h)
 		}
 	}
-	if len(present) == 0 {
-		return nil, nil
+	return now, present
+}
+
+// readRangeIDs reads the patch ids of the range's commits, once for all
+// sessions, and only when some session needs them: it runs git log -p
+// over the whole range.
+func (pm *patchMatcher) readRangeIDs(ctx context.Context) error {
+	if pm.ids != nil {
+		return nil
 	}
-	if pm.ids == nil {
-		log, err := pm.cr.code.git(ctx, "log", "-p", "--no-color", "--no-ext-diff", "--no-show-signature", "--format=commit %H", pm.cr.Base.String()+".."+pm.cr.Head.String(), "--")
-		if err != nil {
-			return nil, err
-		}
-		pairs, err := pm.cr.code.patchIDs(ctx, log)
-		if err != nil {
-			return nil, err
-		}
-		pm.ids = map[string]int{}
-		for _, p := range pairs {
-			if i, ok := pm.order[p.commit]; ok {
-				pm.ids[p.id] = i
-			}
+	log, err := pm.cr.code.git(ctx, "log", "-p", "--no-color", "--no-ext-diff", "--no-show-signature", "--format=commit %H", pm.cr.Base.String()+".."+pm.cr.Head.String(), "--")
+	if err != nil {
+		return err
+	}
+	pairs, err := pm.cr.code.patchIDs(ctx, log)
+	if err != nil {
+		return err
+	}
+	pm.ids = map[string]int{}
+	for _, p := range pairs {
+		if i, ok := pm.order[p.commit]; ok {
+			pm.ids[p.id] = i
 		}
 	}
-	at := map[plumbing.Hash]int{}
+	return nil
+}
+
+// matchEach links the code commits whose present commit alone has the
+// patch of one of the range's: a cherry-pick, or a rebase made elsewhere.
+// The present commits' patches are read in one git call.
+func (pm *patchMatcher) matchEach(ctx context.Context, present []plumbing.Hash, now map[plumbing.Hash][]plumbing.Hash) (map[plumbing.Hash]int, error) {
 	show := []string{"show", "-p", "--no-color", "--no-ext-diff", "--no-show-signature", "--format=commit %H"}
 	for _, h := range present {
 		show = append(show, h.String())
@@ -376,6 +442,7 @@ func (pm *patchMatcher) match(ctx context.Context, byCode map[plumbing.Hash][]gi
 	if err != nil {
 		return nil, err
 	}
+	at := map[plumbing.Hash]int{}
 	for _, p := range each {
 		if j, ok := pm.ids[p.id]; ok {
 			for _, code := range now[p.commit] {
@@ -383,9 +450,13 @@ func (pm *patchMatcher) match(ctx context.Context, byCode map[plumbing.Hash][]gi
 			}
 		}
 	}
-	if len(at) > 0 || len(present) < 2 {
-		return at, nil
-	}
+	return at, nil
+}
+
+// matchSquash links all the code commits to one of the range's when the
+// present commits together, from the oldest's parent to the newest, have
+// its patch: a squash merge of the session's commits.
+func (pm *patchMatcher) matchSquash(ctx context.Context, present []plumbing.Hash, now map[plumbing.Hash][]plumbing.Hash) (map[plumbing.Hash]int, error) {
 	oldest, newest := present[len(present)-1], present[0]
 	diff, err := pm.cr.code.git(ctx, "diff", "--no-color", "--no-ext-diff", oldest.String()+"^", newest.String(), "--")
 	if err != nil {
@@ -395,6 +466,7 @@ func (pm *patchMatcher) match(ctx context.Context, byCode map[plumbing.Hash][]gi
 	if err != nil || len(whole) == 0 {
 		return nil, err
 	}
+	at := map[plumbing.Hash]int{}
 	if j, ok := pm.ids[whole[0].id]; ok {
 		for _, h := range present {
 			for _, code := range now[h] {
