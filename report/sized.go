@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/git-snap/git-snap/snapshot"
 )
 
 // PRMaxChars is GitHub's limit on the body of a pull request, an issue
@@ -174,6 +176,8 @@ func (z *sizer) opt(prio int, kind, full string, cut func(int) string) {
 	z.pieces = append(z.pieces, piece{opt: o})
 }
 
+// build lays out the document as pieces: the header, then each turn,
+// with what may be cut as optional blocks for fit to choose among.
 func (z *sizer) build() {
 	var hdr bytes.Buffer
 	md := &mdWriter{w: bufio.NewWriter(&hdr)}
@@ -182,57 +186,7 @@ func (z *sizer) build() {
 	z.req(hdr.String())
 	z.pieces = append(z.pieces, piece{}) // the note of what was cut, once known
 	for i := range z.s.Turns {
-		t := &z.s.Turns[i]
-		z.cur = &turnCuts{turn: t}
-		z.turns = append(z.turns, z.cur)
-		z.req("## " + mdInline(turnTitle(t)))
-		if t.Prompt != "" {
-			p := mdText(t.Prompt)
-			if z.promptCap > 0 && len(p) > z.promptCap {
-				z.cur.promptCut = true
-				if c := cutMarkdown(p, z.promptCap, "of this prompt"); c != "" {
-					p = c
-				} else { // one long line: its start (a paragraph's, in a quote that ends after it)
-					first, _, _ := strings.Cut(p, "\n")
-					kept := truncBytes(first, z.promptCap)
-					if fenceOpen().MatchString(first) {
-						kept = "" // a fence's opening: nothing of it
-					}
-					p = fmt.Sprintf("%s\n\n*\\[… %s more characters of this prompt cut\\]*", kept, thousands(int64(len(p)-len(kept))))
-				}
-			}
-			z.req(quote(p))
-		}
-		last := -1
-		for j := range t.Items {
-			if t.Items[j].Kind == KindText {
-				last = j
-			}
-		}
-		z.items(t.Items, last, false)
-		if len(t.Files) > 0 {
-			z.req("### Files changed")
-			var list []string
-			for _, f := range t.Files {
-				list = append(list, "- "+mdInline(fileSummary(f)))
-			}
-			z.req(strings.Join(list, "\n"))
-			for _, f := range t.Files {
-				if f.Patch == "" {
-					continue
-				}
-				open := fmt.Sprintf("<details class=\"file-diff\">\n<summary>%s</summary>\n\n", html.EscapeString(fileSummary(f)))
-				patch := f.Patch
-				z.opt(prioDiff, "diff", open+fenced("diff", patch)+"\n\n</details>", func(n int) string {
-					body := cutFenced("diff", patch, n-len(open)-len("\n\n</details>"), "of this diff")
-					if body == "" {
-						return ""
-					}
-					return open + body + "\n\n</details>"
-				})
-			}
-		}
-		z.pieces = append(z.pieces, piece{note: z.cur})
+		z.turn(&z.s.Turns[i])
 	}
 	if len(z.s.Turns) == 0 {
 		z.req("*Nothing happened in this range.*")
@@ -242,112 +196,218 @@ func (z *sizer) build() {
 	}
 }
 
+// turn adds a turn's pieces: its title, prompt, items and changed files,
+// closed by the note of what it lost.
+func (z *sizer) turn(t *Turn) {
+	z.cur = &turnCuts{turn: t}
+	z.turns = append(z.turns, z.cur)
+	z.req("## " + mdInline(turnTitle(t)))
+	if t.Prompt != "" {
+		z.req(quote(z.prompt(t.Prompt)))
+	}
+	z.items(t.Items, lastAnswer(t.Items), false)
+	if len(t.Files) > 0 {
+		z.files(t.Files)
+	}
+	z.pieces = append(z.pieces, piece{note: z.cur})
+}
+
+// prompt is a prompt as Markdown, cut to promptCap when that is set: a
+// prompt is required text, so on the tighter levels it must shrink
+// itself rather than be chosen away.
+func (z *sizer) prompt(prompt string) string {
+	p := mdText(prompt)
+	if z.promptCap <= 0 || len(p) <= z.promptCap {
+		return p
+	}
+	z.cur.promptCut = true
+	if c := cutMarkdown(p, z.promptCap, "of this prompt"); c != "" {
+		return c
+	}
+	// One long line: its start (a paragraph's, in a quote that ends after it).
+	first, _, _ := strings.Cut(p, "\n")
+	kept := truncBytes(first, z.promptCap)
+	if fenceOpen().MatchString(first) {
+		kept = "" // a fence's opening: nothing of it
+	}
+	return fmt.Sprintf("%s\n\n*\\[… %s more characters of this prompt cut\\]*", kept, thousands(int64(len(p)-len(kept))))
+}
+
+// lastAnswer is the index of the last answer among items, -1 when there
+// is none: where a turn ended up, kept longest.
+func lastAnswer(items []Item) int {
+	last := -1
+	for j := range items {
+		if items[j].Kind == KindText {
+			last = j
+		}
+	}
+	return last
+}
+
+// files adds the list of a turn's changed files, always kept, and each
+// one's diff as an optional block.
+func (z *sizer) files(files []snapshot.FileChange) {
+	z.req("### Files changed")
+	var list []string
+	for _, f := range files {
+		list = append(list, "- "+mdInline(fileSummary(f)))
+	}
+	z.req(strings.Join(list, "\n"))
+	for _, f := range files {
+		if f.Patch == "" {
+			continue
+		}
+		open := fmt.Sprintf("<details class=\"file-diff\">\n<summary>%s</summary>\n\n", html.EscapeString(fileSummary(f)))
+		z.optDetails(prioDiff, "diff", open, "diff", f.Patch, "of this diff")
+	}
+}
+
+// optDetails adds an optional block of text fenced as lang inside a
+// <details> element opened by open. A cut keeps the element whole and
+// cuts only the fenced text, so the document still renders.
+func (z *sizer) optDetails(prio int, kind, open, lang, text, what string) {
+	const closing = "\n\n</details>"
+	z.opt(prio, kind, open+fenced(lang, text)+closing, func(n int) string {
+		body := cutFenced(lang, text, n-len(open)-len(closing), what)
+		if body == "" {
+			return ""
+		}
+		return open + body + closing
+	})
+}
+
+// callList gathers the lines of a list of tool calls, which become one
+// required piece when something else comes between calls. When the
+// sizer collapses, the calls of a run are held back to be counted in a
+// line of their own.
+type callList struct {
+	z       *sizer
+	calls   []string // the list being written
+	okRun   []string // tool calls counted by the run, when collapsed: names
+	okLines []string // and their lines, written as they are when the run is one call
+}
+
+// endRun writes the run held back: a single call as its own line, more
+// as one line counting them by tool.
+func (cl *callList) endRun() {
+	if len(cl.okRun) <= 1 {
+		cl.calls = append(cl.calls, cl.okLines...)
+	} else {
+		cl.calls = append(cl.calls, runLine(cl.okRun))
+		cl.z.cur.collapsed += len(cl.okRun)
+	}
+	cl.okRun, cl.okLines = nil, nil
+}
+
+// flush ends the list: what comes next is a block of its own.
+func (cl *callList) flush() {
+	cl.endRun()
+	if len(cl.calls) > 0 {
+		cl.z.req(strings.Join(cl.calls, "\n"))
+		cl.calls = nil
+	}
+}
+
+// runLine is a run of tool calls as one line of a list: how many, and
+// how many of each tool in the order they first came; ✗ when one of
+// them failed.
+func runLine(run []string) string {
+	counts := map[string]int{}
+	var names []string
+	for _, n := range run {
+		if counts[n] == 0 {
+			names = append(names, n)
+		}
+		counts[n]++
+	}
+	var parts []string
+	for _, n := range names {
+		parts = append(parts, fmt.Sprintf("%s ×%d", n, counts[n]))
+	}
+	mark := "✓"
+	for _, n := range run {
+		if strings.HasSuffix(n, " (failed)") {
+			mark = "✗"
+		}
+	}
+	return "- " + mark + " " + mdInline(fmt.Sprintf("%d calls: %s", len(run), strings.Join(parts, ", ")))
+}
+
 // items adds a turn's (or a subagent's) items: tool calls as lines,
 // failed calls' outputs, answers, markers.
 func (z *sizer) items(items []Item, last int, sub bool) {
-	var calls []string          // the list being written
-	var okRun, okLines []string // tool calls counted by the run, when collapsed: names and lines
-	flushOK := func() {
-		if len(okRun) <= 1 {
-			calls = append(calls, okLines...)
-			okRun, okLines = nil, nil
-			return
-		}
-		counts := map[string]int{}
-		var names []string
-		for _, n := range okRun {
-			if counts[n] == 0 {
-				names = append(names, n)
-			}
-			counts[n]++
-		}
-		var parts []string
-		for _, n := range names {
-			parts = append(parts, fmt.Sprintf("%s ×%d", n, counts[n]))
-		}
-		mark := "✓"
-		for _, n := range okRun {
-			if strings.HasSuffix(n, " (failed)") {
-				mark = "✗"
-			}
-		}
-		calls = append(calls, "- "+mark+" "+mdInline(fmt.Sprintf("%d calls: %s", len(okRun), strings.Join(parts, ", "))))
-		z.cur.collapsed += len(okRun)
-		okRun, okLines = nil, nil
-	}
-	flush := func() {
-		flushOK()
-		if len(calls) > 0 {
-			z.req(strings.Join(calls, "\n"))
-			calls = nil
-		}
-	}
+	cl := &callList{z: z}
 	for j := range items {
 		it := &items[j]
 		switch it.Kind {
 		case KindText:
-			flush()
+			cl.flush()
 			text := mdText(it.Text)
-			prio := prioAnswer
-			switch {
-			case sub:
-				prio = prioSubagent
-			case j == last:
-				prio = prioLast
-			}
-			z.opt(prio, "answer", text, func(n int) string { return cutMarkdown(text, n, "of this answer") })
+			z.opt(answerPrio(sub, j == last), "answer", text, func(n int) string { return cutMarkdown(text, n, "of this answer") })
 		case KindThinking:
 			z.cur.thinking++
 		case KindContext:
 			z.cur.context++
 		case KindTool, KindResult:
-			c := it.Tool
-			if it.Kind == KindTool {
-				z.cur.inputs++
-			}
-			line := toolLine(it)
-			if !c.Failed || z.collapseFailed {
-				if !c.Failed {
-					z.cur.outputs++
-				}
-				if z.collapse {
-					okRun = append(okRun, or(c.Name, "tool")+map[bool]string{true: " (failed)"}[c.Failed])
-					okLines = append(okLines, line)
-				} else {
-					calls = append(calls, line)
-				}
-			} else {
-				flushOK()
-				calls = append(calls, line)
-			}
-			if c.Failed && c.HasResult && !z.collapseFailed {
-				flush()
-				open := fmt.Sprintf("<details class=\"%s\" id=\"%s\">\n<summary>%s</summary>\n\n", toolClass(it), it.ID, html.EscapeString("output of "+toolSummary(it)))
-				result := c.Result
-				z.opt(prioFailure, "output", open+fenced("text", result)+"\n\n</details>", func(n int) string {
-					body := cutFenced("text", result, n-len(open)-len("\n\n</details>"), "of this output")
-					if body == "" {
-						return ""
-					}
-					return open + body + "\n\n</details>"
-				})
-			}
-			if c.Subagent != nil {
-				flush()
-				z.subagent(c.Subagent)
-			}
+			z.toolCall(cl, it)
 		case KindSubagent:
-			flush()
+			cl.flush()
 			z.subagent(it.Subagent)
 		case KindCompaction:
-			flush()
+			cl.flush()
 			z.req("*— the conversation was compacted here —*")
 		case KindCheckpoint:
-			flush()
+			cl.flush()
 			z.req(fmt.Sprintf("**⚑ checkpoint %s**", mdInline(it.Text)))
 		}
 	}
-	flush()
+	cl.flush()
+}
+
+// answerPrio is how long an answer is kept: a subagent's goes first, a
+// turn's last answer (where it ended up) last.
+func answerPrio(sub, last bool) int {
+	switch {
+	case sub:
+		return prioSubagent
+	case last:
+		return prioLast
+	}
+	return prioAnswer
+}
+
+// toolCall adds a tool call (or a result of one from before the range)
+// to the list: a failed call's line and output stay in view unless even
+// failed calls are collapsed; a subagent the call ran follows it.
+func (z *sizer) toolCall(cl *callList, it *Item) {
+	c := it.Tool
+	if it.Kind == KindTool {
+		z.cur.inputs++
+	}
+	line := toolLine(it)
+	switch {
+	case c.Failed && !z.collapseFailed:
+		cl.endRun()
+		cl.calls = append(cl.calls, line)
+	case z.collapse:
+		cl.okRun = append(cl.okRun, or(c.Name, "tool")+map[bool]string{true: " (failed)"}[c.Failed])
+		cl.okLines = append(cl.okLines, line)
+	default:
+		cl.calls = append(cl.calls, line)
+	}
+	if !c.Failed {
+		z.cur.outputs++
+	}
+	if c.Failed && c.HasResult && !z.collapseFailed {
+		cl.flush()
+		open := fmt.Sprintf("<details class=\"%s\" id=\"%s\">\n<summary>%s</summary>\n\n", toolClass(it), it.ID, html.EscapeString("output of "+toolSummary(it)))
+		z.optDetails(prioFailure, "output", open, "text", c.Result, "of this output")
+	}
+	if c.Subagent != nil {
+		cl.flush()
+		z.subagent(c.Subagent)
+	}
 }
 
 func (z *sizer) subagent(s *Subagent) {
