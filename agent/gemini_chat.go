@@ -28,77 +28,106 @@ import (
 // Records of a .json chat, one message each with its own id, come out
 // as they went in.
 func (Gemini) Live(lines []any, index []int) ([]any, []int) {
-	type entry struct {
-		rec   any
-		index int
-	}
-	var order []string
-	byID := map[string]entry{}
-	set := func(id string, e entry) {
-		if _, seen := byID[id]; !seen {
-			order = append(order, id)
-		}
-		byID[id] = e
-	}
-	addNew := func(msgs []any, at int) {
-		for _, m := range msgs {
-			if r, ok := m.(map[string]any); ok {
-				if id, ok := r["id"].(string); ok {
-					if _, seen := byID[id]; !seen {
-						set(id, entry{m, at})
-					}
-				}
-			}
-		}
-	}
+	c := liveChat{byID: map[string]liveEntry{}}
 	var kept []any // records that are no chat line: kept as they are
 	var keptAt []int
 	for i, line := range lines {
-		r, ok := line.(map[string]any)
-		if !ok {
-			kept, keptAt = append(kept, line), append(keptAt, index[i])
-			continue
-		}
-		if to, ok := r["$rewindTo"].(string); ok {
-			cut := len(order)
-			for k, id := range order {
-				if id == to {
-					cut = k
-					break
-				}
-			}
-			if cut == len(order) { // not found: Gemini CLI drops them all
-				cut = 0
-			}
-			for _, id := range order[cut:] {
-				delete(byID, id)
-			}
-			order = order[:cut]
-			continue
-		}
-		if id, ok := r["id"].(string); ok {
-			set(id, entry{line, index[i]})
-			continue
-		}
-		if upd, ok := r["$set"].(map[string]any); ok {
-			if msgs, ok := upd["messages"].([]any); ok {
-				addNew(msgs, index[i])
-			}
-			continue
-		}
-		if _, ok := r["sessionId"].(string); ok {
-			if msgs, ok := r["messages"].([]any); ok {
-				addNew(msgs, index[i])
-			}
+		if r, ok := line.(map[string]any); ok && c.read(r, index[i]) {
 			continue
 		}
 		kept, keptAt = append(kept, line), append(keptAt, index[i])
 	}
 	out, at := kept, keptAt
-	for _, id := range order {
-		out, at = append(out, byID[id].rec), append(at, byID[id].index)
+	for _, id := range c.order {
+		out, at = append(out, c.byID[id].rec), append(at, c.byID[id].index)
 	}
 	return out, at
+}
+
+// liveChat is the messages a Gemini CLI chat holds as Live reads its
+// lines: their ids in the place each first took, so that a message a
+// later line rewrites keeps its place, and the last record of each.
+type liveChat struct {
+	order []string
+	byID  map[string]liveEntry
+}
+
+// liveEntry is a message's record with the place of the line it was
+// read from.
+type liveEntry struct {
+	rec   any
+	index int
+}
+
+// read applies one line of the chat, read from the place at, and reports
+// whether it is a chat line; Live keeps the others as they are.
+func (c *liveChat) read(r map[string]any, at int) bool {
+	if to, ok := r["$rewindTo"].(string); ok {
+		c.rewindTo(to)
+		return true
+	}
+	if id, ok := r["id"].(string); ok {
+		c.set(id, liveEntry{r, at})
+		return true
+	}
+	if upd, ok := r["$set"].(map[string]any); ok {
+		if msgs, ok := upd["messages"].([]any); ok {
+			c.addNew(msgs, at)
+		}
+		return true
+	}
+	if _, ok := r["sessionId"].(string); ok {
+		if msgs, ok := r["messages"].([]any); ok {
+			c.addNew(msgs, at)
+		}
+		return true
+	}
+	return false
+}
+
+// set makes e the record of the message id, in the place the id first
+// took or, for a new id, after the others.
+func (c *liveChat) set(id string, e liveEntry) {
+	if _, seen := c.byID[id]; !seen {
+		c.order = append(c.order, id)
+	}
+	c.byID[id] = e
+}
+
+// addNew adds the messages of a history the chat does not hold yet: a
+// history set again leaves out or rebuilds messages that were sent and
+// answered, so the records already read stand.
+func (c *liveChat) addNew(msgs []any, at int) {
+	for _, m := range msgs {
+		r, ok := m.(map[string]any)
+		if !ok {
+			continue
+		}
+		if id, ok := r["id"].(string); ok {
+			if _, seen := c.byID[id]; !seen {
+				c.set(id, liveEntry{m, at})
+			}
+		}
+	}
+}
+
+// rewindTo drops the message to and every one after it, as the user took
+// them back; all of them when none has that id, as Gemini CLI does.
+func (c *liveChat) rewindTo(to string) {
+	cut := len(c.order)
+	for k, id := range c.order {
+		if id == to {
+			cut = k
+			break
+		}
+	}
+	if cut == len(c.order) { // not found: Gemini CLI drops them all
+		cut = 0
+	}
+	for _, id := range c.order[cut:] {
+		delete(c.byID, id)
+	}
+	c.order = c.order[:cut]
 }
 
 // projectDir is the folder under ~/.gemini/tmp where Gemini CLI keeps

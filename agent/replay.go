@@ -176,35 +176,60 @@ func ReplaySteps(doc map[string]any, a Adapter) []ReplayStep {
 		if !c.Estimated {
 			step.Usage = outputUsage(c.Usage)
 		}
-		step.Results, answered = answered, nil
+		step.Results = answered
 		first := c.Records[0]
-		for i := from; i < first; i++ {
-			if _, skip := msgs[i].(snapshot.Unchanged); skip {
-				continue
-			}
-			m := ViewMessage(msgs[i])
-			if a != nil && a.IsPrompt(msgs[i]) {
-				step.Prompt = promptText(m)
-			}
-			for _, p := range m.Parts {
-				if p.Kind == snapshot.PartToolResult && p.CallID != "" && !slices.Contains(step.Results, p.CallID) {
-					step.Results = append(step.Results, p.CallID)
-				}
-			}
-		}
-		for _, i := range c.Records {
-			for _, p := range ViewMessage(msgs[i]).Parts {
-				if p.Kind == snapshot.PartToolResult {
-					if p.CallID != "" && !slices.Contains(answered, p.CallID) {
-						answered = append(answered, p.CallID)
-					}
-					continue
-				}
-				step.Content = append(step.Content, partJSON(p))
-			}
-		}
+		step.addInputs(msgs, from, first, a)
+		answered = step.addOutputs(msgs, c.Records)
 		out = append(out, step)
 		from = first + 1
 	}
 	return out
+}
+
+// addInputs reads what the agent sent before the step's call, the
+// records msgs[from:first] since the call before's: the last prompt (a
+// reads which records are prompts; none when a is nil) and the results
+// of tool calls. An Unchanged record is one a sparse load skipped: there
+// is nothing in it to read.
+func (s *ReplayStep) addInputs(msgs []any, from, first int, a Adapter) {
+	for i := from; i < first; i++ {
+		if _, skip := msgs[i].(snapshot.Unchanged); skip {
+			continue
+		}
+		m := ViewMessage(msgs[i])
+		if a != nil && a.IsPrompt(msgs[i]) {
+			s.Prompt = promptText(m)
+		}
+		for _, p := range m.Parts {
+			if p.Kind == snapshot.PartToolResult {
+				s.Results = addCallID(s.Results, p.CallID)
+			}
+		}
+	}
+}
+
+// addOutputs adds the parts of the call's own records (msgs[records]) to
+// the step's content, and returns the results of tool calls they hold
+// instead: Gemini CLI keeps a tool call's result in the message that
+// made it, and the agent sent it before the next call, not this one.
+func (s *ReplayStep) addOutputs(msgs []any, records []int) (answered []string) {
+	for _, i := range records {
+		for _, p := range ViewMessage(msgs[i]).Parts {
+			if p.Kind == snapshot.PartToolResult {
+				answered = addCallID(answered, p.CallID)
+				continue
+			}
+			s.Content = append(s.Content, partJSON(p))
+		}
+	}
+	return answered
+}
+
+// addCallID adds a tool call's id to ids once; a result without one
+// names no call to answer.
+func addCallID(ids []string, id string) []string {
+	if id == "" || slices.Contains(ids, id) {
+		return ids
+	}
+	return append(ids, id)
 }

@@ -89,21 +89,10 @@ func linesUpdate(a Adapter, p Payload, extra map[string]string, rest map[string]
 	if err != nil {
 		return u, err
 	}
-	if st, ok := docStateFrom(rest); ok && len(layout.Files) == 0 && st.Stored > 0 {
-		// A session recorded from a document goes on in lines (Gemini CLI
-		// 0.61 resumes a .json chat into a .jsonl one holding it all
-		// again): the messages stored so far are the main file's first
-		// generation, restored as name~0, and the lines its next.
-		layout.Files = []LayoutFile{{Path: st.Path, Lines: int(st.Stored)}}
-		layout.Runs = [][2]int{{0, int(st.Stored)}}
-		layout.NewGeneration(0, p.TranscriptPath)
-		delete(rest, documentMember)
-		rest["turns"] = 0 // the lines hold every prompt again
-		u.Warnings = append(u.Warnings, fmt.Sprintf("the session's transcript went on from the document %s in the lines of %s: recorded from its start as generation 1, the document's records kept", st.Path, p.TranscriptPath))
-	}
+	goOnFromDocument(&layout, rest, p, &u)
 	turns, _ := num(rest["turns"])
-	marker, _ := a.(compactionMarker)
-	seen := StringSet(rest["compactions"])
+	lr := lineRecords{a: a, limits: r.Limits, turns: turns, seen: StringSet(rest["compactions"])}
+	lr.marker, _ = a.(compactionMarker)
 	for _, f := range sources(p, extra, layout) {
 		if f.path == "" {
 			continue
@@ -112,22 +101,7 @@ func linesUpdate(a Adapter, p Payload, extra map[string]string, rest map[string]
 		if err != nil {
 			return u, err
 		}
-		for _, line := range c.lines {
-			rec := Element(line, r.Limits)
-			if f.name == "" && a.IsPrompt(rec) {
-				turns++
-			}
-			for _, t := range a.TouchedFiles(rec) {
-				u.Touched[t] = true
-			}
-			if marker != nil && f.name == "" {
-				for _, id := range marker.CompactionMarks(rec) {
-					u.Compacted = u.Compacted || !seen[id]
-					seen[id] = true
-				}
-			}
-			u.Messages = append(u.Messages, rec)
-		}
+		lr.add(&u, f, c.lines)
 		if i >= 0 {
 			layout.Files[i].Offset, layout.Files[i].Fingerprint, layout.Files[i].Path = c.next, c.fp, f.path
 			layout.Add(i, len(c.lines))
@@ -135,16 +109,76 @@ func linesUpdate(a Adapter, p Payload, extra map[string]string, rest map[string]
 		u.More = u.More || c.more()
 	}
 	rest["transcript"] = layout.JSON()
-	rest["turns"] = turns
-	if len(seen) > 0 {
-		ids := make([]any, 0, len(seen))
-		for _, id := range slices.Sorted(maps.Keys(seen)) {
-			ids = append(ids, id)
-		}
-		rest["compactions"] = ids
+	rest["turns"] = lr.turns
+	if len(lr.seen) > 0 {
+		rest["compactions"] = sortedIDs(lr.seen)
 	}
-	u.Turn = int(turns)
+	u.Turn = int(lr.turns)
 	return u, nil
+}
+
+// goOnFromDocument sets the layout of a session recorded from a document
+// that goes on in lines (Gemini CLI 0.61 resumes a .json chat into a
+// .jsonl one holding it all again): the messages stored so far are the
+// main file's first generation, restored as name~0, and the lines its
+// next. The lines hold every prompt again, so the turns count from 0.
+// Other sessions are left as they are.
+func goOnFromDocument(layout *Layout, rest map[string]any, p Payload, u *Update) {
+	st, ok := docStateFrom(rest)
+	if !ok || len(layout.Files) != 0 || st.Stored <= 0 {
+		return
+	}
+	layout.Files = []LayoutFile{{Path: st.Path, Lines: int(st.Stored)}}
+	layout.Runs = [][2]int{{0, int(st.Stored)}}
+	layout.NewGeneration(0, p.TranscriptPath)
+	delete(rest, documentMember)
+	rest["turns"] = 0
+	u.Warnings = append(u.Warnings, fmt.Sprintf("the session's transcript went on from the document %s in the lines of %s: recorded from its start as generation 1, the document's records kept", st.Path, p.TranscriptPath))
+}
+
+// lineRecords turns the lines an update read into records, counting as
+// it goes what the snapshot keeps across updates: the turns, and the
+// compactions seen (when the agent's show only in its records), so that
+// a compaction set again counts once.
+type lineRecords struct {
+	a      Adapter
+	marker compactionMarker // nil when a's compactions show by a hook event
+	limits snapshot.Limits
+	turns  int64
+	seen   map[string]bool // the ids of the compactions seen
+}
+
+// add reads the new lines of the file f into u: the records, the files
+// their tool calls wrote, a compaction not seen before. Prompts count as
+// turns, and compactions as the session's, only in the main transcript
+// (f.name "").
+func (lr *lineRecords) add(u *Update, f source, lines [][]byte) {
+	for _, line := range lines {
+		rec := Element(line, lr.limits)
+		if f.name == "" && lr.a.IsPrompt(rec) {
+			lr.turns++
+		}
+		for _, t := range lr.a.TouchedFiles(rec) {
+			u.Touched[t] = true
+		}
+		if lr.marker != nil && f.name == "" {
+			for _, id := range lr.marker.CompactionMarks(rec) {
+				u.Compacted = u.Compacted || !lr.seen[id]
+				lr.seen[id] = true
+			}
+		}
+		u.Messages = append(u.Messages, rec)
+	}
+}
+
+// sortedIDs is a set of ids as a JSON array, sorted so that the member
+// it is stored as does not change with map order.
+func sortedIDs(set map[string]bool) []any {
+	ids := make([]any, 0, len(set))
+	for _, id := range slices.Sorted(maps.Keys(set)) {
+		ids = append(ids, id)
+	}
+	return ids
 }
 
 // source is one transcript file to read: its name in the layout and its
