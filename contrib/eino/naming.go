@@ -52,7 +52,7 @@ func looksEncoded(id string) bool {
 		return false
 	}
 	for _, c := range id[len(id)-12:] {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+		if isDigit, isHexLetter := c >= '0' && c <= '9', c >= 'a' && c <= 'f'; !isDigit && !isHexLetter {
 			return false
 		}
 	}
