@@ -266,3 +266,15 @@ func (c Copilot) ResumeTarget(session string, doc map[string]any) (string, strin
 	}
 	return filepath.Join(c.Home, "session-state", session, "events.jsonl"), command, nil
 }
+
+// WritesAfter implements LateWriter: Copilot CLI writes the hook.end of
+// sessionEnd and session.shutdown (its totals) after the sessionEnd hook
+// returns.
+func (Copilot) WritesAfter(p Payload) bool { return p.Event == "sessionEnd" }
+
+// Ended implements LateWriter: session.shutdown is the last line a run
+// writes.
+func (Copilot) Ended(last any) bool {
+	kind, _, ok := copilotEvent(last)
+	return ok && kind == "session.shutdown"
+}

@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"runtime/debug"
 	"syscall"
 	"time"
@@ -37,6 +39,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		return 1
 	}
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, dir: dir, getenv: os.Getenv, lookupenv: os.LookupEnv}
+	if exe, err := os.Executable(); err == nil && strings.HasPrefix(filepath.Base(exe), "git-snap") {
+		e.later = func(args []string, stdin []byte, extra ...string) error { return startApart(exe, args, stdin, extra) }
+	}
 	if f, ok := stderr.(*os.File); ok {
 		e.errTerminal = term.IsTerminal(int(f.Fd()))
 	}
