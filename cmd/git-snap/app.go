@@ -225,7 +225,7 @@ type deps struct {
 	payload  *agent.Payload // a hook call's, once read
 	later    func(args []string, stdin []byte, extra ...string) error
 	getenv   func(string) string
-	wait     func()         // waits for the pager
+	wait     func() // waits for the pager
 	// userConfigDir is the user's configuration directory, where the
 	// user's copy of the price list is kept.
 	userConfigDir string

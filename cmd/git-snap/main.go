@@ -10,8 +10,8 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
