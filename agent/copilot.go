@@ -278,3 +278,12 @@ func (Copilot) Ended(last any) bool {
 	kind, _, ok := copilotEvent(last)
 	return ok && kind == "session.shutdown"
 }
+
+// ModelAPI implements ModelAPIer: Copilot CLI speaks Chat Completions to
+// a provider of the user's own (BYOK).
+func (Copilot) ModelAPI() string { return "openai-chat" }
+
+// ModelEndpoint implements ModelAPIer.
+func (Copilot) ModelEndpoint(url string) string {
+	return "COPILOT_OFFLINE=true COPILOT_PROVIDER_BASE_URL=" + url + "/v1 COPILOT_PROVIDER_API_KEY=replay COPILOT_MODEL=<the recorded model> copilot"
+}
