@@ -272,3 +272,16 @@ func str(m map[string]any, key string) string {
 // PreCompactCheckpoint is the checkpoint set before a compaction throws
 // the conversation's detail away.
 const PreCompactCheckpoint = "pre-compact"
+
+// LateWriter is a HookReader whose agent writes the last lines of a run
+// to the transcript after the hook call that ends the run has returned
+// (Copilot CLI: hook.end and session.shutdown after sessionEnd). git snap
+// hook records that call again, apart, once the lines are there.
+type LateWriter interface {
+	// WritesAfter reports whether the agent writes more after the hook
+	// call p returns.
+	WritesAfter(p Payload) bool
+	// Ended reports whether last, the transcript's last record, is the
+	// last the agent writes in a run.
+	Ended(last any) bool
+}

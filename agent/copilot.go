@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -67,7 +68,7 @@ func (c Copilot) InstallHook(file, command string) (bool, error) {
 func (c Copilot) UninstallHook(file string) (bool, error) { return c.hooks().uninstall(file) }
 
 // Decode implements HookReader: a camelCase payload (sessionId, toolName,
-// toolArgs as a JSON string), the event named by the argument after
+// toolArgs as an object, or as its JSON in older releases), the event named by the argument after
 // `hook copilot`; or the snake_case one of the VS Code compatible
 // events, which names itself.
 func (c Copilot) Decode(stdin []byte, args []string) (Payload, error) {
@@ -85,10 +86,8 @@ func (c Copilot) Decode(stdin []byte, args []string) (Payload, error) {
 		p.Event = args[0]
 	}
 	p.ToolInput, _ = raw["tool_input"].(map[string]any)
-	if s, ok := raw["toolArgs"].(string); ok && p.ToolInput == nil {
-		if v, err := snapshot.Parse([]byte(s), snapshot.Limits{}); err == nil {
-			p.ToolInput, _ = v.(map[string]any)
-		}
+	if p.ToolInput == nil {
+		p.ToolInput = copilotArgs(raw["toolArgs"]) // an object since 1.0.x, a JSON string before
 	}
 	if p.SessionID == "" || p.Event == "" {
 		return Payload{}, fmt.Errorf("the Copilot CLI hook payload has no sessionId, or no event (give it after `hook copilot`)")
@@ -168,8 +167,10 @@ func (Copilot) TouchedFiles(record any) []string {
 }
 
 // View implements RecordReader: user.message is a prompt; each
-// assistant.message (by its messageId) one model response with its text,
-// reasoning, tool requests and output tokens; tool.execution_complete a
+// assistant.message (by its apiCallId, else its messageId) one model
+// response with its text, reasoning, tool requests and, in older
+// releases, output tokens; session.usage_record the tokens of the call of
+// its apiCallId (an assistant record without parts); tool.execution_complete a
 // tool's result, failed when success is false; other events are events.
 func (Copilot) View(record any) (snapshot.Message, bool) {
 	kind, data, ok := copilotEvent(record)
@@ -181,8 +182,19 @@ func (Copilot) View(record any) (snapshot.Message, bool) {
 	switch kind {
 	case "user.message":
 		m.Role, m.Parts = "user", []snapshot.Part{{Kind: snapshot.PartText, Text: str(data, "content")}}
+	case "session.usage_record":
+		// One model call's tokens, written before the assistant.message
+		// of the same apiCallId: the call's usage. inputTokens counts the
+		// cached input and the cache writes, given again apart.
+		u, _ := data["usage"].(map[string]any)
+		in, read, write := snapshot.Int(u["inputTokens"]), snapshot.Int(u["cacheReadTokens"]), snapshot.Int(u["cacheWriteTokens"])
+		m.Role, m.UsageKey, m.Model = "assistant", str(u, "apiCallId"), str(u, "model")
+		m.Usage = &snapshot.Usage{Input: max(in-read-write, 0), CacheRead: read, CacheWrite: write, Output: snapshot.Int(u["outputTokens"])}
+		if m.UsageKey == "" {
+			m.UsageKey = m.ID
+		}
 	case "assistant.message":
-		m.Role, m.UsageKey = "assistant", str(data, "messageId")
+		m.Role, m.UsageKey = "assistant", cmp.Or(str(data, "apiCallId"), str(data, "messageId"))
 		if t := str(data, "reasoningText"); t != "" {
 			m.Parts = append(m.Parts, snapshot.Part{Kind: snapshot.PartThinking, Text: t})
 		}
@@ -194,7 +206,10 @@ func (Copilot) View(record any) (snapshot.Message, bool) {
 			req, _ := x.(map[string]any)
 			m.Parts = append(m.Parts, snapshot.Part{Kind: snapshot.PartToolCall, Tool: str(req, "name"), CallID: str(req, "toolCallId"), Input: req["arguments"]})
 		}
-		if _, ok := data["outputTokens"]; ok {
+		// Its outputTokens (when there) are all the usage of a release
+		// without usage records; with an apiCallId, the usage record of
+		// the call, before it, has them with the input.
+		if _, ok := data["outputTokens"]; ok && str(data, "apiCallId") == "" {
 			m.Usage = &snapshot.Usage{Output: snapshot.Int(data["outputTokens"])}
 		}
 	case "tool.execution_complete":
@@ -232,4 +247,43 @@ func (Copilot) Check(records []any) error {
 		}
 	}
 	return fmt.Errorf("no Copilot CLI event ({type, data, id, timestamp}) in the first lines")
+}
+
+// TranscriptName implements TranscriptNamer: a session's log is
+// events.jsonl in a folder named by the session.
+func (Copilot) TranscriptName(string, map[string]any) string { return "events.jsonl" }
+
+// ResumeTarget implements Resumer: session-state/<session>/events.jsonl
+// in Copilot CLI's home is all it needs to resume a session (the
+// workspace.yaml and checkpoints beside it are made again).
+func (c Copilot) ResumeTarget(session string, doc map[string]any) (string, string, error) {
+	if err := snapshot.CheckName("session", session); err != nil || strings.ContainsAny(session, `/\`) {
+		return "", "", fmt.Errorf("%q is not a Copilot CLI session id", session)
+	}
+	command := "copilot --resume " + shellQuote(session)
+	if cwd, _ := doc["cwd"].(string); filepath.IsAbs(cwd) {
+		command = "cd " + shellQuote(cwd) + " && " + command
+	}
+	return filepath.Join(c.Home, "session-state", session, "events.jsonl"), command, nil
+}
+
+// WritesAfter implements LateWriter: Copilot CLI writes the hook.end of
+// sessionEnd and session.shutdown (its totals) after the sessionEnd hook
+// returns.
+func (Copilot) WritesAfter(p Payload) bool { return p.Event == "sessionEnd" }
+
+// Ended implements LateWriter: session.shutdown is the last line a run
+// writes.
+func (Copilot) Ended(last any) bool {
+	kind, _, ok := copilotEvent(last)
+	return ok && kind == "session.shutdown"
+}
+
+// ModelAPI implements ModelAPIer: Copilot CLI speaks Chat Completions to
+// a provider of the user's own (BYOK).
+func (Copilot) ModelAPI() string { return "openai-chat" }
+
+// ModelEndpoint implements ModelAPIer.
+func (Copilot) ModelEndpoint(url string) string {
+	return "COPILOT_OFFLINE=true COPILOT_PROVIDER_BASE_URL=" + url + "/v1 COPILOT_PROVIDER_API_KEY=replay COPILOT_MODEL=<the recorded model> copilot"
 }

@@ -330,8 +330,33 @@ func HookCommands(path, agent string) (map[string][]string, error) {
 			cmd, _ := h.get("command").(string)
 			out[ev] = append(out[ev], cmd)
 		}
+		out[ev] = append(out[ev], flatCommands(groups, agent)...)
+		if len(out[ev]) == 0 {
+			delete(out, ev)
+		}
 	}
 	return out, nil
+}
+
+// flatCommands are the command lines of git-snap's entries in a flat
+// list of hooks, as Cursor and Copilot CLI read them ({command} or
+// {bash, powershell} entries, no matcher groups): for each, its
+// command or bash line.
+func flatCommands(list []any, agent string) []string {
+	var out []string
+	for _, e := range list {
+		o, _ := e.(*ordered)
+		if o == nil || o.get("hooks") != nil {
+			continue
+		}
+		for _, k := range []string{"command", "bash"} {
+			if cmd, _ := o.get(k).(string); strings.Contains(cmd, "git-snap") && strings.Contains(cmd, " hook "+agent) {
+				out = append(out, cmd)
+				break
+			}
+		}
+	}
+	return out
 }
 
 func hasOurs(groups []any, agent string) bool { return len(ours(groups, agent)) > 0 }

@@ -50,6 +50,9 @@ var realSessions = []struct {
 	{"codex", "live/codex/rollout-2026-11-25T07-37-37-01a211a3-7e80-7a72-8c19-58ed6c22e482.jsonl", nil},
 	// Gemini CLI 0.61.0, its appended JSONL chat.
 	{"gemini", "live/gemini/session-2026-11-25T09-50-ee947b54.jsonl", nil},
+	// Copilot CLI 1.0.102, its events.jsonl with session.usage_record
+	// events, and the lines written after sessionEnd returned.
+	{"copilot", "live/copilot/9d362af6-ca39-4eea-868c-df2047196cc0/events.jsonl", nil},
 }
 
 // TestNumbersMatchTheRawFiles imports every real session and checks what
@@ -79,6 +82,8 @@ func TestNumbersMatchTheRawFiles(t *testing.T) {
 				want = countCodex(records)
 			case "gemini":
 				want = countGeminiLines(t, records)
+			case "copilot":
+				want = countCopilotEvents(records)
 			default:
 				want = countClaude(records)
 			}
@@ -215,6 +220,46 @@ func countGeminiLines(t *testing.T, records []map[string]any) counts {
 				if s := text(call, "status"); s == "error" || s == "cancelled" {
 					c.ToolFailures++
 				}
+			}
+		}
+	}
+	return c
+}
+
+// countCopilotEvents counts a Copilot CLI events.jsonl: one model call per
+// session.usage_record, its tokens: inputTokens less the cache reads and
+// writes it counts in, each of those, and the output; turns are
+// user.message events; tool calls are the toolRequests of the
+// assistant.message events, failed when their tool.execution_complete
+// says success false. Messages are the turns, the answers (an
+// assistant.message with text), the tool calls and their results. The
+// span is every event's timestamp.
+func countCopilotEvents(records []map[string]any) counts {
+	var c counts
+	for _, r := range records {
+		c.span(r)
+		switch text(r, "type") {
+		case "session.usage_record":
+			c.ModelCalls++
+			read, write := integer(r, "data", "usage", "cacheReadTokens"), integer(r, "data", "usage", "cacheWriteTokens")
+			c.Input += integer(r, "data", "usage", "inputTokens") - read - write
+			c.CacheRead += read
+			c.CacheWrite += write
+			c.Output += integer(r, "data", "usage", "outputTokens")
+		case "user.message":
+			c.Turns++
+			c.Messages++
+		case "assistant.message":
+			if strings.TrimSpace(text(r, "data", "content")) != "" {
+				c.Messages++
+			}
+			reqs, _ := field(r, "data", "toolRequests").([]any)
+			c.ToolCalls += len(reqs)
+			c.Messages += len(reqs)
+		case "tool.execution_complete":
+			c.Messages++
+			if field(r, "data", "success") == false {
+				c.ToolFailures++
 			}
 		}
 	}

@@ -1,5 +1,6 @@
 // Package modelapi serves the model APIs coding agents speak (Anthropic
-// Messages, OpenAI Responses, Gemini generateContent), answering each request from a Responder:
+// Messages, OpenAI Responses, OpenAI Chat Completions, Gemini
+// generateContent), answering each request from a Responder:
 // a fixed Script of replies, played in order, each checked against what
 // the request before it must hold. git snap replay --serve plays a
 // recorded session's model outputs this way, so that the real agent
@@ -95,7 +96,8 @@ type Request struct {
 	Schema any
 	Body   []byte // as sent
 
-	sse bool // a stream asked as server-sent events (Gemini's ?alt=sse)
+	sse   bool // a stream asked as server-sent events (Gemini's ?alt=sse)
+	usage bool // the client asks the usage (Chat Completions: stream_options.include_usage when streamed)
 }
 
 // Tool finds a tool the request offers by name.
@@ -141,7 +143,7 @@ type Responder interface {
 // API is one model API's wire format.
 type API interface {
 	// Name is the API's name: anthropic-messages, openai-responses,
-	// gemini.
+	// openai-chat, gemini.
 	Name() string
 	// Title is the API's own name, for people.
 	Title() string

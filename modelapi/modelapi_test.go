@@ -34,7 +34,7 @@ func post(t *testing.T, url, path, body string) (int, []map[string]any) {
 	}
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
-		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok && data != "[DONE]" {
 			var v map[string]any
 			if err := json.Unmarshal([]byte(data), &v); err != nil {
 				t.Fatalf("event %q: %v", data, err)
@@ -203,5 +203,61 @@ func TestGeminiSideRequestForJSONGetsJSON(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(text), &v); err != nil || v.Reasoning == nil || v.Score < 1 || script.Served() != 0 {
 		t.Errorf("side answer %q (%v), served %d", text, err, script.Served())
+	}
+}
+
+// Chat Completions, as Copilot CLI speaks it: streamed chunks with the
+// tool call as a delta, the finish reason, the usage in a last chunk
+// without choices when stream_options asks for it (prompt tokens count
+// the cached ones), then [DONE]; the next request carries the result as
+// a tool message; another conversation is refused in OpenAI's error
+// shape, naming the step.
+func TestChatStreamsToolCallThenText(t *testing.T) {
+	script := &Script{Steps: []Step{
+		{Prompt: "make a file", Reply: Reply{ToolCalls: []ToolCall{{ID: "call_1", Name: "bash", Input: map[string]any{"command": "touch f"}}}, Usage: Usage{Input: 10, CacheRead: 20, CacheWrite: 30, Output: 4}}},
+		{Results: []string{"call_1"}, Reply: Reply{Text: "made it", Usage: Usage{Input: 1, Output: 2}}},
+	}}
+	s := start(t, "openai-chat", script)
+	const tools = `"tools":[{"type":"function","function":{"name":"bash"}}]`
+	status, evs := post(t, s.URL(), "/v1/chat/completions", `{"model":"gpt-x","stream":true,"stream_options":{"include_usage":true},`+tools+`,"messages":[{"role":"system","content":"be brief"},{"role":"user","content":[{"type":"text","text":"please make a file"}]}]}`)
+	if status != 200 || len(evs) != 4 {
+		t.Fatalf("status %d, %d events: %v", status, len(evs), evs)
+	}
+	choice := func(ev map[string]any) map[string]any { return ev["choices"].([]any)[0].(map[string]any) }
+	call := choice(evs[1])["delta"].(map[string]any)["tool_calls"].([]any)[0].(map[string]any)
+	fn := call["function"].(map[string]any)
+	if call["id"] != "call_1" || fn["name"] != "bash" || fn["arguments"] != `{"command":"touch f"}` || evs[1]["model"] != "gpt-x" {
+		t.Errorf("tool call chunk %v", evs[1])
+	}
+	if choice(evs[2])["finish_reason"] != "tool_calls" {
+		t.Errorf("finish chunk %v", evs[2])
+	}
+	u := evs[3]["usage"].(map[string]any)
+	if len(evs[3]["choices"].([]any)) != 0 || u["prompt_tokens"] != 60.0 || u["prompt_tokens_details"].(map[string]any)["cached_tokens"] != 20.0 || u["completion_tokens"] != 4.0 {
+		t.Errorf("usage chunk %v", evs[3])
+	}
+	// Without include_usage, no usage chunk.
+	body := `{"model":"gpt-x","stream":true,` + tools + `,"messages":[{"role":"user","content":"please make a file"},{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"bash","arguments":"{}"}}]},{"role":"tool","tool_call_id":"call_1","content":"ok"}]}`
+	status, evs = post(t, s.URL(), "/v1/chat/completions", body)
+	if status != 200 || len(evs) != 3 || choice(evs[1])["delta"].(map[string]any)["content"] != "made it" || choice(evs[2])["finish_reason"] != "stop" {
+		t.Fatalf("second answer %d %v", status, evs)
+	}
+	got := s.Exchanges()
+	if it := got[1].Request.Items; len(it) != 3 || it[1].Kind != ItemToolCall || it[2].Kind != ItemToolResult || it[2].CallID != "call_1" || it[2].Text != "ok" {
+		t.Errorf("second request read as %+v", it)
+	}
+	status, evs = post(t, s.URL(), "/v1/chat/completions", `{"model":"gpt-x","stream":true,`+tools+`,"messages":[{"role":"user","content":"again"}]}`)
+	if e, _ := evs[0]["error"].(map[string]any); status != 400 || e["type"] != "invalid_request_error" || !strings.Contains(e["message"].(string), "all 2 steps were served") {
+		t.Errorf("past the end: %d %v", status, evs)
+	}
+}
+
+func TestChatWholeAnswerWhenNotStreamed(t *testing.T) {
+	script := &Script{Steps: []Step{{Reply: Reply{Text: "hi", Usage: Usage{Input: 5, CacheRead: 3, Output: 2}}}}}
+	s := start(t, "openai-chat", script)
+	status, evs := post(t, s.URL(), "/v1/chat/completions", `{"model":"m","tools":[{"type":"function","function":{"name":"f"}}],"messages":[{"role":"user","content":"hello"}]}`)
+	c := evs[0]["choices"].([]any)[0].(map[string]any)
+	if status != 200 || c["message"].(map[string]any)["content"] != "hi" || c["finish_reason"] != "stop" || evs[0]["usage"].(map[string]any)["prompt_tokens"] != 8.0 {
+		t.Errorf("%d %v", status, evs)
 	}
 }

@@ -41,6 +41,11 @@ type env struct {
 	args           []string                    // as given, to echo options as they were typed
 	notFound       string                      // an unknown command name, for the error
 	ctx            context.Context             // the command's, whose cause says which signal stopped it
+	// later runs git-snap again, apart from this process, with args and
+	// stdin, and the variables of this one plus extra (see lateHook); nil
+	// where git-snap is not this process (tests that run commands in
+	// process).
+	later func(args []string, stdin []byte, extra ...string) error
 }
 
 func (e *env) run(ctx context.Context, args []string) int {
@@ -218,7 +223,9 @@ type deps struct {
 	pathsAt  func(dir string) (gitstore.Paths, error)
 	dirGiven bool
 	payload  *agent.Payload // a hook call's, once read
-	wait     func()         // waits for the pager
+	later    func(args []string, stdin []byte, extra ...string) error
+	getenv   func(string) string
+	wait     func() // waits for the pager
 	// userConfigDir is the user's configuration directory, where the
 	// user's copy of the price list is kept.
 	userConfigDir string
@@ -368,7 +375,7 @@ func (e *env) newDeps(c *cli.Context, s *gitstore.Store, cfg config.Config, gitC
 		store: s, cfg: cfg, in: e.stdin, out: e.stdout, errOut: e.stderr, color: render.Palette{On: e.color(c, gitCfg)}, width: e.width,
 		session: e.defaultSession(cfg), dir: e.dir, workDir: e.workDir(c), gitEnv: e.gitEnv(),
 		agentEnv: e.agentEnv(), now: e.now, dirGiven: c.String("C") != "" || e.storeFlag(c) != "",
-		userConfigDir: e.userConfigDir(),
+		userConfigDir: e.userConfigDir(), later: e.later, getenv: e.getenv,
 	}
 	d.pathsAt = func(dir string) (gitstore.Paths, error) { return e.storePathsAt(e.storeFlag(c), dir) }
 	d.openAt = func(ctx context.Context, dir string) (*gitstore.Store, config.Config, error) {

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -117,7 +120,7 @@ func runHook(ctx context.Context, d *deps, o hookOptions) error {
 		if r := recover(); r != nil {
 			log(fmt.Errorf("internal error: %v", r))
 		}
-		hookCallLog(paths, o, d.payload, start, ok)
+		hookCallLog(paths, o, d.payload, start, ok, d.getenv != nil && d.getenv(lateVar) != "")
 	}()
 	dir, err := hookDir(d, o)
 	paths, _ = d.pathsAt(dir) // a payload that cannot be read is logged in the repository too
@@ -185,10 +188,95 @@ func hookAgent(ctx context.Context, d *deps, s *gitstore.Store, cfg config.Confi
 		return err
 	}
 	dir, _ := hookDir(d, o)
+	late, _ := a.(agent.LateWriter)
+	following := late != nil && d.getenv != nil && d.getenv(lateVar) != ""
+	if following {
+		waitEnded(ctx, late, p.TranscriptPath)
+	}
 	repo := gitsnap.Wrap(s, cfg, d.gitEnv)
 	_, _, err = repo.RecordHook(ctx, a, p, gitsnap.HookOptions{Dir: dir, Budget: hookBudget,
 		Warn: func(msg string) { hookLog(d, s.Paths(), o.Agent, errors.New(msg)) }})
+	if err == nil && late != nil && !following && d.later != nil && late.WritesAfter(p) {
+		err = lateHook(d, o, p)
+	}
 	return err
+}
+
+// lateVar marks the git snap hook that lateHook starts.
+const lateVar = "GIT_SNAP_HOOK_LATE"
+
+// lateWait bounds how long that call waits for the agent's last lines.
+const lateWait = 15 * time.Second
+
+// lateHook records the call p again, in a git-snap apart from this one,
+// once the agent has written what it writes after the call returns
+// (agent.LateWriter): the hook returns at once, the agent writes its
+// last lines and exits, and the call apart, which waited for them, adds
+// them to the session. It logs only a failure, as one line apart.
+func lateHook(d *deps, o hookOptions, p agent.Payload) error {
+	stdin, err := json.Marshal(p.Raw)
+	if err != nil {
+		return fmt.Errorf("the payload again, for the lines after the call: %w", err)
+	}
+	args := append([]string{"hook", o.Agent}, o.Args...)
+	if d.dirGiven { // else the payload's cwd says where, as it did here
+		args = append([]string{"-C", d.workDir}, args...)
+	}
+	if err := d.later(args, stdin, lateVar+"=1"); err != nil {
+		return fmt.Errorf("record the lines written after the %s hook call: %w", p.Event, err)
+	}
+	return nil
+}
+
+// waitEnded waits until the transcript's last record is the last the
+// agent writes in a run, or lateWait has passed, or ctx ends: what is
+// there by then is recorded.
+func waitEnded(ctx context.Context, late agent.LateWriter, transcript string) {
+	if transcript == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, lateWait)
+	defer cancel()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if rec, ok := lastRecord(transcript); ok && late.Ended(rec) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// lastRecord reads the last complete line of a JSONL file as JSON.
+func lastRecord(path string) (any, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, false
+	}
+	const tail = 256 << 10
+	off := max(fi.Size()-tail, 0)
+	buf := make([]byte, fi.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
+		return nil, false
+	}
+	buf = bytes.TrimRight(buf, "\r\n")
+	if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+		buf = buf[i+1:]
+	}
+	var v any
+	if json.Unmarshal(buf, &v) != nil {
+		return nil, false
+	}
+	return v, true
 }
 
 // hookGit marks the sessions at work in this work tree with the commit
@@ -232,9 +320,9 @@ func hookLog(d *deps, p gitstore.Paths, name string, err error) {
 
 // hookCallLog records in hook.log that a call was made, when, and how
 // long it took, for doctor: an agent that stopped calling shows.
-func hookCallLog(p gitstore.Paths, o hookOptions, payload *agent.Payload, start time.Time, ok bool) {
-	if p.CommonDir == "" {
-		return
+func hookCallLog(p gitstore.Paths, o hookOptions, payload *agent.Payload, start time.Time, ok bool, late bool) {
+	if p.CommonDir == "" || late && ok {
+		return // a call apart (lateHook) logs only its failure
 	}
 	event := "post-commit"
 	if o.Agent == "git" && len(o.Args) > 0 {

@@ -274,6 +274,11 @@ func installExtras(d *deps, o installOptions, a agent.Adapter, file string, scop
 			return err
 		}
 	}
+	if c, ok := a.(agent.Copilot); ok && o.Install {
+		if err := trustCopilot(d, c, file, paths.WorkTree); err != nil {
+			return err
+		}
+	}
 	if n, ok := a.(agent.Needer); ok && o.Install {
 		for _, c := range n.Needs(file, paths.WorkTree) {
 			if c.Status != agent.OK {
@@ -312,6 +317,22 @@ func trustGemini(d *deps, g agent.Gemini, file, workTree string) error {
 		fmt.Fprintf(d.out, "trusted %s in %s\n", ch.What, g.TrustedFolders())
 	case ch.Manual != "":
 		fmt.Fprintf(d.out, "gemini needs %s trusted: add to %s\n%s\n", ch.What, g.TrustedFolders(), indent(ch.Manual, "    "))
+	}
+	return nil
+}
+
+// trustCopilot adds the repository to the trusted folders of the user's
+// config.json, without which Copilot CLI loads none of its hooks, or says
+// what to add.
+func trustCopilot(d *deps, c agent.Copilot, file, workTree string) error {
+	ch, err := c.TrustFolder(file, workTree)
+	switch {
+	case err != nil:
+		return err
+	case ch.Done:
+		fmt.Fprintf(d.out, "trusted %s in %s\n", ch.What, c.UserConfig())
+	case ch.Manual != "":
+		fmt.Fprintf(d.out, "copilot needs %s trusted: add to %s\n%s\n", ch.What, c.UserConfig(), indent(ch.Manual, "    "))
 	}
 	return nil
 }

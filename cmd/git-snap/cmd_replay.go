@@ -25,7 +25,8 @@ calls with their input), model and token usage. The same snapshot always gives t
 bytes: a script a mock model can serve to repeat the run offline.
 
 --serve serves them instead, as the model API the session's agent speaks (Claude Code:
-Anthropic Messages; Codex: OpenAI Responses; Gemini CLI: Gemini generateContent), on
+Anthropic Messages; Codex: OpenAI Responses; Gemini CLI: Gemini generateContent;
+Copilot CLI: OpenAI Chat Completions), on
 127.0.0.1 (--addr another address),
 until interrupted. Point the agent at the address it prints and give it the same
 prompts: it re-runs the session offline and makes the same tool calls. Each recorded

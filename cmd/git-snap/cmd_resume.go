@@ -18,7 +18,8 @@ func cmdResume(e *env) *cli.Command {
 		Description: `Writes the transcript of REV (with its subagents' files) where the agent that recorded
 it looks: Claude Code's ~/.claude/projects/<project>/<session>.jsonl, Codex's
 ~/.codex/sessions/YYYY/MM/DD/rollout-….jsonl, Gemini CLI's
-~/.gemini/tmp/<projectHash>/chats/session-….json. A different file already there (the agent
+~/.gemini/tmp/<projectHash>/chats/session-….json, Copilot CLI's
+~/.copilot/session-state/<session>/events.jsonl. A different file already there (the agent
 went on past REV) is refused unless --force. Then prints the command that resumes it.
 --files also rewinds the files the agent touched to REV (see git snap rewind), so code
 and conversation go back together.

@@ -9,7 +9,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
@@ -37,6 +39,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		return 1
 	}
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, dir: dir, getenv: os.Getenv, lookupenv: os.LookupEnv}
+	// Only git-snap itself starts itself apart: a test binary running
+	// Main (git-snap.test) must not start itself again.
+	if exe, err := os.Executable(); err == nil && strings.TrimSuffix(filepath.Base(exe), ".exe") == "git-snap" {
+		e.later = func(args []string, stdin []byte, extra ...string) error { return startApart(exe, args, stdin, extra) }
+	}
 	if f, ok := stderr.(*os.File); ok {
 		e.errTerminal = term.IsTerminal(int(f.Fd()))
 	}

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package main
+
+import "syscall"
+
+// apartAttr: a process started apart needs nothing more here.
+func apartAttr() *syscall.SysProcAttr { return nil }
