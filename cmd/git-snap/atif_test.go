@@ -289,7 +289,7 @@ func atifPython(t *testing.T) string {
 			py = filepath.Join(home, ".cache", "git-snap", "venv", "bin", "python")
 		}
 	}
-	out, err := exec.Command(py, "-c", "import atif").CombinedOutput()
+	out, err := exec.Command(py, "-I", "-c", "import atif").CombinedOutput()
 	if err != nil {
 		msg := "no Python with the atif package (" + py + ": " + strings.TrimSpace(string(out)) + err.Error() + "); .ci/run installs it"
 		if why := os.Getenv("GIT_SNAP_ATIF_UNAVAILABLE"); why != "" {
@@ -310,7 +310,7 @@ func TestATIFValidates(t *testing.T) {
 	py := atifPython(t)
 	dir, run, _ := fixturesRepo(t)
 	files := exportAllATIF(t, dir, run)
-	args := []string{"-c", atifCheck}
+	args := []string{"-I", "-c", atifCheck}
 	for _, f := range files {
 		args = append(args, f)
 	}
@@ -331,7 +331,7 @@ func TestATIFValidates(t *testing.T) {
 		if err := os.WriteFile(f, []byte(bad), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if out, err := exec.Command(py, "-c", atifCheck, f).CombinedOutput(); err == nil || !strings.Contains(string(out), "invalid") {
+		if out, err := exec.Command(py, "-I", "-c", atifCheck, f).CombinedOutput(); err == nil || !strings.Contains(string(out), "invalid") {
 			t.Errorf("the check took %s: %s", bad, out)
 		}
 	}
