@@ -297,7 +297,7 @@ func stepRecords(st map[string]any, sub string) ([]any, error) {
 	if ts, ok := st["timestamp"].(string); ok {
 		rec["timestamp"] = ts
 	}
-	text := messageText(st["message"])
+	text := ContentText(st["message"])
 	switch src {
 	case "user", "system":
 		rec["role"] = src
@@ -337,7 +337,7 @@ func stepRecords(st map[string]any, sub string) ([]any, error) {
 		results, _ := obs["results"].([]any)
 		for i, r := range results {
 			ro, _ := r.(map[string]any)
-			tr := map[string]any{"role": "tool", "id": id + "/result-" + strconv.Itoa(i+1), "content": messageText(ro["content"])}
+			tr := map[string]any{"role": "tool", "id": id + "/result-" + strconv.Itoa(i+1), "content": ContentText(ro["content"])}
 			if c, ok := ro["source_call_id"].(string); ok {
 				tr["tool_call_id"] = c
 			}
@@ -350,9 +350,9 @@ func stepRecords(st map[string]any, sub string) ([]any, error) {
 	return out, nil
 }
 
-// messageText is a message or result content as text: the string, or
-// the text parts of a content-part array (an image as its path).
-func messageText(v any) string {
+// ContentText is an ATIF message or result content as text: the string,
+// or the text of its content parts, an image as its path.
+func ContentText(v any) string {
 	switch x := v.(type) {
 	case string:
 		return x

@@ -15,7 +15,6 @@ package chat
 import (
 	"bytes"
 	"fmt"
-	"strings"
 
 	"github.com/git-snap/git-snap/atif"
 	"github.com/git-snap/git-snap/snapshot"
@@ -62,7 +61,7 @@ func Messages(trajectory map[string]any) ([]any, error) {
 		if !ok {
 			return nil, fmt.Errorf("chat: step %d is not an object", i+1)
 		}
-		text := contentText(st["message"])
+		text := atif.ContentText(st["message"])
 		switch st["source"] {
 		case "user", "system":
 			if text != "" {
@@ -81,7 +80,7 @@ func Messages(trajectory map[string]any) ([]any, error) {
 		results, _ := obs["results"].([]any)
 		for _, r := range results {
 			ro, _ := r.(map[string]any)
-			m := map[string]any{"role": "tool", "content": contentText(ro["content"])}
+			m := map[string]any{"role": "tool", "content": atif.ContentText(ro["content"])}
 			if id, ok := ro["source_call_id"].(string); ok {
 				m["tool_call_id"] = id
 			}
@@ -119,25 +118,4 @@ func assistant(st map[string]any, text string) (map[string]any, error) {
 		return nil, nil
 	}
 	return m, nil
-}
-
-// contentText is an ATIF message or result content as text: the string,
-// or the text of its content parts, an image as its path.
-func contentText(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case []any:
-		var parts []string
-		for _, p := range x {
-			po, _ := p.(map[string]any)
-			if t, ok := po["text"].(string); ok {
-				parts = append(parts, t)
-			} else if src, ok := po["source"].(map[string]any); ok {
-				parts = append(parts, fmt.Sprintf("[image: %v]", src["path"]))
-			}
-		}
-		return strings.Join(parts, "\n")
-	}
-	return ""
 }
