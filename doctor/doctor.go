@@ -117,7 +117,7 @@ func checkAgent(a agent.Adapter, o Options, log hooklog.Log) AgentReport {
 			continue
 		}
 		seen[file] = true
-		byEvent, err := agent.HookCommands(file, a.Name())
+		byEvent, err := agent.HooksIn(a, file)
 		if err != nil {
 			r.Checks = append(r.Checks, agent.Check{Name: "settings", Status: agent.Fail, Detail: err.Error(), Fix: "fix " + file})
 			continue

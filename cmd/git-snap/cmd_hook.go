@@ -78,6 +78,10 @@ func parseHook(c *cli.Context) (hookOptions, error) {
 // hookTimeout bounds a hook call: an agent waits for it.
 const hookTimeout = 20 * time.Second
 
+// lateTimeout bounds a call apart (lateHook), which waits for the agent
+// to write its last lines or to exit, then may run its export.
+const lateTimeout = 2 * time.Minute
+
 // hookBudget is how long a call keeps reading a long transcript in steps
 // (the first call on a long session): the next call goes on from there,
 // and the agent, which waits, is not held up to the timeout.
@@ -106,7 +110,11 @@ func limitMemory(limit int64) {
 func runHook(ctx context.Context, d *deps, o hookOptions) error {
 	start := time.Now()
 	limitMemory(stepMemoryLimit)
-	ctx, cancel := context.WithTimeout(ctx, hookTimeout)
+	timeout := hookTimeout
+	if d.getenv != nil && d.getenv(lateVar) != "" {
+		timeout = lateTimeout // no agent waits for it
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var paths gitstore.Paths // where to log; zero until a store is open
 	ok := true
@@ -189,18 +197,41 @@ func hookAgent(ctx context.Context, d *deps, s *gitstore.Store, cfg config.Confi
 	}
 	dir, _ := hookDir(d, o)
 	late, _ := a.(agent.LateWriter)
-	following := late != nil && d.getenv != nil && d.getenv(lateVar) != ""
-	if following {
+	ex, _ := a.(agent.Exporter)
+	pid, command, exports := 0, []string(nil), false
+	if ex != nil {
+		pid, command, exports = ex.ExportAfter(p)
+	}
+	following := d.getenv != nil && d.getenv(lateVar) != ""
+	switch {
+	case following && late != nil:
 		waitEnded(ctx, late, p.TranscriptPath)
+	case following && exports:
+		path, done, err := exported(ctx, s, ex, p, pid, command)
+		if errors.Is(err, errNotExported) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("record the session as the agent left it: %w", err)
+		}
+		defer done()
+		p.TranscriptPath, p.Event = path, exportEvent
+		d.payload.Event = exportEvent // what hook.log names the call by
 	}
 	repo := gitsnap.Wrap(s, cfg, d.gitEnv)
 	_, _, err = repo.RecordHook(ctx, a, p, gitsnap.HookOptions{Dir: dir, Budget: hookBudget,
 		Warn: func(msg string) { hookLog(d, s.Paths(), o.Agent, errors.New(msg)) }})
-	if err == nil && late != nil && !following && d.later != nil && late.WritesAfter(p) {
+	if err == nil && !following && d.later != nil && (late != nil && late.WritesAfter(p) || exports) {
 		err = lateHook(d, o, p)
 	}
 	return err
 }
+
+// exportEvent names the call apart that recorded what an agent's export
+// printed after it exited (agent.Exporter), in the snapshot's label and
+// in hook.log: unlike the calls apart that only add a run's last lines,
+// it is logged, so that doctor and whoever waits on it see that it came.
+const exportEvent = "export"
 
 // lateVar marks the git snap hook that lateHook starts.
 const lateVar = "GIT_SNAP_HOOK_LATE"
@@ -321,8 +352,8 @@ func hookLog(d *deps, p gitstore.Paths, name string, err error) {
 // hookCallLog records in hook.log that a call was made, when, and how
 // long it took, for doctor: an agent that stopped calling shows.
 func hookCallLog(p gitstore.Paths, o hookOptions, payload *agent.Payload, start time.Time, ok bool, late bool) {
-	if p.CommonDir == "" || late && ok {
-		return // a call apart (lateHook) logs only its failure
+	if p.CommonDir == "" || late && ok && (payload == nil || payload.Event != exportEvent) {
+		return // a call apart (lateHook) logs only its failure, or the export it recorded
 	}
 	event := "post-commit"
 	if o.Agent == "git" && len(o.Args) > 0 {
