@@ -296,9 +296,4 @@ type Exporter interface {
 	// the command whose output is then the session's transcript; ok is
 	// false when p asks for none.
 	ExportAfter(p Payload) (pid int, command []string, ok bool)
-	// Behind reports whether exported, a transcript the command printed,
-	// is older than the one the session's last snapshot (rest) was
-	// recorded from: another run went on meanwhile and was recorded, and
-	// the export is not.
-	Behind(exported []byte, rest map[string]any) bool
 }

@@ -305,23 +305,13 @@ func (OpenCode) ExportAfter(p Payload) (pid int, command []string, ok bool) {
 	return int(n), []string{bin, "export", "--pure", p.SessionID}, true
 }
 
-// Behind implements Exporter: the export is older than the one the
-// session's last snapshot was recorded from when its info.time.updated
-// is earlier (another run went on meanwhile, and was recorded).
-func (OpenCode) Behind(exported []byte, rest map[string]any) bool {
-	v, err := snapshot.Parse(exported, snapshot.Limits{MaxBytes: maxDocumentBytes})
-	doc, _ := v.(map[string]any)
-	st, ok := docStateFrom(rest)
-	if err != nil || doc == nil || !ok {
-		return false
-	}
-	updated := func(head map[string]any) int64 {
-		info, _ := head["info"].(map[string]any)
-		tm, _ := info["time"].(map[string]any)
-		n, _ := num(tm["updated"])
-		return n
-	}
-	return updated(doc) < updated(st.Head)
+// Updated implements dater: the export's info.time.updated, in
+// milliseconds.
+func (OpenCode) Updated(head map[string]any) int64 {
+	info, _ := head["info"].(map[string]any)
+	tm, _ := info["time"].(map[string]any)
+	n, _ := num(tm["updated"])
+	return n
 }
 
 // Transcripts implements HookReader: an export is one file.

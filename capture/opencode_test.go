@@ -3,6 +3,7 @@ package capture
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,7 +19,10 @@ const openCodeExport = "../testdata/opencode/ses_5a1c0e7f3ffeQ2mB7kD9xVw4Lp.json
 // tool parts, failed when their state's status is error; turns are user
 // messages with text OpenCode did not add itself (synthetic);
 // compactions are user messages with a compaction part; times are the
-// messages' creation times.
+// messages' creation times. Messages, as a person counts them, are the
+// turns, the answers (assistant messages with some text that is not
+// blank), the tool calls and their results (a tool part whose state is
+// completed or error has one).
 func countOpenCode(doc map[string]any) counts {
 	var c counts
 	msgs, _ := doc["messages"].([]any)
@@ -32,26 +36,36 @@ func countOpenCode(doc map[string]any) counts {
 			c.Last = at
 		}
 		parts, _ := field(raw, "parts").([]any)
-		typed := false
+		typed, said := false, false
 		for _, p := range parts {
 			switch text(p, "type") {
 			case "tool":
 				c.ToolCalls++
-				if text(p, "state", "status") == "error" {
+				c.Messages++
+				switch text(p, "state", "status") {
+				case "error":
 					c.ToolFailures++
+					c.Messages++
+				case "completed":
+					c.Messages++
 				}
 			case "compaction":
 				c.Compactions++
 			case "text":
 				typed = typed || field(p, "synthetic") != true
+				said = said || strings.TrimSpace(text(p, "text")) != ""
 			}
 		}
 		switch text(raw, "info", "role") {
 		case "user":
 			if typed {
 				c.Turns++
+				c.Messages++
 			}
 		case "assistant":
+			if said {
+				c.Messages++
+			}
 			c.ModelCalls++
 			c.Input += integer(raw, "info", "tokens", "input")
 			c.CacheRead += integer(raw, "info", "tokens", "cache", "read")
@@ -96,7 +110,7 @@ func importedCounts(t *testing.T, agentName, path, session string) (counts, stru
 		t.Fatal(err)
 	}
 	_, tr := agent.Trace(doc, a)
-	got := counts{ModelCalls: tr.ModelCalls, ToolCalls: tr.ToolCalls, ToolFailures: tr.ToolFailures, Turns: tr.Turns, Compactions: tr.Compactions,
+	got := counts{Messages: tr.Messages, ModelCalls: tr.ModelCalls, ToolCalls: tr.ToolCalls, ToolFailures: tr.ToolFailures, Turns: tr.Turns, Compactions: tr.Compactions,
 		Input: tr.InputTokens, CacheRead: tr.CacheReadTokens, CacheWrite: tr.CacheWriteTokens, Output: tr.OutputTokens, First: tr.First, Last: tr.Last}
 	n := agent.NumbersOf(doc, agentName)
 	if n.ModelCalls != got.ModelCalls || n.InputTokens != got.Input || n.CacheReadTokens != got.CacheRead || n.CacheWriteTokens != got.CacheWrite || n.OutputTokens != got.Output {

@@ -207,7 +207,7 @@ func hookAgent(ctx context.Context, d *deps, s *gitstore.Store, cfg config.Confi
 	case following && late != nil:
 		waitEnded(ctx, late, p.TranscriptPath)
 	case following && exports:
-		path, done, err := exported(ctx, s, ex, p, pid, command)
+		path, done, err := exported(ctx, p, pid, command)
 		if errors.Is(err, errNotExported) {
 			return nil
 		}

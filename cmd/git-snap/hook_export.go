@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/git-snap/git-snap/agent"
-	"github.com/git-snap/git-snap/gitstore"
 )
 
 // exitWait bounds how long the call apart waits for the agent's process
@@ -27,15 +26,16 @@ const exitWait = 30 * time.Second
 // transcript is bounded.
 const maxExport = 256 << 20
 
-// errNotExported says that the call apart recorded nothing: the agent did
-// not exit, or the export is behind what is recorded.
+// errNotExported says that the call apart has nothing to record: the
+// agent did not exit.
 var errNotExported = errors.New("nothing exported")
 
 // exported runs, once the agent's process has exited, the command that
 // prints the session p names (agent.Exporter), into a file of its own
 // that it returns with the function that removes it; errNotExported
-// when there is nothing to record.
-func exported(ctx context.Context, s *gitstore.Store, ex agent.Exporter, p agent.Payload, pid int, command []string) (string, func(), error) {
+// when the agent did not exit. An export older than what the session
+// recorded meanwhile is not recorded (see agent's dater).
+func exported(ctx context.Context, p agent.Payload, pid int, command []string) (string, func(), error) {
 	wait, cancel := context.WithTimeout(ctx, exitWait)
 	defer cancel()
 	for !gone(pid) {
@@ -48,11 +48,6 @@ func exported(ctx context.Context, s *gitstore.Store, ex agent.Exporter, p agent
 	out, err := runAgentExport(ctx, p.CWD, command)
 	if err != nil {
 		return "", nil, err
-	}
-	if tip, err := s.SessionTip(p.SessionID); err == nil && !tip.IsZero() {
-		if rest, err := s.Rest(ctx, tip); err == nil && ex.Behind(out, rest) {
-			return "", nil, errNotExported
-		}
 	}
 	dir, err := os.MkdirTemp("", "git-snap-export-")
 	if err != nil {
