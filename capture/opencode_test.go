@@ -3,11 +3,14 @@ package capture
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/gitstore"
 
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -146,4 +149,78 @@ func TestOpenCodeRestoreEqualsTheExportAtEachSnapshot(t *testing.T) {
 	// Each message was recorded as the export grew: every reader counts
 	// the last version once.
 	agreeEverywhere(t, s, ids[len(ids)-1], countOpenCode(full))
+}
+
+// A plugin call that finishes after OpenCode exited (its session.idle
+// call, cut short by the exit and run on) gives an export older than
+// the one git snap hook recorded apart from opencode export: its
+// info.time.updated is earlier, and it is not recorded over the newer
+// one. A newer export is.
+func TestOpenCodeEarlierExportIsNotRecorded(t *testing.T) {
+	ctx := context.Background()
+	full := readJSONDoc(t, openCodeExport)
+	at := func(doc map[string]any, updated int64, n int) map[string]any {
+		info := map[string]any{}
+		for k, v := range doc["info"].(map[string]any) {
+			info[k] = v
+		}
+		info["time"] = map[string]any{"created": 1768560000000, "updated": updated}
+		msgs := doc["messages"].([]any)
+		return map[string]any{"info": info, "messages": msgs[:n]}
+	}
+	msgs := len(full["messages"].([]any))
+	_, s := newStore(t)
+	a, _ := agent.Lookup("opencode", agent.Env{})
+	path := filepath.Join(t.TempDir(), "ses_5a1c0e7f3ffeQ2mB7kD9xVw4Lp.json")
+	record := func(doc map[string]any) bool {
+		data, _ := json.MarshalIndent(doc, "", "  ")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		p, err := a.Decode([]byte(`{"hook_event_name":"session.idle","session_id":"ses_5a1c0e7f3ffeQ2mB7kD9xVw4Lp","transcript_path":"`+path+`"}`), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, added, err := Ingest{Store: s, Adapter: a}.Run(ctx, p, gitstore.SaveOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return added
+	}
+	restored := func() any {
+		tip, _ := s.SessionTip("ses_5a1c0e7f3ffeQ2mB7kD9xVw4Lp")
+		doc, _, err := s.Read(ctx, tip)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, err := agent.Restore(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back any
+		if err := json.Unmarshal(files[""][0], &back); err != nil {
+			t.Fatal(err)
+		}
+		return back
+	}
+	asJSON := func(v any) any {
+		data, _ := json.Marshal(v)
+		var out any
+		_ = json.Unmarshal(data, &out)
+		return out
+	}
+	newer := at(full, 1768560070000, msgs)
+	if !record(newer) {
+		t.Fatal("the export was not recorded")
+	}
+	if record(at(full, 1768560050000, msgs-2)) {
+		t.Error("an earlier export was recorded over a newer one")
+	}
+	if !jsonEqual(restored(), asJSON(newer)) {
+		t.Error("the session no longer restores the newer export")
+	}
+	later := at(full, 1768560090000, msgs-1) // a message undone since: newer, and shorter
+	if !record(later) || !jsonEqual(restored(), asJSON(later)) {
+		t.Error("a newer export was not recorded")
+	}
 }
