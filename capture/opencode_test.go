@@ -189,18 +189,7 @@ func TestOpenCodeEarlierExportIsNotRecorded(t *testing.T) {
 	}
 	restored := func() any {
 		tip, _ := s.SessionTip("ses_5a1c0e7f3ffeQ2mB7kD9xVw4Lp")
-		doc, _, err := s.Read(ctx, tip)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files, err := agent.Restore(doc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var back any
-		if err := json.Unmarshal(files[""][0], &back); err != nil {
-			t.Fatal(err)
-		}
+		_, back := restoredDocument(t, s, tip)
 		return back
 	}
 	asJSON := func(v any) any {

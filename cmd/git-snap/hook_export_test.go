@@ -22,17 +22,8 @@ import (
 // runs while the process lives, the export is recorded once it is gone,
 // and hook.log holds the dispose call and the export.
 func TestHookRecordsOpenCodeExportAfterExit(t *testing.T) {
-	gitBin, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git is needed to make the repository")
-	}
-	bin := buildBinary(t)
-	repo, tmp := t.TempDir(), t.TempDir()
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"-c", "user.name=t", "-c", "user.email=t@x", "commit", "-q", "--allow-empty", "-m", "c"}} {
-		if out, err := exec.Command(gitBin, append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
-	}
+	bin, repo := binaryAndRepo(t)
+	tmp := t.TempDir()
 	const id = "ses_5a1c0e7f3ffeQ2mB7kD9xVw4Lp"
 	export := func(updated int64, answer string) string {
 		return `{"info": {"id": "` + id + `", "time": {"created": 1768560000000, "updated": ` + jsonNumber(updated) + `}},
@@ -61,7 +52,7 @@ cat `+filepath.Join(tmp, "last.json")+`
 
 	agentProc := exec.Command("sleep", "60")
 	must(t, agentProc.Start())
-	defer agentProc.Process.Kill()
+	defer func() { _ = agentProc.Process.Kill() }()
 	env := append(os.Environ(), "TMPDIR="+tmp, "GIT_SNAP_HOOK_LATE=")
 	call := func(event string) {
 		t.Helper()

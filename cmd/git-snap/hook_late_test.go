@@ -17,17 +17,8 @@ import (
 // are written as restore writes JSON, keys sorted, to be compared as
 // text.)
 func TestHookRecordsCopilotLinesAfterSessionEnd(t *testing.T) {
-	gitBin, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git is needed to make the repository")
-	}
-	bin := buildBinary(t)
-	repo, home := t.TempDir(), t.TempDir()
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"-c", "user.name=t", "-c", "user.email=t@x", "commit", "-q", "--allow-empty", "-m", "c"}} {
-		if out, err := exec.Command(gitBin, append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
-	}
+	bin, repo := binaryAndRepo(t)
+	home := t.TempDir()
 	const id = "9d362af6-ca39-4eea-868c-df2047196cc0"
 	events := filepath.Join(home, ".copilot", "session-state", id, "events.jsonl")
 	must(t, os.MkdirAll(filepath.Dir(events), 0o755))
@@ -76,4 +67,21 @@ func TestHookRecordsCopilotLinesAfterSessionEnd(t *testing.T) {
 	if err != nil || strings.Count(string(log), "\n") != 1 || !strings.Contains(string(log), "call copilot sessionEnd") {
 		t.Errorf("hook.log = %q, %v; want the one call", log, err)
 	}
+}
+
+// binaryAndRepo builds git-snap and makes a repository with one commit,
+// for a test of the processes a hook call starts.
+func binaryAndRepo(t *testing.T) (bin, repo string) {
+	t.Helper()
+	gitBin, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is needed to make the repository")
+	}
+	bin, repo = buildBinary(t), t.TempDir()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"-c", "user.name=t", "-c", "user.email=t@x", "commit", "-q", "--allow-empty", "-m", "c"}} {
+		if out, err := exec.Command(gitBin, append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	return bin, repo
 }
