@@ -213,3 +213,52 @@ func TestOpenCodeEarlierExportIsNotRecorded(t *testing.T) {
 		t.Error("a newer export was not recorded")
 	}
 }
+
+const openCodeLive = "../testdata/live/opencode/ses_de3085fdeffe73Ib9EawIKH7Xu.json"
+
+// OpenCode rewrites messages it has written: the plugin's export at
+// tool.execute.after holds the first answer with its tool call running
+// and no tokens yet; at session.idle the call is done and counted; after
+// the run, the first prompt gains its summary.diffs. Each version of the
+// live export so rewritten is recorded, and each snapshot counts what
+// that version holds, no message twice and none short.
+func TestOpenCodeNumbersAfterRewrites(t *testing.T) {
+	final := readJSONDoc(t, openCodeLive)
+	clone := func(v any) map[string]any {
+		data, _ := json.Marshal(v)
+		var out map[string]any
+		dec := json.NewDecoder(strings.NewReader(string(data)))
+		dec.UseNumber()
+		if err := dec.Decode(&out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	msgs := final["messages"].([]any)
+	prompt := clone(msgs[0])
+	delete(prompt["info"].(map[string]any), "summary")
+	running := clone(msgs[1])
+	running["info"].(map[string]any)["tokens"] = map[string]any{"input": 0, "output": 0, "reasoning": 0, "cache": map[string]any{"read": 0, "write": 0}}
+	parts := running["parts"].([]any)[:2] // step-start and the tool, not yet done
+	tool := parts[1].(map[string]any)
+	tool["state"] = map[string]any{"status": "running", "input": tool["state"].(map[string]any)["input"]}
+	running["parts"] = parts
+	versions := []map[string]any{
+		{"info": final["info"], "messages": []any{prompt, running}},
+		{"info": final["info"], "messages": []any{prompt, msgs[1], msgs[2]}},
+		{"info": final["info"], "messages": []any{msgs[0], msgs[1], msgs[2]}},
+		final,
+	}
+	payload := func(path string) []byte {
+		b, _ := json.Marshal(map[string]any{"hook_event_name": "session.idle", "session_id": "ses_de3085fdeffe73Ib9EawIKH7Xu", "transcript_path": path})
+		return b
+	}
+	s, ids := recordVersions(t, "opencode", "ses_de3085fdeffe73Ib9EawIKH7Xu.json", versions, payload)
+	for i, v := range versions {
+		want := countOpenCode(clone(v))
+		if i == 0 && (want.ToolCalls != 1 || want.ModelCalls != 1 || want.Input != 0) {
+			t.Fatalf("the first version lost what this test is about: %+v", want)
+		}
+		agreeEverywhere(t, s, ids[i], want)
+	}
+}
