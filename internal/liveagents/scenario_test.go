@@ -336,7 +336,9 @@ func runScenario(t *testing.T, d driver) {
 		w.doctor(0, "ok")
 	}
 
-	keep(t, w, d.transcript(w, session))
+	if os.Getenv(keepVar) != "" {
+		keep(t, w, d.transcript(w, session)) // OpenCode's transcript is an export it runs: only when kept
+	}
 
 	// Resumed into a fresh HOME: the agent's own resume sends the earlier
 	// conversation, and git-snap goes on recording the same session.
@@ -580,11 +582,14 @@ func checkReplay(t *testing.T, w *world, session string) {
 	}
 }
 
+// keepVar names the folder keep copies the transcripts to.
+const keepVar = "GIT_SNAP_LIVE_AGENTS_KEEP"
+
 // keep copies the transcript of the first two prompts, as the agent wrote
 // it, to $GIT_SNAP_LIVE_AGENTS_KEEP/<agent>/ when that is set: how the
 // transcripts in testdata/live were made.
 func keep(t *testing.T, w *world, transcript string) {
-	dir := os.Getenv("GIT_SNAP_LIVE_AGENTS_KEEP")
+	dir := os.Getenv(keepVar)
 	if dir == "" {
 		return
 	}
