@@ -415,7 +415,14 @@ func checkOneSession(t *testing.T, w *world, session string) {
 func checkRestore(t *testing.T, w *world, session, transcript string) {
 	want, err := os.ReadFile(transcript)
 	must(t, err)
-	jsonlEqual(t, "restore --format "+w.d.name(), w.gitSnap(0, "restore", session, "--format", w.d.name()), string(want))
+	// What the agent writes after its last hook call is recorded apart
+	// (Copilot CLI's last lines), by a call that may still run: waited
+	// for, then what differs is said.
+	restored := func() string { return w.gitSnap(0, "restore", session, "--format", w.d.name()) }
+	for end := time.Now().Add(90 * time.Second); transcriptDiff(restored(), string(want)) != "" && time.Now().Before(end); {
+		time.Sleep(200 * time.Millisecond)
+	}
+	jsonlEqual(t, "restore --format "+w.d.name(), restored(), string(want))
 	dir := filepath.Join(w.root, "restored")
 	w.gitSnap(0, "restore", session, "--format", w.d.name(), "--dir", dir)
 	got, err := os.ReadFile(filepath.Join(dir, filepath.Base(transcript)))
@@ -431,27 +438,34 @@ func checkRestore(t *testing.T, w *world, session, transcript string) {
 // export) is compared whole.
 func jsonlEqual(t *testing.T, what, got, want string) {
 	t.Helper()
+	if msg := transcriptDiff(got, want); msg != "" {
+		t.Errorf("%s: %s", what, msg)
+	}
+}
+
+// transcriptDiff says how got differs from want (see jsonlEqual); "" when
+// it does not.
+func transcriptDiff(got, want string) string {
 	if a, errA := snapshot.Parse([]byte(got), snapshot.Limits{}); errA == nil && strings.Count(strings.TrimSpace(want), "\n") > 0 {
 		if b, errB := snapshot.Parse([]byte(want), snapshot.Limits{}); errB == nil {
 			if !snapshot.Equal(a, b) {
-				t.Errorf("%s: the document differs:\n got %.600s\nwant %.600s", what, got, want)
+				return fmt.Sprintf("the document differs:\n got %.600s\nwant %.600s", got, want)
 			}
-			return
+			return ""
 		}
 	}
 	g, w := lines(got), lines(want)
 	if len(g) != len(w) {
-		t.Errorf("%s: %d lines, the agent wrote %d", what, len(g), len(w))
-		return
+		return fmt.Sprintf("%d lines, the agent wrote %d", len(g), len(w))
 	}
 	for i := range w {
 		a, errA := snapshot.Parse([]byte(g[i]), snapshot.Limits{})
 		b, errB := snapshot.Parse([]byte(w[i]), snapshot.Limits{})
 		if errA != nil || errB != nil || !snapshot.Equal(a, b) {
-			t.Errorf("%s: line %d differs:\n got %.300s\nwant %.300s", what, i+1, g[i], w[i])
-			return
+			return fmt.Sprintf("line %d differs:\n got %.300s\nwant %.300s", i+1, g[i], w[i])
 		}
 	}
+	return ""
 }
 
 func lines(s string) []string {
