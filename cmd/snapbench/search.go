@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -38,19 +39,24 @@ func (b *bench) searchScale() int {
 	return 10000
 }
 
+// searchStore, when set, is a directory where the search rows' store is
+// written once and found again by later runs (its index removed first,
+// so that the build is timed again): writing 1M messages takes minutes.
+var searchStore = flag.String("search-store", "", "keep the search rows' store in `DIR` and reuse it when it is there")
+
 func (b *bench) searchRows(ctx context.Context) ([]row, error) {
 	sb := *b
 	sb.repo = filepath.Join(b.work, "search-repo")
 	sb.env = benchEnv()
 	sessions := b.searchScale()
 	msgs := sessions * searchSnapshots * messagesPerSnapshot
-	logf("search: writing %d sessions, %d messages with git fast-import", sessions, msgs)
-	start := time.Now()
-	textBytes, err := sb.writeSearchStore(ctx, sessions)
+	if *searchStore != "" {
+		sb.repo = filepath.Join(*searchStore, fmt.Sprint(sessions))
+	}
+	textBytes, err := sb.searchStoreOnce(ctx, sessions)
 	if err != nil {
 		return nil, err
 	}
-	logf("search: store written in %s (%.0f MiB of message text)", time.Since(start).Round(time.Second), float64(textBytes)/(1<<20))
 	phase := fmt.Sprintf("%dk messages, %dk sessions", msgs/1000, max(1, sessions/1000))
 	if sessions < 1000 {
 		phase = fmt.Sprintf("%dk messages, %d sessions", msgs/1000, sessions)
@@ -60,45 +66,100 @@ func (b *bench) searchRows(ctx context.Context) ([]row, error) {
 		return nil, err
 	}
 	indexBytes, packBytes := dirBytes(filepath.Join(sb.repo, ".git", "snap", "search")), dirBytes(filepath.Join(sb.repo, ".git", "objects"))
+	needle := []string{"-F", "zq-needle-7"}
 	queries := []struct {
-		what string
-		args []string
+		what       string
+		args, grep []string
 	}{
-		{"search, rare string, warm", []string{"search", "-F", "zq-needle-7"}},
-		{"search -i -E, regular expression, warm", []string{"search", "-i", "-E", `zq-NEEDLE-[0-9]+\b`}},
-		{"search, common word, -m 100, warm", []string{"search", "-m", "100", vocab[0]}},
-		{"search -l, rare string, warm", []string{"search", "-l", "-F", "zq-needle-7"}},
+		{"search, rare string, warm", needle, needle},
+		{"search -i -E, regular expression, warm", []string{"-i", "-E", `zq-NEEDLE-[0-9]+\b`}, []string{"-i", "-E", `zq-NEEDLE-[0-9]+\b`}},
+		{"search, common word, -m 100, warm", []string{"-m", "100", vocab[0]}, []string{"-m", "100", vocab[0]}},
+		{"search -l, rare string, warm", []string{"-l", "-F", "zq-needle-7"}, []string{"-l", "-F", "zq-needle-7"}},
 	}
 	rows := []row{{what: "search index build (first search)", phase: phase, ours: build, budget: 2 * time.Minute,
-		note: fmt.Sprintf("CPU %.0f s; index %.0f MiB, pack %.0f MiB, peak memory %.0f MiB", cpu.Seconds(), float64(indexBytes)/(1<<20), float64(packBytes)/(1<<20), float64(peak)/(1<<20))}}
+		note: fmt.Sprintf("CPU %.0f s; index %.0f MiB, %.2f × the %.0f MiB of message text; pack %.0f MiB, peak memory %.0f MiB", cpu.Seconds(),
+			float64(indexBytes)/(1<<20), float64(indexBytes)/float64(textBytes), float64(textBytes)/(1<<20), float64(packBytes)/(1<<20), float64(peak)/(1<<20))}}
 	for _, q := range queries {
-		var ds []time.Duration
-		for range b.cfg.runs {
-			d, err := sb.timed(nil, sb.bin, q.args...)
-			if err != nil {
-				return nil, err
-			}
-			ds = append(ds, d)
-		}
-		rows = append(rows, row{what: q.what, phase: phase, ours: median(ds), budget: 300 * time.Millisecond,
-			note: "git-snap " + strings.Join(q.args, " ")})
-	}
-	var inc []time.Duration
-	for r := range b.cfg.runs {
-		session := fmt.Sprintf("inc-%d", r)
-		doc, _ := json.Marshal(map[string]any{"messages": []any{searchMessage(rand.New(rand.NewPCG(uint64(r), 9)), session, 0)}})
-		if _, err := sb.timed(doc, sb.bin, "save", "--session", session); err != nil {
-			return nil, err
-		}
-		d, err := sb.timed(nil, sb.bin, "search", "-F", "zq-needle-7")
+		ours := append([]string{sb.bin, "search"}, q.args...)
+		base := append(append([]string{"grep", "-r"}, q.grep...), sb.textDir())
+		d, g, err := sb.paired(sb.repo, ours, base)
 		if err != nil {
 			return nil, err
 		}
-		inc = append(inc, d)
+		peak, err := sb.peakMemory(nil, sb.bin, ours[1:]...)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, row{what: q.what, phase: phase, ours: d, plumbing: g, budget: 300 * time.Millisecond,
+			note: fmt.Sprintf("git-snap %s; baseline %s; peak memory %.0f MiB", strings.Join(ours[1:], " "), strings.Join(base, " "), float64(peak)/(1<<20))})
 	}
-	rows = append(rows, row{what: "search after a new session was saved", phase: phase, ours: median(inc), budget: 300 * time.Millisecond,
-		note: "reads the new session, writes a segment"})
-	return rows, nil
+	r, err := sb.newSessionRow(phase, append([]string{"grep", "-r"}, append(needle, sb.textDir())...))
+	return append(rows, r), err
+}
+
+// newSessionRow times the first search after a session was saved, which
+// reads the new session and writes a segment, paired with base.
+func (b *bench) newSessionRow(phase string, base []string) (row, error) {
+	var inc, grep []time.Duration
+	var peak int64
+	for r := range b.cfg.runs {
+		session := fmt.Sprintf("inc-%d", r)
+		doc, _ := json.Marshal(map[string]any{"messages": []any{searchMessage(rand.New(rand.NewPCG(uint64(r), 9)), session, 0)}})
+		if _, err := b.timed(doc, b.bin, "save", "--session", session); err != nil {
+			return row{}, err
+		}
+		args := []string{"search", "-F", "zq-needle-7"}
+		var d time.Duration
+		var err error
+		if r == 0 { // once under the rss wrapper, for the peak
+			d, _, peak, err = b.usage(b.bin, args...)
+		} else {
+			d, err = b.timed(nil, b.bin, args...)
+		}
+		if err != nil {
+			return row{}, err
+		}
+		inc = append(inc, d)
+		if d, err = b.timedIn(b.repo, base...); err != nil {
+			return row{}, err
+		}
+		grep = append(grep, d)
+	}
+	return row{what: "search after a new session was saved", phase: phase, ours: median(inc), plumbing: median(grep), budget: 300 * time.Millisecond,
+		note: fmt.Sprintf("reads the new session, writes a segment; baseline %s; peak memory %.0f MiB", strings.Join(base, " "), float64(peak)/(1<<20))}, nil
+}
+
+// searchStoreOnce writes the store, or finds the one an earlier run
+// left in sb.repo, and returns the bytes of message text it holds.
+func (b *bench) searchStoreOnce(ctx context.Context, sessions int) (int64, error) {
+	done := filepath.Join(b.repo, ".git", "snapbench-text-bytes")
+	if data, err := os.ReadFile(done); err == nil {
+		logf("search: reusing the store in %s", b.repo)
+		// Sessions an earlier run saved are dropped, so that each run
+		// starts from the same store.
+		del := exec.Command("sh", "-c", "git for-each-ref --format='delete %(refname)' refs/snap/inc-* | git update-ref --stdin")
+		del.Dir, del.Env = b.repo, b.env
+		if out, err := del.CombinedOutput(); err != nil {
+			return 0, fmt.Errorf("drop the sessions of an earlier run: %v\n%s", err, out)
+		}
+		if err := os.RemoveAll(filepath.Join(b.repo, ".git", "snap", "search")); err != nil {
+			return 0, err
+		}
+		return strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	}
+	for _, dir := range []string{b.repo, b.textDir()} {
+		if err := os.RemoveAll(dir); err != nil {
+			return 0, err
+		}
+	}
+	logf("search: writing %d sessions, %d messages with git fast-import", sessions, sessions*searchSnapshots*messagesPerSnapshot)
+	start := time.Now()
+	textBytes, err := b.writeSearchStore(ctx, sessions)
+	if err != nil {
+		return 0, err
+	}
+	logf("search: store written in %s (%.0f MiB of message text)", time.Since(start).Round(time.Second), float64(textBytes)/(1<<20))
+	return textBytes, os.WriteFile(done, []byte(strconv.FormatInt(textBytes, 10)), 0o666)
 }
 
 // usage runs a command under this program's rss wrapper and returns its
@@ -133,9 +194,14 @@ func dirBytes(dir string) int64 {
 }
 
 // writeSearchStore writes the sessions with one git fast-import and
-// returns how many bytes of message text they hold.
+// returns how many bytes of message text they hold. The same text is
+// written beside the repository, a file per session (textDir), for the
+// baseline's grep.
 func (b *bench) writeSearchStore(ctx context.Context, sessions int) (int64, error) {
 	if err := os.MkdirAll(b.repo, 0o777); err != nil {
+		return 0, err
+	}
+	if err := os.MkdirAll(b.textDir(), 0o777); err != nil {
 		return 0, err
 	}
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"config", "gc.auto", "0"}, {"commit", "-q", "--allow-empty", "-m", "code"}} {
@@ -155,7 +221,7 @@ func (b *bench) writeSearchStore(ctx context.Context, sessions int) (int64, erro
 		return 0, err
 	}
 	w := bufio.NewWriterSize(in, 1<<20)
-	text, werr := writeSessions(w, sessions)
+	text, werr := writeSessions(w, sessions, b.textDir())
 	if werr == nil {
 		werr = w.Flush()
 	}
@@ -166,15 +232,23 @@ func (b *bench) writeSearchStore(ctx context.Context, sessions int) (int64, erro
 	return text, nil
 }
 
-func writeSessions(w io.Writer, sessions int) (int64, error) {
+// textDir holds the search store's message text as files, a session's
+// messages in one, as a transcript folder holds them.
+func (b *bench) textDir() string { return b.repo + "-text" }
+
+// writeSessions writes the sessions' commits to w, a fast-import stream,
+// and each session's messages to a file in textDir.
+func writeSessions(w io.Writer, sessions int, textDir string) (int64, error) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var text int64
 	fmt.Fprintf(w, "blob\nmark :1\ndata %d\n%s\n", len("git-snap format 1\n"), "git-snap format 1\n")
 	doc := "{\n  \"config\": {\n    \"model\": \"m\"\n  }\n}\n"
 	fmt.Fprintf(w, "blob\nmark :2\ndata %d\n%s\n", len(doc), doc)
 	base := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC).Unix()
+	var all bytes.Buffer
 	for s := range sessions {
 		name := fmt.Sprintf("s-%05d", s)
+		all.Reset()
 		for snap := range searchSnapshots {
 			when := base + int64(s)*600 + int64(snap)*30
 			msg := fmt.Sprintf("PostToolUse Bash\n\nSnap-Session: %s\nSnap-Seq: %d\nSnap-Label: PostToolUse Bash\nSnap-Source: %s\nSnap-Messages: %d\nSnap-Events: 0\nSnap-Files: 0\n",
@@ -194,9 +268,13 @@ func writeSessions(w io.Writer, sessions int) (int64, error) {
 					return 0, err
 				}
 				text += int64(buf.Len())
+				all.Write(buf.Bytes())
 				fmt.Fprintf(w, "M 100644 inline messages/%04d/%06d.json\ndata %d\n%s\n", i/128, i, buf.Len(), buf.Bytes())
 			}
 			fmt.Fprintln(w)
+		}
+		if err := os.WriteFile(filepath.Join(textDir, name+".json"), all.Bytes(), 0o666); err != nil {
+			return 0, err
 		}
 	}
 	_, err := fmt.Fprintln(w, "done")
