@@ -30,7 +30,9 @@ import (
 // of everything before it: a manifest damaged in place is found whole
 // and the index rebuilt, as a damaged segment is.
 
-const manifestHeader = "git-snap search index 2" // 2: the end line's checksum
+// Its first line names the version of the whole index: a manifest of
+// another version is not read, and the index is built anew in this one's.
+const manifestHeader = "git-snap search index 3" // 2: the end line's checksum; 3: deflated blocks, pages checked when read
 
 // maxManifestBytes bounds the manifest read: a larger one (a sparse file
 // planted there) is damage, not read.

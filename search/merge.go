@@ -54,17 +54,21 @@ func (b *builder) copyLive(ctx context.Context, name string) error {
 	}
 	snaps := map[uint32]uint32{} // the segment's snapshot rows in the current writer
 	w := b.w
-	for d := range uint32(s.nDocs()) {
-		if d%1024 == 0 {
-			if err := ctx.Err(); err != nil {
+	for blk := range s.nBlocks() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rows, err := s.docs(blk)
+		if err != nil {
+			return err
+		}
+		for _, row := range rows {
+			if b.w != w { // flushed: the rows are the new writer's to add
+				snaps, w = map[uint32]uint32{}, b.w
+			}
+			if err := b.copyDoc(s, row, snaps); err != nil {
 				return err
 			}
-		}
-		if b.w != w { // flushed: the rows are the new writer's to add
-			snaps, w = map[uint32]uint32{}, b.w
-		}
-		if err := b.copyDoc(s, d, snaps); err != nil {
-			return err
 		}
 		if b.w.full() {
 			if err := b.flush(); err != nil {
@@ -75,9 +79,13 @@ func (b *builder) copyLive(ctx context.Context, name string) error {
 	return nil
 }
 
-// copyDoc adds doc d of s to the builder when its session still counts.
-func (b *builder) copyDoc(s *segment, d uint32, snaps map[uint32]uint32) error {
-	row, sr, sess, gen, err := s.docHeader(d)
+// copyDoc adds a doc of s to the builder when its session still counts.
+func (b *builder) copyDoc(s *segment, row docRow, snaps map[uint32]uint32) error {
+	sr, err := s.snap(row.snap)
+	if err != nil {
+		return err
+	}
+	sess, gen, err := s.session(sr.session)
 	if err != nil {
 		return err
 	}

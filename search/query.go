@@ -2,7 +2,6 @@ package search
 
 import (
 	"cmp"
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -30,14 +29,10 @@ func (v *view) close() {
 	}
 }
 
-// openView reads the manifest and maps its segments. A segment removed
-// since the manifest was read is errStale; one that cannot be read as
-// written is errCorrupt.
-func (x *Index) openView() (*view, error) {
-	m, err := readManifest(x.dir)
-	if err != nil {
-		return nil, err
-	}
+// openView maps the segments manifest m names. A segment removed since
+// the manifest was read is errStale; one that cannot be read as written
+// is errCorrupt.
+func (x *Index) openView(m *manifest) (*view, error) {
 	v := &view{m: m}
 	for _, name := range m.segments {
 		data, unmap, err := mmapfile.Map(filepath.Join(x.dir, name))
@@ -64,123 +59,109 @@ func (x *Index) openView() (*view, error) {
 	return v, nil
 }
 
-// candidate is a message that may match: its trigrams do. It is kept
-// small, as a common word makes a million of them.
+// candidate is a message that may match: its block's trigrams do.
 type candidate struct {
-	seg  int32
-	doc  uint32
-	rank int32 // its session's place, most recently active first
-	msg  int32
+	seg int32
+	doc uint32
+	msg int32
 }
 
-// query answers q from the index as it stands.
-func (x *Index) query(ctx context.Context, q Query, mt *matcher) ([]Hit, error) {
-	v, err := x.openView()
+// candRun is a run of one session's docs in one segment, placed by the
+// session's rank: the most recently active session first.
+type candRun struct {
+	rank  int32
+	seg   int32
+	first uint32
+	n     uint32
+}
+
+// query answers q from the index as manifest m names it. Hits come
+// session by session, most recently active first: the runs of each
+// session's docs whose blocks may match are gathered, their docs read
+// and put in order, and matched, until the limit. A common word's search
+// for 100 lines reads the blocks of the first sessions only.
+func (x *Index) query(ctx context.Context, q Query, mt *matcher, m *manifest) ([]Hit, error) {
+	v, err := x.openView(m)
 	if err != nil {
 		return nil, err
 	}
 	defer v.close()
 	f := newFilter(q, v.m)
-	var cands []candidate
+	sets := make([][]uint64, len(v.segs))
+	sfs := make([]*segFilter, len(v.segs))
+	var runs []candRun
 	for si, s := range v.segs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		blocks, every, err := s.eval(mt.cond)
-		if err != nil {
+		if sets[si], err = s.eval(mt.cond); err != nil {
 			return nil, err
 		}
-		if every {
-			blocks = make([]uint32, (s.nDocs()+blockDocs-1)/blockDocs)
-			for i := range blocks {
-				blocks[i] = uint32(i)
-			}
-		}
-		sf, err := f.segment(s)
-		if err != nil {
+		if sfs[si], err = f.segment(s); err != nil {
 			return nil, err
 		}
-		for _, b := range blocks {
-			for d := b * blockDocs; d < (b+1)*blockDocs && int(d) < s.nDocs(); d++ {
-				c, ok, err := sf.candidate(d)
-				if err != nil {
-					return nil, err
-				}
-				if ok {
-					c.seg = int32(si)
-					cands = append(cands, c)
-				}
-			}
+		if runs, err = sfs[si].runs(si, sets[si], runs); err != nil {
+			return nil, err
 		}
 	}
-	return x.verify(ctx, q, mt, v, inOrder(cands, q.Limit > 0))
-}
-
-// before orders candidates: the most recently active session first, in
-// a session by message, then by where they are in the index, so that the
-// order is total and a limited search gives the first hits of an
-// unlimited one.
-func before(a, b candidate) int {
-	return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.msg, b.msg), cmp.Compare(a.seg, b.seg), cmp.Compare(a.doc, b.doc))
-}
-
-// inOrder gives the candidates in order. When the search stops at a
-// limit, a common word's million candidates are not sorted to check the
-// first hundred: they are made a heap, in linear time, and taken from it
-// one by one.
-func inOrder(cands []candidate, limited bool) func() (candidate, bool) {
-	if !limited {
+	slices.SortFunc(runs, func(a, b candRun) int {
+		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.seg, b.seg), cmp.Compare(a.first, b.first))
+	})
+	var hits []Hit
+	var cands []candidate
+	done := map[string]bool{} // sessions with a hit, for SessionsOnly
+	for i := 0; i < len(runs); {
+		j := i + 1
+		for j < len(runs) && runs[j].rank == runs[i].rank {
+			j++
+		}
+		cands = cands[:0]
+		for _, r := range runs[i:j] {
+			if cands, err = sfs[r.seg].candidates(r, sets[r.seg], cands); err != nil {
+				return nil, err
+			}
+		}
 		slices.SortFunc(cands, before)
-		i := 0
-		return func() (candidate, bool) {
-			if i == len(cands) {
-				return candidate{}, false
-			}
-			i++
-			return cands[i-1], true
+		if hits, err = x.verify(ctx, q, mt, v, cands, hits, done); err != nil || (q.Limit > 0 && len(hits) >= q.Limit) {
+			return hits, err
 		}
+		i = j
 	}
-	h := candHeap(cands)
-	heap.Init(&h)
-	return func() (candidate, bool) {
-		if h.Len() == 0 {
-			return candidate{}, false
-		}
-		return heap.Pop(&h).(candidate), true
-	}
+	return hits, nil
 }
 
-// candHeap is a min-heap of candidates by before.
-type candHeap []candidate
+// before orders a session's candidates: by message, then by where they
+// are in the index, so that the order is total and a limited search
+// gives the first hits of an unlimited one.
+func before(a, b candidate) int {
+	return cmp.Or(cmp.Compare(a.msg, b.msg), cmp.Compare(a.seg, b.seg), cmp.Compare(a.doc, b.doc))
+}
 
-func (h candHeap) Len() int           { return len(h) }
-func (h candHeap) Less(i, j int) bool { return before(h[i], h[j]) < 0 }
-func (h candHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *candHeap) Push(x any)        { *h = append(*h, x.(candidate)) }
-func (h *candHeap) Pop() any {
-	old := *h
-	c := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return c
+// inBlocks reports whether one of blocks first to last is in set (nil:
+// every block).
+func inBlocks(set []uint64, first, last int) bool {
+	if set == nil {
+		return true
+	}
+	for b := first; b <= last; b++ {
+		if set[b/64]&(1<<(b%64)) != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // verifyHook, when set (in tests), is called before each document is
 // matched.
 var verifyHook func()
 
-// verify matches the candidates for real, in order, until the limit. It
-// looks at ctx before every document and every line of one (matchLines):
-// a slow regular expression over long messages took seconds between
-// looks when they were 256 documents apart, and the viewer's search went
-// on that long after its client had left.
-func (x *Index) verify(ctx context.Context, q Query, mt *matcher, v *view, next func() (candidate, bool)) ([]Hit, error) {
-	var hits []Hit
-	done := map[string]bool{} // sessions with a hit, for SessionsOnly
-	for {
-		c, ok := next()
-		if !ok {
-			return hits, nil
-		}
+// verify matches a session's candidates for real, in order, until the
+// limit. It looks at ctx before every document and every line of one
+// (matchLines): a slow regular expression over long messages took
+// seconds between looks when they were 256 documents apart, and the
+// viewer's search went on that long after its client had left.
+func (x *Index) verify(ctx context.Context, q Query, mt *matcher, v *view, cands []candidate, hits []Hit, done map[string]bool) ([]Hit, error) {
+	for _, c := range cands {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -195,12 +176,21 @@ func (x *Index) verify(ctx context.Context, q Query, mt *matcher, v *view, next 
 			return hits[:q.Limit], nil
 		}
 	}
+	return hits, nil
 }
 
 // verifyOne adds the hits of doc d of segment s to hits: with
 // SessionsOnly, one for a session not yet done.
 func verifyOne(ctx context.Context, q Query, mt *matcher, s *segment, d uint32, hits []Hit, done map[string]bool) ([]Hit, error) {
-	row, snap, session, _, err := s.docHeader(d)
+	row, err := s.doc(d)
+	if err != nil {
+		return hits, err
+	}
+	snap, err := s.snap(row.snap)
+	if err != nil {
+		return hits, err
+	}
+	session, _, err := s.session(snap.session)
 	if err != nil || (q.SessionsOnly && done[session]) {
 		return hits, err
 	}
@@ -332,8 +322,11 @@ type segFilter struct {
 }
 
 func (f *filter) segment(s *segment) (*segFilter, error) {
-	n := len(s.sec[secSessions]) / sessBytes
-	sf := &segFilter{f: f, s: s, rank: make([]int32, n), label: make([]int8, len(s.sec[secSnapshots])/snapBytes)}
+	n := s.nSessions()
+	sf := &segFilter{f: f, s: s, rank: make([]int32, n)}
+	if f.q.Label != "" {
+		sf.label = make([]int8, s.nSnaps())
+	}
 	for i := range n {
 		name, gen, err := s.session(uint32(i))
 		if err != nil {
@@ -347,36 +340,70 @@ func (f *filter) segment(s *segment) (*segFilter, error) {
 	return sf, nil
 }
 
-// candidate reads doc d and tells whether the query's filters keep it.
-func (sf *segFilter) candidate(d uint32) (candidate, bool, error) {
+// runs appends the segment's runs of docs whose session the filter
+// keeps and of which a block is in set.
+func (sf *segFilter) runs(seg int, set []uint64, out []candRun) ([]candRun, error) {
+	for i := range sf.s.nRuns() {
+		r, err := sf.s.run(i)
+		if err != nil {
+			return nil, err
+		}
+		if rank := sf.rank[r.session]; rank >= 0 && inBlocks(set, int(r.first/blockDocs), int((r.first+r.n-1)/blockDocs)) {
+			out = append(out, candRun{rank: rank, seg: int32(seg), first: r.first, n: r.n})
+		}
+	}
+	return out, nil
+}
+
+// candidates appends the docs of run r that are in a block of set and
+// that the query's time and label filters keep.
+func (sf *segFilter) candidates(r candRun, set []uint64, out []candidate) ([]candidate, error) {
+	s := sf.s
+	end := r.first + r.n
+	for b := r.first / blockDocs; b*blockDocs < end; b++ {
+		if !inBlocks(set, int(b), int(b)) {
+			continue
+		}
+		rows, err := s.docs(int(b))
+		if err != nil {
+			return nil, err
+		}
+		for d := max(r.first, b*blockDocs); d < min(end, (b+1)*blockDocs); d++ {
+			row := rows[d-b*blockDocs]
+			ok, err := sf.keep(row)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				out = append(out, candidate{seg: r.seg, doc: d, msg: row.message})
+			}
+		}
+	}
+	return out, nil
+}
+
+// keep tells whether the query's time and label filters keep a doc.
+func (sf *segFilter) keep(row docRow) (bool, error) {
 	s, q := sf.s, sf.f.q
-	row, err := s.doc(d)
-	if err != nil {
-		return candidate{}, false, err
+	if q.Since.IsZero() && q.Until.IsZero() && q.Label == "" {
+		return true, nil
 	}
 	snap, err := s.snap(row.snap)
 	if err != nil {
-		return candidate{}, false, err
-	}
-	if int(snap.session) >= len(sf.rank) {
-		return candidate{}, false, corrupt(s.name, "session number out of range")
-	}
-	rank := sf.rank[snap.session]
-	if rank < 0 {
-		return candidate{}, false, nil
+		return false, err
 	}
 	t := row.time
 	if t == 0 {
 		t = snap.time
 	}
 	if (!q.Since.IsZero() && t < q.Since.UnixNano()) || (!q.Until.IsZero() && t > q.Until.UnixNano()) {
-		return candidate{}, false, nil
+		return false, nil
 	}
 	if q.Label != "" {
 		if sf.label[row.snap] == 0 {
 			label, err := s.str(snap.label)
 			if err != nil {
-				return candidate{}, false, err
+				return false, err
 			}
 			sf.label[row.snap] = 2
 			if globMatch(q.Label, label) {
@@ -384,10 +411,10 @@ func (sf *segFilter) candidate(d uint32) (candidate, bool, error) {
 			}
 		}
 		if sf.label[row.snap] != 1 {
-			return candidate{}, false, nil
+			return false, nil
 		}
 	}
-	return candidate{doc: d, rank: rank, msg: row.message}, true, nil
+	return true, nil
 }
 
 func (f *filter) sessionOK(name string, st *sessionState) bool {
