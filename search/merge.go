@@ -9,8 +9,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/git-snap/git-snap/internal/mmapfile"
-	"github.com/git-snap/git-snap/internal/safefile"
 )
 
 // mergeSmallest keeps the number of segments bounded: every update that
@@ -40,18 +38,14 @@ func (x *Index) mergeSmallest(ctx context.Context, b *builder) error {
 
 // copyLive adds a segment's docs that still count to the builder.
 func (b *builder) copyLive(ctx context.Context, name string) error {
-	data, unmap, err := mmapfile.Map(filepath.Join(b.x.dir, name))
-	if errors.Is(err, safefile.ErrRefused) {
-		err = fmt.Errorf("%s: %v: %w", name, err, errCorrupt) // not a file the index wrote: rebuild
+	s, err := openSegment(b.x.dir, name)
+	if errors.Is(err, errStale) { // under the lock: a listed segment gone is damage
+		err = fmt.Errorf("%w: %w", err, errCorrupt)
 	}
 	if err != nil {
 		return err
 	}
-	defer unmap()
-	s, err := parseSegment(name, data)
-	if err != nil {
-		return err
-	}
+	defer s.close()
 	snaps := map[uint32]uint32{} // the segment's snapshot rows in the current writer
 	w := b.w
 	for blk := range s.nBlocks() {

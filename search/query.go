@@ -3,18 +3,13 @@ package search
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/git-snap/git-snap/internal/mmapfile"
-	"github.com/git-snap/git-snap/internal/safefile"
 )
 
 // view is the index as one manifest names it, its segments open.
@@ -25,35 +20,21 @@ type view struct {
 
 func (v *view) close() {
 	for _, s := range v.segs {
-		s.unmap()
+		s.close()
 	}
 }
 
-// openView maps the segments manifest m names. A segment removed since
+// openView opens the segments manifest m names. A segment removed since
 // the manifest was read is errStale; one that cannot be read as written
 // is errCorrupt.
 func (x *Index) openView(m *manifest) (*view, error) {
 	v := &view{m: m}
 	for _, name := range m.segments {
-		data, unmap, err := mmapfile.Map(filepath.Join(x.dir, name))
-		if errors.Is(err, safefile.ErrRefused) {
-			err = fmt.Errorf("%s: %v: %w", name, err, errCorrupt) // not a file the index wrote: rebuild
-		}
-		if errors.Is(err, fs.ErrNotExist) {
-			v.close()
-			return nil, fmt.Errorf("%s: %w", name, errStale)
-		}
+		s, err := openSegment(x.dir, name)
 		if err != nil {
 			v.close()
 			return nil, err
 		}
-		s, err := parseSegment(name, data)
-		if err != nil {
-			unmap()
-			v.close()
-			return nil, err
-		}
-		s.unmap = unmap
 		v.segs = append(v.segs, s)
 	}
 	return v, nil
@@ -292,22 +273,20 @@ type filter struct {
 }
 
 func newFilter(q Query, m *manifest) *filter {
-	names := make([]string, 0, len(m.sessions))
-	for n := range m.sessions {
-		names = append(names, n)
+	type named struct {
+		name string
+		time int64
 	}
-	slices.SortFunc(names, func(a, b string) int {
-		if ta, tb := m.sessions[a].time, m.sessions[b].time; ta != tb {
-			if ta > tb {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a, b)
+	names := make([]named, 0, len(m.sessions))
+	for n, st := range m.sessions {
+		names = append(names, named{n, st.time})
+	}
+	slices.SortFunc(names, func(a, b named) int {
+		return cmp.Or(cmp.Compare(b.time, a.time), strings.Compare(a.name, b.name))
 	})
 	rank := make(map[string]int, len(names))
 	for i, n := range names {
-		rank[n] = i
+		rank[n.name] = i
 	}
 	return &filter{q: q, m: m, rank: rank, session: map[string]bool{}}
 }

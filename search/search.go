@@ -102,7 +102,7 @@ func Open(ctx context.Context, s gitstore.Reader, dir string) (*Index, error) {
 	if dir == "" {
 		dir = DefaultDir(s.Paths())
 	}
-	return &Index{store: s, dir: dir, segmentBytes: 24 << 20, maxSegments: 8}, nil
+	return &Index{store: s, dir: dir, segmentBytes: 12 << 20, maxSegments: 8}, nil
 }
 
 // Close releases the index. The store stays open.
@@ -127,6 +127,9 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	man, err := x.update(ctx)
+	if errors.Is(err, errCorrupt) { // a segment to merge was damaged
+		man, err = x.rebuild(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}

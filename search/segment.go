@@ -4,14 +4,20 @@ import (
 	"bytes"
 	"compress/flate"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
+	"math"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-snap/git-snap/internal/safefile"
 )
 
 // A segment is one immutable index file: the messages one update read,
@@ -52,6 +58,10 @@ const (
 	triBytes    = 20
 	pageBytes   = 4096
 )
+
+// textChunk is the size of the pieces a segment's text is kept in while
+// written.
+const textChunk = 1 << 20
 
 // blockDocs is how many neighbouring docs one posting stands for, and
 // one deflated block holds.
@@ -129,7 +139,8 @@ type segWriter struct {
 	runs      []runRow
 	nDocs     uint32
 	raw       []byte // the current block's docs
-	text      []byte // the blocks before, deflated
+	text      [][]byte // the blocks before, deflated, in chunks of textChunk bytes: no copy as it grows
+	textLen   int
 	blocks    [][2]uint32
 	offs      []uint64
 	lists     []postList
@@ -272,16 +283,25 @@ func (w *segWriter) deflate() {
 	_, _ = w.zw.Write(w.raw) // a bytes.Buffer takes every write
 	_ = w.zw.Close()
 	z := w.zbuf.Bytes()
-	w.offs = append(w.offs, uint64(len(w.text)))
+	w.offs = append(w.offs, uint64(w.textLen))
 	w.blocks = append(w.blocks, [2]uint32{uint32(len(z)), checksum(z)})
-	w.text = append(w.text, z...)
+	for len(z) > 0 {
+		if n := len(w.text); n == 0 || len(w.text[n-1]) == cap(w.text[n-1]) {
+			w.text = append(w.text, make([]byte, 0, textChunk))
+		}
+		last := &w.text[len(w.text)-1]
+		k := min(len(z), cap(*last)-len(*last))
+		*last = append(*last, z[:k]...)
+		z = z[k:]
+	}
+	w.textLen += w.zbuf.Len()
 	w.raw = w.raw[:0]
 }
 
 // full reports whether the segment holds as much as one should: its
 // text and postings are what a build keeps in memory.
 func (w *segWriter) full() bool {
-	return len(w.text)+w.postBytes >= w.limit
+	return w.textLen+w.postBytes >= w.limit
 }
 
 func (w *segWriter) empty() bool { return w.nDocs == 0 }
@@ -290,17 +310,37 @@ func (w *segWriter) empty() bool { return w.nDocs == 0 }
 func (w *segWriter) write(wr io.Writer) error {
 	w.endBlock()
 	le := binary.LittleEndian
-	var secs [nSections][2]uint64
-	off := uint64(len(segMagic))
-	var parts [][]byte
-	put := func(s section, b []byte) {
-		secs[s] = [2]uint64{off, uint64(len(b))}
-		off += uint64(len(b))
-		parts = append(parts, b)
-	}
-	put(secText, w.text)
 	tris, post := w.postings()
-	put(secPostings, post)
+	tables := append(w.tables(), tris)
+	var pages []byte
+	for _, t := range tables {
+		pages = appendPageSums(pages, t)
+	}
+	parts := append(append(slices.Clip(w.text), post), append(tables, pages)...)
+	sizes := append([]int{w.textLen}, make([]int, 0, nSections-1)...)
+	for _, p := range parts[len(w.text):] {
+		sizes = append(sizes, len(p))
+	}
+	foot := make([]byte, 0, footerBytes)
+	off := len(segMagic)
+	for _, n := range sizes {
+		foot = le.AppendUint64(le.AppendUint64(foot, uint64(off)), uint64(n))
+		off += n
+	}
+	foot = le.AppendUint32(le.AppendUint32(foot, w.nDocs), checksum(pages))
+	foot = le.AppendUint32(foot, checksum(foot))
+	parts = append(append([][]byte{[]byte(segMagic)}, parts...), append(foot, segMagic...))
+	for _, p := range parts {
+		if _, err := wr.Write(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tables encodes the tables from strings to blocks.
+func (w *segWriter) tables() [][]byte {
+	le := binary.LittleEndian
 	strs := le.AppendUint32(nil, uint32(len(w.strList)))
 	so := uint32(0)
 	for _, s := range w.strList {
@@ -311,51 +351,25 @@ func (w *segWriter) write(wr io.Writer) error {
 	for _, s := range w.strList {
 		strs = append(strs, s...)
 	}
-	put(secStrings, strs)
 	sess := make([]byte, 0, len(w.sessions)*sessBytes)
 	for _, s := range w.sessions {
 		sess = le.AppendUint32(le.AppendUint32(sess, s[0]), s[1])
 	}
-	put(secSessions, sess)
 	snaps := make([]byte, 0, len(w.snaps)*snapBytes)
 	for _, s := range w.snaps {
 		snaps = append(snaps, s.commit[:]...)
 		snaps = le.AppendUint32(le.AppendUint32(snaps, s.session), s.seq)
 		snaps = le.AppendUint32(le.AppendUint64(snaps, uint64(s.time)), s.label)
 	}
-	put(secSnapshots, snaps)
 	runs := make([]byte, 0, len(w.runs)*runBytes)
 	for _, r := range w.runs {
 		runs = le.AppendUint32(le.AppendUint32(le.AppendUint32(runs, r.session), r.first), r.n)
 	}
-	put(secRuns, runs)
 	blocks := make([]byte, 0, len(w.blocks)*blockBytes)
 	for i, b := range w.blocks {
 		blocks = le.AppendUint32(le.AppendUint32(le.AppendUint64(blocks, w.offs[i]), b[0]), b[1])
 	}
-	put(secBlocks, blocks)
-	put(secTrigrams, tris)
-	var pages []byte
-	for _, p := range parts[secStrings:] {
-		pages = appendPageSums(pages, p)
-	}
-	put(secPages, pages)
-	foot := make([]byte, 0, footerBytes)
-	for _, s := range secs {
-		foot = le.AppendUint64(le.AppendUint64(foot, s[0]), s[1])
-	}
-	foot = le.AppendUint32(le.AppendUint32(foot, w.nDocs), checksum(pages))
-	foot = le.AppendUint32(foot, checksum(foot))
-	parts = append(parts, append(foot, segMagic...))
-	if _, err := wr.Write([]byte(segMagic)); err != nil {
-		return err
-	}
-	for _, p := range parts {
-		if _, err := wr.Write(p); err != nil {
-			return err
-		}
-	}
-	return nil
+	return [][]byte{strs, sess, snaps, runs, blocks}
 }
 
 // appendPageSums appends the checksum of each page of b. Each table
@@ -403,18 +417,24 @@ func (w *segWriter) postings() (tris, post []byte) {
 	return tris, post
 }
 
-// segment is a segment file opened for reading. It is used by one
-// goroutine at a time.
+// segment is a segment file opened for reading. It is read with
+// ReadAt, a page or a block at a time, not mapped: a mapped file's pages
+// count in the process's resident memory by the folio, so reading a few
+// blocks of each segment through a mapping had a search's peak at
+// 133 MB, where what it read was 300 KB. It is used by one goroutine at
+// a time.
 type segment struct {
 	name    string
-	data    []byte
-	unmap   func()
-	sec     [nSections][]byte
-	page    [nSections]int // each paged table's first page among all of them
-	checked []uint64       // a bit per page whose checksum was checked
+	r       io.ReaderAt
+	close   func() error
+	sec     [nSections][2]int   // each section's offset and length
+	page    [nSections]int      // each paged table's first page among all of them
+	sums    []byte              // the pages' checksums
+	pages   map[int][]byte      // the pages read, checked
 	nDocs   int
 	nStr    int
 	zr      io.ReadCloser
+	buf     []byte   // a block or a posting list, as read
 	last    int      // the block rows holds, -1 for none
 	rows    []docRow // the docs of the last block read
 	inflate bytes.Buffer
@@ -424,45 +444,102 @@ func corrupt(name, what string) error {
 	return fmt.Errorf("%s: %s: %w", name, what, errCorrupt)
 }
 
-// parseSegment checks a segment's layout: its footer and the checksums
-// of its pages. The tables are checked when read.
-func parseSegment(name string, data []byte) (*segment, error) {
+// openSegment opens segment name of dir. A segment gone is errStale; one
+// that is not a file the index wrote, or cannot be read as written, is
+// errCorrupt.
+func openSegment(dir, name string) (*segment, error) {
+	f, err := safefile.Open(filepath.Join(dir, name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", name, errStale)
+	}
+	if errors.Is(err, safefile.ErrRefused) {
+		return nil, fmt.Errorf("%s: %v: %w", name, err, errCorrupt) // a link, a FIFO, …: rebuild
+	}
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	s, err := parseSegment(name, f, fi.Size())
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	s.close = f.Close
+	return s, nil
+}
+
+// readAt reads len(b) bytes at off; a file shorter than its footer says
+// is damage.
+func (s *segment) readAt(b []byte, off int) error {
+	n, err := s.r.ReadAt(b, int64(off))
+	if n == len(b) {
+		return nil
+	}
+	if err == nil || errors.Is(err, io.EOF) {
+		return corrupt(s.name, "file shorter than its sections")
+	}
+	return fmt.Errorf("%s: %w", s.name, err)
+}
+
+// parseSegment reads a segment's footer and page checksums, and checks
+// its layout. The tables are checked when read.
+func parseSegment(name string, r io.ReaderAt, size int64) (*segment, error) {
 	le := binary.LittleEndian
-	if len(data) < len(segMagic)+footerBytes || string(data[:len(segMagic)]) != segMagic || string(data[len(data)-len(segMagic):]) != segMagic {
+	s := &segment{name: name, r: r, last: -1, pages: map[int][]byte{}, close: func() error { return nil }}
+	if size < int64(len(segMagic)+footerBytes) || size > math.MaxInt32*int64(pageBytes) {
 		return nil, corrupt(name, "not an index segment")
 	}
-	foot := data[len(data)-footerBytes:]
+	foot := make([]byte, footerBytes)
+	head := make([]byte, len(segMagic))
+	if err := s.readAt(foot, int(size)-footerBytes); err != nil {
+		return nil, err
+	}
+	if err := s.readAt(head, 0); err != nil {
+		return nil, err
+	}
+	if string(head) != segMagic || string(foot[footerBytes-len(segMagic):]) != segMagic {
+		return nil, corrupt(name, "not an index segment")
+	}
 	if checksum(foot[:nSections*16+8]) != le.Uint32(foot[nSections*16+8:]) {
 		return nil, corrupt(name, "footer checksum mismatch")
 	}
-	s := &segment{name: name, data: data, nDocs: int(le.Uint32(foot[nSections*16:])), last: -1}
-	limit := uint64(len(data) - footerBytes)
+	s.nDocs = int(le.Uint32(foot[nSections*16:]))
+	limit := uint64(size) - uint64(footerBytes)
 	next := uint64(len(segMagic))
 	for i := range s.sec {
 		off, n := le.Uint64(foot[i*16:]), le.Uint64(foot[i*16+8:])
 		if off != next || off > limit || n > limit-off {
 			return nil, corrupt(name, "sections out of bounds")
 		}
-		s.sec[i] = data[off : off+n]
+		s.sec[i] = [2]int{int(off), int(n)}
 		next = off + n
 	}
 	if next != limit {
 		return nil, corrupt(name, "sections out of bounds")
 	}
-	pages := s.sec[secPages]
 	want := 0
 	for sec := secStrings; sec <= secTrigrams; sec++ {
 		s.page[sec] = want
-		want += (len(s.sec[sec]) + pageBytes - 1) / pageBytes
+		want += (s.sec[sec][1] + pageBytes - 1) / pageBytes
 	}
-	if len(pages) != 4*want || checksum(pages) != le.Uint32(foot[nSections*16+4:]) {
+	if s.sec[secPages][1] != 4*want {
 		return nil, corrupt(name, "page checksums")
 	}
-	s.checked = make([]uint64, (want+63)/64)
+	s.sums = make([]byte, 4*want)
+	if err := s.readAt(s.sums, s.sec[secPages][0]); err != nil {
+		return nil, err
+	}
+	if checksum(s.sums) != le.Uint32(foot[nSections*16+4:]) {
+		return nil, corrupt(name, "page checksums")
+	}
 	switch {
-	case len(s.sec[secSessions])%sessBytes != 0, len(s.sec[secSnapshots])%snapBytes != 0, len(s.sec[secRuns])%runBytes != 0,
-		len(s.sec[secBlocks])%blockBytes != 0, len(s.sec[secTrigrams])%triBytes != 0,
-		len(s.sec[secBlocks])/blockBytes != (s.nDocs+blockDocs-1)/blockDocs:
+	case s.sec[secSessions][1]%sessBytes != 0, s.sec[secSnapshots][1]%snapBytes != 0, s.sec[secRuns][1]%runBytes != 0,
+		s.sec[secBlocks][1]%blockBytes != 0, s.sec[secTrigrams][1]%triBytes != 0,
+		s.nBlocks() != (s.nDocs+blockDocs-1)/blockDocs:
 		return nil, corrupt(name, "table sizes")
 	}
 	st, err := s.table(secStrings, 0, 4)
@@ -470,31 +547,73 @@ func parseSegment(name string, data []byte) (*segment, error) {
 		return nil, err
 	}
 	s.nStr = int(le.Uint32(st))
-	if uint64(s.nStr)+1 > uint64(len(s.sec[secStrings])-4)/4 {
+	if uint64(s.nStr)+1 > uint64(s.sec[secStrings][1]-4)/4 {
 		return nil, corrupt(name, "string table out of bounds")
 	}
 	return s, nil
 }
 
-// table returns n bytes at off of a paged table, checking the pages
-// they are on the first time one is read.
+// table returns n bytes at off of a paged table, reading and checking
+// the pages they are on the first time one is asked for. The bytes stay
+// valid.
 func (s *segment) table(sec section, off, n int) ([]byte, error) {
-	t := s.sec[sec]
-	if off < 0 || n < 0 || off > len(t) || n > len(t)-off {
+	if off < 0 || n < 0 || off > s.sec[sec][1] || n > s.sec[sec][1]-off {
 		return nil, corrupt(s.name, "table read out of bounds")
 	}
-	for p := off / pageBytes; p*pageBytes < off+n; p++ {
-		k := s.page[sec] + p
-		if s.checked[k/64]&(1<<(k%64)) != 0 {
-			continue
-		}
-		b := t[p*pageBytes : min((p+1)*pageBytes, len(t))]
-		if checksum(b) != binary.LittleEndian.Uint32(s.sec[secPages][4*k:]) {
-			return nil, corrupt(s.name, "table checksum mismatch")
-		}
-		s.checked[k/64] |= 1 << (k % 64)
+	if n == 0 {
+		return nil, nil
 	}
-	return t[off : off+n], nil
+	first, last := off/pageBytes, (off+n-1)/pageBytes
+	if first == last {
+		p, err := s.tablePage(sec, first)
+		if err != nil {
+			return nil, err
+		}
+		return p[off-first*pageBytes : off-first*pageBytes+n], nil
+	}
+	out := make([]byte, 0, n) // a row across two pages
+	for i := first; i <= last; i++ {
+		p, err := s.tablePage(sec, i)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p[max(0, off-i*pageBytes):min(len(p), off+n-i*pageBytes)]...)
+	}
+	return out, nil
+}
+
+// tablePage returns page i of a table, read and checked.
+func (s *segment) tablePage(sec section, i int) ([]byte, error) {
+	k := s.page[sec] + i
+	if p, ok := s.pages[k]; ok {
+		return p, nil
+	}
+	start := i * pageBytes
+	p := make([]byte, min(pageBytes, s.sec[sec][1]-start))
+	if err := s.readAt(p, s.sec[sec][0]+start); err != nil {
+		return nil, err
+	}
+	if checksum(p) != binary.LittleEndian.Uint32(s.sums[4*k:]) {
+		return nil, corrupt(s.name, "table checksum mismatch")
+	}
+	s.pages[k] = p
+	return p, nil
+}
+
+// readChecked reads n bytes at off of section sec into the segment's
+// buffer and checks them against crc.
+func (s *segment) readChecked(sec section, off uint64, n uint32, crc uint32, what string) ([]byte, error) {
+	if off > uint64(s.sec[sec][1]) || uint64(n) > uint64(s.sec[sec][1])-off {
+		return nil, corrupt(s.name, what+" out of bounds")
+	}
+	s.buf = slices.Grow(s.buf[:0], int(n))[:n]
+	if err := s.readAt(s.buf, s.sec[sec][0]+int(off)); err != nil {
+		return nil, err
+	}
+	if checksum(s.buf) != crc {
+		return nil, corrupt(s.name, what+" checksum mismatch")
+	}
+	return s.buf, nil
 }
 
 func (s *segment) str(i uint32) (string, error) {
@@ -515,10 +634,11 @@ func (s *segment) str(i uint32) (string, error) {
 	return string(st), err
 }
 
-func (s *segment) nBlocks() int   { return len(s.sec[secBlocks]) / blockBytes }
-func (s *segment) nRuns() int     { return len(s.sec[secRuns]) / runBytes }
-func (s *segment) nSessions() int { return len(s.sec[secSessions]) / sessBytes }
-func (s *segment) nSnaps() int    { return len(s.sec[secSnapshots]) / snapBytes }
+func (s *segment) nBlocks() int   { return s.sec[secBlocks][1] / blockBytes }
+func (s *segment) nRuns() int     { return s.sec[secRuns][1] / runBytes }
+func (s *segment) nSessions() int { return s.sec[secSessions][1] / sessBytes }
+func (s *segment) nSnaps() int    { return s.sec[secSnapshots][1] / snapBytes }
+func (s *segment) nTrigrams() int { return s.sec[secTrigrams][1] / triBytes }
 
 func (s *segment) snap(i uint32) (snapRow, error) {
 	le := binary.LittleEndian
@@ -640,21 +760,16 @@ func (s *segment) block(b int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	off, n, crc := le.Uint64(e), le.Uint32(e[8:]), le.Uint32(e[12:])
-	t := s.sec[secText]
-	if off > uint64(len(t)) || uint64(n) > uint64(len(t))-off {
-		return nil, corrupt(s.name, "text out of bounds")
-	}
-	z := t[off : off+uint64(n)]
-	if checksum(z) != crc {
-		return nil, corrupt(s.name, "text checksum mismatch")
+	s.last = -1 // buf and inflate are overwritten
+	z, err := s.readChecked(secText, le.Uint64(e), le.Uint32(e[8:]), le.Uint32(e[12:]), "text")
+	if err != nil {
+		return nil, err
 	}
 	if s.zr == nil {
 		s.zr = flate.NewReader(bytes.NewReader(z))
 	} else if err := s.zr.(flate.Resetter).Reset(bytes.NewReader(z), nil); err != nil {
 		return nil, err
 	}
-	s.last = -1
 	s.inflate.Reset()
 	if _, err := s.inflate.ReadFrom(s.zr); err != nil {
 		return nil, corrupt(s.name, "text: "+err.Error())
@@ -692,8 +807,7 @@ func (s *segment) fields(d docRow) ([]field, error) {
 // postings sets in set the blocks holding trigram t.
 func (s *segment) postings(t uint32, set []uint64) error {
 	le := binary.LittleEndian
-	n := len(s.sec[secTrigrams]) / triBytes
-	lo, hi := 0, n
+	lo, hi := 0, s.nTrigrams()
 	var e []byte
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -710,14 +824,12 @@ func (s *segment) postings(t uint32, set []uint64) error {
 	if e == nil || le.Uint32(e) != t {
 		return nil
 	}
-	off, ln, crc := le.Uint64(e[4:]), le.Uint32(e[12:]), le.Uint32(e[16:])
-	p := s.sec[secPostings]
-	if off > uint64(len(p)) || uint64(ln) > uint64(len(p))-off || ln == 0 {
-		return corrupt(s.name, "postings out of bounds")
+	b, err := s.readChecked(secPostings, le.Uint64(e[4:]), le.Uint32(e[12:]), le.Uint32(e[16:]), "postings")
+	if err != nil {
+		return err
 	}
-	b := p[off : off+uint64(ln)]
-	if checksum(b) != crc {
-		return corrupt(s.name, "postings checksum mismatch")
+	if len(b) == 0 {
+		return corrupt(s.name, "postings empty")
 	}
 	nb := uint64(s.nBlocks())
 	switch b[0] {

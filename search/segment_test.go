@@ -69,7 +69,7 @@ func TestSegmentRoundTrip(t *testing.T) {
 	if err := w.write(&buf); err != nil {
 		t.Fatal(err)
 	}
-	s, err := parseSegment("seg", buf.Bytes())
+	s, err := parseSegment("seg", bytes.NewReader(buf.Bytes()), int64(buf.Len()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,10 +146,17 @@ func TestSegmentRoundTrip(t *testing.T) {
 // postingKind is the encoding of a trigram's list, read off the table.
 func postingKind(t *testing.T, s *segment, tri string) byte {
 	want := uint32(tri[0])<<16 | uint32(tri[1])<<8 | uint32(tri[2])
-	tab := s.sec[secTrigrams]
-	for i := 0; i < len(tab); i += triBytes {
-		if binary.LittleEndian.Uint32(tab[i:]) == want {
-			return s.sec[secPostings][binary.LittleEndian.Uint64(tab[i+4:])]
+	for i := range s.nTrigrams() {
+		e, err := s.table(secTrigrams, i*triBytes, triBytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if binary.LittleEndian.Uint32(e) == want {
+			b := make([]byte, 1)
+			if err := s.readAt(b, s.sec[secPostings][0]+int(binary.LittleEndian.Uint64(e[4:]))); err != nil {
+				t.Fatal(err)
+			}
+			return b[0]
 		}
 	}
 	t.Fatalf("trigram %q not in the table", tri)
@@ -171,7 +178,7 @@ func TestSegmentDamageIsFound(t *testing.T) {
 	}
 	good := buf.Bytes()
 	readAll := func(data []byte) error {
-		s, err := parseSegment("seg", data)
+		s, err := parseSegment("seg", bytes.NewReader(data), int64(len(data)))
 		if err != nil {
 			return err
 		}
@@ -199,7 +206,7 @@ func TestSegmentDamageIsFound(t *testing.T) {
 				return err
 			}
 		}
-		for i := range len(s.sec[secTrigrams]) / triBytes {
+		for i := range s.nTrigrams() {
 			e, err := s.table(secTrigrams, i*triBytes, triBytes)
 			if err != nil {
 				return err
@@ -210,7 +217,7 @@ func TestSegmentDamageIsFound(t *testing.T) {
 		}
 		// What no read above needs (a string no doc names): every page.
 		for sec := secStrings; sec <= secTrigrams; sec++ {
-			if _, err := s.table(sec, 0, len(s.sec[sec])); err != nil {
+			if _, err := s.table(sec, 0, s.sec[sec][1]); err != nil {
 				return err
 			}
 		}
