@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
-
 )
 
 // mergeSmallest keeps the number of segments bounded: every update that

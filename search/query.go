@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
 )
 
 // view is the index as one manifest names it, its segments open.

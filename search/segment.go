@@ -138,7 +138,7 @@ type segWriter struct {
 	snaps     []snapRow
 	runs      []runRow
 	nDocs     uint32
-	raw       []byte // the current block's docs
+	raw       []byte   // the current block's docs
 	text      [][]byte // the blocks before, deflated, in chunks of textChunk bytes: no copy as it grows
 	textLen   int
 	blocks    [][2]uint32
@@ -427,10 +427,10 @@ type segment struct {
 	name    string
 	r       io.ReaderAt
 	close   func() error
-	sec     [nSections][2]int   // each section's offset and length
-	page    [nSections]int      // each paged table's first page among all of them
-	sums    []byte              // the pages' checksums
-	pages   map[int][]byte      // the pages read, checked
+	sec     [nSections][2]int // each section's offset and length
+	page    [nSections]int    // each paged table's first page among all of them
+	sums    []byte            // the pages' checksums
+	pages   map[int][]byte    // the pages read, checked
 	nDocs   int
 	nStr    int
 	zr      io.ReadCloser
