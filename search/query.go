@@ -89,7 +89,6 @@ func (x *Index) query(ctx context.Context, q Query, mt *matcher, m *manifest) ([
 	})
 	var hits []Hit
 	var cands []candidate
-	done := map[string]bool{} // sessions with a hit, for SessionsOnly
 	for i := 0; i < len(runs); {
 		j := i + 1
 		for j < len(runs) && runs[j].rank == runs[i].rank {
@@ -102,7 +101,7 @@ func (x *Index) query(ctx context.Context, q Query, mt *matcher, m *manifest) ([
 			}
 		}
 		slices.SortFunc(cands, before)
-		if hits, err = x.verify(ctx, q, mt, v, cands, hits, done); err != nil || (q.Limit > 0 && len(hits) >= q.Limit) {
+		if hits, err = x.verify(ctx, q, mt, v, cands, hits); err != nil || (q.Limit > 0 && len(hits) >= q.Limit) {
 			return hits, err
 		}
 		i = j
@@ -136,11 +135,12 @@ func inBlocks(set []uint64, first, last int) bool {
 var verifyHook func()
 
 // verify matches a session's candidates for real, in order, until the
-// limit. It looks at ctx before every document and every line of one
+// limit, or with SessionsOnly until the first hit. It looks at ctx before every document and every line of one
 // (matchLines): a slow regular expression over long messages took
 // seconds between looks when they were 256 documents apart, and the
 // viewer's search went on that long after its client had left.
-func (x *Index) verify(ctx context.Context, q Query, mt *matcher, v *view, cands []candidate, hits []Hit, done map[string]bool) ([]Hit, error) {
+func (x *Index) verify(ctx context.Context, q Query, mt *matcher, v *view, cands []candidate, hits []Hit) ([]Hit, error) {
+	before := len(hits)
 	for _, c := range cands {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -149,19 +149,22 @@ func (x *Index) verify(ctx context.Context, q Query, mt *matcher, v *view, cands
 			verifyHook()
 		}
 		var err error
-		if hits, err = verifyOne(ctx, q, mt, v.segs[c.seg], c.doc, hits, done); err != nil {
+		if hits, err = verifyOne(ctx, q, mt, v.segs[c.seg], c.doc, hits); err != nil {
 			return nil, err
 		}
 		if q.Limit > 0 && len(hits) >= q.Limit {
 			return hits[:q.Limit], nil
+		}
+		if q.SessionsOnly && len(hits) > before {
+			return hits[:before+1], nil
 		}
 	}
 	return hits, nil
 }
 
 // verifyOne adds the hits of doc d of segment s to hits: with
-// SessionsOnly, one for a session not yet done.
-func verifyOne(ctx context.Context, q Query, mt *matcher, s *segment, d uint32, hits []Hit, done map[string]bool) ([]Hit, error) {
+// SessionsOnly, the first.
+func verifyOne(ctx context.Context, q Query, mt *matcher, s *segment, d uint32, hits []Hit) ([]Hit, error) {
 	row, err := s.doc(d)
 	if err != nil {
 		return hits, err
@@ -171,7 +174,7 @@ func verifyOne(ctx context.Context, q Query, mt *matcher, s *segment, d uint32, 
 		return hits, err
 	}
 	session, _, err := s.session(snap.session)
-	if err != nil || (q.SessionsOnly && done[session]) {
+	if err != nil {
 		return hits, err
 	}
 	fields, err := s.fields(row)
@@ -197,7 +200,6 @@ func verifyOne(ctx context.Context, q Query, mt *matcher, s *segment, d uint32, 
 			return hits, err
 		}
 		if q.SessionsOnly && len(hits) > before {
-			done[session] = true
 			return hits[:before+1], nil
 		}
 	}
