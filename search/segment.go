@@ -426,7 +426,7 @@ func (w *segWriter) postings() (tris, post []byte) {
 type segment struct {
 	name    string
 	r       io.ReaderAt
-	close   func() error
+	file    io.Closer // nil for a segment read from memory
 	sec     [nSections][2]int // each section's offset and length
 	page    [nSections]int    // each paged table's first page among all of them
 	sums    []byte            // the pages' checksums
@@ -468,8 +468,16 @@ func openSegment(dir, name string) (*segment, error) {
 		f.Close()
 		return nil, err
 	}
-	s.close = f.Close
+	s.file = f
 	return s, nil
+}
+
+// close releases the segment's file. A file only read has nothing to
+// lose at close: its error is not one to report.
+func (s *segment) close() {
+	if s.file != nil {
+		_ = s.file.Close()
+	}
 }
 
 // readAt reads len(b) bytes at off; a file shorter than its footer says
@@ -489,7 +497,7 @@ func (s *segment) readAt(b []byte, off int) error {
 // its layout. The tables are checked when read.
 func parseSegment(name string, r io.ReaderAt, size int64) (*segment, error) {
 	le := binary.LittleEndian
-	s := &segment{name: name, r: r, last: -1, pages: map[int][]byte{}, close: func() error { return nil }}
+	s := &segment{name: name, r: r, last: -1, pages: map[int][]byte{}}
 	if size < int64(len(segMagic)+footerBytes) || size > math.MaxInt32*int64(pageBytes) {
 		return nil, corrupt(name, "not an index segment")
 	}
