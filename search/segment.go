@@ -30,7 +30,7 @@ import (
 //	sessions  n × {name, gen}                 (gen: see manifest)
 //	snapshots n × {commit[20], session, seq, time int64, label}
 //	runs      n × {session, first doc, docs}  (a session's docs, in doc order)
-//	blocks    n × {textOff u64, textLen, crc}
+//	blocks    n × {textOff u64, textLen, crc, inflated length}
 //	trigrams  n × {trigram, postOff u64, postLen, crc}, sorted
 //	pages     the crc of each pageBytes of the tables (strings to trigrams)
 //	footer    nSections × {off u64, len u64}, docs, crc of pages, crc of footer, magic
@@ -54,7 +54,7 @@ const (
 	snapBytes   = 40
 	sessBytes   = 8
 	runBytes    = 12
-	blockBytes  = 16
+	blockBytes  = 20
 	triBytes    = 20
 	pageBytes   = 4096
 )
@@ -141,7 +141,7 @@ type segWriter struct {
 	raw       []byte   // the current block's docs
 	text      [][]byte // the blocks before, deflated, in chunks of textChunk bytes: no copy as it grows
 	textLen   int
-	blocks    [][2]uint32
+	blocks    [][3]uint32 // deflated length, crc, inflated length
 	offs      []uint64
 	lists     []postList
 	listIdx   map[uint32]int32
@@ -284,7 +284,7 @@ func (w *segWriter) deflate() {
 	_ = w.zw.Close()
 	z := w.zbuf.Bytes()
 	w.offs = append(w.offs, uint64(w.textLen))
-	w.blocks = append(w.blocks, [2]uint32{uint32(len(z)), checksum(z)})
+	w.blocks = append(w.blocks, [3]uint32{uint32(len(z)), checksum(z), uint32(len(w.raw))})
 	for len(z) > 0 {
 		if n := len(w.text); n == 0 || len(w.text[n-1]) == cap(w.text[n-1]) {
 			w.text = append(w.text, make([]byte, 0, textChunk))
@@ -367,7 +367,7 @@ func (w *segWriter) tables() [][]byte {
 	}
 	blocks := make([]byte, 0, len(w.blocks)*blockBytes)
 	for i, b := range w.blocks {
-		blocks = le.AppendUint32(le.AppendUint32(le.AppendUint64(blocks, w.offs[i]), b[0]), b[1])
+		blocks = le.AppendUint32(le.AppendUint32(le.AppendUint32(le.AppendUint64(blocks, w.offs[i]), b[0]), b[1]), b[2])
 	}
 	return [][]byte{strs, sess, snaps, runs, blocks}
 }
@@ -778,9 +778,15 @@ func (s *segment) block(b int) ([]byte, error) {
 	} else if err := s.zr.(flate.Resetter).Reset(bytes.NewReader(z), nil); err != nil {
 		return nil, err
 	}
+	// Inflated no further than the length the writer recorded: damage
+	// in a stream that its checksum missed cannot make it grow.
+	n := int64(le.Uint32(e[16:]))
 	s.inflate.Reset()
-	if _, err := s.inflate.ReadFrom(s.zr); err != nil {
+	if _, err := s.inflate.ReadFrom(io.LimitReader(s.zr, n+1)); err != nil {
 		return nil, corrupt(s.name, "text: "+err.Error())
+	}
+	if int64(s.inflate.Len()) != n {
+		return nil, corrupt(s.name, "text length")
 	}
 	return s.inflate.Bytes(), nil
 }

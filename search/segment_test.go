@@ -271,3 +271,44 @@ func TestOldIndexIsRebuilt(t *testing.T) {
 		t.Fatalf("the old segment is still there: %v", err)
 	}
 }
+
+// A block table whose checksums agree but whose inflated length is not
+// what the block inflates to (a writer's bug, or a file made to lie) is
+// damage: the text is never inflated past the length recorded.
+func TestBlockLengthIsChecked(t *testing.T) {
+	w := newSegWriter(1 << 30)
+	snap := w.snapshot(w.session("s", 1), plumbing.Hash{}, 1, time.Unix(1, 0), "l")
+	for i := range 20 {
+		w.add(snap, i, "user", time.Time{}, []field{{kind: kindText, text: strings.Repeat("the same words again ", 50+i)}})
+	}
+	var buf bytes.Buffer
+	if err := w.write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	for _, delta := range []int{-1, +1} {
+		data := slices.Clone(buf.Bytes())
+		s, err := parseSegment("seg", bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Change block 0's inflated length, and every checksum over it.
+		le := binary.LittleEndian
+		tab := s.sec[secBlocks][0]
+		le.PutUint32(data[tab+16:], uint32(int(le.Uint32(data[tab+16:]))+delta))
+		sums := s.sec[secPages][0] + 4*s.page[secBlocks]
+		le.PutUint32(data[sums:], checksum(data[tab:tab+min(pageBytes, s.sec[secBlocks][1])]))
+		foot := len(data) - footerBytes
+		le.PutUint32(data[foot+nSections*16+4:], checksum(data[s.sec[secPages][0]:s.sec[secPages][0]+s.sec[secPages][1]]))
+		le.PutUint32(data[foot+nSections*16+8:], checksum(data[foot:foot+nSections*16+8]))
+		s, err = parseSegment("seg", bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatalf("length %+d: the checksums were not made right: %v", delta, err)
+		}
+		if _, err := s.doc(0); !errors.Is(err, errCorrupt) {
+			t.Fatalf("length %+d: reading the block: %v", delta, err)
+		}
+		if _, err := s.doc(uint32(blockDocs)); err != nil {
+			t.Fatalf("length %+d: the next block: %v", delta, err)
+		}
+	}
+}
