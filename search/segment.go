@@ -426,7 +426,7 @@ func (w *segWriter) postings() (tris, post []byte) {
 type segment struct {
 	name    string
 	r       io.ReaderAt
-	file    io.Closer // nil for a segment read from memory
+	file    io.Closer         // nil for a segment read from memory
 	sec     [nSections][2]int // each section's offset and length
 	page    [nSections]int    // each paged table's first page among all of them
 	sums    []byte            // the pages' checksums
