@@ -66,37 +66,20 @@ func (x *Index) query(ctx context.Context, q Query, mt *matcher, m *manifest) ([
 		return nil, err
 	}
 	defer v.close()
-	f := newFilter(q, v.m)
-	sets := make([][]uint64, len(v.segs))
-	sfs := make([]*segFilter, len(v.segs))
-	var runs []candRun
-	for si, s := range v.segs {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if sets[si], err = s.eval(mt.cond); err != nil {
-			return nil, err
-		}
-		if sfs[si], err = f.segment(s); err != nil {
-			return nil, err
-		}
-		if runs, err = sfs[si].runs(si, sets[si], runs); err != nil {
-			return nil, err
-		}
+	p, err := plan(ctx, q, mt, v)
+	if err != nil {
+		return nil, err
 	}
-	slices.SortFunc(runs, func(a, b candRun) int {
-		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.seg, b.seg), cmp.Compare(a.first, b.first))
-	})
 	var hits []Hit
 	var cands []candidate
-	for i := 0; i < len(runs); {
+	for i := 0; i < len(p.runs); {
 		j := i + 1
-		for j < len(runs) && runs[j].rank == runs[i].rank {
+		for j < len(p.runs) && p.runs[j].rank == p.runs[i].rank {
 			j++
 		}
 		cands = cands[:0]
-		for _, r := range runs[i:j] {
-			if cands, err = sfs[r.seg].candidates(r, sets[r.seg], cands); err != nil {
+		for _, r := range p.runs[i:j] {
+			if cands, err = p.sfs[r.seg].candidates(r, p.sets[r.seg], cands); err != nil {
 				return nil, err
 			}
 		}
@@ -107,6 +90,39 @@ func (x *Index) query(ctx context.Context, q Query, mt *matcher, m *manifest) ([
 		i = j
 	}
 	return hits, nil
+}
+
+// queryPlan is what a query reads, per segment: the blocks that may
+// match, the filter's answers, and the runs of docs of the sessions it
+// keeps, in the order their hits come.
+type queryPlan struct {
+	sets [][]uint64
+	sfs  []*segFilter
+	runs []candRun
+}
+
+func plan(ctx context.Context, q Query, mt *matcher, v *view) (*queryPlan, error) {
+	f := newFilter(q, v.m)
+	p := &queryPlan{sets: make([][]uint64, len(v.segs)), sfs: make([]*segFilter, len(v.segs))}
+	for si, s := range v.segs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		var err error
+		if p.sets[si], err = s.eval(mt.cond); err != nil {
+			return nil, err
+		}
+		if p.sfs[si], err = f.segment(s); err != nil {
+			return nil, err
+		}
+		if p.runs, err = p.sfs[si].runs(si, p.sets[si], p.runs); err != nil {
+			return nil, err
+		}
+	}
+	slices.SortFunc(p.runs, func(a, b candRun) int {
+		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.seg, b.seg), cmp.Compare(a.first, b.first))
+	})
+	return p, nil
 }
 
 // before orders a session's candidates: by message, then by where they
@@ -135,10 +151,11 @@ func inBlocks(set []uint64, first, last int) bool {
 var verifyHook func()
 
 // verify matches a session's candidates for real, in order, until the
-// limit, or with SessionsOnly until the first hit. It looks at ctx before every document and every line of one
-// (matchLines): a slow regular expression over long messages took
-// seconds between looks when they were 256 documents apart, and the
-// viewer's search went on that long after its client had left.
+// limit, or with SessionsOnly until the first hit. It looks at ctx
+// before every document and every line of one (matchLines): a slow
+// regular expression over long messages took seconds between looks when
+// they were 256 documents apart, and the viewer's search went on that
+// long after its client had left.
 func (x *Index) verify(ctx context.Context, q Query, mt *matcher, v *view, cands []candidate, hits []Hit) ([]Hit, error) {
 	before := len(hits)
 	for _, c := range cands {
