@@ -89,11 +89,10 @@ const hookBudget = 8 * time.Second
 const stepMemoryLimit = 60 << 20
 
 // searchMemoryLimit is the heap a search has the collector aim under: an
-// index build keeps one segment's text and postings live at a time, about
-// 20 MB, and GOGC alone let the heap grow to three times that, which with
-// the pack index mapped beside it (31 MB at a million objects) was over
-// 100 MB.
-const searchMemoryLimit = 56 << 20
+// index build keeps one segment's text and postings live at a time (8
+// MiB), and the pack index mapped beside the heap is 31 MB at a million
+// objects: under a limit of 56 MB the build's peak was still 102 MB.
+const searchMemoryLimit = 48 << 20
 
 // limitMemory has the collector aim under limit bytes of heap, unless
 // GOMEMLIMIT set a limit.
