@@ -55,6 +55,18 @@ type sessionState struct {
 	calls  map[string]string // tool calls still waiting for their result
 }
 
+// ready makes the session's maps, which a manifest read leaves nil for
+// the sessions that have none (most: a search reads 10k sessions' lines
+// and writes to one), before an update writes to them.
+func (s *sessionState) ready() {
+	if s.paths == nil {
+		s.paths = map[string]bool{}
+	}
+	if s.calls == nil {
+		s.calls = map[string]string{}
+	}
+}
+
 func newManifest() *manifest {
 	return &manifest{nextGen: 1, sessions: map[string]*sessionState{}}
 }
@@ -135,6 +147,7 @@ func parseManifest(data []byte) (*manifest, bool) {
 			p, ok = unquote(rest)
 			ok = ok && cur != nil
 			if ok {
+				cur.ready()
 				cur.paths[p] = true
 			}
 		case "call":
@@ -158,7 +171,7 @@ func parseSession(m *manifest, line string) (*sessionState, bool) {
 	if err1 != nil || err2 != nil || !ok || m.sessions[f[0]] != nil {
 		return nil, false
 	}
-	s := &sessionState{tip: plumbing.NewHash(f[1]), gen: uint32(gen), time: t, agent: agent, source: source, paths: map[string]bool{}, calls: map[string]string{}}
+	s := &sessionState{tip: plumbing.NewHash(f[1]), gen: uint32(gen), time: t, agent: agent, source: source}
 	m.sessions[f[0]] = s
 	return s, true
 }
@@ -166,6 +179,7 @@ func parseSession(m *manifest, line string) (*sessionState, bool) {
 func parseCall(s *sessionState, line string) bool {
 	a, b, ok := cutQuoted(line)
 	if ok {
+		s.ready()
 		s.calls[a] = b
 	}
 	return ok

@@ -415,6 +415,9 @@ func (sf *segFilter) keep(row docRow) (bool, error) {
 }
 
 func (f *filter) sessionOK(name string, st *sessionState) bool {
+	if f.q.Session == "" && f.q.Agent == "" && f.q.File == "" {
+		return true
+	}
 	ok, known := f.session[name]
 	if known {
 		return ok

@@ -102,7 +102,7 @@ func Open(ctx context.Context, s gitstore.Reader, dir string) (*Index, error) {
 	if dir == "" {
 		dir = DefaultDir(s.Paths())
 	}
-	return &Index{store: s, dir: dir, segmentBytes: 8 << 20, maxSegments: 8}, nil
+	return &Index{store: s, dir: dir, segmentBytes: 12 << 20, maxSegments: 8}, nil
 }
 
 // Close releases the index. The store stays open.

@@ -145,9 +145,10 @@ func (b *builder) session(ctx context.Context, name string, tip plumbing.Hash) e
 		}
 	}
 	if !found { // new, or its history was rewritten: read it whole
-		st = &sessionState{gen: b.m.nextGen, paths: map[string]bool{}, calls: map[string]string{}}
+		st = &sessionState{gen: b.m.nextGen}
 		b.m.nextGen++
 	}
+	st.ready()
 	for i := len(chain) - 1; i >= 0; i-- {
 		if err := b.snapshot(ctx, name, st, chain[i]); err != nil {
 			return fmt.Errorf("index session %s: %w", name, err)

@@ -89,7 +89,7 @@ const hookBudget = 8 * time.Second
 const stepMemoryLimit = 60 << 20
 
 // searchMemoryLimit is the heap a search has the collector aim under: an
-// index build keeps one segment's text and postings live at a time (8
+// index build keeps one segment's text and postings live at a time (12
 // MiB), and the pack index mapped beside the heap is 31 MB at a million
 // objects: under a limit of 56 MB the build's peak was still 102 MB.
 const searchMemoryLimit = 48 << 20
