@@ -76,19 +76,6 @@ func (p pairing) fill(r row) row {
 	return r
 }
 
-// single times a row that has no baseline: its median over b.cfg.runs.
-func (b *bench) single(t timer) (time.Duration, error) {
-	var ds []time.Duration
-	for r := range b.cfg.runs {
-		d, err := t(r)
-		if err != nil {
-			return 0, err
-		}
-		ds = append(ds, d)
-	}
-	return median(ds), nil
-}
-
 // command is a timer that runs a command in dir (the large repository
 // when empty), fed stdin, its output thrown away.
 func (b *bench) command(dir string, stdin []byte, args ...string) timer {

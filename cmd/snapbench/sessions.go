@@ -94,19 +94,6 @@ func (b *bench) sessionRows(ctx context.Context) ([]row, error) {
 	return rows, nil
 }
 
-// paired is pair for a row that wants the two medians alone: it runs
-// two commands in dir alternately (ours first), cfg.runs times each.
-// Prefer pair and pairing.fill, which keep the median of the per-pair
-// ratios.
-func (b *bench) paired(dir string, ours, base []string) (time.Duration, time.Duration, error) {
-	if base == nil {
-		d, err := b.single(b.command(dir, nil, ours...))
-		return d, 0, err
-	}
-	p, err := b.pair(b.command(dir, nil, ours...), b.command(dir, nil, base...))
-	return p.ours, p.base, err
-}
-
 // timedIn times one command run in dir, its output thrown away: for a
 // row without a baseline (one with a baseline is timed by pair).
 func (b *bench) timedIn(dir string, args ...string) (time.Duration, error) {

@@ -109,8 +109,7 @@ func (b *bench) viewerTimelineRows(ctx context.Context) ([]row, error) {
 		return nil, err
 	}
 	syscall.Sync()
-	var open timer = func(r int) (time.Duration, error) { return b.coldView(dir, fmt.Sprintf("/session/tl-%d", r))(r) }
-	cold, err := b.pair(open, func(r int) (time.Duration, error) {
+	cold, err := b.pair(func(r int) (time.Duration, error) { return b.coldView(dir, fmt.Sprintf("/session/tl-%d", r))(r) }, func(r int) (time.Duration, error) {
 		return b.run(dir, nil, "git", "archive", "--format=tar", fmt.Sprintf("refs/snap/tl-%d", r))
 	})
 	if err != nil {
