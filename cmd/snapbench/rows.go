@@ -254,7 +254,7 @@ func (b *bench) longSessionRows(ctx context.Context) ([]row, error) {
 		next := 10 * size
 		sessions[size] = session{dir, b.hookTimer(dir, path, payload, name, size), func(int) (time.Duration, error) {
 			next++
-			return b.run(dir, append(claudeLine(name, next), '\n'), b.bin, "save", "--session", "append"+name, "--append", "--no-code")
+			return b.timedStdin(dir, append(claudeLine(name, next), '\n'), b.bin, "save", "--session", "append"+name, "--append", "--no-code")
 		}}
 	}
 	hook, err := b.pair(sessions[n].hook, sessions[100].hook)
@@ -285,4 +285,9 @@ func (b *bench) fillAppend(dir, session string, n int) error {
 	}
 	_, err := b.run(dir, in.Bytes(), b.bin, "save", "--session", session, "--append", "--no-code")
 	return err
+}
+
+// timedStdin times a command in dir fed stdin, its output thrown away.
+func (b *bench) timedStdin(dir string, stdin []byte, args ...string) (time.Duration, error) {
+	return b.run(dir, stdin, args...)
 }
