@@ -481,15 +481,7 @@ func (b *bench) hooks(tag, phase string) ([]row, error) {
 
 func (b *bench) table(rows []row) string {
 	var t strings.Builder
-	ms := func(d time.Duration) string {
-		switch {
-		case d == 0:
-			return "–"
-		case d >= 10*time.Second:
-			return fmt.Sprintf("%.0f s", d.Seconds())
-		}
-		return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000)
-	}
+	ms := msText
 	if b.repo != "" {
 		fmt.Fprintf(&t, "%d snapshots in the large repository; ", b.cfg.snapshots)
 	}
@@ -532,6 +524,17 @@ func (b *bench) table(rows []row) string {
 	return t.String()
 }
 
+// msText writes a time as the table does.
+func msText(d time.Duration) string {
+	switch {
+	case d == 0:
+		return "–"
+	case d >= 10*time.Second:
+		return fmt.Sprintf("%.0f s", d.Seconds())
+	}
+	return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000)
+}
+
 // baselineName is what the row was paired with: its own, else its
 // budget's.
 func (r row) baselineName() string {
@@ -562,7 +565,7 @@ func (r row) verdict() (string, bool) {
 	}
 	budget, met := "–", true
 	if r.budget > 0 {
-		budget, met = "≤ "+fmt.Sprintf("%.1f ms", float64(r.budget.Microseconds())/1000), r.ours <= r.budget
+		budget, met = "≤ "+msText(r.budget), r.ours <= r.budget
 	}
 	if r.ratioBudget > 0 {
 		budget = strings.TrimPrefix(budget+fmt.Sprintf(", ≤ %.1f × baseline", r.ratioBudget), "–, ")

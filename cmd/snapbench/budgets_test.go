@@ -110,6 +110,24 @@ func TestVerdict(t *testing.T) {
 	}
 }
 
+// TestVerdictText checks the budget column: a kind's bound as §7 writes
+// it, and a row's own old bounds as the table writes times.
+func TestVerdictText(t *testing.T) {
+	for _, c := range []struct {
+		r    row
+		want string
+	}{
+		{row{kind: kindLog}, "≤ 2 × baseline"},
+		{row{ours: time.Second, budget: 2 * time.Minute}, "≤ 120 s"},
+		{row{ours: time.Second, budget: 300 * time.Millisecond, ratioBudget: 1.2}, "≤ 300.0 ms, ≤ 1.2 × baseline"},
+		{row{ours: time.Second}, "–"},
+	} {
+		if got, _ := c.r.verdict(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.r, got, c.want)
+		}
+	}
+}
+
 func TestPairRuns(t *testing.T) {
 	var order []string
 	ours := []time.Duration{10, 30, 20, 1000, 40}

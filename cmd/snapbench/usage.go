@@ -65,7 +65,8 @@ func (b *bench) usageRows(ctx context.Context) ([]row, error) {
 			return nil, err
 		}
 		rows = append(rows, p.fill(row{
-			what:  fmt.Sprintf("usage --daily --json, %d imported Claude Code sessions (%s)", n, agreement(outOurs, outBase)),
+			what:  fmt.Sprintf("usage --daily --json, %d imported Claude Code sessions", n),
+			note:  agreement(outOurs, outBase),
 			phase: phase, kind: kindUsage,
 			baseline: fmt.Sprintf("ccusage %s daily --offline --json on the same transcripts", ccusageVersion),
 		}))
