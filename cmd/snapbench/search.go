@@ -66,65 +66,92 @@ func (b *bench) searchRows(ctx context.Context) ([]row, error) {
 		return nil, err
 	}
 	indexBytes, packBytes := dirBytes(filepath.Join(sb.repo, ".git", "snap", "search")), dirBytes(filepath.Join(sb.repo, ".git", "objects"))
-	needle := []string{"-F", "zq-needle-7"}
-	queries := []struct {
-		what       string
-		args, grep []string
-	}{
-		{"search, rare string, warm", needle, needle},
-		{"search -i -E, regular expression, warm", []string{"-i", "-E", `zq-NEEDLE-[0-9]+\b`}, []string{"-i", "-E", `zq-NEEDLE-[0-9]+\b`}},
-		{"search, common word, -m 100, warm", []string{"-m", "100", vocab[0]}, []string{"-m", "100", vocab[0]}},
-		{"search -l, rare string, warm", []string{"-l", "-F", "zq-needle-7"}, []string{"-l", "-F", "zq-needle-7"}},
+	rows := []row{
+		{what: "search index build (first search)", phase: phase, ours: build, budget: 2 * time.Minute,
+			note: fmt.Sprintf("CPU %.0f s; pack %.0f MiB", cpu.Seconds(), float64(packBytes)/(1<<20))},
+		{what: "search index size", phase: phase, kind: kindSearchIndex, ratio: float64(indexBytes) / float64(textBytes),
+			oursText: fmt.Sprintf("%.0f MiB = %.2f × the text (%.0f MiB)", float64(indexBytes)/(1<<20), float64(indexBytes)/float64(textBytes), float64(textBytes)/(1<<20))},
+		memoryRow("peak memory of the index build", phase, peak),
 	}
-	rows := []row{{what: "search index build (first search)", phase: phase, ours: build, budget: 2 * time.Minute,
-		note: fmt.Sprintf("CPU %.0f s; index %.0f MiB, %.2f × the %.0f MiB of message text; pack %.0f MiB, peak memory %.0f MiB", cpu.Seconds(),
-			float64(indexBytes)/(1<<20), float64(indexBytes)/float64(textBytes), float64(textBytes)/(1<<20), float64(packBytes)/(1<<20), float64(peak)/(1<<20))}}
-	for _, q := range queries {
-		ours := append([]string{sb.bin, "search"}, q.args...)
-		base := append(append([]string{"grep", "-r"}, q.grep...), sb.textDir())
-		var a, g cpuTimes
-		for range b.cfg.runs {
-			if err := a.run(sb.repo, sb.env, ours); err != nil {
-				return nil, err
-			}
-			if err := g.run(sb.repo, sb.env, base); err != nil {
-				return nil, err
-			}
-		}
-		peak, err := sb.peakMemory(nil, sb.bin, ours[1:]...)
-		if err != nil {
-			return nil, err
-		}
-		rows = append(rows, row{what: q.what, phase: phase, ours: median(a.wall), plumbing: median(g.wall), budget: 300 * time.Millisecond,
-			note: fmt.Sprintf("git-snap %s; baseline %s; CPU %s, baseline's %s; peak memory %.0f MiB",
-				strings.Join(ours[1:], " "), strings.Join(base, " "), a.cpuText(), g.cpuText(), float64(peak)/(1<<20))})
+	warm, searchPeak, err := sb.warmSearchRows(phase)
+	if err != nil {
+		return nil, err
 	}
-	r, err := sb.newSessionRow(phase, append([]string{"grep", "-r"}, append(needle, sb.textDir())...))
-	return append(rows, r), err
+	rows = append(rows, warm...)
+	needle := append([]string{"grep", "-r", "-F", "zq-needle-7"}, sb.textDir())
+	r, newPeak, err := sb.newSessionRow(phase, needle)
+	if err != nil {
+		return nil, err
+	}
+	return append(rows, r, memoryRow("peak memory of a search, the largest of the rows above", phase, max(searchPeak, newPeak))), nil
 }
 
-// cpuTimes gathers the wall and CPU times of runs of a command. On a
-// machine shared with other work, CPU time (user and system) is what
-// the other work changes least.
-type cpuTimes struct{ wall, cpu []time.Duration }
+// memoryRow is a row of peak memory, bounded by the memory budget.
+func memoryRow(what, phase string, peak int64) row {
+	return row{what: what, phase: phase, kind: kindMemory, bytes: peak, oursText: fmt.Sprintf("%.1f MB", float64(peak)/1e6)}
+}
 
-// run runs args in dir and adds its times.
-func (c *cpuTimes) run(dir string, env, args []string) error {
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Dir, cmd.Env = dir, env
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
-	start := time.Now()
-	err := cmd.Run()
-	wall := time.Since(start)
-	if err != nil {
-		return fmt.Errorf("%s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+// grepBaseline names the search rows' baseline.
+const grepBaseline = "grep -r over the same messages, a file per session"
+
+// warmSearchRows times warm searches paired with grep -r over the same
+// text, and returns the largest peak memory among them.
+func (b *bench) warmSearchRows(phase string) ([]row, int64, error) {
+	needle := []string{"-F", "zq-needle-7"}
+	queries := []struct {
+		what string
+		kind budgetKind
+		args []string
+	}{
+		{"search, rare string, warm", kindSearchWarm, needle},
+		{"search -i -E, regular expression, warm", kindSearchWarm, []string{"-i", "-E", `zq-NEEDLE-[0-9]+\b`}},
+		{"search, common word, -m 100, warm (grep -m 100 stops at 100 lines of each file)", kindSearchCommon, []string{"-m", "100", vocab[0]}},
+		{"search -l, rare string, warm", kindSearchWarm, []string{"-l", "-F", "zq-needle-7"}},
 	}
-	c.wall = append(c.wall, wall)
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		c.cpu = append(c.cpu, time.Duration(ru.Utime.Nano()+ru.Stime.Nano()))
+	var rows []row
+	var top int64
+	for _, q := range queries {
+		ours := append([]string{b.bin, "search"}, q.args...)
+		base := append(append([]string{"grep", "-r"}, q.args...), b.textDir())
+		var a, g cpuTimes
+		p, err := b.pair(a.timer(b.repo, b.env, ours), g.timer(b.repo, b.env, base))
+		if err != nil {
+			return nil, 0, err
+		}
+		peak, err := b.peakMemory(nil, b.bin, ours[1:]...)
+		if err != nil {
+			return nil, 0, err
+		}
+		top = max(top, peak)
+		rows = append(rows, p.fill(row{what: q.what, phase: phase, kind: q.kind, baseline: grepBaseline,
+			note: fmt.Sprintf("git-snap %s; CPU %s, baseline's %s; peak memory %.1f MB", strings.Join(ours[1:], " "), a.cpuText(), g.cpuText(), float64(peak)/1e6)}))
 	}
-	return nil
+	return rows, top, nil
+}
+
+// cpuTimes gathers the CPU times of runs of a command. On a machine
+// shared with other work, CPU time (user and system) is what the other
+// work changes least.
+type cpuTimes struct{ cpu []time.Duration }
+
+// timer is a pair timer that runs args in dir and keeps its CPU time.
+func (c *cpuTimes) timer(dir string, env, args []string) timer {
+	return func(int) (time.Duration, error) {
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Dir, cmd.Env = dir, append(env, "GIT_SNAP_DIR=")
+		var stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+		start := time.Now()
+		err := cmd.Run()
+		wall := time.Since(start)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+		}
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			c.cpu = append(c.cpu, time.Duration(ru.Utime.Nano()+ru.Stime.Nano()))
+		}
+		return wall, nil
+	}
 }
 
 func (c *cpuTimes) cpuText() string {
@@ -135,33 +162,33 @@ func (c *cpuTimes) cpuText() string {
 }
 
 // newSessionRow times the first search after a session was saved, which
-// reads the new session and writes a segment, paired with base.
-func (b *bench) newSessionRow(phase string, base []string) (row, error) {
+// reads the new session and writes a segment, paired with base; the
+// save before each is not timed. It returns the search's peak memory,
+// taken on the first run.
+func (b *bench) newSessionRow(phase string, base []string) (row, int64, error) {
 	var inc, grep cpuTimes
 	var peak int64
-	for r := range b.cfg.runs {
+	args := []string{b.bin, "search", "-F", "zq-needle-7"}
+	search := inc.timer(b.repo, b.env, args)
+	ours := func(r int) (time.Duration, error) {
 		session := fmt.Sprintf("inc-%d", r)
 		doc, _ := json.Marshal(map[string]any{"messages": []any{searchMessage(rand.New(rand.NewPCG(uint64(r), 9)), session, 0)}})
 		if _, err := b.timed(doc, b.bin, "save", "--session", session); err != nil {
-			return row{}, err
+			return 0, err
 		}
-		args := []string{b.bin, "search", "-F", "zq-needle-7"}
-		if r == 0 { // once under the rss wrapper, for the peak
-			d, cpu, p, err := b.usage(args[0], args[1:]...)
-			if err != nil {
-				return row{}, err
-			}
-			inc.wall, inc.cpu, peak = append(inc.wall, d), append(inc.cpu, cpu), p
-		} else if err := inc.run(b.repo, b.env, args); err != nil {
-			return row{}, err
+		if r > 0 {
+			return search(r)
 		}
-		if err := grep.run(b.repo, b.env, base); err != nil {
-			return row{}, err
-		}
+		d, cpu, p, err := b.usage(args[0], args[1:]...) // once under the rss wrapper, for the peak
+		inc.cpu, peak = append(inc.cpu, cpu), p
+		return d, err
 	}
-	return row{what: "search after a new session was saved", phase: phase, ours: median(inc.wall), plumbing: median(grep.wall), budget: 300 * time.Millisecond,
-		note: fmt.Sprintf("reads the new session, writes a segment; baseline %s; CPU %s, baseline's %s; peak memory %.0f MiB",
-			strings.Join(base, " "), inc.cpuText(), grep.cpuText(), float64(peak)/(1<<20))}, nil
+	p, err := b.pair(ours, grep.timer(b.repo, b.env, base))
+	if err != nil {
+		return row{}, 0, err
+	}
+	return p.fill(row{what: "search after a new session was saved", phase: phase, kind: kindSearchNew, baseline: grepBaseline,
+		note: fmt.Sprintf("reads the new session, writes a segment; CPU %s, baseline's %s; peak memory %.1f MB", inc.cpuText(), grep.cpuText(), float64(peak)/1e6)}), peak, nil
 }
 
 // searchStoreOnce writes the store, or finds the one an earlier run
