@@ -14,6 +14,8 @@ import (
 
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
+
+	"github.com/git-snap/git-snap/cmd/internal/proc"
 )
 
 // installGit adds git-snap's post-commit hook where git runs hooks
@@ -413,9 +415,7 @@ func settingsFile(d *deps, o installOptions, paths gitstore.Paths, repoErr error
 }
 
 // agentEnv locates agents' files from this process's environment.
-func (e *env) agentEnv() agent.Env {
-	return agent.Env{Home: e.getenv("HOME"), Getenv: e.getenv}
-}
+func (e *env) agentEnv() agent.Env { return proc.AgentEnv(e.getenv) }
 
 // agentSettingsHelp lists each agent's settings files, as its adapter
 // declares them (agent.Agents), wrapped under the agent's name.

@@ -1,13 +1,14 @@
-package main
+package proc
 
 import (
 	"runtime/debug"
 	"strings"
 )
 
-// version is the module version the binary was built from, with the
-// commit when the build recorded one: what `git snap --version` prints.
-func version() string {
+// Version is the module version the binary was built from, with the
+// commit when the build recorded one: what `git snap --version` and
+// `git-snap-hook --version` print.
+func Version() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "unknown"
