@@ -25,7 +25,11 @@ import (
 )
 
 // Program is the hook program's name; git runs it as git snap-hook.
-const Program = "git-snap-hook"
+const Program = agent.HookProgram
+
+// Version is what the hook program prints for --version; install and
+// doctor compare it with what the program beside git-snap says.
+func Version() string { return Program + " version " + proc.Version() }
 
 // Process is a hook call's command line, read, and what the program
 // knows of its process.
@@ -142,7 +146,7 @@ func (p *Process) parse(args []string, stdout, stderr io.Writer) (done bool, cod
 		name, value, inline := strings.Cut(args[0], "=")
 		switch name {
 		case "--version":
-			fmt.Fprintf(stdout, "%s version %s\n", Program, proc.Version())
+			fmt.Fprintln(stdout, Version())
 			return true, 0
 		case "-h", "--help":
 			fmt.Fprintf(stdout, usage, strings.Join(agent.Names(), ", "))

@@ -1,8 +1,12 @@
 package proc
 
 import (
+	"context"
+	"fmt"
+	"os/exec"
 	"runtime/debug"
 	"strings"
+	"time"
 )
 
 // Version is the module version the binary was built from, with the
@@ -32,4 +36,16 @@ func Version() string {
 		v += " (" + rev[:min(12, len(rev))] + modified + ")"
 	}
 	return v
+}
+
+// ProgramVersion runs prog --version and returns the line it prints,
+// for a program of git-snap's whose version must be this one's.
+func ProgramVersion(ctx context.Context, prog string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, prog, "--version").Output()
+	if err != nil {
+		return "", fmt.Errorf("%s --version: %w", prog, err)
+	}
+	return strings.TrimSpace(string(out)), nil
 }
