@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/capture"
 )
 
 // hookWorld is a repository and a Claude Code transcript outside it, and
@@ -131,5 +132,100 @@ func TestHookProgramRecordsAsGitSnapHook(t *testing.T) {
 	hookRefs, hookLog := w.calls(hookBin)
 	if hookRefs != refs || hookLog != log {
 		t.Errorf("git-snap-hook recorded:\n%s\nand logged:\n%s\ngit snap hook:\n%s\nand:\n%s", hookRefs, hookLog, refs, log)
+	}
+}
+
+// TestInstallWritesHookProgramBeside: install writes git-snap-hook into
+// personal settings when it is beside the git-snap that runs and says
+// git-snap's version, else git-snap hook; installing with the other
+// git-snap moves each entry (Claude Code's, Cursor's flat ones, Codex's
+// notify, git's post-commit) from one form to the other, and the
+// command install wrote records when an agent runs it. uninstall removes
+// either form; doctor runs the hook program and says when it is of
+// another version.
+func TestInstallWritesHookProgramBeside(t *testing.T) {
+	bin := buildBinary(t)
+	w := newHookWorld(t)
+	hookBin := filepath.Join(filepath.Dir(bin), agent.HookProgram)
+	alone := filepath.Join(w.root, "alone", "git-snap") // a git-snap with no hook program beside it
+	stale := filepath.Join(w.root, "stale", "git-snap") // one beside a hook program of another version
+	for _, p := range []string{alone, stale} {
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		w.exec(nil, "cp", bin, p)
+	}
+	must(t, os.WriteFile(filepath.Join(filepath.Dir(stale), agent.HookProgram), []byte("#!/bin/sh\necho 'git-snap-hook version v0.0.1'\n"), 0o755))
+	settings := filepath.Join(w.repo, ".claude", "settings.local.json")
+	cursor := filepath.Join(w.root, ".cursor", "hooks.json")
+	codex := filepath.Join(w.root, ".codex", "config.toml")
+	postCommit := filepath.Join(w.repo, ".git", "hooks", "post-commit")
+	installed := func(gitSnap, hook string) {
+		t.Helper()
+		for _, args := range [][]string{{"install", "claude-code"}, {"install", "cursor", "--user"}, {"install", "codex", "--user"}, {"install", "git"}} {
+			w.exec(nil, gitSnap, args...)
+		}
+		for file, name := range map[string]string{settings: "claude-code", cursor: "cursor"} {
+			cmds, err := agent.HookCommands(file, name)
+			if err != nil || len(cmds) == 0 {
+				t.Fatalf("after %s install, %s: %v %v", gitSnap, file, cmds, err)
+			}
+			for ev, cs := range cmds {
+				if want := agent.HookCommand(hook, name); len(cs) != 1 || cs[0] != want {
+					t.Errorf("after %s install, %s runs %q on %s, want %q", gitSnap, file, cs, ev, want)
+				}
+			}
+		}
+		if cmd, _ := capture.GitHookCommand(filepath.Dir(postCommit)); cmd != agent.HookCommand(hook, "git") {
+			t.Errorf("after %s install, git's post-commit runs %q, want %q", gitSnap, cmd, agent.HookCommand(hook, "git"))
+		}
+		if data, _ := os.ReadFile(codex); !strings.HasPrefix(string(data), agent.NotifyLine(hook)+"\n") {
+			t.Errorf("after %s install, %s holds:\n%s\nwant %s", gitSnap, codex, data, agent.NotifyLine(hook))
+		}
+	}
+	installed(bin, hookBin)
+	if out := w.exec(nil, bin, "doctor", "claude-code"); !strings.Contains(out, `ok   "`+hookBin+` claude-code" runs `+hookBin) {
+		t.Errorf("doctor, with the hook program installed:\n%s", out)
+	}
+
+	// The command as installed records, run as the agent runs it.
+	var hooks struct {
+		Hooks map[string][]struct {
+			Hooks []struct{ Command string } `json:"hooks"`
+		} `json:"hooks"`
+	}
+	data, err := os.ReadFile(settings)
+	must(t, err)
+	must(t, json.Unmarshal(data, &hooks))
+	must(t, os.WriteFile(w.transcript, claudeLines("s-installed", 2), 0o644))
+	payload, _ := json.Marshal(map[string]any{"session_id": "s-installed", "transcript_path": w.transcript, "cwd": w.repo, "hook_event_name": "Stop"})
+	w.exec(payload, "sh", "-c", hooks.Hooks["Stop"][0].Hooks[0].Command)
+	if out := w.exec(nil, bin, "log", "--oneline", "s-installed"); !strings.Contains(out, "s-installed#1") {
+		t.Errorf("the installed hook command recorded no snapshot: %s", out)
+	}
+
+	installed(alone, alone)
+	out := w.exec(nil, stale, "install", "claude-code")
+	if !strings.Contains(out, "note: "+filepath.Join(filepath.Dir(stale), agent.HookProgram)+" is not used") {
+		t.Errorf("install beside a hook program of another version says:\n%s", out)
+	}
+	installed(stale, stale)
+	installed(bin, hookBin)
+
+	// A hook program of another version in the settings: doctor says so.
+	data, err = os.ReadFile(settings)
+	must(t, err)
+	staleHook := filepath.Join(filepath.Dir(stale), agent.HookProgram)
+	must(t, os.WriteFile(settings, []byte(strings.ReplaceAll(string(data), hookBin, staleHook)), 0o644))
+	if out := w.exec(nil, bin, "doctor", "claude-code"); !strings.Contains(out, `which says "git-snap-hook version v0.0.1"`) {
+		t.Errorf("doctor, with a hook program of another version:\n%s", out)
+	}
+	must(t, os.WriteFile(settings, data, 0o644))
+
+	for _, args := range [][]string{{"uninstall", "claude-code"}, {"uninstall", "cursor", "--user"}, {"uninstall", "codex", "--user"}, {"uninstall", "git"}} {
+		w.exec(nil, bin, args...)
+	}
+	for _, file := range []string{settings, cursor, codex, postCommit} {
+		if data, err := os.ReadFile(file); err == nil && strings.Contains(string(data), "git-snap") {
+			t.Errorf("after uninstall, %s holds:\n%s", file, data)
+		}
 	}
 }
