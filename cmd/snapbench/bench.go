@@ -29,6 +29,21 @@ type bench struct {
 	env  []string
 }
 
+// hookArgs is the hook call as install writes it into personal settings:
+// git-snap-hook AGENT when the hook program is beside git-snap, else
+// git-snap hook AGENT.
+func (b *bench) hookArgs(agent string) []string {
+	if hook := filepath.Join(filepath.Dir(b.bin), "git-snap-hook"); fileExists(hook) {
+		return []string{hook, agent}
+	}
+	return []string{b.bin, "hook", agent}
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
 // row is one line of the result table.
 type row struct {
 	what, phase       string
@@ -259,7 +274,7 @@ func (b *bench) measure(ctx context.Context, phase string) ([]row, error) {
 	}, hookRows...), nil
 }
 
-// hooks times git snap hook claude-code on the longest real transcript
+// hooks times a hook call (b.hookArgs) on the longest real transcript
 // (3 MB): the first call, which reads all of it, and calls after it grew
 // by two lines, against a naive hook that reads and rewrites it whole.
 func (b *bench) hooks(tag, phase string) ([]row, error) {
@@ -280,7 +295,8 @@ func (b *bench) hooks(tag, phase string) ([]row, error) {
 	}
 	payload, _ := json.Marshal(map[string]any{"session_id": "hook-" + tag, "transcript_path": path, "cwd": b.repo,
 		"hook_event_name": "PostToolUse", "tool_name": "Bash"})
-	first, err := b.timed(payload, b.bin, "hook", "claude-code")
+	hook := b.hookArgs("claude-code")
+	first, err := b.timed(payload, hook[0], hook[1:]...)
 	if err != nil {
 		return nil, err
 	}
@@ -289,7 +305,7 @@ func (b *bench) hooks(tag, phase string) ([]row, error) {
 		if err := write(start + 2*(r+1)); err != nil {
 			return nil, err
 		}
-		d, err := b.timed(payload, b.bin, "hook", "claude-code")
+		d, err := b.timed(payload, hook[0], hook[1:]...)
 		if err != nil {
 			return nil, err
 		}
