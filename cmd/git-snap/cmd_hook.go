@@ -22,6 +22,8 @@ call. It is passive: it prints nothing, never blocks the agent, and exits 0 even
 something fails, logging to .git/snap/hook.log instead. git snap hook git post-commit
 marks the sessions active in this work tree with the new commit; git snap hook git
 post-rewrite records the commits an amend or a rebase rewrote (git's pairs on stdin).
+git-snap-hook AGENT does the same and starts quicker, linking nothing else: git snap
+install writes it into personal settings when it is installed beside git-snap.
 
 The agents: %s
 (the hooks git snap install writes name the event where the agent sends none).
