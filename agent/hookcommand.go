@@ -45,13 +45,14 @@ func HookCommandFor(scope Scope, exe, agent string) string {
 }
 
 func hookCommand(prog, agent string) string {
+	args := " hook " + agent
+	if IsHookProgram(prog) {
+		args = " " + agent
+	}
 	if strings.ContainsAny(prog, " '\"") {
 		prog = "'" + strings.ReplaceAll(prog, "'", `'\''`) + "'"
 	}
-	if IsHookProgram(prog) {
-		return prog + " " + agent
-	}
-	return prog + " hook " + agent
+	return prog + args
 }
 
 // IsHookCommand recognises a command line of git-snap's hook for agent,

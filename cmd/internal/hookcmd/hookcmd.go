@@ -60,6 +60,9 @@ type Process struct {
 // wrong is logged.
 func Run(ctx context.Context, p Process) {
 	proc.LimitMemory(proc.StepMemoryLimit)
+	if p.Getenv == nil {
+		p.Getenv = func(string) string { return "" }
+	}
 	c := hook.Call{
 		Agent: p.Agent, Args: p.Args, Stdin: p.Stdin, Dir: p.Dir, DirGiven: p.DirGiven, Store: p.Store,
 		Repo: config.OpenOptions{
