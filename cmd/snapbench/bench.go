@@ -29,6 +29,21 @@ type bench struct {
 	env  []string
 }
 
+// hookArgs is the hook call as install writes it into personal settings:
+// git-snap-hook AGENT when the hook program is beside git-snap, else
+// git-snap hook AGENT.
+func (b *bench) hookArgs(agent string) []string {
+	if hook := filepath.Join(filepath.Dir(b.bin), "git-snap-hook"); fileExists(hook) {
+		return []string{hook, agent}
+	}
+	return []string{b.bin, "hook", agent}
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
 // row is one line of the result table. A row with a baseline is timed
 // by pair (see pair.go) and filled by pairing.fill; a row with a budget
 // names its kind, and the bound comes from budgets (docs/design.md §7).
@@ -456,7 +471,8 @@ func (b *bench) hooks(tag, phase string) ([]row, error) {
 	}
 	payload, _ := json.Marshal(map[string]any{"session_id": "hook-" + tag, "transcript_path": path, "cwd": b.repo,
 		"hook_event_name": "PostToolUse", "tool_name": "Bash"})
-	first, err := b.timed(payload, b.bin, "hook", "claude-code")
+	hook := b.hookArgs("claude-code")
+	first, err := b.timed(payload, hook[0], hook[1:]...)
 	if err != nil {
 		return nil, err
 	}
@@ -464,7 +480,7 @@ func (b *bench) hooks(tag, phase string) ([]row, error) {
 		if err := write(start + 2*(r+1)); err != nil {
 			return 0, err
 		}
-		return b.timed(payload, b.bin, "hook", "claude-code")
+		return b.timed(payload, hook[0], hook[1:]...)
 	}, b.command("", nil, b.self, "naive-hook", path, filepath.Join(b.work, "naive-hook", tag)))
 	if err != nil {
 		return nil, err

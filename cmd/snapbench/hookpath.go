@@ -127,7 +127,7 @@ func hash(s string) uint64 {
 	return h & (1<<48 - 1)
 }
 
-// hookTimer is a timer of git snap hook claude-code in dir on a session
+// hookTimer is a timer of the hook call (b.hookArgs) in dir on a session
 // whose transcript is at path and holds records 0 to from-1: each run
 // appends the next two records to the transcript (untimed), as a tool
 // call does, then times the hook.
@@ -138,7 +138,8 @@ func (b *bench) hookTimer(dir, path string, payload []byte, session string, from
 			return 0, err
 		}
 		next += 2
-		return b.run(dir, payload, b.bin, "hook", "claude-code")
+		hook := b.hookArgs("claude-code")
+		return b.run(dir, payload, hook...)
 	}
 }
 

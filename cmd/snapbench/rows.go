@@ -16,9 +16,11 @@ import (
 	"github.com/git-snap/git-snap/gitstore"
 )
 
-// startupRows times git-snap --version and git --version, each paired
-// with an empty Go program built the same way (CGO_ENABLED=0), and
-// reads the slowest package init of git-snap --version.
+// startupRows times the hook program's --version, what every hook call
+// pays before its work (the budgeted row), git-snap --version and git
+// --version, each paired with an empty Go program built the same way
+// (CGO_ENABLED=0), and reads the slowest package init of git-snap
+// --version.
 func (b *bench) startupRows(context.Context) ([]row, error) {
 	dir := filepath.Join(b.work, "empty")
 	if err := os.MkdirAll(dir, 0o777); err != nil {
@@ -36,6 +38,11 @@ func (b *bench) startupRows(context.Context) ([]row, error) {
 	if out, err := build.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("build the empty program: %v\n%s", err, out)
 	}
+	hook := b.hookArgs("")[0]
+	hookV, err := b.pair(b.command(b.work, nil, hook, "--version"), b.command(b.work, nil, empty))
+	if err != nil {
+		return nil, err
+	}
 	ours, err := b.pair(b.command(b.work, nil, b.bin, "--version"), b.command(b.work, nil, empty))
 	if err != nil {
 		return nil, err
@@ -52,8 +59,13 @@ func (b *bench) startupRows(context.Context) ([]row, error) {
 	if fi, err := os.Stat(b.bin); err == nil {
 		size = fi.Size()
 	}
+	hookSize := int64(0)
+	if fi, err := os.Stat(hook); err == nil {
+		hookSize = fi.Size()
+	}
 	return []row{
-		ours.fill(row{what: fmt.Sprintf("start-up: git-snap --version (%.1f MB binary)", float64(size)/1e6), kind: kindStartup}),
+		hookV.fill(row{what: fmt.Sprintf("start-up: %s --version (%.1f MB binary), what each hook call pays", filepath.Base(hook), float64(hookSize)/1e6), kind: kindStartup}),
+		ours.fill(row{what: fmt.Sprintf("start-up: git-snap --version (%.1f MB binary)", float64(size)/1e6), baseline: "an empty Go program built the same way", note: "for scale: the hooks of personal settings run git-snap-hook"}),
 		{what: "start-up: the slowest package init of git-snap --version", ours: slowest, kind: kindStartupInit,
 			note: fmt.Sprintf("GODEBUG=inittrace=1; median of each run's slowest; most often %s", pkg)},
 		gitV.fill(row{what: "start-up: git --version", baseline: "an empty Go program built the same way", note: "for scale"}),

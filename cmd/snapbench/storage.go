@@ -67,7 +67,8 @@ func (b *bench) storage(context.Context) ([]row, error) {
 		if err := os.WriteFile(path, append(bytes.Join(longest.Lines[:n], []byte("\n")), '\n'), 0o666); err != nil {
 			return nil, err
 		}
-		cmd := exec.Command(b.bin, "hook", "claude-code")
+		hook := b.hookArgs("claude-code")
+		cmd := exec.Command(hook[0], hook[1:]...)
 		cmd.Dir, cmd.Env, cmd.Stdin = dir, b.env, bytes.NewReader(payload)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("hook: %v %s", err, out)
