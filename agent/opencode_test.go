@@ -19,14 +19,14 @@ func TestOpenCodeHookCommandsReadThePlugin(t *testing.T) {
 	a, _ := Lookup("opencode", Env{Home: t.TempDir()})
 	dir := t.TempDir()
 	file := filepath.Join(dir, ".opencode", "plugins", "git-snap.js")
-	if got, err := HooksIn(a, file); err != nil || len(got) != 0 {
+	if got, err := HookCommandsOf(a, file); err != nil || len(got) != 0 {
 		t.Fatalf("no plugin: %v, %v", got, err)
 	}
 	cmd := "'/opt/my tools/git-snap' hook opencode"
 	if _, err := Install(a, file, cmd); err != nil {
 		t.Fatal(err)
 	}
-	got, err := HooksIn(a, file)
+	got, err := HookCommandsOf(a, file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestOpenCodeHookCommandsReadThePlugin(t *testing.T) {
 		}
 	}
 	write(string(legacy))
-	got, err = HooksIn(a, file)
+	got, err = HookCommandsOf(a, file)
 	if err != nil || len(got) != 3 || got["dispose"] != nil || !slices.Equal(got["session.idle"], []string{"git-snap hook opencode"}) {
 		t.Errorf("the earlier plugin: %v, %v", got, err)
 	}
@@ -61,12 +61,12 @@ func TestOpenCodeHookCommandsReadThePlugin(t *testing.T) {
 	} {
 		write(bad)
 		var se *SettingsError
-		if _, err := HooksIn(a, file); !errors.As(err, &se) || se.Path != file {
+		if _, err := HookCommandsOf(a, file); !errors.As(err, &se) || se.Path != file {
 			t.Errorf("%s: %v, want a SettingsError naming the file", name, err)
 		}
 	}
 	write("export const Mine = async () => ({})\n")
-	if got, err := HooksIn(a, file); err != nil || len(got) != 0 {
+	if got, err := HookCommandsOf(a, file); err != nil || len(got) != 0 {
 		t.Errorf("a plugin of the user's: %v, %v", got, err)
 	}
 }

@@ -11,23 +11,6 @@ type hookWriter interface {
 	UninstallHook(file string) (bool, error)
 }
 
-// hookLister is a hookWriter whose settings are no JSON file of hooks
-// (OpenCode's plugin): it reads git-snap's hooks back itself.
-type hookLister interface {
-	// HookCommands lists the commands of git-snap's hooks in file, by
-	// event; a file that does not exist, or is not git-snap's, has none.
-	HookCommands(file string) (map[string][]string, error)
-}
-
-// HooksIn lists the commands of git-snap's hooks for a in a settings
-// file, by event, for doctor (see HookCommands).
-func HooksIn(a Adapter, file string) (map[string][]string, error) {
-	if l, ok := a.(hookLister); ok {
-		return l.HookCommands(file)
-	}
-	return HookCommands(file, a.Name())
-}
-
 // Install adds git-snap's hooks, running command, to an agent's settings
 // file (see Installer.SettingsFile), keeping every other setting. It
 // reports whether the file changed: installing twice changes nothing.
@@ -45,4 +28,22 @@ func Uninstall(a Adapter, file string) (bool, error) {
 		return w.UninstallHook(file)
 	}
 	return UninstallHooks(file, a.Name())
+}
+
+// hookLister is a hookWriter whose file is not a settings file of hooks
+// by event (OpenCode's plugin): it reads git-snap's commands back itself.
+type hookLister interface {
+	// HookCommands lists git-snap's commands in file by event, as
+	// HookCommands does; none where file is missing or not git-snap's.
+	HookCommands(file string) (map[string][]string, error)
+}
+
+// HookCommandsOf lists the commands of git-snap's hooks in an agent's
+// settings file, by event, for doctor; a file that does not exist has
+// none.
+func HookCommandsOf(a Adapter, file string) (map[string][]string, error) {
+	if l, ok := a.(hookLister); ok {
+		return l.HookCommands(file)
+	}
+	return HookCommands(file, a.Name())
 }

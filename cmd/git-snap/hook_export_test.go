@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/git-snap/git-snap/agent"
 )
 
 // OpenCode writes the last of a run (a message's summary, the session's
@@ -20,9 +22,23 @@ import (
 // sleeping process stands for OpenCode's and a script named opencode
 // for its export (the live-agent suite runs the real one): no export
 // runs while the process lives, the export is recorded once it is gone,
-// and hook.log holds the dispose call and the export.
+// and hook.log holds the dispose call and the export. git-snap-hook
+// starts its call apart as git snap hook does.
 func TestHookRecordsOpenCodeExportAfterExit(t *testing.T) {
-	bin, repo := binaryAndRepo(t)
+	gitBin, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is needed to make the repository")
+	}
+	bin := buildBinary(t)
+	for name, hook := range map[string][]string{"git snap hook": {bin, "hook"}, "git-snap-hook": {filepath.Join(filepath.Dir(bin), agent.HookProgram)}} {
+		t.Run(name, func(t *testing.T) { openCodeExportAfterExit(t, bin, gitRepo(t, gitBin), hook) })
+	}
+}
+
+// openCodeExportAfterExit runs OpenCode's plugin calls with the program
+// hook (and what comes before the agent's name) and checks that the
+// export is recorded once the process is gone.
+func openCodeExportAfterExit(t *testing.T, bin, repo string, hook []string) {
 	tmp := t.TempDir()
 	const id = "ses_5a1c0e7f3ffeQ2mB7kD9xVw4Lp"
 	export := func(updated int64, answer string) string {
@@ -58,7 +74,7 @@ cat `+filepath.Join(tmp, "last.json")+`
 		t.Helper()
 		payload, _ := json.Marshal(map[string]any{"hook_event_name": event, "session_id": id, "transcript_path": plugin, "cwd": repo,
 			"opencode_pid": agentProc.Process.Pid, "opencode": opencode})
-		cmd := exec.Command(bin, "hook", "opencode")
+		cmd := exec.Command(hook[0], append(hook[1:], "opencode")...)
 		cmd.Dir, cmd.Env, cmd.Stdin = repo, env, bytes.NewReader(payload)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("hook %s: %v %s", event, err, out)

@@ -1,9 +1,8 @@
-package main
+package proc
 
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,60 +10,54 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/git-snap/git-snap/agent"
 )
 
-// exitWait bounds how long the call apart waits for the agent's process
-// to exit after the call that asked for an export (agent.Exporter): the
-// agent waited for that call as it shut down, and exits right after.
-// Still running then, it did not exit (an instance OpenCode disposed of
-// and made again): the next hook call records it.
+// exitWait bounds how long Export waits for the agent's process to exit
+// after the call that asked for an export (agent.Exporter): the agent
+// waited for that call as it shut down, and exits right after. Still
+// running then, it did not exit (an instance OpenCode disposed of and
+// made again): the next hook call records it.
 const exitWait = 30 * time.Second
 
 // maxExport bounds what an agent's export prints, as a document
 // transcript is bounded.
 const maxExport = 256 << 20
 
-// errNotExported says that the call apart has nothing to record: the
-// agent did not exit.
-var errNotExported = errors.New("nothing exported")
-
-// exported runs, once the agent's process has exited, the command that
-// prints the session p names (agent.Exporter), into a file of its own
-// that it returns with the function that removes it; errNotExported
-// when the agent did not exit. An export older than what the session
-// recorded meanwhile is not recorded (see agent's dater).
-func exported(ctx context.Context, p agent.Payload, pid int, command []string) (string, func(), error) {
+// Export runs, once process pid is gone, an agent's export command in
+// dir (agent.Exporter) with this process's variables, and gives a file
+// named name, in a folder of its own, holding what the command printed,
+// with the function that removes it; ok is false when the process was
+// still running after exitWait.
+func Export(ctx context.Context, pid int, dir, name string, command []string) (path string, done func(), ok bool, err error) {
 	wait, cancel := context.WithTimeout(ctx, exitWait)
 	defer cancel()
 	for !gone(pid) {
 		select {
 		case <-wait.Done():
-			return "", nil, errNotExported
+			return "", nil, false, nil
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	out, err := runAgentExport(ctx, p.CWD, command)
+	out, err := runExport(ctx, dir, command)
 	if err != nil {
-		return "", nil, err
+		return "", nil, true, err
 	}
-	dir, err := os.MkdirTemp("", "git-snap-export-")
+	tmp, err := os.MkdirTemp("", "git-snap-export-")
 	if err != nil {
-		return "", nil, err
+		return "", nil, true, err
 	}
-	done := func() { _ = os.RemoveAll(dir) }
-	path := filepath.Join(dir, p.SessionID+".json")
+	done = func() { _ = os.RemoveAll(tmp) }
+	path = filepath.Join(tmp, filepath.Base(name))
 	if err := os.WriteFile(path, out, 0o600); err != nil {
 		done()
-		return "", nil, err
+		return "", nil, true, err
 	}
-	return path, done, nil
+	return path, done, true, nil
 }
 
-// runAgentExport runs an agent's export command in dir and returns what it
-// printed on stdout; a failure says what it printed on stderr.
-func runAgentExport(ctx context.Context, dir string, command []string) ([]byte, error) {
+// runExport runs an agent's export command in dir and returns what it
+// printed on stdout; a failure says the last line it printed on stderr.
+func runExport(ctx context.Context, dir string, command []string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, command[0], command[1:]...)
 	if filepath.IsAbs(dir) {
 		cmd.Dir = dir
