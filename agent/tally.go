@@ -87,7 +87,16 @@ func (t *Tally) Source() string { return t.source }
 // TallyOf counts a whole document as the agent named source reads it.
 func TallyOf(doc map[string]any, source string) *Tally {
 	t := NewTally(source)
-	t.feed(Read(doc, t.turns.a))
+	records, _, thread := liveRecords(doc)
+	for i, raw := range records {
+		if _, skip := raw.(snapshot.Unchanged); !skip {
+			t.Record(raw, ViewMessage(raw), thread[i])
+		}
+	}
+	events, _ := doc[snapshot.MemberEvents].([]any)
+	for _, ev := range events {
+		t.Event(ev)
+	}
 	return t
 }
 
