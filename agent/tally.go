@@ -28,18 +28,22 @@ type Tally struct {
 	said, toolCalls, turnCount, compactions, failures int
 	first, last                                       time.Time
 	threads                                           map[string]*turnState
-	tools                                             map[uint64]toolUse // by call id
+	tools                                             table[toolUse] // by call id
 
 	// Model calls grouped by key (snapshot.CallGroups) and, apart, read
 	// from running totals: a session with running totals counts those.
 	groups     snapshot.CallGroups
-	calls      map[uint64]snapshot.CallSaid // by UsageKey
-	open       snapshot.CallSaid            // the call with no key, while groups.Open
+	calls      table[snapshot.CallSaid] // by UsageKey
+	open       snapshot.CallSaid        // the call with no key, while groups.Open
 	keyed      callSums
 	running    snapshot.RunningTotals
 	fromTotals callSums
 
 	events eventSums
+
+	// baseData is the tables' base as read (UnmarshalParts), kept to be
+	// written again as it is.
+	baseData []byte
 }
 
 // toolUse is what is known of the tool calls with one id.
@@ -75,7 +79,7 @@ func NewTally(source string) *Tally {
 func newTally(source string, a Adapter) *Tally {
 	return &Tally{
 		source: source, turns: newTurnReader(a),
-		threads: map[string]*turnState{}, tools: map[uint64]toolUse{}, calls: map[uint64]snapshot.CallSaid{},
+		threads: map[string]*turnState{}, tools: newTable[toolUse](toolCodec{}), calls: newTable[snapshot.CallSaid](callCodec{}),
 		keyed: callSums{byModel: map[string]modelSum{}}, fromTotals: callSums{byModel: map[string]modelSum{}},
 		events: eventSums{byModel: map[string]snapshot.Usage{}},
 	}
@@ -159,7 +163,7 @@ func (t *Tally) Record(raw any, m snapshot.Message, thread string) {
 // modelCall adds a record to the model call it is part of.
 func (t *Tally) modelCall(m snapshot.Message) {
 	key := hashString(m.UsageKey)
-	c, seen := t.calls[key]
+	c, seen := t.calls.get(key)
 	switch t.groups.Join(m, seen && m.UsageKey != "") {
 	case snapshot.NotACall:
 		if !t.groups.Open {
@@ -177,7 +181,7 @@ func (t *Tally) modelCall(m snapshot.Message) {
 	c.Read(m)
 	t.keyed.add(c)
 	if m.UsageKey != "" {
-		t.calls[key] = c
+		t.calls.put(key, c)
 		if !t.groups.Open {
 			t.open = snapshot.CallSaid{}
 		}
@@ -190,7 +194,7 @@ func (t *Tally) modelCall(m snapshot.Message) {
 // brought the call.
 func (t *Tally) result(id string, failed bool) {
 	k := hashString(id)
-	u := t.tools[k]
+	u, _ := t.tools.get(k)
 	switch {
 	case failed && !u.failed:
 		t.failures += u.calls
@@ -198,19 +202,19 @@ func (t *Tally) result(id string, failed bool) {
 		t.failures -= u.calls
 	}
 	u.failed = failed
-	t.tools[k] = u
+	t.tools.put(k, u)
 }
 
 // toolCall counts a tool call, failed when its result, if one came, was
 // an error.
 func (t *Tally) toolCall(id string) {
 	k := hashString(id)
-	u := t.tools[k]
+	u, _ := t.tools.get(k)
 	u.calls++
 	if u.failed {
 		t.failures++
 	}
-	t.tools[k] = u
+	t.tools.put(k, u)
 }
 
 func (s *callSums) add(c snapshot.CallSaid) {

@@ -134,7 +134,7 @@ func readBack(t *testing.T, v map[string]any) map[string]any {
 // the session is cut, and however many appends it comes in: every real
 // transcript, cut at every record, and cut at random into appends as
 // small as a hook at real cadence makes (a marshalled tally between
-// each, as the store keeps it). Gemini CLI rewrites its records by id:
+// each, in the parts the store keeps). Gemini CLI rewrites its records by id:
 // its appends are refused, and counted whole. A session of more than
 // 300 records is cut at 150 places, at every record with
 // GIT_SNAP_LONG_TESTS set (as .ci/run sets it).
@@ -178,7 +178,8 @@ func TestTallyGoesOnWhereverCut(t *testing.T) {
 					if (every || steps%(step*4) == 0 || next == n) && !bytes.Equal(chain.Marshal(), TallyOf(after, rs.agent).Marshal()) {
 						t.Fatalf("seed %d, appended %d..%d: %+v\nwant %+v", seed, k, next, chain.Numbers(), TallyOf(after, rs.agent).Numbers())
 					}
-					back, err := UnmarshalTally(chain.Marshal())
+					base, _, state := chain.MarshalParts()
+					back, err := UnmarshalParts(base, state)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -311,5 +312,17 @@ func TestUnmarshalTallyRefusesDamage(t *testing.T) {
 	}
 	if _, err := UnmarshalTally(append(slices.Clone(data), 0)); err == nil {
 		t.Error("a byte more read")
+	}
+	base, _, state := back.MarshalParts()
+	if _, err := UnmarshalParts(base, state); err != nil {
+		t.Fatal(err)
+	}
+	for _, cut := range []int{0, len(base) / 3, len(base) - 1} {
+		if _, err := UnmarshalParts(base[:cut], state); err == nil {
+			t.Errorf("a base cut at %d of %d read", cut, len(base))
+		}
+	}
+	if _, err := UnmarshalParts(base, state[:len(state)-1]); err == nil {
+		t.Error("a state cut short read")
 	}
 }

@@ -10,13 +10,68 @@ import (
 	"github.com/git-snap/git-snap/snapshot"
 )
 
-// tallyMagic starts a marshalled Tally; a new layout gets a new one.
-const tallyMagic = "git-snap tally 1\n"
+// tallyMagic starts a marshalled Tally's state, tallyBaseMagic its base;
+// a new layout gets new ones.
+const (
+	tallyMagic     = "git-snap tally 2\n"
+	tallyBaseMagic = "git-snap tally base 2\n"
+)
 
-// Marshal writes the tally's state compactly: the same state always in
-// the same bytes (maps in key order), so that two tallies compare by
-// their bytes.
+// Marshal writes the tally's state whole and compactly: the same state
+// always in the same bytes (maps in key order), so that two tallies
+// compare by their bytes.
 func (t *Tally) Marshal() []byte {
+	b := t.marshalState(false)
+	return append(b, t.marshalBase()...)
+}
+
+// MarshalParts writes the tally as a base, which changes seldom, and a
+// state, which holds what changed since the base and stays small: a long
+// session's tally is kept between hook calls without rewriting what did
+// not change. base is the one the tally was read with (UnmarshalParts)
+// when newBase is false; when what changed since grows past an eighth of
+// it, a new base is made.
+func (t *Tally) MarshalParts() (base []byte, newBase bool, state []byte) {
+	over := len(t.calls.over) + len(t.tools.over)
+	if t.baseData != nil && over <= (t.calls.base.len()+t.tools.base.len())/8+512 {
+		return t.baseData, false, t.marshalState(true)
+	}
+	return t.marshalBase(), true, t.marshalState(false)
+}
+
+// UnmarshalTally reads a tally Marshal wrote.
+func UnmarshalTally(data []byte) (*Tally, error) {
+	r := tallyReader{b: data}
+	t := readState(&r, false)
+	if r.err != nil {
+		return nil, errBadTally
+	}
+	t.readBase(&r)
+	if r.err != nil || len(r.b) != 0 {
+		return nil, errBadTally
+	}
+	t.baseData = nil // read whole: no base to keep
+	return t, nil
+}
+
+// UnmarshalParts reads a tally MarshalParts wrote.
+func UnmarshalParts(base, state []byte) (*Tally, error) {
+	r := tallyReader{b: state}
+	t := readState(&r, true)
+	if r.err != nil || len(r.b) != 0 {
+		return nil, errBadTally
+	}
+	rb := tallyReader{b: base}
+	t.readBase(&rb)
+	if rb.err != nil || len(rb.b) != 0 {
+		return nil, errBadTally
+	}
+	return t, nil
+}
+
+// marshalState writes all but the tables' bases, and with over what
+// was set since them (else nothing of the tables).
+func (t *Tally) marshalState(over bool) []byte {
 	var w tallyWriter
 	w.b = append(w.b, tallyMagic...)
 	w.str(t.source)
@@ -52,36 +107,29 @@ func (t *Tally) Marshal() []byte {
 		w.key(st.prompt)
 		w.key(st.kind)
 	}
-	w.uint(uint64(len(t.tools)))
-	for _, k := range slices.Sorted(maps.Keys(t.tools)) {
-		w.key(k)
-		w.int(int64(t.tools[k].calls))
-		w.bool(t.tools[k].failed)
-	}
-	models := map[string]uint64{}
-	for _, c := range t.calls {
-		models[c.Model] = 0
-	}
-	w.uint(uint64(len(models)))
-	for i, model := range slices.Sorted(maps.Keys(models)) {
-		w.str(model)
-		models[model] = uint64(i)
-	}
-	w.uint(uint64(len(t.calls)))
-	for _, k := range slices.Sorted(maps.Keys(t.calls)) {
-		c := t.calls[k]
-		w.key(k)
-		w.uint(models[c.Model])
-		w.said(c)
+	if over {
+		writeSection(&w, t.tools.over, t.tools.codec)
+		writeSection(&w, t.calls.over, t.calls.codec)
+	} else {
+		writeSection(&w, map[uint64]toolUse{}, t.tools.codec)
+		writeSection(&w, map[uint64]snapshot.CallSaid{}, t.calls.codec)
 	}
 	return w.b
 }
 
-// UnmarshalTally reads a tally Marshal wrote.
-func UnmarshalTally(data []byte) (*Tally, error) {
-	r := tallyReader{b: data}
+// marshalBase writes the tables whole.
+func (t *Tally) marshalBase() []byte {
+	var w tallyWriter
+	w.b = append(w.b, tallyBaseMagic...)
+	writeSection(&w, t.tools.all(), t.tools.codec)
+	writeSection(&w, t.calls.all(), t.calls.codec)
+	return w.b
+}
+
+func readState(r *tallyReader, parts bool) *Tally {
 	if string(r.bytes(len(tallyMagic))) != tallyMagic {
-		return nil, errBadTally
+		r.fail()
+		return nil
 	}
 	t := NewTally(r.str())
 	for _, n := range []*int{&t.said, &t.toolCalls, &t.turnCount, &t.compactions, &t.failures} {
@@ -105,27 +153,29 @@ func UnmarshalTally(data []byte) (*Tally, error) {
 		name := r.str()
 		t.threads[name] = &turnState{command: r.bool(), open: r.bool(), prompt: r.key(), kind: r.key()}
 	}
-	for range r.length() {
-		t.tools[r.key()] = toolUse{calls: r.count(), failed: r.bool()}
+	tools, calls := readSection(r, t.tools.codec), readSection(r, t.calls.codec)
+	if !parts && (tools.len() > 0 || calls.len() > 0) {
+		r.fail()
 	}
-	models := make([]string, r.length())
-	for i := range models {
-		models[i] = r.str()
+	for i := range tools.len() {
+		t.tools.over[tools.key(i)] = tools.at(i, t.tools.codec)
 	}
-	for range r.length() {
-		k, m := r.key(), r.uint()
-		if m >= uint64(len(models)) {
-			r.fail()
-			break
-		}
-		c := r.said()
-		c.Model = models[m]
-		t.calls[k] = c
+	for i := range calls.len() {
+		t.calls.over[calls.key(i)] = calls.at(i, t.calls.codec)
 	}
-	if r.err != nil || len(r.b) != 0 {
-		return nil, errBadTally
+	return t
+}
+
+// readBase reads the tables' bases where they lie.
+func (t *Tally) readBase(r *tallyReader) {
+	data := r.b
+	if string(r.bytes(len(tallyBaseMagic))) != tallyBaseMagic {
+		r.fail()
+		return
 	}
-	return t, nil
+	t.tools.base = readSection(r, t.tools.codec)
+	t.calls.base = readSection(r, t.calls.codec)
+	t.baseData = data[:len(data)-len(r.b)]
 }
 
 var errBadTally = errors.New("not a tally git-snap wrote")

@@ -86,7 +86,7 @@ func (s *Store) buildAppend(ctx context.Context, ref string, tip plumbing.Hash, 
 	if err != nil {
 		return built{}, err
 	}
-	var tally []byte
+	var tally *keptTally
 	if s.count != nil {
 		h.Counted = true
 		if h.Totals, tally, err = s.appendTotals(ctx, ref, tip, base, h.Source, d, rest); err != nil {
@@ -98,7 +98,10 @@ func (s *Store) buildAppend(ctx context.Context, ref string, tip plumbing.Hash, 
 	if err != nil {
 		return built{}, err
 	}
-	if err := s.writeObjects(objs, st.known); err != nil {
+	// What an append adds is new but for a record written twice: the
+	// objects written since the cache's base are enough to check, and
+	// the base is not read.
+	if err := s.writeObjects(objs, st.recent); err != nil {
 		return built{}, err
 	}
 	return built{root: objs[len(objs)-1].Hash, objs: objs, onTip: true, listed: true, tally: tally}, nil
@@ -184,8 +187,8 @@ func (s *Store) Mark(ctx context.Context, o SaveOptions) (Entry, error) {
 			h.Source = e.Header.Source
 		}
 		b := built{root: e.Tree, onTip: true, listed: true} // the same tree: the tip's objects stay known
-		if t := s.cachedTally(ref, e); t != nil && h.Source == e.Header.Source {
-			b.tally = t.Marshal() // and the same count
+		if h.Source == e.Header.Source {
+			b.tally = s.cachedTally(ref, e) // and the same count
 		}
 		return b, nil
 	})

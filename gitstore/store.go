@@ -269,7 +269,7 @@ func (s *Store) SaveNew(ctx context.Context, doc map[string]any, o SaveOptions) 
 
 // prepare validates a document and lays out its tree and header, and
 // returns the tally to keep for it (nil when none is kept).
-func (s *Store) prepare(doc map[string]any, o SaveOptions) (snapshot.Header, []layout.Object, []byte, error) {
+func (s *Store) prepare(doc map[string]any, o SaveOptions) (snapshot.Header, []layout.Object, *keptTally, error) {
 	if err := checkSession(o.Session); err != nil {
 		return snapshot.Header{}, nil, nil, err
 	}
@@ -284,7 +284,7 @@ func (s *Store) prepare(doc map[string]any, o SaveOptions) (snapshot.Header, []l
 	}
 	h := s.header(o)
 	h.Redacted += len(found)
-	var tally []byte
+	var tally *keptTally
 	switch {
 	case o.Totals != nil:
 		h.Counted, h.Totals = true, *o.Totals
@@ -463,7 +463,7 @@ func (s *Store) Rollback(ctx context.Context, target plumbing.Hash, o SaveOption
 // the session's tip, retrying on the new tip when another writer won.
 // objs are the tree's objects, root last; nil when the tree is stored.
 // tally is the new snapshot's to keep, or nil.
-func (s *Store) commitTree(ctx context.Context, h snapshot.Header, root plumbing.Hash, objs []layout.Object, tally []byte) (Entry, error) {
+func (s *Store) commitTree(ctx context.Context, h snapshot.Header, root plumbing.Hash, objs []layout.Object, tally *keptTally) (Entry, error) {
 	written, writtenOn := false, plumbing.ZeroHash // the tip whose tree the objects were checked against
 	return s.commitOnTip(ctx, h, func(_ plumbing.Hash, _ *snapshot.Header, st tipState) (built, error) {
 		// Another writer moved the tip: what the old one held may no
@@ -490,9 +490,9 @@ type built struct {
 	// listed is false when the tree's objects are not known: the tip
 	// cache is dropped, and rebuilt by the next save.
 	listed bool
-	// tally is the new snapshot's tally (agent.Tally.Marshal) to keep
-	// for the next append; nil keeps none.
-	tally []byte
+	// tally is the new snapshot's tally to keep for the next append;
+	// nil keeps none.
+	tally *keptTally
 }
 
 // treeBuilder makes the tree of the next snapshot on top of tip, writes

@@ -3,6 +3,10 @@ package gitstore
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
+	"encoding/hex"
+	"hash/crc32"
+	"math/rand/v2"
 	"maps"
 	"os"
 	"path/filepath"
@@ -26,46 +30,80 @@ import (
 // document is counted once, and the file written anew.
 
 // tallyMagic starts a tally cache file.
-const tallyMagic = "git-snap tally cache 1"
+const tallyMagic = "git-snap tally cache 2"
 
-func (s *Store) tallyPath(ref string) string {
+// tallyDir holds the tally of a session ref's tip in two files (see
+// agent.Tally.MarshalParts): base, rewritten seldom, and state, written
+// on every append. The base starts with a random id, which the state
+// names, and ends with a CRC-32C of it all (read on every append, a
+// base of a long session is checked in a tenth of the time a SHA-1
+// takes); the state ends with its SHA-1.
+func (s *Store) tallyDir(ref string) string {
 	return filepath.Join(s.paths.CommonDir, "snap", "cache", "tally", strings.ReplaceAll(ref, "/", "%"))
 }
 
-// cachedTally reads the tally of tip, the snapshot e of the session at
-// ref, when the cache holds it and it holds for e; nil otherwise.
-func (s *Store) cachedTally(ref string, e Entry) *agent.Tally {
+// keptTally is a tally to keep, with the id of the base it was read
+// with ("" for none).
+type keptTally struct {
+	*agent.Tally
+	baseID string
+}
+
+// cachedTally reads the tally of e, the snapshot at the tip of the
+// session at ref, when the cache holds it and it holds for e; nil
+// otherwise.
+func (s *Store) cachedTally(ref string, e Entry) *keptTally {
 	if !e.Header.Counted {
 		return nil
 	}
-	data, err := safefile.ReadFile(context.Background(), s.tallyPath(ref), "", maxCacheBytes)
+	dir := s.tallyDir(ref)
+	state, err := safefile.ReadFile(context.Background(), filepath.Join(dir, "state"), "", maxCacheBytes)
 	if err != nil {
 		return nil
 	}
-	if data, err = checkSummed(data); err != nil {
+	if state, err = checkSummed(state); err != nil {
 		return nil
 	}
-	head := tallyMagic + "\n" + e.ID.String() + "\n"
-	if !bytes.HasPrefix(data, []byte(head)) {
+	lines := bytes.SplitN(state, []byte("\n"), 4)
+	if len(lines) != 4 || string(lines[0]) != tallyMagic || string(lines[1]) != e.ID.String() {
 		return nil
 	}
-	t, err := agent.UnmarshalTally(data[len(head):])
+	base, err := safefile.ReadFile(context.Background(), filepath.Join(dir, "base"), "", maxCacheBytes)
+	if err != nil || len(base) < 12 || hex.EncodeToString(base[:8]) != string(lines[2]) {
+		return nil
+	}
+	body, sum := base[:len(base)-4], binary.LittleEndian.Uint32(base[len(base)-4:])
+	if crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)) != sum {
+		return nil
+	}
+	t, err := agent.UnmarshalParts(body[8:], lines[3])
 	if err != nil || t.Source() != e.Header.Source || !sameTotals(t.Totals(), e.Header.Totals) {
 		return nil
 	}
-	return t
+	return &keptTally{t, string(lines[2])}
 }
 
-// saveTally keeps the tally of the snapshot id at the tip of ref.
+// saveTally keeps t, the tally of the snapshot id at the tip of ref.
 // Failing to is harmless: the next append counts the document once.
-func (s *Store) saveTally(ref string, id plumbing.Hash, state []byte) {
+func (s *Store) saveTally(ref string, id plumbing.Hash, t *keptTally) {
+	dir := s.tallyDir(ref)
+	base, newBase, state := t.MarshalParts()
+	if newBase {
+		file := binary.LittleEndian.AppendUint64(nil, rand.Uint64())
+		file = append(file, base...)
+		file = binary.LittleEndian.AppendUint32(file, crc32.Checksum(file, crc32.MakeTable(crc32.Castagnoli)))
+		if !writeFileAtomic(filepath.Join(dir, "base"), file) {
+			return
+		}
+		t.baseID = hex.EncodeToString(file[:8])
+	}
 	var b bytes.Buffer
-	b.WriteString(tallyMagic + "\n" + id.String() + "\n")
+	b.WriteString(tallyMagic + "\n" + id.String() + "\n" + t.baseID + "\n")
 	b.Write(state)
-	writeFileAtomic(s.tallyPath(ref), withSum(b.Bytes()))
+	writeFileAtomic(filepath.Join(dir, "state"), withSum(b.Bytes()))
 }
 
-func (s *Store) dropTally(ref string) { os.Remove(s.tallyPath(ref)) }
+func (s *Store) dropTally(ref string) { os.Remove(filepath.Join(s.tallyDir(ref), "state")) }
 
 // sameTotals compares totals as a commit's trailers write them.
 func sameTotals(a, b snapshot.Totals) bool {
@@ -76,13 +114,13 @@ func sameTotals(a, b snapshot.Totals) bool {
 }
 
 // countDocument counts a whole document: its totals, and, when the store
-// keeps tallies, the state to keep for the snapshot it is.
-func (s *Store) countDocument(doc map[string]any, source string) (snapshot.Totals, []byte) {
+// keeps tallies, the tally to keep for the snapshot it is.
+func (s *Store) countDocument(doc map[string]any, source string) (snapshot.Totals, *keptTally) {
 	if !s.tallies {
 		return s.count(doc, source), nil
 	}
 	t := agent.TallyOf(doc, source)
-	return t.Totals(), t.Marshal()
+	return t.Totals(), &keptTally{Tally: t}
 }
 
 // appendTotals counts the snapshot an append makes on tip (base, opened,
@@ -90,19 +128,19 @@ func (s *Store) countDocument(doc map[string]any, source string) (snapshot.Total
 // once, goes on with what the delta adds when it appends live records;
 // else the new document is counted whole. rest is the new snapshot's
 // members other than messages, events and files.
-func (s *Store) appendTotals(ctx context.Context, ref string, tip plumbing.Hash, base opened, source string, d Delta, rest map[string]any) (snapshot.Totals, []byte, error) {
+func (s *Store) appendTotals(ctx context.Context, ref string, tip plumbing.Hash, base opened, source string, d Delta, rest map[string]any) (snapshot.Totals, *keptTally, error) {
 	// The members as the snapshot will read back: a writer's Go values
 	// (an int where a read gives a snapshot.Number) read as those do.
 	rest, err := readBack(rest)
 	if err != nil {
 		return snapshot.Totals{}, nil, err
 	}
-	var t *agent.Tally
+	var t *keptTally
 	var parent *snapshot.Parts // read when needed
 	switch {
 	case !s.tallies:
 	case tip.IsZero():
-		t = agent.NewTally(source)
+		t = &keptTally{Tally: agent.NewTally(source)}
 	default:
 		if t = s.cachedTally(ref, base.Entry); t == nil {
 			p, err := s.parentParts(base)
@@ -110,11 +148,11 @@ func (s *Store) appendTotals(ctx context.Context, ref string, tip plumbing.Hash,
 				return snapshot.Totals{}, nil, err
 			}
 			parent = p
-			t = agent.TallyOf(p.Join(), source)
+			t = &keptTally{Tally: agent.TallyOf(p.Join(), source)}
 		}
 	}
 	if t != nil && t.Append(base.rest, base.Header.Messages, rest, d.Messages, d.Events) {
-		return t.Totals(), t.Marshal(), nil
+		return t.Totals(), t, nil
 	}
 	if parent == nil {
 		p, err := s.parentParts(base)
