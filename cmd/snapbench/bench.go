@@ -209,7 +209,7 @@ func (b *bench) measure(ctx context.Context, phase string) ([]row, error) {
 		naive = append(naive, d)
 
 		session := fmt.Sprintf("cold-%s%d", tag, r)
-		os.Remove(filepath.Join(b.repo, ".git", "snap", "cache", "refs%snap%"+session)) // this session's only
+		os.RemoveAll(filepath.Join(b.repo, ".git", "snap", "cache", "tip", "refs%snap%"+session)) // this session's only
 		cdoc, _ := snapshot.Marshal(conversation(session, saveMessages+1))
 		if d, err = b.timed(cdoc, b.bin, "save", "--session", session); err != nil {
 			return nil, err
