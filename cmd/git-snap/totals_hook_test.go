@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -142,5 +144,82 @@ func TestHookAndImportWriteTotalsThatNeedNoDocument(t *testing.T) {
 		if got := snap("", args...); !bytes.Equal(got, before[i]) {
 			t.Errorf("git snap %s, once the messages are gone:\n%s\nbefore:\n%s", strings.Join(args, " "), got, before[i])
 		}
+	}
+}
+
+// A repository an older version wrote, whose snapshots carry no totals,
+// is upgraded once: the first stats counts their documents, saying so on
+// a terminal, and remembers them; the second reads no document (their
+// messages taken out, it answers the same) and says nothing.
+func TestOldSnapshotsUpgradedOnce(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is needed")
+	}
+	dir := t.TempDir()
+	vars := map[string]string{"HOME": dir, "XDG_CONFIG_HOME": filepath.Join(dir, ".config"), "GIT_CONFIG_NOSYSTEM": "1", "TZ": "UTC",
+		"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com", "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.com"}
+	gitIn := func(stdin string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Stdin = dir, strings.NewReader(stdin)
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+		for k, v := range vars {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	snap := func(terminal bool, args ...string) (string, string) {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, dir: dir, errTerminal: terminal, getenv: func(k string) string { return vars[k] }}
+		if code := e.run(context.Background(), args); code != 0 {
+			t.Fatalf("git snap %s: exit %d\n%s", strings.Join(args, " "), code, errOut.String())
+		}
+		return out.String(), errOut.String()
+	}
+	gitIn("", "init", "-q", "-b", "main")
+	const sessions = 25
+	for i := range sessions {
+		doc := `{"messages":[{"role":"user","content":"question ` + strconv.Itoa(i) + `","time":"2026-01-02T10:00:00Z"},` +
+			`{"role":"assistant","id":"m` + strconv.Itoa(i) + `","content":"answer","usage":{"input_tokens":` + strconv.Itoa(10+i) + `,"output_tokens":3},"time":"2026-01-02T10:00:0` + strconv.Itoa(i%10) + `Z"}]}`
+		must(t, os.WriteFile(filepath.Join(dir, "d.json"), []byte(doc), 0o644))
+		snap(false, "save", "--session", "s"+strconv.Itoa(i), "d.json")
+	}
+	want, _ := snap(false, "stats", "--json")
+	// As an older version wrote them: no Snap-Counted, no totals.
+	for i := range sessions {
+		ref := "refs/snap/s" + strconv.Itoa(i)
+		var msg []string
+		tree := ""
+		for _, l := range strings.Split(gitIn("", "cat-file", "commit", ref), "\n") {
+			if v, ok := strings.CutPrefix(l, "tree "); ok && tree == "" {
+				tree = v
+			}
+			if strings.HasPrefix(l, "Snap-") && !strings.HasPrefix(l, "Snap-Session") && !strings.HasPrefix(l, "Snap-Seq") && !strings.HasPrefix(l, "Snap-Messages") {
+				continue
+			}
+			msg = append(msg, l)
+		}
+		body := strings.Join(msg[slices.Index(msg, "")+1:], "\n")
+		gitIn("", "update-ref", ref, gitIn(body, "commit-tree", tree))
+		if strings.Contains(gitIn("", "log", "-1", "--format=%B", ref), "Snap-Counted") {
+			t.Fatal("the totals are still there")
+		}
+	}
+	got, progress := snap(true, "stats", "--json")
+	if got != want || !strings.Contains(progress, "counting 25/25 snapshots written before totals were kept") {
+		t.Fatalf("first stats:\n%s\nprogress %q\nwant\n%s", got, progress, want)
+	}
+	for _, c := range strings.Fields(gitIn("", "log", "--format=%H", "--glob=refs/snap/*")) {
+		for _, blob := range strings.Fields(gitIn("", "ls-tree", "-r", "--object-only", c, "messages")) {
+			must(t, os.Remove(filepath.Join(dir, ".git", "objects", blob[:2], blob[2:])))
+		}
+	}
+	if again, progress := snap(true, "stats", "--json"); again != want || progress != "" {
+		t.Errorf("second stats:\n%s\nprogress %q", again, progress)
 	}
 }
