@@ -26,36 +26,12 @@ import (
 // transcript and its subagents' as the agent writes them, a call after
 // each growth; import brings a Codex rollout.
 func TestHookAndImportWriteTotalsThatNeedNoDocument(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is needed")
-	}
-	dir := t.TempDir()
-	vars := map[string]string{"HOME": dir, "XDG_CONFIG_HOME": filepath.Join(dir, ".config"), "GIT_CONFIG_NOSYSTEM": "1", "TZ": "UTC",
-		"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com", "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.com"}
-	gitIn := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		for k, v := range vars {
-			cmd.Env = append(cmd.Env, k+"="+v)
-		}
-		cmd.Env = append(cmd.Env, "PATH="+os.Getenv("PATH"))
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
-		return string(out)
-	}
-	gitIn("init", "-q", "-b", "main")
-	gitIn("commit", "-q", "--allow-empty", "-m", "code")
+	dir, vars, gitIn, snapIO := snapRepo(t)
+	gitIn("", "commit", "-q", "--allow-empty", "-m", "code")
 	snap := func(stdin string, args ...string) []byte {
 		t.Helper()
-		var out, errOut bytes.Buffer
-		e := &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut, dir: dir, getenv: func(k string) string { return vars[k] }}
-		if code := e.run(context.Background(), args); code != 0 {
-			t.Fatalf("git snap %s: exit %d\n%s", strings.Join(args, " "), code, errOut.String())
-		}
-		return out.Bytes()
+		out, _ := snapIO(false, stdin, args...)
+		return []byte(out)
 	}
 
 	td, _ := filepath.Abs(filepath.Join("..", "..", "testdata"))
@@ -124,15 +100,7 @@ func TestHookAndImportWriteTotalsThatNeedNoDocument(t *testing.T) {
 		before[i] = snap("", args...)
 	}
 	// Take every stored message out of the repository.
-	removed := 0
-	for _, c := range strings.Fields(gitIn("log", "--format=%H", "--glob=refs/snap/*")) {
-		for _, blob := range strings.Fields(gitIn("ls-tree", "-r", "--object-only", c, "messages")) {
-			if err := os.Remove(filepath.Join(dir, ".git", "objects", blob[:2], blob[2:])); err == nil {
-				removed++
-			}
-		}
-	}
-	if removed == 0 {
+	if removeMessages(t, dir, gitIn) == 0 {
 		t.Fatal("no message was taken out: the test checks nothing")
 	}
 	var out, errOut bytes.Buffer
@@ -152,36 +120,11 @@ func TestHookAndImportWriteTotalsThatNeedNoDocument(t *testing.T) {
 // a terminal, and remembers them; the second reads no document (their
 // messages taken out, it answers the same) and says nothing.
 func TestOldSnapshotsUpgradedOnce(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is needed")
-	}
-	dir := t.TempDir()
-	vars := map[string]string{"HOME": dir, "XDG_CONFIG_HOME": filepath.Join(dir, ".config"), "GIT_CONFIG_NOSYSTEM": "1", "TZ": "UTC",
-		"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com", "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.com"}
-	gitIn := func(stdin string, args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Stdin = dir, strings.NewReader(stdin)
-		cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
-		for k, v := range vars {
-			cmd.Env = append(cmd.Env, k+"="+v)
-		}
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	dir, _, gitIn, snapIO := snapRepo(t)
 	snap := func(terminal bool, args ...string) (string, string) {
 		t.Helper()
-		var out, errOut bytes.Buffer
-		e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, dir: dir, errTerminal: terminal, getenv: func(k string) string { return vars[k] }}
-		if code := e.run(context.Background(), args); code != 0 {
-			t.Fatalf("git snap %s: exit %d\n%s", strings.Join(args, " "), code, errOut.String())
-		}
-		return out.String(), errOut.String()
+		return snapIO(terminal, "", args...)
 	}
-	gitIn("", "init", "-q", "-b", "main")
 	const sessions = 25
 	for i := range sessions {
 		doc := `{"messages":[{"role":"user","content":"question ` + strconv.Itoa(i) + `","time":"2026-01-02T10:00:00Z"},` +
@@ -214,12 +157,63 @@ func TestOldSnapshotsUpgradedOnce(t *testing.T) {
 	if got != want || !strings.Contains(progress, "counting 25/25 snapshots written before totals were kept") {
 		t.Fatalf("first stats:\n%s\nprogress %q\nwant\n%s", got, progress, want)
 	}
-	for _, c := range strings.Fields(gitIn("", "log", "--format=%H", "--glob=refs/snap/*")) {
-		for _, blob := range strings.Fields(gitIn("", "ls-tree", "-r", "--object-only", c, "messages")) {
-			must(t, os.Remove(filepath.Join(dir, ".git", "objects", blob[:2], blob[2:])))
-		}
+	if removeMessages(t, dir, gitIn) != 2*sessions {
+		t.Fatal("the messages were not taken out")
 	}
 	if again, progress := snap(true, "stats", "--json"); again != want || progress != "" {
 		t.Errorf("second stats:\n%s\nprogress %q", again, progress)
 	}
+}
+
+// snapRepo is a new repository, a runner of git in it (fed stdin) and
+// one of git snap in process (stderr a terminal or not), with the
+// environment both see.
+func snapRepo(t *testing.T) (dir string, vars map[string]string, gitIn func(stdin string, args ...string) string, snap func(terminal bool, stdin string, args ...string) (string, string)) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is needed")
+	}
+	dir = t.TempDir()
+	vars = map[string]string{"HOME": dir, "XDG_CONFIG_HOME": filepath.Join(dir, ".config"), "GIT_CONFIG_NOSYSTEM": "1", "TZ": "UTC",
+		"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com", "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.com"}
+	gitIn = func(stdin string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Stdin = dir, strings.NewReader(stdin)
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+		for k, v := range vars {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	snap = func(terminal bool, stdin string, args ...string) (string, string) {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		e := &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut, dir: dir, errTerminal: terminal, getenv: func(k string) string { return vars[k] }}
+		if code := e.run(context.Background(), args); code != 0 {
+			t.Fatalf("git snap %s: exit %d\n%s", strings.Join(args, " "), code, errOut.String())
+		}
+		return out.String(), errOut.String()
+	}
+	gitIn("", "init", "-q", "-b", "main")
+	return dir, vars, gitIn, snap
+}
+
+// removeMessages takes every stored message of every session out of the
+// repository (they are loose objects), and says how many it took.
+func removeMessages(t *testing.T, dir string, gitIn func(stdin string, args ...string) string) int {
+	t.Helper()
+	removed := 0
+	for _, c := range strings.Fields(gitIn("", "log", "--format=%H", "--glob=refs/snap/*")) {
+		for _, blob := range strings.Fields(gitIn("", "ls-tree", "-r", "--object-only", c, "messages")) {
+			if os.Remove(filepath.Join(dir, ".git", "objects", blob[:2], blob[2:])) == nil {
+				removed++
+			}
+		}
+	}
+	return removed
 }
