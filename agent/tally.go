@@ -90,18 +90,51 @@ func (t *Tally) Source() string { return t.source }
 
 // TallyOf counts a whole document as the agent named source reads it.
 func TallyOf(doc map[string]any, source string) *Tally {
-	t := NewTally(source)
+	msgs, _ := doc[snapshot.MemberMessages].([]any)
+	events, _ := doc[snapshot.MemberEvents].([]any)
+	t, ok, _ := TallyStream(doc, len(msgs), events, source, func(i int) (any, error) { return msgs[i], nil })
+	if ok {
+		return t
+	}
+	t = NewTally(source)
 	records, _, thread := liveRecords(doc)
 	for i, raw := range records {
-		if _, skip := raw.(snapshot.Unchanged); !skip {
-			t.Record(raw, ViewMessage(raw), thread[i])
+		t.Record(raw, ViewMessage(raw), thread[i])
+	}
+	t.eventsOf(events)
+	return t
+}
+
+// TallyStream counts a document one record at a time, as its store reads
+// them, so that a long session need not be held whole: rest are its
+// members other than messages and events (others are not read), stored
+// how many messages it holds, record(i) reads message i, only for those
+// that are live. It returns false, having read nothing, when the agent
+// that recorded it rewrites its records (see liveReducer): then only the
+// whole document tells which are live (TallyOf).
+func TallyStream(rest map[string]any, stored int, events []any, source string, record func(i int) (any, error)) (*Tally, bool, error) {
+	runs, lr := liveRuns(rest, stored)
+	if lr != nil {
+		return nil, false, nil
+	}
+	t := NewTally(source)
+	for _, run := range runs {
+		for i := run.from; i < run.from+run.n; i++ {
+			raw, err := record(i)
+			if err != nil {
+				return nil, false, err
+			}
+			t.Record(raw, ViewMessage(raw), run.thread)
 		}
 	}
-	events, _ := doc[snapshot.MemberEvents].([]any)
+	t.eventsOf(events)
+	return t, true, nil
+}
+
+func (t *Tally) eventsOf(events []any) {
 	for _, ev := range events {
 		t.Event(ev)
 	}
-	return t
 }
 
 // feed counts every live record and event of a session read.
@@ -344,9 +377,7 @@ func (t *Tally) Append(parent map[string]any, stored int, next map[string]any, a
 			t.Record(rec, ViewMessage(rec), run.thread)
 		}
 	}
-	for _, ev := range events {
-		t.Event(ev)
-	}
+	t.eventsOf(events)
 	return true
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"hash/crc32"
 	"maps"
 	"math/rand/v2"
@@ -124,10 +125,10 @@ func (s *Store) countDocument(doc map[string]any, source string) (snapshot.Total
 }
 
 // appendTotals counts the snapshot an append makes on tip (base, opened,
-// at ref): the tip's tally, from the cache or counted from its document
-// once, goes on with what the delta adds when it appends live records;
-// else the new document is counted whole. rest is the new snapshot's
-// members other than messages, events and files.
+// at ref): the tip's tally, from the cache or counted from its stored
+// records once, goes on with what the delta adds when it appends live
+// records; else the new document is counted whole. rest is the new
+// snapshot's members other than messages, events and files.
 func (s *Store) appendTotals(ctx context.Context, ref string, tip plumbing.Hash, base opened, source string, d Delta, rest map[string]any) (snapshot.Totals, *keptTally, error) {
 	// The members as the snapshot will read back: a writer's Go values
 	// (an int where a read gives a snapshot.Number) read as those do.
@@ -135,37 +136,95 @@ func (s *Store) appendTotals(ctx context.Context, ref string, tip plumbing.Hash,
 	if err != nil {
 		return snapshot.Totals{}, nil, err
 	}
-	var t *keptTally
-	var parent *snapshot.Parts // read when needed
-	switch {
-	case !s.tallies:
-	case tip.IsZero():
-		t = &keptTally{Tally: agent.NewTally(source)}
-	default:
-		if t = s.cachedTally(ref, base.Entry); t == nil {
-			p, err := s.parentParts(base)
-			if err != nil {
-				return snapshot.Totals{}, nil, err
-			}
-			parent = p
-			t = &keptTally{Tally: agent.TallyOf(p.Join(), source)}
-		}
-	}
-	if t != nil && t.Append(base.rest, base.Header.Messages, rest, d.Messages, d.Events) {
-		return t.Totals(), t, nil
-	}
-	if parent == nil {
-		p, err := s.parentParts(base)
+	stored := base.Header.Messages
+	if !s.tallies {
+		doc, err := s.appendedDocument(base, d, rest)
 		if err != nil {
 			return snapshot.Totals{}, nil, err
 		}
-		parent = p
+		totals, kept := s.countDocument(doc, source)
+		return totals, kept, nil
+	}
+	var t *agent.Tally
+	if tip.IsZero() {
+		t = agent.NewTally(source)
+	} else if kept := s.cachedTally(ref, base.Entry); kept != nil {
+		if kept.Append(base.rest, stored, rest, d.Messages, d.Events) {
+			return kept.Totals(), kept, nil
+		}
+	} else if t, err = s.streamTally(ctx, base, base.rest, stored, nil, source); err != nil {
+		return snapshot.Totals{}, nil, err
+	}
+	if t != nil && t.Append(base.rest, stored, rest, d.Messages, d.Events) {
+		return t.Totals(), &keptTally{Tally: t}, nil
+	}
+	// Not an append of live records: the new document, whole.
+	if t, err = s.streamTally(ctx, base, rest, stored, &d, source); err != nil {
+		return snapshot.Totals{}, nil, err
+	}
+	return t.Totals(), &keptTally{Tally: t}, nil
+}
+
+// streamTally counts the snapshot whose members are rest: base's stored
+// messages and events, and, when d is not nil, the delta's after them,
+// reading base's messages one at a time where the agent allows (see
+// agent.TallyStream), else all at once.
+func (s *Store) streamTally(ctx context.Context, base opened, rest map[string]any, stored int, d *Delta, source string) (*agent.Tally, error) {
+	var elems []layout.Element
+	var events, added []any
+	if base.tree != nil {
+		var err error
+		if elems, _, err = s.reader.Elements(base.tree.Messages, nil); err != nil {
+			return nil, err
+		}
+		if events, err = s.reader.Load(base.tree.Events); err != nil {
+			return nil, err
+		}
+	}
+	if len(elems) != stored {
+		return nil, fmt.Errorf("snapshot %s holds %d messages, its header says %d", base.ID, len(elems), stored)
+	}
+	if d != nil {
+		added, events = d.Messages, append(slices.Clip(events), d.Events...)
+	}
+	record := func(i int) (any, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if i >= stored {
+			return added[i-stored], nil
+		}
+		if elems[i].Index != i {
+			return nil, fmt.Errorf("message %d is missing from snapshot %s", i, base.ID)
+		}
+		return s.reader.Parse(elems[i].Hash)
+	}
+	t, ok, err := agent.TallyStream(rest, stored+len(added), events, source, record)
+	if ok || err != nil {
+		return t, err
+	}
+	msgs := make([]any, stored+len(added))
+	for i := range msgs {
+		if msgs[i], err = record(i); err != nil {
+			return nil, err
+		}
 	}
 	doc := maps.Clone(rest)
-	doc[snapshot.MemberMessages] = append(slices.Clip(parent.Messages), d.Messages...)
-	doc[snapshot.MemberEvents] = append(slices.Clip(parent.Events), d.Events...)
-	totals, state := s.countDocument(doc, source)
-	return totals, state, nil
+	doc[snapshot.MemberMessages], doc[snapshot.MemberEvents] = msgs, events
+	return agent.TallyOf(doc, source), nil
+}
+
+// appendedDocument is the document an append makes: base's records and
+// the delta's, with the new members rest.
+func (s *Store) appendedDocument(base opened, d Delta, rest map[string]any) (map[string]any, error) {
+	p, err := s.parentParts(base)
+	if err != nil {
+		return nil, err
+	}
+	doc := maps.Clone(rest)
+	doc[snapshot.MemberMessages] = append(slices.Clip(p.Messages), d.Messages...)
+	doc[snapshot.MemberEvents] = append(slices.Clip(p.Events), d.Events...)
+	return doc, nil
 }
 
 // readBack is rest as it reads back once stored.
