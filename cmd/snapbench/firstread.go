@@ -19,11 +19,11 @@ import (
 // session of 50k records (10k with -quick) is recorded through the
 // hook's own path (capture.Ingest, as git snap hook runs it) from the
 // longest real Claude Code transcript, copied over and over with its ids
-// made new; one of 100 records beside it, the same way. Then, each after
-// one more hook call (two real records more), stats, sessions and usage
-// --daily run twice: the first run against the second (warm), pair by
-// pair. The hook calls themselves are timed against the same call on the
-// 100-record session, in turn.
+// made new; one of 100 records beside it, the same way. The hook call
+// (two real records more) is paired with the same call on the
+// 100-record session; then stats, sessions and usage --daily, each the
+// first run after one more hook call, are paired with the same command
+// run again (warm).
 func (b *bench) firstReadRows(ctx context.Context) ([]row, error) {
 	long, err := testdocs.Longest()
 	if err != nil {
@@ -39,49 +39,41 @@ func (b *bench) firstReadRows(ctx context.Context) ([]row, error) {
 		return nil, err
 	}
 	reads := []struct {
+		kind budgetKind
 		what string
 		args []string
 	}{
-		{"stats", []string{"stats"}},
-		{"sessions", []string{"sessions"}},
-		{"usage --daily", []string{"usage", "--daily"}},
+		{kindFirstStats, "stats", []string{"stats"}},
+		{kindFirstSessions, "sessions", []string{"sessions"}},
+		{kindFirstUsage, "usage --daily", []string{"usage", "--daily"}},
 	}
-	first, warm := make([][]time.Duration, len(reads)), make([][]time.Duration, len(reads))
-	var hookBig, hookSmall []time.Duration
-	for range b.cfg.runs {
-		for i, rd := range reads {
-			d, err := big.hook(b)
-			if err != nil {
-				return nil, err
-			}
-			hookBig = append(hookBig, d)
-			if d, err = small.hook(b); err != nil {
-				return nil, err
-			}
-			hookSmall = append(hookSmall, d)
-			for _, into := range []*[]time.Duration{&first[i], &warm[i]} {
-				d, err := b.timedIn(big.dir, append([]string{b.bin}, rd.args...)...)
-				if err != nil {
-					return nil, err
+	p, err := b.pair(
+		func(int) (time.Duration, error) { return big.hook(b) },
+		func(int) (time.Duration, error) { return small.hook(b) })
+	if err != nil {
+		return nil, err
+	}
+	rows := []row{p.fill(row{what: fmt.Sprintf("hook call on a %d-record session recorded by the hook, grown by 2 real records", n), kind: kindHookLong,
+		baseline: "the same on a 100-record session"})}
+	for _, rd := range reads {
+		cmd := append([]string{b.bin}, rd.args...)
+		p, err := b.pair(
+			func(int) (time.Duration, error) {
+				if _, err := big.hook(b); err != nil { // untimed: what the first run comes after
+					return 0, err
 				}
-				*into = append(*into, d)
-			}
+				return b.run(big.dir, nil, cmd...)
+			},
+			b.command(big.dir, nil, cmd...))
+		if err != nil {
+			return nil, err
 		}
+		rows = append(rows, p.fill(row{what: fmt.Sprintf("first %s after a hook call on the %d-record session", rd.what, n), kind: rd.kind}))
 	}
 	for _, s := range []*realSession{big, small} {
 		if err := hookFailed(s.dir); err != nil {
 			return nil, err
 		}
-	}
-	rows := []row{{
-		what: fmt.Sprintf("hook call on a %d-record session recorded by the hook, grown by 2 real records", n), ours: median(hookBig), plumbing: median(hookSmall),
-		ratioBudget: 1.3, note: "baseline: the same on 100 records, in turn",
-	}}
-	for i, rd := range reads {
-		rows = append(rows, row{
-			what: fmt.Sprintf("first %s after a hook call on the %d-record session", rd.what, n), ours: median(first[i]), plumbing: median(warm[i]),
-			ratioBudget: 1.2, note: "baseline: the same command again (warm), pair by pair",
-		})
 	}
 	return rows, nil
 }
@@ -110,7 +102,7 @@ func (b *bench) realHookSession(ctx context.Context, name, id string, lines [][]
 		}
 	}
 	rs := &realSession{dir: dir, path: filepath.Join(b.work, id+".jsonl")}
-	for c := 0; len(rs.lines) < n+6*b.cfg.runs+2; c++ { // and two more for each hook call
+	for c := 0; len(rs.lines) < n+16*b.cfg.runs+2; c++ { // and two more for each hook call
 		for _, l := range lines {
 			rs.lines = append(rs.lines, copyRecord(l, c))
 		}
@@ -160,7 +152,7 @@ func (rs *realSession) hook(b *bench) (time.Duration, error) {
 	if err := rs.grow(2); err != nil {
 		return 0, err
 	}
-	return b.timedStdin(rs.dir, rs.payload, b.bin, "hook", "claude-code")
+	return b.run(rs.dir, rs.payload, b.hookArgs("claude-code")...)
 }
 
 // copyRecord is a Claude Code record made copy c's own: its uuids and
