@@ -10,6 +10,7 @@
 //	go run ./cmd/snapbench -only search [-quick]   # the search rows alone
 //	go run ./cmd/snapbench -only viewer -quick     # git snap view's pages
 //	go run ./cmd/snapbench -only usage -quick      # usage --daily against ccusage (npm)
+//	go run ./cmd/snapbench -only firstread         # stats, sessions, usage after a hook call on 50k records
 //
 // It prints a Markdown table of medians and ratios.
 package main
@@ -42,7 +43,7 @@ type config struct {
 }
 
 // groups are the sets of rows -only can pick.
-var groups = []string{"core", "share", "storage", "worktree", "sessions", "long", "startup", "search", "viewer", "usage"}
+var groups = []string{"core", "share", "storage", "worktree", "sessions", "long", "startup", "search", "viewer", "usage", "firstread"}
 
 // wants says whether a group of rows is to run.
 func (c config) wants(group string) bool { return len(c.only) == 0 || c.only[group] }
@@ -131,6 +132,7 @@ func run(ctx context.Context, c config) error {
 		{"search", b.searchRows},
 		{"viewer", b.viewerRows},
 		{"usage", b.usageRows},
+		{"firstread", b.firstReadRows},
 	} {
 		if err := add(g.name, g.f); err != nil {
 			return err
