@@ -261,4 +261,9 @@ func TestOpenCodeNumbersAfterRewrites(t *testing.T) {
 		}
 		agreeEverywhere(t, s, ids[i], want)
 	}
+	// The totals each snapshot's commit carries (stats reads them) are
+	// its document's, messages rewritten and stored again included.
+	if n := checkHistoryTotals(t, s, "ses_de3085fdeffe73Ib9EawIKH7Xu"); n != len(versions) {
+		t.Errorf("%d snapshots, %d versions", n, len(versions))
+	}
 }
