@@ -23,6 +23,10 @@ type Delta struct {
 	Files []snapshot.File
 	// Turn, when not 0, is the new snapshot's turn.
 	Turn int
+	// Totals, when set, are the totals of the whole document the delta
+	// makes on its tip, as its writer counted them (an import, which has
+	// the session whole in hand), kept in the snapshot's header.
+	Totals *snapshot.Totals
 }
 
 // Empty reports whether the delta adds nothing to a tip whose other
@@ -73,6 +77,9 @@ func (s *Store) buildAppend(ctx context.Context, tip plumbing.Hash, h *snapshot.
 	}
 	if d.Turn > 0 {
 		h.Turn = d.Turn
+	}
+	if d.Totals != nil {
+		h.Counted, h.Totals = true, *d.Totals
 	}
 	// A new session starts at its oldest record. The snapshot keeps the
 	// time it was taken (or the caller's): a live hook's records are of

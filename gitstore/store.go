@@ -86,7 +86,7 @@ const DefaultMaxObjectBytes = 64 << 20
 type Store struct {
 	paths    Paths
 	st       *objectReader
-	refs     *refs.Store
+	refs     refStore
 	prefix   string
 	cpPrefix string    // where checkpoints are written: CheckpointPrefix, or TagPrefix
 	tips     tipsCache // what Tips read last
@@ -577,8 +577,8 @@ func (s *Store) writeObjects(objs []layout.Object, known hashSet) error {
 			reused = true
 			continue
 		}
-		if s.freshenLoose(o.Hash) == fresh {
-			continue
+		if s.st.batch == nil && s.freshenLoose(o.Hash) == fresh {
+			continue // a batch's pack is fresh: one more copy costs less than a look
 		}
 		if _, err := s.storeObject(o); err != nil {
 			return err
@@ -640,6 +640,9 @@ func (s *Store) storeObject(o encoder) (plumbing.Hash, error) {
 	typ, data, h, err := encoded(o)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("encode object: %w", err)
+	}
+	if s.st.batch != nil {
+		return h, s.st.batch.add(typ, data, h)
 	}
 	for range 10 {
 		if err = s.st.writeLoose(typ, data, h); !errors.Is(err, fs.ErrNotExist) {
