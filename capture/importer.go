@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sync/semaphore"
 
@@ -76,21 +77,10 @@ func (im Importer) Run(ctx context.Context, items []agent.ImportItem) error {
 	r := newImportRun(im, b, items)
 	work, cancel := context.WithCancel(ctx)
 	defer cancel()
-	jobs := make(chan int)
-	go func() {
-		defer close(jobs)
-		for i := range items {
-			select {
-			case jobs <- i:
-			case <-work.Done():
-				return
-			}
-		}
-	}()
 	var wg sync.WaitGroup
 	for range r.workers() {
 		wg.Go(func() {
-			if err := r.work(work, jobs); err != nil {
+			if err := r.work(work); err != nil {
 				r.fail(err)
 				cancel()
 			}
@@ -116,6 +106,7 @@ type importRun struct {
 	total int64
 	room  *semaphore.Weighted // bytes being read at once: memory stays bounded
 	max   int64               // of room
+	next  atomic.Int64        // the next item to take: no goroutine hands them out
 
 	// gate is held shared while a session is read and exclusively while
 	// the batch is committed: no store writes into a pack being finished.
@@ -159,15 +150,15 @@ func (r *importRun) workers() int {
 	return max(1, min(n, len(r.items)))
 }
 
-// work imports the items it is given with a store of its own.
-func (r *importRun) work(ctx context.Context, jobs <-chan int) error {
+// work imports the next items in turn with a store of its own.
+func (r *importRun) work(ctx context.Context) error {
 	s, err := r.b.Open(ctx)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	in := Ingest{Store: s, Adapter: r.im.Adapter, Limits: r.im.Limits, MaxReadBytes: r.im.MaxReadBytes, Warn: r.warn}
-	for i := range jobs {
+	for i := int(r.next.Add(1) - 1); i < len(r.items) && ctx.Err() == nil; i = int(r.next.Add(1) - 1) {
 		weight := min(max(r.sizes[i], 1), r.max)
 		if err := r.room.Acquire(ctx, weight); err != nil {
 			return nil // stopped: the context says why

@@ -369,11 +369,10 @@ func (in Ingest) Claim(ctx context.Context, session, path string) (name string, 
 // given: false passes the name over (another transcript of the same
 // import has it).
 func (in Ingest) claim(ctx context.Context, session, path string, reserve func(name string) bool) (name string, renamed bool, err error) {
-	first, _, err := agent.Lines(path, 0, agent.DefaultMaxReadBytes)
-	if err != nil || len(first) == 0 || agent.IsDocumentFile(in.Adapter, path) {
-		return session, false, nil // a document, or nothing yet: the import reports what is wrong
+	if agent.IsDocumentFile(in.Adapter, path) {
+		return session, false, nil
 	}
-	rec := agent.Element(first[0], in.Limits)
+	var rec any // the transcript's first record, read once a session of the name is found
 	for n := 1; ; n++ {
 		name = session
 		if n > 1 {
@@ -384,6 +383,13 @@ func (in Ingest) claim(ctx context.Context, session, path string, reserve func(n
 			return name, false, err
 		}
 		ours := tip.IsZero()
+		if !ours && rec == nil {
+			first, _, err := agent.Lines(path, 0, agent.DefaultMaxReadBytes)
+			if err != nil || len(first) == 0 {
+				return session, false, nil // nothing yet: the import reports what is wrong
+			}
+			rec = agent.Element(first[0], in.Limits)
+		}
 		if !ours {
 			if ours, err = in.holds(ctx, tip, rec); err != nil {
 				return name, false, err

@@ -167,8 +167,8 @@ func (b *Batch) Commit(ctx context.Context) (moved, lost []string, err error) {
 	return moved, lost, nil
 }
 
-// add writes an object into the batch's pack.
-func (b *Batch) add(typ plumbing.ObjectType, data []byte, h plumbing.Hash) error {
+// add writes objects into the batch's pack.
+func (b *Batch) add(objs ...pack.Object) error {
 	b.mu.Lock()
 	if b.w == nil {
 		w, err := pack.NewWriter(b.s.packDir(), tempPackPrefix(), pack.Options{MaxObjectBytes: b.s.st.max})
@@ -180,8 +180,8 @@ func (b *Batch) add(typ plumbing.ObjectType, data []byte, h plumbing.Hash) error
 	}
 	w := b.w
 	b.mu.Unlock()
-	if err := w.Add(typ, data, h); err != nil {
-		return writeErr(fmt.Errorf("write object %s: %w", h, err))
+	if err := w.Add(objs...); err != nil {
+		return writeErr(fmt.Errorf("write objects: %w", err))
 	}
 	return nil
 }

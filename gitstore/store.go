@@ -27,6 +27,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
+	"github.com/git-snap/git-snap/gitstore/internal/pack"
 	"github.com/git-snap/git-snap/gitstore/internal/refs"
 	"github.com/git-snap/git-snap/redact"
 	"github.com/git-snap/git-snap/snapshot"
@@ -568,6 +569,7 @@ func snapshotLogMessage(h snapshot.Header) string {
 // tools that judge a pack by its age.
 func (s *Store) writeObjects(objs []layout.Object, known hashSet) error {
 	reused := false
+	var packed []pack.Object // for a batch: added at once
 	for _, o := range objs {
 		// known comes from a cache under .git/snap/, which anything can
 		// have damaged: an object it lists is skipped only once it is
@@ -577,8 +579,12 @@ func (s *Store) writeObjects(objs []layout.Object, known hashSet) error {
 			reused = true
 			continue
 		}
-		if s.st.batch == nil && s.freshenLoose(o.Hash) == fresh {
-			continue // a batch's pack is fresh: one more copy costs less than a look
+		if s.st.batch != nil {
+			packed = append(packed, pack.Object(o)) // a batch's pack is fresh: one more copy costs less than a look
+			continue
+		}
+		if s.freshenLoose(o.Hash) == fresh {
+			continue
 		}
 		if _, err := s.storeObject(o); err != nil {
 			return err
@@ -586,6 +592,9 @@ func (s *Store) writeObjects(objs []layout.Object, known hashSet) error {
 	}
 	if reused {
 		s.freshenPacks()
+	}
+	if len(packed) > 0 {
+		return s.st.batch.add(packed...)
 	}
 	return nil
 }
@@ -642,7 +651,7 @@ func (s *Store) storeObject(o encoder) (plumbing.Hash, error) {
 		return plumbing.ZeroHash, fmt.Errorf("encode object: %w", err)
 	}
 	if s.st.batch != nil {
-		return h, s.st.batch.add(typ, data, h)
+		return h, s.st.batch.add(pack.Object{Type: typ, Data: data, Hash: h})
 	}
 	for range 10 {
 		if err = s.st.writeLoose(typ, data, h); !errors.Is(err, fs.ErrNotExist) {

@@ -8,6 +8,7 @@
 //	go run ./cmd/snapbench -only search [-quick]   # the search rows alone
 //	go run ./cmd/snapbench -only viewer -quick     # git snap view's pages
 //	go run ./cmd/snapbench -only usage -quick      # usage --daily against ccusage (npm)
+//	go run ./cmd/snapbench -only import -quick     # import against git fast-import and ccusage
 //
 // It prints a Markdown table of medians and ratios.
 package main
@@ -40,7 +41,7 @@ type config struct {
 }
 
 // groups are the sets of rows -only can pick.
-var groups = []string{"core", "share", "storage", "worktree", "sessions", "long", "startup", "search", "viewer", "usage"}
+var groups = []string{"core", "share", "storage", "worktree", "sessions", "long", "startup", "search", "viewer", "usage", "import"}
 
 // wants says whether a group of rows is to run.
 func (c config) wants(group string) bool { return len(c.only) == 0 || c.only[group] }
@@ -129,6 +130,7 @@ func run(ctx context.Context, c config) error {
 		{"search", b.searchRows},
 		{"viewer", b.viewerRows},
 		{"usage", b.usageRows},
+		{"import", b.importRows},
 	} {
 		if err := add(g.name, g.f); err != nil {
 			return err

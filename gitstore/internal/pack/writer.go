@@ -17,6 +17,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
+	fastzlib "github.com/klauspost/compress/zlib"
 )
 
 // Writer writes one pack the way git fast-import does: objects are
@@ -75,7 +76,7 @@ func NewWriter(dir, temp string, opts Options) (*Writer, error) {
 
 // write appends to the pack; the caller holds mu (or owns w alone).
 func (w *Writer) write(b []byte) {
-	w.w.Write(b) // an error stays in the bufio.Writer, for Flush to return
+	_, _ = w.w.Write(b) // an error stays in the bufio.Writer, for Flush to return
 	w.end += int64(len(b))
 }
 
@@ -101,32 +102,48 @@ func (w *Writer) Len() int {
 	return len(w.order)
 }
 
-// Add writes an object whose id is h (the caller computed it); one the
-// pack holds already is not written again.
-func (w *Writer) Add(typ plumbing.ObjectType, data []byte, h plumbing.Hash) error {
-	if w.Has(h) {
-		return nil
-	}
-	entry, err := w.entry(typ, data)
-	if err != nil {
-		return err
+// Object is an object to write: its type, data and id.
+type Object struct {
+	Type plumbing.ObjectType
+	Data []byte
+	Hash plumbing.Hash
+}
+
+// Add writes objects whose ids the caller computed; one the pack holds
+// already is not written again. They are compressed before the lock is
+// taken, and written under one: the goroutines of an import add a
+// snapshot's objects at once, and do not wait on each other for each.
+func (w *Writer) Add(objs ...Object) error {
+	entries := make([][]byte, len(objs))
+	for i, o := range objs {
+		e, err := w.entry(o.Type, o.Data)
+		if err != nil {
+			return err
+		}
+		entries[i] = e
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.done {
 		return errors.New("pack already finished")
 	}
-	if _, ok := w.objs[h]; ok {
-		return nil
+	for i, o := range objs {
+		if _, ok := w.objs[o.Hash]; ok {
+			continue
+		}
+		w.objs[o.Hash] = written{off: w.end, crc: crc32.ChecksumIEEE(entries[i])}
+		w.order = append(w.order, o.Hash)
+		w.write(entries[i])
 	}
-	w.objs[h] = written{off: w.end, crc: crc32.ChecksumIEEE(entry)}
-	w.order = append(w.order, h)
-	w.write(entry)
 	return nil
 }
 
 // entry encodes an object as a pack entry: its type and size, then its
 // data compressed at zlib's best speed, as git writes loose objects.
+// klauspost/compress's zlib does it in a third of the time of the
+// standard library's, whose Huffman tables cost most of an object of a
+// few kilobytes (measured on the records of a real transcript; its output
+// is 2% larger).
 func (w *Writer) entry(typ plumbing.ObjectType, data []byte) ([]byte, error) {
 	switch typ {
 	case plumbing.CommitObject, plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:
@@ -142,9 +159,9 @@ func (w *Writer) entry(typ plumbing.ObjectType, data []byte) ([]byte, error) {
 		c = byte(size & 0x7f)
 	}
 	b.WriteByte(c)
-	z, _ := w.deflaters.Get().(*zlib.Writer)
+	z, _ := w.deflaters.Get().(*fastzlib.Writer)
 	if z == nil {
-		z, _ = zlib.NewWriterLevel(&b, zlib.BestSpeed) // a valid level: no error
+		z, _ = fastzlib.NewWriterLevel(&b, fastzlib.BestSpeed) // a valid level: no error
 	} else {
 		z.Reset(&b)
 	}
@@ -196,9 +213,11 @@ func (w *Writer) Abort() {
 // returns its name (pack-<checksum>, without extension); "" when it
 // holds no object, and then nothing is written. Before anything is
 // renamed, the pack is read back from the disk whole: every entry must
-// inflate to the object its id names, with the CRC-32 it was written
-// with, as git index-pack checks a pack it receives. On any error the
-// temporary files are removed.
+// have the CRC-32 it was written with, and every tree, commit and tag
+// must inflate to the object its id names, as git index-pack checks a
+// pack it receives (blobs, nine tenths of the bytes, are checked by
+// their CRC alone: inflating them again cost a tenth of an import).
+// On any error the temporary files are removed.
 func (w *Writer) Finish() (name string, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -245,7 +264,7 @@ func (w *Writer) Finish() (name string, err error) {
 	name = "pack-" + sum.String()
 	base := filepath.Join(w.dir, name)
 	for _, mv := range [][2]string{{w.tmp, base + ".pack"}, {idxTmp, base + ".idx"}} {
-		os.Chmod(mv[0], 0o444) // git's modes; best effort
+		_ = os.Chmod(mv[0], 0o444) // git's modes; best effort
 		if err := os.Rename(mv[0], mv[1]); err != nil {
 			return "", fmt.Errorf("put pack in place: %w", err)
 		}
@@ -254,9 +273,9 @@ func (w *Writer) Finish() (name string, err error) {
 }
 
 // check reads the pack back from the disk: every entry where it was
-// written, inflating to data whose id is the one it was added as, its
-// bytes with the CRC-32 they were written with. It returns the pack's
-// checksum.
+// written, with the CRC-32 its bytes were written with, and every entry
+// but a blob's inflating to data whose id is the one it was added as. It
+// returns the pack's checksum.
 func (w *Writer) check() (plumbing.Hash, error) {
 	sum := sha1.New()
 	r := bufio.NewReaderSize(io.NewSectionReader(w.f, 0, w.end), 1<<20)
@@ -281,6 +300,9 @@ func (w *Writer) check() (plumbing.Hash, error) {
 		typ, size, n := readEntryHeader(buf)
 		if n == 0 || size > w.max {
 			return plumbing.ZeroHash, fmt.Errorf("pack entry of %s at %d has a bad header", h, at)
+		}
+		if typ == plumbing.BlobObject {
+			continue // its bytes are the ones written: the CRC says so
 		}
 		var err error
 		if z == nil {

@@ -40,6 +40,11 @@ func writtenObjects(n int) []gitObject {
 	return append(out, gitObject{plumbing.TreeObject, tree}, gitObject{plumbing.CommitObject, []byte(commit)})
 }
 
+// packObject is o as the writer takes it, with its id.
+func packObject(o gitObject) Object {
+	return Object{Type: o.typ, Data: o.data, Hash: plumbing.ComputeHash(o.typ, o.data)}
+}
+
 // TestWriterPackIsGits writes objects from several goroutines, reads
 // them back before the pack is finished, and checks the finished pack
 // and its index with git itself: git verify-pack, git fsck --strict, and
@@ -58,14 +63,14 @@ func TestWriterPackIsGits(t *testing.T) {
 		wg.Go(func() {
 			for i := g; i < len(objs); i += 3 {
 				o := objs[i]
-				if err := w.Add(o.typ, o.data, plumbing.ComputeHash(o.typ, o.data)); err != nil {
+				if err := w.Add(packObject(o)); err != nil {
 					t.Error(err)
 				}
 			}
 		})
 	}
 	wg.Wait()
-	if err := w.Add(objs[1].typ, objs[1].data, plumbing.ComputeHash(objs[1].typ, objs[1].data)); err != nil {
+	if err := w.Add(packObject(objs[1]), packObject(objs[2])); err != nil {
 		t.Fatal(err)
 	}
 	distinct := map[plumbing.Hash]gitObject{}
@@ -147,7 +152,7 @@ func TestWriterRefusesWhatItCannotStand(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, o := range writtenObjects(6) {
-		if err := w.Add(o.typ, o.data, plumbing.ComputeHash(o.typ, o.data)); err != nil {
+		if err := w.Add(packObject(o)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -168,18 +173,17 @@ func TestWriterRefusesWhatItCannotStand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := writtenObjects(1)[0]
-	if err := w.Add(o.typ, o.data, plumbing.ComputeHash(o.typ, o.data)); err != nil {
+	if err := w.Add(packObject(writtenObjects(1)[0])); err != nil {
 		t.Fatal(err)
 	}
 	w.Abort()
 	if l := leftovers(t, dir); l != "" {
 		t.Errorf("an aborted pack left %s", l)
 	}
-	if err := w.Add(plumbing.BlobObject, []byte("late"), plumbing.ComputeHash(plumbing.BlobObject, []byte("late"))); err == nil {
+	if err := w.Add(packObject(gitObject{plumbing.BlobObject, []byte("late")})); err == nil {
 		t.Error("an aborted writer took an object")
 	}
-	if err := w.Add(plumbing.OFSDeltaObject, []byte("x"), plumbing.ZeroHash); err == nil {
+	if err := w.Add(Object{Type: plumbing.OFSDeltaObject, Data: []byte("x")}); err == nil {
 		t.Error("a delta was taken as a whole object")
 	}
 }
