@@ -38,8 +38,10 @@ not added again, so importing the same file twice adds nothing.
 
 With --from AGENT, FILE is an agent's transcript, or a directory
 searched for them (e.g. ~/.claude/projects): each becomes its session (named by the
-session id), Claude Code subagent transcripts with their parent. Importing again adds
-only what the transcripts gained since.
+session id), Claude Code subagent transcripts with their parent. Sessions are read in
+parallel into one pack, and their refs move once it is in place, each to the whole
+session. Importing again adds only what the transcripts gained since, so an import
+that was interrupted or killed goes on where it stopped.
 
 With --from atif, each FILE is an ATIF trajectory (Agent Trajectory Interchange Format,
 as Devin, Copilot Chat or git snap export --format atif write it), saved as the session
