@@ -142,3 +142,30 @@ func TestImporterStopsWhole(t *testing.T) {
 		t.Errorf("imported again after the stop:\n%s\nwant:\n%s", got, refsOf(t, wantDir))
 	}
 }
+
+// TestImporterRedacts checks that a secret in a transcript is replaced
+// before the batch writes it: the pack holds the placeholder, never the
+// secret, and the snapshot says how many it replaced.
+func TestImporterRedacts(t *testing.T) {
+	folder := importCorpus(t, 3)
+	const secret = "ghp_0123456789abcdefghijABCDEFGHIJ012345"
+	path := filepath.Join(folder, "00000001-0000-4000-8000-000000000001.jsonl")
+	raw, err := os.ReadFile(path)
+	must(t, err)
+	must(t, os.WriteFile(path, bytes.Replace(raw, []byte(`"text":"`), []byte(`"text":"my token is `+secret+` `), 1), 0o666))
+	a := agent.ClaudeCode{}
+	plan, err := agent.PlanImport(a, "", []string{folder}, snapshot.Limits{})
+	must(t, err)
+	dir, s := newStore(t)
+	var redacted int
+	im := Importer{Store: s, Adapter: a, Done: func(r ImportResult) { redacted += r.Entry.Header.Redacted }}
+	must(t, im.Run(context.Background(), plan.Items))
+	if redacted != 1 {
+		t.Errorf("%d secrets replaced, want 1", redacted)
+	}
+	out, err := exec.Command("git", "-C", dir, "cat-file", "--batch-all-objects", "--batch").Output()
+	must(t, err)
+	if bytes.Contains(out, []byte(secret)) || !bytes.Contains(out, []byte("[REDACTED:github-token]")) {
+		t.Errorf("the secret is in the repository, or its placeholder is not")
+	}
+}
