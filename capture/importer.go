@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"slices"
@@ -49,6 +50,9 @@ type Importer struct {
 	// Done, when set, is told of each session once its snapshot is in
 	// place (or it had nothing new), in the plan's order within a pack.
 	Done func(ImportResult)
+	// NewDeflater makes the pack's zlib compressor (see
+	// gitstore.BatchOptions); the standard library's when nil.
+	NewDeflater func(w io.Writer) gitstore.Deflater
 }
 
 // ImportProgress says how far an import is.
@@ -69,7 +73,7 @@ type ImportResult struct {
 // whole so far, and returns the error (the first, wrapped with its
 // transcript's path).
 func (im Importer) Run(ctx context.Context, items []agent.ImportItem) error {
-	b, err := im.Store.NewBatch(ctx)
+	b, err := im.Store.NewBatch(ctx, gitstore.BatchOptions{NewDeflater: im.NewDeflater})
 	if err != nil {
 		return err
 	}

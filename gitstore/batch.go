@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -33,7 +34,8 @@ import (
 // goroutine and store. Commit must not run while a store of the batch
 // writes.
 type Batch struct {
-	s *Store // the store the batch was made from: it moves the refs
+	s    *Store // the store the batch was made from: it moves the refs
+	opts BatchOptions
 
 	mu    sync.Mutex
 	w     *pack.Writer // nil until the first object
@@ -48,14 +50,29 @@ type refMove struct {
 	msg      string
 }
 
+// BatchOptions tune a Batch.
+type BatchOptions struct {
+	// NewDeflater makes the zlib compressor of the pack's objects, at
+	// best speed; the standard library's when nil. It is the caller's
+	// so that a program that never writes a batch (the hook program)
+	// does not link a faster one.
+	NewDeflater func(w io.Writer) Deflater
+}
+
+// Deflater compresses as zlib does, and can be reused (Reset).
+type Deflater interface {
+	io.WriteCloser
+	Reset(w io.Writer)
+}
+
 // NewBatch starts a batch on the store's repository. The temporary
 // packs of batches whose processes are gone are removed first.
-func (s *Store) NewBatch(ctx context.Context) (*Batch, error) {
+func (s *Store) NewBatch(ctx context.Context, opts BatchOptions) (*Batch, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	removeDeadPacks(s.packDir())
-	return &Batch{s: s, moves: map[string]*refMove{}}, nil
+	return &Batch{s: s, opts: opts, moves: map[string]*refMove{}}, nil
 }
 
 func (s *Store) packDir() string { return filepath.Join(s.paths.CommonDir, "objects", "pack") }
@@ -171,7 +188,11 @@ func (b *Batch) Commit(ctx context.Context) (moved, lost []string, err error) {
 func (b *Batch) add(objs ...pack.Object) error {
 	b.mu.Lock()
 	if b.w == nil {
-		w, err := pack.NewWriter(b.s.packDir(), tempPackPrefix(), pack.Options{MaxObjectBytes: b.s.st.max})
+		o := pack.WriterOptions{Options: pack.Options{MaxObjectBytes: b.s.st.max}}
+		if nd := b.opts.NewDeflater; nd != nil {
+			o.NewDeflater = func(w io.Writer) pack.Deflater { return nd(w) }
+		}
+		w, err := pack.NewWriter(b.s.packDir(), tempPackPrefix(), o)
 		if err != nil {
 			b.mu.Unlock()
 			return writeErr(fmt.Errorf("start a pack: %w", err))

@@ -53,7 +53,7 @@ func TestBatchWritesWhatAppendsWrite(t *testing.T) {
 	must(t, err)
 	defer s.Close()
 	loose := git(t, dir, "count-objects")
-	b, err := s.NewBatch(ctx)
+	b, err := s.NewBatch(ctx, BatchOptions{})
 	must(t, err)
 	var wg sync.WaitGroup
 	for g := range 2 {
@@ -112,7 +112,7 @@ func TestBatchWritesWhatAppendsWrite(t *testing.T) {
 func TestBatchLeavesWhatOthersMoved(t *testing.T) {
 	ctx := context.Background()
 	dir, s := newRepo(t)
-	b, err := s.NewBatch(ctx)
+	b, err := s.NewBatch(ctx, BatchOptions{})
 	must(t, err)
 	bs, err := b.Open(ctx)
 	must(t, err)
@@ -150,7 +150,7 @@ func TestBatchLeavesWhatOthersMoved(t *testing.T) {
 func TestBatchKilledLeavesNothing(t *testing.T) {
 	ctx := context.Background()
 	dir, s := newRepo(t)
-	b, err := s.NewBatch(ctx)
+	b, err := s.NewBatch(ctx, BatchOptions{})
 	must(t, err)
 	bs, err := b.Open(ctx)
 	must(t, err)
@@ -170,7 +170,7 @@ func TestBatchKilledLeavesNothing(t *testing.T) {
 	if refs := git(t, dir, "for-each-ref", "refs/snap/"); refs != "" {
 		t.Fatalf("refs of an uncommitted batch: %s", refs)
 	}
-	if _, err := s.NewBatch(ctx); err != nil {
+	if _, err := s.NewBatch(ctx, BatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if left, _ := filepath.Glob(filepath.Join(packDir, batchTempPrefix+"*")); len(left) != 0 {

@@ -17,7 +17,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
-	fastzlib "github.com/klauspost/compress/zlib"
 )
 
 // Writer writes one pack the way git fast-import does: objects are
@@ -43,6 +42,21 @@ type Writer struct {
 	done  bool
 
 	deflaters sync.Pool
+	deflater  func(io.Writer) Deflater
+}
+
+// Deflater compresses as zlib does, and can be reused.
+type Deflater interface {
+	io.WriteCloser
+	Reset(w io.Writer)
+}
+
+// WriterOptions tune a Writer.
+type WriterOptions struct {
+	Options
+	// NewDeflater makes a compressor at git's best speed; the standard
+	// library's zlib when nil.
+	NewDeflater func(w io.Writer) Deflater
 }
 
 // written is where an object's entry starts and the CRC-32 of its bytes
@@ -55,7 +69,7 @@ type written struct {
 // NewWriter starts a pack in dir (a repository's objects/pack), in a
 // temporary file whose name starts with temp (its index's with temp and
 // "idx_"). An object over opts.MaxObjectBytes is not read back.
-func NewWriter(dir, temp string, opts Options) (*Writer, error) {
+func NewWriter(dir, temp string, opts WriterOptions) (*Writer, error) {
 	if opts.MaxObjectBytes <= 0 {
 		opts.MaxObjectBytes = DefaultMaxObjectBytes
 	}
@@ -66,7 +80,13 @@ func NewWriter(dir, temp string, opts Options) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{dir: dir, tmp: f.Name(), temp: temp, max: opts.MaxObjectBytes, f: f, w: bufio.NewWriterSize(f, 1<<20), objs: map[plumbing.Hash]written{}}
+	w := &Writer{dir: dir, tmp: f.Name(), temp: temp, max: opts.MaxObjectBytes, f: f, w: bufio.NewWriterSize(f, 1<<20), objs: map[plumbing.Hash]written{}, deflater: opts.NewDeflater}
+	if w.deflater == nil {
+		w.deflater = func(w io.Writer) Deflater {
+			z, _ := zlib.NewWriterLevel(w, zlib.BestSpeed) // a valid level: no error
+			return z
+		}
+	}
 	var head [packHeader]byte
 	copy(head[:], "PACK")
 	binary.BigEndian.PutUint32(head[4:], 2) // the count is set by Finish
@@ -140,10 +160,6 @@ func (w *Writer) Add(objs ...Object) error {
 
 // entry encodes an object as a pack entry: its type and size, then its
 // data compressed at zlib's best speed, as git writes loose objects.
-// klauspost/compress's zlib does it in a third of the time of the
-// standard library's, whose Huffman tables cost most of an object of a
-// few kilobytes (measured on the records of a real transcript; its output
-// is 2% larger).
 func (w *Writer) entry(typ plumbing.ObjectType, data []byte) ([]byte, error) {
 	switch typ {
 	case plumbing.CommitObject, plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:
@@ -159,9 +175,9 @@ func (w *Writer) entry(typ plumbing.ObjectType, data []byte) ([]byte, error) {
 		c = byte(size & 0x7f)
 	}
 	b.WriteByte(c)
-	z, _ := w.deflaters.Get().(*fastzlib.Writer)
+	z, _ := w.deflaters.Get().(Deflater)
 	if z == nil {
-		z, _ = fastzlib.NewWriterLevel(&b, fastzlib.BestSpeed) // a valid level: no error
+		z = w.deflater(&b)
 	} else {
 		z.Reset(&b)
 	}

@@ -53,7 +53,7 @@ func TestWriterPackIsGits(t *testing.T) {
 	repo := t.TempDir()
 	gittest.Git(t, repo, "init", "-q", "--bare")
 	dir := filepath.Join(repo, "objects", "pack")
-	w, err := NewWriter(dir, "tmp_test_", Options{})
+	w, err := NewWriter(dir, "tmp_test_", WriterOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func leftovers(t *testing.T, dir string) string {
 // an empty writer writes nothing, and that Abort leaves nothing.
 func TestWriterRefusesWhatItCannotStand(t *testing.T) {
 	dir := t.TempDir()
-	w, err := NewWriter(dir, "tmp_test_", Options{})
+	w, err := NewWriter(dir, "tmp_test_", WriterOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestWriterRefusesWhatItCannotStand(t *testing.T) {
 		t.Errorf("an empty pack left %s", l)
 	}
 
-	w, err = NewWriter(dir, "tmp_test_", Options{})
+	w, err = NewWriter(dir, "tmp_test_", WriterOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestWriterRefusesWhatItCannotStand(t *testing.T) {
 		t.Errorf("a refused pack left %s", l)
 	}
 
-	w, err = NewWriter(dir, "tmp_test_", Options{})
+	w, err = NewWriter(dir, "tmp_test_", WriterOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
