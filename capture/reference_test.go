@@ -141,6 +141,9 @@ func TestNumbersMatchTheRawFiles(t *testing.T) {
 			if !e.Header.Time.Equal(want.Last.Truncate(time.Second)) && !e.Header.Time.Equal(want.Last) {
 				t.Errorf("snapshot time %s, want the newest record's %s", e.Header.Time, want.Last)
 			}
+			if !e.Header.Counted {
+				t.Errorf("the imported snapshot keeps no totals in its commit: the first stats would read its document")
+			}
 			agreeEverywhere(t, s, e, want)
 			t.Logf("%s: %+v", rs.file, want)
 		})
