@@ -34,6 +34,9 @@ type Session struct {
 	// Calls are the model calls of the records (snapshot.ModelCalls);
 	// their Records index Records.
 	Calls []snapshot.Call
+	// facts are what the numbers need of each record, kept by a Scan
+	// instead of Records and Views.
+	facts []fact
 }
 
 // Read reads doc once (see Session); a is the agent that recorded it,
@@ -134,21 +137,23 @@ func LiveMessages(doc map[string]any) []any {
 // by time, so that a subagent's lines fall among its parent's where they
 // happened. A record without a time keeps its place after the one
 // before it in its file.
-func (r *Session) Order() []int {
+func (r *Session) Order() []int { return orderOf(r.factsOf()) }
+
+func orderOf(facts []fact) []int {
 	type queue struct {
 		recs []int
 		at   []time.Time
 	}
 	byThread := map[string]*queue{}
 	var threads []*queue
-	for i := range r.Records {
-		q := byThread[r.Thread[i]]
+	for i := range facts {
+		q := byThread[facts[i].thread]
 		if q == nil {
 			q = &queue{}
-			byThread[r.Thread[i]] = q
+			byThread[facts[i].thread] = q
 			threads = append(threads, q)
 		}
-		at, err := time.Parse(time.RFC3339Nano, r.Views[i].Time)
+		at, err := time.Parse(time.RFC3339Nano, facts[i].time)
 		if err != nil && len(q.at) > 0 {
 			at = q.at[len(q.at)-1]
 		}
@@ -158,8 +163,8 @@ func (r *Session) Order() []int {
 	if len(threads) == 1 {
 		return threads[0].recs
 	}
-	out := make([]int, 0, len(r.Records))
-	for len(out) < len(r.Records) {
+	out := make([]int, 0, len(facts))
+	for len(out) < len(facts) {
 		best := -1
 		for k, q := range threads {
 			if len(q.recs) == 0 {
@@ -180,7 +185,7 @@ func (r *Session) Order() []int {
 func (r *Session) Numbers() Numbers {
 	_, tr := r.Trace()
 	n := Numbers{
-		Messages: tr.Messages, Records: len(r.Records), Events: len(r.Events), Files: r.Files,
+		Messages: tr.Messages, Records: len(r.Index), Events: len(r.Events), Files: r.Files,
 		ToolCalls: tr.ToolCalls, ToolFailures: tr.ToolFailures, ModelCalls: tr.ModelCalls, Turns: tr.Turns, Compactions: tr.Compactions,
 		InputTokens: tr.InputTokens, CacheReadTokens: tr.CacheReadTokens, CacheWriteTokens: tr.CacheWriteTokens, OutputTokens: tr.OutputTokens,
 		First: tr.First, Last: tr.Last, ByModel: tr.ByModel,

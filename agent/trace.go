@@ -53,9 +53,10 @@ func Trace(doc map[string]any, a Adapter) ([]TraceLine, TraceStats) {
 // Trace is the session's timeline and statistics (see the function
 // Trace): records in Order, then a harness's events.
 func (r *Session) Trace() ([]TraceLine, TraceStats) {
-	t := newTracer(r)
-	for _, i := range r.Order() {
-		t.message(i, r.Records[i], r.Views[i])
+	facts := r.factsOf()
+	t := newTracer(r, facts)
+	for _, i := range orderOf(facts) {
+		t.message(i, &facts[i])
 	}
 	for _, raw := range r.Events {
 		t.event(raw)
@@ -81,8 +82,9 @@ type tracer struct {
 	// model call has answered it: the same text again, in a record of
 	// another kind, before an answer is one prompt written twice (Codex
 	// writes a user_message event and, from 0.169, an item_completed one).
-	prompt, promptKind string
-	promptOpen         bool
+	prompt     uint64 // fact.promptKey
+	promptKind string
+	promptOpen bool
 }
 
 // commandReader is an agent whose slash commands are user records: a
@@ -96,14 +98,11 @@ type commandReader interface {
 	IsInput(record any) bool
 }
 
-func newTracer(r *Session) *tracer {
+func newTracer(r *Session, facts []fact) *tracer {
 	t := &tracer{a: r.Agent, failed: map[string]bool{}, calls: map[int]snapshot.Call{}, command: -1, st: TraceStats{ByModel: map[string]snapshot.Usage{}}}
-	t.cmds, _ = r.Agent.(commandReader)
-	for _, v := range r.Views {
-		for _, p := range v.Parts {
-			if p.Kind == snapshot.PartToolResult {
-				t.failed[p.CallID] = p.IsError
-			}
+	for _, f := range facts {
+		for _, res := range f.results {
+			t.failed[res.callID] = res.failed
 		}
 	}
 	for _, c := range r.Calls {
@@ -128,48 +127,43 @@ func (t *tracer) add(l TraceLine) {
 }
 
 // message adds what one transcript record shows.
-func (t *tracer) message(i int, raw any, m snapshot.Message) {
+func (t *tracer) message(i int, f *fact) {
 	t.st.Events++
-	at := t.stamp(m.Time)
+	at := t.stamp(f.time)
 	if c, ok := t.calls[i]; ok {
-		if len(m.Parts) > 0 {
+		if f.parts {
 			t.answered()
 			t.promptOpen = false
 		}
 		t.add(TraceLine{At: at, Kind: "model", Detail: modelDetail(c.Model, c.Usage)})
 	}
-	for _, p := range m.Parts {
-		if p.Kind == snapshot.PartToolResult {
-			t.st.Messages++
-		}
-	}
+	t.st.Messages += len(f.results)
 	switch {
-	case t.cmds != nil && t.cmds.IsCommand(raw):
+	case f.command:
 		t.command = len(t.lines)
-		t.add(TraceLine{At: at, Kind: "command", Detail: short(snapshot.ContentText(firstText(m)), 80)})
-	case t.isPrompt(raw, m):
-		text, kind := promptText(m), recordKind(raw)
-		if t.promptOpen && text == t.prompt && kind != t.promptKind {
+		t.add(TraceLine{At: at, Kind: "command", Detail: f.text})
+	case f.prompt:
+		if t.promptOpen && f.promptKey == t.prompt && f.promptKind != t.promptKind {
 			return // written twice
 		}
-		t.command, t.prompt, t.promptKind, t.promptOpen = -1, text, kind, true
+		t.command, t.prompt, t.promptKind, t.promptOpen = -1, f.promptKey, f.promptKind, true
 		t.st.Turns++
 		t.st.Messages++
-		t.add(TraceLine{At: at, Kind: "prompt", Detail: short(text, 80)})
-	case isCompaction(raw):
+		t.add(TraceLine{At: at, Kind: "prompt", Detail: f.text})
+	case f.compaction:
 		t.st.Compactions++
 		t.add(TraceLine{At: at, Kind: "compaction", Detail: "conversation compacted"})
-	case (m.Role == "assistant" || m.Role == "model") && len(m.Parts) == 0:
+	case (f.role == "assistant" || f.role == "model") && !f.parts:
 		// a subagent's response mirrored into its parent's transcript: a
 		// call of the subagent's, no answer in the main conversation
-	case m.Role == "assistant" || m.Role == "model":
+	case f.role == "assistant" || f.role == "model":
 		t.answered()
 		t.promptOpen = false
-		if strings.TrimSpace(firstText(m)) != "" {
+		if f.answer {
 			t.st.Messages++ // an answer
 		}
-		t.toolCalls(m, at)
-	case t.cmds != nil && t.cmds.IsInput(raw):
+		t.toolCalls(f, at)
+	case f.input:
 		t.command = -1
 	}
 }
@@ -209,27 +203,17 @@ func firstText(m snapshot.Message) string {
 	return ""
 }
 
-func (t *tracer) isPrompt(raw any, m snapshot.Message) bool {
-	if t.a != nil {
-		return t.a.IsPrompt(raw)
-	}
-	return m.Role == "user" && len(m.Parts) > 0 && m.Parts[0].Kind == snapshot.PartText
-}
-
 // toolCalls adds a line for each tool a record calls, failed when its
 // result was an error.
-func (t *tracer) toolCalls(m snapshot.Message, at time.Time) {
-	for _, p := range m.Parts {
-		if p.Kind != snapshot.PartToolCall {
-			continue
-		}
+func (t *tracer) toolCalls(f *fact, at time.Time) {
+	for k, tool := range f.calls {
 		t.st.ToolCalls++
 		t.st.Messages++
-		ok := !t.failed[p.CallID]
+		ok := !t.failed[f.callIDs[k]]
 		if !ok {
 			t.st.ToolFailures++
 		}
-		t.add(TraceLine{At: at, Kind: "tool", Detail: p.Tool, OK: &ok})
+		t.add(TraceLine{At: at, Kind: "tool", Detail: tool, OK: &ok})
 	}
 }
 

@@ -378,55 +378,98 @@ type Call struct {
 //     new response after each.
 func ModelCalls(msgs []any, view Viewer) []Call {
 	view = view.orGeneric()
-	if calls := fromTotals(msgs, view); len(calls) > 0 {
-		return calls
-	}
-	var calls []Call
-	byKey := map[string]int{}
-	open := -1  // the key-less call still being read
-	named := "" // the model the last record that is no response named (Codex's turn_context)
+	var r CallReader
 	for i, raw := range msgs {
 		if _, skip := raw.(Unchanged); skip {
 			continue
 		}
-		m := view(raw)
-		switch m.Role {
-		case "assistant", "model":
-		case "user", "tool", "human", "developer", "system":
-			open = -1
-			named = cmp.Or(m.Model, named)
-			continue
-		default: // progress lines, events: not part of the conversation
-			named = cmp.Or(m.Model, named)
-			continue
-		}
-		n, seen := byKey[m.UsageKey]
-		switch {
-		case m.UsageKey != "" && seen:
-		case m.UsageKey == "" && open >= 0:
-			n = open
-		default:
-			n = len(calls)
-			calls = append(calls, Call{ID: m.UsageKey, Model: cmp.Or(m.Model, named), Time: m.Time})
-			if m.UsageKey != "" {
-				byKey[m.UsageKey] = n
-				open = -1
-			} else {
-				open = n
-			}
-		}
-		c := &calls[n]
-		c.Records = append(c.Records, i)
-		if c.Model == "" {
-			c.Model = m.Model
-		}
-		if m.Usage != nil {
-			c.Usage, c.Estimated = *m.Usage, false
-		} else if c.Usage == (Usage{}) {
-			c.Estimated = true
-			c.Usage.Output += EstimateTokens(m)
+		r.Add(i, view(raw))
+	}
+	return r.Calls()
+}
+
+// CallReader reads model calls as ModelCalls does, from one message at a
+// time, so that a reader of a long session need not keep its messages:
+// Add them in order, each with its index, then take the Calls.
+type CallReader struct {
+	calls []Call
+	byKey map[string]int
+	open  int    // 1 + the key-less call still being read, 0 when none
+	named string // the model the last record that is no response named (Codex's turn_context)
+	// the same from running totals, which win when there are any
+	totals []Call
+	prev   Usage
+	said   []int
+	model  string
+}
+
+// Add reads message i.
+func (r *CallReader) Add(i int, m Message) {
+	r.addTotal(i, m)
+	switch m.Role {
+	case "assistant", "model":
+	case "user", "tool", "human", "developer", "system":
+		r.open = 0
+		r.named = cmp.Or(m.Model, r.named)
+		return
+	default: // progress lines, events: not part of the conversation
+		r.named = cmp.Or(m.Model, r.named)
+		return
+	}
+	if r.byKey == nil {
+		r.byKey = map[string]int{}
+	}
+	n, seen := r.byKey[m.UsageKey]
+	switch {
+	case m.UsageKey != "" && seen:
+	case m.UsageKey == "" && r.open > 0:
+		n = r.open - 1
+	default:
+		n = len(r.calls)
+		r.calls = append(r.calls, Call{ID: m.UsageKey, Model: cmp.Or(m.Model, r.named), Time: m.Time})
+		if m.UsageKey != "" {
+			r.byKey[m.UsageKey] = n
+			r.open = 0
+		} else {
+			r.open = n + 1
 		}
 	}
+	c := &r.calls[n]
+	c.Records = append(c.Records, i)
+	if c.Model == "" {
+		c.Model = m.Model
+	}
+	if m.Usage != nil {
+		c.Usage, c.Estimated = *m.Usage, false
+	} else if c.Usage == (Usage{}) {
+		c.Estimated = true
+		c.Usage.Output += EstimateTokens(m)
+	}
+}
+
+// addTotal reads message i as fromTotals does.
+func (r *CallReader) addTotal(i int, m Message) {
+	if m.TotalUsage == nil {
+		if m.Role == "assistant" || m.Role == "model" {
+			r.said = append(r.said, i)
+		} else if m.Model != "" {
+			r.model = m.Model
+		}
+		return
+	}
+	if *m.TotalUsage == r.prev {
+		return
+	}
+	r.totals = append(r.totals, Call{Records: append(r.said, i), Model: r.model, Time: m.Time, Usage: m.TotalUsage.Sub(r.prev).OfCall()})
+	r.prev, r.said = *m.TotalUsage, nil
+}
+
+// Calls are the model calls of the messages added.
+func (r *CallReader) Calls() []Call {
+	if len(r.totals) > 0 {
+		return r.totals
+	}
+	calls := r.calls
 	for i := range calls {
 		calls[i].Usage = calls[i].Usage.OfCall()
 	}
@@ -438,30 +481,14 @@ func ModelCalls(msgs []any, view Viewer) []Call {
 // the assistant records since the call before (what the response said),
 // then the total itself.
 func fromTotals(msgs []any, view Viewer) []Call {
-	var calls []Call
-	var prev Usage
-	var said []int
-	model := ""
+	var r CallReader
 	for i, raw := range msgs {
 		if _, skip := raw.(Unchanged); skip {
 			continue
 		}
-		m := view(raw)
-		if m.TotalUsage == nil {
-			if m.Role == "assistant" || m.Role == "model" {
-				said = append(said, i)
-			} else if m.Model != "" {
-				model = m.Model
-			}
-			continue
-		}
-		if *m.TotalUsage == prev {
-			continue
-		}
-		calls = append(calls, Call{Records: append(said, i), Model: model, Time: m.Time, Usage: m.TotalUsage.Sub(prev).OfCall()})
-		prev, said = *m.TotalUsage, nil
+		r.addTotal(i, view(raw))
 	}
-	return calls
+	return r.totals
 }
 
 // RunningTotal finds the last running total of tokens (some agents, as

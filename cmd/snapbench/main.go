@@ -7,6 +7,7 @@
 //	go run ./cmd/snapbench -quick     # 10k snapshots, for a laptop
 //	go run ./cmd/snapbench -only search [-quick]   # the search rows alone
 //	go run ./cmd/snapbench -only viewer -quick     # git snap view's pages
+//	go run ./cmd/snapbench -only memory            # peak memory on the largest sessions
 //	go run ./cmd/snapbench -only usage -quick      # usage --daily against ccusage (npm)
 //
 // It prints a Markdown table of medians and ratios.
@@ -40,7 +41,7 @@ type config struct {
 }
 
 // groups are the sets of rows -only can pick.
-var groups = []string{"core", "share", "storage", "worktree", "sessions", "long", "startup", "search", "viewer", "usage"}
+var groups = []string{"core", "share", "storage", "worktree", "sessions", "long", "startup", "search", "viewer", "memory", "usage"}
 
 // wants says whether a group of rows is to run.
 func (c config) wants(group string) bool { return len(c.only) == 0 || c.only[group] }
@@ -128,6 +129,7 @@ func run(ctx context.Context, c config) error {
 		{"storage", b.storage},
 		{"search", b.searchRows},
 		{"viewer", b.viewerRows},
+		{"memory", b.memoryRows},
 		{"usage", b.usageRows},
 	} {
 		if err := add(g.name, g.f); err != nil {

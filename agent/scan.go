@@ -1,0 +1,148 @@
+package agent
+
+import (
+	"hash/fnv"
+	"strings"
+
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// fact is what a session's numbers and trace need of one record, read
+// from it once: a session read a record at a time (Scan) keeps these
+// and not its records.
+type fact struct {
+	time, thread string
+	role         string
+	parts        bool // the view has parts
+	// what the agent says the record is
+	prompt, command, input, compaction bool
+	// of a prompt: the record's kind, a hash of its text (a prompt
+	// written twice is one) and its text shortened for the trace
+	promptKind string
+	promptKey  uint64
+	text       string // the prompt's or the command's, shortened
+	answer     bool   // an answer with text
+	results    []result
+	calls      []string // the tools it calls
+	callIDs    []string
+}
+
+// result is a tool result a record holds.
+type result struct {
+	callID string
+	failed bool
+}
+
+// factOf reads one record (its view m) as the tracer needs it.
+func factOf(a Adapter, raw any, m snapshot.Message, thread string) fact {
+	f := fact{time: m.Time, thread: thread, role: m.Role, parts: len(m.Parts) > 0}
+	if cmds, ok := a.(commandReader); ok {
+		f.command, f.input = cmds.IsCommand(raw), cmds.IsInput(raw)
+	}
+	if a != nil {
+		f.prompt = a.IsPrompt(raw)
+	} else {
+		f.prompt = m.Role == "user" && len(m.Parts) > 0 && m.Parts[0].Kind == snapshot.PartText
+	}
+	f.compaction = isCompaction(raw)
+	switch {
+	case f.command:
+		f.text = short(snapshot.ContentText(firstText(m)), 80)
+	case f.prompt:
+		text := promptText(m)
+		h := fnv.New64a()
+		_, _ = h.Write([]byte(text))
+		f.promptKind, f.promptKey, f.text = recordKind(raw), h.Sum64(), short(text, 80)
+	}
+	f.answer = strings.TrimSpace(firstText(m)) != ""
+	for _, p := range m.Parts {
+		switch p.Kind {
+		case snapshot.PartToolResult:
+			f.results = append(f.results, result{p.CallID, p.IsError})
+		case snapshot.PartToolCall:
+			f.calls, f.callIDs = append(f.calls, p.Tool), append(f.callIDs, p.CallID)
+		}
+	}
+	return f
+}
+
+// facts are the session's records read for the tracer: kept by Scan,
+// read from Records and Views otherwise.
+func (r *Session) factsOf() []fact {
+	if r.facts != nil || len(r.Records) == 0 {
+		return r.facts
+	}
+	out := make([]fact, len(r.Records))
+	for i, rec := range r.Records {
+		out[i] = factOf(r.Agent, rec, r.Views[i], r.Thread[i])
+	}
+	return out
+}
+
+// Scan reads a stored document one record at a time into a Session
+// whose numbers and trace are Read's, without keeping the records: a
+// session of 50,000 records is tens of MB of records, and its numbers
+// need a few bytes of each. Records and Views of its Session stay nil.
+type Scan struct {
+	s     *Session
+	calls snapshot.CallReader
+}
+
+// NewScan starts a Scan of a document whose members but its messages
+// are rest (events and files are read from it); a is the agent that
+// recorded it, nil for a harness.
+func NewScan(rest map[string]any, a Adapter) *Scan {
+	s := &Session{Agent: a, facts: []fact{}}
+	s.Events, _ = rest[snapshot.MemberEvents].([]any)
+	files, _ := rest[snapshot.MemberFiles].(map[string]any)
+	s.Files = len(files)
+	return &Scan{s: s}
+}
+
+// Add reads the next live record: raw, stored at index, in the file
+// thread (see Session.Thread; "" for the main one), and returns its view.
+func (sc *Scan) Add(index int, thread string, raw any) snapshot.Message {
+	var m snapshot.Message
+	if _, skip := raw.(snapshot.Unchanged); !skip {
+		m = ViewMessage(raw)
+		sc.calls.Add(len(sc.s.Index), m)
+	}
+	sc.s.Index = append(sc.s.Index, index)
+	sc.s.Thread = append(sc.s.Thread, thread)
+	sc.s.facts = append(sc.s.facts, factOf(sc.s.Agent, raw, m, thread))
+	return m
+}
+
+// Session is what the scan read.
+func (sc *Scan) Session() *Session {
+	sc.s.Calls = sc.calls.Calls()
+	return sc.s
+}
+
+// LiveIndex lists which of a document's n stored messages are live
+// (see Session), in order, with the file each came from, reading only
+// the document's other members (rest). ok is false when the records
+// themselves say it (an agent whose transcript appends changes to
+// records, Gemini CLI's JSONL chat): then read them all (LiveMessages).
+func LiveIndex(rest map[string]any, n int) (index []int, thread []string, ok bool) {
+	stub := make([]any, n)
+	doc := map[string]any{snapshot.MemberMessages: stub}
+	for k, v := range rest {
+		if k != snapshot.MemberMessages {
+			doc[k] = v
+		}
+	}
+	if name, _ := rest["agent"].(string); name != "" {
+		if a, err := Lookup(name, Env{}); err == nil {
+			if _, reduces := a.(liveReducer); reduces {
+				if _, state := docStateFrom(rest); !state {
+					if l, err := LayoutFrom(rest); err == nil && len(l.Runs) > 0 {
+						return nil, nil, false
+					}
+				}
+			}
+		}
+	}
+	_, index, thread = liveRecords(doc)
+	return index, thread, true
+}
