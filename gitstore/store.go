@@ -96,6 +96,9 @@ type Store struct {
 	// way the agent that recorded them (source) reads them; nil, only in
 	// tests, writes none, as versions before totals did.
 	count func(doc map[string]any, source string) snapshot.Totals
+	// countRecords says count is agent.CountTotals, which Totals runs a
+	// record at a time (agent.Scan) on a stored snapshot.
+	countRecords bool
 	// killAt, in tests, ends a prune at a named step as if the process
 	// were killed there.
 	killAt string
@@ -158,6 +161,8 @@ func OpenPaths(ctx context.Context, paths Paths, opts Options) (*Store, error) {
 		cpPrefix: CheckpointPrefix,
 		opts:     opts,
 		count:    agent.CountTotals,
+
+		countRecords: true,
 	}
 	if opts.CheckpointsInTags {
 		s.cpPrefix = TagPrefix

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/internal/safefile"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -41,11 +42,11 @@ func (s *Store) Totals(ctx context.Context, entries []Entry) (out []snapshot.Tot
 			out[i], ok[i] = t, true
 			continue
 		}
-		doc, _, err := s.Read(ctx, e.ID)
+		t, err := s.countOf(ctx, e)
 		if err != nil {
 			return nil, nil, err
 		}
-		out[i], ok[i] = s.count(doc, e.Header.Source), true
+		out[i], ok[i] = t, true
 		cache.set(e.ID, out[i])
 		added++
 	}
@@ -151,4 +152,43 @@ func (s *Store) CheckpointsBySession() (map[string][]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// countOf counts snapshot e's document: a record at a time, so that a
+// long session is never held whole, unless a test gave the store a
+// counter of documents of its own.
+func (s *Store) countOf(ctx context.Context, e Entry) (snapshot.Totals, error) {
+	if !s.countRecords {
+		doc, _, err := s.Read(ctx, e.ID)
+		if err != nil {
+			return snapshot.Totals{}, err
+		}
+		return s.count(doc, e.Header.Source), nil
+	}
+	rest, _, err := s.ReadRest(ctx, e.ID)
+	if err != nil {
+		return snapshot.Totals{}, err
+	}
+	n, err := CountRecords(ctx, s, e, rest)
+	return n.Totals(), err
+}
+
+// CountRecords counts a snapshot's live records as agent.NumbersOf
+// counts its document, reading one at a time (agent.Scan): its other
+// members are rest (ReadRest).
+func CountRecords(ctx context.Context, s Contents, e Entry, rest map[string]any) (agent.Numbers, error) {
+	recs, err := LiveRecords(ctx, s, e, rest)
+	if err != nil {
+		return agent.Numbers{}, err
+	}
+	a, _ := agent.Lookup(e.Header.Source, agent.Env{})
+	scan := agent.NewScan(rest, a)
+	for k := range recs.Len() {
+		raw, err := recs.At(ctx, k)
+		if err != nil {
+			return agent.Numbers{}, err
+		}
+		scan.Add(k, recs.Thread(k), raw)
+	}
+	return scan.Session().Numbers(), nil
 }

@@ -81,7 +81,7 @@ func Open(ctx context.Context, s Store, rev string, o Options) (*Session, error)
 	if err != nil {
 		return nil, err
 	}
-	recs, err := readRecords(ctx, s, entry, rest)
+	recs, err := gitstore.LiveRecords(ctx, s, entry, rest)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +122,7 @@ func Open(ctx context.Context, s Store, rev string, o Options) (*Session, error)
 // stream is what the second reading of an opened session needs.
 type stream struct {
 	s       Store
-	recs    *records
+	recs    *gitstore.Records
 	source  string
 	start   int // the first record of the range
 	prompts int // prompts before it
@@ -146,11 +146,11 @@ func (st *stream) rangeStart(ctx context.Context, fromRev, rev string, entry git
 		return from, 0, err
 	}
 	out.From, out.FromSeq = from.String(), fentry.Header.Seq
-	frecs, err := readRecords(ctx, st.s, fentry, frest)
+	frecs, err := gitstore.LiveRecords(ctx, st.s, fentry, frest)
 	if err != nil {
 		return from, 0, err
 	}
-	if st.start, err = st.recs.sharedPrefix(ctx, frecs); err != nil {
+	if st.start, err = st.recs.SharedPrefix(ctx, frecs); err != nil {
 		return from, 0, err
 	}
 	fevents, _ := frest[snapshot.MemberEvents].([]any)
@@ -164,7 +164,7 @@ func (st *stream) outline(ctx context.Context, out *Session, events []any) error
 	b := newBuilder(out, st.source, st.start, st.marks)
 	b.outline = true
 	for k := 0; k < st.start; k++ {
-		raw, err := st.recs.at(ctx, k)
+		raw, err := st.recs.At(ctx, k)
 		if err != nil {
 			return err
 		}
@@ -176,8 +176,8 @@ func (st *stream) outline(ctx context.Context, out *Session, events []any) error
 	a, _ := agent.Lookup(st.source, agent.Env{})
 	scan := agent.NewScan(map[string]any{snapshot.MemberEvents: events}, a)
 	models := map[string]bool{}
-	for k := st.start; k < st.recs.len(); k++ {
-		raw, err := st.recs.at(ctx, k)
+	for k := st.start; k < st.recs.Len(); k++ {
+		raw, err := st.recs.At(ctx, k)
 		if err != nil {
 			return err
 		}
@@ -189,7 +189,7 @@ func (st *stream) outline(ctx context.Context, out *Session, events []any) error
 			return err
 		}
 	}
-	if err := b.end(st.recs.len()); err != nil {
+	if err := b.end(st.recs.Len()); err != nil {
 		return err
 	}
 	out.Models = slices.Sorted(maps.Keys(models))
@@ -229,7 +229,7 @@ func (s *Session) EachTurn(ctx context.Context, fn func(t *Turn) error) error {
 	b.plan = st.plan
 	b.begin(st.prompts)
 	b.fetch = func(i int) (any, snapshot.Message, error) {
-		raw, err := st.recs.at(ctx, i)
+		raw, err := st.recs.At(ctx, i)
 		return raw, agent.ViewMessage(raw), err
 	}
 	files := st.files.restart()
@@ -242,7 +242,7 @@ func (s *Session) EachTurn(ctx context.Context, fn func(t *Turn) error) error {
 		}
 		return fn(t)
 	}
-	n := st.recs.len()
+	n := st.recs.Len()
 	for i := st.start; i < n; i++ {
 		if b.read[i] { // read ahead: a later result or a subagent's record
 			b.mark(i)
