@@ -153,8 +153,8 @@ func orderOf(facts []fact) []int {
 			byThread[facts[i].thread] = q
 			threads = append(threads, q)
 		}
-		at, err := time.Parse(time.RFC3339Nano, facts[i].time)
-		if err != nil && len(q.at) > 0 {
+		at := facts[i].at
+		if !facts[i].timed && len(q.at) > 0 {
 			at = q.at[len(q.at)-1]
 		}
 		q.recs = append(q.recs, i)
@@ -183,7 +183,7 @@ func orderOf(facts []fact) []int {
 
 // Numbers are the session's statistics.
 func (r *Session) Numbers() Numbers {
-	_, tr := r.Trace()
+	_, tr := r.trace(true)
 	n := Numbers{
 		Messages: tr.Messages, Records: len(r.Index), Events: len(r.Events), Files: r.Files,
 		ToolCalls: tr.ToolCalls, ToolFailures: tr.ToolFailures, ModelCalls: tr.ModelCalls, Turns: tr.Turns, Compactions: tr.Compactions,

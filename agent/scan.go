@@ -3,6 +3,7 @@ package agent
 import (
 	"hash/fnv"
 	"strings"
+	"time"
 
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -11,8 +12,10 @@ import (
 // from it once: a session read a record at a time (Scan) keeps these
 // and not its records.
 type fact struct {
-	time, thread string
-	role         string
+	at     time.Time // the record's time, when timed
+	timed  bool
+	thread string
+	role   string
 	parts        bool // the view has parts
 	// what the agent says the record is
 	prompt, command, input, compaction bool
@@ -35,7 +38,9 @@ type result struct {
 
 // factOf reads one record (its view m) as the tracer needs it.
 func factOf(a Adapter, raw any, m snapshot.Message, thread string) fact {
-	f := fact{time: m.Time, thread: thread, role: m.Role, parts: len(m.Parts) > 0}
+	f := fact{thread: thread, role: internRole(m.Role), parts: len(m.Parts) > 0}
+	at, err := time.Parse(time.RFC3339Nano, m.Time)
+	f.at, f.timed = at, err == nil
 	if cmds, ok := a.(commandReader); ok {
 		f.command, f.input = cmds.IsCommand(raw), cmds.IsInput(raw)
 	}
@@ -145,4 +150,15 @@ func LiveIndex(rest map[string]any, n int) (index []int, thread []string, ok boo
 	}
 	_, index, thread = liveRecords(doc)
 	return index, thread, true
+}
+
+// internRole is the role as one string of those agents write, so that a
+// Scan of many records keeps one copy of each.
+func internRole(r string) string {
+	for _, known := range [...]string{"user", "assistant", "model", "tool", "system", "developer", "human"} {
+		if r == known {
+			return known
+		}
+	}
+	return r
 }

@@ -52,9 +52,14 @@ func Trace(doc map[string]any, a Adapter) ([]TraceLine, TraceStats) {
 
 // Trace is the session's timeline and statistics (see the function
 // Trace): records in Order, then a harness's events.
-func (r *Session) Trace() ([]TraceLine, TraceStats) {
+func (r *Session) Trace() ([]TraceLine, TraceStats) { return r.trace(false) }
+
+// trace reads the session as Trace does; count keeps no lines, for the
+// numbers alone.
+func (r *Session) trace(count bool) ([]TraceLine, TraceStats) {
 	facts := r.factsOf()
 	t := newTracer(r, facts)
+	t.count = count
 	for _, i := range orderOf(facts) {
 		t.message(i, &facts[i])
 	}
@@ -82,6 +87,7 @@ type tracer struct {
 	// model call has answered it: the same text again, in a record of
 	// another kind, before an answer is one prompt written twice (Codex
 	// writes a user_message event and, from 0.169, an item_completed one).
+	count      bool   // keep no lines
 	prompt     uint64 // fact.promptKey
 	promptKind string
 	promptOpen bool
@@ -120,6 +126,9 @@ func newTracer(r *Session, facts []fact) *tracer {
 }
 
 func (t *tracer) add(l TraceLine) {
+	if t.count {
+		return
+	}
 	if !l.At.IsZero() {
 		l.Time = l.At.UTC().Format("15:04:05.000") // short, for the timeline
 	}
@@ -129,7 +138,7 @@ func (t *tracer) add(l TraceLine) {
 // message adds what one transcript record shows.
 func (t *tracer) message(i int, f *fact) {
 	t.st.Events++
-	at := t.stamp(f.time)
+	at := t.stampAt(f.at, f.timed)
 	if c, ok := t.calls[i]; ok {
 		if f.parts {
 			t.answered()
@@ -173,7 +182,9 @@ func (t *tracer) answered() {
 	if t.command >= 0 {
 		t.st.Turns++
 		t.st.Messages++
-		t.lines[t.command].Kind = "prompt"
+		if !t.count {
+			t.lines[t.command].Kind = "prompt"
+		}
 		t.command = -1
 	}
 }
@@ -267,7 +278,13 @@ func modelDetail(model string, u snapshot.Usage) string {
 // when s is no time.
 func (t *tracer) stamp(s string) time.Time {
 	at, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
+	return t.stampAt(at, err == nil)
+}
+
+// stampAt widens the session's span by a record's time, if it has one
+// (ok); it returns the time, zero when none.
+func (t *tracer) stampAt(at time.Time, ok bool) time.Time {
+	if !ok {
 		return time.Time{}
 	}
 	if t.first.IsZero() || at.Before(t.first) {

@@ -163,12 +163,15 @@ func (st *stream) rangeStart(ctx context.Context, fromRev, rev string, entry git
 func (st *stream) outline(ctx context.Context, out *Session, events []any) error {
 	b := newBuilder(out, st.source, st.start, st.marks)
 	b.outline = true
+	var all snapshot.CallReader // the whole session's, for a chart of it
 	for k := 0; k < st.start; k++ {
 		raw, err := st.recs.At(ctx, k)
 		if err != nil {
 			return err
 		}
-		if b.isPrompt(raw, agent.ViewMessage(raw)) {
+		m := agent.ViewMessage(raw)
+		all.Add(k, m)
+		if b.isPrompt(raw, m) {
 			st.prompts++
 		}
 	}
@@ -182,6 +185,9 @@ func (st *stream) outline(ctx context.Context, out *Session, events []any) error
 			return err
 		}
 		m := scan.Add(k-st.start, "", raw)
+		if _, skip := raw.(snapshot.Unchanged); !skip {
+			all.Add(k, m)
+		}
 		if m.Model != "" && !strings.HasPrefix(m.Model, "<") { // "<synthetic>": written by the harness, not a model
 			models[m.Model] = true
 		}
@@ -193,15 +199,9 @@ func (st *stream) outline(ctx context.Context, out *Session, events []any) error
 		return err
 	}
 	out.Models = slices.Sorted(maps.Keys(models))
-	read := scan.Session()
-	out.Numbers = read.Numbers()
-	for _, c := range read.Calls {
-		c.Records = slices.Clone(c.Records)
-		for k := range c.Records {
-			c.Records[k] += st.start
-		}
-		out.Calls = append(out.Calls, c)
-	}
+	out.Numbers = scan.Session().Numbers()
+	out.Calls = all.Calls()
+	out.Tools = b.toolsShown()
 	st.plan = b.plan
 	out.threadTurns = map[int]int{}
 	for name, k := range b.plan.home {

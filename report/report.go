@@ -44,12 +44,12 @@ type Session struct {
 	// Events counts the lifecycle events a harness recorded in the range
 	// (see capture.Recorder); they are not shown.
 	Events int
-	// Tools are the tools the range calls, in the order first called,
-	// its subagents' among them.
+	// Tools are the tools the range calls, in the order the document
+	// first shows each, its subagents' among them.
 	Tools []string
-	// Calls are the range's model calls (snapshot.ModelCalls); their
-	// Records are places among the session's live records, as Turn.Start
-	// and End are.
+	// Calls are the model calls of the session up to the snapshot read,
+	// before a range's start too (snapshot.ModelCalls); their Records are
+	// places among the session's live records, as Turn.Start and End are.
 	Calls []snapshot.Call
 
 	stream      *stream     // set by Open until EachTurn has read the turns

@@ -46,6 +46,8 @@ type builder struct {
 	calls   map[string]*ToolCall                       // by call id, in the outline: to attach results
 	spawned map[string]string                          // in the outline: call id → the subagent it ran
 	pending []*ToolCall                                // in the outline: the calls of the turn not yet ended
+	tools   map[[2]string]*ToolCall                    // in the outline: the first call of each tool in each thread
+	thread  string                                     // in the outline: the thread of the record read
 	live    map[partKey]*ToolCall                      // the second pass's calls not yet given, by their place
 	done    map[partKey]bool                           // results read ahead of their place
 	read    map[int]bool                               // thread records read ahead of their place
@@ -170,6 +172,7 @@ func (b *builder) record(i int, raw any, m snapshot.Message) {
 		b.spawned[call] = name
 	}
 	name := b.threads.Thread(raw)
+	b.thread = name
 	if name == "" {
 		b.message(i, raw, m)
 		return
@@ -301,9 +304,7 @@ func (b *builder) toolCall(i, j int, m snapshot.Message, p snapshot.Part) {
 			b.calls[p.CallID] = call
 		}
 		b.pending = append(b.pending, call)
-		if !slices.Contains(b.out.Tools, p.Tool) {
-			b.out.Tools = append(b.out.Tools, p.Tool)
-		}
+		b.firstCall(call)
 	} else {
 		call.Input, call.Summary, call.Diff = inputText(p.Input), inputSummary(p.Input), inputDiff(p.Input)
 		b.live[at] = call
@@ -361,6 +362,48 @@ func (c *ToolCall) attach(p snapshot.Part) {
 	c.Result += p.Text
 	c.HasResult = true
 	c.Failed = c.Failed || p.IsError
+}
+
+// firstCall notes the first call of its tool in the thread being read,
+// for toolsShown.
+func (b *builder) firstCall(c *ToolCall) {
+	if b.tools == nil {
+		b.tools = map[[2]string]*ToolCall{}
+	}
+	k := [2]string{c.Name, b.thread}
+	if b.tools[k] == nil {
+		b.tools[k] = c
+	}
+}
+
+// toolsShown lists the tools called, in the order the document first
+// shows each: a subagent's calls where its thread is shown, under the
+// call that ran it or where its first record is.
+func (b *builder) toolsShown() []string {
+	type shown struct {
+		tool string
+		key  [5]int
+	}
+	var all []shown
+	for k, c := range b.tools {
+		key := [5]int{c.turn, c.at.rec, c.at.part, -1, -1}
+		if name := k[1]; name != "" {
+			if at, ok := b.plan.nested[name]; ok {
+				key = [5]int{b.plan.home[name], at.rec, at.part, c.at.rec, c.at.part}
+			} else if recs := b.plan.threads[name]; len(recs) > 0 {
+				key = [5]int{b.plan.home[name], recs[0], -1, c.at.rec, c.at.part}
+			}
+		}
+		all = append(all, shown{k[0], key})
+	}
+	slices.SortFunc(all, func(x, y shown) int { return slices.Compare(x.key[:], y.key[:]) })
+	var out []string
+	for _, s := range all {
+		if !slices.Contains(out, s.tool) {
+			out = append(out, s.tool)
+		}
+	}
+	return out
 }
 
 // nest puts each subagent under the tool call that ran it, when that

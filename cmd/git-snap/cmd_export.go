@@ -170,6 +170,7 @@ func parseExport(c *cli.Context) (exportOptions, error) {
 
 // runExport writes the document saved as o.Rev, or a bundle.
 func runExport(ctx context.Context, d *deps, o exportOptions) error {
+	limitMemory(readMemoryLimit)
 	if o.Bundle != "" {
 		return exportBundle(ctx, d, o.Bundle, o.Names)
 	}

@@ -93,6 +93,13 @@ const stepMemoryLimit = 60 << 20
 // 80 MB, and GOGC alone let the heap grow to twice that.
 const searchMemoryLimit = 80 << 20
 
+// readMemoryLimit is the heap a command that reads whole sessions (show,
+// stats, export, view) has the collector aim under: they read a record
+// and write a turn at a time, and keep of a long session only its
+// outline (tens of bytes a record), but GOGC alone let the heap grow to
+// twice its peak, garbage included (docs/design.md §8).
+const readMemoryLimit = 60 << 20
+
 // limitMemory has the collector aim under limit bytes of heap, unless
 // GOMEMLIMIT set a limit.
 func limitMemory(limit int64) {

@@ -59,6 +59,7 @@ type sessionStats struct {
 // runStats sums up o.Session, else the default session, else every
 // session.
 func runStats(ctx context.Context, d *deps, o statsOptions) error {
+	limitMemory(readMemoryLimit)
 	s, w, session := d.store, d.out, or(o.Session, d.session)
 	all, err := s.Sessions(ctx)
 	if err != nil {

@@ -57,6 +57,7 @@ func parseView(c *cli.Context) (viewOptions, error) {
 
 // runView serves the viewer until ctx ends (Ctrl-C).
 func runView(ctx context.Context, d *deps, o viewOptions) error {
+	limitMemory(readMemoryLimit)
 	path := "/"
 	if o.Rev != "" {
 		if _, err := d.store.Resolve(ctx, o.Rev); err != nil {

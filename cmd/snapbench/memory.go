@@ -201,6 +201,7 @@ func (b *bench) startTimedView(dir string) (string, func() (int64, error), error
 	cmd := exec.Command("/usr/bin/time", "-v", b.bin, "view", "--port", "0")
 	var stderr bytes.Buffer
 	cmd.Dir, cmd.Env, cmd.Stderr = dir, b.env, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // see stop
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return "", nil, err
@@ -209,9 +210,9 @@ func (b *bench) startTimedView(dir string) (string, func() (int64, error), error
 		return "", nil, err
 	}
 	stop := func() (int64, error) {
-		// time(1) passes SIGINT on to the server, which stops, and
-		// then prints what it measured.
-		_ = cmd.Process.Signal(os.Interrupt)
+		// time(1) ignores SIGINT while its command runs: the group is
+		// sent it, the server stops, and time prints what it measured.
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
 		_ = cmd.Wait()
 		return rssOf(stderr.String())
 	}
