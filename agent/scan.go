@@ -16,7 +16,7 @@ type fact struct {
 	timed  bool
 	thread string
 	role   string
-	parts        bool // the view has parts
+	parts  bool // the view has parts
 	// what the agent says the record is
 	prompt, command, input, compaction bool
 	// of a prompt: the record's kind, a hash of its text (a prompt
