@@ -82,7 +82,6 @@ type tracer struct {
 	failed      map[string]bool       // tool call id → its result was an error
 	calls       map[int]snapshot.Call // model calls by their first record
 	command     int                   // the line of a slash command not yet answered, or -1
-	cmds        commandReader         // the agent's slash commands, if it records them
 	// prompt is the text and the record kind of the last prompt while no
 	// model call has answered it: the same text again, in a record of
 	// another kind, before an answer is one prompt written twice (Codex

@@ -54,7 +54,6 @@ func TestLongSessionIsWrittenInBoundedMemory(t *testing.T) {
 	if _, err := s.Save(context.Background(), map[string]any{"messages": msgs}, gitstore.SaveOptions{Session: "long"}); err != nil {
 		t.Fatal(err)
 	}
-	msgs = nil
 	text := int64(turns * output)
 	for _, format := range []string{"html", "markdown"} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestLongSessionIsWrittenInBoundedMemory$", "-test.v")

@@ -93,20 +93,20 @@ func (b *bench) viewerMemory(dir string) ([]row, error) {
 	}
 	first, err := getTimed(url + "/session/" + memBigSession)
 	if err != nil {
-		stop()
+		_, _ = stop()
 		return nil, err
 	}
 	start := time.Now()
 	for r := 1; r < memRevisions; r++ {
 		if _, err := getTimed(fmt.Sprintf("%s/session/%s~%d", url, memBigSession, r)); err != nil {
-			stop()
+			_, _ = stop()
 			return nil, err
 		}
 	}
 	all := time.Since(start)
 	rec, err := getTimed(url + "/session/" + memRecSession)
 	if err != nil {
-		stop()
+		_, _ = stop()
 		return nil, err
 	}
 	peak, err := stop()
