@@ -2,6 +2,7 @@ package agent
 
 import (
 	"hash/fnv"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,32 +14,36 @@ import (
 // and not its records.
 type fact struct {
 	at     time.Time // the record's time, when timed
-	timed  bool
 	thread string
 	role   string
-	parts  bool // the view has parts
 	// what the agent says the record is
 	prompt, command, input, compaction bool
-	// of a prompt: the record's kind, a hash of its text (a prompt
-	// written twice is one) and its text shortened for the trace
-	promptKind string
-	promptKey  uint64
-	text       string // the prompt's or the command's, shortened
-	answer     bool   // an answer with text
-	results    []result
-	calls      []string // the tools it calls
-	callIDs    []string
+	timed                              bool
+	hasParts                           bool // the view has parts
+	answer                             bool // an answer with text
+	said                               *said
+	parts                              []toolPart // its tool calls and results
 }
 
-// result is a tool result a record holds.
-type result struct {
-	callID string
-	failed bool
+// said is what a prompt or a command keeps: the record's kind, a hash
+// of its text (a prompt written twice is one) and its text shortened
+// for the trace. Most records are neither, and keep none.
+type said struct {
+	kind string
+	key  uint64
+	text string
+}
+
+// toolPart is a tool call (its tool) or a tool result (failed or not) a
+// record holds.
+type toolPart struct {
+	callID, tool   string
+	result, failed bool
 }
 
 // factOf reads one record (its view m) as the tracer needs it.
 func factOf(a Adapter, raw any, m snapshot.Message, thread string) fact {
-	f := fact{thread: thread, role: internRole(m.Role), parts: len(m.Parts) > 0}
+	f := fact{thread: thread, role: internRole(m.Role), hasParts: len(m.Parts) > 0}
 	at, err := time.Parse(time.RFC3339Nano, m.Time)
 	f.at, f.timed = at, err == nil
 	if cmds, ok := a.(commandReader); ok {
@@ -52,20 +57,20 @@ func factOf(a Adapter, raw any, m snapshot.Message, thread string) fact {
 	f.compaction = isCompaction(raw)
 	switch {
 	case f.command:
-		f.text = short(snapshot.ContentText(firstText(m)), 80)
+		f.said = &said{text: short(snapshot.ContentText(firstText(m)), 80)}
 	case f.prompt:
 		text := promptText(m)
 		h := fnv.New64a()
 		_, _ = h.Write([]byte(text))
-		f.promptKind, f.promptKey, f.text = recordKind(raw), h.Sum64(), short(text, 80)
+		f.said = &said{kind: recordKind(raw), key: h.Sum64(), text: short(text, 80)}
 	}
 	f.answer = strings.TrimSpace(firstText(m)) != ""
 	for _, p := range m.Parts {
 		switch p.Kind {
 		case snapshot.PartToolResult:
-			f.results = append(f.results, result{p.CallID, p.IsError})
+			f.parts = append(f.parts, toolPart{callID: p.CallID, result: true, failed: p.IsError})
 		case snapshot.PartToolCall:
-			f.calls, f.callIDs = append(f.calls, p.Tool), append(f.callIDs, p.CallID)
+			f.parts = append(f.parts, toolPart{callID: p.CallID, tool: p.Tool})
 		}
 	}
 	return f
@@ -102,6 +107,14 @@ func NewScan(rest map[string]any, a Adapter) *Scan {
 	files, _ := rest[snapshot.MemberFiles].(map[string]any)
 	s.Files = len(files)
 	return &Scan{s: s}
+}
+
+// Reserve makes room for n records, so that a Scan of a long session
+// holds no more than it needs.
+func (sc *Scan) Reserve(n int) {
+	sc.s.facts = slices.Grow(sc.s.facts, n)
+	sc.s.Index = slices.Grow(sc.s.Index, n)
+	sc.s.Thread = slices.Grow(sc.s.Thread, n)
 }
 
 // Add reads the next live record: raw, stored at index, in the file

@@ -106,8 +106,10 @@ type commandReader interface {
 func newTracer(r *Session, facts []fact) *tracer {
 	t := &tracer{a: r.Agent, failed: map[string]bool{}, calls: map[int]snapshot.Call{}, command: -1, st: TraceStats{ByModel: map[string]snapshot.Usage{}}}
 	for _, f := range facts {
-		for _, res := range f.results {
-			t.failed[res.callID] = res.failed
+		for _, p := range f.parts {
+			if p.result {
+				t.failed[p.callID] = p.failed
+			}
 		}
 	}
 	for _, c := range r.Calls {
@@ -139,29 +141,33 @@ func (t *tracer) message(i int, f *fact) {
 	t.st.Events++
 	at := t.stampAt(f.at, f.timed)
 	if c, ok := t.calls[i]; ok {
-		if f.parts {
+		if f.hasParts {
 			t.answered()
 			t.promptOpen = false
 		}
 		t.add(TraceLine{At: at, Kind: "model", Detail: modelDetail(c.Model, c.Usage)})
 	}
-	t.st.Messages += len(f.results)
+	for _, p := range f.parts {
+		if p.result {
+			t.st.Messages++
+		}
+	}
 	switch {
 	case f.command:
 		t.command = len(t.lines)
-		t.add(TraceLine{At: at, Kind: "command", Detail: f.text})
+		t.add(TraceLine{At: at, Kind: "command", Detail: f.said.text})
 	case f.prompt:
-		if t.promptOpen && f.promptKey == t.prompt && f.promptKind != t.promptKind {
+		if t.promptOpen && f.said.key == t.prompt && f.said.kind != t.promptKind {
 			return // written twice
 		}
-		t.command, t.prompt, t.promptKind, t.promptOpen = -1, f.promptKey, f.promptKind, true
+		t.command, t.prompt, t.promptKind, t.promptOpen = -1, f.said.key, f.said.kind, true
 		t.st.Turns++
 		t.st.Messages++
-		t.add(TraceLine{At: at, Kind: "prompt", Detail: f.text})
+		t.add(TraceLine{At: at, Kind: "prompt", Detail: f.said.text})
 	case f.compaction:
 		t.st.Compactions++
 		t.add(TraceLine{At: at, Kind: "compaction", Detail: "conversation compacted"})
-	case (f.role == "assistant" || f.role == "model") && !f.parts:
+	case (f.role == "assistant" || f.role == "model") && !f.hasParts:
 		// a subagent's response mirrored into its parent's transcript: a
 		// call of the subagent's, no answer in the main conversation
 	case f.role == "assistant" || f.role == "model":
@@ -216,14 +222,17 @@ func firstText(m snapshot.Message) string {
 // toolCalls adds a line for each tool a record calls, failed when its
 // result was an error.
 func (t *tracer) toolCalls(f *fact, at time.Time) {
-	for k, tool := range f.calls {
+	for _, p := range f.parts {
+		if p.result {
+			continue
+		}
 		t.st.ToolCalls++
 		t.st.Messages++
-		ok := !t.failed[f.callIDs[k]]
+		ok := !t.failed[p.callID]
 		if !ok {
 			t.st.ToolFailures++
 		}
-		t.add(TraceLine{At: at, Kind: "tool", Detail: tool, OK: &ok})
+		t.add(TraceLine{At: at, Kind: "tool", Detail: p.tool, OK: &ok})
 	}
 }
 

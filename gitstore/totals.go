@@ -183,6 +183,7 @@ func CountRecords(ctx context.Context, s Contents, e Entry, rest map[string]any)
 	}
 	a, _ := agent.Lookup(e.Header.Source, agent.Env{})
 	scan := agent.NewScan(rest, a)
+	scan.Reserve(recs.Len())
 	for k := range recs.Len() {
 		raw, err := recs.At(ctx, k)
 		if err != nil {

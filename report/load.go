@@ -178,6 +178,7 @@ func (st *stream) outline(ctx context.Context, out *Session, events []any) error
 	b.begin(st.prompts)
 	a, _ := agent.Lookup(st.source, agent.Env{})
 	scan := agent.NewScan(map[string]any{snapshot.MemberEvents: events}, a)
+	scan.Reserve(st.recs.Len() - st.start)
 	models := map[string]bool{}
 	for k := st.start; k < st.recs.Len(); k++ {
 		raw, err := st.recs.At(ctx, k)

@@ -140,8 +140,18 @@ func (s *Server) entry(ctx context.Context, st gitstore.Reader, ref string, tip 
 // served between them and a long session is never held whole. A
 // summary is never changed once made: a read one replaces it, in sums
 // and in the cache, so that pages reading summaries need no lock.
+//
+// Fills run one at a time (fillMu), and each looks again for a summary
+// read meanwhile: the first page and Warm ask for the same ones, and two
+// readers of a long session at once would hold its numbers twice.
 func (s *Server) fill(ctx context.Context, sums []*summary) error {
+	s.fillMu.Lock()
+	defer s.fillMu.Unlock()
 	for i, sum := range sums {
+		if read := s.sums.get(sum.ref, sum.Tip.ID); read != nil && read.read {
+			sums[i] = read
+			continue
+		}
 		if sum.read {
 			continue
 		}
