@@ -12,6 +12,7 @@ import (
 
 	"github.com/git-snap/git-snap/atif"
 	"github.com/git-snap/git-snap/chat"
+	"github.com/git-snap/git-snap/cmd/internal/proc"
 	"github.com/git-snap/git-snap/otel"
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/report"
@@ -170,7 +171,7 @@ func parseExport(c *cli.Context) (exportOptions, error) {
 
 // runExport writes the document saved as o.Rev, or a bundle.
 func runExport(ctx context.Context, d *deps, o exportOptions) error {
-	limitMemory(readMemoryLimit)
+	proc.LimitMemory(readMemoryLimit)
 	if o.Bundle != "" {
 		return exportBundle(ctx, d, o.Bundle, o.Names)
 	}

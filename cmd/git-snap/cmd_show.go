@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/cmd/internal/proc"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/snapshot"
@@ -108,7 +109,7 @@ func showPath(ctx context.Context, d *deps, rev, path, session string) error {
 // first, the conversation after), so that a long session is never held
 // whole; --json and --yaml print the whole document.
 func runShow(ctx context.Context, d *deps, o showOptions) error {
-	limitMemory(readMemoryLimit)
+	proc.LimitMemory(readMemoryLimit)
 	s, w, p := d.store, d.out, d.color
 	if rev, path, ok := gitstore.SplitRevPath(o.Rev); ok {
 		return showPath(ctx, d, rev, path, o.Session)

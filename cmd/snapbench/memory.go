@@ -37,7 +37,6 @@ const (
 	memBigBytes   = 20 << 20
 	memRevisions  = 17
 	memRecords    = 50000
-	memoryBudget  = 100 << 20
 	memBigSession = "big"
 	memRecSession = "rec50k"
 )
@@ -77,8 +76,11 @@ func (b *bench) memoryRows(ctx context.Context) ([]row, error) {
 	return append(rows, view...), nil
 }
 
+// memRow is a row of peak memory (memoryRow) with a note.
 func memRow(what string, peak int64, note string) row {
-	return row{what: what, note: note, oursText: fmt.Sprintf("%.1f MiB", float64(peak)/(1<<20)), budText: "≤ 100 MB", met: peak <= memoryBudget}
+	r := memoryRow(what, "", peak)
+	r.note = note
+	return r
 }
 
 // viewerMemory runs git snap view under /usr/bin/time -v and reads the

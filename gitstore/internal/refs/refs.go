@@ -75,7 +75,7 @@ func (r *Store) Read(name string) (plumbing.Hash, error) {
 	if CheckName(name) != nil {
 		return plumbing.ZeroHash, nil
 	}
-	b, err := os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(name)))
+	b, err := readLoose(filepath.Join(r.dir, filepath.FromSlash(name)))
 	switch {
 	case err == nil:
 		return ParseValue(name, b)
