@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"bufio"
+	"bytes"
 	"compress/zlib"
 	"errors"
 	"fmt"
@@ -29,7 +30,16 @@ type objectReader struct {
 	packs               *pack.Set
 	max                 int64     // bytes of one object
 	inflaters           sync.Pool // zlib readers: a new one costs more than a small object's read
-	deflaters           sync.Pool // zlib writers, likewise: a new one clears a large window
+	// deflater is the zlib writer objects are written with, kept for
+	// the reader's life: a new one allocates and clears a large window,
+	// and a sync.Pool loses it at every collection (a hook call on a long
+	// session collects often).
+	// It writes into buf, which goes to the file in one write.
+	deflater struct {
+		sync.Mutex
+		z   *zlib.Writer
+		buf bytes.Buffer
+	}
 }
 
 func newObjectReader(st *filesystem.Storage, dir string, max int64) *objectReader {
@@ -136,11 +146,16 @@ func (r *objectReader) writeLoose(typ plumbing.ObjectType, data []byte, h plumbi
 // deflate writes the loose form of an object: its header and data,
 // zlib-compressed.
 func (r *objectReader) deflate(w io.Writer, typ plumbing.ObjectType, data []byte) error {
-	z, _ := r.deflaters.Get().(*zlib.Writer)
+	r.deflater.Lock()
+	defer r.deflater.Unlock()
+	buf := &r.deflater.buf
+	buf.Reset()
+	z := r.deflater.z
 	if z == nil {
-		z, _ = zlib.NewWriterLevel(w, zlib.BestSpeed) // a valid level: no error
+		z, _ = zlib.NewWriterLevel(buf, zlib.BestSpeed) // a valid level: no error
+		r.deflater.z = z
 	} else {
-		z.Reset(w)
+		z.Reset(buf)
 	}
 	_, err := fmt.Fprintf(z, "%s %d\x00", typ, len(data))
 	if err == nil {
@@ -149,7 +164,9 @@ func (r *objectReader) deflate(w io.Writer, typ plumbing.ObjectType, data []byte
 	if cerr := z.Close(); err == nil {
 		err = cerr
 	}
-	r.deflaters.Put(z)
+	if err == nil {
+		_, err = w.Write(buf.Bytes())
+	}
 	return err
 }
 

@@ -122,3 +122,36 @@ func (r *Records) SharedPrefix(ctx context.Context, o *Records) (int, error) {
 	}
 	return n, nil
 }
+
+// CountRecords counts a snapshot's live records as agent.NumbersOf
+// counts its document, reading one at a time (agent.Tally): its other
+// members are rest (ReadRest).
+func CountRecords(ctx context.Context, s Contents, e Entry, rest map[string]any) (agent.Numbers, error) {
+	recs, err := LiveRecords(ctx, s, e, rest)
+	if err != nil {
+		return agent.Numbers{}, err
+	}
+	events, _ := rest[snapshot.MemberEvents].([]any)
+	files, _ := rest[snapshot.MemberFiles].(map[string]any)
+	return recs.Count(ctx, e.Header.Source, 0, events, len(files))
+}
+
+// Count counts the live records from place from on as agent.NumbersOf
+// counts a document holding them, with events and files captured files,
+// read a record at a time (agent.Tally).
+func (r *Records) Count(ctx context.Context, source string, from int, events []any, files int) (agent.Numbers, error) {
+	t := agent.NewTally(source)
+	for k := from; k < r.Len(); k++ {
+		raw, err := r.At(ctx, k)
+		if err != nil {
+			return agent.Numbers{}, err
+		}
+		t.Record(raw, agent.ViewMessage(raw), r.thread[k])
+	}
+	for _, ev := range events {
+		t.Event(ev)
+	}
+	n := t.Numbers()
+	n.Records, n.Events, n.Files = r.Len()-from, len(events), files
+	return n, nil
+}

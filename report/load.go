@@ -157,7 +157,7 @@ func (st *stream) rangeStart(ctx context.Context, fromRev, rev string, entry git
 	return from, sharedPrefix(fevents, events), nil
 }
 
-// outline is the first reading: the range's numbers (agent.Scan, as
+// outline is the first reading: the range's numbers (agent.Tally, as
 // show and stats count them), its models, turns without their items,
 // and the plan of the second reading.
 func (st *stream) outline(ctx context.Context, out *Session, events []any) error {
@@ -176,19 +176,16 @@ func (st *stream) outline(ctx context.Context, out *Session, events []any) error
 		}
 	}
 	b.begin(st.prompts)
-	a, _ := agent.Lookup(st.source, agent.Env{})
-	scan := agent.NewScan(map[string]any{snapshot.MemberEvents: events}, a)
-	scan.Reserve(st.recs.Len() - st.start)
+	tally := agent.NewTally(st.source)
 	models := map[string]bool{}
 	for k := st.start; k < st.recs.Len(); k++ {
 		raw, err := st.recs.At(ctx, k)
 		if err != nil {
 			return err
 		}
-		m := scan.Add(k-st.start, "", raw)
-		if _, skip := raw.(snapshot.Unchanged); !skip {
-			all.Add(k, m)
-		}
+		m := agent.ViewMessage(raw)
+		tally.Record(raw, m, "") // as agent.NumbersOf counts the range's records alone
+		all.Add(k, m)
 		if m.Model != "" && !strings.HasPrefix(m.Model, "<") { // "<synthetic>": written by the harness, not a model
 			models[m.Model] = true
 		}
@@ -200,7 +197,11 @@ func (st *stream) outline(ctx context.Context, out *Session, events []any) error
 		return err
 	}
 	out.Models = slices.Sorted(maps.Keys(models))
-	out.Numbers = scan.Session().Numbers()
+	for _, ev := range events {
+		tally.Event(ev)
+	}
+	out.Numbers = tally.Numbers()
+	out.Numbers.Records, out.Numbers.Events = st.recs.Len()-st.start, len(events)
 	out.Calls = all.Calls()
 	out.Tools = b.toolsShown()
 	st.plan = b.plan

@@ -123,6 +123,19 @@ func (o *Usage) Add(u Usage) {
 	}
 }
 
+// Remove takes u, added before, out of o again: Add's inverse.
+func (o *Usage) Remove(u Usage) {
+	o.Input -= u.Input
+	o.CacheRead -= u.CacheRead
+	o.CacheWrite -= u.CacheWrite
+	o.Output -= u.Output
+	o.CacheWrite1h -= u.CacheWrite1h
+	for i := range o.Long {
+		o.Long[i] = Tokens{o.Long[i].Input - u.Long[i].Input, o.Long[i].CacheRead - u.Long[i].CacheRead, o.Long[i].CacheWrite - u.Long[i].CacheWrite,
+			o.Long[i].CacheWrite1h - u.Long[i].CacheWrite1h, o.Long[i].Output - u.Long[i].Output}
+	}
+}
+
 // Sub is o minus u, kind by kind (a running total less an earlier one).
 func (o Usage) Sub(u Usage) Usage {
 	return Usage{Input: o.Input - u.Input, CacheRead: o.CacheRead - u.CacheRead, CacheWrite: o.CacheWrite - u.CacheWrite,
@@ -376,66 +389,140 @@ type Call struct {
 //     record of another role in the conversation (user, tool, developer,
 //     system) comes between them: an agent sends its inputs and reads a
 //     new response after each.
+//
+// The rules are CallGroups' and RunningTotals', which a count kept as
+// records come (agent.Tally) follows too.
 func ModelCalls(msgs []any, view Viewer) []Call {
 	view = view.orGeneric()
 	var r CallReader
 	for i, raw := range msgs {
-		if _, skip := raw.(Unchanged); skip {
-			continue
+		if _, skip := raw.(Unchanged); !skip {
+			r.Add(i, view(raw))
 		}
-		r.Add(i, view(raw))
 	}
 	return r.Calls()
 }
 
-// CallReader reads model calls as ModelCalls does, from one message at a
+// CallReader reads model calls as ModelCalls does, one message at a
 // time, so that a reader of a long session need not keep its messages:
 // Add them in order, each with its index, then take the Calls.
 type CallReader struct {
 	calls []Call
+	said  []CallSaid // each call's, as its records come
 	byKey map[string]int
-	open  int    // 1 + the key-less call still being read, 0 when none
-	named string // the model the last record that is no response named (Codex's turn_context)
+	g     CallGroups
+	open  int // the key-less call still being read
 	// the same from running totals, which win when there are any
+	rt     RunningTotals
 	totals []Call
-	prev   Usage
-	said   []int
-	model  string
+	since  []int // the responses since the last total
 }
 
-// Add reads message i.
+// Add reads message i, m.
 func (r *CallReader) Add(i int, m Message) {
-	r.addTotal(i, m)
-	switch m.Role {
-	case "assistant", "model":
-	case "user", "tool", "human", "developer", "system":
-		r.open = 0
-		r.named = cmp.Or(m.Model, r.named)
-		return
-	default: // progress lines, events: not part of the conversation
-		r.named = cmp.Or(m.Model, r.named)
-		return
+	model, u, ok := r.rt.Read(m)
+	switch {
+	case ok:
+		r.totals = append(r.totals, Call{Records: append(r.since, i), Model: model, Time: m.Time, Usage: u})
+		r.since = nil
+	case m.TotalUsage == nil && (m.Role == "assistant" || m.Role == "model"):
+		r.since = append(r.since, i)
 	}
 	if r.byKey == nil {
 		r.byKey = map[string]int{}
 	}
-	n, seen := r.byKey[m.UsageKey]
-	switch {
-	case m.UsageKey != "" && seen:
-	case m.UsageKey == "" && r.open > 0:
-		n = r.open - 1
-	default:
+	_, seen := r.byKey[m.UsageKey]
+	var n int
+	switch r.g.Join(m, seen) {
+	case NotACall:
+		return
+	case SameCall:
+		n = r.byKey[m.UsageKey]
+	case OpenCall:
+		n = r.open
+	case NewCall:
 		n = len(r.calls)
-		r.calls = append(r.calls, Call{ID: m.UsageKey, Model: cmp.Or(m.Model, r.named), Time: m.Time})
+		r.calls = append(r.calls, Call{ID: m.UsageKey, Time: m.Time})
+		r.said = append(r.said, CallSaid{Model: r.g.Model(m)})
 		if m.UsageKey != "" {
 			r.byKey[m.UsageKey] = n
-			r.open = 0
 		} else {
-			r.open = n + 1
+			r.open = n
 		}
 	}
-	c := &r.calls[n]
-	c.Records = append(c.Records, i)
+	r.calls[n].Records = append(r.calls[n].Records, i)
+	r.said[n].Read(m)
+}
+
+// Calls are the model calls of the messages added: those of the running
+// totals when there are any.
+func (r *CallReader) Calls() []Call {
+	if len(r.totals) > 0 {
+		return r.totals
+	}
+	for i, s := range r.said {
+		r.calls[i].Model, r.calls[i].Usage, r.calls[i].Estimated = s.Model, s.Usage.OfCall(), s.Estimated
+	}
+	return r.calls
+}
+
+// CallGroups is what grouping records into model calls (ModelCalls) keeps
+// from one record to the next: whether a call with no key is still being
+// read, and the model the last record that is no response named (Codex's
+// turn_context).
+type CallGroups struct {
+	Open  bool
+	Named string
+}
+
+// Joined says what a record is to the model calls read so far.
+type Joined int
+
+// What Join finds a record to be.
+const (
+	NotACall Joined = iota // not a response: no call's record
+	NewCall                // the first record of a call
+	SameCall               // another record of the call with its UsageKey
+	OpenCall               // another record of the call with no key still being read
+)
+
+// Join reads one record: seen says a call with the record's UsageKey was
+// read before.
+func (g *CallGroups) Join(m Message, seen bool) Joined {
+	switch m.Role {
+	case "assistant", "model":
+	case "user", "tool", "human", "developer", "system":
+		g.Open = false
+		g.Named = cmp.Or(m.Model, g.Named)
+		return NotACall
+	default: // progress lines, events: not part of the conversation
+		g.Named = cmp.Or(m.Model, g.Named)
+		return NotACall
+	}
+	switch {
+	case m.UsageKey != "" && seen:
+		return SameCall
+	case m.UsageKey == "" && g.Open:
+		return OpenCall
+	}
+	g.Open = m.UsageKey == ""
+	return NewCall
+}
+
+// Model is the model a new call that starts with m is of.
+func (g *CallGroups) Model(m Message) string { return cmp.Or(m.Model, g.Named) }
+
+// CallSaid is what a call's records said of it so far: its model, and its
+// usage, the last one recorded, or, when none records one, an estimate
+// from the first record's text.
+type CallSaid struct {
+	Model     string
+	Usage     Usage // as recorded: OfCall places it
+	Estimated bool
+}
+
+// Read adds one more record of the call.
+func (c *CallSaid) Read(m Message) {
 	if c.Model == "" {
 		c.Model = m.Model
 	}
@@ -447,46 +534,40 @@ func (r *CallReader) Add(i int, m Message) {
 	}
 }
 
-// addTotal reads message i as fromTotals does.
-func (r *CallReader) addTotal(i int, m Message) {
+// RunningTotals reads model calls from running totals as ModelCalls
+// does, one record at a time: Prev is the last total that made a call,
+// Model the model the last record that is no response named.
+type RunningTotals struct {
+	Prev  Usage
+	Model string
+}
+
+// Read reads one record, and returns the call its total makes, if any:
+// its model and tokens (placed by OfCall).
+func (rt *RunningTotals) Read(m Message) (model string, u Usage, ok bool) {
 	if m.TotalUsage == nil {
-		if m.Role == "assistant" || m.Role == "model" {
-			r.said = append(r.said, i)
-		} else if m.Model != "" {
-			r.model = m.Model
+		if m.Role != "assistant" && m.Role != "model" && m.Model != "" {
+			rt.Model = m.Model
 		}
-		return
+		return "", Usage{}, false
 	}
-	if *m.TotalUsage == r.prev {
-		return
+	if *m.TotalUsage == rt.Prev {
+		return "", Usage{}, false
 	}
-	r.totals = append(r.totals, Call{Records: append(r.said, i), Model: r.model, Time: m.Time, Usage: m.TotalUsage.Sub(r.prev).OfCall()})
-	r.prev, r.said = *m.TotalUsage, nil
+	u = m.TotalUsage.Sub(rt.Prev).OfCall()
+	rt.Prev = *m.TotalUsage
+	return rt.Model, u, true
 }
 
-// Calls are the model calls of the messages added.
-func (r *CallReader) Calls() []Call {
-	if len(r.totals) > 0 {
-		return r.totals
-	}
-	calls := r.calls
-	for i := range calls {
-		calls[i].Usage = calls[i].Usage.OfCall()
-	}
-	return calls
-}
-
-// fromTotals reads model calls from running totals, the model of each
-// from the last record before it that names one. A call's records are
-// the assistant records since the call before (what the response said),
-// then the total itself.
+// fromTotals reads model calls from running totals (RunningTotals). A
+// call's records are the assistant records since the call before (what
+// the response said), then the total itself.
 func fromTotals(msgs []any, view Viewer) []Call {
 	var r CallReader
 	for i, raw := range msgs {
-		if _, skip := raw.(Unchanged); skip {
-			continue
+		if _, skip := raw.(Unchanged); !skip {
+			r.Add(i, view(raw))
 		}
-		r.addTotal(i, view(raw))
 	}
 	return r.totals
 }

@@ -80,7 +80,7 @@ func runStats(ctx context.Context, d *deps, o statsOptions) error {
 	for i, sess := range all {
 		tips[i] = sess.Tip
 	}
-	totals, counted, err := s.Totals(ctx, tips) // from the commits; documents only for old snapshots
+	totals, counted, err := s.TotalsProgress(ctx, tips, upgradeProgress(d)) // from the commits; documents only for old snapshots
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@
 //	go run ./cmd/snapbench -only viewer -quick     # git snap view's pages
 //	go run ./cmd/snapbench -only memory            # peak memory on the largest sessions
 //	go run ./cmd/snapbench -only usage -quick      # usage --daily against ccusage (npm)
+//	go run ./cmd/snapbench -only firstread         # stats, sessions, usage after a hook call on 50k records
 //
 // It prints a Markdown table of medians and ratios.
 package main
@@ -43,7 +44,7 @@ type config struct {
 }
 
 // groups are the sets of rows -only can pick.
-var groups = []string{"core", "share", "storage", "worktree", "sessions", "long", "startup", "search", "viewer", "memory", "usage"}
+var groups = []string{"core", "share", "storage", "worktree", "sessions", "long", "startup", "search", "viewer", "memory", "usage", "firstread"}
 
 // wants says whether a group of rows is to run.
 func (c config) wants(group string) bool { return len(c.only) == 0 || c.only[group] }
@@ -133,6 +134,7 @@ func run(ctx context.Context, c config) error {
 		{"viewer", b.viewerRows},
 		{"memory", b.memoryRows},
 		{"usage", b.usageRows},
+		{"firstread", b.firstReadRows},
 	} {
 		if err := add(g.name, g.f); err != nil {
 			return err
