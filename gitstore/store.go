@@ -768,6 +768,24 @@ func (s *Store) Read(ctx context.Context, id plumbing.Hash) (map[string]any, Ent
 	return p.Join(), o.Entry, nil
 }
 
+// ReadRest reads the snapshot id names but for its messages: every
+// other member, its events and captured files. A reader of a long
+// session reads the messages one at a time (MessageBlocks, Message).
+func (s *Store) ReadRest(ctx context.Context, id plumbing.Hash) (map[string]any, Entry, error) {
+	o, err := s.openSnapshot(ctx, id)
+	if err != nil {
+		return nil, Entry{}, err
+	}
+	p := &snapshot.Parts{Rest: o.rest}
+	if p.Events, err = s.reader.Load(o.tree.Events); err != nil {
+		return nil, Entry{}, fmt.Errorf("read snapshot %s: %w", id, err)
+	}
+	if p.Files, err = s.reader.Files(o.tree.Files); err != nil {
+		return nil, Entry{}, fmt.Errorf("read snapshot %s: %w", id, err)
+	}
+	return p.Join(), o.Entry, nil
+}
+
 // InitBare makes a bare repository at dir to hold snapshots apart from
 // any code repository, laid out as git init --bare lays it out.
 func InitBare(dir string) (Paths, error) { return InitRepo(dir, "") }
