@@ -285,3 +285,15 @@ type LateWriter interface {
 	// last the agent writes in a run.
 	Ended(last any) bool
 }
+
+// Exporter is a HookReader whose agent keeps its sessions in no file
+// (OpenCode: rows of its SQLite database) and writes the last of a run
+// as it exits, after the hook call that ends the run has returned: git
+// snap hook records that call again, apart, once the agent's process is
+// gone, from what the agent's own export command prints then.
+type Exporter interface {
+	// ExportAfter gives, for hook call p, the process to wait for and
+	// the command whose output is then the session's transcript; ok is
+	// false when p asks for none.
+	ExportAfter(p Payload) (pid int, command []string, ok bool)
+}

@@ -33,12 +33,7 @@ func TestHookRecordsCopilotLinesAfterSessionEnd(t *testing.T) {
 // program hook (and what comes before the agent's name) and checks that
 // the lines written after it are recorded.
 func copilotLateLines(t *testing.T, gitBin, bin string, hook []string) {
-	repo, home := t.TempDir(), t.TempDir()
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"-c", "user.name=t", "-c", "user.email=t@x", "commit", "-q", "--allow-empty", "-m", "c"}} {
-		if out, err := exec.Command(gitBin, append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
-	}
+	repo, home := gitRepo(t, gitBin), t.TempDir()
 	const id = "9d362af6-ca39-4eea-868c-df2047196cc0"
 	events := filepath.Join(home, ".copilot", "session-state", id, "events.jsonl")
 	must(t, os.MkdirAll(filepath.Dir(events), 0o755))
@@ -87,4 +82,17 @@ func copilotLateLines(t *testing.T, gitBin, bin string, hook []string) {
 	if err != nil || strings.Count(string(log), "\n") != 1 || !strings.Contains(string(log), "call copilot sessionEnd") {
 		t.Errorf("hook.log = %q, %v; want the one call", log, err)
 	}
+}
+
+// gitRepo makes a repository with one commit, for a test of the
+// processes a hook call starts.
+func gitRepo(t *testing.T, gitBin string) string {
+	t.Helper()
+	repo := t.TempDir()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"-c", "user.name=t", "-c", "user.email=t@x", "commit", "-q", "--allow-empty", "-m", "c"}} {
+		if out, err := exec.Command(gitBin, append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	return repo
 }
