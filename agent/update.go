@@ -214,7 +214,13 @@ func sources(p Payload, extra map[string]string, l Layout) []source {
 // read: SessionStart always, and the first prompt's UserPromptSubmit
 // (Claude Code 2.1.3xx writes the file once the prompt's hooks return).
 func beforeTranscript(event string, off int64) bool {
-	return event == "SessionStart" || event == "UserPromptSubmit" && off == 0
+	switch event {
+	case "SessionStart", "sessionStart": // Claude Code, Gemini CLI; Copilot CLI
+		return true
+	case "UserPromptSubmit", "userPromptSubmitted":
+		return off == 0
+	}
+	return false
 }
 
 // readSource reads the next lines of one file: from where the layout's
