@@ -276,7 +276,11 @@ const PreCompactCheckpoint = "pre-compact"
 // LateWriter is a HookReader whose agent writes the last lines of a run
 // to the transcript after the hook call that ends the run has returned
 // (Copilot CLI: hook.end and session.shutdown after sessionEnd). git snap
-// hook records that call again, apart, once the lines are there.
+// hook records that call again, apart, once the lines are there. Such an
+// agent may also write its transcript later than its calls come (Copilot
+// CLI 1.0 creates events.jsonl after the calls of a quick first run):
+// a main transcript missing during a run is not reported, and the call
+// apart reports it when it is still missing at the end.
 type LateWriter interface {
 	// WritesAfter reports whether the agent writes more after the hook
 	// call p returns.

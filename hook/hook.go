@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -216,6 +217,9 @@ func (k *call) record(ctx context.Context, s *gitstore.Store, cfg config.Config)
 	switch {
 	case k.Late && late != nil:
 		waitEnded(ctx, late, p.TranscriptPath)
+		if _, err := os.Stat(p.TranscriptPath); errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("transcript %s does not exist %s after the %s call: nothing read from it", p.TranscriptPath, lateWait, p.Event)
+		}
 	case k.Late && exports:
 		if k.Export == nil {
 			return nil
