@@ -14,6 +14,7 @@ import (
 
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/redact"
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -79,24 +80,21 @@ func runSave(ctx context.Context, d *deps, o saveOptions) error {
 	if err := o.check(); err != nil {
 		return err
 	}
-	var doc map[string]any
+	// A document is read as text and saved a message at a time
+	// (SaveScanned); --append's lines are few.
+	var doc *snapshot.Scanned
+	var msgs []any
 	var err error
 	if o.Append {
-		var msgs []any
-		if msgs, err = readLines(d.in, d.dir, o.File, d.cfg); err != nil {
-			return err
-		}
-		doc = map[string]any{snapshot.MemberMessages: msgs}
-	} else if doc, err = readDocument(d.in, d.dir, o.File, d.cfg); err != nil {
+		msgs, err = readLines(d.in, d.dir, o.File, d.cfg)
+	} else {
+		doc, err = readScanned(d.in, d.dir, o.File, d.cfg)
+	}
+	if err != nil {
 		return err
 	}
 	if o.DryRun {
-		_, found := d.store.Redactor().Document(doc)
-		for _, f := range found {
-			fmt.Fprintf(d.out, "would redact %s at %s: %s\n", f.Rule, f.Path, f.Preview)
-		}
-		fmt.Fprintf(d.out, "the document is valid; %s would be redacted; nothing was written\n", render.Count(len(found), "secret"))
-		return nil
+		return dryRunSave(d, doc, msgs)
 	}
 	so := gitstore.SaveOptions{Session: o.Session, Turn: o.Turn, Label: o.Label, Source: o.Source, Message: o.Message}
 	if !o.NoCode && d.cfg.RecordCode() {
@@ -110,9 +108,9 @@ func runSave(ctx context.Context, d *deps, o saveOptions) error {
 	}
 	var entry gitstore.Entry
 	if o.Append {
-		entry, err = appendMessages(ctx, d.store, so, doc[snapshot.MemberMessages].([]any))
+		entry, err = appendMessages(ctx, d.store, so, msgs)
 	} else {
-		entry, err = d.store.Save(ctx, doc, so)
+		entry, err = d.store.SaveScanned(ctx, doc, so)
 	}
 	if err != nil {
 		return fmt.Errorf("save: %w", err)
@@ -125,6 +123,25 @@ func runSave(ctx context.Context, d *deps, o saveOptions) error {
 	fmt.Fprintln(d.out, entry.ID)
 	_, err = d.store.ApplyRetention(ctx, o.Session, entry.Header.Seq, retention(d.cfg))
 	return err
+}
+
+// dryRunSave lists what a save of doc, or the append of msgs, would
+// redact, and writes nothing.
+func dryRunSave(d *deps, doc *snapshot.Scanned, msgs []any) error {
+	var found []redact.Finding
+	if doc == nil {
+		_, found = d.store.Redactor().Document(map[string]any{snapshot.MemberMessages: msgs})
+	} else {
+		var err error
+		if found, err = d.store.Redactor().Scanned(doc); err != nil {
+			return err
+		}
+	}
+	for _, f := range found {
+		fmt.Fprintf(d.out, "would redact %s at %s: %s\n", f.Rule, f.Path, f.Preview)
+	}
+	fmt.Fprintf(d.out, "the document is valid; %s would be redacted; nothing was written\n", render.Count(len(found), "secret"))
+	return nil
 }
 
 // appendMessages adds msgs to the session's newest snapshot, keeping
@@ -183,6 +200,24 @@ func readLines(stdin io.Reader, dir, file string, cfg config.Config) ([]any, err
 		msgs = append(msgs, v)
 	}
 	return msgs, nil
+}
+
+// readScanned reads and checks a document as readDocument does, with the
+// same errors, but holds its messages and events as text, to be read
+// one at a time (snapshot.ScanDocument).
+func readScanned(stdin io.Reader, dir, file string, cfg config.Config) (*snapshot.Scanned, error) {
+	name, data, err := readInput(stdin, dir, file, cfg)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := snapshot.ScanDocument(data, limits(cfg))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if _, err := snapshot.Split(doc.Rest); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return doc, nil
 }
 
 // readDocument reads and validates a document from a file (relative to

@@ -50,6 +50,11 @@ type Object struct {
 // twice.
 type Encoded []byte
 
+// Stored is an element already written as a blob, by its id, which
+// Build places in the tree without an object: a save that writes each
+// message as it reads it (gitstore's SaveScanned) passes the ids alone.
+type Stored plumbing.Hash
+
 // BlobHash is the id of the blob that holds data.
 func BlobHash(data []byte) plumbing.Hash { return plumbing.ComputeHash(plumbing.BlobObject, data) }
 
@@ -229,6 +234,10 @@ func (b *treeBuild) appendElements(dir string, have int, elems []any) (int, erro
 		return 0, fmt.Errorf("%s: the tip holds %d elements, its header says %d", dir, n, have)
 	}
 	for i, e := range elems {
+		if id, ok := e.(Stored); ok {
+			b.root.add(elementPath(dir, n+i), filemode.Regular, plumbing.Hash(id))
+			continue
+		}
 		data, ok := e.(Encoded)
 		if !ok {
 			var err error
