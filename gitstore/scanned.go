@@ -74,7 +74,7 @@ type scannedSave struct {
 	first, last time.Time
 	kept        *keptTally
 	written
-	elems map[string][]any // layout.Stored ids, by member
+	elems map[string][]plumbing.Hash // the ids of the blobs written, by member
 }
 
 // written are the blobs a save wrote, or found in the tip, before it
@@ -102,7 +102,7 @@ func (s *Store) startScanned(d *snapshot.Scanned, o SaveOptions) (*scannedSave, 
 	if err != nil {
 		return nil, err
 	}
-	sv := &scannedSave{s: s, d: d, o: o, h: s.header(o), parts: parts, redacted: len(found), elems: map[string][]any{}}
+	sv := &scannedSave{s: s, d: d, o: o, h: s.header(o), parts: parts, redacted: len(found), elems: map[string][]plumbing.Hash{}}
 	switch {
 	case o.Totals != nil:
 		sv.h.Counted, sv.h.Totals = true, *o.Totals
@@ -208,7 +208,7 @@ func (sv *scannedSave) element(ctx context.Context, member string, i int, held b
 	if err := sv.write(blob, held); err != nil {
 		return nil, err
 	}
-	sv.elems[member] = append(sv.elems[member], layout.Stored(blob.Hash))
+	sv.elems[member] = append(sv.elems[member], blob.Hash)
 	return v, nil
 }
 
@@ -262,9 +262,7 @@ func (sv *scannedSave) finish() (snapshot.Header, []layout.Object, error) {
 		first, last = h.Totals.First, h.Totals.Last
 	}
 	sv.s.recordTimes(&h, sv.o, first, last)
-	p := *sv.parts
-	p.Messages, p.Events = sv.elems[snapshot.MemberMessages], sv.elems[snapshot.MemberEvents]
-	objs, err := layout.Build(sv.s.reader, nil, &p, &h)
+	objs, err := layout.BuildStored(sv.s.reader, sv.parts, sv.elems[snapshot.MemberMessages], sv.elems[snapshot.MemberEvents], &h)
 	return h, objs, err
 }
 

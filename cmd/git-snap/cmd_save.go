@@ -277,7 +277,10 @@ func readAtMost(r io.Reader, limit int64) ([]byte, error) {
 		}
 	}
 	var b bytes.Buffer
-	b.Grow(int(size))
+	// ReadFrom grows, to twice and more, a buffer with fewer than
+	// MinRead bytes free: the last read, that sees the end, must find
+	// them, else a document was held three times over as it was read.
+	b.Grow(int(size) + bytes.MinRead)
 	_, err := b.ReadFrom(io.LimitReader(r, limit))
 	return b.Bytes(), err
 }
