@@ -40,6 +40,9 @@ type objectReader struct {
 		z   *zlib.Writer
 		buf bytes.Buffer
 	}
+	// batch, for a Batch's store, holds the objects written so far, not
+	// yet in place: read before anything else.
+	batch *Batch
 }
 
 func newObjectReader(st *filesystem.Storage, dir string, max int64) *objectReader {
@@ -176,7 +179,7 @@ func (r *objectReader) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (pl
 	// Packs first, as git looks: an index answers a miss without a
 	// system call, where a loose lookup of a packed object costs a
 	// failed open (a thousand sessions' tips, a thousand opens).
-	typ, data, err := r.packs.Find(h)
+	typ, data, err := r.find(h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		hex := h.String()
 		typ, data, err = r.readLoose(filepath.Join(r.dir, "objects", hex[:2], hex[2:]), r.max)
@@ -205,7 +208,7 @@ func (r *objectReader) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (pl
 // (a search index being built) asks mostly for packed objects, and a
 // pack index answers a miss without a system call.
 func (r *objectReader) blobData(h plumbing.Hash) ([]byte, error) {
-	typ, data, err := r.packs.Find(h)
+	typ, data, err := r.find(h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		hex := h.String()
 		typ, data, err = r.readLoose(filepath.Join(r.dir, "objects", hex[:2], hex[2:]), r.max)
@@ -235,6 +238,27 @@ func (r *objectReader) blobData(h plumbing.Hash) ([]byte, error) {
 		return nil, fmt.Errorf("object %s is a %s, not a blob", h, typ)
 	}
 	return data, nil
+}
+
+// find reads a packed object: from a batch's pack being written, then
+// from the packs in place.
+func (r *objectReader) find(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+	if r.batch != nil {
+		typ, data, err := r.batch.read(h)
+		if !errors.Is(err, plumbing.ErrObjectNotFound) {
+			return typ, data, err
+		}
+	}
+	return r.packs.Find(h)
+}
+
+// HasEncodedObject reports whether the object is stored (nil) or not
+// (plumbing.ErrObjectNotFound), a batch's pack being written included.
+func (r *objectReader) HasEncodedObject(h plumbing.Hash) error {
+	if r.batch != nil && r.batch.has(h) {
+		return nil
+	}
+	return r.Storage.HasEncodedObject(h)
 }
 
 // Close releases the mapped indexes and open packs.

@@ -27,6 +27,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
+	"github.com/git-snap/git-snap/gitstore/internal/pack"
 	"github.com/git-snap/git-snap/gitstore/internal/refs"
 	"github.com/git-snap/git-snap/redact"
 	"github.com/git-snap/git-snap/snapshot"
@@ -86,7 +87,7 @@ const DefaultMaxObjectBytes = 64 << 20
 type Store struct {
 	paths    Paths
 	st       *objectReader
-	refs     *refs.Store
+	refs     refStore
 	prefix   string
 	cpPrefix string    // where checkpoints are written: CheckpointPrefix, or TagPrefix
 	tips     tipsCache // what Tips read last
@@ -585,6 +586,7 @@ func snapshotLogMessage(h snapshot.Header) string {
 // tools that judge a pack by its age.
 func (s *Store) writeObjects(objs []layout.Object, known hashSet) error {
 	reused := false
+	var packed []pack.Object // for a batch: added at once
 	for _, o := range objs {
 		// known comes from a cache under .git/snap/, which anything can
 		// have damaged: an object it lists is skipped only once it is
@@ -592,6 +594,10 @@ func (s *Store) writeObjects(objs []layout.Object, known hashSet) error {
 		// the repository lacks.
 		if known.has(o.Hash) && s.st.HasEncodedObject(o.Hash) == nil {
 			reused = true
+			continue
+		}
+		if s.st.batch != nil {
+			packed = append(packed, pack.Object(o)) // a batch's pack is fresh: one more copy costs less than a look
 			continue
 		}
 		if s.freshenLoose(o.Hash) == fresh {
@@ -603,6 +609,9 @@ func (s *Store) writeObjects(objs []layout.Object, known hashSet) error {
 	}
 	if reused {
 		s.freshenPacks()
+	}
+	if len(packed) > 0 {
+		return s.st.batch.add(packed...)
 	}
 	return nil
 }
@@ -657,6 +666,9 @@ func (s *Store) storeObject(o encoder) (plumbing.Hash, error) {
 	typ, data, h, err := encoded(o)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("encode object: %w", err)
+	}
+	if s.st.batch != nil {
+		return h, s.st.batch.add(pack.Object{Type: typ, Data: data, Hash: h})
 	}
 	for range 10 {
 		if err = s.st.writeLoose(typ, data, h); !errors.Is(err, fs.ErrNotExist) {
@@ -751,6 +763,24 @@ func (s *Store) Read(ctx context.Context, id plumbing.Hash) (map[string]any, Ent
 	}
 	p, err := s.loadParts(o)
 	if err != nil {
+		return nil, Entry{}, fmt.Errorf("read snapshot %s: %w", id, err)
+	}
+	return p.Join(), o.Entry, nil
+}
+
+// ReadRest reads the snapshot id names but for its messages: every
+// other member, its events and captured files. A reader of a long
+// session reads the messages one at a time (MessageBlocks, Message).
+func (s *Store) ReadRest(ctx context.Context, id plumbing.Hash) (map[string]any, Entry, error) {
+	o, err := s.openSnapshot(ctx, id)
+	if err != nil {
+		return nil, Entry{}, err
+	}
+	p := &snapshot.Parts{Rest: o.rest}
+	if p.Events, err = s.reader.Load(o.tree.Events); err != nil {
+		return nil, Entry{}, fmt.Errorf("read snapshot %s: %w", id, err)
+	}
+	if p.Files, err = s.reader.Files(o.tree.Files); err != nil {
 		return nil, Entry{}, fmt.Errorf("read snapshot %s: %w", id, err)
 	}
 	return p.Join(), o.Entry, nil

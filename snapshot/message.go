@@ -394,45 +394,76 @@ type Call struct {
 // records come (agent.Tally) follows too.
 func ModelCalls(msgs []any, view Viewer) []Call {
 	view = view.orGeneric()
-	if calls := fromTotals(msgs, view); len(calls) > 0 {
-		return calls
-	}
-	var calls []Call
-	var said []CallSaid // each call's, as its records come
-	byKey := map[string]int{}
-	var g CallGroups
-	open := -1 // the key-less call still being read
+	var r CallReader
 	for i, raw := range msgs {
-		if _, skip := raw.(Unchanged); skip {
-			continue
+		if _, skip := raw.(Unchanged); !skip {
+			r.Add(i, view(raw))
 		}
-		m := view(raw)
-		_, seen := byKey[m.UsageKey]
-		var n int
-		switch g.Join(m, seen) {
-		case NotACall:
-			continue
-		case SameCall:
-			n = byKey[m.UsageKey]
-		case OpenCall:
-			n = open
-		case NewCall:
-			n = len(calls)
-			calls = append(calls, Call{ID: m.UsageKey, Time: m.Time})
-			said = append(said, CallSaid{Model: g.Model(m)})
-			if m.UsageKey != "" {
-				byKey[m.UsageKey] = n
-			} else {
-				open = n
-			}
+	}
+	return r.Calls()
+}
+
+// CallReader reads model calls as ModelCalls does, one message at a
+// time, so that a reader of a long session need not keep its messages:
+// Add them in order, each with its index, then take the Calls.
+type CallReader struct {
+	calls []Call
+	said  []CallSaid // each call's, as its records come
+	byKey map[string]int
+	g     CallGroups
+	open  int // the key-less call still being read
+	// the same from running totals, which win when there are any
+	rt     RunningTotals
+	totals []Call
+	since  []int // the responses since the last total
+}
+
+// Add reads message i, m.
+func (r *CallReader) Add(i int, m Message) {
+	model, u, ok := r.rt.Read(m)
+	switch {
+	case ok:
+		r.totals = append(r.totals, Call{Records: append(r.since, i), Model: model, Time: m.Time, Usage: u})
+		r.since = nil
+	case m.TotalUsage == nil && (m.Role == "assistant" || m.Role == "model"):
+		r.since = append(r.since, i)
+	}
+	if r.byKey == nil {
+		r.byKey = map[string]int{}
+	}
+	_, seen := r.byKey[m.UsageKey]
+	var n int
+	switch r.g.Join(m, seen) {
+	case NotACall:
+		return
+	case SameCall:
+		n = r.byKey[m.UsageKey]
+	case OpenCall:
+		n = r.open
+	case NewCall:
+		n = len(r.calls)
+		r.calls = append(r.calls, Call{ID: m.UsageKey, Time: m.Time})
+		r.said = append(r.said, CallSaid{Model: r.g.Model(m)})
+		if m.UsageKey != "" {
+			r.byKey[m.UsageKey] = n
+		} else {
+			r.open = n
 		}
-		calls[n].Records = append(calls[n].Records, i)
-		said[n].Read(m)
 	}
-	for i, s := range said {
-		calls[i].Model, calls[i].Usage, calls[i].Estimated = s.Model, s.Usage.OfCall(), s.Estimated
+	r.calls[n].Records = append(r.calls[n].Records, i)
+	r.said[n].Read(m)
+}
+
+// Calls are the model calls of the messages added: those of the running
+// totals when there are any.
+func (r *CallReader) Calls() []Call {
+	if len(r.totals) > 0 {
+		return r.totals
 	}
-	return calls
+	for i, s := range r.said {
+		r.calls[i].Model, r.calls[i].Usage, r.calls[i].Estimated = s.Model, s.Usage.OfCall(), s.Estimated
+	}
+	return r.calls
 }
 
 // CallGroups is what grouping records into model calls (ModelCalls) keeps
@@ -532,24 +563,13 @@ func (rt *RunningTotals) Read(m Message) (model string, u Usage, ok bool) {
 // call's records are the assistant records since the call before (what
 // the response said), then the total itself.
 func fromTotals(msgs []any, view Viewer) []Call {
-	var calls []Call
-	var rt RunningTotals
-	var said []int
+	var r CallReader
 	for i, raw := range msgs {
-		if _, skip := raw.(Unchanged); skip {
-			continue
-		}
-		m := view(raw)
-		model, u, ok := rt.Read(m)
-		switch {
-		case ok:
-			calls = append(calls, Call{Records: append(said, i), Model: model, Time: m.Time, Usage: u})
-			said = nil
-		case m.TotalUsage == nil && (m.Role == "assistant" || m.Role == "model"):
-			said = append(said, i)
+		if _, skip := raw.(Unchanged); !skip {
+			r.Add(i, view(raw))
 		}
 	}
-	return calls
+	return r.totals
 }
 
 // RunningTotal finds the last running total of tokens (some agents, as

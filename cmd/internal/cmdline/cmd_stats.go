@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/cmd/internal/proc"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/render"
 )
@@ -59,6 +60,7 @@ type sessionStats struct {
 // runStats sums up o.Session, else the default session, else every
 // session.
 func runStats(ctx context.Context, d *deps, o statsOptions) error {
+	proc.LimitMemory(readMemoryLimit)
 	s, w, session := d.store, d.out, or(o.Session, d.session)
 	all, err := s.Sessions(ctx)
 	if err != nil {
