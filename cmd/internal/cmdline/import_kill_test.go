@@ -22,7 +22,7 @@ func killCorpus(t *testing.T, dir string, n int) string {
 	t.Helper()
 	projects := filepath.Join(dir, "projects")
 	app := filepath.Join(projects, "app")
-	src, err := filepath.Abs(filepath.Join("..", "..", "testdata", "claude-code"))
+	src, err := filepath.Abs(filepath.Join("..", "..", "..", "testdata", "claude-code"))
 	must(t, err)
 	must(t, os.MkdirAll(app, 0o777))
 	ids := map[string]string{
