@@ -100,6 +100,11 @@ func TestProgramsApartMissingAndOnPath(t *testing.T) {
 			t.Errorf("git-snap %s --help without %s: exit %d\n%s", c.args[0], c.prog, code, out)
 		}
 	}
+	// install --mcp would give the agent a server that cannot start.
+	code, out, errOut := call(alone, repo, "", "install", "claude-code", "--mcp", "--project")
+	if _, err := os.Stat(filepath.Join(repo, ".mcp.json")); code != 2 || !strings.Contains(errOut, "git snap mcp, which the agent is to run, runs in the program git-snap-mcp") || !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("install --mcp without git-snap-mcp: exit %d, .mcp.json: %v\n%s", code, err, errOut)
+	}
 	if after := refs(); after != before {
 		t.Errorf("the refused calls moved refs:\n%s\nto\n%s", before, after)
 	}
@@ -110,7 +115,7 @@ func TestProgramsApartMissingAndOnPath(t *testing.T) {
 	// On PATH, from another folder: -C and the command's arguments reach
 	// the program as given.
 	env[len(env)-1] = "PATH=" + gitDir + string(os.PathListSeparator) + filepath.Dir(bin)
-	code, out, errOut := call(alone, root, "", "-C", "repo", "log", "alpha", "--jq", ".snapshots[] | .session + \" \" + (.seq|tostring)")
+	code, out, errOut = call(alone, root, "", "-C", "repo", "log", "alpha", "--jq", ".snapshots[] | .session + \" \" + (.seq|tostring)")
 	if code != 0 || out != "alpha 1\n" {
 		t.Errorf("log --jq with git-snap-jq on PATH: exit %d, %q\n%s", code, out, errOut)
 	}
@@ -136,4 +141,30 @@ func mustLookPath(t *testing.T, name string) string {
 		t.Skipf("no %s on PATH", name)
 	}
 	return p
+}
+
+// The README installs every program with one command each way: the
+// pattern cmd/git-snap... is every program's folder, and its table names
+// each program apart.
+func TestReadmeInstallsEveryProgram(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "README.md"))
+	must(t, err)
+	readme := string(b)
+	for _, line := range []string{
+		"go install -tags urfave_cli_no_docs github.com/git-snap/git-snap/cmd/git-snap...@latest\n",
+		"go build -tags urfave_cli_no_docs -o ~/bin/ ./cmd/git-snap...\n",
+	} {
+		if !strings.Contains(readme, line) {
+			t.Errorf("README's Install has no %q", line)
+		}
+	}
+	for _, p := range append([]programs.Program{"git-snap", "git-snap-hook"}, programs.All...) {
+		out, err := exec.Command("go", "list", "-f", "{{.Name}}", "../../"+string(p)).CombinedOutput()
+		if err != nil || strings.TrimSpace(string(out)) != "main" {
+			t.Errorf("cmd/%s is not a program: %v %s", p, err, out)
+		}
+		if !strings.Contains(readme, "| `"+string(p)) && p != "git-snap" {
+			t.Errorf("README's Install does not say what %s runs", p)
+		}
+	}
 }

@@ -13,8 +13,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/git-snap/git-snap/cmd/internal/programs"
 )
 
 // built is the git-snap binary the process tests run, with the other
@@ -38,11 +36,8 @@ func buildBinary(t *testing.T) string {
 			return
 		}
 		built.bin = filepath.Join(built.dir, "git-snap")
-		args := []string{"build", "-o", built.dir + string(filepath.Separator), "../../git-snap", "../../git-snap-hook"}
-		for _, p := range programs.All {
-			args = append(args, "../../"+string(p))
-		}
-		if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+		// ./cmd/git-snap...: every program, as the README installs them.
+		if out, err := exec.Command("go", "build", "-o", built.dir+string(filepath.Separator), "../../git-snap...").CombinedOutput(); err != nil {
 			built.err = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})

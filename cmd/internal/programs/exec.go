@@ -63,18 +63,24 @@ func Find(p Program) (string, error) {
 	return path, nil
 }
 
+// Need is Find, whose error says that what needs p.
+func Need(p Program, what string) (string, error) {
+	path, err := Find(p)
+	var missing *MissingError
+	if errors.As(err, &missing) {
+		missing.What = what
+	}
+	return path, err
+}
+
 // Exec runs program p in place of this process with args (without the
 // program's name) and this process's variables, as git runs its
 // programs: what the command prints and its exit status are the
 // program's. what says what needs p, for the error when it is missing.
 // Exec returns only when p cannot be run.
 func Exec(p Program, what string, args []string) error {
-	path, err := Find(p)
+	path, err := Need(p, what)
 	if err != nil {
-		var missing *MissingError
-		if errors.As(err, &missing) {
-			missing.What = what
-		}
 		return err
 	}
 	// A program that was to run this itself would run itself for ever.
