@@ -102,7 +102,7 @@ func TestProgramsApartMissingAndOnPath(t *testing.T) {
 	}
 	// install --mcp would give the agent a server that cannot start.
 	code, out, errOut := call(alone, repo, "", "install", "claude-code", "--mcp", "--project")
-	if _, err := os.Stat(filepath.Join(repo, ".mcp.json")); code != 2 || !strings.Contains(errOut, "git snap mcp, which the agent is to run, runs in the program git-snap-mcp") || !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(repo, ".mcp.json")); code != 2 || out != "" || !strings.Contains(errOut, "git snap mcp, which the agent is to run, runs in the program git-snap-mcp") || !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("install --mcp without git-snap-mcp: exit %d, .mcp.json: %v\n%s", code, err, errOut)
 	}
 	if after := refs(); after != before {
