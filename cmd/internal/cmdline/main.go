@@ -36,7 +36,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, has programs
 		fmt.Fprintf(stderr, "git-snap: %v\n", err)
 		return 1
 	}
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, dir: dir, getenv: os.Getenv, lookupenv: os.LookupEnv, has: has, exec: programs.Exec}
+	exec := func(p programs.Program, what string, args []string) error {
+		return programs.Exec(p, what, args, proc.Version())
+	}
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, dir: dir, getenv: os.Getenv, lookupenv: os.LookupEnv, has: has, exec: exec}
+	warnCaller(stderr)
 	// Only git-snap itself starts itself apart: a test binary running
 	// Main (git-snap.test) must not start itself again.
 	if exe, err := os.Executable(); err == nil && strings.TrimSuffix(filepath.Base(exe), ".exe") == "git-snap" {
@@ -54,4 +58,19 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, has programs
 		}
 	}
 	return e.run(ctx, args)
+}
+
+// warnCaller says when the git-snap that ran this program in its place
+// (programs.Exec) is of another version.
+func warnCaller(stderr io.Writer) {
+	caller, ok := os.LookupEnv(programs.CallerVersion)
+	if !ok {
+		return
+	}
+	os.Unsetenv(programs.CallerVersion) // not for what this program runs
+	if exe, err := os.Executable(); err == nil {
+		if w := programs.VersionWarning(filepath.Base(exe), caller, proc.Version()); w != "" {
+			fmt.Fprintf(stderr, "git-snap: warning: %s\n", w)
+		}
+	}
 }

@@ -116,9 +116,16 @@ func TestProgramsApartMissingAndOnPath(t *testing.T) {
 	// the program as given.
 	env[len(env)-1] = "PATH=" + gitDir + string(os.PathListSeparator) + filepath.Dir(bin)
 	code, out, errOut = call(alone, root, "", "-C", "repo", "log", "alpha", "--jq", ".snapshots[] | .session + \" \" + (.seq|tostring)")
-	if code != 0 || out != "alpha 1\n" {
+	if code != 0 || out != "alpha 1\n" || errOut != "" {
 		t.Errorf("log --jq with git-snap-jq on PATH: exit %d, %q\n%s", code, out, errOut)
 	}
+	// One of another version says so, and runs the call.
+	env = append(env, programs.CallerVersion+"=v0.0.1")
+	code, out, errOut = call(filepath.Join(filepath.Dir(bin), string(programs.JQ)), repo, "", "log", "alpha", "--jq", ".snapshots[0].seq")
+	if code != 0 || out != "1\n" || !strings.Contains(errOut, "git-snap: warning: git-snap-jq is version ") || !strings.Contains(errOut, ", the git-snap that ran it v0.0.1: install every program again") {
+		t.Errorf("git-snap-jq run by another version: exit %d, %q\n%s", code, out, errOut)
+	}
+	env = env[:len(env)-1]
 	code, out, errOut = call(alone, root, "", "-C", "repo", "export", "--format", "otel", "alpha")
 	if code != 0 || !strings.Contains(out, `"resourceSpans"`) {
 		t.Errorf("export --format otel with git-snap-http on PATH: exit %d, %.200s\n%s", code, out, errOut)

@@ -73,12 +73,28 @@ func Need(p Program, what string) (string, error) {
 	return path, err
 }
 
+// CallerVersion is the variable Exec gives the program it runs: the
+// version of the program that ran it, which the two should share (see
+// VersionWarning).
+const CallerVersion = "GIT_SNAP_CALLER_VERSION"
+
+// VersionWarning is what a program run by Exec says when the program
+// that ran it is of another version (one installed without the other:
+// their command lines may differ), "" when they agree or it was not run
+// by Exec. caller is CallerVersion's value.
+func VersionWarning(self, caller, version string) string {
+	if caller == "" || caller == version {
+		return ""
+	}
+	return fmt.Sprintf("%s is version %s, the git-snap that ran it %s: install every program again, as the README's Install does", self, version, caller)
+}
+
 // Exec runs program p in place of this process with args (without the
-// program's name) and this process's variables, as git runs its
-// programs: what the command prints and its exit status are the
-// program's. what says what needs p, for the error when it is missing.
-// Exec returns only when p cannot be run.
-func Exec(p Program, what string, args []string) error {
+// program's name) and this process's variables, plus CallerVersion set
+// to version, as git runs its programs: what the command prints and its
+// exit status are the program's. what says what needs p, for the error
+// when it is missing. Exec returns only when p cannot be run.
+func Exec(p Program, what string, args []string, version string) error {
 	path, err := Need(p, what)
 	if err != nil {
 		return err
@@ -87,5 +103,5 @@ func Exec(p Program, what string, args []string) error {
 	if exe, err := os.Executable(); err == nil && strings.TrimSuffix(filepath.Base(exe), ".exe") == string(p) {
 		return fmt.Errorf("%s does not link what %s needs: build it again from this version", p, what)
 	}
-	return execProgram(path, append([]string{string(p)}, args...))
+	return execProgram(path, append([]string{string(p)}, args...), append(os.Environ(), CallerVersion+"="+version))
 }

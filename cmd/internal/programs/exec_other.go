@@ -9,12 +9,12 @@ import (
 	"os/exec"
 )
 
-// execProgram runs the program at path with this process's streams
-// and variables where a process cannot be replaced, and exits with its
-// status.
-func execProgram(path string, argv []string) error {
+// execProgram runs the program at path, given argv and env, with this
+// process's streams where a process cannot be replaced, and exits with
+// its status.
+func execProgram(path string, argv, env []string) error {
 	cmd := exec.Command(path, argv[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.Env = os.Stdin, os.Stdout, os.Stderr, env
 	err := cmd.Run()
 	var exit *exec.ExitError
 	switch {

@@ -4,14 +4,14 @@ package programs
 
 import (
 	"fmt"
-	"os"
 	"syscall"
 )
 
-// execProgram replaces this process with the program at path: its
-// standard streams, signals and exit status are the caller's.
-func execProgram(path string, argv []string) error {
-	if err := syscall.Exec(path, argv, os.Environ()); err != nil {
+// execProgram replaces this process with the program at path, given
+// argv and env: its standard streams, signals and exit status are the
+// caller's.
+func execProgram(path string, argv, env []string) error {
+	if err := syscall.Exec(path, argv, env); err != nil {
 		return fmt.Errorf("run %s: %w", path, err)
 	}
 	return nil // not reached
