@@ -17,7 +17,6 @@
 package refs
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -108,31 +107,6 @@ func ParseValue(name string, b []byte) (plumbing.Hash, error) {
 	return plumbing.NewHash(s), nil
 }
 
-// packed reads packed-refs into a map; a missing file is no refs.
-func (r *Store) packed() (map[string]plumbing.Hash, error) {
-	b, err := os.ReadFile(filepath.Join(r.dir, "packed-refs"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]plumbing.Hash{}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read packed-refs: %w", err)
-	}
-	out := map[string]plumbing.Hash{}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || line[0] == '#' || line[0] == '^' {
-			continue
-		}
-		hash, name, ok := strings.Cut(line, " ")
-		if ok && plumbing.IsHash(hash) {
-			out[name] = plumbing.NewHash(hash)
-		}
-	}
-	return out, sc.Err()
-}
-
 // List returns every ref under prefix (e.g. "refs/snap/"), loose and
 // packed, loose winning. A symbolic ref holds no object id and is left
 // out: every clone has one under refs/remotes/ (origin/HEAD).
@@ -140,15 +114,9 @@ func (r *Store) List(prefix string) (map[string]plumbing.Hash, error) {
 	if err := checkPrefix(prefix); err != nil {
 		return nil, err
 	}
-	packed, err := r.packed()
+	out, err := r.listPacked(prefix)
 	if err != nil {
 		return nil, err
-	}
-	out := map[string]plumbing.Hash{}
-	for name, h := range packed {
-		if strings.HasPrefix(name, prefix) {
-			out[name] = h
-		}
 	}
 	root := filepath.Join(r.dir, filepath.FromSlash(prefix))
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
