@@ -153,23 +153,9 @@ func (r *objectReader) deflate(w io.Writer, typ plumbing.ObjectType, data []byte
 	return err
 }
 
-// EncodedObject finds an object: loose first, then in the packs, then
-// wherever go-git looks (alternates).
+// EncodedObject finds an object (see read) for go-git.
 func (r *objectReader) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	// Packs first, as git looks: an index answers a miss without a
-	// system call, where a loose lookup of a packed object costs a
-	// failed open (a thousand sessions' tips, a thousand opens).
-	typ, data, err := r.packs.Find(h)
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
-		hex := h.String()
-		typ, data, err = r.readLoose(filepath.Join(r.dir, "objects", hex[:2], hex[2:]), r.max)
-	}
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, plumbing.ErrObjectNotFound) {
-		return r.Storage.EncodedObject(t, h) // in a pack written since the packs were listed
-	}
-	if tl := (*pack.TooLargeError)(nil); errors.As(err, &tl) {
-		return nil, &ObjectTooLargeError{ID: h, Size: tl.Size, Max: tl.Limit}
-	}
+	typ, data, err := r.read(h)
 	if err != nil {
 		return nil, err
 	}
@@ -184,33 +170,54 @@ func (r *objectReader) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (pl
 	return obj, nil
 }
 
-// blobData reads a blob's bytes, packs first: a reader of old history
-// (a search index being built) asks mostly for packed objects, and a
-// pack index answers a miss without a system call.
-func (r *objectReader) blobData(h plumbing.Hash) ([]byte, error) {
-	typ, data, err := r.packs.Find(h)
+// read finds an object where git looks: in the packs listed so far
+// (an index answers a miss without a system call, where a loose lookup
+// of a packed object costs a failed open: a thousand sessions' tips, a
+// thousand opens), then loose, then in packs written since the packs
+// were listed (git gc packs an object before it prunes the loose copy),
+// then wherever go-git looks (alternates). The directory of packs is
+// listed again only when an object is neither packed nor loose, not for
+// every loose object read.
+func (r *objectReader) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+	typ, data, err := r.packs.Lookup(h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		hex := h.String()
 		typ, data, err = r.readLoose(filepath.Join(r.dir, "objects", hex[:2], hex[2:]), r.max)
 		if errors.Is(err, fs.ErrNotExist) {
-			var o plumbing.EncodedObject
-			if o, err = r.EncodedObject(plumbing.BlobObject, h); err != nil {
-				return nil, err
-			}
-			typ = o.Type()
-			rd, rerr := o.Reader()
-			if rerr != nil {
-				return nil, rerr
-			}
-			defer rd.Close()
-			if data, err = io.ReadAll(rd); err != nil {
-				return nil, err
-			}
+			typ, data, err = r.packs.Find(h)
 		}
 	}
-	if tl := (*pack.TooLargeError)(nil); errors.As(err, &tl) {
-		return nil, &ObjectTooLargeError{ID: h, Size: tl.Size, Max: tl.Limit}
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, plumbing.ErrObjectNotFound) {
+		return r.readElsewhere(h)
 	}
+	if tl := (*pack.TooLargeError)(nil); errors.As(err, &tl) {
+		return 0, nil, &ObjectTooLargeError{ID: h, Size: tl.Size, Max: tl.Limit}
+	}
+	return typ, data, err
+}
+
+// readElsewhere reads an object through go-git, which also looks in
+// alternates, within the size limit.
+func (r *objectReader) readElsewhere(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+	o, err := r.Storage.EncodedObject(plumbing.AnyObject, h)
+	if err != nil {
+		return 0, nil, err
+	}
+	if o.Size() > r.max {
+		return 0, nil, &ObjectTooLargeError{ID: h, Size: o.Size(), Max: r.max}
+	}
+	rd, err := o.Reader()
+	if err != nil {
+		return 0, nil, err
+	}
+	defer rd.Close()
+	data, err := io.ReadAll(rd)
+	return o.Type(), data, err
+}
+
+// blobData reads a blob's bytes.
+func (r *objectReader) blobData(h plumbing.Hash) ([]byte, error) {
+	typ, data, err := r.read(h)
 	if err != nil {
 		return nil, err
 	}
@@ -218,6 +225,19 @@ func (r *objectReader) blobData(h plumbing.Hash) ([]byte, error) {
 		return nil, fmt.Errorf("object %s is a %s, not a blob", h, typ)
 	}
 	return data, nil
+}
+
+// commit reads and parses a commit object; any other object is not
+// found, as for go-git's GetCommit.
+func (r *objectReader) commit(h plumbing.Hash) (rawCommit, error) {
+	typ, data, err := r.read(h)
+	if err != nil {
+		return rawCommit{}, err
+	}
+	if typ != plumbing.CommitObject {
+		return rawCommit{}, plumbing.ErrObjectNotFound
+	}
+	return parseCommit(data)
 }
 
 // Close releases the mapped indexes and open packs.

@@ -701,29 +701,45 @@ func (s *Store) Entry(ctx context.Context, id plumbing.Hash) (Entry, error) {
 	if err := ctx.Err(); err != nil {
 		return Entry{}, err
 	}
-	c, err := object.GetCommit(s.st, id)
+	return s.entry(id)
+}
+
+// entry reads a snapshot's commit.
+func (s *Store) entry(id plumbing.Hash) (Entry, error) {
+	c, err := s.st.commit(id)
 	if err != nil {
 		return Entry{}, fmt.Errorf("read snapshot %s: %w", id, err)
 	}
-	return entryOf(c)
+	return entryOf(id, c)
 }
 
 // ErrNotSnapshot means a commit was found but git-snap did not make it.
 var ErrNotSnapshot = errors.New("not a git-snap snapshot")
 
-func entryOf(c *object.Commit) (Entry, error) {
-	h, ok := layout.ParseHeader(c.Message, c.Committer.When)
+func entryOf(id plumbing.Hash, c rawCommit) (Entry, error) {
+	e, ok := headerEntry(id, c)
 	if !ok {
-		return Entry{}, fmt.Errorf("commit %s: %w (no %s trailer)", c.Hash, ErrNotSnapshot, layout.TrailerSession)
-	}
-	e := Entry{ID: c.Hash, Tree: c.TreeHash, Header: h}
-	if len(c.ParentHashes) > 0 {
-		e.Parent = c.ParentHashes[0]
-	}
-	if len(c.ParentHashes) > 1 {
-		e.Merged = c.ParentHashes[1:]
+		return Entry{}, errNotSnapshot(id)
 	}
 	return e, nil
+}
+
+// headerEntry is the Entry of commit id; ok is false when the commit is
+// not a snapshot, whose header is then what could be read of it.
+func headerEntry(id plumbing.Hash, c rawCommit) (e Entry, ok bool) {
+	e = Entry{ID: id, Tree: c.Tree}
+	e.Header, ok = layout.ParseHeader(c.Message, c.When)
+	if len(c.Parents) > 0 {
+		e.Parent = c.Parents[0]
+	}
+	if len(c.Parents) > 1 {
+		e.Merged = c.Parents[1:]
+	}
+	return e, ok
+}
+
+func errNotSnapshot(id plumbing.Hash) error {
+	return fmt.Errorf("commit %s: %w (no %s trailer)", id, ErrNotSnapshot, layout.TrailerSession)
 }
 
 // Read returns a snapshot's document, JSON-equal to the one saved.

@@ -226,11 +226,11 @@ func writeFileAtomic(path string, data []byte) {
 // rebuildTipState reads the tip's commit and walks its trees (not its
 // blobs) to learn which objects it holds.
 func (s *Store) rebuildTipState(tip plumbing.Hash) (tipState, error) {
-	c, err := object.GetCommit(s.st, tip)
+	c, err := s.st.commit(tip)
 	if err != nil {
 		return tipState{}, fmt.Errorf("read session tip %s: %w", tip, err)
 	}
-	e, err := entryOf(c)
+	e, err := entryOf(tip, c)
 	if err != nil {
 		return tipState{}, err
 	}
@@ -253,7 +253,7 @@ func (s *Store) rebuildTipState(tip plumbing.Hash) (tipState, error) {
 		}
 		return nil
 	}
-	if err := walk(c.TreeHash); err != nil {
+	if err := walk(c.Tree); err != nil {
 		return tipState{}, fmt.Errorf("read tree of session tip %s: %w", tip, err)
 	}
 	return tipState{commit: tip, seq: e.Header.Seq, started: e.Header.Started, known: known}, nil
