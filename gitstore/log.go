@@ -5,9 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -212,19 +216,21 @@ func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []Session
-	for ref, h := range refs {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		e, err := s.Entry(ctx, h)
-		if errors.Is(err, ErrNotSnapshot) {
+	names := slices.Sorted(maps.Keys(refs))
+	ids := make([]plumbing.Hash, len(names))
+	for i, ref := range names {
+		ids[i] = refs[ref]
+	}
+	tips, errs := s.entries(ctx, ids)
+	out := make([]Session, 0, len(names))
+	for i, ref := range names {
+		if errors.Is(errs[i], ErrNotSnapshot) {
 			continue // a ref someone else put under the prefix
 		}
-		if err != nil {
-			return nil, err
+		if errs[i] != nil {
+			return nil, errs[i]
 		}
-		out = append(out, Session{Name: strings.TrimPrefix(ref, s.prefix), Ref: ref, Tip: e})
+		out = append(out, Session{Name: strings.TrimPrefix(ref, s.prefix), Ref: ref, Tip: tips[i]})
 	}
 	slices.SortFunc(out, func(a, b Session) int {
 		if c := b.Tip.Header.Time.Compare(a.Tip.Header.Time); c != 0 {
@@ -233,6 +239,31 @@ func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
 		return strings.Compare(a.Name, b.Name)
 	})
 	return out, nil
+}
+
+// entries reads many snapshots' commits, each with its error. A list of
+// sessions reads one commit per session, and little else: with more than
+// a few dozen they are read on as many goroutines as the process may run
+// at once (the object reader is safe for that), where git for-each-ref
+// reads them on one.
+func (s *Store) entries(ctx context.Context, ids []plumbing.Hash) ([]Entry, []error) {
+	const perWorker = 32 // fewer reads than this do not pay for a goroutine
+	out, errs := make([]Entry, len(ids)), make([]error, len(ids))
+	var next atomic.Int64
+	read := func() {
+		for i := int(next.Add(1) - 1); i < len(ids); i = int(next.Add(1) - 1) {
+			if errs[i] = ctx.Err(); errs[i] == nil {
+				out[i], errs[i] = s.entry(ids[i])
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(ids)/perWorker) - 1 {
+		wg.Go(read)
+	}
+	read()
+	wg.Wait()
+	return out, errs
 }
 
 // SessionTip returns a session's newest snapshot id, or ZeroHash.

@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"bufio"
+	"bytes"
 	"compress/zlib"
 	"errors"
 	"fmt"
@@ -29,6 +30,8 @@ type objectReader struct {
 	packs               *pack.Set
 	max                 int64     // bytes of one object
 	inflaters           sync.Pool // zlib readers: a new one costs more than a small object's read
+	fileReaders         sync.Pool // *bufio.Reader, for loose objects' files
+	elsewhere           sync.Mutex
 	deflaters           sync.Pool // zlib writers, likewise: a new one clears a large window
 }
 
@@ -64,14 +67,25 @@ func (r *objectReader) inflater(src io.Reader) (io.ReadCloser, error) {
 }
 
 // readLoose reads a loose object in one pass: its header first, so that
-// an object over max is refused before its content is inflated.
+// an object over max is refused before its content is inflated. The
+// file is read through a reused buffer, and the header out of the
+// inflated stream's first bytes: a session list reads thousands of
+// small loose commits, and two buffers allocated for each were a tenth
+// of it.
 func (r *objectReader) readLoose(path string, max int64) (plumbing.ObjectType, []byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return plumbing.InvalidObject, nil, err
 	}
 	defer f.Close()
-	z, err := r.inflater(bufio.NewReader(f))
+	src, _ := r.fileReaders.Get().(*bufio.Reader)
+	if src == nil {
+		src = bufio.NewReader(f)
+	} else {
+		src.Reset(f)
+	}
+	defer func() { src.Reset(nil); r.fileReaders.Put(src) }()
+	z, err := r.inflater(src)
 	if err != nil {
 		return plumbing.InvalidObject, nil, fmt.Errorf("loose object %s: %w", path, err)
 	}
@@ -80,22 +94,34 @@ func (r *objectReader) readLoose(path string, max int64) (plumbing.ObjectType, [
 			r.inflaters.Put(z)
 		}
 	}()
-	br := bufio.NewReaderSize(z, 512)
-	hdr, err := br.ReadSlice(0) // a header longer than the buffer is no header
-	if err != nil {
-		return plumbing.InvalidObject, nil, fmt.Errorf("loose object %s: bad header: %w", path, err)
+	var head [64]byte // "<type> <size>\x00" and what follows; a longer header is no header
+	got, nul := 0, -1
+	for nul < 0 && got < len(head) {
+		n, err := z.Read(head[got:])
+		nul = bytes.IndexByte(head[got:got+n], 0)
+		if nul >= 0 {
+			nul += got
+		}
+		got += n
+		if err != nil {
+			break
+		}
 	}
-	kind, size, _ := strings.Cut(string(hdr[:len(hdr)-1]), " ")
+	if nul < 0 {
+		return plumbing.InvalidObject, nil, fmt.Errorf("loose object %s: bad header", path)
+	}
+	kind, size, _ := strings.Cut(string(head[:nul]), " ")
 	typ, err := plumbing.ParseObjectType(kind)
 	n, nerr := strconv.ParseInt(size, 10, 64)
 	if err != nil || nerr != nil || n < 0 {
-		return plumbing.InvalidObject, nil, fmt.Errorf("loose object %s: bad header %q", path, hdr)
+		return plumbing.InvalidObject, nil, fmt.Errorf("loose object %s: bad header %q", path, head[:nul])
 	}
 	if n > max {
 		return typ, nil, &pack.TooLargeError{Size: n, Limit: max}
 	}
 	data := make([]byte, n)
-	if _, err := io.ReadFull(br, data); err != nil {
+	k := copy(data, head[nul+1:got])
+	if _, err := io.ReadFull(z, data[k:]); err != nil {
 		return plumbing.InvalidObject, nil, fmt.Errorf("loose object %s: %w", path, err)
 	}
 	return typ, data, nil
@@ -197,8 +223,11 @@ func (r *objectReader) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error
 }
 
 // readElsewhere reads an object through go-git, which also looks in
-// alternates, within the size limit.
+// alternates, within the size limit. go-git's storage is for one
+// goroutine at a time; the rest of read is for any number.
 func (r *objectReader) readElsewhere(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+	r.elsewhere.Lock()
+	defer r.elsewhere.Unlock()
 	o, err := r.Storage.EncodedObject(plumbing.AnyObject, h)
 	if err != nil {
 		return 0, nil, err
