@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"bytes"
 	"slices"
 	"testing"
 
@@ -83,5 +84,53 @@ func checkAsGoGit(t *testing.T, raw []byte) {
 	_, wantOff := want.Committer.When.Zone()
 	if !got.When.Equal(want.Committer.When) || gotOff != wantOff || got.When.Location().String() != want.Committer.When.Location().String() {
 		t.Errorf("%q: committer time %v, go-git's %v", raw, got.When, want.Committer.When)
+	}
+}
+
+// treeShapes are tree objects as git writes them and as others may:
+// every mode, odd modes git reads as canonical ones, names with spaces,
+// and each way an entry can be cut short or damaged.
+var treeShapes = func() []string {
+	id := string(bytes.Repeat([]byte{0xab}, 20))
+	var out []string
+	for _, e := range []string{"100644 a.txt\x00", "100755 run\x00", "40000 dir\x00", "120000 link\x00", "160000 sub\x00",
+		"100664 group\x00", "100700 x\x00", "644 short\x00", "0 zero\x00", "40755 d\x00", "177777 all\x00", "100644 with space\x00"} {
+		out = append(out, e+id, "100644 first\x00"+id+e+id)
+	}
+	return append(out, "", "100644", "100644 ", "100644 name", "100644 name\x00", "100644 name\x00short", "100644 \x00"+id,
+		"10064x name\x00"+id, "-100 name\x00"+id, "99999999999 name\x00"+id, "100644 a\x00"+id+"garbage", " name\x00"+id)
+}()
+
+// TestParseTreeAsGoGit: parseTree reads every shape as go-git's
+// Tree.Decode does (names, modes, ids, order), and refuses what it
+// refuses.
+func TestParseTreeAsGoGit(t *testing.T) {
+	for _, raw := range treeShapes {
+		checkTreeAsGoGit(t, []byte(raw))
+	}
+}
+
+// FuzzParseTree: the same for any bytes.
+func FuzzParseTree(f *testing.F) {
+	for _, raw := range treeShapes {
+		f.Add([]byte(raw))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) { checkTreeAsGoGit(t, raw) })
+}
+
+func checkTreeAsGoGit(t *testing.T, raw []byte) {
+	t.Helper()
+	o := &plumbing.MemoryObject{}
+	o.SetType(plumbing.TreeObject)
+	if _, err := o.Write(raw); err != nil {
+		t.Fatal(err)
+	}
+	want, wantErr := object.DecodeTree(nil, o)
+	got, err := parseTree(raw)
+	if (err != nil) != (wantErr != nil) {
+		t.Fatalf("%q: error %v, go-git's %v", raw, err, wantErr)
+	}
+	if err == nil && !slices.Equal(got, want.Entries) {
+		t.Errorf("%q:\n got %v\nwant %v", raw, got, want.Entries)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
 	"github.com/git-snap/git-snap/snapshot"
@@ -83,7 +82,7 @@ func (s *Store) MessageBlocks(ctx context.Context, e Entry) ([]BlockID, error) {
 	if err != nil || msgs.IsZero() {
 		return nil, err
 	}
-	t, err := object.GetTree(s.st, msgs)
+	t, err := s.st.tree(msgs)
 	if err != nil {
 		return nil, fmt.Errorf("read messages of snapshot %s: %w", e.ID, err)
 	}
@@ -100,7 +99,7 @@ func (s *Store) BlockMessages(ctx context.Context, b BlockID) ([]MessageRef, err
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	t, err := object.GetTree(s.st, b.h)
+	t, err := s.st.tree(b.h)
 	if err != nil {
 		return nil, fmt.Errorf("read message block %s: %w", b.h, err)
 	}
@@ -138,7 +137,7 @@ func (s *Store) snapshotTree(ctx context.Context, tree plumbing.Hash) (messages,
 	if err := ctx.Err(); err != nil {
 		return plumbing.ZeroHash, plumbing.ZeroHash, err
 	}
-	root, err := object.GetTree(s.st, tree)
+	root, err := s.st.tree(tree)
 	if err != nil {
 		return plumbing.ZeroHash, plumbing.ZeroHash, fmt.Errorf("read snapshot tree %s: %w", tree, err)
 	}

@@ -4,7 +4,6 @@ import (
 	"container/heap"
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"runtime"
 	"slices"
@@ -116,11 +115,10 @@ func (w *rangeWalk) pushAll(hs []plumbing.Hash, hidden bool) error {
 			}
 			continue
 		}
-		c, err := w.s.st.commit(h)
+		e, ok, err := w.s.commitEntry(h)
 		if err != nil {
-			return fmt.Errorf("read snapshot %s: %w", h, err)
+			return err
 		}
-		e, ok := headerEntry(h, c)
 		var notSnapshot error
 		if !ok {
 			notSnapshot = errNotSnapshot(h)
@@ -253,7 +251,7 @@ func (s *Store) entries(ctx context.Context, ids []plumbing.Hash) ([]Entry, []er
 	read := func() {
 		for i := int(next.Add(1) - 1); i < len(ids); i = int(next.Add(1) - 1) {
 			if errs[i] = ctx.Err(); errs[i] == nil {
-				out[i], errs[i] = s.entry(ids[i])
+				out[i], errs[i] = s.uncachedEntry(ids[i])
 			}
 		}
 	}

@@ -233,14 +233,15 @@ func (s *Store) walkParents(rev string, id plumbing.Hash, ops string) (plumbing.
 			steps, parent = min(n, 1), n-1
 		}
 		for range steps {
-			c, err := s.st.commit(id)
+			e, _, err := s.commitEntry(id)
 			if err != nil {
-				return plumbing.ZeroHash, fmt.Errorf("read %s: %w", id, err)
+				return plumbing.ZeroHash, err
 			}
-			if parent >= len(c.Parents) {
+			parents := append([]plumbing.Hash{e.Parent}, e.Merged...)
+			if parent >= len(parents) || parents[parent].IsZero() {
 				return plumbing.ZeroHash, &RevisionError{rev, fmt.Sprintf("goes back past the first snapshot of its session (%s has no parent)", short(id))}
 			}
-			id = c.Parents[parent]
+			id = parents[parent]
 		}
 	}
 	return id, nil

@@ -16,7 +16,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
 	"github.com/git-snap/git-snap/internal/safefile"
@@ -238,7 +237,7 @@ func (s *Store) rebuildTipState(tip plumbing.Hash) (tipState, error) {
 	var walk func(h plumbing.Hash) error
 	walk = func(h plumbing.Hash) error {
 		known[h] = true
-		t, err := object.GetTree(s.st, h)
+		t, err := s.st.tree(h)
 		if err != nil {
 			return err
 		}
