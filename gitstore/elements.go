@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -145,7 +144,7 @@ func (s *Store) snapshotTree(ctx context.Context, tree plumbing.Hash) (messages,
 	for _, e := range root.Entries {
 		switch e.Name {
 		case layout.FormatFile:
-			known = e.Hash == markerBlob() // the marker's blob id says its content
+			known = e.Hash == layout.MarkerBlob() // the marker's blob id says its content
 		case layout.MessagesDir:
 			messages = e.Hash
 		case layout.FilesDir:
@@ -161,9 +160,3 @@ func (s *Store) snapshotTree(ctx context.Context, tree plumbing.Hash) (messages,
 	}
 	return messages, files, nil
 }
-
-// markerBlob is the id of the format marker's blob, computed when first
-// needed so that no command pays for it at start-up.
-var markerBlob = sync.OnceValue(func() plumbing.Hash {
-	return plumbing.ComputeHash(plumbing.BlobObject, []byte(layout.Marker))
-})
