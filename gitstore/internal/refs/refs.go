@@ -26,7 +26,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -118,6 +121,7 @@ func (r *Store) List(prefix string) (map[string]plumbing.Hash, error) {
 	if err != nil {
 		return nil, err
 	}
+	var names []string
 	root := filepath.Join(r.dir, filepath.FromSlash(prefix))
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -126,26 +130,51 @@ func (r *Store) List(prefix string) (map[string]plumbing.Hash, error) {
 			}
 			return err
 		}
-		if d.IsDir() || strings.HasSuffix(path, ".lock") {
-			return nil
+		if !d.IsDir() && !strings.HasSuffix(path, ".lock") {
+			rel, _ := filepath.Rel(r.dir, path)
+			names = append(names, filepath.ToSlash(rel))
 		}
-		rel, _ := filepath.Rel(r.dir, path)
-		name := filepath.ToSlash(rel)
-		h, err := r.Read(name)
-		var sym *SymbolicError
-		if errors.As(err, &sym) {
-			return nil
-		}
-		if err != nil || h.IsZero() {
-			return err // a ref deleted since the walk saw it is simply gone
-		}
-		out[name] = h
 		return nil
 	})
+	if err == nil {
+		err = r.readLoose(names, out)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("list refs %s: %w", prefix, err)
 	}
 	return out, nil
+}
+
+// readLoose reads the loose refs names into out, passing over symbolic
+// ones and ones deleted since they were listed. Ten thousand sessions
+// are ten thousand files to open: past a few dozen they are read on as
+// many goroutines as the process may run at once.
+func (r *Store) readLoose(names []string, out map[string]plumbing.Hash) error {
+	const perWorker = 32 // fewer reads than this do not pay for a goroutine
+	ids, errs := make([]plumbing.Hash, len(names)), make([]error, len(names))
+	var next atomic.Int64
+	read := func() {
+		for i := int(next.Add(1) - 1); i < len(names); i = int(next.Add(1) - 1) {
+			ids[i], errs[i] = r.Read(names[i])
+		}
+	}
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(names)/perWorker) - 1 {
+		wg.Go(read)
+	}
+	read()
+	wg.Wait()
+	for i, name := range names {
+		var sym *SymbolicError
+		switch {
+		case errors.As(errs[i], &sym):
+		case errs[i] != nil:
+			return errs[i]
+		case !ids[i].IsZero(): // a ref deleted since the walk saw it is simply gone
+			out[name] = ids[i]
+		}
+	}
+	return nil
 }
 
 // Update moves ref name from old to new (ZeroHash old: the ref must not
