@@ -18,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/git-snap/git-snap/gitstore/internal/pack"
+	"github.com/git-snap/git-snap/internal/safefile"
 )
 
 // objectReader reads objects the way a short-lived process should: loose
@@ -73,7 +74,7 @@ func (r *objectReader) inflater(src io.Reader) (io.ReadCloser, error) {
 // small loose commits, and two buffers allocated for each were a tenth
 // of it.
 func (r *objectReader) readLoose(path string, max int64) (plumbing.ObjectType, []byte, error) {
-	f, err := os.Open(path)
+	f, err := safefile.OpenQuick(path)
 	if err != nil {
 		return plumbing.InvalidObject, nil, err
 	}

@@ -34,6 +34,8 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-snap/git-snap/internal/safefile"
 )
 
 // Options tune a Store.
@@ -77,10 +79,11 @@ func (r *Store) Read(name string) (plumbing.Hash, error) {
 	if CheckName(name) != nil {
 		return plumbing.ZeroHash, nil
 	}
-	b, err := os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(name)))
+	var buf [512]byte // an id, or a symbolic ref's target; a file that fills it holds neither
+	n, err := safefile.ReadQuick(filepath.Join(r.dir, filepath.FromSlash(name)), buf[:])
 	switch {
 	case err == nil:
-		return ParseValue(name, b)
+		return ParseValue(name, buf[:n])
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR), errors.Is(err, syscall.EISDIR),
 		errors.Is(err, syscall.ENAMETOOLONG), errors.Is(err, syscall.EINVAL): // no file can hold such a ref
 	default:
@@ -105,6 +108,9 @@ func ParseValue(name string, b []byte) (plumbing.Hash, error) {
 		return plumbing.ZeroHash, &SymbolicError{name, s}
 	}
 	if len(s) != 40 || !plumbing.IsHash(s) {
+		if len(s) > 60 {
+			return plumbing.ZeroHash, fmt.Errorf("ref %s holds %d bytes or more, not a commit id (it starts %q)", name, len(b), s[:16])
+		}
 		return plumbing.ZeroHash, fmt.Errorf("ref %s holds %q, not a commit id", name, s)
 	}
 	return plumbing.NewHash(s), nil
