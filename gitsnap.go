@@ -17,7 +17,6 @@ import (
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/prices"
-	"github.com/git-snap/git-snap/redact"
 	"github.com/git-snap/git-snap/snapshot"
 	"github.com/git-snap/git-snap/usage"
 )
@@ -66,31 +65,7 @@ func Open(ctx context.Context, dir string, o Options) (*Repository, error) {
 
 // OpenPaths is Open for a repository already found.
 func OpenPaths(ctx context.Context, paths gitstore.Paths, o Options) (*Repository, error) {
-	cfg, err := config.Load(config.SourcesFor(o.UserConfigDir, paths.WorkTree, paths.CommonDir))
-	if err != nil {
-		return nil, err
-	}
-	warnf := o.Warnf
-	if warnf == nil {
-		warnf = func(string, ...any) {}
-	}
-	for _, w := range cfg.Warnings {
-		warnf("%s", w)
-	}
-	redactor, err := redact.New(cfg.Redact)
-	if err != nil {
-		return nil, &config.Error{File: "redact", Err: err}
-	}
-	s, err := gitstore.OpenPaths(ctx, paths, gitstore.Options{
-		RefPrefix:         cfg.Refs.Prefix,
-		CheckpointsInTags: cfg.Refs.CheckpointsInTags,
-		Warnf:             warnf,
-		Now:               o.Now,
-		Redactor:          redactor,
-		Env:               o.GitEnv,
-		// Nothing within the limits is larger; no read may cost more.
-		MaxObjectBytes: int64(max(cfg.Limits.MaxDocumentBytes, cfg.Limits.MaxValueBytes)),
-	})
+	s, cfg, err := config.Open(ctx, paths, config.OpenOptions{UserConfigDir: o.UserConfigDir, GitEnv: o.GitEnv, Warnf: o.Warnf, Now: o.Now})
 	if err != nil {
 		return nil, err
 	}
@@ -123,16 +98,11 @@ func (r *Repository) Usage(ctx context.Context, o usage.Options) (usage.Report, 
 
 // Limits are the settings' bounds on a document as snapshot.Parse and
 // the agents' readers take them.
-func (r *Repository) Limits() snapshot.Limits {
-	l := r.Config.Limits
-	return snapshot.Limits{MaxBytes: l.MaxDocumentBytes, MaxDepth: l.MaxDepth, MaxValueBytes: l.MaxValueBytes}
-}
+func (r *Repository) Limits() snapshot.Limits { return r.Config.SnapshotLimits() }
 
 // Retention is the settings' retention policy, which a hook call applies
 // after each snapshot and prune applies on demand.
-func (r *Repository) Retention() gitstore.RetentionPolicy {
-	return gitstore.RetentionPolicy{MaxPerSession: r.Config.Retention.MaxPerSession, KeepFirst: r.Config.Retention.KeepFirst}
-}
+func (r *Repository) Retention() gitstore.RetentionPolicy { return r.Config.RetentionPolicy() }
 
 // Wrap makes a Repository of a store already open with cfg, for a
 // program that opened it itself (the command line opens once and hands

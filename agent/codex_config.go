@@ -54,15 +54,35 @@ func (Codex) ConfigFile(hooksFile string) string {
 	return filepath.Join(filepath.Dir(hooksFile), "config.toml")
 }
 
-// isOurNotify recognises the notify program git-snap writes.
+// isOurNotify recognises the notify program git-snap writes, in either
+// form (see notifyArgv).
 func isOurNotify(argv []string) bool {
-	return len(argv) >= 3 && strings.Contains(argv[0], "git-snap") && argv[len(argv)-2] == "hook" && argv[len(argv)-1] == "codex"
+	switch {
+	case len(argv) == 2 && IsHookProgram(argv[0]):
+		return argv[1] == "codex"
+	case len(argv) >= 3:
+		return strings.Contains(argv[0], "git-snap") && argv[len(argv)-2] == "hook" && argv[len(argv)-1] == "codex"
+	}
+	return false
+}
+
+// notifyArgv is the notify program git-snap writes for exe: the hook
+// program's `exe codex`, or git-snap's `exe hook codex`.
+func notifyArgv(exe string) []string {
+	if IsHookProgram(exe) {
+		return []string{exe, "codex"}
+	}
+	return []string{exe, "hook", "codex"}
 }
 
 // NotifyLine is the config.toml line that makes exe Codex's notify
 // program: Codex appends the turn's JSON as the last argument.
 func NotifyLine(exe string) string {
-	return fmt.Sprintf("notify = [%s, %s, %s]", jsonString(exe), jsonString("hook"), jsonString("codex"))
+	argv := notifyArgv(exe)
+	for i, a := range argv {
+		argv[i] = jsonString(a)
+	}
+	return "notify = [" + strings.Join(argv, ", ") + "]"
 }
 
 // InstallNotify makes git-snap Codex's notify program in config.toml,
@@ -80,7 +100,7 @@ func InstallNotify(path, exe string) (changed bool, note string, err error) {
 		return false, fmt.Sprintf("%s already runs %q as notify, and Codex runs only one: left as it is (hooks do the work on releases that have them)", path, strings.Join(c.Notify, " ")), nil
 	case c.Notify != nil:
 		lines := strings.Split(string(body), "\n")
-		i, ok := notifyLine(body, func(i int) []byte { return replaceLine(lines, i, &want) }, []string{exe, "hook", "codex"})
+		i, ok := notifyLine(body, func(i int) []byte { return replaceLine(lines, i, &want) }, notifyArgv(exe))
 		if !ok {
 			return false, fmt.Sprintf("%s: git-snap's notify spans lines; left as it is", path), nil
 		}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"strings"
 )
 
 // flatHooks edits a hooks file of the shape Cursor and GitHub Copilot CLI
@@ -28,15 +27,17 @@ func (f flatHooks) ours(e any) bool {
 	}
 	for _, k := range f.fields {
 		cmd, _ := o.get(k).(string)
-		if strings.Contains(cmd, "git-snap") && strings.Contains(cmd, " hook "+f.agent) {
+		if IsHookCommand(cmd, f.agent) {
 			return true
 		}
 	}
 	return false
 }
 
-// install adds git-snap's entry to each event that has none, keeping
-// every other entry and setting.
+// install adds git-snap's entry to each event that has none, and gives
+// one of git-snap's that runs another command (a binary since moved, or
+// git-snap where the hook program now is) this one, keeping every other
+// entry and setting.
 func (f flatHooks) install(path, command string, events []string) (bool, error) {
 	return editSettings(path, false, func(s *ordered) (bool, error) {
 		hooks, err := hooksOf(s)
@@ -49,12 +50,15 @@ func (f flatHooks) install(path, command string, events []string) (bool, error) 
 			if !ok && hooks.get(ev) != nil {
 				return false, fmt.Errorf("hooks.%s is %s, not a list of hooks", ev, jsonKind(hooks.get(ev)))
 			}
-			found := false
+			want, found := f.entry(ev, command), false
 			for _, e := range list {
-				found = found || f.ours(e)
+				if f.ours(e) {
+					found = true
+					changed = f.setCommand(e.(*ordered), want) || changed
+				}
 			}
 			if !found {
-				hooks.set(ev, append(list, f.entry(ev, command)))
+				hooks.set(ev, append(list, want))
 				changed = true
 			}
 		}
@@ -107,4 +111,17 @@ func (f flatHooks) uninstall(path string) (bool, error) {
 		return true, err
 	}
 	return true, nil
+}
+
+// setCommand gives an entry of git-snap's the command lines of want,
+// keeping its other members; it reports whether any changed.
+func (f flatHooks) setCommand(e, want *ordered) bool {
+	changed := false
+	for _, k := range f.fields {
+		if v := want.get(k); v != nil && e.get(k) != v {
+			e.set(k, v)
+			changed = true
+		}
+	}
+	return changed
 }

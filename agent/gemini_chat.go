@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/git-snap/git-snap/internal/lazy"
 )
 
 // Live implements liveReducer: the messages a JSONL chat has held, in
@@ -153,7 +154,7 @@ func (g Gemini) projectDir(root string) string {
 			}
 		}
 	}
-	slug := strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(filepath.Base(root)), "-"), "-")
+	slug := strings.Trim(nonSlug().ReplaceAllString(strings.ToLower(filepath.Base(root)), "-"), "-")
 	if slug == "" {
 		slug = "project"
 	}
@@ -169,7 +170,7 @@ func (g Gemini) projectDir(root string) string {
 	}
 }
 
-var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+var nonSlug = lazy.Regexp(`[^a-z0-9]+`)
 
 // registeredProject is the name ~/.gemini/projects.json gives the
 // project at root ("" when none), and every name it gives.

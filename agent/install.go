@@ -162,27 +162,6 @@ func writeOrdered(b *bytes.Buffer, v any, indent string) {
 	}
 }
 
-// HookCommand is the command line an agent runs for git-snap's hook.
-func HookCommand(exe, agent string) string {
-	if exe == "" || strings.Contains(exe, string(filepath.Separator)+"go-build") || !strings.Contains(filepath.Base(exe), "git-snap") {
-		exe = "git-snap" // a go run binary goes away, a renamed one is not known again: rely on PATH
-	}
-	if strings.ContainsAny(exe, " '\"") {
-		exe = "'" + strings.ReplaceAll(exe, "'", `'\''`) + "'"
-	}
-	return exe + " hook " + agent
-}
-
-// HookCommandFor is the hook command for a scope's settings: files a team
-// commits (ProjectScope) name git-snap as PATH finds it, never one
-// machine's path to it; personal ones name this binary, exe.
-func HookCommandFor(scope Scope, exe, agent string) string {
-	if scope == ProjectScope {
-		exe = ""
-	}
-	return HookCommand(exe, agent)
-}
-
 // isOurs recognises a handler git-snap installed, wherever the binary was.
 func isOurs(handler any, agent string) bool {
 	h, _ := handler.(*ordered)
@@ -190,7 +169,7 @@ func isOurs(handler any, agent string) bool {
 		return false
 	}
 	cmd, _ := h.get("command").(string)
-	return strings.HasSuffix(cmd, " hook "+agent) && strings.Contains(cmd, "git-snap")
+	return IsHookCommand(cmd, agent)
 }
 
 // HookTimeouts is an Installer whose agent bounds some events' hooks more
@@ -350,7 +329,7 @@ func flatCommands(list []any, agent string) []string {
 			continue
 		}
 		for _, k := range []string{"command", "bash"} {
-			if cmd, _ := o.get(k).(string); strings.Contains(cmd, "git-snap") && strings.Contains(cmd, " hook "+agent) {
+			if cmd, _ := o.get(k).(string); IsHookCommand(cmd, agent) {
 				out = append(out, cmd)
 				break
 			}

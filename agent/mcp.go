@@ -8,12 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/git-snap/git-snap/internal/lazy"
 )
 
 // MCPName is the name git-snap's MCP server is registered under in an
@@ -227,7 +228,7 @@ func serversAt(s *ordered, path []string, create bool) (*ordered, error) {
 
 // mcpHeader matches the header of git-snap's table in a config.toml,
 // and of tables under it ([mcp_servers.git-snap.env]).
-var mcpHeader = regexp.MustCompile(`^\s*\[\s*mcp_servers\s*\.\s*(?:git-snap|"git-snap"|'git-snap')\s*(?:\]|\.)`)
+var mcpHeader = lazy.Regexp(`^\s*\[\s*mcp_servers\s*\.\s*(?:git-snap|"git-snap"|'git-snap')\s*(?:\]|\.)`)
 
 // readMCPTOML reads a config.toml: git-snap's server entry (nil when
 // there is none), everything decoded, and the file's bytes.
@@ -277,7 +278,7 @@ func withoutMCPTable(body string) (out []string, at int, found bool) {
 	for _, l := range lines {
 		t := strings.TrimSpace(l)
 		if strings.HasPrefix(t, "[") {
-			in = mcpHeader.MatchString(l)
+			in = mcpHeader().MatchString(l)
 			if in && at < 0 {
 				at, found = len(out), true
 			}

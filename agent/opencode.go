@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -154,6 +155,33 @@ func (OpenCode) UninstallHook(file string) (bool, error) {
 		return false, fmt.Errorf("%s is not git-snap's plugin; it was left as it is", file)
 	}
 	return true, os.Remove(file)
+}
+
+// HookCommands implements hookLister: the command git-snap's plugin
+// runs, for each of its events; none when file is missing or is not
+// git-snap's plugin.
+func (o OpenCode) HookCommands(file string) (map[string][]string, error) {
+	data, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) || err == nil && !bytes.HasPrefix(data, []byte(pluginMark)) {
+		return map[string][]string{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if lit, ok := strings.CutPrefix(line, "const COMMAND = "); ok {
+			var command string
+			if err := json.Unmarshal([]byte(lit), &command); err != nil {
+				return nil, &SettingsError{Path: file, Msg: "git-snap's plugin has a COMMAND that is not a JSON string: install again"}
+			}
+			out := map[string][]string{}
+			for _, ev := range o.Events() {
+				out[ev] = []string{command}
+			}
+			return out, nil
+		}
+	}
+	return nil, &SettingsError{Path: file, Msg: "git-snap's plugin names no COMMAND: install again"}
 }
 
 // Decode implements HookReader: the plugin's payload on stdin.

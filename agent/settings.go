@@ -29,3 +29,21 @@ func Uninstall(a Adapter, file string) (bool, error) {
 	}
 	return UninstallHooks(file, a.Name())
 }
+
+// hookLister is a hookWriter whose file is not a settings file of hooks
+// by event (OpenCode's plugin): it reads git-snap's commands back itself.
+type hookLister interface {
+	// HookCommands lists git-snap's commands in file by event, as
+	// HookCommands does; none where file is missing or not git-snap's.
+	HookCommands(file string) (map[string][]string, error)
+}
+
+// HookCommandsOf lists the commands of git-snap's hooks in an agent's
+// settings file, by event, for doctor; a file that does not exist has
+// none.
+func HookCommandsOf(a Adapter, file string) (map[string][]string, error) {
+	if l, ok := a.(hookLister); ok {
+		return l.HookCommands(file)
+	}
+	return HookCommands(file, a.Name())
+}

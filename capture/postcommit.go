@@ -51,14 +51,16 @@ if [ -x "$0.before-git-snap" ]; then printf '%%s\n' "$input" | "$0.before-git-sn
 	return a || b, err
 }
 
-// installHook writes hook name with script unless one holding marker is
-// there, moving a hook of the user's aside to be chained.
+// installHook writes hook name with script unless it is there as it is,
+// moving a hook of the user's aside to be chained; one of git-snap's
+// (holding marker) that runs another command is rewritten.
 func installHook(hooksDir, name, marker, script string) (bool, error) {
 	path := filepath.Join(hooksDir, name)
 	old, err := os.ReadFile(path)
 	switch {
-	case err == nil && bytes.Contains(old, []byte(marker)):
+	case err == nil && string(old) == script:
 		return false, nil
+	case err == nil && bytes.Contains(old, []byte(marker)):
 	case err == nil:
 		if err := os.Rename(path, path+".before-git-snap"); err != nil {
 			return false, err

@@ -42,6 +42,13 @@ type Options struct {
 	Now    time.Time
 	// Errors is how many of the hook log's last failures to report.
 	Errors int
+	// Version is the version git-snap-hook must say it is
+	// (`git-snap-hook version X`, where X is git-snap's), and
+	// ProgramVersion runs a program with --version and returns what it
+	// says: a hook command of the hook program is run so, to see that it
+	// runs and is this git-snap's. Nil: it is only looked up.
+	Version        string
+	ProgramVersion func(prog string) (string, error)
 }
 
 // Report is what doctor found.
@@ -73,6 +80,7 @@ type Install struct {
 // Run checks everything Options names.
 func Run(ctx context.Context, o Options) Report {
 	r := Report{Agents: []AgentReport{}, Errors: []hooklog.Error{}}
+	o.ProgramVersion = once(o.ProgramVersion)
 	log := hooklog.Log{Last: map[string]hooklog.Call{}}
 	var logErr error
 	if o.Paths.CommonDir != "" {
@@ -117,7 +125,7 @@ func checkAgent(a agent.Adapter, o Options, log hooklog.Log) AgentReport {
 			continue
 		}
 		seen[file] = true
-		byEvent, err := agent.HookCommands(file, a.Name())
+		byEvent, err := agent.HookCommandsOf(a, file)
 		if err != nil {
 			r.Checks = append(r.Checks, agent.Check{Name: "settings", Status: agent.Fail, Detail: err.Error(), Fix: "fix " + file})
 			continue
@@ -178,9 +186,10 @@ func checkInstall(a agent.Adapter, in Install, o Options) []agent.Check {
 }
 
 // checkCommand checks that a hook command's program resolves to an
-// executable file.
+// executable file; the hook program is run, to see that it runs and is
+// of this git-snap's version.
 func checkCommand(cmd, file string, o Options) agent.Check {
-	prog := program(cmd)
+	prog, _ := agent.SplitCommand(cmd)
 	path := prog
 	var err error
 	switch {
@@ -191,11 +200,38 @@ func checkCommand(cmd, file string, o Options) agent.Check {
 	default:
 		err = executable(prog)
 	}
+	if err == nil && agent.IsHookProgram(path) && o.ProgramVersion != nil {
+		var said string
+		if said, err = o.ProgramVersion(path); err == nil && said != o.Version {
+			return agent.Check{Name: "command", Status: agent.Warn, Detail: fmt.Sprintf("%q in %s runs %s, which says %q, not %q: the hooks run another version than this git-snap", cmd, file, path, said, o.Version),
+				Fix: "install git-snap and git-snap-hook again together (see the README), then git snap install again"}
+		}
+	}
 	if err != nil {
 		return agent.Check{Name: "command", Status: agent.Fail, Detail: fmt.Sprintf("%q in %s does not run: %v", cmd, file, err),
 			Fix: "run git snap install again with the git-snap you use (it repairs the command), or put git-snap on PATH"}
 	}
 	return agent.Check{Name: "command", Status: agent.OK, Detail: fmt.Sprintf("%q runs %s", cmd, path)}
+}
+
+// once runs f once for each program, however many commands name it.
+func once(f func(prog string) (string, error)) func(prog string) (string, error) {
+	if f == nil {
+		return nil
+	}
+	type said struct {
+		out string
+		err error
+	}
+	seen := map[string]said{}
+	return func(prog string) (string, error) {
+		if s, ok := seen[prog]; ok {
+			return s.out, s.err
+		}
+		out, err := f(prog)
+		seen[prog] = said{out, err}
+		return out, err
+	}
 }
 
 // executable checks that path is a file with an execute bit.
@@ -208,30 +244,6 @@ func executable(path string) error {
 		return fmt.Errorf("%s is not an executable file", path)
 	}
 	return nil
-}
-
-// program is the first word of a command line, unquoted the way
-// agent.HookCommand quotes it.
-func program(cmd string) string {
-	if !strings.HasPrefix(cmd, "'") {
-		prog, _, _ := strings.Cut(cmd, " ")
-		return prog
-	}
-	var b strings.Builder
-	rest := cmd[1:]
-	for {
-		i := strings.IndexByte(rest, '\'')
-		if i < 0 {
-			return b.String() + rest
-		}
-		b.WriteString(rest[:i])
-		rest = rest[i+1:]
-		if !strings.HasPrefix(rest, `\''`) {
-			return b.String()
-		}
-		b.WriteByte('\'')
-		rest = rest[3:]
-	}
 }
 
 func contains(list []string, s string) bool {

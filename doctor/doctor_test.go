@@ -18,7 +18,7 @@ import (
 func TestProgram(t *testing.T) {
 	for _, exe := range []string{"/usr/local/bin/git-snap", "/home/a b/git-snap", "/home/o'neil/bin/git-snap", "git-snap"} {
 		cmd := agent.HookCommand(exe, "claude-code")
-		if got := program(cmd); got != exe {
+		if got, _ := agent.SplitCommand(cmd); got != exe {
 			t.Errorf("%q: program %q, want %q", cmd, got, exe)
 		}
 	}

@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
 	"sync/atomic"
+
+	"github.com/git-snap/git-snap/internal/lazy"
 )
 
 // gemini is Google's Gemini API, which Gemini CLI speaks: POST
@@ -25,17 +26,17 @@ func (gemini) Title() string { return "Gemini generateContent" }
 
 // geminiPath is a model call's path: the API version, the model and the
 // method.
-var geminiPath = regexp.MustCompile(`^/(v1|v1beta|v1alpha)/models/([^/:]+):(generateContent|streamGenerateContent)$`)
+var geminiPath = lazy.Regexp(`^/(v1|v1beta|v1alpha)/models/([^/:]+):(generateContent|streamGenerateContent)$`)
 
 func (gemini) Handles(r *http.Request) bool {
-	return r.Method == http.MethodPost && geminiPath.MatchString(r.URL.Path)
+	return r.Method == http.MethodPost && geminiPath().MatchString(r.URL.Path)
 }
 
 // FromURL implements urlReader: the model and the method (streamed or
 // not) are in the path; ?alt=sse asks the stream as server-sent events,
 // else it is a JSON array.
 func (gemini) FromURL(r *http.Request, req *Request) {
-	m := geminiPath.FindStringSubmatch(r.URL.Path)
+	m := geminiPath().FindStringSubmatch(r.URL.Path)
 	if m == nil {
 		return
 	}

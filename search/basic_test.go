@@ -2,7 +2,6 @@ package search
 
 import (
 	"regexp"
-	"slices"
 	"testing"
 )
 
@@ -35,20 +34,5 @@ func TestBasic(t *testing.T) {
 	}
 	if _, err := Basic(`\(a\)\1`); err == nil {
 		t.Error("a back-reference was accepted")
-	}
-}
-
-func TestSortByTrigram(t *testing.T) {
-	var pairs []uint64
-	for b := range uint64(300) {
-		for _, tri := range []uint64{0xffffff, 7, 0x123456, b * 7919 % (1 << 24)} {
-			pairs = append(pairs, tri<<32|b)
-		}
-	}
-	want := slices.Clone(pairs)
-	slices.Sort(want)
-	sortByTrigram(pairs)
-	if !slices.Equal(pairs, want) {
-		t.Fatal("pairs are not in order")
 	}
 }

@@ -30,7 +30,9 @@ import (
 // of everything before it: a manifest damaged in place is found whole
 // and the index rebuilt, as a damaged segment is.
 
-const manifestHeader = "git-snap search index 2" // 2: the end line's checksum
+// Its first line names the version of the whole index: a manifest of
+// another version is not read, and the index is built anew in this one's.
+const manifestHeader = "git-snap search index 3" // 2: the end line's checksum; 3: deflated blocks, pages checked when read
 
 // maxManifestBytes bounds the manifest read: a larger one (a sparse file
 // planted there) is damage, not read.
@@ -51,6 +53,18 @@ type sessionState struct {
 	source string // what took its tip ("claude-code", "import", "cli", …)
 	paths  map[string]bool
 	calls  map[string]string // tool calls still waiting for their result
+}
+
+// ready makes the session's maps, which a manifest read leaves nil for
+// the sessions that have none (most: a search reads 10k sessions' lines
+// and writes to one), before an update writes to them.
+func (s *sessionState) ready() {
+	if s.paths == nil {
+		s.paths = map[string]bool{}
+	}
+	if s.calls == nil {
+		s.calls = map[string]string{}
+	}
 }
 
 func newManifest() *manifest {
@@ -133,6 +147,7 @@ func parseManifest(data []byte) (*manifest, bool) {
 			p, ok = unquote(rest)
 			ok = ok && cur != nil
 			if ok {
+				cur.ready()
 				cur.paths[p] = true
 			}
 		case "call":
@@ -156,7 +171,7 @@ func parseSession(m *manifest, line string) (*sessionState, bool) {
 	if err1 != nil || err2 != nil || !ok || m.sessions[f[0]] != nil {
 		return nil, false
 	}
-	s := &sessionState{tip: plumbing.NewHash(f[1]), gen: uint32(gen), time: t, agent: agent, source: source, paths: map[string]bool{}, calls: map[string]string{}}
+	s := &sessionState{tip: plumbing.NewHash(f[1]), gen: uint32(gen), time: t, agent: agent, source: source}
 	m.sessions[f[0]] = s
 	return s, true
 }
@@ -164,6 +179,7 @@ func parseSession(m *manifest, line string) (*sessionState, bool) {
 func parseCall(s *sessionState, line string) bool {
 	a, b, ok := cutQuoted(line)
 	if ok {
+		s.ready()
 		s.calls[a] = b
 	}
 	return ok

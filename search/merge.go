@@ -8,9 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
-
-	"github.com/git-snap/git-snap/internal/mmapfile"
-	"github.com/git-snap/git-snap/internal/safefile"
 )
 
 // mergeSmallest keeps the number of segments bounded: every update that
@@ -40,31 +37,31 @@ func (x *Index) mergeSmallest(ctx context.Context, b *builder) error {
 
 // copyLive adds a segment's docs that still count to the builder.
 func (b *builder) copyLive(ctx context.Context, name string) error {
-	data, unmap, err := mmapfile.Map(filepath.Join(b.x.dir, name))
-	if errors.Is(err, safefile.ErrRefused) {
-		err = fmt.Errorf("%s: %v: %w", name, err, errCorrupt) // not a file the index wrote: rebuild
+	s, err := openSegment(b.x.dir, name)
+	if errors.Is(err, errStale) { // under the lock: a listed segment gone is damage
+		err = fmt.Errorf("%w: %w", err, errCorrupt)
 	}
 	if err != nil {
 		return err
 	}
-	defer unmap()
-	s, err := parseSegment(name, data)
-	if err != nil {
-		return err
-	}
+	defer s.close()
 	snaps := map[uint32]uint32{} // the segment's snapshot rows in the current writer
 	w := b.w
-	for d := range uint32(s.nDocs()) {
-		if d%1024 == 0 {
-			if err := ctx.Err(); err != nil {
+	for blk := range s.nBlocks() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rows, err := s.docs(blk)
+		if err != nil {
+			return err
+		}
+		for _, row := range rows {
+			if b.w != w { // flushed: the rows are the new writer's to add
+				snaps, w = map[uint32]uint32{}, b.w
+			}
+			if err := b.copyDoc(s, row, snaps); err != nil {
 				return err
 			}
-		}
-		if b.w != w { // flushed: the rows are the new writer's to add
-			snaps, w = map[uint32]uint32{}, b.w
-		}
-		if err := b.copyDoc(s, d, snaps); err != nil {
-			return err
 		}
 		if b.w.full() {
 			if err := b.flush(); err != nil {
@@ -75,9 +72,13 @@ func (b *builder) copyLive(ctx context.Context, name string) error {
 	return nil
 }
 
-// copyDoc adds doc d of s to the builder when its session still counts.
-func (b *builder) copyDoc(s *segment, d uint32, snaps map[uint32]uint32) error {
-	row, sr, sess, gen, err := s.docHeader(d)
+// copyDoc adds a doc of s to the builder when its session still counts.
+func (b *builder) copyDoc(s *segment, row docRow, snaps map[uint32]uint32) error {
+	sr, err := s.snap(row.snap)
+	if err != nil {
+		return err
+	}
+	sess, gen, err := s.session(sr.session)
 	if err != nil {
 		return err
 	}

@@ -2,20 +2,13 @@ package search
 
 import (
 	"cmp"
-	"container/heap"
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/git-snap/git-snap/internal/mmapfile"
-	"github.com/git-snap/git-snap/internal/safefile"
 )
 
 // view is the index as one manifest names it, its segments open.
@@ -26,161 +19,146 @@ type view struct {
 
 func (v *view) close() {
 	for _, s := range v.segs {
-		s.unmap()
+		s.close()
 	}
 }
 
-// openView reads the manifest and maps its segments. A segment removed
-// since the manifest was read is errStale; one that cannot be read as
-// written is errCorrupt.
-func (x *Index) openView() (*view, error) {
-	m, err := readManifest(x.dir)
-	if err != nil {
-		return nil, err
-	}
+// openView opens the segments manifest m names. A segment removed since
+// the manifest was read is errStale; one that cannot be read as written
+// is errCorrupt.
+func (x *Index) openView(m *manifest) (*view, error) {
 	v := &view{m: m}
 	for _, name := range m.segments {
-		data, unmap, err := mmapfile.Map(filepath.Join(x.dir, name))
-		if errors.Is(err, safefile.ErrRefused) {
-			err = fmt.Errorf("%s: %v: %w", name, err, errCorrupt) // not a file the index wrote: rebuild
-		}
-		if errors.Is(err, fs.ErrNotExist) {
-			v.close()
-			return nil, fmt.Errorf("%s: %w", name, errStale)
-		}
+		s, err := openSegment(x.dir, name)
 		if err != nil {
 			v.close()
 			return nil, err
 		}
-		s, err := parseSegment(name, data)
-		if err != nil {
-			unmap()
-			v.close()
-			return nil, err
-		}
-		s.unmap = unmap
 		v.segs = append(v.segs, s)
 	}
 	return v, nil
 }
 
-// candidate is a message that may match: its trigrams do. It is kept
-// small, as a common word makes a million of them.
+// candidate is a message that may match: its block's trigrams do.
 type candidate struct {
-	seg  int32
-	doc  uint32
-	rank int32 // its session's place, most recently active first
-	msg  int32
+	seg int32
+	doc uint32
+	msg int32
 }
 
-// query answers q from the index as it stands.
-func (x *Index) query(ctx context.Context, q Query, mt *matcher) ([]Hit, error) {
-	v, err := x.openView()
+// candRun is a run of one session's docs in one segment, placed by the
+// session's rank: the most recently active session first.
+type candRun struct {
+	rank  int32
+	seg   int32
+	first uint32
+	n     uint32
+}
+
+// query answers q from the index as manifest m names it. Hits come
+// session by session, most recently active first: the runs of each
+// session's docs whose blocks may match are gathered, their docs read
+// and put in order, and matched, until the limit. A common word's search
+// for 100 lines reads the blocks of the first sessions only.
+func (x *Index) query(ctx context.Context, q Query, mt *matcher, m *manifest) ([]Hit, error) {
+	v, err := x.openView(m)
 	if err != nil {
 		return nil, err
 	}
 	defer v.close()
-	f := newFilter(q, v.m)
+	p, err := plan(ctx, q, mt, v)
+	if err != nil {
+		return nil, err
+	}
+	var hits []Hit
 	var cands []candidate
+	for i := 0; i < len(p.runs); {
+		j := i + 1
+		for j < len(p.runs) && p.runs[j].rank == p.runs[i].rank {
+			j++
+		}
+		cands = cands[:0]
+		for _, r := range p.runs[i:j] {
+			if cands, err = p.sfs[r.seg].candidates(r, p.sets[r.seg], cands); err != nil {
+				return nil, err
+			}
+		}
+		slices.SortFunc(cands, before)
+		if hits, err = x.verify(ctx, q, mt, v, cands, hits); err != nil || (q.Limit > 0 && len(hits) >= q.Limit) {
+			return hits, err
+		}
+		i = j
+	}
+	return hits, nil
+}
+
+// queryPlan is what a query reads, per segment: the blocks that may
+// match, the filter's answers, and the runs of docs of the sessions it
+// keeps, in the order their hits come.
+type queryPlan struct {
+	sets [][]uint64
+	sfs  []*segFilter
+	runs []candRun
+}
+
+func plan(ctx context.Context, q Query, mt *matcher, v *view) (*queryPlan, error) {
+	f := newFilter(q, v.m)
+	p := &queryPlan{sets: make([][]uint64, len(v.segs)), sfs: make([]*segFilter, len(v.segs))}
 	for si, s := range v.segs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		blocks, every, err := s.eval(mt.cond)
-		if err != nil {
+		var err error
+		if p.sets[si], err = s.eval(mt.cond); err != nil {
 			return nil, err
 		}
-		if every {
-			blocks = make([]uint32, (s.nDocs()+blockDocs-1)/blockDocs)
-			for i := range blocks {
-				blocks[i] = uint32(i)
-			}
-		}
-		sf, err := f.segment(s)
-		if err != nil {
+		if p.sfs[si], err = f.segment(s); err != nil {
 			return nil, err
 		}
-		for _, b := range blocks {
-			for d := b * blockDocs; d < (b+1)*blockDocs && int(d) < s.nDocs(); d++ {
-				c, ok, err := sf.candidate(d)
-				if err != nil {
-					return nil, err
-				}
-				if ok {
-					c.seg = int32(si)
-					cands = append(cands, c)
-				}
-			}
+		if p.runs, err = p.sfs[si].runs(si, p.sets[si], p.runs); err != nil {
+			return nil, err
 		}
 	}
-	return x.verify(ctx, q, mt, v, inOrder(cands, q.Limit > 0))
+	slices.SortFunc(p.runs, func(a, b candRun) int {
+		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.seg, b.seg), cmp.Compare(a.first, b.first))
+	})
+	return p, nil
 }
 
-// before orders candidates: the most recently active session first, in
-// a session by message, then by where they are in the index, so that the
-// order is total and a limited search gives the first hits of an
-// unlimited one.
+// before orders a session's candidates: by message, then by where they
+// are in the index, so that the order is total and a limited search
+// gives the first hits of an unlimited one.
 func before(a, b candidate) int {
-	return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.msg, b.msg), cmp.Compare(a.seg, b.seg), cmp.Compare(a.doc, b.doc))
+	return cmp.Or(cmp.Compare(a.msg, b.msg), cmp.Compare(a.seg, b.seg), cmp.Compare(a.doc, b.doc))
 }
 
-// inOrder gives the candidates in order. When the search stops at a
-// limit, a common word's million candidates are not sorted to check the
-// first hundred: they are made a heap, in linear time, and taken from it
-// one by one.
-func inOrder(cands []candidate, limited bool) func() (candidate, bool) {
-	if !limited {
-		slices.SortFunc(cands, before)
-		i := 0
-		return func() (candidate, bool) {
-			if i == len(cands) {
-				return candidate{}, false
-			}
-			i++
-			return cands[i-1], true
+// inBlocks reports whether one of blocks first to last is in set (nil:
+// every block).
+func inBlocks(set []uint64, first, last int) bool {
+	if set == nil {
+		return true
+	}
+	for b := first; b <= last; b++ {
+		if set[b/64]&(1<<(b%64)) != 0 {
+			return true
 		}
 	}
-	h := candHeap(cands)
-	heap.Init(&h)
-	return func() (candidate, bool) {
-		if h.Len() == 0 {
-			return candidate{}, false
-		}
-		return heap.Pop(&h).(candidate), true
-	}
-}
-
-// candHeap is a min-heap of candidates by before.
-type candHeap []candidate
-
-func (h candHeap) Len() int           { return len(h) }
-func (h candHeap) Less(i, j int) bool { return before(h[i], h[j]) < 0 }
-func (h candHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *candHeap) Push(x any)        { *h = append(*h, x.(candidate)) }
-func (h *candHeap) Pop() any {
-	old := *h
-	c := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return c
+	return false
 }
 
 // verifyHook, when set (in tests), is called before each document is
 // matched.
 var verifyHook func()
 
-// verify matches the candidates for real, in order, until the limit. It
-// looks at ctx before every document and every line of one (matchLines):
-// a slow regular expression over long messages took seconds between
-// looks when they were 256 documents apart, and the viewer's search went
-// on that long after its client had left.
-func (x *Index) verify(ctx context.Context, q Query, mt *matcher, v *view, next func() (candidate, bool)) ([]Hit, error) {
-	var hits []Hit
-	done := map[string]bool{} // sessions with a hit, for SessionsOnly
-	for {
-		c, ok := next()
-		if !ok {
-			return hits, nil
-		}
+// verify matches a session's candidates for real, in order, until the
+// limit, or with SessionsOnly until the first hit. It looks at ctx
+// before every document and every line of one (matchLines): a slow
+// regular expression over long messages took seconds between looks when
+// they were 256 documents apart, and the viewer's search went on that
+// long after its client had left.
+func (x *Index) verify(ctx context.Context, q Query, mt *matcher, v *view, cands []candidate, hits []Hit) ([]Hit, error) {
+	before := len(hits)
+	for _, c := range cands {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -188,20 +166,32 @@ func (x *Index) verify(ctx context.Context, q Query, mt *matcher, v *view, next 
 			verifyHook()
 		}
 		var err error
-		if hits, err = verifyOne(ctx, q, mt, v.segs[c.seg], c.doc, hits, done); err != nil {
+		if hits, err = verifyOne(ctx, q, mt, v.segs[c.seg], c.doc, hits); err != nil {
 			return nil, err
 		}
 		if q.Limit > 0 && len(hits) >= q.Limit {
 			return hits[:q.Limit], nil
 		}
+		if q.SessionsOnly && len(hits) > before {
+			return hits[:before+1], nil
+		}
 	}
+	return hits, nil
 }
 
 // verifyOne adds the hits of doc d of segment s to hits: with
-// SessionsOnly, one for a session not yet done.
-func verifyOne(ctx context.Context, q Query, mt *matcher, s *segment, d uint32, hits []Hit, done map[string]bool) ([]Hit, error) {
-	row, snap, session, _, err := s.docHeader(d)
-	if err != nil || (q.SessionsOnly && done[session]) {
+// SessionsOnly, the first.
+func verifyOne(ctx context.Context, q Query, mt *matcher, s *segment, d uint32, hits []Hit) ([]Hit, error) {
+	row, err := s.doc(d)
+	if err != nil {
+		return hits, err
+	}
+	snap, err := s.snap(row.snap)
+	if err != nil {
+		return hits, err
+	}
+	session, _, err := s.session(snap.session)
+	if err != nil {
 		return hits, err
 	}
 	fields, err := s.fields(row)
@@ -227,7 +217,6 @@ func verifyOne(ctx context.Context, q Query, mt *matcher, s *segment, d uint32, 
 			return hits, err
 		}
 		if q.SessionsOnly && len(hits) > before {
-			done[session] = true
 			return hits[:before+1], nil
 		}
 	}
@@ -302,22 +291,20 @@ type filter struct {
 }
 
 func newFilter(q Query, m *manifest) *filter {
-	names := make([]string, 0, len(m.sessions))
-	for n := range m.sessions {
-		names = append(names, n)
+	type named struct {
+		name string
+		time int64
 	}
-	slices.SortFunc(names, func(a, b string) int {
-		if ta, tb := m.sessions[a].time, m.sessions[b].time; ta != tb {
-			if ta > tb {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a, b)
+	names := make([]named, 0, len(m.sessions))
+	for n, st := range m.sessions {
+		names = append(names, named{n, st.time})
+	}
+	slices.SortFunc(names, func(a, b named) int {
+		return cmp.Or(cmp.Compare(b.time, a.time), strings.Compare(a.name, b.name))
 	})
 	rank := make(map[string]int, len(names))
 	for i, n := range names {
-		rank[n] = i
+		rank[n.name] = i
 	}
 	return &filter{q: q, m: m, rank: rank, session: map[string]bool{}}
 }
@@ -332,8 +319,11 @@ type segFilter struct {
 }
 
 func (f *filter) segment(s *segment) (*segFilter, error) {
-	n := len(s.sec[secSessions]) / sessBytes
-	sf := &segFilter{f: f, s: s, rank: make([]int32, n), label: make([]int8, len(s.sec[secSnapshots])/snapBytes)}
+	n := s.nSessions()
+	sf := &segFilter{f: f, s: s, rank: make([]int32, n)}
+	if f.q.Label != "" {
+		sf.label = make([]int8, s.nSnaps())
+	}
 	for i := range n {
 		name, gen, err := s.session(uint32(i))
 		if err != nil {
@@ -347,36 +337,70 @@ func (f *filter) segment(s *segment) (*segFilter, error) {
 	return sf, nil
 }
 
-// candidate reads doc d and tells whether the query's filters keep it.
-func (sf *segFilter) candidate(d uint32) (candidate, bool, error) {
+// runs appends the segment's runs of docs whose session the filter
+// keeps and of which a block is in set.
+func (sf *segFilter) runs(seg int, set []uint64, out []candRun) ([]candRun, error) {
+	for i := range sf.s.nRuns() {
+		r, err := sf.s.run(i)
+		if err != nil {
+			return nil, err
+		}
+		if rank := sf.rank[r.session]; rank >= 0 && inBlocks(set, int(r.first/blockDocs), int((r.first+r.n-1)/blockDocs)) {
+			out = append(out, candRun{rank: rank, seg: int32(seg), first: r.first, n: r.n})
+		}
+	}
+	return out, nil
+}
+
+// candidates appends the docs of run r that are in a block of set and
+// that the query's time and label filters keep.
+func (sf *segFilter) candidates(r candRun, set []uint64, out []candidate) ([]candidate, error) {
+	s := sf.s
+	end := r.first + r.n
+	for b := r.first / blockDocs; b*blockDocs < end; b++ {
+		if !inBlocks(set, int(b), int(b)) {
+			continue
+		}
+		rows, err := s.docs(int(b))
+		if err != nil {
+			return nil, err
+		}
+		for d := max(r.first, b*blockDocs); d < min(end, (b+1)*blockDocs); d++ {
+			row := rows[d-b*blockDocs]
+			ok, err := sf.keep(row)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				out = append(out, candidate{seg: r.seg, doc: d, msg: row.message})
+			}
+		}
+	}
+	return out, nil
+}
+
+// keep tells whether the query's time and label filters keep a doc.
+func (sf *segFilter) keep(row docRow) (bool, error) {
 	s, q := sf.s, sf.f.q
-	row, err := s.doc(d)
-	if err != nil {
-		return candidate{}, false, err
+	if q.Since.IsZero() && q.Until.IsZero() && q.Label == "" {
+		return true, nil
 	}
 	snap, err := s.snap(row.snap)
 	if err != nil {
-		return candidate{}, false, err
-	}
-	if int(snap.session) >= len(sf.rank) {
-		return candidate{}, false, corrupt(s.name, "session number out of range")
-	}
-	rank := sf.rank[snap.session]
-	if rank < 0 {
-		return candidate{}, false, nil
+		return false, err
 	}
 	t := row.time
 	if t == 0 {
 		t = snap.time
 	}
 	if (!q.Since.IsZero() && t < q.Since.UnixNano()) || (!q.Until.IsZero() && t > q.Until.UnixNano()) {
-		return candidate{}, false, nil
+		return false, nil
 	}
 	if q.Label != "" {
 		if sf.label[row.snap] == 0 {
 			label, err := s.str(snap.label)
 			if err != nil {
-				return candidate{}, false, err
+				return false, err
 			}
 			sf.label[row.snap] = 2
 			if globMatch(q.Label, label) {
@@ -384,13 +408,16 @@ func (sf *segFilter) candidate(d uint32) (candidate, bool, error) {
 			}
 		}
 		if sf.label[row.snap] != 1 {
-			return candidate{}, false, nil
+			return false, nil
 		}
 	}
-	return candidate{doc: d, rank: rank, msg: row.message}, true, nil
+	return true, nil
 }
 
 func (f *filter) sessionOK(name string, st *sessionState) bool {
+	if f.q.Session == "" && f.q.Agent == "" && f.q.File == "" {
+		return true
+	}
 	ok, known := f.session[name]
 	if known {
 		return ok

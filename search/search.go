@@ -102,7 +102,7 @@ func Open(ctx context.Context, s gitstore.Reader, dir string) (*Index, error) {
 	if dir == "" {
 		dir = DefaultDir(s.Paths())
 	}
-	return &Index{store: s, dir: dir, segmentBytes: 24 << 20, maxSegments: 8}, nil
+	return &Index{store: s, dir: dir, segmentBytes: 12 << 20, maxSegments: 8}, nil
 }
 
 // Close releases the index. The store stays open.
@@ -113,7 +113,8 @@ func (x *Index) Close() error { return nil }
 func (x *Index) Update(ctx context.Context) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return x.update(ctx)
+	_, err := x.update(ctx)
+	return err
 }
 
 // Search updates the index and returns the hits of q: sessions most
@@ -125,17 +126,28 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if err := x.update(ctx); err != nil {
+	man, err := x.update(ctx)
+	if errors.Is(err, errCorrupt) { // a segment to merge was damaged
+		man, err = x.rebuild(ctx)
+	}
+	if err != nil {
 		return nil, err
 	}
-	hits, err := x.query(ctx, q, m)
+	hits, err := x.query(ctx, q, m, man)
+	if errors.Is(err, errStale) {
+		// Another process replaced the index since the update: read
+		// what it wrote.
+		if man, err = readManifest(x.dir); err == nil {
+			hits, err = x.query(ctx, q, m, man)
+		}
+	}
 	if errors.Is(err, errCorrupt) || errors.Is(err, errStale) {
-		// Damaged since the update read it, or replaced under us: build
-		// it anew and ask again, once.
-		if err := x.rebuild(ctx); err != nil {
+		// Damaged since the update read it, or replaced under us again:
+		// build it anew and ask again, once.
+		if man, err = x.rebuild(ctx); err != nil {
 			return nil, err
 		}
-		hits, err = x.query(ctx, q, m)
+		hits, err = x.query(ctx, q, m, man)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)

@@ -657,6 +657,16 @@ func TestLimitedSearchIsThePrefixOfTheWhole(t *testing.T) {
 		if len(all) < 3 {
 			t.Fatalf("%q: %d hits, too few to test limits", pattern, len(all))
 		}
+		// -l: each session's first hit of the whole search, in its order.
+		var firsts []Hit
+		for _, h := range all {
+			if len(firsts) == 0 || !slices.ContainsFunc(firsts, func(f Hit) bool { return f.Session == h.Session }) {
+				firsts = append(firsts, h)
+			}
+		}
+		if got := find(t, x, Query{Pattern: pattern, SessionsOnly: true}); !reflect.DeepEqual(got, firsts) {
+			t.Fatalf("%q sessions only: %d hits, want the %d sessions' first hits", pattern, len(got), len(firsts))
+		}
 		for _, n := range []int{1, 2, len(all) / 2, len(all), len(all) + 5} {
 			got := find(t, x, Query{Pattern: pattern, Limit: n})
 			want := all[:min(n, len(all))]

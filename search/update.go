@@ -22,28 +22,28 @@ const maxPaths = 10000
 // lock: sessions whose tip is unchanged cost a ref read; a session that
 // moved on is read from its last indexed tip; one whose history was
 // rewritten is read again whole.
-func (x *Index) update(ctx context.Context) error {
+func (x *Index) update(ctx context.Context) (*manifest, error) {
 	if err := os.MkdirAll(x.dir, 0o777); err != nil {
-		return fmt.Errorf("search index: %w", err)
+		return nil, fmt.Errorf("search index: %w", err)
 	}
 	unlock, err := lock(ctx, filepath.Join(x.dir, "lock"))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer unlock()
 	m, err := readManifest(x.dir)
 	if errors.Is(err, errCorrupt) {
 		m = newManifest() // rebuilt from nothing; the cleanup below removes the old files
 	} else if err != nil {
-		return fmt.Errorf("search index: %w", err)
+		return nil, fmt.Errorf("search index: %w", err)
 	}
 	stamp := x.store.TipsStamp()
 	if stamp != "" && stamp == m.stamp {
-		return nil // no ref under the prefix moved since the sessions were read
+		return m, nil // no ref under the prefix moved since the sessions were read
 	}
 	tips, err := x.store.SessionTips(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	b := &builder{x: x, m: m, w: newSegWriter(x.segmentBytes), ex: newExtractor()}
 	changed := false
@@ -63,31 +63,31 @@ func (x *Index) update(ctx context.Context) error {
 			continue
 		}
 		if err := b.session(ctx, name, tips[name]); err != nil {
-			return err
+			return nil, err
 		}
 		changed = true
 	}
 	if !changed && stamp == m.stamp {
-		return nil
+		return m, nil
 	}
 	m.stamp = stamp
 	if err := b.flush(); err != nil {
-		return err
+		return nil, err
 	}
 	if err := x.mergeSmallest(ctx, b); err != nil {
-		return err
+		return nil, err
 	}
 	if err := writeAtomic(filepath.Join(x.dir, "manifest"), m.encode); err != nil {
-		return fmt.Errorf("search index: %w", err)
+		return nil, fmt.Errorf("search index: %w", err)
 	}
 	x.removeUnlisted(m)
-	return nil
+	return m, nil
 }
 
 // rebuild drops the index and builds it again.
-func (x *Index) rebuild(ctx context.Context) error {
+func (x *Index) rebuild(ctx context.Context) (*manifest, error) {
 	if err := os.Remove(filepath.Join(x.dir, "manifest")); err != nil && !os.IsNotExist(err) {
-		return fmt.Errorf("search index: %w", err)
+		return nil, fmt.Errorf("search index: %w", err)
 	}
 	return x.update(ctx)
 }
@@ -145,9 +145,10 @@ func (b *builder) session(ctx context.Context, name string, tip plumbing.Hash) e
 		}
 	}
 	if !found { // new, or its history was rewritten: read it whole
-		st = &sessionState{gen: b.m.nextGen, paths: map[string]bool{}, calls: map[string]string{}}
+		st = &sessionState{gen: b.m.nextGen}
 		b.m.nextGen++
 	}
+	st.ready()
 	for i := len(chain) - 1; i >= 0; i-- {
 		if err := b.snapshot(ctx, name, st, chain[i]); err != nil {
 			return fmt.Errorf("index session %s: %w", name, err)

@@ -20,6 +20,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/cmd/internal/proc"
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/prices"
@@ -70,7 +71,7 @@ func (e *env) newApp() *cli.App {
 		Reader:               e.stdin,
 		Writer:               e.stdout,
 		ErrWriter:            e.stderr,
-		Version:              version(),
+		Version:              proc.Version(),
 		EnableBashCompletion: false,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "C", Usage: "run as if started in `DIR`"},
@@ -145,9 +146,9 @@ func (e *env) report(err error) int {
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(e.stderr, "git-snap: interrupted; nothing more was written")
 		if e.ctx != nil {
-			var s *stopped
+			var s *proc.Stopped
 			if errors.As(context.Cause(e.ctx), &s) {
-				return s.code // 143 for SIGTERM
+				return s.Code // 143 for SIGTERM
 			}
 		}
 		return 130
@@ -216,16 +217,17 @@ type deps struct {
 	gitEnv   gitstore.GitEnv
 	agentEnv agent.Env // where agents keep their files
 	now      func() time.Time
-	// openAt opens the store for dir, for a command that learns where to
-	// work only as it runs (a hook call's payload names the project);
-	// dirGiven says -C or --store named it already.
-	openAt   func(ctx context.Context, dir string) (*gitstore.Store, config.Config, error)
-	pathsAt  func(dir string) (gitstore.Paths, error)
-	dirGiven bool
-	payload  *agent.Payload // a hook call's, once read
-	later    func(args []string, stdin []byte, extra ...string) error
-	getenv   func(string) string
-	wait     func() // waits for the pager
+	// openAt opens the store for dir, for a command that works where a
+	// repository may or may not be (doctor, prices, view's searches).
+	openAt  func(ctx context.Context, dir string) (*gitstore.Store, config.Config, error)
+	pathsAt func(dir string) (gitstore.Paths, error)
+	// dirGiven says -C or --store named where to work; storeFlag is the
+	// store --store or $GIT_SNAP_DIR names, "" for none.
+	dirGiven  bool
+	storeFlag string
+	later     func(args []string, stdin []byte, extra ...string) error
+	getenv    func(string) string
+	wait      func() // waits for the pager
 	// userConfigDir is the user's configuration directory, where the
 	// user's copy of the price list is kept.
 	userConfigDir string
@@ -374,7 +376,7 @@ func (e *env) newDeps(c *cli.Context, s *gitstore.Store, cfg config.Config, gitC
 	d := &deps{
 		store: s, cfg: cfg, in: e.stdin, out: e.stdout, errOut: e.stderr, color: render.Palette{On: e.color(c, gitCfg)}, width: e.width,
 		session: e.defaultSession(cfg), dir: e.dir, workDir: e.workDir(c), gitEnv: e.gitEnv(),
-		agentEnv: e.agentEnv(), now: e.now, dirGiven: c.String("C") != "" || e.storeFlag(c) != "",
+		agentEnv: e.agentEnv(), now: e.now, dirGiven: c.String("C") != "" || e.storeFlag(c) != "", storeFlag: e.storeFlag(c),
 		userConfigDir: e.userConfigDir(), later: e.later, getenv: e.getenv,
 	}
 	d.pathsAt = func(dir string) (gitstore.Paths, error) { return e.storePathsAt(e.storeFlag(c), dir) }
@@ -464,26 +466,14 @@ func (e *env) storePathsAt(store, dir string) (gitstore.Paths, error) {
 	return gitstore.Discover(dir, e.gitEnv())
 }
 
-// userConfigDir is where the user's settings live: $XDG_CONFIG_HOME, or
-// ~/.config as the XDG base directory specification says.
-func (e *env) userConfigDir() string {
-	if d := e.getenv("XDG_CONFIG_HOME"); d != "" {
-		return d
-	}
-	if home := e.getenv("HOME"); home != "" {
-		return filepath.Join(home, ".config")
-	}
-	return ""
-}
+// userConfigDir is where the user's settings live (proc.UserConfigDir).
+func (e *env) userConfigDir() string { return proc.UserConfigDir(e.getenv) }
 
-// now is the time of new snapshots: $GIT_COMMITTER_DATE when set, as git
-// does, so that runs can be reproduced.
-func (e *env) now() time.Time {
-	if t, ok := parseGitDate(e.getenv("GIT_COMMITTER_DATE")); ok {
-		return t
-	}
-	return time.Now()
-}
+// now is the time of new snapshots (proc.Now).
+func (e *env) now() time.Time { return proc.Now(e.getenv) }
+
+// gitEnv is what git's environment variables say (proc.GitEnv).
+func (e *env) gitEnv() gitstore.GitEnv { return proc.GitEnv(e.getenv) }
 
 // defaultSession is $GIT_SNAP_SESSION, else the config's session.
 func (e *env) defaultSession(cfg config.Config) string {

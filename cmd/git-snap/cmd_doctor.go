@@ -14,6 +14,9 @@ import (
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/doctor"
 	"github.com/git-snap/git-snap/render"
+
+	"github.com/git-snap/git-snap/cmd/internal/hookcmd"
+	"github.com/git-snap/git-snap/cmd/internal/proc"
 )
 
 func cmdDoctor(e *env) *cli.Command {
@@ -78,7 +81,9 @@ func runDoctor(ctx context.Context, d *deps, o doctorOptions) error {
 
 // doctorReport runs the checks for this process's repository and user.
 func doctorReport(ctx context.Context, d *deps, agents []string) doctor.Report {
-	o := doctor.Options{Env: d.agentEnv, LookPath: exec.LookPath, Agents: agents, Now: d.now(), Errors: 5}
+	o := doctor.Options{Env: d.agentEnv, LookPath: exec.LookPath, Agents: agents, Now: d.now(), Errors: 5,
+		Version:        hookcmd.Version(),
+		ProgramVersion: func(prog string) (string, error) { return proc.ProgramVersion(ctx, prog) }}
 	if paths, err := d.pathsAt(d.workDir); err == nil {
 		o.Paths = paths
 		if s, _, err := d.openAt(ctx, d.workDir); err != nil {

@@ -14,6 +14,9 @@ import (
 
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
+
+	"github.com/git-snap/git-snap/cmd/internal/hookcmd"
+	"github.com/git-snap/git-snap/cmd/internal/proc"
 )
 
 // installGit adds git-snap's post-commit hook where git runs hooks
@@ -123,14 +126,17 @@ func runInstall(ctx context.Context, d *deps, o installOptions) error {
 	}
 	exe := installExe()
 	paths, err := d.pathsAt(d.workDir)
+	if o.MCP {
+		return installMCP(d, o, paths, err, exe)
+	}
+	if o.Install {
+		exe = hookExe(ctx, d, exe)
+	}
 	if o.Agent == "git" {
 		if err != nil {
 			return err
 		}
 		return installGit(ctx, d, o, paths, exe)
-	}
-	if o.MCP {
-		return installMCP(d, o, paths, err, exe)
 	}
 	a, file, err := settingsFile(d, o, paths, err)
 	if err != nil {
@@ -244,6 +250,34 @@ func installExe() string {
 		return ""
 	}
 	return exe
+}
+
+// hookExe is the program the hooks of personal settings run: the hook
+// program installed beside git-snap (exe), which starts in less time,
+// when it answers with git-snap's version; else git-snap itself. One of
+// another version (git-snap updated alone) is said, and not used: a hook
+// call must do what this git-snap does.
+func hookExe(ctx context.Context, d *deps, exe string) string {
+	if exe == "" {
+		return exe
+	}
+	name := agent.HookProgram
+	if strings.HasSuffix(exe, ".exe") {
+		name += ".exe"
+	}
+	prog := filepath.Join(filepath.Dir(exe), name)
+	if _, err := os.Stat(prog); err != nil {
+		return exe
+	}
+	got, err := proc.ProgramVersion(ctx, prog)
+	if want := hookcmd.Version(); err != nil || got != want {
+		if err == nil {
+			err = fmt.Errorf("it says %q, not %q", got, want)
+		}
+		fmt.Fprintf(d.out, "note: %s is not used (%v): the hooks run git-snap hook; install both programs again to use it\n", prog, err)
+		return exe
+	}
+	return prog
 }
 
 // installExtras does what an agent needs beside its hooks: the personal
@@ -365,8 +399,7 @@ func installNotify(d *deps, o installOptions, c agent.Codex, file string, scope 
 		}
 		return err
 	}
-	prog, _, _ := strings.Cut(agent.HookCommandFor(scope, exe, "codex"), " hook ")
-	changed, note, err := agent.InstallNotify(config, strings.Trim(prog, "'"))
+	changed, note, err := agent.InstallNotify(config, agent.HookProgramFor(scope, exe))
 	switch {
 	case err != nil:
 		return err
@@ -413,9 +446,7 @@ func settingsFile(d *deps, o installOptions, paths gitstore.Paths, repoErr error
 }
 
 // agentEnv locates agents' files from this process's environment.
-func (e *env) agentEnv() agent.Env {
-	return agent.Env{Home: e.getenv("HOME"), Getenv: e.getenv}
-}
+func (e *env) agentEnv() agent.Env { return proc.AgentEnv(e.getenv) }
 
 // agentSettingsHelp lists each agent's settings files, as its adapter
 // declares them (agent.Agents), wrapped under the agent's name.

@@ -11,6 +11,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/git-snap/git-snap/mcpserver"
+
+	"github.com/git-snap/git-snap/cmd/internal/proc"
 )
 
 type mcpOptions struct {
@@ -62,14 +64,14 @@ func parseMCP(c *cli.Context) (mcpOptions, error) {
 // runMCP serves the store on stdin and stdout until the client closes
 // stdin or ctx ends.
 func runMCP(ctx context.Context, d *deps, o mcpOptions) error {
-	limitMemory(searchMemoryLimit)
+	proc.LimitMemory(searchMemoryLimit)
 	table, err := d.prices()
 	if err != nil {
 		return err
 	}
 	srv, err := mcpserver.New(mcpserver.Options{
 		Store: d.store, AllowWrite: o.AllowWrite, Budget: o.Budget, Prices: table, Now: d.now,
-		Version: version(),
+		Version: proc.Version(),
 		CodeState: func(ctx context.Context) (string, bool, error) {
 			code, err := gitsnap.CodeState(ctx, d.store, d.dir, d.gitEnv, false)
 			if err != nil || code.Commit.IsZero() {

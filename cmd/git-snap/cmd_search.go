@@ -9,6 +9,8 @@ import (
 
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/search"
+
+	"github.com/git-snap/git-snap/cmd/internal/proc"
 )
 
 type searchOptions struct {
@@ -146,7 +148,7 @@ func runSearch(ctx context.Context, d *deps, o searchOptions) error {
 // a segment of text and postings in memory at a time, which the
 // collector is told to keep under searchMemoryLimit (docs/design.md §8).
 func searchStore(ctx context.Context, d *deps, q search.Query) ([]search.Hit, error) {
-	limitMemory(searchMemoryLimit)
+	proc.LimitMemory(searchMemoryLimit)
 	x, err := search.Open(ctx, d.store, "")
 	if err != nil {
 		return nil, err

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/git-snap/git-snap/agent"
 )
 
 // Copilot CLI writes the sessionEnd hook's hook.end and session.shutdown
@@ -15,13 +17,22 @@ import (
 // apart records those lines once they are there, so that restore gives
 // back the whole file; only the call itself is in hook.log. (The lines
 // are written as restore writes JSON, keys sorted, to be compared as
-// text.)
+// text.) git-snap-hook starts its call apart as git snap hook does.
 func TestHookRecordsCopilotLinesAfterSessionEnd(t *testing.T) {
 	gitBin, err := exec.LookPath("git")
 	if err != nil {
 		t.Skip("git is needed to make the repository")
 	}
 	bin := buildBinary(t)
+	for name, hook := range map[string][]string{"git snap hook": {bin, "hook"}, "git-snap-hook": {filepath.Join(filepath.Dir(bin), agent.HookProgram)}} {
+		t.Run(name, func(t *testing.T) { copilotLateLines(t, gitBin, bin, hook) })
+	}
+}
+
+// copilotLateLines runs the Copilot CLI's sessionEnd call with the
+// program hook (and what comes before the agent's name) and checks that
+// the lines written after it are recorded.
+func copilotLateLines(t *testing.T, gitBin, bin string, hook []string) {
 	repo, home := t.TempDir(), t.TempDir()
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"-c", "user.name=t", "-c", "user.email=t@x", "commit", "-q", "--allow-empty", "-m", "c"}} {
 		if out, err := exec.Command(gitBin, append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
@@ -40,7 +51,7 @@ func TestHookRecordsCopilotLinesAfterSessionEnd(t *testing.T) {
 `
 	must(t, os.WriteFile(events, []byte(before), 0o644))
 	env := append(os.Environ(), "HOME="+home, "COPILOT_HOME=", "GIT_SNAP_HOOK_LATE=")
-	cmd := exec.Command(bin, "hook", "copilot", "sessionEnd")
+	cmd := exec.Command(hook[0], append(hook[1:], "copilot", "sessionEnd")...)
 	cmd.Dir, cmd.Env = repo, env
 	cmd.Stdin = strings.NewReader(`{"sessionId":"` + id + `","reason":"complete","cwd":"` + repo + `"}`)
 	var out bytes.Buffer

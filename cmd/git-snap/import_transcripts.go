@@ -11,6 +11,8 @@ import (
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/snapshot"
+
+	"github.com/git-snap/git-snap/cmd/internal/proc"
 )
 
 // runImportTranscripts imports agents' transcripts: every file is found
@@ -31,7 +33,7 @@ func runImportTranscripts(ctx context.Context, d *deps, o importOptions) error {
 	for _, n := range plan.Notes {
 		fmt.Fprintf(d.errOut, "git-snap: note: %s\n", n)
 	}
-	limitMemory(stepMemoryLimit)
+	proc.LimitMemory(proc.StepMemoryLimit)
 	in := capture.Ingest{Store: d.store, Adapter: a, Limits: lim, MaxReadBytes: int64(d.cfg.Limits.MaxReadBytes),
 		Warn: func(msg string) { fmt.Fprintf(d.errOut, "git-snap: note: %s\n", msg) }}
 	added := 0

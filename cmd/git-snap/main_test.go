@@ -12,12 +12,16 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/git-snap/git-snap/cmd/internal/hookcmd"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
 func TestMain(m *testing.M) {
 	testscript.Main(removingBuilt{m}, map[string]func(){
 		"git-snap": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		// Beside git-snap, as the README installs them: install writes
+		// the hook program into personal settings.
+		"git-snap-hook": func() { os.Exit(hookcmd.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
 

@@ -15,9 +15,10 @@ import (
 	"time"
 )
 
-// built is the git-snap binary the process tests run, compiled by the
-// first of them to need it and removed when the tests end (see TestMain):
-// a build takes seconds, a handful of them most of these tests' time.
+// built is the git-snap binary the process tests run, with git-snap-hook
+// beside it as the README installs them, compiled by the first of them
+// to need it and removed when the tests end (see TestMain): a build takes
+// seconds, a handful of them most of these tests' time.
 var built struct {
 	once sync.Once
 	dir  string
@@ -25,7 +26,8 @@ var built struct {
 	err  error
 }
 
-// buildBinary compiles git-snap once for tests that run it as a process.
+// buildBinary compiles git-snap (and git-snap-hook beside it) once for
+// tests that run it as a process.
 func buildBinary(t *testing.T) string {
 	t.Helper()
 	built.once.Do(func() {
@@ -33,7 +35,7 @@ func buildBinary(t *testing.T) string {
 			return
 		}
 		built.bin = filepath.Join(built.dir, "git-snap")
-		if out, err := exec.Command("go", "build", "-o", built.bin, ".").CombinedOutput(); err != nil {
+		if out, err := exec.Command("go", "build", "-o", built.dir+string(filepath.Separator), ".", "../git-snap-hook").CombinedOutput(); err != nil {
 			built.err = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})

@@ -1,7 +1,9 @@
-// Command snapbench measures git-snap against docs/design.md §7's budgets,
-// whole process, on a repository it builds itself, beside two baselines
-// run in the same session: the same save done with git plumbing commands,
-// and a naive program that writes one pretty JSON file per snapshot.
+// Command snapbench measures git-snap against the budgets of
+// docs/design.md §7 (held here in budgets, one table, checked against the
+// document by a test), whole process, on repositories it builds itself.
+// Every row with a baseline runs it alternately with the measured call in
+// one loop (pair, in pair.go) and reports the median of the per-pair
+// ratios.
 //
 //	go run ./cmd/snapbench            # 100k snapshots, before and after git gc
 //	go run ./cmd/snapbench -quick     # 10k snapshots, for a laptop
@@ -99,8 +101,8 @@ func run(ctx context.Context, c config) error {
 	b.env = benchEnv()
 	if b.bin = c.bin; b.bin == "" {
 		b.bin = filepath.Join(work, "git-snap")
-		logf("building git-snap (CGO_ENABLED=0 -tags urfave_cli_no_docs, as the README installs it)")
-		build := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", b.bin, "./cmd/git-snap")
+		logf("building git-snap and git-snap-hook (CGO_ENABLED=0 -tags urfave_cli_no_docs, as the README installs them)")
+		build := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", work+string(filepath.Separator), "./cmd/git-snap", "./cmd/git-snap-hook")
 		build.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := build.CombinedOutput(); err != nil {
 			return fmt.Errorf("go build: %v\n%s", err, out)
@@ -162,7 +164,7 @@ func (b *bench) coreRows(ctx context.Context) ([]row, error) {
 			// rename (git's as much as git-snap's) for a while.
 			syscall.Sync()
 		}
-		r, err := b.measure(ctx, phase)
+		r, err := b.measure(phase)
 		if err != nil {
 			return nil, err
 		}
@@ -210,23 +212,11 @@ func writeNext(dir string, data []byte) error {
 	return os.WriteFile(filepath.Join(dir, fmt.Sprintf("%06d.json", len(entries)+1)), data, 0o666)
 }
 
-// naiveMain is the naive baseline as its own process: naive-save reads a
-// document on stdin and writes it as a pretty JSON file; naive-diff reads
-// two such files and lists the messages that differ.
+// naiveMain is the naive baseline as its own process: naive-hook reads a
+// transcript whole and writes it as a pretty JSON file, as a hook that
+// snapshots everything every time would.
 func naiveMain(cmd string, args []string) int {
 	switch cmd {
-	case "naive-save":
-		var doc map[string]any
-		if err := json.NewDecoder(os.Stdin).Decode(&doc); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 2
-		}
-		out, _ := json.MarshalIndent(doc, "", "  ")
-		dir := args[0]
-		if err := writeNext(dir, out); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
 	case "naive-hook":
 		// A hook that snapshots the whole transcript every time.
 		data, err := os.ReadFile(args[0])
@@ -246,25 +236,6 @@ func naiveMain(cmd string, args []string) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-	case "naive-diff":
-		var docs [2]struct{ Messages []any }
-		for i, f := range args[:2] {
-			data, err := os.ReadFile(f)
-			if err != nil || json.Unmarshal(data, &docs[i]) != nil {
-				fmt.Fprintln(os.Stderr, "cannot read", f)
-				return 1
-			}
-		}
-		a, b := docs[0].Messages, docs[1].Messages
-		changed := 0
-		for i := range min(len(a), len(b)) {
-			x, _ := json.Marshal(a[i])
-			y, _ := json.Marshal(b[i])
-			if string(x) != string(y) {
-				changed++
-			}
-		}
-		fmt.Printf("%d changed, %d added\n", changed, max(0, len(b)-len(a)))
 	}
 	return 0
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -8,17 +9,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
-	"github.com/git-snap/git-snap/capture"
-
-	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 )
 
-// startupRows times git-snap --version against an empty Go program
-// built the same way (CGO_ENABLED=0) and git --version, paired.
+// startupRows times the hook program's --version, what every hook call
+// pays before its work (the budgeted row), git-snap --version and git
+// --version, each paired with an empty Go program built the same way
+// (CGO_ENABLED=0), and reads the slowest package init of git-snap
+// --version.
 func (b *bench) startupRows(context.Context) ([]row, error) {
 	dir := filepath.Join(b.work, "empty")
 	if err := os.MkdirAll(dir, 0o777); err != nil {
@@ -36,11 +38,20 @@ func (b *bench) startupRows(context.Context) ([]row, error) {
 	if out, err := build.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("build the empty program: %v\n%s", err, out)
 	}
-	ours, base, err := b.paired(b.work, []string{b.bin, "--version"}, []string{empty})
+	hook := b.hookArgs("")[0]
+	hookV, err := b.pair(b.command(b.work, nil, hook, "--version"), b.command(b.work, nil, empty))
 	if err != nil {
 		return nil, err
 	}
-	_, gitV, err := b.paired(b.work, []string{empty}, []string{"git", "--version"})
+	ours, err := b.pair(b.command(b.work, nil, b.bin, "--version"), b.command(b.work, nil, empty))
+	if err != nil {
+		return nil, err
+	}
+	gitV, err := b.pair(b.command(b.work, nil, "git", "--version"), b.command(b.work, nil, empty))
+	if err != nil {
+		return nil, err
+	}
+	slowest, pkg, err := b.slowestInit()
 	if err != nil {
 		return nil, err
 	}
@@ -48,10 +59,73 @@ func (b *bench) startupRows(context.Context) ([]row, error) {
 	if fi, err := os.Stat(b.bin); err == nil {
 		size = fi.Size()
 	}
+	hookSize := int64(0)
+	if fi, err := os.Stat(hook); err == nil {
+		hookSize = fi.Size()
+	}
 	return []row{
-		{what: fmt.Sprintf("start-up: git-snap --version (%.1f MB binary) against an empty Go program", float64(size)/1e6), ours: ours, plumbing: base, budget: 5 * time.Millisecond, note: "baseline: the empty program"},
-		{what: "start-up: git --version against an empty Go program", ours: gitV, plumbing: base, note: "for scale"},
+		hookV.fill(row{what: fmt.Sprintf("start-up: %s --version (%.1f MB binary), what each hook call pays", filepath.Base(hook), float64(hookSize)/1e6), kind: kindStartup}),
+		ours.fill(row{what: fmt.Sprintf("start-up: git-snap --version (%.1f MB binary)", float64(size)/1e6), baseline: "an empty Go program built the same way", note: "for scale: the hooks of personal settings run git-snap-hook"}),
+		{what: "start-up: the slowest package init of git-snap --version", ours: slowest, kind: kindStartupInit,
+			note: fmt.Sprintf("GODEBUG=inittrace=1; median of each run's slowest; most often %s", pkg)},
+		gitV.fill(row{what: "start-up: git --version", baseline: "an empty Go program built the same way", note: "for scale"}),
 	}, nil
+}
+
+// slowestInit runs git-snap --version with GODEBUG=inittrace=1 and
+// returns the median over the runs of the slowest package init's clock
+// time, and the package most often the slowest.
+func (b *bench) slowestInit() (time.Duration, string, error) {
+	var ds []time.Duration
+	count := map[string]int{}
+	for range b.cfg.runs {
+		cmd := exec.Command(b.bin, "--version")
+		cmd.Dir, cmd.Env = b.work, append(b.env, "GODEBUG=inittrace=1")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			return 0, "", fmt.Errorf("git-snap --version: %v\n%s", err, stderr.String())
+		}
+		d, pkg, err := slowestInitOf(stderr.String())
+		if err != nil {
+			return 0, "", err
+		}
+		ds = append(ds, d)
+		count[pkg]++
+	}
+	top := ""
+	for pkg, n := range count {
+		if top == "" || n > count[top] || (n == count[top] && pkg < top) {
+			top = pkg
+		}
+	}
+	return median(ds), top, nil
+}
+
+// slowestInitOf reads the runtime's init trace, lines such as
+// "init net/http @1.2 ms, 0.35 ms clock, 1024 bytes, 12 allocs", and
+// returns the longest clock time and its package.
+func slowestInitOf(trace string) (time.Duration, string, error) {
+	var slowest time.Duration
+	pkg := ""
+	sc := bufio.NewScanner(strings.NewReader(trace))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 7 || f[0] != "init" || f[6] != "clock," {
+			continue
+		}
+		ms, err := strconv.ParseFloat(f[4], 64)
+		if err != nil {
+			return 0, "", fmt.Errorf("init trace line %q: %v", sc.Text(), err)
+		}
+		if d := time.Duration(ms * float64(time.Millisecond)); d > slowest {
+			slowest, pkg = d, f[1]
+		}
+	}
+	if pkg == "" {
+		return 0, "", fmt.Errorf("GODEBUG=inittrace=1 traced no package init")
+	}
+	return slowest, pkg, nil
 }
 
 // claudeLine is the i-th record of a synthetic Claude Code transcript:
@@ -71,8 +145,8 @@ func claudeLine(session string, i int) []byte {
 }
 
 // hookSession makes a repository in dir (with the files given) and a
-// session of n records recorded through capture.Ingest, the hook's own
-// path, and returns the transcript's path and the hook's payload.
+// session of n records recorded through the hook path, and returns the
+// transcript's path and the hook's payload.
 func (b *bench) hookSession(ctx context.Context, dir, session string, n int, files func(string) error) (string, []byte, error) {
 	if err := b.gitIn("", "init", "-q", "-b", "main", dir); err != nil {
 		return "", nil, err
@@ -87,69 +161,33 @@ func (b *bench) hookSession(ctx context.Context, dir, session string, n int, fil
 			return "", nil, err
 		}
 	}
-	path := filepath.Join(b.work, session+".jsonl")
-	var t bytes.Buffer
-	for i := range n {
-		t.Write(claudeLine(session, i))
-		t.WriteByte('\n')
-	}
-	if err := os.WriteFile(path, t.Bytes(), 0o666); err != nil {
-		return "", nil, err
-	}
-	payload, _ := json.Marshal(map[string]any{"session_id": session, "transcript_path": path, "cwd": dir, "hook_event_name": "PostToolUse", "tool_name": "Bash"})
 	s, err := gitstore.Open(ctx, dir, gitstore.Options{})
 	if err != nil {
 		return "", nil, err
 	}
 	defer s.Close()
-	a, _ := agent.Lookup("claude-code", agent.Env{})
-	in := capture.Ingest{Store: s, Adapter: a, MaxReadBytes: 1 << 30}
-	p := agent.Payload{Agent: "claude-code", Event: "PostToolUse", SessionID: session, TranscriptPath: path, CWD: dir}
-	for {
-		_, added, err := in.Run(ctx, p, gitstore.SaveOptions{})
-		if err != nil || !added {
-			return path, payload, err
-		}
+	path := filepath.Join(b.work, session+".jsonl")
+	t, err := newTranscript(s, dir, path, session)
+	if err != nil {
+		return "", nil, err
 	}
-}
-
-// growingHooks times the hook on a session, its transcript grown by two
-// records before each call.
-func (b *bench) growingHooks(dir, path string, payload []byte, from int, session string) ([]time.Duration, error) {
-	var out []time.Duration
-	for r := range b.cfg.runs {
-		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-		if err != nil {
-			return nil, err
-		}
-		lines := append(append(claudeLine(session, from+2*r), '\n'), append(claudeLine(session, from+2*r+1), '\n')...)
-		_, err = f.Write(lines)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return nil, err
-		}
-		cmd := exec.Command(b.bin, "hook", "claude-code")
-		cmd.Dir, cmd.Env, cmd.Stdin = dir, b.env, bytes.NewReader(payload)
-		start := time.Now()
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("hook: %v %s", err, out)
-		}
-		out = append(out, time.Since(start))
+	lines := make([][]byte, n)
+	for i := range lines {
+		lines[i] = claudeLine(session, i)
 	}
-	if err := hookFailed(dir); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return path, hookPayload(session, path, dir), t.grow(ctx, time.Time{}, lines...)
 }
 
 // worktreeRows times a hook call after a shell tool (which scans the
-// work tree) in work trees of 20k and 2k tracked files against the same
-// call in an empty one.
+// work tree) in work trees of 20k and 2k tracked files, each paired with
+// the same call in an empty one, and the git status the call runs,
+// paired alike.
 func (b *bench) worktreeRows(ctx context.Context) ([]row, error) {
-	var base, baseStatus time.Duration
-	var rows []row
+	type tree struct {
+		dir  string
+		hook timer
+	}
+	trees := map[int]tree{}
 	for _, n := range []int{0, 2000, 20000} {
 		dir := filepath.Join(b.work, fmt.Sprintf("tree-%d", n))
 		session := fmt.Sprintf("tree%d", n)
@@ -158,39 +196,34 @@ func (b *bench) worktreeRows(ctx context.Context) ([]row, error) {
 		if err != nil {
 			return nil, err
 		}
-		ds, err := b.growingHooks(dir, path, payload, 50, session)
+		trees[n] = tree{dir, b.hookTimer(dir, path, payload, session, 50)}
+	}
+	status := func(dir string) timer {
+		return b.command(dir, nil, "git", "--no-optional-locks", "status", "--porcelain=v2", "-z", "--branch", "--no-renames", "--untracked-files=all")
+	}
+	var rows []row
+	for _, n := range []int{2000, 20000} {
+		hook, err := b.pair(trees[n].hook, trees[0].hook)
 		if err != nil {
 			return nil, err
 		}
-		st, err := b.statusTimes(dir)
+		st, err := b.pair(status(trees[n].dir), status(trees[0].dir))
 		if err != nil {
 			return nil, err
 		}
-		if n == 0 {
-			base, baseStatus = median(ds), median(st)
-			continue
+		r := row{what: fmt.Sprintf("hook call after Bash, %d tracked files", n), baseline: "the same call in an empty work tree"}
+		if n == 20000 {
+			r.kind = kindHookWorktree
 		}
-		rows = append(rows,
-			row{what: fmt.Sprintf("hook call after Bash, %d tracked files", n), ours: median(ds), plumbing: base, ratioBudget: 1.3, note: "baseline: the same call in an empty work tree"},
-			row{what: fmt.Sprintf("git status alone, %d tracked files: the one scan the hook call makes", n), ours: median(st), plumbing: baseStatus, note: "baseline: the same git status in the empty work tree"})
+		rows = append(rows, hook.fill(r),
+			st.fill(row{what: fmt.Sprintf("git status alone, %d tracked files: the one scan the hook call makes", n), baseline: "the same git status in the empty work tree"}))
+	}
+	for _, t := range trees {
+		if err := hookFailed(t.dir); err != nil {
+			return nil, err
+		}
 	}
 	return rows, nil
-}
-
-// statusTimes times the git status a hook call runs to scan the work tree
-// (codestate.Read), alone: what the work tree's size costs git itself.
-func (b *bench) statusTimes(dir string) ([]time.Duration, error) {
-	var out []time.Duration
-	for range b.cfg.runs {
-		cmd := exec.Command("git", "--no-optional-locks", "status", "--porcelain=v2", "-z", "--branch", "--no-renames", "--untracked-files=all")
-		cmd.Dir, cmd.Env = dir, b.env
-		start := time.Now()
-		if msg, err := cmd.CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("git status in %s: %v %s", dir, err, msg)
-		}
-		out = append(out, time.Since(start))
-	}
-	return out, nil
 }
 
 // trackedFiles writes n small files in directories of 100.
@@ -210,67 +243,63 @@ func trackedFiles(dir string, n int) error {
 }
 
 // longSessionRows times a hook call and save --append on a session of
-// 50k messages (10k with -quick) against the same on one of 100.
+// 50k messages (10k with -quick), each paired with the same on one of
+// 100.
 func (b *bench) longSessionRows(ctx context.Context) ([]row, error) {
 	n := map[bool]int{true: 10000, false: 50000}[b.cfg.quick]
-	var rows []row
-	var base, baseAppend time.Duration
+	type session struct {
+		dir          string
+		hook, append timer
+	}
+	sessions := map[int]session{}
 	for _, size := range []int{100, n} {
 		dir := filepath.Join(b.work, fmt.Sprintf("long-%d", size))
-		session := fmt.Sprintf("long%d", size)
+		name := fmt.Sprintf("long%d", size)
 		logf("a session of %d messages", size)
-		path, payload, err := b.hookSession(ctx, dir, session, size, nil)
+		path, payload, err := b.hookSession(ctx, dir, name, size, nil)
 		if err != nil {
 			return nil, err
 		}
-		ds, err := b.growingHooks(dir, path, payload, size, session)
-		if err != nil {
+		if err := b.fillAppend(dir, "append"+name, size); err != nil {
 			return nil, err
 		}
-		var appends []time.Duration
-		for r := range b.cfg.runs {
-			d, err := b.timedStdin(dir, append(claudeLine(session, 10*size+r), '\n'), b.bin, "save", "--session", "append"+session, "--append", "--no-code")
-			if err != nil {
-				return nil, err
-			}
-			if r == 0 { // the first makes the session; fill it to size once
-				if err := b.fillAppend(dir, "append"+session, size); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			appends = append(appends, d)
-		}
-		if size == 100 {
-			base, baseAppend = median(ds), median(appends)
-			continue
-		}
-		rows = append(rows,
-			row{what: fmt.Sprintf("hook call on a %d-message session, grown by 2", size), ours: median(ds), plumbing: base, budget: 40 * time.Millisecond, note: "baseline: the same on 100 messages"},
-			row{what: fmt.Sprintf("save --append of 1 message to a %d-message session", size), ours: median(appends), plumbing: baseAppend, note: "baseline: the same on 100 messages"})
+		next := 10 * size
+		sessions[size] = session{dir, b.hookTimer(dir, path, payload, name, size), func(int) (time.Duration, error) {
+			next++
+			return b.timedStdin(dir, append(claudeLine(name, next), '\n'), b.bin, "save", "--session", "append"+name, "--append", "--no-code")
+		}}
 	}
-	return rows, nil
+	hook, err := b.pair(sessions[n].hook, sessions[100].hook)
+	if err != nil {
+		return nil, err
+	}
+	appends, err := b.pair(sessions[n].append, sessions[100].append)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range sessions {
+		if err := hookFailed(s.dir); err != nil {
+			return nil, err
+		}
+	}
+	return []row{
+		hook.fill(row{what: fmt.Sprintf("hook call on a %d-message session (%s), grown by 2", n, hookPath), kind: kindHookLong}),
+		appends.fill(row{what: fmt.Sprintf("save --append of 1 message to a %d-message session, written by save --append", n), baseline: "the same on 100 messages"}),
+	}, nil
 }
 
-// fillAppend grows a session to n messages with one save --append.
+// fillAppend makes a session of n messages with one save --append.
 func (b *bench) fillAppend(dir, session string, n int) error {
 	var in bytes.Buffer
 	for i := range n {
 		in.Write(claudeLine(session, i))
 		in.WriteByte('\n')
 	}
-	_, err := b.timedStdin(dir, in.Bytes(), b.bin, "save", "--session", session, "--append", "--no-code")
+	_, err := b.run(dir, in.Bytes(), b.bin, "save", "--session", session, "--append", "--no-code")
 	return err
 }
 
-// timedStdin times a command in dir fed stdin.
+// timedStdin times a command in dir fed stdin, its output thrown away.
 func (b *bench) timedStdin(dir string, stdin []byte, args ...string) (time.Duration, error) {
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Dir, cmd.Env, cmd.Stdin = dir, b.env, bytes.NewReader(stdin)
-	start := time.Now()
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return 0, fmt.Errorf("%v: %v\n%s", args, err, out)
-	}
-	return time.Since(start), nil
+	return b.run(dir, stdin, args...)
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -38,19 +39,24 @@ func (b *bench) searchScale() int {
 	return 10000
 }
 
+// searchStore, when set, is a directory where the search rows' store is
+// written once and found again by later runs (its index removed first,
+// so that the build is timed again): writing 1M messages takes minutes.
+var searchStore = flag.String("search-store", "", "keep the search rows' store in `DIR` and reuse it when it is there")
+
 func (b *bench) searchRows(ctx context.Context) ([]row, error) {
 	sb := *b
 	sb.repo = filepath.Join(b.work, "search-repo")
 	sb.env = benchEnv()
 	sessions := b.searchScale()
 	msgs := sessions * searchSnapshots * messagesPerSnapshot
-	logf("search: writing %d sessions, %d messages with git fast-import", sessions, msgs)
-	start := time.Now()
-	textBytes, err := sb.writeSearchStore(ctx, sessions)
+	if *searchStore != "" {
+		sb.repo = filepath.Join(*searchStore, fmt.Sprint(sessions))
+	}
+	textBytes, err := sb.searchStoreOnce(ctx, sessions)
 	if err != nil {
 		return nil, err
 	}
-	logf("search: store written in %s (%.0f MiB of message text)", time.Since(start).Round(time.Second), float64(textBytes)/(1<<20))
 	phase := fmt.Sprintf("%dk messages, %dk sessions", msgs/1000, max(1, sessions/1000))
 	if sessions < 1000 {
 		phase = fmt.Sprintf("%dk messages, %d sessions", msgs/1000, sessions)
@@ -60,45 +66,162 @@ func (b *bench) searchRows(ctx context.Context) ([]row, error) {
 		return nil, err
 	}
 	indexBytes, packBytes := dirBytes(filepath.Join(sb.repo, ".git", "snap", "search")), dirBytes(filepath.Join(sb.repo, ".git", "objects"))
+	rows := []row{
+		{what: "search index build (first search)", phase: phase, ours: build, budget: 2 * time.Minute,
+			note: fmt.Sprintf("CPU %.0f s; pack %.0f MiB", cpu.Seconds(), float64(packBytes)/(1<<20))},
+		{what: "search index size", phase: phase, kind: kindSearchIndex, ratio: float64(indexBytes) / float64(textBytes),
+			oursText: fmt.Sprintf("%.0f MiB = %.2f × the text (%.0f MiB)", float64(indexBytes)/(1<<20), float64(indexBytes)/float64(textBytes), float64(textBytes)/(1<<20))},
+		memoryRow("peak memory of the index build", phase, peak),
+	}
+	warm, searchPeak, err := sb.warmSearchRows(phase)
+	if err != nil {
+		return nil, err
+	}
+	rows = append(rows, warm...)
+	needle := append([]string{"grep", "-r", "-F", "zq-needle-7"}, sb.textDir())
+	r, newPeak, err := sb.newSessionRow(phase, needle)
+	if err != nil {
+		return nil, err
+	}
+	return append(rows, r, memoryRow("peak memory of a search, the largest of the rows above", phase, max(searchPeak, newPeak))), nil
+}
+
+// memoryRow is a row of peak memory, bounded by the memory budget.
+func memoryRow(what, phase string, peak int64) row {
+	return row{what: what, phase: phase, kind: kindMemory, bytes: peak, oursText: fmt.Sprintf("%.1f MB", float64(peak)/1e6)}
+}
+
+// grepBaseline names the search rows' baseline.
+const grepBaseline = "grep -r over the same messages, a file per session"
+
+// warmSearchRows times warm searches paired with grep -r over the same
+// text, and returns the largest peak memory among them.
+func (b *bench) warmSearchRows(phase string) ([]row, int64, error) {
+	needle := []string{"-F", "zq-needle-7"}
 	queries := []struct {
 		what string
+		kind budgetKind
 		args []string
 	}{
-		{"search, rare string, warm", []string{"search", "-F", "zq-needle-7"}},
-		{"search -i -E, regular expression, warm", []string{"search", "-i", "-E", `zq-NEEDLE-[0-9]+\b`}},
-		{"search, common word, -m 100, warm", []string{"search", "-m", "100", vocab[0]}},
-		{"search -l, rare string, warm", []string{"search", "-l", "-F", "zq-needle-7"}},
+		{"search, rare string, warm", kindSearchWarm, needle},
+		{"search -i -E, regular expression, warm", kindSearchWarm, []string{"-i", "-E", `zq-NEEDLE-[0-9]+\b`}},
+		{"search, common word, -m 100, warm (grep -m 100 stops at 100 lines of each file)", kindSearchCommon, []string{"-m", "100", vocab[0]}},
+		{"search -l, rare string, warm", kindSearchWarm, []string{"-l", "-F", "zq-needle-7"}},
 	}
-	rows := []row{{what: "search index build (first search)", phase: phase, ours: build, budget: 2 * time.Minute,
-		note: fmt.Sprintf("CPU %.0f s; index %.0f MiB, pack %.0f MiB, peak memory %.0f MiB", cpu.Seconds(), float64(indexBytes)/(1<<20), float64(packBytes)/(1<<20), float64(peak)/(1<<20))}}
+	var rows []row
+	var top int64
 	for _, q := range queries {
-		var ds []time.Duration
-		for range b.cfg.runs {
-			d, err := sb.timed(nil, sb.bin, q.args...)
-			if err != nil {
-				return nil, err
-			}
-			ds = append(ds, d)
+		ours := append([]string{b.bin, "search"}, q.args...)
+		base := append(append([]string{"grep", "-r"}, q.args...), b.textDir())
+		var a, g cpuTimes
+		p, err := b.pair(a.timer(b.repo, b.env, ours), g.timer(b.repo, b.env, base))
+		if err != nil {
+			return nil, 0, err
 		}
-		rows = append(rows, row{what: q.what, phase: phase, ours: median(ds), budget: 300 * time.Millisecond,
-			note: "git-snap " + strings.Join(q.args, " ")})
+		peak, err := b.peakMemory(nil, b.bin, ours[1:]...)
+		if err != nil {
+			return nil, 0, err
+		}
+		top = max(top, peak)
+		rows = append(rows, p.fill(row{what: q.what, phase: phase, kind: q.kind, baseline: grepBaseline,
+			note: fmt.Sprintf("git-snap %s; CPU %s, baseline's %s; peak memory %.1f MB", strings.Join(ours[1:], " "), a.cpuText(), g.cpuText(), float64(peak)/1e6)}))
 	}
-	var inc []time.Duration
-	for r := range b.cfg.runs {
+	return rows, top, nil
+}
+
+// cpuTimes gathers the CPU times of runs of a command. On a machine
+// shared with other work, CPU time (user and system) is what the other
+// work changes least.
+type cpuTimes struct{ cpu []time.Duration }
+
+// timer is a pair timer that runs args in dir and keeps its CPU time.
+func (c *cpuTimes) timer(dir string, env, args []string) timer {
+	return func(int) (time.Duration, error) {
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Dir, cmd.Env = dir, append(env, "GIT_SNAP_DIR=")
+		var stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+		start := time.Now()
+		err := cmd.Run()
+		wall := time.Since(start)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+		}
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			c.cpu = append(c.cpu, time.Duration(ru.Utime.Nano()+ru.Stime.Nano()))
+		}
+		return wall, nil
+	}
+}
+
+func (c *cpuTimes) cpuText() string {
+	if len(c.cpu) == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f ms", float64(median(c.cpu).Microseconds())/1000)
+}
+
+// newSessionRow times the first search after a session was saved, which
+// reads the new session and writes a segment, paired with base; the
+// save before each is not timed. It returns the search's peak memory,
+// taken on the first run.
+func (b *bench) newSessionRow(phase string, base []string) (row, int64, error) {
+	var inc, grep cpuTimes
+	var peak int64
+	args := []string{b.bin, "search", "-F", "zq-needle-7"}
+	search := inc.timer(b.repo, b.env, args)
+	ours := func(r int) (time.Duration, error) {
 		session := fmt.Sprintf("inc-%d", r)
 		doc, _ := json.Marshal(map[string]any{"messages": []any{searchMessage(rand.New(rand.NewPCG(uint64(r), 9)), session, 0)}})
-		if _, err := sb.timed(doc, sb.bin, "save", "--session", session); err != nil {
-			return nil, err
+		if _, err := b.timed(doc, b.bin, "save", "--session", session); err != nil {
+			return 0, err
 		}
-		d, err := sb.timed(nil, sb.bin, "search", "-F", "zq-needle-7")
-		if err != nil {
-			return nil, err
+		if r > 0 {
+			return search(r)
 		}
-		inc = append(inc, d)
+		d, cpu, p, err := b.usage(args[0], args[1:]...) // once under the rss wrapper, for the peak
+		inc.cpu, peak = append(inc.cpu, cpu), p
+		return d, err
 	}
-	rows = append(rows, row{what: "search after a new session was saved", phase: phase, ours: median(inc), budget: 300 * time.Millisecond,
-		note: "reads the new session, writes a segment"})
-	return rows, nil
+	p, err := b.pair(ours, grep.timer(b.repo, b.env, base))
+	if err != nil {
+		return row{}, 0, err
+	}
+	return p.fill(row{what: "search after a new session was saved", phase: phase, kind: kindSearchNew, baseline: grepBaseline,
+		note: fmt.Sprintf("reads the new session, writes a segment; CPU %s, baseline's %s; peak memory %.1f MB", inc.cpuText(), grep.cpuText(), float64(peak)/1e6)}), peak, nil
+}
+
+// searchStoreOnce writes the store, or finds the one an earlier run
+// left in sb.repo, and returns the bytes of message text it holds.
+func (b *bench) searchStoreOnce(ctx context.Context, sessions int) (int64, error) {
+	done := filepath.Join(b.repo, ".git", "snapbench-text-bytes")
+	if data, err := os.ReadFile(done); err == nil {
+		logf("search: reusing the store in %s", b.repo)
+		// Sessions an earlier run saved are dropped, so that each run
+		// starts from the same store.
+		del := exec.Command("sh", "-c", "git for-each-ref --format='delete %(refname)' refs/snap/inc-* | git update-ref --stdin")
+		del.Dir, del.Env = b.repo, b.env
+		if out, err := del.CombinedOutput(); err != nil {
+			return 0, fmt.Errorf("drop the sessions of an earlier run: %v\n%s", err, out)
+		}
+		if err := os.RemoveAll(filepath.Join(b.repo, ".git", "snap", "search")); err != nil {
+			return 0, err
+		}
+		return strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	}
+	for _, dir := range []string{b.repo, b.textDir()} {
+		if err := os.RemoveAll(dir); err != nil {
+			return 0, err
+		}
+	}
+	logf("search: writing %d sessions, %d messages with git fast-import", sessions, sessions*searchSnapshots*messagesPerSnapshot)
+	start := time.Now()
+	textBytes, err := b.writeSearchStore(ctx, sessions)
+	if err != nil {
+		return 0, err
+	}
+	logf("search: store written in %s (%.0f MiB of message text)", time.Since(start).Round(time.Second), float64(textBytes)/(1<<20))
+	return textBytes, os.WriteFile(done, []byte(strconv.FormatInt(textBytes, 10)), 0o666)
 }
 
 // usage runs a command under this program's rss wrapper and returns its
@@ -133,9 +256,14 @@ func dirBytes(dir string) int64 {
 }
 
 // writeSearchStore writes the sessions with one git fast-import and
-// returns how many bytes of message text they hold.
+// returns how many bytes of message text they hold. The same text is
+// written beside the repository, a file per session (textDir), for the
+// baseline's grep.
 func (b *bench) writeSearchStore(ctx context.Context, sessions int) (int64, error) {
 	if err := os.MkdirAll(b.repo, 0o777); err != nil {
+		return 0, err
+	}
+	if err := os.MkdirAll(b.textDir(), 0o777); err != nil {
 		return 0, err
 	}
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"config", "gc.auto", "0"}, {"commit", "-q", "--allow-empty", "-m", "code"}} {
@@ -155,7 +283,7 @@ func (b *bench) writeSearchStore(ctx context.Context, sessions int) (int64, erro
 		return 0, err
 	}
 	w := bufio.NewWriterSize(in, 1<<20)
-	text, werr := writeSessions(w, sessions)
+	text, werr := writeSessions(w, sessions, b.textDir())
 	if werr == nil {
 		werr = w.Flush()
 	}
@@ -166,15 +294,23 @@ func (b *bench) writeSearchStore(ctx context.Context, sessions int) (int64, erro
 	return text, nil
 }
 
-func writeSessions(w io.Writer, sessions int) (int64, error) {
+// textDir holds the search store's message text as files, a session's
+// messages in one, as a transcript folder holds them.
+func (b *bench) textDir() string { return b.repo + "-text" }
+
+// writeSessions writes the sessions' commits to w, a fast-import stream,
+// and each session's messages to a file in textDir.
+func writeSessions(w io.Writer, sessions int, textDir string) (int64, error) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var text int64
 	fmt.Fprintf(w, "blob\nmark :1\ndata %d\n%s\n", len("git-snap format 1\n"), "git-snap format 1\n")
 	doc := "{\n  \"config\": {\n    \"model\": \"m\"\n  }\n}\n"
 	fmt.Fprintf(w, "blob\nmark :2\ndata %d\n%s\n", len(doc), doc)
 	base := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC).Unix()
+	var all bytes.Buffer
 	for s := range sessions {
 		name := fmt.Sprintf("s-%05d", s)
+		all.Reset()
 		for snap := range searchSnapshots {
 			when := base + int64(s)*600 + int64(snap)*30
 			msg := fmt.Sprintf("PostToolUse Bash\n\nSnap-Session: %s\nSnap-Seq: %d\nSnap-Label: PostToolUse Bash\nSnap-Source: %s\nSnap-Messages: %d\nSnap-Events: 0\nSnap-Files: 0\n",
@@ -194,9 +330,13 @@ func writeSessions(w io.Writer, sessions int) (int64, error) {
 					return 0, err
 				}
 				text += int64(buf.Len())
+				all.Write(buf.Bytes())
 				fmt.Fprintf(w, "M 100644 inline messages/%04d/%06d.json\ndata %d\n%s\n", i/128, i, buf.Len(), buf.Bytes())
 			}
 			fmt.Fprintln(w)
+		}
+		if err := os.WriteFile(filepath.Join(textDir, name+".json"), all.Bytes(), 0o666); err != nil {
+			return 0, err
 		}
 	}
 	_, err := fmt.Fprintln(w, "done")

@@ -51,24 +51,25 @@ func (b *bench) usageRows(ctx context.Context) ([]row, error) {
 				return nil, err
 			}
 		}
-		var a, c []time.Duration
 		var outOurs, outBase []byte
-		for range b.cfg.runs {
+		p, err := b.pair(func(int) (time.Duration, error) {
 			d, out, err := timedEnv(repo, env, ours...)
-			if err != nil {
-				return nil, err
-			}
-			a, outOurs = append(a, d), out
-			if d, out, err = timedEnv(home, env, base...); err != nil {
-				return nil, err
-			}
-			c, outBase = append(c, d), out
-		}
-		rows = append(rows, row{
-			what: fmt.Sprintf("usage --daily --json, %d imported Claude Code sessions (baseline: ccusage %s daily --offline --json on the same transcripts; %s)",
-				n, ccusageVersion, agreement(outOurs, outBase)),
-			phase: phase, ours: median(a), plumbing: median(c), ratioBudget: 0.2,
+			outOurs = out
+			return d, err
+		}, func(int) (time.Duration, error) {
+			d, out, err := timedEnv(home, env, base...)
+			outBase = out
+			return d, err
 		})
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, p.fill(row{
+			what:  fmt.Sprintf("usage --daily --json, %d imported Claude Code sessions", n),
+			note:  agreement(outOurs, outBase),
+			phase: phase, kind: kindUsage,
+			baseline: fmt.Sprintf("ccusage %s daily --offline --json on the same transcripts", ccusageVersion),
+		}))
 	}
 	return rows, nil
 }

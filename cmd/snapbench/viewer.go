@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -20,111 +21,227 @@ import (
 	"github.com/git-snap/git-snap/gitstore"
 )
 
-// The viewer rows: whole HTTP requests to a running git snap view, each
-// beside a git command reading the same data, alternately.
+// The viewer rows: whole HTTP requests to git snap view, cold against
+// cold (a fresh git snap view process's first request against a fresh
+// git process reading the same data) and warm against warm (a request
+// the running viewer answered before against a running git cat-file
+// --batch reading the same objects), each pair alternately.
 const (
 	viewerSessions = 10000 // sessions on the sessions page
 	timelineRecs   = 2000  // records of the timeline's session
 )
 
 func (b *bench) viewerRows(ctx context.Context) ([]row, error) {
-	sessions, err := b.viewerSessionsRow(ctx)
+	sessions, err := b.viewerSessionsRows(ctx)
 	if err != nil {
 		return nil, err
 	}
-	timeline, err := b.viewerTimelineRow(ctx)
+	timeline, err := b.viewerTimelineRows(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return []row{sessions, timeline}, nil
+	return append(sessions, timeline...), nil
 }
 
-// viewerSessionsRow times the sessions page of viewerSessions sessions
-// once the viewer has read their summaries (its first request waits for
-// what is not read yet; that time is the row's note).
-func (b *bench) viewerSessionsRow(ctx context.Context) (row, error) {
+// viewerSessionsRows times the sessions page of viewerSessions sessions,
+// written by the hook path: a fresh viewer's first request against git
+// for-each-ref reading each tip's trailers, and a running viewer's
+// request against a running git cat-file --batch reading the same tips.
+func (b *bench) viewerSessionsRows(ctx context.Context) ([]row, error) {
 	dir := filepath.Join(b.work, "viewer-sessions")
 	if err := b.newRepo(dir); err != nil {
-		return row{}, err
+		return nil, err
 	}
 	s, err := gitstore.Open(ctx, dir, gitstore.Options{})
 	if err != nil {
-		return row{}, err
+		return nil, err
 	}
-	logf("viewer: %d sessions", viewerSessions)
+	logf("viewer: %d sessions through the hook path", viewerSessions)
 	at := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+	tips := make([]string, viewerSessions)
 	for i := range viewerSessions {
 		session := fmt.Sprintf("s%05d", i)
-		if _, err := s.Save(ctx, conversation(session, 6), gitstore.SaveOptions{Session: session, Time: at.Add(time.Duration(i) * time.Minute)}); err != nil {
+		tips[i] = "refs/snap/" + session
+		t, err := newTranscript(s, dir, filepath.Join(b.work, "transcripts", "viewer", session+".jsonl"), session)
+		if err == nil {
+			lines := [][]byte{}
+			for j := range 6 {
+				lines = append(lines, claudeLine(session, j))
+			}
+			err = t.grow(ctx, at.Add(time.Duration(i)*time.Minute), lines...)
+		}
+		if err != nil {
 			s.Close()
-			return row{}, err
+			return nil, err
 		}
 	}
 	s.Close()
 	syscall.Sync()
-	url, stop, err := b.startView(dir)
+	cold, err := b.pair(b.coldView(dir, "/"),
+		b.command(dir, nil, "git", "for-each-ref", "--format=%(refname) %(objectname) %(committerdate:iso) %(trailers:only)", "refs/snap/"))
 	if err != nil {
-		return row{}, err
+		return nil, err
 	}
-	defer stop()
-	first, _, err := get(url + "/")
+	warm, err := b.warmPair(dir, func(int) (string, []string, error) { return "/", tips, nil })
 	if err != nil {
-		return row{}, err
+		return nil, err
 	}
-	forEachRef := []string{"git", "for-each-ref", "--format=%(refname) %(objectname) %(committerdate:iso) %(trailers:only)", "refs/snap/"}
-	var ours, base []time.Duration
-	for range b.cfg.runs {
-		d, _, err := get(url + "/")
-		if err != nil {
-			return row{}, err
-		}
-		ours = append(ours, d)
-		if d, err = b.timedIn(dir, forEachRef...); err != nil {
-			return row{}, err
-		}
-		base = append(base, d)
-	}
-	return row{what: fmt.Sprintf("view: sessions page, %d sessions, whole HTTP request (baseline: git for-each-ref reading each tip's trailers; the first request after start, reading every summary, %.0f ms)", viewerSessions, ms(first)),
-		ours: median(ours), plumbing: median(base), budget: 200 * time.Millisecond}, nil
+	what := fmt.Sprintf("view: sessions page, %d sessions %s, whole HTTP request", viewerSessions, hookPath)
+	return []row{
+		cold.fill(row{what: what + ", cold: a fresh git snap view, its first request", baseline: "a fresh git for-each-ref reading each tip's trailers"}),
+		warm.fill(row{what: what + ", warm: the running viewer, asked again", baseline: "a running git cat-file --batch reading the same tips"}),
+	}, nil
 }
 
-// viewerTimelineRow times the first render of a session of
-// timelineRecs records (prompts, answers, tool calls and results): each
-// run reads another session of the same shape, so none is served from
-// the viewer's cache. The baseline is git archive of the same tip,
-// which reads every record's blob.
-func (b *bench) viewerTimelineRow(ctx context.Context) (row, error) {
+// viewerTimelineRows times the timeline of a session of timelineRecs
+// records (prompts, answers, tool calls and results), imported: a fresh
+// viewer's first request against git archive of the session's tip (a
+// fresh git reading every record), each run another session of the same
+// shape; and the running viewer asked again for a timeline it rendered
+// against a running git cat-file --batch reading every record's blob.
+func (b *bench) viewerTimelineRows(ctx context.Context) ([]row, error) {
 	dir := filepath.Join(b.work, "viewer-timeline")
 	if err := b.newRepo(dir); err != nil {
-		return row{}, err
+		return nil, err
 	}
-	logf("viewer: %d sessions of %d records", b.cfg.runs+1, timelineRecs)
-	if err := b.importTimelines(ctx, dir, b.cfg.runs+1); err != nil {
-		return row{}, err
+	logf("viewer: %d sessions of %d records", b.cfg.runs, timelineRecs)
+	if err := b.importTimelines(ctx, dir, b.cfg.runs); err != nil {
+		return nil, err
 	}
 	syscall.Sync()
+	cold, err := b.pair(func(r int) (time.Duration, error) { return b.coldView(dir, fmt.Sprintf("/session/tl-%d", r))(r) }, func(r int) (time.Duration, error) {
+		return b.run(dir, nil, "git", "archive", "--format=tar", fmt.Sprintf("refs/snap/tl-%d", r))
+	})
+	if err != nil {
+		return nil, err
+	}
+	warm, err := b.warmPair(dir, func(r int) (string, []string, error) {
+		cmd := exec.Command("git", "ls-tree", "-r", "--format=%(objectname)", fmt.Sprintf("refs/snap/tl-%d", r))
+		cmd.Dir, cmd.Env = dir, b.env
+		out, err := cmd.Output()
+		return fmt.Sprintf("/session/tl-%d", r), strings.Fields(string(out)), err
+	})
+	if err != nil {
+		return nil, err
+	}
+	what := fmt.Sprintf("view: session timeline, %d records, imported, whole HTTP request", timelineRecs)
+	return []row{
+		cold.fill(row{what: what + ", cold: a fresh git snap view, its first request", baseline: "a fresh git archive of the session's tip, every record read"}),
+		warm.fill(row{what: what + ", warm: the running viewer, asked again", baseline: "a running git cat-file --batch reading every record's blob"}),
+	}, nil
+}
+
+// coldView is a timer of a fresh git snap view in dir answering its
+// first request, for page: from the process's start to the page's last
+// byte. The viewer is stopped after, untimed.
+func (b *bench) coldView(dir, page string) timer {
+	return func(int) (time.Duration, error) {
+		start := time.Now()
+		url, stop, err := b.startView(dir)
+		if err != nil {
+			return 0, err
+		}
+		defer stop()
+		if _, _, err := get(url + page); err != nil {
+			return 0, err
+		}
+		return time.Since(start), nil
+	}
+}
+
+// warmPair pairs a running viewer's answer to a page it answered before
+// with a running git cat-file --batch reading objects (a page and its
+// objects for run r, from what): both processes started and asked once
+// before anything is timed.
+func (b *bench) warmPair(dir string, what func(r int) (string, []string, error)) (pairing, error) {
 	url, stop, err := b.startView(dir)
 	if err != nil {
-		return row{}, err
+		return pairing{}, err
 	}
 	defer stop()
-	if _, _, err := get(url + "/session/tl-0"); err != nil { // the process's first page: templates parsed
-		return row{}, err
+	cat, err := startCatFile(dir, b.env)
+	if err != nil {
+		return pairing{}, err
 	}
-	var ours, firstByte, base []time.Duration
-	for r := 1; r <= b.cfg.runs; r++ {
-		d, fb, err := get(fmt.Sprintf("%s/session/tl-%d", url, r))
+	defer cat.stop()
+	pages, objects := make([]string, b.cfg.runs), make([][]string, b.cfg.runs)
+	for r := range b.cfg.runs {
+		if pages[r], objects[r], err = what(r); err != nil {
+			return pairing{}, err
+		}
+		if _, _, err := get(url + pages[r]); err != nil {
+			return pairing{}, err
+		}
+		if _, err := cat.read(objects[r]); err != nil {
+			return pairing{}, err
+		}
+	}
+	return b.pair(func(r int) (time.Duration, error) {
+		d, _, err := get(url + pages[r])
+		return d, err
+	}, func(r int) (time.Duration, error) { return cat.read(objects[r]) })
+}
+
+// catFile is a running git cat-file --batch.
+type catFile struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Reader
+}
+
+func startCatFile(dir string, env []string) (*catFile, error) {
+	cmd := exec.Command("git", "cat-file", "--batch")
+	cmd.Dir, cmd.Env = dir, env
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return &catFile{cmd, in, bufio.NewReaderSize(out, 1<<16)}, nil
+}
+
+// read asks for the objects and reads every answer whole, and returns
+// how long that took.
+func (c *catFile) read(objects []string) (time.Duration, error) {
+	start := time.Now()
+	errc := make(chan error, 1)
+	go func() {
+		w := bufio.NewWriter(c.in)
+		for _, o := range objects {
+			_, _ = w.WriteString(o + "\n") // a failed write is Flush's error
+		}
+		errc <- w.Flush()
+	}()
+	for _, o := range objects {
+		header, err := c.out.ReadString('\n')
 		if err != nil {
-			return row{}, err
+			return 0, fmt.Errorf("git cat-file --batch, %s: %v", o, err)
 		}
-		ours, firstByte = append(ours, d), append(firstByte, fb)
-		if d, err = b.timedIn(dir, "git", "archive", "--format=tar", fmt.Sprintf("refs/snap/tl-%d", r)); err != nil {
-			return row{}, err
+		f := strings.Fields(header)
+		if len(f) != 3 {
+			return 0, fmt.Errorf("git cat-file --batch, %s: %q", o, header)
 		}
-		base = append(base, d)
+		size, err := strconv.Atoi(f[2])
+		if err != nil {
+			return 0, fmt.Errorf("git cat-file --batch, %s: %q", o, header)
+		}
+		if _, err := c.out.Discard(size + 1); err != nil {
+			return 0, err
+		}
 	}
-	return row{what: fmt.Sprintf("view: session timeline, %d records, first render, whole HTTP request (baseline: git archive of its tip, every record read; first byte after %.0f ms)", timelineRecs, ms(median(firstByte))),
-		ours: median(ours), plumbing: median(base), budget: 500 * time.Millisecond}, nil
+	d := time.Since(start)
+	return d, <-errc
+}
+
+func (c *catFile) stop() {
+	c.in.Close()
+	_ = c.cmd.Wait()
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -21,8 +21,10 @@ import (
 // versions.json; "latest" the newest versions npm has.
 const switchVar = "GIT_SNAP_LIVE_AGENTS"
 
-// gitSnapDir holds the git-snap built for the suite, first on every
-// process's PATH so that the hooks the agents run are this one.
+// gitSnapDir holds the git-snap and git-snap-hook built for the suite,
+// first on every process's PATH so that the hooks the agents run are
+// these: install writes the hook program, beside git-snap, into
+// personal settings, and git snap hook into those a team shares.
 var gitSnapDir string
 
 func TestMain(m *testing.M) {
@@ -36,7 +38,7 @@ func TestMain(m *testing.M) {
 	}
 	gitSnapDir = filepath.Join(dir, "bin")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	build := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(gitSnapDir, "git-snap"), "github.com/git-snap/git-snap/cmd/git-snap")
+	build := exec.CommandContext(ctx, "go", "build", "-o", gitSnapDir+string(filepath.Separator), "github.com/git-snap/git-snap/cmd/git-snap", "github.com/git-snap/git-snap/cmd/git-snap-hook")
 	out, err := build.CombinedOutput()
 	cancel()
 	if err != nil {

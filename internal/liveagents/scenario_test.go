@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/modelapi"
 	"github.com/git-snap/git-snap/prices"
 	"github.com/git-snap/git-snap/snapshot"
@@ -289,6 +290,7 @@ func runScenario(t *testing.T, d driver) {
 	w.doctor(0, "not installed (git snap install "+name+")")
 	w.gitSnap(0, "install", name)
 	w.doctor(0, "installed; no hook call recorded yet")
+	checkHookProgram(t, w)
 
 	// The first prompt: one shell tool call, then the answer.
 	session := d.start(w, w.repo, prompt1)
@@ -559,4 +561,39 @@ func keep(t *testing.T, w *world, transcript string) {
 	must(t, err)
 	writeFile(t, filepath.Join(dir, w.d.name(), filepath.Base(transcript)), string(data))
 	t.Logf("kept %s", filepath.Join(dir, w.d.name(), filepath.Base(transcript)))
+}
+
+// checkHookProgram checks the hook commands install wrote, as doctor
+// reads them: personal settings run the hook program built beside
+// git-snap, files a team shares run git-snap hook from PATH.
+func checkHookProgram(t *testing.T, w *world) {
+	t.Helper()
+	name := w.d.name()
+	var r struct {
+		Agents []struct {
+			Installed []struct {
+				File     string   `json:"file"`
+				Commands []string `json:"commands"`
+			} `json:"installed"`
+		} `json:"agents"`
+	}
+	if err := json.Unmarshal([]byte(w.gitSnap(0, "doctor", name, "--json")), &r); err != nil || len(r.Agents) != 1 || len(r.Agents[0].Installed) == 0 {
+		t.Fatalf("doctor %s --json: %v %+v", name, err, r)
+	}
+	a, err := agent.Lookup(name, agent.Env{Home: w.home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared, _ := a.SettingsFile(agent.ProjectScope, w.repo)
+	for _, in := range r.Agents[0].Installed {
+		want := filepath.Join(gitSnapDir, agent.HookProgram) + " " + name
+		if in.File == shared {
+			want = "git-snap hook " + name
+		}
+		for _, c := range in.Commands {
+			if c != want && !strings.HasPrefix(c, want+" ") {
+				t.Errorf("%s runs %q, want %q", in.File, c, want)
+			}
+		}
+	}
 }

@@ -1,7 +1,7 @@
 //go:build unix
 
-// Package mmapfile maps files into memory for reading: pack indexes and
-// search index segments, read in part and shared between processes.
+// Package mmapfile maps files into memory for reading: pack indexes,
+// read in part and shared between processes.
 package mmapfile
 
 import (

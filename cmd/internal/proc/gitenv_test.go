@@ -1,4 +1,4 @@
-package main
+package proc
 
 import (
 	"os/exec"

@@ -1,4 +1,4 @@
-package main
+package proc
 
 import (
 	"errors"
@@ -7,12 +7,12 @@ import (
 	"os/exec"
 )
 
-// startApart starts exe with args, stdin and this process's variables
+// StartApart starts exe with args, stdin and this process's variables
 // plus extra, in a process of its own that outlives this one (its own
 // session where there are sessions): it writes nothing where this
 // process does, so that whoever waits on this one's output does not wait
 // on it.
-func startApart(exe string, args []string, stdin []byte, extra []string) error {
+func StartApart(exe string, args []string, stdin []byte, extra []string) error {
 	cmd := exec.Command(exe, args...)
 	cmd.Env = append(os.Environ(), extra...)
 	cmd.SysProcAttr = apartAttr()

@@ -1,29 +1,64 @@
-package main
+// Package proc is what git-snap's programs (git-snap and git-snap-hook)
+// take from their process and do to it: what the environment says for
+// the library, which reads none itself (git's variables, the user's
+// settings folder, the time of new snapshots, where agents keep their
+// files), the build's version, a process started apart, the heap's
+// limit.
+package proc
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 )
 
-// gitEnv is what git's environment variables say, for the library, which
-// reads none itself.
-func (e *env) gitEnv() gitstore.GitEnv {
+// GitEnv is what git's environment variables say, as getenv reads them,
+// for the library, which reads none itself.
+func GitEnv(getenv func(string) string) gitstore.GitEnv {
 	return gitstore.GitEnv{
-		GitDir:         e.getenv("GIT_DIR"),
-		WorkTree:       e.getenv("GIT_WORK_TREE"),
-		CommitterName:  e.getenv("GIT_COMMITTER_NAME"),
-		CommitterEmail: e.getenv("GIT_COMMITTER_EMAIL"),
-		Home:           e.getenv("HOME"),
-		XDGConfigHome:  e.getenv("XDG_CONFIG_HOME"),
-		ConfigNoSystem: e.getenv("GIT_CONFIG_NOSYSTEM") != "",
-		ConfigSystem:   e.getenv("GIT_CONFIG_SYSTEM"),
-		ConfigGlobal:   e.getenv("GIT_CONFIG_GLOBAL"),
-		ConfigPairs:    append(parseConfigParameters(e.getenv("GIT_CONFIG_PARAMETERS")), e.configCount()...),
+		GitDir:         getenv("GIT_DIR"),
+		WorkTree:       getenv("GIT_WORK_TREE"),
+		CommitterName:  getenv("GIT_COMMITTER_NAME"),
+		CommitterEmail: getenv("GIT_COMMITTER_EMAIL"),
+		Home:           getenv("HOME"),
+		XDGConfigHome:  getenv("XDG_CONFIG_HOME"),
+		ConfigNoSystem: getenv("GIT_CONFIG_NOSYSTEM") != "",
+		ConfigSystem:   getenv("GIT_CONFIG_SYSTEM"),
+		ConfigGlobal:   getenv("GIT_CONFIG_GLOBAL"),
+		ConfigPairs:    append(parseConfigParameters(getenv("GIT_CONFIG_PARAMETERS")), configCount(getenv)...),
 	}
+}
+
+// UserConfigDir is where the user's settings live: $XDG_CONFIG_HOME, or
+// ~/.config as the XDG base directory specification says.
+func UserConfigDir(getenv func(string) string) string {
+	if d := getenv("XDG_CONFIG_HOME"); d != "" {
+		return d
+	}
+	if home := getenv("HOME"); home != "" {
+		return filepath.Join(home, ".config")
+	}
+	return ""
+}
+
+// Now is the time of new snapshots: $GIT_COMMITTER_DATE when set, as git
+// does, so that runs can be reproduced.
+func Now(getenv func(string) string) time.Time {
+	if t, ok := parseGitDate(getenv("GIT_COMMITTER_DATE")); ok {
+		return t
+	}
+	return time.Now()
+}
+
+// AgentEnv is where agents keep their files: under $HOME, or where
+// their own variables say.
+func AgentEnv(getenv func(string) string) agent.Env {
+	return agent.Env{Home: getenv("HOME"), Getenv: getenv}
 }
 
 // parseConfigParameters reads $GIT_CONFIG_PARAMETERS, where git -c puts
@@ -73,14 +108,14 @@ func sqDequote(s string) (word, rest string, ok bool) {
 }
 
 // configCount reads the pairs $GIT_CONFIG_COUNT numbers.
-func (e *env) configCount() []string {
-	n, err := strconv.Atoi(e.getenv("GIT_CONFIG_COUNT"))
+func configCount(getenv func(string) string) []string {
+	n, err := strconv.Atoi(getenv("GIT_CONFIG_COUNT"))
 	if err != nil || n <= 0 || n > 1000 {
 		return nil
 	}
 	var out []string
 	for i := range n {
-		out = append(out, e.getenv(fmt.Sprintf("GIT_CONFIG_KEY_%d", i)), e.getenv(fmt.Sprintf("GIT_CONFIG_VALUE_%d", i)))
+		out = append(out, getenv(fmt.Sprintf("GIT_CONFIG_KEY_%d", i)), getenv(fmt.Sprintf("GIT_CONFIG_VALUE_%d", i)))
 	}
 	return out
 }

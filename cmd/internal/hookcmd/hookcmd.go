@@ -1,0 +1,200 @@
+// Package hookcmd is a hook call as a program runs it: the hook.Call that
+// git snap hook and git-snap-hook make of their command line and
+// environment (Run), and git-snap-hook's own command line (Main).
+//
+// git-snap-hook is the program the hooks of personal settings run. It
+// does what git snap hook does and links only what a hook call uses, so
+// that each call, made on every tool call of an agent, starts as quickly
+// as a Go program can (docs/design.md §7): no command line library, no
+// renderer, no server.
+package hookcmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/cmd/internal/proc"
+	"github.com/git-snap/git-snap/config"
+	"github.com/git-snap/git-snap/hook"
+)
+
+// Program is the hook program's name; git runs it as git snap-hook.
+const Program = agent.HookProgram
+
+// Version is what the hook program prints for --version; install and
+// doctor compare it with what the program beside git-snap says.
+func Version() string { return Program + " version " + proc.Version() }
+
+// Process is a hook call's command line, read, and what the program
+// knows of its process.
+type Process struct {
+	// Agent and Args are the call's: the agent's name (or git), and what
+	// follows it.
+	Agent string
+	Args  []string
+	// Dir is -C's directory, made absolute, else the working directory;
+	// DirGiven says -C or Store named where to record.
+	Dir      string
+	DirGiven bool
+	// Store is --store as given (relative to Dir), else $GIT_SNAP_DIR.
+	Store  string
+	Stdin  io.Reader
+	Stderr io.Writer
+	Getenv func(string) string
+	// Later starts this program again apart from this process, with
+	// args after its name; nil where it cannot (a test running the call
+	// in process).
+	Later func(args []string, stdin []byte, extra ...string) error
+	// Hook is what comes before the agent's name in this program's
+	// command line: hook for git-snap, nothing for git-snap-hook.
+	Hook []string
+}
+
+// Run records the hook call p, as hook.Run does: passive, what goes
+// wrong is logged.
+func Run(ctx context.Context, p Process) {
+	proc.LimitMemory(proc.StepMemoryLimit)
+	if p.Getenv == nil {
+		p.Getenv = func(string) string { return "" }
+	}
+	c := hook.Call{
+		Agent: p.Agent, Args: p.Args, Stdin: p.Stdin, Dir: p.Dir, DirGiven: p.DirGiven, Store: p.Store,
+		Repo: config.OpenOptions{
+			UserConfigDir: proc.UserConfigDir(p.Getenv),
+			GitEnv:        proc.GitEnv(p.Getenv),
+			Warnf:         func(f string, a ...any) { fmt.Fprintf(p.Stderr, "git-snap: warning: "+f+"\n", a...) },
+			Now:           func() time.Time { return proc.Now(p.Getenv) },
+		},
+		AgentEnv: proc.AgentEnv(p.Getenv),
+		Late:     p.Getenv(hook.LateVar) != "",
+		Stderr:   p.Stderr,
+	}
+	if p.Later != nil {
+		c.Later = func(args []string, stdin []byte, extra ...string) error {
+			return p.Later(append(p.again(), args...), stdin, extra...)
+		}
+	}
+	hook.Run(ctx, c)
+}
+
+// again is the command line of the call apart before the agent's name:
+// where this call was told to record, and Hook.
+func (p Process) again() []string {
+	var out []string
+	if p.DirGiven { // else the payload's cwd says where, as it did here
+		out = append(out, "-C", p.Dir)
+	}
+	if p.Store != "" {
+		out = append(out, "--store", p.Store)
+	}
+	return append(out, p.Hook...)
+}
+
+// usage is git-snap-hook's help.
+const usage = `usage: git-snap-hook [-C DIR] [--store DIR] AGENT|git [ARGS…]
+
+Records an agent's hook call as git snap hook does (see git snap hook --help):
+reads the hook payload on stdin, snapshots the session it names, prints nothing
+and exits 0, logging failures to .git/snap/hook.log. git snap install writes it
+into the hooks of personal settings when it is installed beside git-snap.
+
+The agents: %s
+
+   -C DIR         run as if started in DIR
+   --store DIR    keep snapshots in the repository at DIR; also $GIT_SNAP_DIR
+   --version      print the version
+`
+
+// Main runs git-snap-hook with args (without the program name) and
+// returns its exit status: 0, also when the call failed (it is logged);
+// 2 for a command line it cannot read.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	dir, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", Program, err)
+		return 1
+	}
+	p := Process{Dir: dir, Stdin: stdin, Stderr: stderr, Getenv: os.Getenv}
+	done, code := p.parse(args, stdout, stderr)
+	if done {
+		return code
+	}
+	if exe, err := os.Executable(); err == nil && strings.TrimSuffix(filepath.Base(exe), ".exe") == Program {
+		p.Later = func(args []string, stdin []byte, extra ...string) error {
+			return proc.StartApart(exe, args, stdin, extra)
+		}
+	}
+	ctx, stop := proc.WatchSignals(stderr, os.Exit)
+	defer stop()
+	Run(ctx, p)
+	return 0
+}
+
+// parse reads the command line into p. It reports done, with the exit
+// status, for --version, --help and a command line it cannot read.
+func (p *Process) parse(args []string, stdout, stderr io.Writer) (done bool, code int) {
+	fail := func(format string, a ...any) (bool, int) {
+		fmt.Fprintf(stderr, "%s: %s\n", Program, fmt.Sprintf(format, a...))
+		fmt.Fprintf(stderr, "usage: %s [-C DIR] [--store DIR] AGENT|git [ARGS…]\n", Program)
+		return true, 2
+	}
+	var dirFlag, store string
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		name, value, inline := strings.Cut(args[0], "=")
+		switch name {
+		case "--version":
+			fmt.Fprintln(stdout, Version())
+			return true, 0
+		case "-h", "--help":
+			fmt.Fprintf(stdout, usage, strings.Join(agent.Names(), ", "))
+			return true, 0
+		case "-C", "--store":
+			if !inline {
+				if len(args) < 2 {
+					return fail("%s needs a directory", name)
+				}
+				value, args = args[1], args[1:]
+			}
+			if name == "-C" {
+				dirFlag = value
+			} else {
+				store = value
+			}
+		case "--":
+			args = args[1:]
+			if len(args) == 0 {
+				return fail("name the agent: %s or git", strings.Join(agent.Names(), ", "))
+			}
+			return p.set(dirFlag, store, args), 0
+		default:
+			return fail("unknown option %s", args[0])
+		}
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return fail("name the agent: %s or git", strings.Join(agent.Names(), ", "))
+	}
+	return p.set(dirFlag, store, args), 0
+}
+
+// set fills p from the flags and the call's arguments.
+func (p *Process) set(dirFlag, store string, args []string) bool {
+	if dirFlag != "" {
+		if !filepath.IsAbs(dirFlag) {
+			dirFlag = filepath.Join(p.Dir, dirFlag)
+		}
+		p.Dir = dirFlag
+	}
+	if store == "" {
+		store = p.Getenv("GIT_SNAP_DIR")
+	}
+	p.Store, p.DirGiven = store, dirFlag != "" || store != ""
+	p.Agent, p.Args = args[0], args[1:]
+	return false
+}

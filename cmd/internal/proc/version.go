@@ -1,0 +1,51 @@
+package proc
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"runtime/debug"
+	"strings"
+	"time"
+)
+
+// Version is the module version the binary was built from, with the
+// commit when the build recorded one: what `git snap --version` and
+// `git-snap-hook --version` print.
+func Version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = "+changes"
+			}
+		}
+	}
+	if rev != "" && !strings.Contains(v, rev[:min(12, len(rev))]) {
+		v += " (" + rev[:min(12, len(rev))] + modified + ")"
+	}
+	return v
+}
+
+// ProgramVersion runs prog --version and returns the line it prints,
+// for a program of git-snap's whose version must be this one's.
+func ProgramVersion(ctx context.Context, prog string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, prog, "--version").Output()
+	if err != nil {
+		return "", fmt.Errorf("%s --version: %w", prog, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
