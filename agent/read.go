@@ -67,50 +67,66 @@ func ReadAs(doc map[string]any, source string) *Session {
 // places among the stored messages and the file each came from.
 func liveRecords(doc map[string]any) (records []any, index []int, thread []string) {
 	msgs, _ := doc[snapshot.MemberMessages].([]any)
+	runs, lr := liveRuns(doc, len(msgs))
+	for _, run := range runs {
+		for i := run.from; i < run.from+run.n; i++ {
+			records = append(records, msgs[i])
+			index = append(index, i)
+			thread = append(thread, run.thread)
+		}
+	}
+	if lr != nil {
+		records, index = lr.Live(records, index)
+		thread = make([]string, len(records))
+	}
+	return records, index, thread
+}
+
+// liveRun is a run of live records: n stored messages from index from,
+// of one file.
+type liveRun struct {
+	from, n int
+	thread  string
+}
+
+// liveRuns says where the live records of a document (or of its members
+// other than messages: only those are read) are among its stored
+// messages, of which it has stored; lr, when not nil, is the agent's
+// reducer that makes the live records of those (see liveReducer).
+func liveRuns(doc map[string]any, stored int) (runs []liveRun, lr liveReducer) {
 	if st, ok := docStateFrom(doc); ok {
-		for _, i := range st.liveIndexes() {
-			if i >= 0 && i < int64(len(msgs)) {
-				records = append(records, msgs[i])
-				index = append(index, int(i))
+		for _, r := range st.Live {
+			from, to := max(r[0], 0), min(r[0]+max(r[1], 0), int64(stored))
+			if r[0] < int64(stored) && to > from {
+				runs = append(runs, liveRun{from: int(from), n: int(to - from)})
 			}
 		}
-		return records, index, make([]string, len(records))
+		return runs, nil
 	}
 	layout, err := LayoutFrom(doc)
 	if err != nil || len(layout.Runs) == 0 {
-		index = make([]int, len(msgs))
-		for i := range index {
-			index[i] = i
+		if stored > 0 {
+			runs = []liveRun{{0, stored, ""}}
 		}
-		return msgs, index, make([]string, len(msgs))
+		return runs, nil
 	}
 	pos := 0
 	for _, run := range layout.Runs {
 		f := layout.Files[run[0]]
-		live := layout.latest(f.Name) == run[0]
-		for i := pos; i < pos+run[1] && i < len(msgs); i++ {
-			if live {
-				records = append(records, msgs[i])
-				index = append(index, i)
-				thread = append(thread, f.Name)
-			}
+		if n := min(run[1], stored-pos); layout.latest(f.Name) == run[0] && n > 0 {
+			runs = append(runs, liveRun{pos, n, f.Name})
 		}
 		pos += run[1]
 	}
-	for i := pos; i < len(msgs); i++ { // past what the layout counts: kept, as the main file's
-		records = append(records, msgs[i])
-		index = append(index, i)
-		thread = append(thread, "")
+	if pos < stored { // past what the layout counts: kept, as the main file's
+		runs = append(runs, liveRun{pos, stored - pos, ""})
 	}
 	if name, _ := doc["agent"].(string); name != "" {
 		if a, err := Lookup(name, Env{}); err == nil {
-			if lr, ok := a.(liveReducer); ok {
-				records, index = lr.Live(records, index)
-				thread = make([]string, len(records))
-			}
+			lr, _ = a.(liveReducer)
 		}
 	}
-	return records, index, thread
+	return runs, lr
 }
 
 // liveReducer is a RecordReader whose agent appends changes to its
@@ -176,17 +192,11 @@ func (r *Session) Order() []int {
 	return out
 }
 
-// Numbers are the session's statistics.
+// Numbers are the session's statistics: a Tally fed its records.
 func (r *Session) Numbers() Numbers {
-	_, tr := r.Trace()
-	n := Numbers{
-		Messages: tr.Messages, Records: len(r.Records), Events: len(r.Events), Files: r.Files,
-		ToolCalls: tr.ToolCalls, ToolFailures: tr.ToolFailures, ModelCalls: tr.ModelCalls, Turns: tr.Turns, Compactions: tr.Compactions,
-		InputTokens: tr.InputTokens, CacheReadTokens: tr.CacheReadTokens, CacheWriteTokens: tr.CacheWriteTokens, OutputTokens: tr.OutputTokens,
-		First: tr.First, Last: tr.Last, ByModel: tr.ByModel,
-	}
-	for _, c := range r.Calls {
-		n.Estimated = n.Estimated || c.Estimated
-	}
+	t := newTally("", r.Agent)
+	t.feed(r)
+	n := t.Numbers()
+	n.Records, n.Events, n.Files = len(r.Records), len(r.Events), r.Files
 	return n
 }

@@ -51,38 +51,43 @@ func Trace(doc map[string]any, a Adapter) ([]TraceLine, TraceStats) {
 }
 
 // Trace is the session's timeline and statistics (see the function
-// Trace): records in Order, then a harness's events.
+// Trace): records in Order, then a harness's events. The statistics are
+// the session's Numbers; the timeline reads prompts and commands with
+// the same rules (turnState), each thread apart.
 func (r *Session) Trace() ([]TraceLine, TraceStats) {
 	t := newTracer(r)
 	for _, i := range r.Order() {
-		t.message(i, r.Records[i], r.Views[i])
+		t.message(i, r.Records[i], r.Views[i], r.Thread[i])
 	}
 	for _, raw := range r.Events {
 		t.event(raw)
 	}
-	if !t.first.IsZero() {
-		t.st.First, t.st.Last = t.first, t.last
-		t.st.Duration = t.last.Sub(t.first)
+	n := r.Numbers()
+	st := TraceStats{
+		Events: len(r.Records) + len(r.Events), Messages: n.Messages, ModelCalls: n.ModelCalls, ToolCalls: n.ToolCalls, ToolFailures: n.ToolFailures,
+		Turns: n.Turns, InputTokens: n.InputTokens, CacheReadTokens: n.CacheReadTokens, CacheWriteTokens: n.CacheWriteTokens, OutputTokens: n.OutputTokens,
+		Compactions: n.Compactions, First: n.First, Last: n.Last, ByModel: n.ByModel,
 	}
-	return t.lines, t.st
+	if !n.First.IsZero() {
+		st.Duration = n.Last.Sub(n.First)
+	}
+	return t.lines, st
 }
 
-// tracer is what Trace knows while it reads a session.
+// tracer is what Trace knows while it writes a session's timeline.
 type tracer struct {
-	a           Adapter
-	lines       []TraceLine
-	st          TraceStats
-	first, last time.Time             // the span of the records' times
-	failed      map[string]bool       // tool call id → its result was an error
-	calls       map[int]snapshot.Call // model calls by their first record
-	command     int                   // the line of a slash command not yet answered, or -1
-	cmds        commandReader         // the agent's slash commands, if it records them
-	// prompt is the text and the record kind of the last prompt while no
-	// model call has answered it: the same text again, in a record of
-	// another kind, before an answer is one prompt written twice (Codex
-	// writes a user_message event and, from 0.169, an item_completed one).
-	prompt, promptKind string
-	promptOpen         bool
+	turns   turnReader
+	lines   []TraceLine
+	failed  map[string]bool       // tool call id → its result was an error
+	calls   map[int]snapshot.Call // model calls by their first record
+	threads map[string]*threadLines
+}
+
+// threadLines is what the timeline keeps of one thread: its turns' state
+// and the line of its slash command not yet answered, or -1.
+type threadLines struct {
+	turnState
+	command int
 }
 
 // commandReader is an agent whose slash commands are user records: a
@@ -97,8 +102,7 @@ type commandReader interface {
 }
 
 func newTracer(r *Session) *tracer {
-	t := &tracer{a: r.Agent, failed: map[string]bool{}, calls: map[int]snapshot.Call{}, command: -1, st: TraceStats{ByModel: map[string]snapshot.Usage{}}}
-	t.cmds, _ = r.Agent.(commandReader)
+	t := &tracer{turns: newTurnReader(r.Agent), failed: map[string]bool{}, calls: map[int]snapshot.Call{}, threads: map[string]*threadLines{}}
 	for _, v := range r.Views {
 		for _, p := range v.Parts {
 			if p.Kind == snapshot.PartToolResult {
@@ -108,14 +112,6 @@ func newTracer(r *Session) *tracer {
 	}
 	for _, c := range r.Calls {
 		t.calls[c.Records[0]] = c
-		t.st.ModelCalls++
-		t.st.InputTokens += c.Usage.Input
-		t.st.CacheReadTokens += c.Usage.CacheRead
-		t.st.CacheWriteTokens += c.Usage.CacheWrite
-		t.st.OutputTokens += c.Usage.Output
-		u := t.st.ByModel[c.Model]
-		u.Add(c.Usage)
-		t.st.ByModel[c.Model] = u
 	}
 	return t
 }
@@ -128,59 +124,33 @@ func (t *tracer) add(l TraceLine) {
 }
 
 // message adds what one transcript record shows.
-func (t *tracer) message(i int, raw any, m snapshot.Message) {
-	t.st.Events++
-	at := t.stamp(m.Time)
+func (t *tracer) message(i int, raw any, m snapshot.Message, thread string) {
+	at, _ := time.Parse(time.RFC3339Nano, m.Time)
 	if c, ok := t.calls[i]; ok {
-		if len(m.Parts) > 0 {
-			t.answered()
-			t.promptOpen = false
-		}
 		t.add(TraceLine{At: at, Kind: "model", Detail: modelDetail(c.Model, c.Usage)})
 	}
-	for _, p := range m.Parts {
-		if p.Kind == snapshot.PartToolResult {
-			t.st.Messages++
-		}
+	th := t.threads[thread]
+	if th == nil {
+		th = &threadLines{command: -1}
+		t.threads[thread] = th
 	}
-	switch {
-	case t.cmds != nil && t.cmds.IsCommand(raw):
-		t.command = len(t.lines)
+	step, answered := th.step(t.turns, raw, m)
+	if answered {
+		t.lines[th.command].Kind = "prompt"
+	}
+	if !th.turnState.command {
+		th.command = -1
+	}
+	switch step {
+	case stepCommand:
+		th.command = len(t.lines)
 		t.add(TraceLine{At: at, Kind: "command", Detail: short(snapshot.ContentText(firstText(m)), 80)})
-	case t.isPrompt(raw, m):
-		text, kind := promptText(m), recordKind(raw)
-		if t.promptOpen && text == t.prompt && kind != t.promptKind {
-			return // written twice
-		}
-		t.command, t.prompt, t.promptKind, t.promptOpen = -1, text, kind, true
-		t.st.Turns++
-		t.st.Messages++
-		t.add(TraceLine{At: at, Kind: "prompt", Detail: short(text, 80)})
-	case isCompaction(raw):
-		t.st.Compactions++
+	case stepPrompt:
+		t.add(TraceLine{At: at, Kind: "prompt", Detail: short(promptText(m), 80)})
+	case stepCompaction:
 		t.add(TraceLine{At: at, Kind: "compaction", Detail: "conversation compacted"})
-	case (m.Role == "assistant" || m.Role == "model") && len(m.Parts) == 0:
-		// a subagent's response mirrored into its parent's transcript: a
-		// call of the subagent's, no answer in the main conversation
-	case m.Role == "assistant" || m.Role == "model":
-		t.answered()
-		t.promptOpen = false
-		if strings.TrimSpace(firstText(m)) != "" {
-			t.st.Messages++ // an answer
-		}
+	case stepAnswer:
 		t.toolCalls(m, at)
-	case t.cmds != nil && t.cmds.IsInput(raw):
-		t.command = -1
-	}
-}
-
-// answered counts a pending slash command as a turn: the model answers it.
-func (t *tracer) answered() {
-	if t.command >= 0 {
-		t.st.Turns++
-		t.st.Messages++
-		t.lines[t.command].Kind = "prompt"
-		t.command = -1
 	}
 }
 
@@ -209,13 +179,6 @@ func firstText(m snapshot.Message) string {
 	return ""
 }
 
-func (t *tracer) isPrompt(raw any, m snapshot.Message) bool {
-	if t.a != nil {
-		return t.a.IsPrompt(raw)
-	}
-	return m.Role == "user" && len(m.Parts) > 0 && m.Parts[0].Kind == snapshot.PartText
-}
-
 // toolCalls adds a line for each tool a record calls, failed when its
 // result was an error.
 func (t *tracer) toolCalls(m snapshot.Message, at time.Time) {
@@ -223,12 +186,7 @@ func (t *tracer) toolCalls(m snapshot.Message, at time.Time) {
 		if p.Kind != snapshot.PartToolCall {
 			continue
 		}
-		t.st.ToolCalls++
-		t.st.Messages++
 		ok := !t.failed[p.CallID]
-		if !ok {
-			t.st.ToolFailures++
-		}
 		t.add(TraceLine{At: at, Kind: "tool", Detail: p.Tool, OK: &ok})
 	}
 }
@@ -236,37 +194,20 @@ func (t *tracer) toolCalls(m snapshot.Message, at time.Time) {
 // event adds one lifecycle event a harness recorded (see Recorder).
 func (t *tracer) event(raw any) {
 	ev, _ := raw.(map[string]any)
-	t.st.Events++
 	kind := str(ev, "type")
 	var at time.Time
 	if ms, ok := num(ev["ts_ms"]); ok {
-		at = t.stamp(time.UnixMilli(ms).UTC().Format(time.RFC3339Nano))
+		at = time.UnixMilli(ms).UTC()
 	}
 	line := TraceLine{At: at, Kind: "event", Detail: kind}
 	switch kind {
 	case "post_model":
-		t.st.ModelCalls++
-		u := EventUsage(ev).OfCall()
-		t.st.InputTokens += u.Input
-		t.st.CacheReadTokens += u.CacheRead
-		t.st.CacheWriteTokens += u.CacheWrite
-		t.st.OutputTokens += u.Output
-		bm := t.st.ByModel[str(ev, "model")]
-		bm.Add(u)
-		t.st.ByModel[str(ev, "model")] = bm
-		line = TraceLine{At: at, Kind: "model", Detail: modelDetail(str(ev, "model"), u)}
+		line = TraceLine{At: at, Kind: "model", Detail: modelDetail(str(ev, "model"), EventUsage(ev).OfCall())}
 	case "post_tool":
-		t.st.ToolCalls++
 		ok := ev["ok"] != false && ev["error"] == nil
-		if !ok {
-			t.st.ToolFailures++
-		}
 		line = TraceLine{At: at, Kind: "tool", Detail: str(ev, "tool"), OK: &ok}
 	case "pre_compact":
-		t.st.Compactions++
 		line.Kind = "compaction"
-	case "start":
-		t.st.Turns++
 	}
 	t.add(line)
 }
@@ -277,22 +218,6 @@ func modelDetail(model string, u snapshot.Usage) string {
 		d += fmt.Sprintf(" cache_read=%d cache_write=%d", u.CacheRead, u.CacheWrite)
 	}
 	return strings.TrimSpace(d + fmt.Sprintf(" out=%d", u.Output))
-}
-
-// stamp parses a record's time and widens the session's span; zero
-// when s is no time.
-func (t *tracer) stamp(s string) time.Time {
-	at, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}
-	}
-	if t.first.IsZero() || at.Before(t.first) {
-		t.first = at
-	}
-	if at.After(t.last) {
-		t.last = at
-	}
-	return at
 }
 
 func short(s string, n int) string {

@@ -244,6 +244,7 @@ func recordVersions(t *testing.T, agentName, name string, versions []map[string]
 		}
 		stored = len(msgs)
 	}
+	checkHistoryTotals(t, s, ids[0].Header.Session)
 	return s, ids
 }
 

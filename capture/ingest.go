@@ -56,21 +56,52 @@ type Ingest struct {
 // it, and the next call goes on from where the last step stopped. Nothing
 // is skipped: every step records its lines before the next is read.
 func (in Ingest) Run(ctx context.Context, p agent.Payload, o gitstore.SaveOptions) (gitstore.Entry, bool, error) {
-	o.Session, o.Label, o.Source = p.SessionID, p.Label(), in.Adapter.Name()
+	extra, err := in.transcripts(p)
+	if err != nil {
+		return gitstore.Entry{}, false, err
+	}
+	return in.record(ctx, p, o, extra, stepping{})
+}
+
+// transcripts lists the subagents' transcripts of a call; what could not
+// be read is told to Warn.
+func (in Ingest) transcripts(p agent.Payload) (map[string]string, error) {
 	extra, err := in.Adapter.Transcripts(p)
 	switch {
 	case agent.IsUnread(err) && in.Warn != nil:
 		in.Warn(fmt.Sprintf("subagent transcripts: %v", err))
 	case err != nil && !agent.IsUnread(err):
-		return gitstore.Entry{}, false, fmt.Errorf("list subagent transcripts: %w", err)
+		return nil, fmt.Errorf("list subagent transcripts: %w", err)
 	}
+	return extra, nil
+}
+
+// stepping is how an import's steps differ from a hook call's.
+type stepping struct {
+	// ahead is the first update, read before the first step on the
+	// session's tip; nil when none was.
+	ahead *readAhead
+}
+
+// readAhead is an update read before the first step, on the tip whose
+// members other than messages, events and files are rest (nil: no tip).
+type readAhead struct {
+	rest map[string]any
+	u    agent.Update
+}
+
+// record appends what the transcripts gained, in steps, and sets the
+// checkpoints their compactions call for.
+func (in Ingest) record(ctx context.Context, p agent.Payload, o gitstore.SaveOptions, extra map[string]string, how stepping) (gitstore.Entry, bool, error) {
+	o.Session, o.Label, o.Source = p.SessionID, p.Label(), in.Adapter.Name()
 	var changed []string
 	if in.Changed != nil && in.WorkTree != "" {
+		var err error
 		if changed, err = in.Changed(ctx); err != nil {
 			return gitstore.Entry{}, false, fmt.Errorf("list changed files: %w", err)
 		}
 	}
-	e, added, compacted, err := in.steps(ctx, p, o, extra, changed)
+	e, added, compacted, err := in.steps(ctx, p, o, extra, changed, how)
 	if err != nil {
 		return e, added, err
 	}
@@ -99,7 +130,7 @@ func (in Ingest) Run(ctx context.Context, p agent.Payload, o gitstore.SaveOption
 // the budget is spent, or the context is done; it returns the last one,
 // and, when the records read hold the agent's first sign of a new
 // compaction (agent.Update.Compacted), the snapshot before them.
-func (in Ingest) steps(ctx context.Context, p agent.Payload, o gitstore.SaveOptions, extra map[string]string, changed []string) (last gitstore.Entry, anyAdded bool, compacted plumbing.Hash, err error) {
+func (in Ingest) steps(ctx context.Context, p agent.Payload, o gitstore.SaveOptions, extra map[string]string, changed []string, how stepping) (last gitstore.Entry, anyAdded bool, compacted plumbing.Hash, err error) {
 	start := time.Now()
 	var slowest time.Duration
 	var before plumbing.Hash
@@ -115,10 +146,12 @@ func (in Ingest) steps(ctx context.Context, p agent.Payload, o gitstore.SaveOpti
 		e, added, err := in.Store.Append(ctx, o, func(tipRest map[string]any) (gitstore.Delta, error) {
 			var err error
 			// A retry on a moved tip replaces what the lost one found.
-			u, err = agent.ReadUpdate(in.Adapter, p, extra, tipRest, agent.Reading{Limits: in.Limits, MaxReadBytes: in.MaxReadBytes})
-			if err != nil {
+			if a := how.ahead; a != nil && sameRest(a.rest, tipRest) {
+				u = a.u
+			} else if u, err = agent.ReadUpdate(in.Adapter, p, extra, tipRest, agent.Reading{Limits: in.Limits, MaxReadBytes: in.MaxReadBytes}); err != nil {
 				return gitstore.Delta{}, err
 			}
+			how.ahead = nil
 			return in.delta(u, changed), nil
 		})
 		for _, w := range u.Warnings {
@@ -241,13 +274,58 @@ func sortedSet(m map[string]bool) []string {
 // Import records a transcript file, with its subagents' files, as the
 // session named (see agent.CheckTranscript); importing it again adds only
 // what the file gained since.
+//
+// Its snapshots take the time of the transcripts' newest record, and
+// carry their totals as every append does.
 func (in Ingest) Import(ctx context.Context, session, path string) (gitstore.Entry, bool, error) {
 	p := agent.Payload{Agent: in.Adapter.Name(), Event: "import", SessionID: session, TranscriptPath: path}
-	newest, err := agent.NewestRecord(in.Adapter, p, agent.Reading{Limits: in.Limits, MaxReadBytes: in.MaxReadBytes})
+	extra, err := in.transcripts(p)
 	if err != nil {
 		return gitstore.Entry{}, false, err
 	}
-	return in.Run(ctx, p, gitstore.SaveOptions{Time: newest})
+	r := agent.Reading{Limits: in.Limits, MaxReadBytes: in.MaxReadBytes}
+	tip, err := in.Store.SessionTip(session)
+	if err != nil {
+		return gitstore.Entry{}, false, err
+	}
+	var rest map[string]any
+	if !tip.IsZero() {
+		if rest, err = in.Store.Rest(ctx, tip); err != nil {
+			return gitstore.Entry{}, false, err
+		}
+	}
+	u, err := agent.ReadUpdate(in.Adapter, p, extra, rest, r)
+	if err != nil {
+		return gitstore.Entry{}, false, err
+	}
+	var newest time.Time
+	if tip.IsZero() && !u.More && !agent.IsDocumentFile(in.Adapter, path) {
+		newest = newestRecord(u.Messages) // the update holds every record: no second read
+	} else if newest, err = agent.NewestRecord(in.Adapter, p, r); err != nil {
+		return gitstore.Entry{}, false, err
+	}
+	return in.record(ctx, p, gitstore.SaveOptions{Time: newest}, extra, stepping{ahead: &readAhead{rest: rest, u: u}})
+}
+
+// newestRecord is the time of the newest of records, as
+// agent.NewestRecord reads them.
+func newestRecord(records []any) time.Time {
+	var newest time.Time
+	for _, m := range records {
+		if at, err := time.Parse(time.RFC3339Nano, agent.ViewMessage(m).Time); err == nil && at.After(newest) {
+			newest = at
+		}
+	}
+	return newest
+}
+
+// sameRest reports whether two tips' members other than messages,
+// events and files are the same: the read-ahead was read on this tip.
+func sameRest(a, b map[string]any) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b)
+	}
+	return snapshot.Equal(a, b)
 }
 
 // Claim names the session a transcript at path is imported into: session,
@@ -258,22 +336,41 @@ func (in Ingest) Import(ctx context.Context, session, path string) (gitstore.Ent
 // which the caller says; a later import finds the transcript there
 // again, quietly.
 func (in Ingest) Claim(ctx context.Context, session, path string) (name string, renamed bool, err error) {
-	first, _, err := agent.Lines(path, 0, agent.DefaultMaxReadBytes)
-	if err != nil || len(first) == 0 || agent.IsDocumentFile(in.Adapter, path) {
-		return session, false, nil // a document, or nothing yet: the import reports what is wrong
+	return in.claim(ctx, session, path, nil)
+}
+
+// claim is Claim, with reserve, when set, asked before a name is
+// given: false passes the name over (another transcript of the same
+// import has it).
+func (in Ingest) claim(ctx context.Context, session, path string, reserve func(name string) bool) (name string, renamed bool, err error) {
+	if agent.IsDocumentFile(in.Adapter, path) {
+		return session, false, nil
 	}
-	rec := agent.Element(first[0], in.Limits)
+	var rec any // the transcript's first record, read once a session of the name is found
 	for n := 1; ; n++ {
 		name = session
 		if n > 1 {
 			name = fmt.Sprintf("%s-%d", session, n)
 		}
 		tip, err := in.Store.SessionTip(name)
-		if err != nil || tip.IsZero() {
-			return name, n > 1, err
-		}
-		if ours, err := in.holds(ctx, tip, rec); err != nil || ours {
+		if err != nil {
 			return name, false, err
+		}
+		ours := tip.IsZero()
+		if !ours && rec == nil {
+			first, _, err := agent.Lines(path, 0, agent.DefaultMaxReadBytes)
+			if err != nil || len(first) == 0 {
+				return session, false, nil // nothing yet: the import reports what is wrong
+			}
+			rec = agent.Element(first[0], in.Limits)
+		}
+		if !ours {
+			if ours, err = in.holds(ctx, tip, rec); err != nil {
+				return name, false, err
+			}
+		}
+		if ours && (reserve == nil || reserve(name)) {
+			return name, n > 1 && tip.IsZero(), nil
 		}
 	}
 }

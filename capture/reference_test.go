@@ -141,6 +141,9 @@ func TestNumbersMatchTheRawFiles(t *testing.T) {
 			if !e.Header.Time.Equal(want.Last.Truncate(time.Second)) && !e.Header.Time.Equal(want.Last) {
 				t.Errorf("snapshot time %s, want the newest record's %s", e.Header.Time, want.Last)
 			}
+			if !e.Header.Counted {
+				t.Errorf("the imported snapshot keeps no totals in its commit: the first stats would read its document")
+			}
 			agreeEverywhere(t, s, e, want)
 			t.Logf("%s: %+v", rs.file, want)
 		})
@@ -569,7 +572,7 @@ func numbersCounts(n agent.Numbers) counts {
 }
 
 // agreeEverywhere checks that every reader of snapshot e reports want:
-// show's numbers, the totals its commit keeps (what stats, sessions and
+// the document's numbers, show's (read a record at a time), the totals its commit keeps (what stats, sessions and
 // usage add up), export's and the viewer's session (report.Load: its
 // numbers and the tool calls its turns show, subagents' among them) and
 // replay's calls.
@@ -590,7 +593,14 @@ func agreeEverywhere(t *testing.T, s *gitstore.Store, e gitstore.Entry, want cou
 		t.Fatal(err)
 	}
 	if n := agent.NumbersOf(doc, entry.Header.Source); numbersCounts(n) != want {
-		t.Errorf("show:\n got %+v\nwant %+v", numbersCounts(n), want)
+		t.Errorf("the document's numbers:\n got %+v\nwant %+v", numbersCounts(n), want)
+	}
+	rest, _, err := s.ReadRest(ctx, e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := gitstore.CountRecords(ctx, s, entry, rest); err != nil || numbersCounts(n) != want {
+		t.Errorf("show (a record at a time): %v\n got %+v\nwant %+v", err, numbersCounts(n), want)
 	}
 	totals, ok, err := s.Totals(ctx, []gitstore.Entry{entry})
 	if err != nil || !ok[0] {

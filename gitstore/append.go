@@ -45,8 +45,9 @@ func (s *Store) Append(ctx context.Context, o SaveOptions, next func(tipRest map
 	if err := checkSession(o.Session); err != nil {
 		return Entry{}, false, err
 	}
+	ref := s.SessionRef(o.Session)
 	e, err := s.commitOnTip(ctx, s.header(o), func(tip plumbing.Hash, h *snapshot.Header, st tipState) (built, error) {
-		return s.buildAppend(ctx, tip, h, st, next)
+		return s.buildAppend(ctx, ref, tip, h, st, next)
 	})
 	if errors.Is(err, errNothingNew) {
 		return Entry{}, false, nil
@@ -56,7 +57,7 @@ func (s *Store) Append(ctx context.Context, o SaveOptions, next func(tipRest map
 
 // buildAppend is Append's treeBuilder: it asks next for the delta on
 // this tip and lays it out on the tip's tree.
-func (s *Store) buildAppend(ctx context.Context, tip plumbing.Hash, h *snapshot.Header, st tipState, next func(map[string]any) (Delta, error)) (built, error) {
+func (s *Store) buildAppend(ctx context.Context, ref string, tip plumbing.Hash, h *snapshot.Header, st tipState, next func(map[string]any) (Delta, error)) (built, error) {
 	var base opened // a new session's: empty
 	if !tip.IsZero() {
 		var err error
@@ -85,15 +86,25 @@ func (s *Store) buildAppend(ctx context.Context, tip plumbing.Hash, h *snapshot.
 	if err != nil {
 		return built{}, err
 	}
+	var tally *keptTally
+	if s.count != nil {
+		h.Counted = true
+		if h.Totals, tally, err = s.appendTotals(ctx, ref, tip, base, h.Source, d, rest); err != nil {
+			return built{}, err
+		}
+	}
 	h.Messages, h.Events, h.Files = base.Header.Messages, base.Header.Events, base.Header.Files
 	objs, err := layout.Build(s.reader, base.tree, &snapshot.Parts{Rest: rest, Messages: d.Messages, Events: d.Events, Files: d.Files}, h)
 	if err != nil {
 		return built{}, err
 	}
-	if err := s.writeObjects(objs, st.known); err != nil {
+	// What an append adds is new but for a record written twice: the
+	// objects written since the cache's base are enough to check, and
+	// the base is not read.
+	if err := s.writeObjects(objs, st.recent); err != nil {
 		return built{}, err
 	}
-	return built{root: objs[len(objs)-1].Hash, objs: objs, onTip: true, listed: true}, nil
+	return built{root: objs[len(objs)-1].Hash, objs: objs, onTip: true, listed: true, tally: tally}, nil
 }
 
 // deltaRest makes the new snapshot.json: the delta's members and the
@@ -161,6 +172,7 @@ func (s *Store) redactDelta(d Delta) (Delta, []redact.Finding) {
 // new header, e.g. the code commit a git hook saw. It fails for a
 // session with no snapshot yet.
 func (s *Store) Mark(ctx context.Context, o SaveOptions) (Entry, error) {
+	ref := s.SessionRef(o.Session)
 	return s.commitOnTip(ctx, s.header(o), func(tip plumbing.Hash, h *snapshot.Header, _ tipState) (built, error) {
 		if tip.IsZero() {
 			return built{}, NoSession(o.Session)
@@ -174,7 +186,11 @@ func (s *Store) Mark(ctx context.Context, o SaveOptions) (Entry, error) {
 		if o.Source == "" { // the tip's source, not the default: nothing new was taken
 			h.Source = e.Header.Source
 		}
-		return built{root: e.Tree, onTip: true, listed: true}, nil // the same tree: the tip's objects stay known
+		b := built{root: e.Tree, onTip: true, listed: true} // the same tree: the tip's objects stay known
+		if h.Source == e.Header.Source {
+			b.tally = s.cachedTally(ref, e) // and the same count
+		}
+		return b, nil
 	})
 }
 

@@ -57,6 +57,7 @@ func (s *Store) Drop(ctx context.Context, session string, dryRun bool) (Dropped,
 		return Dropped{}, err
 	}
 	s.dropTipState(d.Ref)
+	s.dropTally(d.Ref)
 	return d, nil
 }
 

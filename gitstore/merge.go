@@ -335,7 +335,7 @@ func (s *Store) merge(ctx context.Context, ref string, base, local, remote plumb
 		}
 	}
 	merged, conflicts := snapshot.MergeDocuments(db, dl, dr, agent.ViewMessage)
-	h, objs, err := s.prepare(merged, SaveOptions{Session: el.Header.Session, Label: label, Source: "pull", Time: s.opts.Now()})
+	h, objs, tally, err := s.prepare(merged, SaveOptions{Session: el.Header.Session, Label: label, Source: "pull", Time: s.opts.Now()})
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
@@ -356,5 +356,8 @@ func (s *Store) merge(ctx context.Context, ref string, base, local, remote plumb
 		return plumbing.ZeroHash, nil, err
 	}
 	s.saveTipState(ref, tipState{commit: id, seq: h.Seq, started: h.Started}, objs, nil)
+	if tally != nil {
+		s.saveTally(ref, id, tally)
+	}
 	return id, conflicts, nil
 }

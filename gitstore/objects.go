@@ -33,7 +33,19 @@ type objectReader struct {
 	inflaters           sync.Pool // zlib readers: a new one costs more than a small object's read
 	fileReaders         sync.Pool // *bufio.Reader, for loose objects' files
 	elsewhere           sync.Mutex
-	deflaters           sync.Pool // zlib writers, likewise: a new one clears a large window
+	// deflater is the zlib writer objects are written with, kept for
+	// the reader's life: a new one allocates and clears a large window,
+	// and a sync.Pool loses it at every collection (a hook call on a long
+	// session collects often).
+	// It writes into buf, which goes to the file in one write.
+	deflater struct {
+		sync.Mutex
+		z   *zlib.Writer
+		buf bytes.Buffer
+	}
+	// batch, for a Batch's store, holds the objects written so far, not
+	// yet in place: read before anything else.
+	batch *Batch
 }
 
 func newObjectReader(st *filesystem.Storage, dir string, max int64) *objectReader {
@@ -163,11 +175,16 @@ func (r *objectReader) writeLoose(typ plumbing.ObjectType, data []byte, h plumbi
 // deflate writes the loose form of an object: its header and data,
 // zlib-compressed.
 func (r *objectReader) deflate(w io.Writer, typ plumbing.ObjectType, data []byte) error {
-	z, _ := r.deflaters.Get().(*zlib.Writer)
+	r.deflater.Lock()
+	defer r.deflater.Unlock()
+	buf := &r.deflater.buf
+	buf.Reset()
+	z := r.deflater.z
 	if z == nil {
-		z, _ = zlib.NewWriterLevel(w, zlib.BestSpeed) // a valid level: no error
+		z, _ = zlib.NewWriterLevel(buf, zlib.BestSpeed) // a valid level: no error
+		r.deflater.z = z
 	} else {
-		z.Reset(w)
+		z.Reset(buf)
 	}
 	_, err := fmt.Fprintf(z, "%s %d\x00", typ, len(data))
 	if err == nil {
@@ -176,7 +193,9 @@ func (r *objectReader) deflate(w io.Writer, typ plumbing.ObjectType, data []byte
 	if cerr := z.Close(); err == nil {
 		err = cerr
 	}
-	r.deflaters.Put(z)
+	if err == nil {
+		_, err = w.Write(buf.Bytes())
+	}
 	return err
 }
 
@@ -197,7 +216,8 @@ func (r *objectReader) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (pl
 	return obj, nil
 }
 
-// read finds an object where git looks: in the packs listed so far
+// read finds an object where git looks: in a batch's pack being
+// written, in the packs listed so far
 // (an index answers a miss without a system call, where a loose lookup
 // of a packed object costs a failed open: a thousand sessions' tips, a
 // thousand opens), then loose, then in packs written since the packs
@@ -206,7 +226,7 @@ func (r *objectReader) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (pl
 // listed again only when an object is neither packed nor loose, not for
 // every loose object read.
 func (r *objectReader) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
-	typ, data, err := r.packs.Lookup(h)
+	typ, data, err := r.find(h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		hex := h.String()
 		typ, data, err = r.readLoose(filepath.Join(r.dir, "objects", hex[:2], hex[2:]), r.max)
@@ -296,4 +316,25 @@ func (r *objectReader) withPrefix(prefix string) []plumbing.Hash {
 func (r *objectReader) reload() {
 	_ = r.packs.Refresh()
 	r.Reindex()
+}
+
+// find reads a packed object: from a batch's pack being written, then
+// from the packs listed so far (see read).
+func (r *objectReader) find(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+	if r.batch != nil {
+		typ, data, err := r.batch.read(h)
+		if !errors.Is(err, plumbing.ErrObjectNotFound) {
+			return typ, data, err
+		}
+	}
+	return r.packs.Lookup(h)
+}
+
+// HasEncodedObject reports whether the object is stored (nil) or not
+// (plumbing.ErrObjectNotFound), a batch's pack being written included.
+func (r *objectReader) HasEncodedObject(h plumbing.Hash) error {
+	if r.batch != nil && r.batch.has(h) {
+		return nil
+	}
+	return r.Storage.HasEncodedObject(h)
 }

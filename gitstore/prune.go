@@ -402,7 +402,7 @@ func (s *Store) pruned(prefix string) (plumbing.Hash, bool) {
 const staleTempAge = time.Hour
 
 // removeStaleTemp removes the temporary files of object and pack writes
-// (tmp_obj_*, tmp_pack_*, tmp_idx_*) and of ref locks (snap/locks/)
+// (tmp_obj_*, tmp_pack_*, tmp_idx_*, a Batch's tmp_snap_pack_*) and of ref locks (snap/locks/)
 // last changed before cutoff: a save or import killed mid-write leaves
 // them, and no writer keeps one open that long.
 func (s *Store) removeStaleTemp(cutoff time.Time) {
@@ -430,7 +430,7 @@ func (s *Store) eachStaleTemp(cutoff time.Time, fn func(path string)) {
 		locks := filepath.Base(dir) == "locks"
 		for _, e := range ents {
 			name := e.Name()
-			temp := locks || strings.HasPrefix(name, "tmp_obj_") || strings.HasPrefix(name, "tmp_pack_") || strings.HasPrefix(name, "tmp_idx_")
+			temp := locks || strings.HasPrefix(name, "tmp_obj_") || strings.HasPrefix(name, "tmp_pack_") || strings.HasPrefix(name, "tmp_idx_") || strings.HasPrefix(name, batchTempPrefix)
 			if !temp || e.IsDir() {
 				continue
 			}

@@ -51,6 +51,7 @@ type Snapshots interface {
 // Contents reads a snapshot piece by piece, for readers that remember
 // what they have read: its messages block by block, its files by blob.
 type Contents interface {
+	ReadRest(ctx context.Context, id plumbing.Hash) (map[string]any, Entry, error)
 	MessageBlocks(ctx context.Context, e Entry) ([]BlockID, error)
 	BlockMessages(ctx context.Context, b BlockID) ([]MessageRef, error)
 	Message(ctx context.Context, id MessageID) (any, error)

@@ -27,6 +27,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
+	"github.com/git-snap/git-snap/gitstore/internal/pack"
 	"github.com/git-snap/git-snap/gitstore/internal/refs"
 	"github.com/git-snap/git-snap/redact"
 	"github.com/git-snap/git-snap/snapshot"
@@ -86,7 +87,7 @@ const DefaultMaxObjectBytes = 64 << 20
 type Store struct {
 	paths    Paths
 	st       *objectReader
-	refs     *refs.Store
+	refs     refStore
 	prefix   string
 	cpPrefix string    // where checkpoints are written: CheckpointPrefix, or TagPrefix
 	tips     tipsCache // what Tips read last
@@ -97,6 +98,10 @@ type Store struct {
 	// way the agent that recorded them (source) reads them; nil, only in
 	// tests, writes none, as versions before totals did.
 	count func(doc map[string]any, source string) snapshot.Totals
+	// tallies says count is agent's own: a snapshot's tally is kept
+	// (see tally.go) and an append counts only what it adds. A test's
+	// counter counts every document whole.
+	tallies bool
 	// killAt, in tests, ends a prune at a named step as if the process
 	// were killed there.
 	killAt string
@@ -159,6 +164,7 @@ func OpenPaths(ctx context.Context, paths Paths, opts Options) (*Store, error) {
 		cpPrefix: CheckpointPrefix,
 		opts:     opts,
 		count:    agent.CountTotals,
+		tallies:  true,
 	}
 	if opts.CheckpointsInTags {
 		s.cpPrefix = TagPrefix
@@ -221,18 +227,18 @@ type SaveOptions struct {
 // Concurrent saves to one session all land, one after another: a save
 // that loses the race to move the ref retries on the new tip.
 func (s *Store) Save(ctx context.Context, doc map[string]any, o SaveOptions) (Entry, error) {
-	h, objs, err := s.prepare(doc, o)
+	h, objs, tally, err := s.prepare(doc, o)
 	if err != nil {
 		return Entry{}, err
 	}
-	return s.commitTree(ctx, h, objs[len(objs)-1].Hash, objs)
+	return s.commitTree(ctx, h, objs[len(objs)-1].Hash, objs, tally)
 }
 
 // SaveNew is Save, unless a snapshot of the session already holds the
 // same document: then it returns that snapshot and false, and writes
 // nothing. Importing a file twice adds it once.
 func (s *Store) SaveNew(ctx context.Context, doc map[string]any, o SaveOptions) (Entry, bool, error) {
-	h, objs, err := s.prepare(doc, o)
+	h, objs, tally, err := s.prepare(doc, o)
 	if err != nil {
 		return Entry{}, false, err
 	}
@@ -252,14 +258,15 @@ func (s *Store) SaveNew(ctx context.Context, doc map[string]any, o SaveOptions) 
 	if err != nil || !found.ID.IsZero() {
 		return found, false, err
 	}
-	e, err := s.commitTree(ctx, h, root, objs)
+	e, err := s.commitTree(ctx, h, root, objs, tally)
 	return e, err == nil, err
 }
 
-// prepare validates a document and lays out its tree and header.
-func (s *Store) prepare(doc map[string]any, o SaveOptions) (snapshot.Header, []layout.Object, error) {
+// prepare validates a document and lays out its tree and header, and
+// returns the tally to keep for it (nil when none is kept).
+func (s *Store) prepare(doc map[string]any, o SaveOptions) (snapshot.Header, []layout.Object, *keptTally, error) {
 	if err := checkSession(o.Session); err != nil {
-		return snapshot.Header{}, nil, err
+		return snapshot.Header{}, nil, nil, err
 	}
 	var found []redact.Finding
 	var held map[int]layout.Encoded
@@ -268,15 +275,17 @@ func (s *Store) prepare(doc map[string]any, o SaveOptions) (snapshot.Header, []l
 	}
 	parts, err := snapshot.Split(doc)
 	if err != nil {
-		return snapshot.Header{}, nil, err
+		return snapshot.Header{}, nil, nil, err
 	}
 	h := s.header(o)
 	h.Redacted += len(found)
+	var tally *keptTally
 	switch {
 	case o.Totals != nil:
 		h.Counted, h.Totals = true, *o.Totals
 	case s.count != nil:
-		h.Counted, h.Totals = true, s.count(doc, h.Source)
+		h.Counted = true
+		h.Totals, tally = s.countDocument(doc, h.Source)
 	}
 	first, last := h.Totals.First, h.Totals.Last
 	if !h.Counted {
@@ -292,9 +301,9 @@ func (s *Store) prepare(doc map[string]any, o SaveOptions) (snapshot.Header, []l
 	}
 	objs, err := layout.Build(s.reader, nil, parts, &h)
 	if err != nil {
-		return snapshot.Header{}, nil, err
+		return snapshot.Header{}, nil, nil, err
 	}
-	return h, objs, nil
+	return h, objs, tally, nil
 }
 
 // redactNew redacts doc, except the messages the session's tip already
@@ -442,13 +451,14 @@ func (s *Store) Rollback(ctx context.Context, target plumbing.Hash, o SaveOption
 	if h.Label == "" {
 		h.Label = "rollback to " + short(target)
 	}
-	return s.commitTree(ctx, h, t.Tree, nil)
+	return s.commitTree(ctx, h, t.Tree, nil, nil)
 }
 
 // commitTree writes the objects a tree needs and commits it on top of
 // the session's tip, retrying on the new tip when another writer won.
 // objs are the tree's objects, root last; nil when the tree is stored.
-func (s *Store) commitTree(ctx context.Context, h snapshot.Header, root plumbing.Hash, objs []layout.Object) (Entry, error) {
+// tally is the new snapshot's to keep, or nil.
+func (s *Store) commitTree(ctx context.Context, h snapshot.Header, root plumbing.Hash, objs []layout.Object, tally *keptTally) (Entry, error) {
 	written, writtenOn := false, plumbing.ZeroHash // the tip whose tree the objects were checked against
 	return s.commitOnTip(ctx, h, func(_ plumbing.Hash, _ *snapshot.Header, st tipState) (built, error) {
 		// Another writer moved the tip: what the old one held may no
@@ -459,7 +469,7 @@ func (s *Store) commitTree(ctx context.Context, h snapshot.Header, root plumbing
 			}
 			written, writtenOn = true, st.commit
 		}
-		return built{root: root, objs: objs, listed: objs != nil}, nil
+		return built{root: root, objs: objs, listed: objs != nil, tally: tally}, nil
 	})
 }
 
@@ -475,6 +485,9 @@ type built struct {
 	// listed is false when the tree's objects are not known: the tip
 	// cache is dropped, and rebuilt by the next save.
 	listed bool
+	// tally is the new snapshot's tally to keep for the next append;
+	// nil keeps none.
+	tally *keptTally
 }
 
 // treeBuilder makes the tree of the next snapshot on top of tip, writes
@@ -525,6 +538,11 @@ func (s *Store) commitOnTip(ctx context.Context, h snapshot.Header, build treeBu
 		if err != nil {
 			return Entry{}, writeErr(err)
 		}
+		if b.tally != nil {
+			s.saveTally(ref, id, b.tally)
+		} else {
+			s.dropTally(ref)
+		}
 		next := tipState{commit: id, seq: hh.Seq, started: hh.Started}
 		switch {
 		case !b.listed:
@@ -562,6 +580,7 @@ func snapshotLogMessage(h snapshot.Header) string {
 // tools that judge a pack by its age.
 func (s *Store) writeObjects(objs []layout.Object, known hashSet) error {
 	reused := false
+	var packed []pack.Object // for a batch: added at once
 	for _, o := range objs {
 		// known comes from a cache under .git/snap/, which anything can
 		// have damaged: an object it lists is skipped only once it is
@@ -569,6 +588,10 @@ func (s *Store) writeObjects(objs []layout.Object, known hashSet) error {
 		// the repository lacks.
 		if known.has(o.Hash) && s.st.HasEncodedObject(o.Hash) == nil {
 			reused = true
+			continue
+		}
+		if s.st.batch != nil {
+			packed = append(packed, pack.Object(o)) // a batch's pack is fresh: one more copy costs less than a look
 			continue
 		}
 		if s.freshenLoose(o.Hash) == fresh {
@@ -580,6 +603,9 @@ func (s *Store) writeObjects(objs []layout.Object, known hashSet) error {
 	}
 	if reused {
 		s.freshenPacks()
+	}
+	if len(packed) > 0 {
+		return s.st.batch.add(packed...)
 	}
 	return nil
 }
@@ -634,6 +660,9 @@ func (s *Store) storeObject(o encoder) (plumbing.Hash, error) {
 	typ, data, h, err := encoded(o)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("encode object: %w", err)
+	}
+	if s.st.batch != nil {
+		return h, s.st.batch.add(pack.Object{Type: typ, Data: data, Hash: h})
 	}
 	for range 10 {
 		if err = s.st.writeLoose(typ, data, h); !errors.Is(err, fs.ErrNotExist) {
@@ -803,6 +832,24 @@ func (s *Store) Read(ctx context.Context, id plumbing.Hash) (map[string]any, Ent
 	}
 	p, err := s.loadParts(o)
 	if err != nil {
+		return nil, Entry{}, fmt.Errorf("read snapshot %s: %w", id, err)
+	}
+	return p.Join(), o.Entry, nil
+}
+
+// ReadRest reads the snapshot id names but for its messages: every
+// other member, its events and captured files. A reader of a long
+// session reads the messages one at a time (MessageBlocks, Message).
+func (s *Store) ReadRest(ctx context.Context, id plumbing.Hash) (map[string]any, Entry, error) {
+	o, err := s.openSnapshot(ctx, id)
+	if err != nil {
+		return nil, Entry{}, err
+	}
+	p := &snapshot.Parts{Rest: o.rest}
+	if p.Events, err = s.reader.Load(o.tree.Events); err != nil {
+		return nil, Entry{}, fmt.Errorf("read snapshot %s: %w", id, err)
+	}
+	if p.Files, err = s.reader.Files(o.tree.Files); err != nil {
 		return nil, Entry{}, fmt.Errorf("read snapshot %s: %w", id, err)
 	}
 	return p.Join(), o.Entry, nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha1"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -30,7 +31,11 @@ type tipState struct {
 	commit  plumbing.Hash
 	seq     int
 	started time.Time
-	known   hashSet
+	// known are the objects the tip holds (those of earlier snapshots of
+	// the session too, all reachable from its ref); recent are those of
+	// them written since the cache's base (see tipCache), which is read
+	// only when known is asked about something recent does not hold.
+	known, recent hashSet
 }
 
 // hashSet is a set of object ids.
@@ -77,15 +82,29 @@ func (m mapHashes) each(f func(plumbing.Hash)) {
 	}
 }
 
-// tipCacheMagic starts a tip cache; version 2 ends with the SHA-1 of
-// everything before it, so that a damaged or cut file is found whole.
-const tipCacheMagic = "git-snap tip cache 2"
+// tipCacheMagic starts a tip cache's state; version 3 keeps the objects
+// in two files (see tipCache).
+const tipCacheMagic = "git-snap tip cache 3"
 
 // maxCacheBytes bounds any cache file read under .git/snap/: a larger
 // one (a sparse file planted there) is not read but rebuilt.
 const maxCacheBytes = 256 << 20
 
-func (s *Store) tipCachePath(ref string) string {
+// The tip cache of a session ref is two files in
+// .git/snap/cache/tip/<ref>/: base, the sorted ids of the objects of an
+// earlier snapshot of the session, with its SHA-1 at the end; and state,
+// the tip's commit, sequence number and start, the base's SHA-1 and
+// count, and the ids of the objects written since (sorted), with the
+// SHA-1 of it all. An append writes the small state alone: it neither
+// reads nor rewrites the base, which is merged with what came since once
+// that has grown past an eighth of it.
+func (s *Store) tipCacheDir(ref string) string {
+	return filepath.Join(s.paths.CommonDir, "snap", "cache", "tip", strings.ReplaceAll(ref, "/", "%"))
+}
+
+// oldTipCachePath is where versions before 3 kept the tip cache, in one
+// file: removed when the new one is written.
+func (s *Store) oldTipCachePath(ref string) string {
 	return filepath.Join(s.paths.CommonDir, "snap", "cache", strings.ReplaceAll(ref, "/", "%"))
 }
 
@@ -96,7 +115,7 @@ func (s *Store) tipCachePath(ref string) string {
 // as a write skips them (writeObjects).
 func (s *Store) tipState(ref string, tip plumbing.Hash) (tipState, error) {
 	if tip.IsZero() {
-		return tipState{known: mapHashes{}}, nil
+		return tipState{known: mapHashes{}, recent: mapHashes{}}, nil
 	}
 	if st, ok := s.readTipCache(ref, tip); ok {
 		if e, err := s.Entry(context.Background(), tip); err == nil && e.Header.Seq == st.seq && e.Header.Started.Equal(st.started) {
@@ -107,30 +126,71 @@ func (s *Store) tipState(ref string, tip plumbing.Hash) (tipState, error) {
 }
 
 func (s *Store) readTipCache(ref string, tip plumbing.Hash) (tipState, bool) {
-	b, err := safefile.ReadFile(context.Background(), s.tipCachePath(ref), "", maxCacheBytes)
+	dir := s.tipCacheDir(ref)
+	b, err := safefile.ReadFile(context.Background(), filepath.Join(dir, "state"), "", maxCacheBytes)
 	if err != nil {
 		return tipState{}, false
 	}
 	if b, err = checkSummed(b); err != nil {
 		return tipState{}, false
 	}
-	lines := bytes.SplitN(b, []byte("\n"), 5)
-	if len(lines) != 5 || string(lines[0]) != tipCacheMagic || string(lines[1]) != tip.String() || len(lines[4])%20 != 0 {
+	lines := bytes.SplitN(b, []byte("\n"), 6)
+	if len(lines) != 6 || string(lines[0]) != tipCacheMagic || string(lines[1]) != tip.String() || len(lines[5])%20 != 0 {
 		return tipState{}, false
 	}
 	seq, err1 := strconv.Atoi(string(lines[2]))
 	started, err2 := time.Parse(time.RFC3339Nano, string(lines[3]))
-	if err1 != nil || err2 != nil {
+	sum, count, _ := strings.Cut(string(lines[4]), " ")
+	n, err3 := strconv.Atoi(count)
+	if err1 != nil || err2 != nil || err3 != nil {
 		return tipState{}, false
 	}
-	return tipState{commit: tip, seq: seq, started: started, known: sortedHashes(lines[4])}, true
+	recent := sortedHashes(lines[5])
+	known := &layeredHashes{recent: recent, sum: sum, count: n, path: filepath.Join(dir, "base")}
+	return tipState{commit: tip, seq: seq, started: started, known: known, recent: recent}, true
 }
 
-// saveTipState writes the cache: the ids of objs, merged into those of
-// known (the tip's, when the new tree holds them too; nil otherwise). An
-// append adds a few ids to a sorted list of many, so they are merged in
-// one pass rather than listed and sorted again. Failing to write is
-// harmless: the next save rebuilds the cache.
+// layeredHashes are the objects a tip cache lists: its base, read when
+// first asked for, and those written since.
+type layeredHashes struct {
+	recent sortedHashes
+	sum    string // the base's SHA-1, hex
+	count  int    // the ids the base holds
+	path   string
+	base   sortedHashes
+	read   bool
+}
+
+// load reads the base once. One that does not read, or is not the one
+// the state names, lists nothing: the cache only spares writes.
+func (l *layeredHashes) load() sortedHashes {
+	if l.read {
+		return l.base
+	}
+	l.read = true
+	b, err := safefile.ReadFile(context.Background(), l.path, "", maxCacheBytes)
+	if err != nil || len(b) < sha1.Size || hex.EncodeToString(b[len(b)-sha1.Size:]) != l.sum {
+		return nil
+	}
+	if b, err = checkSummed(b); err == nil && len(b) == 20*l.count {
+		l.base = sortedHashes(b)
+	}
+	return l.base
+}
+
+func (l *layeredHashes) has(h plumbing.Hash) bool { return l.recent.has(h) || l.load().has(h) }
+
+func (l *layeredHashes) each(f func(plumbing.Hash)) {
+	l.recent.each(f)
+	l.load().each(f)
+}
+
+// saveTipState writes the cache: the ids of objs added to those of known
+// (the tip's, when the new tree holds them too; nil otherwise). After an
+// append on a cached tip, only the state is written, its recent ids
+// merged with the few new ones; otherwise, or once those are many, a new
+// base of them all. Failing to write is harmless: the next save rebuilds
+// the cache.
 func (s *Store) saveTipState(ref string, st tipState, objs []layout.Object, known hashSet) {
 	ids := make([]plumbing.Hash, 0, len(objs))
 	for _, o := range objs {
@@ -138,10 +198,38 @@ func (s *Store) saveTipState(ref string, st tipState, objs []layout.Object, know
 	}
 	slices.SortFunc(ids, func(a, b plumbing.Hash) int { return bytes.Compare(a[:], b[:]) })
 	ids = slices.Compact(ids)
+	dir := s.tipCacheDir(ref)
+	l, layered := known.(*layeredHashes)
+	var base, recent []byte
+	var sum string
+	count := 0
+	switch {
+	case layered && len(l.recent)+20*len(ids) <= 20*(l.count/8+1024):
+		recent, sum, count = mergeSorted(l.recent, ids), l.sum, l.count
+	case layered:
+		base = mergeSorted(l.load(), hashesOf(sortedHashes(mergeSorted(l.recent, ids))))
+	default:
+		base = mergeSorted(sortedOf(known), ids)
+	}
+	if base != nil {
+		digest := sha1.Sum(base)
+		if !writeFileAtomic(filepath.Join(dir, "base"), append(base, digest[:]...)) {
+			return
+		}
+		sum, count = hex.EncodeToString(digest[:]), len(base)/20
+	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s\n%s\n%d\n%s\n", tipCacheMagic, st.commit, st.seq, st.started.UTC().Format(time.RFC3339Nano))
-	b.Write(mergeSorted(sortedOf(known), ids))
-	writeFileAtomic(s.tipCachePath(ref), withSum(b.Bytes()))
+	fmt.Fprintf(&b, "%s\n%s\n%d\n%s\n%s %d\n", tipCacheMagic, st.commit, st.seq, st.started.UTC().Format(time.RFC3339Nano), sum, count)
+	b.Write(recent)
+	writeFileAtomic(filepath.Join(dir, "state"), withSum(b.Bytes()))
+	os.Remove(s.oldTipCachePath(ref))
+}
+
+// hashesOf lists the ids of a sorted list.
+func hashesOf(l sortedHashes) []plumbing.Hash {
+	out := make([]plumbing.Hash, 0, len(l)/20)
+	l.each(func(h plumbing.Hash) { out = append(out, h) })
+	return out
 }
 
 // withSum appends the SHA-1 of data to it, as git ends its index.
@@ -203,15 +291,15 @@ func mergeSorted(list sortedHashes, ids []plumbing.Hash) []byte {
 }
 
 // writeFileAtomic replaces a cache file by rename, so that a reader sees
-// the old or the new content, never a part. Failing is harmless: caches
-// are rebuilt.
-func writeFileAtomic(path string, data []byte) {
+// the old or the new content, never a part, and says whether it did.
+// Failing is harmless: caches are rebuilt.
+func writeFileAtomic(path string, data []byte) bool {
 	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
-		return
+		return false
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-")
 	if err != nil {
-		return
+		return false
 	}
 	_, err = tmp.Write(data)
 	if cerr := tmp.Close(); err == nil && cerr == nil {
@@ -220,6 +308,7 @@ func writeFileAtomic(path string, data []byte) {
 	if err != nil {
 		os.Remove(tmp.Name())
 	}
+	return err == nil
 }
 
 // rebuildTipState reads the tip's commit and walks its trees (not its
@@ -255,7 +344,10 @@ func (s *Store) rebuildTipState(tip plumbing.Hash) (tipState, error) {
 	if err := walk(c.Tree); err != nil {
 		return tipState{}, fmt.Errorf("read tree of session tip %s: %w", tip, err)
 	}
-	return tipState{commit: tip, seq: e.Header.Seq, started: e.Header.Started, known: known}, nil
+	return tipState{commit: tip, seq: e.Header.Seq, started: e.Header.Started, known: known, recent: known}, nil
 }
 
-func (s *Store) dropTipState(ref string) { os.Remove(s.tipCachePath(ref)) }
+func (s *Store) dropTipState(ref string) {
+	os.Remove(filepath.Join(s.tipCacheDir(ref), "state"))
+	os.Remove(s.oldTipCachePath(ref))
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -52,8 +53,9 @@ func mapOf(ids []plumbing.Hash) mapHashes {
 	return m
 }
 
-// After appends, the merged tip cache still names every object of the
-// tip's tree, in order, each once.
+// After appends, the tip cache still names every object of the tip's
+// tree, its recent ids in order, each once, whether or not the base was
+// merged with them meanwhile (300 appends merge it).
 func TestTipCacheMergedOnAppend(t *testing.T) {
 	ctx := context.Background()
 	_, s := newRepo(t)
@@ -70,14 +72,18 @@ func TestTipCacheMergedOnAppend(t *testing.T) {
 	}
 	full, err := s.rebuildTipState(tip)
 	must(t, err)
-	list := cached.known.(sortedHashes)
-	for i := 20; i < len(list); i += 20 {
-		if bytes.Compare(list[i-20:i], list[i:i+20]) >= 0 {
-			t.Fatalf("cache out of order at %d", i/20)
+	for _, list := range []sortedHashes{cached.recent.(sortedHashes), cached.known.(*layeredHashes).load()} {
+		for i := 20; i < len(list); i += 20 {
+			if bytes.Compare(list[i-20:i], list[i:i+20]) >= 0 {
+				t.Fatalf("cache out of order at %d", i/20)
+			}
 		}
 	}
+	if n := cached.known.(*layeredHashes).count; n < 1024 {
+		t.Errorf("the base holds %d ids: it was never merged with the recent ones", n)
+	}
 	full.known.each(func(h plumbing.Hash) {
-		if !list.has(h) {
+		if !cached.known.has(h) {
 			t.Errorf("cache lacks %s of the tip's tree", h)
 		}
 	})
@@ -116,8 +122,9 @@ func TestDamagedTipCacheIsNotTrusted(t *testing.T) {
 	}
 	git(t, dir, "fsck", "--strict", "--no-dangling")
 
-	// Cut or flipped, the cache is rebuilt, never read as it is.
-	path := s.tipCachePath(ref)
+	// Cut or flipped, the cache is rebuilt, never read as it is; a base
+	// flipped lists nothing.
+	path := filepath.Join(s.tipCacheDir(ref), "state")
 	b, err := os.ReadFile(path)
 	must(t, err)
 	b[len(b)/2] ^= 1
@@ -125,4 +132,19 @@ func TestDamagedTipCacheIsNotTrusted(t *testing.T) {
 	if _, ok := s.readTipCache(ref, e.ID); ok {
 		t.Error("a cache with a flipped byte was read")
 	}
+	e, err = s.Save(ctx, conversation(4), SaveOptions{Session: "s"})
+	must(t, err)
+	base := filepath.Join(s.tipCacheDir(ref), "base")
+	b, err = os.ReadFile(base)
+	must(t, err)
+	b[len(b)/3] ^= 1
+	must(t, os.WriteFile(base, b, 0o666))
+	st, ok := s.readTipCache(ref, e.ID)
+	if !ok {
+		t.Fatal("the state does not read")
+	}
+	st.known.each(func(h plumbing.Hash) { t.Errorf("a flipped base lists %s", h) })
+	_, err = s.Save(ctx, conversation(5), SaveOptions{Session: "s"})
+	must(t, err)
+	git(t, dir, "fsck", "--strict", "--no-dangling")
 }

@@ -16,14 +16,23 @@ import (
 
 // Totals gives each entry's totals: its header's when the snapshot was
 // counted as it was written (and has the conversation's messages
-// counted), else the totals the store counts of its document. Those are remembered under .git/snap/cache/, so that the
-// document of a snapshot written before totals existed is read once,
-// not on every call. ok[i] is false when entries[i] has no totals,
-// which only a store that counts nothing (in tests) gives.
+// counted), else the totals the store counts of its document. Those are
+// remembered under .git/snap/cache/, so that the document of a snapshot
+// written before totals existed is read once, not on every call. ok[i]
+// is false when entries[i] has no totals, which only a store that
+// counts nothing (in tests) gives.
 func (s *Store) Totals(ctx context.Context, entries []Entry) (out []snapshot.Totals, ok []bool, err error) {
+	return s.TotalsProgress(ctx, entries, nil)
+}
+
+// TotalsProgress is Totals, telling progress, when not nil, how many of
+// the documents it must count (those of snapshots written without
+// totals and not remembered) it has counted, before each and after the
+// last: the once-only upgrade of a repository an older version wrote.
+func (s *Store) TotalsProgress(ctx context.Context, entries []Entry, progress func(done, of int)) (out []snapshot.Totals, ok []bool, err error) {
 	out, ok = make([]snapshot.Totals, len(entries)), make([]bool, len(entries))
 	var cache totalsCache
-	added := 0
+	var todo []int
 	for i, e := range entries {
 		// A snapshot counted before conversation messages were has
 		// records and no such count: its document is counted again.
@@ -41,15 +50,27 @@ func (s *Store) Totals(ctx context.Context, entries []Entry) (out []snapshot.Tot
 			out[i], ok[i] = t, true
 			continue
 		}
-		doc, _, err := s.Read(ctx, e.ID)
+		todo = append(todo, i)
+	}
+	for n, i := range todo {
+		if progress != nil {
+			progress(n, len(todo))
+		}
+		t, err := s.countOf(ctx, entries[i])
 		if err != nil {
 			return nil, nil, err
 		}
-		out[i], ok[i] = s.count(doc, e.Header.Source), true
-		cache.set(e.ID, out[i])
-		added++
+		out[i], ok[i] = t, true
+		cache.set(entries[i].ID, out[i])
+		// Remembered as it goes: an upgrade cut short is not begun again.
+		if n%100 == 99 {
+			s.writeTotalsCache(cache, entries)
+		}
 	}
-	if added > 0 {
+	if len(todo) > 0 {
+		if progress != nil {
+			progress(len(todo), len(todo))
+		}
 		s.writeTotalsCache(cache, entries)
 	}
 	return out, ok, nil
@@ -151,4 +172,23 @@ func (s *Store) CheckpointsBySession() (map[string][]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// countOf counts snapshot e's document: a record at a time, so that a
+// long session is never held whole, unless a test gave the store a
+// counter of documents of its own.
+func (s *Store) countOf(ctx context.Context, e Entry) (snapshot.Totals, error) {
+	if !s.tallies {
+		doc, _, err := s.Read(ctx, e.ID)
+		if err != nil {
+			return snapshot.Totals{}, err
+		}
+		return s.count(doc, e.Header.Source), nil
+	}
+	rest, _, err := s.ReadRest(ctx, e.ID)
+	if err != nil {
+		return snapshot.Totals{}, err
+	}
+	n, err := CountRecords(ctx, s, e, rest)
+	return n.Totals(), err
 }

@@ -539,7 +539,7 @@ func (s *Server) show(ctx context.Context, in ShowArgs) (string, error) {
 		sess.Other, sess.Events = nil, 0
 	}
 	var b bytes.Buffer
-	if err := report.WriteMarkdown(&b, sess); err != nil {
+	if err := report.WriteMarkdown(ctx, &b, sess); err != nil {
 		return "", fmt.Errorf("writing %s: %w", rev, err)
 	}
 	return page(b.String(), in.Offset, limit)

@@ -110,7 +110,22 @@ type Finding struct {
 type Redactor struct {
 	rules []Rule
 	allow []*regexp.Regexp
+	// index, built on first use, tells the rules a string wakes in one
+	// pass; nil when the rules do not fit one (each is asked then).
+	index func() *keywordIndex
+	// clean remembers object keys found to hold no secret, up to
+	// maxCleanKeys: a transcript's records repeat the same few names
+	// thousands of times, and each was redacted again.
+	clean  sync.Map // string → struct{}
+	nClean atomic.Int64
 }
+
+// minSecret is the shortest string a secret is looked for in.
+const minSecret = 8
+
+// maxCleanKeys bounds Redactor.clean: keys beyond it are redacted each
+// time, as before.
+const maxCleanKeys = 4096
 
 // Config adds rules and allowlist patterns (regular expressions) to the
 // built-in ones, or turns redaction off.
@@ -156,7 +171,38 @@ func New(cfg Config) (*Redactor, error) {
 		}
 		r.allow = append(r.allow, re)
 	}
+	r.index = sync.OnceValue(func() *keywordIndex {
+		ix, _ := newKeywordIndex(r.rules)
+		return ix
+	})
 	return r, nil
+}
+
+// waking calls fn with each rule s wakes, in order, as long as fn
+// returns s unchanged; once it changes s, the rules after are asked of
+// the new s.
+func (r *Redactor) waking(s string, fn func(rule Rule, s string) string) string {
+	var ix *keywordIndex
+	if r.index != nil {
+		ix = r.index()
+	}
+	var set uint64
+	lower := ""
+	if ix != nil {
+		set = ix.wakeSet(s)
+	}
+	for i, rule := range r.rules {
+		if ix != nil && !ix.wakes(i, set) || ix == nil && !rule.wakes(s, &lower) {
+			continue
+		}
+		if next := fn(rule, s); next != s {
+			s, lower = next, ""
+			if ix != nil {
+				set = ix.wakeSet(s)
+			}
+		}
+	}
+	return s
 }
 
 // Placeholder replaces a secret found by rule.
@@ -167,7 +213,7 @@ func Placeholder(rule string) string { return "[REDACTED:" + rule + "]" }
 // (a transcript line that did not parse is kept raw, and \u0067hp_…
 // hides ghp_… from a pattern) and into base64 runs that decode to text.
 func (r *Redactor) String(s string) (string, []Finding) {
-	if r == nil || len(r.rules) == 0 || len(s) < 8 {
+	if r == nil || len(r.rules) == 0 || len(s) < minSecret {
 		return s, nil
 	}
 	var found []Finding
@@ -197,18 +243,7 @@ func (rule Rule) wakes(s string, lower *string) bool {
 
 // rulesPass runs every rule over s.
 func (r *Redactor) rulesPass(s string, found *[]Finding) string {
-	lower := ""
-	for _, rule := range r.rules {
-		if !rule.wakes(s, &lower) {
-			continue
-		}
-		before := len(*found)
-		s = r.apply(rule, s, found)
-		if len(*found) > before {
-			lower = "" // s changed
-		}
-	}
-	return s
+	return r.waking(s, func(rule Rule, s string) string { return r.apply(rule, s, found) })
 }
 
 // escaped runs the rules over s with its JSON escapes decoded, and
@@ -218,14 +253,10 @@ func (r *Redactor) escaped(s string, found *[]Finding) string {
 	if dec == s {
 		return s
 	}
-	lower := ""
-	for _, rule := range r.rules {
-		if !rule.wakes(dec, &lower) {
-			continue
-		}
+	r.waking(dec, func(rule Rule, dec string) string {
 		spans := r.find(rule, dec)
 		if spans == nil {
-			continue
+			return dec
 		}
 		var b strings.Builder
 		last := 0
@@ -239,8 +270,8 @@ func (r *Redactor) escaped(s string, found *[]Finding) string {
 		b.WriteString(s[last:])
 		s = b.String()
 		dec, at = unescape(s)
-		lower = ""
-	}
+		return dec
+	})
 	return s
 }
 
@@ -560,12 +591,23 @@ func (r *Redactor) keys(m map[string]any, path []any, found *[]Finding) map[stri
 	var renamed map[string]string
 	var findings map[string][]Finding
 	for k := range m {
-		if nk, f := r.String(k); len(f) > 0 {
-			if renamed == nil {
-				renamed, findings = map[string]string{}, map[string][]Finding{}
-			}
-			renamed[k], findings[k] = nk, f
+		if len(k) < minSecret {
+			continue
 		}
+		if _, ok := r.clean.Load(k); ok {
+			continue
+		}
+		nk, f := r.String(k)
+		if len(f) == 0 {
+			if r.nClean.Add(1) <= maxCleanKeys {
+				r.clean.Store(k, struct{}{})
+			}
+			continue
+		}
+		if renamed == nil {
+			renamed, findings = map[string]string{}, map[string][]Finding{}
+		}
+		renamed[k], findings[k] = nk, f
 	}
 	if renamed == nil {
 		return nil

@@ -144,54 +144,81 @@ func Conversation(w io.Writer, p Palette, msgs []any) {
 // (agent.ThreadOf), and preambles the harness wrote folded to one line
 // unless o.Full (agent.IsPreamble).
 func ConversationWith(w io.Writer, p Palette, msgs []any, o ConversationOptions) {
-	other := map[string]int{}
+	c := NewConversation(w, p, o)
 	for i, raw := range msgs {
-		if !agent.IsConversation(raw) {
-			other[agent.RecordKind(raw)]++
-			continue
-		}
-		m := agent.ViewMessage(raw)
-		role := m.Role
-		if role == "" {
-			role = "message"
-		}
-		head := p.Bold(fmt.Sprintf("[%d] %s", i, role))
-		if t := agent.ThreadOf(raw); t != "" {
-			head += " " + p.Cyan("(subagent "+t+")")
-		}
-		if m.Time != "" {
-			head += " " + p.Dim(m.Time)
-		}
-		if !o.Full && agent.IsPreamble(raw) {
-			n := 0
-			for _, part := range m.Parts {
-				n += len([]rune(part.Text))
-			}
-			size := ""
-			if n > 0 {
-				size = fmt.Sprintf(", %d chars", n)
-			}
-			fmt.Fprintf(w, "%s %s\n", head, p.Dim(fmt.Sprintf("(preamble%s; --full shows it)", size)))
-			continue
-		}
-		fmt.Fprintln(w, head)
-		if len(m.Parts) == 0 {
-			b, _ := snapshot.Marshal(raw)
-			fmt.Fprintf(w, "    %s\n", p.Dim(o.shorten(string(b), 160)))
-		}
-		for _, part := range m.Parts {
-			o.writePart(w, p, part)
-		}
+		c.Record(i, raw)
 	}
-	if len(other) > 0 {
-		var kinds []string
+	c.End()
+}
+
+// ConversationWriter renders a conversation as ConversationWith does, a
+// record at a time, so that a long one need not be held whole.
+type ConversationWriter struct {
+	w     io.Writer
+	p     Palette
+	o     ConversationOptions
+	other map[string]int
+}
+
+// NewConversation starts a conversation written to w.
+func NewConversation(w io.Writer, p Palette, o ConversationOptions) *ConversationWriter {
+	return &ConversationWriter{w: w, p: p, o: o, other: map[string]int{}}
+}
+
+// Record writes record i, raw.
+func (c *ConversationWriter) Record(i int, raw any) {
+	w, p, o := c.w, c.p, c.o
+	if !agent.IsConversation(raw) {
+		c.other[agent.RecordKind(raw)]++
+		return
+	}
+	m := agent.ViewMessage(raw)
+	role := m.Role
+	if role == "" {
+		role = "message"
+	}
+	head := p.Bold(fmt.Sprintf("[%d] %s", i, role))
+	if t := agent.ThreadOf(raw); t != "" {
+		head += " " + p.Cyan("(subagent "+t+")")
+	}
+	if m.Time != "" {
+		head += " " + p.Dim(m.Time)
+	}
+	if !o.Full && agent.IsPreamble(raw) {
 		n := 0
-		for _, k := range sortedNames(other) {
-			kinds = append(kinds, fmt.Sprintf("%s ×%d", k, other[k]))
-			n += other[k]
+		for _, part := range m.Parts {
+			n += len([]rune(part.Text))
 		}
-		fmt.Fprintf(w, "%s\n", p.Dim(fmt.Sprintf("(%d other records not shown: %s; --json shows everything)", n, strings.Join(kinds, ", "))))
+		size := ""
+		if n > 0 {
+			size = fmt.Sprintf(", %d chars", n)
+		}
+		fmt.Fprintf(w, "%s %s\n", head, p.Dim(fmt.Sprintf("(preamble%s; --full shows it)", size)))
+		return
 	}
+	fmt.Fprintln(w, head)
+	if len(m.Parts) == 0 {
+		b, _ := snapshot.Marshal(raw)
+		fmt.Fprintf(w, "    %s\n", p.Dim(o.shorten(string(b), 160)))
+	}
+	for _, part := range m.Parts {
+		o.writePart(w, p, part)
+	}
+}
+
+// End writes what was not shown: the records that are not conversation,
+// by kind.
+func (c *ConversationWriter) End() {
+	if len(c.other) == 0 {
+		return
+	}
+	var kinds []string
+	n := 0
+	for _, k := range sortedNames(c.other) {
+		kinds = append(kinds, fmt.Sprintf("%s ×%d", k, c.other[k]))
+		n += c.other[k]
+	}
+	fmt.Fprintf(c.w, "%s\n", c.p.Dim(fmt.Sprintf("(%d other records not shown: %s; --json shows everything)", n, strings.Join(kinds, ", "))))
 }
 
 func (o ConversationOptions) shorten(s string, n int) string {

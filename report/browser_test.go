@@ -248,7 +248,7 @@ func TestExportsRenderInChromium(t *testing.T) {
 func renderHTML(t *testing.T, sess *Session, o HTMLOptions) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := WriteHTML(&buf, sess, o); err != nil {
+	if err := WriteHTML(context.Background(), &buf, sess, o); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -140,7 +141,7 @@ func TestMarkdownOfRealSessionsParses(t *testing.T) {
 			importSession(t, s, rs.agent, rs.file, "s")
 			sess := loadSession(t, s, "s", Options{})
 			var buf bytes.Buffer
-			if err := WriteMarkdown(&buf, sess); err != nil {
+			if err := WriteMarkdown(context.Background(), &buf, sess); err != nil {
 				t.Fatal(err)
 			}
 			d := parseMarkdown(t, buf.Bytes())
@@ -168,7 +169,7 @@ func TestMarkdownOfAHostileTranscript(t *testing.T) {
 	saveDoc(t, s, "h", hostile)
 	sess := loadSession(t, s, "h", Options{})
 	var buf bytes.Buffer
-	if err := WriteMarkdown(&buf, sess); err != nil {
+	if err := WriteMarkdown(context.Background(), &buf, sess); err != nil {
 		t.Fatal(err)
 	}
 	d := parseMarkdown(t, buf.Bytes())
@@ -215,7 +216,7 @@ func TestMarkdownLinksToScriptsAreText(t *testing.T) {
 	}
 	saveDoc(t, s, "l", string(doc))
 	var buf bytes.Buffer
-	if err := WriteMarkdown(&buf, loadSession(t, s, "l", Options{})); err != nil {
+	if err := WriteMarkdown(context.Background(), &buf, loadSession(t, s, "l", Options{})); err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer

@@ -98,7 +98,7 @@ func TestExamples(t *testing.T) {
 	for file, session := range map[string]string{"claude-code-session": claudeExample, "codex-rollout": codexExample} {
 		sess := loadSession(t, s, session, Options{})
 		var md bytes.Buffer
-		if err := WriteMarkdown(&md, sess); err != nil {
+		if err := WriteMarkdown(context.Background(), &md, sess); err != nil {
 			t.Fatal(err)
 		}
 		for ext, want := range map[string][]byte{".md": md.Bytes(), ".html": renderHTML(t, sess, HTMLOptions{})} {

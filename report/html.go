@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"context"
 	"html/template"
 	"io"
 	"sync"
@@ -12,6 +13,9 @@ type HTMLOptions struct {
 	// Fragment writes only the <article> of the session, for a page that
 	// has its own <html>, <head> and the CSS (the web viewer).
 	Fragment bool
+	// Turn, when set, is given each turn before it is written: the web
+	// viewer renders the answers' Markdown into Item.HTML there.
+	Turn func(t *Turn)
 }
 
 // CSS styles the document WriteHTML writes: a whole page carries it in
@@ -72,7 +76,7 @@ var pageTemplate = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("page").Funcs(template.FuncMap{
 		"headerRows": headerRows, "turnTitle": turnTitle, "toolClass": toolClass, "toolSummary": toolSummary,
 		"fileSummary": fileSummary, "diffLines": diffLines, "notShown": notShown, "css": func() template.CSS { return template.CSS(CSS) },
-	}).Parse(`{{define "page"}}<!DOCTYPE html>
+	}).Parse(`{{define "page-head"}}<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -82,18 +86,21 @@ var pageTemplate = sync.OnceValue(func() *template.Template {
 <style>{{css}}</style>
 </head>
 <body>
-{{template "article" .}}
+{{end}}
+{{define "page-foot"}}
 </body>
 </html>
 {{end}}
-{{define "article"}}<article class="snap-report">
+{{define "article-head"}}<article class="snap-report">
 <header class="session">
 <h1>Session {{.Name}}</h1>
 <table class="header">
 {{range headerRows .}}<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>
 {{end}}</table>
 </header>
-{{range .Turns}}{{template "turn" .}}{{else}}<p>Nothing happened in this range.</p>{{end}}
+{{end}}
+{{define "nothing"}}<p>Nothing happened in this range.</p>{{end}}
+{{define "article-foot"}}
 {{with notShown .}}<p class="not-shown">{{.}}</p>{{end}}
 </article>{{end}}
 {{define "turn"}}<section class="turn" id="{{.ID}}" data-turn="{{.N}}">
@@ -130,14 +137,42 @@ var pageTemplate = sync.OnceValue(func() *template.Template {
 // no script, no external resource (a Content-Security-Policy forbids
 // both), or with o.Fragment only its <article>. Everything from the
 // transcript is escaped by html/template: it is text, never markup.
-func WriteHTML(w io.Writer, s *Session, o HTMLOptions) error {
+// A session from Open is written a turn at a time as it is read
+// (Session.EachTurn), so that a long one is never held whole.
+func WriteHTML(ctx context.Context, w io.Writer, s *Session, o HTMLOptions) error {
 	bw := bufio.NewWriter(w)
-	name := "page"
-	if o.Fragment {
-		name = "article"
+	t := pageTemplate()
+	if !o.Fragment {
+		if err := t.ExecuteTemplate(bw, "page-head", s); err != nil {
+			return err
+		}
 	}
-	if err := pageTemplate().ExecuteTemplate(bw, name, s); err != nil {
+	if err := t.ExecuteTemplate(bw, "article-head", s); err != nil {
 		return err
+	}
+	n := 0
+	err := s.EachTurn(ctx, func(turn *Turn) error {
+		n++
+		if o.Turn != nil {
+			o.Turn(turn)
+		}
+		return t.ExecuteTemplate(bw, "turn", turn)
+	})
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		if err := t.ExecuteTemplate(bw, "nothing", nil); err != nil {
+			return err
+		}
+	}
+	if err := t.ExecuteTemplate(bw, "article-foot", s); err != nil {
+		return err
+	}
+	if !o.Fragment {
+		if err := t.ExecuteTemplate(bw, "page-foot", s); err != nil {
+			return err
+		}
 	}
 	return bw.Flush()
 }

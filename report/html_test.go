@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 
@@ -78,7 +79,7 @@ func TestHTMLOfAHostileTranscript(t *testing.T) {
 	sess := loadSession(t, s, "h", Options{})
 	for _, o := range []HTMLOptions{{}, {Fragment: true}} {
 		var buf bytes.Buffer
-		if err := WriteHTML(&buf, sess, o); err != nil {
+		if err := WriteHTML(context.Background(), &buf, sess, o); err != nil {
 			t.Fatal(err)
 		}
 		styles := 1

@@ -3,6 +3,7 @@ package report
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -40,39 +41,73 @@ func ParseRange(r string) (from, to string, err error) {
 // snapshots share. The checkpoints set on the snapshots in between are
 // markers where they were taken; each turn's files are the diff of the
 // captured files between the first snapshots that hold its start and
-// its end.
-func Load(ctx context.Context, s gitstore.Snapshots, rev string, o Options) (*Session, error) {
+// its end. Load holds every turn; Open reads a session to give its
+// turns one at a time.
+func Load(ctx context.Context, s Store, rev string, o Options) (*Session, error) {
+	out, err := Open(ctx, s, rev, o)
+	if err != nil {
+		return nil, err
+	}
+	return out, out.readTurns(ctx)
+}
+
+// readTurns reads the turns of a Session from Open whole into Turns.
+func (s *Session) readTurns(ctx context.Context) error {
+	if s.stream == nil {
+		return nil
+	}
+	var turns []Turn
+	if err := s.EachTurn(ctx, func(t *Turn) error {
+		turns = append(turns, *t)
+		return nil
+	}); err != nil {
+		return err
+	}
+	s.Turns, s.stream = turns, nil
+	return nil
+}
+
+// Open reads what a session's header and outline need (Load): its
+// numbers, models and turns, whose items are left out; EachTurn then
+// gives the turns whole, one at a time, reading the session again. A
+// record is read at a time, so that a session of any length is read in
+// about the memory of its longest turn (docs/design.md §8).
+func Open(ctx context.Context, s Store, rev string, o Options) (*Session, error) {
 	id, err := s.Resolve(ctx, rev)
 	if err != nil {
 		return nil, err
 	}
-	doc, entry, err := s.Read(ctx, id)
+	rest, entry, err := s.ReadRest(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := gitstore.LiveRecords(ctx, s, entry, rest)
 	if err != nil {
 		return nil, err
 	}
 	h := entry.Header
-	msgs, events := live(doc)
-	out := &Session{Name: h.Session, Agent: h.Source, Snapshot: id.String(), Seq: h.Seq, Code: h.Code, Dirty: h.Dirty, Other: map[string]int{}, Messages: msgs}
-	start, evStart := 0, 0
+	events, _ := rest[snapshot.MemberEvents].([]any)
+	out := &Session{Name: h.Session, Agent: h.Source, Snapshot: id.String(), Seq: h.Seq, Code: h.Code, Dirty: h.Dirty, Other: map[string]int{}}
+	st := &stream{s: s, recs: recs, source: h.Source}
+	evStart := 0
 	var from plumbing.Hash
 	if o.From != "" {
-		if from, err = s.Resolve(ctx, o.From); err != nil {
+		if from, evStart, err = st.rangeStart(ctx, o.From, rev, entry, events, out); err != nil {
 			return nil, err
 		}
-		fdoc, fentry, err := s.Read(ctx, from)
-		if err != nil {
-			return nil, err
-		}
-		if err := CheckRange(o.From, rev, fentry, entry); err != nil {
-			return nil, err
-		}
-		out.From, out.FromSeq = from.String(), fentry.Header.Seq
-		fmsgs, fevents := live(fdoc)
-		start, evStart = sharedPrefix(fmsgs, msgs), sharedPrefix(fevents, events)
 	}
 	out.Events = len(events) - evStart
-	part := map[string]any{snapshot.MemberMessages: msgs[start:], snapshot.MemberEvents: events[evStart:]}
-	out.Numbers = agent.NumbersOf(part, h.Source)
+	snaps, marks, err := history(ctx, s, id, from, h.Session)
+	if err != nil {
+		return nil, err
+	}
+	st.marks = marks
+	if !o.NoFiles {
+		st.files = &filer{s: s, snaps: snaps, from: from}
+	}
+	if err := st.outline(ctx, out, events[evStart:]); err != nil {
+		return nil, err
+	}
 	table := o.Prices
 	if table == nil {
 		table = prices.Default()
@@ -80,26 +115,158 @@ func Load(ctx context.Context, s gitstore.Snapshots, rev string, o Options) (*Se
 	cost := table.Estimate(out.Numbers.ByModel)
 	out.Numbers.Cost = &cost
 	out.First, out.Last = out.Numbers.First, out.Numbers.Last
-	snaps, marks, err := history(ctx, s, id, from, h.Session)
-	if err != nil {
-		return nil, err
-	}
-	b := newBuilder(out, h.Source, msgs, start, marks)
-	b.build()
-	if !o.NoFiles {
-		if err := turnFiles(ctx, s, out, b.spans, snaps, from, doc); err != nil {
-			return nil, err
-		}
-	}
+	out.stream = st
 	return out, nil
 }
 
-// live is what a session shows of a document: its live records (see
-// agent.Session) and its events.
-func live(doc map[string]any) (msgs, events []any) {
-	events, _ = doc[snapshot.MemberEvents].([]any)
-	return agent.LiveMessages(doc), events
+// stream is what the second reading of an opened session needs.
+type stream struct {
+	s       Store
+	recs    *gitstore.Records
+	source  string
+	start   int // the first record of the range
+	prompts int // prompts before it
+	marks   map[int][]string
+	plan    *plan
+	files   *filer // nil: no files
 }
+
+// rangeStart reads the start of a range: the snapshot from names, the
+// records and events the two ends share.
+func (st *stream) rangeStart(ctx context.Context, fromRev, rev string, entry gitstore.Entry, events []any, out *Session) (plumbing.Hash, int, error) {
+	from, err := st.s.Resolve(ctx, fromRev)
+	if err != nil {
+		return from, 0, err
+	}
+	frest, fentry, err := st.s.ReadRest(ctx, from)
+	if err != nil {
+		return from, 0, err
+	}
+	if err := CheckRange(fromRev, rev, fentry, entry); err != nil {
+		return from, 0, err
+	}
+	out.From, out.FromSeq = from.String(), fentry.Header.Seq
+	frecs, err := gitstore.LiveRecords(ctx, st.s, fentry, frest)
+	if err != nil {
+		return from, 0, err
+	}
+	if st.start, err = st.recs.SharedPrefix(ctx, frecs); err != nil {
+		return from, 0, err
+	}
+	fevents, _ := frest[snapshot.MemberEvents].([]any)
+	return from, sharedPrefix(fevents, events), nil
+}
+
+// outline is the first reading: the range's numbers (agent.Tally, as
+// show and stats count them), its models, turns without their items,
+// and the plan of the second reading.
+func (st *stream) outline(ctx context.Context, out *Session, events []any) error {
+	b := newBuilder(out, st.source, st.start, st.marks)
+	b.outline = true
+	var all snapshot.CallReader // the whole session's, for a chart of it
+	for k := 0; k < st.start; k++ {
+		raw, err := st.recs.At(ctx, k)
+		if err != nil {
+			return err
+		}
+		m := agent.ViewMessage(raw)
+		all.Add(k, m)
+		if b.isPrompt(raw, m) {
+			st.prompts++
+		}
+	}
+	b.begin(st.prompts)
+	tally := agent.NewTally(st.source)
+	models := map[string]bool{}
+	for k := st.start; k < st.recs.Len(); k++ {
+		raw, err := st.recs.At(ctx, k)
+		if err != nil {
+			return err
+		}
+		m := agent.ViewMessage(raw)
+		tally.Record(raw, m, "") // as agent.NumbersOf counts the range's records alone
+		all.Add(k, m)
+		if m.Model != "" && !strings.HasPrefix(m.Model, "<") { // "<synthetic>": written by the harness, not a model
+			models[m.Model] = true
+		}
+		if err := b.next(k, raw, m); err != nil {
+			return err
+		}
+	}
+	if err := b.end(st.recs.Len()); err != nil {
+		return err
+	}
+	out.Models = slices.Sorted(maps.Keys(models))
+	for _, ev := range events {
+		tally.Event(ev)
+	}
+	out.Numbers = tally.Numbers()
+	out.Numbers.Records, out.Numbers.Events = st.recs.Len()-st.start, len(events)
+	out.Calls = all.Calls()
+	out.Tools = b.toolsShown()
+	st.plan = b.plan
+	out.threadTurns = map[int]int{}
+	for name, k := range b.plan.home {
+		for _, r := range b.plan.threads[name] {
+			out.threadTurns[r] = k
+		}
+	}
+	return nil
+}
+
+// EachTurn gives the session's turns in order, each whole (items and
+// files), to fn. The turn is fn's to keep. A Session from Open reads
+// its records again, a turn at a time; one from Load gives its Turns.
+func (s *Session) EachTurn(ctx context.Context, fn func(t *Turn) error) error {
+	st := s.stream
+	if st == nil {
+		for k := range s.Turns {
+			if err := fn(&s.Turns[k]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	b := newBuilder(&Session{Other: map[string]int{}}, st.source, st.start, st.marks)
+	b.plan = st.plan
+	b.begin(st.prompts)
+	b.fetch = func(i int) (any, snapshot.Message, error) {
+		raw, err := st.recs.At(ctx, i)
+		return raw, agent.ViewMessage(raw), err
+	}
+	files := st.files.restart()
+	b.emit = func(t *Turn) error {
+		if files != nil {
+			var err error
+			if t.Files, err = files.of(ctx, t.Start, t.End); err != nil {
+				return err
+			}
+		}
+		return fn(t)
+	}
+	n := st.recs.Len()
+	for i := st.start; i < n; i++ {
+		if b.read[i] { // read ahead: a later result or a subagent's record
+			b.mark(i)
+			delete(b.read, i)
+			continue
+		}
+		raw, m, err := b.fetch(i)
+		if err != nil {
+			return err
+		}
+		if err := b.next(i, raw, m); err != nil {
+			return err
+		}
+	}
+	return b.end(n)
+}
+
+// ThreadTurns maps each record of a subagent's thread to the place in
+// Turns of the turn that shows the thread: its records can arrive much
+// later (an import puts them after the whole main transcript), but its
+// work is that turn's.
+func (s *Session) ThreadTurns() map[int]int { return s.threadTurns }
 
 // CheckRange tells whether snapshots from and to (named fromRev and
 // rev) make a range: both of one session, from not after to.
@@ -126,7 +293,7 @@ func sharedPrefix(a, b []any) int {
 // history lists the snapshots after from up to id, oldest first, and the
 // checkpoints set on them (and on from) by the message count they were
 // taken at. It reads commits and tags, never trees.
-func history(ctx context.Context, s gitstore.Snapshots, id, from plumbing.Hash, session string) ([]gitstore.Entry, map[int][]string, error) {
+func history(ctx context.Context, s Store, id, from plumbing.Hash, session string) ([]gitstore.Entry, map[int][]string, error) {
 	var snaps []gitstore.Entry
 	err := s.Walk(ctx, []plumbing.Hash{id}, func(e gitstore.Entry) error {
 		if e.ID == from {

@@ -145,10 +145,10 @@ func TestNotShownIsSaid(t *testing.T) {
 	saveDoc(t, s, "e", `{"messages": [`+p1+`, {"type": "progress"}, {"type": "progress"}], "events": [{"type": "start", "ts_ms": 1}, {"type": "end", "ts_ms": 2}]}`)
 	sess := loadSession(t, s, "e", Options{})
 	var md, page strings.Builder
-	if err := WriteMarkdown(&md, sess); err != nil {
+	if err := WriteMarkdown(context.Background(), &md, sess); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteHTML(&page, sess, HTMLOptions{Fragment: true}); err != nil {
+	if err := WriteHTML(context.Background(), &page, sess, HTMLOptions{Fragment: true}); err != nil {
 		t.Fatal(err)
 	}
 	for _, out := range []string{md.String(), page.String()} {

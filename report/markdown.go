@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"html"
 	"io"
@@ -17,14 +18,23 @@ import (
 // changed as diffs, and checkpoints where they were taken. Text from the
 // transcript cannot open HTML, headings of the document's levels, or
 // leave a code fence open.
-func WriteMarkdown(w io.Writer, s *Session) error {
+//
+// A session from Open is written a turn at a time as it is read
+// (Session.EachTurn), so that a long one is never held whole.
+func WriteMarkdown(ctx context.Context, w io.Writer, s *Session) error {
 	bw := bufio.NewWriter(w)
 	md := &mdWriter{w: bw}
 	md.header(s)
-	for i := range s.Turns {
-		md.turn(&s.Turns[i])
+	n := 0
+	err := s.EachTurn(ctx, func(t *Turn) error {
+		n++
+		md.turn(t)
+		return md.err
+	})
+	if err != nil {
+		return err
 	}
-	if len(s.Turns) == 0 {
+	if n == 0 {
 		md.para("*Nothing happened in this range.*")
 	}
 	if note := notShown(s); note != "" {

@@ -44,11 +44,16 @@ type Session struct {
 	// Events counts the lifecycle events a harness recorded in the range
 	// (see capture.Recorder); they are not shown.
 	Events int
-	// Messages are the snapshot's live records (agent.Session), the whole
-	// session's (a range's turns are those past From), for a caller that
-	// reads more of them than a Session keeps: the web viewer's token
-	// chart.
-	Messages []any
+	// Tools are the tools the range calls, in the order the document
+	// first shows each, its subagents' among them.
+	Tools []string
+	// Calls are the model calls of the session up to the snapshot read,
+	// before a range's start too (snapshot.ModelCalls); their Records are
+	// places among the session's live records, as Turn.Start and End are.
+	Calls []snapshot.Call
+
+	stream      *stream     // set by Open until EachTurn has read the turns
+	threadTurns map[int]int // see ThreadTurns
 }
 
 // Turn is one prompt and everything until the next: the answer, tool
@@ -65,7 +70,8 @@ type Turn struct {
 	// Files are the captured files that changed between the snapshots
 	// around the turn (see Load).
 	Files []snapshot.FileChange
-	// Start and End are the turn's records: Session.Messages[Start:End].
+	// Start and End are the places of the turn's records among the
+	// session's live records: from Start up to, not with, End.
 	Start, End int
 }
 
@@ -113,6 +119,9 @@ type ToolCall struct {
 	// Subagent is the thread of the subagent the call ran, when the
 	// agent records one (Claude Code's Task).
 	Subagent *Subagent
+
+	at   partKey // where the call is: its record and part
+	turn int     // the place in Session.Turns of the turn that shows it
 }
 
 // Subagent is the thread of a subagent the session ran: what it was
@@ -123,7 +132,7 @@ type Subagent struct {
 	Name    string // the agent's name for it
 	ID      string // stable element id: "subagent-NAME"
 	Items   []Item
-	Records []int // its records' indices in Session.Messages
+	Records []int // its records' places among the session's live records
 }
 
 // ToolCalls counts the subagent's tool calls.

@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"html"
 	"io"
@@ -98,8 +99,13 @@ func WriteMarkdownSized(w io.Writer, s *Session, o SizedOptions) error {
 	if o.MaxChars < MinMaxChars {
 		return &SizeError{o.MaxChars}
 	}
+	// Cuts weigh every turn against the others: a Session from Open is
+	// read whole first.
+	if err := s.readTurns(context.Background()); err != nil {
+		return err
+	}
 	var full bytes.Buffer
-	if err := WriteMarkdown(&full, s); err != nil {
+	if err := WriteMarkdown(context.Background(), &full, s); err != nil {
 		return err
 	}
 	if full.Len() <= o.MaxChars {

@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -171,7 +172,7 @@ func TestSizedMarkdownOfTheLongSession(t *testing.T) {
 	importSession(t, s, rs.agent, rs.file, "long")
 	sess := loadSession(t, s, "long", Options{})
 	var whole, out bytes.Buffer
-	if err := WriteMarkdown(&whole, sess); err != nil {
+	if err := WriteMarkdown(context.Background(), &whole, sess); err != nil {
 		t.Fatal(err)
 	}
 	if err := WriteMarkdownSized(&out, sess, SizedOptions{MaxChars: PRMaxChars}); err != nil {
@@ -287,7 +288,7 @@ func TestSizedMarkdownWholeWhenItFits(t *testing.T) {
 	importSession(t, s, "claude-code", "claude-code/tool_heavy.jsonl", "short")
 	sess := loadSession(t, s, "short", Options{})
 	var whole, sized bytes.Buffer
-	if err := WriteMarkdown(&whole, sess); err != nil {
+	if err := WriteMarkdown(context.Background(), &whole, sess); err != nil {
 		t.Fatal(err)
 	}
 	if err := WriteMarkdownSized(&sized, sess, SizedOptions{MaxChars: whole.Len()}); err != nil {

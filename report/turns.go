@@ -4,9 +4,10 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -17,60 +18,94 @@ import (
 
 // builder reads a session's records into turns, with the generic
 // message views of package agent (no agent format is parsed here).
+//
+// It reads a session twice (see Open). The first pass (outline) keeps
+// no text: it finds the turns, which call each tool result belongs to
+// and where each subagent's thread is shown. The second reads the
+// records again in order and gives each turn whole as soon as it ends:
+// a result or a thread's record that comes after its turn (an import
+// puts a subagent's records after the whole main transcript) is read
+// then, out of order, and passed over when its place comes.
 type builder struct {
 	out   *Session
 	a     agent.Adapter // nil for a session a harness recorded
-	msgs  []any
 	start int
 	marks map[int][]string
-	calls map[string]*ToolCall // by call id, to attach results
 	turn  Turn
 	n     int // prompts so far
 	// prompted says a prompt began the current turn.
 	prompted bool
-	spans    [][2]int // per turn in out.Turns: the index of its first record and the one after its last
-	first    int      // the index of the current turn's first record
+	first    int // the index of the current turn's first record
 	// threads reads which subagent a record is of (nil: the agent runs
-	// none); subs are the subagents met, spawned the tool calls that
-	// ran them (call id → name).
+	// none); subs are the subagents met.
 	threads agent.Threads
 	subs    map[string]*Subagent
-	spawned map[string]string
+
+	outline bool
+	plan    *plan                                      // what the outline found; nil in the outline
+	calls   map[string]*ToolCall                       // by call id, in the outline: to attach results
+	spawned map[string]string                          // in the outline: call id → the subagent it ran
+	pending []*ToolCall                                // in the outline: the calls of the turn not yet ended
+	tools   map[[2]string]*ToolCall                    // in the outline: the first call of each tool in each thread
+	thread  string                                     // in the outline: the thread of the record read
+	live    map[partKey]*ToolCall                      // the second pass's calls not yet given, by their place
+	done    map[partKey]bool                           // results read ahead of their place
+	read    map[int]bool                               // thread records read ahead of their place
+	emit    func(t *Turn) error                        // gives a turn once it ends
+	fetch   func(i int) (any, snapshot.Message, error) // reads record i out of order
+	err     error
 }
 
-func newBuilder(out *Session, source string, msgs []any, start int, marks map[int][]string) *builder {
+// partKey is a part of a record: a tool call's or a tool result's place.
+type partKey struct{ rec, part int }
+
+// plan is what the outline found for the second pass.
+type plan struct {
+	attach  map[partKey]partKey   // a tool result → the call it belongs to
+	results map[partKey][]partKey // a call → its results, in order
+	nested  map[string]partKey    // a subagent → the call that ran it
+	threads map[string][]int      // a subagent → its records
+	home    map[string]int        // a subagent → the turn that shows it, by its place in Session.Turns
+	turns   int                   // how many turns there are
+}
+
+func newBuilder(out *Session, source string, start int, marks map[int][]string) *builder {
 	a, _ := agent.Lookup(source, agent.Env{})
 	threads, _ := a.(agent.Threads)
-	return &builder{out: out, a: a, msgs: msgs, start: start, marks: marks, calls: map[string]*ToolCall{},
-		threads: threads, subs: map[string]*Subagent{}, spawned: map[string]string{}}
+	return &builder{out: out, a: a, start: start, marks: marks, threads: threads, subs: map[string]*Subagent{},
+		calls: map[string]*ToolCall{}, spawned: map[string]string{}, live: map[partKey]*ToolCall{}, done: map[partKey]bool{}, read: map[int]bool{}}
 }
 
-// build reads the records from start on. A range that starts inside a
-// turn continues that turn's number, with no prompt of its own.
-func (b *builder) build() {
-	for _, raw := range b.msgs[:b.start] {
-		if b.isPrompt(raw, agent.ViewMessage(raw)) {
-			b.n++
-		}
-	}
+// begin starts at record b.start: a range that starts inside a turn
+// continues that turn's number, with no prompt of its own. prompts is
+// how many records before the start are prompts.
+func (b *builder) begin(prompts int) {
+	b.n = prompts
 	b.turn = Turn{N: b.n, ID: fmt.Sprintf("turn-%d", b.n), Continued: b.n > 0}
 	b.first = b.start
-	models := map[string]bool{}
-	for i := b.start; i < len(b.msgs); i++ {
-		b.mark(i)
-		m := agent.ViewMessage(b.msgs[i])
-		if m.Model != "" && !strings.HasPrefix(m.Model, "<") { // "<synthetic>": written by the harness, not a model
-			models[m.Model] = true
-		}
-		b.record(i, b.msgs[i], m)
+	if b.outline {
+		b.plan = &plan{attach: map[partKey]partKey{}, results: map[partKey][]partKey{}, nested: map[string]partKey{}, threads: map[string][]int{}, home: map[string]int{}}
 	}
-	b.mark(len(b.msgs))
-	b.close(len(b.msgs))
-	b.nest()
-	for m := range models {
-		b.out.Models = append(b.out.Models, m)
+}
+
+// next reads record i (its view m) in order.
+func (b *builder) next(i int, raw any, m snapshot.Message) error {
+	b.mark(i)
+	if !b.read[i] {
+		b.record(i, raw, m)
 	}
-	sort.Strings(b.out.Models)
+	delete(b.read, i)
+	return b.err
+}
+
+// end closes the last turn after n records.
+func (b *builder) end(n int) error {
+	b.mark(n)
+	b.close(n)
+	if b.outline {
+		b.nest()
+	}
+	return b.err
 }
 
 // mark adds the checkpoints taken when the session held i records.
@@ -80,18 +115,50 @@ func (b *builder) mark(i int) {
 	}
 }
 
-func (b *builder) add(it Item) { b.turn.Items = append(b.turn.Items, it) }
+func (b *builder) add(it Item) {
+	if b.outline { // no text: the outline counts items, and keeps the subagents' to nest them
+		it.Text = ""
+	}
+	b.turn.Items = append(b.turn.Items, it)
+}
 
 // close ends the current turn before record i. A turn no prompt began
 // (turn 0, or the turn a range starts inside) is left out when nothing
 // happened in it.
 func (b *builder) close(i int) {
-	if !b.prompted && len(b.turn.Items) == 0 {
+	if !b.prompted && len(b.turn.Items) == 0 || b.err != nil {
 		return
 	}
 	b.turn.Start, b.turn.End = b.first, i
+	if b.outline {
+		b.outlineTurn()
+		return
+	}
+	if b.err = b.resolve(i); b.err != nil {
+		return
+	}
+	t := b.turn
+	b.forget(t.Items)
+	b.err = b.emit(&t)
+}
+
+// outlineTurn keeps the turn without its items, but for the subagents
+// shown in it, whose home it is unless a call nests them (nest).
+func (b *builder) outlineTurn() {
+	k := len(b.out.Turns)
+	var kept []Item
+	for _, it := range b.turn.Items {
+		if it.Kind == KindSubagent {
+			b.plan.home[it.Subagent.Name] = k
+			kept = append(kept, Item{Kind: it.Kind, Subagent: it.Subagent})
+		}
+	}
+	for _, c := range b.pending {
+		c.turn = k
+	}
+	b.pending = b.pending[:0]
+	b.turn.Items = kept
 	b.out.Turns = append(b.out.Turns, b.turn)
-	b.spans = append(b.spans, [2]int{b.first, i})
 }
 
 // record reads record i into the main thread's turn or its subagent's
@@ -101,10 +168,11 @@ func (b *builder) record(i int, raw any, m snapshot.Message) {
 		b.message(i, raw, m)
 		return
 	}
-	if call, name := b.threads.Spawned(raw); name != "" {
+	if call, name := b.threads.Spawned(raw); name != "" && b.outline {
 		b.spawned[call] = name
 	}
 	name := b.threads.Thread(raw)
+	b.thread = name
 	if name == "" {
 		b.message(i, raw, m)
 		return
@@ -114,7 +182,12 @@ func (b *builder) record(i int, raw any, m snapshot.Message) {
 		// Shown where it first appears unless a tool call ran it (nest).
 		sa = &Subagent{Name: name, ID: "subagent-" + name}
 		b.subs[name] = sa
-		b.add(Item{Kind: KindSubagent, ID: sa.ID, Index: i, Role: m.Role, Time: m.Time, Subagent: sa})
+		if _, nested := b.nestedElsewhere(name); !nested {
+			b.add(Item{Kind: KindSubagent, ID: sa.ID, Index: i, Role: m.Role, Time: m.Time, Subagent: sa})
+		}
+	}
+	if b.outline {
+		b.plan.threads[name] = append(b.plan.threads[name], i)
 	}
 	sa.Records = append(sa.Records, i)
 	main := b.turn.Items
@@ -125,24 +198,19 @@ func (b *builder) record(i int, raw any, m snapshot.Message) {
 		b.message(i, raw, m)
 	}
 	sa.Items, b.turn.Items = b.turn.Items, main
+	if b.outline {
+		sa.Items = sa.Items[:0] // the outline keeps no thread's items
+	}
 }
 
-// nest puts each subagent under the tool call that ran it, when that
-// call is in the range, instead of where its records first appeared.
-func (b *builder) nest() {
-	started := map[*Subagent]bool{}
-	for call, name := range b.spawned {
-		if c, sa := b.calls[call], b.subs[name]; c != nil && sa != nil && c.Subagent == nil {
-			c.Subagent, started[sa] = sa, true
-		}
+// nestedElsewhere reports whether the second pass nests subagent name
+// under a call, so that it shows no item where its thread begins.
+func (b *builder) nestedElsewhere(name string) (partKey, bool) {
+	if b.plan == nil || b.outline {
+		return partKey{}, false
 	}
-	if len(started) == 0 {
-		return
-	}
-	for k := range b.out.Turns {
-		t := &b.out.Turns[k]
-		t.Items = slices.DeleteFunc(t.Items, func(it Item) bool { return it.Kind == KindSubagent && started[it.Subagent] })
-	}
+	k, ok := b.plan.nested[name]
+	return k, ok
 }
 
 func (b *builder) message(i int, raw any, m snapshot.Message) {
@@ -150,7 +218,7 @@ func (b *builder) message(i int, raw any, m snapshot.Message) {
 	case b.isPrompt(raw, m):
 		b.close(i)
 		b.n++
-		b.turn = Turn{N: b.n, ID: fmt.Sprintf("turn-%d", b.n), Time: m.Time, Prompt: firstText(m)}
+		b.turn = Turn{N: b.n, ID: fmt.Sprintf("turn-%d", b.n), Time: m.Time, Prompt: b.promptOf(m)}
 		b.prompted, b.first = true, i
 	case b.isCompaction(raw):
 		b.add(Item{Kind: KindCompaction, ID: fmt.Sprintf("msg-%d", i), Index: i, Role: m.Role, Time: m.Time, Text: firstText(m)})
@@ -167,6 +235,23 @@ func (b *builder) message(i int, raw any, m snapshot.Message) {
 	default: // user, tool, human, system, developer: input, and preambles folded as context
 		b.input(i, m)
 	}
+}
+
+// outlinePrompt is how much of a prompt the outline keeps: the rail of
+// the viewer shows its first 200 characters.
+const outlinePrompt = 1024
+
+// promptOf is a turn's prompt: whole, or its start in the outline.
+func (b *builder) promptOf(m snapshot.Message) string {
+	p := firstText(m)
+	if b.outline && len(p) > outlinePrompt {
+		n := outlinePrompt
+		for n > 0 && !utf8.RuneStart(p[n]) {
+			n--
+		}
+		p = p[:n]
+	}
+	return p
 }
 
 func (b *builder) isPrompt(raw any, m snapshot.Message) bool {
@@ -202,15 +287,29 @@ func (b *builder) answer(i int, m snapshot.Message) {
 			}
 			b.add(Item{Kind: kind, ID: fmt.Sprintf("msg-%d-%d", i, j), Index: i, Role: m.Role, Time: m.Time, Text: p.Text})
 		case snapshot.PartToolCall:
-			call := &ToolCall{Name: p.Tool, CallID: p.CallID, Input: inputText(p.Input), Summary: inputSummary(p.Input), Diff: inputDiff(p.Input)}
-			if p.CallID != "" {
-				b.calls[p.CallID] = call
-			}
-			b.add(Item{Kind: KindTool, ID: fmt.Sprintf("tool-%d-%d", i, j), Index: i, Role: m.Role, Time: m.Time, Tool: call})
+			b.toolCall(i, j, m, p)
 		case snapshot.PartToolResult:
 			b.result(i, j, m, p)
 		}
 	}
+}
+
+// toolCall adds a call the model made: in the outline without its
+// input, only to attach its results.
+func (b *builder) toolCall(i, j int, m snapshot.Message, p snapshot.Part) {
+	at := partKey{i, j}
+	call := &ToolCall{Name: p.Tool, CallID: p.CallID, at: at, turn: -1}
+	if b.outline {
+		if p.CallID != "" {
+			b.calls[p.CallID] = call
+		}
+		b.pending = append(b.pending, call)
+		b.firstCall(call)
+	} else {
+		call.Input, call.Summary, call.Diff = inputText(p.Input), inputSummary(p.Input), inputDiff(p.Input)
+		b.live[at] = call
+	}
+	b.add(Item{Kind: KindTool, ID: fmt.Sprintf("tool-%d-%d", i, j), Index: i, Role: m.Role, Time: m.Time, Tool: call})
 }
 
 // input adds what reached the model that is not a prompt: tool results
@@ -234,17 +333,232 @@ func (b *builder) input(i int, m snapshot.Message) {
 // result puts a tool result on its call, or shows it alone when the
 // call is not in the range.
 func (b *builder) result(i, j int, m snapshot.Message, p snapshot.Part) {
-	if call, ok := b.calls[p.CallID]; ok && p.CallID != "" {
-		if call.HasResult {
-			call.Result += "\n"
+	at := partKey{i, j}
+	if b.outline {
+		if call, ok := b.calls[p.CallID]; ok && p.CallID != "" {
+			b.plan.attach[at] = call.at
+			b.plan.results[call.at] = append(b.plan.results[call.at], at)
+			call.HasResult = true
+			return
 		}
-		call.Result += p.Text
-		call.HasResult = true
-		call.Failed = call.Failed || p.IsError
+	} else if to, ok := b.plan.attach[at]; ok {
+		if !b.done[at] {
+			b.done[at] = true
+			if call := b.live[to]; call != nil {
+				call.attach(p)
+			}
+		}
 		return
 	}
 	b.add(Item{Kind: KindResult, ID: fmt.Sprintf("msg-%d-%d", i, j), Index: i, Role: m.Role, Time: m.Time, Text: p.Text,
 		Tool: &ToolCall{CallID: p.CallID, Result: p.Text, HasResult: true, Failed: p.IsError}})
+}
+
+// attach adds a result to the call.
+func (c *ToolCall) attach(p snapshot.Part) {
+	if c.HasResult {
+		c.Result += "\n"
+	}
+	c.Result += p.Text
+	c.HasResult = true
+	c.Failed = c.Failed || p.IsError
+}
+
+// firstCall notes the first call of its tool in the thread being read,
+// for toolsShown.
+func (b *builder) firstCall(c *ToolCall) {
+	if b.tools == nil {
+		b.tools = map[[2]string]*ToolCall{}
+	}
+	k := [2]string{c.Name, b.thread}
+	if b.tools[k] == nil {
+		b.tools[k] = c
+	}
+}
+
+// toolsShown lists the tools called, in the order the document first
+// shows each: a subagent's calls where its thread is shown, under the
+// call that ran it or where its first record is.
+func (b *builder) toolsShown() []string {
+	type shown struct {
+		tool string
+		key  [5]int
+	}
+	var all []shown
+	for k, c := range b.tools {
+		key := [5]int{c.turn, c.at.rec, c.at.part, -1, -1}
+		if name := k[1]; name != "" {
+			if at, ok := b.plan.nested[name]; ok {
+				key = [5]int{b.plan.home[name], at.rec, at.part, c.at.rec, c.at.part}
+			} else if recs := b.plan.threads[name]; len(recs) > 0 {
+				key = [5]int{b.plan.home[name], recs[0], -1, c.at.rec, c.at.part}
+			}
+		}
+		all = append(all, shown{k[0], key})
+	}
+	slices.SortFunc(all, func(x, y shown) int { return slices.Compare(x.key[:], y.key[:]) })
+	var out []string
+	for _, s := range all {
+		if !slices.Contains(out, s.tool) {
+			out = append(out, s.tool)
+		}
+	}
+	return out
+}
+
+// nest puts each subagent under the tool call that ran it, when that
+// call is in the range, instead of where its records first appeared
+// (the outline decides; the second pass follows).
+func (b *builder) nest() {
+	for _, call := range slices.Sorted(maps.Keys(b.spawned)) {
+		name := b.spawned[call]
+		c, sa := b.calls[call], b.subs[name]
+		if _, done := b.plan.nested[name]; c == nil || sa == nil || done || c.Subagent != nil {
+			continue
+		}
+		c.Subagent = sa
+		b.plan.nested[name], b.plan.home[name] = c.at, c.turn
+	}
+	for k := range b.out.Turns {
+		t := &b.out.Turns[k]
+		t.Items = slices.DeleteFunc(t.Items, func(it Item) bool {
+			_, nested := b.plan.nested[it.Subagent.Name]
+			return nested
+		})
+	}
+	b.plan.turns = len(b.out.Turns)
+}
+
+// resolve completes the turn that ends before record i: the results of
+// its calls and the records of the subagents it shows that come later
+// are read now (and passed over at their place), and each subagent a
+// call ran is put under it.
+func (b *builder) resolve(i int) error {
+	nestedBy := map[partKey]string{}
+	for name, at := range b.plan.nested {
+		nestedBy[at] = name
+	}
+	for more := true; more; {
+		more = false
+		for _, c := range callsIn(b.turn.Items) {
+			if name, ok := nestedBy[c.at]; ok && c.Subagent == nil {
+				c.Subagent, more = b.subagent(name), true
+			}
+			n, err := b.readResults(c, i)
+			if err != nil {
+				return err
+			}
+			more = more || n > 0
+		}
+		for _, sa := range subagentsIn(b.turn.Items) {
+			n, err := b.readThread(sa, i)
+			if err != nil {
+				return err
+			}
+			more = more || n > 0
+		}
+	}
+	return nil
+}
+
+// subagent is the thread of name, begun if none of its records came yet.
+func (b *builder) subagent(name string) *Subagent {
+	sa := b.subs[name]
+	if sa == nil {
+		sa = &Subagent{Name: name, ID: "subagent-" + name}
+		b.subs[name] = sa
+	}
+	return sa
+}
+
+// readResults puts on c its results from record i on, read out of
+// order; it returns how many.
+func (b *builder) readResults(c *ToolCall, i int) (int, error) {
+	n := 0
+	for _, at := range b.plan.results[c.at] {
+		if at.rec < i || b.done[at] {
+			continue
+		}
+		_, m, err := b.fetch(at.rec)
+		if err != nil {
+			return n, err
+		}
+		if at.part < len(m.Parts) {
+			c.attach(m.Parts[at.part])
+		}
+		b.done[at] = true
+		n++
+	}
+	return n, nil
+}
+
+// readThread reads the records of sa's thread from record i on, out of
+// order; it returns how many.
+func (b *builder) readThread(sa *Subagent, i int) (int, error) {
+	n := 0
+	for _, r := range b.plan.threads[sa.Name] {
+		if r < i || b.read[r] {
+			continue
+		}
+		raw, m, err := b.fetch(r)
+		if err != nil {
+			return n, err
+		}
+		b.record(r, raw, m)
+		b.read[r] = true
+		n++
+	}
+	return n, nil
+}
+
+// forget lets go of what a turn given holds.
+func (b *builder) forget(items []Item) {
+	for _, c := range callsIn(items) {
+		delete(b.live, c.at)
+	}
+	for _, sa := range subagentsIn(items) {
+		delete(b.subs, sa.Name)
+	}
+}
+
+// callsIn lists the tool calls of items, their subagents' included.
+func callsIn(items []Item) []*ToolCall {
+	var out []*ToolCall
+	eachItem(items, func(it *Item) {
+		if it.Kind == KindTool && it.Tool != nil {
+			out = append(out, it.Tool)
+		}
+	})
+	return out
+}
+
+// subagentsIn lists the subagents items show, under calls or alone.
+func subagentsIn(items []Item) []*Subagent {
+	var out []*Subagent
+	eachItem(items, func(it *Item) {
+		switch {
+		case it.Subagent != nil:
+			out = append(out, it.Subagent)
+		case it.Tool != nil && it.Tool.Subagent != nil:
+			out = append(out, it.Tool.Subagent)
+		}
+	})
+	return out
+}
+
+// eachItem calls fn on each item and on the items of the subagents they
+// hold, in order.
+func eachItem(items []Item, fn func(*Item)) {
+	for k := range items {
+		it := &items[k]
+		fn(it)
+		switch {
+		case it.Tool != nil && it.Tool.Subagent != nil:
+			eachItem(it.Tool.Subagent.Items, fn)
+		case it.Subagent != nil:
+			eachItem(it.Subagent.Items, fn)
+		}
+	}
 }
 
 func firstText(m snapshot.Message) string {
@@ -276,46 +590,54 @@ func inputText(v any) string {
 	return strings.TrimSuffix(string(out), "\n")
 }
 
-// turnFiles puts on each turn the files that changed between the last
-// snapshot that holds no more than its prompt and the first that holds
-// all its records: what the user changed between turns is left out where
-// the hook recorded a snapshot at the prompt. Where one snapshot holds
-// several turns, the changes show on the first.
-func turnFiles(ctx context.Context, s gitstore.Snapshots, out *Session, spans [][2]int, snaps []gitstore.Entry, from plumbing.Hash, tipDoc map[string]any) error {
-	if len(snaps) == 0 {
+// filer finds each turn's files in order: those that changed between
+// the last snapshot that holds no more than its prompt and the first
+// that holds all its records. What the user changed between turns is
+// left out where the hook recorded a snapshot at the prompt; where one
+// snapshot holds several turns, the changes show on the first.
+type filer struct {
+	s     Store
+	snaps []gitstore.Entry
+	from  plumbing.Hash
+	done  gitstore.Entry // the end of the last diff shown
+}
+
+// restart is a filer for another reading from the first turn; nil for
+// none.
+func (f *filer) restart() *filer {
+	if f == nil || len(f.snaps) == 0 {
 		return nil
 	}
-	var done gitstore.Entry // the end of the last diff shown
-	for k := range out.Turns {
-		base, cur := from, snaps[len(snaps)-1]
-		for _, e := range snaps {
-			if e.Header.Messages <= spans[k][0]+1 {
-				base = e.ID
-			}
+	return &filer{s: f.s, snaps: f.snaps, from: f.from}
+}
+
+// of is the files of the next turn, whose records are start to end.
+func (f *filer) of(ctx context.Context, start, end int) ([]snapshot.FileChange, error) {
+	snaps := f.snaps
+	base, cur := f.from, snaps[len(snaps)-1]
+	for _, e := range snaps {
+		if e.Header.Messages <= start+1 {
+			base = e.ID
 		}
-		for _, e := range snaps {
-			if e.Header.Messages >= spans[k][1] {
-				cur = e
-				break
-			}
-		}
-		if !done.ID.IsZero() && cur.Header.Seq <= done.Header.Seq || cur.ID == base || cur.Header.Messages <= spans[k][0] {
-			continue
-		}
-		if !done.ID.IsZero() && (base.IsZero() || seqOf(snaps, base) < done.Header.Seq) {
-			base = done.ID // what the turn before showed is not shown again
-		}
-		var doc map[string]any // cur's document, when it is at hand
-		if cur.ID == snaps[len(snaps)-1].ID {
-			doc = tipDoc
-		}
-		changes, err := fileChanges(ctx, s, base, cur.ID, doc)
-		if err != nil {
-			return err
-		}
-		out.Turns[k].Files, done = changes, cur
 	}
-	return nil
+	for _, e := range snaps {
+		if e.Header.Messages >= end {
+			cur = e
+			break
+		}
+	}
+	if !f.done.ID.IsZero() && cur.Header.Seq <= f.done.Header.Seq || cur.ID == base || cur.Header.Messages <= start {
+		return nil, nil
+	}
+	if !f.done.ID.IsZero() && (base.IsZero() || seqOf(snaps, base) < f.done.Header.Seq) {
+		base = f.done.ID // what the turn before showed is not shown again
+	}
+	changes, err := fileChanges(ctx, f.s, base, cur.ID)
+	if err != nil {
+		return nil, err
+	}
+	f.done = cur
+	return changes, nil
 }
 
 // seqOf is the place of snapshot id among snaps, 0 when it is not there
@@ -330,9 +652,8 @@ func seqOf(snaps []gitstore.Entry, id plumbing.Hash) int {
 }
 
 // fileChanges diffs the captured files of two snapshots; a zero a is
-// the empty session before the first. bDoc is b's document when the
-// caller has read it already (nil: read it).
-func fileChanges(ctx context.Context, s gitstore.Snapshots, a, b plumbing.Hash, bDoc map[string]any) ([]snapshot.FileChange, error) {
+// the empty session before the first.
+func fileChanges(ctx context.Context, s Store, a, b plumbing.Hash) ([]snapshot.FileChange, error) {
 	if !a.IsZero() {
 		d, err := s.Diff(ctx, a, b)
 		if err != nil {
@@ -340,11 +661,9 @@ func fileChanges(ctx context.Context, s gitstore.Snapshots, a, b plumbing.Hash, 
 		}
 		return d.Files, nil
 	}
-	if bDoc == nil {
-		var err error
-		if bDoc, _, err = s.Read(ctx, b); err != nil {
-			return nil, err
-		}
+	bDoc, _, err := s.ReadRest(ctx, b)
+	if err != nil {
+		return nil, err
 	}
 	files, ok := bDoc[snapshot.MemberFiles]
 	if !ok {

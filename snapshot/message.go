@@ -123,6 +123,19 @@ func (o *Usage) Add(u Usage) {
 	}
 }
 
+// Remove takes u, added before, out of o again: Add's inverse.
+func (o *Usage) Remove(u Usage) {
+	o.Input -= u.Input
+	o.CacheRead -= u.CacheRead
+	o.CacheWrite -= u.CacheWrite
+	o.Output -= u.Output
+	o.CacheWrite1h -= u.CacheWrite1h
+	for i := range o.Long {
+		o.Long[i] = Tokens{o.Long[i].Input - u.Long[i].Input, o.Long[i].CacheRead - u.Long[i].CacheRead, o.Long[i].CacheWrite - u.Long[i].CacheWrite,
+			o.Long[i].CacheWrite1h - u.Long[i].CacheWrite1h, o.Long[i].Output - u.Long[i].Output}
+	}
+}
+
 // Sub is o minus u, kind by kind (a running total less an earlier one).
 func (o Usage) Sub(u Usage) Usage {
 	return Usage{Input: o.Input - u.Input, CacheRead: o.CacheRead - u.CacheRead, CacheWrite: o.CacheWrite - u.CacheWrite,
@@ -376,92 +389,187 @@ type Call struct {
 //     record of another role in the conversation (user, tool, developer,
 //     system) comes between them: an agent sends its inputs and reads a
 //     new response after each.
+//
+// The rules are CallGroups' and RunningTotals', which a count kept as
+// records come (agent.Tally) follows too.
 func ModelCalls(msgs []any, view Viewer) []Call {
 	view = view.orGeneric()
-	if calls := fromTotals(msgs, view); len(calls) > 0 {
-		return calls
-	}
-	var calls []Call
-	byKey := map[string]int{}
-	open := -1  // the key-less call still being read
-	named := "" // the model the last record that is no response named (Codex's turn_context)
+	var r CallReader
 	for i, raw := range msgs {
-		if _, skip := raw.(Unchanged); skip {
-			continue
-		}
-		m := view(raw)
-		switch m.Role {
-		case "assistant", "model":
-		case "user", "tool", "human", "developer", "system":
-			open = -1
-			named = cmp.Or(m.Model, named)
-			continue
-		default: // progress lines, events: not part of the conversation
-			named = cmp.Or(m.Model, named)
-			continue
-		}
-		n, seen := byKey[m.UsageKey]
-		switch {
-		case m.UsageKey != "" && seen:
-		case m.UsageKey == "" && open >= 0:
-			n = open
-		default:
-			n = len(calls)
-			calls = append(calls, Call{ID: m.UsageKey, Model: cmp.Or(m.Model, named), Time: m.Time})
-			if m.UsageKey != "" {
-				byKey[m.UsageKey] = n
-				open = -1
-			} else {
-				open = n
-			}
-		}
-		c := &calls[n]
-		c.Records = append(c.Records, i)
-		if c.Model == "" {
-			c.Model = m.Model
-		}
-		if m.Usage != nil {
-			c.Usage, c.Estimated = *m.Usage, false
-		} else if c.Usage == (Usage{}) {
-			c.Estimated = true
-			c.Usage.Output += EstimateTokens(m)
+		if _, skip := raw.(Unchanged); !skip {
+			r.Add(i, view(raw))
 		}
 	}
-	for i := range calls {
-		calls[i].Usage = calls[i].Usage.OfCall()
-	}
-	return calls
+	return r.Calls()
 }
 
-// fromTotals reads model calls from running totals, the model of each
-// from the last record before it that names one. A call's records are
-// the assistant records since the call before (what the response said),
-// then the total itself.
-func fromTotals(msgs []any, view Viewer) []Call {
-	var calls []Call
-	var prev Usage
-	var said []int
-	model := ""
-	for i, raw := range msgs {
-		if _, skip := raw.(Unchanged); skip {
-			continue
-		}
-		m := view(raw)
-		if m.TotalUsage == nil {
-			if m.Role == "assistant" || m.Role == "model" {
-				said = append(said, i)
-			} else if m.Model != "" {
-				model = m.Model
-			}
-			continue
-		}
-		if *m.TotalUsage == prev {
-			continue
-		}
-		calls = append(calls, Call{Records: append(said, i), Model: model, Time: m.Time, Usage: m.TotalUsage.Sub(prev).OfCall()})
-		prev, said = *m.TotalUsage, nil
+// CallReader reads model calls as ModelCalls does, one message at a
+// time, so that a reader of a long session need not keep its messages:
+// Add them in order, each with its index, then take the Calls.
+type CallReader struct {
+	calls []Call
+	said  []CallSaid // each call's, as its records come
+	byKey map[string]int
+	g     CallGroups
+	open  int // the key-less call still being read
+	// the same from running totals, which win when there are any
+	rt     RunningTotals
+	totals []Call
+	since  []int // the responses since the last total
+}
+
+// Add reads message i, m.
+func (r *CallReader) Add(i int, m Message) {
+	model, u, ok := r.rt.Read(m)
+	switch {
+	case ok:
+		r.totals = append(r.totals, Call{Records: append(r.since, i), Model: model, Time: m.Time, Usage: u})
+		r.since = nil
+	case m.TotalUsage == nil && (m.Role == "assistant" || m.Role == "model"):
+		r.since = append(r.since, i)
 	}
-	return calls
+	if r.byKey == nil {
+		r.byKey = map[string]int{}
+	}
+	_, seen := r.byKey[m.UsageKey]
+	var n int
+	switch r.g.Join(m, seen) {
+	case NotACall:
+		return
+	case SameCall:
+		n = r.byKey[m.UsageKey]
+	case OpenCall:
+		n = r.open
+	case NewCall:
+		n = len(r.calls)
+		r.calls = append(r.calls, Call{ID: m.UsageKey, Time: m.Time})
+		r.said = append(r.said, CallSaid{Model: r.g.Model(m)})
+		if m.UsageKey != "" {
+			r.byKey[m.UsageKey] = n
+		} else {
+			r.open = n
+		}
+	}
+	r.calls[n].Records = append(r.calls[n].Records, i)
+	r.said[n].Read(m)
+}
+
+// Calls are the model calls of the messages added: those of the running
+// totals when there are any.
+func (r *CallReader) Calls() []Call {
+	if len(r.totals) > 0 {
+		return r.totals
+	}
+	for i, s := range r.said {
+		r.calls[i].Model, r.calls[i].Usage, r.calls[i].Estimated = s.Model, s.Usage.OfCall(), s.Estimated
+	}
+	return r.calls
+}
+
+// CallGroups is what grouping records into model calls (ModelCalls) keeps
+// from one record to the next: whether a call with no key is still being
+// read, and the model the last record that is no response named (Codex's
+// turn_context).
+type CallGroups struct {
+	Open  bool
+	Named string
+}
+
+// Joined says what a record is to the model calls read so far.
+type Joined int
+
+// What Join finds a record to be.
+const (
+	NotACall Joined = iota // not a response: no call's record
+	NewCall                // the first record of a call
+	SameCall               // another record of the call with its UsageKey
+	OpenCall               // another record of the call with no key still being read
+)
+
+// Join reads one record: seen says a call with the record's UsageKey was
+// read before.
+func (g *CallGroups) Join(m Message, seen bool) Joined {
+	switch m.Role {
+	case "assistant", "model":
+	case "user", "tool", "human", "developer", "system":
+		g.Open = false
+		g.Named = cmp.Or(m.Model, g.Named)
+		return NotACall
+	default: // progress lines, events: not part of the conversation
+		g.Named = cmp.Or(m.Model, g.Named)
+		return NotACall
+	}
+	switch {
+	case m.UsageKey != "" && seen:
+		return SameCall
+	case m.UsageKey == "" && g.Open:
+		return OpenCall
+	}
+	g.Open = m.UsageKey == ""
+	return NewCall
+}
+
+// Model is the model a new call that starts with m is of.
+func (g *CallGroups) Model(m Message) string { return cmp.Or(m.Model, g.Named) }
+
+// CallSaid is what a call's records said of it so far: its model, and its
+// usage, the last one recorded, or, when none records one, an estimate
+// from the first record's text.
+type CallSaid struct {
+	Model     string
+	Usage     Usage // as recorded: OfCall places it
+	Estimated bool
+}
+
+// Read adds one more record of the call.
+func (c *CallSaid) Read(m Message) {
+	if c.Model == "" {
+		c.Model = m.Model
+	}
+	if m.Usage != nil {
+		c.Usage, c.Estimated = *m.Usage, false
+	} else if c.Usage == (Usage{}) {
+		c.Estimated = true
+		c.Usage.Output += EstimateTokens(m)
+	}
+}
+
+// RunningTotals reads model calls from running totals as ModelCalls
+// does, one record at a time: Prev is the last total that made a call,
+// Model the model the last record that is no response named.
+type RunningTotals struct {
+	Prev  Usage
+	Model string
+}
+
+// Read reads one record, and returns the call its total makes, if any:
+// its model and tokens (placed by OfCall).
+func (rt *RunningTotals) Read(m Message) (model string, u Usage, ok bool) {
+	if m.TotalUsage == nil {
+		if m.Role != "assistant" && m.Role != "model" && m.Model != "" {
+			rt.Model = m.Model
+		}
+		return "", Usage{}, false
+	}
+	if *m.TotalUsage == rt.Prev {
+		return "", Usage{}, false
+	}
+	u = m.TotalUsage.Sub(rt.Prev).OfCall()
+	rt.Prev = *m.TotalUsage
+	return rt.Model, u, true
+}
+
+// fromTotals reads model calls from running totals (RunningTotals). A
+// call's records are the assistant records since the call before (what
+// the response said), then the total itself.
+func fromTotals(msgs []any, view Viewer) []Call {
+	var r CallReader
+	for i, raw := range msgs {
+		if _, skip := raw.(Unchanged); !skip {
+			r.Add(i, view(raw))
+		}
+	}
+	return r.totals
 }
 
 // RunningTotal finds the last running total of tokens (some agents, as

@@ -51,6 +51,9 @@ type Options struct {
 	Location *time.Location
 	// Prices cost the tokens; the embedded dataset when nil.
 	Prices *prices.Prices
+	// Progress, when not nil, is told how far the counting of snapshots
+	// written without totals has gone (gitstore.Store.TotalsProgress).
+	Progress func(done, of int)
 }
 
 // Row is one period, or one part of it.
@@ -106,7 +109,7 @@ func Compute(ctx context.Context, s *gitstore.Store, o Options) (Report, error) 
 	if err != nil {
 		return Report{}, err
 	}
-	totals, counted, err := s.Totals(ctx, entries)
+	totals, counted, err := s.TotalsProgress(ctx, entries, o.Progress)
 	if err != nil {
 		return Report{}, err
 	}

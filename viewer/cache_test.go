@@ -11,10 +11,11 @@ import (
 // bodies whatever their size, and 17 revisions of a 20 MB session took
 // the viewer from 186 to 1,089 MiB. It is bounded in bytes now: what it
 // keeps adds up to at most maxBodyBytes, the newest are kept, and a body
-// larger than the bound alone is not kept at all.
+// larger than the bound alone is not kept at all. (A timeline over
+// maxKeptBody is not even offered to it: see streamTimeline.)
 func TestBodyCacheIsBoundedInBytes(t *testing.T) {
 	var c bodyCache
-	big := template.HTML(strings.Repeat("x", 20<<20)) // one 20 MB render, shared
+	big := template.HTML(strings.Repeat("x", maxBodyBytes/4+1)) // a render, shared
 	for i := range 17 {
 		c.put(fmt.Sprint("rev ", i), &timelineBody{Body: big})
 	}

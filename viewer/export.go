@@ -1,7 +1,6 @@
 package viewer
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -18,25 +17,22 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, &pageError{http.StatusNotFound, "no export as " + format + ": markdown or html"})
 		return
 	}
-	sess, err := s.loadReport(r.Context(), r.PathValue("rev"), r.URL.Query().Get("from"))
+	ctx := r.Context()
+	sess, err := s.loadReport(ctx, r.PathValue("rev"), r.URL.Query().Get("from"))
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	var buf bytes.Buffer
+	// Written as it is read, a turn at a time: a failure past the first
+	// byte can only end the answer.
 	if format == "markdown" {
-		err = report.WriteMarkdown(&buf, sess)
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	} else {
-		err = report.WriteHTML(&buf, sess, report.HTMLOptions{})
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", fileName(sess)+".html"))
-	}
-	if err != nil {
-		s.fail(w, r, err)
+		_ = report.WriteMarkdown(ctx, w, sess)
 		return
 	}
-	_, _ = buf.WriteTo(w)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", fileName(sess)+".html"))
+	_ = report.WriteHTML(ctx, w, sess, report.HTMLOptions{})
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)

@@ -28,20 +28,18 @@ func newMarkdown() markdown {
 	)}
 }
 
-// answers renders every answer of s into its HTML, for report.WriteHTML.
-// An answer that fails to render stays text.
-func (m markdown) answers(s *report.Session) {
+// turn renders the answers of a turn into their HTML, for
+// report.WriteHTML (report.HTMLOptions.Turn). An answer that fails to
+// render stays text.
+func (m markdown) turn(t *report.Turn) {
 	var buf bytes.Buffer
-	for i := range s.Turns {
-		items := s.Turns[i].Items
-		for j := range items {
-			if items[j].Kind != report.KindText {
-				continue
-			}
-			buf.Reset()
-			if err := m.md.Convert([]byte(items[j].Text), &buf); err == nil {
-				items[j].HTML = template.HTML(buf.String()) // goldmark escaped it: see markdown
-			}
+	for j := range t.Items {
+		if t.Items[j].Kind != report.KindText {
+			continue
+		}
+		buf.Reset()
+		if err := m.md.Convert([]byte(t.Items[j].Text), &buf); err == nil {
+			t.Items[j].HTML = template.HTML(buf.String()) // goldmark escaped it: see markdown
 		}
 	}
 }

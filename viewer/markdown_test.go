@@ -25,9 +25,9 @@ func TestMarkdownIsSafe(t *testing.T) {
 		"<javascript:alert(1)>":                     `<span class="link">javascript:alert(1)</span>`,
 		"<https://example.com>":                     `<a class="link" rel="noopener noreferrer" href="https://example.com">https://example.com</a>`,
 	} {
-		s := &report.Session{Turns: []report.Turn{{Items: []report.Item{{Kind: report.KindText, Text: in}}}}}
-		md.answers(s)
-		got := strings.TrimSpace(string(s.Turns[0].Items[0].HTML))
+		turn := &report.Turn{Items: []report.Item{{Kind: report.KindText, Text: in}}}
+		md.turn(turn)
+		got := strings.TrimSpace(string(turn.Items[0].HTML))
 		if !strings.Contains(got, want) {
 			t.Errorf("%q renders as %q, want %q in it", in, got, want)
 		}

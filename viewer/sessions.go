@@ -135,25 +135,31 @@ func (s *Server) entry(ctx context.Context, st gitstore.Reader, ref string, tip 
 	return sum, nil
 }
 
-// fill reads the documents of the summaries not read yet, one at a time
-// under the store's lock, so that other pages are served between them.
-// A summary is never changed once made: a read one replaces it, in sums
+// fill reads the documents of the summaries not read yet, a record at
+// a time under the store's lock (locked), so that other pages are
+// served between them and a long session is never held whole. A
+// summary is never changed once made: a read one replaces it, in sums
 // and in the cache, so that pages reading summaries need no lock.
+//
+// Fills run one at a time (fillMu), and each looks again for a summary
+// read meanwhile: the first page and Warm ask for the same ones, and two
+// readers of a long session at once would hold its numbers twice.
 func (s *Server) fill(ctx context.Context, sums []*summary) error {
+	s.fillMu.Lock()
+	defer s.fillMu.Unlock()
 	for i, sum := range sums {
+		if read := s.sums.get(sum.ref, sum.Tip.ID); read != nil && read.read {
+			sums[i] = read
+			continue
+		}
 		if sum.read {
 			continue
 		}
-		var doc map[string]any
-		err := s.read(ctx, func(st gitstore.Reader) error {
-			var err error
-			doc, _, err = st.Read(ctx, sum.Tip.ID)
-			return err
-		})
+		read, err := sum.readFrom(ctx, locked{s}, s.opts.Prices)
 		if err != nil {
 			return err
 		}
-		sums[i] = sum.readFrom(doc, s.opts.Prices)
+		sums[i] = read
 		s.sums.put(sum.ref, sums[i])
 	}
 	return nil
@@ -168,24 +174,61 @@ func (s *Server) Warm(ctx context.Context) error {
 }
 
 // readFrom is sum with the title, branch, times and numbers of the tip's
-// document.
-func (sum summary) readFrom(doc map[string]any, table *prices.Prices) *summary {
-	n := agent.NumbersOf(doc, sum.Tip.Header.Source)
+// document, read a record at a time.
+func (sum summary) readFrom(ctx context.Context, st locked, table *prices.Prices) (*summary, error) {
+	rest, e, err := st.ReadRest(ctx, sum.Tip.ID)
+	if err != nil {
+		return nil, err
+	}
+	n, err := gitstore.CountRecords(ctx, st, e, rest)
+	if err != nil {
+		return nil, err
+	}
 	c := table.Estimate(n.ByModel)
 	n.Cost = &c
+	recs, err := gitstore.LiveRecords(ctx, st, e, rest)
+	if err != nil {
+		return nil, err
+	}
 	a, _ := agent.Lookup(sum.Tip.Header.Source, agent.Env{})
-	msgs := agent.LiveMessages(doc)
-	sum.Numbers, sum.Title, sum.Branch = n, firstPrompt(msgs, a), codeBranch(msgs)
+	if sum.Title, sum.Branch, err = titleOf(ctx, recs, a); err != nil {
+		return nil, err
+	}
+	sum.Numbers = n
 	sum.Tokens = n.InputTokens + n.CacheReadTokens + n.CacheWriteTokens + n.OutputTokens
 	if !n.First.IsZero() {
 		sum.First, sum.Last = n.First, n.Last
 	}
 	sum.read = true
-	return &sum
+	return &sum, nil
 }
 
-// firstPrompt is the text of the first prompt the user typed.
-func firstPrompt(msgs []any, a agent.Adapter) string {
+// titleOf reads a session's first prompt and the code branch its first
+// records name, reading records only until it has both.
+func titleOf(ctx context.Context, recs *gitstore.Records, a agent.Adapter) (title, branch string, err error) {
+	prompted := false
+	for k := 0; k < recs.Len() && (!prompted || branch == "" && k < branchRecords); k++ {
+		raw, err := recs.At(ctx, k)
+		if err != nil {
+			return "", "", err
+		}
+		if branch == "" && k < branchRecords {
+			branch = codeBranch([]any{raw})
+		}
+		if !prompted {
+			title, prompted = firstPrompt([]any{raw}, a)
+		}
+	}
+	return title, branch, nil
+}
+
+// branchRecords is how many of a session's first records are read for
+// the branch its work is on.
+const branchRecords = 64
+
+// firstPrompt is the text of the first prompt the user typed, and
+// whether there is one.
+func firstPrompt(msgs []any, a agent.Adapter) (string, bool) {
 	for _, raw := range msgs {
 		m := agent.ViewMessage(raw)
 		prompt := m.Role == "user" && len(m.Parts) > 0 && m.Parts[0].Kind == snapshot.PartText
@@ -193,16 +236,14 @@ func firstPrompt(msgs []any, a agent.Adapter) string {
 			prompt = a.IsPrompt(raw)
 		}
 		if prompt && len(m.Parts) > 0 {
-			return short(m.Parts[0].Text, 200)
+			return short(m.Parts[0].Text, 200), true
 		}
 	}
-	return ""
+	return "", false
 }
 
-// codeBranch is the branch the agent said the work tree was on: Claude
-// Code's gitBranch, Codex's session_meta git.branch.
 func codeBranch(msgs []any) string {
-	for _, raw := range msgs[:min(len(msgs), 64)] {
+	for _, raw := range msgs[:min(len(msgs), branchRecords)] {
 		rec, _ := raw.(map[string]any)
 		if b, ok := rec["gitBranch"].(string); ok && b != "" {
 			return b

@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"bytes"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -68,6 +69,33 @@ func TestTimelineRefusesABadRange(t *testing.T) {
 		resp, body := get(t, f, http.MethodGet, c.path, nil)
 		if resp.StatusCode != http.StatusNotFound || !strings.Contains(body, c.want) || strings.Contains(body, `id="session-head"`) {
 			t.Errorf("GET %s: status %d, want 404 saying %q and no page head: %.300s", c.path, resp.StatusCode, c.want, body)
+		}
+	}
+}
+
+// The timeline is written through chunked: flushed about every
+// chunkBytes, and a copy kept for the cache only while it is at most
+// its limit. A timeline longer than that is not held whole: the copy
+// is dropped once the limit is passed and nothing more is added to it.
+func TestChunkedKeepsNoLongTimeline(t *testing.T) {
+	line := strings.Repeat("x", 1023) + "\n"
+	for _, c := range []struct {
+		lines int
+		kept  bool
+	}{{10, true}, {3 * chunkBytes / 1024, false}} {
+		w := &flushes{ResponseRecorder: httptest.NewRecorder()}
+		out := &chunked{w: w, rc: http.NewResponseController(w), keep: &bytes.Buffer{}, limit: 64 << 10}
+		for range c.lines {
+			if _, err := out.Write([]byte(line)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sent := c.lines * len(line)
+		if w.Body.Len() != sent || w.n < sent/chunkBytes {
+			t.Errorf("%d bytes: %d sent in %d flushes, want all in at least %d", sent, w.Body.Len(), w.n, sent/chunkBytes)
+		}
+		if kept := out.keep != nil; kept != c.kept || kept && out.keep.String() != w.Body.String() {
+			t.Errorf("%d bytes: a copy kept %v, want %v (and the same bytes)", sent, kept, c.kept)
 		}
 	}
 }

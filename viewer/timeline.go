@@ -15,7 +15,6 @@ import (
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/report"
-	"github.com/git-snap/git-snap/snapshot"
 )
 
 // timelineView is the session page's data around the timeline itself,
@@ -45,17 +44,14 @@ type timelineBody struct {
 	Body    template.HTML // report's fragment
 }
 
-// timelineBody renders what report read.
-func (s *Server) timelineBody(sess *report.Session) (*timelineBody, error) {
-	body, err := s.fragment(sess)
-	if err != nil {
-		return nil, err
-	}
-	calls := snapshot.ModelCalls(sess.Messages, agent.ViewMessage) // read once, for the turns and the chart
+// outlineOf is what the page shows around the timeline of a session
+// report.Open read: its numbers, turns with their tokens, chart and
+// tools. The timeline itself is written as it is read (streamTimeline).
+func (s *Server) outlineOf(sess *report.Session) *timelineBody {
 	return &timelineBody{
-		Numbers: sess.Numbers, Body: body, Tools: toolsOf(sess),
-		Turns: turnsOf(sess.Turns, calls, s.opts.Prices), Chart: chartOf(calls, 600, 80),
-	}, nil
+		Numbers: sess.Numbers, Tools: sess.Tools,
+		Turns: turnsOf(sess.Turns, sess.ThreadTurns(), sess.Calls, s.opts.Prices), Chart: chartOf(sess.Calls, 600, 80),
+	}
 }
 
 // bodyKey names a timeline body: the snapshot, the range's start and the
@@ -72,7 +68,9 @@ func bodyKey(id, from string, cps []gitstore.Checkpoint) string {
 // bodyCache keeps the last timeline bodies rendered: reloading a page,
 // or coming back to it, reads nothing again. It is bounded in bytes, not
 // bodies: one body of a 20 MB session is tens of MB, and a count of
-// bodies let 17 revisions of one such session hold over a GiB.
+// bodies let 17 revisions of one such session hold over a GiB. A body
+// over maxKeptBody is not kept at all: such a timeline is read and sent
+// again a turn at a time, never held whole (docs/design.md §8).
 type bodyCache struct {
 	mu    sync.Mutex
 	keys  []string // oldest first
@@ -84,7 +82,8 @@ type bodyCache struct {
 
 const (
 	maxBodies    = 16
-	maxBodyBytes = 64 << 20 // of every body kept; a larger one is not kept
+	maxBodyBytes = 16 << 20 // of every body kept
+	maxKeptBody  = 2 << 20  // of the markup of one body kept; a larger one is not kept
 )
 
 func (c *bodyCache) get(key string) *timelineBody {
@@ -152,9 +151,10 @@ func (v *timelineView) Export() string {
 }
 
 // timelinePage sends the page in parts, so that a long session shows
-// while it is still being written: the head once the snapshot is found,
-// then, once the session is read (or found kept), the numbers, the rail
-// and the timeline in chunks, each flushed to the browser.
+// while it is still being read and is never held whole: the head once
+// the snapshot is found, then, once report has read the session's
+// outline (or found it kept), the numbers, the rail and the timeline a
+// turn at a time, flushed to the browser about every chunkBytes.
 func (s *Server) timelinePage(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	v := &timelineView{Rev: r.PathValue("rev"), From: r.URL.Query().Get("from"), Now: s.opts.Now()}
@@ -176,19 +176,30 @@ func (s *Server) timelinePage(w http.ResponseWriter, r *http.Request) {
 		return // the client left, or a template failed on data it was made for
 	}
 	_ = rc.Flush()
-	body, err := s.timelineBodyOf(ctx, id, from, key)
-	if err != nil {
+	if body := s.bodies.get(key); body != nil {
+		v.timelineBody = *body
+		s.sendKept(w, rc, p)
+		return
+	}
+	if err := s.streamTimeline(ctx, w, rc, v, id, from, key); err != nil {
 		if !errors.Is(err, context.Canceled) {
 			_ = t.ExecuteTemplate(w, "timeline-failed", "cannot read this session: "+err.Error())
 			_ = t.ExecuteTemplate(w, "bottom", p)
 		}
 		return
 	}
-	v.timelineBody = *body
+	_ = t.ExecuteTemplate(w, "timeline-end", p)
+	_ = t.ExecuteTemplate(w, "bottom", p)
+}
+
+// sendKept writes the rest of the page from a body kept.
+func (s *Server) sendKept(w http.ResponseWriter, rc *http.ResponseController, p page) {
+	t := s.pages["timeline"]
+	v := p.Data.(*timelineView)
 	if t.ExecuteTemplate(w, "timeline-rest", p) != nil {
 		return
 	}
-	for _, chunk := range chunksOf(string(body.Body), chunkBytes) {
+	for _, chunk := range chunksOf(string(v.Body), chunkBytes) {
 		if _, err := io.WriteString(w, chunk); err != nil {
 			return
 		}
@@ -196,6 +207,60 @@ func (s *Server) timelinePage(w http.ResponseWriter, r *http.Request) {
 	}
 	_ = t.ExecuteTemplate(w, "timeline-end", p)
 	_ = t.ExecuteTemplate(w, "bottom", p)
+}
+
+// streamTimeline reads the session's outline, writes the numbers and the
+// rail, then the timeline as report writes it, a turn at a time. A
+// timeline of at most maxKeptBody is kept for the next request.
+func (s *Server) streamTimeline(ctx context.Context, w io.Writer, rc *http.ResponseController, v *timelineView, id, from, key string) error {
+	sess, err := report.Open(ctx, locked{s}, id, report.Options{From: from, Prices: s.opts.Prices})
+	if err != nil {
+		return err
+	}
+	outline := s.outlineOf(sess)
+	v.timelineBody = *outline
+	p := page{Title: v.Entry.Header.Session, Nav: "sessions", Data: v}
+	if err := s.pages["timeline"].ExecuteTemplate(w, "timeline-rest", p); err != nil {
+		return err
+	}
+	out := &chunked{w: w, rc: rc, keep: &bytes.Buffer{}, limit: maxKeptBody}
+	if err := report.WriteHTML(ctx, out, sess, report.HTMLOptions{Fragment: true, Turn: s.md.turn}); err != nil {
+		return err
+	}
+	_ = rc.Flush()
+	if out.keep != nil {
+		outline.Body = template.HTML(out.keep.String()) // report's html/template escaped every value
+		s.bodies.put(key, outline)
+	}
+	return nil
+}
+
+// chunked writes a timeline to the client, flushed about every
+// chunkBytes, and keeps a copy of it while it is at most limit bytes
+// (keep is nil once it is over).
+type chunked struct {
+	w       io.Writer
+	rc      *http.ResponseController
+	pending int // written since the last flush
+	keep    *bytes.Buffer
+	limit   int
+}
+
+func (c *chunked) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if err != nil {
+		return n, err
+	}
+	if c.keep != nil && c.keep.Len()+n > c.limit {
+		c.keep = nil // too long to keep: it is read again when asked for again
+	} else if c.keep != nil {
+		c.keep.Write(p[:n])
+	}
+	if c.pending += n; c.pending >= chunkBytes {
+		c.pending = 0
+		_ = c.rc.Flush()
+	}
+	return n, nil
 }
 
 // timelineHead reads what the page's head shows, under the store's
@@ -238,28 +303,6 @@ func (s *Server) timelineHead(ctx context.Context, st gitstore.Reader, v *timeli
 	return h.String(), from, bodyKey(h.String(), from, v.Checkpoints), nil
 }
 
-// timelineBodyOf is the body kept under key, else read and rendered
-// (and kept).
-func (s *Server) timelineBodyOf(ctx context.Context, id, from, key string) (*timelineBody, error) {
-	if b := s.bodies.get(key); b != nil {
-		return b, nil
-	}
-	var body *timelineBody
-	err := s.read(ctx, func(st gitstore.Reader) error {
-		sess, err := report.Load(ctx, st, id, report.Options{From: from, Prices: s.opts.Prices})
-		if err != nil {
-			return err
-		}
-		body, err = s.timelineBody(sess)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	s.bodies.put(key, body)
-	return body, nil
-}
-
 // chunkBytes is about how much of the timeline is written between
 // flushes. A turn can hold hundreds of tool calls, so the cuts are by
 // size, at the end of a line (report writes an element a line).
@@ -280,55 +323,8 @@ func chunksOf(body string, n int) []string {
 	return append(out, body)
 }
 
-// fragment writes the timeline as report does for the viewer, answers
-// rendered from Markdown.
-func (s *Server) fragment(sess *report.Session) (template.HTML, error) {
-	s.md.answers(sess)
-	var buf bytes.Buffer
-	if err := report.WriteHTML(&buf, sess, report.HTMLOptions{Fragment: true}); err != nil {
-		return "", err
-	}
-	return template.HTML(buf.String()), nil // report's html/template escaped every value
-}
-
-// toolsOf lists the tools a timeline calls, in the order first called,
-// its subagents' included.
-func toolsOf(sess *report.Session) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, t := range sess.Turns {
-		walkItems(t.Items, func(it *report.Item) {
-			if it.Kind == report.KindTool && !seen[it.Tool.Name] {
-				seen[it.Tool.Name] = true
-				out = append(out, it.Tool.Name)
-			}
-		})
-	}
-	return out
-}
-
-// walkItems calls fn on each item, and on the items of the subagents
-// they hold, in order.
-func walkItems(items []report.Item, fn func(*report.Item)) {
-	for i := range items {
-		it := &items[i]
-		fn(it)
-		switch {
-		case it.Tool != nil && it.Tool.Subagent != nil:
-			walkItems(it.Tool.Subagent.Items, fn)
-		case it.Subagent != nil:
-			walkItems(it.Subagent.Items, fn)
-		}
-	}
-}
-
-// loadReport reads rev (from a start, when given) as report does.
+// loadReport opens rev (from a start, when given) as report does, to be
+// written a turn at a time.
 func (s *Server) loadReport(ctx context.Context, rev, from string) (*report.Session, error) {
-	var sess *report.Session
-	err := s.read(ctx, func(st gitstore.Reader) error {
-		var err error
-		sess, err = report.Load(ctx, st, rev, report.Options{From: from, Prices: s.opts.Prices})
-		return err
-	})
-	return sess, err
+	return report.Open(ctx, locked{s}, rev, report.Options{From: from, Prices: s.opts.Prices})
 }

@@ -23,18 +23,18 @@ type turn struct {
 	Cost   *prices.Cost
 }
 
-// turnsOf adds each model call (snapshot.ModelCalls, as stats counts
+// turnsOf adds each model call (report's Session.Calls, as stats counts
 // them) to the turn of report's whose records hold its first record, or
-// that shows the subagent whose call it is.
-func turnsOf(turns []report.Turn, calls []snapshot.Call, table *prices.Prices) []turn {
+// that shows the subagent whose call it is (threads: report's
+// Session.ThreadTurns).
+func turnsOf(turns []report.Turn, threads map[int]int, calls []snapshot.Call, table *prices.Prices) []turn {
 	out := make([]turn, len(turns))
 	for i, t := range turns {
 		out[i] = turn{N: t.N, ID: t.ID, Prompt: t.Prompt}
 	}
 	byModel := make([]map[string]snapshot.Usage, len(turns))
-	owner := subagentTurns(turns)
 	for _, c := range calls {
-		i, ok := owner[c.Records[0]]
+		i, ok := threads[c.Records[0]]
 		if !ok {
 			i = slices.IndexFunc(turns, func(t report.Turn) bool { return t.Start <= c.Records[0] && c.Records[0] < t.End })
 		}
@@ -59,28 +59,6 @@ func turnsOf(turns []report.Turn, calls []snapshot.Call, table *prices.Prices) [
 		}
 	}
 	return out
-}
-
-// subagentTurns maps each record of a subagent's thread to the turn
-// that shows the thread: its records arrive later than the turn (an
-// import puts them after the whole main transcript), but its model calls
-// are that turn's work.
-func subagentTurns(turns []report.Turn) map[int]int {
-	owner := map[int]int{}
-	for k := range turns {
-		walkItems(turns[k].Items, func(it *report.Item) {
-			sa := it.Subagent
-			if it.Tool != nil {
-				sa = it.Tool.Subagent
-			}
-			if sa != nil {
-				for _, r := range sa.Records {
-					owner[r] = k
-				}
-			}
-		})
-	}
-	return owner
 }
 
 // chart is a small line chart of the context each model call read

@@ -79,6 +79,7 @@ type Server struct {
 	pages    map[string]*template.Template
 	handler  http.Handler
 	sums     summaries
+	fillMu   sync.Mutex // one fill of summaries at a time (see fill)
 	bodies   bodyCache
 	md       markdown
 }

@@ -498,9 +498,18 @@ func (d *deps) abs(path string) string {
 // followed to what it names, which is then written as above: the link
 // stays. A directory is refused.
 func (d *deps) writeOutput(path string, data []byte) error {
-	if path == "" || path == "-" {
-		_, err := d.out.Write(data)
+	return d.writeOutputWith(path, func(w io.Writer) error {
+		_, err := w.Write(data)
 		return err
+	})
+}
+
+// writeOutputWith is writeOutput of what write writes, as it writes it:
+// a long export is never held whole. Into a file it goes through a new
+// file renamed into place, so that a failed write leaves the old one.
+func (d *deps) writeOutputWith(path string, write func(w io.Writer) error) error {
+	if path == "" || path == "-" {
+		return write(d.out)
 	}
 	path = d.abs(path)
 	target := path
@@ -525,7 +534,7 @@ func (d *deps) writeOutput(path string, data []byte) error {
 	case err == nil && fi.IsDir():
 		return usagef("-o %s is a directory; name a file to write", path)
 	case err == nil && !fi.Mode().IsRegular():
-		return writeThrough(target, data)
+		return writeThrough(target, write)
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -533,16 +542,16 @@ func (d *deps) writeOutput(path string, data []byte) error {
 	if err == nil {
 		mode = fi.Mode().Perm()
 	}
-	return replaceFile(target, data, mode, err == nil)
+	return replaceFile(target, write, mode, err == nil)
 }
 
 // writeThrough writes data into an existing device, FIFO or socket.
-func writeThrough(path string, data []byte) error {
+func writeThrough(path string, write func(w io.Writer) error) error {
 	f, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	_, err = f.Write(data)
+	err = write(f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -555,7 +564,7 @@ func writeThrough(path string, data []byte) error {
 // replaceFile writes data to a new file beside path and renames it into
 // place. The new file is opened with mode (the umask applies); keep says
 // path is a regular file already, whose mode the new one takes exactly.
-func replaceFile(path string, data []byte, mode os.FileMode, keep bool) error {
+func replaceFile(path string, write func(w io.Writer) error, mode os.FileMode, keep bool) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -571,7 +580,7 @@ func replaceFile(path string, data []byte, mode os.FileMode, keep bool) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	_, err = tmp.Write(data)
+	err = write(tmp)
 	if err == nil && keep {
 		err = tmp.Chmod(mode)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/git-snap/git-snap/atif"
 	"github.com/git-snap/git-snap/chat"
+	"github.com/git-snap/git-snap/cmd/internal/proc"
 	"github.com/git-snap/git-snap/otel"
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/report"
@@ -169,6 +171,7 @@ func parseExport(c *cli.Context) (exportOptions, error) {
 
 // runExport writes the document saved as o.Rev, or a bundle.
 func runExport(ctx context.Context, d *deps, o exportOptions) error {
+	proc.LimitMemory(readMemoryLimit)
 	if o.Bundle != "" {
 		return exportBundle(ctx, d, o.Bundle, o.Names)
 	}
@@ -209,29 +212,29 @@ func runExport(ctx context.Context, d *deps, o exportOptions) error {
 	return d.writeOutput(o.Output, data)
 }
 
-// exportReport writes the conversation as Markdown or HTML.
+// exportReport writes the conversation as Markdown or HTML, a turn at
+// a time as it is read (report.Open), so that a long session is never
+// held whole; --max-chars weighs the turns against each other, so it
+// reads them all first.
 func exportReport(ctx context.Context, d *deps, o exportOptions) error {
 	table, err := d.prices()
 	if err != nil {
 		return err
 	}
-	sess, err := report.Load(ctx, d.store, o.Rev, report.Options{From: o.From, Prices: table})
+	sess, err := report.Open(ctx, d.store, o.Rev, report.Options{From: o.From, Prices: table})
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	switch {
-	case o.Format == "html":
-		err = report.WriteHTML(&buf, sess, report.HTMLOptions{})
-	case o.MaxChars > 0:
-		err = report.WriteMarkdownSized(&buf, sess, report.SizedOptions{MaxChars: o.MaxChars})
-	default:
-		err = report.WriteMarkdown(&buf, sess)
-	}
-	if err != nil {
-		return err
-	}
-	return d.writeOutput(o.Output, buf.Bytes())
+	return d.writeOutputWith(o.Output, func(w io.Writer) error {
+		switch {
+		case o.Format == "html":
+			return report.WriteHTML(ctx, w, sess, report.HTMLOptions{})
+		case o.MaxChars > 0:
+			return report.WriteMarkdownSized(w, sess, report.SizedOptions{MaxChars: o.MaxChars})
+		default:
+			return report.WriteMarkdown(ctx, w, sess)
+		}
+	})
 }
 
 // exportTrajectory writes the snapshot as an ATIF trajectory or as

@@ -67,6 +67,13 @@ func parseHook(c *cli.Context) (hookOptions, error) {
 // objects: under a limit of 56 MB the build's peak was still 102 MB.
 const searchMemoryLimit = 48 << 20
 
+// readMemoryLimit is the heap a command that reads whole sessions (show,
+// stats, export, view) has the collector aim under: they read a record
+// and write a turn at a time, and keep of a long session only its
+// outline (tens of bytes a record), but GOGC alone let the heap grow to
+// twice its peak, garbage included (docs/design.md §8).
+const readMemoryLimit = 60 << 20
+
 // runHook records one hook call, as git-snap-hook does (hookcmd.Run). It
 // is passive: what goes wrong is logged, never reported to the agent,
 // which must not be held up.

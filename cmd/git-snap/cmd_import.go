@@ -21,6 +21,10 @@ type importOptions struct {
 	Label    string
 	From     string    // an agent: the files are its transcripts
 	Progress io.Writer // where a line of progress goes, or nil
+	// PackBytes is how large a pack of an import --from grows before it
+	// is put in place (0: capture.DefaultPackBytes); a hidden flag, for
+	// the tests that kill an import between packs.
+	PackBytes int64
 }
 
 func cmdImport(e *env) *cli.Command {
@@ -34,8 +38,10 @@ not added again, so importing the same file twice adds nothing.
 
 With --from AGENT, FILE is an agent's transcript, or a directory
 searched for them (e.g. ~/.claude/projects): each becomes its session (named by the
-session id), Claude Code subagent transcripts with their parent. Importing again adds
-only what the transcripts gained since.
+session id), Claude Code subagent transcripts with their parent. Sessions are read in
+parallel into one pack, and their refs move once it is in place, each to the whole
+session. Importing again adds only what the transcripts gained since, so an import
+that was interrupted or killed goes on where it stopped.
 
 With --from atif, each FILE is an ATIF trajectory (Agent Trajectory Interchange Format,
 as Devin, Copilot Chat or git snap export --format atif write it), saved as the session
@@ -51,13 +57,14 @@ Examples:
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "the session `NAME` (default: each file's name)"},
 			&cli.StringFlag{Name: "label", Aliases: []string{"l"}, Value: "import", Usage: "label of the new snapshots"},
 			&cli.StringFlag{Name: "from", Usage: "the files are transcripts of `AGENT`: " + strings.Join(agent.Names(), ", ") + ", or ATIF trajectories (atif)"},
+			&cli.Int64Flag{Name: "pack-bytes", Hidden: true},
 		}, progressFlags()...),
 		Action: action(e, shape{min: 1, max: -1}, e.parseImport, runImport),
 	}
 }
 
 func (e *env) parseImport(c *cli.Context) (importOptions, error) {
-	return importOptions{Files: c.Args().Slice(), Session: c.String("session"), Label: c.String("label"), From: c.String("from"), Progress: e.progressTo(c)}, nil
+	return importOptions{Files: c.Args().Slice(), Session: c.String("session"), Label: c.String("label"), From: c.String("from"), Progress: e.progressTo(c), PackBytes: c.Int64("pack-bytes")}, nil
 }
 
 // runImport saves documents, bundles or, with --from, an agent's

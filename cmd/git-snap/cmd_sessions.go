@@ -89,7 +89,7 @@ func sessionCosts(ctx context.Context, d *deps, sessions []gitstore.Session) ([]
 	for i, s := range sessions {
 		tips[i] = s.Tip
 	}
-	totals, counted, err := d.store.Totals(ctx, tips)
+	totals, counted, err := d.store.TotalsProgress(ctx, tips, upgradeProgress(d))
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/cmd/internal/proc"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/snapshot"
@@ -103,8 +104,12 @@ func showPath(ctx context.Context, d *deps, rev, path, session string) error {
 	return err
 }
 
-// runShow shows o.Rev, or the newest snapshot of the session.
+// runShow shows o.Rev, or the newest snapshot of the session. For a
+// person it reads the records one at a time, twice (the numbers come
+// first, the conversation after), so that a long session is never held
+// whole; --json and --yaml print the whole document.
 func runShow(ctx context.Context, d *deps, o showOptions) error {
+	proc.LimitMemory(readMemoryLimit)
 	s, w, p := d.store, d.out, d.color
 	if rev, path, ok := gitstore.SplitRevPath(o.Rev); ok {
 		return showPath(ctx, d, rev, path, o.Session)
@@ -113,30 +118,20 @@ func runShow(ctx context.Context, d *deps, o showOptions) error {
 	if err != nil {
 		return err
 	}
-	doc, entry, err := s.ReadRevision(ctx, rev)
-	if err != nil {
-		return err
-	}
-	st := agent.NumbersOf(doc, entry.Header.Source)
-	cps, err := s.Checkpoints(ctx, entry.Header.Session, false)
-	if err != nil {
-		return err
-	}
-	var names []string
-	for _, cp := range cps {
-		if cp.Target == entry.ID {
-			names = append(names, cp.Name)
-		}
-	}
 	if o.JSON || o.YAML {
-		if err := withCost(d, &st); err != nil {
-			return err
-		}
-		full := render.NewShowJSON(render.EntryToJSON(entry, names), render.NumbersToJSON(st, st.First, st.Last), doc)
-		if o.JSON {
-			return d.writeJSON(full)
-		}
-		return render.YAML(w, map[string]any{"schema_version": full.SchemaVersion, "snapshot": render.Value(full.Snapshot), "stats": render.Value(full.Stats), "document": doc})
+		return showDocument(ctx, d, rev, o)
+	}
+	id, err := s.Resolve(ctx, rev)
+	if err != nil {
+		return err
+	}
+	rest, entry, err := s.ReadRest(ctx, id)
+	if err != nil {
+		return err
+	}
+	names, err := checkpointsOn(ctx, s, entry)
+	if err != nil {
+		return err
 	}
 	render.Entry(w, p, entry, names)
 	if o.NameOnly {
@@ -149,20 +144,73 @@ func runShow(ctx context.Context, d *deps, o showOptions) error {
 		}
 		return nil
 	}
+	st, err := gitstore.CountRecords(ctx, s, entry, rest)
+	if err != nil {
+		return err
+	}
+	recs, err := gitstore.LiveRecords(ctx, s, entry, rest)
+	if err != nil {
+		return err
+	}
 	render.Stats(w, st)
-	if msgs := agent.LiveMessages(doc); len(msgs) > 0 {
+	if recs.Len() > 0 {
 		fmt.Fprintln(w)
 		width := o.Width
 		if width < 0 {
 			width = d.width
 		}
-		render.ConversationWith(w, p, msgs, render.ConversationOptions{Full: o.Full, Tools: o.Tools, Width: width})
+		c := render.NewConversation(w, p, render.ConversationOptions{Full: o.Full, Tools: o.Tools, Width: width})
+		for k := range recs.Len() {
+			raw, err := recs.At(ctx, k)
+			if err != nil {
+				return err
+			}
+			c.Record(k, raw)
+		}
+		c.End()
 	}
-	if files, ok := doc[snapshot.MemberFiles].(map[string]any); ok && len(files) > 0 {
+	if files, ok := rest[snapshot.MemberFiles].(map[string]any); ok && len(files) > 0 {
 		fmt.Fprintln(w, p.Bold("\nfiles"))
 		for _, path := range slices.SortedFunc(maps.Keys(files), snapshot.CompareKeys) {
 			fmt.Fprintf(w, "    %s\n", path)
 		}
 	}
 	return nil
+}
+
+// checkpointsOn names the checkpoints set on snapshot e.
+func checkpointsOn(ctx context.Context, s *gitstore.Store, e gitstore.Entry) ([]string, error) {
+	cps, err := s.Checkpoints(ctx, e.Header.Session, false)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, cp := range cps {
+		if cp.Target == e.ID {
+			names = append(names, cp.Name)
+		}
+	}
+	return names, nil
+}
+
+// showDocument prints rev's header, numbers and whole document as JSON
+// or YAML.
+func showDocument(ctx context.Context, d *deps, rev string, o showOptions) error {
+	doc, entry, err := d.store.ReadRevision(ctx, rev)
+	if err != nil {
+		return err
+	}
+	st := agent.NumbersOf(doc, entry.Header.Source)
+	names, err := checkpointsOn(ctx, d.store, entry)
+	if err != nil {
+		return err
+	}
+	if err := withCost(d, &st); err != nil {
+		return err
+	}
+	full := render.NewShowJSON(render.EntryToJSON(entry, names), render.NumbersToJSON(st, st.First, st.Last), doc)
+	if o.JSON {
+		return d.writeJSON(full)
+	}
+	return render.YAML(d.out, map[string]any{"schema_version": full.SchemaVersion, "snapshot": render.Value(full.Snapshot), "stats": render.Value(full.Stats), "document": doc})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/cmd/internal/proc"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/render"
 )
@@ -59,6 +60,7 @@ type sessionStats struct {
 // runStats sums up o.Session, else the default session, else every
 // session.
 func runStats(ctx context.Context, d *deps, o statsOptions) error {
+	proc.LimitMemory(readMemoryLimit)
 	s, w, session := d.store, d.out, or(o.Session, d.session)
 	all, err := s.Sessions(ctx)
 	if err != nil {
@@ -78,7 +80,7 @@ func runStats(ctx context.Context, d *deps, o statsOptions) error {
 	for i, sess := range all {
 		tips[i] = sess.Tip
 	}
-	totals, counted, err := s.Totals(ctx, tips) // from the commits; documents only for old snapshots
+	totals, counted, err := s.TotalsProgress(ctx, tips, upgradeProgress(d)) // from the commits; documents only for old snapshots
 	if err != nil {
 		return err
 	}

@@ -104,7 +104,7 @@ func runUsage(ctx context.Context, d *deps, o usageOptions) error {
 	if err != nil {
 		return err
 	}
-	o.Prices = table
+	o.Prices, o.Progress = table, upgradeProgress(d)
 	rep, err := usage.Compute(ctx, d.store, o.Options)
 	if err != nil {
 		return err

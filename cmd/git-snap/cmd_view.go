@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/cmd/internal/proc"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/viewer"
 )
@@ -57,6 +58,7 @@ func parseView(c *cli.Context) (viewOptions, error) {
 
 // runView serves the viewer until ctx ends (Ctrl-C).
 func runView(ctx context.Context, d *deps, o viewOptions) error {
+	proc.LimitMemory(readMemoryLimit)
 	path := "/"
 	if o.Rev != "" {
 		if _, err := d.store.Resolve(ctx, o.Rev); err != nil {

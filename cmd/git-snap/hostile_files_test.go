@@ -103,7 +103,10 @@ func TestHostileFilesAreRefusedNotRead(t *testing.T) {
 	for _, file := range []string{
 		filepath.Join(snap, "hook.log"),
 		filepath.Join(snap, "cache", "totals"),
-		filepath.Join(snap, "cache", "refs%snap%s"),
+		filepath.Join(snap, "cache", "tip", "refs%snap%s", "state"),
+		filepath.Join(snap, "cache", "tip", "refs%snap%s", "base"),
+		filepath.Join(snap, "cache", "tally", "refs%snap%s", "state"),
+		filepath.Join(snap, "cache", "tally", "refs%snap%s", "base"),
 		filepath.Join(snap, "pruned"),
 		filepath.Join(snap, "search", "manifest"),
 		filepath.Join(snap, "search", "lock"),

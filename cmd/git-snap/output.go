@@ -167,6 +167,23 @@ func (p *progressLine) clear() {
 	}
 }
 
+// upgradeProgress shows, on a terminal, how far the counting of
+// snapshots written without totals (by an older version) has gone, when
+// there are many: the once-only upgrade the first stats, sessions or
+// usage makes. The line is cleared once the counting is done.
+func upgradeProgress(d *deps) func(done, of int) {
+	p := &progressLine{w: d.progress}
+	return func(done, of int) {
+		switch {
+		case of < 20:
+		case done < of:
+			p.show("counting %d/%d snapshots written before totals were kept (once)", done+1, of)
+		default:
+			p.clear()
+		}
+	}
+}
+
 // progressFlags are git's --progress and --no-progress.
 func progressFlags() []cli.Flag {
 	return []cli.Flag{

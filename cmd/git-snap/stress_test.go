@@ -171,7 +171,7 @@ func TestProcessesRace(t *testing.T) {
 
 // started reports whether the shared session exists yet, as git sees it.
 func started(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, ".git", "snap", "cache", "refs%snap%shared"))
+	_, err := os.Stat(filepath.Join(dir, ".git", "snap", "cache", "tip", "refs%snap%shared", "state"))
 	return err == nil
 }
 

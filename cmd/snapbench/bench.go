@@ -284,7 +284,7 @@ func (b *bench) saveRows(tag, phase string) ([]row, error) {
 		return func(r int) (time.Duration, error) {
 			session := fmt.Sprintf("%s-%s%d", prefix, tag, r)
 			if drop { // this session's cache only
-				os.Remove(filepath.Join(b.repo, ".git", "snap", "cache", "refs%snap%"+session))
+				os.RemoveAll(filepath.Join(b.repo, ".git", "snap", "cache", "tip", "refs%snap%"+session))
 			}
 			doc, err := snapshot.Marshal(conversation(session, saveMessages+1))
 			if err != nil {

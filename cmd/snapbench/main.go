@@ -9,7 +9,10 @@
 //	go run ./cmd/snapbench -quick     # 10k snapshots, for a laptop
 //	go run ./cmd/snapbench -only search [-quick]   # the search rows alone
 //	go run ./cmd/snapbench -only viewer -quick     # git snap view's pages
+//	go run ./cmd/snapbench -only memory            # peak memory on the largest sessions
 //	go run ./cmd/snapbench -only usage -quick      # usage --daily against ccusage (npm)
+//	go run ./cmd/snapbench -only firstread         # stats, sessions, usage after a hook call on 50k records
+//	go run ./cmd/snapbench -only import -quick     # import against git fast-import and ccusage
 //
 // It prints a Markdown table of medians and ratios.
 package main
@@ -42,7 +45,7 @@ type config struct {
 }
 
 // groups are the sets of rows -only can pick.
-var groups = []string{"core", "share", "storage", "worktree", "sessions", "long", "startup", "search", "viewer", "usage"}
+var groups = []string{"core", "share", "storage", "worktree", "sessions", "long", "startup", "search", "viewer", "memory", "usage", "firstread", "import"}
 
 // wants says whether a group of rows is to run.
 func (c config) wants(group string) bool { return len(c.only) == 0 || c.only[group] }
@@ -130,7 +133,10 @@ func run(ctx context.Context, c config) error {
 		{"storage", b.storage},
 		{"search", b.searchRows},
 		{"viewer", b.viewerRows},
+		{"memory", b.memoryRows},
 		{"usage", b.usageRows},
+		{"firstread", b.firstReadRows},
+		{"import", b.importRows},
 	} {
 		if err := add(g.name, g.f); err != nil {
 			return err

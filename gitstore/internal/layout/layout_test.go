@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
@@ -297,5 +298,26 @@ func TestElementsRefusesStrangeEntries(t *testing.T) {
 	dir := plumbing.NewHash(gittest.GitIn(t, g.dir, fmt.Sprintf("040000 tree %s\t0000\n", chunk), "mktree"))
 	if _, _, err := g.r.Elements(dir, nil); err == nil || !strings.Contains(err.Error(), "unexpected entry 0000/notes.txt") {
 		t.Errorf("Elements gave %v", err)
+	}
+}
+
+// Trees are ordered as git orders them: a directory's name as if it
+// ended in a slash, so "a" (a directory) comes after "a.b" and before
+// "a0", and a file "a" before "a.b".
+func TestTreeOrderIsGits(t *testing.T) {
+	dir, file := filemode.Dir, filemode.Regular
+	names := []string{"a", "a.b", "a0", "a-", "ab", "b", "0001", "0010", "snapshot.json", ".git-snap", "messages", "files"}
+	for _, ma := range []filemode.FileMode{dir, file} {
+		for _, mb := range []filemode.FileMode{dir, file} {
+			for _, x := range names {
+				for _, y := range names {
+					a, b := object.TreeEntry{Name: x, Mode: ma}, object.TreeEntry{Name: y, Mode: mb}
+					want := object.TreeEntrySorter([]object.TreeEntry{a, b}).Less(0, 1)
+					if got := treeOrder(a, b) < 0; got != want {
+						t.Errorf("%q (%v) before %q (%v): %v, go-git says %v", x, ma, y, mb, got, want)
+					}
+				}
+			}
+		}
 	}
 }

@@ -1,0 +1,119 @@
+package report
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime/debug"
+	"runtime/metrics"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/git-snap/git-snap/gitstore"
+)
+
+// memoryChild names, in the environment of the child process the
+// memory test runs, the repository and the format it writes.
+const memoryChild = "GIT_SNAP_REPORT_MEMORY_CHILD"
+
+// A long session is written in about the memory of its outline and one
+// turn, not of the whole session: a report held every record read (tens
+// of MB for a 20 MB transcript) and every turn's items with their texts
+// again, so that its export and the viewer's timeline peaked at several
+// times the session (export --format html of a 50,000-record session:
+// 287 MiB resident). The session here holds 24 MB of tool output in
+// 1,000 turns; a child process writes it as HTML and as Markdown with
+// the collector kept tight (GOGC=10) and samples its heap; the peak
+// must stay under half the text (it is about a quarter; holding the
+// records alone is more than the text).
+func TestLongSessionIsWrittenInBoundedMemory(t *testing.T) {
+	if env := os.Getenv(memoryChild); env != "" {
+		writeForMemory(t, env)
+		return
+	}
+	if testing.Short() {
+		t.Skip("writes 4,000 objects")
+	}
+	s := newStore(t)
+	const turns, output = 1000, 24 << 10
+	msgs := make([]any, 0, 4*turns)
+	for i := range turns {
+		call := fmt.Sprintf("c%d", i)
+		text := fmt.Sprintf("%d ", i) + strings.Repeat(fmt.Sprintf("line %d of a long tool output\n", i), output/32)
+		msgs = append(msgs,
+			map[string]any{"role": "user", "content": fmt.Sprintf("prompt %d", i)},
+			map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": call, "name": "Bash", "input": map[string]any{"command": "make"}}}},
+			map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": call, "content": text}}},
+			map[string]any{"role": "assistant", "content": fmt.Sprintf("answer %d", i)})
+	}
+	if _, err := s.Save(context.Background(), map[string]any{"messages": msgs}, gitstore.SaveOptions{Session: "long"}); err != nil {
+		t.Fatal(err)
+	}
+	text := int64(turns * output)
+	for _, format := range []string{"html", "markdown"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestLongSessionIsWrittenInBoundedMemory$", "-test.v")
+		cmd.Env = append(os.Environ(), memoryChild+"="+s.Paths().GitDir+"|"+format, "GOGC=10", "GOMEMLIMIT=off")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", format, err, out)
+		}
+		_, after, ok := strings.Cut(string(out), "peak heap: ")
+		peak, err := strconv.ParseInt(strings.Fields(after + " x")[0], 10, 64)
+		if !ok || err != nil {
+			t.Fatalf("%s: the child printed no peak:\n%s", format, out)
+		}
+		t.Logf("%s: peak heap %.1f MiB for %.1f MiB of tool output", format, float64(peak)/(1<<20), float64(text)/(1<<20))
+		if peak > text/2 {
+			t.Errorf("writing %s peaked at %.1f MiB of heap, over half the session's %.1f MiB of text", format, float64(peak)/(1<<20), float64(text)/(1<<20))
+		}
+	}
+}
+
+// writeForMemory is the child: it writes the session "long" of the
+// repository env names in the format it names, and prints the largest
+// heap it sampled meanwhile.
+func writeForMemory(t *testing.T, env string) {
+	dir, format, _ := strings.Cut(env, "|")
+	ctx := context.Background()
+	s, err := gitstore.OpenPaths(ctx, gitstore.Paths{GitDir: dir, CommonDir: dir}, gitstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	debug.FreeOSMemory()
+	var peak atomic.Int64
+	done := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		for {
+			metrics.Read(sample)
+			if v := int64(sample[0].Value.Uint64()); v > peak.Load() {
+				peak.Store(v)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	sess, err := Open(ctx, s, "long", Options{})
+	if err == nil && format == "html" {
+		err = WriteHTML(ctx, io.Discard, sess, HTMLOptions{})
+	} else if err == nil {
+		err = WriteMarkdown(ctx, io.Discard, sess)
+	}
+	close(done)
+	<-sampled
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("peak heap: %d\n", peak.Load())
+}
