@@ -64,6 +64,18 @@ func IsDocumentFile(a Adapter, path string) bool {
 	return ok
 }
 
+// dater is a documentAgent whose documents say when they were last
+// written (OpenCode's export: info.time.updated). A document older than
+// the one the session's last snapshot was recorded from is an earlier
+// state that a hook call recorded late (OpenCode's plugin call for
+// session.idle can finish after its exit, when git snap hook has already
+// recorded what opencode export printed then): it is not recorded.
+type dater interface {
+	// Updated is when the document with this head was last written, in
+	// any unit that grows; 0 when it does not say.
+	Updated(head map[string]any) int64
+}
+
 // documentMember is the member of a snapshot's rest that says how a
 // document transcript is rebuilt from the snapshot's messages.
 const documentMember = "document"
@@ -209,6 +221,9 @@ func documentUpdate(a Adapter, p Payload, key string, rest map[string]any, lim s
 	}
 	if err != nil {
 		return u, err
+	}
+	if d, ok := a.(dater); ok && st.Head != nil && d.Updated(head) < d.Updated(st.Head) {
+		return u, nil // an earlier state, written late: the session went on past it
 	}
 	same, hashes, err := unchangedPrefix(records, st.Hashes)
 	if err != nil {

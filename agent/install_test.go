@@ -53,7 +53,7 @@ func TestOpenCodePluginInstall(t *testing.T) {
 		t.Fatalf("install: %v %v", changed, err)
 	}
 	src, _ := os.ReadFile(file)
-	for _, want := range []string{`const COMMAND = "git-snap hook opencode"`, "session.idle", "tool.execute.after", "experimental.session.compacting"} {
+	for _, want := range []string{`const COMMAND = "git-snap hook opencode"`, "session.idle", "tool.execute.after", "experimental.session.compacting", "dispose: async"} {
 		if !strings.Contains(string(src), want) {
 			t.Errorf("the plugin lacks %s", want)
 		}

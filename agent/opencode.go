@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,6 +26,15 @@ type OpenCode struct {
 	// ConfigDir holds the user's plugins: $XDG_CONFIG_HOME/opencode, else
 	// ~/.config/opencode.
 	ConfigDir string
+	// DataDir is OpenCode's data folder, $XDG_DATA_HOME/opencode, else
+	// ~/.local/share/opencode: resume writes a session there for
+	// opencode import.
+	DataDir string
+	// Pure and NoProjectConfig are OPENCODE_PURE (no external plugin,
+	// git-snap's among them, is loaded) and
+	// OPENCODE_DISABLE_PROJECT_CONFIG (a project's .opencode folder is
+	// not read) as the environment sets them: doctor checks them.
+	Pure, NoProjectConfig bool
 }
 
 func init() {
@@ -35,7 +46,15 @@ func init() {
 }
 
 func newOpenCode(env Env) Adapter {
-	return OpenCode{ConfigDir: filepath.Join(env.dir("XDG_CONFIG_HOME", ".config"), "opencode")}
+	o := OpenCode{ConfigDir: filepath.Join(env.dir("XDG_CONFIG_HOME", ".config"), "opencode"),
+		DataDir: filepath.Join(env.dir("XDG_DATA_HOME", filepath.Join(".local", "share")), "opencode")}
+	if env.Getenv != nil {
+		// OpenCode reads the first as a boolean setting (true, yes, on,
+		// 1, y) and the second as true or 1.
+		o.Pure = slices.Contains([]string{"true", "yes", "on", "1", "y"}, strings.ToLower(env.Getenv("OPENCODE_PURE")))
+		o.NoProjectConfig = slices.Contains([]string{"true", "1"}, strings.ToLower(env.Getenv("OPENCODE_DISABLE_PROJECT_CONFIG")))
+	}
+	return o
 }
 
 // Name implements Adapter.
@@ -50,9 +69,12 @@ func (OpenCode) IsTranscriptFile(name string) bool {
 }
 
 // Events implements Installer: the plugin's events. session.compacting
-// comes before a compaction, session.idle at the end of a turn.
+// comes before a compaction, session.idle at the end of a turn, dispose
+// as OpenCode shuts its instance down (it waits for the plugin's dispose
+// before it exits): that call has git-snap record, apart, what OpenCode
+// writes as it exits (see ExportAfter).
 func (OpenCode) Events() []string {
-	return []string{"session.idle", "tool.execute.after", "session.compacting"}
+	return []string{"session.idle", "tool.execute.after", "session.compacting", "dispose"}
 }
 
 // pluginName is the plugin file install writes.
@@ -73,22 +95,47 @@ func (o OpenCode) SettingsFile(scope Scope, workTree string) (string, error) {
 // pluginMark is in every plugin git-snap writes, and only in those.
 const pluginMark = "// git-snap: records this project's OpenCode sessions."
 
+// The plugin's lines that say what it runs, read back by HookCommands:
+// each is the name and a JSON value.
+const (
+	pluginCommand = "const COMMAND = "
+	pluginEvents  = "const EVENTS = "
+)
+
+// lateEnv is set in the environment of the git snap hook that records a
+// run after OpenCode exited, and so of the opencode export it runs,
+// which loads the project's plugins too: git-snap's then does nothing.
+const lateEnv = "GIT_SNAP_HOOK_LATE"
+
 // plugin is the plugin's source, running command for each event. The
 // export goes to a folder of the user's own in the temporary directory;
 // failures are swallowed, never holding OpenCode up.
 func plugin(command string) []byte {
+	events, _ := json.Marshal(OpenCode{}.Events())
 	return []byte(pluginMark + `
 // Written by "git snap install opencode"; "git snap uninstall opencode" removes it.
 import { mkdir, writeFile, rename } from "node:fs/promises"
 import { tmpdir, userInfo } from "node:os"
 import { join } from "node:path"
 
-const COMMAND = ` + jsonString(command) + `
+` + pluginCommand + jsonString(command) + `
+` + pluginEvents + string(events) + `
 
 export const GitSnap = async ({ client, directory }) => {
+  // git snap hook runs opencode export after a run has exited; that
+  // export loads this plugin too, which then has nothing to record.
+  if (process.env.` + lateEnv + `) return {}
   const dir = join(tmpdir(), "git-snap-opencode-" + userInfo().uid)
+  const seen = new Set()
+  const call = async (event, sessionID, extra) => {
+    const path = join(dir, sessionID + ".json")
+    const payload = JSON.stringify({ hook_event_name: event, session_id: sessionID, transcript_path: path, cwd: directory, ...extra })
+    const proc = Bun.spawn(["sh", "-c", COMMAND], { cwd: directory, stdin: new Blob([payload]), stdout: "ignore", stderr: "ignore" })
+    await proc.exited
+  }
   const record = async (event, sessionID, extra) => {
     if (!sessionID) return
+    seen.add(sessionID)
     try {
       const info = await client.session.get({ path: { id: sessionID } })
       const messages = await client.session.messages({ path: { id: sessionID } })
@@ -96,9 +143,7 @@ export const GitSnap = async ({ client, directory }) => {
       const path = join(dir, sessionID + ".json")
       await writeFile(path + ".tmp", JSON.stringify({ info: info.data, messages: messages.data }), { mode: 0o600 })
       await rename(path + ".tmp", path)
-      const payload = JSON.stringify({ hook_event_name: event, session_id: sessionID, transcript_path: path, cwd: directory, ...extra })
-      const proc = Bun.spawn(["sh", "-c", COMMAND], { cwd: directory, stdin: new Blob([payload]), stdout: "ignore", stderr: "ignore" })
-      await proc.exited
+      await call(event, sessionID, extra)
     } catch {}
   }
   return {
@@ -110,6 +155,17 @@ export const GitSnap = async ({ client, directory }) => {
     },
     "experimental.session.compacting": async (input) => {
       await record("session.compacting", input.sessionID)
+    },
+    // OpenCode waits for this before it exits, and writes the last of a
+    // run (a message's summary, the session's times) after session.idle:
+    // git snap hook records each session again once this process is gone,
+    // from opencode export.
+    dispose: async () => {
+      for (const sessionID of seen) {
+        try {
+          await call("dispose", sessionID, { opencode_pid: process.pid, opencode: process.execPath })
+        } catch {}
+      }
     },
   }
 }
@@ -157,31 +213,65 @@ func (OpenCode) UninstallHook(file string) (bool, error) {
 	return true, os.Remove(file)
 }
 
-// HookCommands implements hookLister: the command git-snap's plugin
-// runs, for each of its events; none when file is missing or is not
-// git-snap's plugin.
+// HookCommands implements hookLister: the command and the events of
+// git-snap's plugin, read from its COMMAND and EVENTS lines (a plugin
+// written before EVENTS was has the three events it then called for).
+// A plugin file git-snap did not write holds none of its hooks.
 func (o OpenCode) HookCommands(file string) (map[string][]string, error) {
 	data, err := os.ReadFile(file)
-	if errors.Is(err, fs.ErrNotExist) || err == nil && !bytes.HasPrefix(data, []byte(pluginMark)) {
+	if errors.Is(err, fs.ErrNotExist) {
 		return map[string][]string{}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if lit, ok := strings.CutPrefix(line, "const COMMAND = "); ok {
-			var command string
-			if err := json.Unmarshal([]byte(lit), &command); err != nil {
-				return nil, &SettingsError{Path: file, Msg: "git-snap's plugin has a COMMAND that is not a JSON string: install again"}
-			}
-			out := map[string][]string{}
-			for _, ev := range o.Events() {
-				out[ev] = []string{command}
-			}
-			return out, nil
+	if !bytes.HasPrefix(data, []byte(pluginMark)) {
+		return map[string][]string{}, nil
+	}
+	command, events := "", []string{"session.idle", "tool.execute.after", "session.compacting"}
+	found := false
+	for n, line := range strings.Split(string(data), "\n") {
+		var err error
+		switch {
+		case strings.HasPrefix(line, pluginCommand):
+			err = json.Unmarshal([]byte(strings.TrimPrefix(line, pluginCommand)), &command)
+			found = err == nil && command != ""
+		case strings.HasPrefix(line, pluginEvents):
+			err = json.Unmarshal([]byte(strings.TrimPrefix(line, pluginEvents)), &events)
+		}
+		if err != nil {
+			return nil, &SettingsError{Path: file, Line: n + 1, Msg: "git-snap's plugin line is not a JSON value (" + err.Error() + ")"}
 		}
 	}
-	return nil, &SettingsError{Path: file, Msg: "git-snap's plugin names no COMMAND: install again"}
+	if !found {
+		return nil, &SettingsError{Path: file, Msg: "git-snap's plugin has no " + strings.TrimSpace(pluginCommand) + " line saying what it runs (git snap install opencode writes it again)"}
+	}
+	out := map[string][]string{}
+	for _, ev := range events {
+		out[ev] = []string{command}
+	}
+	return out, nil
+}
+
+// Needs implements Needer: OpenCode loads no plugin of a user's when
+// OPENCODE_PURE is set (or --pure given), and no project's .opencode
+// folder when OPENCODE_DISABLE_PROJECT_CONFIG is.
+func (o OpenCode) Needs(hooksFile, workTree string) []Check {
+	var out []Check
+	if o.Pure {
+		out = append(out, Check{Name: "plugins", Status: Fail,
+			Detail: "OPENCODE_PURE is set: OpenCode loads no external plugin, git-snap's " + hooksFile + " among them",
+			Fix:    "unset OPENCODE_PURE (and run opencode without --pure)"})
+	}
+	if o.NoProjectConfig && workTree != "" && strings.HasPrefix(hooksFile, filepath.Join(workTree, ".opencode")+string(filepath.Separator)) {
+		out = append(out, Check{Name: "project config", Status: Fail,
+			Detail: "OPENCODE_DISABLE_PROJECT_CONFIG is set: OpenCode does not read " + filepath.Join(workTree, ".opencode") + ", nor git-snap's plugin in it",
+			Fix:    "unset OPENCODE_DISABLE_PROJECT_CONFIG, or git snap install opencode --user"})
+	}
+	if len(out) == 0 {
+		out = append(out, Check{Name: "plugins", Status: OK, Detail: "OpenCode loads " + hooksFile + " (OPENCODE_PURE and OPENCODE_DISABLE_PROJECT_CONFIG are not set)"})
+	}
+	return out
 }
 
 // Decode implements HookReader: the plugin's payload on stdin.
@@ -198,6 +288,30 @@ func (o OpenCode) Decode(stdin []byte, _ []string) (Payload, error) {
 		return Payload{}, fmt.Errorf("the OpenCode plugin payload has no session_id or hook_event_name")
 	}
 	return p, nil
+}
+
+// ExportAfter implements Exporter: the plugin's dispose call names
+// OpenCode's process and executable; once the process is gone,
+// `opencode export --pure <session>` prints the session as the run left
+// it (--pure: no plugin is loaded for it). A payload naming no process,
+// or an executable that is not OpenCode's, asks for none.
+func (OpenCode) ExportAfter(p Payload) (pid int, command []string, ok bool) {
+	n, _ := num(p.Raw["opencode_pid"])
+	bin := str(p.Raw, "opencode")
+	if p.Event != "dispose" || n <= 1 || n > math.MaxInt32 || !filepath.IsAbs(bin) || !strings.HasPrefix(filepath.Base(bin), "opencode") ||
+		snapshot.CheckName("session", p.SessionID) != nil || strings.ContainsAny(p.SessionID, `/\`) {
+		return 0, nil, false
+	}
+	return int(n), []string{bin, "export", "--pure", p.SessionID}, true
+}
+
+// Updated implements dater: the export's info.time.updated, in
+// milliseconds.
+func (OpenCode) Updated(head map[string]any) int64 {
+	info, _ := head["info"].(map[string]any)
+	tm, _ := info["time"].(map[string]any)
+	n, _ := num(tm["updated"])
+	return n
 }
 
 // Transcripts implements HookReader: an export is one file.
@@ -342,4 +456,53 @@ func (OpenCode) Check(records []any) error {
 func (OpenCode) Title(doc map[string]any) string {
 	info, _ := doc["info"].(map[string]any)
 	return str(info, "title")
+}
+
+// openCodeID is the session id an export's info gives, when it is a name
+// git-snap accepts (it goes into a file name), else the session's own
+// name.
+func openCodeID(doc map[string]any, session string) string {
+	st, _ := docStateFrom(doc)
+	info, _ := st.Head["info"].(map[string]any)
+	if id := str(info, "id"); id != "" && snapshot.CheckName("session", id) == nil && !strings.ContainsAny(id, `/\`) {
+		return id
+	}
+	return session
+}
+
+// TranscriptName implements TranscriptNamer: <session id>.json, as the
+// plugin names an export.
+func (OpenCode) TranscriptName(session string, doc map[string]any) string {
+	return openCodeID(doc, session) + ".json"
+}
+
+// ResumeTarget implements Resumer: OpenCode keeps its sessions in its
+// database, not in files, and loads an export with opencode import; the
+// export goes in OpenCode's data folder, and the command imports it and
+// opens the session in its project.
+func (o OpenCode) ResumeTarget(session string, doc map[string]any) (string, string, error) {
+	if err := snapshot.CheckName("session", session); err != nil || strings.ContainsAny(session, `/\`) {
+		return "", "", fmt.Errorf("%q is not an OpenCode session id", session)
+	}
+	if _, ok := docStateFrom(doc); !ok {
+		return "", "", fmt.Errorf("the snapshot was not recorded from an OpenCode export")
+	}
+	path := filepath.Join(o.DataDir, "git-snap", o.TranscriptName(session, doc))
+	command := "opencode import " + shellQuote(path) + " && "
+	if cwd, _ := doc["cwd"].(string); filepath.IsAbs(cwd) {
+		command += "cd " + shellQuote(cwd) + " && "
+	}
+	return path, command + "opencode --session " + shellQuote(openCodeID(doc, session)), nil
+}
+
+// ModelAPI implements ModelAPIer: OpenCode speaks Chat Completions to a
+// provider of the @ai-sdk/openai-compatible kind.
+func (OpenCode) ModelAPI() string { return "openai-chat" }
+
+// ModelEndpoint implements ModelAPIer: a provider in opencode.json, and
+// the recorded model named with it.
+func (OpenCode) ModelEndpoint(url string) string {
+	return `"provider": {"replay": {"npm": "@ai-sdk/openai-compatible", "options": {"baseURL": "` + url + `/v1", "apiKey": "replay"},
+  "models": {"<the recorded model>": {"tool_call": true}}}}     # in ~/.config/opencode/opencode.json, then:
+OPENCODE_DISABLE_MODELS_FETCH=1 opencode run -m replay/<the recorded model> …`
 }

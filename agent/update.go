@@ -90,6 +90,7 @@ func linesUpdate(a Adapter, p Payload, extra map[string]string, rest map[string]
 		return u, err
 	}
 	goOnFromDocument(&layout, rest, p, &u)
+	_, lags := a.(LateWriter) // its transcript may lag its calls: the call apart reports it missing
 	turns, _ := num(rest["turns"])
 	lr := lineRecords{a: a, limits: r.Limits, turns: turns, seen: StringSet(rest["compactions"])}
 	lr.marker, _ = a.(compactionMarker)
@@ -97,7 +98,7 @@ func linesUpdate(a Adapter, p Payload, extra map[string]string, rest map[string]
 		if f.path == "" {
 			continue
 		}
-		i, c, err := readSource(&layout, f, p.Event, r.MaxReadBytes, &u)
+		i, c, err := readSource(&layout, f, p.Event, lags, r.MaxReadBytes, &u)
 		if err != nil {
 			return u, err
 		}
@@ -214,16 +215,22 @@ func sources(p Payload, extra map[string]string, l Layout) []source {
 // read: SessionStart always, and the first prompt's UserPromptSubmit
 // (Claude Code 2.1.3xx writes the file once the prompt's hooks return).
 func beforeTranscript(event string, off int64) bool {
-	return event == "SessionStart" || event == "UserPromptSubmit" && off == 0
+	switch event {
+	case "SessionStart", "sessionStart": // Claude Code, Gemini CLI; Copilot CLI
+		return true
+	case "UserPromptSubmit", "userPromptSubmitted":
+		return off == 0
+	}
+	return false
 }
 
 // readSource reads the next lines of one file: from where the layout's
 // newest generation of it stopped, or, when the agent rewrote the file,
 // from its start as a new generation. A file that does not exist is
 // reported in u (but for a main transcript the agent has not written yet,
-// see beforeTranscript) and read as empty; i is then -1 when the layout
-// does not know it.
-func readSource(l *Layout, f source, event string, maxRead int64, u *Update) (int, chunk, error) {
+// see beforeTranscript, or that lags the agent's calls) and read as
+// empty; i is then -1 when the layout does not know it.
+func readSource(l *Layout, f source, event string, lags bool, maxRead int64, u *Update) (int, chunk, error) {
 	i := l.latest(f.name)
 	var off int64
 	var fp string
@@ -232,7 +239,7 @@ func readSource(l *Layout, f source, event string, maxRead int64, u *Update) (in
 	}
 	c, err := readChunk(f.path, off, maxRead, fp)
 	if errors.Is(err, fs.ErrNotExist) {
-		if f.name != "" || !beforeTranscript(event, off) {
+		if f.name != "" || !beforeTranscript(event, off) && !lags {
 			u.Warnings = append(u.Warnings, fmt.Sprintf("transcript %s does not exist (named by the %s call); nothing read from it", f.path, event))
 		}
 		if i < 0 && f.name == "" {

@@ -53,17 +53,29 @@ var realSessions = []struct {
 	// Copilot CLI 1.0.102, its events.jsonl with session.usage_record
 	// events, and the lines written after sessionEnd returned.
 	{"copilot", "live/copilot/9d362af6-ca39-4eea-868c-df2047196cc0/events.jsonl", nil},
+	// OpenCode 1.18.33: what opencode export printed after the run, one
+	// JSON document whose messages are the records.
+	{"opencode", "live/opencode/ses_de3085fdeffe73Ib9EawIKH7Xu.json", nil},
 }
 
 // TestNumbersMatchTheRawFiles imports every real session and checks what
 // stats, trace and replay report against a count made here from the raw
-// JSONL with encoding/json alone, by the rules of docs/design.md §8.
+// JSONL (or JSON document) with encoding/json alone, by the rules of
+// docs/design.md §8.
 func TestNumbersMatchTheRawFiles(t *testing.T) {
 	for _, rs := range realSessions {
 		t.Run(filepath.Base(rs.file), func(t *testing.T) {
 			files := append([]string{rs.file}, rs.also...)
 			var records []map[string]any
+			var exported map[string]any // a transcript that is one document
 			for _, f := range files {
+				if rs.agent == "opencode" {
+					exported = readJSONDoc(t, filepath.Join("..", "testdata", f))
+					for _, m := range exported["messages"].([]any) {
+						records = append(records, m.(map[string]any))
+					}
+					continue
+				}
 				records = append(records, readJSONL(t, filepath.Join("..", "testdata", f))...)
 			}
 			callTime := map[string]time.Time{} // a response's first record's time, by its id
@@ -84,6 +96,8 @@ func TestNumbersMatchTheRawFiles(t *testing.T) {
 				want = countGeminiLines(t, records)
 			case "copilot":
 				want = countCopilotEvents(records)
+			case "opencode":
+				want = countOpenCode(exported)
 			default:
 				want = countClaude(records)
 			}

@@ -61,6 +61,9 @@ func utcTotals(tt snapshot.Totals) snapshot.Totals {
 func TestEveryHookSnapshotCarriesItsTotals(t *testing.T) {
 	ctx := context.Background()
 	for _, rs := range realSessions {
+		if filepath.Ext(rs.file) == ".json" {
+			continue // a document, rewritten whole, not grown: TestOpenCodeNumbersAfterRewrites
+		}
 		for _, seed := range []uint64{1, 2} {
 			t.Run(filepath.Base(rs.file), func(t *testing.T) {
 				_, s := newStore(t)

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,6 +48,17 @@ const LateVar = "GIT_SNAP_HOOK_LATE"
 // lateWait bounds how long the call apart waits for the agent's last
 // lines.
 const lateWait = 15 * time.Second
+
+// lateTimeout bounds a call apart, which waits for the agent's last
+// lines or for it to exit, then may run its export: no agent waits for
+// it.
+const lateTimeout = 2 * time.Minute
+
+// ExportEvent names the call apart that recorded what an agent's export
+// printed after it exited (agent.Exporter), in the snapshot's label and
+// in hook.log: unlike the calls apart that only add a run's last lines,
+// it is logged, so that doctor and whoever waits on it see that it came.
+const ExportEvent = "export"
 
 // Call is one hook call as the process that makes it knows it.
 type Call struct {
@@ -79,6 +91,12 @@ type Call struct {
 	Later func(args []string, stdin []byte, extra ...string) error
 	// Stderr receives what fails where there is no repository to log in.
 	Stderr io.Writer
+	// Export, in the call apart, runs an agent's export command in dir
+	// once the process pid has exited (agent.Exporter), and gives a file
+	// named name holding what it printed, with the function that removes
+	// it; ok is false when the process did not exit. Nil where no process
+	// can be run: no export is recorded.
+	Export func(ctx context.Context, pid int, dir, name string, command []string) (path string, done func(), ok bool, err error)
 }
 
 // call is a Call being run: what it has read and opened so far.
@@ -93,7 +111,11 @@ type call struct {
 // never returned: the agent must not be held up by it.
 func Run(ctx context.Context, c Call) {
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	timeout := Timeout
+	if c.Late {
+		timeout = lateTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	k := &call{Call: c, ok: true}
 	defer func() {
@@ -188,12 +210,34 @@ func (k *call) record(ctx context.Context, s *gitstore.Store, cfg config.Config)
 	}
 	dir, _ := k.dir()
 	late, _ := a.(agent.LateWriter)
-	if late != nil && k.Late {
+	pid, command, exports := 0, []string(nil), false
+	if ex, ok := a.(agent.Exporter); ok {
+		pid, command, exports = ex.ExportAfter(p)
+	}
+	switch {
+	case k.Late && late != nil:
 		waitEnded(ctx, late, p.TranscriptPath)
+		if _, err := os.Stat(p.TranscriptPath); errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("transcript %s does not exist %s after the %s call: nothing read from it", p.TranscriptPath, lateWait, p.Event)
+		}
+	case k.Late && exports:
+		if k.Export == nil {
+			return nil
+		}
+		path, done, exited, err := k.Export(ctx, pid, p.CWD, p.SessionID+".json", command)
+		if err != nil {
+			return fmt.Errorf("record the session as the agent left it: %w", err)
+		}
+		if !exited {
+			return nil // still running: the next call records it
+		}
+		defer done()
+		p.TranscriptPath, p.Event = path, ExportEvent
+		k.payload.Event = ExportEvent // what hook.log names the call by
 	}
 	_, _, err = Record(ctx, s, cfg, k.Repo.GitEnv, a, p, Options{Dir: dir, Budget: Budget,
 		Warn: func(msg string) { k.logLine(errors.New(msg)) }})
-	if err == nil && late != nil && !k.Late && k.Later != nil && late.WritesAfter(p) {
+	if err == nil && !k.Late && k.Later != nil && (late != nil && late.WritesAfter(p) || exports) {
 		err = k.again(p)
 	}
 	return err
@@ -201,9 +245,10 @@ func (k *call) record(ctx context.Context, s *gitstore.Store, cfg config.Config)
 
 // again records the call p again, in a process apart from this one,
 // once the agent has written what it writes after the call returns
-// (agent.LateWriter): the hook returns at once, the agent writes its
-// last lines and exits, and the call apart, which waited for them, adds
-// them to the session. It logs only a failure, as one line apart.
+// (agent.LateWriter), or has exited (agent.Exporter): the hook returns
+// at once, the agent writes its last lines and exits, and the call
+// apart, which waited for them, adds them to the session. It logs only
+// a failure, as one line apart, or the export it recorded.
 func (k *call) again(p agent.Payload) error {
 	stdin, err := json.Marshal(p.Raw)
 	if err != nil {
@@ -323,8 +368,8 @@ func (k *call) logLine(err error) {
 // logCall records in hook.log that a call was made, when, and how long
 // it took, for doctor: an agent that stopped calling shows.
 func (k *call) logCall(start time.Time) {
-	if k.paths.CommonDir == "" || k.Late && k.ok {
-		return // a call apart (again) logs only its failure
+	if k.paths.CommonDir == "" || k.Late && k.ok && (k.payload == nil || k.payload.Event != ExportEvent) {
+		return // a call apart (again) logs only its failure, or the export it recorded
 	}
 	event := "post-commit"
 	if k.Agent == "git" && len(k.Args) > 0 {

@@ -9,11 +9,14 @@ import (
 )
 
 // chat is OpenAI's Chat Completions API, POST /v1/chat/completions,
-// which GitHub Copilot CLI speaks to a provider of its own (BYOK) with
+// which GitHub Copilot CLI speaks to a provider of its own (BYOK), and
+// OpenCode to a provider of the @ai-sdk/openai-compatible kind, both with
 // stream: true: server-sent events of chat.completion.chunk, the text
 // and each tool call as deltas, a chunk with the finish reason, then,
 // when stream_options.include_usage asks, one with no choice and the
-// usage, and data: [DONE].
+// usage, and data: [DONE]. The usage's cache writes are a detail
+// (prompt_tokens_details.cache_write_tokens) that Copilot CLI reads and
+// @ai-sdk/openai-compatible does not: OpenCode counts them as input.
 type chat struct{}
 
 func init() { register(chat{}) }

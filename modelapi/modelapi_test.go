@@ -261,3 +261,32 @@ func TestChatWholeAnswerWhenNotStreamed(t *testing.T) {
 		t.Errorf("%d %v", status, evs)
 	}
 }
+
+// OpenCode 1.18 (through @ai-sdk/openai-compatible) asks Chat
+// Completions for a session's title first, with no tools: a side request,
+// answered apart; then the conversation, the prompt as opencode run sends
+// it (in double quotes: it quotes an argument holding a space), the
+// assistant's tool call with empty content, and the tool's output.
+func TestChatServesOpenCodesRequests(t *testing.T) {
+	script := &Script{Steps: []Step{
+		{Prompt: "Write hello.txt with the shell.", Reply: Reply{ToolCalls: []ToolCall{{ID: "call_1", Name: "bash", Input: map[string]any{"command": "true"}}}}},
+		{Results: []string{"call_1"}, Reply: Reply{Text: "done"}},
+	}}
+	s := start(t, "openai-chat", script)
+	const tools = `"tools":[{"type":"function","function":{"name":"bash","parameters":{"type":"object"}}},{"type":"function","function":{"name":"write"}}],"tool_choice":"auto"`
+	status, evs := post(t, s.URL(), "/v1/chat/completions", `{"model":"gpt-4.1","max_tokens":32000,"stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"system","content":"You are a title generator."},{"role":"user","content":"Generate a title for this conversation:\n"},{"role":"user","content":"\"Write hello.txt with the shell.\""}]}`)
+	if status != 200 || script.Served() != 0 || !s.Exchanges()[0].Request.Side {
+		t.Fatalf("the title request: %d, %d steps served, %v", status, script.Served(), evs)
+	}
+	status, _ = post(t, s.URL(), "/v1/chat/completions", `{"model":"gpt-4.1","max_tokens":32000,`+tools+`,"stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"system","content":"You are opencode."},{"role":"user","content":"\"Write hello.txt with the shell.\""}]}`)
+	if status != 200 || script.Served() != 1 {
+		t.Fatalf("the prompt: %d, %d steps served", status, script.Served())
+	}
+	status, evs = post(t, s.URL(), "/v1/chat/completions", `{"model":"gpt-4.1","max_tokens":32000,`+tools+`,"stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"system","content":"You are opencode."},{"role":"user","content":"\"Write hello.txt with the shell.\""},{"role":"assistant","content":"","tool_calls":[{"id":"call_1","type":"function","function":{"name":"bash","arguments":"{\"command\":\"true\"}"}}]},{"role":"tool","tool_call_id":"call_1","content":"(no output)"}]}`)
+	if status != 200 || script.Served() != 2 || evs[len(evs)-1]["usage"] == nil {
+		t.Fatalf("the tool's result: %d, %d steps served, %v", status, script.Served(), evs)
+	}
+	if it := s.Exchanges()[2].Request.Items; len(it) != 4 || it[2].Kind != ItemToolCall || it[2].Text != `{"command":"true"}` || it[3].Text != "(no output)" {
+		t.Errorf("read as %+v", it)
+	}
+}

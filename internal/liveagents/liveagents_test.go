@@ -57,6 +57,12 @@ type pin struct {
 	Package string `json:"package"`
 	Version string `json:"version"`
 	Bin     string `json:"bin"` // its executable under node_modules/.bin
+	// With are packages the agent installs for itself from npm on its
+	// first run (OpenCode: its plugin API, in every folder it reads
+	// plugins from), at the agent's version: the suite installs them
+	// beside it, and the driver puts them where the agent looks, so that
+	// the scenario itself runs offline.
+	With []string `json:"with"`
 }
 
 // pinFor reads an agent's pin from versions.json; with the switch at
@@ -116,11 +122,23 @@ func agentsCache(t *testing.T) string {
 // that fails fails the test: the suite is for the agents as published.
 func install(t *testing.T, p pin) string {
 	t.Helper()
-	key := strings.NewReplacer("/", "_", "@", "_").Replace(p.Package + "@" + p.Version)
+	bin := filepath.Join(installPackage(t, p.Package, p.Version, filepath.Join("node_modules", ".bin", p.Bin)), "node_modules", ".bin", p.Bin)
+	for _, with := range p.With {
+		installPackage(t, with, p.Version, filepath.Join("node_modules", filepath.FromSlash(with), "package.json"))
+	}
+	return bin
+}
+
+// installPackage installs pkg@version with npm into a folder of its own
+// in the cache, once, and gives the folder: node_modules, and the
+// package.json and package-lock.json naming the package at exactly that
+// version. The folder is there when it holds marker.
+func installPackage(t *testing.T, pkg, version, marker string) string {
+	t.Helper()
+	key := strings.NewReplacer("/", "_", "@", "_").Replace(pkg + "@" + version)
 	dir := filepath.Join(agentsCache(t), key)
-	bin := filepath.Join(dir, "node_modules", ".bin", p.Bin)
-	if _, err := os.Stat(bin); err == nil {
-		return bin
+	if _, err := os.Stat(filepath.Join(dir, marker)); err == nil {
+		return dir
 	}
 	npmPath := npm(t)
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
@@ -131,18 +149,18 @@ func install(t *testing.T, p pin) string {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(tmp)
-	t.Logf("installing %s@%s into %s", p.Package, p.Version, dir)
-	run(t, 10*time.Minute, "", nil, npmPath, "install", "--prefix", tmp, "--no-audit", "--no-fund", "--loglevel=error", p.Package+"@"+p.Version)
+	t.Logf("installing %s@%s into %s", pkg, version, dir)
+	run(t, 10*time.Minute, "", nil, npmPath, "install", "--prefix", tmp, "--save-exact", "--no-audit", "--no-fund", "--loglevel=error", pkg+"@"+version)
 	// Renamed whole, so that a run killed half way leaves no cache entry.
 	if err := os.Rename(tmp, dir); err != nil && !errors.Is(err, os.ErrExist) {
-		if _, statErr := os.Stat(bin); statErr != nil { // another run's install won
+		if _, statErr := os.Stat(filepath.Join(dir, marker)); statErr != nil { // another run's install won
 			t.Fatal(err)
 		}
 	}
-	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("%s@%s installed no %s: %v", p.Package, p.Version, p.Bin, err)
+	if _, err := os.Stat(filepath.Join(dir, marker)); err != nil {
+		t.Fatalf("%s@%s installed no %s: %v", pkg, version, marker, err)
 	}
-	return bin
+	return dir
 }
 
 // result is what a process printed.

@@ -381,7 +381,7 @@ func logRange(ctx context.Context, s *gitstore.Store, o logOptions, carried map[
 		return r, err
 	}
 	for _, sess := range sessions {
-		r.Include = append(r.Include, sess.Tip.ID)
+		r.Read = append(r.Read, sess.Tip) // read once, by Sessions
 	}
 	return r, nil
 }

@@ -22,7 +22,7 @@ bytes: a script a mock model can serve to repeat the run offline.
 
 --serve serves them instead, as the model API the session's agent speaks (Claude Code:
 Anthropic Messages; Codex: OpenAI Responses; Gemini CLI: Gemini generateContent;
-Copilot CLI: OpenAI Chat Completions), on
+Copilot CLI and OpenCode: OpenAI Chat Completions), on
 127.0.0.1 (--addr another address),
 until interrupted. Point the agent at the address it prints and give it the same
 prompts: it re-runs the session offline and makes the same tool calls. Each recorded

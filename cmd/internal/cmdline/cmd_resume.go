@@ -19,8 +19,11 @@ func cmdResume(e *env) *cli.Command {
 it looks: Claude Code's ~/.claude/projects/<project>/<session>.jsonl, Codex's
 ~/.codex/sessions/YYYY/MM/DD/rollout-….jsonl, Gemini CLI's
 ~/.gemini/tmp/<projectHash>/chats/session-….json, Copilot CLI's
-~/.copilot/session-state/<session>/events.jsonl. A different file already there (the agent
-went on past REV) is refused unless --force. Then prints the command that resumes it.
+~/.copilot/session-state/<session>/events.jsonl. OpenCode keeps its sessions in its
+database: its export goes to ~/.local/share/opencode/git-snap/<session>.json, and the
+command imports it (opencode import) before it opens the session. A different file
+already there (the agent went on past REV) is refused unless --force. Then prints the
+command that resumes it.
 --files also rewinds the files the agent touched to REV (see git snap rewind), so code
 and conversation go back together.
 

@@ -131,5 +131,21 @@ func TestHostileFilesAreRefusedNotRead(t *testing.T) {
 			})
 		}
 	}
+
+	// A loose ref is git's own file, but anyone may plant one: a list of
+	// sessions reads at most a ref's worth of it and says which ref is
+	// wrong (a link to /dev/zero was read until memory ran out).
+	for _, kind := range kinds {
+		t.Run("refs/snap/planted "+kind, func(t *testing.T) {
+			ref := filepath.Join(dir, ".git", "refs", "snap", "planted")
+			plant(t, ref, kind)
+			defer os.Remove(ref)
+			for _, args := range [][]string{{"sessions"}, {"log", "--all"}} {
+				if code, out := runFor(t, bin, dir, "", args...); code != 1 || !strings.Contains(out, "refs/snap/planted") || len(out) > 300 {
+					t.Errorf("%s: exit %d, %q; want 1 and a short message naming the ref", strings.Join(args, " "), code, out)
+				}
+			}
+		})
+	}
 	run(t, dir, "git", "fsck", "--strict", "--no-progress")
 }

@@ -74,6 +74,7 @@ func Run(ctx context.Context, p Process) {
 		AgentEnv: proc.AgentEnv(p.Getenv),
 		Late:     p.Getenv(hook.LateVar) != "",
 		Stderr:   p.Stderr,
+		Export:   proc.Export,
 	}
 	if p.Later != nil {
 		c.Later = func(args []string, stdin []byte, extra ...string) error {
