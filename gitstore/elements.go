@@ -6,11 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
 	"github.com/git-snap/git-snap/snapshot"
@@ -83,7 +81,7 @@ func (s *Store) MessageBlocks(ctx context.Context, e Entry) ([]BlockID, error) {
 	if err != nil || msgs.IsZero() {
 		return nil, err
 	}
-	t, err := object.GetTree(s.st, msgs)
+	t, err := s.st.tree(msgs)
 	if err != nil {
 		return nil, fmt.Errorf("read messages of snapshot %s: %w", e.ID, err)
 	}
@@ -100,7 +98,7 @@ func (s *Store) BlockMessages(ctx context.Context, b BlockID) ([]MessageRef, err
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	t, err := object.GetTree(s.st, b.h)
+	t, err := s.st.tree(b.h)
 	if err != nil {
 		return nil, fmt.Errorf("read message block %s: %w", b.h, err)
 	}
@@ -138,7 +136,7 @@ func (s *Store) snapshotTree(ctx context.Context, tree plumbing.Hash) (messages,
 	if err := ctx.Err(); err != nil {
 		return plumbing.ZeroHash, plumbing.ZeroHash, err
 	}
-	root, err := object.GetTree(s.st, tree)
+	root, err := s.st.tree(tree)
 	if err != nil {
 		return plumbing.ZeroHash, plumbing.ZeroHash, fmt.Errorf("read snapshot tree %s: %w", tree, err)
 	}
@@ -146,7 +144,7 @@ func (s *Store) snapshotTree(ctx context.Context, tree plumbing.Hash) (messages,
 	for _, e := range root.Entries {
 		switch e.Name {
 		case layout.FormatFile:
-			known = e.Hash == markerBlob() // the marker's blob id says its content
+			known = e.Hash == layout.MarkerBlob() // the marker's blob id says its content
 		case layout.MessagesDir:
 			messages = e.Hash
 		case layout.FilesDir:
@@ -162,9 +160,3 @@ func (s *Store) snapshotTree(ctx context.Context, tree plumbing.Hash) (messages,
 	}
 	return messages, files, nil
 }
-
-// markerBlob is the id of the format marker's blob, computed when first
-// needed so that no command pays for it at start-up.
-var markerBlob = sync.OnceValue(func() plumbing.Hash {
-	return plumbing.ComputeHash(plumbing.BlobObject, []byte(layout.Marker))
-})

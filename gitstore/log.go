@@ -4,15 +4,15 @@ import (
 	"container/heap"
 	"context"
 	"errors"
-	"fmt"
+	"maps"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
-
-	"github.com/git-snap/git-snap/gitstore/internal/layout"
 )
 
 // ErrStop ends a Walk early without error.
@@ -61,6 +61,11 @@ func (w *rangeWalk) walk(ctx context.Context, r RevRange, fn func(Entry) error) 
 	if err := w.pushAll(r.Include, false); err != nil {
 		return err
 	}
+	for _, e := range r.Read {
+		w.push(e.ID, e, nil, false)
+	}
+	heap.Init(&w.q)
+	w.started = true
 	for w.q.Len() > 0 && w.visible > 0 {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -69,17 +74,16 @@ func (w *rangeWalk) walk(ctx context.Context, r RevRange, fn func(Entry) error) 
 		it.popped = true
 		if !it.hidden {
 			w.visible--
-			e, err := entryOf(it.Commit)
-			if err != nil {
-				return err
+			if it.notSnapshot != nil {
+				return it.notSnapshot
 			}
-			if err := fn(e); errors.Is(err, ErrStop) {
+			if err := fn(it.Entry); errors.Is(err, ErrStop) {
 				return nil
 			} else if err != nil {
 				return err
 			}
 		}
-		if err := w.pushAll(it.ParentHashes, it.hidden); err != nil {
+		if err := w.pushAll(it.parents(), it.hidden); err != nil {
 			return err
 		}
 	}
@@ -94,6 +98,7 @@ type rangeWalk struct {
 	seen         map[plumbing.Hash]*queued
 	visible      int
 	byGeneration bool // order by Snap-Seq: a range's exclusions must see children first
+	started      bool // the queue is a heap: pushes go through heap.Push
 }
 
 // pushAll queues commits; hidden ones hide what they reach, also a
@@ -110,42 +115,67 @@ func (w *rangeWalk) pushAll(hs []plumbing.Hash, hidden bool) error {
 			}
 			continue
 		}
-		c, err := object.GetCommit(w.s.st, h)
+		e, ok, err := w.s.commitEntry(h)
 		if err != nil {
-			return fmt.Errorf("read snapshot %s: %w", h, err)
+			return err
 		}
-		it := &queued{Commit: c, order: len(w.seen), hidden: hidden}
-		if w.byGeneration {
-			it.gen = generation(c)
+		var notSnapshot error
+		if !ok {
+			notSnapshot = errNotSnapshot(h)
 		}
-		w.seen[h] = it
-		heap.Push(&w.q, it)
-		if !hidden {
-			w.visible++
-		}
+		w.push(h, e, notSnapshot, hidden)
 	}
 	return nil
+}
+
+// push queues one commit not seen before. Before the walk starts the
+// queue is filled as a list and made a heap once.
+func (w *rangeWalk) push(h plumbing.Hash, e Entry, notSnapshot error, hidden bool) {
+	if _, ok := w.seen[h]; ok {
+		return
+	}
+	it := &queued{Entry: e, notSnapshot: notSnapshot, order: len(w.seen), hidden: hidden}
+	if w.byGeneration {
+		it.gen = e.Header.Seq
+	}
+	w.seen[h] = it
+	if w.started {
+		heap.Push(&w.q, it)
+	} else {
+		w.q = append(w.q, it)
+	}
+	if !hidden {
+		w.visible++
+	}
 }
 
 // queued is a commit waiting in the walk; order breaks ties in time, so
 // that the output does not depend on the heap's whims. A hidden commit is
 // reachable from an excluded one: it is not shown, and hides its parents.
+// A commit that is not a snapshot (notSnapshot) is an error once it is
+// to be shown, not when it is only passed through hidden.
 type queued struct {
-	*object.Commit
-	order          int
-	gen            int // a range walk's Snap-Seq; 0 in a plain walk
+	Entry
+	notSnapshot error
+	order       int
+	// gen is a range walk's generation, the snapshot's sequence number,
+	// which is higher than each of its parents' (save, merge and prune
+	// all number so); 0 in a plain walk. Ordered by it, a walk pops every
+	// child before its parents, so a hidden commit hides its ancestors
+	// before they can be shown, whatever the commit dates say. Dates
+	// alone are not enough: a snapshot is dated by its records, and an
+	// imported or forked session's records can be older than its
+	// parents'.
+	gen            int
 	hidden, popped bool
 }
 
-// generation is a snapshot's sequence number, which is higher than each of
-// its parents' (save, merge and prune all number so): a range walk ordered
-// by it pops every child before its parents, so a hidden commit hides its
-// ancestors before they can be shown, whatever the commit dates say. Dates
-// alone are not enough: a snapshot is dated by its records, and an
-// imported or forked session's records can be older than its parents'.
-func generation(c *object.Commit) int {
-	h, _ := layout.ParseHeader(c.Message, c.Committer.When)
-	return h.Seq
+// parents are the commit's parents, first parent first.
+func (it *queued) parents() []plumbing.Hash {
+	if it.Merged == nil {
+		return []plumbing.Hash{it.Parent}
+	}
+	return append([]plumbing.Hash{it.Parent}, it.Merged...)
 }
 
 // commitQueue orders commits by generation, then newest first, then first
@@ -157,7 +187,7 @@ func (q commitQueue) Less(i, j int) bool {
 	if q[i].gen != q[j].gen {
 		return q[i].gen > q[j].gen
 	}
-	if ti, tj := q[i].Committer.When, q[j].Committer.When; !ti.Equal(tj) {
+	if ti, tj := q[i].Header.Time, q[j].Header.Time; !ti.Equal(tj) {
 		return ti.After(tj)
 	}
 	return q[i].order < q[j].order
@@ -184,19 +214,21 @@ func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []Session
-	for ref, h := range refs {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		e, err := s.Entry(ctx, h)
-		if errors.Is(err, ErrNotSnapshot) {
+	names := slices.Sorted(maps.Keys(refs))
+	ids := make([]plumbing.Hash, len(names))
+	for i, ref := range names {
+		ids[i] = refs[ref]
+	}
+	tips, errs := s.entries(ctx, ids)
+	out := make([]Session, 0, len(names))
+	for i, ref := range names {
+		if errors.Is(errs[i], ErrNotSnapshot) {
 			continue // a ref someone else put under the prefix
 		}
-		if err != nil {
-			return nil, err
+		if errs[i] != nil {
+			return nil, errs[i]
 		}
-		out = append(out, Session{Name: strings.TrimPrefix(ref, s.prefix), Ref: ref, Tip: e})
+		out = append(out, Session{Name: strings.TrimPrefix(ref, s.prefix), Ref: ref, Tip: tips[i]})
 	}
 	slices.SortFunc(out, func(a, b Session) int {
 		if c := b.Tip.Header.Time.Compare(a.Tip.Header.Time); c != 0 {
@@ -205,6 +237,31 @@ func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
 		return strings.Compare(a.Name, b.Name)
 	})
 	return out, nil
+}
+
+// entries reads many snapshots' commits, each with its error. A list of
+// sessions reads one commit per session, and little else: with more than
+// a few dozen they are read on as many goroutines as the process may run
+// at once (the object reader is safe for that), where git for-each-ref
+// reads them on one.
+func (s *Store) entries(ctx context.Context, ids []plumbing.Hash) ([]Entry, []error) {
+	const perWorker = 32 // fewer reads than this do not pay for a goroutine
+	out, errs := make([]Entry, len(ids)), make([]error, len(ids))
+	var next atomic.Int64
+	read := func() {
+		for i := int(next.Add(1) - 1); i < len(ids); i = int(next.Add(1) - 1) {
+			if errs[i] = ctx.Err(); errs[i] == nil {
+				out[i], errs[i] = s.uncachedEntry(ids[i])
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(ids)/perWorker) - 1 {
+		wg.Go(read)
+	}
+	read()
+	wg.Wait()
+	return out, errs
 }
 
 // SessionTip returns a session's newest snapshot id, or ZeroHash.

@@ -18,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/git-snap/git-snap/gitstore/internal/pack"
+	"github.com/git-snap/git-snap/internal/safefile"
 )
 
 // objectReader reads objects the way a short-lived process should: loose
@@ -30,6 +31,8 @@ type objectReader struct {
 	packs               *pack.Set
 	max                 int64     // bytes of one object
 	inflaters           sync.Pool // zlib readers: a new one costs more than a small object's read
+	fileReaders         sync.Pool // *bufio.Reader, for loose objects' files
+	elsewhere           sync.Mutex
 	// deflater is the zlib writer objects are written with, kept for
 	// the reader's life: a new one allocates and clears a large window,
 	// and a sync.Pool loses it at every collection (a hook call on a long
@@ -77,14 +80,25 @@ func (r *objectReader) inflater(src io.Reader) (io.ReadCloser, error) {
 }
 
 // readLoose reads a loose object in one pass: its header first, so that
-// an object over max is refused before its content is inflated.
+// an object over max is refused before its content is inflated. The
+// file is read through a reused buffer, and the header out of the
+// inflated stream's first bytes: a session list reads thousands of
+// small loose commits, and two buffers allocated for each were a tenth
+// of it.
 func (r *objectReader) readLoose(path string, max int64) (plumbing.ObjectType, []byte, error) {
-	f, err := os.Open(path)
+	f, err := safefile.OpenQuick(path)
 	if err != nil {
 		return plumbing.InvalidObject, nil, err
 	}
 	defer f.Close()
-	z, err := r.inflater(bufio.NewReader(f))
+	src, _ := r.fileReaders.Get().(*bufio.Reader)
+	if src == nil {
+		src = bufio.NewReader(f)
+	} else {
+		src.Reset(f)
+	}
+	defer func() { src.Reset(nil); r.fileReaders.Put(src) }()
+	z, err := r.inflater(src)
 	if err != nil {
 		return plumbing.InvalidObject, nil, fmt.Errorf("loose object %s: %w", path, err)
 	}
@@ -93,22 +107,34 @@ func (r *objectReader) readLoose(path string, max int64) (plumbing.ObjectType, [
 			r.inflaters.Put(z)
 		}
 	}()
-	br := bufio.NewReaderSize(z, 512)
-	hdr, err := br.ReadSlice(0) // a header longer than the buffer is no header
-	if err != nil {
-		return plumbing.InvalidObject, nil, fmt.Errorf("loose object %s: bad header: %w", path, err)
+	var head [64]byte // "<type> <size>\x00" and what follows; a longer header is no header
+	got, nul := 0, -1
+	for nul < 0 && got < len(head) {
+		n, err := z.Read(head[got:])
+		nul = bytes.IndexByte(head[got:got+n], 0)
+		if nul >= 0 {
+			nul += got
+		}
+		got += n
+		if err != nil {
+			break
+		}
 	}
-	kind, size, _ := strings.Cut(string(hdr[:len(hdr)-1]), " ")
+	if nul < 0 {
+		return plumbing.InvalidObject, nil, fmt.Errorf("loose object %s: bad header", path)
+	}
+	kind, size, _ := strings.Cut(string(head[:nul]), " ")
 	typ, err := plumbing.ParseObjectType(kind)
 	n, nerr := strconv.ParseInt(size, 10, 64)
 	if err != nil || nerr != nil || n < 0 {
-		return plumbing.InvalidObject, nil, fmt.Errorf("loose object %s: bad header %q", path, hdr)
+		return plumbing.InvalidObject, nil, fmt.Errorf("loose object %s: bad header %q", path, head[:nul])
 	}
 	if n > max {
 		return typ, nil, &pack.TooLargeError{Size: n, Limit: max}
 	}
 	data := make([]byte, n)
-	if _, err := io.ReadFull(br, data); err != nil {
+	k := copy(data, head[nul+1:got])
+	if _, err := io.ReadFull(z, data[k:]); err != nil {
 		return plumbing.InvalidObject, nil, fmt.Errorf("loose object %s: %w", path, err)
 	}
 	return typ, data, nil
@@ -173,23 +199,9 @@ func (r *objectReader) deflate(w io.Writer, typ plumbing.ObjectType, data []byte
 	return err
 }
 
-// EncodedObject finds an object: loose first, then in the packs, then
-// wherever go-git looks (alternates).
+// EncodedObject finds an object (see read) for go-git.
 func (r *objectReader) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	// Packs first, as git looks: an index answers a miss without a
-	// system call, where a loose lookup of a packed object costs a
-	// failed open (a thousand sessions' tips, a thousand opens).
-	typ, data, err := r.find(h)
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
-		hex := h.String()
-		typ, data, err = r.readLoose(filepath.Join(r.dir, "objects", hex[:2], hex[2:]), r.max)
-	}
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, plumbing.ErrObjectNotFound) {
-		return r.Storage.EncodedObject(t, h) // in a pack written since the packs were listed
-	}
-	if tl := (*pack.TooLargeError)(nil); errors.As(err, &tl) {
-		return nil, &ObjectTooLargeError{ID: h, Size: tl.Size, Max: tl.Limit}
-	}
+	typ, data, err := r.read(h)
 	if err != nil {
 		return nil, err
 	}
@@ -204,33 +216,58 @@ func (r *objectReader) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (pl
 	return obj, nil
 }
 
-// blobData reads a blob's bytes, packs first: a reader of old history
-// (a search index being built) asks mostly for packed objects, and a
-// pack index answers a miss without a system call.
-func (r *objectReader) blobData(h plumbing.Hash) ([]byte, error) {
+// read finds an object where git looks: in a batch's pack being
+// written, in the packs listed so far
+// (an index answers a miss without a system call, where a loose lookup
+// of a packed object costs a failed open: a thousand sessions' tips, a
+// thousand opens), then loose, then in packs written since the packs
+// were listed (git gc packs an object before it prunes the loose copy),
+// then wherever go-git looks (alternates). The directory of packs is
+// listed again only when an object is neither packed nor loose, not for
+// every loose object read.
+func (r *objectReader) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
 	typ, data, err := r.find(h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		hex := h.String()
 		typ, data, err = r.readLoose(filepath.Join(r.dir, "objects", hex[:2], hex[2:]), r.max)
 		if errors.Is(err, fs.ErrNotExist) {
-			var o plumbing.EncodedObject
-			if o, err = r.EncodedObject(plumbing.BlobObject, h); err != nil {
-				return nil, err
-			}
-			typ = o.Type()
-			rd, rerr := o.Reader()
-			if rerr != nil {
-				return nil, rerr
-			}
-			defer rd.Close()
-			if data, err = io.ReadAll(rd); err != nil {
-				return nil, err
-			}
+			typ, data, err = r.packs.Find(h)
 		}
 	}
-	if tl := (*pack.TooLargeError)(nil); errors.As(err, &tl) {
-		return nil, &ObjectTooLargeError{ID: h, Size: tl.Size, Max: tl.Limit}
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, plumbing.ErrObjectNotFound) {
+		return r.readElsewhere(h)
 	}
+	if tl := (*pack.TooLargeError)(nil); errors.As(err, &tl) {
+		return 0, nil, &ObjectTooLargeError{ID: h, Size: tl.Size, Max: tl.Limit}
+	}
+	return typ, data, err
+}
+
+// readElsewhere reads an object through go-git, which also looks in
+// alternates, within the size limit. go-git's storage is for one
+// goroutine at a time; the rest of read is for any number.
+func (r *objectReader) readElsewhere(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+	r.elsewhere.Lock()
+	defer r.elsewhere.Unlock()
+	o, err := r.Storage.EncodedObject(plumbing.AnyObject, h)
+	if err != nil {
+		return 0, nil, err
+	}
+	if o.Size() > r.max {
+		return 0, nil, &ObjectTooLargeError{ID: h, Size: o.Size(), Max: r.max}
+	}
+	rd, err := o.Reader()
+	if err != nil {
+		return 0, nil, err
+	}
+	defer rd.Close()
+	data, err := io.ReadAll(rd)
+	return o.Type(), data, err
+}
+
+// blobData reads a blob's bytes.
+func (r *objectReader) blobData(h plumbing.Hash) ([]byte, error) {
+	typ, data, err := r.read(h)
 	if err != nil {
 		return nil, err
 	}
@@ -240,25 +277,17 @@ func (r *objectReader) blobData(h plumbing.Hash) ([]byte, error) {
 	return data, nil
 }
 
-// find reads a packed object: from a batch's pack being written, then
-// from the packs in place.
-func (r *objectReader) find(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
-	if r.batch != nil {
-		typ, data, err := r.batch.read(h)
-		if !errors.Is(err, plumbing.ErrObjectNotFound) {
-			return typ, data, err
-		}
+// commit reads and parses a commit object; any other object is not
+// found, as for go-git's GetCommit.
+func (r *objectReader) commit(h plumbing.Hash) (rawCommit, error) {
+	typ, data, err := r.read(h)
+	if err != nil {
+		return rawCommit{}, err
 	}
-	return r.packs.Find(h)
-}
-
-// HasEncodedObject reports whether the object is stored (nil) or not
-// (plumbing.ErrObjectNotFound), a batch's pack being written included.
-func (r *objectReader) HasEncodedObject(h plumbing.Hash) error {
-	if r.batch != nil && r.batch.has(h) {
-		return nil
+	if typ != plumbing.CommitObject {
+		return rawCommit{}, plumbing.ErrObjectNotFound
 	}
-	return r.Storage.HasEncodedObject(h)
+	return parseCommit(data)
 }
 
 // Close releases the mapped indexes and open packs.
@@ -287,4 +316,25 @@ func (r *objectReader) withPrefix(prefix string) []plumbing.Hash {
 func (r *objectReader) reload() {
 	_ = r.packs.Refresh()
 	r.Reindex()
+}
+
+// find reads a packed object: from a batch's pack being written, then
+// from the packs listed so far (see read).
+func (r *objectReader) find(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+	if r.batch != nil {
+		typ, data, err := r.batch.read(h)
+		if !errors.Is(err, plumbing.ErrObjectNotFound) {
+			return typ, data, err
+		}
+	}
+	return r.packs.Lookup(h)
+}
+
+// HasEncodedObject reports whether the object is stored (nil) or not
+// (plumbing.ErrObjectNotFound), a batch's pack being written included.
+func (r *objectReader) HasEncodedObject(h plumbing.Hash) error {
+	if r.batch != nil && r.batch.has(h) {
+		return nil
+	}
+	return r.Storage.HasEncodedObject(h)
 }

@@ -2,10 +2,12 @@ package gitstore
 
 import (
 	"bytes"
+	"compress/zlib"
 	"context"
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -208,5 +210,46 @@ func TestLooseObjectsAreGits(t *testing.T) {
 	must(t, err)
 	if len(temps) > 0 {
 		t.Errorf("temporary files left: %v", temps)
+	}
+}
+
+// TestLooseReaderAgreesWithGit: every loose object, small or large,
+// reads as git cat-file reads it; a loose file whose header is damaged,
+// too long, or claims more or other bytes than it holds is an error
+// naming the file, and nothing panics.
+func TestLooseReaderAgreesWithGit(t *testing.T) {
+	ctx := context.Background()
+	dir, s := newRepo(t)
+	doc := conversation(3)
+	doc["messages"].([]any)[2].(map[string]any)["content"] = strings.Repeat("long message ", 20000)
+	doc["files"] = map[string]any{"empty": map[string]any{"content": ""}}
+	_, err := s.Save(ctx, doc, SaveOptions{Session: "loose"})
+	must(t, err)
+	objects := filepath.Join(dir, ".git", "objects")
+	for _, id := range strings.Fields(git(t, dir, "rev-list", "--objects", "--no-object-names", "refs/snap/loose")) {
+		typ, data, err := s.st.readLoose(filepath.Join(objects, id[:2], id[2:]), DefaultMaxObjectBytes)
+		must(t, err)
+		if want := git(t, dir, "cat-file", "-t", id); typ.String() != want {
+			t.Errorf("%s: type %s, git says %s", id, typ, want)
+		}
+		cmd := exec.Command("git", "cat-file", typ.String(), id)
+		cmd.Dir = dir
+		want, err := cmd.Output()
+		must(t, err)
+		if !bytes.Equal(data, want) {
+			t.Errorf("%s: %d bytes read, git cat-file gives %d", id, len(data), len(want))
+		}
+	}
+	bad := filepath.Join(t.TempDir(), "bad")
+	for _, raw := range []string{"", "blob 5", "blob 5\x00abc", "blob x\x00abc", "blob -1\x00", "tree\x00", "commit 3\x00" + strings.Repeat("a", 2),
+		"blob " + strings.Repeat("1", 70) + "\x00", strings.Repeat("b", 100)} {
+		var z bytes.Buffer
+		zw := zlib.NewWriter(&z)
+		_, _ = zw.Write([]byte(raw))
+		must(t, zw.Close())
+		must(t, os.WriteFile(bad, z.Bytes(), 0o644))
+		if _, data, err := s.st.readLoose(bad, DefaultMaxObjectBytes); err == nil || !strings.Contains(err.Error(), bad) {
+			t.Errorf("%q: read %q, %v; want an error naming the file", raw, data, err)
+		}
 	}
 }

@@ -233,14 +233,15 @@ func (s *Store) walkParents(rev string, id plumbing.Hash, ops string) (plumbing.
 			steps, parent = min(n, 1), n-1
 		}
 		for range steps {
-			c, err := object.GetCommit(s.st, id)
+			e, _, err := s.commitEntry(id)
 			if err != nil {
-				return plumbing.ZeroHash, fmt.Errorf("read %s: %w", id, err)
+				return plumbing.ZeroHash, err
 			}
-			if parent >= len(c.ParentHashes) {
+			parents := append([]plumbing.Hash{e.Parent}, e.Merged...)
+			if parent >= len(parents) || parents[parent].IsZero() {
 				return plumbing.ZeroHash, &RevisionError{rev, fmt.Sprintf("goes back past the first snapshot of its session (%s has no parent)", short(id))}
 			}
-			id = c.ParentHashes[parent]
+			id = parents[parent]
 		}
 	}
 	return id, nil
@@ -290,6 +291,10 @@ func CheckRevision(rev string) error {
 // snapshots reachable from any of Include and from none of Exclude.
 type RevRange struct {
 	Include, Exclude []plumbing.Hash
+	// Read are snapshots to start from, like Include, whose commits the
+	// caller has read already (Sessions' tips): the walk takes them as
+	// they are instead of reading each again.
+	Read []Entry
 }
 
 // SplitRange reads one argument of log or diff: "A..B" (what B reaches

@@ -91,6 +91,7 @@ type Store struct {
 	prefix   string
 	cpPrefix string    // where checkpoints are written: CheckpointPrefix, or TagPrefix
 	tips     tipsCache // what Tips read last
+	recent   recentCommits
 	opts     Options
 	reader   layout.Reader
 	// count adds up a document's records for the header's totals, the
@@ -172,7 +173,7 @@ func OpenPaths(ctx context.Context, paths Paths, opts Options) (*Store, error) {
 	// as the snapshots are.
 	s.refs = refs.New(paths.CommonDir, refs.Options{Warnf: opts.Warnf, Ident: s.reflogIdent})
 	s.reader = layout.Reader{
-		GetTree: func(h plumbing.Hash) (*object.Tree, error) { return object.GetTree(st, h) },
+		GetTree: st.tree,
 		GetBlob: s.blob,
 	}
 	return s, nil
@@ -193,21 +194,14 @@ func (s *Store) Close() error { return s.st.Close() }
 // SessionRef is the full ref name of a session's branch.
 func (s *Store) SessionRef(session string) string { return s.prefix + session }
 
+// blob reads a blob's bytes as they are stored, without go-git's copy
+// and the SHA-1 of the content it computes to name the blob.
 func (s *Store) blob(h plumbing.Hash) ([]byte, error) {
-	b, err := object.GetBlob(s.st, h)
+	data, err := s.st.blobData(h)
 	if err != nil {
 		return nil, fmt.Errorf("read blob %s: %w", h, err)
 	}
-	r, err := b.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	buf := make([]byte, b.Size)
-	if _, err := io.ReadFull(r, buf); err != nil {
-		return nil, fmt.Errorf("read blob %s: %w", h, err)
-	}
-	return buf, nil
+	return data, nil
 }
 
 // SaveOptions describe a new snapshot.
@@ -757,29 +751,104 @@ func (s *Store) Entry(ctx context.Context, id plumbing.Hash) (Entry, error) {
 	if err := ctx.Err(); err != nil {
 		return Entry{}, err
 	}
-	c, err := object.GetCommit(s.st, id)
+	return s.entry(id)
+}
+
+// entry reads a snapshot's commit.
+func (s *Store) entry(id plumbing.Hash) (Entry, error) {
+	e, ok, err := s.commitEntry(id)
+	if err == nil && !ok {
+		err = errNotSnapshot(id)
+	}
+	return e, err
+}
+
+// uncachedEntry is entry for reads that many goroutines make at once
+// (Sessions), each of a different commit, which would only churn the
+// recent ones.
+func (s *Store) uncachedEntry(id plumbing.Hash) (Entry, error) {
+	c, err := s.st.commit(id)
 	if err != nil {
 		return Entry{}, fmt.Errorf("read snapshot %s: %w", id, err)
 	}
-	return entryOf(c)
+	return entryOf(id, c)
+}
+
+// commitEntry reads commit id as an Entry, ok false when the commit is
+// not a snapshot. A command reads the same few commits more than once
+// (a revision is resolved, then opened; a walk starts from what was
+// resolved): the last ones read are kept.
+func (s *Store) commitEntry(id plumbing.Hash) (Entry, bool, error) {
+	if c, found := s.recent.get(id); found {
+		return c.e, c.ok, nil
+	}
+	c, err := s.st.commit(id)
+	if err != nil {
+		return Entry{}, false, fmt.Errorf("read snapshot %s: %w", id, err)
+	}
+	e, ok := headerEntry(id, c)
+	s.recent.put(id, recentCommit{e, ok})
+	return e, ok, nil
+}
+
+// recentCommits holds the last commits read (commits never change), at
+// most recentLimit: emptied when full, which serves reads that come back
+// to what was just read.
+type recentCommits struct {
+	mu sync.Mutex
+	m  map[plumbing.Hash]recentCommit
+}
+
+type recentCommit struct {
+	e  Entry
+	ok bool
+}
+
+const recentLimit = 64
+
+func (r *recentCommits) get(id plumbing.Hash) (recentCommit, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c, ok := r.m[id]
+	return c, ok
+}
+
+func (r *recentCommits) put(id plumbing.Hash, c recentCommit) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m == nil || len(r.m) >= recentLimit {
+		r.m = make(map[plumbing.Hash]recentCommit, recentLimit)
+	}
+	r.m[id] = c
 }
 
 // ErrNotSnapshot means a commit was found but git-snap did not make it.
 var ErrNotSnapshot = errors.New("not a git-snap snapshot")
 
-func entryOf(c *object.Commit) (Entry, error) {
-	h, ok := layout.ParseHeader(c.Message, c.Committer.When)
+func entryOf(id plumbing.Hash, c rawCommit) (Entry, error) {
+	e, ok := headerEntry(id, c)
 	if !ok {
-		return Entry{}, fmt.Errorf("commit %s: %w (no %s trailer)", c.Hash, ErrNotSnapshot, layout.TrailerSession)
-	}
-	e := Entry{ID: c.Hash, Tree: c.TreeHash, Header: h}
-	if len(c.ParentHashes) > 0 {
-		e.Parent = c.ParentHashes[0]
-	}
-	if len(c.ParentHashes) > 1 {
-		e.Merged = c.ParentHashes[1:]
+		return Entry{}, errNotSnapshot(id)
 	}
 	return e, nil
+}
+
+// headerEntry is the Entry of commit id; ok is false when the commit is
+// not a snapshot, whose header is then what could be read of it.
+func headerEntry(id plumbing.Hash, c rawCommit) (e Entry, ok bool) {
+	e = Entry{ID: id, Tree: c.Tree}
+	e.Header, ok = layout.ParseHeader(c.Message, c.When)
+	if len(c.Parents) > 0 {
+		e.Parent = c.Parents[0]
+	}
+	if len(c.Parents) > 1 {
+		e.Merged = c.Parents[1:]
+	}
+	return e, ok
+}
+
+func errNotSnapshot(id plumbing.Hash) error {
+	return fmt.Errorf("commit %s: %w (no %s trailer)", id, ErrNotSnapshot, layout.TrailerSession)
 }
 
 // Read returns a snapshot's document, JSON-equal to the one saved.

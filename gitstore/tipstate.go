@@ -17,7 +17,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
 	"github.com/git-snap/git-snap/internal/safefile"
@@ -316,11 +315,11 @@ func writeFileAtomic(path string, data []byte) bool {
 // rebuildTipState reads the tip's commit and walks its trees (not its
 // blobs) to learn which objects it holds.
 func (s *Store) rebuildTipState(tip plumbing.Hash) (tipState, error) {
-	c, err := object.GetCommit(s.st, tip)
+	c, err := s.st.commit(tip)
 	if err != nil {
 		return tipState{}, fmt.Errorf("read session tip %s: %w", tip, err)
 	}
-	e, err := entryOf(c)
+	e, err := entryOf(tip, c)
 	if err != nil {
 		return tipState{}, err
 	}
@@ -328,7 +327,7 @@ func (s *Store) rebuildTipState(tip plumbing.Hash) (tipState, error) {
 	var walk func(h plumbing.Hash) error
 	walk = func(h plumbing.Hash) error {
 		known[h] = true
-		t, err := object.GetTree(s.st, h)
+		t, err := s.st.tree(h)
 		if err != nil {
 			return err
 		}
@@ -343,7 +342,7 @@ func (s *Store) rebuildTipState(tip plumbing.Hash) (tipState, error) {
 		}
 		return nil
 	}
-	if err := walk(c.TreeHash); err != nil {
+	if err := walk(c.Tree); err != nil {
 		return tipState{}, fmt.Errorf("read tree of session tip %s: %w", tip, err)
 	}
 	return tipState{commit: tip, seq: e.Header.Seq, started: e.Header.Started, known: known, recent: known}, nil

@@ -107,10 +107,16 @@ func CompareParts(pa, pb *Parts, view Viewer) *Diff {
 // withoutSame marks pairs equal at the same index as Unchanged, so that
 // token deltas (and whether they are estimates) speak only of what
 // differs.
+// The lists are copied only when a pair is marked: a store's diff has
+// marked every pair it did not read already, and copying two lists of a
+// long session's length was a tenth of a diff.
 func withoutSame(a, b []any) ([]any, []any) {
-	a, b = slices.Clone(a), slices.Clone(b)
+	copied := false
 	for i := range min(len(a), len(b)) {
 		if _, same := a[i].(Unchanged); !same && Equal(a[i], b[i]) {
+			if !copied {
+				a, b, copied = slices.Clone(a), slices.Clone(b), true
+			}
 			a[i], b[i] = Unchanged{}, Unchanged{}
 		}
 	}
@@ -135,57 +141,61 @@ func withoutFileMeta(rest map[string]any) map[string]any {
 	return out
 }
 
-// elementKeys gives each element its match key: its id, made unique by
-// an occurrence count, or its position.
-func elementKeys(elems []any, view Viewer) []string {
-	keys := make([]string, len(elems))
+// elementKeys gives each element that is not Unchanged its match key:
+// its id, made unique by an occurrence count, or its position. It
+// returns their positions and keys; Unchanged ones are never matched.
+func elementKeys(elems []any, view Viewer) ([]int, []string) {
+	var at []int
+	var keys []string
 	seen := map[string]int{}
 	for i, e := range elems {
 		if _, same := e.(Unchanged); same {
-			continue // never matched by key
+			continue
 		}
+		at = append(at, i)
 		m := view(e)
 		if m.ID == "" {
-			keys[i] = fmt.Sprintf("#%d", i)
+			keys = append(keys, fmt.Sprintf("#%d", i))
 			continue
 		}
-		keys[i] = m.ID
+		key := m.ID
 		if n := seen[m.ID]; n > 0 {
-			keys[i] = fmt.Sprintf("%s#%d", m.ID, n)
+			key = fmt.Sprintf("%s#%d", m.ID, n)
 		}
+		keys = append(keys, key)
 		seen[m.ID]++
 	}
-	return keys
+	return at, keys
 }
 
+// compareElements matches the elements of a and b that are not
+// Unchanged by key: added and changed ones in b's order, then removed
+// ones in a's. Only those are looked at twice, so that two long lists
+// that differ in a few places cost little more than one pass.
 func compareElements(a, b []any, view Viewer) []ElementChange {
-	ka, kb := elementKeys(a, view), elementKeys(b, view)
-	index := make(map[string]int, len(a))
-	matched := make([]bool, len(a))
-	for i, k := range ka {
-		if _, same := a[i].(Unchanged); same {
-			matched[i] = true
-			continue
-		}
-		index[k] = i
+	atA, ka := elementKeys(a, view)
+	atB, kb := elementKeys(b, view)
+	index := make(map[string]int, len(ka))
+	for n, k := range ka {
+		index[k] = n
 	}
+	matched := make([]bool, len(ka))
 	var out []ElementChange
-	for j, k := range kb {
-		if _, same := b[j].(Unchanged); same {
-			continue
-		}
-		i, ok := index[k]
+	for n, k := range kb {
+		j := atB[n]
+		m, ok := index[k]
 		if !ok {
 			out = append(out, ElementChange{Op: OpAdded, Key: k, Index: j, After: b[j]})
 			continue
 		}
-		matched[i] = true
-		if !Equal(a[i], b[j]) {
+		matched[m] = true
+		if i := atA[m]; !Equal(a[i], b[j]) {
 			out = append(out, ElementChange{Op: OpChanged, Key: k, Index: j, Before: a[i], After: b[j]})
 		}
 	}
-	for i, k := range ka {
-		if !matched[i] {
+	for m, k := range ka {
+		if !matched[m] {
+			i := atA[m]
 			out = append(out, ElementChange{Op: OpRemoved, Key: k, Index: i, Before: a[i]})
 		}
 	}

@@ -1,57 +1,23 @@
 // Command git-snap saves snapshots of AI agents' state in git: one
 // commit per snapshot on a branch per session, checkpoints as tags. On
-// PATH, git runs it as `git snap`.
+// PATH, git runs it as `git snap`. It links neither the web viewer, nor
+// the MCP server, nor jq, nor HTTP: git snap view, git snap mcp, --jq,
+// and export --format otel, replay --serve and prices update run the
+// programs beside it that do (git-snap-view, git-snap-mcp, git-snap-jq,
+// git-snap-http), with the same arguments, so that every other command
+// starts in less time (docs/design.md §7).
 package main
 
 import (
-	"fmt"
-	"io"
 	"os"
-	"path/filepath"
-	"runtime/debug"
-	"strings"
 
-	"golang.org/x/term"
-
-	"github.com/git-snap/git-snap/cmd/internal/proc"
+	"github.com/git-snap/git-snap/cmd/internal/cmdline"
+	"github.com/git-snap/git-snap/cmd/internal/programs"
 )
 
-func main() {
-	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
-}
+// The manual pages, from the same definitions as --help.
+//go:generate go run . install man --prefix ../../docs/man
 
-// Main runs git-snap with args (without the program name) and returns
-// its exit status: 0 done, 1 failed, 2 bad usage or input.
-func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
-	defer func() {
-		if r := recover(); r != nil {
-			fmt.Fprintf(stderr, "git-snap: internal error: %v\n%s\nPlease report this with the command you ran.\n", r, debug.Stack())
-			code = 1
-		}
-	}()
-	ctx, stop := proc.WatchSignals(stderr, os.Exit)
-	defer stop()
-	dir, err := os.Getwd()
-	if err != nil {
-		fmt.Fprintf(stderr, "git-snap: %v\n", err)
-		return 1
-	}
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, dir: dir, getenv: os.Getenv, lookupenv: os.LookupEnv}
-	// Only git-snap itself starts itself apart: a test binary running
-	// Main (git-snap.test) must not start itself again.
-	if exe, err := os.Executable(); err == nil && strings.TrimSuffix(filepath.Base(exe), ".exe") == "git-snap" {
-		e.later = func(args []string, stdin []byte, extra ...string) error {
-			return proc.StartApart(exe, args, stdin, extra)
-		}
-	}
-	if f, ok := stderr.(*os.File); ok {
-		e.errTerminal = term.IsTerminal(int(f.Fd()))
-	}
-	if f, ok := stdout.(*os.File); ok {
-		e.terminal = term.IsTerminal(int(f.Fd()))
-		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && e.terminal {
-			e.width = cols
-		}
-	}
-	return e.run(ctx, args)
+func main() {
+	os.Exit(cmdline.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, programs.Set{}))
 }

@@ -61,7 +61,7 @@ func main() {
 	flag.BoolVar(&c.quick, "quick", false, "10k snapshots and fewer runs, for a laptop")
 	flag.IntVar(&c.snapshots, "snapshots", 0, "snapshots in the large repository (default 100000, 10000 with -quick)")
 	flag.IntVar(&c.runs, "runs", 0, "timed runs per measurement (default 31, 15 with -quick)")
-	flag.StringVar(&c.bin, "bin", "", "git-snap binary to measure (default: built from this module)")
+	flag.StringVar(&c.bin, "bin", "", "git-snap binary to measure, the programs beside it as installed (default: built from this module)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the work directory")
 	flag.StringVar(&c.out, "o", "", "also write the table to this file")
 	flag.BoolVar(&c.storage, "storage", true, "measure storage of a transcript snapshotted at real hook cadence")
@@ -104,8 +104,8 @@ func run(ctx context.Context, c config) error {
 	b.env = benchEnv()
 	if b.bin = c.bin; b.bin == "" {
 		b.bin = filepath.Join(work, "git-snap")
-		logf("building git-snap and git-snap-hook (CGO_ENABLED=0 -tags urfave_cli_no_docs, as the README installs them)")
-		build := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", work+string(filepath.Separator), "./cmd/git-snap", "./cmd/git-snap-hook")
+		logf("building git-snap and the programs beside it (CGO_ENABLED=0 -tags urfave_cli_no_docs, as the README installs them)")
+		build := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", work+string(filepath.Separator), "./cmd/git-snap...") // every program: git snap view runs git-snap-view
 		build.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := build.CombinedOutput(); err != nil {
 			return fmt.Errorf("go build: %v\n%s", err, out)

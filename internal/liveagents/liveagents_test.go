@@ -21,10 +21,12 @@ import (
 // versions.json; "latest" the newest versions npm has.
 const switchVar = "GIT_SNAP_LIVE_AGENTS"
 
-// gitSnapDir holds the git-snap and git-snap-hook built for the suite,
-// first on every process's PATH so that the hooks the agents run are
-// these: install writes the hook program, beside git-snap, into
-// personal settings, and git snap hook into those a team shares.
+// gitSnapDir holds git-snap and the programs beside it (git-snap-hook,
+// and git-snap-mcp, which git snap mcp runs, with the others the README
+// installs) built for the suite, first on every process's PATH so that
+// the hooks the agents run are these: install writes the hook program,
+// beside git-snap, into personal settings, and git snap hook into those
+// a team shares.
 var gitSnapDir string
 
 func TestMain(m *testing.M) {
@@ -38,7 +40,7 @@ func TestMain(m *testing.M) {
 	}
 	gitSnapDir = filepath.Join(dir, "bin")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	build := exec.CommandContext(ctx, "go", "build", "-o", gitSnapDir+string(filepath.Separator), "github.com/git-snap/git-snap/cmd/git-snap", "github.com/git-snap/git-snap/cmd/git-snap-hook")
+	build := exec.CommandContext(ctx, "go", "build", "-o", gitSnapDir+string(filepath.Separator), "github.com/git-snap/git-snap/cmd/git-snap...")
 	out, err := build.CombinedOutput()
 	cancel()
 	if err != nil {

@@ -136,3 +136,18 @@ func (r *Reader) Read(p []byte) (int, error) {
 func OpenAppend(path string, perm os.FileMode) (*os.File, error) {
 	return openAppend(path, perm)
 }
+
+// ReadQuick reads at most len(buf) bytes of one of git's own small files
+// (see OpenQuick) into buf: a file that fills buf may hold more.
+func ReadQuick(path string, buf []byte) (int, error) {
+	q, err := OpenQuick(path)
+	if err != nil {
+		return 0, err
+	}
+	defer q.Close()
+	n, err := io.ReadFull(q, buf)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = nil
+	}
+	return n, err
+}

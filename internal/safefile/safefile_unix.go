@@ -5,6 +5,7 @@ package safefile
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"syscall"
 )
@@ -49,3 +50,51 @@ func openChecked(path string, mode int, perm uint32) (*os.File, error) {
 	}
 	return f, nil
 }
+
+// Quick is a file opened by OpenQuick.
+type Quick struct {
+	fd   int
+	path string
+}
+
+// OpenQuick opens one of git's own files (a loose ref, a loose object)
+// for a short read, as git opens them: following links, never waiting on
+// a FIFO or a device, not inherited by a child, and without an os.File,
+// whose setting up (registering with the poller and back, a finalizer)
+// costs more system calls than such a read: a list of 10k sessions opens
+// 20k of these files. Nothing checks what the file is: the caller reads
+// only as much as it bounds.
+func OpenQuick(path string) (*Quick, error) {
+	for {
+		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &os.PathError{Op: "open", Path: path, Err: err}
+		}
+		return &Quick{fd, path}, nil
+	}
+}
+
+// Read reads from the file; io.EOF at its end.
+func (q *Quick) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for {
+		n, err := syscall.Read(q.fd, p)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err != nil:
+			return 0, &os.PathError{Op: "read", Path: q.path, Err: err}
+		case n == 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+// Close closes the file.
+func (q *Quick) Close() error { return syscall.Close(q.fd) }

@@ -1,7 +1,6 @@
 package layout
 
 import (
-	"bufio"
 	"fmt"
 	"strconv"
 	"strings"
@@ -352,10 +351,12 @@ func ParseHeader(msg string, when time.Time) (snapshot.Header, bool) {
 	h := snapshot.Header{Time: when}
 	valid := headerTimeOK(when)
 	subj, _, _ := strings.Cut(msg, "\n")
-	sc := bufio.NewScanner(strings.NewReader(msg))
-	sc.Buffer(nil, len(msg)+1)
-	for sc.Scan() {
-		key, value, ok := strings.Cut(sc.Text(), ": ")
+	// Lines as bufio.ScanLines cuts them (one \r before the newline
+	// dropped), without copying each.
+	for rest := msg; rest != ""; {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
+		key, value, ok := strings.Cut(strings.TrimSuffix(line, "\r"), ": ")
 		if i, known := trailerIndex[key]; ok && known && !parseTrailer(trailers[i].field(&h), value) {
 			valid = false
 		}

@@ -54,6 +54,16 @@ func TestCommitMessageFormatAndRoundTrip(t *testing.T) {
 	if _, ok := ParseHeader("snapshot\n\nSnap-Seq: 1\n", when); ok {
 		t.Error("a message without Snap-Session was taken for a snapshot")
 	}
+	// Lines end at \n, one \r before it dropped (a message written on
+	// Windows); a last line may lack its newline.
+	crlf := "snapshot\n\r\nSnap-Session: s2\r\nSnap-Seq: 1\r\r\nSnap-Messages: 0\r\nSnap-Events: 0\nSnap-Files: 0"
+	if got, ok := ParseHeader(crlf, when); ok || got.Session != "s2" || got.Events != 0 {
+		t.Errorf("ParseHeader(%q) = %+v, %v; want s2, and no snapshot for Snap-Seq's \\r", crlf, got, ok)
+	}
+	crlf = strings.Replace(crlf, "1\r\r\n", "1\r\n", 1)
+	if got, ok := ParseHeader(crlf, when); !ok || !reflect.DeepEqual(got, bare) {
+		t.Errorf("ParseHeader(%q) = %+v, %v; want %+v", crlf, got, ok, bare)
+	}
 }
 
 // TestHeaderBounds: a header's numbers and times come from commits

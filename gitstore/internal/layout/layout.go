@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -36,6 +37,12 @@ const (
 // Marker is the content of FormatFile. A tree with another marker is
 // refused rather than misread: a later format may lay things out anew.
 const Marker = "git-snap format 1\n"
+
+// MarkerBlob is the id of Marker's blob, computed when first needed so
+// that no command pays for it at start-up.
+var MarkerBlob = sync.OnceValue(func() plumbing.Hash {
+	return plumbing.ComputeHash(plumbing.BlobObject, []byte(Marker))
+})
 
 // Object is an encoded git object not yet known to be stored.
 type Object struct {

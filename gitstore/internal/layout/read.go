@@ -79,6 +79,9 @@ func (r Reader) Open(h plumbing.Hash) (*Tree, error) {
 	if marker.IsZero() || st.Document.IsZero() {
 		return nil, fmt.Errorf("tree %s is not a git-snap snapshot (no %s or %s)", h, FormatFile, DocumentFile)
 	}
+	if marker == MarkerBlob() { // the marker's blob id says its content
+		return st, nil
+	}
 	if m, err := r.GetBlob(marker); err != nil || string(m) != Marker {
 		return nil, fmt.Errorf("tree %s: unknown snapshot format %q; a newer git-snap may read it", h, bytes.TrimSpace(m))
 	}
@@ -103,7 +106,6 @@ func (r Reader) Document(t *Tree) (map[string]any, error) {
 // hashes of its chunk trees. Chunks whose tree hash is in skip are left
 // out (their contents are known to be equal).
 func (r Reader) Elements(dir plumbing.Hash, skip map[plumbing.Hash]bool) ([]Element, map[plumbing.Hash]bool, error) {
-	var out []Element
 	chunks := map[plumbing.Hash]bool{}
 	if dir.IsZero() {
 		return nil, chunks, nil
@@ -114,23 +116,35 @@ func (r Reader) Elements(dir plumbing.Hash, skip map[plumbing.Hash]bool) ([]Elem
 	}
 	for _, c := range t.Entries {
 		chunks[c.Hash] = true
+	}
+	out, err := r.elementsOf(t, skip)
+	return out, chunks, err
+}
+
+// elementsOf is Elements of a directory already read.
+func (r Reader) elementsOf(t *object.Tree, skip map[plumbing.Hash]bool) ([]Element, error) {
+	var out []Element
+	if t == nil {
+		return nil, nil
+	}
+	for _, c := range t.Entries {
 		if skip[c.Hash] {
 			continue
 		}
 		ct, err := r.GetTree(c.Hash)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		for _, e := range ct.Entries {
 			i, ok := ElementIndex(e.Name)
 			if !ok {
-				return nil, nil, fmt.Errorf("unexpected entry %s/%s in snapshot tree", c.Name, e.Name)
+				return nil, fmt.Errorf("unexpected entry %s/%s in snapshot tree", c.Name, e.Name)
 			}
 			out = append(out, Element{i, e.Hash})
 		}
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].Index < out[b].Index })
-	return out, chunks, nil
+	return out, nil
 }
 
 // Load reads every element of a chunked directory, refusing a directory

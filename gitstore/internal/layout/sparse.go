@@ -2,6 +2,7 @@ package layout
 
 import (
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -12,15 +13,20 @@ func (r Reader) Sparse(da, db plumbing.Hash) ([]any, []any, error) {
 	if da == db {
 		return nil, nil, nil
 	}
-	skip, err := r.sharedFullChunks(da, db)
+	ta, err := r.dir(da)
 	if err != nil {
 		return nil, nil, err
 	}
-	ra, _, err := r.Elements(da, skip)
+	tb, err := r.dir(db)
 	if err != nil {
 		return nil, nil, err
 	}
-	rb, _, err := r.Elements(db, skip)
+	skip := sharedFullChunks(ta, tb)
+	ra, err := r.elementsOf(ta, skip)
+	if err != nil {
+		return nil, nil, err
+	}
+	rb, err := r.elementsOf(tb, skip)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -32,28 +38,31 @@ func (r Reader) Sparse(da, db plumbing.Hash) ([]any, []any, error) {
 		return m
 	}
 	ma, mb := byIndex(ra), byIndex(rb)
-	la, lb := length(ra), length(rb)
-	out := func(m, other map[int]plumbing.Hash, n int) ([]any, error) {
+	// Every element is Unchanged but those read whose blob differs from
+	// the other side's at the same index: only the chunks read are
+	// looked at, not every index of a long session.
+	out := func(refs []Element, own, other map[int]plumbing.Hash, n int) ([]any, error) {
 		elems := make([]any, n)
 		for i := range elems {
-			h, ok := m[i]
-			if !ok || other[i] == h {
-				elems[i] = snapshot.Unchanged{}
-				continue
+			elems[i] = snapshot.Unchanged{}
+		}
+		for _, e := range refs {
+			if own[e.Index] != e.Hash || other[e.Index] == e.Hash {
+				continue // an index named twice is read once, as the map keeps it
 			}
-			v, err := r.Parse(h)
+			v, err := r.Parse(e.Hash)
 			if err != nil {
 				return nil, err
 			}
-			elems[i] = v
+			elems[e.Index] = v
 		}
 		return elems, nil
 	}
-	ea, err := out(ma, mb, la)
+	ea, err := out(ra, ma, mb, length(ra))
 	if err != nil {
 		return nil, nil, err
 	}
-	eb, err := out(mb, ma, lb)
+	eb, err := out(rb, mb, ma, length(rb))
 	return ea, eb, err
 }
 
@@ -66,20 +75,20 @@ func length(refs []Element) int {
 	return refs[len(refs)-1].Index + 1
 }
 
+// dir reads a chunked directory's tree; nil for none (ZeroHash).
+func (r Reader) dir(h plumbing.Hash) (*object.Tree, error) {
+	if h.IsZero() {
+		return nil, nil
+	}
+	return r.GetTree(h)
+}
+
 // sharedFullChunks finds chunk trees that are the same at the same
 // position on both sides and full (not the last of either side), so
 // that they can be passed over unread.
-func (r Reader) sharedFullChunks(da, db plumbing.Hash) (map[plumbing.Hash]bool, error) {
-	if da.IsZero() || db.IsZero() {
-		return nil, nil
-	}
-	ta, err := r.GetTree(da)
-	if err != nil {
-		return nil, err
-	}
-	tb, err := r.GetTree(db)
-	if err != nil {
-		return nil, err
+func sharedFullChunks(ta, tb *object.Tree) map[plumbing.Hash]bool {
+	if ta == nil || tb == nil {
+		return nil
 	}
 	skip := map[plumbing.Hash]bool{}
 	for i := 0; i < len(ta.Entries)-1 && i < len(tb.Entries)-1; i++ {
@@ -91,5 +100,5 @@ func (r Reader) sharedFullChunks(da, db plumbing.Hash) (map[plumbing.Hash]bool, 
 			skip[ea.Hash] = true
 		}
 	}
-	return skip, nil
+	return skip
 }

@@ -91,6 +91,14 @@ func (s *Set) Find(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
 	return typ, data, err
 }
 
+// Lookup is Find among the packs listed so far (listed once, on first
+// use): a miss costs no listing of the directory. A caller that finds
+// the object nowhere else asks Find.
+func (s *Set) Lookup(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+	typ, data, _, err := s.find(h)
+	return typ, data, err
+}
+
 func (s *Set) find(h plumbing.Hash) (plumbing.ObjectType, []byte, uint64, error) {
 	if err := s.rlock(); err != nil {
 		return 0, nil, 0, err

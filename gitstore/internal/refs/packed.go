@@ -11,23 +11,82 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
+// listPacked returns the refs of packed-refs under prefix. A sorted
+// file (git's, since 2.15) is bisected to the first name at or after
+// prefix and read from there while names start with it, so that listing
+// one kind of ref (checkpoints) does not read every session's line; an
+// unsorted one is scanned.
+func (r *Store) listPacked(prefix string) (map[string]plumbing.Hash, error) {
+	out := map[string]plumbing.Hash{}
+	b, sorted, err := r.packedFile()
+	if b == nil || err != nil {
+		return out, err
+	}
+	p := []byte(prefix)
+	i := 0
+	if sorted {
+		i = lowerPacked(b, p)
+	}
+	for i < len(b) {
+		rec, id, next := packedRecord(b, i)
+		i = next
+		switch {
+		case rec == nil: // a peeled value, or a comment
+		case bytes.HasPrefix(rec, p):
+			out[string(rec)] = id
+		case sorted && bytes.Compare(rec, p) > 0:
+			return out, nil
+		}
+	}
+	return out, nil
+}
+
+// packedFile reads packed-refs without its header line, and whether the
+// header says it is sorted; no bytes and no error when there is none.
+func (r *Store) packedFile() (b []byte, sorted bool, err error) {
+	b, err = os.ReadFile(filepath.Join(r.dir, "packed-refs"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read packed-refs: %w", err)
+	}
+	if bytes.HasPrefix(b, []byte("# pack-refs with:")) {
+		header, rest, _ := bytes.Cut(b, []byte("\n"))
+		sorted = bytes.Contains(append(header, ' '), []byte(" sorted "))
+		b = rest
+	}
+	return b, sorted, nil
+}
+
+// lowerPacked is where the first record at or after name starts among
+// sorted records (len(b) when there is none); lines starting with ^ (a
+// tag's peeled value) belong to the record before them.
+func lowerPacked(b, name []byte) int {
+	lo, hi := 0, len(b)
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		s := bytes.LastIndexByte(b[:mid], '\n') + 1
+		for s > lo && b[s] == '^' {
+			s = bytes.LastIndexByte(b[:s-1], '\n') + 1
+		}
+		if rec, _, next := packedRecord(b, s); rec != nil && bytes.Compare(rec, name) >= 0 {
+			hi = s
+		} else {
+			lo = next // a peeled line there reads as no record, and is passed
+		}
+	}
+	return lo
+}
+
 // readPacked looks one ref up in packed-refs. A save reads one ref on
 // every call, and a repository may pack tens of thousands: like git, it
 // bisects the file when its header says it is sorted, and scans it
 // without building anything otherwise.
 func (r *Store) readPacked(name string) (plumbing.Hash, error) {
-	b, err := os.ReadFile(filepath.Join(r.dir, "packed-refs"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return plumbing.ZeroHash, nil
-	}
-	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("read packed-refs: %w", err)
-	}
-	sorted := false
-	if bytes.HasPrefix(b, []byte("# pack-refs with:")) {
-		header, rest, _ := bytes.Cut(b, []byte("\n"))
-		sorted = bytes.Contains(append(header, ' '), []byte(" sorted "))
-		b = rest
+	b, sorted, err := r.packedFile()
+	if b == nil || err != nil {
+		return plumbing.ZeroHash, err
 	}
 	if sorted {
 		return bisectPacked(b, []byte(name)), nil
@@ -49,25 +108,17 @@ func packedRecord(b []byte, s int) (name []byte, id plumbing.Hash, next int) {
 	return nil, plumbing.ZeroHash, next
 }
 
-// bisectPacked finds name among sorted records; lines starting with ^
-// (a tag's peeled value) belong to the record before them.
+// bisectPacked finds name among sorted records.
 func bisectPacked(b, name []byte) plumbing.Hash {
-	lo, hi := 0, len(b)
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		s := bytes.LastIndexByte(b[:mid], '\n') + 1
-		for s > lo && b[s] == '^' {
-			s = bytes.LastIndexByte(b[:s-1], '\n') + 1
+	for i := lowerPacked(b, name); i < len(b); {
+		rec, id, next := packedRecord(b, i)
+		if rec != nil {
+			if bytes.Equal(rec, name) {
+				return id
+			}
+			break
 		}
-		rec, id, next := packedRecord(b, s)
-		switch c := bytes.Compare(rec, name); {
-		case c == 0:
-			return id
-		case c < 0:
-			lo = next // a peeled line there reads as no record, and is passed
-		default:
-			hi = s
-		}
+		i = next
 	}
 	return plumbing.ZeroHash
 }

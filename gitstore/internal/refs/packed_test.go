@@ -2,10 +2,14 @@ package refs
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-snap/git-snap/gitstore/internal/gittest"
 )
@@ -58,4 +62,68 @@ func TestReadPackedUnsorted(t *testing.T) {
 			t.Errorf("Read(%s) = %s, %v; want %s", name, h, err, want)
 		}
 	}
+}
+
+// List reads packed refs by bisection to the prefix, as git lists them:
+// every prefix gives what git for-each-ref gives, whether the prefix
+// sorts first, last, between others ("refs/snap-tags/" sorts before
+// "refs/snap/"), among peeled tags or names nothing; and the same once
+// packed-refs no longer says it is sorted.
+func TestListPackedAgreesWithGit(t *testing.T) {
+	dir := t.TempDir()
+	gittest.Git(t, dir, "init", "-q", "-b", "main")
+	gittest.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "one")
+	var lines []string
+	for i := 0; i < 200; i += 7 {
+		lines = append(lines, fmt.Sprintf("create refs/snap/s%03d HEAD", i), fmt.Sprintf("create refs/snap-tags/s%03d/cp HEAD", i))
+		if i%21 == 0 {
+			lines = append(lines, fmt.Sprintf("create refs/tags/snap/s%03d/cp HEAD", i), fmt.Sprintf("create refs/snap-moved/s%03d/cp/x HEAD", i))
+		}
+	}
+	gittest.GitIn(t, dir, strings.Join(lines, "\n")+"\n", "update-ref", "--stdin")
+	for i := 0; i < 200; i += 40 {
+		gittest.Git(t, dir, "tag", "-a", "-m", "x", fmt.Sprintf("t%03d", i))
+		gittest.Git(t, dir, "tag", "-a", "-m", "x", fmt.Sprintf("snap/z%03d/cp", i))
+	}
+	gittest.Git(t, dir, "pack-refs", "--all")
+	s := New(filepath.Join(dir, ".git"), Options{})
+	prefixes := []string{"refs/snap/", "refs/snap-tags/", "refs/snap-moved/", "refs/tags/", "refs/tags/snap/",
+		"refs/heads/", "refs/remotes/", "refs/a/", "refs/zzz/", "refs/snap/s000/", "refs/tags/snap/z040/"}
+	wants := map[string]map[string]plumbing.Hash{}
+	for _, prefix := range prefixes {
+		wants[prefix] = map[string]plumbing.Hash{}
+		if out := gittest.Git(t, dir, "for-each-ref", "--format=%(objectname) %(refname)", prefix); out != "" {
+			for _, line := range strings.Split(out, "\n") {
+				id, name, _ := strings.Cut(line, " ")
+				wants[prefix][name] = plumbing.NewHash(id)
+			}
+		}
+	}
+	check := func(when string) {
+		for _, prefix := range prefixes {
+			got, err := s.List(prefix)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := wants[prefix]; !maps.Equal(got, want) {
+				t.Errorf("%s: List(%s) = %d refs %v, git: %d %v", when, prefix, len(got), got, len(want), want)
+			}
+		}
+	}
+	check("sorted")
+	path := filepath.Join(dir, ".git", "packed-refs")
+	b, err := os.ReadFile(path)
+	must(t, err)
+	header, rest, _ := strings.Cut(string(b), "\n")
+	var recs []string // each with its peeled line
+	for _, line := range strings.SplitAfter(rest, "\n") {
+		if strings.HasPrefix(line, "^") {
+			recs[len(recs)-1] += line
+		} else {
+			recs = append(recs, line)
+		}
+	}
+	slices.Reverse(recs)
+	must(t, os.WriteFile(path, []byte(strings.Replace(header, " sorted", "", 1)+"\n"+strings.Join(recs, "")), 0o644))
+	check("unsorted")
 }

@@ -17,7 +17,6 @@
 package refs
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -27,11 +26,16 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-snap/git-snap/internal/safefile"
 )
 
 // Options tune a Store.
@@ -75,10 +79,11 @@ func (r *Store) Read(name string) (plumbing.Hash, error) {
 	if CheckName(name) != nil {
 		return plumbing.ZeroHash, nil
 	}
-	b, err := readLoose(filepath.Join(r.dir, filepath.FromSlash(name)))
+	var buf [512]byte // an id, or a symbolic ref's target; a file that fills it holds neither
+	n, err := safefile.ReadQuick(filepath.Join(r.dir, filepath.FromSlash(name)), buf[:])
 	switch {
 	case err == nil:
-		return ParseValue(name, b)
+		return ParseValue(name, buf[:n])
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR), errors.Is(err, syscall.EISDIR),
 		errors.Is(err, syscall.ENAMETOOLONG), errors.Is(err, syscall.EINVAL): // no file can hold such a ref
 	default:
@@ -103,34 +108,12 @@ func ParseValue(name string, b []byte) (plumbing.Hash, error) {
 		return plumbing.ZeroHash, &SymbolicError{name, s}
 	}
 	if len(s) != 40 || !plumbing.IsHash(s) {
+		if len(s) > 60 {
+			return plumbing.ZeroHash, fmt.Errorf("ref %s holds %d bytes or more, not a commit id (it starts %q)", name, len(b), s[:16])
+		}
 		return plumbing.ZeroHash, fmt.Errorf("ref %s holds %q, not a commit id", name, s)
 	}
 	return plumbing.NewHash(s), nil
-}
-
-// packed reads packed-refs into a map; a missing file is no refs.
-func (r *Store) packed() (map[string]plumbing.Hash, error) {
-	b, err := os.ReadFile(filepath.Join(r.dir, "packed-refs"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]plumbing.Hash{}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read packed-refs: %w", err)
-	}
-	out := map[string]plumbing.Hash{}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || line[0] == '#' || line[0] == '^' {
-			continue
-		}
-		hash, name, ok := strings.Cut(line, " ")
-		if ok && plumbing.IsHash(hash) {
-			out[name] = plumbing.NewHash(hash)
-		}
-	}
-	return out, sc.Err()
 }
 
 // List returns every ref under prefix (e.g. "refs/snap/"), loose and
@@ -140,16 +123,11 @@ func (r *Store) List(prefix string) (map[string]plumbing.Hash, error) {
 	if err := checkPrefix(prefix); err != nil {
 		return nil, err
 	}
-	packed, err := r.packed()
+	out, err := r.listPacked(prefix)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]plumbing.Hash{}
-	for name, h := range packed {
-		if strings.HasPrefix(name, prefix) {
-			out[name] = h
-		}
-	}
+	var names []string
 	root := filepath.Join(r.dir, filepath.FromSlash(prefix))
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -158,26 +136,51 @@ func (r *Store) List(prefix string) (map[string]plumbing.Hash, error) {
 			}
 			return err
 		}
-		if d.IsDir() || strings.HasSuffix(path, ".lock") {
-			return nil
+		if !d.IsDir() && !strings.HasSuffix(path, ".lock") {
+			rel, _ := filepath.Rel(r.dir, path)
+			names = append(names, filepath.ToSlash(rel))
 		}
-		rel, _ := filepath.Rel(r.dir, path)
-		name := filepath.ToSlash(rel)
-		h, err := r.Read(name)
-		var sym *SymbolicError
-		if errors.As(err, &sym) {
-			return nil
-		}
-		if err != nil || h.IsZero() {
-			return err // a ref deleted since the walk saw it is simply gone
-		}
-		out[name] = h
 		return nil
 	})
+	if err == nil {
+		err = r.readLoose(names, out)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("list refs %s: %w", prefix, err)
 	}
 	return out, nil
+}
+
+// readLoose reads the loose refs names into out, passing over symbolic
+// ones and ones deleted since they were listed. Ten thousand sessions
+// are ten thousand files to open: past a few dozen they are read on as
+// many goroutines as the process may run at once.
+func (r *Store) readLoose(names []string, out map[string]plumbing.Hash) error {
+	const perWorker = 32 // fewer reads than this do not pay for a goroutine
+	ids, errs := make([]plumbing.Hash, len(names)), make([]error, len(names))
+	var next atomic.Int64
+	read := func() {
+		for i := int(next.Add(1) - 1); i < len(names); i = int(next.Add(1) - 1) {
+			ids[i], errs[i] = r.Read(names[i])
+		}
+	}
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(names)/perWorker) - 1 {
+		wg.Go(read)
+	}
+	read()
+	wg.Wait()
+	for i, name := range names {
+		var sym *SymbolicError
+		switch {
+		case errors.As(errs[i], &sym):
+		case errs[i] != nil:
+			return errs[i]
+		case !ids[i].IsZero(): // a ref deleted since the walk saw it is simply gone
+			out[name] = ids[i]
+		}
+	}
+	return nil
 }
 
 // Update moves ref name from old to new (ZeroHash old: the ref must not

@@ -211,6 +211,11 @@ func TestListAgreesWithGit(t *testing.T) {
 	gittest.Git(t, dir, "pack-refs", "--all")
 	gittest.Git(t, dir, "update-ref", "refs/snap/a", second) // loose again, over the packed value
 	must(t, os.WriteFile(filepath.Join(dir, ".git", "refs", "snap", "x.lock"), []byte(first+"\n"), 0o644))
+	var many []string // enough loose refs to be read on several goroutines
+	for i := range 200 {
+		many = append(many, fmt.Sprintf("create refs/snap/s%03d %s", i, []string{first, second}[i%2]))
+	}
+	gittest.GitIn(t, dir, strings.Join(many, "\n")+"\n", "update-ref", "--stdin")
 
 	got, err := r.List("refs/snap/")
 	if err != nil {

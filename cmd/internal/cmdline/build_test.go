@@ -1,0 +1,98 @@
+package cmdline
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/git-snap/git-snap/cmd/internal/programs"
+)
+
+// linked lists the packages the build of pkg the README installs links
+// (go list -deps with its tags).
+func linked(t *testing.T, pkg string) []string {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	out, err := exec.Command("go", "list", "-tags", "urfave_cli_no_docs", "-deps", pkg).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	return strings.Fields(string(out))
+}
+
+// apartLibraries are the libraries git-snap leaves to the programs
+// beside it, with the packages below them: what each program links that
+// git-snap does not (docs/design.md §7).
+var apartLibraries = map[programs.Program][]string{
+	programs.View: {"github.com/git-snap/git-snap/viewer", "github.com/yuin/goldmark", "net/http"},
+	programs.MCP:  {"github.com/git-snap/git-snap/mcpserver", "github.com/modelcontextprotocol/go-sdk", "github.com/google/jsonschema-go"},
+	programs.JQ:   {"github.com/itchyny/gojq"},
+	programs.HTTP: {"github.com/git-snap/git-snap/otel", "github.com/git-snap/git-snap/modelapi", "google.golang.org/protobuf", "go.opentelemetry.io/proto/otlp", "net/http", "crypto/tls"},
+}
+
+// links reports whether deps hold lib or a package below it.
+func links(deps []string, lib string) bool {
+	return slices.ContainsFunc(deps, func(p string) bool { return p == lib || strings.HasPrefix(p, lib+"/") })
+}
+
+// The build the README installs links neither a man-page renderer nor
+// go-git's network transports, nor any library of the programs apart
+// (the viewer, the MCP server, jq, HTTP, OpenTelemetry's types): every
+// git-snap run would pay for their start-up (docs/design.md §7). A
+// dependency that brings one back fails here. Each program apart links
+// what it is there for, so that no name here is one no build links.
+func TestInstalledBuildLinksNoRendererNorTransport(t *testing.T) {
+	deps := linked(t, "../../git-snap")
+	if len(deps) < 50 || !slices.Contains(deps, "github.com/urfave/cli/v2") {
+		t.Fatalf("go list gave %d packages, not this command's dependencies", len(deps))
+	}
+	for _, p := range deps {
+		for _, banned := range []string{"russross/blackfriday", "go-md2man", "go-git/v5/plumbing/transport/", "golang.org/x/crypto/ssh"} {
+			if strings.Contains(p, banned) {
+				t.Errorf("the installed build links %s", p)
+			}
+		}
+	}
+	for _, p := range programs.All {
+		progDeps := linked(t, "../../"+string(p))
+		for _, lib := range apartLibraries[p] {
+			if links(deps, lib) {
+				t.Errorf("git-snap links %s, which is %s's", lib, p)
+			}
+			if !links(progDeps, lib) {
+				t.Errorf("%s does not link %s", p, lib)
+			}
+		}
+	}
+}
+
+// The hook program links only what a hook call uses: every call of an
+// agent's hook starts it, and Go runs the init of every package linked,
+// used or not (docs/design.md §7). A dependency that brings in a
+// renderer, a template, a server, a command-line library, or the
+// packages that read sessions back, export or serve them fails here,
+// naming the package.
+func TestHookProgramLinksOnlyTheHookPath(t *testing.T) {
+	deps := linked(t, "../../git-snap-hook")
+	if !slices.Contains(deps, "github.com/git-snap/git-snap/hook") || !slices.Contains(deps, "github.com/git-snap/git-snap/gitstore") {
+		t.Fatalf("go list gave %d packages, not the hook program's dependencies", len(deps))
+	}
+	// Libraries, with the packages below them.
+	libraries := []string{
+		"github.com/yuin/goldmark", "github.com/itchyny/gojq", "html/template", "text/template", "net/http",
+		"github.com/modelcontextprotocol", "google.golang.org/protobuf", "go.opentelemetry.io",
+		"github.com/urfave/cli", "github.com/russross/blackfriday", "github.com/go-git/go-git/v5/plumbing/transport", "golang.org/x/crypto/ssh",
+	}
+	var module []string
+	for _, p := range []string{"", "/report", "/render", "/viewer", "/search", "/usage", "/mcpserver", "/modelapi", "/otel", "/atif", "/chat", "/doctor"} {
+		module = append(module, "github.com/git-snap/git-snap"+p)
+	}
+	for _, p := range deps {
+		if slices.Contains(module, p) || slices.ContainsFunc(libraries, func(l string) bool { return links([]string{p}, l) }) {
+			t.Errorf("the hook program links %s", p)
+		}
+	}
+}

@@ -1,0 +1,46 @@
+package cmdline
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-snap/git-snap/gitstore"
+)
+
+func cmdFetch(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "fetch",
+		Usage:     "bring a remote's sessions into refs/remotes/<remote>/snap/",
+		ArgsUsage: "[REMOTE] [SESSION…]",
+		Description: `Fetches the remote's sessions and checkpoints into remote-tracking refs; local
+sessions do not change (pull does that). Browse them as remotes/<remote>/snap/<session>.
+
+Example:
+   git snap fetch origin && git log origin/snap/fix-login`,
+		Flags:  remoteFlags(),
+		Action: action(e, shape{max: -1}, e.parseRemote, runFetch),
+	}
+}
+
+// runFetch fetches into remote-tracking refs and lists their tips.
+func runFetch(ctx context.Context, d *deps, o gitstore.RemoteOptions) error {
+	if err := d.store.Fetch(ctx, o); err != nil {
+		return err
+	}
+	tips, err := d.store.RemoteTips(or(o.Remote, "origin"))
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(tips))
+	for n := range tips {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(d.out, "%s\t%s\n", tips[n].String()[:12], n)
+	}
+	return nil
+}

@@ -1,0 +1,54 @@
+package cmdline
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/git-snap/git-snap/gitstore"
+)
+
+func cmdPull(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "pull",
+		Usage:     "fetch a remote's sessions and bring them into the local ones",
+		ArgsUsage: "[REMOTE] [SESSION…]",
+		Description: `Fetches, then for each session: creates it, fast-forwards it, or, when both sides
+moved on, records a merge snapshot whose parents are both tips, so neither side is ever
+lost. The merge unites messages and events by id (local first, then the remote's the
+local side lacks) and merges other members and files three ways; where both sides
+changed a value differently the local one is kept and the path is reported. Checkpoints
+the remote has and this repository lacks are added.
+
+Examples:
+   git snap pull
+   git snap pull origin fix-login`,
+		Flags:  remoteFlags(),
+		Action: action(e, shape{max: -1}, e.parseRemote, runPull),
+	}
+}
+
+// runPull fetches and brings each session in, saying what it did, also
+// when a later session failed.
+func runPull(ctx context.Context, d *deps, o gitstore.RemoteOptions) error {
+	res, err := d.store.Pull(ctx, o)
+	printPull(d.out, res)
+	return err
+}
+
+// printPull says what a pull or a bundle import did to each session.
+func printPull(w io.Writer, res []gitstore.PullResult) {
+	for _, r := range res {
+		line := fmt.Sprintf("%s: %s", r.Session, r.Action)
+		if !r.Result.IsZero() {
+			line += " " + r.Result.String()[:12]
+		}
+		if len(r.Conflicts) > 0 {
+			line += fmt.Sprintf(" (kept the local side at %s)", strings.Join(r.Conflicts, ", "))
+		}
+		fmt.Fprintln(w, line)
+	}
+}

@@ -1,0 +1,53 @@
+package cmdline
+
+import (
+	"context"
+	"fmt"
+
+	gitsnap "github.com/git-snap/git-snap"
+)
+
+// sessionFlagUsage is the usage of --session on commands that take a
+// REV and fall back to a session's newest snapshot.
+const sessionFlagUsage = "the session `NAME` whose newest snapshot to use when no REV is given (default: $GIT_SNAP_SESSION, else session: in the config, else the most recently active)"
+
+// revOrSession is rev, else the newest snapshot of session (--session),
+// else of the default session (see defaultSession).
+func (d *deps) revOrSession(ctx context.Context, rev, session string) (string, error) {
+	if rev != "" {
+		return rev, nil
+	}
+	return d.defaultSession(ctx, session)
+}
+
+// defaultSession is session (--session), else $GIT_SNAP_SESSION, else
+// session: in the config, else the most recently active session (the
+// library's rule, gitsnap.Repository.DefaultSession). When it is the
+// last, the command says which on stderr, once, as git says which
+// branch it is on.
+func (d *deps) defaultSession(ctx context.Context, session string) (string, error) {
+	s, latest, err := gitsnap.Wrap(d.store, d.cfg, d.gitEnv).DefaultSession(ctx, or(session, d.session))
+	if err != nil {
+		return "", err
+	}
+	if latest && !d.saidSession {
+		fmt.Fprintf(d.errOut, "git-snap: on session %s, the most recently active (give REV or --session for another)\n", s)
+		d.saidSession = true
+	}
+	return s, nil
+}
+
+// sessionArgs reads each argument as a session, as the library reads
+// one (gitstore.Store.FindSession): its name, a name given to it, or a
+// unique prefix of its name.
+func (d *deps) sessionArgs(ctx context.Context, args []string) ([]string, error) {
+	out := make([]string, len(args))
+	for i, a := range args {
+		s, err := d.store.FindSession(ctx, a)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = s
+	}
+	return out, nil
+}

@@ -1,0 +1,193 @@
+package cmdline
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/git-snap/git-snap/otel"
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+)
+
+func attr(s *tracepb.Span, key string) *commonpb.AnyValue {
+	for _, kv := range s.Attributes {
+		if kv.Key == key {
+			return kv.Value
+		}
+	}
+	return nil
+}
+
+func spansOf(td *tracepb.TracesData) []*tracepb.Span {
+	var out []*tracepb.Span
+	for _, rs := range td.ResourceSpans {
+		for _, ss := range rs.ScopeSpans {
+			out = append(out, ss.Spans...)
+		}
+	}
+	return out
+}
+
+var hexID = regexp.MustCompile(`"(traceId|spanId|parentSpanId)":"([^"]*)"`)
+
+// checkTrace checks one session's OTLP/JSON against its stats.
+func checkTrace(t *testing.T, name string, data []byte, run func(args ...string) []byte) {
+	t.Helper()
+	for _, m := range hexID.FindAllStringSubmatch(string(data), -1) {
+		want := 16
+		if m[1] == "traceId" {
+			want = 32
+		}
+		if !regexp.MustCompile(`^[0-9a-f]+$`).MatchString(m[2]) || len(m[2]) != want {
+			t.Fatalf("%s: %s %q is not %d hex digits, as OTLP/JSON has them", name, m[1], m[2], want)
+		}
+	}
+	td, err := otel.Unmarshal(data)
+	if err != nil {
+		t.Fatalf("%s: OTLP/JSON does not parse: %v", name, err)
+	}
+	var st struct {
+		ToolCalls    int   `json:"tool_calls"`
+		ToolFailures int   `json:"tool_failures"`
+		ModelCalls   int   `json:"model_calls"`
+		Input        int64 `json:"input_tokens"`
+		CacheRead    int64 `json:"cache_read_tokens"`
+		CacheWrite   int64 `json:"cache_write_tokens"`
+		Output       int64 `json:"output_tokens"`
+	}
+	if err := json.Unmarshal(run("stats", "--json", name), &st); err != nil {
+		t.Fatal(err)
+	}
+	spans := spansOf(td)
+	ids := map[string]bool{}
+	for _, s := range spans {
+		if ids[string(s.SpanId)] {
+			t.Errorf("%s: span id %x twice", name, s.SpanId)
+		}
+		ids[string(s.SpanId)] = true
+	}
+	roots, chats, tools, failed := 0, 0, 0, 0
+	var in, out, cacheRead, cacheWrite int64
+	for _, s := range spans {
+		if !bytes.Equal(s.TraceId, spans[0].TraceId) {
+			t.Errorf("%s: span %s in another trace", name, s.Name)
+		}
+		if len(s.ParentSpanId) == 0 {
+			roots++
+		} else if !ids[string(s.ParentSpanId)] {
+			t.Errorf("%s: span %s has a parent that is not in the trace", name, s.Name)
+		}
+		if s.EndTimeUnixNano < s.StartTimeUnixNano {
+			t.Errorf("%s: span %s ends before it starts", name, s.Name)
+		}
+		if v := attr(s, otel.AttrConversation); v.GetStringValue() != name {
+			t.Errorf("%s: span %s: conversation id %v", name, s.Name, v)
+		}
+		switch attr(s, otel.AttrOperation).GetStringValue() {
+		case otel.OpChat:
+			chats++
+			in += attr(s, otel.AttrInputTokens).GetIntValue()
+			out += attr(s, otel.AttrOutputTokens).GetIntValue()
+			cacheRead += attr(s, otel.AttrCacheRead).GetIntValue()
+			cacheWrite += attr(s, otel.AttrCacheWrite).GetIntValue()
+			if s.Kind != tracepb.Span_SPAN_KIND_CLIENT {
+				t.Errorf("%s: chat span of kind %v", name, s.Kind)
+			}
+		case otel.OpExecuteTool:
+			tools++
+			if attr(s, otel.AttrToolName).GetStringValue() == "" {
+				t.Errorf("%s: tool span %s names no tool", name, s.Name)
+			}
+			if s.Status.GetCode() == tracepb.Status_STATUS_CODE_ERROR {
+				failed++
+			}
+		case otel.OpInvokeAgent:
+		default:
+			t.Errorf("%s: span %s has no known operation", name, s.Name)
+		}
+	}
+	if roots != 1 {
+		t.Errorf("%s: %d root spans", name, roots)
+	}
+	if chats != st.ModelCalls || tools != st.ToolCalls || failed != st.ToolFailures {
+		t.Errorf("%s: %d chat spans, %d tool spans, %d failed; stats %d model calls, %d tool calls, %d failed", name, chats, tools, failed, st.ModelCalls, st.ToolCalls, st.ToolFailures)
+	}
+	if in != st.Input+st.CacheRead+st.CacheWrite || out != st.Output || cacheRead != st.CacheRead || cacheWrite != st.CacheWrite {
+		t.Errorf("%s: chat spans' tokens in %d out %d cache read %d write %d; stats %d, %d, %d, %d", name, in, out, cacheRead, cacheWrite, st.Input+st.CacheRead+st.CacheWrite, st.Output, st.CacheRead, st.CacheWrite)
+	}
+}
+
+// TestOTelRealSessions exports every real session of testdata as OTLP
+// traces, parses them with the OTLP protobuf definitions and checks
+// spans, tokens and failures against stats.
+func TestOTelRealSessions(t *testing.T) {
+	_, _, run := realRepo(t)
+	for _, name := range realSessionNames(t, run) {
+		data := run("export", name, "--format", "otel")
+		checkTrace(t, name, data, run)
+		if again := run("export", name, "--format", "otel"); !bytes.Equal(data, again) {
+			t.Errorf("%s: two exports of the same snapshot differ", name)
+		}
+	}
+}
+
+// TestOTelEndpoint sends a session's traces to an OTLP/HTTP receiver on
+// 127.0.0.1 and checks what it receives; a receiver that refuses them
+// fails the export.
+func TestOTelEndpoint(t *testing.T) {
+	dir, vars, run := realRepo(t)
+	var mu sync.Mutex
+	var got []byte
+	var path, ctype string
+	ok := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got, path, ctype = body, r.URL.Path, r.Header.Get("Content-Type")
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{}`)
+	}))
+	defer ok.Close()
+	name := realSessionNames(t, run)[0]
+	msg := run("export", name, "--format", "otel", "--endpoint", ok.URL)
+	if !strings.Contains(string(msg), "sent ") {
+		t.Errorf("export --endpoint said %q", msg)
+	}
+	mu.Lock()
+	body, p, ct := got, path, ctype
+	mu.Unlock()
+	if p != "/v1/traces" || ct != "application/json" {
+		t.Errorf("request to %q with Content-Type %q", p, ct)
+	}
+	if want := run("export", name, "--format", "otel"); !bytes.Equal(body, want) {
+		t.Errorf("the receiver got other traces than export prints")
+	}
+	checkTrace(t, name, body, run)
+
+	refuse := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "quota exceeded", http.StatusTooManyRequests)
+	}))
+	defer refuse.Close()
+	for _, c := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"export", name, "--format", "otel", "--endpoint", refuse.URL}, 1, "quota exceeded"},
+		{[]string{"export", name, "--format", "otel", "--endpoint", "ftp://127.0.0.1/"}, 2, "not an http"},
+		{[]string{"export", name, "--format", "json", "--endpoint", ok.URL}, 2, "--endpoint goes with --format otel"},
+	} {
+		var out, errOut bytes.Buffer
+		e := &env{has: allPrograms(), stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, dir: dir, getenv: func(k string) string { return vars[k] }}
+		if code := e.run(t.Context(), c.args); code != c.code || !strings.Contains(errOut.String(), c.says) {
+			t.Errorf("%v: exit %d (want %d), said %q", c.args, code, c.code, errOut.String())
+		}
+	}
+}

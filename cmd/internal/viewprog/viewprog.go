@@ -1,0 +1,61 @@
+// Package viewprog is git snap view as git-snap-view runs it: the web
+// viewer (package viewer, with its Markdown engine, templates and HTTP
+// server, none of which git-snap links; docs/design.md §7) served on
+// the address asked for until the call ends.
+package viewprog
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"runtime"
+
+	"github.com/git-snap/git-snap/cmd/internal/programs"
+	"github.com/git-snap/git-snap/viewer"
+)
+
+// Serve serves the viewer of r.Store until ctx ends (programs.Set's
+// View): it prints the address (r.Path's page), opens it in a browser
+// when asked, and warns on r.Err when the address is reachable from
+// other machines.
+func Serve(ctx context.Context, r programs.ViewRequest) error {
+	ln, warning, err := viewer.Listen(ctx, viewer.ListenOptions{Port: r.Listen.Port, PortSet: r.Listen.PortSet, Listen: r.Listen.Listen})
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	if warning != "" {
+		fmt.Fprintf(r.Err, "git-snap: warning: %s\n", warning)
+	}
+	srv, err := viewer.New(r.Store, viewer.Options{Addr: ln.Addr().String(), Prices: r.Prices, OpenSearchStore: r.OpenSearchStore})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	go func() { _ = srv.Warm(ctx) }()
+	addr := "http://" + ln.Addr().String() + r.Path
+	fmt.Fprintf(r.Out, "git snap view: %s (Ctrl-C stops it)\n", addr)
+	if r.Open {
+		if err := openBrowser(ctx, addr); err != nil {
+			fmt.Fprintf(r.Err, "git-snap: warning: could not open a browser (%v); open %s\n", err, addr)
+		}
+	}
+	return viewer.Serve(ctx, ln, srv)
+}
+
+// openBrowser opens addr in the system's default browser.
+func openBrowser(ctx context.Context, addr string) error {
+	name, args := "xdg-open", []string{addr}
+	switch runtime.GOOS {
+	case "darwin":
+		name = "open"
+	case "windows":
+		name, args = "rundll32", []string{"url.dll,FileProtocolHandler", addr}
+	}
+	cmd := exec.CommandContext(ctx, name, args...)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { _ = cmd.Wait() }()
+	return nil
+}
