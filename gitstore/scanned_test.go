@@ -446,3 +446,41 @@ func TestSaveScannedIntoBatch(t *testing.T) {
 		t.Fatalf("git fsck: %v\n%s", err, out)
 	}
 }
+
+// Edge documents are saved alike, each into a session of its own and then
+// again with a message more (the next save, on a tip that holds the
+// rest): empty, with empty members, one message, events alone, one
+// message of 8 MiB, and one nested near the depth limit.
+func TestSaveScannedEdgeDocumentsAsSaveDoes(t *testing.T) {
+	deep := strings.Repeat("[", 500) + `"bottom"` + strings.Repeat("]", 500)
+	huge := `{"role":"user","content":"` + strings.Repeat("x", 8<<20) + `"}`
+	one := `{"role":"user","content":"hi","usage":{"input_tokens":3,"output_tokens":4}}`
+	docs := map[string]string{
+		"empty":          `{}`,
+		"empty-members":  `{"messages":[],"events":[]}`,
+		"one":            `{"messages":[` + one + `]}`,
+		"events-alone":   `{"events":[{"type":"start"},{"type":"end"}]}`,
+		"huge":           `{"config":{"model":"m"},"messages":[` + huge + `]}`,
+		"deep":           `{"messages":[` + deep + `]}`,
+		"spaced":         " \n{ \"messages\" : [ " + one + " ,\n\t" + one + " ] , \"z\" : 1 }\n",
+		"messages-later": `{"z":[1,2],"events":[{"a":1}],"messages":[` + one + `]}`,
+	}
+	tw := newTwin(t, gitstore.Options{})
+	for name, text := range docs {
+		if _, err := tw.save(t, []byte(text), gitstore.SaveOptions{Session: name}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		doc, err := snapshot.ParseDocument([]byte(text), snapshot.Limits{})
+		must(t, err)
+		msgs, _ := doc[snapshot.MemberMessages].([]any)
+		doc[snapshot.MemberMessages] = append(msgs, map[string]any{"role": "assistant", "content": "one more"})
+		e, err := tw.save(t, marshal(t, doc), gitstore.SaveOptions{Session: name})
+		if err != nil {
+			t.Fatalf("%s, a message more: %v", name, err)
+		}
+		if e.Header.Seq != 2 || e.Header.Messages != len(msgs)+1 {
+			t.Errorf("%s, a message more: snapshot #%d of %d messages", name, e.Header.Seq, e.Header.Messages)
+		}
+	}
+	tw.same(t)
+}
