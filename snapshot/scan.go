@@ -114,6 +114,9 @@ func (d *Scanned) emptyArray(i int) bool {
 // Rest.
 func (d *Scanned) Len(member string) int { return len(d.spans[member]) }
 
+// Size is the length of the document's text.
+func (d *Scanned) Size() int { return len(d.data) }
+
 // Element parses element i of member (messages or events), as Parse read
 // it.
 func (d *Scanned) Element(member string, i int) (any, error) {
