@@ -56,10 +56,23 @@ func Parse(data []byte, lim Limits) (any, error) {
 	if lim.MaxDepth == 0 {
 		lim.MaxDepth = DefaultMaxDepth
 	}
-	p := &parser{data: data, lim: lim}
-	if lim.MaxBytes > 0 && len(data) > lim.MaxBytes {
-		return nil, &SyntaxError{Line: 1, Column: 1, Path: "$", Msg: fmt.Sprintf("document is %d bytes, over the limit of %d", len(data), lim.MaxBytes)}
+	if err := overLimit(data, lim); err != nil {
+		return nil, err
 	}
+	p := &parser{data: data, lim: lim}
+	return p.only()
+}
+
+// overLimit is the error of a document longer than its limit.
+func overLimit(data []byte, lim Limits) error {
+	if lim.MaxBytes > 0 && len(data) > lim.MaxBytes {
+		return &SyntaxError{Line: 1, Column: 1, Path: "$", Msg: fmt.Sprintf("document is %d bytes, over the limit of %d", len(data), lim.MaxBytes)}
+	}
+	return nil
+}
+
+// only reads the value at p's place, space around it, and nothing after.
+func (p *parser) only() (any, error) {
 	p.skipSpace()
 	v, err := p.value(0)
 	if err != nil {

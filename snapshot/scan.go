@@ -1,7 +1,6 @@
 package snapshot
 
 import (
-	"fmt"
 	"maps"
 )
 
@@ -36,22 +35,18 @@ func ScanDocument(data []byte, lim Limits) (*Scanned, error) {
 		lim.MaxDepth = DefaultMaxDepth
 	}
 	d := &Scanned{data: data, lim: lim, spans: map[string][]span{}}
-	p := &parser{data: data, lim: lim, scan: d}
-	if lim.MaxBytes > 0 && len(data) > lim.MaxBytes {
-		return nil, &SyntaxError{Line: 1, Column: 1, Path: "$", Msg: fmt.Sprintf("document is %d bytes, over the limit of %d", len(data), lim.MaxBytes)}
+	if err := overLimit(data, lim); err != nil {
+		return nil, err
 	}
+	p := &parser{data: data, lim: lim, scan: d}
 	p.skipSpace()
 	if p.pos >= len(data) || data[p.pos] != '{' {
 		_, err := ParseDocument(data, lim) // not an object: its error, as ParseDocument gives it
 		return nil, err
 	}
-	v, err := p.value(0)
+	v, err := p.only()
 	if err != nil {
 		return nil, err
-	}
-	p.skipSpace()
-	if p.pos < len(p.data) {
-		return nil, p.errorf("unexpected data after the JSON value")
 	}
 	d.Rest = v.(map[string]any)
 	maps.DeleteFunc(d.Rest, func(_ string, v any) bool { _, ok := v.(apart); return ok })
