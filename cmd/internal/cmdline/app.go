@@ -58,7 +58,7 @@ type env struct {
 
 func (e *env) run(ctx context.Context, args []string) int {
 	e.ctx = ctx
-	app := e.newApp()
+	app := e.newApp(commandIn(args))
 	e.args = args
 	args = reorderArgs(app, args)
 	err := app.RunContext(ctx, append([]string{"git-snap"}, args...))
@@ -68,7 +68,76 @@ func (e *env) run(ctx context.Context, args []string) int {
 	return e.report(err)
 }
 
-func (e *env) newApp() *cli.App {
+// commands are git-snap's commands, in the order help lists them, each
+// built only when a run needs it: building all forty, their flags and
+// help, was an eighth of what a start costs (docs/design.md §7).
+var commands = []struct {
+	name  string
+	build func(*env) *cli.Command
+}{
+	{"init", cmdInit}, {"save", cmdSave}, {"log", cmdLog}, {"show", cmdShow}, {"diff", cmdDiff},
+	{"restore", cmdRestore}, {"rollback", cmdRollback}, {"checkpoint", cmdCheckpoint},
+	{"export", cmdExport}, {"import", cmdImport}, {"sessions", cmdSessions}, {"stats", cmdStats},
+	{"scan", cmdScan}, {"hook", cmdHook},
+	{"install", func(e *env) *cli.Command { return cmdInstall(e, true) }},
+	{"uninstall", func(e *env) *cli.Command { return cmdInstall(e, false) }},
+	{"record", cmdRecord}, {"replay", cmdReplay}, {"trace", cmdTrace}, {"rewind", cmdRewind},
+	{"push", cmdPush}, {"fetch", cmdFetch}, {"pull", cmdPull}, {"prune", cmdPrune}, {"drop", cmdDrop},
+	{"gc", cmdGC}, {"demo", cmdDemo}, {"doctor", cmdDoctor}, {"resume", cmdResume},
+	{"completion", cmdCompletion}, {"__complete", cmdComplete}, {"undrop", cmdUndrop},
+	{"search", cmdSearch}, {"view", cmdView}, {"usage", cmdUsage}, {"prices", cmdPrices},
+	{"name", cmdName}, {"migrate", cmdMigrate}, {"mcp", cmdMCP}, {"pr", cmdPR},
+}
+
+// needAll are the commands that read the others' definitions: help,
+// completion, and install's manual pages.
+var needAll = []string{"completion", "__complete", "install"}
+
+// commandIn is the command args run when it needs no other command's
+// definition, else "" (all are built): args' first word after the
+// global options, when it names a command; "-" (none) for --version
+// alone.
+func commandIn(args []string) string {
+	global := globalFlags()
+	version := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--" || a == "-" || a == "-h" || a == "--help":
+			return ""
+		case a == "-v" || a == "--version":
+			version = true
+		case strings.HasPrefix(a, "-"):
+			// --color alone is always, as gitFlags reads it.
+			if takesValue(global, a) && !strings.Contains(a, "=") && a != "--color" {
+				i++
+			}
+		case slices.Contains(needAll, a):
+			return ""
+		default:
+			for _, c := range commands {
+				if c.name == a {
+					return a
+				}
+			}
+			return "" // help, or an unknown command: the error suggests one
+		}
+	}
+	if version {
+		return "-"
+	}
+	return ""
+}
+
+// newApp is git-snap's command line with the command named only, or
+// with every command when only is "", or none when it is "-".
+func (e *env) newApp(only string) *cli.App {
+	var cmds []*cli.Command
+	for _, c := range commands {
+		if only == "" || c.name == only {
+			cmds = append(cmds, c.build(e))
+		}
+	}
 	app := &cli.App{
 		Name:                 "git-snap",
 		HelpName:             "git snap", // as people type it, in every usage line
@@ -80,20 +149,9 @@ func (e *env) newApp() *cli.App {
 		ErrWriter:            e.stderr,
 		Version:              proc.Version(),
 		EnableBashCompletion: false,
-		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "C", Usage: "run as if started in `DIR`"},
-			&cli.StringFlag{Name: "store", Usage: "keep snapshots in the repository at `DIR` (a store made by init --bare); also $GIT_SNAP_DIR"},
-		}, outputFlags()...),
-		Commands: []*cli.Command{
-			cmdInit(e), cmdSave(e), cmdLog(e), cmdShow(e), cmdDiff(e), cmdRestore(e),
-			cmdRollback(e), cmdCheckpoint(e), cmdExport(e), cmdImport(e), cmdSessions(e),
-			cmdStats(e), cmdScan(e), cmdHook(e), cmdInstall(e, true), cmdInstall(e, false),
-			cmdRecord(e), cmdReplay(e), cmdTrace(e), cmdRewind(e), cmdPush(e), cmdFetch(e), cmdPull(e),
-			cmdPrune(e), cmdDrop(e), cmdGC(e), cmdDemo(e),
-			cmdDoctor(e), cmdResume(e), cmdCompletion(e), cmdComplete(e), cmdUndrop(e), cmdSearch(e),
-			cmdView(e), cmdUsage(e), cmdPrices(e), cmdName(e), cmdMigrate(e), cmdMCP(e), cmdPR(e),
-		},
-		CommandNotFound: func(_ *cli.Context, name string) { e.notFound = name },
+		Flags:                globalFlags(),
+		Commands:             cmds,
+		CommandNotFound:      func(_ *cli.Context, name string) { e.notFound = name },
 		Action: func(c *cli.Context) error { // no command: what git does, usage and exit status 1
 			if c.NArg() > 0 {
 				return unknownCommand(c.App, c.Args().First())
@@ -108,7 +166,6 @@ func (e *env) newApp() *cli.App {
 	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
 		return e.flagUsageError(app, nil, err)
 	}
-	app.Flags = quietDefaults(app.Flags)
 	for _, cmd := range app.Commands {
 		cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
 			return e.flagUsageError(app, cmd, err)
@@ -120,6 +177,14 @@ func (e *env) newApp() *cli.App {
 		}
 	}
 	return app
+}
+
+// globalFlags are the options given before the command.
+func globalFlags() []cli.Flag {
+	return quietDefaults(append([]cli.Flag{
+		&cli.StringFlag{Name: "C", Usage: "run as if started in `DIR`"},
+		&cli.StringFlag{Name: "store", Usage: "keep snapshots in the repository at `DIR` (a store made by init --bare); also $GIT_SNAP_DIR"},
+	}, outputFlags()...))
 }
 
 // outputFlags are accepted before the command and, by reading commands,

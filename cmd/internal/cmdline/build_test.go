@@ -1,8 +1,11 @@
 package cmdline
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -93,6 +96,48 @@ func TestHookProgramLinksOnlyTheHookPath(t *testing.T) {
 	for _, p := range deps {
 		if slices.Contains(module, p) || slices.ContainsFunc(libraries, func(l string) bool { return links([]string{p}, l) }) {
 			t.Errorf("the hook program links %s", p)
+		}
+	}
+}
+
+// What a package's init allocates is what its init builds (tables,
+// regular expressions, registrations), and what it builds is most of
+// what it costs: goldmark's and gojq's tables, which took git-snap's
+// start past twice an empty program's, allocated 2,000 and more times.
+// The time itself is the benchmark's (its startup-init row, ≤ 1 ms); this
+// holds what can be counted without a clock, in the two programs every
+// command and every hook call start: no package init allocates more
+// than 1,000 times or 64 KiB (the largest today: go-crypto's ecc, 487
+// allocations; klauspost's flate, 41 KiB).
+func TestNoPackageInitBuildsMuch(t *testing.T) {
+	bin := buildBinary(t)
+	for _, prog := range []string{bin, filepath.Join(filepath.Dir(bin), "git-snap-hook")} {
+		cmd := exec.Command(prog, "--version")
+		cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%s --version: %v\n%s", prog, err, stderr.String())
+		}
+		inits := 0
+		for _, line := range strings.Split(stderr.String(), "\n") {
+			// init PKG @T ms, C ms clock, B bytes, A allocs
+			f := strings.Fields(line)
+			if len(f) != 11 || f[0] != "init" || f[8] != "bytes," || f[10] != "allocs" {
+				continue
+			}
+			inits++
+			bytes, err1 := strconv.Atoi(f[7])
+			allocs, err2 := strconv.Atoi(f[9])
+			if err1 != nil || err2 != nil {
+				t.Fatalf("init trace line %q", line)
+			}
+			if allocs > 1000 || bytes > 64<<10 {
+				t.Errorf("%s: the init of %s allocates %d times, %d bytes: build it on first use (internal/lazy), or keep the package out of this program", filepath.Base(prog), f[1], allocs, bytes)
+			}
+		}
+		if inits < 20 {
+			t.Fatalf("%s: %d package inits traced, not GODEBUG=inittrace=1's output:\n%s", filepath.Base(prog), inits, stderr.String())
 		}
 	}
 }

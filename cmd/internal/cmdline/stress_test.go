@@ -36,8 +36,9 @@ func buildBinary(t *testing.T) string {
 			return
 		}
 		built.bin = filepath.Join(built.dir, "git-snap")
-		// ./cmd/git-snap...: every program, as the README installs them.
-		if out, err := exec.Command("go", "build", "-o", built.dir+string(filepath.Separator), "../../git-snap...").CombinedOutput(); err != nil {
+		// ./cmd/git-snap...: every program, with the tags the README installs
+		// them with.
+		if out, err := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", built.dir+string(filepath.Separator), "../../git-snap...").CombinedOutput(); err != nil {
 			built.err = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})

@@ -1,0 +1,77 @@
+package cmdline
+
+import (
+	"bytes"
+	"context"
+	"testing"
+)
+
+// Each entry of the table builds the command it is named for, so that a
+// run that builds only the command it runs runs the one asked.
+func TestCommandsTableNamesEachCommand(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range commands {
+		got := c.build(&env{}).Name
+		if got != c.name {
+			t.Errorf("the table's %q builds %q", c.name, got)
+		}
+		if seen[c.name] {
+			t.Errorf("%q is in the table twice", c.name)
+		}
+		seen[c.name] = true
+	}
+}
+
+func TestCommandIn(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"log", "-n", "20"}, "log"},
+		{[]string{"-C", "log", "show"}, "show"}, // log is -C's value
+		{[]string{"-C=dir", "--store", "x", "--no-pager", "--color", "diff", "A", "B"}, "diff"},
+		{[]string{"--version"}, "-"},
+		{[]string{"-v"}, "-"},
+		{[]string{"--version", "--help"}, ""},
+		{nil, ""},
+		{[]string{"--help"}, ""},
+		{[]string{"help", "log"}, ""},
+		{[]string{"completion", "bash"}, ""},
+		{[]string{"__complete", "lo"}, ""},
+		{[]string{"install", "man"}, ""},
+		{[]string{"lgo"}, ""}, // unknown: every command, for the suggestion
+		{[]string{"--", "log"}, ""},
+	} {
+		if got := commandIn(tc.args); got != tc.want {
+			t.Errorf("commandIn(%q) = %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}
+
+// A command run on its own definition says what it says when every
+// command is built: its help, and its errors.
+func TestOneCommandBuiltAsAll(t *testing.T) {
+	for _, args := range [][]string{
+		{"log", "--help"},
+		{"show", "--no-such-flag"},
+		{"diff", "--stat", "a", "b", "c"},
+		{"lgo"},
+		{"--version"},
+	} {
+		var outs [2]string
+		for i, only := range []string{commandIn(args), ""} {
+			var stdout, stderr bytes.Buffer
+			e := &env{stdout: &stdout, stderr: &stderr, dir: t.TempDir(), getenv: func(string) string { return "" }}
+			app := e.newApp(only)
+			err := app.RunContext(context.Background(), append([]string{"git-snap"}, reorderArgs(app, args)...))
+			if err == nil && e.notFound != "" {
+				err = unknownCommand(app, e.notFound)
+			}
+			code := e.report(err)
+			outs[i] = stdout.String() + "\n--\n" + stderr.String() + "\n--\n" + string(rune('0'+code))
+		}
+		if outs[0] != outs[1] {
+			t.Errorf("git-snap %q built alone says\n%s\nand with every command\n%s", args, outs[0], outs[1])
+		}
+	}
+}
