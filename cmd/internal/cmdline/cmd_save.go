@@ -76,9 +76,10 @@ func parseSave(c *cli.Context) (saveOptions, error) {
 
 // saveMemoryLimit is the heap, beyond its document's text, a save has
 // the collector aim under: SaveScanned holds the text, one message and
-// some 60 bytes of ids and the tally's keys a message (10 MB at 50,000
-// messages), but GOGC alone let the heap grow to twice that, garbage
-// included: a 21 MB document of 50,000 messages was 84 MB resident.
+// a few hundred bytes a message at most (blob ids, where it lies, the
+// tally's entry for its model call), but GOGC alone let the heap grow to
+// twice that, garbage included: a 21 MB document of 50,000 messages was
+// 84 MB resident.
 const saveMemoryLimit = 40 << 20
 
 // runSave records the document as the session's next snapshot, names it
