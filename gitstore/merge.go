@@ -355,7 +355,7 @@ func (s *Store) merge(ctx context.Context, ref string, base, local, remote plumb
 	if err := s.refs.Update(ctx, ref, local, id, "pull: merge"); err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
-	s.saveTipState(ref, tipState{commit: id, seq: h.Seq, started: h.Started}, objs, nil)
+	s.saveTipState(ref, tipState{commit: id, seq: h.Seq, started: h.Started}, objs, nil, nil)
 	if tally != nil {
 		s.saveTally(ref, id, tally)
 	}

@@ -459,17 +459,30 @@ func (s *Store) Rollback(ctx context.Context, target plumbing.Hash, o SaveOption
 // objs are the tree's objects, root last; nil when the tree is stored.
 // tally is the new snapshot's to keep, or nil.
 func (s *Store) commitTree(ctx context.Context, h snapshot.Header, root plumbing.Hash, objs []layout.Object, tally *keptTally) (Entry, error) {
-	written, writtenOn := false, plumbing.ZeroHash // the tip whose tree the objects were checked against
+	return s.commitWritten(ctx, h, root, objs, nil, tally)
+}
+
+// commitWritten is commitTree of a tree some of whose objects (pre) a
+// save wrote before, as it read them.
+func (s *Store) commitWritten(ctx context.Context, h snapshot.Header, root plumbing.Hash, objs []layout.Object, pre *written, tally *keptTally) (Entry, error) {
+	done, doneOn := false, plumbing.ZeroHash // the tip whose tree the objects were checked against
+	b := built{root: root, objs: objs, listed: objs != nil, tally: tally}
+	if pre != nil {
+		b.ids = pre.ids
+	}
 	return s.commitOnTip(ctx, h, func(_ plumbing.Hash, _ *snapshot.Header, st tipState) (built, error) {
 		// Another writer moved the tip: what the old one held may no
 		// longer be reachable, so the objects are checked again.
-		if objs != nil && (!written || writtenOn != st.commit) {
+		if objs != nil && (!done || doneOn != st.commit) {
 			if err := s.writeObjects(objs, st.known); err != nil {
 				return built{}, err
 			}
-			written, writtenOn = true, st.commit
+			if err := pre.recheck(s, st); err != nil {
+				return built{}, err
+			}
+			done, doneOn = true, st.commit
 		}
-		return built{root: root, objs: objs, listed: objs != nil, tally: tally}, nil
+		return b, nil
 	})
 }
 
@@ -488,6 +501,9 @@ type built struct {
 	// tally is the new snapshot's tally to keep for the next append;
 	// nil keeps none.
 	tally *keptTally
+	// ids are the tree's objects written before it was built, which
+	// objs does not hold (see written).
+	ids []plumbing.Hash
 }
 
 // treeBuilder makes the tree of the next snapshot on top of tip, writes
@@ -548,9 +564,9 @@ func (s *Store) commitOnTip(ctx context.Context, h snapshot.Header, build treeBu
 		case !b.listed:
 			s.dropTipState(ref) // rebuilt next time
 		case b.onTip:
-			s.saveTipState(ref, next, b.objs, state.known)
+			s.saveTipState(ref, next, b.objs, b.ids, state.known)
 		default:
-			s.saveTipState(ref, next, b.objs, nil)
+			s.saveTipState(ref, next, b.objs, b.ids, nil)
 		}
 		return Entry{ID: id, Parent: tip, Tree: b.root, Header: hh}, nil
 	}
@@ -582,11 +598,7 @@ func (s *Store) writeObjects(objs []layout.Object, known hashSet) error {
 	reused := false
 	var packed []pack.Object // for a batch: added at once
 	for _, o := range objs {
-		// known comes from a cache under .git/snap/, which anything can
-		// have damaged: an object it lists is skipped only once it is
-		// seen to be here, else the new snapshot would name an object
-		// the repository lacks.
-		if known.has(o.Hash) && s.st.HasEncodedObject(o.Hash) == nil {
+		if s.tipHolds(known, o.Hash) {
 			reused = true
 			continue
 		}
@@ -594,10 +606,7 @@ func (s *Store) writeObjects(objs []layout.Object, known hashSet) error {
 			packed = append(packed, pack.Object(o)) // a batch's pack is fresh: one more copy costs less than a look
 			continue
 		}
-		if s.freshenLoose(o.Hash) == fresh {
-			continue
-		}
-		if _, err := s.storeObject(o); err != nil {
+		if err := s.writeLoose(o); err != nil {
 			return err
 		}
 	}
@@ -608,6 +617,24 @@ func (s *Store) writeObjects(objs []layout.Object, known hashSet) error {
 		return s.st.batch.add(packed...)
 	}
 	return nil
+}
+
+// tipHolds says whether an object the tip's tree holds (known) is here.
+// known comes from a cache under .git/snap/, which anything can have
+// damaged: an object it lists is skipped only once it is seen to be
+// here, else the new snapshot would name an object the repository lacks.
+func (s *Store) tipHolds(known hashSet, h plumbing.Hash) bool {
+	return known.has(h) && s.st.HasEncodedObject(h) == nil
+}
+
+// writeLoose stores an object loose, unless it is loose already: then it
+// is freshened (see writeObjects).
+func (s *Store) writeLoose(o layout.Object) error {
+	if s.freshenLoose(o.Hash) == fresh {
+		return nil
+	}
+	_, err := s.storeObject(o)
+	return err
 }
 
 type freshness int

@@ -185,14 +185,15 @@ func (l *layeredHashes) each(f func(plumbing.Hash)) {
 	l.load().each(f)
 }
 
-// saveTipState writes the cache: the ids of objs added to those of known
+// saveTipState writes the cache: the ids of objs and more added to those of known
 // (the tip's, when the new tree holds them too; nil otherwise). After an
 // append on a cached tip, only the state is written, its recent ids
 // merged with the few new ones; otherwise, or once those are many, a new
 // base of them all. Failing to write is harmless: the next save rebuilds
 // the cache.
-func (s *Store) saveTipState(ref string, st tipState, objs []layout.Object, known hashSet) {
-	ids := make([]plumbing.Hash, 0, len(objs))
+func (s *Store) saveTipState(ref string, st tipState, objs []layout.Object, more []plumbing.Hash, known hashSet) {
+	ids := make([]plumbing.Hash, 0, len(objs)+len(more))
+	ids = append(ids, more...)
 	for _, o := range objs {
 		ids = append(ids, o.Hash)
 	}

@@ -110,7 +110,7 @@ func TestDamagedTipCacheIsNotTrusted(t *testing.T) {
 	st, err := s.rebuildTipState(tip)
 	must(t, err)
 	st.seq = 999
-	s.saveTipState(ref, st, []layout.Object{{Hash: missing}}, st.known)
+	s.saveTipState(ref, st, []layout.Object{{Hash: missing}}, nil, st.known)
 
 	e, err := s.Save(ctx, next, SaveOptions{Session: "s"})
 	must(t, err)

@@ -443,8 +443,61 @@ func (r *Redactor) Document(doc map[string]any) (map[string]any, []Finding) {
 		}
 		out[k] = r.value(v, []any{k}, &found)
 	}
-	sort.SliceStable(found, func(i, j int) bool { return found[i].Path < found[j].Path })
+	SortFindings(found)
 	return out, found
+}
+
+// Element redacts element i of a document's member (messages[i],
+// events[i]) as Document redacts it in the whole document, for a
+// document read an element at a time (snapshot.Scanned). Its findings
+// and those of Document on the other members, put in the order
+// SortFindings gives, are Document's of the whole.
+func (r *Redactor) Element(member string, i int, v any) (any, []Finding) {
+	if r == nil || len(r.rules) == 0 {
+		return v, nil
+	}
+	var found []Finding
+	return r.value(v, []any{member, i}, &found), found
+}
+
+// RenamesKey reports whether Document would rename a top-level member
+// of that name (a key can hold a secret): a document whose messages
+// member would be renamed cannot be read an element at a time.
+func (r *Redactor) RenamesKey(name string) bool {
+	_, found := r.String(name)
+	return len(found) > 0
+}
+
+// SortFindings puts findings in Document's order: by JSON path, those
+// of one string in the order they were found.
+func SortFindings(found []Finding) {
+	sort.SliceStable(found, func(i, j int) bool { return found[i].Path < found[j].Path })
+}
+
+// Scanned lists what Document would find in the document d holds,
+// reading its messages and events one at a time.
+func (r *Redactor) Scanned(d *snapshot.Scanned) ([]Finding, error) {
+	if r.RenamesKey(snapshot.MemberMessages) || r.RenamesKey(snapshot.MemberEvents) {
+		doc, err := d.Document() // the member renamed is Document's to find
+		if err != nil {
+			return nil, err
+		}
+		_, found := r.Document(doc)
+		return found, nil
+	}
+	_, found := r.Document(d.Rest)
+	for _, member := range []string{snapshot.MemberMessages, snapshot.MemberEvents} {
+		for i := range d.Len(member) {
+			v, err := d.Element(member, i)
+			if err != nil {
+				return nil, err
+			}
+			_, f := r.Element(member, i, v)
+			found = append(found, f...)
+		}
+	}
+	SortFindings(found)
+	return found, nil
 }
 
 // files redacts captured files. Base64 content is decoded first and

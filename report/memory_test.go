@@ -5,16 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"runtime/debug"
-	"runtime/metrics"
-	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/internal/heapwatch"
 )
 
 // memoryChild names, in the environment of the child process the
@@ -56,17 +51,7 @@ func TestLongSessionIsWrittenInBoundedMemory(t *testing.T) {
 	}
 	text := int64(turns * output)
 	for _, format := range []string{"html", "markdown"} {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestLongSessionIsWrittenInBoundedMemory$", "-test.v")
-		cmd.Env = append(os.Environ(), memoryChild+"="+s.Paths().GitDir+"|"+format, "GOGC=10", "GOMEMLIMIT=off")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", format, err, out)
-		}
-		_, after, ok := strings.Cut(string(out), "peak heap: ")
-		peak, err := strconv.ParseInt(strings.Fields(after + " x")[0], 10, 64)
-		if !ok || err != nil {
-			t.Fatalf("%s: the child printed no peak:\n%s", format, out)
-		}
+		peak := heapwatch.InChild(t, "TestLongSessionIsWrittenInBoundedMemory", memoryChild+"="+s.Paths().GitDir+"|"+format)
 		t.Logf("%s: peak heap %.1f MiB for %.1f MiB of tool output", format, float64(peak)/(1<<20), float64(text)/(1<<20))
 		if peak > text/2 {
 			t.Errorf("writing %s peaked at %.1f MiB of heap, over half the session's %.1f MiB of text", format, float64(peak)/(1<<20), float64(text)/(1<<20))
@@ -85,35 +70,17 @@ func writeForMemory(t *testing.T, env string) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	debug.FreeOSMemory()
-	var peak atomic.Int64
-	done := make(chan struct{})
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-		for {
-			metrics.Read(sample)
-			if v := int64(sample[0].Value.Uint64()); v > peak.Load() {
-				peak.Store(v)
-			}
-			select {
-			case <-done:
-				return
-			case <-time.After(time.Millisecond):
-			}
+	peak, err := heapwatch.Peak(func() error {
+		sess, err := Open(ctx, s, "long", Options{})
+		if err == nil && format == "html" {
+			err = WriteHTML(ctx, io.Discard, sess, HTMLOptions{})
+		} else if err == nil {
+			err = WriteMarkdown(ctx, io.Discard, sess)
 		}
-	}()
-	sess, err := Open(ctx, s, "long", Options{})
-	if err == nil && format == "html" {
-		err = WriteHTML(ctx, io.Discard, sess, HTMLOptions{})
-	} else if err == nil {
-		err = WriteMarkdown(ctx, io.Discard, sess)
-	}
-	close(done)
-	<-sampled
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Printf("peak heap: %d\n", peak.Load())
+	heapwatch.Report(peak)
 }

@@ -56,10 +56,23 @@ func Parse(data []byte, lim Limits) (any, error) {
 	if lim.MaxDepth == 0 {
 		lim.MaxDepth = DefaultMaxDepth
 	}
-	p := &parser{data: data, lim: lim}
-	if lim.MaxBytes > 0 && len(data) > lim.MaxBytes {
-		return nil, &SyntaxError{Line: 1, Column: 1, Path: "$", Msg: fmt.Sprintf("document is %d bytes, over the limit of %d", len(data), lim.MaxBytes)}
+	if err := overLimit(data, lim); err != nil {
+		return nil, err
 	}
+	p := &parser{data: data, lim: lim}
+	return p.only()
+}
+
+// overLimit is the error of a document longer than its limit.
+func overLimit(data []byte, lim Limits) error {
+	if lim.MaxBytes > 0 && len(data) > lim.MaxBytes {
+		return &SyntaxError{Line: 1, Column: 1, Path: "$", Msg: fmt.Sprintf("document is %d bytes, over the limit of %d", len(data), lim.MaxBytes)}
+	}
+	return nil
+}
+
+// only reads the value at p's place, space around it, and nothing after.
+func (p *parser) only() (any, error) {
 	p.skipSpace()
 	v, err := p.value(0)
 	if err != nil {
@@ -77,6 +90,14 @@ type parser struct {
 	pos  int
 	lim  Limits
 	path []any // string keys and int indexes of the value being read
+	// discard checks a value as it would be read but makes none: no
+	// strings, maps or slices (keys only, to find duplicates), and
+	// returns nil (see ScanDocument).
+	discard bool
+	// scan, when set, receives the elements of the top-level members
+	// stored apart (messages, events) where they lie, checked but not
+	// read (see ScanDocument).
+	scan *Scanned
 }
 
 func (p *parser) errorf(format string, args ...any) error {
@@ -171,10 +192,13 @@ func (p *parser) value(depth int) (any, error) {
 		return p.array(depth + 1)
 	case c == '"':
 		start := p.pos
-		s, err := p.string()
-		if err == nil && p.lim.MaxValueBytes > 0 && len(s) > p.lim.MaxValueBytes {
+		s, n, err := p.text(!p.discard)
+		if err == nil && p.lim.MaxValueBytes > 0 && n > p.lim.MaxValueBytes {
 			p.pos = start
-			return nil, p.errorf("a string of %d bytes is over the limit of %d", len(s), p.lim.MaxValueBytes)
+			return nil, p.errorf("a string of %d bytes is over the limit of %d", n, p.lim.MaxValueBytes)
+		}
+		if p.discard {
+			return nil, err
 		}
 		return s, err
 	case c == '-' || c >= '0' && c <= '9':
@@ -259,7 +283,12 @@ func (p *parser) object(depth int) (any, error) {
 		}
 		p.skipSpace()
 		p.path = append(p.path, key)
-		v, err := p.value(depth)
+		var v any
+		if p.scan != nil && depth == 1 && StoredApart(key) && key != MemberFiles {
+			v, err = p.scan.elements(p, key, depth)
+		} else {
+			v, err = p.value(depth)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -267,6 +296,9 @@ func (p *parser) object(depth int) (any, error) {
 		obj[key] = v
 		p.skipSpace()
 		if done, err := p.next('}'); done || err != nil {
+			if p.discard {
+				return nil, err
+			}
 			return obj, err
 		}
 	}
@@ -283,17 +315,22 @@ func (p *parser) array(depth int) (any, error) {
 		p.pos++
 		return arr, nil
 	}
-	for {
+	for i := 0; ; i++ {
 		p.skipSpace()
-		p.path = append(p.path, len(arr))
+		p.path = append(p.path, i)
 		v, err := p.value(depth)
 		if err != nil {
 			return nil, err
 		}
 		p.path = p.path[:len(p.path)-1]
-		arr = append(arr, v)
+		if !p.discard {
+			arr = append(arr, v)
+		}
 		p.skipSpace()
 		if done, err := p.next(']'); done || err != nil {
+			if p.discard {
+				return nil, err
+			}
 			return arr, err
 		}
 	}
@@ -327,6 +364,13 @@ func (p *parser) expect(c byte) error {
 }
 
 func (p *parser) string() (string, error) {
+	s, _, err := p.text(true)
+	return s, err
+}
+
+// text reads a string and its length once unescaped; the string itself
+// only when keep is set, else it is checked alike and "" returned.
+func (p *parser) text(keep bool) (string, int, error) {
 	p.pos++ // opening quote
 	start := p.pos
 	// Fast path: no escapes, plain ASCII or valid UTF-8.
@@ -335,49 +379,62 @@ func (p *parser) string() (string, error) {
 		if c == '"' {
 			s := p.data[start:p.pos]
 			if !utf8.Valid(s) {
-				return p.slowString(start)
+				return p.slowString(start, keep)
 			}
 			p.pos++
-			return string(s), nil
+			if !keep {
+				return "", len(s), nil
+			}
+			return string(s), len(s), nil
 		}
 		if c == '\\' || c < 0x20 {
-			return p.slowString(start)
+			return p.slowString(start, keep)
 		}
 		p.pos++
 	}
-	return "", p.errorf("unexpected end of input inside a string: the document is truncated")
+	return "", 0, p.errorf("unexpected end of input inside a string: the document is truncated")
 }
 
-func (p *parser) slowString(start int) (string, error) {
+func (p *parser) slowString(start int, keep bool) (string, int, error) {
 	p.pos = start
 	var b []byte
+	n := 0
 	for p.pos < len(p.data) {
 		c := p.data[p.pos]
 		switch {
 		case c == '"':
 			p.pos++
-			return string(b), nil
+			return string(b), n, nil
 		case c < 0x20:
-			return "", p.errorf("control character 0x%02x in a string must be escaped", c)
+			return "", 0, p.errorf("control character 0x%02x in a string must be escaped", c)
 		case c == '\\':
 			r, err := p.escape()
 			if err != nil {
-				return "", err
+				return "", 0, err
 			}
-			b = utf8.AppendRune(b, r)
+			n += utf8.RuneLen(r)
+			if keep {
+				b = utf8.AppendRune(b, r)
+			}
 		case c < utf8.RuneSelf:
-			b = append(b, c)
+			n++
+			if keep {
+				b = append(b, c)
+			}
 			p.pos++
 		default:
 			r, size := utf8.DecodeRune(p.data[p.pos:])
 			if r == utf8.RuneError && size <= 1 {
-				return "", p.errorf("invalid UTF-8 in a string")
+				return "", 0, p.errorf("invalid UTF-8 in a string")
 			}
-			b = append(b, p.data[p.pos:p.pos+size]...)
+			n += size
+			if keep {
+				b = append(b, p.data[p.pos:p.pos+size]...)
+			}
 			p.pos += size
 		}
 	}
-	return "", p.errorf("unexpected end of input inside a string: the document is truncated")
+	return "", 0, p.errorf("unexpected end of input inside a string: the document is truncated")
 }
 
 func (p *parser) escape() (rune, error) {

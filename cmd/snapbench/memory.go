@@ -32,7 +32,9 @@ import (
 //     revision big~16 … big is a 20 MB session;
 //   - rec50k: a session of 50,000 records in rounds of four (prompt, a
 //     Bash call, its result, an answer in Markdown), whose timeline is a
-//     page of about 20 MB.
+//     page of about 20 MB;
+//   - a document of 50,000 messages, about 20 MB, saved into a fresh
+//     repository, and again with a message more (savememory.go).
 const (
 	memBigBytes   = 20 << 20
 	memRevisions  = 17
@@ -73,7 +75,11 @@ func (b *bench) memoryRows(ctx context.Context) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(rows, view...), nil
+	save, err := b.saveMemoryRows()
+	if err != nil {
+		return nil, err
+	}
+	return append(append(rows, view...), save...), nil
 }
 
 // memRow is a row of peak memory (memoryRow) with a note.

@@ -137,17 +137,22 @@ func (t *treeDraft) encode(out *[]Object) (plumbing.Hash, error) {
 		}
 	}
 	slices.SortFunc(tree.Entries, treeOrder)
-	data := make([]byte, 0, 64*len(tree.Entries))
-	for _, e := range tree.Entries {
+	obj := treeObject(tree.Entries)
+	*out = append(*out, obj)
+	return obj.Hash, nil
+}
+
+// treeObject encodes a tree of entries in git's order.
+func treeObject(entries []object.TreeEntry) Object {
+	data := make([]byte, 0, 64*len(entries))
+	for _, e := range entries {
 		data = strconv.AppendUint(data, uint64(e.Mode), 8)
 		data = append(data, ' ')
 		data = append(data, e.Name...)
 		data = append(data, 0)
 		data = append(data, e.Hash[:]...)
 	}
-	obj := newObject(plumbing.TreeObject, data)
-	*out = append(*out, obj)
-	return obj.Hash, nil
+	return newObject(plumbing.TreeObject, data)
 }
 
 // treeBuild lays out a format-1 snapshot tree on top of a base tree. A
@@ -187,6 +192,57 @@ func Build(r Reader, base *Tree, add *snapshot.Parts, h *snapshot.Header) ([]Obj
 		return nil, err
 	}
 	return b.objs, nil
+}
+
+// BuildStored is Build on no base of parts whose messages and events are
+// written already, as blobs whose ids are messages and events (in
+// order): a save that writes each element as it reads it (gitstore's
+// SaveScanned) keeps their ids alone. It makes the same tree as Build
+// of the elements themselves, and returns its objects but those blobs.
+func BuildStored(r Reader, add *snapshot.Parts, messages, events []plumbing.Hash, h *snapshot.Header) ([]Object, error) {
+	b := &treeBuild{read: r, root: newDraft()}
+	doc, err := snapshot.MarshalIndent(add.Rest)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", DocumentFile, err)
+	}
+	b.blob(FormatFile, filemode.Regular, []byte(Marker))
+	b.blob(DocumentFile, filemode.Regular, doc)
+	h.Messages, h.Events = len(messages), len(events)
+	b.storedElements(MessagesDir, messages)
+	b.storedElements(EventsDir, events)
+	if err := b.files(add.Files, &h.Files); err != nil {
+		return nil, err
+	}
+	if _, err := b.root.encode(&b.objs); err != nil {
+		return nil, err
+	}
+	return b.objs, nil
+}
+
+// storedElements lays out a chunked directory of blobs already written,
+// by their ids in order: its chunk trees are encoded as they fill, with
+// no draft of their entries (a long session's would hold a map entry
+// an element).
+func (b *treeBuild) storedElements(dir string, ids []plumbing.Hash) {
+	if len(ids) == 0 {
+		return
+	}
+	var chunks []object.TreeEntry
+	for c := 0; c*ChunkSize < len(ids); c++ {
+		part := ids[c*ChunkSize : min(len(ids), (c+1)*ChunkSize)]
+		entries := make([]object.TreeEntry, len(part))
+		for i, id := range part {
+			entries[i] = object.TreeEntry{Name: path.Base(elementPath(dir, c*ChunkSize+i)), Mode: filemode.Regular, Hash: id}
+		}
+		slices.SortFunc(entries, treeOrder) // in order but where a name grows a digit
+		chunk := treeObject(entries)
+		b.objs = append(b.objs, chunk)
+		chunks = append(chunks, object.TreeEntry{Name: chunkName(c), Mode: filemode.Dir, Hash: chunk.Hash})
+	}
+	slices.SortFunc(chunks, treeOrder)
+	t := treeObject(chunks)
+	b.objs = append(b.objs, t)
+	b.root.subtrees[dir] = t.Hash
 }
 
 func (b *treeBuild) blob(path string, mode filemode.FileMode, data []byte) {

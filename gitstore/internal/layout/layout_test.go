@@ -1,11 +1,13 @@
 package layout
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -318,6 +320,54 @@ func TestTreeOrderIsGits(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// BuildStored, given the ids of blobs written already, makes the tree
+// Build makes of the elements themselves, and returns its objects but
+// those blobs: at chunk boundaries, with events and files beside, and
+// (with GIT_SNAP_LONG_TESTS) past a million elements, where names grow
+// a digit and sort otherwise than elements are numbered.
+func TestBuildStoredMakesBuildsTree(t *testing.T) {
+	sizes := []int{0, 1, ChunkSize - 1, ChunkSize, ChunkSize + 1, 3*ChunkSize + 5}
+	if os.Getenv("GIT_SNAP_LONG_TESTS") != "" {
+		sizes = append(sizes, 1_000_050)
+	}
+	files := []snapshot.File{{Path: "a/b.txt", Mode: snapshot.ModeRegular, Content: []byte("b\n")}}
+	for _, n := range sizes {
+		msgs, ids := make([]any, n), make([]plumbing.Hash, n)
+		for i := range msgs {
+			data := Encoded(fmt.Sprintf("%d\n", i))
+			msgs[i], ids[i] = data, BlobHash(data)
+		}
+		events := []any{Encoded("{}\n"), Encoded("[]\n")}
+		eventIDs := []plumbing.Hash{BlobHash(events[0].(Encoded)), BlobHash(events[1].(Encoded))}
+		rest := map[string]any{"config": "x"}
+		var hw, hs snapshot.Header
+		whole, err := Build(Reader{}, nil, &snapshot.Parts{Rest: rest, Messages: msgs, Events: events, Files: files}, &hw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored, err := BuildStored(Reader{}, &snapshot.Parts{Rest: rest, Files: files}, ids, eventIDs, &hs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []plumbing.Hash
+		for _, o := range whole {
+			if o.Type == plumbing.TreeObject || !slices.Contains(ids, o.Hash) && !slices.Contains(eventIDs, o.Hash) {
+				want = append(want, o.Hash)
+			}
+		}
+		var got []plumbing.Hash
+		for _, o := range stored {
+			got = append(got, o.Hash)
+		}
+		slices.SortFunc(want, func(a, b plumbing.Hash) int { return bytes.Compare(a[:], b[:]) })
+		slices.SortFunc(got, func(a, b plumbing.Hash) int { return bytes.Compare(a[:], b[:]) })
+		if !slices.Equal(got, want) || whole[len(whole)-1].Hash != stored[len(stored)-1].Hash || !reflect.DeepEqual(hw, hs) {
+			t.Fatalf("%d messages: BuildStored made %d objects, root %s, header %+v; Build %d (but the blobs), root %s, header %+v",
+				n, len(got), stored[len(stored)-1].Hash, hs, len(want), whole[len(whole)-1].Hash, hw)
 		}
 	}
 }

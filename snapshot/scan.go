@@ -1,0 +1,142 @@
+package snapshot
+
+import (
+	"maps"
+)
+
+// Scanned is a document checked whole, as Parse checks it, but not held
+// whole: its members, except the elements of messages and events,
+// parsed (Rest), and where each of those elements lies in the text, to
+// be parsed when asked for (Element). Parsed whole, a 20 MB document of
+// 50,000 messages is some 150 MB of Go values; scanned, it is its text
+// and 16 bytes an element, and a save holds one element at a time
+// (docs/design.md §7).
+type Scanned struct {
+	data []byte
+	lim  Limits
+	// Rest holds every member but messages and events when they are
+	// non-empty arrays: what Split puts in snapshot.json, and files.
+	Rest  map[string]any
+	spans map[string][]span // by member: where its elements lie
+}
+
+// span is where an element lies in a document's text.
+type span struct{ start, end int }
+
+// apart stands in Rest's place of a member whose elements are scanned,
+// until ScanDocument takes it out.
+type apart struct{}
+
+// ScanDocument checks a snapshot document as ParseDocument does, with
+// the same errors, and returns it scanned: data is kept, not copied, and
+// must not change while the Scanned is used.
+func ScanDocument(data []byte, lim Limits) (*Scanned, error) {
+	if lim.MaxDepth == 0 {
+		lim.MaxDepth = DefaultMaxDepth
+	}
+	d := &Scanned{data: data, lim: lim, spans: map[string][]span{}}
+	if err := overLimit(data, lim); err != nil {
+		return nil, err
+	}
+	p := &parser{data: data, lim: lim, scan: d}
+	p.skipSpace()
+	if p.pos >= len(data) || data[p.pos] != '{' {
+		_, err := ParseDocument(data, lim) // not an object: its error, as ParseDocument gives it
+		return nil, err
+	}
+	v, err := p.only()
+	if err != nil {
+		return nil, err
+	}
+	d.Rest = v.(map[string]any)
+	maps.DeleteFunc(d.Rest, func(_ string, v any) bool { _, ok := v.(apart); return ok })
+	return d, nil
+}
+
+// elements reads the value of a top-level member stored apart: a
+// non-empty array is checked element by element and its elements'
+// places kept; any other value is read as it is.
+func (d *Scanned) elements(p *parser, member string, depth int) (any, error) {
+	if p.pos >= len(p.data) || p.data[p.pos] != '[' || d.emptyArray(p.pos) {
+		return p.value(depth)
+	}
+	depth++
+	if err := p.enter(depth); err != nil {
+		return nil, err
+	}
+	p.pos++ // [
+	var spans []span
+	for i := 0; ; i++ {
+		p.skipSpace()
+		p.path = append(p.path, i)
+		start := p.pos
+		p.discard = true
+		_, err := p.value(depth)
+		p.discard = false
+		if err != nil {
+			return nil, err
+		}
+		spans = append(spans, span{start, p.pos})
+		p.path = p.path[:len(p.path)-1]
+		p.skipSpace()
+		done, err := p.next(']')
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			d.spans[member] = spans
+			return apart{}, nil
+		}
+	}
+}
+
+// emptyArray reports whether the array at i holds nothing: [] stays in
+// Rest, as Split leaves it.
+func (d *Scanned) emptyArray(i int) bool {
+	for i++; i < len(d.data); i++ {
+		switch d.data[i] {
+		case ' ', '\t', '\n', '\r':
+		case ']':
+			return true
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// Len is how many elements member (messages or events) has apart from
+// Rest.
+func (d *Scanned) Len(member string) int { return len(d.spans[member]) }
+
+// Size is the length of the document's text.
+func (d *Scanned) Size() int { return len(d.data) }
+
+// Element parses element i of member (messages or events), as Parse read
+// it.
+func (d *Scanned) Element(member string, i int) (any, error) {
+	sp := d.spans[member][i]
+	p := &parser{data: d.data, pos: sp.start, lim: d.lim, path: []any{member, i}}
+	v, err := p.value(2) // in the document's object and its member's array
+	if err == nil && p.pos != sp.end {
+		err = p.errorf("the element ends at byte %d, not %d as scanned", p.pos, sp.end)
+	}
+	return v, err
+}
+
+// Document parses the whole document, as ParseDocument gives it.
+func (d *Scanned) Document() (map[string]any, error) {
+	doc := maps.Clone(d.Rest)
+	for member, spans := range d.spans {
+		elems := make([]any, len(spans))
+		for i := range spans {
+			v, err := d.Element(member, i)
+			if err != nil {
+				return nil, err
+			}
+			elems[i] = v
+		}
+		doc[member] = elems
+	}
+	return doc, nil
+}

@@ -1,0 +1,106 @@
+package snapshot_test
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/git-snap/git-snap/internal/testdocs"
+	"github.com/git-snap/git-snap/snapshot"
+)
+
+// scanAgrees checks that ScanDocument accepts what ParseDocument accepts,
+// with the same document, and refuses the rest with the same error.
+func scanAgrees(t *testing.T, data []byte, lim snapshot.Limits) bool {
+	t.Helper()
+	want, werr := snapshot.ParseDocument(data, lim)
+	d, gerr := snapshot.ScanDocument(data, lim)
+	if werr != nil || gerr != nil {
+		if werr == nil || gerr == nil || werr.Error() != gerr.Error() {
+			t.Fatalf("%.200q:\nParseDocument: %v\nScanDocument:  %v", data, werr, gerr)
+		}
+		return false
+	}
+	got, err := d.Document()
+	if err != nil {
+		t.Fatalf("%.200q: Document: %v", data, err)
+	}
+	if !snapshot.Equal(got, want) {
+		t.Fatalf("%.200q: scanned document differs", data)
+	}
+	for _, m := range []string{snapshot.MemberMessages, snapshot.MemberEvents} {
+		arr, _ := want[m].([]any)
+		_, inDoc := want[m]
+		_, inRest := d.Rest[m]
+		if inRest != (inDoc && len(arr) == 0) || d.Len(m) != len(arr) {
+			t.Fatalf("%.200q: %d %s apart, want %d (in the rest only when not a non-empty array)", data, d.Len(m), m, len(arr))
+		}
+	}
+	return true
+}
+
+// A scanned document reads as the parsed one, and a damaged one fails
+// with the same error (place, JSON path, problem): every generated
+// document, then each cut short, and with a byte changed, at many places.
+func TestScanAgreesWithParse(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 4))
+	lims := []snapshot.Limits{{}, {MaxDepth: 5}, {MaxValueBytes: 40}, {MaxBytes: 3000}}
+	bad := []byte(`"\{[]},:0-e9x` + "\x00\xff")
+	for i := range 60 {
+		data, err := snapshot.Marshal(testdocs.Random(r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 0 {
+			data, _ = snapshot.MarshalIndent(testdocs.Random(r))
+		}
+		lim := lims[i%len(lims)]
+		scanAgrees(t, data, lim)
+		for range 12 {
+			at := r.IntN(len(data))
+			scanAgrees(t, data[:at], lim)
+			changed := bytes.Clone(data)
+			changed[at] = bad[r.IntN(len(bad))]
+			scanAgrees(t, changed, lim)
+		}
+	}
+}
+
+func TestScanEdges(t *testing.T) {
+	deep := strings.Repeat("[", 600) + strings.Repeat("]", 600)
+	for _, in := range []string{
+		`{}`, `[]`, `"x"`, `  {"messages": []} `, `{"messages": [ ]}`, `{"messages": null}`, `{"messages": {}}`,
+		`{"messages": [1, {"a": 2}, "s", [], {}]}`, `{"events": [{"type": "start"}], "messages": [{}]}`,
+		`{"messages": [1], "messages": [2]}`, `{"messages": [{"a": 1, "a": 2}]}`, `{"messages": [1] , }`,
+		`{"messages": [1,]}`, `{"messages": [1 2]}`, `{"messages": [` + deep + `]}`, `{"messages": [NaN]}`,
+		`{"messages": ["\ud800"]}`, "{\"messages\": [\"\xff\"]}", `{"messages": [1e1000000001]}`, `{"messages": [1]} x`,
+		`{"messages": [{"k": "` + strings.Repeat("é", 30) + `"}]}`, `{"messages": ["\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9"]}`,
+		`{"a": {"messages": [1]}, "messages": [[[[1]]]]}`, `{"files": [1], "messages": [2]}`,
+	} {
+		for _, lim := range []snapshot.Limits{{}, {MaxDepth: 3}, {MaxDepth: 1}, {MaxValueBytes: 40}} {
+			scanAgrees(t, []byte(in), lim)
+		}
+	}
+}
+
+// Elements are found where they lie, whatever the spacing.
+func TestScanElements(t *testing.T) {
+	d, err := snapshot.ScanDocument([]byte("{\"config\":{\"m\":1},\n \"messages\" :\t[ {\"a\":\"x\"} ,\n2,\"three\" ]}"), snapshot.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i := range d.Len(snapshot.MemberMessages) {
+		v, err := d.Element(snapshot.MemberMessages, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := snapshot.Marshal(v)
+		got = append(got, string(b))
+	}
+	if fmt.Sprint(got) != `[{"a":"x"} 2 "three"]` || len(d.Rest) != 1 {
+		t.Errorf("elements %v, rest %v", got, d.Rest)
+	}
+}
