@@ -253,3 +253,46 @@ func TestLooseReaderAgreesWithGit(t *testing.T) {
 		}
 	}
 }
+
+// HasEncodedObject says what git cat-file -e says of every object of a
+// repository, as it moves from loose into a pack the store had not seen
+// when it first looked, and of objects that are nowhere.
+func TestHasObjectAgreesWithGit(t *testing.T) {
+	ctx := context.Background()
+	dir, s := newRepo(t)
+	save := func(from, to int) {
+		for i := from; i <= to; i++ {
+			if _, err := s.Save(ctx, conversation(i*5), SaveOptions{Session: "has"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	absent := []plumbing.Hash{plumbing.ZeroHash, plumbing.NewHash("0123456789abcdef0123456789abcdef01234567")}
+	check := func(when string) {
+		t.Helper()
+		all := strings.Fields(git(t, dir, "rev-list", "--objects", "--all", "--no-object-names"))
+		if len(all) < 10 {
+			t.Fatalf("%s: %d objects", when, len(all))
+		}
+		for _, id := range all {
+			if err := s.st.HasEncodedObject(plumbing.NewHash(id)); err != nil {
+				t.Fatalf("%s: %s, which git has: %v", when, id, err)
+			}
+		}
+		for _, h := range absent {
+			if err := exec.Command("git", "-C", dir, "cat-file", "-e", h.String()).Run(); err == nil {
+				t.Fatalf("git has %s", h)
+			}
+			if err := s.st.HasEncodedObject(h); !errors.Is(err, plumbing.ErrObjectNotFound) {
+				t.Fatalf("%s: %s, which git has not: %v", when, h, err)
+			}
+		}
+	}
+	save(1, 3)
+	check("loose")
+	git(t, dir, "gc", "-q", "--prune=now")
+	check("packed")
+	save(4, 6)
+	git(t, dir, "gc", "-q", "--prune=now") // a pack the store has not listed
+	check("packed since")
+}

@@ -124,6 +124,36 @@ func (s *Set) find(h plumbing.Hash) (plumbing.ObjectType, []byte, uint64, error)
 	return 0, nil, s.gen, plumbing.ErrObjectNotFound
 }
 
+// Contains reports whether one of the packs listed so far holds the
+// object, from their indexes alone: nothing is read from a pack.
+func (s *Set) Contains(h plumbing.Hash) (bool, error) {
+	ok, _, err := s.contains(h)
+	return ok, err
+}
+
+// Has is Contains after listing the directory again, when the object is
+// in none of the packs listed so far, to see packs written since.
+func (s *Set) Has(h plumbing.Hash) (bool, error) {
+	ok, gen, err := s.contains(h)
+	if err == nil && !ok && s.changedSince(gen) {
+		ok, _, err = s.contains(h)
+	}
+	return ok, err
+}
+
+func (s *Set) contains(h plumbing.Hash) (bool, uint64, error) {
+	if err := s.rlock(); err != nil {
+		return false, 0, err
+	}
+	defer s.mu.RUnlock()
+	for _, p := range s.packs {
+		if _, ok, err := p.find(h); err == nil && ok {
+			return true, s.gen, nil
+		}
+	}
+	return false, s.gen, nil
+}
+
 // rlock takes mu shared, listing the directory first if that was never
 // done.
 func (s *Set) rlock() error {
