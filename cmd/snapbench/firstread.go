@@ -23,7 +23,8 @@ import (
 // (two real records more) is paired with the same call on the
 // 100-record session; then stats, sessions and usage --daily, each the
 // first run after one more hook call, are paired with the same command
-// run again (warm).
+// run again (warm); and a running viewer's sessions page after a hook
+// call, paired with the same page again.
 func (b *bench) firstReadRows(ctx context.Context) ([]row, error) {
 	long, err := testdocs.Longest()
 	if err != nil {
@@ -70,12 +71,42 @@ func (b *bench) firstReadRows(ctx context.Context) ([]row, error) {
 		}
 		rows = append(rows, p.fill(row{what: fmt.Sprintf("first %s after a hook call on the %d-record session", rd.what, n), kind: rd.kind}))
 	}
+	page, err := b.firstPage(big)
+	if err != nil {
+		return nil, err
+	}
+	rows = append(rows, page.fill(row{what: fmt.Sprintf("a running viewer's first sessions page after a hook call on the %d-record session", n), kind: kindFirstPage}))
 	for _, s := range []*realSession{big, small} {
 		if err := hookFailed(s.dir); err != nil {
 			return nil, err
 		}
 	}
 	return rows, nil
+}
+
+// firstPage pairs a running git snap view's sessions page, asked after
+// a hook call moved the session, with the same page asked again.
+func (b *bench) firstPage(s *realSession) (pairing, error) {
+	url, stop, err := b.startView(s.dir)
+	if err != nil {
+		return pairing{}, err
+	}
+	defer stop()
+	if _, _, err := get(url + "/"); err != nil {
+		return pairing{}, err
+	}
+	return b.pair(
+		func(int) (time.Duration, error) {
+			if _, err := s.hook(b); err != nil { // untimed: what the page comes after
+				return 0, err
+			}
+			d, _, err := get(url + "/")
+			return d, err
+		},
+		func(int) (time.Duration, error) {
+			d, _, err := get(url + "/")
+			return d, err
+		})
 }
 
 // realSession is a session recorded through the hook's path from real
