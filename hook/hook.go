@@ -23,6 +23,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -42,7 +43,9 @@ const Timeout = 20 * time.Second
 const Budget = 8 * time.Second
 
 // LateVar is the environment variable that marks the call apart a call
-// starts (see Call.Later): the program that runs it sets Call.Late.
+// starts (see Call.Later): the program that runs it sets Call.Late, and
+// Call.LateSize from its value, the size of the transcript when the
+// call that started it returned.
 const LateVar = "GIT_SNAP_HOOK_LATE"
 
 // lateWait bounds how long the call apart waits for the agent's last
@@ -84,6 +87,11 @@ type Call struct {
 	AgentEnv agent.Env
 	// Late says this process is the call apart that Later started.
 	Late bool
+	// LateSize is, for the call apart, the transcript's size in bytes
+	// when the call that started it returned: the lines the agent writes
+	// after it lie past it. A resumed run appends to a transcript that
+	// already ends as a run ends.
+	LateSize int64
 	// Later starts the same call again in a process apart, with args
 	// (the agent, then Args), stdin, and the variables of this process
 	// plus extra; nil where no process can be started (a test running
@@ -216,7 +224,7 @@ func (k *call) record(ctx context.Context, s *gitstore.Store, cfg config.Config)
 	}
 	switch {
 	case k.Late && late != nil:
-		waitEnded(ctx, late, p.TranscriptPath)
+		waitEnded(ctx, late, p.TranscriptPath, k.LateSize)
 		if _, err := os.Stat(p.TranscriptPath); errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("transcript %s does not exist %s after the %s call: nothing read from it", p.TranscriptPath, lateWait, p.Event)
 		}
@@ -254,16 +262,22 @@ func (k *call) again(p agent.Payload) error {
 	if err != nil {
 		return fmt.Errorf("the payload again, for the lines after the call: %w", err)
 	}
-	if err := k.Later(append([]string{k.Agent}, k.Args...), stdin, LateVar+"=1"); err != nil {
+	size := int64(0)
+	if fi, err := os.Stat(p.TranscriptPath); err == nil {
+		size = fi.Size()
+	}
+	if err := k.Later(append([]string{k.Agent}, k.Args...), stdin, LateVar+"="+strconv.FormatInt(size, 10)); err != nil {
 		return fmt.Errorf("record the lines written after the %s hook call: %w", p.Event, err)
 	}
 	return nil
 }
 
-// waitEnded waits until the transcript's last record is the last the
-// agent writes in a run, or lateWait has passed, or ctx ends: what is
-// there by then is recorded.
-func waitEnded(ctx context.Context, late agent.LateWriter, transcript string) {
+// waitEnded waits until the transcript has grown past after and its
+// last record is the last the agent writes in a run, or lateWait has
+// passed, or ctx ends: what is there by then is recorded. (Without the
+// size, a resumed run's call apart took the end of the run before for
+// its own, when the agent had not yet written this run's lines.)
+func waitEnded(ctx context.Context, late agent.LateWriter, transcript string, after int64) {
 	if transcript == "" {
 		return
 	}
@@ -272,7 +286,7 @@ func waitEnded(ctx context.Context, late agent.LateWriter, transcript string) {
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		if rec, ok := lastRecord(transcript); ok && late.Ended(rec) {
+		if rec, size, ok := lastRecord(transcript); ok && size > after && late.Ended(rec) {
 			return
 		}
 		select {
@@ -283,22 +297,23 @@ func waitEnded(ctx context.Context, late agent.LateWriter, transcript string) {
 	}
 }
 
-// lastRecord reads the last complete line of a JSONL file as JSON.
-func lastRecord(path string) (any, bool) {
+// lastRecord reads the last complete line of a JSONL file as JSON, and
+// the file's size.
+func lastRecord(path string) (any, int64, bool) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, false
+		return nil, 0, false
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, false
+		return nil, 0, false
 	}
 	const tail = 256 << 10
 	off := max(fi.Size()-tail, 0)
 	buf := make([]byte, fi.Size()-off)
 	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
-		return nil, false
+		return nil, 0, false
 	}
 	buf = bytes.TrimRight(buf, "\r\n")
 	if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
@@ -306,9 +321,9 @@ func lastRecord(path string) (any, bool) {
 	}
 	var v any
 	if json.Unmarshal(buf, &v) != nil {
-		return nil, false
+		return nil, 0, false
 	}
-	return v, true
+	return v, fi.Size(), true
 }
 
 // git marks the sessions at work in this work tree with the commit just

@@ -19,7 +19,10 @@ import (
 // are written as restore writes JSON, keys sorted, to be compared as
 // text.) git-snap-hook starts its call apart as git snap hook does. In a
 // quick run, Copilot CLI 1.0 creates events.jsonl only after its calls
-// came: no call logs it missing, and the call apart records it whole.
+// came: no call logs it missing, and the call apart records it whole. A
+// resumed run appends to a transcript that ends as the run before ended
+// (session.shutdown): the call apart waits for this run's lines, which a
+// quick run writes only after its sessionEnd call.
 func TestHookRecordsCopilotLinesAfterSessionEnd(t *testing.T) {
 	gitBin, err := exec.LookPath("git")
 	if err != nil {
@@ -27,16 +30,18 @@ func TestHookRecordsCopilotLinesAfterSessionEnd(t *testing.T) {
 	}
 	bin := buildBinary(t)
 	for name, hook := range map[string][]string{"git snap hook": {bin, "hook"}, "git-snap-hook": {filepath.Join(filepath.Dir(bin), agent.HookProgram)}} {
-		t.Run(name, func(t *testing.T) { copilotLateLines(t, gitBin, bin, hook, false) })
-		t.Run(name+", the transcript written after the call", func(t *testing.T) { copilotLateLines(t, gitBin, bin, hook, true) })
+		t.Run(name, func(t *testing.T) { copilotLateLines(t, gitBin, bin, hook, "") })
+		t.Run(name+", the transcript written after the call", func(t *testing.T) { copilotLateLines(t, gitBin, bin, hook, "late") })
+		t.Run(name+", a resumed run written after the call", func(t *testing.T) { copilotLateLines(t, gitBin, bin, hook, "resumed") })
 	}
 }
 
 // copilotLateLines runs the Copilot CLI's sessionEnd call with the
 // program hook (and what comes before the agent's name) and checks that
-// the lines written after it are recorded; late: the whole transcript is
-// written after the call.
-func copilotLateLines(t *testing.T, gitBin, bin string, hook []string, late bool) {
+// the lines written after it are recorded; mode "late": the whole
+// transcript is written after the call; "resumed": the transcript holds
+// a whole run before, and all of this run is written after the call.
+func copilotLateLines(t *testing.T, gitBin, bin string, hook []string, mode string) {
 	repo, home := gitRepo(t, gitBin), t.TempDir()
 	const id = "9d362af6-ca39-4eea-868c-df2047196cc0"
 	events := filepath.Join(home, ".copilot", "session-state", id, "events.jsonl")
@@ -48,9 +53,14 @@ func copilotLateLines(t *testing.T, gitBin, bin string, hook []string, late bool
 	after := `{"data":{"hookInvocationId":"h1","hookType":"sessionEnd","success":true},"id":"e4","timestamp":"2026-11-25T10:00:03Z","type":"hook.end"}
 {"data":{"accountingSnapshot":{}},"id":"e5","timestamp":"2026-11-25T10:00:03Z","type":"session.shutdown"}
 `
-	if late {
+	switch mode {
+	case "late":
 		after, before = before+after, ""
-	} else {
+	case "resumed":
+		again := strings.NewReplacer(`"e`, `"r`, `"h1"`, `"h2"`, "10:00:0", "10:05:0", `"hi"`, `"again"`).Replace(before + after)
+		after, before = again[strings.Index(again, "\n")+1:], before+after
+	}
+	if before != "" {
 		must(t, os.WriteFile(events, []byte(before), 0o644))
 	}
 	env := append(os.Environ(), "HOME="+home, "COPILOT_HOME=", "GIT_SNAP_HOOK_LATE=")
@@ -66,7 +76,12 @@ func copilotLateLines(t *testing.T, gitBin, bin string, hook []string, late bool
 	if took := time.Since(began); took > 10*time.Second {
 		t.Errorf("the hook call waited %s for lines the agent writes after it", took)
 	}
-	// The agent goes on once the hook has returned.
+	// The agent goes on once the hook has returned; a resumed run's
+	// lines come after the call apart has looked (as a loaded machine's
+	// Copilot CLI wrote them).
+	if mode == "resumed" {
+		time.Sleep(time.Second)
+	}
 	f, err := os.OpenFile(events, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
 	must(t, err)
 	_, err = f.WriteString(after)

@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -73,6 +74,7 @@ func Run(ctx context.Context, p Process) {
 		},
 		AgentEnv: proc.AgentEnv(p.Getenv),
 		Late:     p.Getenv(hook.LateVar) != "",
+		LateSize: lateSize(p.Getenv(hook.LateVar)),
 		Stderr:   p.Stderr,
 		Export:   proc.Export,
 	}
@@ -82,6 +84,15 @@ func Run(ctx context.Context, p Process) {
 		}
 	}
 	hook.Run(ctx, c)
+}
+
+// lateSize reads hook.LateVar's value: 0 when it is no size.
+func lateSize(v string) int64 {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
 }
 
 // again is the command line of the call apart before the agent's name:
