@@ -616,6 +616,7 @@ func agreeEverywhere(t *testing.T, s *gitstore.Store, e gitstore.Entry, want cou
 	if n, err := gitstore.CountRecords(ctx, s, entry, rest); err != nil || numbersCounts(n) != want {
 		t.Errorf("show (a record at a time): %v\n got %+v\nwant %+v", err, numbersCounts(n), want)
 	}
+	sameFirstRecords(t, s, entry, rest)
 	totals, ok, err := s.Totals(ctx, []gitstore.Entry{entry})
 	if err != nil || !ok[0] {
 		t.Fatalf("totals: %v %v", ok, err)
@@ -663,5 +664,36 @@ func agreeEverywhere(t *testing.T, s *gitstore.Store, e gitstore.Entry, want cou
 	}
 	if calls != want.ModelCalls {
 		t.Errorf("replay: %d calls, want %d", calls, want.ModelCalls)
+	}
+}
+
+// sameFirstRecords checks that a snapshot's first live records, listed
+// alone (the viewer's title), are LiveRecords's first ones, from their
+// stored order and their threads.
+func sameFirstRecords(t *testing.T, s *gitstore.Store, e gitstore.Entry, rest map[string]any) {
+	t.Helper()
+	ctx := context.Background()
+	all, err := gitstore.LiveRecords(ctx, s, e, rest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{1, 7, 256, all.Len() + 1} {
+		first, ok, err := gitstore.FirstLiveRecords(ctx, s, e, rest, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			continue // read with LiveRecords instead
+		}
+		if want := min(n, all.Len()); first.Len() != want {
+			t.Fatalf("first %d live records: %d, want %d", n, first.Len(), want)
+		}
+		for k := range first.Len() {
+			a, err1 := first.At(ctx, k)
+			b, err2 := all.At(ctx, k)
+			if err1 != nil || err2 != nil || !snapshot.Equal(a, b) || first.Thread(k) != all.Thread(k) {
+				t.Fatalf("first %d live records: record %d differs (%v %v)", n, k, err1, err2)
+			}
+		}
 	}
 }

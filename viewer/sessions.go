@@ -202,12 +202,8 @@ func (sum summary) readFrom(ctx context.Context, st locked, table *prices.Prices
 	}
 	c := table.Estimate(n.ByModel)
 	n.Cost = &c
-	recs, err := gitstore.LiveRecords(ctx, st, e, rest)
-	if err != nil {
-		return nil, err
-	}
 	a, _ := agent.Lookup(sum.Tip.Header.Source, agent.Env{})
-	if sum.Title, sum.Branch, err = titleOf(ctx, recs, a); err != nil {
+	if sum.Title, sum.Branch, err = titleIn(ctx, st, e, rest, a); err != nil {
 		return nil, err
 	}
 	sum.Numbers = n
@@ -217,6 +213,32 @@ func (sum summary) readFrom(ctx context.Context, st locked, table *prices.Prices
 	}
 	sum.read = true
 	return &sum, nil
+}
+
+// titleRecords is how many of a session's first live records are looked
+// at for its first prompt before all of them are listed.
+const titleRecords = 256
+
+// titleIn is the first prompt and code branch of the session whose tip
+// is e: from its first live records, listed alone where that can be
+// done (a hook call on a session of 50k records moved its tip, and
+// listing them all again took 60 ms), else from all of them.
+func titleIn(ctx context.Context, st locked, e gitstore.Entry, rest map[string]any, a agent.Adapter) (title, branch string, err error) {
+	first, ok, err := gitstore.FirstLiveRecords(ctx, st, e, rest, titleRecords)
+	if err != nil {
+		return "", "", err
+	}
+	if ok {
+		title, branch, err = titleOf(ctx, first, a)
+		if err != nil || title != "" || first.Len() < titleRecords {
+			return title, branch, err // found, or the first are all there are
+		}
+	}
+	recs, err := gitstore.LiveRecords(ctx, st, e, rest)
+	if err != nil {
+		return "", "", err
+	}
+	return titleOf(ctx, recs, a)
 }
 
 // titleOf reads a session's first prompt and the code branch its first
