@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -106,8 +107,10 @@ cat `+filepath.Join(tmp, "last.json")+`
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if got, _ := os.ReadFile(ran); string(got) != "1\n" {
-		t.Errorf("the export ran %q times (with GIT_SNAP_HOOK_LATE as each line), want once with 1", got)
+	// Once, by the call apart: GIT_SNAP_HOOK_LATE set to the size of
+	// what the call that started it had read.
+	if got, _ := os.ReadFile(ran); !regexp.MustCompile(`^[0-9]+\n$`).Match(got) {
+		t.Errorf("the export ran %q times (with GIT_SNAP_HOOK_LATE as each line), want once, by the call apart", got)
 	}
 	log, err := os.ReadFile(filepath.Join(repo, ".git", "snap", "hook.log"))
 	lines := strings.Split(strings.TrimSpace(string(log)), "\n")
