@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/git-snap/git-snap/agent"
-	"github.com/git-snap/git-snap/capture"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/internal/testdocs"
 )
@@ -144,8 +143,10 @@ func (b *bench) realHookSession(ctx context.Context, name, id string, lines [][]
 		return nil, err
 	}
 	defer s.Close()
-	a, _ := agent.Lookup("claude-code", agent.Env{})
-	in := capture.Ingest{Store: s, Adapter: a, MaxReadBytes: 1 << 30}
+	in, err := claudeIngest(s)
+	if err != nil {
+		return nil, err
+	}
 	p := agent.Payload{Agent: "claude-code", Event: "PostToolUse", Tool: "Read", SessionID: id, TranscriptPath: rs.path, CWD: dir}
 	logf("%s: a session of %d real records, recorded by the hook's path", name, n)
 	for rs.next < n {

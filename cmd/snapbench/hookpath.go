@@ -42,15 +42,22 @@ func newTranscript(s *gitstore.Store, dir, path, session string) (*transcript, e
 	if err := f.Close(); err != nil {
 		return nil, err
 	}
-	a, err := agent.Lookup("claude-code", agent.Env{})
+	in, err := claudeIngest(s)
 	if err != nil {
 		return nil, err
 	}
 	return &transcript{
-		in:   capture.Ingest{Store: s, Adapter: a, MaxReadBytes: 1 << 30},
+		in:   in,
 		p:    agent.Payload{Agent: "claude-code", Event: "PostToolUse", SessionID: session, TranscriptPath: path, CWD: dir},
 		path: path,
 	}, nil
+}
+
+// claudeIngest records Claude Code transcripts into s as a hook call
+// does, with no bound on what one call reads.
+func claudeIngest(s *gitstore.Store) (capture.Ingest, error) {
+	a, err := agent.Lookup("claude-code", agent.Env{})
+	return capture.Ingest{Store: s, Adapter: a, MaxReadBytes: 1 << 30}, err
 }
 
 // grow appends records to the transcript and records them as one

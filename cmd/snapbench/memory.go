@@ -17,8 +17,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/git-snap/git-snap/agent"
-	"github.com/git-snap/git-snap/capture"
 	"github.com/git-snap/git-snap/gitstore"
 )
 
@@ -253,11 +251,10 @@ func (b *bench) memoryRepo(ctx context.Context, dir string) error {
 		return err
 	}
 	defer s.Close()
-	a, err := agent.Lookup("claude-code", agent.Env{})
+	in, err := claudeIngest(s)
 	if err != nil {
 		return err
 	}
-	in := capture.Ingest{Store: s, Adapter: a, MaxReadBytes: 1 << 30}
 	big := filepath.Join(b.work, memBigSession+".jsonl")
 	n, err := writeLines(big, false, func(i int) []byte {
 		if i > 0 && i%4 == 0 && fileSize(big) >= memBigBytes {

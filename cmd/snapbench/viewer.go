@@ -15,9 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/git-snap/git-snap/capture"
-
-	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 )
 
@@ -267,11 +264,10 @@ func (b *bench) importTimelines(ctx context.Context, dir string, n int) error {
 		return err
 	}
 	defer s.Close()
-	a, err := agent.Lookup("claude-code", agent.Env{})
+	in, err := claudeIngest(s)
 	if err != nil {
 		return err
 	}
-	in := capture.Ingest{Store: s, Adapter: a, MaxReadBytes: 1 << 30}
 	for i := range n {
 		session := fmt.Sprintf("tl-%d", i)
 		path := filepath.Join(b.work, session+".jsonl")
