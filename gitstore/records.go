@@ -19,6 +19,8 @@ type Records struct {
 	// all holds the records when which are live can only be read from
 	// the records themselves (agent.LiveIndex).
 	all []any
+	// first is where FirstLiveRecords found them, nil for LiveRecords.
+	first *firstListing
 }
 
 // LiveRecords lists the live records of the snapshot e whose other
@@ -53,50 +55,6 @@ func LiveRecords(ctx context.Context, s Contents, e Entry, rest map[string]any) 
 		r.ids[k] = refs[i].ID
 	}
 	return r, nil
-}
-
-// FirstLiveRecords is LiveRecords's first n live records (all, when
-// fewer), reading only the message blocks that hold them: a reader of a
-// session's first records (its title) need not list 50,000. It needs
-// which records are live without reading them (agent.LiveIndex), and the
-// number of stored records from e's header; ok is false when either is
-// not known, and the caller reads them with LiveRecords.
-func FirstLiveRecords(ctx context.Context, s Contents, e Entry, rest map[string]any, n int) (r *Records, ok bool, err error) {
-	index, thread, ok := agent.LiveIndex(rest, e.Header.Messages)
-	if !ok || len(thread) < len(index) {
-		return nil, false, nil
-	}
-	index, thread = index[:min(n, len(index))], thread[:min(n, len(index))]
-	need := -1 // the last stored record the first n live ones take
-	for _, i := range index {
-		need = max(need, i)
-	}
-	blocks, err := s.MessageBlocks(ctx, e)
-	if err != nil {
-		return nil, false, err
-	}
-	var refs []MessageRef
-	for _, b := range blocks {
-		if len(refs) > need {
-			break
-		}
-		ms, err := s.BlockMessages(ctx, b)
-		if err != nil {
-			return nil, false, err
-		}
-		refs = append(refs, ms...)
-	}
-	if len(refs) <= need || len(blocks) > 0 && len(refs) > e.Header.Messages {
-		return nil, false, nil // the header's count is not the stored records'
-	}
-	r = &Records{s: s, thread: thread, ids: make([]MessageID, len(index))}
-	for k, i := range index {
-		if refs[i].Index != i {
-			return nil, false, fmt.Errorf("snapshot %s: message %d is stored as %d", e.ID, i, refs[i].Index)
-		}
-		r.ids[k] = refs[i].ID
-	}
-	return r, true, nil
 }
 
 // readAll reads every stored message and keeps the live ones.
