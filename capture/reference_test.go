@@ -669,7 +669,9 @@ func agreeEverywhere(t *testing.T, s *gitstore.Store, e gitstore.Entry, want cou
 
 // sameFirstRecords checks that a snapshot's first live records, listed
 // alone (the viewer's title), are LiveRecords's first ones, from their
-// stored order and their threads.
+// stored order and their threads, and that the snapshot holds them by
+// their key (gitstore.FirstKey, what the viewer carries a title over
+// by).
 func sameFirstRecords(t *testing.T, s *gitstore.Store, e gitstore.Entry, rest map[string]any) {
 	t.Helper()
 	ctx := context.Background()
@@ -694,6 +696,11 @@ func sameFirstRecords(t *testing.T, s *gitstore.Store, e gitstore.Entry, rest ma
 			if err1 != nil || err2 != nil || !snapshot.Equal(a, b) || first.Thread(k) != all.Thread(k) {
 				t.Fatalf("first %d live records: record %d differs (%v %v)", n, k, err1, err2)
 			}
+		}
+		if key, ok := first.Key(first.Len()); !ok {
+			t.Fatalf("first %d live records: no key", n)
+		} else if has, err := s.HasFirstRecords(ctx, e, key); err != nil || !has {
+			t.Fatalf("first %d live records: the snapshot they were read from does not hold them (%v)", n, err)
 		}
 	}
 }

@@ -1,9 +1,13 @@
 package gitstore
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
+
+	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-snap/git-snap/agent"
 )
@@ -29,15 +33,29 @@ func FirstLiveRecords(ctx context.Context, s Contents, e Entry, rest map[string]
 	if !ok || len(thread) < len(index) {
 		return nil, false, nil
 	}
-	need := -1 // the last stored record the first n live ones take
-	for _, i := range index {
-		need = max(need, i)
-	}
 	blocks, err := s.MessageBlocks(ctx, e)
 	if err != nil {
 		return nil, false, err
 	}
 	l := &firstListing{index: index}
+	refs, err := l.list(ctx, s, blocks)
+	if err != nil || refs == nil || len(blocks) > 0 && len(refs) > e.Header.Messages {
+		return nil, false, err // the header's count is not the stored records'
+	}
+	r = &Records{s: s, thread: thread, ids: make([]MessageID, len(index)), first: l}
+	for k, i := range index {
+		r.ids[k] = refs[i].ID
+	}
+	return r, true, nil
+}
+
+// list lists blocks, in order, as far as the last of l.index, noting
+// them in l; nil when they end before it.
+func (l *firstListing) list(ctx context.Context, s Contents, blocks []BlockID) ([]MessageRef, error) {
+	need := -1 // the last stored record the live ones take
+	for _, i := range l.index {
+		need = max(need, i)
+	}
 	var refs []MessageRef
 	for _, b := range blocks {
 		if len(refs) > need {
@@ -45,36 +63,34 @@ func FirstLiveRecords(ctx context.Context, s Contents, e Entry, rest map[string]
 		}
 		ms, err := s.BlockMessages(ctx, b)
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		refs = append(refs, ms...)
 		l.blocks, l.ends = append(l.blocks, b), append(l.ends, len(refs))
 	}
-	if len(refs) <= need || len(blocks) > 0 && len(refs) > e.Header.Messages {
-		return nil, false, nil // the header's count is not the stored records'
+	if len(refs) <= need {
+		return nil, nil
 	}
-	r = &Records{s: s, thread: thread, ids: make([]MessageID, len(index)), first: l}
-	for k, i := range index {
+	for _, i := range l.index {
 		if refs[i].Index != i {
-			return nil, false, fmt.Errorf("snapshot %s: message %d is stored as %d", e.ID, i, refs[i].Index)
+			return nil, fmt.Errorf("message %d is stored as %d", i, refs[i].Index)
 		}
-		r.ids[k] = refs[i].ID
 	}
-	return r, true, nil
+	return refs, nil
 }
 
 // FirstKey names a snapshot's first live records by what they are read
 // from: which stored messages are live (from the snapshot's other
-// members) and the message blocks that hold those, by id. Another
-// snapshot whose first live records are the stored messages of the
-// same places, in the same files, held in blocks of the same ids, has
-// the same first records (a block's id is its contents' hash): a
-// reader of them (a session's title) need not read them again after a
-// hook call appended records, and must when a prune or a rewrite
-// changed them.
+// members) and their ids, with the ids of the message blocks that hold
+// them. Another snapshot whose first live records are the stored
+// messages of the same places, in the same files, with the same ids,
+// has the same first records (an id is the content's hash): a reader of
+// them (a session's title) need not read them again after a hook call
+// appended records, and must when a rewrite changed them.
 type FirstKey struct {
 	index  []int
 	thread []string
+	ids    []MessageID
 	blocks []BlockID
 }
 
@@ -92,23 +108,115 @@ func (r *Records) Key(k int) (key FirstKey, ok bool) {
 	if need >= 0 {
 		j = 1 + slices.IndexFunc(r.first.ends, func(end int) bool { return end > need })
 	}
-	return FirstKey{index: slices.Clone(r.first.index[:k]), thread: slices.Clone(r.thread[:k]), blocks: slices.Clone(r.first.blocks[:j])}, true
+	return FirstKey{index: slices.Clone(r.first.index[:k]), thread: slices.Clone(r.thread[:k]),
+		ids: slices.Clone(r.ids[:k]), blocks: slices.Clone(r.first.blocks[:j])}, true
 }
 
-// Holds reports whether snapshot e, whose other members are rest
-// (ReadRest), has the first live records key names, reading only the
-// listing of its message blocks: none of the blocks or records.
-func (key FirstKey) Holds(ctx context.Context, s Contents, e Entry, rest map[string]any) (bool, error) {
+// HasFirstRecords reports whether snapshot e has the first live records
+// key names, reading its root tree, its snapshot.json and the first
+// entries of its messages listing: none of the records, nor its events
+// and files (ReadRest reads those whole), nor the rest of the listing (a
+// session of 50k records lists 394 blocks, 13 KB that took 190 µs to
+// inflate on every sessions page after a hook call, to compare the
+// first one). Only where the blocks that held them are not the same (a
+// block not yet full takes the records appended) are those listed.
+func (s *Store) HasFirstRecords(ctx context.Context, e Entry, key FirstKey) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	t, err := s.reader.Open(e.Tree)
+	if err != nil {
+		return false, fmt.Errorf("read snapshot %s: %w", e.ID, err)
+	}
+	rest, err := s.reader.Document(t)
+	if err != nil {
+		return false, fmt.Errorf("read snapshot %s: %w", e.ID, err)
+	}
 	index, thread, ok := agent.FirstLiveIndex(rest, e.Header.Messages, len(key.index))
 	if !ok || !slices.Equal(index, key.index) || !slices.Equal(thread, key.thread) {
 		return false, nil
 	}
-	if len(key.blocks) == 0 {
-		return true, nil // no record: e has none live either
+	if len(key.blocks) == 0 || t.Messages.IsZero() {
+		return len(key.blocks) == 0, nil
+	}
+	ids, err := s.st.firstTreeIDs(t.Messages, len(key.blocks))
+	if err != nil {
+		return false, fmt.Errorf("read messages of snapshot %s: %w", e.ID, err)
+	}
+	if slices.EqualFunc(ids, key.blocks, func(h plumbing.Hash, b BlockID) bool { return h == b.h }) {
+		return true, nil
 	}
 	blocks, err := s.MessageBlocks(ctx, e)
 	if err != nil {
 		return false, err
 	}
-	return len(blocks) >= len(key.blocks) && slices.Equal(blocks[:len(key.blocks)], key.blocks), nil
+	refs, err := (&firstListing{index: key.index}).list(ctx, s, blocks)
+	if err != nil || refs == nil {
+		return false, err
+	}
+	for k, i := range key.index {
+		if refs[i].ID != key.ids[k] {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// treeEntryMax is the most bytes a tree entry of the store's own takes:
+// an octal mode, a short name (an index or a member's), its id.
+const treeEntryMax = 128
+
+// firstTreeIDs is the ids of tree h's first n entries (all, when
+// fewer): of a loose tree only the bytes that hold them are inflated,
+// else (packed, a batch's, names longer than the store writes) it is
+// read whole.
+func (r *objectReader) firstTreeIDs(h plumbing.Hash, n int) ([]plumbing.Hash, error) {
+	if r.batch == nil {
+		hex := h.String()
+		typ, data, size, err := r.readLoosePrefix(filepath.Join(r.dir, "objects", hex[:2], hex[2:]), r.max, int64(n)*treeEntryMax)
+		if err == nil && typ != plumbing.TreeObject {
+			return nil, plumbing.ErrObjectNotFound
+		}
+		if err == nil {
+			if end, ok := treeEntriesEnd(data, n, int64(len(data)) == size); ok {
+				return entryIDs(data[:end])
+			}
+		}
+	}
+	t, err := r.tree(h) // as any tree is read, for its errors too
+	if err != nil {
+		return nil, err
+	}
+	out := make([]plumbing.Hash, 0, min(n, len(t.Entries)))
+	for _, e := range t.Entries[:min(n, len(t.Entries))] {
+		out = append(out, e.Hash)
+	}
+	return out, nil
+}
+
+// treeEntriesEnd is where the first n entries of a tree's content end
+// in data, its first bytes (all of them when whole); ok is false when
+// data ends before them.
+func treeEntriesEnd(data []byte, n int, whole bool) (end int, ok bool) {
+	for range n {
+		nul := bytes.IndexByte(data[end:], 0)
+		if nul < 0 || end+nul+1+len(plumbing.ZeroHash) > len(data) {
+			return len(data), whole // a truncated entry is parseTree's to refuse
+		}
+		end += nul + 1 + len(plumbing.ZeroHash)
+	}
+	return end, true
+}
+
+// entryIDs is the ids of the entries of a tree's content.
+func entryIDs(data []byte) ([]plumbing.Hash, error) {
+	entries, err := parseTree(data)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]plumbing.Hash, len(entries))
+	for i, e := range entries {
+		out[i] = e.Hash
+	}
+	return out, nil
 }

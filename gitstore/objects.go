@@ -86,24 +86,39 @@ func (r *objectReader) inflater(src io.Reader) (io.ReadCloser, error) {
 // small loose commits, and two buffers allocated for each were a tenth
 // of it.
 func (r *objectReader) readLoose(path string, max int64) (plumbing.ObjectType, []byte, error) {
+	typ, data, _, err := r.readLoosePrefix(path, max, max)
+	return typ, data, err
+}
+
+// readLoosePrefix is readLoose of the first limit bytes of the content
+// at most, and its whole size. With limit below max, only the file's
+// first bytes are inflated (zlib inflates a block whole otherwise: the
+// first entry of a 13 KB tree cost the whole 190 µs), and the content
+// may come short of limit where those bytes held less: the caller reads
+// the object whole when what came is not enough.
+func (r *objectReader) readLoosePrefix(path string, max, limit int64) (plumbing.ObjectType, []byte, int64, error) {
 	f, err := safefile.OpenQuick(path)
 	if err != nil {
-		return plumbing.InvalidObject, nil, err
+		return plumbing.InvalidObject, nil, 0, err
 	}
 	defer f.Close()
+	var in io.Reader = f
+	if limit < max {
+		in = io.LimitReader(f, 2*limit+512) // deflate stores incompressible bytes with little more, its tables first
+	}
 	src, _ := r.fileReaders.Get().(*bufio.Reader)
 	if src == nil {
-		src = bufio.NewReader(f)
+		src = bufio.NewReader(in)
 	} else {
-		src.Reset(f)
+		src.Reset(in)
 	}
 	defer func() { src.Reset(nil); r.fileReaders.Put(src) }()
 	z, err := r.inflater(src)
 	if err != nil {
-		return plumbing.InvalidObject, nil, fmt.Errorf("loose object %s: %w", path, err)
+		return plumbing.InvalidObject, nil, 0, fmt.Errorf("loose object %s: %w", path, err)
 	}
 	defer func() {
-		if z.Close() == nil {
+		if z.Close() == nil || limit < max { // a prefix's reader is left mid-stream: Reset makes it new
 			r.inflaters.Put(z)
 		}
 	}()
@@ -121,23 +136,27 @@ func (r *objectReader) readLoose(path string, max int64) (plumbing.ObjectType, [
 		}
 	}
 	if nul < 0 {
-		return plumbing.InvalidObject, nil, fmt.Errorf("loose object %s: bad header", path)
+		return plumbing.InvalidObject, nil, 0, fmt.Errorf("loose object %s: bad header", path)
 	}
 	kind, size, _ := strings.Cut(string(head[:nul]), " ")
 	typ, err := plumbing.ParseObjectType(kind)
 	n, nerr := strconv.ParseInt(size, 10, 64)
 	if err != nil || nerr != nil || n < 0 {
-		return plumbing.InvalidObject, nil, fmt.Errorf("loose object %s: bad header %q", path, head[:nul])
+		return plumbing.InvalidObject, nil, 0, fmt.Errorf("loose object %s: bad header %q", path, head[:nul])
 	}
 	if n > max {
-		return typ, nil, &pack.TooLargeError{Size: n, Limit: max}
+		return typ, nil, n, &pack.TooLargeError{Size: n, Limit: max}
 	}
-	data := make([]byte, n)
+	data := make([]byte, min(n, limit))
 	k := copy(data, head[nul+1:got])
-	if _, err := io.ReadFull(z, data[k:]); err != nil {
-		return plumbing.InvalidObject, nil, fmt.Errorf("loose object %s: %w", path, err)
+	m, err := io.ReadFull(z, data[k:])
+	if err != nil && limit < max {
+		return typ, data[:k+m], n, nil // what the file's first bytes held
 	}
-	return typ, data, nil
+	if err != nil {
+		return plumbing.InvalidObject, nil, 0, fmt.Errorf("loose object %s: %w", path, err)
+	}
+	return typ, data, n, nil
 }
 
 // writeLoose stores an object as a loose file, as git does: compressed

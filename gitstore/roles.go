@@ -53,6 +53,7 @@ type Snapshots interface {
 type Contents interface {
 	ReadRest(ctx context.Context, id plumbing.Hash) (map[string]any, Entry, error)
 	MessageBlocks(ctx context.Context, e Entry) ([]BlockID, error)
+	HasFirstRecords(ctx context.Context, e Entry, key FirstKey) (bool, error)
 	BlockMessages(ctx context.Context, b BlockID) ([]MessageRef, error)
 	Message(ctx context.Context, id MessageID) (any, error)
 	Files(ctx context.Context, e Entry) (FileSet, error)

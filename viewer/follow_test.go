@@ -1,17 +1,12 @@
 package viewer
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	gitsnap "github.com/git-snap/git-snap"
-	"github.com/git-snap/git-snap/agent"
-	"github.com/git-snap/git-snap/gitstore"
 )
 
 // A timeline open on a running session takes in its new turns as the
@@ -22,7 +17,6 @@ import (
 func TestBrowserTimelineFollowsARunningSession(t *testing.T) {
 	tb := newTab(t)
 	f := tb.f
-	ctx := context.Background()
 	const session = "0f0110e5-0000-4000-8000-00000000f011"
 	turn1, turn2 := splitAtSecondPrompt(t, "../testdata/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl")
 	transcript := filepath.Join(t.TempDir(), session+".jsonl")
@@ -42,23 +36,7 @@ func TestBrowserTimelineFollowsARunningSession(t *testing.T) {
 		if err := out.Close(); err != nil {
 			t.Fatal(err)
 		}
-		repo, err := gitsnap.Open(ctx, f.dir, gitsnap.Options{GitEnv: gitstore.GitEnv{CommitterName: "Ada", CommitterEmail: "ada@example.com", ConfigNoSystem: true}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer repo.Close()
-		a, err := agent.Lookup("claude-code", agent.Env{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		payload := fmt.Sprintf(`{"session_id":%q,"transcript_path":%q,"cwd":%q,"hook_event_name":"Stop"}`, session, transcript, f.dir)
-		p, err := a.Decode([]byte(payload), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, _, err := repo.RecordHook(ctx, a, p, gitsnap.HookOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		claudeHook(t, f.dir, session, transcript, `"hook_event_name":"Stop"`)
 	}
 	hook(turn1)
 	f.sessions[session] = "claude-code"

@@ -58,6 +58,11 @@ func (l locked) MessageBlocks(ctx context.Context, e gitstore.Entry) (ids []gits
 	return ids, err
 }
 
+func (l locked) HasFirstRecords(ctx context.Context, e gitstore.Entry, key gitstore.FirstKey) (ok bool, err error) {
+	err = l.do(ctx, func(st gitstore.Reader) error { ok, err = st.HasFirstRecords(ctx, e, key); return err })
+	return ok, err
+}
+
 func (l locked) BlockMessages(ctx context.Context, b gitstore.BlockID) (refs []gitstore.MessageRef, err error) {
 	err = l.do(ctx, func(st gitstore.Reader) error { refs, err = st.BlockMessages(ctx, b); return err })
 	return refs, err

@@ -213,21 +213,30 @@ func (s *Server) Warm(ctx context.Context) error {
 // records: reading the first ones again took 0.7 ms of a page that
 // takes 0.6 ms warm).
 func (sum summary) readFrom(ctx context.Context, st locked, table *prices.Prices) (*summary, error) {
-	rest, e, err := st.ReadRest(ctx, sum.Tip.ID)
+	n, counted := agent.NumbersOfHeader(sum.Tip.Header)
+	carried, err := sum.carryTitle(ctx, st)
 	if err != nil {
 		return nil, err
 	}
-	n, counted := agent.NumbersOfHeader(e.Header)
-	if !counted {
-		if n, err = gitstore.CountRecords(ctx, st, e, rest); err != nil {
+	if !carried || !counted {
+		rest, e, err := st.ReadRest(ctx, sum.Tip.ID)
+		if err != nil {
 			return nil, err
+		}
+		if !counted {
+			if n, err = gitstore.CountRecords(ctx, st, e, rest); err != nil {
+				return nil, err
+			}
+		}
+		if !carried {
+			a, _ := agent.Lookup(e.Header.Source, agent.Env{})
+			if sum.Title, sum.Branch, sum.titleKey, sum.keyed, err = titleIn(ctx, st, e, rest, a); err != nil {
+				return nil, err
+			}
 		}
 	}
 	c := table.Estimate(n.ByModel)
 	n.Cost = &c
-	if err := sum.titleFrom(ctx, st, e, rest); err != nil {
-		return nil, err
-	}
 	sum.prev = nil // a read summary holds no other
 	sum.Numbers = n
 	sum.Tokens = n.InputTokens + n.CacheReadTokens + n.CacheWriteTokens + n.OutputTokens
@@ -238,23 +247,20 @@ func (sum summary) readFrom(ctx context.Context, st locked, table *prices.Prices
 	return &sum, nil
 }
 
-// titleFrom sets sum's title and branch: prev's when the records they
-// were read from are the first live records of e too, else read again.
-func (sum *summary) titleFrom(ctx context.Context, st locked, e gitstore.Entry, rest map[string]any) error {
-	if p := sum.prev; p != nil && p.keyed && p.Tip.Header.Source == e.Header.Source {
-		same, err := p.titleKey.Holds(ctx, st, e, rest)
-		if err != nil {
-			return err
-		}
-		if same {
-			sum.Title, sum.Branch, sum.titleKey, sum.keyed = p.Title, p.Branch, p.titleKey, true
-			return nil
-		}
+// carryTitle sets sum's title and branch to prev's, and says so, when
+// the records they were read from are the first live records of sum's
+// tip too (gitstore.FirstKey).
+func (sum *summary) carryTitle(ctx context.Context, st locked) (bool, error) {
+	p := sum.prev
+	if p == nil || !p.keyed || p.Tip.Header.Source != sum.Tip.Header.Source {
+		return false, nil
 	}
-	a, _ := agent.Lookup(e.Header.Source, agent.Env{})
-	var err error
-	sum.Title, sum.Branch, sum.titleKey, sum.keyed, err = titleIn(ctx, st, e, rest, a)
-	return err
+	same, err := st.HasFirstRecords(ctx, sum.Tip, p.titleKey)
+	if err != nil || !same {
+		return false, err
+	}
+	sum.Title, sum.Branch, sum.titleKey, sum.keyed = p.Title, p.Branch, p.titleKey, true
+	return true, nil
 }
 
 // titleRecords is how many of a session's first live records are looked
