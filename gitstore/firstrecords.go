@@ -3,6 +3,8 @@ package gitstore
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -86,11 +88,13 @@ func (l *firstListing) list(ctx context.Context, s Contents, blocks []BlockID) (
 // messages of the same places, in the same files, with the same ids,
 // has the same first records (an id is the content's hash): a reader of
 // them (a session's title) need not read them again after a hook call
-// appended records, and must when a rewrite changed them.
+// appended records, and must when a rewrite changed them. The places,
+// files and ids are kept as digests: a viewer keeps a key for each of
+// 10k sessions, of up to 256 records each.
 type FirstKey struct {
-	index  []int
-	thread []string
-	ids    []MessageID
+	n      int
+	live   [sha256.Size]byte // of the records' places and files
+	ids    [sha256.Size]byte // of the records' ids
 	blocks []BlockID
 }
 
@@ -108,8 +112,31 @@ func (r *Records) Key(k int) (key FirstKey, ok bool) {
 	if need >= 0 {
 		j = 1 + slices.IndexFunc(r.first.ends, func(end int) bool { return end > need })
 	}
-	return FirstKey{index: slices.Clone(r.first.index[:k]), thread: slices.Clone(r.thread[:k]),
-		ids: slices.Clone(r.ids[:k]), blocks: slices.Clone(r.first.blocks[:j])}, true
+	return FirstKey{n: k, live: liveDigest(r.first.index[:k], r.thread[:k]), ids: idsDigest(r.ids[:k]),
+		blocks: slices.Clone(r.first.blocks[:j])}, true
+}
+
+// liveDigest is the digest of live records' places and files.
+func liveDigest(index []int, thread []string) [sha256.Size]byte {
+	h := sha256.New()
+	var b [8]byte
+	for k, i := range index {
+		binary.BigEndian.PutUint64(b[:], uint64(i))
+		h.Write(b[:])
+		binary.BigEndian.PutUint64(b[:], uint64(len(thread[k])))
+		h.Write(b[:])
+		h.Write([]byte(thread[k]))
+	}
+	return [sha256.Size]byte(h.Sum(nil))
+}
+
+// idsDigest is the digest of records' ids.
+func idsDigest(ids []MessageID) [sha256.Size]byte {
+	h := sha256.New()
+	for _, id := range ids {
+		h.Write(id.h[:])
+	}
+	return [sha256.Size]byte(h.Sum(nil))
 }
 
 // HasFirstRecords reports whether snapshot e has the first live records
@@ -132,34 +159,33 @@ func (s *Store) HasFirstRecords(ctx context.Context, e Entry, key FirstKey) (boo
 	if err != nil {
 		return false, fmt.Errorf("read snapshot %s: %w", e.ID, err)
 	}
-	index, thread, ok := agent.FirstLiveIndex(rest, e.Header.Messages, len(key.index))
-	if !ok || !slices.Equal(index, key.index) || !slices.Equal(thread, key.thread) {
+	index, thread, ok := agent.FirstLiveIndex(rest, e.Header.Messages, key.n)
+	if !ok || len(index) != key.n || len(thread) != key.n || liveDigest(index, thread) != key.live {
 		return false, nil
 	}
 	if len(key.blocks) == 0 || t.Messages.IsZero() {
 		return len(key.blocks) == 0, nil
 	}
-	ids, err := s.st.firstTreeIDs(t.Messages, len(key.blocks))
+	blocks, err := s.st.firstTreeIDs(t.Messages, len(key.blocks))
 	if err != nil {
 		return false, fmt.Errorf("read messages of snapshot %s: %w", e.ID, err)
 	}
-	if slices.EqualFunc(ids, key.blocks, func(h plumbing.Hash, b BlockID) bool { return h == b.h }) {
+	if slices.EqualFunc(blocks, key.blocks, func(h plumbing.Hash, b BlockID) bool { return h == b.h }) {
 		return true, nil
 	}
-	blocks, err := s.MessageBlocks(ctx, e)
+	all, err := s.MessageBlocks(ctx, e)
 	if err != nil {
 		return false, err
 	}
-	refs, err := (&firstListing{index: key.index}).list(ctx, s, blocks)
+	refs, err := (&firstListing{index: index}).list(ctx, s, all)
 	if err != nil || refs == nil {
 		return false, err
 	}
-	for k, i := range key.index {
-		if refs[i].ID != key.ids[k] {
-			return false, nil
-		}
+	ids := make([]MessageID, len(index))
+	for k, i := range index {
+		ids[k] = refs[i].ID
 	}
-	return true, nil
+	return idsDigest(ids) == key.ids, nil
 }
 
 // treeEntryMax is the most bytes a tree entry of the store's own takes:

@@ -224,26 +224,33 @@ func TestSessionsPageAfterHookCallsReadsNoRecord(t *testing.T) {
 // A transcript rewritten from its start (another conversation in the
 // same file, as when it is replaced) leaves the records stored before
 // where they were, and makes the new ones the live ones: the page's
-// title follows them, as a new viewer's does.
+// title follows them, as a new viewer's does. With 300 records before,
+// the block that holds the first ones stays as it was: only which
+// records are live says the title changed.
 func TestSessionsPageTitleFollowsARewrittenTranscript(t *testing.T) {
-	h := newHookedSession(t, "ca7e0000-0000-4000-8000-000000000002")
 	long, other := transcriptLines(t, longTranscript), transcriptLines(t, otherTranscript)
-	h.call(t, false, long[:40]...)
-	srv, _ := viewerOn(t, h.dir)
-	before := sameAsFresh(t, srv, h.dir, "the first call")[h.id]
-	h.call(t, true, other...)
-	after := sameAsFresh(t, srv, h.dir, "the rewritten transcript")[h.id]
-	if after.Title == before.Title {
-		t.Fatalf("the transcript was rewritten with another conversation: the title stays %q", after.Title)
+	for k, start := range []int{40, 300} {
+		t.Run(fmt.Sprint(start), func(t *testing.T) {
+			h := newHookedSession(t, fmt.Sprintf("ca7e0000-0000-4000-8000-00000000020%d", k))
+			h.call(t, false, long[:start]...)
+			srv, _ := viewerOn(t, h.dir)
+			before := sameAsFresh(t, srv, h.dir, "the first call")[h.id]
+			h.call(t, true, other...)
+			after := sameAsFresh(t, srv, h.dir, "the rewritten transcript")[h.id]
+			if after.Title == before.Title {
+				t.Fatalf("the transcript was rewritten with another conversation: the title stays %q", after.Title)
+			}
+			h.call(t, false, other[:3]...) // appended to the rewritten one: the title stays the new one
+			sameAsFresh(t, srv, h.dir, "a call after the rewrite")
+		})
 	}
-	h.call(t, false, other[:3]...) // appended to the rewritten one: the title stays the new one
-	sameAsFresh(t, srv, h.dir, "a call after the rewrite")
 }
 
 // A snapshot saved over the session whose first records differ (the
 // same places, live as before, other content: a rewrite of the
-// document) changes the page's title, and a prune that rewrites the
-// session's commits but not their content keeps it.
+// document) changes the page's title, a prune that rewrites the
+// session's commits but not their content keeps it, and the same
+// records saved by another agent change it again.
 func TestSessionsPageTitleFollowsRewrittenFirstRecords(t *testing.T) {
 	ctx := context.Background()
 	h := newHookedSession(t, "ca7e0000-0000-4000-8000-000000000003")
@@ -296,6 +303,19 @@ func TestSessionsPageTitleFollowsRewrittenFirstRecords(t *testing.T) {
 	pruned := sameAsFresh(t, srv, h.dir, "the session pruned")[h.id]
 	if pruned.Tip == after.Tip || pruned.Title != after.Title {
 		t.Fatalf("pruned: tip %s (was %s), title %q (was %q)", pruned.Tip, after.Tip, pruned.Title, after.Title)
+	}
+
+	// The same records saved by another agent: read as that agent's
+	// (Codex finds no prompt of its own among Claude Code's records).
+	doc, _, err = st.Read(ctx, mustTip(t, st, h.id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Save(ctx, doc, gitstore.SaveOptions{Session: h.id, Source: "codex"}); err != nil {
+		t.Fatal(err)
+	}
+	if other := sameAsFresh(t, srv, h.dir, "saved by another agent")[h.id]; other.Title == pruned.Title {
+		t.Fatalf("the records saved as Codex's: the title stays %q", other.Title)
 	}
 }
 
@@ -355,4 +375,52 @@ func TestSessionsPageTitleAndBranchFromRecordsAppended(t *testing.T) {
 	if got := sameAsFresh(t, srv, h.dir, "a branch")[h.id]; got.Branch != "spotter-dov" {
 		t.Fatalf("records on branch spotter-dov appended: branch %q", got.Branch)
 	}
+}
+
+func mustTip(t *testing.T, st *gitstore.Store, session string) plumbing.Hash {
+	t.Helper()
+	h, err := st.SessionTip(session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// Pages asked while hook calls record (two at a time, as two browser
+// tabs ask) show, once the calls are done, what a new viewer shows:
+// nothing carried over from a tip read half-way is kept.
+func TestSessionsPageDuringHookCalls(t *testing.T) {
+	lines := transcriptLines(t, longTranscript)
+	h := newHookedSession(t, "ca7e0000-0000-4000-8000-000000000007")
+	h.call(t, false, lines[:200]...)
+	srv, _ := viewerOn(t, h.dir)
+	sameAsFresh(t, srv, h.dir, "the first call")
+	done := make(chan struct{})
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() {
+			for {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				if _, err := srv.sessions(context.Background(), parseSessionsQuery(url.Values{"sort": {"tokens"}})); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	for call := range 8 {
+		h.call(t, false, lines[200+call*5:205+call*5]...)
+	}
+	close(done)
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	sameAsFresh(t, srv, h.dir, "eight calls while pages were asked")
 }
