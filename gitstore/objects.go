@@ -17,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
+	"github.com/git-snap/git-snap/gitstore/internal/gitobj"
 	"github.com/git-snap/git-snap/gitstore/internal/pack"
 	"github.com/git-snap/git-snap/internal/safefile"
 )
@@ -279,15 +280,45 @@ func (r *objectReader) blobData(h plumbing.Hash) ([]byte, error) {
 
 // commit reads and parses a commit object; any other object is not
 // found, as for go-git's GetCommit.
-func (r *objectReader) commit(h plumbing.Hash) (rawCommit, error) {
+func (r *objectReader) commit(h plumbing.Hash) (gitobj.Commit, error) {
 	typ, data, err := r.read(h)
 	if err != nil {
-		return rawCommit{}, err
+		return gitobj.Commit{}, err
 	}
 	if typ != plumbing.CommitObject {
-		return rawCommit{}, plumbing.ErrObjectNotFound
+		return gitobj.Commit{}, plumbing.ErrObjectNotFound
 	}
-	return parseCommit(data)
+	return gitobj.ParseCommit(data)
+}
+
+// tree reads and parses a tree object; any other object is not found,
+// as for go-git's GetTree.
+func (r *objectReader) tree(h plumbing.Hash) (*gitobj.Tree, error) {
+	typ, data, err := r.read(h)
+	if err != nil {
+		return nil, err
+	}
+	if typ != plumbing.TreeObject {
+		return nil, plumbing.ErrObjectNotFound
+	}
+	entries, err := gitobj.ParseTree(data)
+	if err != nil {
+		return nil, err
+	}
+	return &gitobj.Tree{Hash: h, Entries: entries}, nil
+}
+
+// tag reads and parses an annotated tag; any other object is not
+// found, as for go-git's GetTag.
+func (r *objectReader) tag(h plumbing.Hash) (gitobj.Tag, error) {
+	typ, data, err := r.read(h)
+	if err != nil {
+		return gitobj.Tag{}, err
+	}
+	if typ != plumbing.TagObject {
+		return gitobj.Tag{}, plumbing.ErrObjectNotFound
+	}
+	return gitobj.ParseTag(data)
 }
 
 // Close releases the mapped indexes and open packs.

@@ -54,11 +54,19 @@ type env struct {
 	// commands in process).
 	has  programs.Set
 	exec func(p programs.Program, what string, args []string) error
+	// watch starts watching Ctrl-C and SIGTERM, which then cancel ctx
+	// (proc.Signals); nil where no signal is watched (tests that run
+	// commands in process).
+	watch func()
 }
 
 func (e *env) run(ctx context.Context, args []string) int {
 	e.ctx = ctx
-	app := e.newApp(commandIn(args))
+	only := commandIn(args)
+	if !slices.Contains(onlyPrint, only) {
+		e.watchSignals()
+	}
+	app := e.newApp(only)
 	e.args = args
 	args = reorderArgs(app, args)
 	err := app.RunContext(ctx, append([]string{"git-snap"}, args...))
@@ -87,6 +95,19 @@ var commands = []struct {
 	{"completion", cmdCompletion}, {"__complete", cmdComplete}, {"undrop", cmdUndrop},
 	{"search", cmdSearch}, {"view", cmdView}, {"usage", cmdUsage}, {"prices", cmdPrices},
 	{"name", cmdName}, {"migrate", cmdMigrate}, {"mcp", cmdMCP}, {"pr", cmdPR},
+}
+
+// onlyPrint are the commands that read and print, and --version ("-"):
+// as git's reading commands, Ctrl-C ends them at once unless they page
+// (see watchSignals), so that they do not pay for watching. Every other
+// command watches from its start, to stop cleanly where it next looks.
+var onlyPrint = []string{"-", "log", "show", "diff", "sessions", "stats", "usage"}
+
+// watchSignals starts watching Ctrl-C and SIGTERM, once.
+func (e *env) watchSignals() {
+	if e.watch != nil {
+		e.watch()
+	}
 }
 
 // needAll are the commands that read the others' definitions: help,
