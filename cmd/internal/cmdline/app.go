@@ -196,16 +196,17 @@ func (e *env) newApp(only string) *cli.App {
 		if _, ok := jsonOutputs[cmd.Name]; ok && hasFlag(cmd.Flags, "json") {
 			cmd.Flags = append(cmd.Flags, jsonFlags()...)
 		}
+		cmd.Flags = withNames(cmd.Flags)
 	}
 	return app
 }
 
 // globalFlags are the options given before the command.
 func globalFlags() []cli.Flag {
-	return quietDefaults(append([]cli.Flag{
+	return withNames(quietDefaults(append([]cli.Flag{
 		&cli.StringFlag{Name: "C", Usage: "run as if started in `DIR`"},
 		&cli.StringFlag{Name: "store", Usage: "keep snapshots in the repository at `DIR` (a store made by init --bare); also $GIT_SNAP_DIR"},
-	}, outputFlags()...))
+	}, outputFlags()...)))
 }
 
 // outputFlags are accepted before the command and, by reading commands,
@@ -853,16 +854,11 @@ func isCount(a string) bool {
 }
 
 func hasFlag(flags []cli.Flag, name string) bool {
-	for _, f := range flags {
-		if slices.Contains(f.Names(), name) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(flags, func(f cli.Flag) bool { return slices.Contains(f.Names(), name) })
 }
 
 func takesValue(flags []cli.Flag, arg string) bool {
 	f := findFlag(flags, arg)
-	_, isBool := f.(*cli.BoolFlag)
+	_, isBool := unwrapFlag(f).(*cli.BoolFlag)
 	return f != nil && !isBool
 }

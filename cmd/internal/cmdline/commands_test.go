@@ -3,7 +3,10 @@ package cmdline
 import (
 	"bytes"
 	"context"
+	"slices"
 	"testing"
+
+	"github.com/urfave/cli/v2"
 )
 
 // Each entry of the table builds the command it is named for, so that a
@@ -113,5 +116,40 @@ func TestWhoWatchesSignals(t *testing.T) {
 		if watched != tc.want {
 			t.Errorf("%q (terminal %v): watched %v, want %v; stderr %s", tc.args, tc.terminal, watched, tc.want, stderr.String())
 		}
+	}
+}
+
+// withNames keeps every flag as cli and help see it: the names, the
+// help line and whether it takes a value, for every flag of every
+// command and the global ones; and each flag is one it names.
+func TestWithNamesKeepsFlags(t *testing.T) {
+	app := (&env{}).newApp("")
+	flags := slices.Clone(app.Flags)
+	for _, c := range app.Commands {
+		flags = append(flags, c.Flags...)
+	}
+	named := 0
+	for _, f := range flags {
+		inner := unwrapFlag(f)
+		if q, ok := f.(*quietInt); ok {
+			inner = q.IntFlag
+		}
+		if inner != f {
+			named++
+		}
+		if !slices.Equal(f.Names(), inner.Names()) {
+			t.Errorf("flag %v: names %v", inner.Names(), f.Names())
+		}
+		if q, ok := f.(*quietInt); !ok && f.String() != inner.String() {
+			t.Errorf("flag %v: help %q, not %q", inner.Names(), f.String(), inner.String())
+		} else if ok && q.String() == "" {
+			t.Errorf("flag %v: no help line", inner.Names())
+		}
+		if dg, ok := f.(cli.DocGenerationFlag); !ok || dg.TakesValue() != inner.(cli.DocGenerationFlag).TakesValue() {
+			t.Errorf("flag %v: takes a value unlike the flag it wraps", inner.Names())
+		}
+	}
+	if named < len(flags)*9/10 {
+		t.Errorf("%d of %d flags have their names found once", named, len(flags))
 	}
 }
