@@ -281,12 +281,9 @@ func (r *objectReader) blobData(h plumbing.Hash) ([]byte, error) {
 // commit reads and parses a commit object; any other object is not
 // found, as for go-git's GetCommit.
 func (r *objectReader) commit(h plumbing.Hash) (gitobj.Commit, error) {
-	typ, data, err := r.read(h)
+	data, err := r.readAs(h, plumbing.CommitObject)
 	if err != nil {
 		return gitobj.Commit{}, err
-	}
-	if typ != plumbing.CommitObject {
-		return gitobj.Commit{}, plumbing.ErrObjectNotFound
 	}
 	return gitobj.ParseCommit(data)
 }
@@ -294,12 +291,9 @@ func (r *objectReader) commit(h plumbing.Hash) (gitobj.Commit, error) {
 // tree reads and parses a tree object; any other object is not found,
 // as for go-git's GetTree.
 func (r *objectReader) tree(h plumbing.Hash) (*gitobj.Tree, error) {
-	typ, data, err := r.read(h)
+	data, err := r.readAs(h, plumbing.TreeObject)
 	if err != nil {
 		return nil, err
-	}
-	if typ != plumbing.TreeObject {
-		return nil, plumbing.ErrObjectNotFound
 	}
 	entries, err := gitobj.ParseTree(data)
 	if err != nil {
@@ -311,14 +305,23 @@ func (r *objectReader) tree(h plumbing.Hash) (*gitobj.Tree, error) {
 // tag reads and parses an annotated tag; any other object is not
 // found, as for go-git's GetTag.
 func (r *objectReader) tag(h plumbing.Hash) (gitobj.Tag, error) {
-	typ, data, err := r.read(h)
+	data, err := r.readAs(h, plumbing.TagObject)
 	if err != nil {
 		return gitobj.Tag{}, err
 	}
-	if typ != plumbing.TagObject {
-		return gitobj.Tag{}, plumbing.ErrObjectNotFound
-	}
 	return gitobj.ParseTag(data)
+}
+
+// readAs reads an object of type typ: one of another type is not found.
+func (r *objectReader) readAs(h plumbing.Hash, typ plumbing.ObjectType) ([]byte, error) {
+	got, data, err := r.read(h)
+	if err != nil {
+		return nil, err
+	}
+	if got != typ {
+		return nil, plumbing.ErrObjectNotFound
+	}
+	return data, nil
 }
 
 // Close releases the mapped indexes and open packs.
