@@ -5,12 +5,15 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+
+	"github.com/git-snap/git-snap/gitstore/internal/pack"
 )
 
 const bundleV2 = "# v2 git bundle\n"
@@ -115,15 +118,7 @@ func (s *Store) ReadBundle(ctx context.Context, r io.Reader) ([]BundleRef, error
 }
 
 func (s *Store) readBundlePack(r io.Reader, refs []BundleRef) error {
-	pw, err := s.st.PackfileWriter()
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(pw, r); err != nil {
-		pw.Close()
-		return &BundleError{fmt.Sprintf("the bundle's pack is damaged: %v", err)}
-	}
-	if err := pw.Close(); err != nil {
+	if _, err := pack.Receive(filepath.Join(s.paths.CommonDir, "objects", "pack"), "tmp_pack_", r); err != nil {
 		return &BundleError{fmt.Sprintf("the bundle's pack is damaged: %v", err)}
 	}
 	s.st.reload()

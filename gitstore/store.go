@@ -20,10 +20,7 @@ import (
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore/internal/gitobj"
 
-	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
 	"github.com/git-snap/git-snap/gitstore/internal/pack"
@@ -155,7 +152,7 @@ func OpenPaths(ctx context.Context, paths Paths, opts Options) (*Store, error) {
 		}
 		opts.Redactor = r
 	}
-	st := newObjectReader(filesystem.NewStorageWithOptions(osfs.New(paths.CommonDir), cache.NewObjectLRU(16*cache.MiByte), filesystem.Options{}), paths.CommonDir, opts.MaxObjectBytes)
+	st := newObjectReader(paths.CommonDir, opts.MaxObjectBytes)
 	s := &Store{
 		paths:    paths,
 		st:       st,
