@@ -213,9 +213,9 @@ func (s *Store) reachable(ctx context.Context, wants []plumbing.Hash) ([]plumbin
 			return fmt.Errorf("tree %s: %w", h, err)
 		}
 		for _, e := range t.Entries {
-			switch {
-			case e.Mode == filemode.Submodule:
-			case e.Mode == filemode.Dir:
+			switch e.Mode {
+			case filemode.Submodule:
+			case filemode.Dir:
 				if add(e.Hash) {
 					err = walkTree(e.Hash)
 				}
