@@ -11,7 +11,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/git-snap/git-snap/gitstore/internal/gitobj"
 )
 
 // Tips lists the tip of every session ref, local ones under the ref
@@ -136,7 +137,7 @@ func (s *Store) Files(ctx context.Context, e Entry) (FileSet, error) {
 		return FileSet{}, err
 	}
 	set := FileSet{ID: FileSetID{files}}
-	err = s.reader.WalkFiles(files, func(path string, t object.TreeEntry) error {
+	err = s.reader.WalkFiles(files, func(path string, t gitobj.TreeEntry) error {
 		if t.Mode != filemode.Regular && t.Mode != filemode.Executable && t.Mode != filemode.Symlink {
 			return fmt.Errorf("the snapshot holds %s with mode %o, which is not a file", path, uint32(t.Mode))
 		}

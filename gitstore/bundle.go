@@ -5,11 +5,15 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
-	"github.com/go-git/go-git/v5/plumbing/revlist"
+
+	"github.com/git-snap/git-snap/gitstore/internal/pack"
 )
 
 const bundleV2 = "# v2 git bundle\n"
@@ -39,7 +43,7 @@ func (s *Store) WriteBundle(ctx context.Context, w io.Writer, refs []string) (in
 		}
 		wants = append(wants, target)
 	}
-	objs, err := revlist.Objects(s.st, wants, nil)
+	objs, err := s.reachable(ctx, wants)
 	if err != nil {
 		return 0, fmt.Errorf("list the bundle's objects: %w", err)
 	}
@@ -114,15 +118,7 @@ func (s *Store) ReadBundle(ctx context.Context, r io.Reader) ([]BundleRef, error
 }
 
 func (s *Store) readBundlePack(r io.Reader, refs []BundleRef) error {
-	pw, err := s.st.PackfileWriter()
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(pw, r); err != nil {
-		pw.Close()
-		return &BundleError{fmt.Sprintf("the bundle's pack is damaged: %v", err)}
-	}
-	if err := pw.Close(); err != nil {
+	if _, err := pack.Receive(filepath.Join(s.paths.CommonDir, "objects", "pack"), "tmp_pack_", r); err != nil {
 		return &BundleError{fmt.Sprintf("the bundle's pack is damaged: %v", err)}
 	}
 	s.st.reload()
@@ -194,4 +190,64 @@ func (s *Store) BundleRefs(ctx context.Context, names []string) ([]string, error
 		refs = append(refs, s.SessionRef(n))
 	}
 	return refs, nil
+}
+
+// reachable lists every object the commits wants reach: the commits and
+// all their ancestors, their trees and blobs, each once (what git
+// rev-list --objects lists). Submodule entries name no object here.
+func (s *Store) reachable(ctx context.Context, wants []plumbing.Hash) ([]plumbing.Hash, error) {
+	seen := map[plumbing.Hash]bool{}
+	var out []plumbing.Hash
+	add := func(h plumbing.Hash) bool {
+		if seen[h] {
+			return false
+		}
+		seen[h] = true
+		out = append(out, h)
+		return true
+	}
+	var walkTree func(h plumbing.Hash) error
+	walkTree = func(h plumbing.Hash) error {
+		t, err := s.st.tree(h)
+		if err != nil {
+			return fmt.Errorf("tree %s: %w", h, err)
+		}
+		for _, e := range t.Entries {
+			switch e.Mode {
+			case filemode.Submodule:
+			case filemode.Dir:
+				if add(e.Hash) {
+					err = walkTree(e.Hash)
+				}
+			default:
+				add(e.Hash)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	todo := slices.Clone(wants)
+	for len(todo) > 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		id := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if !add(id) {
+			continue
+		}
+		c, err := s.st.commit(id)
+		if err != nil {
+			return nil, fmt.Errorf("commit %s: %w", id, err)
+		}
+		if add(c.Tree) {
+			if err := walkTree(c.Tree); err != nil {
+				return nil, err
+			}
+		}
+		todo = append(todo, c.Parents...)
+	}
+	return out, nil
 }

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/git-snap/git-snap/gitstore/internal/gitobj"
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
 	"github.com/git-snap/git-snap/gitstore/internal/refs"
 	"github.com/git-snap/git-snap/snapshot"
@@ -153,14 +153,8 @@ func (s *Store) writeTag(name string, target plumbing.Hash, msg string) (plumbin
 	if msg == "" {
 		msg = "checkpoint " + name
 	}
-	t := &object.Tag{
-		Name:       "snap/" + name,
-		Tagger:     s.identity(s.opts.Now()),
-		Message:    strings.TrimRight(layout.NoControl(msg, true), "\n") + "\n", // no NUL in a tag: see layout.NoControl
-		TargetType: plumbing.CommitObject,
-		Target:     target,
-	}
-	return s.storeObject(t)
+	msg = strings.TrimRight(layout.NoControl(msg, true), "\n") + "\n" // no NUL in a tag: see layout.NoControl
+	return s.storeObject(gitobj.NewTag("snap/"+name, target, s.identity(s.opts.Now()), msg))
 }
 
 func (s *Store) readCheckpoint(ref string, tag plumbing.Hash, moved bool) (Checkpoint, error) {
@@ -174,19 +168,19 @@ func (s *Store) readCheckpoint(ref string, tag plumbing.Hash, moved bool) (Check
 		return Checkpoint{}, fmt.Errorf("unexpected checkpoint ref %s", ref)
 	}
 	cp.Session, cp.Name = parts[0], parts[1]
-	o, err := s.st.EncodedObject(plumbing.AnyObject, tag)
+	typ, data, err := s.st.read(tag)
 	if err != nil {
 		return Checkpoint{}, fmt.Errorf("read checkpoint %s: %w", ref, err)
 	}
-	if o.Type() != plumbing.TagObject { // a lightweight tag made by hand
+	if typ != plumbing.TagObject { // a lightweight tag made by hand
 		cp.Target = tag
 		return cp, nil
 	}
-	t, err := object.DecodeTag(s.st, o)
+	t, err := gitobj.ParseTag(data)
 	if err != nil {
-		return Checkpoint{}, err
+		return Checkpoint{}, fmt.Errorf("read checkpoint %s: %w", ref, err)
 	}
-	cp.Target, cp.Message, cp.Time = t.Target, strings.TrimSpace(t.Message), t.Tagger.When
+	cp.Target, cp.Message, cp.Time = t.Target, strings.TrimSpace(t.Message), t.When
 	return cp, nil
 }
 

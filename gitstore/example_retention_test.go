@@ -6,8 +6,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/go-git/go-git/v5/plumbing/object"
-
 	"github.com/git-snap/git-snap/gitstore"
 )
 
@@ -18,7 +16,7 @@ func ExampleStore_ApplyRetention() {
 	dir, _ := os.MkdirTemp("", "example-")
 	defer os.RemoveAll(dir)
 	paths, _ := gitstore.InitBare(filepath.Join(dir, "agent-state.git"))
-	store, err := gitstore.OpenPaths(ctx, paths, gitstore.Options{Identity: object.Signature{Name: "agent", Email: "agent@example.com"}})
+	store, err := gitstore.OpenPaths(ctx, paths, gitstore.Options{Identity: gitstore.Signature{Name: "agent", Email: "agent@example.com"}})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
@@ -25,7 +24,7 @@ func Example() {
 
 	clock := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 	store, err := gitstore.OpenPaths(ctx, paths, gitstore.Options{
-		Identity: object.Signature{Name: "agent", Email: "agent@example.com"},
+		Identity: gitstore.Signature{Name: "agent", Email: "agent@example.com"},
 		Now:      func() time.Time { clock = clock.Add(time.Minute); return clock },
 	})
 	if err != nil {

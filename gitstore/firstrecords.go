@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/gitstore/internal/gitobj"
 )
 
 // firstListing is where FirstLiveRecords found a snapshot's first live
@@ -227,7 +228,7 @@ func treeEntriesEnd(data []byte, n int, whole bool) (end int, ok bool) {
 	for range n {
 		nul := bytes.IndexByte(data[end:], 0)
 		if nul < 0 || end+nul+1+len(plumbing.ZeroHash) > len(data) {
-			return len(data), whole // a truncated entry is parseTree's to refuse
+			return len(data), whole // a truncated entry is gitobj.ParseTree's to refuse
 		}
 		end += nul + 1 + len(plumbing.ZeroHash)
 	}
@@ -236,7 +237,7 @@ func treeEntriesEnd(data []byte, n int, whole bool) (end int, ok bool) {
 
 // entryIDs is the ids of the entries of a tree's content.
 func entryIDs(data []byte) ([]plumbing.Hash, error) {
-	entries, err := parseTree(data)
+	entries, err := gitobj.ParseTree(data)
 	if err != nil {
 		return nil, err
 	}

@@ -119,3 +119,63 @@ func TestGCReplacesItsOwnPack(t *testing.T) {
 		t.Errorf("%d snapshots", n)
 	}
 }
+
+// git gc and git gc --aggressive leave the pack git snap gc made as it
+// is, so that the snapshots stay packed with its wide window; the next
+// git snap gc lets that pack go once its own holds all of it; a keep
+// someone else made is never removed.
+func TestGitGCKeepsTheSnapshotsPack(t *testing.T) {
+	ctx := context.Background()
+	dir, s := newRepo(t)
+	packDir := filepath.Join(dir, ".git", "objects", "pack")
+	git(t, dir, "gc", "-q")
+	code, _ := filepath.Glob(filepath.Join(packDir, "pack-*.pack"))
+	if len(code) != 1 {
+		t.Fatalf("code packs %v", code)
+	}
+	foreign := strings.TrimSuffix(code[0], ".pack") + ".keep"
+	must(t, os.WriteFile(foreign, []byte("kept by hand\n"), 0o644))
+	ours := func() []string {
+		t.Helper()
+		var out []string
+		keeps, _ := filepath.Glob(filepath.Join(packDir, "pack-*.keep"))
+		for _, k := range keeps {
+			if b, _ := os.ReadFile(k); string(b) == keepMark {
+				out = append(out, strings.TrimSuffix(k, ".keep")+".pack")
+			}
+		}
+		return out
+	}
+	saveN(t, s, "a", 1, 10)
+	must(t, s.GC(ctx, GCOptions{}))
+	first := ours()
+	if len(first) != 1 {
+		t.Fatalf("kept packs %v", first)
+	}
+	before, err := os.ReadFile(first[0])
+	must(t, err)
+	for _, args := range [][]string{{"gc", "-q"}, {"gc", "-q", "--aggressive"}, {"repack", "-a", "-d", "-f", "-q"}} {
+		git(t, dir, args...)
+		after, err := os.ReadFile(first[0])
+		if err != nil || string(after) != string(before) {
+			t.Fatalf("git %v changed the snapshots' pack: %v", args, err)
+		}
+	}
+	saveN(t, s, "a", 11, 20)
+	must(t, s.GC(ctx, GCOptions{}))
+	second := ours()
+	if len(second) != 1 || second[0] == first[0] {
+		t.Fatalf("kept packs %v after %v", second, first)
+	}
+	if _, err := os.Stat(first[0]); err == nil {
+		t.Errorf("the pack before, wholly in the new one, was left")
+	}
+	if b, err := os.ReadFile(foreign); err != nil || string(b) != "kept by hand\n" {
+		t.Errorf("a keep made by hand was touched: %v", err)
+	}
+	git(t, dir, "fsck", "--strict", "--no-progress", "--no-dangling")
+	tip, _ := s.SessionTip("a")
+	if _, _, err := openStore(t, dir).Read(ctx, tip); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,14 +1,14 @@
 package gitstore
 
 import (
-	"bytes"
 	"cmp"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/format/config"
+	"github.com/git-snap/git-snap/gitstore/internal/gitcfg"
 )
 
 // maxConfigBytes bounds each config file read: git's own are a few KB.
@@ -70,30 +70,16 @@ func configFiles(p Paths, env GitEnv) []string {
 // include.path entries (relative to the file, ~/ from home), at most ten
 // deep as git does.
 func readConfigFile(path, home string, want map[string]bool, out map[string]string, depth int) {
-	f, err := os.Open(path)
+	entries, err := readConfig(path)
 	if err != nil {
 		return
 	}
-	b, err := io.ReadAll(io.LimitReader(f, maxConfigBytes))
-	f.Close()
-	if err != nil {
-		return
-	}
-	cfg := config.New()
-	if config.NewDecoder(bytes.NewReader(b)).Decode(cfg) != nil {
-		return
-	}
-	for _, s := range cfg.Sections {
-		if strings.EqualFold(s.Name, "include") && depth < 10 {
-			for _, inc := range s.OptionAll("path") {
-				readConfigFile(includePath(path, home, inc), home, want, out, depth+1)
-			}
-			continue
-		}
-		for _, o := range s.Options {
-			if k := strings.ToLower(s.Name + "." + o.Key); want[k] {
-				out[k] = o.Value
-			}
+	for _, e := range entries {
+		switch k := e.Name(); {
+		case k == "include.path" && depth < 10:
+			readConfigFile(includePath(path, home, e.Value), home, want, out, depth+1)
+		case want[k]:
+			out[k] = e.Value
 		}
 	}
 }
@@ -103,4 +89,23 @@ func includePath(from, home, inc string) string {
 		return filepath.Join(home, rest)
 	}
 	return absFrom(filepath.Dir(from), inc)
+}
+
+// readConfig reads the entries of a git config file, at most
+// maxConfigBytes of it.
+func readConfig(path string) ([]gitcfg.Entry, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxConfigBytes))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	entries, err := gitcfg.Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return entries, nil
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
 	"github.com/git-snap/git-snap/snapshot"
@@ -66,7 +65,7 @@ func (s *Store) verifyTree(h plumbing.Hash, seen map[plumbing.Hash]bool) error {
 		return nil
 	}
 	seen[h] = true
-	t, err := object.GetTree(s.st, h)
+	t, err := s.st.tree(h)
 	if err != nil {
 		return fmt.Errorf("tree %s: %w", h, err)
 	}

@@ -15,24 +15,29 @@ import (
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 
+	"github.com/git-snap/git-snap/gitstore/internal/gitobj"
 	"github.com/git-snap/git-snap/gitstore/internal/pack"
 	"github.com/git-snap/git-snap/internal/safefile"
 )
 
-// objectReader reads objects the way a short-lived process should: loose
-// objects through go-git, packed ones through package pack, whose first
-// read costs a binary search in a mapped index rather than the decoding
-// of whole indexes go-git does first.
+// objectReader reads and writes a repository's objects the way a
+// short-lived process should: loose ones as files, packed ones through
+// package pack, whose first read costs a binary search in a mapped index
+// rather than the decoding of whole indexes go-git's storage does first,
+// and those of the repositories objects/info/alternates names.
 type objectReader struct {
-	*filesystem.Storage // writes, loose objects, alternates, iteration
-	dir                 string
-	packs               *pack.Set
-	max                 int64     // bytes of one object
-	inflaters           sync.Pool // zlib readers: a new one costs more than a small object's read
-	fileReaders         sync.Pool // *bufio.Reader, for loose objects' files
-	elsewhere           sync.Mutex
+	dir         string
+	packs       *pack.Set
+	max         int64     // bytes of one object
+	inflaters   sync.Pool // zlib readers: a new one costs more than a small object's read
+	fileReaders sync.Pool // *bufio.Reader, for loose objects' files
+	// alternates are the object directories objects/info/alternates
+	// names, read when an object is first missed.
+	alternates struct {
+		once sync.Once
+		list []alternate
+	}
 	// deflater is the zlib writer objects are written with, kept for
 	// the reader's life: a new one allocates and clears a large window,
 	// and a sync.Pool loses it at every collection (a hook call on a long
@@ -48,11 +53,11 @@ type objectReader struct {
 	batch *Batch
 }
 
-func newObjectReader(st *filesystem.Storage, dir string, max int64) *objectReader {
+func newObjectReader(dir string, max int64) *objectReader {
 	if max <= 0 {
 		max = DefaultMaxObjectBytes
 	}
-	return &objectReader{Storage: st, dir: dir, max: max, packs: pack.Open(filepath.Join(dir, "objects", "pack"), pack.Options{MaxObjectBytes: max})}
+	return &objectReader{dir: dir, max: max, packs: pack.Open(filepath.Join(dir, "objects", "pack"), pack.Options{MaxObjectBytes: max})}
 }
 
 // ObjectTooLargeError is an object bigger than Options.MaxObjectBytes.
@@ -241,7 +246,7 @@ func (r *objectReader) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (pl
 // of a packed object costs a failed open: a thousand sessions' tips, a
 // thousand opens), then loose, then in packs written since the packs
 // were listed (git gc packs an object before it prunes the loose copy),
-// then wherever go-git looks (alternates). The directory of packs is
+// then in alternates. The directory of packs is
 // listed again only when an object is neither packed nor loose, not for
 // every loose object read.
 func (r *objectReader) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
@@ -262,26 +267,23 @@ func (r *objectReader) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error
 	return typ, data, err
 }
 
-// readElsewhere reads an object through go-git, which also looks in
-// alternates, within the size limit. go-git's storage is for one
-// goroutine at a time; the rest of read is for any number.
+// readElsewhere reads an object from the alternates, loose then packed
+// in each, within the size limit.
 func (r *objectReader) readElsewhere(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
-	r.elsewhere.Lock()
-	defer r.elsewhere.Unlock()
-	o, err := r.Storage.EncodedObject(plumbing.AnyObject, h)
-	if err != nil {
-		return 0, nil, err
+	hex := h.String()
+	for _, alt := range r.alternatesList() {
+		typ, data, err := r.readLoose(filepath.Join(alt.dir, hex[:2], hex[2:]), r.max)
+		if errors.Is(err, fs.ErrNotExist) {
+			typ, data, err = alt.packs.Find(h)
+		}
+		if tl := (*pack.TooLargeError)(nil); errors.As(err, &tl) {
+			return 0, nil, &ObjectTooLargeError{ID: h, Size: tl.Size, Max: tl.Limit}
+		}
+		if err == nil || !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, plumbing.ErrObjectNotFound) {
+			return typ, data, err
+		}
 	}
-	if o.Size() > r.max {
-		return 0, nil, &ObjectTooLargeError{ID: h, Size: o.Size(), Max: r.max}
-	}
-	rd, err := o.Reader()
-	if err != nil {
-		return 0, nil, err
-	}
-	defer rd.Close()
-	data, err := io.ReadAll(rd)
-	return o.Type(), data, err
+	return 0, nil, plumbing.ErrObjectNotFound
 }
 
 // blobData reads a blob's bytes.
@@ -298,20 +300,58 @@ func (r *objectReader) blobData(h plumbing.Hash) ([]byte, error) {
 
 // commit reads and parses a commit object; any other object is not
 // found, as for go-git's GetCommit.
-func (r *objectReader) commit(h plumbing.Hash) (rawCommit, error) {
-	typ, data, err := r.read(h)
+func (r *objectReader) commit(h plumbing.Hash) (gitobj.Commit, error) {
+	data, err := r.readAs(h, plumbing.CommitObject)
 	if err != nil {
-		return rawCommit{}, err
+		return gitobj.Commit{}, err
 	}
-	if typ != plumbing.CommitObject {
-		return rawCommit{}, plumbing.ErrObjectNotFound
+	return gitobj.ParseCommit(data)
+}
+
+// tree reads and parses a tree object; any other object is not found,
+// as for go-git's GetTree.
+func (r *objectReader) tree(h plumbing.Hash) (*gitobj.Tree, error) {
+	data, err := r.readAs(h, plumbing.TreeObject)
+	if err != nil {
+		return nil, err
 	}
-	return parseCommit(data)
+	entries, err := gitobj.ParseTree(data)
+	if err != nil {
+		return nil, err
+	}
+	return &gitobj.Tree{Hash: h, Entries: entries}, nil
+}
+
+// tag reads and parses an annotated tag; any other object is not
+// found, as for go-git's GetTag.
+func (r *objectReader) tag(h plumbing.Hash) (gitobj.Tag, error) {
+	data, err := r.readAs(h, plumbing.TagObject)
+	if err != nil {
+		return gitobj.Tag{}, err
+	}
+	return gitobj.ParseTag(data)
+}
+
+// readAs reads an object of type typ: one of another type is not found.
+func (r *objectReader) readAs(h plumbing.Hash, typ plumbing.ObjectType) ([]byte, error) {
+	got, data, err := r.read(h)
+	if err != nil {
+		return nil, err
+	}
+	if got != typ {
+		return nil, plumbing.ErrObjectNotFound
+	}
+	return data, nil
 }
 
 // Close releases the mapped indexes and open packs.
 func (r *objectReader) Close() error {
-	return errors.Join(r.packs.Close(), r.Storage.Close())
+	errs := []error{r.packs.Close()}
+	r.alternates.once.Do(func() {}) // none is read after Close
+	for _, alt := range r.alternates.list {
+		errs = append(errs, alt.packs.Close())
+	}
+	return errors.Join(errs...)
 }
 
 // withPrefix lists the objects, loose and packed, whose id starts with
@@ -329,12 +369,10 @@ func (r *objectReader) withPrefix(prefix string) []plumbing.Hash {
 	return append(out, r.packs.WithPrefix(prefix)...)
 }
 
-// reload takes in the packs a fetch or bundle import just wrote, for
-// go-git as well. A pack directory that cannot be listed keeps the packs
-// known so far; reads fall back to go-git, which reports the trouble.
+// reload takes in the packs a fetch or bundle import just wrote. A pack
+// directory that cannot be listed keeps the packs known so far.
 func (r *objectReader) reload() {
 	_ = r.packs.Refresh()
-	r.Reindex()
 }
 
 // find reads a packed object: from a batch's pack being written, then

@@ -12,7 +12,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -65,13 +68,15 @@ func comparePacked(t *testing.T, dir string) {
 	if !strings.Contains(deltas, "chain length = 2") {
 		t.Fatalf("the repack made no delta chains to test:\n%s", deltas[len(deltas)-300:])
 	}
+	ref := filesystem.NewStorage(osfs.New(filepath.Join(dir, ".git")), cache.NewObjectLRUDefault()) // go-git's reader, the reference
+	defer ref.Close()
 	for _, id := range all {
 		h := plumbing.NewHash(id)
 		typ, data, err := s2.st.packs.Find(h)
 		if err != nil {
 			t.Fatalf("%s: %v", id, err)
 		}
-		want, err := s2.st.Storage.EncodedObject(plumbing.AnyObject, h)
+		want, err := ref.EncodedObject(plumbing.AnyObject, h)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/git-snap/git-snap/gitstore/internal/gitobj"
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
 	"github.com/git-snap/git-snap/gitstore/internal/refs"
 	"github.com/git-snap/git-snap/internal/safefile"
@@ -221,7 +221,7 @@ func (s *Store) rewrite(ctx context.Context, onto plumbing.Hash, kept []Entry, r
 		seq = e.Header.Seq
 	}
 	for i, e := range kept {
-		c, err := object.GetCommit(s.st, e.ID)
+		c, err := s.st.commit(e.ID)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
@@ -235,14 +235,15 @@ func (s *Store) rewrite(ctx context.Context, onto plumbing.Hash, kept []Entry, r
 			}
 			msg += sup
 		}
-		nc := &object.Commit{Author: c.Author, Committer: c.Committer, TreeHash: c.TreeHash, Message: msg}
+		var parents []plumbing.Hash
 		if !prev.IsZero() {
-			nc.ParentHashes = append(nc.ParentHashes, prev)
+			parents = append(parents, prev)
 		}
-		if len(c.ParentHashes) > 1 {
-			nc.ParentHashes = append(nc.ParentHashes, c.ParentHashes[1:]...)
+		if len(c.Parents) > 1 {
+			parents = append(parents, c.Parents[1:]...)
 		}
-		if prev, err = s.storeObject(nc); err != nil {
+		// who made it and when are kept as they were written
+		if prev, err = s.storeObject(gitobj.NewCommit(c.Tree, parents, c.Author, c.Committer, msg)); err != nil {
 			return plumbing.ZeroHash, err
 		}
 		renamed[e.ID] = prev
@@ -281,13 +282,11 @@ func (s *Store) moveCheckpoints(ctx context.Context, session string, cps []Check
 		if to == cp.Target {
 			continue
 		}
-		t := &object.Tag{Name: "snap/" + session + "/" + cp.Name, Message: cp.Message + "\n", TargetType: plumbing.CommitObject, Target: to}
-		if old, err := object.GetTag(s.st, cp.Tag); err == nil {
-			t.Tagger, t.Message = old.Tagger, old.Message
-		} else {
-			t.Tagger = s.identity(s.opts.Now())
+		tagger, msg := s.identity(s.opts.Now()), cp.Message+"\n"
+		if old, err := s.st.tag(cp.Tag); err == nil {
+			tagger, msg = old.Tagger, old.Message
 		}
-		id, err := s.storeObject(t)
+		id, err := s.storeObject(gitobj.NewTag("snap/"+session+"/"+cp.Name, to, tagger, msg))
 		if err != nil {
 			return err
 		}

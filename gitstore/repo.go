@@ -1,16 +1,12 @@
 package gitstore
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/go-git/go-git/v5/plumbing/format/config"
 )
 
 // Paths locates the parts of a git repository that git-snap uses.
@@ -104,20 +100,22 @@ func Discover(dir string, env GitEnv) (Paths, error) {
 // core.bare from a repository's own config; an unreadable config says
 // neither.
 func coreWorkTree(gitDir string) (workTree string, bare bool) {
-	f, err := os.Open(filepath.Join(gitDir, "config"))
+	entries, err := readConfig(filepath.Join(gitDir, "config"))
 	if err != nil {
 		return "", false
 	}
-	defer f.Close()
-	cfg := config.New()
-	if err := config.NewDecoder(io.LimitReader(f, 1<<20)).Decode(cfg); err != nil {
-		return "", false
+	for _, e := range entries {
+		switch e.Name() {
+		case "core.worktree":
+			workTree = ""
+			if e.Value != "" {
+				workTree = absFrom(gitDir, e.Value)
+			}
+		case "core.bare":
+			bare = e.NoValue || strings.EqualFold(e.Value, "true")
+		}
 	}
-	core := cfg.Section("core")
-	if wt := core.Option("worktree"); wt != "" {
-		workTree = absFrom(gitDir, wt)
-	}
-	return workTree, strings.EqualFold(core.Option("bare"), "true")
+	return workTree, bare
 }
 
 func absFrom(base, p string) string {
@@ -184,24 +182,23 @@ var safeExtensions = map[string]bool{
 // checkFormat refuses repositories whose objects or refs go-git cannot
 // write the way git expects, before anything is written.
 func checkFormat(p Paths) error {
-	raw, err := os.ReadFile(filepath.Join(p.CommonDir, "config"))
+	entries, err := readConfig(filepath.Join(p.CommonDir, "config"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
+		return err
+	}
+	for _, e := range entries {
+		if e.Name() == "core.repositoryformatversion" && e.Value != "" && e.Value != "0" && e.Value != "1" {
+			return &FormatError{p.CommonDir, fmt.Sprintf("repository format version %s is newer than git-snap understands", e.Value)}
 		}
-		return fmt.Errorf("read git config: %w", err)
 	}
-	cfg := config.New()
-	if err := config.NewDecoder(bytes.NewReader(raw)).Decode(cfg); err != nil {
-		return fmt.Errorf("read %s: %w", filepath.Join(p.CommonDir, "config"), err)
-	}
-	core := cfg.Section("core")
-	if v := core.Option("repositoryformatversion"); v != "" && v != "0" && v != "1" {
-		return &FormatError{p.CommonDir, fmt.Sprintf("repository format version %s is newer than git-snap understands", v)}
-	}
-	ext := cfg.Section("extensions")
-	for _, opt := range ext.Options {
-		name, value := strings.ToLower(opt.Key), strings.ToLower(opt.Value)
+	for _, opt := range entries {
+		if opt.Section != "extensions" || opt.Subsection != "" {
+			continue
+		}
+		name, value := opt.Key, strings.ToLower(opt.Value)
 		switch {
 		case name == "objectformat" && value != "sha1":
 			return &FormatError{p.CommonDir, fmt.Sprintf("the repository uses %s object ids; git-snap can only write SHA-1 repositories (keep snapshots in a separate store: git snap init --bare DIR)", value)}

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/git-snap/git-snap/gitstore/internal/gitobj"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -191,16 +191,16 @@ func (s *Store) objectsWithPrefix(prefix string) []plumbing.Hash {
 // peel follows annotated tags to the commit they name.
 func (s *Store) peel(h plumbing.Hash) (plumbing.Hash, error) {
 	for range 10 {
-		o, err := s.st.EncodedObject(plumbing.AnyObject, h)
+		typ, data, err := s.st.read(h)
 		if err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("read object %s: %w", h, err)
 		}
-		if o.Type() != plumbing.TagObject {
+		if typ != plumbing.TagObject {
 			return h, nil
 		}
-		t, err := object.DecodeTag(s.st, o)
+		t, err := gitobj.ParseTag(data)
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return plumbing.ZeroHash, fmt.Errorf("read tag %s: %w", h, err)
 		}
 		h = t.Target
 	}

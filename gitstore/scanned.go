@@ -8,6 +8,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/gitstore/internal/gitobj"
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
 	"github.com/git-snap/git-snap/gitstore/internal/pack"
 	"github.com/git-snap/git-snap/redact"
@@ -189,7 +190,7 @@ func (sv *scannedSave) element(ctx context.Context, member string, i int, held b
 	if err != nil {
 		return nil, err
 	}
-	var blob layout.Object
+	var blob gitobj.Object
 	if held {
 		blob, err = encodeBlob(v)
 		held = err == nil && sv.s.tipHolds(sv.tip.known, blob.Hash)
@@ -213,14 +214,14 @@ func (sv *scannedSave) element(ctx context.Context, member string, i int, held b
 }
 
 // encodeBlob is the blob that stores v.
-func encodeBlob(v any) (layout.Object, error) {
+func encodeBlob(v any) (gitobj.Object, error) {
 	data, err := snapshot.MarshalIndent(v)
-	return layout.Object{Type: plumbing.BlobObject, Data: data, Hash: layout.BlobHash(data)}, err
+	return gitobj.Object{Type: plumbing.BlobObject, Data: data, Hash: layout.BlobHash(data)}, err
 }
 
 // write stores a blob as writeObjects would, unless the tip holds it
 // (held: it was seen to).
-func (sv *scannedSave) write(o layout.Object, held bool) error {
+func (sv *scannedSave) write(o gitobj.Object, held bool) error {
 	sv.ids = append(sv.ids, o.Hash)
 	switch s := sv.s; {
 	case held || s.tipHolds(sv.tip.known, o.Hash):
@@ -250,7 +251,7 @@ func (sv *scannedSave) span(v any) {
 
 // finish dates and counts the header and lays out the tree: its objects,
 // root last, but the blobs already written.
-func (sv *scannedSave) finish() (snapshot.Header, []layout.Object, error) {
+func (sv *scannedSave) finish() (snapshot.Header, []gitobj.Object, error) {
 	h := sv.h
 	h.Redacted += sv.redacted
 	first, last := sv.first, sv.last
@@ -283,7 +284,7 @@ func (w *written) recheck(s *Store, st tipState) error {
 		if err != nil {
 			return fmt.Errorf("blob %s of the snapshot: %w", h, err)
 		}
-		o := layout.Object{Type: plumbing.BlobObject, Data: data, Hash: h}
+		o := gitobj.Object{Type: plumbing.BlobObject, Data: data, Hash: h}
 		if s.st.batch != nil {
 			err = s.st.batch.add(pack.Object(o))
 		} else {

@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing/object"
-
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/capture"
 	"github.com/git-snap/git-snap/gitstore"
@@ -51,7 +49,7 @@ func (tw *twin) open(t *testing.T, opts gitstore.Options) {
 	t.Helper()
 	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	opts.Now = func() time.Time { return at }
-	opts.Identity = object.Signature{Name: "t", Email: "t@example.com"}
+	opts.Identity = gitstore.Signature{Name: "t", Email: "t@example.com"}
 	for i, dir := range tw.dirs {
 		s, err := gitstore.Open(context.Background(), dir, opts)
 		if err != nil {

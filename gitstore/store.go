@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -19,12 +18,9 @@ import (
 	"time"
 
 	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/gitstore/internal/gitobj"
 
-	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
 	"github.com/git-snap/git-snap/gitstore/internal/pack"
@@ -62,7 +58,7 @@ type Options struct {
 	Now func() time.Time
 	// Identity signs commits and tags; from Env and git's config when
 	// empty (see DefaultIdentity).
-	Identity object.Signature
+	Identity Signature
 	// Env is what git's environment says: where the repository is (for
 	// Open) and who commits.
 	Env GitEnv
@@ -107,7 +103,7 @@ type Store struct {
 	killAt string
 	signer struct { // see identity
 		once sync.Once
-		sig  object.Signature
+		sig  Signature
 	}
 }
 
@@ -156,7 +152,7 @@ func OpenPaths(ctx context.Context, paths Paths, opts Options) (*Store, error) {
 		}
 		opts.Redactor = r
 	}
-	st := newObjectReader(filesystem.NewStorageWithOptions(osfs.New(paths.CommonDir), cache.NewObjectLRU(16*cache.MiByte), filesystem.Options{}), paths.CommonDir, opts.MaxObjectBytes)
+	st := newObjectReader(paths.CommonDir, opts.MaxObjectBytes)
 	s := &Store{
 		paths:    paths,
 		st:       st,
@@ -181,8 +177,7 @@ func OpenPaths(ctx context.Context, paths Paths, opts Options) (*Store, error) {
 
 // reflogIdent signs a reflog entry made now: "Name <email> 1700000000 +0000".
 func (s *Store) reflogIdent() string {
-	sig := s.identity(s.opts.Now())
-	return fmt.Sprintf("%s <%s> %d %s", sig.Name, sig.Email, sig.When.Unix(), sig.When.Format("-0700"))
+	return string(s.identity(s.opts.Now()))
 }
 
 // Paths returns where the repository lives.
@@ -264,7 +259,7 @@ func (s *Store) SaveNew(ctx context.Context, doc map[string]any, o SaveOptions) 
 
 // prepare validates a document and lays out its tree and header, and
 // returns the tally to keep for it (nil when none is kept).
-func (s *Store) prepare(doc map[string]any, o SaveOptions) (snapshot.Header, []layout.Object, *keptTally, error) {
+func (s *Store) prepare(doc map[string]any, o SaveOptions) (snapshot.Header, []gitobj.Object, *keptTally, error) {
 	if err := checkSession(o.Session); err != nil {
 		return snapshot.Header{}, nil, nil, err
 	}
@@ -458,13 +453,13 @@ func (s *Store) Rollback(ctx context.Context, target plumbing.Hash, o SaveOption
 // the session's tip, retrying on the new tip when another writer won.
 // objs are the tree's objects, root last; nil when the tree is stored.
 // tally is the new snapshot's to keep, or nil.
-func (s *Store) commitTree(ctx context.Context, h snapshot.Header, root plumbing.Hash, objs []layout.Object, tally *keptTally) (Entry, error) {
+func (s *Store) commitTree(ctx context.Context, h snapshot.Header, root plumbing.Hash, objs []gitobj.Object, tally *keptTally) (Entry, error) {
 	return s.commitWritten(ctx, h, root, objs, nil, tally)
 }
 
 // commitWritten is commitTree of a tree some of whose objects (pre) a
 // save wrote before, as it read them.
-func (s *Store) commitWritten(ctx context.Context, h snapshot.Header, root plumbing.Hash, objs []layout.Object, pre *written, tally *keptTally) (Entry, error) {
+func (s *Store) commitWritten(ctx context.Context, h snapshot.Header, root plumbing.Hash, objs []gitobj.Object, pre *written, tally *keptTally) (Entry, error) {
 	done, doneOn := false, plumbing.ZeroHash // the tip whose tree the objects were checked against
 	b := built{root: root, objs: objs, listed: objs != nil, tally: tally}
 	if pre != nil {
@@ -491,7 +486,7 @@ type built struct {
 	root plumbing.Hash
 	// objs are the tree's objects, or, with onTip, those it adds to the
 	// tip's.
-	objs []layout.Object
+	objs []gitobj.Object
 	// onTip says the tree also holds the tip's objects (st.known): the
 	// tip cache of the new snapshot is the tip's merged with objs.
 	onTip bool
@@ -594,7 +589,7 @@ func snapshotLogMessage(h snapshot.Header) string {
 // touched one by one: a full save of 10k unchanged messages would pay
 // 10k utimes. The packs are freshened once instead, as before, for git
 // tools that judge a pack by its age.
-func (s *Store) writeObjects(objs []layout.Object, known hashSet) error {
+func (s *Store) writeObjects(objs []gitobj.Object, known hashSet) error {
 	reused := false
 	var packed []pack.Object // for a batch: added at once
 	for _, o := range objs {
@@ -629,7 +624,7 @@ func (s *Store) tipHolds(known hashSet, h plumbing.Hash) bool {
 
 // writeLoose stores an object loose, unless it is loose already: then it
 // is freshened (see writeObjects).
-func (s *Store) writeLoose(o layout.Object) error {
+func (s *Store) writeLoose(o gitobj.Object) error {
 	if s.freshenLoose(o.Hash) == fresh {
 		return nil
 	}
@@ -676,18 +671,12 @@ func (s *Store) freshenPacks() {
 
 // encoder is what storeObject stores: go-git's commits and tags, and
 // layout.Objects.
-type encoder interface {
-	Encode(plumbing.EncodedObject) error
-}
-
 // storeObject encodes an object and stores it. git gc may remove an
 // empty objects/xx/ directory between its creation and the rename into
 // it; like git, try again then.
-func (s *Store) storeObject(o encoder) (plumbing.Hash, error) {
-	typ, data, h, err := encoded(o)
-	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("encode object: %w", err)
-	}
+func (s *Store) storeObject(o gitobj.Object) (plumbing.Hash, error) {
+	typ, data, h := o.Type, o.Data, o.Hash
+	var err error
 	if s.st.batch != nil {
 		return h, s.st.batch.add(pack.Object{Type: typ, Data: data, Hash: h})
 	}
@@ -702,24 +691,6 @@ func (s *Store) storeObject(o encoder) (plumbing.Hash, error) {
 	return h, nil
 }
 
-// encoded is an object's type, bytes and id; a layout.Object has them
-// already.
-func encoded(o encoder) (plumbing.ObjectType, []byte, plumbing.Hash, error) {
-	if lo, ok := o.(layout.Object); ok {
-		return lo.Type, lo.Data, lo.Hash, nil
-	}
-	mem := &plumbing.MemoryObject{}
-	if err := o.Encode(mem); err != nil {
-		return plumbing.InvalidObject, nil, plumbing.ZeroHash, err
-	}
-	rd, err := mem.Reader()
-	if err != nil {
-		return plumbing.InvalidObject, nil, plumbing.ZeroHash, err
-	}
-	data, err := io.ReadAll(rd)
-	return mem.Type(), data, mem.Hash(), err
-}
-
 // writeErr explains the failure a user can fix: a read-only repository.
 func writeErr(err error) error {
 	if errors.Is(err, fs.ErrPermission) {
@@ -732,18 +703,13 @@ func writeErr(err error) error {
 // session with no snapshot yet) is left out.
 func (s *Store) writeCommit(tree plumbing.Hash, h snapshot.Header, parents ...plumbing.Hash) (plumbing.Hash, error) {
 	sig := s.identity(h.Time)
-	c := &object.Commit{
-		Author:    sig,
-		Committer: sig,
-		Message:   layout.CommitMessage(h),
-		TreeHash:  tree,
-	}
+	var ps []plumbing.Hash
 	for _, p := range parents {
 		if !p.IsZero() {
-			c.ParentHashes = append(c.ParentHashes, p)
+			ps = append(ps, p)
 		}
 	}
-	return s.storeObject(c)
+	return s.storeObject(gitobj.NewCommit(tree, ps, sig, sig, layout.CommitMessage(h)))
 }
 
 // Entry reads a snapshot's commit.
@@ -825,7 +791,7 @@ func (r *recentCommits) put(id plumbing.Hash, c recentCommit) {
 // ErrNotSnapshot means a commit was found but git-snap did not make it.
 var ErrNotSnapshot = errors.New("not a git-snap snapshot")
 
-func entryOf(id plumbing.Hash, c rawCommit) (Entry, error) {
+func entryOf(id plumbing.Hash, c gitobj.Commit) (Entry, error) {
 	e, ok := headerEntry(id, c)
 	if !ok {
 		return Entry{}, errNotSnapshot(id)
@@ -835,7 +801,7 @@ func entryOf(id plumbing.Hash, c rawCommit) (Entry, error) {
 
 // headerEntry is the Entry of commit id; ok is false when the commit is
 // not a snapshot, whose header is then what could be read of it.
-func headerEntry(id plumbing.Hash, c rawCommit) (e Entry, ok bool) {
+func headerEntry(id plumbing.Hash, c gitobj.Commit) (e Entry, ok bool) {
 	e = Entry{ID: id, Tree: c.Tree}
 	e.Header, ok = layout.ParseHeader(c.Message, c.When)
 	if len(c.Parents) > 0 {

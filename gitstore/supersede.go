@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // trailerSupersedes, on the tip a prune (or a pull that replayed local
@@ -131,7 +130,7 @@ func (s *Store) chainRecords(ctx context.Context, tip plumbing.Hash) (sup []plum
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		c, err := object.GetCommit(s.st, id)
+		c, err := s.st.commit(id)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -148,8 +147,8 @@ func (s *Store) chainRecords(ctx context.Context, tip plumbing.Hash) (sup []plum
 			}
 		}
 		id = plumbing.ZeroHash
-		if len(c.ParentHashes) > 0 {
-			id = c.ParentHashes[0]
+		if len(c.Parents) > 0 {
+			id = c.Parents[0]
 		}
 	}
 	return sup, prunes, nil

@@ -18,7 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
-	"github.com/git-snap/git-snap/gitstore/internal/layout"
+	"github.com/git-snap/git-snap/gitstore/internal/gitobj"
 	"github.com/git-snap/git-snap/internal/safefile"
 )
 
@@ -191,7 +191,7 @@ func (l *layeredHashes) each(f func(plumbing.Hash)) {
 // merged with the few new ones; otherwise, or once those are many, a new
 // base of them all. Failing to write is harmless: the next save rebuilds
 // the cache.
-func (s *Store) saveTipState(ref string, st tipState, objs []layout.Object, more []plumbing.Hash, known hashSet) {
+func (s *Store) saveTipState(ref string, st tipState, objs []gitobj.Object, more []plumbing.Hash, known hashSet) {
 	ids := make([]plumbing.Hash, 0, len(objs)+len(more))
 	ids = append(ids, more...)
 	for _, o := range objs {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/git-snap/git-snap/gitstore/internal/gitobj"
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -110,7 +111,7 @@ func TestDamagedTipCacheIsNotTrusted(t *testing.T) {
 	st, err := s.rebuildTipState(tip)
 	must(t, err)
 	st.seq = 999
-	s.saveTipState(ref, st, []layout.Object{{Hash: missing}}, nil, st.known)
+	s.saveTipState(ref, st, []gitobj.Object{{Hash: missing}}, nil, st.known)
 
 	e, err := s.Save(ctx, next, SaveOptions{Session: "s"})
 	must(t, err)

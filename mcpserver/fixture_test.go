@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/git-snap/git-snap/agent"
@@ -38,7 +37,7 @@ var transcripts = map[string][]string{
 	"codex":       {"../testdata/codex-real/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"},
 }
 
-func identity() object.Signature { return object.Signature{Name: "Ada", Email: "ada@example.com"} }
+func identity() gitstore.Signature { return gitstore.Signature{Name: "Ada", Email: "ada@example.com"} }
 
 func openRepo(ctx context.Context, t *testing.T, dir string) *gitstore.Store {
 	t.Helper()

@@ -14,8 +14,6 @@ import (
 
 	"github.com/git-snap/git-snap/capture"
 
-	"github.com/go-git/go-git/v5/plumbing/object"
-
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/internal/demo"
@@ -175,6 +173,6 @@ func (f *fixture) fetchTeammate(ctx context.Context, store *gitstore.Store, dir 
 	return nil
 }
 
-func identity() object.Signature {
-	return object.Signature{Name: "Ada", Email: "ada@example.com"}
+func identity() gitstore.Signature {
+	return gitstore.Signature{Name: "Ada", Email: "ada@example.com"}
 }

@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/git-snap/git-snap/contrib/eino"
 	"github.com/git-snap/git-snap/gitstore"
@@ -44,7 +43,7 @@ func newRepo(t testing.TB) string {
 
 func openStore(t testing.TB, dir string, opts gitstore.Options) *gitstore.Store {
 	t.Helper()
-	opts.Identity = object.Signature{Name: "test", Email: "test@example.com"}
+	opts.Identity = gitstore.Signature{Name: "test", Email: "test@example.com"}
 	s, err := gitstore.Open(context.Background(), dir, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/tmc/langchaingo/chains"
 	"github.com/tmc/langchaingo/llms/fake"
 	"github.com/tmc/langchaingo/memory"
@@ -26,7 +25,7 @@ func Example() {
 	defer os.RemoveAll(dir)
 	paths, _ := gitstore.InitBare(filepath.Join(dir, "agent-state.git"))
 	store, err := gitstore.OpenPaths(ctx, paths, gitstore.Options{
-		Identity: object.Signature{Name: "agent", Email: "agent@example.com"},
+		Identity: gitstore.Signature{Name: "agent", Email: "agent@example.com"},
 		Now:      func() time.Time { return time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC) },
 	})
 	if err != nil {

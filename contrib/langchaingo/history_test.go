@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/tmc/langchaingo/chains"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/fake"
@@ -46,7 +45,7 @@ func newRepo(t testing.TB) string {
 func openStore(t testing.TB, dir string) *gitstore.Store {
 	t.Helper()
 	s, err := gitstore.Open(context.Background(), dir, gitstore.Options{
-		Identity: object.Signature{Name: "test", Email: "test@example.com"},
+		Identity: gitstore.Signature{Name: "test", Email: "test@example.com"},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -54,11 +54,19 @@ type env struct {
 	// commands in process).
 	has  programs.Set
 	exec func(p programs.Program, what string, args []string) error
+	// watch starts watching Ctrl-C and SIGTERM, which then cancel ctx
+	// (proc.Signals); nil where no signal is watched (tests that run
+	// commands in process).
+	watch func()
 }
 
 func (e *env) run(ctx context.Context, args []string) int {
 	e.ctx = ctx
-	app := e.newApp(commandIn(args))
+	only := commandIn(args)
+	if !slices.Contains(onlyPrint, only) {
+		e.watchSignals()
+	}
+	app := e.newApp(only)
 	e.args = args
 	args = reorderArgs(app, args)
 	err := app.RunContext(ctx, append([]string{"git-snap"}, args...))
@@ -87,6 +95,19 @@ var commands = []struct {
 	{"completion", cmdCompletion}, {"__complete", cmdComplete}, {"undrop", cmdUndrop},
 	{"search", cmdSearch}, {"view", cmdView}, {"usage", cmdUsage}, {"prices", cmdPrices},
 	{"name", cmdName}, {"migrate", cmdMigrate}, {"mcp", cmdMCP}, {"pr", cmdPR},
+}
+
+// onlyPrint are the commands that read and print, and --version ("-"):
+// as git's reading commands, Ctrl-C ends them at once unless they page
+// (see watchSignals), so that they do not pay for watching. Every other
+// command watches from its start, to stop cleanly where it next looks.
+var onlyPrint = []string{"-", "log", "show", "diff", "sessions", "stats", "usage"}
+
+// watchSignals starts watching Ctrl-C and SIGTERM, once.
+func (e *env) watchSignals() {
+	if e.watch != nil {
+		e.watch()
+	}
 }
 
 // needAll are the commands that read the others' definitions: help,
@@ -175,16 +196,17 @@ func (e *env) newApp(only string) *cli.App {
 		if _, ok := jsonOutputs[cmd.Name]; ok && hasFlag(cmd.Flags, "json") {
 			cmd.Flags = append(cmd.Flags, jsonFlags()...)
 		}
+		cmd.Flags = withNames(cmd.Flags)
 	}
 	return app
 }
 
 // globalFlags are the options given before the command.
 func globalFlags() []cli.Flag {
-	return quietDefaults(append([]cli.Flag{
+	return withNames(quietDefaults(append([]cli.Flag{
 		&cli.StringFlag{Name: "C", Usage: "run as if started in `DIR`"},
 		&cli.StringFlag{Name: "store", Usage: "keep snapshots in the repository at `DIR` (a store made by init --bare); also $GIT_SNAP_DIR"},
-	}, outputFlags()...))
+	}, outputFlags()...)))
 }
 
 // outputFlags are accepted before the command and, by reading commands,
@@ -832,16 +854,11 @@ func isCount(a string) bool {
 }
 
 func hasFlag(flags []cli.Flag, name string) bool {
-	for _, f := range flags {
-		if slices.Contains(f.Names(), name) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(flags, func(f cli.Flag) bool { return slices.Contains(f.Names(), name) })
 }
 
 func takesValue(flags []cli.Flag, arg string) bool {
 	f := findFlag(flags, arg)
-	_, isBool := f.(*cli.BoolFlag)
+	_, isBool := unwrapFlag(f).(*cli.BoolFlag)
 	return f != nil && !isBool
 }

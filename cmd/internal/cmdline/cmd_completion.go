@@ -228,10 +228,8 @@ func flagKind(flags []cli.Flag, arg string) string {
 func findFlag(flags []cli.Flag, arg string) cli.Flag {
 	name := strings.TrimLeft(arg, "-")
 	for _, f := range flags {
-		for _, n := range f.Names() {
-			if n == name {
-				return f
-			}
+		if slices.Contains(f.Names(), name) {
+			return f
 		}
 	}
 	return nil

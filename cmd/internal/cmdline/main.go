@@ -29,8 +29,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, has programs
 			code = 1
 		}
 	}()
-	ctx, stop := proc.WatchSignals(stderr, os.Exit)
-	defer stop()
+	sigs := proc.NewSignals(stderr, os.Exit)
+	defer sigs.Stop()
 	dir, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintf(stderr, "git-snap: %v\n", err)
@@ -39,7 +39,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, has programs
 	exec := func(p programs.Program, what string, args []string) error {
 		return programs.Exec(p, what, args, proc.Version())
 	}
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, dir: dir, getenv: os.Getenv, lookupenv: os.LookupEnv, has: has, exec: exec}
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, dir: dir, getenv: os.Getenv, lookupenv: os.LookupEnv, has: has, exec: exec, watch: sigs.Watch}
 	warnCaller(stderr)
 	// Only git-snap itself starts itself apart: a test binary running
 	// Main (git-snap.test) must not start itself again.
@@ -57,7 +57,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, has programs
 			e.width = cols
 		}
 	}
-	return e.run(ctx, args)
+	return e.run(sigs.Context(), args)
 }
 
 // warnCaller says when the git-snap that ran this program in its place

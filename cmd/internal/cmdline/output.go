@@ -47,6 +47,9 @@ func (e *env) pager(c *cli.Context, gitCfg map[string]string) (w io.Writer, done
 	if cmdline == "" || cmdline == "cat" {
 		return e.stdout, nothing
 	}
+	// A signal must not end git-snap before the pager, which would
+	// hand the terminal back to the shell while the pager still reads it.
+	e.watchSignals()
 	cmd := exec.Command("sh", "-c", cmdline)
 	cmd.Stdout, cmd.Stderr = e.stdout, e.stderr
 	cmd.Env = os.Environ()

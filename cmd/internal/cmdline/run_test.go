@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing/object"
-
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/render"
@@ -240,7 +238,7 @@ func openEmpty(t *testing.T) (*gitstore.Store, gitstore.Paths) {
 		t.Fatal(err)
 	}
 	s, err := gitstore.OpenPaths(context.Background(), paths, gitstore.Options{
-		Identity: object.Signature{Name: "Ada", Email: "ada@example.com", When: base},
+		Identity: gitstore.Signature{Name: "Ada", Email: "ada@example.com", When: base},
 		Now:      func() time.Time { return base },
 	})
 	if err != nil {

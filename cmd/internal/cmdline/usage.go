@@ -141,7 +141,7 @@ func valueKind(flags []cli.Flag, name string) string {
 		if !slices.Contains(f.Names(), name) {
 			continue
 		}
-		switch f.(type) {
+		switch unwrapFlag(f).(type) {
 		case *cli.IntFlag, *quietInt, *cli.Int64Flag, *cli.UintFlag:
 			return "a whole number"
 		case *cli.DurationFlag:
@@ -245,7 +245,7 @@ func quietDefaults(flags []cli.Flag) []cli.Flag {
 			}
 		case *cli.IntFlag:
 			if f.Value == 0 && f.DefaultText == "" {
-				out[i] = &quietInt{f}
+				out[i] = &quietInt{IntFlag: f}
 				continue
 			}
 		}
@@ -255,7 +255,18 @@ func quietDefaults(flags []cli.Flag) []cli.Flag {
 }
 
 // quietInt is an IntFlag whose help shows no default.
-type quietInt struct{ *cli.IntFlag }
+type quietInt struct {
+	*cli.IntFlag
+	names []string // see withNames
+}
+
+// Names are the names withNames found, else the IntFlag's.
+func (q quietInt) Names() []string {
+	if q.names != nil {
+		return q.names
+	}
+	return q.IntFlag.Names()
+}
 
 // GetDefaultText is empty: the usage says what zero means.
 func (quietInt) GetDefaultText() string { return "" }

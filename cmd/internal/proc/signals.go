@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -16,16 +17,56 @@ import (
 // keep it running past what whoever sent the signal waits for.
 const termGrace = 2 * time.Second
 
-// WatchSignals gives the context a command runs under. The first Ctrl-C
-// (SIGINT) or SIGTERM cancels it: the command stops where it next looks,
-// writing nothing more, and exits 130 (143 for SIGTERM). A second signal
-// of either kind, or SIGTERM's grace running out, ends the process at
-// once with that status: every write git-snap makes is one a kill at any
-// point leaves valid (docs/design.md §5), so nothing is left half done.
-// signal.NotifyContext stayed registered after the first signal, so the
-// second was swallowed while a read that cannot be cancelled went on.
+// WatchSignals gives the context a command runs under, its signals
+// watched from the start (see Signals).
 func WatchSignals(stderr io.Writer, exit func(int)) (context.Context, func()) {
+	s := NewSignals(stderr, exit)
+	s.Watch()
+	return s.Context(), s.Stop
+}
+
+// Signals is the context a command runs under and the watch of its
+// signals, which starts when Watch is first called. Watched, the first
+// Ctrl-C (SIGINT) or SIGTERM cancels the context: the command stops where
+// it next looks, writing nothing more, and exits 130 (143 for SIGTERM).
+// A second signal of either kind, or SIGTERM's grace running out, ends
+// the process at once with that status: every write git-snap makes is
+// one a kill at any point leaves valid (docs/design.md §5), so nothing is
+// left half done. Before Watch, a signal ends the process as it ends
+// git's reading commands: a command that only reads and prints does not
+// pay for the watch (its thread is a tenth of a start, docs/design.md
+// §7). signal.NotifyContext stayed registered after the first signal,
+// so the second was swallowed while a read that cannot be cancelled
+// went on.
+type Signals struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	stderr io.Writer
+	exit   func(int)
+	once   sync.Once
+	stop   func()
+}
+
+// NewSignals is a command's context, its signals not yet watched.
+func NewSignals(stderr io.Writer, exit func(int)) *Signals {
 	ctx, cancel := context.WithCancelCause(context.Background())
+	return &Signals{ctx: ctx, cancel: cancel, stderr: stderr, exit: exit, stop: func() {}}
+}
+
+// Context is the context the signals cancel.
+func (s *Signals) Context() context.Context { return s.ctx }
+
+// Watch starts watching, once.
+func (s *Signals) Watch() { s.once.Do(s.watch) }
+
+// Stop ends the watch and cancels the context.
+func (s *Signals) Stop() {
+	s.once.Do(func() {}) // no watch starts after Stop
+	s.stop()
+	s.cancel(nil)
+}
+
+func (s *Signals) watch() {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
@@ -42,25 +83,24 @@ func WatchSignals(stderr io.Writer, exit func(int)) (context.Context, func()) {
 		case <-done:
 			return
 		}
-		cancel(&Stopped{code(first)})
+		s.cancel(&Stopped{code(first)})
 		var grace <-chan time.Time
 		if first == syscall.SIGTERM {
 			grace = time.After(termGrace)
 		}
 		select {
 		case second := <-sigs:
-			fmt.Fprintln(stderr, "\ngit-snap: stopped")
-			exit(code(second))
+			fmt.Fprintln(s.stderr, "\ngit-snap: stopped")
+			s.exit(code(second))
 		case <-grace:
-			fmt.Fprintln(stderr, "\ngit-snap: stopped")
-			exit(code(first))
+			fmt.Fprintln(s.stderr, "\ngit-snap: stopped")
+			s.exit(code(first))
 		case <-done:
 		}
 	}()
-	return ctx, func() {
+	s.stop = func() {
 		signal.Stop(sigs)
 		close(done)
-		cancel(nil)
 	}
 }
 

@@ -7,7 +7,6 @@
 package layout
 
 import (
-	"cmp"
 	"fmt"
 	"path"
 	"slices"
@@ -17,8 +16,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/git-snap/git-snap/gitstore/internal/gitobj"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -44,13 +43,6 @@ var MarkerBlob = sync.OnceValue(func() plumbing.Hash {
 	return plumbing.ComputeHash(plumbing.BlobObject, []byte(Marker))
 })
 
-// Object is an encoded git object not yet known to be stored.
-type Object struct {
-	Type plumbing.ObjectType
-	Data []byte
-	Hash plumbing.Hash
-}
-
 // Encoded is an element already in its canonical encoding
 // (snapshot.MarshalIndent), which Build stores as it is: a full save
 // passes the messages the tip already holds so as not to encode them
@@ -59,25 +51,6 @@ type Encoded []byte
 
 // BlobHash is the id of the blob that holds data.
 func BlobHash(data []byte) plumbing.Hash { return plumbing.ComputeHash(plumbing.BlobObject, data) }
-
-func newObject(typ plumbing.ObjectType, data []byte) Object {
-	return Object{Type: typ, Data: data, Hash: plumbing.ComputeHash(typ, data)}
-}
-
-// Encode makes an Object storable the way go-git's objects are, so that
-// one function stores commits, tags and trees alike.
-func (o Object) Encode(to plumbing.EncodedObject) error {
-	to.SetType(o.Type)
-	w, err := to.Writer()
-	if err != nil {
-		return err
-	}
-	if _, err := w.Write(o.Data); err != nil {
-		w.Close()
-		return err
-	}
-	return w.Close()
-}
 
 // treeDraft is a tree being built: entries by name, subtrees as drafts
 // or, when kept as they are, by hash.
@@ -119,40 +92,27 @@ func (t *treeDraft) add(p string, mode filemode.FileMode, h plumbing.Hash) {
 
 // encode writes the draft and its subtrees as tree objects, appending
 // them to out, and returns the root's hash.
-func (t *treeDraft) encode(out *[]Object) (plumbing.Hash, error) {
-	tree := &object.Tree{}
+func (t *treeDraft) encode(out *[]gitobj.Object) (plumbing.Hash, error) {
+	tree := &gitobj.Tree{}
 	for name, b := range t.blobs {
-		tree.Entries = append(tree.Entries, object.TreeEntry{Name: name, Mode: b.mode, Hash: b.hash})
+		tree.Entries = append(tree.Entries, gitobj.TreeEntry{Name: name, Mode: b.mode, Hash: b.hash})
 	}
 	for name, d := range t.dirs {
 		h, err := d.encode(out)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		tree.Entries = append(tree.Entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h})
+		tree.Entries = append(tree.Entries, gitobj.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h})
 	}
 	for name, h := range t.subtrees {
 		if _, drafted := t.dirs[name]; !drafted {
-			tree.Entries = append(tree.Entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h})
+			tree.Entries = append(tree.Entries, gitobj.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h})
 		}
 	}
-	slices.SortFunc(tree.Entries, treeOrder)
-	obj := treeObject(tree.Entries)
+	slices.SortFunc(tree.Entries, gitobj.TreeOrder)
+	obj := gitobj.NewTree(tree.Entries)
 	*out = append(*out, obj)
 	return obj.Hash, nil
-}
-
-// treeObject encodes a tree of entries in git's order.
-func treeObject(entries []object.TreeEntry) Object {
-	data := make([]byte, 0, 64*len(entries))
-	for _, e := range entries {
-		data = strconv.AppendUint(data, uint64(e.Mode), 8)
-		data = append(data, ' ')
-		data = append(data, e.Name...)
-		data = append(data, 0)
-		data = append(data, e.Hash[:]...)
-	}
-	return newObject(plumbing.TreeObject, data)
 }
 
 // treeBuild lays out a format-1 snapshot tree on top of a base tree. A
@@ -163,7 +123,7 @@ type treeBuild struct {
 	read Reader
 	base *Tree // nil: build from nothing
 	root *treeDraft
-	objs []Object
+	objs []gitobj.Object
 }
 
 // Build lays out the next snapshot on base (nil for none): add.Rest is
@@ -171,7 +131,7 @@ type treeBuild struct {
 // and add.Files replaces the base's files unless nil. h holds the base's
 // counts and gets the new snapshot's. It returns every object it made,
 // the root tree last; r reads the base's chunks that it reopens.
-func Build(r Reader, base *Tree, add *snapshot.Parts, h *snapshot.Header) ([]Object, error) {
+func Build(r Reader, base *Tree, add *snapshot.Parts, h *snapshot.Header) ([]gitobj.Object, error) {
 	b := &treeBuild{read: r, base: base, root: newDraft()}
 	doc, err := snapshot.MarshalIndent(add.Rest)
 	if err != nil {
@@ -199,7 +159,7 @@ func Build(r Reader, base *Tree, add *snapshot.Parts, h *snapshot.Header) ([]Obj
 // order): a save that writes each element as it reads it (gitstore's
 // SaveScanned) keeps their ids alone. It makes the same tree as Build
 // of the elements themselves, and returns its objects but those blobs.
-func BuildStored(r Reader, add *snapshot.Parts, messages, events []plumbing.Hash, h *snapshot.Header) ([]Object, error) {
+func BuildStored(r Reader, add *snapshot.Parts, messages, events []plumbing.Hash, h *snapshot.Header) ([]gitobj.Object, error) {
 	b := &treeBuild{read: r, root: newDraft()}
 	doc, err := snapshot.MarshalIndent(add.Rest)
 	if err != nil {
@@ -227,26 +187,26 @@ func (b *treeBuild) storedElements(dir string, ids []plumbing.Hash) {
 	if len(ids) == 0 {
 		return
 	}
-	var chunks []object.TreeEntry
+	var chunks []gitobj.TreeEntry
 	for c := 0; c*ChunkSize < len(ids); c++ {
 		part := ids[c*ChunkSize : min(len(ids), (c+1)*ChunkSize)]
-		entries := make([]object.TreeEntry, len(part))
+		entries := make([]gitobj.TreeEntry, len(part))
 		for i, id := range part {
-			entries[i] = object.TreeEntry{Name: path.Base(elementPath(dir, c*ChunkSize+i)), Mode: filemode.Regular, Hash: id}
+			entries[i] = gitobj.TreeEntry{Name: path.Base(elementPath(dir, c*ChunkSize+i)), Mode: filemode.Regular, Hash: id}
 		}
-		slices.SortFunc(entries, treeOrder) // in order but where a name grows a digit
-		chunk := treeObject(entries)
+		slices.SortFunc(entries, gitobj.TreeOrder) // in order but where a name grows a digit
+		chunk := gitobj.NewTree(entries)
 		b.objs = append(b.objs, chunk)
-		chunks = append(chunks, object.TreeEntry{Name: chunkName(c), Mode: filemode.Dir, Hash: chunk.Hash})
+		chunks = append(chunks, gitobj.TreeEntry{Name: chunkName(c), Mode: filemode.Dir, Hash: chunk.Hash})
 	}
-	slices.SortFunc(chunks, treeOrder)
-	t := treeObject(chunks)
+	slices.SortFunc(chunks, gitobj.TreeOrder)
+	t := gitobj.NewTree(chunks)
 	b.objs = append(b.objs, t)
 	b.root.subtrees[dir] = t.Hash
 }
 
 func (b *treeBuild) blob(path string, mode filemode.FileMode, data []byte) {
-	o := newObject(plumbing.BlobObject, data)
+	o := gitobj.New(plumbing.BlobObject, data)
 	b.objs = append(b.objs, o)
 	b.root.add(path, mode, o.Hash)
 }
@@ -337,27 +297,6 @@ func (b *treeBuild) reopen(dir string) (int, error) {
 		chunk.blobs[e.Name] = blobEntry{e.Mode, e.Hash}
 	}
 	return (len(t.Entries)-1)*ChunkSize + len(lt.Entries), nil
-}
-
-// treeOrder is the order of a tree's entries in git: by name, a
-// directory's compared as if it ended in a slash (go-git's
-// TreeEntrySorter, without making a string per comparison: a chunked
-// directory of a long session has hundreds of entries).
-func treeOrder(a, b object.TreeEntry) int {
-	n := min(len(a.Name), len(b.Name))
-	if c := strings.Compare(a.Name[:n], b.Name[:n]); c != 0 {
-		return c
-	}
-	next := func(e object.TreeEntry) byte {
-		switch {
-		case len(e.Name) > n:
-			return e.Name[n]
-		case e.Mode == filemode.Dir:
-			return '/'
-		}
-		return 0
-	}
-	return cmp.Compare(next(a), next(b))
 }
 
 // chunkName names chunk i of a chunked directory: 0001 for i = 1.

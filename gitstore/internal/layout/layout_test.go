@@ -14,10 +14,11 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
+	"github.com/git-snap/git-snap/gitstore/internal/gitobj"
 	"github.com/git-snap/git-snap/gitstore/internal/gittest"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -36,7 +37,17 @@ func newRepo(t *testing.T) *repo {
 	st := filesystem.NewStorage(osfs.New(filepath.Join(dir, ".git")), cache.NewObjectLRUDefault())
 	t.Cleanup(func() { st.Close() })
 	return &repo{t: t, dir: dir, r: Reader{
-		GetTree: func(h plumbing.Hash) (*object.Tree, error) { return object.GetTree(st, h) },
+		GetTree: func(h plumbing.Hash) (*gitobj.Tree, error) {
+			t, err := object.GetTree(st, h) // go-git's reader, not the store's
+			if err != nil {
+				return nil, err
+			}
+			out := &gitobj.Tree{Hash: h}
+			for _, e := range t.Entries {
+				out.Entries = append(out.Entries, gitobj.TreeEntry{Name: e.Name, Mode: e.Mode, Hash: e.Hash})
+			}
+			return out, nil
+		},
 		GetBlob: func(h plumbing.Hash) ([]byte, error) {
 			o, err := st.EncodedObject(plumbing.BlobObject, h)
 			if err != nil {
@@ -59,7 +70,7 @@ func (g *repo) git(args ...string) string {
 
 // write stores objs with git hash-object, one git per object type, and
 // fails when git computes another id than Build did.
-func (g *repo) write(objs []Object) {
+func (g *repo) write(objs []gitobj.Object) {
 	g.t.Helper()
 	tmp := g.t.TempDir()
 	paths := map[plumbing.ObjectType][]string{}
@@ -300,27 +311,6 @@ func TestElementsRefusesStrangeEntries(t *testing.T) {
 	dir := plumbing.NewHash(gittest.GitIn(t, g.dir, fmt.Sprintf("040000 tree %s\t0000\n", chunk), "mktree"))
 	if _, _, err := g.r.Elements(dir, nil); err == nil || !strings.Contains(err.Error(), "unexpected entry 0000/notes.txt") {
 		t.Errorf("Elements gave %v", err)
-	}
-}
-
-// Trees are ordered as git orders them: a directory's name as if it
-// ended in a slash, so "a" (a directory) comes after "a.b" and before
-// "a0", and a file "a" before "a.b".
-func TestTreeOrderIsGits(t *testing.T) {
-	dir, file := filemode.Dir, filemode.Regular
-	names := []string{"a", "a.b", "a0", "a-", "ab", "b", "0001", "0010", "snapshot.json", ".git-snap", "messages", "files"}
-	for _, ma := range []filemode.FileMode{dir, file} {
-		for _, mb := range []filemode.FileMode{dir, file} {
-			for _, x := range names {
-				for _, y := range names {
-					a, b := object.TreeEntry{Name: x, Mode: ma}, object.TreeEntry{Name: y, Mode: mb}
-					want := object.TreeEntrySorter([]object.TreeEntry{a, b}).Less(0, 1)
-					if got := treeOrder(a, b) < 0; got != want {
-						t.Errorf("%q (%v) before %q (%v): %v, go-git says %v", x, ma, y, mb, got, want)
-					}
-				}
-			}
-		}
 	}
 }
 

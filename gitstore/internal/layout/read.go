@@ -7,8 +7,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/git-snap/git-snap/gitstore/internal/gitobj"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -16,7 +16,7 @@ import (
 // as functions so that the caller keeps its own object lookup and
 // caches.
 type Reader struct {
-	GetTree func(plumbing.Hash) (*object.Tree, error)
+	GetTree func(plumbing.Hash) (*gitobj.Tree, error)
 	GetBlob func(plumbing.Hash) ([]byte, error)
 }
 
@@ -122,7 +122,7 @@ func (r Reader) Elements(dir plumbing.Hash, skip map[plumbing.Hash]bool) ([]Elem
 }
 
 // elementsOf is Elements of a directory already read.
-func (r Reader) elementsOf(t *object.Tree, skip map[plumbing.Hash]bool) ([]Element, error) {
+func (r Reader) elementsOf(t *gitobj.Tree, skip map[plumbing.Hash]bool) ([]Element, error) {
 	var out []Element
 	if t == nil {
 		return nil, nil
@@ -184,7 +184,7 @@ func (r Reader) Parse(h plumbing.Hash) (any, error) {
 // tree, or an entry that is not a file, is refused.
 func (r Reader) Files(h plumbing.Hash) ([]snapshot.File, error) {
 	var out []snapshot.File
-	err := r.WalkFiles(h, func(p string, e object.TreeEntry) error {
+	err := r.WalkFiles(h, func(p string, e gitobj.TreeEntry) error {
 		if e.Mode != filemode.Regular && e.Mode != filemode.Executable && e.Mode != filemode.Symlink {
 			return fmt.Errorf("the snapshot holds %s with mode %o, which is not a file", p, uint32(e.Mode))
 		}
@@ -205,7 +205,7 @@ func (r Reader) Files(h plumbing.Hash) ([]snapshot.File, error) {
 // WalkFiles calls fn for each entry under the files/ tree h that is not
 // a directory, with its path; a path that could leave a work tree is
 // refused before fn sees it.
-func (r Reader) WalkFiles(h plumbing.Hash, fn func(path string, e object.TreeEntry) error) error {
+func (r Reader) WalkFiles(h plumbing.Hash, fn func(path string, e gitobj.TreeEntry) error) error {
 	if h.IsZero() {
 		return nil
 	}

@@ -2,8 +2,8 @@ package layout
 
 import (
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/git-snap/git-snap/gitstore/internal/gitobj"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -76,7 +76,7 @@ func length(refs []Element) int {
 }
 
 // dir reads a chunked directory's tree; nil for none (ZeroHash).
-func (r Reader) dir(h plumbing.Hash) (*object.Tree, error) {
+func (r Reader) dir(h plumbing.Hash) (*gitobj.Tree, error) {
 	if h.IsZero() {
 		return nil, nil
 	}
@@ -86,7 +86,7 @@ func (r Reader) dir(h plumbing.Hash) (*object.Tree, error) {
 // sharedFullChunks finds chunk trees that are the same at the same
 // position on both sides and full (not the last of either side), so
 // that they can be passed over unread.
-func sharedFullChunks(ta, tb *object.Tree) map[plumbing.Hash]bool {
+func sharedFullChunks(ta, tb *gitobj.Tree) map[plumbing.Hash]bool {
 	if ta == nil || tb == nil {
 		return nil
 	}

@@ -277,15 +277,7 @@ func (w *Writer) Finish() (name string, err error) {
 	if idxTmp, err = w.writeIndex(sum); err != nil {
 		return "", fmt.Errorf("write pack index: %w", err)
 	}
-	name = "pack-" + sum.String()
-	base := filepath.Join(w.dir, name)
-	for _, mv := range [][2]string{{w.tmp, base + ".pack"}, {idxTmp, base + ".idx"}} {
-		_ = os.Chmod(mv[0], 0o444) // git's modes; best effort
-		if err := os.Rename(mv[0], mv[1]); err != nil {
-			return "", fmt.Errorf("put pack in place: %w", err)
-		}
-	}
-	return name, nil
+	return install(w.dir, sum, w.tmp, idxTmp)
 }
 
 // check reads the pack back from the disk: every entry where it was
@@ -392,11 +384,17 @@ func (w *Writer) writeIndex(sum plumbing.Hash) (string, error) {
 	if err := iw.OnFooter(sum); err != nil {
 		return "", err
 	}
+	return writeIndexFile(w.dir, w.temp, iw)
+}
+
+// writeIndexFile writes the index iw holds to a temporary file in dir
+// whose name starts with temp and "idx_", synced, and returns its name.
+func writeIndexFile(dir, temp string, iw *idxfile.Writer) (string, error) {
 	idx, err := iw.Index()
 	if err != nil {
 		return "", err
 	}
-	f, err := os.CreateTemp(w.dir, w.temp+"idx_")
+	f, err := os.CreateTemp(dir, temp+"idx_")
 	if err != nil {
 		return "", err
 	}
@@ -414,6 +412,21 @@ func (w *Writer) writeIndex(sum plumbing.Hash) (string, error) {
 		return "", err
 	}
 	return f.Name(), nil
+}
+
+// install renames a pack and then its index into place as
+// pack-<sum>.pack and .idx, read-only as git makes them, and returns the
+// name (pack-<sum>): git reads a pack once its index is there.
+func install(dir string, sum plumbing.Hash, packTmp, idxTmp string) (string, error) {
+	name := "pack-" + sum.String()
+	base := filepath.Join(dir, name)
+	for _, mv := range [][2]string{{packTmp, base + ".pack"}, {idxTmp, base + ".idx"}} {
+		_ = os.Chmod(mv[0], 0o444) // git's modes; best effort
+		if err := os.Rename(mv[0], mv[1]); err != nil {
+			return "", fmt.Errorf("put pack in place: %w", err)
+		}
+	}
+	return name, nil
 }
 
 // syncClose syncs a file to the disk and closes it: git syncs the packs

@@ -1,4 +1,4 @@
-package gitstore
+package gitobj
 
 import (
 	"bytes"
@@ -10,32 +10,36 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
-// rawCommit is what reading history needs of a commit object: its tree,
-// parents, committer time and message.
-type rawCommit struct {
+// Commit is what git-snap needs of a commit object: its tree, parents,
+// author and committer, and message.
+type Commit struct {
 	Tree    plumbing.Hash
 	Parents []plumbing.Hash
-	When    time.Time // the committer's, in the committer's zone
-	Message string
+	// Author and Committer are their headers' values as written
+	// ("Name <email> 1700000000 +0100"), nil when missing: slices of
+	// the parsed bytes, so that reading a long history copies none.
+	Author, Committer []byte
+	When              time.Time // the committer's, in the committer's zone
+	Message           string
 }
 
-// errMalformedCommit is a commit object without its tree header, or
+// ErrMalformedCommit is a commit object without its tree header, or
 // with a tree or parent id that is not one.
-var errMalformedCommit = errors.New("malformed commit")
+var ErrMalformedCommit = errors.New("malformed commit")
 
-// parseCommit reads a commit object's bytes as go-git's Commit.Decode
+// ParseCommit reads a commit object's bytes as go-git's Commit.Decode
 // reads them (the fields above), without its buffered line reader, the
 // copy into a MemoryObject and the SHA-1 of the content it computes to
 // name the commit: a log or a session list reads thousands. Headers are
 // taken where git takes them: tree first, then a contiguous run of
 // parents, then author and committer at their places (one elsewhere is
 // dropped); the message is what follows the first empty line.
-func parseCommit(data []byte) (rawCommit, error) {
-	var c rawCommit
+func ParseCommit(data []byte) (Commit, error) {
+	var c Commit
 	line, rest, more := nextLine(data)
 	key, value := splitHeader(line)
 	if len(line) == 0 || isBlank(line) || key != "tree" {
-		return c, fmt.Errorf("%w: tree header must be first", errMalformedCommit)
+		return c, fmt.Errorf("%w: tree header must be first", ErrMalformedCommit)
 	}
 	var err error
 	if c.Tree, err = parseID(value, "tree"); err != nil || !more {
@@ -65,7 +69,9 @@ func parseCommit(data []byte) (rawCommit, error) {
 			continue
 		}
 		if want == "committer" {
-			c.When = signatureTime(value)
+			c.Committer, c.When = value, SignatureTime(value)
+		} else {
+			c.Author = value
 		}
 		if !more {
 			return c, nil
@@ -109,16 +115,16 @@ func splitHeader(line []byte) (string, []byte) {
 
 func parseID(value []byte, header string) (plumbing.Hash, error) {
 	if !plumbing.IsHash(string(value)) {
-		return plumbing.ZeroHash, fmt.Errorf("%w: bad %s hash", errMalformedCommit, header)
+		return plumbing.ZeroHash, fmt.Errorf("%w: bad %s hash", ErrMalformedCommit, header)
 	}
 	return plumbing.NewHash(string(value)), nil
 }
 
-// signatureTime reads the time of "Name <email> 1700000000 +0100" as
+// SignatureTime reads the time of "Name <email> 1700000000 +0100" as
 // go-git's Signature.Decode does: the zero time when there is no
 // readable Unix time after the last '>', UTC when the zone is missing
 // or unreadable.
-func signatureTime(b []byte) time.Time {
+func SignatureTime(b []byte) time.Time {
 	open, end := bytes.LastIndexByte(b, '<'), bytes.LastIndexByte(b, '>')
 	if open < 0 || end < 0 || end < open || end+2 >= len(b) {
 		return time.Time{}
@@ -147,4 +153,32 @@ func signatureTime(b []byte) time.Time {
 		mins = -mins
 	}
 	return when.In(time.FixedZone("", int(hours*3600+mins*60)))
+}
+
+// NewCommit encodes a commit as go-git's Commit.Encode does one with
+// these fields alone. author and committer are header values
+// (Signature's, or a parsed Commit's kept as they were); nil writes an
+// empty signature.
+func NewCommit(tree plumbing.Hash, parents []plumbing.Hash, author, committer []byte, message string) Object {
+	b := make([]byte, 0, 256+len(message))
+	b = append(b, "tree "...)
+	b = append(b, tree.String()...)
+	for _, p := range parents {
+		b = append(b, "\nparent "...)
+		b = append(b, p.String()...)
+	}
+	b = append(b, "\nauthor "...)
+	b = append(b, orZero(author)...)
+	b = append(b, "\ncommitter "...)
+	b = append(b, orZero(committer)...)
+	b = append(b, "\n\n"...)
+	b = append(b, message...)
+	return New(plumbing.CommitObject, b)
+}
+
+func orZero(sig []byte) []byte {
+	if sig == nil {
+		return zeroSignature
+	}
+	return sig
 }

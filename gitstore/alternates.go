@@ -1,0 +1,99 @@
+package gitstore
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/git-snap/git-snap/gitstore/internal/pack"
+)
+
+// alternate is an object directory another repository lends this one
+// (objects/info/alternates): read, never written.
+type alternate struct {
+	dir   string // its objects directory
+	packs *pack.Set
+}
+
+// maxAlternateDepth is how deep git follows alternates of alternates.
+const maxAlternateDepth = 5
+
+// alternatesList reads objects/info/alternates once: its directories,
+// then theirs, as git follows them, each once.
+func (r *objectReader) alternatesList() []alternate {
+	r.alternates.once.Do(func() {
+		own := filepath.Join(r.dir, "objects")
+		seen := map[string]bool{filepath.Clean(own): true}
+		r.alternates.list = r.readAlternates(own, seen, 0)
+	})
+	return r.alternates.list
+}
+
+func (r *objectReader) readAlternates(objects string, seen map[string]bool, depth int) []alternate {
+	if depth >= maxAlternateDepth {
+		return nil
+	}
+	b, err := os.ReadFile(filepath.Join(objects, "info", "alternates"))
+	if err != nil {
+		return nil
+	}
+	var out []alternate
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		line := string(bytes.TrimSpace(sc.Bytes()))
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		if line[0] == '"' { // written quoted, as git quotes a path
+			if uq, err := strconv.Unquote(line); err == nil {
+				line = uq
+			}
+		}
+		if !filepath.IsAbs(line) {
+			line = filepath.Join(objects, line)
+		}
+		dir := filepath.Clean(line)
+		if seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			continue // git warns and goes on
+		}
+		out = append(out, alternate{dir: dir, packs: pack.Open(filepath.Join(dir, "pack"), pack.Options{MaxObjectBytes: r.max})})
+		out = append(out, r.readAlternates(dir, seen, depth+1)...)
+	}
+	return out
+}
+
+// errReadOnly is what the object storer methods a pack encoder never
+// calls answer: objects are written by writeLoose and batches alone.
+var errReadOnly = errors.New("the store's object reader does not write through go-git")
+
+// NewEncodedObject is an object in memory, for go-git.
+func (r *objectReader) NewEncodedObject() plumbing.EncodedObject { return &plumbing.MemoryObject{} }
+
+// SetEncodedObject is refused: see errReadOnly.
+func (r *objectReader) SetEncodedObject(plumbing.EncodedObject) (plumbing.Hash, error) {
+	return plumbing.ZeroHash, errReadOnly
+}
+
+// IterEncodedObjects is refused: nothing lists every object.
+func (r *objectReader) IterEncodedObjects(plumbing.ObjectType) (storer.EncodedObjectIter, error) {
+	return nil, errReadOnly
+}
+
+// EncodedObjectSize is an object's size, read whole.
+func (r *objectReader) EncodedObjectSize(h plumbing.Hash) (int64, error) {
+	_, data, err := r.read(h)
+	return int64(len(data)), err
+}
+
+// AddAlternate is refused: git-snap never adds one.
+func (r *objectReader) AddAlternate(string) error { return errReadOnly }
