@@ -4,11 +4,11 @@ import (
 	"cmp"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/git-snap/git-snap/gitstore/internal/gitcfg"
+	"github.com/git-snap/git-snap/internal/safefile"
 )
 
 // maxConfigBytes bounds each config file read: git's own are a few KB.
@@ -29,8 +29,9 @@ func GitConfig(p Paths, env GitEnv, keys ...string) map[string]string {
 		want[strings.ToLower(k)] = true
 	}
 	out := map[string]string{}
+	r := &configReader{home: env.Home, want: want, out: out, left: maxConfigFiles}
 	for _, f := range configFiles(p, env) {
-		readConfigFile(f, env.Home, want, out, 0)
+		r.file(f, 0)
 	}
 	for i := 0; i+1 < len(env.ConfigPairs); i += 2 {
 		if k := strings.ToLower(env.ConfigPairs[i]); want[k] {
@@ -66,10 +67,27 @@ func configFiles(p Paths, env GitEnv) []string {
 	return files
 }
 
-// readConfigFile sets in out the wanted keys path sets, and follows its
+// maxConfigFiles bounds the files one GitConfig reads: includes ten
+// deep, each file including the next many times over, would otherwise be
+// read as many times as git would (without end, for a person waiting).
+const maxConfigFiles = 256
+
+// configReader reads config files for GitConfig.
+type configReader struct {
+	home string
+	want map[string]bool
+	out  map[string]string
+	left int // files that may still be read
+}
+
+// file sets in out the wanted keys path sets, and follows its
 // include.path entries (relative to the file, ~/ from home), at most ten
 // deep as git does.
-func readConfigFile(path, home string, want map[string]bool, out map[string]string, depth int) {
+func (r *configReader) file(path string, depth int) {
+	if r.left <= 0 {
+		return
+	}
+	r.left--
 	entries, err := readConfig(path)
 	if err != nil {
 		return
@@ -77,9 +95,9 @@ func readConfigFile(path, home string, want map[string]bool, out map[string]stri
 	for _, e := range entries {
 		switch k := e.Name(); {
 		case k == "include.path" && depth < 10:
-			readConfigFile(includePath(path, home, e.Value), home, want, out, depth+1)
-		case want[k]:
-			out[k] = e.Value
+			r.file(includePath(path, r.home, e.Value), depth+1)
+		case r.want[k]:
+			r.out[k] = e.Value
 		}
 	}
 }
@@ -91,17 +109,21 @@ func includePath(from, home, inc string) string {
 	return absFrom(filepath.Dir(from), inc)
 }
 
-// readConfig reads the entries of a git config file, at most
-// maxConfigBytes of it.
+// readConfig reads the entries of a git config file, a regular file
+// (a FIFO or a device would block or never end) of at most
+// maxConfigBytes: a larger one is refused rather than read in part.
 func readConfig(path string) ([]gitcfg.Entry, error) {
-	f, err := os.Open(path)
+	f, err := safefile.OpenFollow(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxConfigBytes))
+	b, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(b) > maxConfigBytes {
+		return nil, fmt.Errorf("read %s: larger than %d bytes, more than git-snap reads of a config file", path, maxConfigBytes)
 	}
 	entries, err := gitcfg.Parse(b)
 	if err != nil {

@@ -195,7 +195,7 @@ func checkFormat(p Paths) error {
 		}
 	}
 	for _, opt := range entries {
-		if opt.Section != "extensions" || opt.Subsection != "" {
+		if opt.Section != "extensions" || opt.HasSubsection {
 			continue
 		}
 		name, value := opt.Key, strings.ToLower(opt.Value)

@@ -49,6 +49,11 @@ func notRegular(path, what string) error {
 // symbolic link. The open never blocks: a FIFO or a device is refused.
 func Open(path string) (*os.File, error) { return openRegular(path) }
 
+// OpenFollow is Open, except that symbolic links are followed (git's
+// own config files are often links into a repository of dotfiles): the
+// file they lead to must be regular, and the open never blocks.
+func OpenFollow(path string) (*os.File, error) { return openFollow(path) }
+
 // OpenIn is Open, except that a symbolic link is followed when it and
 // every link on the way resolve inside root (a committed file may be a
 // link to another file of the same work tree, never out of it).

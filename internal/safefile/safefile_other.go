@@ -14,6 +14,17 @@ func openRegular(path string) (*os.File, error) {
 	return os.Open(path)
 }
 
+func openFollow(path string) (*os.File, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, notRegular(path, fmt.Sprintf("not a regular file (%s)", fi.Mode().Type()))
+	}
+	return os.Open(path)
+}
+
 func openAppend(path string, perm os.FileMode) (*os.File, error) {
 	if err := checkRegular(path); err != nil && !os.IsNotExist(err) {
 		return nil, err

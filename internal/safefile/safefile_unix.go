@@ -14,16 +14,20 @@ import (
 // its last component, never blocking on a FIFO or a device (the open
 // does not wait for a writer), never inherited by a child process.
 func openRegular(path string) (*os.File, error) {
+	return openChecked(path, syscall.O_RDONLY|syscall.O_NOFOLLOW, 0)
+}
+
+func openFollow(path string) (*os.File, error) {
 	return openChecked(path, syscall.O_RDONLY, 0)
 }
 
 func openAppend(path string, perm os.FileMode) (*os.File, error) {
-	return openChecked(path, syscall.O_WRONLY|syscall.O_APPEND|syscall.O_CREAT, uint32(perm.Perm()))
+	return openChecked(path, syscall.O_WRONLY|syscall.O_APPEND|syscall.O_CREAT|syscall.O_NOFOLLOW, uint32(perm.Perm()))
 }
 
 func openChecked(path string, mode int, perm uint32) (*os.File, error) {
-	fd, err := syscall.Open(path, mode|syscall.O_NONBLOCK|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, perm)
-	if errors.Is(err, syscall.ELOOP) {
+	fd, err := syscall.Open(path, mode|syscall.O_NONBLOCK|syscall.O_CLOEXEC, perm)
+	if errors.Is(err, syscall.ELOOP) && mode&syscall.O_NOFOLLOW != 0 {
 		return nil, notRegular(path, "a symbolic link")
 	}
 	if errors.Is(err, syscall.ENXIO) { // a FIFO opened for writing with no reader

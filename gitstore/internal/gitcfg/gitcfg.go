@@ -14,22 +14,29 @@ import (
 // are lower-cased, as git compares them; Subsection is as written.
 type Entry struct {
 	Section, Subsection, Key string
-	Value                    string
+	// HasSubsection tells [a ""] and [a.] (named a..key) from [a].
+	HasSubsection bool
+	Value         string
 	// NoValue is a key written without "=" (git reads it as true when
 	// it wants a boolean); Value is then empty.
 	NoValue bool
 }
 
 // Name is the entry's name as git config --list prints it:
-// section.key, or section.subsection.key.
+// section.key, or section.subsection.key. git keeps names as C strings,
+// so a NUL in a subsection ends the name there, as it does for git.
 func (e Entry) Name() string {
 	switch {
-	case e.Section == "" && e.Subsection == "":
+	case e.Section == "" && !e.HasSubsection:
 		return e.Key // a key before any section, which git reads too
-	case e.Subsection == "":
+	case !e.HasSubsection:
 		return e.Section + "." + e.Key
 	}
-	return e.Section + "." + e.Subsection + "." + e.Key
+	name := e.Section + "." + e.Subsection + "." + e.Key
+	if i := strings.IndexByte(name, 0); i >= 0 {
+		name = name[:i]
+	}
+	return name
 }
 
 // ErrSyntax is a file git would refuse to read ("bad config line").
@@ -37,6 +44,10 @@ var ErrSyntax = errors.New("bad config line")
 
 // Parse reads a configuration file's entries.
 func Parse(data []byte) ([]Entry, error) {
+	if bytes.Contains(data, []byte("\r\n")) {
+		// git reads every \r\n as \n, a continued line's included.
+		data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+	}
 	p := parser{data: data, line: 1}
 	return p.parse()
 }
@@ -47,6 +58,7 @@ type parser struct {
 	line    int
 	section string
 	sub     string
+	hasSub  bool
 	out     []Entry
 }
 
@@ -110,9 +122,9 @@ func (p *parser) header() error {
 			if len(name) == 0 {
 				return p.fail()
 			}
-			p.section, p.sub = strings.ToLower(string(name)), ""
+			p.section, p.sub, p.hasSub = strings.ToLower(string(name)), "", false
 			if i := strings.IndexByte(p.section, '.'); i >= 0 {
-				p.section, p.sub = p.section[:i], p.section[i+1:]
+				p.section, p.sub, p.hasSub = p.section[:i], p.section[i+1:], true
 			}
 			return nil
 		case isSpace(c):
@@ -144,7 +156,7 @@ func (p *parser) quotedSubsection(section string) error {
 			if c, ok = p.next(); !ok || c != ']' {
 				return p.fail()
 			}
-			p.section, p.sub = section, string(sub)
+			p.section, p.sub, p.hasSub = section, string(sub), true
 			return nil
 		case c == '\\':
 			if c, ok = p.next(); !ok || c == '\n' {
@@ -166,10 +178,7 @@ func (p *parser) entry(first byte) error {
 	for p.pos < len(p.data) && (p.data[p.pos] == ' ' || p.data[p.pos] == '\t') {
 		p.pos++
 	}
-	if p.pos+1 < len(p.data) && p.data[p.pos] == '\r' && p.data[p.pos+1] == '\n' {
-		p.pos++ // git reads \r\n as \n
-	}
-	e := Entry{Section: p.section, Subsection: p.sub, Key: string(key)}
+	e := Entry{Section: p.section, Subsection: p.sub, HasSubsection: p.hasSub, Key: string(key)}
 	switch c, ok := p.peek(); {
 	case !ok || c == '\n':
 		e.NoValue = true
@@ -208,7 +217,7 @@ func (p *parser) value() (string, error) {
 			if quoted {
 				return "", p.fail()
 			}
-			return string(v), nil
+			return cValue(v), nil
 		}
 		p.pos++
 		switch {
@@ -217,7 +226,7 @@ func (p *parser) value() (string, error) {
 			continue
 		case !quoted && (c == '#' || c == ';'):
 			p.skipLine()
-			return string(v), nil
+			return cValue(v), nil
 		}
 		if space > 0 && len(v) > 0 {
 			v = append(v, bytes.Repeat([]byte{' '}, space)...)
@@ -247,13 +256,22 @@ func (p *parser) value() (string, error) {
 	}
 }
 
+// cValue is a value as git hands it on, a C string: a NUL ends it.
+func cValue(v []byte) string {
+	if i := bytes.IndexByte(v, 0); i >= 0 {
+		v = v[:i]
+	}
+	return string(v)
+}
+
 func (p *parser) skipLine() {
 	for p.pos < len(p.data) && p.data[p.pos] != '\n' {
 		p.pos++
 	}
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' }
+// isSpace is git's isspace, which \v and \f are not.
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' }
 func isAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 func isAlnum(c byte) bool { return isAlpha(c) || c >= '0' && c <= '9' }
 func lower(c byte) byte {
