@@ -1,9 +1,10 @@
 package gitstore
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/git-snap/git-snap/gitstore/internal/pack"
+	"github.com/git-snap/git-snap/internal/safefile"
 )
 
 // alternate is an object directory another repository lends this one
@@ -39,14 +41,13 @@ func (r *objectReader) readAlternates(objects string, seen map[string]bool, dept
 	if depth >= maxAlternateDepth {
 		return nil
 	}
-	b, err := os.ReadFile(filepath.Join(objects, "info", "alternates"))
+	b, err := readAlternatesFile(filepath.Join(objects, "info", "alternates"))
 	if err != nil {
 		return nil
 	}
 	var out []alternate
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		line := string(bytes.TrimSpace(sc.Bytes()))
+	for raw := range bytes.SplitSeq(b, []byte("\n")) {
+		line := string(bytes.TrimSpace(raw))
 		if line == "" || line[0] == '#' {
 			continue
 		}
@@ -70,6 +71,30 @@ func (r *objectReader) readAlternates(objects string, seen map[string]bool, dept
 		out = append(out, r.readAlternates(dir, seen, depth+1)...)
 	}
 	return out
+}
+
+// maxAlternatesBytes bounds objects/info/alternates: git writes one line
+// for each repository lending objects.
+const maxAlternatesBytes = 1 << 20
+
+// readAlternatesFile reads an alternates file if it is a regular file (a
+// FIFO would block, a device never end) no larger than
+// maxAlternatesBytes; a larger one is refused whole, as it cannot be
+// read as git reads it.
+func readAlternatesFile(path string) ([]byte, error) {
+	f, err := safefile.OpenFollow(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxAlternatesBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(b) > maxAlternatesBytes {
+		return nil, fmt.Errorf("read %s: larger than %d bytes", path, maxAlternatesBytes)
+	}
+	return b, nil
 }
 
 // errReadOnly is what the object storer methods a pack encoder never
