@@ -2,6 +2,7 @@ package pack
 
 import (
 	"bufio"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -37,11 +38,15 @@ func Receive(dir, temp string, r io.Reader) (name string, err error) {
 		}
 	}()
 	bw := bufio.NewWriterSize(f, 1<<20)
-	if _, err := io.Copy(bw, r); err != nil {
+	size, err := io.Copy(bw, r)
+	if err != nil {
 		return "", fmt.Errorf("read the pack: %w", err)
 	}
 	if err := bw.Flush(); err != nil {
 		return "", fmt.Errorf("write the pack: %w", err)
+	}
+	if err := checkCount(f, size); err != nil {
+		return "", err
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return "", err
@@ -69,4 +74,23 @@ func Receive(dir, temp string, r io.Reader) (name string, err error) {
 		return "", fmt.Errorf("write the pack's index: %w", err)
 	}
 	return install(dir, sum, f.Name(), idxTmp)
+}
+
+// minEntryBytes is the least an object takes in a pack: a byte of
+// header and a zlib stream, itself at least eight bytes.
+const minEntryBytes = 9
+
+// checkCount refuses a pack whose header claims more objects than its
+// size can hold, before go-git's parser allocates room for each one it
+// claims (2^32 claimed were 137 GB asked for).
+func checkCount(f *os.File, size int64) error {
+	var h [12]byte
+	if _, err := f.ReadAt(h[:], 0); err != nil {
+		return fmt.Errorf("read the pack: not a pack (%d bytes)", size)
+	}
+	n := int64(binary.BigEndian.Uint32(h[8:]))
+	if n > (size-12-20)/minEntryBytes && n > 0 {
+		return fmt.Errorf("read the pack: its header claims %d objects, more than its %d bytes can hold", n, size)
+	}
+	return nil
 }
