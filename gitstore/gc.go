@@ -3,7 +3,10 @@ package gitstore
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/git-snap/git-snap/gitstore/internal/pack"
+	"github.com/git-snap/git-snap/internal/safefile"
 )
 
 // Delta settings of the pack GC writes, measured on a real session of
@@ -105,7 +109,7 @@ func (s *Store) packSnapObjects(ctx context.Context, o GCOptions) error {
 		return fmt.Errorf("git pack-objects: unexpected output %q", out)
 	}
 	base := filepath.Join(packDir, "pack-"+name)
-	if err := os.WriteFile(base+".keep", []byte(keepMark), 0o644); err != nil {
+	if err := writeKeep(base + ".keep"); err != nil {
 		return fmt.Errorf("keep the snapshots' pack: %w", err)
 	}
 	releaseOwnKeeps(packDir, base+".keep")
@@ -146,10 +150,41 @@ const keepMark = "git-snap gc: the snapshots' pack (git snap gc makes it again)\
 func releaseOwnKeeps(packDir, keep string) {
 	keeps, _ := filepath.Glob(filepath.Join(packDir, "pack-*.keep"))
 	for _, k := range keeps {
-		if b, err := os.ReadFile(k); err == nil && k != keep && string(b) == keepMark {
+		if k != keep && isOwnKeep(k) {
 			_ = os.Remove(k)
 		}
 	}
+}
+
+// writeKeep keeps a pack with GC's mark, unless it is kept already: a
+// keep someone else wrote for the same pack (the same objects make the
+// same pack) stays theirs, neither overwritten nor released later, and a
+// link there is never followed.
+func writeKeep(keep string) error {
+	f, err := os.OpenFile(keep, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(keepMark); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// isOwnKeep tells a keep GC wrote: a regular file (a FIFO would block,
+// a link to a device never end) holding GC's mark and nothing more.
+func isOwnKeep(keep string) bool {
+	f, err := safefile.Open(keep)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, int64(len(keepMark))+1))
+	return err == nil && string(b) == keepMark
 }
 
 func exists(path string) bool {
