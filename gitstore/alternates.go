@@ -41,7 +41,7 @@ func (r *objectReader) readAlternates(objects string, seen map[string]bool, dept
 	if depth >= maxAlternateDepth {
 		return nil
 	}
-	b, err := readAlternatesFile(filepath.Join(objects, "info", "alternates"))
+	b, err := readBoundedGitFile(filepath.Join(objects, "info", "alternates"), maxAlternatesBytes)
 	if err != nil {
 		return nil
 	}
@@ -77,22 +77,22 @@ func (r *objectReader) readAlternates(objects string, seen map[string]bool, dept
 // for each repository lending objects.
 const maxAlternatesBytes = 1 << 20
 
-// readAlternatesFile reads an alternates file if it is a regular file (a
-// FIFO would block, a device never end) no larger than
-// maxAlternatesBytes; a larger one is refused whole, as it cannot be
-// read as git reads it.
-func readAlternatesFile(path string) ([]byte, error) {
+// readBoundedGitFile reads one of git's small text files (config,
+// alternates) if it is a regular file (a FIFO would block, a device never
+// end; links are followed as git follows them) of at most max bytes: a
+// larger one is refused whole rather than read in part.
+func readBoundedGitFile(path string, max int) ([]byte, error) {
 	f, err := safefile.OpenFollow(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxAlternatesBytes+1))
+	b, err := io.ReadAll(io.LimitReader(f, int64(max)+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	if len(b) > maxAlternatesBytes {
-		return nil, fmt.Errorf("read %s: larger than %d bytes", path, maxAlternatesBytes)
+	if len(b) > max {
+		return nil, fmt.Errorf("read %s: larger than %d bytes, more than git-snap reads of it", path, max)
 	}
 	return b, nil
 }

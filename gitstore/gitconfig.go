@@ -3,12 +3,10 @@ package gitstore
 import (
 	"cmp"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 
 	"github.com/git-snap/git-snap/gitstore/internal/gitcfg"
-	"github.com/git-snap/git-snap/internal/safefile"
 )
 
 // maxConfigBytes bounds each config file read: git's own are a few KB.
@@ -113,17 +111,9 @@ func includePath(from, home, inc string) string {
 // (a FIFO or a device would block or never end) of at most
 // maxConfigBytes: a larger one is refused rather than read in part.
 func readConfig(path string) ([]gitcfg.Entry, error) {
-	f, err := safefile.OpenFollow(path)
+	b, err := readBoundedGitFile(path, maxConfigBytes)
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if len(b) > maxConfigBytes {
-		return nil, fmt.Errorf("read %s: larger than %d bytes, more than git-snap reads of a config file", path, maxConfigBytes)
 	}
 	entries, err := gitcfg.Parse(b)
 	if err != nil {
