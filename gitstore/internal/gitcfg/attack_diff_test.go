@@ -72,7 +72,9 @@ func checkAsGit(t *testing.T, dir, shape string) {
 	t.Helper()
 	{
 		f := filepath.Join(dir, "config")
-		os.WriteFile(f, []byte(shape), 0o644)
+		if err := os.WriteFile(f, []byte(shape), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		cmd := exec.Command("git", "config", "--file", f, "--list")
 		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
 		out, gitErr := cmd.Output()
