@@ -109,9 +109,11 @@ func TestWhoWatchesSignals(t *testing.T) {
 		watched := false
 		var stdout, stderr bytes.Buffer
 		e := &env{stdout: &stdout, stderr: &stderr, dir: dir, terminal: tc.terminal, has: allPrograms(),
-			getenv:    func(string) string { return "" },
-			lookupenv: func(k string) (string, bool) { return map[string]string{"GIT_PAGER": "cat >/dev/null"}[k], k == "GIT_PAGER" },
-			watch:     func() { watched = true }}
+			getenv: func(string) string { return "" },
+			lookupenv: func(k string) (string, bool) {
+				return map[string]string{"GIT_PAGER": "cat >/dev/null"}[k], k == "GIT_PAGER"
+			},
+			watch: func() { watched = true }}
 		e.run(context.Background(), tc.args)
 		if watched != tc.want {
 			t.Errorf("%q (terminal %v): watched %v, want %v; stderr %s", tc.args, tc.terminal, watched, tc.want, stderr.String())
