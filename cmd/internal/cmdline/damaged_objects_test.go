@@ -1,0 +1,299 @@
+//go:build linux
+
+package cmdline
+
+import (
+	"bytes"
+	"encoding/hex"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// gitIn runs git in dir with stdin and returns its trimmed output.
+func gitIn(t *testing.T, dir, stdin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir, "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com")
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// writeLiterally stores data as an object of type typ as it is, as git
+// hash-object --literally does: git itself would refuse to make it.
+func writeLiterally(t *testing.T, dir, typ string, data []byte) string {
+	t.Helper()
+	return gitIn(t, dir, string(data), "hash-object", "-w", "--literally", "-t", typ, "--stdin")
+}
+
+// pointRef writes ref's loose file by hand: git update-ref refuses a
+// ref to a commit it cannot parse, which is what a damaged repository
+// (or another tool) leaves.
+func pointRef(t *testing.T, dir, ref, id string) {
+	t.Helper()
+	path := filepath.Join(dir, ".git", filepath.FromSlash(ref))
+	must(t, os.MkdirAll(filepath.Dir(path), 0o777))
+	must(t, os.WriteFile(path, []byte(id+"\n"), 0o644))
+}
+
+// gitFiles lists every file under dir/.git with its size, the log of
+// git-snap's own commands (which records failures too) left out: a
+// command refused must leave the rest as it was.
+func gitFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	root := filepath.Join(dir, ".git")
+	must(t, filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		out = append(out, rel+" "+info.ModTime().String()+" "+strconv.FormatInt(info.Size(), 10))
+		return nil
+	}))
+	slices.Sort(out)
+	return out
+}
+
+// leftovers are the lock and temporary files under dir/.git.
+func leftovers(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	_ = filepath.WalkDir(filepath.Join(dir, ".git"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && (strings.HasSuffix(p, ".lock") || strings.HasPrefix(d.Name(), "tmp_")) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+// noCrash fails when output holds what a panic prints.
+func noCrash(t *testing.T, what, out string) {
+	t.Helper()
+	for _, s := range []string{"panic", "goroutine ", "internal error", ".go:"} {
+		if strings.Contains(out, s) {
+			t.Errorf("%s printed %q:\n%s", what, s, out)
+		}
+	}
+}
+
+// TestDamagedObjectsThroughCommands: gitobj now parses commits, trees
+// and tags. Objects git itself would not write (a commit without its
+// tree header or with a parent that is not hex, a tree with a truncated
+// id or a mode of 999999, a tag with no object header), put at a
+// session's or a checkpoint's ref, are read by log, show, checkpoint
+// --list, prune, export --bundle and sessions. Each either ends with a
+// one-line error naming the damaged object and exit 1 or 2, writing
+// nothing, or rightly does not read the damaged part (log and sessions
+// read no tree; prune copies tree ids as they are).
+func TestDamagedObjectsThroughCommands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs processes")
+	}
+	bin := buildBinary(t)
+	type damage struct {
+		name string
+		// make returns the ref to point and the object to point it at.
+		make func(t *testing.T, dir, tip string) (ref, id string)
+		// ok are the commands that rightly succeed: they do not read
+		// the damaged part (checkpoint --list of a session with none
+		// reads no commit; prune must move the session's checkpoints,
+		// so a damaged one stops it).
+		ok []string
+	}
+	header := func(dir, tip string) string { // a real snapshot's message
+		msg := gitIn(t, dir, "", "log", "-1", "--format=%B", tip)
+		return strings.Replace(msg, "Snap-Session: good", "Snap-Session: bad", 1) + "\n"
+	}
+	commit := func(t *testing.T, dir, tree, parent, msg string) string {
+		return writeLiterally(t, dir, "commit", []byte("tree "+tree+"\nparent "+parent+"\nauthor t <t@e> 1700000000 +0000\ncommitter t <t@e> 1700000000 +0000\n\n"+msg))
+	}
+	treeWith := func(t *testing.T, dir string, entry []byte) string {
+		return writeLiterally(t, dir, "tree", entry)
+	}
+	blobID := func(t *testing.T, dir, tip string) []byte {
+		b, err := hex.DecodeString(gitIn(t, dir, "", "rev-parse", tip+":snapshot.json"))
+		must(t, err)
+		return b
+	}
+	for _, d := range []damage{
+		{name: "commit without tree header", make: func(t *testing.T, dir, tip string) (string, string) {
+			return "refs/snap/bad", writeLiterally(t, dir, "commit", []byte("parent "+tip+"\nauthor t <t@e> 1 +0000\ncommitter t <t@e> 1 +0000\n\n"+header(dir, tip)))
+		}, ok: []string{"checkpoint"}},
+		{name: "parent not hex", make: func(t *testing.T, dir, tip string) (string, string) {
+			tree := gitIn(t, dir, "", "rev-parse", tip+"^{tree}")
+			return "refs/snap/bad", commit(t, dir, tree, "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz", header(dir, tip))
+		}, ok: []string{"checkpoint"}},
+		{name: "tree id truncated", make: func(t *testing.T, dir, tip string) (string, string) {
+			tree := treeWith(t, dir, []byte("100644 snapshot.json\x00abc"))
+			return "refs/snap/bad", commit(t, dir, tree, tip, header(dir, tip))
+		}, ok: []string{"log", "sessions", "prune", "checkpoint"}},
+		{name: "tree mode 999999", make: func(t *testing.T, dir, tip string) (string, string) {
+			tree := treeWith(t, dir, append([]byte("999999 snapshot.json\x00"), blobID(t, dir, tip)...))
+			return "refs/snap/bad", commit(t, dir, tree, tip, header(dir, tip))
+		}, ok: []string{"log", "sessions", "prune", "checkpoint"}},
+		{name: "tag without object header", make: func(t *testing.T, dir, tip string) (string, string) {
+			return "refs/snap-tags/good/bad", writeLiterally(t, dir, "tag", []byte("type commit\ntag bad\ntagger t <t@e> 1700000000 +0000\n\nm\n"))
+		}, ok: []string{"sessions"}},
+	} {
+		t.Run(d.name, func(t *testing.T) {
+			dir := t.TempDir()
+			gitIn(t, dir, "", "init", "-q", "-b", "main")
+			gitIn(t, dir, "", "commit", "-q", "--allow-empty", "-m", "code")
+			for i := range 3 {
+				doc := `{"messages":[{"id":"1","role":"user","content":"hi"}` + strings.Repeat(`,{"id":"x`+string(rune('a'+i))+`","role":"assistant","content":"yo"}`, i) + `]}`
+				if code, out := runFor(t, bin, dir, doc, "save", "--session", "good"); code != 0 {
+					t.Fatalf("save: %d %s", code, out)
+				}
+			}
+			tip := gitIn(t, dir, "", "rev-parse", "refs/snap/good")
+			ref, id := d.make(t, dir, tip)
+			pointRef(t, dir, ref, id)
+			session, target := "bad", "bad" // what show and export name
+			if strings.HasPrefix(ref, "refs/snap-tags/") {
+				session, target = "good", "snap/good/bad"
+			}
+			bundle := filepath.Join(dir, "out.bundle")
+			for _, c := range []struct {
+				name string
+				args []string
+			}{
+				{"log", []string{"log", session}},
+				{"show", []string{"show", target}},
+				{"checkpoint", []string{"checkpoint", "--list", "--session", session}},
+				{"prune", []string{"prune", session, "--keep-last", "1"}},
+				{"export", []string{"export", "--bundle", bundle, target}},
+				{"sessions", []string{"sessions"}},
+			} {
+				refsBefore := gitIn(t, dir, "", "for-each-ref")
+				filesBefore := gitFiles(t, dir)
+				code, out := runFor(t, bin, dir, "", c.args...)
+				noCrash(t, c.name, out)
+				if slices.Contains(d.ok, c.name) {
+					if code != 0 {
+						t.Errorf("%s: exit %d, want 0: it need not read the damaged part\n%s", c.name, code, out)
+					}
+					continue
+				}
+				if code != 1 && code != 2 {
+					t.Errorf("%s: exit %d, want 1 or 2\n%s", c.name, code, out)
+				}
+				if lines := strings.Split(strings.TrimSpace(out), "\n"); !strings.HasPrefix(lines[0], "git-snap: ") || len(lines) > 2 {
+					t.Errorf("%s: want one error line (and a hint), got:\n%s", c.name, out)
+				}
+				if !strings.Contains(out, "malformed") && !strings.Contains(out, "not a git-snap snapshot") {
+					t.Errorf("%s: the error names neither the damaged object nor what is wrong with it:\n%s", c.name, out)
+				}
+				if after := gitIn(t, dir, "", "for-each-ref"); after != refsBefore {
+					t.Errorf("%s changed refs:\n%s\nwas\n%s", c.name, after, refsBefore)
+				}
+				if after := gitFiles(t, dir); !slices.Equal(after, filesBefore) {
+					t.Errorf("%s wrote into .git:\n%v\nwas\n%v", c.name, after, filesBefore)
+				}
+				if _, err := os.Stat(bundle); err == nil {
+					t.Errorf("%s left %s", c.name, bundle)
+				}
+			}
+			if l := leftovers(t, dir); len(l) > 0 {
+				t.Errorf("left %v", l)
+			}
+			// The good session still reads whole.
+			if code, out := runFor(t, bin, dir, "", "export", "good"); code != 0 || !strings.Contains(out, `"yo"`) {
+				t.Errorf("export good: %d\n%s", code, out)
+			}
+		})
+	}
+}
+
+// prunedSignatures are the author and committer lines of each commit of
+// ref, oldest first, read by git.
+func prunedSignatures(t *testing.T, dir, ref string) []string {
+	t.Helper()
+	var out []string
+	for _, c := range strings.Fields(gitIn(t, dir, "", "rev-list", "--reverse", ref)) {
+		var sig []string
+		for _, line := range strings.Split(gitIn(t, dir, "", "cat-file", "commit", c), "\n") {
+			if line == "" {
+				break
+			}
+			if strings.HasPrefix(line, "author ") || strings.HasPrefix(line, "committer ") {
+				sig = append(sig, line)
+			}
+		}
+		out = append(out, strings.Join(sig, "\n"))
+	}
+	return out
+}
+
+// TestPruneKeepsSignaturesByteForByte: prune rewrites the commits after
+// the first it drops with gitobj.NewCommit and the header values it
+// parsed. Authors and committers with a name in UTF-8, a zone of +0530,
+// -0000 (which git keeps apart from +0000), +1400 and -1230, and a time
+// of 0 are each written back as git showed them before, and git fsck
+// --strict finds nothing.
+func TestPruneKeepsSignaturesByteForByte(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs processes")
+	}
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	gitIn(t, dir, "", "init", "-q", "-b", "main")
+	gitIn(t, dir, "", "commit", "-q", "--allow-empty", "-m", "code")
+	sigs := []string{
+		"Zoë Ünïcode 山田 <z@e> 1700000000 +0530",
+		"Plain <p@e> 1700000001 -0000",
+		"Epoch <o@e> 0 +0100",
+		"Far <f@e> 1700000003 -1230",
+		"Name <n@e> 1700000004 +1400",
+	}
+	for i := range sigs {
+		doc := `{"messages":[{"id":"` + string(rune('a'+i)) + `","role":"user","content":"m"}]}`
+		if code, out := runFor(t, bin, dir, doc, "save", "--session", "s"); code != 0 {
+			t.Fatalf("save: %d %s", code, out)
+		}
+	}
+	// The same snapshots again, each signed as above.
+	parent := ""
+	for i, c := range strings.Fields(gitIn(t, dir, "", "rev-list", "--reverse", "refs/snap/s")) {
+		raw := gitIn(t, dir, "", "cat-file", "commit", c)
+		_, msg, _ := strings.Cut(raw, "\n\n")
+		var b bytes.Buffer
+		b.WriteString("tree " + gitIn(t, dir, "", "rev-parse", c+"^{tree}") + "\n")
+		if parent != "" {
+			b.WriteString("parent " + parent + "\n")
+		}
+		b.WriteString("author " + sigs[i] + "\ncommitter " + sigs[i] + "\n\n" + msg + "\n")
+		parent = writeLiterally(t, dir, "commit", b.Bytes())
+	}
+	gitIn(t, dir, "", "update-ref", "refs/snap/s", parent)
+	gitIn(t, dir, "", "fsck", "--strict", "--no-progress")
+	before := prunedSignatures(t, dir, "refs/snap/s")
+	// The second goes: the third, fourth and fifth are rewritten.
+	if code, out := runFor(t, bin, dir, "", "prune", "s", "--keep-last", "3", "--keep-first"); code != 0 {
+		t.Fatalf("prune: %d %s", code, out)
+	}
+	after := prunedSignatures(t, dir, "refs/snap/s")
+	want := append([]string{before[0]}, before[2:]...)
+	if !slices.Equal(after, want) {
+		t.Errorf("signatures after prune:\n%s\nwant\n%s", strings.Join(after, "\n"), strings.Join(want, "\n"))
+	}
+	if got := gitIn(t, dir, "", "rev-list", "--count", "refs/snap/s"); got != "4" {
+		t.Errorf("%s snapshots after prune, want 4", got)
+	}
+	gitIn(t, dir, "", "fsck", "--strict", "--no-progress")
+}
