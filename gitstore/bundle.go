@@ -58,10 +58,25 @@ func (s *Store) WriteBundle(ctx context.Context, w io.Writer, refs []string) (in
 	if _, err := bw.WriteString(header.String()); err != nil {
 		return 0, fmt.Errorf("write the bundle's header: %w", err)
 	}
-	if _, err := packfile.NewEncoder(bw, s.st, false).Encode(objs, 10); err != nil {
+	if _, err := packfile.NewEncoder(bw, namingMissing{s.st}, false).Encode(objs, 10); err != nil {
 		return 0, fmt.Errorf("write the bundle's pack: %w", err)
 	}
 	return len(objs), bw.Flush()
+}
+
+// namingMissing is the object reader as a bundle's pack encoder reads
+// it: an object it cannot read is named in the error, which go-git's
+// encoder passes on bare ("object not found" of a blob reachable lists
+// without reading).
+type namingMissing struct{ *objectReader }
+
+// EncodedObject reads object h, naming it in an error.
+func (n namingMissing) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	o, err := n.objectReader.EncodedObject(t, h)
+	if err != nil {
+		return nil, fmt.Errorf("object %s: %w", h, err)
+	}
+	return o, nil
 }
 
 // BundleRef is a ref a bundle holds.
