@@ -81,3 +81,30 @@ func TestReachableSkipsSubmodules(t *testing.T) {
 	must(t, f.Close())
 	git(t, dir, "bundle", "verify", "-q", bundle)
 }
+
+// TestEntryDateBefore1970: a snapshot's commit rewritten with a
+// committer time before 1970 (which git fsck calls an overflow) is not
+// read as a snapshot; the error said "no Snap-Session trailer" of a
+// commit that has one, and now names the date as a possible cause.
+func TestEntryDateBefore1970(t *testing.T) {
+	ctx := context.Background()
+	dir, s := newRepo(t)
+	saveN(t, s, "s", 1, 1)
+	raw := git(t, dir, "cat-file", "commit", "refs/snap/s")
+	head, msg, _ := strings.Cut(raw, "\n\n")
+	var lines []string
+	for _, l := range strings.Split(head, "\n") {
+		if strings.HasPrefix(l, "committer ") {
+			l = "committer t <t@e> -86400 +0000"
+		}
+		lines = append(lines, l)
+	}
+	cmd := exec.Command("git", "hash-object", "-w", "--literally", "-t", "commit", "--stdin")
+	cmd.Dir, cmd.Stdin = dir, strings.NewReader(strings.Join(lines, "\n")+"\n\n"+msg+"\n")
+	out, err := cmd.Output()
+	must(t, err)
+	_, err = s.Entry(ctx, plumbing.NewHash(strings.TrimSpace(string(out))))
+	if err == nil || !strings.Contains(err.Error(), "date") {
+		t.Fatalf("entry of a commit dated 1969: %v", err)
+	}
+}

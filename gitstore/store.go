@@ -814,7 +814,7 @@ func headerEntry(id plumbing.Hash, c gitobj.Commit) (e Entry, ok bool) {
 }
 
 func errNotSnapshot(id plumbing.Hash) error {
-	return fmt.Errorf("commit %s: %w (no %s trailer)", id, ErrNotSnapshot, layout.TrailerSession)
+	return fmt.Errorf("commit %s: %w (no %s trailer, or a trailer or the commit's date out of range)", id, ErrNotSnapshot, layout.TrailerSession)
 }
 
 // Read returns a snapshot's document, JSON-equal to the one saved.
