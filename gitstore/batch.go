@@ -322,4 +322,5 @@ type refStore interface {
 	LastLog(name string) (refs.LogEntry, bool, error)
 	Logged(prefix string) ([]string, error)
 	EditFile(ctx context.Context, path string, edit func(old []byte) ([]byte, error)) error
+	Hold(ctx context.Context, path string, f func() error) error
 }

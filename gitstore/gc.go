@@ -65,7 +65,14 @@ func (s *Store) GC(ctx context.Context, o GCOptions) error {
 	if o.Depth <= 0 {
 		o.Depth = DefaultPackDepth
 	}
-	if err := s.packSnapObjects(ctx, o); err != nil {
+	// Two GCs at once could each release the other's keep, and then
+	// each remove the other's pack as covered by its own: with the
+	// loose copies pruned, nothing would hold the snapshots. The second
+	// waits (a lock left by a killed GC is removed).
+	err := s.refs.Hold(ctx, filepath.Join(s.paths.CommonDir, "snap", "gc"), func() error {
+		return s.packSnapObjects(ctx, o)
+	})
+	if err != nil {
 		return err
 	}
 	return s.runGit(ctx, nil, "gc", "--auto")

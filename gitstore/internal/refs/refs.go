@@ -337,6 +337,19 @@ func (r *Store) lock(ctx context.Context, path string) (*lockFile, error) {
 	}
 }
 
+// Hold runs f while holding path.lock, taken as a ref's lock is
+// (waited on, one a crashed git-snap left removed), and gives it up
+// after: for work on files other than refs that must not run twice at
+// once, as git snap gc.
+func (r *Store) Hold(ctx context.Context, path string, f func() error) error {
+	lk, err := r.lock(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer lk.release()
+	return f()
+}
+
 // LockedError means a lock stayed held by another process for as long
 // as the caller could wait.
 type LockedError struct {
