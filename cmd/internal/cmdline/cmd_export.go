@@ -81,9 +81,9 @@ outputs; every prompt and every failed call stays. Each turn ends with a line sa
 what it lost, and the header with how to get the whole session. Cuts fall between
 blocks, never inside a code fence or an HTML element.
 
---bundle FILE writes a git bundle instead: the sessions and checkpoints named (all
-sessions when none is) with their history, one file to attach to an issue or a pull
-request. git snap import FILE.bundle reads it back; git bundle and git fetch read it too.
+--bundle FILE writes a git bundle instead: the sessions and checkpoints named, or
+--session's (all sessions when none is), with their history, one file to attach to an
+issue or a pull request. git snap import FILE.bundle reads it back; git bundle and git fetch read it too.
 
 Examples:
    git snap export snap/fix-login/green -o testdata/login-bug.json
@@ -100,7 +100,7 @@ Examples:
 			&cli.StringFlag{Name: "endpoint", Usage: "with --format otel: send the traces to the OTLP/HTTP endpoint `URL` (its /v1/traces when it has no path)"},
 			&cli.StringFlag{Name: "max-chars", Usage: "with --format markdown: at most `N` characters, cutting what does not fit (pr: 65,536, GitHub's limit)"},
 			&cli.StringFlag{Name: "range", Usage: "with --format markdown or html: only what happened in `A..B`"},
-			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "export this session's newest snapshot when no REV is given"},
+			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "export this session's newest snapshot when no REV is given; with --bundle, bundle this session"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
 			&cli.BoolFlag{Name: "compact", Usage: "canonical JSON with no whitespace (RFC 8785's layout, every digit kept)"},
 			&cli.BoolFlag{Name: "yaml", Usage: "YAML instead of JSON"},
@@ -114,7 +114,13 @@ func parseExport(c *cli.Context) (exportOptions, error) {
 	o := exportOptions{Output: c.String("output"), Compact: c.Bool("compact"), YAML: c.Bool("yaml"), Bundle: c.String("bundle"),
 		Format: c.String("format"), Session: c.String("session")}
 	if o.Bundle != "" {
+		// --session names a session as an argument does: a bundle of
+		// every session, when one was asked for, would carry the others'
+		// transcripts where the user did not mean to.
 		o.Names = c.Args().Slice()
+		if o.Session != "" {
+			o.Names = append(o.Names, o.Session)
+		}
 		return o, nil
 	}
 	if err := args(c, 0, 1); err != nil {
