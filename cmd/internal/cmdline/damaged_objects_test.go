@@ -29,6 +29,16 @@ func gitIn(t *testing.T, dir, stdin string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// codeRepo is a new repository with one empty code commit on main, for
+// the built binary to run in.
+func codeRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	gitIn(t, dir, "", "init", "-q", "-b", "main")
+	gitIn(t, dir, "", "commit", "-q", "--allow-empty", "-m", "code")
+	return dir
+}
+
 // writeLiterally stores data as an object of type typ as it is, as git
 // hash-object --literally does: git itself would refuse to make it.
 func writeLiterally(t *testing.T, dir, typ string, data []byte) string {
@@ -152,9 +162,7 @@ func TestDamagedObjectsThroughCommands(t *testing.T) {
 		}, ok: []string{"sessions"}},
 	} {
 		t.Run(d.name, func(t *testing.T) {
-			dir := t.TempDir()
-			gitIn(t, dir, "", "init", "-q", "-b", "main")
-			gitIn(t, dir, "", "commit", "-q", "--allow-empty", "-m", "code")
+			dir := codeRepo(t)
 			for i := range 3 {
 				doc := `{"messages":[{"id":"1","role":"user","content":"hi"}` + strings.Repeat(`,{"id":"x`+string(rune('a'+i))+`","role":"assistant","content":"yo"}`, i) + `]}`
 				if code, out := runFor(t, bin, dir, doc, "save", "--session", "good"); code != 0 {
@@ -251,9 +259,7 @@ func TestPruneKeepsSignaturesByteForByte(t *testing.T) {
 		t.Skip("runs processes")
 	}
 	bin := buildBinary(t)
-	dir := t.TempDir()
-	gitIn(t, dir, "", "init", "-q", "-b", "main")
-	gitIn(t, dir, "", "commit", "-q", "--allow-empty", "-m", "code")
+	dir := codeRepo(t)
 	sigs := []string{
 		"Zoë Ünïcode 山田 <z@e> 1700000000 +0530",
 		"Plain <p@e> 1700000001 -0000",

@@ -25,9 +25,7 @@ func TestTwoGCsAtOnce(t *testing.T) {
 		t.Skip("runs processes")
 	}
 	bin := buildBinary(t)
-	dir := t.TempDir()
-	gitIn(t, dir, "", "init", "-q", "-b", "main")
-	gitIn(t, dir, "", "commit", "-q", "--allow-empty", "-m", "code")
+	dir := codeRepo(t)
 	save := func(session string, i int) {
 		doc := fmt.Sprintf(`{"messages":[{"id":"%d","role":"user","content":"%s %d"}]}`, i, strings.Repeat("text ", 200), i)
 		if code, out := runFor(t, bin, dir, doc, "save", "--session", session); code != 0 {

@@ -26,9 +26,7 @@ func TestCtrlCEndsAReadingCommand(t *testing.T) {
 		t.Skip("runs processes")
 	}
 	bin := buildBinary(t)
-	dir := t.TempDir()
-	gitIn(t, dir, "", "init", "-q", "-b", "main")
-	gitIn(t, dir, "", "commit", "-q", "--allow-empty", "-m", "code")
+	dir := codeRepo(t)
 	var doc strings.Builder
 	doc.WriteString(`{"messages":[`)
 	for i := range 2000 {

@@ -68,35 +68,36 @@ func TestAttackParseAsGit(t *testing.T) {
 	}
 }
 
+// checkAsGit holds Parse to git config --list on one file's bytes: the
+// same names and values in the same order, or an error where git gives
+// one.
 func checkAsGit(t *testing.T, dir, shape string) {
 	t.Helper()
-	{
-		f := filepath.Join(dir, "config")
-		if err := os.WriteFile(f, []byte(shape), 0o644); err != nil {
-			t.Fatal(err)
+	f := filepath.Join(dir, "config")
+	if err := os.WriteFile(f, []byte(shape), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("git", "config", "--file", f, "--list")
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+	out, gitErr := cmd.Output()
+	entries, err := Parse([]byte(shape))
+	if (err != nil) != (gitErr != nil) {
+		t.Errorf("%.80q: error %v, git's %v (git out %.80q)", shape, err, gitErr, out)
+		return
+	}
+	if err != nil {
+		return
+	}
+	var got strings.Builder
+	for _, e := range entries {
+		got.WriteString(e.Name())
+		if !e.NoValue {
+			got.WriteString("=" + e.Value)
 		}
-		cmd := exec.Command("git", "config", "--file", f, "--list")
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
-		out, gitErr := cmd.Output()
-		entries, err := Parse([]byte(shape))
-		if (err != nil) != (gitErr != nil) {
-			t.Errorf("%.80q: error %v, git's %v (git out %.80q)", shape, err, gitErr, out)
-			return
-		}
-		if err != nil {
-			return
-		}
-		var got strings.Builder
-		for _, e := range entries {
-			got.WriteString(e.Name())
-			if !e.NoValue {
-				got.WriteString("=" + e.Value)
-			}
-			got.WriteString("\n")
-		}
-		if got.String() != string(out) {
-			t.Errorf("%.80q:\n got %.80q\nwant %.80q", shape, got.String(), out)
-		}
+		got.WriteString("\n")
+	}
+	if got.String() != string(out) {
+		t.Errorf("%.80q:\n got %.80q\nwant %.80q", shape, got.String(), out)
 	}
 }
 

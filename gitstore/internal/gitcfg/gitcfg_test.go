@@ -1,10 +1,7 @@
 package gitcfg
 
 import (
-	"os"
 	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -67,33 +64,8 @@ func TestParseAsGit(t *testing.T) {
 		t.Skip("no git")
 	}
 	dir := t.TempDir()
-	for i, shape := range shapes {
-		f := filepath.Join(dir, "config")
-		if err := os.WriteFile(f, []byte(shape), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command("git", "config", "--file", f, "--list")
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
-		out, gitErr := cmd.Output()
-		entries, err := Parse([]byte(shape))
-		if (err != nil) != (gitErr != nil) {
-			t.Errorf("shape %d %q: error %v, git's %v", i, shape, err, gitErr)
-			continue
-		}
-		if err != nil {
-			continue
-		}
-		var got strings.Builder
-		for _, e := range entries {
-			got.WriteString(e.Name())
-			if !e.NoValue {
-				got.WriteString("=" + e.Value)
-			}
-			got.WriteString("\n")
-		}
-		if got.String() != string(out) {
-			t.Errorf("shape %d %q:\n got %q\nwant %q", i, shape, got.String(), out)
-		}
+	for _, shape := range shapes {
+		checkAsGit(t, dir, shape)
 	}
 }
 
