@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -51,7 +52,13 @@ func TestSignalsEndABlockedRead(t *testing.T) {
 			exited := make(chan error, 1)
 			go func() { exited <- cmd.Wait() }()
 			waitForOpen(t, cmd.Process.Pid, fifo)
-			for _, s := range tc.signals {
+			for i, s := range tc.signals {
+				if i > 0 {
+					// Sent at once, two signals of different kinds may be
+					// taken by two threads and reach the command in either
+					// order: the next is sent when the last was taken.
+					waitTaken(t, cmd.Process.Pid, tc.signals[i-1])
+				}
 				must(t, cmd.Process.Signal(s))
 			}
 			// Signals of one kind sent close together may arrive as one
@@ -95,4 +102,39 @@ func waitForOpen(t *testing.T, pid int, path string) {
 		}
 	}
 	t.Fatalf("git-snap never opened %s", path)
+}
+
+// waitTaken waits until no thread of process pid has sig pending: a
+// handler has taken it.
+func waitTaken(t *testing.T, pid int, sig syscall.Signal) {
+	t.Helper()
+	bit := uint64(1) << (sig - 1)
+	tasks := filepath.Join("/proc", strconv.Itoa(pid), "task")
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if pendingMask(tasks)&bit == 0 {
+			return
+		}
+	}
+	t.Fatalf("signal %v still pending after 30s", sig)
+}
+
+// pendingMask is the signals pending for any thread under tasks, or for
+// the process as a whole (SigPnd and ShdPnd in each thread's status).
+func pendingMask(tasks string) uint64 {
+	ents, _ := os.ReadDir(tasks)
+	var mask uint64
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(tasks, e.Name(), "status"))
+		if err != nil {
+			continue // the thread ended
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			k, v, ok := strings.Cut(line, ":")
+			if ok && (k == "SigPnd" || k == "ShdPnd") {
+				m, _ := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+				mask |= m
+			}
+		}
+	}
+	return mask
 }
