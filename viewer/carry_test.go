@@ -107,11 +107,21 @@ func transcriptLines(t *testing.T, path string) [][]byte {
 	return out
 }
 
-// countingStore is a real store that counts the records and whole
-// snapshot.json reads asked of it.
+// countingStore is a real store that counts the records, whole
+// snapshot.json, commits and first records' checks read through it.
 type countingStore struct {
 	*gitstore.Store
-	messages, rests atomic.Int64
+	messages, rests, entries, firsts atomic.Int64
+}
+
+func (c *countingStore) Entry(ctx context.Context, id plumbing.Hash) (gitstore.Entry, error) {
+	c.entries.Add(1)
+	return c.Store.Entry(ctx, id)
+}
+
+func (c *countingStore) HasFirstRecords(ctx context.Context, e gitstore.Entry, key gitstore.FirstKey) (bool, error) {
+	c.firsts.Add(1)
+	return c.Store.HasFirstRecords(ctx, e, key)
 }
 
 func (c *countingStore) Message(ctx context.Context, id gitstore.MessageID) (any, error) {

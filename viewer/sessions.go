@@ -205,6 +205,25 @@ func (s *Server) Warm(ctx context.Context) error {
 	return err
 }
 
+// Follow warms the summaries (Warm) at once and again each time moved
+// receives, a hint that refs moved (refwatch), so that the page after a
+// hook call finds the moved session read, as a page asked again does.
+// A warm that fails is left for the page to report. It returns when ctx
+// ends or moved is closed.
+func (s *Server) Follow(ctx context.Context, moved <-chan struct{}) {
+	for {
+		_ = s.Warm(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case _, ok := <-moved:
+			if !ok {
+				return
+			}
+		}
+	}
+}
+
 // readFrom is sum with the title, branch, times and numbers of the tip's
 // document: the numbers from its commit's totals, as stats reads them
 // (every writer puts them there), else counted a record at a time; the

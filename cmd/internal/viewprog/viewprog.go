@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"os/exec"
 	"runtime"
+	"strings"
 
 	"github.com/git-snap/git-snap/cmd/internal/programs"
+	"github.com/git-snap/git-snap/internal/refwatch"
 	"github.com/git-snap/git-snap/viewer"
 )
 
@@ -32,7 +34,7 @@ func Serve(ctx context.Context, r programs.ViewRequest) error {
 		return err
 	}
 	defer srv.Close()
-	go func() { _ = srv.Warm(ctx) }()
+	go srv.Follow(ctx, watchRefs(ctx, r.Store.Paths().CommonDir, r.Store.SessionRef("")))
 	addr := "http://" + ln.Addr().String() + r.Path
 	fmt.Fprintf(r.Out, "git snap view: %s (Ctrl-C stops it)\n", addr)
 	if r.Open {
@@ -41,6 +43,17 @@ func Serve(ctx context.Context, r programs.ViewRequest) error {
 		}
 	}
 	return viewer.Serve(ctx, ln, srv)
+}
+
+// watchRefs signals when the session refs (under prefix), or the remote
+// ones, may have moved. Where no watch can be set up (no inotify, too
+// many folders) it never signals: the pages read what moved when asked.
+func watchRefs(ctx context.Context, commonDir, prefix string) <-chan struct{} {
+	w, err := refwatch.Start(ctx, commonDir, strings.TrimSuffix(prefix, "/"), "refs/remotes")
+	if err != nil {
+		return nil
+	}
+	return w.Moved()
 }
 
 // openBrowser opens addr in the system's default browser.

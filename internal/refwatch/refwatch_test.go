@@ -1,0 +1,117 @@
+package refwatch
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// repo is a new repository with one commit, and a git runner in it.
+func repo(t *testing.T) (string, func(args ...string) string) {
+	t.Helper()
+	dir := t.TempDir()
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir, "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@example.com", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@example.com")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q", "-b", "main")
+	git("commit", "-q", "--allow-empty", "-m", "one")
+	return dir, git
+}
+
+// moved waits for a signal, failing after 10 s: a signal always comes,
+// so the wait never decides the result.
+func moved(t *testing.T, w *Watch, what string) {
+	t.Helper()
+	select {
+	case <-w.Moved():
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s: no move signalled", what)
+	}
+}
+
+// still fails if a signal comes within a while: it can pass wrongly on
+// a slow machine, never fail wrongly.
+func still(t *testing.T, w *Watch, what string) {
+	t.Helper()
+	select {
+	case <-w.Moved():
+		t.Fatalf("%s: a move was signalled", what)
+	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+// Each way git moves a session ref is signalled, a folder made under
+// the tree (and the tree itself, not there at the start) is watched from
+// then on, and refs outside the tree are not signalled.
+func TestSignalsWhatGitMoves(t *testing.T) {
+	dir, git := repo(t)
+	head := git("rev-parse", "HEAD")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w, err := Start(ctx, filepath.Join(dir, ".git"), "refs/snap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+
+	git("update-ref", "refs/heads/other", head)
+	git("tag", "v1")
+	still(t, w, "a branch and a tag")
+
+	for _, step := range []struct {
+		what string
+		args []string
+	}{
+		{"the tree made with its first ref", []string{"update-ref", "refs/snap/a", head}},
+		{"a ref in a folder made under the tree", []string{"update-ref", "refs/snap/team/b", head}},
+		{"a ref moved in that folder", []string{"update-ref", "refs/snap/team/b", head + "^{tree}"}},
+		{"refs packed", []string{"pack-refs", "--all"}},
+		{"a packed ref deleted", []string{"update-ref", "-d", "refs/snap/a"}},
+	} {
+		git(step.args...)
+		moved(t, w, step.what)
+		// One signal however many events one command made.
+		select {
+		case <-w.Moved():
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// Ending the context ends the watch; Close after it returns.
+func TestEndsWithContext(t *testing.T) {
+	dir, _ := repo(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	w, err := Start(ctx, filepath.Join(dir, ".git"), "refs/snap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	select {
+	case <-w.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watch went on after its context ended")
+	}
+	_ = w.Close()
+}
+
+// A common dir that is not there is an error that names it.
+func TestMissingRepository(t *testing.T) {
+	common := filepath.Join(t.TempDir(), "nothing", ".git")
+	_, err := Start(context.Background(), common, "refs/snap")
+	if err == nil || !strings.Contains(err.Error(), common) {
+		t.Fatalf("err = %v, want one naming %s", err, common)
+	}
+}

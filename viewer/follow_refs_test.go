@@ -1,0 +1,59 @@
+package viewer
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/git-snap/git-snap/internal/refwatch"
+)
+
+// A viewer that follows the refs (refwatch, as git snap view runs it)
+// reads the session a hook call moved before any page asks: the sessions
+// page after each call reads no commit, no tree and no record, and
+// shows what a new viewer shows.
+func TestFollowReadsAMovedSessionBeforeAsked(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	lines := transcriptLines(t, longTranscript)
+	h := newHookedSession(t, "ca7e0000-0000-4000-8000-000000000301")
+	h.call(t, false, lines[:40]...)
+	srv, store := viewerOn(t, h.dir)
+	w, err := refwatch.Start(ctx, store.Paths().CommonDir, strings.TrimSuffix(store.SessionRef(""), "/"), "refs/remotes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	done := make(chan struct{})
+	go func() { srv.Follow(ctx, w.Moved()); close(done) }()
+	defer func() { cancel(); <-done }()
+	ref := store.SessionRef(h.id)
+	next := 40
+	for call := range 4 {
+		h.call(t, false, lines[next:next+5]...)
+		next += 5
+		tip, err := store.SessionTip(h.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+			if sum := srv.sums.get(ref, tip); sum != nil && sum.read {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("hook call %d: the viewer had not read the moved session after 10 s", call+2)
+			}
+		}
+		before := [...]int64{store.entries.Load(), store.firsts.Load(), store.rests.Load(), store.messages.Load()}
+		got := sameAsFresh(t, srv, h.dir, "a followed hook call")[h.id]
+		after := [...]int64{store.entries.Load(), store.firsts.Load(), store.rests.Load(), store.messages.Load()}
+		if before != after {
+			t.Errorf("hook call %d: the page read %v commits, first records, snapshot.json and records, want none", call+2,
+				[4]int64{after[0] - before[0], after[1] - before[1], after[2] - before[2], after[3] - before[3]})
+		}
+		if got.Tip != tip.String() {
+			t.Fatalf("hook call %d: the page shows tip %s, the ref is at %s", call+2, got.Tip, tip)
+		}
+	}
+}
