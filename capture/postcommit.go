@@ -155,9 +155,20 @@ func (pc PostCommit) recent(tip snapshot.Header) bool {
 // returns their names.
 func (pc PostCommit) Mark(ctx context.Context, s *gitstore.Store) ([]string, error) {
 	sessions, err := s.Sessions(ctx)
-	if err != nil {
+	var damaged *gitstore.DamagedSessions
+	if err != nil && !errors.As(err, &damaged) {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
+	marked, err := pc.markEach(ctx, s, sessions)
+	if damaged != nil {
+		// The commit is marked on the sessions that can be read; the
+		// others are named for hook.log.
+		err = errors.Join(err, damaged)
+	}
+	return marked, err
+}
+
+func (pc PostCommit) markEach(ctx context.Context, s *gitstore.Store, sessions []gitstore.Session) ([]string, error) {
 	var marked []string
 	for _, sess := range sessions {
 		if !pc.recent(sess.Tip.Header) {

@@ -2,6 +2,9 @@ package capture
 
 import (
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -64,5 +67,37 @@ func TestPostCommitMarkSavesOnTheSessionsItMarks(t *testing.T) {
 	}
 	if marked, err := pc.Mark(ctx, s); err != nil || len(marked) != 0 {
 		t.Errorf("marking again marked %v, %v", marked, err)
+	}
+}
+
+// A session whose newest commit is missing from the object store made
+// every post-commit hook fail, marking none: the others are marked, and
+// the error names the damaged one (for hook.log).
+func TestPostCommitMarksTheSessionsItCanRead(t *testing.T) {
+	ctx := context.Background()
+	dir, s := newStore(t)
+	for _, session := range []string{"here", "damaged"} {
+		if _, err := s.Save(ctx, map[string]any{"cwd": dir}, gitstore.SaveOptions{Session: session}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tip, err := s.SessionTip("damaged")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, ".git", "objects", tip.String()[:2], tip.String()[2:])); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s, err = gitstore.Open(ctx, dir, gitstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	pc := PostCommit{Commit: "0123456789abcdef0123456789abcdef01234567", WorkTree: dir, Now: time.Now()}
+	marked, err := pc.Mark(ctx, s)
+	var damaged *gitstore.DamagedSessions
+	if !slices.Equal(marked, []string{"here"}) || !errors.As(err, &damaged) || len(damaged.Sessions) != 1 || damaged.Sessions[0].Name != "damaged" {
+		t.Fatalf("marked %v, %v; want here marked and damaged named", marked, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"runtime"
 	"slices"
@@ -208,7 +209,9 @@ type Session struct {
 	Tip  Entry // Tip.Header.Seq counts the snapshots
 }
 
-// Sessions lists every session, most recently active first.
+// Sessions lists every session, most recently active first. Sessions
+// whose newest snapshot cannot be read are left out and named by a
+// *DamagedSessions error returned with the others.
 func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
 	refs, err := s.refs.List(s.prefix)
 	if err != nil {
@@ -220,15 +223,21 @@ func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
 		ids[i] = refs[ref]
 	}
 	tips, errs := s.entries(ctx, ids)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	out := make([]Session, 0, len(names))
+	var damaged DamagedSessions
 	for i, ref := range names {
-		if errors.Is(errs[i], ErrNotSnapshot) {
+		name := strings.TrimPrefix(ref, s.prefix)
+		switch {
+		case errors.Is(errs[i], ErrNotSnapshot):
 			continue // a ref someone else put under the prefix
+		case errs[i] != nil:
+			damaged.Sessions = append(damaged.Sessions, DamagedSession{Name: name, Tip: ids[i], Err: errs[i]})
+			continue
 		}
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
-		out = append(out, Session{Name: strings.TrimPrefix(ref, s.prefix), Ref: ref, Tip: tips[i]})
+		out = append(out, Session{Name: name, Ref: ref, Tip: tips[i]})
 	}
 	slices.SortFunc(out, func(a, b Session) int {
 		if c := b.Tip.Header.Time.Compare(a.Tip.Header.Time); c != 0 {
@@ -236,7 +245,45 @@ func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
 		}
 		return strings.Compare(a.Name, b.Name)
 	})
+	if len(damaged.Sessions) > 0 {
+		return out, &damaged
+	}
 	return out, nil
+}
+
+// DamagedSessions is the error of a listing of sessions some of whose
+// newest snapshots could not be read (an object missing or damaged): the
+// listing returns the sessions it could read with it, so that a command
+// that lists them shows those and names these, where one damaged session
+// made the whole listing fail.
+type DamagedSessions struct{ Sessions []DamagedSession }
+
+// DamagedSession is a session whose newest snapshot could not be read.
+type DamagedSession struct {
+	Name string
+	Tip  plumbing.Hash
+	Err  error
+}
+
+// Error names each damaged session and what is wrong with it.
+func (e *DamagedSessions) Error() string {
+	var b strings.Builder
+	for i, d := range e.Sessions {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "session %s could not be read (%v)", d.Name, d.Err)
+	}
+	return b.String()
+}
+
+// Unwrap gives each session's error.
+func (e *DamagedSessions) Unwrap() []error {
+	out := make([]error, len(e.Sessions))
+	for i, d := range e.Sessions {
+		out[i] = d.Err
+	}
+	return out
 }
 
 // entries reads many snapshots' commits, each with its error. A list of

@@ -286,6 +286,10 @@ func hintFor(err error) string {
 	case errors.As(err, &rev), errors.As(err, &absent):
 		return "list sessions with git snap sessions, snapshots with git snap log --all"
 	}
+	var damaged *gitstore.DamagedSessions
+	if errors.As(err, &damaged) {
+		return "the repository lacks or has damaged objects those sessions need (git fsck --full names them); git snap pull from a clone that has them brings them back, and git snap drop SESSION sets a session aside (git snap undrop brings it back)"
+	}
 	var usage *usageError
 	if errors.As(err, &usage) {
 		return usageHint(usage)

@@ -3,6 +3,7 @@ package cmdline
 import (
 	"bytes"
 	"context"
+	"errors"
 	"path"
 	"regexp"
 	"slices"
@@ -215,9 +216,9 @@ func runLog(ctx context.Context, d *deps, o logOptions) error {
 		return logOne(ctx, d, o, lw, e, sel.names[e.ID])
 	})
 	if err != nil {
-		return err
+		return errors.Join(err, sel.damaged)
 	}
-	return logPicked(ctx, d, o, lw, picked, sel.names)
+	return errors.Join(logPicked(ctx, d, o, lw, picked, sel.names), sel.damaged)
 }
 
 // logSelection is what log walks and which of the snapshots it keeps.
@@ -226,6 +227,9 @@ type logSelection struct {
 	filter gitstore.Filter
 	grep   map[plumbing.Hash]bool     // --grep's snapshots; nil: all
 	names  map[plumbing.Hash][]string // checkpoint names by snapshot
+	// damaged names the sessions whose newest snapshot could not be
+	// read, left out of --all's walk (gitstore.DamagedSessions).
+	damaged error
 }
 
 // selectLog reads o's revisions, checkpoints and filters.
@@ -235,7 +239,7 @@ func selectLog(ctx context.Context, d *deps, o logOptions) (logSelection, error)
 	if err != nil {
 		return logSelection{}, err
 	}
-	r, err := logRange(ctx, s, o, carried)
+	r, damaged, err := logRange(ctx, s, o, carried)
 	if err != nil {
 		return logSelection{}, err
 	}
@@ -243,7 +247,7 @@ func selectLog(ctx context.Context, d *deps, o logOptions) (logSelection, error)
 	if err != nil {
 		return logSelection{}, err
 	}
-	sel := logSelection{r: r, names: names, filter: gitstore.Filter{Since: o.Since, Until: o.Until, Label: o.Label, Code: code}}
+	sel := logSelection{r: r, names: names, damaged: damaged, filter: gitstore.Filter{Since: o.Since, Until: o.Until, Label: o.Label, Code: code}}
 	if code != "" {
 		rewrites, err := s.ReadRewrites(ctx)
 		if err != nil {
@@ -353,37 +357,37 @@ func checkpointNames(ctx context.Context, s *gitstore.Store, cp string) (map[plu
 
 // logRange is where the walk starts and what it leaves out: the REVs
 // and ranges given, else the snapshots that carried --checkpoint, else
-// the session, else every session (--all, or --code with no REV).
-func logRange(ctx context.Context, s *gitstore.Store, o logOptions, carried map[plumbing.Hash]bool) (gitstore.RevRange, error) {
-	r, err := s.ResolveRange(ctx, o.Revs)
-	if err != nil {
-		return r, err
+// the session, else every session (--all, or --code with no REV) whose
+// newest snapshot can be read, the others named by damaged.
+func logRange(ctx context.Context, s *gitstore.Store, o logOptions, carried map[plumbing.Hash]bool) (r gitstore.RevRange, damaged, err error) {
+	if r, err = s.ResolveRange(ctx, o.Revs); err != nil {
+		return r, nil, err
 	}
 	if len(r.Include) > 0 && !o.All {
-		return r, nil
+		return r, nil, nil
 	}
 	if o.Checkpoint != "" && len(r.Include) == 0 && !o.All {
 		for id := range carried {
 			r.Include = append(r.Include, id)
 		}
-		return r, nil
+		return r, nil, nil
 	}
 	if o.Session != "" && !o.All {
 		id, err := s.Resolve(ctx, o.Session)
 		if err != nil {
-			return r, err
+			return r, nil, err
 		}
 		r.Include = append(r.Include, id)
-		return r, nil
+		return r, nil, nil
 	}
-	sessions, err := s.Sessions(ctx)
+	sessions, damaged, err := readableSessions(ctx, s)
 	if err != nil {
-		return r, err
+		return r, nil, err
 	}
 	for _, sess := range sessions {
 		r.Read = append(r.Read, sess.Tip) // read once, by Sessions
 	}
-	return r, nil
+	return r, damaged, nil
 }
 
 // parseWhen reads --since and --until (see package approxidate).

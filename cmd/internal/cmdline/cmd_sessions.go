@@ -2,6 +2,7 @@ package cmdline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"text/tabwriter"
 
@@ -41,13 +42,18 @@ func parseSessions(c *cli.Context) (sessionsOptions, error) {
 	return sessionsOptions{JSON: c.Bool("json")}, nil
 }
 
-// runSessions lists the sessions, most recently active first.
+// runSessions lists the sessions, most recently active first, and then
+// names those that could not be read.
 func runSessions(ctx context.Context, d *deps, o sessionsOptions) error {
-	w := d.out
-	sessions, err := d.store.Sessions(ctx)
+	sessions, damaged, err := readableSessions(ctx, d.store)
 	if err != nil {
 		return err
 	}
+	return errors.Join(listSessions(ctx, d, o, sessions), damaged)
+}
+
+func listSessions(ctx context.Context, d *deps, o sessionsOptions, sessions []gitstore.Session) error {
+	w := d.out
 	costs, err := sessionCosts(ctx, d, sessions)
 	if err != nil {
 		return err

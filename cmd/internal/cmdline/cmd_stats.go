@@ -2,6 +2,7 @@ package cmdline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -61,8 +62,8 @@ type sessionStats struct {
 // session.
 func runStats(ctx context.Context, d *deps, o statsOptions) error {
 	proc.LimitMemory(readMemoryLimit)
-	s, w, session := d.store, d.out, or(o.Session, d.session)
-	all, err := s.Sessions(ctx)
+	s, session := d.store, or(o.Session, d.session)
+	all, damaged, err := readableSessions(ctx, s)
 	if err != nil {
 		return err
 	}
@@ -71,10 +72,19 @@ func runStats(ctx context.Context, d *deps, o statsOptions) error {
 			return err
 		}
 		all = slices.DeleteFunc(all, func(x gitstore.Session) bool { return x.Name != session })
+		if len(all) == 0 && damaged != nil {
+			return damaged
+		}
 		if len(all) == 0 {
 			return gitstore.NoSession(session)
 		}
 	}
+	return errors.Join(showStats(ctx, d, o, all), damaged)
+}
+
+// showStats sums up the sessions given and prints them.
+func showStats(ctx context.Context, d *deps, o statsOptions, all []gitstore.Session) error {
+	s, w := d.store, d.out
 	st := sessionStats{Checkpoints: map[string]int{}}
 	tips := make([]gitstore.Entry, len(all))
 	for i, sess := range all {

@@ -5,6 +5,7 @@ package cmdline
 import (
 	"bytes"
 	"encoding/hex"
+	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -110,7 +111,8 @@ func noCrash(t *testing.T, what, out string) {
 // --list, prune, export --bundle and sessions. Each either ends with a
 // one-line error naming the damaged object and exit 1 or 2, writing
 // nothing, or rightly does not read the damaged part (log and sessions
-// read no tree; prune copies tree ids as they are).
+// read no tree; prune copies tree ids as they are); sessions lists the
+// good session and then names the damaged one, exit 1.
 func TestDamagedObjectsThroughCommands(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs processes")
@@ -198,11 +200,19 @@ func TestDamagedObjectsThroughCommands(t *testing.T) {
 					}
 					continue
 				}
-				if code != 1 && code != 2 {
-					t.Errorf("%s: exit %d, want 1 or 2\n%s", c.name, code, out)
-				}
-				if lines := strings.Split(strings.TrimSpace(out), "\n"); !strings.HasPrefix(lines[0], "git-snap: ") || len(lines) > 2 {
-					t.Errorf("%s: want one error line (and a hint), got:\n%s", c.name, out)
+				if c.name == "sessions" {
+					// A listing shows the sessions it can read, then names
+					// the damaged one: exit 1.
+					if code != 1 || !strings.Contains(out, "\ngood ") || !strings.Contains(out, "git-snap: session bad could not be read") {
+						t.Errorf("%s: exit %d, want 1, the good session listed and the bad one named\n%s", c.name, code, out)
+					}
+				} else {
+					if code != 1 && code != 2 {
+						t.Errorf("%s: exit %d, want 1 or 2\n%s", c.name, code, out)
+					}
+					if lines := strings.Split(strings.TrimSpace(out), "\n"); !strings.HasPrefix(lines[0], "git-snap: ") || len(lines) > 2 {
+						t.Errorf("%s: want one error line (and a hint), got:\n%s", c.name, out)
+					}
 				}
 				if !strings.Contains(out, "malformed") && !strings.Contains(out, "not a git-snap snapshot") {
 					t.Errorf("%s: the error names neither the damaged object nor what is wrong with it:\n%s", c.name, out)
@@ -302,4 +312,72 @@ func TestPruneKeepsSignaturesByteForByte(t *testing.T) {
 		t.Errorf("%s snapshots after prune, want 4", got)
 	}
 	gitIn(t, dir, "", "fsck", "--strict", "--no-progress")
+}
+
+// TestListingsShowWhatTheyCanRead: one session whose newest commit is
+// missing from the object store made sessions, stats and log --all fail
+// for the whole repository. Each now shows the sessions it can read as
+// it shows them with the damaged one dropped, then names the damaged
+// one with a hint (exit 1), and writes nothing; stats of the damaged
+// session alone names it rather than saying there is no such session.
+func TestListingsShowWhatTheyCanRead(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs processes")
+	}
+	bin := buildBinary(t)
+	dir := codeRepo(t)
+	for _, s := range []string{"a", "b", "c"} {
+		doc := `{"messages":[{"id":"1","role":"user","content":"hi ` + s + `"},{"id":"2","role":"assistant","content":"yo","model":"claude-sonnet-4-5","usage":{"input_tokens":10,"output_tokens":3}}]}`
+		if code, out := runFor(t, bin, dir, doc, "save", "--session", s); code != 0 {
+			t.Fatalf("save %s: %d %s", s, code, out)
+		}
+	}
+	run := func(args ...string) (int, string, string) {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir, "TZ=UTC")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
+	}
+	listings := [][]string{{"sessions"}, {"sessions", "--json"}, {"stats"}, {"stats", "--json"}, {"log", "--all", "--oneline"}, {"log", "--all", "--json"}}
+	// What each shows with b dropped is what it must show with b damaged.
+	tip := gitIn(t, dir, "", "rev-parse", "refs/snap/b")
+	if code, _, errOut := run("drop", "b"); code != 0 {
+		t.Fatalf("drop b: %s", errOut)
+	}
+	want := map[string]string{}
+	for _, args := range listings {
+		_, out, _ := run(args...)
+		want[strings.Join(args, " ")] = out
+	}
+	if code, _, errOut := run("undrop", "b"); code != 0 {
+		t.Fatalf("undrop b: %s", errOut)
+	}
+	must(t, os.Remove(filepath.Join(dir, ".git", "objects", tip[:2], tip[2:])))
+	before := gitFiles(t, dir)
+	for _, args := range listings {
+		name := strings.Join(args, " ")
+		code, out, errOut := run(args...)
+		noCrash(t, name, errOut)
+		if code != 1 || !strings.Contains(errOut, "git-snap: session b could not be read") || !strings.Contains(errOut, tip) || !strings.Contains(errOut, "hint: ") {
+			t.Errorf("%s: exit %d, want 1 and session b and its commit named, with a hint:\n%s", name, code, errOut)
+		}
+		if out != want[name] || !strings.Contains(out, "a") {
+			t.Errorf("%s shows\n%s\nwith b damaged, and\n%s\nwith b dropped", name, out, want[name])
+		}
+	}
+	code, out, errOut := run("stats", "b")
+	if code != 1 || out != "" || !strings.Contains(errOut, "session b could not be read") {
+		t.Errorf("stats b: exit %d, want 1 and b named:\n%s%s", code, out, errOut)
+	}
+	if after := gitFiles(t, dir); !slices.Equal(after, before) {
+		t.Errorf("the listings wrote into .git:\n%v\nwas\n%v", after, before)
+	}
 }

@@ -2,9 +2,11 @@ package cmdline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	gitsnap "github.com/git-snap/git-snap"
+	"github.com/git-snap/git-snap/gitstore"
 )
 
 // sessionFlagUsage is the usage of --session on commands that take a
@@ -13,6 +15,19 @@ const sessionFlagUsage = "the session `NAME` whose newest snapshot to use when n
 
 // revOrSession is rev, else the newest snapshot of session (--session),
 // else of the default session (see defaultSession).
+// readableSessions lists the sessions whose newest snapshot can be read,
+// and the error naming the others (gitstore.DamagedSessions; nil when
+// none), for a listing to return once it has shown what it could read:
+// one damaged session made every listing fail.
+func readableSessions(ctx context.Context, s *gitstore.Store) (sessions []gitstore.Session, damaged, err error) {
+	sessions, err = s.Sessions(ctx)
+	var dmg *gitstore.DamagedSessions
+	if errors.As(err, &dmg) {
+		return sessions, err, nil
+	}
+	return sessions, nil, err
+}
+
 func (d *deps) revOrSession(ctx context.Context, rev, session string) (string, error) {
 	if rev != "" {
 		return rev, nil
