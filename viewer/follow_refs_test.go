@@ -2,10 +2,13 @@ package viewer
 
 import (
 	"context"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/internal/refwatch"
 )
 
@@ -54,6 +57,46 @@ func TestFollowReadsAMovedSessionBeforeAsked(t *testing.T) {
 		}
 		if got.Tip != tip.String() {
 			t.Fatalf("hook call %d: the page shows tip %s, the ref is at %s", call+2, got.Tip, tip)
+		}
+	}
+}
+
+// A running viewer forgot no session's summary: one dropped (git
+// update-ref -d, as git snap drop moves it away) stayed in memory for as
+// long as the viewer ran. After a page, only sessions there are kept.
+func TestSummariesOfGoneSessionsAreForgotten(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "repo")
+	store, err := openRepo(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	for _, name := range []string{"a", "b", "c"} {
+		if _, err := store.Save(ctx, map[string]any{"messages": []any{map[string]any{"role": "user", "content": "hi " + name}}}, gitstore.SaveOptions{Session: name}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv, err := New(store, Options{Addr: "127.0.0.1:7414"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Warm(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, gone := range []string{"b", "c"} {
+		if out, err := exec.Command("git", "-C", dir, "update-ref", "-d", store.SessionRef(gone)).CombinedOutput(); err != nil {
+			t.Fatalf("%v %s", err, out)
+		}
+		if err := srv.Warm(ctx); err != nil {
+			t.Fatal(err)
+		}
+		srv.sums.mu.Lock()
+		_, kept := srv.sums.byTip[store.SessionRef(gone)]
+		n := len(srv.sums.byTip)
+		srv.sums.mu.Unlock()
+		if kept {
+			t.Errorf("session %s was deleted: its summary is still kept (%d kept)", gone, n)
 		}
 	}
 }

@@ -87,6 +87,21 @@ func (c *summaries) put(ref string, s *summary) {
 	c.byTip[ref] = s
 }
 
+// keep forgets the summaries of refs not among tips: sessions dropped,
+// pruned away or renamed while the viewer runs.
+func (c *summaries) keep(tips map[string]plumbing.Hash) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.byTip) <= len(tips) {
+		return // every ref summarised is still there, or nearly: look later
+	}
+	for ref := range c.byTip {
+		if _, ok := tips[ref]; !ok {
+			delete(c.byTip, ref)
+		}
+	}
+}
+
 // list reads every session's tip, from the cache where the tip did not
 // move, and with all, each one's document too.
 func (s *Server) list(ctx context.Context, all bool) ([]*summary, string, error) {
@@ -98,6 +113,7 @@ func (s *Server) list(ctx context.Context, all bool) ([]*summary, string, error)
 			return err
 		}
 		digest = tipsDigest(tips)
+		s.sums.keep(tips)
 		for ref, h := range tips {
 			sum, err := s.entry(ctx, st, ref, h)
 			if err != nil {
