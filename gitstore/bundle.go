@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -153,7 +154,9 @@ func (e *BundleError) Error() string { return "bundle: " + e.Msg }
 
 // ImportBundle reads a bundle and brings its sessions into the local ones
 // as Pull does (created, fast-forwarded or merged, never losing a side),
-// and adds its checkpoints this repository lacks.
+// and adds its checkpoints this repository lacks. It gives one result
+// per session: the sessions' refs are brought in first, so that their
+// checkpoints' snapshots, already in their history, change nothing more.
 func (s *Store) ImportBundle(ctx context.Context, r io.Reader) ([]PullResult, error) {
 	refs, err := s.ReadBundle(ctx, r)
 	if err != nil {
@@ -163,7 +166,9 @@ func (s *Store) ImportBundle(ctx context.Context, r io.Reader) ([]PullResult, er
 	if err != nil {
 		return nil, err
 	}
+	slices.SortStableFunc(incoming, func(a, b incomingRef) int { return cmp.Compare(a.tag, b.tag) }) // "" first
 	var out []PullResult
+	of := map[string]int{} // session → its result in out
 	for _, in := range incoming {
 		if in.tag != "" { // a checkpoint: its snapshot joins its session
 			if err := s.adoptTag(ctx, in.tag, in.tagHash); err != nil {
@@ -174,25 +179,34 @@ func (s *Store) ImportBundle(ctx context.Context, r io.Reader) ([]PullResult, er
 		if err != nil {
 			return out, fmt.Errorf("import %s: %w", in.session, err)
 		}
+		if i, ok := of[in.session]; ok {
+			if res.Action != PullUpToDate && res.Action != PullAhead {
+				out[i] = res // a checkpoint off the session's history, merged in
+			}
+			continue
+		}
+		of[in.session] = len(out)
 		out = append(out, res)
 	}
 	return out, nil
 }
 
-// BundleRefs names the refs a bundle of names holds: each session's ref,
-// and snap/<session>/<name> a checkpoint's tag; no names is every
-// session. A name that is neither is the caller's to have checked.
+// BundleRefs names the refs a bundle of names holds: a session's ref
+// and its checkpoints' tags, as push sends them, and snap/<session>/<name>
+// a checkpoint's tag alone; no names is every session. A name that is
+// neither is the caller's to have checked. Each ref is named once.
 func (s *Store) BundleRefs(ctx context.Context, names []string) ([]string, error) {
-	var refs []string
+	var sessions []string
 	if len(names) == 0 {
 		all, err := s.Sessions(ctx)
 		if err != nil {
 			return nil, err
 		}
 		for _, sess := range all {
-			refs = append(refs, sess.Ref)
+			sessions = append(sessions, sess.Name)
 		}
 	}
+	var refs []string
 	for _, n := range names {
 		if sess, cp, ok := strings.Cut(strings.TrimPrefix(n, "snap/"), "/"); ok {
 			ref, _, err := s.findCheckpoint(sess, cp)
@@ -202,9 +216,24 @@ func (s *Store) BundleRefs(ctx context.Context, names []string) ([]string, error
 			refs = append(refs, ref)
 			continue
 		}
-		refs = append(refs, s.SessionRef(n))
+		sessions = append(sessions, n)
 	}
-	return refs, nil
+	if len(sessions) > 0 {
+		cps, err := s.Checkpoints(ctx, "", false) // once: a session at a time read every tag each time
+		if err != nil {
+			return nil, err
+		}
+		bySession := map[string][]string{}
+		for _, c := range cps {
+			bySession[c.Session] = append(bySession[c.Session], c.Ref)
+		}
+		for _, sess := range sessions {
+			refs = append(refs, s.SessionRef(sess))
+			refs = append(refs, bySession[sess]...)
+		}
+	}
+	slices.Sort(refs)
+	return slices.Compact(refs), nil
 }
 
 // reachable lists every object the commits wants reach: the commits and

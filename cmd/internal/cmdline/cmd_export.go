@@ -81,7 +81,8 @@ outputs; every prompt and every failed call stays. Each turn ends with a line sa
 what it lost, and the header with how to get the whole session. Cuts fall between
 blocks, never inside a code fence or an HTML element.
 
---bundle FILE writes a git bundle instead: the sessions and checkpoints named, or
+--bundle FILE writes a git bundle instead: the sessions named with their checkpoints
+(as push sends them) and the checkpoints named, or
 --session's (all sessions when none is), with their history, one file to attach to an
 issue or a pull request. git snap import FILE.bundle reads it back; git bundle and git fetch read it too.
 
@@ -104,7 +105,7 @@ Examples:
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
 			&cli.BoolFlag{Name: "compact", Usage: "canonical JSON with no whitespace (RFC 8785's layout, every digit kept)"},
 			&cli.BoolFlag{Name: "yaml", Usage: "YAML instead of JSON"},
-			&cli.StringFlag{Name: "bundle", Usage: "write a git bundle to `FILE` of the sessions and checkpoints named"},
+			&cli.StringFlag{Name: "bundle", Usage: "write a git bundle to `FILE` of the sessions named, with their checkpoints, and the checkpoints named"},
 		},
 		Action: action(e, shape{max: -1}, parseExport, runExport),
 	}
