@@ -3,6 +3,10 @@ package gitstore
 import (
 	"errors"
 	"fmt"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-snap/git-snap/gitstore/internal/gitobj"
 )
 
 // Errors meant for users have a UserError method: the command line exits
@@ -59,3 +63,11 @@ func (e *FormatError) UserError() {}
 
 // UserError marks the error as the user's to correct.
 func (e *BundleError) UserError() {}
+
+// IsDamaged reports whether err comes from an object the repository
+// lacks or holds damaged: the store cannot read what it needs, and only
+// another copy of it (a clone, a remote) can bring it back.
+func IsDamaged(err error) bool {
+	return errors.Is(err, plumbing.ErrObjectNotFound) || errors.Is(err, gitobj.ErrMalformedCommit) ||
+		errors.Is(err, gitobj.ErrMalformedTree) || errors.Is(err, gitobj.ErrMalformedTag)
+}

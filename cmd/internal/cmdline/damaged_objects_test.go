@@ -319,7 +319,8 @@ func TestPruneKeepsSignaturesByteForByte(t *testing.T) {
 // for the whole repository. Each now shows the sessions it can read as
 // it shows them with the damaged one dropped, then names the damaged
 // one with a hint (exit 1), and writes nothing; stats of the damaged
-// session alone names it rather than saying there is no such session.
+// session alone names it rather than saying there is no such session,
+// and show, export and log of it name what is missing with a hint.
 func TestListingsShowWhatTheyCanRead(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs processes")
@@ -376,6 +377,13 @@ func TestListingsShowWhatTheyCanRead(t *testing.T) {
 	code, out, errOut := run("stats", "b")
 	if code != 1 || out != "" || !strings.Contains(errOut, "session b could not be read") {
 		t.Errorf("stats b: exit %d, want 1 and b named:\n%s%s", code, out, errOut)
+	}
+	// What reads the session itself says what is missing and what to do.
+	for _, args := range [][]string{{"show", "b"}, {"export", "b"}, {"log", "b"}} {
+		code, out, errOut := run(args...)
+		if code != 1 || out != "" || !strings.Contains(errOut, tip) || !strings.Contains(errOut, "hint: ") || !strings.Contains(errOut, "git fsck") {
+			t.Errorf("%s: exit %d, want 1, the missing commit named and a hint:\n%s%s", strings.Join(args, " "), code, out, errOut)
+		}
 	}
 	if after := gitFiles(t, dir); !slices.Equal(after, before) {
 		t.Errorf("the listings wrote into .git:\n%v\nwas\n%v", after, before)
