@@ -1,3 +1,5 @@
+//go:build linux
+
 package refwatch
 
 import (
@@ -6,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -114,4 +117,35 @@ func TestMissingRepository(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), common) {
 		t.Fatalf("err = %v, want one naming %s", err, common)
 	}
+}
+
+// A refs tree holding a symbolic link to a folder elsewhere and a FIFO
+// (planted by hand or by another tool): the watch starts without
+// opening the FIFO, and what changes in the linked folder, which is no
+// ref of this repository, is not watched.
+func TestPlantedLinkAndFIFO(t *testing.T) {
+	dir, git := repo(t)
+	head := git("rev-parse", "HEAD")
+	git("update-ref", "refs/snap/a", head)
+	elsewhere := t.TempDir()
+	tree := filepath.Join(dir, ".git", "refs", "snap")
+	if err := os.Symlink(elsewhere, filepath.Join(tree, "linked")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(tree, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w, err := Start(ctx, filepath.Join(dir, ".git"), "refs/snap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := os.WriteFile(filepath.Join(elsewhere, "x"), []byte(head+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	still(t, w, "a file written in a linked folder elsewhere")
+	git("update-ref", "refs/snap/a", head+"^{tree}")
+	moved(t, w, "a ref moved beside them")
 }
