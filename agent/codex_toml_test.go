@@ -54,7 +54,13 @@ import (
 //   - six quotes closing a multi-line string after an escaped backslash
 //     ("""ends in \\""""""): BurntSushi reads three of them into the
 //     string, go-toml and Codex refuse it, as at most two may be
-//     (too-many-quotes.toml; found by FuzzTOMLDecoders).
+//     (too-many-quotes.toml; found by FuzzTOMLDecoders);
+//   - an offset out of range (+05:60, +24:00): BurntSushi takes it,
+//     go-toml and Codex refuse it (offset-out-of-range.toml; found by
+//     FuzzTOMLDecoders).
+//
+// One the other way: a leap second (23:59:60) Codex reads and both Go
+// decoders refuse, as BurntSushi did before.
 //
 // In both git-snap now refuses, as Codex does, a file it used to read.
 var refDeviations = map[string]string{
@@ -63,6 +69,7 @@ var refDeviations = map[string]string{
 	"reject/dotted-then-value.toml":     "BurntSushi reads a table defined by dotted keys and then as a value, dropping the value; go-toml and Codex refuse it",
 	"reject/utf16-bom-utf8-text.toml":   "BurntSushi skips a UTF-16 byte order mark; go-toml and Codex refuse the file",
 	"reject/too-many-quotes.toml":       "BurntSushi reads six quotes after an escaped backslash as three in the string and the end; go-toml and Codex refuse it",
+	"reject/offset-out-of-range.toml":   "BurntSushi reads a time zone offset of 60 minutes or 24 hours; go-toml and Codex refuse it",
 }
 
 // tomlCase is one config.toml: accept says what Codex does with it, ""
@@ -322,5 +329,71 @@ func knownDeviation(data []byte, refErr, err error) bool {
 		strings.Contains(msg, "already exists as defined by a dotted key") || // dotted-then-table
 		strings.Contains(msg, "already exists as a value") || // inline-table-extended
 		strings.Contains(msg, "is already defined") || // dotted-then-value: a key BurntSushi let be defined twice
-		strings.Contains(msg, "too many quotes at the end of a multiline") // too-many-quotes
+		strings.Contains(msg, "too many quotes at the end of a multiline") || // too-many-quotes
+		strings.Contains(msg, "invalid timezone offset") // offset-out-of-range
+}
+
+// TestCodexConfigKeys: git-snap's keys are read by their exact names, as
+// Codex reads them (Codex 0.169.0 runs with Notify = 1 and [Features]
+// hooks = 3, and refuses notify = 1); a table of another type reads as
+// absent, and a notify that is not a list of strings is an error naming
+// it, at no line (the file is TOML).
+func TestCodexConfigKeys(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, toml string
+		want       codexConfig
+		err        string
+	}{
+		{name: "other case", toml: "Notify = [\"x\"]\n[Features]\nhooks = false\n[PROJECTS.\"/a\"]\ntrust_level = \"trusted\"\n"},
+		{name: "wrong types", toml: "features = 1\nprojects = [1]\nhooks = \"x\"\n"},
+		{name: "project not a table", toml: "[projects]\n\"/a\" = 1\n\"/b\" = { trust_level = \"trusted\" }\n",
+			want: codexConfig{Projects: map[string]map[string]any{"/a": nil, "/b": {"trust_level": "trusted"}}}},
+		{name: "empty notify", toml: "notify = []\n", want: codexConfig{Notify: []string{}}},
+		{name: "notify", toml: "notify = ['a', \"b\"]\n[features]\nhooks = true\n",
+			want: codexConfig{Notify: []string{"a", "b"}, Features: map[string]any{"hooks": true}}},
+		{name: "notify not a list", toml: "\n\nnotify = 1\n", err: "config.toml: notify is 1, not a list of strings"},
+		{name: "notify not strings", toml: "notify = [\"a\", 2]\n", err: "config.toml: notify is [a 2], not a list of strings"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, "config.toml")
+			must(t, os.WriteFile(path, []byte(tc.toml), 0o600))
+			got, _, err := readCodexConfig(path)
+			var se *SettingsError
+			switch {
+			case tc.err == "" && err != nil:
+				t.Fatalf("read: %v", err)
+			case tc.err != "" && (!errors.As(err, &se) || se.Line != 0 || !strings.Contains(err.Error(), tc.err)):
+				t.Fatalf("read: %v, want a SettingsError at no line saying %q", err, tc.err)
+			case !reflect.DeepEqual(got, tc.want):
+				t.Errorf("read %#v, want %#v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestTOMLErrorLine: a file that is not TOML is reported at the line
+// where Codex 0.169.0 reports it (its "config.toml:LINE:COLUMN").
+// BurntSushi put an unclosed [table header at the line after it.
+func TestTOMLErrorLine(t *testing.T) {
+	dir := t.TempDir()
+	for file, line := range map[string]int{ // Codex's lines, from internal/liveagents
+		"array-then-table.toml": 3, "bad-escape.toml": 1, "control-char.toml": 1,
+		"dotted-then-table.toml": 3, "dotted-then-value.toml": 3, "double-comma.toml": 1,
+		"duplicate-key.toml": 2, "duplicate-table.toml": 4, "extra-bracket.toml": 1,
+		"inline-table-extended.toml": 3, "int-overflow.toml": 2, "invalid-date.toml": 2,
+		"leading-zero.toml": 2, "missing-equals.toml": 1, "missing-value.toml": 1,
+		"static-array-appended.toml": 2, "table-twice-apart.toml": 7, "text-after-value.toml": 1,
+		"too-many-quotes.toml": 1, "unclosed-array.toml": 2, "unclosed-table.toml": 2,
+		"unterminated-multiline.toml": 2, "unterminated-string.toml": 1, "offset-out-of-range.toml": 3,
+	} {
+		data, err := os.ReadFile(filepath.Join("..", "testdata", "codex-config", "reject", file))
+		must(t, err)
+		path := filepath.Join(dir, file)
+		must(t, os.WriteFile(path, data, 0o600))
+		_, _, err = readCodexConfig(path)
+		if want := fmt.Sprintf("%s:%d: not valid TOML", path, line); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: %v, want %s", file, err, want)
+		}
+	}
 }
