@@ -59,10 +59,9 @@ import (
 //     go-toml and Codex refuse it (offset-out-of-range.toml; found by
 //     FuzzTOMLDecoders).
 //
-// One the other way: a leap second (23:59:60) Codex reads and both Go
-// decoders refuse, as BurntSushi did before.
-//
-// In both git-snap now refuses, as Codex does, a file it used to read.
+// In each but the first, git-snap now refuses, as Codex does, a file it
+// used to read. One goes the other way: a leap second (23:59:60) Codex
+// reads and both Go decoders refuse, as git-snap did before.
 var refDeviations = map[string]string{
 	"reject/dotted-then-table.toml":     "BurntSushi reads a table defined by dotted keys and then by a header; go-toml and Codex refuse it",
 	"reject/inline-table-extended.toml": "BurntSushi reads an inline table extended by a header; go-toml and Codex refuse it",
