@@ -10,7 +10,7 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 )
 
 // Codex reads config.toml in each config layer (its home for the user,
@@ -20,32 +20,79 @@ import (
 
 // codexConfig is what git-snap reads of a config.toml.
 type codexConfig struct {
-	Notify   []string                  `toml:"notify"`
-	Features map[string]any            `toml:"features"`
-	Projects map[string]map[string]any `toml:"projects"`
+	Notify   []string
+	Features map[string]any
+	Projects map[string]map[string]any
 	// Hooks holds, under "state", the trust of each hook (see Trust).
-	Hooks map[string]any `toml:"hooks"`
+	Hooks map[string]any
 }
 
 // readCodexConfig reads a config.toml; one that does not exist is empty.
 func readCodexConfig(path string) (codexConfig, []byte, error) {
-	var c codexConfig
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return c, nil, nil
+		return codexConfig{}, nil, nil
 	}
 	if err != nil {
-		return c, nil, err
+		return codexConfig{}, nil, err
 	}
-	if _, err := toml.Decode(string(data), &c); err != nil {
-		line := 0
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			line = pe.Position.Line
-		}
-		return c, data, &SettingsError{Path: path, Line: line, Msg: "not valid TOML (" + err.Error() + ")"}
+	var all map[string]any
+	if err := decodeTOML(data, &all); err != nil {
+		return codexConfig{}, data, tomlError(path, err)
+	}
+	c, err := codexConfigOf(all)
+	if err != nil {
+		return c, data, &SettingsError{Path: path, Msg: err.Error()}
 	}
 	return c, data, nil
+}
+
+// codexConfigOf picks git-snap's keys out of a decoded config.toml, by
+// their exact names as Codex reads them. A table of another type is read
+// as absent (Codex refuses such a file itself; doctor and install go on
+// as they would without it); a notify that is not a list of strings is
+// an error, as install would otherwise write a second one.
+func codexConfigOf(all map[string]any) (codexConfig, error) {
+	var c codexConfig
+	if v, ok := all["notify"]; ok {
+		list, _ := v.([]any)
+		c.Notify = make([]string, len(list))
+		for i, a := range list {
+			if c.Notify[i], ok = a.(string); !ok {
+				break
+			}
+		}
+		if list == nil || !ok {
+			return codexConfig{}, fmt.Errorf("notify is %v, not a list of strings: Codex's notify is a program and its arguments, notify = [\"program\", \"arg\"]", v)
+		}
+	}
+	c.Features, _ = all["features"].(map[string]any)
+	c.Hooks, _ = all["hooks"].(map[string]any)
+	if projects, ok := all["projects"].(map[string]any); ok {
+		c.Projects = make(map[string]map[string]any, len(projects))
+		for k, v := range projects {
+			c.Projects[k], _ = v.(map[string]any)
+		}
+	}
+	return c, nil
+}
+
+// decodeTOML decodes a config.toml into v. A UTF-8 byte order mark at
+// the start is skipped: Codex reads a file that has one, go-toml would
+// not.
+func decodeTOML(data []byte, v any) error {
+	return toml.Unmarshal(bytes.TrimPrefix(data, utf8BOM), v)
+}
+
+// tomlError is the error for a config.toml that is not TOML: at the
+// line the decoder stopped, when it says.
+func tomlError(path string, err error) *SettingsError {
+	line := 0
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		line, _ = de.Position()
+	}
+	return &SettingsError{Path: path, Line: line, Msg: "not valid TOML (" + err.Error() + ")"}
 }
 
 // ConfigFile is the config.toml of the layer whose hooks file is
@@ -160,7 +207,7 @@ func withBOM(bom bool, data []byte) []byte {
 // changes the string.
 func notifyLine(data []byte, edit func(i int) []byte, want []string) (int, bool) {
 	var before map[string]any
-	if _, err := toml.Decode(string(data), &before); err != nil {
+	if err := decodeTOML(data, &before); err != nil {
 		return 0, false
 	}
 	delete(before, "notify")
@@ -173,7 +220,7 @@ func notifyLine(data []byte, edit func(i int) []byte, want []string) (int, bool)
 			continue
 		}
 		var after map[string]any
-		if _, err := toml.Decode(string(edit(i)), &after); err != nil {
+		if err := decodeTOML(edit(i), &after); err != nil {
 			continue
 		}
 		got, has := after["notify"]

@@ -13,8 +13,6 @@ import (
 	"sort"
 	"strings"
 	"unicode"
-
-	"github.com/BurntSushi/toml"
 )
 
 // Codex runs the hooks of a hooks.json only past two gates, both kept in
@@ -447,10 +445,10 @@ func tomlQuote(s string) string {
 // the value at path set to value (nil: removed).
 func tomlReadsAs(before, edited []byte, path []string, value any) bool {
 	var want, got map[string]any
-	if _, err := toml.Decode(string(before), &want); err != nil {
+	if err := decodeTOML(before, &want); err != nil {
 		return false
 	}
-	if _, err := toml.Decode(string(edited), &got); err != nil {
+	if err := decodeTOML(edited, &got); err != nil {
 		return false
 	}
 	if want == nil {

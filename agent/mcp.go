@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/BurntSushi/toml"
-
 	"github.com/git-snap/git-snap/internal/lazy"
 )
 
@@ -241,13 +239,8 @@ func readMCPTOML(path string) (entry map[string]any, all map[string]any, data []
 		return nil, nil, nil, err
 	}
 	all = map[string]any{}
-	if _, err := toml.Decode(string(bytes.TrimPrefix(data, utf8BOM)), &all); err != nil {
-		line := 0
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			line = pe.Position.Line
-		}
-		return nil, nil, nil, &SettingsError{Path: path, Line: line, Msg: "not valid TOML (" + err.Error() + ")"}
+	if err := decodeTOML(data, &all); err != nil {
+		return nil, nil, nil, tomlError(path, err)
 	}
 	servers, _ := all["mcp_servers"].(map[string]any)
 	entry, _ = servers[MCPName].(map[string]any)
@@ -365,7 +358,7 @@ func uninstallMCPTOML(path string) (bool, error) {
 // inside a multi-line string) is left as it was.
 func checkMCPEdit(path string, before map[string]any, edited []byte, program string) error {
 	after := map[string]any{}
-	if _, err := toml.Decode(string(edited), &after); err != nil {
+	if err := decodeTOML(edited, &after); err != nil {
 		return &SettingsError{Path: path, Msg: "the edit would not be valid TOML (" + err.Error() + "); add it by hand:\n" + mcpTable(program)}
 	}
 	entryOf := func(m map[string]any) (map[string]any, map[string]any) {
