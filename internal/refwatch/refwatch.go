@@ -17,6 +17,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/fsnotify/fsnotify"
@@ -27,6 +28,7 @@ type Watch struct {
 	fs     *fsnotify.Watcher
 	common string   // the repository's common dir
 	trees  []string // the watched folders, absolute
+	above  []string // the folders between the common dir and the trees
 	moved  chan struct{}
 	done   chan struct{}
 }
@@ -50,20 +52,29 @@ func Start(ctx context.Context, commonDir string, trees ...string) (*Watch, erro
 		fw.Close()
 		return nil, fmt.Errorf("watch refs in %s: %w", w.common, err)
 	}
-	for _, dir := range w.parents() {
-		if err := fw.Add(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			fw.Close()
-			return nil, fmt.Errorf("watch refs in %s: %w", dir, err)
+	w.above = w.parents()
+	if err := w.addAll(); err != nil {
+		fw.Close()
+		return nil, err
+	}
+	go w.run(ctx)
+	return w, nil
+}
+
+// addAll watches the folders above the trees and the trees, those that
+// are there.
+func (w *Watch) addAll() error {
+	for _, dir := range w.above {
+		if err := w.fs.Add(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("watch refs in %s: %w", dir, err)
 		}
 	}
 	for _, t := range w.trees {
 		if err := w.addTree(t); err != nil {
-			fw.Close()
-			return nil, err
+			return err
 		}
 	}
-	go w.run(ctx)
-	return w, nil
+	return nil
 }
 
 // Moved receives after refs moved: one value for however many moves
@@ -144,6 +155,15 @@ func (w *Watch) take(ev fsnotify.Event) {
 		return
 	}
 	tree := w.treeOf(ev.Name)
+	if tree == "" && ev.Has(fsnotify.Create) && slices.Contains(w.above, ev.Name) {
+		// A folder above a tree, made with the tree and its first ref
+		// in it (git update-ref makes them all) before it was watched.
+		_ = w.addAll()
+		if w.treeMadeIn(ev.Name) {
+			w.signal()
+		}
+		return
+	}
 	if tree == "" && dir != w.common {
 		return // beside a tree's parent folders, not in a tree
 	}
@@ -154,6 +174,18 @@ func (w *Watch) take(ev fsnotify.Event) {
 		}
 	}
 	w.signal()
+}
+
+// treeMadeIn tells whether a tree under the folder dir is there.
+func (w *Watch) treeMadeIn(dir string) bool {
+	for _, t := range w.trees {
+		if strings.HasPrefix(t, dir+string(filepath.Separator)) {
+			if _, err := os.Lstat(t); err == nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // treeOf is the watched tree path is in, or is; "" when none.

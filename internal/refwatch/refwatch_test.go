@@ -149,3 +149,39 @@ func TestPlantedLinkAndFIFO(t *testing.T) {
 	git("update-ref", "refs/snap/a", head+"^{tree}")
 	moved(t, w, "a ref moved beside them")
 }
+
+// A tree two folders below refs (a refs.prefix such as refs/ai/snap/),
+// none of them there at the start: the first session's ref makes both,
+// and is signalled; so are refs written in the tree after.
+func TestNestedTreeMadeAfterStart(t *testing.T) {
+	dir, git := repo(t)
+	head := git("rev-parse", "HEAD")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w, err := Start(ctx, filepath.Join(dir, ".git"), "refs/ai/snap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	git("update-ref", "refs/ai/other", head)
+	still(t, w, "a ref beside the tree")
+	git("update-ref", "refs/ai/snap/a", head)
+	moved(t, w, "the tree made with its first ref")
+	git("update-ref", "refs/ai/snap/a", head+"^{tree}")
+	moved(t, w, "a ref moved in the tree")
+	// The refs deleted and their folders removed (git leaves refs/ai).
+	git("update-ref", "-d", "refs/ai/other")
+	git("update-ref", "-d", "refs/ai/snap/a")
+	moved(t, w, "the last ref deleted")
+	if err := os.RemoveAll(filepath.Join(dir, ".git", "refs", "ai")); err != nil {
+		t.Fatal(err)
+	}
+	select { // the removal's own signal
+	case <-w.Moved():
+	case <-time.After(200 * time.Millisecond):
+	}
+	git("update-ref", "refs/ai/snap/team/b", head)
+	moved(t, w, "the tree made again, with a folder in it")
+	git("update-ref", "refs/ai/snap/team/b", head+"^{tree}")
+	moved(t, w, "a ref moved in the folder made again")
+}
