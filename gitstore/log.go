@@ -277,6 +277,17 @@ func (e *DamagedSessions) Error() string {
 	return b.String()
 }
 
+// Of is the error naming session alone, nil when it is not among them:
+// a command about one session is not failed by another's damage.
+func (e *DamagedSessions) Of(session string) error {
+	for _, d := range e.Sessions {
+		if d.Name == session {
+			return &DamagedSessions{Sessions: []DamagedSession{d}}
+		}
+	}
+	return nil
+}
+
 // Unwrap gives each session's error.
 func (e *DamagedSessions) Unwrap() []error {
 	out := make([]error, len(e.Sessions))

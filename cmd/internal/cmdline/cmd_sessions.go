@@ -49,6 +49,9 @@ func runSessions(ctx context.Context, d *deps, o sessionsOptions) error {
 	if err != nil {
 		return err
 	}
+	if len(sessions) == 0 && damaged != nil && !o.JSON {
+		return damaged // there are sessions: none could be read
+	}
 	return errors.Join(listSessions(ctx, d, o, sessions), damaged)
 }
 

@@ -72,6 +72,10 @@ func runStats(ctx context.Context, d *deps, o statsOptions) error {
 			return err
 		}
 		all = slices.DeleteFunc(all, func(x gitstore.Session) bool { return x.Name != session })
+		var dmg *gitstore.DamagedSessions
+		if errors.As(damaged, &dmg) {
+			damaged = dmg.Of(session)
+		}
 		if len(all) == 0 && damaged != nil {
 			return damaged
 		}

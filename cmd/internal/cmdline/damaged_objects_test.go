@@ -5,6 +5,7 @@ package cmdline
 import (
 	"bytes"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -314,6 +315,23 @@ func TestPruneKeepsSignaturesByteForByte(t *testing.T) {
 	gitIn(t, dir, "", "fsck", "--strict", "--no-progress")
 }
 
+// runSplit runs the binary in dir and returns its exit status, stdout
+// and stderr.
+func runSplit(t *testing.T, bin, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir, "TZ=UTC")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
+}
+
 // TestListingsShowWhatTheyCanRead: one session whose newest commit is
 // missing from the object store made sessions, stats and log --all fail
 // for the whole repository. Each now shows the sessions it can read as
@@ -335,17 +353,7 @@ func TestListingsShowWhatTheyCanRead(t *testing.T) {
 	}
 	run := func(args ...string) (int, string, string) {
 		t.Helper()
-		cmd := exec.Command(bin, args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir, "TZ=UTC")
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		var ee *exec.ExitError
-		if err != nil && !errors.As(err, &ee) {
-			t.Fatal(err)
-		}
-		return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
+		return runSplit(t, bin, dir, args...)
 	}
 	listings := [][]string{{"sessions"}, {"sessions", "--json"}, {"stats"}, {"stats", "--json"}, {"log", "--all", "--oneline"}, {"log", "--all", "--json"}}
 	// What each shows with b dropped is what it must show with b damaged.
@@ -387,5 +395,98 @@ func TestListingsShowWhatTheyCanRead(t *testing.T) {
 	}
 	if after := gitFiles(t, dir); !slices.Equal(after, before) {
 		t.Errorf("the listings wrote into .git:\n%v\nwas\n%v", after, before)
+	}
+}
+
+// savedSessions is a repository holding the sessions names, each of two
+// snapshots, saved by the binary.
+func savedSessions(t *testing.T, bin string, names ...string) string {
+	t.Helper()
+	dir := codeRepo(t)
+	for _, s := range names {
+		for _, doc := range []string{
+			`{"messages":[{"id":"1","role":"user","content":"hi ` + s + `"}]}`,
+			`{"messages":[{"id":"1","role":"user","content":"hi ` + s + `"},{"id":"2","role":"assistant","content":"yo"}]}`,
+		} {
+			if code, out := runFor(t, bin, dir, doc, "save", "--session", s); code != 0 {
+				t.Fatalf("save %s: %d %s", s, code, out)
+			}
+		}
+	}
+	return dir
+}
+
+// removeObject deletes the loose object id from dir's repository.
+func removeObject(t *testing.T, dir, id string) {
+	t.Helper()
+	must(t, os.Remove(filepath.Join(dir, ".git", "objects", id[:2], id[2:])))
+}
+
+// TestStatsOfOneSessionBesideDamagedOnes: stats of session a, with b
+// and c damaged, showed a and then failed naming b and c, which it was
+// not asked about; stats of b named c too. A session asked for is
+// what stats answers for.
+func TestStatsOfOneSessionBesideDamagedOnes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs processes")
+	}
+	bin := buildBinary(t)
+	dir := savedSessions(t, bin, "a", "b", "c")
+	_, want, _ := runSplit(t, bin, dir, "stats", "a")
+	tips := map[string]string{}
+	for _, s := range []string{"b", "c"} {
+		tips[s] = gitIn(t, dir, "", "rev-parse", "refs/snap/"+s)
+		removeObject(t, dir, tips[s])
+	}
+	code, out, errOut := runSplit(t, bin, dir, "stats", "a")
+	if code != 0 || out != want || errOut != "" {
+		t.Errorf("stats a beside damaged b and c: exit %d, want 0 and what it showed before\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runSplit(t, bin, dir, "stats", "b")
+	if code != 1 || out != "" || !strings.Contains(errOut, "session b could not be read") || !strings.Contains(errOut, tips["b"]) ||
+		strings.Contains(errOut, "session c") || strings.Contains(errOut, tips["c"]) {
+		t.Errorf("stats b: exit %d, want 1 and b named, not c:\n%s%s", code, out, errOut)
+	}
+	code, _, errOut = runSplit(t, bin, dir, "stats", "nosuch")
+	if code != 2 || !strings.Contains(errOut, `"nosuch" names no session`) || strings.Contains(errOut, "could not be read") {
+		t.Errorf("stats nosuch: exit %d, want 2 and no such session:\n%s", code, errOut)
+	}
+}
+
+// TestListingsWithEverySessionDamaged: every session's newest snapshot
+// missing. sessions said there were none yet and to save one; each
+// listing now shows nothing (--json an empty listing, valid JSON;
+// --jq's answer to it), then names every session, exit 1.
+func TestListingsWithEverySessionDamaged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs processes")
+	}
+	bin := buildBinary(t)
+	dir := savedSessions(t, bin, "a", "b")
+	for _, s := range []string{"a", "b"} {
+		removeObject(t, dir, gitIn(t, dir, "", "rev-parse", "refs/snap/"+s))
+	}
+	for _, c := range []struct {
+		args []string
+		want string // stdout; "json" for any valid JSON
+	}{
+		{[]string{"sessions"}, ""},
+		{[]string{"sessions", "--json"}, "json"},
+		{[]string{"sessions", "--jq", ".sessions | length"}, "0\n"},
+		{[]string{"log", "--all", "--oneline"}, ""},
+		{[]string{"log", "--all", "--json"}, "json"},
+		{[]string{"log", "--all", "--jq", ".snapshots | length"}, "0\n"},
+		{[]string{"stats", "--json"}, "json"},
+		{[]string{"stats", "--jq", ".sessions"}, "0\n"},
+	} {
+		name := strings.Join(c.args, " ")
+		code, out, errOut := runSplit(t, bin, dir, c.args...)
+		noCrash(t, name, errOut)
+		if code != 1 || !strings.Contains(errOut, "session a could not be read") || !strings.Contains(errOut, "session b could not be read") || !strings.Contains(errOut, "hint: ") {
+			t.Errorf("%s: exit %d, want 1 and both sessions named, with a hint:\n%s", name, code, errOut)
+		}
+		if c.want == "json" && !json.Valid([]byte(out)) || c.want != "json" && out != c.want {
+			t.Errorf("%s: stdout %q, want %q", name, out, c.want)
+		}
 	}
 }
