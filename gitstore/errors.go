@@ -68,6 +68,7 @@ func (e *BundleError) UserError() {}
 // lacks or holds damaged: the store cannot read what it needs, and only
 // another copy of it (a clone, a remote) can bring it back.
 func IsDamaged(err error) bool {
-	return errors.Is(err, plumbing.ErrObjectNotFound) || errors.Is(err, gitobj.ErrMalformedCommit) ||
+	var damaged *damagedError
+	return errors.As(err, &damaged) || errors.Is(err, plumbing.ErrObjectNotFound) || errors.Is(err, gitobj.ErrMalformedCommit) ||
 		errors.Is(err, gitobj.ErrMalformedTree) || errors.Is(err, gitobj.ErrMalformedTag)
 }

@@ -264,8 +264,21 @@ func (r *objectReader) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error
 	if tl := (*pack.TooLargeError)(nil); errors.As(err, &tl) {
 		return 0, nil, &ObjectTooLargeError{ID: h, Size: tl.Size, Max: tl.Limit}
 	}
+	var pathErr *fs.PathError
+	if err != nil && !errors.Is(err, pack.ErrClosed) && !errors.As(err, &pathErr) {
+		// There, but not an object: a file's open or read failing (no
+		// permission, too many files open) is not the object's fault.
+		return 0, nil, &damagedError{err}
+	}
 	return typ, data, err
 }
+
+// damagedError is an object that is there but does not read: a loose
+// file cut short or empty, a pack entry that does not inflate.
+type damagedError struct{ err error }
+
+func (e *damagedError) Error() string { return "damaged object: " + e.err.Error() }
+func (e *damagedError) Unwrap() error { return e.err }
 
 // readElsewhere reads an object from the alternates, loose then packed
 // in each, within the size limit.

@@ -490,3 +490,96 @@ func TestListingsWithEverySessionDamaged(t *testing.T) {
 		}
 	}
 }
+
+// TestDamagedObjectFilesGetAHint: an object that is there but does not
+// read (a loose file emptied or cut short, as a full disk or a crash
+// leaves it; a pack entry garbled) said "unexpected EOF" or "zlib:
+// invalid header" with no hint, where a missing one says what to do.
+// Each command that needs the object now fails naming it, with exit 1
+// and the hint, and writes nothing; sessions and log, which read no
+// blob, still read a damaged blob's session.
+func TestDamagedObjectFilesGetAHint(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs processes")
+	}
+	bin := buildBinary(t)
+	loose := func(dir, id string) string { return filepath.Join(dir, ".git", "objects", id[:2], id[2:]) }
+	cut := func(t *testing.T, path string, keep func(int64) int64) {
+		info, err := os.Stat(path)
+		must(t, err)
+		must(t, os.Chmod(path, 0o644))
+		must(t, os.Truncate(path, keep(info.Size())))
+	}
+	for _, d := range []struct {
+		name string
+		// damage damages an object of session b and returns its id.
+		damage   func(t *testing.T, dir string) string
+		blobOnly bool // the damaged object is a blob, which listings do not read
+	}{
+		{"loose commit emptied", func(t *testing.T, dir string) string {
+			id := gitIn(t, dir, "", "rev-parse", "refs/snap/b")
+			cut(t, loose(dir, id), func(int64) int64 { return 0 })
+			return id
+		}, false},
+		{"loose commit cut short", func(t *testing.T, dir string) string {
+			id := gitIn(t, dir, "", "rev-parse", "refs/snap/b")
+			cut(t, loose(dir, id), func(n int64) int64 { return n / 2 })
+			return id
+		}, false},
+		{"loose blob cut short", func(t *testing.T, dir string) string {
+			id := gitIn(t, dir, "", "rev-parse", "refs/snap/b:snapshot.json")
+			cut(t, loose(dir, id), func(n int64) int64 { return n / 2 })
+			return id
+		}, true},
+		{"pack entry garbled", func(t *testing.T, dir string) string {
+			gitIn(t, dir, "", "repack", "-adq")
+			id := gitIn(t, dir, "", "rev-parse", "refs/snap/b")
+			idx, err := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "*.idx"))
+			must(t, err)
+			var off int64 = -1
+			raw, err := os.ReadFile(idx[0])
+			must(t, err)
+			for _, line := range strings.Split(gitIn(t, dir, string(raw), "show-index"), "\n") {
+				if f := strings.Fields(line); len(f) >= 2 && f[1] == id {
+					off, err = strconv.ParseInt(f[0], 10, 64)
+					must(t, err)
+				}
+			}
+			if off < 0 {
+				t.Fatalf("%s is not in the pack", id)
+			}
+			packFile := strings.TrimSuffix(idx[0], ".idx") + ".pack"
+			must(t, os.Chmod(packFile, 0o644))
+			data, err := os.ReadFile(packFile)
+			must(t, err)
+			for i := off + 2; i < off+8; i++ { // past the entry's type and size: its zlib header
+				data[i] ^= 0x55
+			}
+			must(t, os.WriteFile(packFile, data, 0o644))
+			return id
+		}, false},
+	} {
+		t.Run(d.name, func(t *testing.T) {
+			dir := savedSessions(t, bin, "a", "b")
+			id := d.damage(t, dir)
+			before := gitFiles(t, dir)
+			for _, args := range [][]string{{"show", "b"}, {"export", "b"}, {"log", "b"}, {"sessions"}} {
+				name := strings.Join(args, " ")
+				code, out := runFor(t, bin, dir, "", args...)
+				noCrash(t, name, out)
+				if d.blobOnly && (args[0] == "log" || args[0] == "sessions") {
+					if code != 0 {
+						t.Errorf("%s: exit %d, want 0: it reads no blob\n%s", name, code, out)
+					}
+					continue
+				}
+				if code != 1 || !strings.Contains(out, id) || !strings.Contains(out, "damaged") || !strings.Contains(out, "hint: ") || !strings.Contains(out, "git fsck") {
+					t.Errorf("%s: exit %d, want 1, %s named as damaged and a hint naming git fsck:\n%s", name, code, id, out)
+				}
+			}
+			if after := gitFiles(t, dir); !slices.Equal(after, before) {
+				t.Errorf("the commands wrote into .git:\n%v\nwas\n%v", after, before)
+			}
+		})
+	}
+}
