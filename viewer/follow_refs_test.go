@@ -2,6 +2,7 @@ package viewer
 
 import (
 	"context"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -97,6 +98,68 @@ func TestSummariesOfGoneSessionsAreForgotten(t *testing.T) {
 		srv.sums.mu.Unlock()
 		if kept {
 			t.Errorf("session %s was deleted: its summary is still kept (%d kept)", gone, n)
+		}
+	}
+}
+
+// A viewer run from a linked worktree (its .git a file naming a git dir
+// apart from the common dir, where refs live) with a refs.prefix two
+// folders below refs, neither folder there when the viewer starts:
+// the first session saved, from another process's handle, is read
+// before any page asks, and so is its next snapshot.
+func TestFollowFromALinkedWorktreeWithANestedPrefix(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	root := t.TempDir()
+	main, linked := filepath.Join(root, "main"), filepath.Join(root, "linked")
+	for _, args := range [][]string{{"init", "-q", "-b", "main", main}, {"-C", main, "-c", "user.name=Ada", "-c", "user.email=ada@example.com", "commit", "-q", "--allow-empty", "-m", "code"},
+		{"-C", main, "worktree", "add", "-q", "-b", "side", linked}} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	opts := gitstore.Options{Identity: identity(), RefPrefix: "refs/ai/snap/"}
+	open := func() *gitstore.Store {
+		st, err := gitstore.Open(ctx, linked, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	store, writer := open(), open()
+	if common := store.Paths().CommonDir; common != filepath.Join(main, ".git") {
+		t.Fatalf("common dir %s, want %s", common, filepath.Join(main, ".git"))
+	}
+	srv, err := New(store, Options{Addr: "127.0.0.1:7414"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := refwatch.Start(ctx, store.Paths().CommonDir, strings.TrimSuffix(store.SessionRef(""), "/"), "refs/remotes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	done := make(chan struct{})
+	go func() { srv.Follow(ctx, w.Moved()); close(done) }()
+	defer func() { cancel(); <-done }()
+	msgs := []any{}
+	for i := range 2 {
+		msgs = append(msgs, map[string]any{"id": fmt.Sprint(i), "role": "user", "content": fmt.Sprint("hi ", i)})
+		if _, err := writer.Save(ctx, map[string]any{"messages": msgs}, gitstore.SaveOptions{Session: "s"}); err != nil {
+			t.Fatal(err)
+		}
+		tip, err := writer.SessionTip("s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+			if sum := srv.sums.get(store.SessionRef("s"), tip); sum != nil && sum.read {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("save %d: the viewer had not read the session after 10 s", i+1)
+			}
 		}
 	}
 }
