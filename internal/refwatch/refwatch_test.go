@@ -185,3 +185,53 @@ func TestNestedTreeMadeAfterStart(t *testing.T) {
 	git("update-ref", "refs/ai/snap/team/b", head+"^{tree}")
 	moved(t, w, "a ref moved in the folder made again")
 }
+
+// settle takes the signals the events of one step left, so that the
+// next step's signal is its own.
+func settle(w *Watch) {
+	for {
+		select {
+		case <-w.Moved():
+		case <-time.After(100 * time.Millisecond):
+			return
+		}
+	}
+}
+
+// The tree renamed away and back (by hand, or a tool moving sessions
+// aside), then refs written in it and in a folder made under it, and
+// git gc: each is signalled.
+func TestTreeRenamedAwayAndBack(t *testing.T) {
+	dir, git := repo(t)
+	head := git("rev-parse", "HEAD")
+	git("update-ref", "refs/snap/a", head)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w, err := Start(ctx, filepath.Join(dir, ".git"), "refs/snap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	refs := filepath.Join(dir, ".git", "refs")
+	for _, step := range []struct {
+		what string
+		do   func()
+	}{
+		{"the tree renamed away", func() { must(t, os.Rename(filepath.Join(refs, "snap"), filepath.Join(refs, "aside"))) }},
+		{"the tree renamed back", func() { must(t, os.Rename(filepath.Join(refs, "aside"), filepath.Join(refs, "snap"))) }},
+		{"a ref moved in the tree renamed back", func() { git("update-ref", "refs/snap/a", head+"^{tree}") }},
+		{"a ref in a folder made in the tree renamed back", func() { git("update-ref", "refs/snap/team/b", head) }},
+		{"git gc", func() { git("gc", "-q") }},
+	} {
+		step.do()
+		moved(t, w, step.what)
+		settle(w)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
