@@ -3,9 +3,11 @@ package viewer
 import (
 	"context"
 	"fmt"
+	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -161,5 +163,89 @@ func TestFollowFromALinkedWorktreeWithANestedPrefix(t *testing.T) {
 				t.Fatalf("save %d: the viewer had not read the session after 10 s", i+1)
 			}
 		}
+	}
+}
+
+// Hook calls, a drop and an undrop, git pack-refs and git gc while two
+// clients ask for the sessions page over and over and the viewer
+// follows the refs (run with -race): no page fails, and after them the
+// page shows what a new viewer shows. Ending the context ends Follow
+// and the watch.
+func TestFollowWhilePagesAreAsked(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	lines := transcriptLines(t, longTranscript)
+	h := newHookedSession(t, "ca7e0000-0000-4000-8000-000000000302")
+	h.call(t, false, lines[:20]...)
+	srv, store := viewerOn(t, h.dir)
+	w, err := refwatch.Start(ctx, store.Paths().CommonDir, strings.TrimSuffix(store.SessionRef(""), "/"), "refs/remotes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	followed := make(chan struct{})
+	go func() { srv.Follow(ctx, w.Moved()); close(followed) }()
+	stop := make(chan struct{})
+	var clients sync.WaitGroup
+	var stopOnce sync.Once
+	stopClients := func() { stopOnce.Do(func() { close(stop) }); clients.Wait() }
+	defer stopClients() // on a failure too: no client goes on after the test
+	for range 2 {
+		clients.Add(1)
+		go func() {
+			defer clients.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				rec := httptest.NewRecorder()
+				req := httptest.NewRequest("GET", "/?sort=tokens", nil)
+				req.Host = "127.0.0.1:7414"
+				srv.ServeHTTP(rec, req)
+				if rec.Code != 200 {
+					t.Errorf("sessions page: %d\n%s", rec.Code, rec.Body)
+					return
+				}
+			}
+		}()
+	}
+	git := func(args ...string) {
+		if out, err := exec.Command("git", append([]string{"-C", h.dir}, args...)...).CombinedOutput(); err != nil {
+			t.Errorf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	next := 20
+	for call := range 6 {
+		h.call(t, false, lines[next:next+3]...)
+		next += 3
+		switch call {
+		case 1:
+			if _, err := store.Drop(ctx, h.id, false); err != nil {
+				t.Fatal(err)
+			}
+			sameAsFresh(t, srv, h.dir, "after a drop")
+			if _, err := store.Undrop(ctx, h.id); err != nil {
+				t.Fatal(err)
+			}
+			sameAsFresh(t, srv, h.dir, "after an undrop")
+		case 3:
+			git("pack-refs", "--all")
+		case 4:
+			git("gc", "-q")
+		}
+	}
+	stopClients()
+	sameAsFresh(t, srv, h.dir, "after hook calls, a drop, an undrop, pack-refs and gc")
+	cancel()
+	for what, ch := range map[string]<-chan struct{}{"Follow": followed} {
+		select {
+		case <-ch:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s went on after its context ended", what)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Errorf("close the watch after its context ended: %v", err)
 	}
 }
