@@ -81,6 +81,9 @@ type Index struct {
 	// written; tests make it small to write many segments.
 	segmentBytes int
 	maxSegments  int
+	// damaged names the sessions the last update left out, their newest
+	// snapshot unreadable (a *gitstore.DamagedSessions); nil when none.
+	damaged error
 }
 
 // DefaultDir is where the index lives when Open is given no dir: under
@@ -110,15 +113,21 @@ func (x *Index) Close() error { return nil }
 
 // Update brings the index up to every session's tip. Search calls it;
 // it is exported for a caller that wants the index ready ahead of time.
+// Sessions whose newest snapshot cannot be read are left out and named
+// by a *gitstore.DamagedSessions error.
 func (x *Index) Update(ctx context.Context) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	_, err := x.update(ctx)
-	return err
+	if _, err := x.update(ctx); err != nil {
+		return err
+	}
+	return x.damaged
 }
 
 // Search updates the index and returns the hits of q: sessions most
-// recently active first, then by message.
+// recently active first, then by message. Sessions whose newest
+// snapshot cannot be read are left out and named by a
+// *gitstore.DamagedSessions error returned with the hits.
 func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	m, err := compile(q)
 	if err != nil {
@@ -152,7 +161,7 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	return hits, nil
+	return hits, x.damaged
 }
 
 // errCorrupt marks an index file that cannot be read as written.

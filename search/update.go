@@ -58,14 +58,27 @@ func (x *Index) update(ctx context.Context) (*manifest, error) {
 		names = append(names, name)
 	}
 	slices.Sort(names)
+	var damaged gitstore.DamagedSessions
 	for _, name := range names {
 		if st := m.sessions[name]; st != nil && st.tip == tips[name] {
 			continue
 		}
-		if err := b.session(ctx, name, tips[name]); err != nil {
+		err := b.session(ctx, name, tips[name])
+		var skip *unreadTip
+		if errors.As(err, &skip) {
+			damaged.Sessions = append(damaged.Sessions, gitstore.DamagedSession{Name: name, Tip: tips[name], Err: skip.err})
+			continue
+		}
+		if err != nil {
 			return nil, err
 		}
 		changed = true
+	}
+	x.damaged = nil
+	if len(damaged.Sessions) > 0 {
+		// Looked at again by the next update, refs moved or not: a pull
+		// may bring the objects back without moving a ref.
+		x.damaged, stamp = &damaged, ""
 	}
 	if !changed && stamp == m.stamp {
 		return m, nil
@@ -132,6 +145,9 @@ func (b *builder) session(ctx context.Context, name string, tip plumbing.Hash) e
 		if errors.Is(err, gitstore.ErrNotSnapshot) && id == tip {
 			return nil // a ref someone else put under the prefix
 		}
+		if id == tip && gitstore.IsDamaged(err) {
+			return &unreadTip{err} // nothing of it written yet: left out
+		}
 		if err != nil {
 			return fmt.Errorf("index session %s: %w", name, err)
 		}
@@ -162,6 +178,13 @@ func (b *builder) session(ctx context.Context, name string, tip plumbing.Hash) e
 	b.m.sessions[name] = st
 	return nil
 }
+
+// unreadTip is a session whose newest snapshot does not read (an object
+// missing or damaged): the index leaves it out, as git snap sessions
+// does, and names it.
+type unreadTip struct{ err error }
+
+func (e *unreadTip) Error() string { return e.err.Error() }
 
 // startAt makes snapshot id the one the next is compared with.
 func (b *builder) startAt(ctx context.Context, id plumbing.Hash) error {

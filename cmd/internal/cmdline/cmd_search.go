@@ -119,9 +119,24 @@ func runSearch(ctx context.Context, d *deps, o searchOptions) error {
 		o.Query.Limit = 1 // one line answers the question
 	}
 	hits, err := searchStore(ctx, d, o.Query)
+	damaged, err := damagedApart(err)
 	if err != nil {
 		return err
 	}
+	if err := showHits(d, o, hits); err != nil {
+		return err
+	}
+	if damaged != nil {
+		return damaged
+	}
+	if len(hits) == 0 {
+		return &exitStatus{1}
+	}
+	return nil
+}
+
+// showHits prints hits as o asks.
+func showHits(d *deps, o searchOptions, hits []search.Hit) error {
 	switch {
 	case o.Quiet:
 	case o.JSON:
@@ -136,9 +151,6 @@ func runSearch(ctx context.Context, d *deps, o searchOptions) error {
 		}
 	default:
 		render.HitsWith(d.out, d.color, hits, o.LineNumbers)
-	}
-	if len(hits) == 0 {
-		return &exitStatus{1}
 	}
 	return nil
 }
@@ -164,8 +176,10 @@ func grepSnapshots(ctx context.Context, d *deps, pattern string) (map[plumbing.H
 	if err != nil {
 		return nil, err
 	}
+	// A session left out for damage is not walked either: log names
+	// it where it reads it.
 	hits, err := searchStore(ctx, d, search.Query{Pattern: re, Regexp: true})
-	if err != nil {
+	if _, err := damagedApart(err); err != nil {
 		return nil, err
 	}
 	out := map[plumbing.Hash]bool{}

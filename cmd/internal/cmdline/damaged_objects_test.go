@@ -583,3 +583,47 @@ func TestDamagedObjectFilesGetAHint(t *testing.T) {
 		})
 	}
 }
+
+// TestSearchShowsWhatItCanRead: a session whose newest snapshot is
+// missing made search (and log --grep of any session) fail for the
+// whole repository with nothing shown. Search now shows the hits of
+// the sessions it can read and names the damaged one after (exit 1,
+// --json still valid JSON); log --grep of another session is not
+// failed by it; and once the object is back (no ref moved), the next
+// search finds the session.
+func TestSearchShowsWhatItCanRead(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs processes")
+	}
+	bin := buildBinary(t)
+	dir := codeRepo(t)
+	for _, s := range []string{"a", "b"} {
+		doc := `{"messages":[{"id":"1","role":"user","content":"hello ` + s + ` needle"}]}`
+		if code, out := runFor(t, bin, dir, doc, "save", "--session", s); code != 0 {
+			t.Fatalf("save %s: %d %s", s, code, out)
+		}
+	}
+	tip := gitIn(t, dir, "", "rev-parse", "refs/snap/b")
+	path := filepath.Join(dir, ".git", "objects", tip[:2], tip[2:])
+	saved, err := os.ReadFile(path)
+	must(t, err)
+	removeObject(t, dir, tip)
+	code, out, errOut := runSplit(t, bin, dir, "search", "needle")
+	noCrash(t, "search", errOut)
+	if code != 1 || !strings.Contains(out, "hello a needle") || strings.Contains(out, "hello b") ||
+		!strings.Contains(errOut, "session b could not be read") || !strings.Contains(errOut, tip) || !strings.Contains(errOut, "hint: ") {
+		t.Errorf("search with b damaged: exit %d, want 1, a's hit shown and b named with a hint:\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runSplit(t, bin, dir, "search", "--json", "needle")
+	var got struct{ Hits []struct{ Session string } }
+	if code != 1 || json.Unmarshal([]byte(out), &got) != nil || len(got.Hits) != 1 || got.Hits[0].Session != "a" || !strings.Contains(errOut, "session b") {
+		t.Errorf("search --json with b damaged: exit %d, want 1 and a's hit alone as JSON:\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := runSplit(t, bin, dir, "log", "a", "--grep", "needle", "--oneline"); code != 0 || !strings.Contains(out, "a#1") {
+		t.Errorf("log a --grep with b damaged: exit %d, want 0 and a#1:\n%s%s", code, out, errOut)
+	}
+	must(t, os.WriteFile(path, saved, 0o444))
+	if code, out, errOut := runSplit(t, bin, dir, "search", "needle"); code != 0 || !strings.Contains(out, "hello a needle") || !strings.Contains(out, "hello b needle") {
+		t.Errorf("search with b's snapshot back: exit %d, want 0 and both hits:\n%s%s", code, out, errOut)
+	}
+}

@@ -21,11 +21,19 @@ const sessionFlagUsage = "the session `NAME` whose newest snapshot to use when n
 // one damaged session made every listing fail.
 func readableSessions(ctx context.Context, s *gitstore.Store) (sessions []gitstore.Session, damaged, err error) {
 	sessions, err = s.Sessions(ctx)
+	damaged, err = damagedApart(err)
+	return sessions, damaged, err
+}
+
+// damagedApart parts err into the error naming sessions left out for
+// damage (gitstore.DamagedSessions), for a command to return after what
+// it could read, and one that failed the command.
+func damagedApart(err error) (damaged, failed error) {
 	var dmg *gitstore.DamagedSessions
 	if errors.As(err, &dmg) {
-		return sessions, err, nil
+		return err, nil
 	}
-	return sessions, nil, err
+	return nil, err
 }
 
 func (d *deps) revOrSession(ctx context.Context, rev, session string) (string, error) {
