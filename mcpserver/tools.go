@@ -198,7 +198,10 @@ type sessionsOut struct {
 	Sessions []sessionOut `json:"sessions"`
 	Matched  int          `json:"matched"`
 	Omitted  int          `json:"omitted,omitempty"`
-	Note     string       `json:"note,omitempty"`
+	// Unreadable are the revs of sessions left out: their newest
+	// snapshot could not be read.
+	Unreadable []string `json:"unreadable,omitempty"`
+	Note       string   `json:"note,omitempty"`
 }
 
 func (s *Server) listSessions(ctx context.Context, in ListSessionsArgs) (string, error) {
@@ -218,7 +221,7 @@ func (s *Server) listSessions(ctx context.Context, in ListSessionsArgs) (string,
 	if in.Limit < 0 {
 		return "", fmt.Errorf("limit %d: give 1 or more, or leave it out", in.Limit)
 	}
-	sessions, remotes, err := s.sessions(ctx, in.Session, in.Agent)
+	sessions, remotes, unread, err := s.sessions(ctx, in.Session, in.Agent)
 	if err != nil {
 		return "", err
 	}
@@ -241,24 +244,31 @@ func (s *Server) listSessions(ctx context.Context, in ListSessionsArgs) (string,
 	}
 	shown := all[:min(cmp.Or(in.Limit, 100), len(all))]
 	text, _, err := fitList(len(shown), s.opts.Budget, func(k int) any {
-		o := sessionsOut{Sessions: append([]sessionOut{}, shown[:k]...), Matched: len(all), Omitted: len(all) - k}
+		o := sessionsOut{Sessions: append([]sessionOut{}, shown[:k]...), Matched: len(all), Omitted: len(all) - k, Unreadable: unread}
 		if o.Omitted > 0 {
 			o.Note = "more sessions match than are listed: narrow with session, agent, since or until, or raise limit"
+		}
+		if len(unread) > 0 {
+			o.Note = strings.TrimPrefix(o.Note+"; "+unreadNote, "; ")
 		}
 		return o
 	})
 	return text, err
 }
 
-// sessions are the sessions whose name and agent match the globs, local
-// and fetched, most recently active first, each with its totals on its
-// header (as sessions lists them), and the remote each was fetched
-// from ("" for a local one).
-func (s *Server) sessions(ctx context.Context, name, agentGlob string) ([]gitstore.Session, []string, error) {
+// unreadNote tells what to do about sessions listed as unreadable.
+const unreadNote = "the sessions under unreadable could not be read (their newest snapshot's objects are missing or damaged; git fsck --full names them): git snap pull from a clone that has them brings them back"
+
+// sessions are the sessions whose name matches the glob and whose agent
+// matches too, local and fetched, most recently active first, each with
+// its totals on its header (as sessions lists them), and the remote
+// each was fetched from ("" for a local one); unread are the revs of
+// those whose newest snapshot cannot be read, whose agent is not known.
+func (s *Server) sessions(ctx context.Context, name, agentGlob string) (_ []gitstore.Session, _ []string, unread []string, _ error) {
 	st := s.opts.Store
 	tips, err := st.Tips(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("listing sessions: %w", err)
+		return nil, nil, nil, fmt.Errorf("listing sessions: %w", err)
 	}
 	type found struct {
 		sess   gitstore.Session
@@ -271,6 +281,14 @@ func (s *Server) sessions(ctx context.Context, name, agentGlob string) ([]gitsto
 			continue
 		}
 		e, err := st.Entry(ctx, tips[ref])
+		if gitstore.IsDamaged(err) {
+			rev := session // as Rev names a listed one
+			if remote != "" {
+				rev = ref
+			}
+			unread = append(unread, rev)
+			continue
+		}
 		if err != nil {
 			continue // a ref someone else put there: not a session
 		}
@@ -286,13 +304,13 @@ func (s *Server) sessions(ctx context.Context, name, agentGlob string) ([]gitsto
 	}
 	totals, counted, err := st.Totals(ctx, tipEntries)
 	if err != nil {
-		return nil, nil, fmt.Errorf("counting sessions' tokens: %w", err)
+		return nil, nil, nil, fmt.Errorf("counting sessions' tokens: %w", err)
 	}
 	for i := range sessions {
 		h := &sessions[i].Tip.Header
 		h.Counted, h.Totals = counted[i], totals[i]
 	}
-	return sessions, remotes, nil
+	return sessions, remotes, unread, nil
 }
 
 // ListSnapshotsArgs are list_snapshots' arguments.
