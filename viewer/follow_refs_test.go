@@ -15,6 +15,27 @@ import (
 	"github.com/git-snap/git-snap/internal/refwatch"
 )
 
+// following runs srv.Follow on a watch of store's session and remote
+// refs, as git snap view does, until ctx ends; the channel is closed
+// once Follow returned and the watch ended.
+func following(ctx context.Context, t *testing.T, srv *Server, store interface {
+	Paths() gitstore.Paths
+	SessionRef(string) string
+}) <-chan struct{} {
+	t.Helper()
+	w, err := refwatch.Start(ctx, store.Paths().CommonDir, strings.TrimSuffix(store.SessionRef(""), "/"), "refs/remotes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer w.Close()
+		srv.Follow(ctx, w.Moved())
+	}()
+	return done
+}
+
 // A viewer that follows the refs (refwatch, as git snap view runs it)
 // reads the session a hook call moved before any page asks: the sessions
 // page after each call reads no commit, no tree and no record, and
@@ -26,13 +47,7 @@ func TestFollowReadsAMovedSessionBeforeAsked(t *testing.T) {
 	h := newHookedSession(t, "ca7e0000-0000-4000-8000-000000000301")
 	h.call(t, false, lines[:40]...)
 	srv, store := viewerOn(t, h.dir)
-	w, err := refwatch.Start(ctx, store.Paths().CommonDir, strings.TrimSuffix(store.SessionRef(""), "/"), "refs/remotes")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	done := make(chan struct{})
-	go func() { srv.Follow(ctx, w.Moved()); close(done) }()
+	done := following(ctx, t, srv, store)
 	defer func() { cancel(); <-done }()
 	ref := store.SessionRef(h.id)
 	next := 40
@@ -137,13 +152,7 @@ func TestFollowFromALinkedWorktreeWithANestedPrefix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := refwatch.Start(ctx, store.Paths().CommonDir, strings.TrimSuffix(store.SessionRef(""), "/"), "refs/remotes")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	done := make(chan struct{})
-	go func() { srv.Follow(ctx, w.Moved()); close(done) }()
+	done := following(ctx, t, srv, store)
 	defer func() { cancel(); <-done }()
 	msgs := []any{}
 	for i := range 2 {
@@ -178,12 +187,7 @@ func TestFollowWhilePagesAreAsked(t *testing.T) {
 	h := newHookedSession(t, "ca7e0000-0000-4000-8000-000000000302")
 	h.call(t, false, lines[:20]...)
 	srv, store := viewerOn(t, h.dir)
-	w, err := refwatch.Start(ctx, store.Paths().CommonDir, strings.TrimSuffix(store.SessionRef(""), "/"), "refs/remotes")
-	if err != nil {
-		t.Fatal(err)
-	}
-	followed := make(chan struct{})
-	go func() { srv.Follow(ctx, w.Moved()); close(followed) }()
+	followed := following(ctx, t, srv, store)
 	stop := make(chan struct{})
 	var clients sync.WaitGroup
 	var stopOnce sync.Once
@@ -238,14 +242,9 @@ func TestFollowWhilePagesAreAsked(t *testing.T) {
 	stopClients()
 	sameAsFresh(t, srv, h.dir, "after hook calls, a drop, an undrop, pack-refs and gc")
 	cancel()
-	for what, ch := range map[string]<-chan struct{}{"Follow": followed} {
-		select {
-		case <-ch:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("%s went on after its context ended", what)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Errorf("close the watch after its context ended: %v", err)
+	select {
+	case <-followed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Follow went on after its context ended")
 	}
 }

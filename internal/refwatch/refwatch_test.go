@@ -55,19 +55,27 @@ func still(t *testing.T, w *Watch, what string) {
 	}
 }
 
+// watching starts a watch of trees in dir's repository until the test
+// ends.
+func watching(t *testing.T, dir string, trees ...string) *Watch {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	w, err := Start(ctx, filepath.Join(dir, ".git"), trees...)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = w.Close(); cancel() })
+	return w
+}
+
 // Each way git moves a session ref is signalled, a folder made under
 // the tree (and the tree itself, not there at the start) is watched from
 // then on, and refs outside the tree are not signalled.
 func TestSignalsWhatGitMoves(t *testing.T) {
 	dir, git := repo(t)
 	head := git("rev-parse", "HEAD")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	w, err := Start(ctx, filepath.Join(dir, ".git"), "refs/snap")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := watching(t, dir, "refs/snap")
 
 	git("update-ref", "refs/heads/other", head)
 	git("tag", "v1")
@@ -135,13 +143,7 @@ func TestPlantedLinkAndFIFO(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(tree, "fifo"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	w, err := Start(ctx, filepath.Join(dir, ".git"), "refs/snap")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := watching(t, dir, "refs/snap")
 	if err := os.WriteFile(filepath.Join(elsewhere, "x"), []byte(head+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -156,13 +158,7 @@ func TestPlantedLinkAndFIFO(t *testing.T) {
 func TestNestedTreeMadeAfterStart(t *testing.T) {
 	dir, git := repo(t)
 	head := git("rev-parse", "HEAD")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	w, err := Start(ctx, filepath.Join(dir, ".git"), "refs/ai/snap")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := watching(t, dir, "refs/ai/snap")
 	git("update-ref", "refs/ai/other", head)
 	still(t, w, "a ref beside the tree")
 	git("update-ref", "refs/ai/snap/a", head)
@@ -205,13 +201,7 @@ func TestTreeRenamedAwayAndBack(t *testing.T) {
 	dir, git := repo(t)
 	head := git("rev-parse", "HEAD")
 	git("update-ref", "refs/snap/a", head)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	w, err := Start(ctx, filepath.Join(dir, ".git"), "refs/snap")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := watching(t, dir, "refs/snap")
 	refs := filepath.Join(dir, ".git", "refs")
 	for _, step := range []struct {
 		what string
