@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -537,5 +538,68 @@ func TestSmartHTTPRefusesAWrongPassword(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "Authentication failed") {
 		t.Errorf("git ls-remote with a wrong password: %v\n%s", err, out)
+	}
+}
+
+// A session's bundle carries its checkpoints in both places: one under
+// refs/tags/snap/ (written by an older git-snap) is carried and adopted
+// where checkpoints are written here. One whose snapshot is off the
+// session's history (the session's ref set back by hand after it was
+// made) is carried too; the import gives one result for the session and
+// loses neither snapshot: the checkpoint's joins the session, as a pull
+// brings it.
+func TestBundleOfASessionCarriesLegacyAndOffHistoryCheckpoints(t *testing.T) {
+	ctx := context.Background()
+	dirA, a := newRepo(t)
+	saveN(t, a, "s", 1, 4)
+	chain, err := a.firstParentChain(ctx, mustTip(t, a, "s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	newest, older := chain[len(chain)-1].ID, chain[1].ID
+	if newest == older {
+		t.Fatal("the chain is too short")
+	}
+	git(t, dirA, "tag", "-a", "-m", "old place", "snap/s/legacy", older.String())
+	if _, err := a.SetCheckpoint(ctx, "ahead", newest, "", false); err != nil {
+		t.Fatal(err)
+	}
+	git(t, dirA, "update-ref", "refs/snap/s", older.String()) // set back: "ahead" is off its history
+	refs, err := a.BundleRefs(ctx, []string{"s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"refs/snap-tags/s/ahead", "refs/snap/s", "refs/tags/snap/s/legacy"}
+	if !slices.Equal(refs, want) {
+		t.Fatalf("bundle refs %v, want %v", refs, want)
+	}
+	var buf bytes.Buffer
+	if _, err := a.WriteBundle(ctx, &buf, refs); err != nil {
+		t.Fatal(err)
+	}
+	dirB, b := newRepo(t)
+	res, err := b.ImportBundle(ctx, bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 1 || res[0].Session != "s" {
+		t.Fatalf("import: %+v, want one result for s", res)
+	}
+	for _, id := range []plumbing.Hash{older, newest} {
+		if out := git(t, dirB, "merge-base", "--is-ancestor", id.String(), "refs/snap/s"); out != "" {
+			t.Errorf("%s: %s", id, out)
+		}
+	}
+	cps, err := b.Checkpoints(ctx, "s", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range cps {
+		got = append(got, c.Ref)
+	}
+	slices.Sort(got)
+	if want := []string{"refs/snap-tags/s/ahead", "refs/snap-tags/s/legacy"}; !slices.Equal(got, want) {
+		t.Errorf("checkpoints after import %v, want %v", got, want)
 	}
 }
