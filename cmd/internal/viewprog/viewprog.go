@@ -34,7 +34,8 @@ func Serve(ctx context.Context, r programs.ViewRequest) error {
 		return err
 	}
 	defer srv.Close()
-	go srv.Follow(ctx, watchRefs(ctx, r.Store.Paths().CommonDir, r.Store.SessionRef("")))
+	stop := follow(ctx, srv, r.Store.Paths().CommonDir, r.Store.SessionRef(""))
+	defer stop()
 	addr := "http://" + ln.Addr().String() + r.Path
 	fmt.Fprintf(r.Out, "git snap view: %s (Ctrl-C stops it)\n", addr)
 	if r.Open {
@@ -45,15 +46,31 @@ func Serve(ctx context.Context, r programs.ViewRequest) error {
 	return viewer.Serve(ctx, ln, srv)
 }
 
-// watchRefs signals when the session refs (under prefix), or the remote
-// ones, may have moved. Where no watch can be set up (no inotify, too
-// many folders) it never signals: the pages read what moved when asked.
-func watchRefs(ctx context.Context, commonDir, prefix string) <-chan struct{} {
+// follow keeps srv's summaries current as the session refs (under
+// prefix) or the remote ones move (Server.Follow), until stop is called:
+// it returns once neither the watch nor Follow runs any more, so that
+// the store the caller closes next is no longer read. Where no watch can
+// be set up (no inotify, too many folders) the pages read what moved
+// when asked.
+func follow(ctx context.Context, srv *viewer.Server, commonDir, prefix string) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	var moved <-chan struct{}
 	w, err := refwatch.Start(ctx, commonDir, strings.TrimSuffix(prefix, "/"), "refs/remotes")
-	if err != nil {
-		return nil
+	if err == nil {
+		moved = w.Moved()
 	}
-	return w.Moved()
+	done := make(chan struct{})
+	go func() {
+		srv.Follow(ctx, moved)
+		close(done)
+	}()
+	return func() {
+		cancel()
+		<-done
+		if w != nil {
+			_ = w.Close()
+		}
+	}
 }
 
 // openBrowser opens addr in the system's default browser.
