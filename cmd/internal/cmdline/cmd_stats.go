@@ -139,7 +139,11 @@ func showStats(ctx context.Context, d *deps, o statsOptions, all []gitstore.Sess
 	if st.Estimated {
 		est = " (some estimated)"
 	}
-	fmt.Fprintf(w, "\nfirst:        %s\nlast:         %s\nduration:     %s\n", st.First.Format(render.DateLayout), st.Last.Format(render.DateLayout), st.Duration)
+	first, last, duration := "-", "-", "-" // no session, or none with a time
+	if !st.First.IsZero() {
+		first, last, duration = st.First.Format(render.DateLayout), st.Last.Format(render.DateLayout), st.Duration
+	}
+	fmt.Fprintf(w, "\nfirst:        %s\nlast:         %s\nduration:     %s\n", first, last, duration)
 	fmt.Fprintf(w, "messages:     %d\nturns:        %d\ntool calls:   %d (%d failed)\nmodel calls:  %d\ncompactions:  %d\n",
 		st.Messages, st.Turns, st.ToolCalls, st.ToolFailures, st.ModelCalls, st.Compactions)
 	fmt.Fprintf(w, "input tokens: %d%s\ncache read:   %d\ncache write:  %d\noutput tokens: %d%s\n",
