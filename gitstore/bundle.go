@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -220,6 +221,10 @@ func (s *Store) BundleRefs(ctx context.Context, names []string) ([]string, error
 	}
 	if len(sessions) > 0 {
 		cps, err := s.Checkpoints(ctx, "", false) // once: a session at a time read every tag each time
+		var damaged *DamagedCheckpoints
+		if errors.As(err, &damaged) {
+			err = damaged.Of(sessions...) // another session's damage does not stop this bundle
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -170,7 +170,7 @@ func (s *Store) readCheckpoint(ref string, tag plumbing.Hash, moved bool) (Check
 	cp.Session, cp.Name = parts[0], parts[1]
 	typ, data, err := s.st.read(tag)
 	if err != nil {
-		return Checkpoint{}, fmt.Errorf("read checkpoint %s: %w", ref, err)
+		return cp, fmt.Errorf("read checkpoint %s: %w", ref, err)
 	}
 	if typ != plumbing.TagObject { // a lightweight tag made by hand
 		cp.Target = tag
@@ -178,7 +178,7 @@ func (s *Store) readCheckpoint(ref string, tag plumbing.Hash, moved bool) (Check
 	}
 	t, err := gitobj.ParseTag(data)
 	if err != nil {
-		return Checkpoint{}, fmt.Errorf("read checkpoint %s: %w", ref, err)
+		return cp, fmt.Errorf("read checkpoint %s: %w", ref, err)
 	}
 	cp.Target, cp.Message, cp.Time = t.Target, strings.TrimSpace(t.Message), t.When
 	return cp, nil
@@ -186,8 +186,12 @@ func (s *Store) readCheckpoint(ref string, tag plumbing.Hash, moved bool) (Check
 
 // Checkpoints lists checkpoints, of one session or of all (""), oldest
 // first. With moved, former places of moved names are listed too.
+// Checkpoints whose tag is missing or damaged are left out and named by
+// a *DamagedCheckpoints error returned with the others: one damaged
+// checkpoint made every log fail.
 func (s *Store) Checkpoints(ctx context.Context, session string, moved bool) ([]Checkpoint, error) {
 	var out []Checkpoint
+	var damaged DamagedCheckpoints
 	prefixes := s.checkpointPrefixes()
 	seen := map[string]bool{} // session/name found where checkpoints are written
 	if moved {
@@ -206,6 +210,11 @@ func (s *Store) Checkpoints(ctx context.Context, session string, moved bool) ([]
 				return nil, err
 			}
 			cp, err := s.readCheckpoint(ref, h, strings.HasPrefix(ref, MovedPrefix))
+			if err != nil && IsDamaged(err) {
+				damaged.Checkpoints = append(damaged.Checkpoints, cp)
+				damaged.errs = append(damaged.errs, err)
+				continue
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -223,7 +232,50 @@ func (s *Store) Checkpoints(ctx context.Context, session string, moved bool) ([]
 		}
 		return strings.Compare(a.Ref, b.Ref)
 	})
+	if len(damaged.Checkpoints) > 0 {
+		return out, &damaged
+	}
 	return out, nil
+}
+
+// DamagedCheckpoints is the error of a listing of checkpoints some of
+// whose tags could not be read (missing or damaged): the listing
+// returns the checkpoints it could read with it. Each damaged one has
+// its Ref, Session, Name and Moved; nothing else of it is known.
+type DamagedCheckpoints struct {
+	Checkpoints []Checkpoint
+	errs        []error
+}
+
+// Error names each damaged checkpoint and what is wrong with it.
+func (e *DamagedCheckpoints) Error() string {
+	var b strings.Builder
+	for i, c := range e.Checkpoints {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "checkpoint snap/%s/%s could not be read (%v)", c.Session, c.Name, e.errs[i])
+	}
+	return b.String()
+}
+
+// Unwrap gives each checkpoint's error.
+func (e *DamagedCheckpoints) Unwrap() []error { return e.errs }
+
+// Of is the error for the damaged checkpoints of sessions alone, nil
+// when none of theirs is damaged.
+func (e *DamagedCheckpoints) Of(sessions ...string) error {
+	var out DamagedCheckpoints
+	for i, c := range e.Checkpoints {
+		if slices.Contains(sessions, c.Session) {
+			out.Checkpoints = append(out.Checkpoints, c)
+			out.errs = append(out.errs, e.errs[i])
+		}
+	}
+	if len(out.Checkpoints) == 0 {
+		return nil
+	}
+	return &out
 }
 
 // DeleteCheckpoint removes a checkpoint of a session, from both places

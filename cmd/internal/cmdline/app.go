@@ -290,6 +290,10 @@ func hintFor(err error) string {
 	if errors.As(err, &damaged) {
 		return "the repository lacks or has damaged objects those sessions need (git fsck --full names them); git snap pull from a clone that has them brings them back, and git snap drop SESSION sets a session aside (git snap undrop brings it back)"
 	}
+	var damagedCps *gitstore.DamagedCheckpoints
+	if errors.As(err, &damagedCps) {
+		return "the repository lacks or has damaged the tags of those checkpoints (git fsck --full names them); git snap pull from a clone that has them brings them back, and git snap checkpoint --delete SESSION/NAME removes one"
+	}
 	if gitstore.IsDamaged(err) {
 		return "the repository lacks or has damaged an object this needs (git fsck --full names what is wrong); git snap pull, or git snap import of a bundle, from a copy that has the session brings it back"
 	}

@@ -2,6 +2,7 @@ package cmdline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -101,7 +102,7 @@ func runCheckpoint(ctx context.Context, d *deps, o checkpointOptions) error {
 // session that does not exist is an error (exit 2), as git log NAME is,
 // not an empty list: unlike git tag --list, the argument is a name and
 // not a pattern, so a slip in it should not pass for "no checkpoints".
-func listCheckpoints(ctx context.Context, d *deps, session string, asJSON bool) error {
+func listCheckpoints(ctx context.Context, d *deps, session string, asJSON bool) (retErr error) {
 	s, w := d.store, d.out
 	if session != "" {
 		var err error
@@ -109,11 +110,15 @@ func listCheckpoints(ctx context.Context, d *deps, session string, asJSON bool) 
 			return err
 		}
 	}
-	cps, err := s.Checkpoints(ctx, session, false)
+	cps, damaged, err := readableCheckpoints(ctx, s, session, false)
 	if err != nil {
 		return err
 	}
-	if session != "" && len(cps) == 0 {
+	if damaged != nil {
+		// Listed after those that read, as sessions lists them.
+		defer func() { retErr = errors.Join(retErr, damaged) }()
+	}
+	if session != "" && len(cps) == 0 && damaged == nil {
 		tip, err := s.SessionTip(session)
 		if err != nil {
 			return err
@@ -144,9 +149,12 @@ func deleteCheckpoint(ctx context.Context, d *deps, o checkpointOptions) error {
 		session, cpName = o.Session, name
 	}
 	if session == "" {
-		cps, err := s.Checkpoints(ctx, "", false)
+		cps, damaged, err := readableCheckpoints(ctx, s, "", false)
 		if err != nil {
 			return err
+		}
+		if damaged != nil {
+			cps = append(cps, damaged.Checkpoints...) // a damaged one can be deleted
 		}
 		var owners []string
 		for _, cp := range cps {
@@ -169,9 +177,12 @@ func deleteCheckpoint(ctx context.Context, d *deps, o checkpointOptions) error {
 			return err
 		}
 	}
-	cps, err := s.Checkpoints(ctx, session, false)
+	cps, damaged, err := readableCheckpoints(ctx, s, session, false)
 	if err != nil {
 		return err
+	}
+	if damaged != nil {
+		cps = append(cps, damaged.Checkpoints...) // its tag unread: no target or time
 	}
 	if err := s.DeleteCheckpoint(ctx, session, cpName); err != nil {
 		return err

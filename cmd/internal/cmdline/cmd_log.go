@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -198,6 +199,7 @@ func runLog(ctx context.Context, d *deps, o logOptions) error {
 	}
 	var picked []gitstore.Entry // for --json and --reverse, which print at the end
 	shown := 0
+	sessions := map[string]bool{} // of the snapshots shown
 	err = d.store.WalkRange(ctx, sel.r, func(e gitstore.Entry) error {
 		if !sel.filter.Match(e) || (sel.grep != nil && !sel.grep[e.ID]) {
 			return nil
@@ -209,16 +211,21 @@ func runLog(ctx context.Context, d *deps, o logOptions) error {
 			return gitstore.ErrStop
 		}
 		shown++
+		sessions[e.Header.Session] = true
 		if o.JSON || o.Reverse {
 			picked = append(picked, e)
 			return nil
 		}
 		return logOne(ctx, d, o, lw, e, sel.names[e.ID])
 	})
-	if err != nil {
-		return errors.Join(err, sel.damaged)
+	var damagedCps error
+	if sel.damagedCps != nil {
+		damagedCps = sel.damagedCps.Of(slices.Collect(maps.Keys(sessions))...)
 	}
-	return errors.Join(logPicked(ctx, d, o, lw, picked, sel.names), sel.damaged)
+	if err != nil {
+		return errors.Join(err, sel.damaged, damagedCps)
+	}
+	return errors.Join(logPicked(ctx, d, o, lw, picked, sel.names), sel.damaged, damagedCps)
 }
 
 // logSelection is what log walks and which of the snapshots it keeps.
@@ -230,12 +237,15 @@ type logSelection struct {
 	// damaged names the sessions whose newest snapshot could not be
 	// read, left out of --all's walk (gitstore.DamagedSessions).
 	damaged error
+	// damagedCps are the checkpoints whose tags could not be read: named
+	// after the log when it showed a snapshot of their session.
+	damagedCps *gitstore.DamagedCheckpoints
 }
 
 // selectLog reads o's revisions, checkpoints and filters.
 func selectLog(ctx context.Context, d *deps, o logOptions) (logSelection, error) {
 	s := d.store
-	names, carried, err := checkpointNames(ctx, s, o.Checkpoint)
+	names, carried, damagedCps, err := checkpointNames(ctx, s, o.Checkpoint)
 	if err != nil {
 		return logSelection{}, err
 	}
@@ -247,7 +257,7 @@ func selectLog(ctx context.Context, d *deps, o logOptions) (logSelection, error)
 	if err != nil {
 		return logSelection{}, err
 	}
-	sel := logSelection{r: r, names: names, damaged: damaged, filter: gitstore.Filter{Since: o.Since, Until: o.Until, Label: o.Label, Code: code}}
+	sel := logSelection{r: r, names: names, damaged: damaged, damagedCps: damagedCps, filter: gitstore.Filter{Since: o.Since, Until: o.Until, Label: o.Label, Code: code}}
 	if code != "" {
 		rewrites, err := s.ReadRewrites(ctx)
 		if err != nil {
@@ -336,11 +346,12 @@ func logKeeps(ctx context.Context, s *gitstore.Store, o logOptions, e gitstore.E
 }
 
 // checkpointNames maps each snapshot to its current checkpoints, and
-// says which snapshots carry or carried the checkpoint named cp.
-func checkpointNames(ctx context.Context, s *gitstore.Store, cp string) (map[plumbing.Hash][]string, map[plumbing.Hash]bool, error) {
-	cps, err := s.Checkpoints(ctx, "", true)
+// says which snapshots carry or carried the checkpoint named cp; the
+// checkpoints whose tags cannot be read are set apart (damaged).
+func checkpointNames(ctx context.Context, s *gitstore.Store, cp string) (map[plumbing.Hash][]string, map[plumbing.Hash]bool, *gitstore.DamagedCheckpoints, error) {
+	cps, damaged, err := readableCheckpoints(ctx, s, "", true)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	names := map[plumbing.Hash][]string{}
 	carried := map[plumbing.Hash]bool{}
@@ -352,7 +363,7 @@ func checkpointNames(ctx context.Context, s *gitstore.Store, cp string) (map[plu
 			carried[c.Target] = true
 		}
 	}
-	return names, carried, nil
+	return names, carried, damaged, nil
 }
 
 // logRange is where the walk starts and what it leaves out: the REVs

@@ -113,7 +113,8 @@ func noCrash(t *testing.T, what, out string) {
 // one-line error naming the damaged object and exit 1 or 2, writing
 // nothing, or rightly does not read the damaged part (log and sessions
 // read no tree; prune copies tree ids as they are); sessions lists the
-// good session and then names the damaged one, exit 1.
+// good session and then names the damaged one, exit 1, and log shows
+// the session's snapshots and then names a damaged checkpoint.
 func TestDamagedObjectsThroughCommands(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs processes")
@@ -201,13 +202,20 @@ func TestDamagedObjectsThroughCommands(t *testing.T) {
 					}
 					continue
 				}
-				if c.name == "sessions" {
+				switch {
+				case c.name == "sessions":
 					// A listing shows the sessions it can read, then names
 					// the damaged one: exit 1.
 					if code != 1 || !strings.Contains(out, "\ngood ") || !strings.Contains(out, "git-snap: session bad could not be read") {
 						t.Errorf("%s: exit %d, want 1, the good session listed and the bad one named\n%s", c.name, code, out)
 					}
-				} else {
+				case c.name == "log" && strings.HasPrefix(ref, "refs/snap-tags/"):
+					// The log shows the session's snapshots, then names
+					// the checkpoint it could not read: exit 1.
+					if code != 1 || !strings.Contains(out, "(snap good#3)") || !strings.Contains(out, "git-snap: checkpoint snap/good/bad could not be read") {
+						t.Errorf("%s: exit %d, want 1, the snapshots shown and the checkpoint named\n%s", c.name, code, out)
+					}
+				default:
 					if code != 1 && code != 2 {
 						t.Errorf("%s: exit %d, want 1 or 2\n%s", c.name, code, out)
 					}
@@ -625,5 +633,81 @@ func TestSearchShowsWhatItCanRead(t *testing.T) {
 	must(t, os.WriteFile(path, saved, 0o444))
 	if code, out, errOut := runSplit(t, bin, dir, "search", "needle"); code != 0 || !strings.Contains(out, "hello a needle") || !strings.Contains(out, "hello b needle") {
 		t.Errorf("search with b's snapshot back: exit %d, want 0 and both hits:\n%s%s", code, out, errOut)
+	}
+}
+
+// TestADamagedCheckpointHidesNothingElse: one checkpoint whose tag is
+// missing from the object store made log of any session, log --all,
+// checkpoint --list and export --bundle of any session fail. Now a log
+// of another session and a bundle of it are untouched; log --all and
+// checkpoint --list show what reads and then name the damaged one (exit
+// 1, with a hint); a bundle of its own session is refused, naming it;
+// and checkpoint --delete removes it.
+func TestADamagedCheckpointHidesNothingElse(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs processes")
+	}
+	bin := buildBinary(t)
+	dir := codeRepo(t)
+	for _, s := range []string{"a", "b"} {
+		if code, out := runFor(t, bin, dir, `{"messages":[{"id":"1","role":"user","content":"hi `+s+`"}]}`, "save", "--session", s); code != 0 {
+			t.Fatalf("save %s: %d %s", s, code, out)
+		}
+	}
+	for _, cp := range [][]string{{"a", "good"}, {"b", "bad"}} {
+		if code, out := runFor(t, bin, dir, "", "checkpoint", "--session", cp[0], cp[1]); code != 0 {
+			t.Fatalf("checkpoint %v: %d %s", cp, code, out)
+		}
+	}
+	tag := gitIn(t, dir, "", "rev-parse", "refs/snap-tags/b/bad")
+	must(t, os.Remove(filepath.Join(dir, ".git", "objects", tag[:2], tag[2:])))
+	run := func(args ...string) (int, string, string) {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		noCrash(t, strings.Join(args, " "), stderr.String())
+		return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
+	}
+	named := func(errOut string) bool {
+		return strings.Contains(errOut, "checkpoint snap/b/bad could not be read") && strings.Contains(errOut, "hint: ") && strings.Contains(errOut, "checkpoint --delete")
+	}
+	if code, out, errOut := run("log", "--oneline", "a"); code != 0 || !strings.Contains(out, "(good)") || errOut != "" {
+		t.Errorf("log a: exit %d, want 0 with a's checkpoint shown:\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := run("log", "--all", "--oneline"); code != 1 || !strings.Contains(out, "a#1") || !strings.Contains(out, "b#1") || !named(errOut) {
+		t.Errorf("log --all: exit %d, want 1, both sessions shown and the damaged checkpoint named:\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := run("checkpoint", "--list"); code != 1 || !strings.Contains(out, "snap/a/good") || strings.Contains(out, "bad") || !named(errOut) {
+		t.Errorf("checkpoint --list: exit %d:\n%s%s", code, out, errOut)
+	}
+	code, out, errOut := run("checkpoint", "--list", "--json")
+	var listed struct{ Checkpoints []struct{ Name string } }
+	if code != 1 || json.Unmarshal([]byte(out), &listed) != nil || len(listed.Checkpoints) != 1 || listed.Checkpoints[0].Name != "good" || !named(errOut) {
+		t.Errorf("checkpoint --list --json: exit %d:\n%s%s", code, out, errOut)
+	}
+	bundle := filepath.Join(t.TempDir(), "a.bundle")
+	if code, out, errOut := run("export", "--bundle", bundle, "a"); code != 0 || !strings.Contains(out, "2 refs") {
+		t.Errorf("export --bundle a: exit %d, want 0 with a and its checkpoint:\n%s%s", code, out, errOut)
+	}
+	other := filepath.Join(t.TempDir(), "b.bundle")
+	if code, _, errOut := run("export", "--bundle", other, "b"); code != 1 || !named(errOut) {
+		t.Errorf("export --bundle b: exit %d, want 1 naming its damaged checkpoint:\n%s", code, errOut)
+	}
+	if _, err := os.Stat(other); err == nil {
+		t.Error("a bundle of b was written without its checkpoint")
+	}
+	if code, out, errOut := run("checkpoint", "--delete", "b/bad"); code != 0 {
+		t.Fatalf("checkpoint --delete b/bad: exit %d:\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := run("checkpoint", "--list"); code != 0 || errOut != "" || !strings.Contains(out, "snap/a/good") {
+		t.Errorf("checkpoint --list after the delete: exit %d:\n%s%s", code, out, errOut)
 	}
 }

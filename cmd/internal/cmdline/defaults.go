@@ -36,6 +36,18 @@ func damagedApart(err error) (damaged, failed error) {
 	return nil, err
 }
 
+// readableCheckpoints is Checkpoints with those whose tag is missing or
+// damaged set apart (nil when none), for a command that can go on
+// without them: one damaged checkpoint made every log fail.
+func readableCheckpoints(ctx context.Context, s *gitstore.Store, session string, moved bool) ([]gitstore.Checkpoint, *gitstore.DamagedCheckpoints, error) {
+	cps, err := s.Checkpoints(ctx, session, moved)
+	var damaged *gitstore.DamagedCheckpoints
+	if errors.As(err, &damaged) {
+		return cps, damaged, nil
+	}
+	return cps, nil, err
+}
+
 func (d *deps) revOrSession(ctx context.Context, rev, session string) (string, error) {
 	if rev != "" {
 		return rev, nil
