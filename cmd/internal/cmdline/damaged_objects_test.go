@@ -663,18 +663,9 @@ func TestADamagedCheckpointHidesNothingElse(t *testing.T) {
 	must(t, os.Remove(filepath.Join(dir, ".git", "objects", tag[:2], tag[2:])))
 	run := func(args ...string) (int, string, string) {
 		t.Helper()
-		cmd := exec.Command(bin, args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		var ee *exec.ExitError
-		if err != nil && !errors.As(err, &ee) {
-			t.Fatal(err)
-		}
-		noCrash(t, strings.Join(args, " "), stderr.String())
-		return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
+		code, out, errOut := runSplit(t, bin, dir, args...)
+		noCrash(t, strings.Join(args, " "), errOut)
+		return code, out, errOut
 	}
 	named := func(errOut string) bool {
 		return strings.Contains(errOut, "checkpoint snap/b/bad could not be read") && strings.Contains(errOut, "hint: ") && strings.Contains(errOut, "checkpoint --delete")
