@@ -3,7 +3,9 @@ package viewer
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -246,5 +248,48 @@ func TestFollowWhilePagesAreAsked(t *testing.T) {
 	case <-followed:
 	case <-time.After(10 * time.Second):
 		t.Fatal("Follow went on after its context ended")
+	}
+}
+
+// A session whose newest commit is missing was left off the sessions
+// page as if it were no session. The page lists the others and names it
+// above them, with what to do, and a warm-up past it does not fail.
+func TestSessionsPageNamesADamagedSession(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "repo")
+	store, err := openRepo(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	for _, name := range []string{"alpha", "beta"} {
+		if _, err := store.Save(ctx, map[string]any{"messages": []any{map[string]any{"role": "user", "content": "hi " + name}}}, gitstore.SaveOptions{Session: name}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tip, err := store.SessionTip("beta")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, ".git", "objects", tip.String()[:2], tip.String()[2:])); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(store, Options{Addr: "127.0.0.1:7414"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Warm(ctx); err != nil {
+		t.Fatalf("warm-up past a damaged session: %v", err)
+	}
+	req := httptest.NewRequest(http.MethodGet, "/", nil)
+	req.Host = "127.0.0.1:7414"
+	w := httptest.NewRecorder()
+	srv.ServeHTTP(w, req)
+	body := w.Body.String()
+	if w.Code != http.StatusOK || !strings.Contains(body, "/session/alpha") || strings.Contains(body, "/session/beta") {
+		t.Fatalf("status %d; want alpha listed and beta not:\n%.2000s", w.Code, body)
+	}
+	if !strings.Contains(body, `id="damaged"`) || !strings.Contains(body, "<code>refs/snap/beta</code>") || !strings.Contains(body, "git fsck --full") {
+		t.Errorf("the damaged session is not named with what to do:\n%.3000s", body)
 	}
 }

@@ -104,10 +104,8 @@ func (c *summaries) keep(tips map[string]plumbing.Hash) {
 
 // list reads every session's tip, from the cache where the tip did not
 // move, and with all, each one's document too.
-func (s *Server) list(ctx context.Context, all bool) ([]*summary, string, error) {
-	var out []*summary
-	var digest string
-	err := s.read(ctx, func(st gitstore.Reader) error {
+func (s *Server) list(ctx context.Context, all bool) (out []*summary, digest string, damaged []string, err error) {
+	err = s.read(ctx, func(st gitstore.Reader) error {
 		tips, err := st.Tips(ctx)
 		if err != nil {
 			return err
@@ -116,6 +114,10 @@ func (s *Server) list(ctx context.Context, all bool) ([]*summary, string, error)
 		s.sums.keep(tips)
 		for ref, h := range tips {
 			sum, err := s.entry(ctx, st, ref, h)
+			if gitstore.IsDamaged(err) {
+				damaged = append(damaged, ref)
+				continue
+			}
 			if err != nil {
 				return err
 			}
@@ -126,12 +128,13 @@ func (s *Server) list(ctx context.Context, all bool) ([]*summary, string, error)
 		return nil
 	})
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	if all {
 		err = s.fill(ctx, out)
 	}
-	return out, digest, err
+	slices.Sort(damaged)
+	return out, digest, damaged, err
 }
 
 // tipsDigest names a listing of the tips: the sessions page carries the
@@ -156,6 +159,9 @@ func (s *Server) entry(ctx context.Context, st gitstore.Reader, ref string, tip 
 		return nil, nil
 	}
 	e, err := st.Entry(ctx, tip)
+	if gitstore.IsDamaged(err) {
+		return nil, err // named on the page; read again when asked again
+	}
 	if err != nil {
 		return nil, nil // a ref someone else put there: not a session
 	}
@@ -217,7 +223,7 @@ func (s *Server) fillOne(ctx context.Context, sums []*summary, i int) error {
 // sessions page, so that it sorts by tokens or filters by text at once.
 // It returns when done or when ctx ends.
 func (s *Server) Warm(ctx context.Context) error {
-	_, _, err := s.list(ctx, true)
+	_, _, _, err := s.list(ctx, true)
 	return err
 }
 
@@ -446,6 +452,10 @@ type sessionsView struct {
 	Pages  int
 	Links  sessionLinks
 	Tips   string // the digest of the tips listed (see tipsDigest)
+	// Damaged are the refs of sessions whose newest snapshot cannot be
+	// read (missing or damaged objects): named above the list, as git
+	// snap sessions names them after it.
+	Damaged []string
 }
 
 // sessionLinks make the URLs the page links to, keeping its query.
@@ -501,11 +511,11 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 // sessions selects, sorts and pages the sessions as q asks.
 func (s *Server) sessions(ctx context.Context, q sessionsQuery) (*sessionsView, error) {
 	key := sortKeys[q.Sort]
-	all, digest, err := s.list(ctx, key.needsDoc || q.Text != "")
+	all, digest, damaged, err := s.list(ctx, key.needsDoc || q.Text != "")
 	if err != nil {
 		return nil, err
 	}
-	v := &sessionsView{Query: q, Now: s.opts.Now(), All: len(all), Links: sessionLinks{q}, Tips: digest}
+	v := &sessionsView{Query: q, Now: s.opts.Now(), All: len(all), Links: sessionLinks{q}, Tips: digest, Damaged: damaged}
 	agents := map[string]bool{}
 	var rows []*summary
 	text := strings.ToLower(q.Text)
