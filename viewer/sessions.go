@@ -103,7 +103,8 @@ func (c *summaries) keep(tips map[string]plumbing.Hash) {
 }
 
 // list reads every session's tip, from the cache where the tip did not
-// move, and with all, each one's document too.
+// move, and with all, each one's document too; damaged are the refs of
+// sessions whose tip could not be read, for the page to name.
 func (s *Server) list(ctx context.Context, all bool) (out []*summary, digest string, damaged []string, err error) {
 	err = s.read(ctx, func(st gitstore.Reader) error {
 		tips, err := st.Tips(ctx)

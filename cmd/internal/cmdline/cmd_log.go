@@ -218,14 +218,20 @@ func runLog(ctx context.Context, d *deps, o logOptions) error {
 		}
 		return logOne(ctx, d, o, lw, e, sel.names[e.ID])
 	})
-	var damagedCps error
+	if err == nil {
+		err = logPicked(ctx, d, o, lw, picked, sel.names)
+	}
+	return errors.Join(err, sel.unread(sessions))
+}
+
+// unread names what the log could not read, after it: the sessions left
+// out of --all's walk and the damaged checkpoints of the sessions shown.
+func (sel logSelection) unread(shown map[string]bool) error {
+	var cps error
 	if sel.damagedCps != nil {
-		damagedCps = sel.damagedCps.Of(slices.Collect(maps.Keys(sessions))...)
+		cps = sel.damagedCps.Of(slices.Collect(maps.Keys(shown))...)
 	}
-	if err != nil {
-		return errors.Join(err, sel.damaged, damagedCps)
-	}
-	return errors.Join(logPicked(ctx, d, o, lw, picked, sel.names), sel.damaged, damagedCps)
+	return errors.Join(sel.damaged, cps)
 }
 
 // logSelection is what log walks and which of the snapshots it keeps.
