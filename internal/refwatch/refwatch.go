@@ -93,7 +93,7 @@ func (w *Watch) parents() []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, t := range w.trees {
-		for d := filepath.Dir(t); d != w.common && strings.HasPrefix(d, w.common+string(filepath.Separator)); d = filepath.Dir(d) {
+		for d := filepath.Dir(t); under(d, w.common); d = filepath.Dir(d) {
 			if !seen[d] {
 				seen[d] = true
 				out = append(out, d)
@@ -179,7 +179,7 @@ func (w *Watch) take(ev fsnotify.Event) {
 // treeMadeIn tells whether a tree under the folder dir is there.
 func (w *Watch) treeMadeIn(dir string) bool {
 	for _, t := range w.trees {
-		if strings.HasPrefix(t, dir+string(filepath.Separator)) {
+		if under(t, dir) {
 			if _, err := os.Lstat(t); err == nil {
 				return true
 			}
@@ -191,7 +191,7 @@ func (w *Watch) treeMadeIn(dir string) bool {
 // treeOf is the watched tree path is in, or is; "" when none.
 func (w *Watch) treeOf(path string) string {
 	for _, t := range w.trees {
-		if path == t || strings.HasPrefix(path, t+string(filepath.Separator)) {
+		if path == t || under(path, t) {
 			return t
 		}
 	}
@@ -203,4 +203,9 @@ func (w *Watch) signal() {
 	case w.moved <- struct{}{}:
 	default: // one is waiting already
 	}
+}
+
+// under tells whether path is inside dir, not dir itself.
+func under(path, dir string) bool {
+	return strings.HasPrefix(path, dir+string(filepath.Separator))
 }
