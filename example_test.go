@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	gitsnap "github.com/git-snap/git-snap"
-	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // A program opens the repository it runs in as the command line does:
@@ -32,7 +32,7 @@ func Example() {
 		map[string]any{"role": "user", "content": "deploy with GITHUB_TOKEN=ghp_16C7e42F292c6912E7710c838347Ae178B4a"},
 		map[string]any{"role": "assistant", "content": "Deployed.", "usage": map[string]any{"input_tokens": 900, "output_tokens": 12}},
 	}}
-	entry, err := repo.Save(ctx, doc, gitstore.SaveOptions{Session: "fix-login", Turn: 1, Label: "Stop"})
+	entry, err := repo.Save(ctx, doc, storage.SaveOptions{Session: "fix-login", Turn: 1, Label: "Stop"})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -74,7 +74,7 @@ func TestREADMEExampleRedacts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer repo.Close()
-	entry, err := repo.Save(ctx, doc, gitstore.SaveOptions{Session: "fix-login", Turn: 1, Label: "Stop"})
+	entry, err := repo.Save(ctx, doc, storage.SaveOptions{Session: "fix-login", Turn: 1, Label: "Stop"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestOpenLayersTheTeamSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer repo.Close()
-	e, err := repo.Save(ctx, map[string]any{"messages": []any{"key HOUSE-123456"}}, gitstore.SaveOptions{Session: "s"})
+	e, err := repo.Save(ctx, map[string]any{"messages": []any{"key HOUSE-123456"}}, storage.SaveOptions{Session: "s"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/git-snap/git-snap/codestate"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/hook"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // HookOptions are what a hook call knows besides its payload.
@@ -19,7 +20,7 @@ type HookOptions = hook.Options
 // files the agent touched or changed, then retention. Without a code
 // state (no git, a broken index) the conversation is still recorded and
 // the failure returned with the entry.
-func (r *Repository) RecordHook(ctx context.Context, a agent.Adapter, p agent.Payload, o HookOptions) (gitstore.Entry, bool, error) {
+func (r *Repository) RecordHook(ctx context.Context, a agent.Adapter, p agent.Payload, o HookOptions) (storage.Entry, bool, error) {
 	return hook.Record(ctx, r.Store, r.Config, r.env, a, p, o)
 }
 

@@ -9,9 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/storage"
 	"github.com/git-snap/git-snap/usage"
 )
 
@@ -29,7 +28,7 @@ func (e *PRError) UserError() {}
 
 // Commit is a commit of the code, as a pull request lists it.
 type Commit struct {
-	ID      plumbing.Hash
+	ID      storage.ID
 	Subject string
 }
 
@@ -37,7 +36,7 @@ type Commit struct {
 // has not, as git log BASE..HEAD lists them.
 type CodeRange struct {
 	Spec       string // as given, or "UPSTREAM..HEAD" when it was made
-	Base, Head plumbing.Hash
+	Base, Head storage.ID
 	Commits    []Commit // newest first
 	code       codeRepo // where git read them
 }
@@ -76,7 +75,7 @@ func (r *Repository) CommitRange(ctx context.Context, dir, spec string) (CodeRan
 	cr := CodeRange{Spec: base + ".." + head, code: code}
 	for _, end := range []struct {
 		rev string
-		id  *plumbing.Hash
+		id  *storage.ID
 	}{{base, &cr.Base}, {head, &cr.Head}} {
 		if strings.HasPrefix(end.rev, "-") {
 			return cr, &PRError{fmt.Sprintf("range %s: %q is not a revision", cr.Spec, end.rev)}
@@ -88,7 +87,7 @@ func (r *Repository) CommitRange(ctx context.Context, dir, spec string) (CodeRan
 			}
 			return cr, &PRError{fmt.Sprintf("range %s: %s names no commit of this repository", cr.Spec, end.rev)}
 		}
-		*end.id = plumbing.NewHash(strings.TrimSpace(out))
+		*end.id = storage.NewID(strings.TrimSpace(out))
 	}
 	out, err := code.git(ctx, "log", "--no-show-signature", "--format=%H%x00%s", cr.Base.String()+".."+cr.Head.String())
 	if err != nil {
@@ -97,7 +96,7 @@ func (r *Repository) CommitRange(ctx context.Context, dir, spec string) (CodeRan
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		id, subject, ok := strings.Cut(line, "\x00")
 		if ok {
-			cr.Commits = append(cr.Commits, Commit{plumbing.NewHash(id), subject})
+			cr.Commits = append(cr.Commits, Commit{storage.NewID(id), subject})
 		}
 	}
 	if len(cr.Commits) == 0 {
@@ -149,11 +148,11 @@ type Linked struct {
 	Session string
 	// Tip is the newest of those snapshots: the session as it was at
 	// the range's last commit it saw.
-	Tip gitstore.Entry
+	Tip storage.Entry
 	// Snapshots counts them.
 	Snapshots int
 	// Commits are the range's commits they were taken at, newest first.
-	Commits []plumbing.Hash
+	Commits []storage.ID
 	// By says how the link was found: "commit" (the snapshots name a
 	// commit of the range), "rewrite" (a commit since rewritten into
 	// one), "patch-id" (a commit, or the commits together, with the same
@@ -184,7 +183,7 @@ func (r *Repository) LinkedSessions(ctx context.Context, cr CodeRange) ([]Linked
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
-	order := map[plumbing.Hash]int{}
+	order := map[storage.ID]int{}
 	for i, c := range cr.Commits {
 		order[c.ID] = i
 	}
@@ -199,7 +198,7 @@ func (r *Repository) LinkedSessions(ctx context.Context, cr CodeRange) ([]Linked
 		if err != nil {
 			return nil, fmt.Errorf("read session %s: %w", l.Session, err)
 		}
-		var at map[plumbing.Hash]int
+		var at map[storage.ID]int
 		at, l.By = linkByCommit(byCode, rewrites, order)
 		switch {
 		case len(at) > 0:
@@ -237,17 +236,17 @@ func (r *Repository) LinkedSessions(ctx context.Context, cr CodeRange) ([]Linked
 // rewritten into) one of the range's: it may still match one by patch.
 type pendingLink struct {
 	l      Linked
-	byCode map[plumbing.Hash][]gitstore.Entry
+	byCode map[storage.ID][]storage.Entry
 }
 
 // snapshotsByCode reads a session's snapshots, grouped by the code
 // commit their header names; those naming none are left out, as nothing
 // can link them to a commit.
-func (r *Repository) snapshotsByCode(ctx context.Context, tip gitstore.Entry) (map[plumbing.Hash][]gitstore.Entry, error) {
-	byCode := map[plumbing.Hash][]gitstore.Entry{}
-	err := r.Walk(ctx, []plumbing.Hash{tip.ID}, func(e gitstore.Entry) error {
-		if plumbing.IsHash(e.Header.Code) {
-			code := plumbing.NewHash(e.Header.Code)
+func (r *Repository) snapshotsByCode(ctx context.Context, tip storage.Entry) (map[storage.ID][]storage.Entry, error) {
+	byCode := map[storage.ID][]storage.Entry{}
+	err := r.Walk(ctx, []storage.ID{tip.ID}, func(e storage.Entry) error {
+		if storage.IsID(e.Header.Code) {
+			code := storage.NewID(e.Header.Code)
 			byCode[code] = append(byCode[code], e)
 		}
 		return nil
@@ -263,8 +262,8 @@ func (r *Repository) snapshotsByCode(ctx context.Context, tip gitstore.Entry) (m
 // "commit" when some code commit is itself in the range, else "rewrite"
 // when some link went through a rewrite, else "": a direct link is the
 // stronger claim, so it wins whatever order the map is walked in.
-func linkByCommit(byCode map[plumbing.Hash][]gitstore.Entry, rewrites gitstore.Rewrites, order map[plumbing.Hash]int) (at map[plumbing.Hash]int, by string) {
-	at = map[plumbing.Hash]int{}
+func linkByCommit(byCode map[storage.ID][]storage.Entry, rewrites gitstore.Rewrites, order map[storage.ID]int) (at map[storage.ID]int, by string) {
+	at = map[storage.ID]int{}
 	for code := range byCode {
 		for k, h := range rewrites.Descendants(code) {
 			if i, ok := order[h]; ok {
@@ -282,7 +281,7 @@ func linkByCommit(byCode map[plumbing.Hash][]gitstore.Entry, rewrites gitstore.R
 // withSnapshots completes l from the snapshots taken at the code commits
 // at links: their newest as the tip, their count, and the range's
 // commits they link to, newest first (the range's order).
-func (l Linked) withSnapshots(cr CodeRange, byCode map[plumbing.Hash][]gitstore.Entry, at map[plumbing.Hash]int) Linked {
+func (l Linked) withSnapshots(cr CodeRange, byCode map[storage.ID][]storage.Entry, at map[storage.ID]int) Linked {
 	seen := map[int]bool{}
 	for code, i := range at {
 		seen[i] = true
@@ -314,21 +313,21 @@ func noLinkedSession(cr CodeRange, sessions int) error {
 // --stable): the range's, read once, against a session's.
 type patchMatcher struct {
 	cr       CodeRange
-	order    map[plumbing.Hash]int
+	order    map[storage.ID]int
 	rewrites gitstore.Rewrites
 	ids      map[string]int // patch id → index of the range commit
 	// wanted are the commits the sessions' code commits are now (after
 	// rewrites), to ask git once which of them the base lacks; topo is
 	// git's answer, newest first, once asked.
-	wanted map[plumbing.Hash]bool
-	topo   []plumbing.Hash
+	wanted map[storage.ID]bool
+	topo   []storage.ID
 	asked  bool
 }
 
 // add notes a session's code commits, to be matched later.
-func (pm *patchMatcher) add(byCode map[plumbing.Hash][]gitstore.Entry) {
+func (pm *patchMatcher) add(byCode map[storage.ID][]storage.Entry) {
 	if pm.wanted == nil {
-		pm.wanted = map[plumbing.Hash]bool{}
+		pm.wanted = map[storage.ID]bool{}
 	}
 	for code := range byCode {
 		for _, h := range pm.rewrites.Latest(code) {
@@ -354,7 +353,7 @@ func (pm *patchMatcher) ask(ctx context.Context) error {
 		return err
 	}
 	for _, line := range strings.Fields(list) {
-		if h := plumbing.NewHash(line); pm.wanted[h] {
+		if h := storage.NewID(line); pm.wanted[h] {
 			pm.topo = append(pm.topo, h)
 		}
 	}
@@ -365,7 +364,7 @@ func (pm *patchMatcher) ask(ctx context.Context) error {
 // commit (or what it was rewritten into) that is not in the range's base,
 // alone (a cherry-pick, a rebase elsewhere), else all of them together,
 // from the oldest's parent to the newest (a squash merge).
-func (pm *patchMatcher) match(ctx context.Context, byCode map[plumbing.Hash][]gitstore.Entry) (map[plumbing.Hash]int, error) {
+func (pm *patchMatcher) match(ctx context.Context, byCode map[storage.ID][]storage.Entry) (map[storage.ID]int, error) {
 	if err := pm.ask(ctx); err != nil {
 		return nil, err
 	}
@@ -387,8 +386,8 @@ func (pm *patchMatcher) match(ctx context.Context, byCode map[plumbing.Hash][]gi
 // rewrites) to the code commits that became it, and lists those of them
 // ask found outside the range's base, newest first: only those can carry
 // a patch the range holds.
-func (pm *patchMatcher) present(byCode map[plumbing.Hash][]gitstore.Entry) (now map[plumbing.Hash][]plumbing.Hash, present []plumbing.Hash) {
-	now = map[plumbing.Hash][]plumbing.Hash{}
+func (pm *patchMatcher) present(byCode map[storage.ID][]storage.Entry) (now map[storage.ID][]storage.ID, present []storage.ID) {
+	now = map[storage.ID][]storage.ID{}
 	for code := range byCode {
 		for _, h := range pm.rewrites.Latest(code) {
 			now[h] = append(now[h], code)
@@ -429,7 +428,7 @@ func (pm *patchMatcher) readRangeIDs(ctx context.Context) error {
 // matchEach links the code commits whose present commit alone has the
 // patch of one of the range's: a cherry-pick, or a rebase made elsewhere.
 // The present commits' patches are read in one git call.
-func (pm *patchMatcher) matchEach(ctx context.Context, present []plumbing.Hash, now map[plumbing.Hash][]plumbing.Hash) (map[plumbing.Hash]int, error) {
+func (pm *patchMatcher) matchEach(ctx context.Context, present []storage.ID, now map[storage.ID][]storage.ID) (map[storage.ID]int, error) {
 	show := []string{"show", "-p", "--no-color", "--no-ext-diff", "--no-show-signature", "--format=commit %H"}
 	for _, h := range present {
 		show = append(show, h.String())
@@ -442,7 +441,7 @@ func (pm *patchMatcher) matchEach(ctx context.Context, present []plumbing.Hash, 
 	if err != nil {
 		return nil, err
 	}
-	at := map[plumbing.Hash]int{}
+	at := map[storage.ID]int{}
 	for _, p := range each {
 		if j, ok := pm.ids[p.id]; ok {
 			for _, code := range now[p.commit] {
@@ -456,7 +455,7 @@ func (pm *patchMatcher) matchEach(ctx context.Context, present []plumbing.Hash, 
 // matchSquash links all the code commits to one of the range's when the
 // present commits together, from the oldest's parent to the newest, have
 // its patch: a squash merge of the session's commits.
-func (pm *patchMatcher) matchSquash(ctx context.Context, present []plumbing.Hash, now map[plumbing.Hash][]plumbing.Hash) (map[plumbing.Hash]int, error) {
+func (pm *patchMatcher) matchSquash(ctx context.Context, present []storage.ID, now map[storage.ID][]storage.ID) (map[storage.ID]int, error) {
 	oldest, newest := present[len(present)-1], present[0]
 	diff, err := pm.cr.code.git(ctx, "diff", "--no-color", "--no-ext-diff", oldest.String()+"^", newest.String(), "--")
 	if err != nil {
@@ -466,7 +465,7 @@ func (pm *patchMatcher) matchSquash(ctx context.Context, present []plumbing.Hash
 	if err != nil || len(whole) == 0 {
 		return nil, err
 	}
-	at := map[plumbing.Hash]int{}
+	at := map[storage.ID]int{}
 	if j, ok := pm.ids[whole[0].id]; ok {
 		for _, h := range present {
 			for _, code := range now[h] {
@@ -480,7 +479,7 @@ func (pm *patchMatcher) matchSquash(ctx context.Context, present []plumbing.Hash
 // patchID is a patch's id as git patch-id gives it, with its commit.
 type patchID struct {
 	id     string
-	commit plumbing.Hash
+	commit storage.ID
 }
 
 // patchIDs runs git patch-id --stable on patches, each after a line
@@ -492,8 +491,8 @@ func (c codeRepo) patchIDs(ctx context.Context, patches string) ([]patchID, erro
 	}
 	var ids []patchID
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		if id, commit, ok := strings.Cut(line, " "); ok && plumbing.IsHash(commit) {
-			ids = append(ids, patchID{id, plumbing.NewHash(commit)})
+		if id, commit, ok := strings.Cut(line, " "); ok && storage.IsID(commit) {
+			ids = append(ids, patchID{id, storage.NewID(commit)})
 		}
 	}
 	return ids, nil

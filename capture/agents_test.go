@@ -10,8 +10,7 @@ import (
 	"testing"
 
 	"github.com/git-snap/git-snap/agent"
-
-	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/storage"
 )
 
 const (
@@ -141,7 +140,7 @@ func TestJSONLAgentsRestoreEachSnapshot(t *testing.T) {
 				if err != nil || p.TranscriptPath != path {
 					t.Fatalf("decode: %+v, %v", p, err)
 				}
-				e, added, err := in.Run(ctx, p, gitstore.SaveOptions{})
+				e, added, err := in.Run(ctx, p, storage.SaveOptions{})
 				if err != nil || !added {
 					t.Fatalf("line %d: %v %v", i, added, err)
 				}

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/storage"
 
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -74,7 +74,7 @@ func TestInvalidUTF8LineIsKept(t *testing.T) {
 	write(t, path, data)
 	in := Ingest{Store: s, Adapter: agent.ClaudeCode{}}
 	p := agent.Payload{Event: "Stop", SessionID: "s", TranscriptPath: path}
-	if _, added, err := in.Run(context.Background(), p, gitstore.SaveOptions{}); err != nil || !added {
+	if _, added, err := in.Run(context.Background(), p, storage.SaveOptions{}); err != nil || !added {
 		t.Fatalf("run: %v %v", added, err)
 	}
 	got := restoreTip(t, s, "s")[""]
@@ -92,7 +92,7 @@ func TestInvalidUTF8LineIsKept(t *testing.T) {
 	}
 	// And the session goes on.
 	appendTo(t, path, "{\"type\":\"user\",\"n\":2}\n")
-	if _, added, err := in.Run(context.Background(), p, gitstore.SaveOptions{}); err != nil || !added {
+	if _, added, err := in.Run(context.Background(), p, storage.SaveOptions{}); err != nil || !added {
 		t.Fatalf("second run: %v %v", added, err)
 	}
 }
@@ -111,7 +111,7 @@ func TestRewrittenTranscriptIsANewGeneration(t *testing.T) {
 	p := agent.Payload{Event: "Stop", SessionID: "s", TranscriptPath: path}
 	run := func() {
 		t.Helper()
-		if _, _, err := in.Run(context.Background(), p, gitstore.SaveOptions{}); err != nil {
+		if _, _, err := in.Run(context.Background(), p, storage.SaveOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -148,13 +148,13 @@ func TestMissingTranscriptIsReported(t *testing.T) {
 	in := Ingest{Store: s, Adapter: agent.ClaudeCode{}, Warn: func(m string) { warnings = append(warnings, m) }}
 	missing := filepath.Join(t.TempDir(), "gone.jsonl")
 	ctx := context.Background()
-	if _, _, err := in.Run(ctx, agent.Payload{Event: "SessionStart", SessionID: "s", TranscriptPath: missing}, gitstore.SaveOptions{}); err != nil {
+	if _, _, err := in.Run(ctx, agent.Payload{Event: "SessionStart", SessionID: "s", TranscriptPath: missing}, storage.SaveOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if len(warnings) != 0 {
 		t.Errorf("SessionStart comes before the transcript: %q", warnings)
 	}
-	if _, _, err := in.Run(ctx, agent.Payload{Event: "Stop", SessionID: "s", TranscriptPath: missing}, gitstore.SaveOptions{}); err != nil {
+	if _, _, err := in.Run(ctx, agent.Payload{Event: "Stop", SessionID: "s", TranscriptPath: missing}, storage.SaveOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if len(warnings) != 1 || !strings.Contains(warnings[0], missing) || !strings.Contains(warnings[0], "does not exist") {
@@ -181,7 +181,7 @@ func TestLongTranscriptInSteps(t *testing.T) {
 	p := agent.Payload{Event: "Stop", SessionID: "s", TranscriptPath: path}
 	calls := 0
 	for ; calls < 1000; calls++ {
-		_, added, err := in.Run(context.Background(), p, gitstore.SaveOptions{})
+		_, added, err := in.Run(context.Background(), p, storage.SaveOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -196,7 +196,7 @@ func TestLongTranscriptInSteps(t *testing.T) {
 	// Without a budget (an import), one call reads it all.
 	_, s2 := newStore(t)
 	in.Store, in.Budget = s2, 0
-	if _, _, err := in.Run(context.Background(), p, gitstore.SaveOptions{}); err != nil {
+	if _, _, err := in.Run(context.Background(), p, storage.SaveOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	sameLines(t, "main", restoreTip(t, s2, "s")[""], splitLines(src))
@@ -218,12 +218,12 @@ func TestOldLayoutSubagent(t *testing.T) {
 	write(t, subPath, subData[:half])
 	in := Ingest{Store: s, Adapter: agent.ClaudeCode{}}
 	ctx := context.Background()
-	if _, _, err := in.Run(ctx, agent.Payload{Event: "SubagentStop", SessionID: session, TranscriptPath: mainPath, Subagent: subPath}, gitstore.SaveOptions{}); err != nil {
+	if _, _, err := in.Run(ctx, agent.Payload{Event: "SubagentStop", SessionID: session, TranscriptPath: mainPath, Subagent: subPath}, storage.SaveOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	write(t, subPath, subData)
 	// A later tool call names no subagent: the file is read on all the same.
-	if _, _, err := in.Run(ctx, agent.Payload{Event: "PostToolUse", Tool: "Bash", SessionID: session, TranscriptPath: mainPath}, gitstore.SaveOptions{}); err != nil {
+	if _, _, err := in.Run(ctx, agent.Payload{Event: "PostToolUse", Tool: "Bash", SessionID: session, TranscriptPath: mainPath}, storage.SaveOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	files := restoreTip(t, s, session)
@@ -257,7 +257,7 @@ func TestOwnSettingsNotTouched(t *testing.T) {
 	write(t, path, []byte("{\"type\":\"user\"}\n"))
 	changed := []string{".claude/settings.local.json", ".claude/settings.json", ".codex/hooks.json", ".codex/config.toml", ".git-snap.yaml", "app.go"}
 	in := Ingest{Store: s, Adapter: agent.ClaudeCode{}, WorkTree: dir, Changed: func(context.Context) ([]string, error) { return changed, nil }, MaxFileBytes: 1 << 20}
-	if _, _, err := in.Run(context.Background(), agent.Payload{Event: "Stop", SessionID: "s", TranscriptPath: path}, gitstore.SaveOptions{}); err != nil {
+	if _, _, err := in.Run(context.Background(), agent.Payload{Event: "Stop", SessionID: "s", TranscriptPath: path}, storage.SaveOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	tip, _ := s.SessionTip("s")

@@ -11,6 +11,7 @@ import (
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 const geminiLive = "../testdata/live/gemini/session-2026-11-25T09-50-ee947b54.jsonl"
@@ -27,14 +28,14 @@ func geminiLines(t *testing.T, path string) []string {
 }
 
 // geminiHook records one hook call of the session on the chat at path.
-func geminiHook(t *testing.T, in Ingest, path, event string) gitstore.Entry {
+func geminiHook(t *testing.T, in Ingest, path, event string) storage.Entry {
 	t.Helper()
 	b, _ := json.Marshal(map[string]any{"session_id": "ee947b54-9891-4991-99f9-ecf0c7dc68bb", "transcript_path": path, "cwd": "/src/repo", "hook_event_name": event})
 	p, err := in.Adapter.Decode(b, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, added, err := in.Run(context.Background(), p, gitstore.SaveOptions{})
+	e, added, err := in.Run(context.Background(), p, storage.SaveOptions{})
 	if err != nil {
 		t.Fatalf("%s: %v", event, err)
 	}
@@ -75,7 +76,7 @@ func TestGeminiJSONLChatRecordsLineByLine(t *testing.T) {
 			written = append(written, l)
 		}
 	}
-	restored := func(e gitstore.Entry) []string {
+	restored := func(e storage.Entry) []string {
 		doc, _, err := s.Read(ctx, e.ID)
 		if err != nil {
 			t.Fatal(err)
@@ -105,7 +106,7 @@ func TestGeminiJSONLChatRecordsLineByLine(t *testing.T) {
 			}
 		}
 	}
-	checkpoints := func() []gitstore.Checkpoint {
+	checkpoints := func() []storage.Checkpoint {
 		cps, err := s.Checkpoints(ctx, "ee947b54-9891-4991-99f9-ecf0c7dc68bb", false)
 		if err != nil {
 			t.Fatal(err)
@@ -151,7 +152,7 @@ func TestGeminiJSONLChatRecordsLineByLine(t *testing.T) {
 	}
 }
 
-func mustRead(t *testing.T, s *gitstore.Store, e gitstore.Entry) map[string]any {
+func mustRead(t *testing.T, s *gitstore.Store, e storage.Entry) map[string]any {
 	t.Helper()
 	doc, _, err := s.Read(context.Background(), e.ID)
 	if err != nil {
@@ -221,14 +222,14 @@ func TestGeminiJSONChatGoesOnInJSONL(t *testing.T) {
 	}
 }
 
-func geminiHookAt(t *testing.T, in Ingest, session, path string) gitstore.Entry {
+func geminiHookAt(t *testing.T, in Ingest, session, path string) storage.Entry {
 	t.Helper()
 	b, _ := json.Marshal(map[string]any{"session_id": session, "transcript_path": path, "cwd": "/src", "hook_event_name": "AfterAgent"})
 	p, err := in.Adapter.Decode(b, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, added, err := in.Run(context.Background(), p, gitstore.SaveOptions{})
+	e, added, err := in.Run(context.Background(), p, storage.SaveOptions{})
 	if err != nil || !added {
 		t.Fatalf("%s: added %v, %v", path, added, err)
 	}

@@ -9,9 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/storage"
 
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/search"
@@ -192,14 +191,14 @@ func TestGeminiRestoreEqualsTheDocumentAtEachSnapshot(t *testing.T) {
 // last, as the agent rewrites it, records a hook call after each, and
 // checks that every snapshot restores the version written before it,
 // and that no snapshot holds fewer messages than the one before.
-func recordVersions(t *testing.T, agentName, name string, versions []map[string]any, payload func(path string) []byte) (*gitstore.Store, []gitstore.Entry) {
+func recordVersions(t *testing.T, agentName, name string, versions []map[string]any, payload func(path string) []byte) (*gitstore.Store, []storage.Entry) {
 	t.Helper()
 	ctx := context.Background()
 	_, s := newStore(t)
 	a, _ := agent.Lookup(agentName, agent.Env{})
 	path := filepath.Join(t.TempDir(), name)
 	in := Ingest{Store: s, Adapter: a}
-	var ids []gitstore.Entry
+	var ids []storage.Entry
 	for i, v := range versions {
 		data, _ := json.MarshalIndent(v, "", "  ")
 		if err := os.WriteFile(path, data, 0o600); err != nil {
@@ -209,12 +208,12 @@ func recordVersions(t *testing.T, agentName, name string, versions []map[string]
 		if err != nil {
 			t.Fatal(err)
 		}
-		e, added, err := in.Run(ctx, p, gitstore.SaveOptions{})
+		e, added, err := in.Run(ctx, p, storage.SaveOptions{})
 		if err != nil || !added {
 			t.Fatalf("version %d: added %v, %v", i, added, err)
 		}
 		ids = append(ids, e)
-		if _, added, _ := in.Run(ctx, p, gitstore.SaveOptions{}); added {
+		if _, added, _ := in.Run(ctx, p, storage.SaveOptions{}); added {
 			t.Fatalf("version %d recorded twice", i)
 		}
 	}
@@ -261,7 +260,7 @@ func TestGeminiHookRefusesWhatIsNotAChat(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := agent.Payload{Agent: "gemini", Event: "AfterAgent", SessionID: "s-" + name[:4], TranscriptPath: path}
-		if _, added, err := (Ingest{Store: s, Adapter: a}).Run(ctx, p, gitstore.SaveOptions{}); err == nil || added {
+		if _, added, err := (Ingest{Store: s, Adapter: a}).Run(ctx, p, storage.SaveOptions{}); err == nil || added {
 			t.Errorf("%s: recorded (%v), want an error", name, added)
 		}
 	}
@@ -270,7 +269,7 @@ func TestGeminiHookRefusesWhatIsNotAChat(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := agent.Payload{Agent: "gemini", Event: "AfterAgent", SessionID: "s-link", TranscriptPath: link}
-	if _, _, err := (Ingest{Store: s, Adapter: a}).Run(ctx, p, gitstore.SaveOptions{}); err == nil {
+	if _, _, err := (Ingest{Store: s, Adapter: a}).Run(ctx, p, storage.SaveOptions{}); err == nil {
 		t.Error("read a chat through a symbolic link")
 	}
 }
@@ -324,7 +323,7 @@ func normalize(t *testing.T, v any) any {
 
 // restoredDocument reads snapshot id and the document transcript restore
 // gives back from it, decoded.
-func restoredDocument(t *testing.T, s *gitstore.Store, id plumbing.Hash) (map[string]any, any) {
+func restoredDocument(t *testing.T, s *gitstore.Store, id storage.ID) (map[string]any, any) {
 	t.Helper()
 	doc, _, err := s.Read(context.Background(), id)
 	if err != nil {

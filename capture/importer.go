@@ -16,6 +16,7 @@ import (
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // DefaultPackBytes is Importer.PackBytes when zero: about a thousand
@@ -64,7 +65,7 @@ type ImportProgress struct {
 // ImportResult is one session imported.
 type ImportResult struct {
 	Item  agent.ImportItem // Session as imported
-	Entry gitstore.Entry   // its new snapshot, when Added
+	Entry storage.Entry    // its new snapshot, when Added
 	Added bool
 }
 

@@ -13,11 +13,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // Ingest records what an agent's transcript files gained since the
@@ -55,10 +54,10 @@ type Ingest struct {
 // stays bounded; with a Budget, no step starts that would likely end past
 // it, and the next call goes on from where the last step stopped. Nothing
 // is skipped: every step records its lines before the next is read.
-func (in Ingest) Run(ctx context.Context, p agent.Payload, o gitstore.SaveOptions) (gitstore.Entry, bool, error) {
+func (in Ingest) Run(ctx context.Context, p agent.Payload, o storage.SaveOptions) (storage.Entry, bool, error) {
 	extra, err := in.transcripts(p)
 	if err != nil {
-		return gitstore.Entry{}, false, err
+		return storage.Entry{}, false, err
 	}
 	return in.record(ctx, p, o, extra, stepping{})
 }
@@ -92,13 +91,13 @@ type readAhead struct {
 
 // record appends what the transcripts gained, in steps, and sets the
 // checkpoints their compactions call for.
-func (in Ingest) record(ctx context.Context, p agent.Payload, o gitstore.SaveOptions, extra map[string]string, how stepping) (gitstore.Entry, bool, error) {
+func (in Ingest) record(ctx context.Context, p agent.Payload, o storage.SaveOptions, extra map[string]string, how stepping) (storage.Entry, bool, error) {
 	o.Session, o.Label, o.Source = p.SessionID, p.Label(), in.Adapter.Name()
 	var changed []string
 	if in.Changed != nil && in.WorkTree != "" {
 		var err error
 		if changed, err = in.Changed(ctx); err != nil {
-			return gitstore.Entry{}, false, fmt.Errorf("list changed files: %w", err)
+			return storage.Entry{}, false, fmt.Errorf("list changed files: %w", err)
 		}
 	}
 	e, added, compacted, err := in.steps(ctx, p, o, extra, changed, how)
@@ -130,10 +129,10 @@ func (in Ingest) record(ctx context.Context, p agent.Payload, o gitstore.SaveOpt
 // the budget is spent, or the context is done; it returns the last one,
 // and, when the records read hold the agent's first sign of a new
 // compaction (agent.Update.Compacted), the snapshot before them.
-func (in Ingest) steps(ctx context.Context, p agent.Payload, o gitstore.SaveOptions, extra map[string]string, changed []string, how stepping) (last gitstore.Entry, anyAdded bool, compacted plumbing.Hash, err error) {
+func (in Ingest) steps(ctx context.Context, p agent.Payload, o storage.SaveOptions, extra map[string]string, changed []string, how stepping) (last storage.Entry, anyAdded bool, compacted storage.ID, err error) {
 	start := time.Now()
 	var slowest time.Duration
-	var before plumbing.Hash
+	var before storage.ID
 	if agent.CompactsInRecords(in.Adapter) {
 		if before, err = in.Store.SessionTip(p.SessionID); err != nil {
 			return last, false, compacted, err
@@ -143,13 +142,13 @@ func (in Ingest) steps(ctx context.Context, p agent.Payload, o gitstore.SaveOpti
 	for {
 		stepStart := time.Now()
 		var u agent.Update
-		e, added, err := in.Store.Append(ctx, o, func(tipRest map[string]any) (gitstore.Delta, error) {
+		e, added, err := in.Store.Append(ctx, o, func(tipRest map[string]any) (storage.Delta, error) {
 			var err error
 			// A retry on a moved tip replaces what the lost one found.
 			if a := how.ahead; a != nil && sameRest(a.rest, tipRest) {
 				u = a.u
 			} else if u, err = agent.ReadUpdate(in.Adapter, p, extra, tipRest, agent.Reading{Limits: in.Limits, MaxReadBytes: in.MaxReadBytes}); err != nil {
-				return gitstore.Delta{}, err
+				return storage.Delta{}, err
 			}
 			how.ahead = nil
 			return in.delta(u, changed), nil
@@ -181,15 +180,15 @@ func (in Ingest) steps(ctx context.Context, p agent.Payload, o gitstore.SaveOpti
 
 // delta is the snapshot an update makes, with the files it touched
 // captured from the work tree.
-func (in Ingest) delta(u agent.Update, changed []string) gitstore.Delta {
-	d := gitstore.Delta{Messages: u.Messages, Rest: u.Rest, Turn: u.Turn}
+func (in Ingest) delta(u agent.Update, changed []string) storage.Delta {
+	d := storage.Delta{Messages: u.Messages, Rest: u.Rest, Turn: u.Turn}
 	in.touch(&d, u.Rest, u.Touched, changed)
 	return d
 }
 
 // touch lists the touched files in rest and captures them, when the
 // delta has records: files change only with the agent's work.
-func (in Ingest) touch(d *gitstore.Delta, rest map[string]any, touched map[string]bool, changed []string) {
+func (in Ingest) touch(d *storage.Delta, rest map[string]any, touched map[string]bool, changed []string) {
 	if in.WorkTree == "" || len(d.Messages) == 0 {
 		return
 	}
@@ -277,34 +276,34 @@ func sortedSet(m map[string]bool) []string {
 //
 // Its snapshots take the time of the transcripts' newest record, and
 // carry their totals as every append does.
-func (in Ingest) Import(ctx context.Context, session, path string) (gitstore.Entry, bool, error) {
+func (in Ingest) Import(ctx context.Context, session, path string) (storage.Entry, bool, error) {
 	p := agent.Payload{Agent: in.Adapter.Name(), Event: "import", SessionID: session, TranscriptPath: path}
 	extra, err := in.transcripts(p)
 	if err != nil {
-		return gitstore.Entry{}, false, err
+		return storage.Entry{}, false, err
 	}
 	r := agent.Reading{Limits: in.Limits, MaxReadBytes: in.MaxReadBytes}
 	tip, err := in.Store.SessionTip(session)
 	if err != nil {
-		return gitstore.Entry{}, false, err
+		return storage.Entry{}, false, err
 	}
 	var rest map[string]any
 	if !tip.IsZero() {
 		if rest, err = in.Store.Rest(ctx, tip); err != nil {
-			return gitstore.Entry{}, false, err
+			return storage.Entry{}, false, err
 		}
 	}
 	u, err := agent.ReadUpdate(in.Adapter, p, extra, rest, r)
 	if err != nil {
-		return gitstore.Entry{}, false, err
+		return storage.Entry{}, false, err
 	}
 	var newest time.Time
 	if tip.IsZero() && !u.More && !agent.IsDocumentFile(in.Adapter, path) {
 		newest = newestRecord(u.Messages) // the update holds every record: no second read
 	} else if newest, err = agent.NewestRecord(in.Adapter, p, r); err != nil {
-		return gitstore.Entry{}, false, err
+		return storage.Entry{}, false, err
 	}
-	return in.record(ctx, p, gitstore.SaveOptions{Time: newest}, extra, stepping{ahead: &readAhead{rest: rest, u: u}})
+	return in.record(ctx, p, storage.SaveOptions{Time: newest}, extra, stepping{ahead: &readAhead{rest: rest, u: u}})
 }
 
 // newestRecord is the time of the newest of records, as
@@ -377,7 +376,7 @@ func (in Ingest) claim(ctx context.Context, session, path string, reserve func(n
 
 // holds reports whether the session at tip holds a transcript whose first
 // record is rec.
-func (in Ingest) holds(ctx context.Context, tip plumbing.Hash, rec any) (bool, error) {
+func (in Ingest) holds(ctx context.Context, tip storage.ID, rec any) (bool, error) {
 	doc, _, err := in.Store.Read(ctx, tip)
 	if err != nil {
 		return false, err

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/session"
+	"github.com/git-snap/git-snap/storage"
 
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/internal/testdocs"
@@ -23,7 +25,7 @@ func newStore(t *testing.T) (string, *gitstore.Store) {
 	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v %s", err, out)
 	}
-	s, err := gitstore.Open(context.Background(), dir, gitstore.Options{})
+	s, err := gitstore.Open(context.Background(), dir, gitstore.Options{Counter: session.Counter{}, View: session.View})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +109,7 @@ func TestRestoreIsLineForLineOnEveryTranscript(t *testing.T) {
 					}
 					more = more || g.done < len(g.data)
 				}
-				if _, _, err := in.Run(ctx, p, gitstore.SaveOptions{}); err != nil {
+				if _, _, err := in.Run(ctx, p, storage.SaveOptions{}); err != nil {
 					t.Fatalf("step %d: %v", step, err)
 				}
 				checkRestore(t, s, stem, growers, proj)
@@ -213,7 +215,7 @@ func TestTurnsLabelsAndPreCompactCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := Ingest{Store: s, Adapter: agent.ClaudeCode{}}
-	e, added, err := in.Run(ctx, agent.Payload{Event: "PreCompact", SessionID: "sess", TranscriptPath: path}, gitstore.SaveOptions{})
+	e, added, err := in.Run(ctx, agent.Payload{Event: "PreCompact", SessionID: "sess", TranscriptPath: path}, storage.SaveOptions{})
 	if err != nil || !added {
 		t.Fatal(added, err)
 	}
@@ -225,7 +227,7 @@ func TestTurnsLabelsAndPreCompactCheckpoint(t *testing.T) {
 		t.Errorf("checkpoints %+v", cps)
 	}
 	// Nothing new: no snapshot, but a second PreCompact still marks the tip.
-	if _, added, err := in.Run(ctx, agent.Payload{Event: "Stop", SessionID: "sess", TranscriptPath: path}, gitstore.SaveOptions{}); err != nil || added {
+	if _, added, err := in.Run(ctx, agent.Payload{Event: "Stop", SessionID: "sess", TranscriptPath: path}, storage.SaveOptions{}); err != nil || added {
 		t.Errorf("nothing new: added %v %v", added, err)
 	}
 }

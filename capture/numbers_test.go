@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/git-snap/git-snap/agent"
-	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // A subagent's transcript the agent rewrote (a new generation, read again
@@ -33,7 +33,7 @@ func TestRewrittenSubagentCountsOnce(t *testing.T) {
 	in := Ingest{Store: s, Adapter: agent.ClaudeCode{}}
 	ctx := context.Background()
 	p := agent.Payload{Event: "SubagentStop", SessionID: session, TranscriptPath: mainPath, Subagent: subPath}
-	if _, _, err := in.Run(ctx, p, gitstore.SaveOptions{}); err != nil {
+	if _, _, err := in.Run(ctx, p, storage.SaveOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	// Rewritten in place: the same records, the first one's text changed,
@@ -41,7 +41,7 @@ func TestRewrittenSubagentCountsOnce(t *testing.T) {
 	first := bytes.IndexByte(subData, '\n')
 	rewritten := append(bytes.Replace(subData[:first], []byte(`"type"`), []byte(`"type" `), 1), subData[first:]...)
 	write(t, subPath, rewritten)
-	e, added, err := in.Run(ctx, agent.Payload{Event: "Stop", SessionID: session, TranscriptPath: mainPath}, gitstore.SaveOptions{})
+	e, added, err := in.Run(ctx, agent.Payload{Event: "Stop", SessionID: session, TranscriptPath: mainPath}, storage.SaveOptions{})
 	if err != nil || !added {
 		t.Fatalf("%v %v", added, err)
 	}

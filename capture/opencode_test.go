@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/git-snap/git-snap/agent"
-	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/storage"
 
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -181,7 +181,7 @@ func TestOpenCodeEarlierExportIsNotRecorded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, added, err := Ingest{Store: s, Adapter: a}.Run(ctx, p, gitstore.SaveOptions{})
+		_, added, err := Ingest{Store: s, Adapter: a}.Run(ctx, p, storage.SaveOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

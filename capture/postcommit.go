@@ -12,10 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // git is not an agent: its post-commit hook ties the commits made in a
@@ -112,12 +111,12 @@ func GitRewriteHookInstalled(hooksDir string) bool {
 
 // ParseRewrites reads what git gives a post-rewrite hook on stdin: a
 // line per rewritten commit, "OLD NEW" and maybe more fields after.
-func ParseRewrites(data []byte) [][2]plumbing.Hash {
-	var out [][2]plumbing.Hash
+func ParseRewrites(data []byte) [][2]storage.ID {
+	var out [][2]storage.ID
 	for _, line := range strings.Split(string(data), "\n") {
 		f := strings.Fields(line)
-		if len(f) >= 2 && plumbing.IsHash(f[0]) && plumbing.IsHash(f[1]) {
-			out = append(out, [2]plumbing.Hash{plumbing.NewHash(f[0]), plumbing.NewHash(f[1])})
+		if len(f) >= 2 && storage.IsID(f[0]) && storage.IsID(f[1]) {
+			out = append(out, [2]storage.ID{storage.NewID(f[0]), storage.NewID(f[1])})
 		}
 	}
 	return out
@@ -155,7 +154,7 @@ func (pc PostCommit) recent(tip snapshot.Header) bool {
 // returns their names.
 func (pc PostCommit) Mark(ctx context.Context, s *gitstore.Store) ([]string, error) {
 	sessions, err := s.Sessions(ctx)
-	var damaged *gitstore.DamagedSessions
+	var damaged *storage.DamagedSessions
 	if err != nil && !errors.As(err, &damaged) {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
@@ -168,7 +167,7 @@ func (pc PostCommit) Mark(ctx context.Context, s *gitstore.Store) ([]string, err
 	return marked, err
 }
 
-func (pc PostCommit) markEach(ctx context.Context, s *gitstore.Store, sessions []gitstore.Session) ([]string, error) {
+func (pc PostCommit) markEach(ctx context.Context, s *gitstore.Store, sessions []storage.Session) ([]string, error) {
 	var marked []string
 	for _, sess := range sessions {
 		if !pc.recent(sess.Tip.Header) {
@@ -182,7 +181,7 @@ func (pc PostCommit) markEach(ctx context.Context, s *gitstore.Store, sessions [
 		if !pc.Marks(sess.Tip.Header, cwd) {
 			continue
 		}
-		o := gitstore.SaveOptions{Session: sess.Name, Label: "post-commit " + pc.Commit[:min(12, len(pc.Commit))], Code: pc.Commit, Dirty: pc.Dirty}
+		o := storage.SaveOptions{Session: sess.Name, Label: "post-commit " + pc.Commit[:min(12, len(pc.Commit))], Code: pc.Commit, Dirty: pc.Dirty}
 		if _, err := s.Mark(ctx, o); err != nil {
 			return marked, fmt.Errorf("mark session %s: %w", sess.Name, err)
 		}

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/session"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 func TestPostCommitMarks(t *testing.T) {
@@ -47,7 +49,7 @@ func TestPostCommitMarkSavesOnTheSessionsItMarks(t *testing.T) {
 	ctx := context.Background()
 	dir, s := newStore(t)
 	for session, cwd := range map[string]string{"here": dir, "below": dir + "/sub", "elsewhere": "/tmp/other"} {
-		if _, err := s.Save(ctx, map[string]any{"cwd": cwd}, gitstore.SaveOptions{Session: session}); err != nil {
+		if _, err := s.Save(ctx, map[string]any{"cwd": cwd}, storage.SaveOptions{Session: session}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -77,7 +79,7 @@ func TestPostCommitMarksTheSessionsItCanRead(t *testing.T) {
 	ctx := context.Background()
 	dir, s := newStore(t)
 	for _, session := range []string{"here", "damaged"} {
-		if _, err := s.Save(ctx, map[string]any{"cwd": dir}, gitstore.SaveOptions{Session: session}); err != nil {
+		if _, err := s.Save(ctx, map[string]any{"cwd": dir}, storage.SaveOptions{Session: session}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -89,14 +91,14 @@ func TestPostCommitMarksTheSessionsItCanRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	s, err = gitstore.Open(ctx, dir, gitstore.Options{})
+	s, err = gitstore.Open(ctx, dir, gitstore.Options{Counter: session.Counter{}, View: session.View})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	pc := PostCommit{Commit: "0123456789abcdef0123456789abcdef01234567", WorkTree: dir, Now: time.Now()}
 	marked, err := pc.Mark(ctx, s)
-	var damaged *gitstore.DamagedSessions
+	var damaged *storage.DamagedSessions
 	if !slices.Equal(marked, []string{"here"}) || !errors.As(err, &damaged) || len(damaged.Sessions) != 1 || damaged.Sessions[0].Name != "damaged" {
 		t.Fatalf("marked %v, %v; want here marked and damaged named", marked, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // Recorder records a harness's lifecycle events into a session and
@@ -23,22 +24,22 @@ type Recorder struct {
 
 // Event adds one event; it returns the snapshot taken when the event
 // ends a turn.
-func (r *Recorder) Event(ctx context.Context, ev map[string]any) (gitstore.Entry, bool, error) {
+func (r *Recorder) Event(ctx context.Context, ev map[string]any) (storage.Entry, bool, error) {
 	if err := agent.CheckEvent(ev); err != nil {
-		return gitstore.Entry{}, false, err
+		return storage.Entry{}, false, err
 	}
 	r.pending = append(r.pending, ev)
 	r.last = ev["type"].(string)
 	if !agent.EndsTurn(r.last) {
-		return gitstore.Entry{}, false, nil
+		return storage.Entry{}, false, nil
 	}
 	return r.Flush(ctx)
 }
 
 // Flush snapshots the events not yet recorded.
-func (r *Recorder) Flush(ctx context.Context) (gitstore.Entry, bool, error) {
+func (r *Recorder) Flush(ctx context.Context) (storage.Entry, bool, error) {
 	if len(r.pending) == 0 {
-		return gitstore.Entry{}, false, nil
+		return storage.Entry{}, false, nil
 	}
 	source := r.Source
 	if source == "" {
@@ -51,16 +52,15 @@ func (r *Recorder) Flush(ctx context.Context) (gitstore.Entry, bool, error) {
 	for _, ev := range events {
 		newest = max(newest, agent.EventTime(ev.(map[string]any)))
 	}
-	e, added, err := r.Store.Append(ctx, gitstore.SaveOptions{Session: r.Session, Label: r.last, Source: source, Time: time.UnixMilli(newest).UTC()},
-		func(tip map[string]any) (gitstore.Delta, error) {
-			turns := snapshot.Int(tip["turns"])
-			for _, ev := range events {
-				if ev.(map[string]any)["type"] == "start" {
-					turns++
-				}
+	e, added, err := r.Store.Append(ctx, storage.SaveOptions{Session: r.Session, Label: r.last, Source: source, Time: time.UnixMilli(newest).UTC()}, func(tip map[string]any) (storage.Delta, error) {
+		turns := snapshot.Int(tip["turns"])
+		for _, ev := range events {
+			if ev.(map[string]any)["type"] == "start" {
+				turns++
 			}
-			return gitstore.Delta{Events: events, Rest: map[string]any{"agent": source, "session_id": r.Session, "turns": snapshot.Number(fmt.Sprint(turns))}, Turn: int(turns)}, nil
-		})
+		}
+		return storage.Delta{Events: events, Rest: map[string]any{"agent": source, "session_id": r.Session, "turns": snapshot.Number(fmt.Sprint(turns))}, Turn: int(turns)}, nil
+	})
 	if err == nil {
 		r.pending = nil
 	}

@@ -15,7 +15,9 @@ import (
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/report"
+	"github.com/git-snap/git-snap/session"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // counts are the numbers a careful reader finds in a raw transcript.
@@ -590,7 +592,7 @@ func numbersCounts(n agent.Numbers) counts {
 // usage add up), export's and the viewer's session (report.Load: its
 // numbers and the tool calls its turns show, subagents' among them) and
 // replay's calls.
-func agreeEverywhere(t *testing.T, s *gitstore.Store, e gitstore.Entry, want counts) {
+func agreeEverywhere(t *testing.T, s *gitstore.Store, e storage.Entry, want counts) {
 	t.Helper()
 	// Only the Claude Code, Codex and Gemini JSONL counters count messages as a person
 	// does; the other agents' are compared on the rest.
@@ -613,11 +615,11 @@ func agreeEverywhere(t *testing.T, s *gitstore.Store, e gitstore.Entry, want cou
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := gitstore.CountRecords(ctx, s, entry, rest); err != nil || numbersCounts(n) != want {
+	if n, err := session.CountRecords(ctx, s, entry, rest); err != nil || numbersCounts(n) != want {
 		t.Errorf("show (a record at a time): %v\n got %+v\nwant %+v", err, numbersCounts(n), want)
 	}
 	sameFirstRecords(t, s, entry, rest)
-	totals, ok, err := s.Totals(ctx, []gitstore.Entry{entry})
+	totals, ok, err := s.Totals(ctx, []storage.Entry{entry})
 	if err != nil || !ok[0] {
 		t.Fatalf("totals: %v %v", ok, err)
 	}
@@ -670,17 +672,17 @@ func agreeEverywhere(t *testing.T, s *gitstore.Store, e gitstore.Entry, want cou
 // sameFirstRecords checks that a snapshot's first live records, listed
 // alone (the viewer's title), are LiveRecords's first ones, from their
 // stored order and their threads, and that the snapshot holds them by
-// their key (gitstore.FirstKey, what the viewer carries a title over
+// their key (session.FirstKey, what the viewer carries a title over
 // by).
-func sameFirstRecords(t *testing.T, s *gitstore.Store, e gitstore.Entry, rest map[string]any) {
+func sameFirstRecords(t *testing.T, s *gitstore.Store, e storage.Entry, rest map[string]any) {
 	t.Helper()
 	ctx := context.Background()
-	all, err := gitstore.LiveRecords(ctx, s, e, rest)
+	all, err := session.LiveRecords(ctx, s, e, rest)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range []int{1, 7, 256, all.Len() + 1} {
-		first, ok, err := gitstore.FirstLiveRecords(ctx, s, e, rest, n)
+		first, ok, err := session.FirstLiveRecords(ctx, s, e, rest, n)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -699,7 +701,7 @@ func sameFirstRecords(t *testing.T, s *gitstore.Store, e gitstore.Entry, rest ma
 		}
 		if key, ok := first.Key(first.Len()); !ok {
 			t.Fatalf("first %d live records: no key", n)
-		} else if has, err := s.HasFirstRecords(ctx, e, key); err != nil || !has {
+		} else if has, err := session.HasFirstRecords(ctx, s, e, key); err != nil || !has {
 			t.Fatalf("first %d live records: the snapshot they were read from does not hold them (%v)", n, err)
 		}
 	}

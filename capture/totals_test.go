@@ -9,11 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // checkHistoryTotals checks every snapshot of a session: its commit
@@ -26,7 +25,7 @@ func checkHistoryTotals(t *testing.T, s *gitstore.Store, session string) int {
 		t.Fatalf("no session %s: %v", session, err)
 	}
 	n := 0
-	err = s.Walk(ctx, []plumbing.Hash{tip}, func(e gitstore.Entry) error {
+	err = s.Walk(ctx, []storage.ID{tip}, func(e storage.Entry) error {
 		n++
 		if !e.Header.Counted {
 			t.Errorf("snapshot #%d (%s) carries no totals", e.Header.Seq, e.Header.Source)
@@ -100,7 +99,7 @@ func TestEveryHookSnapshotCarriesItsTotals(t *testing.T) {
 						}
 						more = more || g.done < len(g.data)
 					}
-					if _, _, err := in.Run(ctx, p, gitstore.SaveOptions{}); err != nil {
+					if _, _, err := in.Run(ctx, p, storage.SaveOptions{}); err != nil {
 						t.Fatalf("step %d: %v", step, err)
 					}
 					if !more {

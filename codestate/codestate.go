@@ -15,13 +15,13 @@ import (
 	"os/exec"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // State is the code at one moment.
 type State struct {
 	// Commit is HEAD's commit; ZeroHash when HEAD is unborn.
-	Commit plumbing.Hash
+	Commit storage.ID
 	// Branch is HEAD's branch, "" when detached.
 	Branch string
 	// Dirty reports tracked changes, staged or not, as `git describe
@@ -118,10 +118,10 @@ func (st *State) header(line string) error {
 		if value == "(initial)" {
 			return nil
 		}
-		if !plumbing.IsHash(value) {
+		if !storage.IsID(value) {
 			return fmt.Errorf("git status: HEAD is %q, not a commit id git-snap can store (a SHA-256 repository?)", value)
 		}
-		st.Commit = plumbing.NewHash(value)
+		st.Commit = storage.NewID(value)
 	case "branch.head":
 		if value != "(detached)" {
 			st.Branch = value

@@ -6,6 +6,7 @@ import (
 
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/redact"
+	"github.com/git-snap/git-snap/session"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -50,6 +51,8 @@ func Open(ctx context.Context, paths gitstore.Paths, o OpenOptions) (*gitstore.S
 		Warnf:             warnf,
 		Now:               o.Now,
 		Redactor:          redactor,
+		Counter:           session.Counter{},
+		View:              session.View,
 		Env:               o.GitEnv,
 		// Nothing within the limits is larger; no read may cost more.
 		MaxObjectBytes: int64(max(cfg.Limits.MaxDocumentBytes, cfg.Limits.MaxValueBytes)),

@@ -2,15 +2,11 @@ package gitstore
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
-
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/git-snap/git-snap/gitstore/internal/pack"
 	"github.com/git-snap/git-snap/internal/safefile"
@@ -96,29 +92,3 @@ func readBoundedGitFile(path string, max int) ([]byte, error) {
 	}
 	return b, nil
 }
-
-// errReadOnly is what the object storer methods a pack encoder never
-// calls answer: objects are written by writeLoose and batches alone.
-var errReadOnly = errors.New("the store's object reader does not write through go-git")
-
-// NewEncodedObject is an object in memory, for go-git.
-func (r *objectReader) NewEncodedObject() plumbing.EncodedObject { return &plumbing.MemoryObject{} }
-
-// SetEncodedObject is refused: see errReadOnly.
-func (r *objectReader) SetEncodedObject(plumbing.EncodedObject) (plumbing.Hash, error) {
-	return plumbing.ZeroHash, errReadOnly
-}
-
-// IterEncodedObjects is refused: nothing lists every object.
-func (r *objectReader) IterEncodedObjects(plumbing.ObjectType) (storer.EncodedObjectIter, error) {
-	return nil, errReadOnly
-}
-
-// EncodedObjectSize is an object's size, read whole.
-func (r *objectReader) EncodedObjectSize(h plumbing.Hash) (int64, error) {
-	_, data, err := r.read(h)
-	return int64(len(data)), err
-}
-
-// AddAlternate is refused: git-snap never adds one.
-func (r *objectReader) AddAlternate(string) error { return errReadOnly }

@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // A repository whose objects another lends it (git clone --shared, and
@@ -47,7 +48,7 @@ func TestReadsThroughAlternates(t *testing.T) {
 		if !snapshot.Equal(got, want) {
 			t.Fatalf("%s: read through alternates differs", phase)
 		}
-		if _, _, err := b.st.read(plumbing.NewHash("1111111111111111111111111111111111111111")); err != plumbing.ErrObjectNotFound {
+		if _, _, err := b.st.read(storage.NewID("1111111111111111111111111111111111111111")); err != plumbing.ErrObjectNotFound {
 			t.Fatalf("%s: a missing object: %v", phase, err)
 		}
 	}

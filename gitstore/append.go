@@ -6,30 +6,11 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
 	"github.com/git-snap/git-snap/redact"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
-
-// Delta is what a snapshot adds to its session's tip.
-type Delta struct {
-	Messages []any // appended to the tip's messages
-	Events   []any // appended to the tip's events
-	// Rest replaces every member other than messages, events and files.
-	Rest map[string]any
-	// Files replaces the captured files; nil keeps the tip's.
-	Files []snapshot.File
-	// Turn, when not 0, is the new snapshot's turn.
-	Turn int
-}
-
-// Empty reports whether the delta adds nothing to a tip whose other
-// members are tipRest.
-func (d Delta) Empty(tipRest map[string]any) bool {
-	return len(d.Messages) == 0 && len(d.Events) == 0 && d.Files == nil && snapshot.Equal(d.Rest, snapshot.Others(tipRest))
-}
 
 // Append records the next snapshot of a session as its tip plus a delta,
 // without reading or writing what the tip already holds: appending one
@@ -41,23 +22,23 @@ func (d Delta) Empty(tipRest map[string]any) bool {
 // computed from state kept in the document (a read position, say) is
 // never applied twice. It returns false, and writes nothing, when the
 // delta is empty.
-func (s *Store) Append(ctx context.Context, o SaveOptions, next func(tipRest map[string]any) (Delta, error)) (Entry, bool, error) {
+func (s *Store) Append(ctx context.Context, o storage.SaveOptions, next func(tipRest map[string]any) (storage.Delta, error)) (storage.Entry, bool, error) {
 	if err := checkSession(o.Session); err != nil {
-		return Entry{}, false, err
+		return storage.Entry{}, false, err
 	}
 	ref := s.SessionRef(o.Session)
-	e, err := s.commitOnTip(ctx, s.header(o), func(tip plumbing.Hash, h *snapshot.Header, st tipState) (built, error) {
+	e, err := s.commitOnTip(ctx, s.header(o), func(tip storage.ID, h *snapshot.Header, st tipState) (built, error) {
 		return s.buildAppend(ctx, ref, tip, h, st, next)
 	})
 	if errors.Is(err, errNothingNew) {
-		return Entry{}, false, nil
+		return storage.Entry{}, false, nil
 	}
 	return e, err == nil, err
 }
 
 // buildAppend is Append's treeBuilder: it asks next for the delta on
 // this tip and lays it out on the tip's tree.
-func (s *Store) buildAppend(ctx context.Context, ref string, tip plumbing.Hash, h *snapshot.Header, st tipState, next func(map[string]any) (Delta, error)) (built, error) {
+func (s *Store) buildAppend(ctx context.Context, ref string, tip storage.ID, h *snapshot.Header, st tipState, next func(map[string]any) (storage.Delta, error)) (built, error) {
 	var base opened // a new session's: empty
 	if !tip.IsZero() {
 		var err error
@@ -79,7 +60,7 @@ func (s *Store) buildAppend(ctx context.Context, ref string, tip plumbing.Hash, 
 	// time it was taken (or the caller's): a live hook's records are of
 	// now, and an import gives the newest record's time itself.
 	first, _ := s.recordSpan(d.Messages)
-	s.recordTimes(h, SaveOptions{Time: h.Time}, first, time.Time{})
+	s.recordTimes(h, storage.SaveOptions{Time: h.Time}, first, time.Time{})
 	d, found := s.redactDelta(d)
 	h.Redacted += len(found) // and the header's, counted by s.header
 	rest, err := deltaRest(d, base.rest)
@@ -87,7 +68,7 @@ func (s *Store) buildAppend(ctx context.Context, ref string, tip plumbing.Hash, 
 		return built{}, err
 	}
 	var tally *keptTally
-	if s.count != nil {
+	if s.counter != nil {
 		h.Counted = true
 		if h.Totals, tally, err = s.appendTotals(ctx, ref, tip, base, h.Source, d, rest); err != nil {
 			return built{}, err
@@ -110,7 +91,7 @@ func (s *Store) buildAppend(ctx context.Context, ref string, tip plumbing.Hash, 
 // deltaRest makes the new snapshot.json: the delta's members and the
 // file notes, of the captured files or, when the tip's files are kept,
 // the tip's.
-func deltaRest(d Delta, tipRest map[string]any) (map[string]any, error) {
+func deltaRest(d storage.Delta, tipRest map[string]any) (map[string]any, error) {
 	rest := make(map[string]any, len(d.Rest)+1)
 	for k, v := range d.Rest {
 		if snapshot.StoredApart(k) {
@@ -142,14 +123,14 @@ func deltaRest(d Delta, tipRest map[string]any) (map[string]any, error) {
 }
 
 // redactDelta replaces secrets in what the delta adds.
-func (s *Store) redactDelta(d Delta) (Delta, []redact.Finding) {
+func (s *Store) redactDelta(d storage.Delta) (storage.Delta, []redact.Finding) {
 	r := s.opts.Redactor
 	if r == nil {
 		return d, nil
 	}
 	doc := map[string]any{"rest": d.Rest, "messages": d.Messages, "events": d.Events}
 	out, found := r.Document(doc)
-	red := Delta{}
+	red := storage.Delta{}
 	red.Rest, _ = out["rest"].(map[string]any)
 	red.Messages, _ = out["messages"].([]any)
 	red.Events, _ = out["events"].([]any)
@@ -171,11 +152,11 @@ func (s *Store) redactDelta(d Delta) (Delta, []redact.Finding) {
 // Mark records a new snapshot of a session with the tip's content and a
 // new header, e.g. the code commit a git hook saw. It fails for a
 // session with no snapshot yet.
-func (s *Store) Mark(ctx context.Context, o SaveOptions) (Entry, error) {
+func (s *Store) Mark(ctx context.Context, o storage.SaveOptions) (storage.Entry, error) {
 	ref := s.SessionRef(o.Session)
-	return s.commitOnTip(ctx, s.header(o), func(tip plumbing.Hash, h *snapshot.Header, _ tipState) (built, error) {
+	return s.commitOnTip(ctx, s.header(o), func(tip storage.ID, h *snapshot.Header, _ tipState) (built, error) {
 		if tip.IsZero() {
-			return built{}, NoSession(o.Session)
+			return built{}, storage.NoSession(o.Session)
 		}
 		e, err := s.Entry(ctx, tip)
 		if err != nil {
@@ -196,7 +177,7 @@ func (s *Store) Mark(ctx context.Context, o SaveOptions) (Entry, error) {
 
 // Rest reads a snapshot's members other than messages, events and files
 // (snapshot.Others), as Append's next is given them.
-func (s *Store) Rest(ctx context.Context, id plumbing.Hash) (map[string]any, error) {
+func (s *Store) Rest(ctx context.Context, id storage.ID) (map[string]any, error) {
 	o, err := s.openSnapshot(ctx, id)
 	if err != nil {
 		return nil, err

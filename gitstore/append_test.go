@@ -8,7 +8,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/git-snap/git-snap/session"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // An append makes exactly the tree a full save of the same document
@@ -24,13 +26,13 @@ func TestAppendBuildsTheTreeSaveBuilds(t *testing.T) {
 		if d.Files != nil {
 			files = d.Files
 		}
-		e, added, err := s.Append(ctx, SaveOptions{Session: "app"}, func(map[string]any) (Delta, error) { return d, nil })
+		e, added, err := s.Append(ctx, storage.SaveOptions{Session: "app"}, func(map[string]any) (storage.Delta, error) { return d, nil })
 		if err != nil || !added {
 			t.Fatalf("step %d: %v %v", step, added, err)
 		}
 		msgs, events = append(msgs, d.Messages...), append(events, d.Events...)
 		full := fullDocument(d.Rest, msgs, events, files)
-		saved, err := s.Save(ctx, full, SaveOptions{Session: "full"})
+		saved, err := s.Save(ctx, full, storage.SaveOptions{Session: "full"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,8 +52,8 @@ func TestAppendBuildsTheTreeSaveBuilds(t *testing.T) {
 // randomDelta adds up to 89 messages (copies of message number msgs) and
 // 2 events after the msgs and events there are, and replaces the files
 // every fourth step.
-func randomDelta(r *rand.Rand, step, msgs, events int) Delta {
-	d := Delta{Rest: map[string]any{"step": snapshot.Number(fmt.Sprint(step)), "config": map[string]any{"m": "x"}}}
+func randomDelta(r *rand.Rand, step, msgs, events int) storage.Delta {
+	d := storage.Delta{Rest: map[string]any{"step": snapshot.Number(fmt.Sprint(step)), "config": map[string]any{"m": "x"}}}
 	for range r.IntN(90) {
 		d.Messages = append(d.Messages, conversation(msgs + 1)["messages"].([]any)[msgs])
 	}
@@ -106,12 +108,12 @@ func fileEntry(f snapshot.File) any {
 func TestAppendNothingNewWritesNothing(t *testing.T) {
 	ctx := context.Background()
 	_, s := newRepo(t)
-	d := Delta{Rest: map[string]any{"a": "b"}, Messages: []any{"m"}}
-	if _, added, err := s.Append(ctx, SaveOptions{Session: "n"}, func(map[string]any) (Delta, error) { return d, nil }); err != nil || !added {
+	d := storage.Delta{Rest: map[string]any{"a": "b"}, Messages: []any{"m"}}
+	if _, added, err := s.Append(ctx, storage.SaveOptions{Session: "n"}, func(map[string]any) (storage.Delta, error) { return d, nil }); err != nil || !added {
 		t.Fatal(added, err)
 	}
-	_, added, err := s.Append(ctx, SaveOptions{Session: "n"}, func(map[string]any) (Delta, error) {
-		return Delta{Rest: map[string]any{"a": "b"}}, nil
+	_, added, err := s.Append(ctx, storage.SaveOptions{Session: "n"}, func(map[string]any) (storage.Delta, error) {
+		return storage.Delta{Rest: map[string]any{"a": "b"}}, nil
 	})
 	if err != nil || added {
 		t.Errorf("empty delta: added %v, %v", added, err)
@@ -129,14 +131,14 @@ func TestAppendNextGetsTheOtherMembers(t *testing.T) {
 	doc := conversation(3)
 	doc["events"] = []any{}
 	doc["files"] = map[string]any{"a.txt": map[string]any{"content": "a"}}
-	e, err := s.Save(ctx, doc, SaveOptions{Session: "n"})
+	e, err := s.Save(ctx, doc, storage.SaveOptions{Session: "n"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got map[string]any
-	_, added, err := s.Append(ctx, SaveOptions{Session: "n"}, func(tip map[string]any) (Delta, error) {
+	_, added, err := s.Append(ctx, storage.SaveOptions{Session: "n"}, func(tip map[string]any) (storage.Delta, error) {
 		got = tip
-		return Delta{Rest: tip}, nil
+		return storage.Delta{Rest: tip}, nil
 	})
 	if err != nil || added {
 		t.Fatalf("the tip's own members: added %v, %v", added, err)
@@ -190,22 +192,22 @@ func TestConcurrentAppendersKeepOneCopy(t *testing.T) {
 // appendLines appends "line <pos>" messages, three at a time, reading
 // and moving the read position "pos" kept in the document, until total.
 func appendLines(ctx context.Context, dir string, total int64) error {
-	s, err := Open(ctx, dir, Options{})
+	s, err := Open(ctx, dir, Options{Counter: session.Counter{}, View: session.View})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	for {
-		_, added, err := s.Append(ctx, SaveOptions{Session: "race"}, func(tip map[string]any) (Delta, error) {
+		_, added, err := s.Append(ctx, storage.SaveOptions{Session: "race"}, func(tip map[string]any) (storage.Delta, error) {
 			pos := int64(0)
 			if n, ok := tip["pos"].(snapshot.Number); ok {
 				pos, _ = n.Int64()
 			}
 			if pos >= total {
-				return Delta{Rest: tip}, nil
+				return storage.Delta{Rest: tip}, nil
 			}
 			end := min(pos+3, total)
-			var d Delta
+			var d storage.Delta
 			for i := pos; i < end; i++ {
 				d.Messages = append(d.Messages, fmt.Sprintf("line %d", i))
 			}

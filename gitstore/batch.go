@@ -17,6 +17,7 @@ import (
 
 	"github.com/git-snap/git-snap/gitstore/internal/pack"
 	"github.com/git-snap/git-snap/gitstore/internal/refs"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // Batch gathers the snapshots of many sessions into one pack, as git
@@ -46,7 +47,7 @@ type Batch struct {
 // refMove is a ref's move in a batch: from its value before the batch
 // to the last value the batch gave it.
 type refMove struct {
-	old, new plumbing.Hash
+	old, new storage.ID
 	msg      string
 }
 
@@ -85,7 +86,7 @@ func (b *Batch) Open(ctx context.Context) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.count = b.s.count
+	s.counter, s.view = b.s.counter, b.s.view
 	s.refs = batchRefs{Store: s.refs.(*refs.Store), b: b}
 	s.st.batch = b
 	return s, nil
@@ -222,7 +223,7 @@ type batchRefs struct {
 	b *Batch
 }
 
-func (r batchRefs) Read(name string) (plumbing.Hash, error) {
+func (r batchRefs) Read(name string) (storage.ID, error) {
 	r.b.mu.Lock()
 	m, ok := r.b.moves[name]
 	r.b.mu.Unlock()
@@ -232,7 +233,7 @@ func (r batchRefs) Read(name string) (plumbing.Hash, error) {
 	return r.Store.Read(name)
 }
 
-func (r batchRefs) Update(ctx context.Context, name string, old, new plumbing.Hash, msg string) error {
+func (r batchRefs) Update(ctx context.Context, name string, old, new storage.ID, msg string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -298,14 +299,14 @@ func removeDeadPacks(dir string) {
 }
 
 // has reports whether the batch's pack holds an object.
-func (b *Batch) has(h plumbing.Hash) bool {
+func (b *Batch) has(h storage.ID) bool {
 	w := b.writer()
 	return w != nil && w.Has(h)
 }
 
 // read reads an object of the batch's pack; plumbing.ErrObjectNotFound
 // when it holds none of that id.
-func (b *Batch) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+func (b *Batch) read(h storage.ID) (plumbing.ObjectType, []byte, error) {
 	w := b.writer()
 	if w == nil {
 		return 0, nil, plumbing.ErrObjectNotFound
@@ -316,9 +317,9 @@ func (b *Batch) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
 // refStore is what a store does with refs: git's lock protocol
 // (package refs), or, for a batch's store, a batch noting moves.
 type refStore interface {
-	Read(name string) (plumbing.Hash, error)
-	Update(ctx context.Context, name string, old, new plumbing.Hash, msg string) error
-	List(prefix string) (map[string]plumbing.Hash, error)
+	Read(name string) (storage.ID, error)
+	Update(ctx context.Context, name string, old, new storage.ID, msg string) error
+	List(prefix string) (map[string]storage.ID, error)
 	LastLog(name string) (refs.LogEntry, bool, error)
 	Logged(prefix string) ([]string, error)
 	EditFile(ctx context.Context, path string, edit func(old []byte) ([]byte, error)) error

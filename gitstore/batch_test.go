@@ -10,14 +10,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
+	"github.com/git-snap/git-snap/session"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // batchDelta is the i-th step of session n: a few messages.
-func batchDelta(n, i int) Delta {
-	d := Delta{Rest: map[string]any{"agent": "test", "step": snapshot.Number(fmt.Sprint(i))}}
+func batchDelta(n, i int) storage.Delta {
+	d := storage.Delta{Rest: map[string]any{"agent": "test", "step": snapshot.Number(fmt.Sprint(i))}}
 	for j := range 3 {
 		d.Messages = append(d.Messages, map[string]any{"role": "user", "content": fmt.Sprintf("session %d step %d message %d", n, i, j)})
 	}
@@ -36,20 +36,20 @@ func TestBatchWritesWhatAppendsWrite(t *testing.T) {
 	ctx := context.Background()
 	const sessions, steps = 6, 3
 	oneByOne, _ := newRepo(t)
-	plain, err := Open(ctx, oneByOne, Options{Now: fixedNow})
+	plain, err := Open(ctx, oneByOne, Options{Counter: session.Counter{}, View: session.View, Now: fixedNow})
 	must(t, err)
 	defer plain.Close()
-	want := map[string]plumbing.Hash{}
+	want := map[string]storage.ID{}
 	for n := range sessions {
 		for i := range steps {
-			e, _, err := plain.Append(ctx, SaveOptions{Session: fmt.Sprintf("s%d", n)}, func(map[string]any) (Delta, error) { return batchDelta(n, i), nil })
+			e, _, err := plain.Append(ctx, storage.SaveOptions{Session: fmt.Sprintf("s%d", n)}, func(map[string]any) (storage.Delta, error) { return batchDelta(n, i), nil })
 			must(t, err)
 			want[plain.SessionRef(fmt.Sprintf("s%d", n))] = e.ID
 		}
 	}
 
 	dir, _ := newRepo(t)
-	s, err := Open(ctx, dir, Options{Now: fixedNow})
+	s, err := Open(ctx, dir, Options{Counter: session.Counter{}, View: session.View, Now: fixedNow})
 	must(t, err)
 	defer s.Close()
 	loose := git(t, dir, "count-objects")
@@ -66,7 +66,7 @@ func TestBatchWritesWhatAppendsWrite(t *testing.T) {
 			defer bs.Close()
 			for n := g; n < sessions; n += 2 {
 				for i := range steps {
-					if _, _, err := bs.Append(ctx, SaveOptions{Session: fmt.Sprintf("s%d", n)}, func(map[string]any) (Delta, error) { return batchDelta(n, i), nil }); err != nil {
+					if _, _, err := bs.Append(ctx, storage.SaveOptions{Session: fmt.Sprintf("s%d", n)}, func(map[string]any) (storage.Delta, error) { return batchDelta(n, i), nil }); err != nil {
 						t.Error(err)
 					}
 				}
@@ -118,7 +118,7 @@ func TestBatchLeavesWhatOthersMoved(t *testing.T) {
 	must(t, err)
 	defer bs.Close()
 	for n := range 3 {
-		_, _, err := bs.Append(ctx, SaveOptions{Session: fmt.Sprintf("s%d", n)}, func(map[string]any) (Delta, error) { return batchDelta(n, 0), nil })
+		_, _, err := bs.Append(ctx, storage.SaveOptions{Session: fmt.Sprintf("s%d", n)}, func(map[string]any) (storage.Delta, error) { return batchDelta(n, 0), nil })
 		must(t, err)
 	}
 	if tip, _ := bs.SessionTip("s1"); tip.IsZero() {
@@ -127,7 +127,7 @@ func TestBatchLeavesWhatOthersMoved(t *testing.T) {
 	if tip, _ := s.SessionTip("s1"); !tip.IsZero() {
 		t.Fatal("the repository's store sees what a batch wrote before its commit")
 	}
-	other, err := s.Save(ctx, conversation(2), SaveOptions{Session: "s1"})
+	other, err := s.Save(ctx, conversation(2), storage.SaveOptions{Session: "s1"})
 	must(t, err)
 	b.Forget("s2")
 	moved, lost, err := b.Commit(ctx)
@@ -154,7 +154,7 @@ func TestBatchKilledLeavesNothing(t *testing.T) {
 	must(t, err)
 	bs, err := b.Open(ctx)
 	must(t, err)
-	_, _, err = bs.Append(ctx, SaveOptions{Session: "s"}, func(map[string]any) (Delta, error) { return batchDelta(0, 0), nil })
+	_, _, err = bs.Append(ctx, storage.SaveOptions{Session: "s"}, func(map[string]any) (storage.Delta, error) { return batchDelta(0, 0), nil })
 	must(t, err)
 	bs.Close()
 	packDir := filepath.Join(dir, ".git", "objects", "pack")

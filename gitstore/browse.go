@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/git-snap/git-snap/gitstore/internal/gitobj"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // Tips lists the tip of every session ref, local ones under the ref
@@ -22,7 +22,7 @@ import (
 // moved; and while the directories holding those refs and packed-refs
 // are as they were at the last call, it reads no ref either (see
 // refsStamp). The map returned is the caller's.
-func (s *Store) Tips(ctx context.Context) (map[string]plumbing.Hash, error) {
+func (s *Store) Tips(ctx context.Context) (map[string]storage.ID, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -53,7 +53,7 @@ func (s *Store) Tips(ctx context.Context) (map[string]plumbing.Hash, error) {
 // tipsCache is what Tips read last, and the stamp of the refs then.
 type tipsCache struct {
 	stamp string
-	refs  map[string]plumbing.Hash
+	refs  map[string]storage.ID
 }
 
 // refsStamp describes the places session refs live: the modification
@@ -108,51 +108,30 @@ func (s *Store) SessionOfRef(ref string) (session, remote string, ok bool) {
 	return session, remote, found && session != "" && remote != ""
 }
 
-// FileID is a captured file of a snapshot, by its blob: what changed
-// between two snapshots is told apart without reading any content.
-type FileID struct {
-	Path string
-	Mode string
-	Blob plumbing.Hash
-}
-
-// FileSet is the files captured at a snapshot, by blob.
-type FileSet struct {
-	// ID is equal for two snapshots that captured the same files, and
-	// the zero FileSetID for one that captured none: a reader comparing
-	// snapshots skips those whose files did not change.
-	ID    FileSetID
-	Files []FileID
-}
-
-// FileSetID names a snapshot's set of captured files without saying
-// how it is stored. It is comparable and serves as a map key.
-type FileSetID struct{ h plumbing.Hash }
-
 // Files lists the files captured at snapshot e, reading trees only,
 // none of their contents. e is as Entry, Walk or Read return it.
-func (s *Store) Files(ctx context.Context, e Entry) (FileSet, error) {
+func (s *Store) Files(ctx context.Context, e storage.Entry) (storage.FileSet, error) {
 	_, files, err := s.snapshotTree(ctx, e.Tree)
 	if err != nil {
-		return FileSet{}, err
+		return storage.FileSet{}, err
 	}
-	set := FileSet{ID: FileSetID{files}}
+	set := storage.FileSet{ID: storage.FileSetID(files)}
 	err = s.reader.WalkFiles(files, func(path string, t gitobj.TreeEntry) error {
 		if t.Mode != filemode.Regular && t.Mode != filemode.Executable && t.Mode != filemode.Symlink {
 			return fmt.Errorf("the snapshot holds %s with mode %o, which is not a file", path, uint32(t.Mode))
 		}
-		set.Files = append(set.Files, FileID{Path: path, Mode: fmt.Sprintf("%06o", uint32(t.Mode)), Blob: t.Hash})
+		set.Files = append(set.Files, storage.FileID{Path: path, Mode: fmt.Sprintf("%06o", uint32(t.Mode)), Blob: t.Hash})
 		return nil
 	})
 	if err != nil {
-		return FileSet{}, fmt.Errorf("snapshot %s: %w", e.ID, err)
+		return storage.FileSet{}, fmt.Errorf("snapshot %s: %w", e.ID, err)
 	}
 	return set, nil
 }
 
 // Blob reads one stored blob, a captured file's content, within the
 // store's object size limit.
-func (s *Store) Blob(ctx context.Context, id plumbing.Hash) ([]byte, error) {
+func (s *Store) Blob(ctx context.Context, id storage.ID) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

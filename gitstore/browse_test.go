@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // Tips lists local sessions and those fetched from a remote, as git
@@ -18,7 +18,7 @@ import (
 func TestTipsLocalAndFetched(t *testing.T) {
 	ctx := context.Background()
 	dir, s := newRepo(t)
-	e, err := s.Save(ctx, conversation(2), SaveOptions{Session: "mine"})
+	e, err := s.Save(ctx, conversation(2), storage.SaveOptions{Session: "mine"})
 	must(t, err)
 	// What git snap fetch leaves, and a code branch's remote ref beside it.
 	git(t, dir, "update-ref", "refs/remotes/origin/snap/theirs", e.ID.String())
@@ -55,12 +55,12 @@ func TestFiles(t *testing.T) {
 	ctx := context.Background()
 	dir, s := newRepo(t)
 	doc := mustParse(t, `{"messages": [], "files": {"a/b.go": {"content": "package b\n"}, "run.sh": {"content": "#!/bin/sh\n", "mode": "100755"}}}`)
-	e, err := s.Save(ctx, doc, SaveOptions{Session: "f"})
+	e, err := s.Save(ctx, doc, storage.SaveOptions{Session: "f"})
 	must(t, err)
 	set, err := s.Files(ctx, e)
 	must(t, err)
-	if want := git(t, dir, "rev-parse", e.ID.String()+":files"); set.ID.h.String() != want {
-		t.Errorf("files id %s, want the files tree %s", set.ID.h, want)
+	if want := git(t, dir, "rev-parse", e.ID.String()+":files"); storage.ID(set.ID).String() != want {
+		t.Errorf("files id %s, want the files tree %s", storage.ID(set.ID), want)
 	}
 	var got []string
 	for _, f := range set.Files {
@@ -75,9 +75,9 @@ func TestFiles(t *testing.T) {
 	if want := strings.Split(git(t, dir, "ls-tree", "-r", e.ID.String(), "files/"), "\n"); !slices.Equal(got, want) {
 		t.Errorf("Files: %q\nwant (git ls-tree): %q", got, want)
 	}
-	empty, err := s.Save(ctx, mustParse(t, `{"messages": []}`), SaveOptions{Session: "nofiles"})
+	empty, err := s.Save(ctx, mustParse(t, `{"messages": []}`), storage.SaveOptions{Session: "nofiles"})
 	must(t, err)
-	if none, err := s.Files(ctx, empty); err != nil || none.ID != (FileSetID{}) || len(none.Files) != 0 {
+	if none, err := s.Files(ctx, empty); err != nil || none.ID != (storage.FileSetID{}) || len(none.Files) != 0 {
 		t.Errorf("a snapshot without files: %v %v", none, err)
 	}
 }
@@ -88,7 +88,7 @@ func TestFiles(t *testing.T) {
 func TestTipsSeesEveryMove(t *testing.T) {
 	ctx := context.Background()
 	dir, s := newRepo(t)
-	first, err := s.Save(ctx, conversation(1), SaveOptions{Session: "a"})
+	first, err := s.Save(ctx, conversation(1), storage.SaveOptions{Session: "a"})
 	must(t, err)
 	age := func() {
 		old := time.Now().Add(-time.Hour)
@@ -102,11 +102,11 @@ func TestTipsSeesEveryMove(t *testing.T) {
 		for range 2 { // the first call fills the cache, the second uses it
 			tips, err := s.Tips(ctx)
 			must(t, err)
-			want := map[string]plumbing.Hash{}
+			want := map[string]storage.ID{}
 			out := git(t, dir, "for-each-ref", "--format=%(refname) %(objectname)", "refs/snap/")
 			for _, l := range strings.Split(out, "\n") {
 				if ref, h, ok := strings.Cut(l, " "); ok {
-					want[ref] = plumbing.NewHash(h)
+					want[ref] = storage.NewID(h)
 				}
 			}
 			if !maps.Equal(tips, want) {
@@ -115,7 +115,7 @@ func TestTipsSeesEveryMove(t *testing.T) {
 		}
 	}
 	check("after a save")
-	second, err := s.Save(ctx, conversation(2), SaveOptions{Session: "a"})
+	second, err := s.Save(ctx, conversation(2), storage.SaveOptions{Session: "a"})
 	must(t, err)
 	check("after another save")
 	git(t, dir, "update-ref", "refs/snap/a", first.ID.String())

@@ -14,8 +14,10 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/git-snap/git-snap/gitstore/internal/pack"
+	"github.com/git-snap/git-snap/storage"
 )
 
 const bundleV2 = "# v2 git bundle\n"
@@ -24,16 +26,16 @@ const bundleV2 = "# v2 git bundle\n"
 // snap import all read) holding the given refs — sessions under the ref
 // prefix, checkpoints under refs/snap-tags/ (or refs/tags/snap/) — and everything they reach.
 func (s *Store) WriteBundle(ctx context.Context, w io.Writer, refs []string) (int, error) {
-	tips := map[string]plumbing.Hash{}
-	var wants []plumbing.Hash
-	var tags []plumbing.Hash
+	tips := map[string]storage.ID{}
+	var wants []storage.ID
+	var tags []storage.ID
 	for _, ref := range refs {
 		h, err := s.refs.Read(ref)
 		if err != nil {
 			return 0, err
 		}
 		if h.IsZero() {
-			return 0, &NotFoundError{ref, "names nothing to bundle"}
+			return 0, &storage.NotFoundError{Name: ref, Msg: "names nothing to bundle"}
 		}
 		tips[ref] = h
 		target, err := s.peel(h)
@@ -60,31 +62,67 @@ func (s *Store) WriteBundle(ctx context.Context, w io.Writer, refs []string) (in
 	if _, err := bw.WriteString(header.String()); err != nil {
 		return 0, fmt.Errorf("write the bundle's header: %w", err)
 	}
-	if _, err := packfile.NewEncoder(bw, namingMissing{s.st}, false).Encode(objs, 10); err != nil {
+	hashes := make([]plumbing.Hash, len(objs))
+	for i, id := range objs {
+		hashes[i] = plumbing.Hash(id)
+	}
+	if _, err := packfile.NewEncoder(bw, namingMissing{s.st}, false).Encode(hashes, 10); err != nil {
 		return 0, fmt.Errorf("write the bundle's pack: %w", err)
 	}
 	return len(objs), bw.Flush()
 }
 
-// namingMissing is the object reader as a bundle's pack encoder reads
-// it: an object it cannot read is named in the error, which go-git's
-// encoder passes on bare ("object not found" of a blob reachable lists
-// without reading).
-type namingMissing struct{ *objectReader }
+// namingMissing is the object reader as go-git's pack encoder reads it
+// (storer.EncodedObjectStorer): an object it cannot read is named in the
+// error, which the encoder passes on bare ("object not found" of a blob
+// reachable lists without reading). It is the one place go-git sees the
+// store's objects, so ids cross here.
+type namingMissing struct{ r *objectReader }
 
 // EncodedObject reads object h, naming it in an error.
 func (n namingMissing) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	o, err := n.objectReader.EncodedObject(t, h)
+	o, err := n.r.EncodedObject(t, storage.ID(h))
 	if err != nil {
 		return nil, fmt.Errorf("object %s: %w", h, err)
 	}
 	return o, nil
 }
 
+// HasEncodedObject reports whether object h is stored.
+func (n namingMissing) HasEncodedObject(h plumbing.Hash) error {
+	return n.r.HasEncodedObject(storage.ID(h))
+}
+
+// EncodedObjectSize is an object's size, read whole.
+func (n namingMissing) EncodedObjectSize(h plumbing.Hash) (int64, error) {
+	_, data, err := n.r.read(storage.ID(h))
+	return int64(len(data)), err
+}
+
+// errReadOnly is what the object storer methods a pack encoder never
+// calls answer: objects are written by writeLoose and batches alone.
+var errReadOnly = errors.New("the store's object reader does not write through go-git")
+
+// NewEncodedObject is an object in memory, for go-git.
+func (namingMissing) NewEncodedObject() plumbing.EncodedObject { return &plumbing.MemoryObject{} }
+
+// SetEncodedObject is refused: see errReadOnly.
+func (namingMissing) SetEncodedObject(plumbing.EncodedObject) (plumbing.Hash, error) {
+	return plumbing.ZeroHash, errReadOnly
+}
+
+// IterEncodedObjects is refused: nothing lists every object.
+func (namingMissing) IterEncodedObjects(plumbing.ObjectType) (storer.EncodedObjectIter, error) {
+	return nil, errReadOnly
+}
+
+// AddAlternate is refused: git-snap never adds one.
+func (namingMissing) AddAlternate(string) error { return errReadOnly }
+
 // BundleRef is a ref a bundle holds.
 type BundleRef struct {
 	Name string
-	Hash plumbing.Hash
+	Hash storage.ID
 }
 
 // ReadBundle checks a bundle and stores its objects: header, that every
@@ -113,15 +151,15 @@ func (s *Store) ReadBundle(ctx context.Context, r io.Reader) ([]BundleRef, error
 			}
 		case strings.HasPrefix(line, "-"):
 			id, _, _ := strings.Cut(line[1:], " ")
-			if !plumbing.IsHash(id) {
+			if !storage.IsID(id) {
 				return nil, &BundleError{fmt.Sprintf("bad prerequisite line %q", line)}
 			}
-			if _, err := s.st.EncodedObject(plumbing.AnyObject, plumbing.NewHash(id)); err != nil {
+			if _, err := s.st.EncodedObject(plumbing.AnyObject, storage.NewID(id)); err != nil {
 				return nil, &BundleError{fmt.Sprintf("the bundle needs snapshot %s, which this repository does not have; pull or import what comes before it first", id[:12])}
 			}
 		default:
 			id, name, ok := strings.Cut(line, " ")
-			if !ok || !plumbing.IsHash(id) || len(id) != 40 {
+			if !ok || !storage.IsID(id) || len(id) != 40 {
 				return nil, &BundleError{fmt.Sprintf("bad ref line %q", line)}
 			}
 			if _, ok := s.sessionOfRef(name); !ok {
@@ -129,7 +167,7 @@ func (s *Store) ReadBundle(ctx context.Context, r io.Reader) ([]BundleRef, error
 					return nil, &BundleError{fmt.Sprintf("the bundle holds %q, which is not a git-snap session or checkpoint name; nothing was imported", name)}
 				}
 			}
-			refs = append(refs, BundleRef{name, plumbing.NewHash(id)})
+			refs = append(refs, BundleRef{name, storage.NewID(id)})
 		}
 	}
 }
@@ -221,7 +259,7 @@ func (s *Store) BundleRefs(ctx context.Context, names []string) ([]string, error
 	}
 	if len(sessions) > 0 {
 		cps, err := s.Checkpoints(ctx, "", false) // once: a session at a time read every tag each time
-		var damaged *DamagedCheckpoints
+		var damaged *storage.DamagedCheckpoints
 		if errors.As(err, &damaged) {
 			err = damaged.Of(sessions...) // another session's damage does not stop this bundle
 		}
@@ -244,10 +282,10 @@ func (s *Store) BundleRefs(ctx context.Context, names []string) ([]string, error
 // reachable lists every object the commits wants reach: the commits and
 // all their ancestors, their trees and blobs, each once (what git
 // rev-list --objects lists). Submodule entries name no object here.
-func (s *Store) reachable(ctx context.Context, wants []plumbing.Hash) ([]plumbing.Hash, error) {
-	seen := map[plumbing.Hash]bool{}
-	var out []plumbing.Hash
-	add := func(h plumbing.Hash) bool {
+func (s *Store) reachable(ctx context.Context, wants []storage.ID) ([]storage.ID, error) {
+	seen := map[storage.ID]bool{}
+	var out []storage.ID
+	add := func(h storage.ID) bool {
 		if seen[h] {
 			return false
 		}
@@ -255,8 +293,8 @@ func (s *Store) reachable(ctx context.Context, wants []plumbing.Hash) ([]plumbin
 		out = append(out, h)
 		return true
 	}
-	var walkTree func(h plumbing.Hash) error
-	walkTree = func(h plumbing.Hash) error {
+	var walkTree func(h storage.ID) error
+	walkTree = func(h storage.ID) error {
 		t, err := s.st.tree(h)
 		if err != nil {
 			return fmt.Errorf("tree %s: %w", h, err)

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-snap/git-snap/session"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // TestWriteBundleMissingObject: a session whose history lost a loose
@@ -23,14 +24,14 @@ func TestWriteBundleMissingObject(t *testing.T) {
 			dir, s := newRepo(t)
 			doc := conversation(2)
 			doc["files"] = map[string]any{"src/x.go": map[string]any{"content": "package x\n"}}
-			if _, err := s.Save(ctx, doc, SaveOptions{Session: "s"}); err != nil {
+			if _, err := s.Save(ctx, doc, storage.SaveOptions{Session: "s"}); err != nil {
 				t.Fatal(err)
 			}
 			saveN(t, s, "s", 3, 4)
 			path := map[string]string{"blob": "refs/snap/s~1:snapshot.json", "tree": "refs/snap/s~1:messages"}[what]
 			id := git(t, dir, "rev-parse", path)
 			must(t, os.Remove(filepath.Join(dir, ".git", "objects", id[:2], id[2:])))
-			s2, err := Open(ctx, dir, Options{})
+			s2, err := Open(ctx, dir, Options{Counter: session.Counter{}, View: session.View})
 			must(t, err)
 			defer s2.Close()
 			var out bytes.Buffer
@@ -62,7 +63,7 @@ func TestReachableSkipsSubmodules(t *testing.T) {
 	msg := git(t, dir, "log", "-1", "--format=%B", "refs/snap/s")
 	c := git(t, dir, "commit-tree", tree, "-p", "refs/snap/s", "-m", msg)
 	git(t, dir, "update-ref", "refs/snap/s", c)
-	got, err := s.reachable(ctx, []plumbing.Hash{plumbing.NewHash(c)})
+	got, err := s.reachable(ctx, []storage.ID{storage.NewID(c)})
 	must(t, err)
 	want := strings.Split(git(t, dir, "rev-list", "--objects", c), "\n")
 	if len(got) != len(want) {
@@ -103,7 +104,7 @@ func TestEntryDateBefore1970(t *testing.T) {
 	cmd.Dir, cmd.Stdin = dir, strings.NewReader(strings.Join(lines, "\n")+"\n\n"+msg+"\n")
 	out, err := cmd.Output()
 	must(t, err)
-	_, err = s.Entry(ctx, plumbing.NewHash(strings.TrimSpace(string(out))))
+	_, err = s.Entry(ctx, storage.NewID(strings.TrimSpace(string(out))))
 	if err == nil || !strings.Contains(err.Error(), "date") {
 		t.Fatalf("entry of a commit dated 1969: %v", err)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
 	"github.com/git-snap/git-snap/gitstore/internal/refs"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // MovedPrefix keeps the tags of checkpoints that were moved to another
@@ -21,29 +21,6 @@ import (
 // so that every snapshot that ever carried a name can still be found and
 // git gc keeps them.
 const MovedPrefix = "refs/snap-moved/"
-
-// Checkpoint is a named snapshot: an annotated tag.
-type Checkpoint struct {
-	Session string
-	Name    string
-	Ref     string
-	Tag     plumbing.Hash // the tag object
-	Target  plumbing.Hash // the snapshot
-	Message string
-	Time    time.Time
-	Moved   bool // a former place of the name, kept after a forced move
-}
-
-// CheckpointExistsError means a name is taken and force was not given.
-type CheckpointExistsError struct {
-	Session, Name string
-	Target        plumbing.Hash
-}
-
-// Error says which snapshot holds the name, and what to do.
-func (e *CheckpointExistsError) Error() string {
-	return fmt.Sprintf("checkpoint %q of session %s already names snapshot %s; use --force to move it", e.Name, e.Session, short(e.Target))
-}
 
 // checkpointRef is where a checkpoint is written.
 func (s *Store) checkpointRef(session, name string) string {
@@ -65,7 +42,7 @@ func (s *Store) otherCheckpointPrefix() string { return s.checkpointPrefixes()[1
 
 // findCheckpoint is the ref and tag of a checkpoint, where it is written
 // or else in the other place; a zero id when there is none.
-func (s *Store) findCheckpoint(session, name string) (string, plumbing.Hash, error) {
+func (s *Store) findCheckpoint(session, name string) (string, storage.ID, error) {
 	for _, p := range s.checkpointPrefixes() {
 		ref := p + session + "/" + name
 		h, err := s.refs.Read(ref)
@@ -73,7 +50,7 @@ func (s *Store) findCheckpoint(session, name string) (string, plumbing.Hash, err
 			return ref, h, err
 		}
 	}
-	return s.checkpointRef(session, name), plumbing.ZeroHash, nil
+	return s.checkpointRef(session, name), storage.ID{}, nil
 }
 
 // checkpointOfRef reads session and name from a checkpoint's ref, in
@@ -94,62 +71,62 @@ func checkpointOfRef(ref string) (session, name string, ok bool) {
 // SetCheckpoint names a snapshot. The checkpoint belongs to the
 // snapshot's session. Moving an existing name needs force; the former
 // tag is kept under MovedPrefix.
-func (s *Store) SetCheckpoint(ctx context.Context, name string, target plumbing.Hash, msg string, force bool) (Checkpoint, error) {
+func (s *Store) SetCheckpoint(ctx context.Context, name string, target storage.ID, msg string, force bool) (storage.Checkpoint, error) {
 	if err := snapshot.CheckName("checkpoint", name); err != nil {
-		return Checkpoint{}, &snapshot.InputError{Path: "checkpoint", Msg: err.Error()}
+		return storage.Checkpoint{}, &snapshot.InputError{Path: "checkpoint", Msg: err.Error()}
 	}
 	e, err := s.Entry(ctx, target)
 	if err != nil {
-		return Checkpoint{}, err
+		return storage.Checkpoint{}, err
 	}
 	ref := s.checkpointRef(e.Header.Session, name)
 	oldRef, old, err := s.findCheckpoint(e.Header.Session, name)
 	if err != nil {
-		return Checkpoint{}, err
+		return storage.Checkpoint{}, err
 	}
 	if oldRef != ref && !old.IsZero() {
 		// The name is in the other place (not migrated yet): it is
 		// written where checkpoints are written now, and goes from there.
-		if err := s.refs.Update(ctx, ref, plumbing.ZeroHash, old, "checkpoint: moved from "+oldRef); err != nil {
-			return Checkpoint{}, writeErr(err)
+		if err := s.refs.Update(ctx, ref, storage.ID{}, old, "checkpoint: moved from "+oldRef); err != nil {
+			return storage.Checkpoint{}, writeErr(err)
 		}
-		if err := s.refs.Update(ctx, oldRef, old, plumbing.ZeroHash, "checkpoint: moved to "+ref); err != nil && !errors.Is(err, refs.ErrChanged) {
-			return Checkpoint{}, err
+		if err := s.refs.Update(ctx, oldRef, old, storage.ID{}, "checkpoint: moved to "+ref); err != nil && !errors.Is(err, refs.ErrChanged) {
+			return storage.Checkpoint{}, err
 		}
 	}
 	if !old.IsZero() {
 		cur, err := s.peel(old)
 		if err != nil {
-			return Checkpoint{}, err
+			return storage.Checkpoint{}, err
 		}
 		if cur == target && msg == "" {
 			return s.readCheckpoint(ref, old, false)
 		}
 		if !force {
-			return Checkpoint{}, &CheckpointExistsError{e.Header.Session, name, cur}
+			return storage.Checkpoint{}, &storage.CheckpointExistsError{Session: e.Header.Session, Name: name, Target: cur}
 		}
 	}
 	msg, _ = s.redactText(msg, 0) // a tag message has no count to keep
 	tag, err := s.writeTag(e.Header.Session+"/"+name, target, msg)
 	if err != nil {
-		return Checkpoint{}, err
+		return storage.Checkpoint{}, err
 	}
 	if !old.IsZero() {
 		moved := MovedPrefix + e.Header.Session + "/" + name + "/" + old.String()
-		if err := s.refs.Update(ctx, moved, plumbing.ZeroHash, old, "checkpoint: moved away"); err != nil && !errors.Is(err, refs.ErrChanged) {
-			return Checkpoint{}, err
+		if err := s.refs.Update(ctx, moved, storage.ID{}, old, "checkpoint: moved away"); err != nil && !errors.Is(err, refs.ErrChanged) {
+			return storage.Checkpoint{}, err
 		}
 	}
 	if err := s.refs.Update(ctx, ref, old, tag, "checkpoint"); err != nil {
 		if errors.Is(err, refs.ErrChanged) {
-			return Checkpoint{}, fmt.Errorf("checkpoint %s was changed by another process meanwhile; try again", name)
+			return storage.Checkpoint{}, fmt.Errorf("checkpoint %s was changed by another process meanwhile; try again", name)
 		}
-		return Checkpoint{}, writeErr(err)
+		return storage.Checkpoint{}, writeErr(err)
 	}
 	return s.readCheckpoint(ref, tag, false)
 }
 
-func (s *Store) writeTag(name string, target plumbing.Hash, msg string) (plumbing.Hash, error) {
+func (s *Store) writeTag(name string, target storage.ID, msg string) (storage.ID, error) {
 	if msg == "" {
 		msg = "checkpoint " + name
 	}
@@ -157,15 +134,15 @@ func (s *Store) writeTag(name string, target plumbing.Hash, msg string) (plumbin
 	return s.storeObject(gitobj.NewTag("snap/"+name, target, s.identity(s.opts.Now()), msg))
 }
 
-func (s *Store) readCheckpoint(ref string, tag plumbing.Hash, moved bool) (Checkpoint, error) {
-	cp := Checkpoint{Ref: ref, Tag: tag, Moved: moved}
+func (s *Store) readCheckpoint(ref string, tag storage.ID, moved bool) (storage.Checkpoint, error) {
+	cp := storage.Checkpoint{Ref: ref, Tag: tag, Moved: moved}
 	rest := ref
 	for _, p := range []string{CheckpointPrefix, TagPrefix, MovedPrefix} {
 		rest = strings.TrimPrefix(rest, p)
 	}
 	parts := strings.Split(rest, "/")
 	if len(parts) < 2 {
-		return Checkpoint{}, fmt.Errorf("unexpected checkpoint ref %s", ref)
+		return storage.Checkpoint{}, fmt.Errorf("unexpected checkpoint ref %s", ref)
 	}
 	cp.Session, cp.Name = parts[0], parts[1]
 	typ, data, err := s.st.read(tag)
@@ -189,9 +166,9 @@ func (s *Store) readCheckpoint(ref string, tag plumbing.Hash, moved bool) (Check
 // Checkpoints whose tag is missing or damaged are left out and named by
 // a *DamagedCheckpoints error returned with the others: one damaged
 // checkpoint made every log fail.
-func (s *Store) Checkpoints(ctx context.Context, session string, moved bool) ([]Checkpoint, error) {
-	var out []Checkpoint
-	var damaged DamagedCheckpoints
+func (s *Store) Checkpoints(ctx context.Context, session string, moved bool) ([]storage.Checkpoint, error) {
+	var out []storage.Checkpoint
+	var damaged storage.DamagedCheckpoints
 	prefixes := s.checkpointPrefixes()
 	seen := map[string]bool{} // session/name found where checkpoints are written
 	if moved {
@@ -212,7 +189,7 @@ func (s *Store) Checkpoints(ctx context.Context, session string, moved bool) ([]
 			cp, err := s.readCheckpoint(ref, h, strings.HasPrefix(ref, MovedPrefix))
 			if err != nil && IsDamaged(err) {
 				damaged.Checkpoints = append(damaged.Checkpoints, cp)
-				damaged.errs = append(damaged.errs, err)
+				damaged.Errs = append(damaged.Errs, err)
 				continue
 			}
 			if err != nil {
@@ -226,7 +203,7 @@ func (s *Store) Checkpoints(ctx context.Context, session string, moved bool) ([]
 			out = append(out, cp)
 		}
 	}
-	slices.SortFunc(out, func(a, b Checkpoint) int {
+	slices.SortFunc(out, func(a, b storage.Checkpoint) int {
 		if c := a.Time.Compare(b.Time); c != 0 {
 			return c
 		}
@@ -236,46 +213,6 @@ func (s *Store) Checkpoints(ctx context.Context, session string, moved bool) ([]
 		return out, &damaged
 	}
 	return out, nil
-}
-
-// DamagedCheckpoints is the error of a listing of checkpoints some of
-// whose tags could not be read (missing or damaged): the listing
-// returns the checkpoints it could read with it. Each damaged one has
-// its Ref, Session, Name and Moved; nothing else of it is known.
-type DamagedCheckpoints struct {
-	Checkpoints []Checkpoint
-	errs        []error
-}
-
-// Error names each damaged checkpoint and what is wrong with it.
-func (e *DamagedCheckpoints) Error() string {
-	var b strings.Builder
-	for i, c := range e.Checkpoints {
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		fmt.Fprintf(&b, "checkpoint snap/%s/%s could not be read (%v)", c.Session, c.Name, e.errs[i])
-	}
-	return b.String()
-}
-
-// Unwrap gives each checkpoint's error.
-func (e *DamagedCheckpoints) Unwrap() []error { return e.errs }
-
-// Of is the error for the damaged checkpoints of sessions alone, nil
-// when none of theirs is damaged.
-func (e *DamagedCheckpoints) Of(sessions ...string) error {
-	var out DamagedCheckpoints
-	for i, c := range e.Checkpoints {
-		if slices.Contains(sessions, c.Session) {
-			out.Checkpoints = append(out.Checkpoints, c)
-			out.errs = append(out.errs, e.errs[i])
-		}
-	}
-	if len(out.Checkpoints) == 0 {
-		return nil
-	}
-	return &out
 }
 
 // DeleteCheckpoint removes a checkpoint of a session, from both places
@@ -292,12 +229,12 @@ func (s *Store) DeleteCheckpoint(ctx context.Context, session, name string) erro
 			continue
 		}
 		found = true
-		if err := s.refs.Update(ctx, ref, old, plumbing.ZeroHash, "checkpoint: delete"); err != nil {
+		if err := s.refs.Update(ctx, ref, old, storage.ID{}, "checkpoint: delete"); err != nil {
 			return writeErr(err)
 		}
 	}
 	if !found {
-		return &NotFoundError{"snap/" + session + "/" + name, "names no checkpoint (see git snap checkpoint --list)"}
+		return &storage.NotFoundError{Name: "snap/" + session + "/" + name, Msg: "names no checkpoint (see git snap checkpoint --list)"}
 	}
 	return nil
 }
@@ -363,11 +300,11 @@ func (s *Store) MigrateCheckpoints(ctx context.Context, dryRun bool) ([]Migrated
 			continue
 		}
 		if cur != h {
-			if err := s.refs.Update(ctx, m.To, plumbing.ZeroHash, h, "migrate: from "+ref); err != nil && !errors.Is(err, refs.ErrChanged) {
+			if err := s.refs.Update(ctx, m.To, storage.ID{}, h, "migrate: from "+ref); err != nil && !errors.Is(err, refs.ErrChanged) {
 				return out, writeErr(err)
 			}
 		}
-		if err := s.refs.Update(ctx, ref, h, plumbing.ZeroHash, "migrate: to "+m.To); err != nil && !errors.Is(err, refs.ErrChanged) {
+		if err := s.refs.Update(ctx, ref, h, storage.ID{}, "migrate: to "+m.To); err != nil && !errors.Is(err, refs.ErrChanged) {
 			return out, writeErr(err)
 		}
 	}

@@ -7,14 +7,14 @@ import (
 	"strings"
 
 	"github.com/git-snap/git-snap/gitstore/internal/refs"
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // Head returns the commit HEAD points at, ZeroHash when HEAD is unborn.
-func (s *Store) Head() (plumbing.Hash, error) {
+func (s *Store) Head() (storage.ID, error) {
 	b, err := os.ReadFile(filepath.Join(s.paths.GitDir, "HEAD"))
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("read HEAD: %w", err)
+		return storage.ID{}, fmt.Errorf("read HEAD: %w", err)
 	}
 	line := strings.TrimSpace(string(b))
 	if target, ok := strings.CutPrefix(line, "ref:"); ok {
@@ -25,11 +25,11 @@ func (s *Store) Head() (plumbing.Hash, error) {
 
 // CodeRef resolves a code revision of the repository, for matching
 // snapshots to code: HEAD, a branch, a tag or a full ref name.
-func (s *Store) CodeRef(name string) (plumbing.Hash, error) {
+func (s *Store) CodeRef(name string) (storage.ID, error) {
 	if name == "HEAD" {
 		h, err := s.Head()
 		if err == nil && h.IsZero() {
-			return h, &RevisionError{name, "HEAD has no commit yet"}
+			return h, &storage.RevisionError{Rev: name, Msg: "HEAD has no commit yet"}
 		}
 		return h, err
 	}
@@ -39,11 +39,11 @@ func (s *Store) CodeRef(name string) (plumbing.Hash, error) {
 		}
 		h, err := s.refs.Read(ref)
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return storage.ID{}, err
 		}
 		if !h.IsZero() {
 			return s.peel(h)
 		}
 	}
-	return plumbing.ZeroHash, &RevisionError{name, "names no commit: give a commit id, HEAD, a branch or a tag"}
+	return storage.ID{}, &storage.RevisionError{Rev: name, Msg: "names no commit: give a commit id, HEAD, a branch or a tag"}
 }

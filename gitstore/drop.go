@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-snap/git-snap/gitstore/internal/refs"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // DropMessage is the reflog message of the deletions Drop makes: Undrop
@@ -21,8 +20,8 @@ const DropMessage = "drop"
 type Dropped struct {
 	Session     string
 	Ref         string
-	Tip         plumbing.Hash
-	Checkpoints []Checkpoint
+	Tip         storage.ID
+	Checkpoints []storage.Checkpoint
 }
 
 // Drop removes a session: its ref, its checkpoints and its cache; with
@@ -39,7 +38,7 @@ func (s *Store) Drop(ctx context.Context, session string, dryRun bool) (Dropped,
 		return Dropped{}, err
 	}
 	if tip.IsZero() {
-		return Dropped{}, NoSession(session)
+		return Dropped{}, storage.NoSession(session)
 	}
 	d.Tip = tip
 	if d.Checkpoints, err = s.Checkpoints(ctx, session, true); err != nil {
@@ -49,11 +48,11 @@ func (s *Store) Drop(ctx context.Context, session string, dryRun bool) (Dropped,
 		return d, nil
 	}
 	for _, cp := range d.Checkpoints {
-		if err := s.refs.Update(ctx, cp.Ref, cp.Tag, plumbing.ZeroHash, DropMessage); err != nil && !errors.Is(err, refs.ErrChanged) {
+		if err := s.refs.Update(ctx, cp.Ref, cp.Tag, storage.ID{}, DropMessage); err != nil && !errors.Is(err, refs.ErrChanged) {
 			return Dropped{}, err
 		}
 	}
-	if err := s.refs.Update(ctx, d.Ref, tip, plumbing.ZeroHash, DropMessage); err != nil {
+	if err := s.refs.Update(ctx, d.Ref, tip, storage.ID{}, DropMessage); err != nil {
 		return Dropped{}, err
 	}
 	s.dropTipState(d.Ref)
@@ -74,14 +73,14 @@ func (s *Store) Undrop(ctx context.Context, session string) (Dropped, error) {
 	if cur, err := s.refs.Read(d.Ref); err != nil {
 		return Dropped{}, err
 	} else if !cur.IsZero() {
-		return Dropped{}, &OptionsError{Msg: fmt.Sprintf("session %s exists; undrop brings back only a dropped session", session)}
+		return Dropped{}, &storage.OptionsError{Msg: fmt.Sprintf("session %s exists; undrop brings back only a dropped session", session)}
 	}
 	last, ok, err := s.refs.LastLog(d.Ref)
 	if err != nil {
 		return Dropped{}, err
 	}
 	if !ok || !last.New.IsZero() || last.Message != DropMessage {
-		return Dropped{}, &NotFoundError{session, "was not dropped, or its reflog has expired: logs/" + d.Ref + " ends in no drop"}
+		return Dropped{}, &storage.NotFoundError{Name: session, Msg: "was not dropped, or its reflog has expired: logs/" + d.Ref + " ends in no drop"}
 	}
 	d.Tip = last.Old
 	if _, err := s.Entry(ctx, d.Tip); err != nil {
@@ -91,11 +90,11 @@ func (s *Store) Undrop(ctx context.Context, session string) (Dropped, error) {
 		return Dropped{}, err
 	}
 	for _, cp := range d.Checkpoints {
-		if err := s.refs.Update(ctx, cp.Ref, plumbing.ZeroHash, cp.Tag, "undrop"); err != nil && !errors.Is(err, refs.ErrChanged) {
+		if err := s.refs.Update(ctx, cp.Ref, storage.ID{}, cp.Tag, "undrop"); err != nil && !errors.Is(err, refs.ErrChanged) {
 			return Dropped{}, err
 		}
 	}
-	if err := s.refs.Update(ctx, d.Ref, plumbing.ZeroHash, d.Tip, "undrop"); err != nil {
+	if err := s.refs.Update(ctx, d.Ref, storage.ID{}, d.Tip, "undrop"); err != nil {
 		return Dropped{}, err
 	}
 	return d, nil
@@ -105,12 +104,12 @@ func (s *Store) Undrop(ctx context.Context, session string) (Dropped, error) {
 // drop, whose tags are still there and whose snapshots tip reaches: a
 // checkpoint of an earlier session of the same name, dropped before,
 // stays dropped.
-func (s *Store) droppedCheckpoints(ctx context.Context, session string, tip plumbing.Hash) ([]Checkpoint, error) {
+func (s *Store) droppedCheckpoints(ctx context.Context, session string, tip storage.ID) ([]storage.Checkpoint, error) {
 	history, err := s.ancestors(ctx, tip)
 	if err != nil {
 		return nil, err
 	}
-	var out []Checkpoint
+	var out []storage.Checkpoint
 	for _, prefix := range append(s.checkpointPrefixes(), MovedPrefix) {
 		names, err := s.refs.Logged(prefix + session + "/")
 		if err != nil {

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/git-snap/git-snap/session"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // reflog is git's own reading of a ref's log: "id message" per entry,
@@ -59,14 +62,14 @@ func TestReflogUnderConcurrentSaves(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s, err := Open(context.Background(), dir, Options{})
+			s, err := Open(context.Background(), dir, Options{Counter: session.Counter{}, View: session.View})
 			if err != nil {
 				t.Error(err)
 				return
 			}
 			defer s.Close()
 			for i := 0; i < 5; i++ {
-				if _, err := s.Save(context.Background(), conversation(w*5+i+1), SaveOptions{Session: "busy"}); err != nil {
+				if _, err := s.Save(context.Background(), conversation(w*5+i+1), storage.SaveOptions{Session: "busy"}); err != nil {
 					t.Error(err)
 				}
 			}
@@ -130,7 +133,7 @@ func TestDropUndrop(t *testing.T) {
 	}
 	git(t, dir, "fsck", "--strict", "--no-progress")
 
-	var opt *OptionsError
+	var opt *storage.OptionsError
 	if _, err := s.Undrop(ctx, "x"); !errors.As(err, &opt) {
 		t.Errorf("undrop of a session that exists: %v", err)
 	}
@@ -156,7 +159,7 @@ func TestDropUndrop(t *testing.T) {
 	}
 	git(t, dir, "reflog", "expire", "--expire=now", "--expire-unreachable=now", "--all")
 	git(t, dir, "gc", "-q", "--prune=now")
-	var nf *NotFoundError
+	var nf *storage.NotFoundError
 	if _, err := s.Undrop(ctx, "x"); !errors.As(err, &nf) {
 		t.Errorf("undrop after expiry: %v", err)
 	}

@@ -8,16 +8,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // SessionTips lists every session's newest snapshot id by session name.
 // It reads refs only, no commit: what changed since a cache was built
 // is the sessions whose tip moved.
-func (s *Store) SessionTips(ctx context.Context) (map[string]plumbing.Hash, error) {
+func (s *Store) SessionTips(ctx context.Context) (map[string]storage.ID, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -25,7 +24,7 @@ func (s *Store) SessionTips(ctx context.Context) (map[string]plumbing.Hash, erro
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]plumbing.Hash, len(refs))
+	out := make(map[string]storage.ID, len(refs))
 	for ref, h := range refs {
 		out[strings.TrimPrefix(ref, s.prefix)] = h
 	}
@@ -55,28 +54,10 @@ func (s *Store) TipsStamp() string {
 	return b.String()
 }
 
-// BlockID names a block of a snapshot's messages, stored together,
-// without saying how: two blocks with equal BlockIDs hold the same
-// messages at the same indexes, so a reader that remembers the blocks it
-// has read (a search index) reads each once however many snapshots hold
-// it. It is comparable and serves as a map key.
-type BlockID struct{ h plumbing.Hash }
-
-// MessageID names one stored message the same way: equal MessageIDs
-// hold equal messages.
-type MessageID struct{ h plumbing.Hash }
-
-// MessageRef is one message of a block, not yet read: its index among
-// the snapshot's messages and its id.
-type MessageRef struct {
-	Index int
-	ID    MessageID
-}
-
 // MessageBlocks lists the blocks that hold snapshot e's messages, in
 // the order of their indexes, reading no message. e is as Entry, Walk or
 // Read return it. A snapshot of another format is refused.
-func (s *Store) MessageBlocks(ctx context.Context, e Entry) ([]BlockID, error) {
+func (s *Store) MessageBlocks(ctx context.Context, e storage.Entry) ([]storage.BlockID, error) {
 	msgs, _, err := s.snapshotTree(ctx, e.Tree)
 	if err != nil || msgs.IsZero() {
 		return nil, err
@@ -85,46 +66,46 @@ func (s *Store) MessageBlocks(ctx context.Context, e Entry) ([]BlockID, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read messages of snapshot %s: %w", e.ID, err)
 	}
-	out := make([]BlockID, len(t.Entries))
+	out := make([]storage.BlockID, len(t.Entries))
 	for i, c := range t.Entries {
-		out[i] = BlockID{c.Hash}
+		out[i] = storage.BlockID(c.Hash)
 	}
 	return out, nil
 }
 
 // BlockMessages lists the messages of one block in order, reading none
 // of them.
-func (s *Store) BlockMessages(ctx context.Context, b BlockID) ([]MessageRef, error) {
+func (s *Store) BlockMessages(ctx context.Context, b storage.BlockID) ([]storage.MessageRef, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	t, err := s.st.tree(b.h)
+	t, err := s.st.tree(storage.ID(b))
 	if err != nil {
-		return nil, fmt.Errorf("read message block %s: %w", b.h, err)
+		return nil, fmt.Errorf("read message block %s: %w", storage.ID(b), err)
 	}
-	out := make([]MessageRef, 0, len(t.Entries))
+	out := make([]storage.MessageRef, 0, len(t.Entries))
 	for _, e := range t.Entries {
 		i, ok := layout.ElementIndex(e.Name)
 		if !ok {
-			return nil, fmt.Errorf("unexpected entry %s in message block %s", e.Name, b.h)
+			return nil, fmt.Errorf("unexpected entry %s in message block %s", e.Name, storage.ID(b))
 		}
-		out = append(out, MessageRef{Index: i, ID: MessageID{e.Hash}})
+		out = append(out, storage.MessageRef{Index: i, ID: storage.MessageID(e.Hash)})
 	}
 	return out, nil
 }
 
 // Message reads one stored message by its id.
-func (s *Store) Message(ctx context.Context, id MessageID) (any, error) {
+func (s *Store) Message(ctx context.Context, id storage.MessageID) (any, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	data, err := s.st.blobData(id.h)
+	data, err := s.st.blobData(storage.ID(id))
 	if err != nil {
-		return nil, fmt.Errorf("read blob %s: %w", id.h, err)
+		return nil, fmt.Errorf("read blob %s: %w", storage.ID(id), err)
 	}
 	v, err := snapshot.Parse(data, snapshot.Limits{})
 	if err != nil {
-		return nil, fmt.Errorf("stored object %s: %w", id.h, err)
+		return nil, fmt.Errorf("stored object %s: %w", storage.ID(id), err)
 	}
 	return v, nil
 }
@@ -132,13 +113,13 @@ func (s *Store) Message(ctx context.Context, id MessageID) (any, error) {
 // snapshotTree reads a snapshot's root tree (a commit's Tree) and
 // returns its messages and files trees, ZeroHash for a part it does not
 // have. A tree of another format is refused.
-func (s *Store) snapshotTree(ctx context.Context, tree plumbing.Hash) (messages, files plumbing.Hash, err error) {
+func (s *Store) snapshotTree(ctx context.Context, tree storage.ID) (messages, files storage.ID, err error) {
 	if err := ctx.Err(); err != nil {
-		return plumbing.ZeroHash, plumbing.ZeroHash, err
+		return storage.ID{}, storage.ID{}, err
 	}
 	root, err := s.st.tree(tree)
 	if err != nil {
-		return plumbing.ZeroHash, plumbing.ZeroHash, fmt.Errorf("read snapshot tree %s: %w", tree, err)
+		return storage.ID{}, storage.ID{}, fmt.Errorf("read snapshot tree %s: %w", tree, err)
 	}
 	known := false
 	for _, e := range root.Entries {
@@ -154,7 +135,7 @@ func (s *Store) snapshotTree(ctx context.Context, tree plumbing.Hash) (messages,
 	if !known { // read it as any snapshot is read, for the error
 		t, err := s.reader.Open(tree)
 		if err != nil {
-			return plumbing.ZeroHash, plumbing.ZeroHash, fmt.Errorf("read snapshot tree %s: %w", tree, err)
+			return storage.ID{}, storage.ID{}, fmt.Errorf("read snapshot tree %s: %w", tree, err)
 		}
 		return t.Messages, t.Files, nil
 	}

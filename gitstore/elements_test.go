@@ -6,16 +6,17 @@ import (
 	"testing"
 
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // readBlocks reads a snapshot's messages block by block, as a search
 // index does: the blocks, each block's messages, and the messages read.
-func readBlocks(t *testing.T, s *Store, e Entry) ([]BlockID, [][]MessageRef, []any) {
+func readBlocks(t *testing.T, s *Store, e storage.Entry) ([]storage.BlockID, [][]storage.MessageRef, []any) {
 	t.Helper()
 	ctx := context.Background()
 	blocks, err := s.MessageBlocks(ctx, e)
 	must(t, err)
-	var refs [][]MessageRef
+	var refs [][]storage.MessageRef
 	var msgs []any
 	for _, b := range blocks {
 		in, err := s.BlockMessages(ctx, b)
@@ -39,7 +40,7 @@ func TestMessageBlocksYieldEveryMessage(t *testing.T) {
 	ctx := context.Background()
 	_, s := newRepo(t)
 	n := 2*layout.ChunkSize + 5
-	e, err := s.Save(ctx, conversation(n), SaveOptions{Session: "walk"})
+	e, err := s.Save(ctx, conversation(n), storage.SaveOptions{Session: "walk"})
 	must(t, err)
 	blocks, _, msgs := readBlocks(t, s, e)
 	if len(blocks) != 3 {
@@ -50,7 +51,7 @@ func TestMessageBlocksYieldEveryMessage(t *testing.T) {
 	if want := doc["messages"].([]any); !reflect.DeepEqual(msgs, want) {
 		t.Errorf("the blocks' messages differ from Read's: %d, want %d", len(msgs), len(want))
 	}
-	empty, err := s.Save(ctx, map[string]any{"messages": []any{}}, SaveOptions{Session: "none"})
+	empty, err := s.Save(ctx, map[string]any{"messages": []any{}}, storage.SaveOptions{Session: "none"})
 	must(t, err)
 	if blocks, err := s.MessageBlocks(ctx, empty); err != nil || len(blocks) != 0 {
 		t.Errorf("a snapshot without messages: %v %v", blocks, err)
@@ -64,12 +65,12 @@ func TestMessageBlocksUnchangedKeepTheirIDs(t *testing.T) {
 	_, s := newRepo(t)
 	n := 2*layout.ChunkSize + 5
 	doc := conversation(n)
-	a, err := s.Save(ctx, doc, SaveOptions{Session: "ids"})
+	a, err := s.Save(ctx, doc, storage.SaveOptions{Session: "ids"})
 	must(t, err)
 	msgs := doc["messages"].([]any)
 	msgs[n-1] = map[string]any{"id": "changed", "role": "user", "content": "changed"}
 	doc["messages"] = append(msgs, map[string]any{"id": "added", "role": "assistant", "content": "added"})
-	b, err := s.Save(ctx, doc, SaveOptions{Session: "ids"})
+	b, err := s.Save(ctx, doc, storage.SaveOptions{Session: "ids"})
 	must(t, err)
 	blocksA, refsA, _ := readBlocks(t, s, a)
 	blocksB, refsB, msgsB := readBlocks(t, s, b)

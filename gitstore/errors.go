@@ -2,7 +2,6 @@ package gitstore
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -23,40 +22,6 @@ type userErr string
 
 func (e userErr) Error() string { return string(e) }
 func (userErr) UserError()      {}
-
-// NotFoundError means something the user named, a session or a
-// checkpoint, does not exist.
-type NotFoundError struct {
-	Name string // as the user gave it
-	Msg  string // what it does not name, and where to look
-}
-
-// Error names what was asked for and what is missing.
-func (e *NotFoundError) Error() string { return fmt.Sprintf("%q %s", e.Name, e.Msg) }
-
-// UserError marks the error as the user's to correct.
-func (e *NotFoundError) UserError() {}
-
-// NoSession is the error for a session name that names none.
-func NoSession(name string) error {
-	return &NotFoundError{name, "names no session (see git snap sessions)"}
-}
-
-// OptionsError means options given to an operation do not make sense
-// together, or say too little.
-type OptionsError struct{ Msg string }
-
-// Error says what is wrong with the options.
-func (e *OptionsError) Error() string { return e.Msg }
-
-// UserError marks the error as the user's to correct.
-func (e *OptionsError) UserError() {}
-
-// UserError marks the error as the user's to correct.
-func (e *RevisionError) UserError() {}
-
-// UserError marks the error as the user's to correct.
-func (e *CheckpointExistsError) UserError() {}
 
 // UserError marks the error as the user's to correct.
 func (e *FormatError) UserError() {}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/session"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // A harness that saves after every turn keeps each session to about ten
@@ -16,7 +18,7 @@ func ExampleStore_ApplyRetention() {
 	dir, _ := os.MkdirTemp("", "example-")
 	defer os.RemoveAll(dir)
 	paths, _ := gitstore.InitBare(filepath.Join(dir, "agent-state.git"))
-	store, err := gitstore.OpenPaths(ctx, paths, gitstore.Options{Identity: gitstore.Signature{Name: "agent", Email: "agent@example.com"}})
+	store, err := gitstore.OpenPaths(ctx, paths, gitstore.Options{Counter: session.Counter{}, View: session.View, Identity: gitstore.Signature{Name: "agent", Email: "agent@example.com"}})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -27,7 +29,7 @@ func ExampleStore_ApplyRetention() {
 	var messages []any
 	for turn := 1; turn <= 14; turn++ {
 		messages = append(messages, map[string]any{"role": "user", "content": fmt.Sprint("turn ", turn)})
-		e, err := store.Save(ctx, map[string]any{"messages": messages}, gitstore.SaveOptions{Session: "run", Turn: turn})
+		e, err := store.Save(ctx, map[string]any{"messages": messages}, storage.SaveOptions{Session: "run", Turn: turn})
 		if err != nil {
 			fmt.Println(err)
 			return

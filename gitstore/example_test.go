@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/session"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // A harness saves the agent's state after each turn, then reads it back,
@@ -23,7 +23,7 @@ func Example() {
 	paths, _ := gitstore.InitBare(filepath.Join(dir, "agent-state.git"))
 
 	clock := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
-	store, err := gitstore.OpenPaths(ctx, paths, gitstore.Options{
+	store, err := gitstore.OpenPaths(ctx, paths, gitstore.Options{Counter: session.Counter{}, View: session.View,
 		Identity: gitstore.Signature{Name: "agent", Email: "agent@example.com"},
 		Now:      func() time.Time { clock = clock.Add(time.Minute); return clock },
 	})
@@ -37,11 +37,11 @@ func Example() {
 		"config":   map[string]any{"model": "m1"},
 		"messages": []any{map[string]any{"id": "1", "role": "user", "content": "fix the login bug"}},
 	}
-	first, _ := store.Save(ctx, doc, gitstore.SaveOptions{Session: "fix-login", Turn: 1, Label: "UserPromptSubmit"})
+	first, _ := store.Save(ctx, doc, storage.SaveOptions{Session: "fix-login", Turn: 1, Label: "UserPromptSubmit"})
 
 	doc["messages"] = append(doc["messages"].([]any),
 		map[string]any{"id": "2", "role": "assistant", "content": "Done.", "usage": map[string]any{"input_tokens": 900, "output_tokens": 12}})
-	second, _ := store.Save(ctx, doc, gitstore.SaveOptions{Session: "fix-login", Turn: 1, Label: "Stop"})
+	second, _ := store.Save(ctx, doc, storage.SaveOptions{Session: "fix-login", Turn: 1, Label: "Stop"})
 	if _, err := store.SetCheckpoint(ctx, "fixed", second.ID, "tests pass", false); err != nil {
 		log.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func Example() {
 	fmt.Println("read back equal:", snapshot.Equal(got, doc))
 
 	// The log reads commits only.
-	err = store.Walk(ctx, []plumbing.Hash{second.ID}, func(e gitstore.Entry) error {
+	err = store.Walk(ctx, []storage.ID{second.ID}, func(e storage.Entry) error {
 		fmt.Printf("%s#%d %s (%d messages)\n", e.Header.Session, e.Header.Seq, e.Header.Label, e.Header.Messages)
 		return nil
 	})

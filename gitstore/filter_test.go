@@ -4,36 +4,35 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 func TestFilterMatch(t *testing.T) {
 	at := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
-	e := Entry{ID: plumbing.NewHash("1111111111111111111111111111111111111111"),
+	e := storage.Entry{ID: storage.NewID("1111111111111111111111111111111111111111"),
 		Header: snapshot.Header{Time: at, Label: "PostToolUse Edit", Code: "4f1c2d3e"}}
-	other := plumbing.NewHash("2222222222222222222222222222222222222222")
+	other := storage.NewID("2222222222222222222222222222222222222222")
 	for _, c := range []struct {
 		name string
-		f    Filter
+		f    storage.Filter
 		want bool
 	}{
-		{"zero selects all", Filter{}, true},
-		{"since before", Filter{Since: at.Add(-time.Hour)}, true},
-		{"since at", Filter{Since: at}, true},
-		{"since after", Filter{Since: at.Add(time.Second)}, false},
-		{"until after", Filter{Until: at.Add(time.Hour)}, true},
-		{"until before", Filter{Until: at.Add(-time.Second)}, false},
-		{"label glob", Filter{Label: "PostToolUse *"}, true},
-		{"label other", Filter{Label: "Stop"}, false},
-		{"carried", Filter{Carried: map[plumbing.Hash]bool{e.ID: true}}, true},
-		{"not carried", Filter{Carried: map[plumbing.Hash]bool{other: true}}, false},
-		{"empty carried set selects none", Filter{Carried: map[plumbing.Hash]bool{}}, false},
-		{"code prefix", Filter{Code: "4f1c"}, true},
-		{"code other", Filter{Code: "4f1d"}, false},
-		{"all at once", Filter{Since: at, Until: at, Label: "*Edit", Code: "4f1c2d3e", Carried: map[plumbing.Hash]bool{e.ID: true}}, true},
-		{"all but one", Filter{Since: at, Until: at, Label: "*Edit", Code: "4f1c2d3f"}, false},
+		{"zero selects all", storage.Filter{}, true},
+		{"since before", storage.Filter{Since: at.Add(-time.Hour)}, true},
+		{"since at", storage.Filter{Since: at}, true},
+		{"since after", storage.Filter{Since: at.Add(time.Second)}, false},
+		{"until after", storage.Filter{Until: at.Add(time.Hour)}, true},
+		{"until before", storage.Filter{Until: at.Add(-time.Second)}, false},
+		{"label glob", storage.Filter{Label: "PostToolUse *"}, true},
+		{"label other", storage.Filter{Label: "Stop"}, false},
+		{"carried", storage.Filter{Carried: map[storage.ID]bool{e.ID: true}}, true},
+		{"not carried", storage.Filter{Carried: map[storage.ID]bool{other: true}}, false},
+		{"empty carried set selects none", storage.Filter{Carried: map[storage.ID]bool{}}, false},
+		{"code prefix", storage.Filter{Code: "4f1c"}, true},
+		{"code other", storage.Filter{Code: "4f1d"}, false},
+		{"all at once", storage.Filter{Since: at, Until: at, Label: "*Edit", Code: "4f1c2d3e", Carried: map[storage.ID]bool{e.ID: true}}, true},
+		{"all but one", storage.Filter{Since: at, Until: at, Label: "*Edit", Code: "4f1c2d3f"}, false},
 	} {
 		if got := c.f.Match(e); got != c.want {
 			t.Errorf("%s: Match = %v, want %v", c.name, got, c.want)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // firstTreeIDs, which inflates only the first bytes of a loose tree, is
@@ -20,7 +20,7 @@ import (
 func TestFirstTreeIDsAreTheTreesFirstEntries(t *testing.T) {
 	ctx := context.Background()
 	dir, s := newRepo(t)
-	e, err := s.Save(ctx, conversation(700), SaveOptions{Session: "p"})
+	e, err := s.Save(ctx, conversation(700), storage.SaveOptions{Session: "p"})
 	must(t, err)
 	msgs, _, err := s.snapshotTree(ctx, e.Tree)
 	must(t, err)
@@ -34,13 +34,13 @@ func TestFirstTreeIDsAreTheTreesFirstEntries(t *testing.T) {
 	mktree.Dir, mktree.Stdin = dir, strings.NewReader(listing.String())
 	out, err := mktree.Output()
 	must(t, err)
-	longNames := plumbing.NewHash(strings.TrimSpace(string(out)))
+	longNames := storage.NewID(strings.TrimSpace(string(out)))
 
-	check := func(when string, tree plumbing.Hash) {
+	check := func(when string, tree storage.ID) {
 		t.Helper()
-		var want []plumbing.Hash
+		var want []storage.ID
 		for _, line := range strings.Split(git(t, dir, "ls-tree", tree.String()), "\n") {
-			want = append(want, plumbing.NewHash(strings.Fields(line)[2]))
+			want = append(want, storage.NewID(strings.Fields(line)[2]))
 		}
 		for _, n := range []int{1, 2, 3, len(want), len(want) + 1} {
 			got, err := s.st.firstTreeIDs(tree, n)
@@ -67,7 +67,7 @@ func TestFirstTreeIDsAreTheTreesFirstEntries(t *testing.T) {
 
 	// A loose object that is not zlib: refused, as a whole read refuses it.
 	_, s2 := newRepo(t)
-	e2, err := s2.Save(ctx, conversation(300), SaveOptions{Session: "q"})
+	e2, err := s2.Save(ctx, conversation(300), storage.SaveOptions{Session: "q"})
 	must(t, err)
 	msgs2, _, err := s2.snapshotTree(ctx, e2.Tree)
 	must(t, err)
@@ -84,7 +84,7 @@ func TestFirstTreeIDsAreTheTreesFirstEntries(t *testing.T) {
 
 // looseObject is where object h is kept loose under dir, a git dir or a
 // work tree's.
-func looseObject(dir string, h plumbing.Hash) string {
+func looseObject(dir string, h storage.ID) string {
 	if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
 		dir = filepath.Join(dir, ".git")
 	}

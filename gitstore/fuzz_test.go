@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/git-snap/git-snap/storage"
 )
 
 // FuzzResolve: any revision string resolves to a snapshot or gives a
@@ -14,7 +16,7 @@ func FuzzResolve(f *testing.F) {
 	_, s := newRepo(f)
 	var ids []string
 	for i := 1; i <= 3; i++ {
-		e, err := s.Save(ctx, conversation(i), SaveOptions{Session: "s"})
+		e, err := s.Save(ctx, conversation(i), storage.SaveOptions{Session: "s"})
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -29,7 +31,7 @@ func FuzzResolve(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, rev string) {
 		id, err := s.Resolve(ctx, rev)
-		var re *RevisionError
+		var re *storage.RevisionError
 		switch {
 		case err == nil:
 			if _, err := s.Entry(ctx, id); err != nil {

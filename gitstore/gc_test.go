@@ -8,7 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-snap/git-snap/session"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // git snap gc packs every snapshot and checkpoint into one pack and
@@ -34,10 +35,10 @@ func TestGCPacksSnapshotsAndLosesNothing(t *testing.T) {
 	git(t, dir, "gc", "-q") // an older pack that holds snapshots and code
 	saveN(t, s, "a", 21, 40)
 	saveN(t, s, "b", 1, 5)
-	var ids []plumbing.Hash
+	var ids []storage.ID
 	for _, sess := range []string{"a", "b"} {
 		tip, _ := s.SessionTip(sess)
-		must(t, s.Walk(ctx, []plumbing.Hash{tip}, func(e Entry) error { ids = append(ids, e.ID); return nil }))
+		must(t, s.Walk(ctx, []storage.ID{tip}, func(e storage.Entry) error { ids = append(ids, e.ID); return nil }))
 	}
 
 	must(t, s.GC(ctx, GCOptions{}))
@@ -96,7 +97,7 @@ func TestGCReplacesItsOwnPack(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "s.git")
 	paths, err := InitBare(dir)
 	must(t, err)
-	s, err := OpenPaths(ctx, paths, Options{})
+	s, err := OpenPaths(ctx, paths, Options{Counter: session.Counter{}, View: session.View})
 	must(t, err)
 	defer s.Close()
 	for round := 1; round <= 3; round++ {
@@ -110,7 +111,7 @@ func TestGCReplacesItsOwnPack(t *testing.T) {
 	}
 	tip, _ := s.SessionTip("a")
 	n := 0
-	must(t, s.Walk(ctx, []plumbing.Hash{tip}, func(e Entry) error {
+	must(t, s.Walk(ctx, []storage.ID{tip}, func(e storage.Entry) error {
 		_, _, err := s.Read(ctx, e.ID)
 		n++
 		return err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // What comes from another repository (a bundle, a remote) is checked here
@@ -42,8 +43,8 @@ func (s *Store) sessionOfRef(ref string) (string, bool) {
 // tips is here, that every commit is a snapshot and every tree holds only
 // what a snapshot may hold. seen carries what was already checked, so
 // that tips sharing history are read once.
-func (s *Store) verifyIncoming(ctx context.Context, source string, tips []plumbing.Hash, seen map[plumbing.Hash]bool) error {
-	err := s.Walk(ctx, tips, func(e Entry) error {
+func (s *Store) verifyIncoming(ctx context.Context, source string, tips []storage.ID, seen map[storage.ID]bool) error {
+	err := s.Walk(ctx, tips, func(e storage.Entry) error {
 		if seen[e.ID] {
 			return nil
 		}
@@ -60,7 +61,7 @@ func (s *Store) verifyIncoming(ctx context.Context, source string, tips []plumbi
 }
 
 // verifyTree checks that a tree and everything below it is here.
-func (s *Store) verifyTree(h plumbing.Hash, seen map[plumbing.Hash]bool) error {
+func (s *Store) verifyTree(h storage.ID, seen map[storage.ID]bool) error {
 	if seen[h] {
 		return nil
 	}
@@ -93,16 +94,16 @@ func (s *Store) verifyTree(h plumbing.Hash, seen map[plumbing.Hash]bool) error {
 // or a checkpoint tag to adopt and the session its snapshot joins.
 type incomingRef struct {
 	session string
-	target  plumbing.Hash // a snapshot
-	tag     string        // the checkpoint's ref, for a checkpoint
-	tagHash plumbing.Hash
+	target  storage.ID // a snapshot
+	tag     string     // the checkpoint's ref, for a checkpoint
+	tagHash storage.ID
 }
 
 // incomingRefs checks refs from a bundle or a remote, names and history,
 // all of them before any ref moves.
 func (s *Store) incomingRefs(ctx context.Context, source string, refs []BundleRef) ([]incomingRef, error) {
 	var out []incomingRef
-	var tips []plumbing.Hash
+	var tips []storage.ID
 	for _, ref := range refs {
 		in, err := s.incomingRef(ref)
 		if err != nil {
@@ -111,7 +112,7 @@ func (s *Store) incomingRefs(ctx context.Context, source string, refs []BundleRe
 		out = append(out, in)
 		tips = append(tips, in.target)
 	}
-	if err := s.verifyIncoming(ctx, source, tips, map[plumbing.Hash]bool{}); err != nil {
+	if err := s.verifyIncoming(ctx, source, tips, map[storage.ID]bool{}); err != nil {
 		return nil, err
 	}
 	if err := s.verifyHeaders(ctx, source, tips); err != nil {
@@ -128,17 +129,17 @@ func (s *Store) incomingRefs(ctx context.Context, source string, refs []BundleRe
 // one past its parents' highest (1 for a first snapshot), as every
 // writer numbers them, and a counted snapshot's totals and counts must be
 // what its document gives when counted here.
-func (s *Store) verifyHeaders(ctx context.Context, source string, tips []plumbing.Hash) error {
+func (s *Store) verifyHeaders(ctx context.Context, source string, tips []storage.ID) error {
 	local, err := s.SessionTips(ctx)
 	if err != nil {
 		return err
 	}
-	var known []plumbing.Hash
+	var known []storage.ID
 	for _, h := range local {
 		known = append(known, h)
 	}
-	seqs := map[plumbing.Hash]int{}
-	return s.WalkRange(ctx, RevRange{Include: tips, Exclude: known}, func(e Entry) error {
+	seqs := map[storage.ID]int{}
+	return s.WalkRange(ctx, RevRange{Include: tips, Exclude: known}, func(e storage.Entry) error {
 		if msg := s.headerProblem(ctx, e, seqs); msg != "" {
 			return &IncomingError{source, fmt.Sprintf("snapshot %s of session %s %s; it was not written by git-snap as it is, and nothing was changed", e.ID, e.Header.Session, msg)}
 		}
@@ -148,14 +149,14 @@ func (s *Store) verifyHeaders(ctx context.Context, source string, tips []plumbin
 
 // headerProblem says what is wrong with an incoming snapshot's header,
 // or "" when nothing is. seqs remembers parents' numbers already read.
-func (s *Store) headerProblem(ctx context.Context, e Entry, seqs map[plumbing.Hash]int) string {
+func (s *Store) headerProblem(ctx context.Context, e storage.Entry, seqs map[storage.ID]int) string {
 	// Writers number a snapshot one past its first parent (a save, a
 	// prune's or replay's copy, which keeps a merge's other parents as
 	// they were), one past its highest parent (a merge), or 1 (a
 	// session's first, also a pruned chain's first, which may keep a
 	// merge's other parents).
 	want, first := 1, 0
-	for i, p := range append([]plumbing.Hash{e.Parent}, e.Merged...) {
+	for i, p := range append([]storage.ID{e.Parent}, e.Merged...) {
 		if p.IsZero() {
 			continue
 		}
@@ -177,7 +178,7 @@ func (s *Store) headerProblem(ctx context.Context, e Entry, seqs map[plumbing.Ha
 	if seq := e.Header.Seq; seq != want && seq != first && seq != 1 {
 		return fmt.Sprintf("is numbered #%d, but its parents make it #%d", seq, want)
 	}
-	if !e.Header.Counted || s.count == nil {
+	if !e.Header.Counted || s.counter == nil {
 		return ""
 	}
 	doc, _, err := s.Read(ctx, e.ID)
@@ -185,7 +186,7 @@ func (s *Store) headerProblem(ctx context.Context, e Entry, seqs map[plumbing.Ha
 		return fmt.Sprintf("does not read (%v)", err)
 	}
 	counted := e.Header
-	counted.Totals = s.count(doc, e.Header.Source)
+	counted.Totals = s.counter.TallyOf(doc, e.Header.Source).Totals()
 	msgs, _ := doc[snapshot.MemberMessages].([]any)
 	events, _ := doc[snapshot.MemberEvents].([]any)
 	files, _ := doc[snapshot.MemberFiles].(map[string]any)
@@ -221,20 +222,20 @@ func CheckRefPrefix(p string) error {
 	inner, ok := strings.CutPrefix(p, "refs/")
 	inner, ok2 := strings.CutSuffix(inner, "/")
 	if !ok || !ok2 || inner == "" {
-		return &OptionsError{fmt.Sprintf("ref prefix %q must be refs/, one or more names, and a final /, like refs/snap/", p)}
+		return &storage.OptionsError{Msg: fmt.Sprintf("ref prefix %q must be refs/, one or more names, and a final /, like refs/snap/", p)}
 	}
 	for _, part := range strings.Split(inner, "/") {
 		if err := snapshot.CheckName("ref prefix component", part); err != nil {
-			return &OptionsError{fmt.Sprintf("ref prefix %q: %v", p, err)}
+			return &storage.OptionsError{Msg: fmt.Sprintf("ref prefix %q: %v", p, err)}
 		}
 	}
 	for _, cp := range []string{CheckpointPrefix, TagPrefix, MovedPrefix} {
 		if strings.HasPrefix(p, cp) || strings.HasPrefix(cp, p) {
-			return &OptionsError{fmt.Sprintf("ref prefix %q would mix sessions with checkpoints (%s)", p, cp)}
+			return &storage.OptionsError{Msg: fmt.Sprintf("ref prefix %q would mix sessions with checkpoints (%s)", p, cp)}
 		}
 	}
 	if gitNamespaces[inner] {
-		return &OptionsError{fmt.Sprintf("ref prefix %q would make sessions of git's own refs; use a folder of its own, like refs/%s/snap/", p, inner)}
+		return &storage.OptionsError{Msg: fmt.Sprintf("ref prefix %q would make sessions of git's own refs; use a folder of its own, like refs/%s/snap/", p, inner)}
 	}
 	return nil
 }

@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/git-snap/git-snap/session"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // packOf makes a pack of the objects git lists for revs in dir, minus
@@ -91,7 +94,7 @@ func TestBundlesWithBrokenHistoryAreRefused(t *testing.T) {
 	ctx := context.Background()
 	src, a := newRepo(t)
 	saveN(t, a, "s1", 1, 2)
-	if _, err := a.Save(ctx, mustParse(t, `{"messages":[{"id":"x","content":"only in the bundle"}]}`), SaveOptions{Session: "s1"}); err != nil {
+	if _, err := a.Save(ctx, mustParse(t, `{"messages":[{"id":"x","content":"only in the bundle"}]}`), storage.SaveOptions{Session: "s1"}); err != nil {
 		t.Fatal(err)
 	}
 	tip := git(t, src, "rev-parse", "refs/snap/s1")
@@ -193,14 +196,14 @@ func TestBundleWithAnOversizedObjectIsRefused(t *testing.T) {
 	ctx := context.Background()
 	src, a := newRepo(t)
 	big := strings.Repeat("x", 8<<10)
-	if _, err := a.Save(ctx, mustParse(t, `{"messages":[{"id":"a","content":"`+big+`"}]}`), SaveOptions{Session: "big"}); err != nil {
+	if _, err := a.Save(ctx, mustParse(t, `{"messages":[{"id":"a","content":"`+big+`"}]}`), storage.SaveOptions{Session: "big"}); err != nil {
 		t.Fatal(err)
 	}
 	tip := git(t, src, "rev-parse", "refs/snap/big")
 	b := bundle(tip+" refs/snap/big\n", packOf(t, src, nil, "refs/snap/big"))
 
 	dir, _, before := victim(t)
-	s, err := Open(ctx, dir, Options{MaxObjectBytes: 4 << 10})
+	s, err := Open(ctx, dir, Options{Counter: session.Counter{}, View: session.View, MaxObjectBytes: 4 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"container/heap"
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"runtime"
 	"slices"
@@ -13,16 +12,13 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-snap/git-snap/storage"
 )
-
-// ErrStop ends a Walk early without error.
-var ErrStop = errors.New("stop walking")
 
 // Walk visits the snapshots reachable from starts, newest first (by
 // commit time, as git log orders them), each once. It reads commits
 // only, never trees. fn may return ErrStop to end the walk.
-func (s *Store) Walk(ctx context.Context, starts []plumbing.Hash, fn func(Entry) error) error {
+func (s *Store) Walk(ctx context.Context, starts []storage.ID, fn func(storage.Entry) error) error {
 	return s.WalkRange(ctx, RevRange{Include: starts}, fn)
 }
 
@@ -33,20 +29,20 @@ func (s *Store) Walk(ctx context.Context, starts []plumbing.Hash, fn func(Entry)
 // reaches before that can be shown, and then gives what is left in time
 // order; excluded history is walked only as far as it can still hide
 // something.
-func (s *Store) WalkRange(ctx context.Context, r RevRange, fn func(Entry) error) error {
+func (s *Store) WalkRange(ctx context.Context, r RevRange, fn func(storage.Entry) error) error {
 	ranged := len(r.Exclude) > 0
-	w := &rangeWalk{s: s, seen: map[plumbing.Hash]*queued{}, byGeneration: ranged}
+	w := &rangeWalk{s: s, seen: map[storage.ID]*queued{}, byGeneration: ranged}
 	if !ranged {
 		return w.walk(ctx, r, fn)
 	}
-	var shown []Entry
-	err := w.walk(ctx, r, func(e Entry) error { shown = append(shown, e); return nil })
+	var shown []storage.Entry
+	err := w.walk(ctx, r, func(e storage.Entry) error { shown = append(shown, e); return nil })
 	if err != nil {
 		return err
 	}
 	sort.SliceStable(shown, func(i, j int) bool { return shown[i].Header.Time.After(shown[j].Header.Time) })
 	for _, e := range shown {
-		if err := fn(e); errors.Is(err, ErrStop) {
+		if err := fn(e); errors.Is(err, storage.ErrStop) {
 			return nil
 		} else if err != nil {
 			return err
@@ -55,7 +51,7 @@ func (s *Store) WalkRange(ctx context.Context, r RevRange, fn func(Entry) error)
 	return nil
 }
 
-func (w *rangeWalk) walk(ctx context.Context, r RevRange, fn func(Entry) error) error {
+func (w *rangeWalk) walk(ctx context.Context, r RevRange, fn func(storage.Entry) error) error {
 	if err := w.pushAll(r.Exclude, true); err != nil {
 		return err
 	}
@@ -78,7 +74,7 @@ func (w *rangeWalk) walk(ctx context.Context, r RevRange, fn func(Entry) error) 
 			if it.notSnapshot != nil {
 				return it.notSnapshot
 			}
-			if err := fn(it.Entry); errors.Is(err, ErrStop) {
+			if err := fn(it.Entry); errors.Is(err, storage.ErrStop) {
 				return nil
 			} else if err != nil {
 				return err
@@ -96,7 +92,7 @@ func (w *rangeWalk) walk(ctx context.Context, r RevRange, fn func(Entry) error) 
 type rangeWalk struct {
 	s            *Store
 	q            commitQueue
-	seen         map[plumbing.Hash]*queued
+	seen         map[storage.ID]*queued
 	visible      int
 	byGeneration bool // order by Snap-Seq: a range's exclusions must see children first
 	started      bool // the queue is a heap: pushes go through heap.Push
@@ -104,7 +100,7 @@ type rangeWalk struct {
 
 // pushAll queues commits; hidden ones hide what they reach, also a
 // commit queued before as visible and not yet shown.
-func (w *rangeWalk) pushAll(hs []plumbing.Hash, hidden bool) error {
+func (w *rangeWalk) pushAll(hs []storage.ID, hidden bool) error {
 	for _, h := range hs {
 		if h.IsZero() {
 			continue
@@ -131,7 +127,7 @@ func (w *rangeWalk) pushAll(hs []plumbing.Hash, hidden bool) error {
 
 // push queues one commit not seen before. Before the walk starts the
 // queue is filled as a list and made a heap once.
-func (w *rangeWalk) push(h plumbing.Hash, e Entry, notSnapshot error, hidden bool) {
+func (w *rangeWalk) push(h storage.ID, e storage.Entry, notSnapshot error, hidden bool) {
 	if _, ok := w.seen[h]; ok {
 		return
 	}
@@ -156,7 +152,8 @@ func (w *rangeWalk) push(h plumbing.Hash, e Entry, notSnapshot error, hidden boo
 // A commit that is not a snapshot (notSnapshot) is an error once it is
 // to be shown, not when it is only passed through hidden.
 type queued struct {
-	Entry
+	storage.Entry
+
 	notSnapshot error
 	order       int
 	// gen is a range walk's generation, the snapshot's sequence number,
@@ -172,11 +169,11 @@ type queued struct {
 }
 
 // parents are the commit's parents, first parent first.
-func (it *queued) parents() []plumbing.Hash {
+func (it *queued) parents() []storage.ID {
 	if it.Merged == nil {
-		return []plumbing.Hash{it.Parent}
+		return []storage.ID{it.Parent}
 	}
-	return append([]plumbing.Hash{it.Parent}, it.Merged...)
+	return append([]storage.ID{it.Parent}, it.Merged...)
 }
 
 // commitQueue orders commits by generation, then newest first, then first
@@ -202,23 +199,16 @@ func (q *commitQueue) Pop() any {
 	return c
 }
 
-// Session is one session's branch and its latest snapshot.
-type Session struct {
-	Name string
-	Ref  string
-	Tip  Entry // Tip.Header.Seq counts the snapshots
-}
-
 // Sessions lists every session, most recently active first. Sessions
 // whose newest snapshot cannot be read are left out and named by a
 // *DamagedSessions error returned with the others.
-func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
+func (s *Store) Sessions(ctx context.Context) ([]storage.Session, error) {
 	refs, err := s.refs.List(s.prefix)
 	if err != nil {
 		return nil, err
 	}
 	names := slices.Sorted(maps.Keys(refs))
-	ids := make([]plumbing.Hash, len(names))
+	ids := make([]storage.ID, len(names))
 	for i, ref := range names {
 		ids[i] = refs[ref]
 	}
@@ -226,20 +216,20 @@ func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	out := make([]Session, 0, len(names))
-	var damaged DamagedSessions
+	out := make([]storage.Session, 0, len(names))
+	var damaged storage.DamagedSessions
 	for i, ref := range names {
 		name := strings.TrimPrefix(ref, s.prefix)
 		switch {
-		case errors.Is(errs[i], ErrNotSnapshot):
+		case errors.Is(errs[i], storage.ErrNotSnapshot):
 			continue // a ref someone else put under the prefix
 		case errs[i] != nil:
-			damaged.Sessions = append(damaged.Sessions, DamagedSession{Name: name, Tip: ids[i], Err: errs[i]})
+			damaged.Sessions = append(damaged.Sessions, storage.DamagedSession{Name: name, Tip: ids[i], Err: errs[i]})
 			continue
 		}
-		out = append(out, Session{Name: name, Ref: ref, Tip: tips[i]})
+		out = append(out, storage.Session{Name: name, Ref: ref, Tip: tips[i]})
 	}
-	slices.SortFunc(out, func(a, b Session) int {
+	slices.SortFunc(out, func(a, b storage.Session) int {
 		if c := b.Tip.Header.Time.Compare(a.Tip.Header.Time); c != 0 {
 			return c
 		}
@@ -251,60 +241,14 @@ func (s *Store) Sessions(ctx context.Context) ([]Session, error) {
 	return out, nil
 }
 
-// DamagedSessions is the error of a listing of sessions some of whose
-// newest snapshots could not be read (an object missing or damaged): the
-// listing returns the sessions it could read with it, so that a command
-// that lists them shows those and names these, where one damaged session
-// made the whole listing fail.
-type DamagedSessions struct{ Sessions []DamagedSession }
-
-// DamagedSession is a session whose newest snapshot could not be read.
-type DamagedSession struct {
-	Name string
-	Tip  plumbing.Hash
-	Err  error
-}
-
-// Error names each damaged session and what is wrong with it.
-func (e *DamagedSessions) Error() string {
-	var b strings.Builder
-	for i, d := range e.Sessions {
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		fmt.Fprintf(&b, "session %s could not be read (%v)", d.Name, d.Err)
-	}
-	return b.String()
-}
-
-// Of is the error naming session alone, nil when it is not among them:
-// a command about one session is not failed by another's damage.
-func (e *DamagedSessions) Of(session string) error {
-	for _, d := range e.Sessions {
-		if d.Name == session {
-			return &DamagedSessions{Sessions: []DamagedSession{d}}
-		}
-	}
-	return nil
-}
-
-// Unwrap gives each session's error.
-func (e *DamagedSessions) Unwrap() []error {
-	out := make([]error, len(e.Sessions))
-	for i, d := range e.Sessions {
-		out[i] = d.Err
-	}
-	return out
-}
-
 // entries reads many snapshots' commits, each with its error. A list of
 // sessions reads one commit per session, and little else: with more than
 // a few dozen they are read on as many goroutines as the process may run
 // at once (the object reader is safe for that), where git for-each-ref
 // reads them on one.
-func (s *Store) entries(ctx context.Context, ids []plumbing.Hash) ([]Entry, []error) {
+func (s *Store) entries(ctx context.Context, ids []storage.ID) ([]storage.Entry, []error) {
 	const perWorker = 32 // fewer reads than this do not pay for a goroutine
-	out, errs := make([]Entry, len(ids)), make([]error, len(ids))
+	out, errs := make([]storage.Entry, len(ids)), make([]error, len(ids))
 	var next atomic.Int64
 	read := func() {
 		for i := int(next.Add(1) - 1); i < len(ids); i = int(next.Add(1) - 1) {
@@ -323,6 +267,6 @@ func (s *Store) entries(ctx context.Context, ids []plumbing.Hash) ([]Entry, []er
 }
 
 // SessionTip returns a session's newest snapshot id, or ZeroHash.
-func (s *Store) SessionTip(session string) (plumbing.Hash, error) {
+func (s *Store) SessionTip(session string) (storage.ID, error) {
 	return s.refs.Read(s.SessionRef(session))
 }

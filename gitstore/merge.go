@@ -7,9 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/git-snap/git-snap/agent"
-
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-snap/git-snap/storage"
 
 	"github.com/git-snap/git-snap/gitstore/internal/refs"
 	"github.com/git-snap/git-snap/snapshot"
@@ -34,7 +32,7 @@ const (
 type PullResult struct {
 	Session string
 	Action  string
-	Result  plumbing.Hash // the session's tip afterwards
+	Result  storage.ID // the session's tip afterwards
 	// Conflicts are JSON paths both sides changed differently since they
 	// parted; the local value was kept, and the remote's stays in history.
 	Conflicts []string
@@ -84,7 +82,7 @@ func (s *Store) Pull(ctx context.Context, o RemoteOptions) ([]PullResult, error)
 // pullTag adopts a checkpoint of the remote's: a new one is created; one
 // of a session that took the remote's pruned history moves where the
 // prune moved it; any other the local repository has is kept.
-func (s *Store) pullTag(ctx context.Context, ref string, tag plumbing.Hash, rewritten map[string]bool) error {
+func (s *Store) pullTag(ctx context.Context, ref string, tag storage.ID, rewritten map[string]bool) error {
 	session, name, _ := checkpointOfRef(ref)
 	if rewritten[session] {
 		ref, cur, err := s.findCheckpoint(session, name)
@@ -132,13 +130,13 @@ func contains(list []string, s string) bool {
 // adoptTag creates a checkpoint tag another clone made, unless the name
 // is taken here (in either place checkpoints are read from): the local
 // one is kept.
-func (s *Store) adoptTag(ctx context.Context, ref string, tag plumbing.Hash) error {
+func (s *Store) adoptTag(ctx context.Context, ref string, tag storage.ID) error {
 	if session, name, ok := checkpointOfRef(ref); ok {
 		if _, cur, err := s.findCheckpoint(session, name); err != nil || !cur.IsZero() {
 			return err
 		}
 	}
-	if err := s.refs.Update(ctx, ref, plumbing.ZeroHash, tag, "pull: checkpoint"); err != nil && !errors.Is(err, refs.ErrChanged) {
+	if err := s.refs.Update(ctx, ref, storage.ID{}, tag, "pull: checkpoint"); err != nil && !errors.Is(err, refs.ErrChanged) {
 		return err
 	}
 	return nil
@@ -147,18 +145,18 @@ func (s *Store) adoptTag(ctx context.Context, ref string, tag plumbing.Hash) err
 // Integrate brings a snapshot (another clone's tip of a session) into
 // the local session, as Pull does, once its history is checked to be
 // complete snapshots.
-func (s *Store) Integrate(ctx context.Context, session string, remote plumbing.Hash, label string) (PullResult, error) {
+func (s *Store) Integrate(ctx context.Context, session string, remote storage.ID, label string) (PullResult, error) {
 	if err := snapshot.CheckName("session", session); err != nil {
 		return PullResult{}, &snapshot.InputError{Path: "session", Msg: err.Error()}
 	}
-	if err := s.verifyIncoming(ctx, "snapshot "+remote.String(), []plumbing.Hash{remote}, map[plumbing.Hash]bool{}); err != nil {
+	if err := s.verifyIncoming(ctx, "snapshot "+remote.String(), []storage.ID{remote}, map[storage.ID]bool{}); err != nil {
 		return PullResult{}, err
 	}
 	return s.integrate(ctx, session, remote, label)
 }
 
 // integrate is Integrate for a session and snapshot already checked.
-func (s *Store) integrate(ctx context.Context, session string, remote plumbing.Hash, label string) (PullResult, error) {
+func (s *Store) integrate(ctx context.Context, session string, remote storage.ID, label string) (PullResult, error) {
 	ref := s.SessionRef(session)
 	for {
 		local, err := s.refs.Read(ref)
@@ -178,7 +176,7 @@ func (s *Store) integrate(ctx context.Context, session string, remote plumbing.H
 
 // integrateOnto brings remote into the session whose tip is local: it
 // creates or fast-forwards it, takes a pruned history, or merges.
-func (s *Store) integrateOnto(ctx context.Context, session string, local, remote plumbing.Hash, label string) (PullResult, error) {
+func (s *Store) integrateOnto(ctx context.Context, session string, local, remote storage.ID, label string) (PullResult, error) {
 	ref := s.SessionRef(session)
 	r := PullResult{Session: session, Result: local}
 	if local == remote {
@@ -223,7 +221,7 @@ func (s *Store) integrateOnto(ctx context.Context, session string, local, remote
 // must account for every snapshot it leaves out (accounts), whatever
 // its Snap-Supersedes trailers claim. done is false when neither
 // history replaced the other, for a merge to join them: nothing is lost.
-func (s *Store) integratePruned(ctx context.Context, session string, local, remote plumbing.Hash, r *PullResult) (done bool, err error) {
+func (s *Store) integratePruned(ctx context.Context, session string, local, remote storage.ID, r *PullResult) (done bool, err error) {
 	ref := s.SessionRef(session)
 	if ok, err := s.replaces(ctx, session, local, remote); ok || err != nil {
 		r.Action = PullAhead
@@ -243,7 +241,7 @@ func (s *Store) integratePruned(ctx context.Context, session string, local, remo
 	if ok, err := s.accounts(ctx, session, remote, base); !ok || err != nil {
 		return false, err
 	}
-	renamed := map[plumbing.Hash]plumbing.Hash{}
+	renamed := map[storage.ID]storage.ID{}
 	tip, err := s.rewrite(ctx, remote, after, renamed, local, nil, nil)
 	if err != nil {
 		return false, err
@@ -259,7 +257,7 @@ func (s *Store) integratePruned(ctx context.Context, session string, local, remo
 	if err != nil {
 		return true, err
 	}
-	at := make([]plumbing.Hash, len(cps))
+	at := make([]storage.ID, len(cps))
 	for i, cp := range cps {
 		at[i] = cp.Target
 	}
@@ -269,7 +267,7 @@ func (s *Store) integratePruned(ctx context.Context, session string, local, remo
 // replaces reports whether the history of tip takes old's place: tip's
 // chain says it supersedes old (covers), and it accounts for every
 // snapshot of old's history it leaves out.
-func (s *Store) replaces(ctx context.Context, session string, tip, old plumbing.Hash) (bool, error) {
+func (s *Store) replaces(ctx context.Context, session string, tip, old storage.ID) (bool, error) {
 	if ok, err := s.covers(ctx, tip, old); !ok || err != nil {
 		return false, err
 	}
@@ -278,12 +276,12 @@ func (s *Store) replaces(ctx context.Context, session string, tip, old plumbing.
 
 // isAncestor reports whether anc is desc or comes before it, walking back
 // from desc only as far as it must.
-func (s *Store) isAncestor(ctx context.Context, anc, desc plumbing.Hash) (bool, error) {
+func (s *Store) isAncestor(ctx context.Context, anc, desc storage.ID) (bool, error) {
 	found := false
-	err := s.Walk(ctx, []plumbing.Hash{desc}, func(e Entry) error {
+	err := s.Walk(ctx, []storage.ID{desc}, func(e storage.Entry) error {
 		if e.ID == anc {
 			found = true
-			return ErrStop
+			return storage.ErrStop
 		}
 		return nil
 	})
@@ -291,9 +289,9 @@ func (s *Store) isAncestor(ctx context.Context, anc, desc plumbing.Hash) (bool, 
 }
 
 // ancestors lists every snapshot reachable from id, id included.
-func (s *Store) ancestors(ctx context.Context, id plumbing.Hash) (map[plumbing.Hash]bool, error) {
-	seen := map[plumbing.Hash]bool{}
-	err := s.Walk(ctx, []plumbing.Hash{id}, func(e Entry) error {
+func (s *Store) ancestors(ctx context.Context, id storage.ID) (map[storage.ID]bool, error) {
+	seen := map[storage.ID]bool{}
+	err := s.Walk(ctx, []storage.ID{id}, func(e storage.Entry) error {
 		seen[e.ID] = true
 		return nil
 	})
@@ -302,16 +300,16 @@ func (s *Store) ancestors(ctx context.Context, id plumbing.Hash) (map[plumbing.H
 
 // mergeBase finds the newest snapshot both a and b descend from, or
 // ZeroHash when they share none.
-func (s *Store) mergeBase(ctx context.Context, a, b plumbing.Hash) (plumbing.Hash, error) {
+func (s *Store) mergeBase(ctx context.Context, a, b storage.ID) (storage.ID, error) {
 	inA, err := s.ancestors(ctx, a)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return storage.ID{}, err
 	}
-	var base plumbing.Hash
-	err = s.Walk(ctx, []plumbing.Hash{b}, func(e Entry) error {
+	var base storage.ID
+	err = s.Walk(ctx, []storage.ID{b}, func(e storage.Entry) error {
 		if inA[e.ID] {
 			base = e.ID
-			return ErrStop
+			return storage.ErrStop
 		}
 		return nil
 	})
@@ -319,29 +317,29 @@ func (s *Store) mergeBase(ctx context.Context, a, b plumbing.Hash) (plumbing.Has
 }
 
 // merge writes a snapshot uniting local and remote, with both as parents.
-func (s *Store) merge(ctx context.Context, ref string, base, local, remote plumbing.Hash, label string) (plumbing.Hash, []string, error) {
+func (s *Store) merge(ctx context.Context, ref string, base, local, remote storage.ID, label string) (storage.ID, []string, error) {
 	dl, el, err := s.Read(ctx, local)
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return storage.ID{}, nil, err
 	}
 	dr, er, err := s.Read(ctx, remote)
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return storage.ID{}, nil, err
 	}
 	db := map[string]any{}
 	if !base.IsZero() {
 		if db, _, err = s.Read(ctx, base); err != nil {
-			return plumbing.ZeroHash, nil, err
+			return storage.ID{}, nil, err
 		}
 	}
-	merged, conflicts := snapshot.MergeDocuments(db, dl, dr, agent.ViewMessage)
-	h, objs, tally, err := s.prepare(merged, SaveOptions{Session: el.Header.Session, Label: label, Source: "pull", Time: s.opts.Now()})
+	merged, conflicts := snapshot.MergeDocuments(db, dl, dr, s.view)
+	h, objs, tally, err := s.prepare(merged, storage.SaveOptions{Session: el.Header.Session, Label: label, Source: "pull", Time: s.opts.Now()})
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return storage.ID{}, nil, err
 	}
 	tip, _ := s.tipState(ref, local)
 	if err := s.writeObjects(objs, tip.known); err != nil {
-		return plumbing.ZeroHash, nil, err
+		return storage.ID{}, nil, err
 	}
 	h.Seq = max(el.Header.Seq, er.Header.Seq) + 1
 	h.Started = el.Header.Started
@@ -350,10 +348,10 @@ func (s *Store) merge(ctx context.Context, ref string, base, local, remote plumb
 	}
 	id, err := s.writeCommit(objs[len(objs)-1].Hash, h, local, remote)
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return storage.ID{}, nil, err
 	}
 	if err := s.refs.Update(ctx, ref, local, id, "pull: merge"); err != nil {
-		return plumbing.ZeroHash, nil, err
+		return storage.ID{}, nil, err
 	}
 	s.saveTipState(ref, tipState{commit: id, seq: h.Seq, started: h.Started}, objs, nil, nil)
 	if tally != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/git-snap/git-snap/gitstore/internal/gitobj"
 	"github.com/git-snap/git-snap/gitstore/internal/pack"
 	"github.com/git-snap/git-snap/internal/safefile"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // objectReader reads and writes a repository's objects the way a
@@ -62,7 +63,7 @@ func newObjectReader(dir string, max int64) *objectReader {
 
 // ObjectTooLargeError is an object bigger than Options.MaxObjectBytes.
 type ObjectTooLargeError struct {
-	ID        plumbing.Hash
+	ID        storage.ID
 	Size, Max int64
 }
 
@@ -169,7 +170,7 @@ func (r *objectReader) readLoosePrefix(path string, max, limit int64) (plumbing.
 // temporary file beside its place and renamed into it, read-only. A
 // zlib writer is reused across objects: a new one at the default level
 // allocated and cleared more memory than a hook call's objects hold.
-func (r *objectReader) writeLoose(typ plumbing.ObjectType, data []byte, h plumbing.Hash) error {
+func (r *objectReader) writeLoose(typ plumbing.ObjectType, data []byte, h storage.ID) error {
 	hex := h.String()
 	dir := filepath.Join(r.dir, "objects", hex[:2])
 	if err := os.MkdirAll(dir, 0o777); err != nil {
@@ -224,7 +225,7 @@ func (r *objectReader) deflate(w io.Writer, typ plumbing.ObjectType, data []byte
 }
 
 // EncodedObject finds an object (see read) for go-git.
-func (r *objectReader) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+func (r *objectReader) EncodedObject(t plumbing.ObjectType, h storage.ID) (plumbing.EncodedObject, error) {
 	typ, data, err := r.read(h)
 	if err != nil {
 		return nil, err
@@ -249,7 +250,7 @@ func (r *objectReader) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (pl
 // then in alternates. The directory of packs is
 // listed again only when an object is neither packed nor loose, not for
 // every loose object read.
-func (r *objectReader) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+func (r *objectReader) read(h storage.ID) (plumbing.ObjectType, []byte, error) {
 	typ, data, err := r.find(h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		hex := h.String()
@@ -282,7 +283,7 @@ func (e *damagedError) Unwrap() error { return e.err }
 
 // readElsewhere reads an object from the alternates, loose then packed
 // in each, within the size limit.
-func (r *objectReader) readElsewhere(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+func (r *objectReader) readElsewhere(h storage.ID) (plumbing.ObjectType, []byte, error) {
 	hex := h.String()
 	for _, alt := range r.alternatesList() {
 		typ, data, err := r.readLoose(filepath.Join(alt.dir, hex[:2], hex[2:]), r.max)
@@ -300,7 +301,7 @@ func (r *objectReader) readElsewhere(h plumbing.Hash) (plumbing.ObjectType, []by
 }
 
 // blobData reads a blob's bytes.
-func (r *objectReader) blobData(h plumbing.Hash) ([]byte, error) {
+func (r *objectReader) blobData(h storage.ID) ([]byte, error) {
 	typ, data, err := r.read(h)
 	if err != nil {
 		return nil, err
@@ -313,7 +314,7 @@ func (r *objectReader) blobData(h plumbing.Hash) ([]byte, error) {
 
 // commit reads and parses a commit object; any other object is not
 // found, as for go-git's GetCommit.
-func (r *objectReader) commit(h plumbing.Hash) (gitobj.Commit, error) {
+func (r *objectReader) commit(h storage.ID) (gitobj.Commit, error) {
 	data, err := r.readAs(h, plumbing.CommitObject)
 	if err != nil {
 		return gitobj.Commit{}, err
@@ -323,7 +324,7 @@ func (r *objectReader) commit(h plumbing.Hash) (gitobj.Commit, error) {
 
 // tree reads and parses a tree object; any other object is not found,
 // as for go-git's GetTree.
-func (r *objectReader) tree(h plumbing.Hash) (*gitobj.Tree, error) {
+func (r *objectReader) tree(h storage.ID) (*gitobj.Tree, error) {
 	data, err := r.readAs(h, plumbing.TreeObject)
 	if err != nil {
 		return nil, err
@@ -337,7 +338,7 @@ func (r *objectReader) tree(h plumbing.Hash) (*gitobj.Tree, error) {
 
 // tag reads and parses an annotated tag; any other object is not
 // found, as for go-git's GetTag.
-func (r *objectReader) tag(h plumbing.Hash) (gitobj.Tag, error) {
+func (r *objectReader) tag(h storage.ID) (gitobj.Tag, error) {
 	data, err := r.readAs(h, plumbing.TagObject)
 	if err != nil {
 		return gitobj.Tag{}, err
@@ -346,7 +347,7 @@ func (r *objectReader) tag(h plumbing.Hash) (gitobj.Tag, error) {
 }
 
 // readAs reads an object of type typ: one of another type is not found.
-func (r *objectReader) readAs(h plumbing.Hash, typ plumbing.ObjectType) ([]byte, error) {
+func (r *objectReader) readAs(h storage.ID, typ plumbing.ObjectType) ([]byte, error) {
 	got, data, err := r.read(h)
 	if err != nil {
 		return nil, err
@@ -370,12 +371,12 @@ func (r *objectReader) Close() error {
 // withPrefix lists the objects, loose and packed, whose id starts with
 // the hex prefix (at least two digits). Loose ones are listed first: git
 // gc writes a pack before it prunes what it packed.
-func (r *objectReader) withPrefix(prefix string) []plumbing.Hash {
-	var out []plumbing.Hash
+func (r *objectReader) withPrefix(prefix string) []storage.ID {
+	var out []storage.ID
 	if entries, err := os.ReadDir(filepath.Join(r.dir, "objects", prefix[:2])); err == nil {
 		for _, e := range entries {
-			if id := prefix[:2] + e.Name(); len(id) == 40 && strings.HasPrefix(id, prefix) && plumbing.IsHash(id) {
-				out = append(out, plumbing.NewHash(id))
+			if id := prefix[:2] + e.Name(); len(id) == 40 && strings.HasPrefix(id, prefix) && storage.IsID(id) {
+				out = append(out, storage.NewID(id))
 			}
 		}
 	}
@@ -390,7 +391,7 @@ func (r *objectReader) reload() {
 
 // find reads a packed object: from a batch's pack being written, then
 // from the packs listed so far (see read).
-func (r *objectReader) find(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+func (r *objectReader) find(h storage.ID) (plumbing.ObjectType, []byte, error) {
 	if r.batch != nil {
 		typ, data, err := r.batch.read(h)
 		if !errors.Is(err, plumbing.ErrObjectNotFound) {
@@ -406,7 +407,7 @@ func (r *objectReader) find(h plumbing.Hash) (plumbing.ObjectType, []byte, error
 // not in alternates; but in a pack's mapped index, where go-git decodes
 // every index whole first (a save into a repository git gc had packed
 // spent a third of its time there).
-func (r *objectReader) HasEncodedObject(h plumbing.Hash) error {
+func (r *objectReader) HasEncodedObject(h storage.ID) error {
 	if r.batch != nil && r.batch.has(h) {
 		return nil
 	}

@@ -17,7 +17,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
+	"github.com/git-snap/git-snap/session"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 func objectBytes(t *testing.T, o plumbing.EncodedObject) []byte {
@@ -43,7 +45,7 @@ func TestPackReaderAgreesWithGoGit(t *testing.T) {
 	for i := 1; i <= 40; i++ {
 		doc := conversation(i * 7)
 		doc["files"] = map[string]any{"notes.md": map[string]any{"content": strings.Repeat("line of notes\n", i)}}
-		if _, err := s.Save(ctx, doc, SaveOptions{Session: "pack"}); err != nil {
+		if _, err := s.Save(ctx, doc, storage.SaveOptions{Session: "pack"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -56,7 +58,7 @@ func TestPackReaderAgreesWithGoGit(t *testing.T) {
 func comparePacked(t *testing.T, dir string) {
 	ctx := context.Background()
 	s2 := openStore(t, dir)
-	if _, _, err := s2.st.packs.Find(plumbing.ZeroHash); err != plumbing.ErrObjectNotFound {
+	if _, _, err := s2.st.packs.Find(storage.ID{}); err != plumbing.ErrObjectNotFound {
 		t.Fatalf("missing object: %v", err)
 	}
 	idxs, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "pack-*.idx"))
@@ -71,12 +73,12 @@ func comparePacked(t *testing.T, dir string) {
 	ref := filesystem.NewStorage(osfs.New(filepath.Join(dir, ".git")), cache.NewObjectLRUDefault()) // go-git's reader, the reference
 	defer ref.Close()
 	for _, id := range all {
-		h := plumbing.NewHash(id)
+		h := storage.NewID(id)
 		typ, data, err := s2.st.packs.Find(h)
 		if err != nil {
 			t.Fatalf("%s: %v", id, err)
 		}
-		want, err := ref.EncodedObject(plumbing.AnyObject, h)
+		want, err := ref.EncodedObject(plumbing.AnyObject, plumbing.Hash(h))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,10 +102,10 @@ func comparePacked(t *testing.T, dir string) {
 func TestLongLivedStoreReadsAcrossGitGC(t *testing.T) {
 	ctx := context.Background()
 	dir, s := newRepo(t)
-	var ids []plumbing.Hash
+	var ids []storage.ID
 	save := func(from, to int) {
 		for i := from; i <= to; i++ {
-			e, err := s.Save(ctx, conversation(i*10), SaveOptions{Session: "gc"})
+			e, err := s.Save(ctx, conversation(i*10), storage.SaveOptions{Session: "gc"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -143,10 +145,10 @@ func TestObjectsOverTheLimitAreNotRead(t *testing.T) {
 	dir, s := newRepo(t)
 	doc := conversation(2)
 	doc["messages"].([]any)[1].(map[string]any)["content"] = strings.Repeat("0", 3<<20)
-	if _, err := s.Save(ctx, doc, SaveOptions{Session: "big"}); err != nil {
+	if _, err := s.Save(ctx, doc, storage.SaveOptions{Session: "big"}); err != nil {
 		t.Fatal(err)
 	}
-	small, err := Open(ctx, dir, Options{MaxObjectBytes: 1 << 20})
+	small, err := Open(ctx, dir, Options{Counter: session.Counter{}, View: session.View, MaxObjectBytes: 1 << 20})
 	must(t, err)
 	defer small.Close()
 	check := func(where string) {
@@ -167,7 +169,7 @@ func TestObjectsOverTheLimitAreNotRead(t *testing.T) {
 	check("loose")
 	git(t, dir, "gc", "-q", "--prune=now")
 	small.Close()
-	small, err = Open(ctx, dir, Options{MaxObjectBytes: 1 << 20})
+	small, err = Open(ctx, dir, Options{Counter: session.Counter{}, View: session.View, MaxObjectBytes: 1 << 20})
 	must(t, err)
 	defer small.Close()
 	check("packed")
@@ -184,7 +186,7 @@ func TestLooseObjectsAreGits(t *testing.T) {
 	errs := make(chan error, 8)
 	for range 8 {
 		go func() {
-			_, err := s.Save(ctx, doc, SaveOptions{Session: "same"})
+			_, err := s.Save(ctx, doc, storage.SaveOptions{Session: "same"})
 			errs <- err
 		}()
 	}
@@ -228,7 +230,7 @@ func TestLooseReaderAgreesWithGit(t *testing.T) {
 	doc := conversation(3)
 	doc["messages"].([]any)[2].(map[string]any)["content"] = strings.Repeat("long message ", 20000)
 	doc["files"] = map[string]any{"empty": map[string]any{"content": ""}}
-	_, err := s.Save(ctx, doc, SaveOptions{Session: "loose"})
+	_, err := s.Save(ctx, doc, storage.SaveOptions{Session: "loose"})
 	must(t, err)
 	objects := filepath.Join(dir, ".git", "objects")
 	for _, id := range strings.Fields(git(t, dir, "rev-list", "--objects", "--no-object-names", "refs/snap/loose")) {
@@ -267,12 +269,12 @@ func TestHasObjectAgreesWithGit(t *testing.T) {
 	dir, s := newRepo(t)
 	save := func(from, to int) {
 		for i := from; i <= to; i++ {
-			if _, err := s.Save(ctx, conversation(i*5), SaveOptions{Session: "has"}); err != nil {
+			if _, err := s.Save(ctx, conversation(i*5), storage.SaveOptions{Session: "has"}); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	absent := []plumbing.Hash{plumbing.ZeroHash, plumbing.NewHash("0123456789abcdef0123456789abcdef01234567")}
+	absent := []storage.ID{storage.ID{}, storage.NewID("0123456789abcdef0123456789abcdef01234567")}
 	check := func(when string) {
 		t.Helper()
 		all := strings.Fields(git(t, dir, "rev-list", "--objects", "--all", "--no-object-names"))
@@ -280,7 +282,7 @@ func TestHasObjectAgreesWithGit(t *testing.T) {
 			t.Fatalf("%s: %d objects", when, len(all))
 		}
 		for _, id := range all {
-			if err := s.st.HasEncodedObject(plumbing.NewHash(id)); err != nil {
+			if err := s.st.HasEncodedObject(storage.NewID(id)); err != nil {
 				t.Fatalf("%s: %s, which git has: %v", when, id, err)
 			}
 		}

@@ -11,12 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-snap/git-snap/gitstore/internal/gitobj"
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
 	"github.com/git-snap/git-snap/gitstore/internal/refs"
 	"github.com/git-snap/git-snap/internal/safefile"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // PruneOptions say which snapshots of a session to keep; the others are
@@ -33,9 +32,10 @@ type PruneOptions struct {
 // PruneResult says what a prune kept and removed.
 type PruneResult struct {
 	Session string
-	Kept    []Entry // oldest first, as they were
-	Removed []Entry
-	Renamed map[plumbing.Hash]plumbing.Hash // old id → new id of each kept snapshot
+	Kept    []storage. // oldest first, as they were
+		Entry
+	Removed []storage.Entry
+	Renamed map[storage.ID]storage.ID // old id → new id of each kept snapshot
 }
 
 // Prune rewrites a session's chain to hold only the snapshots the rules
@@ -45,7 +45,7 @@ type PruneResult struct {
 // git gc to collect.
 func (s *Store) Prune(ctx context.Context, session string, o PruneOptions) (PruneResult, error) {
 	if o.KeepLast <= 0 && o.OlderThan <= 0 {
-		return PruneResult{}, &OptionsError{"prune: say what to keep: --keep-last N or --older-than DURATION"}
+		return PruneResult{}, &storage.OptionsError{Msg: "prune: say what to keep: --keep-last N or --older-than DURATION"}
 	}
 	ref := s.SessionRef(session)
 	tip, err := s.refs.Read(ref)
@@ -53,7 +53,7 @@ func (s *Store) Prune(ctx context.Context, session string, o PruneOptions) (Prun
 		return PruneResult{}, err
 	}
 	if tip.IsZero() {
-		return PruneResult{}, NoSession(session)
+		return PruneResult{}, storage.NoSession(session)
 	}
 	chain, err := s.firstParentChain(ctx, tip)
 	if err != nil {
@@ -66,19 +66,19 @@ func (s *Store) Prune(ctx context.Context, session string, o PruneOptions) (Prun
 	// A checkpoint may still name a snapshot an earlier prune rewrote
 	// (that prune killed, or racing this one, before it moved its tags):
 	// follow the notes of earlier prunes to the snapshot on this chain.
-	onChain := make(map[plumbing.Hash]bool, len(chain))
+	onChain := make(map[storage.ID]bool, len(chain))
 	for _, e := range chain {
 		onChain[e.ID] = true
 	}
 	notes := s.prunedNotes()
-	marked := map[plumbing.Hash]bool{}
-	at := make([]plumbing.Hash, len(cps)) // each checkpoint's snapshot on this chain, or zero
+	marked := map[storage.ID]bool{}
+	at := make([]storage.ID, len(cps)) // each checkpoint's snapshot on this chain, or zero
 	for i, cp := range cps {
 		if at[i] = notes.follow(cp.Target, onChain); !at[i].IsZero() {
 			marked[at[i]] = true
 		}
 	}
-	res := PruneResult{Session: session, Renamed: map[plumbing.Hash]plumbing.Hash{}}
+	res := PruneResult{Session: session, Renamed: map[storage.ID]storage.ID{}}
 	now := s.opts.Now()
 	keep := o.Select(chain, marked, now)
 	for i, e := range chain {
@@ -101,7 +101,7 @@ func (s *Store) Prune(ctx context.Context, session string, o PruneOptions) (Prun
 		return res, err
 	}
 	rule := pruneRecord{old: tip, opts: o, at: now}
-	newTip, err := s.rewrite(ctx, plumbing.ZeroHash, res.Kept, res.Renamed, tip, shared, &rule)
+	newTip, err := s.rewrite(ctx, storage.ID{}, res.Kept, res.Renamed, tip, shared, &rule)
 	if err != nil {
 		return res, err
 	}
@@ -121,7 +121,7 @@ func (s *Store) Prune(ctx context.Context, session string, o PruneOptions) (Prun
 	if s.killAt == "ref moved" {
 		return res, errKilled
 	}
-	removed := make(map[plumbing.Hash]bool, len(res.Removed))
+	removed := make(map[storage.ID]bool, len(res.Removed))
 	for _, e := range res.Removed {
 		removed[e.ID] = true
 	}
@@ -164,8 +164,8 @@ func (s *Store) ApplyRetention(ctx context.Context, session string, seq int, p R
 
 // firstParentChain lists a session's snapshots along first parents,
 // oldest first.
-func (s *Store) firstParentChain(ctx context.Context, tip plumbing.Hash) ([]Entry, error) {
-	var chain []Entry
+func (s *Store) firstParentChain(ctx context.Context, tip storage.ID) ([]storage.Entry, error) {
+	var chain []storage.Entry
 	for id := tip; !id.IsZero(); {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -188,7 +188,7 @@ func (s *Store) firstParentChain(ctx context.Context, tip plumbing.Hash) ([]Entr
 // the snapshots a checkpoint names or named; OlderThan counts back from
 // now. It reads nothing, so that a caller can show a prune before it is
 // made, and DryRun is left to Prune.
-func (o PruneOptions) Select(chain []Entry, marked map[plumbing.Hash]bool, now time.Time) []bool {
+func (o PruneOptions) Select(chain []storage.Entry, marked map[storage.ID]bool, now time.Time) []bool {
 	keep := make([]bool, len(chain))
 	latest := map[string]int{}
 	for i, e := range chain {
@@ -211,19 +211,19 @@ func (o PruneOptions) Select(chain []Entry, marked map[plumbing.Hash]bool, now t
 // made it, if it is one (see supersedesTrailers).
 // Parents other than the first are kept: what a merge brought in stays
 // reachable.
-func (s *Store) rewrite(ctx context.Context, onto plumbing.Hash, kept []Entry, renamed map[plumbing.Hash]plumbing.Hash, oldTip plumbing.Hash, shared []plumbing.Hash, rule *pruneRecord) (plumbing.Hash, error) {
+func (s *Store) rewrite(ctx context.Context, onto storage.ID, kept []storage.Entry, renamed map[storage.ID]storage.ID, oldTip storage.ID, shared []storage.ID, rule *pruneRecord) (storage.ID, error) {
 	prev, seq := onto, 0
 	if !onto.IsZero() {
 		e, err := s.Entry(ctx, onto)
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return storage.ID{}, err
 		}
 		seq = e.Header.Seq
 	}
 	for i, e := range kept {
 		c, err := s.st.commit(e.ID)
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return storage.ID{}, err
 		}
 		h := e.Header
 		h.Seq = seq + i + 1
@@ -231,11 +231,11 @@ func (s *Store) rewrite(ctx context.Context, onto plumbing.Hash, kept []Entry, r
 		if i == len(kept)-1 {
 			sup, err := s.supersedesTrailers(ctx, oldTip, shared, rule)
 			if err != nil {
-				return plumbing.ZeroHash, err
+				return storage.ID{}, err
 			}
 			msg += sup
 		}
-		var parents []plumbing.Hash
+		var parents []storage.ID
 		if !prev.IsZero() {
 			parents = append(parents, prev)
 		}
@@ -244,7 +244,7 @@ func (s *Store) rewrite(ctx context.Context, onto plumbing.Hash, kept []Entry, r
 		}
 		// who made it and when are kept as they were written
 		if prev, err = s.storeObject(gitobj.NewCommit(c.Tree, parents, c.Author, c.Committer, msg)); err != nil {
-			return plumbing.ZeroHash, err
+			return storage.ID{}, err
 		}
 		renamed[e.ID] = prev
 	}
@@ -264,13 +264,13 @@ const trailerWas = "Snap-Was"
 // left alone, never dropped. Each tag moves by compare-and-swap from the
 // value read before the prune, so that one changed meanwhile (by another
 // prune or by hand) is left as it is.
-func (s *Store) moveCheckpoints(ctx context.Context, session string, cps []Checkpoint, at []plumbing.Hash, renamed map[plumbing.Hash]plumbing.Hash, removed map[plumbing.Hash]bool) error {
+func (s *Store) moveCheckpoints(ctx context.Context, session string, cps []storage.Checkpoint, at []storage.ID, renamed map[storage.ID]storage.ID, removed map[storage.ID]bool) error {
 	for i, cp := range cps {
 		if at[i].IsZero() {
 			continue
 		}
 		if removed[at[i]] {
-			if err := s.refs.Update(ctx, cp.Ref, cp.Tag, plumbing.ZeroHash, "prune: checkpoint removed"); err != nil && !errors.Is(err, refs.ErrChanged) {
+			if err := s.refs.Update(ctx, cp.Ref, cp.Tag, storage.ID{}, "prune: checkpoint removed"); err != nil && !errors.Is(err, refs.ErrChanged) {
 				return err
 			}
 			continue
@@ -301,7 +301,7 @@ func (s *Store) prunedPath() string { return filepath.Join(s.paths.CommonDir, "s
 
 // notePruned appends old → new ids, so that an id copied before a prune
 // still resolves (also after git gc has removed the old commit).
-func (s *Store) notePruned(renamed map[plumbing.Hash]plumbing.Hash) error {
+func (s *Store) notePruned(renamed map[storage.ID]storage.ID) error {
 	var b bytes.Buffer
 	for old, nu := range renamed {
 		if old != nu {
@@ -325,7 +325,7 @@ func (s *Store) notePruned(renamed map[plumbing.Hash]plumbing.Hash) error {
 // prunedNoteSet is what the notes of earlier prunes say: each old id
 // with the ids it was rewritten to, in the order noted (a prune that
 // lost its race leaves a note too, naming commits no ref holds).
-type prunedNoteSet map[plumbing.Hash][]plumbing.Hash
+type prunedNoteSet map[storage.ID][]storage.ID
 
 func (s *Store) prunedNotes() prunedNoteSet {
 	data, err := safefile.ReadFile(context.Background(), s.prunedPath(), "", maxCacheBytes)
@@ -336,9 +336,9 @@ func (s *Store) prunedNotes() prunedNoteSet {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
 		old, nu, ok := strings.Cut(sc.Text(), " ")
-		if ok && plumbing.IsHash(old) && plumbing.IsHash(nu) {
-			o := plumbing.NewHash(old)
-			m[o] = append(m[o], plumbing.NewHash(nu))
+		if ok && storage.IsID(old) && storage.IsID(nu) {
+			o := storage.NewID(old)
+			m[o] = append(m[o], storage.NewID(nu))
 		}
 	}
 	return m
@@ -346,9 +346,9 @@ func (s *Store) prunedNotes() prunedNoteSet {
 
 // follow returns id itself when want holds it, else the id some chain of
 // notes leads to from id that want holds, else zero.
-func (m prunedNoteSet) follow(id plumbing.Hash, want map[plumbing.Hash]bool) plumbing.Hash {
-	seen := map[plumbing.Hash]bool{}
-	for queue := []plumbing.Hash{id}; len(queue) > 0; queue = queue[1:] {
+func (m prunedNoteSet) follow(id storage.ID, want map[storage.ID]bool) storage.ID {
+	seen := map[storage.ID]bool{}
+	for queue := []storage.ID{id}; len(queue) > 0; queue = queue[1:] {
 		h := queue[0]
 		if want[h] {
 			return h
@@ -359,25 +359,25 @@ func (m prunedNoteSet) follow(id plumbing.Hash, want map[plumbing.Hash]bool) plu
 		seen[h] = true
 		queue = append(queue, m[h]...)
 	}
-	return plumbing.ZeroHash
+	return storage.ID{}
 }
 
 // pruned follows old ids to the ids their snapshots have now. A prefix
 // matches an old id that is the only one starting with it; of the ids
 // it was rewritten to, the last noted that still exists is taken.
-func (s *Store) pruned(prefix string) (plumbing.Hash, bool) {
+func (s *Store) pruned(prefix string) (storage.ID, bool) {
 	m := s.prunedNotes()
-	var found plumbing.Hash
+	var found storage.ID
 	for old := range m {
 		if strings.HasPrefix(old.String(), prefix) {
 			if !found.IsZero() && found != old {
-				return plumbing.ZeroHash, false
+				return storage.ID{}, false
 			}
 			found = old
 		}
 	}
 	if found.IsZero() {
-		return plumbing.ZeroHash, false
+		return storage.ID{}, false
 	}
 	for seen := 0; seen < 100; seen++ { // pruned again since: follow on
 		next := m[found]

@@ -11,9 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // TestPruneSelect pins which snapshots each rule keeps, alone and
@@ -21,12 +20,12 @@ import (
 // a b a c b a, the second named by a checkpoint.
 func TestPruneSelect(t *testing.T) {
 	start := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
-	var chain []Entry
+	var chain []storage.Entry
 	for i, label := range []string{"a", "b", "a", "c", "b", "a"} {
 		h := snapshot.Header{Session: "s", Seq: i + 1, Label: label, Time: start.Add(time.Duration(i) * time.Hour)}
-		chain = append(chain, Entry{ID: plumbing.Hash{byte(i + 1)}, Header: h})
+		chain = append(chain, storage.Entry{ID: storage.ID{byte(i + 1)}, Header: h})
 	}
-	marked := map[plumbing.Hash]bool{chain[1].ID: true}
+	marked := map[storage.ID]bool{chain[1].ID: true}
 	now := start.Add(6 * time.Hour) // the newest is an hour old, the first six
 	for _, tc := range []struct {
 		name string
@@ -113,7 +112,7 @@ func TestRetentionPolicy(t *testing.T) {
 
 // messageCounts names snapshots saved by saveN by their number of
 // messages, which is the step that saved them.
-func messageCounts(entries []Entry) string {
+func messageCounts(entries []storage.Entry) string {
 	var n []int
 	for _, e := range entries {
 		n = append(n, e.Header.Messages)
@@ -186,7 +185,7 @@ func TestConcurrentRetentionKeepsCheckpoints(t *testing.T) {
 			defer wg.Done()
 			s := openStore(t, dir)
 			for i := range 25 {
-				e, err := s.Save(ctx, conversation(w*100+i), SaveOptions{Session: "c"})
+				e, err := s.Save(ctx, conversation(w*100+i), storage.SaveOptions{Session: "c"})
 				if err != nil {
 					errs <- err
 					return

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // reachable lists what git rev-list --objects lists from the same tips:
@@ -19,10 +19,10 @@ func TestReachableAsRevList(t *testing.T) {
 	saveN(t, s, "b", 1, 2)
 	doc := conversation(3)
 	doc["files"] = map[string]any{"src/x.go": map[string]any{"content": "package x\n"}}
-	if _, err := s.Save(ctx, doc, SaveOptions{Session: "b"}); err != nil {
+	if _, err := s.Save(ctx, doc, storage.SaveOptions{Session: "b"}); err != nil {
 		t.Fatal(err)
 	}
-	var wants []plumbing.Hash
+	var wants []storage.ID
 	var tips []string
 	for _, session := range []string{"a", "b"} {
 		h, err := s.refs.Read(s.SessionRef(session))
@@ -48,7 +48,7 @@ func TestReachableAsRevList(t *testing.T) {
 	if !slices.Equal(gotIDs, want) {
 		t.Fatalf("reachable listed %d objects, git rev-list --objects %d:\n%v\n%v", len(gotIDs), len(want), gotIDs, want)
 	}
-	if _, err := s.reachable(ctx, []plumbing.Hash{plumbing.NewHash("1111111111111111111111111111111111111111")}); err == nil {
+	if _, err := s.reachable(ctx, []storage.ID{storage.NewID("1111111111111111111111111111111111111111")}); err == nil {
 		t.Error("a missing commit was listed")
 	}
 }

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/git-snap/git-snap/agent"
-
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-snap/git-snap/storage"
 
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
 	"github.com/git-snap/git-snap/snapshot"
@@ -15,13 +13,14 @@ import (
 // opened is a snapshot read down to its snapshot.json, not its messages,
 // events or files: what an append builds on and a diff starts from.
 type opened struct {
-	Entry
+	storage.Entry
+
 	tree *layout.Tree
 	rest map[string]any
 }
 
 // openSnapshot reads a snapshot's commit, root tree and snapshot.json.
-func (s *Store) openSnapshot(ctx context.Context, id plumbing.Hash) (opened, error) {
+func (s *Store) openSnapshot(ctx context.Context, id storage.ID) (opened, error) {
 	e, err := s.Entry(ctx, id)
 	if err != nil {
 		return opened{}, err
@@ -56,7 +55,7 @@ func (s *Store) loadParts(o opened) (*snapshot.Parts, error) {
 
 // Diff compares two snapshots. It reads only what differs: chunks and
 // elements whose stored objects are the same on both sides are skipped.
-func (s *Store) Diff(ctx context.Context, a, b plumbing.Hash) (*snapshot.Diff, error) {
+func (s *Store) Diff(ctx context.Context, a, b storage.ID) (*snapshot.Diff, error) {
 	oa, err := s.openSnapshot(ctx, a)
 	if err != nil {
 		return nil, err
@@ -81,5 +80,5 @@ func (s *Store) Diff(ctx context.Context, a, b plumbing.Hash) (*snapshot.Diff, e
 			return nil, err
 		}
 	}
-	return snapshot.CompareParts(pa, pb, agent.ViewMessage), nil
+	return snapshot.CompareParts(pa, pb, s.view), nil
 }

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-snap/git-snap/redact"
+	"github.com/git-snap/git-snap/session"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // redactingStore makes a repository and opens a store that redacts.
@@ -19,7 +19,7 @@ func redactingStore(t *testing.T) (string, *Store) {
 	dir, _ := newRepo(t)
 	r, err := redact.New(redact.Config{})
 	must(t, err)
-	s, err := Open(context.Background(), dir, Options{Redactor: r})
+	s, err := Open(context.Background(), dir, Options{Counter: session.Counter{}, View: session.View, Redactor: r})
 	must(t, err)
 	t.Cleanup(func() { s.Close() })
 	return dir, s
@@ -31,13 +31,13 @@ func TestHeaderTextIsRedactedAndCounted(t *testing.T) {
 	ctx := context.Background()
 	dir, s := redactingStore(t)
 	const tok = "ghp_a1B2a1B2a1B2a1B2a1B2a1B2a1B2a1B2a1B2"
-	saved, err := s.Save(ctx, conversation(1), SaveOptions{Session: "s", Label: "label " + tok, Message: "deploy with AKIAIOSFODNN7EXAMPLE"})
+	saved, err := s.Save(ctx, conversation(1), storage.SaveOptions{Session: "s", Label: "label " + tok, Message: "deploy with AKIAIOSFODNN7EXAMPLE"})
 	must(t, err)
 	if saved.Header.Redacted != 2 {
 		t.Errorf("Redacted = %d, want 2", saved.Header.Redacted)
 	}
-	appended, _, err := s.Append(ctx, SaveOptions{Session: "s", Label: "append " + tok}, func(map[string]any) (Delta, error) {
-		return Delta{Messages: []any{map[string]any{"content": "plain"}}}, nil
+	appended, _, err := s.Append(ctx, storage.SaveOptions{Session: "s", Label: "append " + tok}, func(map[string]any) (storage.Delta, error) {
+		return storage.Delta{Messages: []any{map[string]any{"content": "plain"}}}, nil
 	})
 	must(t, err)
 	if appended.Header.Redacted != 1 {
@@ -60,8 +60,8 @@ func TestAppendRedactsMostlyTextFiles(t *testing.T) {
 	ctx := context.Background()
 	dir, s := redactingStore(t)
 	content := []byte("GH_TOKEN=gho_16C7e42F292c6912E7710c838347Ae178B4a\n\xff\x00\n")
-	e, _, err := s.Append(ctx, SaveOptions{Session: "s"}, func(map[string]any) (Delta, error) {
-		return Delta{Messages: []any{"m"}, Files: []snapshot.File{{Path: ".env", Content: content, Mode: snapshot.ModeRegular}}}, nil
+	e, _, err := s.Append(ctx, storage.SaveOptions{Session: "s"}, func(map[string]any) (storage.Delta, error) {
+		return storage.Delta{Messages: []any{"m"}, Files: []snapshot.File{{Path: ".env", Content: content, Mode: snapshot.ModeRegular}}}, nil
 	})
 	must(t, err)
 	got := git(t, dir, "cat-file", "-p", e.ID.String()+":files/.env")
@@ -77,18 +77,18 @@ func TestScanFindsSecretsInMostlyTextFiles(t *testing.T) {
 	dir, _ := newRepo(t)
 	off, err := redact.New(redact.Config{Disabled: true})
 	must(t, err)
-	s, err := Open(ctx, dir, Options{Redactor: off}) // stored as it is
+	s, err := Open(ctx, dir, Options{Counter: session.Counter{}, View: session.View, Redactor: off}) // stored as it is
 	must(t, err)
 	defer s.Close()
 	content := []byte("GH_TOKEN=gho_16C7e42F292c6912E7710c838347Ae178B4a\n\x00\n")
-	e, _, err := s.Append(ctx, SaveOptions{Session: "s"}, func(map[string]any) (Delta, error) {
-		return Delta{Messages: []any{"m"}, Files: []snapshot.File{{Path: ".env", Content: content, Mode: snapshot.ModeRegular}}}, nil
+	e, _, err := s.Append(ctx, storage.SaveOptions{Session: "s"}, func(map[string]any) (storage.Delta, error) {
+		return storage.Delta{Messages: []any{"m"}, Files: []snapshot.File{{Path: ".env", Content: content, Mode: snapshot.ModeRegular}}}, nil
 	})
 	must(t, err)
 	r, err := redact.New(redact.Config{})
 	must(t, err)
 	var found []ScanFinding
-	must(t, s.Scan(ctx, []plumbing.Hash{e.ID}, r, func(f ScanFinding) error { found = append(found, f); return nil }))
+	must(t, s.Scan(ctx, []storage.ID{e.ID}, r, func(f ScanFinding) error { found = append(found, f); return nil }))
 	if len(found) != 1 || found[0].Path != `$.files[".env"]` {
 		t.Errorf("found %+v", found)
 	}
@@ -105,12 +105,12 @@ func TestFullSaveRedactsWhatTheTipDoesNotHold(t *testing.T) {
 	doc := conversation(20)
 	msgs := doc[snapshot.MemberMessages].([]any)
 	msgs[3] = map[string]any{"role": "user", "content": "token " + tok}
-	_, err := s.Save(ctx, doc, SaveOptions{Session: "s"})
+	_, err := s.Save(ctx, doc, storage.SaveOptions{Session: "s"})
 	must(t, err)
 	grown := map[string]any{snapshot.MemberMessages: append(slices.Clone(msgs), map[string]any{"role": "user", "content": "new " + tok})}
-	again, err := s.Save(ctx, grown, SaveOptions{Session: "s"})
+	again, err := s.Save(ctx, grown, storage.SaveOptions{Session: "s"})
 	must(t, err)
-	fresh, err := s.Save(ctx, grown, SaveOptions{Session: "fresh"})
+	fresh, err := s.Save(ctx, grown, storage.SaveOptions{Session: "fresh"})
 	must(t, err)
 	if again.Tree != fresh.Tree {
 		t.Errorf("the re-save's tree %s differs from a fresh save's %s", again.Tree, fresh.Tree)
@@ -138,9 +138,9 @@ func TestFullSaveRedactsWhatTheTipDoesNotHold(t *testing.T) {
 // as they were, while the command line redacted them. Zero options are
 // the built-in rules now.
 func TestZeroOptionsRedact(t *testing.T) {
-	dir, s := newRepo(t) // Options{}
+	dir, s := newRepo(t) // Options{Counter: session.Counter{}, View: session.View}
 	doc := map[string]any{"messages": []any{"export GITHUB_TOKEN=ghp_16C7e42F292c6912E7710c838347Ae178B4a"}}
-	e, err := s.Save(context.Background(), doc, SaveOptions{Session: "s"})
+	e, err := s.Save(context.Background(), doc, storage.SaveOptions{Session: "s"})
 	must(t, err)
 	grep := exec.Command("git", "grep", "-q", "ghp_", e.ID.String())
 	grep.Dir = dir

@@ -11,10 +11,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-snap/git-snap/gitstore/internal/refs"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // RemoteOptions name what to share and with whom.
@@ -133,7 +132,7 @@ func (s *Store) Push(ctx context.Context, o RemoteOptions) error {
 // pushed is a ref a push sends and its remote-tracking ref here.
 type pushed struct {
 	ref, tracking string
-	id            plumbing.Hash // the ref's value here
+	id            storage.ID // the ref's value here
 }
 
 // pushedRefs lists the sessions and checkpoints a push sends, with the
@@ -289,13 +288,13 @@ func (s *Store) runGit(ctx context.Context, progress io.Writer, args ...string) 
 }
 
 // RemoteTips lists the sessions fetched from a remote: name → tip.
-func (s *Store) RemoteTips(remote string) (map[string]plumbing.Hash, error) {
+func (s *Store) RemoteTips(remote string) (map[string]storage.ID, error) {
 	prefix := "refs/remotes/" + trackingName(remote) + "/snap/"
 	refs, err := s.refs.List(prefix)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]plumbing.Hash{}
+	out := map[string]storage.ID{}
 	for ref, h := range refs {
 		out[strings.TrimPrefix(ref, prefix)] = h
 	}

@@ -11,7 +11,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-snap/git-snap/session"
+	"github.com/git-snap/git-snap/storage"
 )
 
 func TestLinkedWorktreeWritesToCommonDir(t *testing.T) {
@@ -33,7 +34,7 @@ func TestLinkedWorktreeWritesToCommonDir(t *testing.T) {
 	if want := git(t, wt, "rev-parse", "HEAD"); head.String() != want {
 		t.Errorf("HEAD = %s, want %s (the worktree's HEAD, not main's)", head, want)
 	}
-	e, err := s.Save(ctx, conversation(2), SaveOptions{Session: "wt", Code: head.String()})
+	e, err := s.Save(ctx, conversation(2), storage.SaveOptions{Session: "wt", Code: head.String()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +51,7 @@ func TestWorktreeConfigExtension(t *testing.T) {
 	git(t, dir, "config", "extensions.worktreeConfig", "true")
 	git(t, dir, "config", "--worktree", "core.sparseCheckout", "false")
 	s := openStore(t, dir)
-	if _, err := s.Save(ctx, conversation(1), SaveOptions{Session: "wc"}); err != nil {
+	if _, err := s.Save(ctx, conversation(1), storage.SaveOptions{Session: "wc"}); err != nil {
 		t.Fatal(err)
 	}
 	git(t, dir, "fsck", "--strict", "--no-dangling")
@@ -70,7 +71,7 @@ func TestBareRepository(t *testing.T) {
 	if head, err := s.Head(); err != nil || !head.IsZero() {
 		t.Errorf("HEAD of a new bare repository = %s, %v", head, err)
 	}
-	if _, err := s.Save(ctx, conversation(3), SaveOptions{Session: "bare"}); err != nil {
+	if _, err := s.Save(ctx, conversation(3), storage.SaveOptions{Session: "bare"}); err != nil {
 		t.Fatal(err)
 	}
 	git(t, dir, "fsck", "--strict", "--no-dangling")
@@ -83,7 +84,7 @@ func TestInitBareMakesARepositoryGitAccepts(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := openStore(t, dir)
-	if _, err := s.Save(ctx, conversation(3), SaveOptions{Session: "standalone"}); err != nil {
+	if _, err := s.Save(ctx, conversation(3), storage.SaveOptions{Session: "standalone"}); err != nil {
 		t.Fatal(err)
 	}
 	git(t, dir, "fsck", "--strict", "--no-dangling")
@@ -100,7 +101,7 @@ func TestUnbornHead(t *testing.T) {
 	if head, err := s.Head(); err != nil || !head.IsZero() {
 		t.Errorf("unborn HEAD = %s, %v", head, err)
 	}
-	if _, err := s.Save(ctx, conversation(1), SaveOptions{Session: "unborn"}); err != nil {
+	if _, err := s.Save(ctx, conversation(1), storage.SaveOptions{Session: "unborn"}); err != nil {
 		t.Fatal(err)
 	}
 	git(t, dir, "fsck", "--strict", "--no-dangling")
@@ -122,7 +123,7 @@ func TestRefusesRepositoriesItCannotWrite(t *testing.T) {
 		"reftable": {reftable, "reftable"},
 		"unknown":  {unknown, "extensions.somefuturething"},
 	} {
-		_, err := Open(context.Background(), c.dir, Options{})
+		_, err := Open(context.Background(), c.dir, Options{Counter: session.Counter{}, View: session.View})
 		var fe *FormatError
 		if !errors.As(err, &fe) || !strings.Contains(strings.ToLower(err.Error()), strings.ToLower(c.want)) {
 			t.Errorf("%s: Open = %v, want a FormatError about %s", name, err, c.want)
@@ -134,7 +135,7 @@ func TestRefusesRepositoriesItCannotWrite(t *testing.T) {
 }
 
 func TestNotARepository(t *testing.T) {
-	_, err := Open(context.Background(), t.TempDir(), Options{})
+	_, err := Open(context.Background(), t.TempDir(), Options{Counter: session.Counter{}, View: session.View})
 	if !errors.Is(err, ErrNotRepository) {
 		t.Errorf("Open outside a repository = %v", err)
 	}
@@ -175,7 +176,7 @@ func TestReadOnlyRepositoryFailsClearly(t *testing.T) {
 	dir, s := newRepo(t)
 	before := git(t, dir, "count-objects")
 	makeReadOnly(t, filepath.Join(dir, ".git", "objects"))
-	_, err := s.Save(context.Background(), conversation(1), SaveOptions{Session: "ro"})
+	_, err := s.Save(context.Background(), conversation(1), storage.SaveOptions{Session: "ro"})
 	if err == nil || !strings.Contains(err.Error(), "write access") {
 		t.Errorf("save into a read-only repository = %v", err)
 	}
@@ -211,7 +212,7 @@ func TestConcurrentWritersLoseNothing(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s, err := Open(ctx, dir, Options{})
+			s, err := Open(ctx, dir, Options{Counter: session.Counter{}, View: session.View})
 			if err != nil {
 				errs <- err
 				return
@@ -220,7 +221,7 @@ func TestConcurrentWritersLoseNothing(t *testing.T) {
 			for i := range saves {
 				doc := conversation(1 + i%5)
 				doc["writer"] = fmt.Sprintf("%d/%d", w, i)
-				if _, err := s.Save(ctx, doc, SaveOptions{Session: "race"}); err != nil {
+				if _, err := s.Save(ctx, doc, storage.SaveOptions{Session: "race"}); err != nil {
 					errs <- err
 					return
 				}
@@ -297,7 +298,7 @@ func TestHostileTreeFromElsewhereIsRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 		id := strings.TrimSpace(string(out))
-		_, _, err = s.Read(ctx, plumbing.NewHash(id))
+		_, _, err = s.Read(ctx, storage.NewID(id))
 		if err == nil || !strings.Contains(err.Error(), "unsafe file") || !strings.Contains(err.Error(), ".git directory") {
 			t.Errorf("%s: reading the hostile snapshot gave %v", evil, err)
 		}

@@ -12,29 +12,20 @@ import (
 
 	"github.com/git-snap/git-snap/gitstore/internal/gitobj"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
-
-// RevisionError means a revision names no snapshot. It is the user's
-// input that is wrong.
-type RevisionError struct {
-	Rev string
-	Msg string
-}
-
-// Error names the revision and why it names no snapshot.
-func (e *RevisionError) Error() string { return fmt.Sprintf("revision %q: %s", e.Rev, e.Msg) }
 
 // Resolve finds the snapshot a revision names. Revisions are written as
 // git users write them: a session ("fix-bug"), its ancestors ("fix-bug~2",
 // "fix-bug^"), a checkpoint ("snap/fix-bug/before-refactor"), an id or a
 // unique prefix of one, or any git ref or name ("refs/snap/fix-bug",
 // "snap/fix-bug") that points at a snapshot.
-func (s *Store) Resolve(ctx context.Context, rev string) (plumbing.Hash, error) {
+func (s *Store) Resolve(ctx context.Context, rev string) (storage.ID, error) {
 	if err := ctx.Err(); err != nil {
-		return plumbing.ZeroHash, err
+		return storage.ID{}, err
 	}
 	if err := CheckRevision(rev); err != nil {
-		return plumbing.ZeroHash, err
+		return storage.ID{}, err
 	}
 	base, ops := rev, ""
 	if i := strings.IndexAny(rev, "~^"); i >= 0 {
@@ -49,16 +40,16 @@ func (s *Store) Resolve(ctx context.Context, rev string) (plumbing.Hash, error) 
 		}
 	}
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return storage.ID{}, err
 	}
 	if id, err = s.walkParents(rev, id, ops); err != nil {
-		return plumbing.ZeroHash, err
+		return storage.ID{}, err
 	}
 	if _, err := s.Entry(ctx, id); err != nil {
-		if errors.Is(err, ErrNotSnapshot) {
-			return plumbing.ZeroHash, &RevisionError{rev, fmt.Sprintf("names commit %s, which is not a git-snap snapshot", id)}
+		if errors.Is(err, storage.ErrNotSnapshot) {
+			return storage.ID{}, &storage.RevisionError{Rev: rev, Msg: fmt.Sprintf("names commit %s, which is not a git-snap snapshot", id)}
 		}
-		return plumbing.ZeroHash, err
+		return storage.ID{}, err
 	}
 	return id, nil
 }
@@ -67,7 +58,7 @@ func (s *Store) Resolve(ctx context.Context, rev string) (plumbing.Hash, error) 
 // a name given to one, a checkpoint, a git ref, then a unique prefix of
 // a session's name or of a snapshot id (both together may be
 // ambiguous).
-func (s *Store) resolveBase(ctx context.Context, base string) (plumbing.Hash, error) {
+func (s *Store) resolveBase(ctx context.Context, base string) (storage.ID, error) {
 	if h, err := s.resolveName(ctx, base); err != nil || !h.IsZero() {
 		return h, err
 	}
@@ -76,7 +67,7 @@ func (s *Store) resolveBase(ctx context.Context, base string) (plumbing.Hash, er
 
 // resolveName finds what base names in full: a session, a name given to
 // one, a checkpoint or a git ref; a zero id when it names none.
-func (s *Store) resolveName(ctx context.Context, base string) (plumbing.Hash, error) {
+func (s *Store) resolveName(ctx context.Context, base string) (storage.ID, error) {
 	if snapshot.CheckName("session", base) == nil {
 		h, err := s.refs.Read(s.SessionRef(base))
 		if err != nil || !h.IsZero() {
@@ -84,11 +75,11 @@ func (s *Store) resolveName(ctx context.Context, base string) (plumbing.Hash, er
 		}
 		session, err := s.alias(base)
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return storage.ID{}, err
 		}
 		if session != "" {
 			if err := s.checkAliasTarget(base, session); err != nil {
-				return plumbing.ZeroHash, err
+				return storage.ID{}, err
 			}
 			return s.SessionTip(session)
 		}
@@ -105,26 +96,26 @@ func (s *Store) resolveName(ctx context.Context, base string) (plumbing.Hash, er
 	for _, ref := range candidates {
 		h, err := s.refs.Read(ref)
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return storage.ID{}, err
 		}
 		if !h.IsZero() {
 			return s.peel(h)
 		}
 	}
-	return plumbing.ZeroHash, nil
+	return storage.ID{}, nil
 }
 
 // resolvePrefix finds the one session whose name, or the one snapshot
 // whose id, starts with base.
-func (s *Store) resolvePrefix(ctx context.Context, base string) (plumbing.Hash, error) {
+func (s *Store) resolvePrefix(ctx context.Context, base string) (storage.ID, error) {
 	var sessions []string
 	if snapshot.CheckName("session", base) == nil {
 		var err error
 		if sessions, err = s.sessionsWithPrefix(ctx, base); err != nil {
-			return plumbing.ZeroHash, err
+			return storage.ID{}, err
 		}
 	}
-	var ids []plumbing.Hash
+	var ids []storage.ID
 	hex := len(base) >= 4 && len(base) <= 40 && isHex(base)
 	if hex {
 		ids = s.objectsWithPrefix(base)
@@ -146,29 +137,29 @@ func (s *Store) resolvePrefix(ctx context.Context, base string) (plumbing.Hash, 
 			}
 			what = append(what, "snapshot ids "+listSome(short))
 		}
-		return plumbing.ZeroHash, &RevisionError{base, "is ambiguous: it starts " + strings.Join(what, " and ") + "; give more characters"}
+		return storage.ID{}, &storage.RevisionError{Rev: base, Msg: "is ambiguous: it starts " + strings.Join(what, " and ") + "; give more characters"}
 	case hex:
-		return plumbing.ZeroHash, &RevisionError{strings.ToLower(base), "names nothing: no snapshot id starts with it"}
+		return storage.ID{}, &storage.RevisionError{Rev: strings.ToLower(base), Msg: "names nothing: no snapshot id starts with it"}
 	}
-	return plumbing.ZeroHash, &RevisionError{base, "names nothing: not a session (see git snap sessions), a name given to one (git snap name), a checkpoint (snap/<session>/<name>, see git snap checkpoint --list) or a snapshot id"}
+	return storage.ID{}, &storage.RevisionError{Rev: base, Msg: "names nothing: not a session (see git snap sessions), a name given to one (git snap name), a checkpoint (snap/<session>/<name>, see git snap checkpoint --list) or a snapshot id"}
 }
 
 // checkpointRev resolves snap/<session>/<name>, the session written as
 // any session argument (FindSession); ZeroHash when base is not of that
 // form or names no checkpoint.
-func (s *Store) checkpointRev(ctx context.Context, base string) (plumbing.Hash, error) {
+func (s *Store) checkpointRev(ctx context.Context, base string) (storage.ID, error) {
 	rest, ok := strings.CutPrefix(base, "snap/")
 	arg, name, ok2 := strings.Cut(rest, "/")
 	if !ok || !ok2 || snapshot.CheckName("checkpoint", name) != nil {
-		return plumbing.ZeroHash, nil
+		return storage.ID{}, nil
 	}
 	session, found, err := s.findSession(ctx, arg)
 	if err != nil || !found {
-		return plumbing.ZeroHash, err
+		return storage.ID{}, err
 	}
 	_, h, err := s.findCheckpoint(session, name)
 	if err != nil || h.IsZero() {
-		return plumbing.ZeroHash, err
+		return storage.ID{}, err
 	}
 	return s.peel(h)
 }
@@ -177,8 +168,8 @@ func isHex(s string) bool { return strings.Trim(s, "0123456789abcdefABCDEF") == 
 
 // objectsWithPrefix lists the commits and tags whose ids start with
 // prefix.
-func (s *Store) objectsWithPrefix(prefix string) []plumbing.Hash {
-	var found []plumbing.Hash
+func (s *Store) objectsWithPrefix(prefix string) []storage.ID {
+	var found []storage.ID
 	for _, h := range s.st.withPrefix(strings.ToLower(prefix)) {
 		o, err := s.st.EncodedObject(plumbing.AnyObject, h)
 		if err == nil && (o.Type() == plumbing.CommitObject || o.Type() == plumbing.TagObject) {
@@ -189,30 +180,30 @@ func (s *Store) objectsWithPrefix(prefix string) []plumbing.Hash {
 }
 
 // peel follows annotated tags to the commit they name.
-func (s *Store) peel(h plumbing.Hash) (plumbing.Hash, error) {
+func (s *Store) peel(h storage.ID) (storage.ID, error) {
 	for range 10 {
 		typ, data, err := s.st.read(h)
 		if err != nil {
-			return plumbing.ZeroHash, fmt.Errorf("read object %s: %w", h, err)
+			return storage.ID{}, fmt.Errorf("read object %s: %w", h, err)
 		}
 		if typ != plumbing.TagObject {
 			return h, nil
 		}
 		t, err := gitobj.ParseTag(data)
 		if err != nil {
-			return plumbing.ZeroHash, fmt.Errorf("read tag %s: %w", h, err)
+			return storage.ID{}, fmt.Errorf("read tag %s: %w", h, err)
 		}
 		h = t.Target
 	}
-	return plumbing.ZeroHash, fmt.Errorf("tag chain from %s is too long", h)
+	return storage.ID{}, fmt.Errorf("tag chain from %s is too long", h)
 }
 
 // walkParents applies ~N, ^ and ^N suffixes.
-func (s *Store) walkParents(rev string, id plumbing.Hash, ops string) (plumbing.Hash, error) {
+func (s *Store) walkParents(rev string, id storage.ID, ops string) (storage.ID, error) {
 	for ops != "" {
 		op := ops[0]
 		if op != '~' && op != '^' {
-			return plumbing.ZeroHash, &RevisionError{rev, fmt.Sprintf("%q after the name is not understood: write ~N or ^N with N a number (0 or more), as in session~2", ops)}
+			return storage.ID{}, &storage.RevisionError{Rev: rev, Msg: fmt.Sprintf("%q after the name is not understood: write ~N or ^N with N a number (0 or more), as in session~2", ops)}
 		}
 		ops = ops[1:]
 		n := 1
@@ -223,7 +214,7 @@ func (s *Store) walkParents(rev string, id plumbing.Hash, ops string) (plumbing.
 		if end > 0 {
 			v, err := strconv.Atoi(ops[:end])
 			if err != nil || v > 1_000_000_000 {
-				return plumbing.ZeroHash, &RevisionError{rev, "the number after " + string(op) + " is too large"}
+				return storage.ID{}, &storage.RevisionError{Rev: rev, Msg: "the number after " + string(op) + " is too large"}
 			}
 			n = v
 			ops = ops[end:]
@@ -235,11 +226,11 @@ func (s *Store) walkParents(rev string, id plumbing.Hash, ops string) (plumbing.
 		for range steps {
 			e, _, err := s.commitEntry(id)
 			if err != nil {
-				return plumbing.ZeroHash, err
+				return storage.ID{}, err
 			}
-			parents := append([]plumbing.Hash{e.Parent}, e.Merged...)
+			parents := append([]storage.ID{e.Parent}, e.Merged...)
 			if parent >= len(parents) || parents[parent].IsZero() {
-				return plumbing.ZeroHash, &RevisionError{rev, fmt.Sprintf("goes back past the first snapshot of its session (%s has no parent)", short(id))}
+				return storage.ID{}, &storage.RevisionError{Rev: rev, Msg: fmt.Sprintf("goes back past the first snapshot of its session (%s has no parent)", short(id))}
 			}
 			id = parents[parent]
 		}
@@ -247,7 +238,7 @@ func (s *Store) walkParents(rev string, id plumbing.Hash, ops string) (plumbing.
 	return id, nil
 }
 
-func short(h plumbing.Hash) string { return h.String()[:12] }
+func short(h storage.ID) string { return h.String()[:12] }
 
 // revisionForms is what a revision may be, for messages that say what to
 // write instead.
@@ -257,7 +248,7 @@ const revisionForms = "write a session, session~N, session^, snap/<session>/<che
 // it may name a snapshot. It reads nothing: whether rev names anything is
 // Resolve's to find out.
 func CheckRevision(rev string) error {
-	bad := func(msg string) error { return &RevisionError{rev, msg + "; " + revisionForms} }
+	bad := func(msg string) error { return &storage.RevisionError{Rev: rev, Msg: msg + "; " + revisionForms} }
 	switch {
 	case rev == "":
 		return bad("is empty")
@@ -290,11 +281,11 @@ func CheckRevision(rev string) error {
 // RevRange is what a list of revisions selects, as git log reads it: the
 // snapshots reachable from any of Include and from none of Exclude.
 type RevRange struct {
-	Include, Exclude []plumbing.Hash
+	Include, Exclude []storage.ID
 	// Read are snapshots to start from, like Include, whose commits the
 	// caller has read already (Sessions' tips): the walk takes them as
 	// they are instead of reading each again.
-	Read []Entry
+	Read []storage.Entry
 }
 
 // SplitRange reads one argument of log or diff: "A..B" (what B reaches
@@ -306,27 +297,27 @@ func SplitRange(arg, dflt string) (include, exclude string, err error) {
 		return "", rest, CheckRevision(rest)
 	}
 	if strings.Contains(arg, "...") {
-		return "", "", &RevisionError{arg, "A...B (the snapshots of either side but not both) is not supported: write A..B"}
+		return "", "", &storage.RevisionError{Rev: arg, Msg: "A...B (the snapshots of either side but not both) is not supported: write A..B"}
 	}
 	from, to, isRange := strings.Cut(arg, "..")
 	if !isRange {
 		return arg, "", CheckRevision(arg)
 	}
 	if strings.Contains(to, "..") {
-		return "", "", &RevisionError{arg, "has more than one '..': write one range A..B"}
+		return "", "", &storage.RevisionError{Rev: arg, Msg: "has more than one '..': write one range A..B"}
 	}
 	if from == "" && to == "" {
-		return "", "", &RevisionError{arg, "is a range with neither end: write A..B"}
+		return "", "", &storage.RevisionError{Rev: arg, Msg: "is a range with neither end: write A..B"}
 	}
 	for _, end := range []*string{&from, &to} {
 		if *end == "" {
 			if dflt == "" {
-				return "", "", &RevisionError{arg, "leaves out one end of the range and there is no default session to take for it: write A..B, or give --session"}
+				return "", "", &storage.RevisionError{Rev: arg, Msg: "leaves out one end of the range and there is no default session to take for it: write A..B, or give --session"}
 			}
 			*end = dflt
 		}
 		if err := CheckRevision(*end); err != nil {
-			return "", "", &RevisionError{arg, "in the range: " + err.Error()}
+			return "", "", &storage.RevisionError{Rev: arg, Msg: "in the range: " + err.Error()}
 		}
 	}
 	return to, from, nil
@@ -350,7 +341,7 @@ func (s *Store) ResolveRange(ctx context.Context, args []string) (RevRange, erro
 		}
 		for _, side := range []struct {
 			rev  string
-			list *[]plumbing.Hash
+			list *[]storage.ID
 		}{{include, &r.Include}, {exclude, &r.Exclude}} {
 			if side.rev == "" {
 				continue
@@ -397,7 +388,7 @@ func (s *Store) sessionOfOtherEnd(ctx context.Context, arg string) (string, erro
 // to A; a zero first id when A is its session's first snapshot). An end
 // left out of a range is the newest snapshot of the other end's session
 // (see ResolveRange).
-func (s *Store) ResolvePair(ctx context.Context, args []string) (a, b plumbing.Hash, err error) {
+func (s *Store) ResolvePair(ctx context.Context, args []string) (a, b storage.ID, err error) {
 	ranged := slices.ContainsFunc(args, func(arg string) bool { return strings.HasPrefix(arg, "^") || strings.Contains(arg, "..") })
 	if !ranged {
 		switch len(args) {
@@ -420,7 +411,7 @@ func (s *Store) ResolvePair(ctx context.Context, args []string) (a, b plumbing.H
 		return a, b, err
 	}
 	if len(r.Include) != 1 || len(r.Exclude) != 1 {
-		return a, b, &RevisionError{strings.Join(args, " "), "a diff compares two snapshots: write A B, A..B or ^A B"}
+		return a, b, &storage.RevisionError{Rev: strings.Join(args, " "), Msg: "a diff compares two snapshots: write A B, A..B or ^A B"}
 	}
 	return r.Exclude[0], r.Include[0], nil
 }

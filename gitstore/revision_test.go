@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-snap/git-snap/session"
+	"github.com/git-snap/git-snap/storage"
 )
 
 func TestCheckRevision(t *testing.T) {
@@ -38,7 +39,7 @@ func TestCheckRevision(t *testing.T) {
 			}
 			continue
 		}
-		var re *RevisionError
+		var re *storage.RevisionError
 		if !errors.As(err, &re) || !strings.Contains(err.Error(), tc.says) {
 			t.Errorf("CheckRevision(%q) = %v, want a RevisionError saying %q", tc.rev, err, tc.says)
 		}
@@ -69,7 +70,7 @@ func TestSplitRange(t *testing.T) {
 	} {
 		inc, exc, err := SplitRange(tc.arg, tc.dflt)
 		if tc.says != "" {
-			var re *RevisionError
+			var re *storage.RevisionError
 			if !errors.As(err, &re) || !strings.Contains(err.Error(), tc.says) {
 				t.Errorf("SplitRange(%q) = %v, want a RevisionError saying %q", tc.arg, err, tc.says)
 			}
@@ -89,16 +90,16 @@ func TestWalkRangeAgreesWithGit(t *testing.T) {
 	git(t, dir, "init", "-q", "-b", "main")
 	must(t, os.WriteFile(filepath.Join(dir, "f"), []byte("x\n"), 0o644))
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	s, err := Open(ctx, dir, Options{Now: func() time.Time { clock = clock.Add(time.Minute); return clock }})
+	s, err := Open(ctx, dir, Options{Counter: session.Counter{}, View: session.View, Now: func() time.Time { clock = clock.Add(time.Minute); return clock }})
 	must(t, err)
 	defer s.Close()
 	for i := 1; i <= 5; i++ {
-		_, err := s.Save(ctx, conversation(i), SaveOptions{Session: "a"})
+		_, err := s.Save(ctx, conversation(i), storage.SaveOptions{Session: "a"})
 		must(t, err)
 	}
 	git(t, dir, "update-ref", "refs/snap/b", git(t, dir, "rev-parse", "refs/snap/a~2"))
 	for i := 6; i <= 8; i++ {
-		_, err := s.Save(ctx, conversation(i), SaveOptions{Session: "b"})
+		_, err := s.Save(ctx, conversation(i), storage.SaveOptions{Session: "b"})
 		must(t, err)
 	}
 	for _, args := range [][]string{
@@ -108,7 +109,7 @@ func TestWalkRangeAgreesWithGit(t *testing.T) {
 		must(t, err)
 		var got []string
 		var last time.Time
-		must(t, s.WalkRange(ctx, r, func(e Entry) error {
+		must(t, s.WalkRange(ctx, r, func(e storage.Entry) error {
 			if !last.IsZero() && e.Header.Time.After(last) {
 				t.Errorf("%v: %s is newer than the one before it", args, e.ID)
 			}
@@ -130,8 +131,8 @@ func TestWalkRangeAgreesWithGit(t *testing.T) {
 	if _, err := s.ResolveRange(ctx, []string{"a..nosuch"}); err == nil {
 		t.Error("a..nosuch resolved")
 	}
-	var none []plumbing.Hash
-	must(t, s.WalkRange(ctx, RevRange{Exclude: []plumbing.Hash{s.mustResolve(t, "a")}}, func(e Entry) error {
+	var none []storage.ID
+	must(t, s.WalkRange(ctx, RevRange{Exclude: []storage.ID{s.mustResolve(t, "a")}}, func(e storage.Entry) error {
 		none = append(none, e.ID)
 		return nil
 	}))
@@ -148,7 +149,7 @@ func FuzzSplitRange(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, arg string) {
 		inc, exc, err := SplitRange(arg, "dflt")
-		var re *RevisionError
+		var re *storage.RevisionError
 		switch {
 		case err != nil && !errors.As(err, &re):
 			t.Fatalf("%q: %v is not a RevisionError", arg, err)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // SplitRevPath reads git's REV:PATH: the revision and the path after its
@@ -51,7 +52,7 @@ func (s *Store) ReadPath(ctx context.Context, rev, path string) (data []byte, is
 	}
 	v, err := pointer(doc, path)
 	if err != nil {
-		return nil, false, &RevisionError{rev + ":" + path, fmt.Sprintf("%v; snapshot %s has the members %s (and its captured files: git snap show %s --name-only)",
+		return nil, false, &storage.RevisionError{Rev: rev + ":" + path, Msg: fmt.Sprintf("%v; snapshot %s has the members %s (and its captured files: git snap show %s --name-only)",
 			err, short(id), strings.Join(slices.Sorted(maps.Keys(doc)), ", "), rev)}
 	}
 	b, err := snapshot.MarshalIndent(v)

@@ -11,9 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-snap/git-snap/internal/safefile"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // Rewritten code commits: git's post-rewrite hook reports, after an
@@ -26,7 +25,7 @@ func (s *Store) rewrittenPath() string { return filepath.Join(s.paths.CommonDir,
 
 // NoteRewrites records code commits rewritten into others (old → new),
 // appending to what earlier rewrites recorded.
-func (s *Store) NoteRewrites(pairs [][2]plumbing.Hash) error {
+func (s *Store) NoteRewrites(pairs [][2]storage.ID) error {
 	var b bytes.Buffer
 	for _, p := range pairs {
 		if p[0] != p[1] && !p[0].IsZero() && !p[1].IsZero() {
@@ -55,7 +54,7 @@ func (s *Store) NoteRewrites(pairs [][2]plumbing.Hash) error {
 
 // Rewrites are the code commits recorded as rewritten: old → the
 // commits it became, in the order recorded.
-type Rewrites map[plumbing.Hash][]plumbing.Hash
+type Rewrites map[storage.ID][]storage.ID
 
 // ReadRewrites reads what NoteRewrites recorded; none when nothing was.
 func (s *Store) ReadRewrites(ctx context.Context) (Rewrites, error) {
@@ -70,9 +69,9 @@ func (s *Store) ReadRewrites(ctx context.Context) (Rewrites, error) {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
 		old, nu, ok := strings.Cut(sc.Text(), " ")
-		if ok && plumbing.IsHash(old) && plumbing.IsHash(nu) {
-			o := plumbing.NewHash(old)
-			m[o] = append(m[o], plumbing.NewHash(nu))
+		if ok && storage.IsID(old) && storage.IsID(nu) {
+			o := storage.NewID(old)
+			m[o] = append(m[o], storage.NewID(nu))
 		}
 	}
 	return m, nil
@@ -80,10 +79,10 @@ func (s *Store) ReadRewrites(ctx context.Context) (Rewrites, error) {
 
 // Descendants lists id and every commit a chain of rewrites leads to
 // from it, id first.
-func (m Rewrites) Descendants(id plumbing.Hash) []plumbing.Hash {
-	seen := map[plumbing.Hash]bool{}
-	var out []plumbing.Hash
-	for queue := []plumbing.Hash{id}; len(queue) > 0; queue = queue[1:] {
+func (m Rewrites) Descendants(id storage.ID) []storage.ID {
+	seen := map[storage.ID]bool{}
+	var out []storage.ID
+	for queue := []storage.ID{id}; len(queue) > 0; queue = queue[1:] {
 		h := queue[0]
 		if seen[h] {
 			continue
@@ -97,15 +96,15 @@ func (m Rewrites) Descendants(id plumbing.Hash) []plumbing.Hash {
 
 // Latest lists the commits the chains of rewrites from id end at: id
 // itself when it was never rewritten.
-func (m Rewrites) Latest(id plumbing.Hash) []plumbing.Hash {
-	var out []plumbing.Hash
+func (m Rewrites) Latest(id storage.ID) []storage.ID {
+	var out []storage.ID
 	for _, h := range m.Descendants(id) {
 		if len(m[h]) == 0 {
 			out = append(out, h)
 		}
 	}
 	if len(out) == 0 { // a cycle: amended back and forth
-		return []plumbing.Hash{id}
+		return []storage.ID{id}
 	}
 	return out
 }
@@ -113,8 +112,8 @@ func (m Rewrites) Latest(id plumbing.Hash) []plumbing.Hash {
 // Ancestors lists id and every commit that a chain of rewrites led from
 // to it, id first: the commits a snapshot taken before the rewrites
 // names.
-func (m Rewrites) Ancestors(id plumbing.Hash) []plumbing.Hash {
-	back := map[plumbing.Hash][]plumbing.Hash{}
+func (m Rewrites) Ancestors(id storage.ID) []storage.ID {
+	back := map[storage.ID][]storage.ID{}
 	for old, news := range m {
 		for _, n := range news {
 			back[n] = append(back[n], old)

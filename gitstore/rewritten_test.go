@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-snap/git-snap/storage"
 )
 
-func hashOf(c byte) plumbing.Hash { return plumbing.NewHash(strings.Repeat(string(c), 40)) }
+func hashOf(c byte) storage.ID { return storage.NewID(strings.Repeat(string(c), 40)) }
 
 // TestRewritesFollowChains: what the post-rewrite hook records is read
 // back and followed: a rebase after an amend (a → b → c), two commits
@@ -17,27 +17,27 @@ func hashOf(c byte) plumbing.Hash { return plumbing.NewHash(strings.Repeat(strin
 // not loop, a line that is not a pair ignored.
 func TestRewritesFollowChains(t *testing.T) {
 	_, s := newRepo(t)
-	pairs := [][2]plumbing.Hash{{hashOf('a'), hashOf('b')}, {hashOf('d'), hashOf('f')}, {hashOf('e'), hashOf('f')}, {hashOf('g'), hashOf('8')}}
+	pairs := [][2]storage.ID{{hashOf('a'), hashOf('b')}, {hashOf('d'), hashOf('f')}, {hashOf('e'), hashOf('f')}, {hashOf('g'), hashOf('8')}}
 	if err := s.NoteRewrites(pairs); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.NoteRewrites([][2]plumbing.Hash{{hashOf('b'), hashOf('c')}, {hashOf('8'), hashOf('g')}, {hashOf('1'), hashOf('1')}}); err != nil {
+	if err := s.NoteRewrites([][2]storage.ID{{hashOf('b'), hashOf('c')}, {hashOf('8'), hashOf('g')}, {hashOf('1'), hashOf('1')}}); err != nil {
 		t.Fatal(err)
 	}
 	m, err := s.ReadRewrites(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := m.Descendants(hashOf('a')); !slices.Equal(got, []plumbing.Hash{hashOf('a'), hashOf('b'), hashOf('c')}) {
+	if got := m.Descendants(hashOf('a')); !slices.Equal(got, []storage.ID{hashOf('a'), hashOf('b'), hashOf('c')}) {
 		t.Errorf("a's descendants: %v", got)
 	}
-	if got := m.Latest(hashOf('a')); !slices.Equal(got, []plumbing.Hash{hashOf('c')}) {
+	if got := m.Latest(hashOf('a')); !slices.Equal(got, []storage.ID{hashOf('c')}) {
 		t.Errorf("a is now %v, want c", got)
 	}
-	if got := m.Latest(hashOf('g')); !slices.Equal(got, []plumbing.Hash{hashOf('g')}) {
+	if got := m.Latest(hashOf('g')); !slices.Equal(got, []storage.ID{hashOf('g')}) {
 		t.Errorf("g amended and back is now %v, want g", got)
 	}
-	if got := m.Latest(hashOf('9')); !slices.Equal(got, []plumbing.Hash{hashOf('9')}) {
+	if got := m.Latest(hashOf('9')); !slices.Equal(got, []storage.ID{hashOf('9')}) {
 		t.Errorf("a commit never rewritten is now %v", got)
 	}
 	before := m.Before("ffff")

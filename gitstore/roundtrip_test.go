@@ -9,6 +9,7 @@ import (
 
 	"github.com/git-snap/git-snap/internal/testdocs"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // The invariant of docs/design.md §2: export(save(doc)) is JSON-equal to doc.
@@ -18,7 +19,7 @@ func TestRoundTripGeneratedDocuments(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	for i := range 150 {
 		doc := testdocs.Random(r)
-		e, err := s.Save(ctx, doc, SaveOptions{Session: fmt.Sprintf("gen%d", i%7)})
+		e, err := s.Save(ctx, doc, storage.SaveOptions{Session: fmt.Sprintf("gen%d", i%7)})
 		if err != nil {
 			t.Fatalf("doc %d: %v", i, err)
 		}
@@ -52,7 +53,7 @@ func TestRoundTripEveryTranscript(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e, err := s.Save(ctx, doc, SaveOptions{Session: fmt.Sprintf("transcript-%d", ti), Label: tr.Name})
+			e, err := s.Save(ctx, doc, storage.SaveOptions{Session: fmt.Sprintf("transcript-%d", ti), Label: tr.Name})
 			if err != nil {
 				t.Fatalf("%s at %d lines: %v", tr.Name, cut, err)
 			}
@@ -80,11 +81,11 @@ func TestSparseDiffAgreesWithFullCompare(t *testing.T) {
 	base := conversation(700)
 	for i := range 40 {
 		a, b := mutate(r, base), mutate(r, base)
-		ea, err := s.Save(ctx, a, SaveOptions{Session: "sparse"})
+		ea, err := s.Save(ctx, a, storage.SaveOptions{Session: "sparse"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		eb, err := s.Save(ctx, b, SaveOptions{Session: "sparse"})
+		eb, err := s.Save(ctx, b, storage.SaveOptions{Session: "sparse"})
 		if err != nil {
 			t.Fatal(err)
 		}

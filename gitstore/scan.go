@@ -4,16 +4,16 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
 	"github.com/git-snap/git-snap/redact"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // ScanFinding is a secret found in a stored snapshot.
 type ScanFinding struct {
-	Snapshot Entry // the newest snapshot found to hold it
+	Snapshot storage. // the newest snapshot found to hold it
+			Entry
 	redact.Finding
 }
 
@@ -22,8 +22,8 @@ func (s *Store) Redactor() *redact.Redactor { return s.opts.Redactor }
 
 // Scan audits history already saved: it reads every snapshot reachable
 // from starts, each distinct stored object once, and reports what r finds.
-func (s *Store) Scan(ctx context.Context, starts []plumbing.Hash, r *redact.Redactor, fn func(ScanFinding) error) error {
-	sc := &scanner{read: s.reader, r: r, fn: fn, seen: map[plumbing.Hash]bool{}}
+func (s *Store) Scan(ctx context.Context, starts []storage.ID, r *redact.Redactor, fn func(ScanFinding) error) error {
+	sc := &scanner{read: s.reader, r: r, fn: fn, seen: map[storage.ID]bool{}}
 	return s.Walk(ctx, starts, sc.snapshot)
 }
 
@@ -34,10 +34,10 @@ type scanner struct {
 	read layout.Reader
 	r    *redact.Redactor
 	fn   func(ScanFinding) error
-	seen map[plumbing.Hash]bool
+	seen map[storage.ID]bool
 }
 
-func (sc *scanner) snapshot(e Entry) error {
+func (sc *scanner) snapshot(e storage.Entry) error {
 	st, err := sc.read.Open(e.Tree)
 	if err != nil {
 		return err
@@ -61,7 +61,7 @@ func (sc *scanner) snapshot(e Entry) error {
 }
 
 // elements scans the elements of a chunked directory not seen before.
-func (sc *scanner) elements(e Entry, member string, dir plumbing.Hash) error {
+func (sc *scanner) elements(e storage.Entry, member string, dir storage.ID) error {
 	refs, chunks, err := sc.read.Elements(dir, sc.seen)
 	if err != nil {
 		return err
@@ -85,13 +85,13 @@ func (sc *scanner) elements(e Entry, member string, dir plumbing.Hash) error {
 }
 
 // files scans the captured text files not seen before.
-func (sc *scanner) files(e Entry, tree plumbing.Hash) error {
+func (sc *scanner) files(e storage.Entry, tree storage.ID) error {
 	files, err := sc.read.Files(tree)
 	if err != nil {
 		return fmt.Errorf("scan %s: %w", e.ID, err)
 	}
 	for _, f := range files {
-		if h := plumbing.ComputeHash(plumbing.BlobObject, f.Content); !sc.seen[h] && redact.MostlyText(f.Content) { // as saves redact
+		if h := layout.BlobHash(f.Content); !sc.seen[h] && redact.MostlyText(f.Content) { // as saves redact
 			if err := sc.report(e, h, []any{snapshot.MemberFiles, f.Path}, string(f.Content)); err != nil {
 				return err
 			}
@@ -102,7 +102,7 @@ func (sc *scanner) files(e Entry, tree plumbing.Hash) error {
 
 // report passes on what the redactor finds in v, the object h at path in
 // snapshot e, and marks h seen.
-func (sc *scanner) report(e Entry, h plumbing.Hash, path []any, v any) error {
+func (sc *scanner) report(e storage.Entry, h storage.ID, path []any, v any) error {
 	sc.seen[h] = true
 	_, found := sc.r.Document(map[string]any{"x": v})
 	for _, f := range found {

@@ -7,12 +7,12 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore/internal/gitobj"
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
 	"github.com/git-snap/git-snap/gitstore/internal/pack"
 	"github.com/git-snap/git-snap/redact"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // SaveScanned is Save of a document read as text (snapshot.ScanDocument),
@@ -27,27 +27,27 @@ import (
 // A document whose live records are not in stored order, or that only
 // a reading of them all tells apart (Gemini CLI's JSONL chat), is parsed
 // whole and saved as Save saves it.
-func (s *Store) SaveScanned(ctx context.Context, d *snapshot.Scanned, o SaveOptions) (Entry, error) {
+func (s *Store) SaveScanned(ctx context.Context, d *snapshot.Scanned, o storage.SaveOptions) (storage.Entry, error) {
 	if err := checkSession(o.Session); err != nil {
-		return Entry{}, err
+		return storage.Entry{}, err
 	}
 	sv, err := s.startScanned(d, o)
 	if err != nil {
-		return Entry{}, err
+		return storage.Entry{}, err
 	}
 	if sv == nil { // read whole
 		doc, err := d.Document()
 		if err != nil {
-			return Entry{}, err
+			return storage.Entry{}, err
 		}
 		return s.Save(ctx, doc, o)
 	}
 	if err := sv.writeElements(ctx); err != nil {
-		return Entry{}, err
+		return storage.Entry{}, err
 	}
 	h, objs, err := sv.finish()
 	if err != nil {
-		return Entry{}, err
+		return storage.Entry{}, err
 	}
 	return s.commitWritten(ctx, h, objs[len(objs)-1].Hash, objs, &sv.written, sv.kept)
 }
@@ -56,7 +56,7 @@ func (s *Store) SaveScanned(ctx context.Context, d *snapshot.Scanned, o SaveOpti
 type scannedSave struct {
 	s     *Store
 	d     *snapshot.Scanned
-	o     SaveOptions
+	o     storage.SaveOptions
 	h     snapshot.Header
 	parts *snapshot.Parts // the members but messages and events, redacted and split
 	// redacted counts the secrets replaced.
@@ -69,28 +69,28 @@ type scannedSave struct {
 	// The count: tally fed the live records (live, their indexes in
 	// order, and thread, their files), or, when nothing counts them,
 	// the span of the records' times.
-	tally       *agent.Tally
+	tally       storage.Tally
 	live        []int
 	thread      []string
 	first, last time.Time
 	kept        *keptTally
 	written
-	elems map[string][]plumbing.Hash // the ids of the blobs written, by member
+	elems map[string][]storage.ID // the ids of the blobs written, by member
 }
 
 // written are the blobs a save wrote, or found in the tip, before it
 // built its tree: their ids for the tip cache, and those it did not
 // write because the tip it checked them against (on) held them.
 type written struct {
-	on     plumbing.Hash
-	ids    []plumbing.Hash
-	reused []plumbing.Hash
+	on     storage.ID
+	ids    []storage.ID
+	reused []storage.ID
 }
 
 // startScanned redacts, splits and checks the members a scanned document
 // holds whole, and decides how it is counted; nil, with no error, says
 // the document is to be read whole.
-func (s *Store) startScanned(d *snapshot.Scanned, o SaveOptions) (*scannedSave, error) {
+func (s *Store) startScanned(d *snapshot.Scanned, o storage.SaveOptions) (*scannedSave, error) {
 	rest, r := d.Rest, s.opts.Redactor
 	var found []redact.Finding
 	if r != nil {
@@ -103,18 +103,16 @@ func (s *Store) startScanned(d *snapshot.Scanned, o SaveOptions) (*scannedSave, 
 	if err != nil {
 		return nil, err
 	}
-	sv := &scannedSave{s: s, d: d, o: o, h: s.header(o), parts: parts, redacted: len(found), elems: map[string][]plumbing.Hash{}}
+	sv := &scannedSave{s: s, d: d, o: o, h: s.header(o), parts: parts, redacted: len(found), elems: map[string][]storage.ID{}}
 	switch {
 	case o.Totals != nil:
 		sv.h.Counted, sv.h.Totals = true, *o.Totals
-	case s.count != nil && !s.tallies:
-		return nil, nil // a test's counter counts whole documents
-	case s.count != nil:
-		live, thread, ok := agent.LiveIndex(rest, d.Len(snapshot.MemberMessages))
+	case s.counter != nil:
+		live, thread, ok := s.counter.LiveIndex(rest, d.Len(snapshot.MemberMessages))
 		if !ok || !increasing(live) {
 			return nil, nil // counted as the whole document says
 		}
-		sv.tally, sv.live, sv.thread = agent.NewTally(sv.h.Source), live, thread
+		sv.tally, sv.live, sv.thread = s.counter.NewTally(sv.h.Source), live, thread
 		sv.h.Counted = true
 	}
 	sv.readTip()
@@ -158,7 +156,7 @@ func (sv *scannedSave) writeElements(ctx context.Context) error {
 		}
 		switch {
 		case sv.tally != nil && next < len(sv.live) && sv.live[next] == i:
-			sv.tally.Record(v, agent.ViewMessage(v), sv.thread[next])
+			sv.tally.Record(v, sv.thread[next])
 			next++
 		case !sv.h.Counted:
 			sv.span(v)
@@ -237,7 +235,7 @@ func (sv *scannedSave) write(o gitobj.Object, held bool) error {
 // span widens the span of the records' times by a record's, for a save
 // nothing counts (recordSpan).
 func (sv *scannedSave) span(v any) {
-	at, err := time.Parse(time.RFC3339Nano, agent.ViewMessage(v).Time)
+	at, err := time.Parse(time.RFC3339Nano, sv.s.view(v).Time)
 	if err != nil {
 		return
 	}

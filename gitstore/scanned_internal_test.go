@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // A scanned save skips the blobs its session's tip holds; when another
@@ -17,7 +18,7 @@ import (
 func TestScannedSaveOnAReplacedTip(t *testing.T) {
 	ctx := context.Background()
 	dir, s := newRepo(t)
-	if _, err := s.Save(ctx, conversation(30), SaveOptions{Session: "p"}); err != nil {
+	if _, err := s.Save(ctx, conversation(30), storage.SaveOptions{Session: "p"}); err != nil {
 		t.Fatal(err)
 	}
 	git(t, dir, "gc", "-q")
@@ -25,7 +26,7 @@ func TestScannedSaveOnAReplacedTip(t *testing.T) {
 	must(t, err)
 	d, err := snapshot.ScanDocument(data, snapshot.Limits{})
 	must(t, err)
-	sv, err := s.startScanned(d, SaveOptions{Session: "p"})
+	sv, err := s.startScanned(d, storage.SaveOptions{Session: "p"})
 	if err != nil || sv == nil {
 		t.Fatalf("%v %v", sv, err)
 	}
@@ -39,7 +40,7 @@ func TestScannedSaveOnAReplacedTip(t *testing.T) {
 	if _, err := s.Drop(ctx, "p", false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Save(ctx, map[string]any{"other": true}, SaveOptions{Session: "p"}); err != nil {
+	if _, err := s.Save(ctx, map[string]any{"other": true}, storage.SaveOptions{Session: "p"}); err != nil {
 		t.Fatal(err)
 	}
 	e, err := s.commitWritten(ctx, h, objs[len(objs)-1].Hash, objs, &sv.written, sv.kept)

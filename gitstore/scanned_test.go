@@ -18,7 +18,9 @@ import (
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/internal/testdocs"
 	"github.com/git-snap/git-snap/redact"
+	"github.com/git-snap/git-snap/session"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // twin is two repositories alike: documents are saved into the first as
@@ -62,10 +64,10 @@ func (tw *twin) open(t *testing.T, opts gitstore.Options) {
 
 // save saves data both ways and returns the commit, or the error both
 // gave.
-func (tw *twin) save(t *testing.T, data []byte, o gitstore.SaveOptions) (gitstore.Entry, error) {
+func (tw *twin) save(t *testing.T, data []byte, o storage.SaveOptions) (storage.Entry, error) {
 	t.Helper()
 	ctx := context.Background()
-	var whole, scanned gitstore.Entry
+	var whole, scanned storage.Entry
 	doc, errWhole := snapshot.ParseDocument(data, tw.lim)
 	if errWhole == nil {
 		whole, errWhole = tw.stores[0].Save(ctx, doc, o)
@@ -123,8 +125,8 @@ func (tw *twin) appendOne(t *testing.T, session string, msg any) {
 	t.Helper()
 	var ids [2]string
 	for i, s := range tw.stores {
-		e, _, err := s.Append(context.Background(), gitstore.SaveOptions{Session: session}, func(rest map[string]any) (gitstore.Delta, error) {
-			return gitstore.Delta{Messages: []any{msg}, Rest: rest}, nil
+		e, _, err := s.Append(context.Background(), storage.SaveOptions{Session: session}, func(rest map[string]any) (storage.Delta, error) {
+			return storage.Delta{Messages: []any{msg}, Rest: rest}, nil
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -150,7 +152,7 @@ func marshal(t *testing.T, v any) []byte {
 // another on a few sessions, each saved twice (the second time the tip
 // holds its messages), compact or indented.
 func TestSaveScannedWritesWhatSaveWrites(t *testing.T) {
-	tw := newTwin(t, gitstore.Options{})
+	tw := newTwin(t, gitstore.Options{Counter: session.Counter{}, View: session.View})
 	r := rand.New(rand.NewPCG(41, 42))
 	for i := range 24 {
 		doc := testdocs.Random(r)
@@ -160,7 +162,7 @@ func TestSaveScannedWritesWhatSaveWrites(t *testing.T) {
 		}
 		session := fmt.Sprintf("gen%d", i%4)
 		for range 2 {
-			if _, err := tw.save(t, data, gitstore.SaveOptions{Session: session, Label: "gen"}); err != nil {
+			if _, err := tw.save(t, data, storage.SaveOptions{Session: session, Label: "gen"}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -206,9 +208,9 @@ func TestSaveScannedRedactsAsSaveDoes(t *testing.T) {
 	off, _ := redact.New(redact.Config{Disabled: true})
 	for name, r := range map[string]*redact.Redactor{"built-in": nil, "a rule renaming messages": rules, "off": off} {
 		t.Run(name, func(t *testing.T) {
-			tw := newTwin(t, gitstore.Options{Redactor: r})
+			tw := newTwin(t, gitstore.Options{Counter: session.Counter{}, View: session.View, Redactor: r})
 			for _, data := range [][]byte{leaky(), leaky(), leaky(map[string]any{"content": "sk-ant-api03-" + strings.Repeat("a1B2", 20)})} {
-				e, err := tw.save(t, data, gitstore.SaveOptions{Session: "s"})
+				e, err := tw.save(t, data, storage.SaveOptions{Session: "s"})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -236,12 +238,12 @@ func TestSaveScannedRedactsAsSaveDoes(t *testing.T) {
 // redacted again by a rule added since (design §7), scanned or not.
 func TestSaveScannedKeepsWhatTheTipHolds(t *testing.T) {
 	off, _ := redact.New(redact.Config{Disabled: true})
-	tw := newTwin(t, gitstore.Options{Redactor: off})
-	if _, err := tw.save(t, leaky(), gitstore.SaveOptions{Session: "s"}); err != nil {
+	tw := newTwin(t, gitstore.Options{Counter: session.Counter{}, View: session.View, Redactor: off})
+	if _, err := tw.save(t, leaky(), storage.SaveOptions{Session: "s"}); err != nil {
 		t.Fatal(err)
 	}
-	tw.open(t, gitstore.Options{})
-	e, err := tw.save(t, leaky(map[string]any{"content": "new AKIAI44QH8DHBEXAMPLE"}), gitstore.SaveOptions{Session: "s"})
+	tw.open(t, gitstore.Options{Counter: session.Counter{}, View: session.View})
+	e, err := tw.save(t, leaky(map[string]any{"content": "new AKIAI44QH8DHBEXAMPLE"}), storage.SaveOptions{Session: "s"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +270,7 @@ func realDocuments(t *testing.T) map[string][]byte {
 	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)
 	}
-	s, err := gitstore.Open(ctx, dir, gitstore.Options{})
+	s, err := gitstore.Open(ctx, dir, gitstore.Options{Counter: session.Counter{}, View: session.View})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,7 +319,7 @@ func realDocuments(t *testing.T) map[string][]byte {
 // holds every message), with a message more, and with a message in the
 // middle changed to hold a secret; the tally kept goes on alike.
 func TestSaveScannedWritesRealDocumentsAsSaveDoes(t *testing.T) {
-	tw := newTwin(t, gitstore.Options{})
+	tw := newTwin(t, gitstore.Options{Counter: session.Counter{}, View: session.View})
 	i := 0
 	for name, data := range realDocuments(t) {
 		session := fmt.Sprintf("s%d", i)
@@ -335,7 +337,7 @@ func TestSaveScannedWritesRealDocumentsAsSaveDoes(t *testing.T) {
 		changed[len(changed)/2] = map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": "key AKIAI44QH8DHBEXAMPLE"}}
 		for _, m := range [][]any{msgs, msgs, more, changed} {
 			doc[snapshot.MemberMessages] = m
-			if _, err := tw.save(t, marshal(t, doc), gitstore.SaveOptions{Session: session, Label: name}); err != nil {
+			if _, err := tw.save(t, marshal(t, doc), storage.SaveOptions{Session: session, Label: name}); err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
 		}
@@ -381,11 +383,11 @@ func TestSaveScannedEdgesAsSaveDoes(t *testing.T) {
 		"no count":      func(s *gitstore.Store) { gitstore.SetCounter(s, nil) },
 	} {
 		t.Run(name, func(t *testing.T) {
-			tw := newTwin(t, gitstore.Options{})
+			tw := newTwin(t, gitstore.Options{Counter: session.Counter{}, View: session.View})
 			for _, s := range tw.stores {
 				setup(s)
 			}
-			for _, o := range []gitstore.SaveOptions{
+			for _, o := range []storage.SaveOptions{
 				{Session: "s"},
 				{Session: "s", Time: time.Date(2026, 5, 5, 5, 5, 5, 0, time.UTC), Turn: 3, Message: "m"},
 				{Session: "t", Totals: &snapshot.Totals{Messages: 9, ModelCalls: 2, InputTokens: 10}},
@@ -399,11 +401,11 @@ func TestSaveScannedEdgesAsSaveDoes(t *testing.T) {
 			}
 			for _, bad := range []string{`{"messages": {}}`, `{"messages": [1], "events": 2}`, `{"messages": [1], "files": {"../x": {"content": ""}}}`,
 				`{"messages": [1, 2`, `{"messages": [1], "messages": [2]}`, `[{"messages": [1]}]`} {
-				if _, err := tw.save(t, []byte(bad), gitstore.SaveOptions{Session: "bad"}); err == nil {
+				if _, err := tw.save(t, []byte(bad), storage.SaveOptions{Session: "bad"}); err == nil {
 					t.Fatalf("%s saved", bad)
 				}
 			}
-			if _, err := tw.save(t, plain, gitstore.SaveOptions{Session: "../bad"}); err == nil {
+			if _, err := tw.save(t, plain, storage.SaveOptions{Session: "../bad"}); err == nil {
 				t.Fatal("a bad session name saved")
 			}
 			tw.same(t)
@@ -414,9 +416,9 @@ func TestSaveScannedEdgesAsSaveDoes(t *testing.T) {
 // A save into an import's batch writes the same snapshot into its pack.
 func TestSaveScannedIntoBatch(t *testing.T) {
 	ctx := context.Background()
-	tw := newTwin(t, gitstore.Options{})
+	tw := newTwin(t, gitstore.Options{Counter: session.Counter{}, View: session.View})
 	data := leaky()
-	want, err := tw.save(t, data, gitstore.SaveOptions{Session: "s"})
+	want, err := tw.save(t, data, storage.SaveOptions{Session: "s"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -429,7 +431,7 @@ func TestSaveScannedIntoBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, _ := snapshot.ScanDocument(data, snapshot.Limits{})
-	e, err := bs.SaveScanned(ctx, d, gitstore.SaveOptions{Session: "batch"})
+	e, err := bs.SaveScanned(ctx, d, storage.SaveOptions{Session: "batch"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -463,16 +465,16 @@ func TestSaveScannedEdgeDocumentsAsSaveDoes(t *testing.T) {
 		"spaced":         " \n{ \"messages\" : [ " + one + " ,\n\t" + one + " ] , \"z\" : 1 }\n",
 		"messages-later": `{"z":[1,2],"events":[{"a":1}],"messages":[` + one + `]}`,
 	}
-	tw := newTwin(t, gitstore.Options{})
+	tw := newTwin(t, gitstore.Options{Counter: session.Counter{}, View: session.View})
 	for name, text := range docs {
-		if _, err := tw.save(t, []byte(text), gitstore.SaveOptions{Session: name}); err != nil {
+		if _, err := tw.save(t, []byte(text), storage.SaveOptions{Session: name}); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		doc, err := snapshot.ParseDocument([]byte(text), snapshot.Limits{})
 		must(t, err)
 		msgs, _ := doc[snapshot.MemberMessages].([]any)
 		doc[snapshot.MemberMessages] = append(msgs, map[string]any{"role": "assistant", "content": "one more"})
-		e, err := tw.save(t, marshal(t, doc), gitstore.SaveOptions{Session: name})
+		e, err := tw.save(t, marshal(t, doc), storage.SaveOptions{Session: name})
 		if err != nil {
 			t.Fatalf("%s, a message more: %v", name, err)
 		}

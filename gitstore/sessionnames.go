@@ -9,9 +9,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 
-	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // Sessions are named by the agent (a UUID, a rollout id), which nobody
@@ -70,7 +71,7 @@ func parseAliases(b []byte) []SessionAlias {
 func formatAliases(list []SessionAlias) []byte {
 	var b bytes.Buffer
 	for _, a := range list {
-		fmt.Fprintf(&b, "%s\t%s\t%s\n", a.Name, a.Session, agent.OneLine(a.About, 120))
+		fmt.Fprintf(&b, "%s\t%s\t%s\n", a.Name, a.Session, oneLine(a.About, 120))
 	}
 	return b.Bytes()
 }
@@ -104,8 +105,8 @@ func (e *NameExistsError) UserError() {}
 // a unique prefix, see FindSession) the short name name, which every
 // revision and session argument then takes. A name given to another
 // session moves only with force; a session's own name is no name to
-// give. About is what completion shows beside the name; "" takes the
-// session's first prompt. It returns the alias written.
+// give. About is what completion shows beside the name (the session's
+// first prompt, say). It returns the alias written.
 func (s *Store) NameSession(ctx context.Context, name, session, about string, force bool) (SessionAlias, error) {
 	if err := snapshot.CheckName("name", name); err != nil {
 		return SessionAlias{}, &snapshot.InputError{Path: "name", Msg: err.Error()}
@@ -117,14 +118,9 @@ func (s *Store) NameSession(ctx context.Context, name, session, about string, fo
 	if tip, err := s.SessionTip(name); err != nil {
 		return SessionAlias{}, err
 	} else if !tip.IsZero() && name != session {
-		return SessionAlias{}, &OptionsError{fmt.Sprintf("%q is the name of a session of its own: choose another name", name)}
+		return SessionAlias{}, &storage.OptionsError{Msg: fmt.Sprintf("%q is the name of a session of its own: choose another name", name)}
 	}
-	if about == "" {
-		if about, err = s.FirstPrompt(ctx, session); err != nil {
-			return SessionAlias{}, err
-		}
-	}
-	a := SessionAlias{Name: name, Session: session, About: about}
+	a := SessionAlias{Name: name, Session: session, About: oneLine(about, 120)}
 	err = s.refs.EditFile(ctx, s.namesPath(), func(old []byte) ([]byte, error) {
 		list := parseAliases(old)
 		i := slices.IndexFunc(list, func(x SessionAlias) bool { return x.Name == name })
@@ -148,40 +144,10 @@ func (s *Store) Unname(ctx context.Context, name string) error {
 		list := parseAliases(old)
 		i := slices.IndexFunc(list, func(x SessionAlias) bool { return x.Name == name })
 		if i < 0 {
-			return nil, &NotFoundError{name, "is no name given to a session (see git snap name)"}
+			return nil, &storage.NotFoundError{Name: name, Msg: "is no name given to a session (see git snap name)"}
 		}
 		return formatAliases(slices.Delete(list, i, i+1)), nil
 	})
-}
-
-// FirstPrompt is the text of a session's first prompt, on one line,
-// read from its newest snapshot; "" when it has none.
-func (s *Store) FirstPrompt(ctx context.Context, session string) (string, error) {
-	tip, err := s.SessionTip(session)
-	if err != nil || tip.IsZero() {
-		return "", err
-	}
-	doc, _, err := s.Read(ctx, tip)
-	if err != nil {
-		return "", err
-	}
-	msgs, _ := doc[snapshot.MemberMessages].([]any)
-	return agent.FirstPrompt(msgs, 120), nil
-}
-
-// SessionTitle is the title the agent gave a session (Claude Code's
-// /rename or summary, OpenCode's title), read from its newest snapshot;
-// "" when it gave none.
-func (s *Store) SessionTitle(ctx context.Context, session string) (string, error) {
-	tip, err := s.SessionTip(session)
-	if err != nil || tip.IsZero() {
-		return "", err
-	}
-	doc, _, err := s.Read(ctx, tip)
-	if err != nil {
-		return "", err
-	}
-	return agent.Title(doc), nil
 }
 
 // FindSession reads a session argument: a session's name, a name given
@@ -191,7 +157,7 @@ func (s *Store) SessionTitle(ctx context.Context, session string) (string, error
 func (s *Store) FindSession(ctx context.Context, arg string) (string, error) {
 	session, ok, err := s.findSession(ctx, arg)
 	if err == nil && !ok {
-		err = NoSession(arg)
+		err = storage.NoSession(arg)
 	}
 	return session, err
 }
@@ -221,7 +187,7 @@ func (s *Store) findSession(ctx context.Context, arg string) (session string, ok
 	case len(found) == 1:
 		return found[0], true, nil
 	}
-	return "", false, &RevisionError{arg, "is ambiguous: it starts sessions " + listSome(found) + "; give more characters"}
+	return "", false, &storage.RevisionError{Rev: arg, Msg: "is ambiguous: it starts sessions " + listSome(found) + "; give more characters"}
 }
 
 // checkAliasTarget says when a name names a session that is gone.
@@ -230,7 +196,7 @@ func (s *Store) checkAliasTarget(name, session string) error {
 	if err != nil || !tip.IsZero() {
 		return err
 	}
-	return &NotFoundError{name, fmt.Sprintf("names session %s, which is gone (dropped?): git snap undrop %s brings it back, git snap name --delete %s forgets the name", session, session, name)}
+	return &storage.NotFoundError{Name: name, Msg: fmt.Sprintf("names session %s, which is gone (dropped?): git snap undrop %s brings it back, git snap name --delete %s forgets the name", session, session, name)}
 }
 
 // sessionsWithPrefix lists the sessions whose names start with prefix,
@@ -260,18 +226,6 @@ func listSome(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-// NoSessionsError means a command needed a session and the repository
-// has none yet.
-type NoSessionsError struct{ Dir string }
-
-// Error says there is none and how to make one.
-func (e *NoSessionsError) Error() string {
-	return fmt.Sprintf("no session is recorded in %s yet: git snap install claude-code (or codex, gemini, …) records the agent's sessions from its next turn, git snap import --from claude-code ~/.claude/projects brings in those it has, git snap save -s NAME FILE saves a document", e.Dir)
-}
-
-// UserError marks the error as the user's to act on.
-func (e *NoSessionsError) UserError() {}
-
 // LatestSession is the most recently active session: the one whose
 // newest snapshot is the newest of all (by its time, then by name). It
 // is what a command takes when it is given no session, as git takes the
@@ -281,11 +235,11 @@ func (s *Store) LatestSession(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var best Entry
+	var best storage.Entry
 	name := ""
 	for ref, h := range tips {
 		e, err := s.Entry(ctx, h)
-		if errors.Is(err, ErrNotSnapshot) {
+		if errors.Is(err, storage.ErrNotSnapshot) {
 			continue
 		}
 		if err != nil {
@@ -301,7 +255,17 @@ func (s *Store) LatestSession(ctx context.Context) (string, error) {
 		if dir == "" {
 			dir = s.paths.CommonDir
 		}
-		return "", &NoSessionsError{dir}
+		return "", &storage.NoSessionsError{Dir: dir}
 	}
 	return name, nil
+}
+
+// oneLine is text on one line, cut at max runes, as the names file
+// keeps what a name is about: a tab or a newline would break its lines.
+func oneLine(text string, max int) string {
+	text = strings.Join(strings.Fields(text), " ")
+	if r := []rune(text); len(r) > max {
+		return strings.TrimRightFunc(string(r[:max-1]), unicode.IsSpace) + "…"
+	}
+	return text
 }

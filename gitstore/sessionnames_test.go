@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/git-snap/git-snap/storage"
 )
 
 // The three ways a person names a session, read in the library so that
@@ -14,13 +16,13 @@ import (
 func TestFindSessionPrefixesNamesAndLatest(t *testing.T) {
 	ctx := context.Background()
 	_, s := newRepo(t)
-	var nse *NoSessionsError
+	var nse *storage.NoSessionsError
 	if _, err := s.LatestSession(ctx); !errors.As(err, &nse) {
 		t.Fatalf("LatestSession of an empty store = %v, want a NoSessionsError", err)
 	}
 	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	for i, name := range []string{"4d5611e5-241a", "4d5699aa-0000", "fix-login"} {
-		_, err := s.Save(ctx, conversation(1), SaveOptions{Session: name, Time: at.Add(time.Duration(i) * time.Minute)})
+		_, err := s.Save(ctx, conversation(1), storage.SaveOptions{Session: name, Time: at.Add(time.Duration(i) * time.Minute)})
 		must(t, err)
 	}
 	if got, err := s.LatestSession(ctx); err != nil || got != "fix-login" {
@@ -39,9 +41,9 @@ func TestFindSessionPrefixesNamesAndLatest(t *testing.T) {
 	if _, err := s.Resolve(ctx, "4d56"); err == nil || !strings.Contains(err.Error(), "it starts sessions 4d5611e5-241a, 4d5699aa-0000") {
 		t.Errorf("Resolve(4d56) = %v, want the sessions it starts listed", err)
 	}
-	a, err := s.NameSession(ctx, "phoenix", "4d5611", "", false)
+	a, err := s.NameSession(ctx, "phoenix", "4d5611", "the\tfirst\nprompt", false)
 	must(t, err)
-	if a.Session != "4d5611e5-241a" || a.About != "message 0" {
+	if a.Session != "4d5611e5-241a" || a.About != "the first prompt" {
 		t.Errorf("NameSession = %+v", a)
 	}
 	tip, _ := s.SessionTip("4d5611e5-241a")

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // TestSessionsReadsEveryTip: a list of many sessions, some packed and
@@ -29,7 +29,7 @@ func TestSessionsReadsEveryTip(t *testing.T) {
 		}
 		// Times go back and forth, so that the order is the list's doing.
 		when := at.Add(time.Duration((i*37)%n) * time.Minute)
-		if _, err := s.Save(ctx, conversation(1+i%5), SaveOptions{Session: fmt.Sprintf("s%03d", i), Time: when}); err != nil {
+		if _, err := s.Save(ctx, conversation(1+i%5), storage.SaveOptions{Session: fmt.Sprintf("s%03d", i), Time: when}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -40,7 +40,7 @@ func TestSessionsReadsEveryTip(t *testing.T) {
 		t.Fatalf("%d sessions, want %d", len(got), n)
 	}
 	for i, sess := range got {
-		tip := plumbing.NewHash(git(t, dir, "rev-parse", sess.Ref))
+		tip := storage.NewID(git(t, dir, "rev-parse", sess.Ref))
 		want, err := s.Entry(ctx, tip)
 		must(t, err)
 		if sess.Ref != "refs/snap/"+sess.Name || !reflect.DeepEqual(sess.Tip, want) {

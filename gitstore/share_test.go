@@ -18,9 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // gitDaemon serves dir's repositories over git:// on 127.0.0.1 until the
@@ -254,7 +253,7 @@ func clone(t *testing.T, url string) (string, *Store) {
 func saveN(t *testing.T, s *Store, session string, from, to int) {
 	t.Helper()
 	for i := from; i <= to; i++ {
-		if _, err := s.Save(context.Background(), conversation(i), SaveOptions{Session: session, Label: fmt.Sprint("step ", i)}); err != nil {
+		if _, err := s.Save(context.Background(), conversation(i), storage.SaveOptions{Session: session, Label: fmt.Sprint("step ", i)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -311,7 +310,7 @@ func shareScenario(t *testing.T, url, bare string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eb, err := b.Save(ctx, doc, SaveOptions{Session: "s1"})
+	eb, err := b.Save(ctx, doc, storage.SaveOptions{Session: "s1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -475,7 +474,7 @@ func TestPruneKeepsWhatItSaysAndOldIDsResolve(t *testing.T) {
 	}
 }
 
-func mustTip(t *testing.T, s *Store, session string) plumbing.Hash {
+func mustTip(t *testing.T, s *Store, session string) storage.ID {
 	t.Helper()
 	h, err := s.SessionTip(session)
 	if err != nil || h.IsZero() {
@@ -585,7 +584,7 @@ func TestBundleOfASessionCarriesLegacyAndOffHistoryCheckpoints(t *testing.T) {
 	if len(res) != 1 || res[0].Session != "s" {
 		t.Fatalf("import: %+v, want one result for s", res)
 	}
-	for _, id := range []plumbing.Hash{older, newest} {
+	for _, id := range []storage.ID{older, newest} {
 		if out := git(t, dirB, "merge-base", "--is-ancestor", id.String(), "refs/snap/s"); out != "" {
 			t.Errorf("%s: %s", id, out)
 		}

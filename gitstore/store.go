@@ -17,10 +17,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore/internal/gitobj"
-
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-snap/git-snap/storage"
 
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
 	"github.com/git-snap/git-snap/gitstore/internal/pack"
@@ -62,6 +60,14 @@ type Options struct {
 	// Env is what git's environment says: where the repository is (for
 	// Open) and who commits.
 	Env GitEnv
+	// Counter counts the records of each snapshot written into the
+	// totals its header keeps; nil writes no totals. The store knows no
+	// agent: package session gives the agents' counter.
+	Counter storage.Counter
+	// View reads a record as a message, for its time and to tell which
+	// records two snapshots share (diffs, merges); nil reads every record
+	// generically (snapshot.ViewMessage).
+	View snapshot.Viewer
 	// Redactor replaces secrets in every document before anything is
 	// written; nil is the built-in rules (redact.New of a zero Config).
 	// Only a redactor made with Config.Disabled writes secrets as they
@@ -90,14 +96,11 @@ type Store struct {
 	recent   recentCommits
 	opts     Options
 	reader   layout.Reader
-	// count adds up a document's records for the header's totals, the
-	// way the agent that recorded them (source) reads them; nil, only in
-	// tests, writes none, as versions before totals did.
-	count func(doc map[string]any, source string) snapshot.Totals
-	// tallies says count is agent's own: a snapshot's tally is kept
-	// (see tally.go) and an append counts only what it adds. A test's
-	// counter counts every document whole.
-	tallies bool
+	// counter counts records for the header's totals (Options.Counter);
+	// nil writes none, as versions before totals did.
+	counter storage.Counter
+	// view reads a record as a message (Options.View).
+	view snapshot.Viewer
 	// killAt, in tests, ends a prune at a named step as if the process
 	// were killed there.
 	killAt string
@@ -105,17 +108,6 @@ type Store struct {
 		once sync.Once
 		sig  Signature
 	}
-}
-
-// Entry is a snapshot as the log sees it: its commit, without the tree.
-type Entry struct {
-	ID     plumbing.Hash
-	Parent plumbing.Hash // ZeroHash for a session's first snapshot
-	// Merged holds a merge snapshot's other parents (a pull that joined
-	// two histories of a session); nil for every other snapshot.
-	Merged []plumbing.Hash
-	Tree   plumbing.Hash
-	Header snapshot.Header
 }
 
 // Open opens the repository that contains dir. It refuses, before any
@@ -152,6 +144,9 @@ func OpenPaths(ctx context.Context, paths Paths, opts Options) (*Store, error) {
 		}
 		opts.Redactor = r
 	}
+	if opts.View == nil {
+		opts.View = snapshot.ViewMessage
+	}
 	st := newObjectReader(paths.CommonDir, opts.MaxObjectBytes)
 	s := &Store{
 		paths:    paths,
@@ -159,8 +154,8 @@ func OpenPaths(ctx context.Context, paths Paths, opts Options) (*Store, error) {
 		prefix:   opts.RefPrefix,
 		cpPrefix: CheckpointPrefix,
 		opts:     opts,
-		count:    agent.CountTotals,
-		tallies:  true,
+		counter:  opts.Counter,
+		view:     opts.View,
 	}
 	if opts.CheckpointsInTags {
 		s.cpPrefix = TagPrefix
@@ -191,7 +186,7 @@ func (s *Store) SessionRef(session string) string { return s.prefix + session }
 
 // blob reads a blob's bytes as they are stored, without go-git's copy
 // and the SHA-1 of the content it computes to name the blob.
-func (s *Store) blob(h plumbing.Hash) ([]byte, error) {
+func (s *Store) blob(h storage.ID) ([]byte, error) {
 	data, err := s.st.blobData(h)
 	if err != nil {
 		return nil, fmt.Errorf("read blob %s: %w", h, err)
@@ -199,32 +194,13 @@ func (s *Store) blob(h plumbing.Hash) ([]byte, error) {
 	return data, nil
 }
 
-// SaveOptions describe a new snapshot.
-type SaveOptions struct {
-	Session    string
-	Turn       int
-	Label      string
-	Source     string // "cli" when empty
-	Message    string
-	Code       string // the work tree's commit; see codestate.Read
-	Dirty      bool
-	RollbackOf string
-	// Time is the snapshot's time. When zero it is the time of the
-	// newest record the snapshot adds, when records carry times (an
-	// imported session keeps its dates), else Options.Now().
-	Time time.Time
-	// Totals, when set, are the document's totals as its writer counted
-	// them; else the store counts them.
-	Totals *snapshot.Totals
-}
-
 // Save records doc as the next snapshot of a session and returns it.
 // Concurrent saves to one session all land, one after another: a save
 // that loses the race to move the ref retries on the new tip.
-func (s *Store) Save(ctx context.Context, doc map[string]any, o SaveOptions) (Entry, error) {
+func (s *Store) Save(ctx context.Context, doc map[string]any, o storage.SaveOptions) (storage.Entry, error) {
 	h, objs, tally, err := s.prepare(doc, o)
 	if err != nil {
-		return Entry{}, err
+		return storage.Entry{}, err
 	}
 	return s.commitTree(ctx, h, objs[len(objs)-1].Hash, objs, tally)
 }
@@ -232,21 +208,21 @@ func (s *Store) Save(ctx context.Context, doc map[string]any, o SaveOptions) (En
 // SaveNew is Save, unless a snapshot of the session already holds the
 // same document: then it returns that snapshot and false, and writes
 // nothing. Importing a file twice adds it once.
-func (s *Store) SaveNew(ctx context.Context, doc map[string]any, o SaveOptions) (Entry, bool, error) {
+func (s *Store) SaveNew(ctx context.Context, doc map[string]any, o storage.SaveOptions) (storage.Entry, bool, error) {
 	h, objs, tally, err := s.prepare(doc, o)
 	if err != nil {
-		return Entry{}, false, err
+		return storage.Entry{}, false, err
 	}
 	root := objs[len(objs)-1].Hash
 	tip, err := s.SessionTip(o.Session)
 	if err != nil {
-		return Entry{}, false, err
+		return storage.Entry{}, false, err
 	}
-	var found Entry
-	err = s.Walk(ctx, []plumbing.Hash{tip}, func(e Entry) error {
+	var found storage.Entry
+	err = s.Walk(ctx, []storage.ID{tip}, func(e storage.Entry) error {
 		if e.Tree == root {
 			found = e
-			return ErrStop
+			return storage.ErrStop
 		}
 		return nil
 	})
@@ -259,7 +235,7 @@ func (s *Store) SaveNew(ctx context.Context, doc map[string]any, o SaveOptions) 
 
 // prepare validates a document and lays out its tree and header, and
 // returns the tally to keep for it (nil when none is kept).
-func (s *Store) prepare(doc map[string]any, o SaveOptions) (snapshot.Header, []gitobj.Object, *keptTally, error) {
+func (s *Store) prepare(doc map[string]any, o storage.SaveOptions) (snapshot.Header, []gitobj.Object, *keptTally, error) {
 	if err := checkSession(o.Session); err != nil {
 		return snapshot.Header{}, nil, nil, err
 	}
@@ -278,7 +254,7 @@ func (s *Store) prepare(doc map[string]any, o SaveOptions) (snapshot.Header, []g
 	switch {
 	case o.Totals != nil:
 		h.Counted, h.Totals = true, *o.Totals
-	case s.count != nil:
+	case s.counter != nil:
 		h.Counted = true
 		h.Totals, tally = s.countDocument(doc, h.Source)
 	}
@@ -362,7 +338,7 @@ func (s *Store) heldByTip(session string, msgs []any) map[int]layout.Encoded {
 // carries one.
 func (s *Store) recordSpan(msgs []any) (first, last time.Time) {
 	for _, m := range msgs {
-		at, err := time.Parse(time.RFC3339Nano, agent.ViewMessage(m).Time)
+		at, err := time.Parse(time.RFC3339Nano, s.view(m).Time)
 		if err != nil {
 			continue
 		}
@@ -380,7 +356,7 @@ func (s *Store) recordSpan(msgs []any) (first, last time.Time) {
 // record's, unless the caller gave one, and Started, for the first
 // snapshot of a session, its oldest record's (commitOnTip keeps it only
 // then).
-func (s *Store) recordTimes(h *snapshot.Header, o SaveOptions, first, last time.Time) {
+func (s *Store) recordTimes(h *snapshot.Header, o storage.SaveOptions, first, last time.Time) {
 	if o.Time.IsZero() && !last.IsZero() {
 		h.Time = last
 	}
@@ -410,7 +386,7 @@ func checkSession(name string) error {
 // tree's counts and the session's sequence are filled in later. The
 // label and message go into the commit message, so they are redacted
 // like the document, and counted in Redacted.
-func (s *Store) header(o SaveOptions) snapshot.Header {
+func (s *Store) header(o storage.SaveOptions) snapshot.Header {
 	// Control characters go here, at the boundary, so that the header
 	// a save returns is the one its commit reads back as (see
 	// layout.NoControl: a NUL would make the commit one git refuses).
@@ -433,10 +409,10 @@ func (s *Store) header(o SaveOptions) snapshot.Header {
 // Rollback records a new snapshot on target's session whose content is
 // target's: the same tree, committed on top of the session's tip, so
 // that all later history stays.
-func (s *Store) Rollback(ctx context.Context, target plumbing.Hash, o SaveOptions) (Entry, error) {
+func (s *Store) Rollback(ctx context.Context, target storage.ID, o storage.SaveOptions) (storage.Entry, error) {
 	t, err := s.Entry(ctx, target)
 	if err != nil {
-		return Entry{}, err
+		return storage.Entry{}, err
 	}
 	h := s.header(o)
 	h.Session, h.RollbackOf = t.Header.Session, target.String()
@@ -453,19 +429,19 @@ func (s *Store) Rollback(ctx context.Context, target plumbing.Hash, o SaveOption
 // the session's tip, retrying on the new tip when another writer won.
 // objs are the tree's objects, root last; nil when the tree is stored.
 // tally is the new snapshot's to keep, or nil.
-func (s *Store) commitTree(ctx context.Context, h snapshot.Header, root plumbing.Hash, objs []gitobj.Object, tally *keptTally) (Entry, error) {
+func (s *Store) commitTree(ctx context.Context, h snapshot.Header, root storage.ID, objs []gitobj.Object, tally *keptTally) (storage.Entry, error) {
 	return s.commitWritten(ctx, h, root, objs, nil, tally)
 }
 
 // commitWritten is commitTree of a tree some of whose objects (pre) a
 // save wrote before, as it read them.
-func (s *Store) commitWritten(ctx context.Context, h snapshot.Header, root plumbing.Hash, objs []gitobj.Object, pre *written, tally *keptTally) (Entry, error) {
-	done, doneOn := false, plumbing.ZeroHash // the tip whose tree the objects were checked against
+func (s *Store) commitWritten(ctx context.Context, h snapshot.Header, root storage.ID, objs []gitobj.Object, pre *written, tally *keptTally) (storage.Entry, error) {
+	done, doneOn := false, storage.ID{} // the tip whose tree the objects were checked against
 	b := built{root: root, objs: objs, listed: objs != nil, tally: tally}
 	if pre != nil {
 		b.ids = pre.ids
 	}
-	return s.commitOnTip(ctx, h, func(_ plumbing.Hash, _ *snapshot.Header, st tipState) (built, error) {
+	return s.commitOnTip(ctx, h, func(_ storage.ID, _ *snapshot.Header, st tipState) (built, error) {
 		// Another writer moved the tip: what the old one held may no
 		// longer be reachable, so the objects are checked again.
 		if objs != nil && (!done || doneOn != st.commit) {
@@ -483,7 +459,7 @@ func (s *Store) commitWritten(ctx context.Context, h snapshot.Header, root plumb
 
 // built is a tree a treeBuilder made.
 type built struct {
-	root plumbing.Hash
+	root storage.ID
 	// objs are the tree's objects, or, with onTip, those it adds to the
 	// tip's.
 	objs []gitobj.Object
@@ -498,36 +474,36 @@ type built struct {
 	tally *keptTally
 	// ids are the tree's objects written before it was built, which
 	// objs does not hold (see written).
-	ids []plumbing.Hash
+	ids []storage.ID
 }
 
 // treeBuilder makes the tree of the next snapshot on top of tip, writes
 // its new objects and says what it built. It may adjust the header. It
 // is called again, on the new tip, when another writer wins the race
 // for the ref.
-type treeBuilder func(tip plumbing.Hash, h *snapshot.Header, st tipState) (built, error)
+type treeBuilder func(tip storage.ID, h *snapshot.Header, st tipState) (built, error)
 
 // errNothingNew from a treeBuilder ends commitOnTip without a commit.
 var errNothingNew = errors.New("nothing new")
 
-func (s *Store) commitOnTip(ctx context.Context, h snapshot.Header, build treeBuilder) (Entry, error) {
+func (s *Store) commitOnTip(ctx context.Context, h snapshot.Header, build treeBuilder) (storage.Entry, error) {
 	ref := s.SessionRef(h.Session)
 	for {
 		if err := ctx.Err(); err != nil {
-			return Entry{}, err
+			return storage.Entry{}, err
 		}
 		tip, err := s.refs.Read(ref)
 		if err != nil {
-			return Entry{}, err
+			return storage.Entry{}, err
 		}
 		state, err := s.tipState(ref, tip)
 		if err != nil {
-			return Entry{}, err
+			return storage.Entry{}, err
 		}
 		hh := h
 		b, err := build(tip, &hh, state)
 		if err != nil {
-			return Entry{}, err
+			return storage.Entry{}, err
 		}
 		hh.Seq = state.seq + 1
 		first := hh.Started // the oldest record's time, when build knew it
@@ -538,16 +514,19 @@ func (s *Store) commitOnTip(ctx context.Context, h snapshot.Header, build treeBu
 				hh.Started = first
 			}
 		}
+		// The commit's date is the header's time, to the second: the
+		// entry returned is the one a read of the commit gives.
+		hh.Time = hh.Time.Truncate(time.Second)
 		id, err := s.writeCommit(b.root, hh, tip)
 		if err != nil {
-			return Entry{}, err
+			return storage.Entry{}, err
 		}
 		err = s.refs.Update(ctx, ref, tip, id, snapshotLogMessage(hh))
 		if errors.Is(err, refs.ErrChanged) {
 			continue
 		}
 		if err != nil {
-			return Entry{}, writeErr(err)
+			return storage.Entry{}, writeErr(err)
 		}
 		if b.tally != nil {
 			s.saveTally(ref, id, b.tally)
@@ -563,7 +542,7 @@ func (s *Store) commitOnTip(ctx context.Context, h snapshot.Header, build treeBu
 		default:
 			s.saveTipState(ref, next, b.objs, b.ids, nil)
 		}
-		return Entry{ID: id, Parent: tip, Tree: b.root, Header: hh}, nil
+		return storage.Entry{ID: id, Parent: tip, Tree: b.root, Header: hh}, nil
 	}
 }
 
@@ -618,7 +597,7 @@ func (s *Store) writeObjects(objs []gitobj.Object, known hashSet) error {
 // known comes from a cache under .git/snap/, which anything can have
 // damaged: an object it lists is skipped only once it is seen to be
 // here, else the new snapshot would name an object the repository lacks.
-func (s *Store) tipHolds(known hashSet, h plumbing.Hash) bool {
+func (s *Store) tipHolds(known hashSet, h storage.ID) bool {
 	return known.has(h) && s.st.HasEncodedObject(h) == nil
 }
 
@@ -642,7 +621,7 @@ const (
 // freshenLoose sets a loose object's mtime to now, as git's freshen does,
 // and says whether the object is there. One it may not touch (another
 // user's) counts as there.
-func (s *Store) freshenLoose(h plumbing.Hash) freshness {
+func (s *Store) freshenLoose(h storage.ID) freshness {
 	hex := h.String()
 	now := time.Now()
 	err := os.Chtimes(filepath.Join(s.paths.CommonDir, "objects", hex[:2], hex[2:]), now, now)
@@ -674,7 +653,7 @@ func (s *Store) freshenPacks() {
 // storeObject encodes an object and stores it. git gc may remove an
 // empty objects/xx/ directory between its creation and the rename into
 // it; like git, try again then.
-func (s *Store) storeObject(o gitobj.Object) (plumbing.Hash, error) {
+func (s *Store) storeObject(o gitobj.Object) (storage.ID, error) {
 	typ, data, h := o.Type, o.Data, o.Hash
 	var err error
 	if s.st.batch != nil {
@@ -686,7 +665,7 @@ func (s *Store) storeObject(o gitobj.Object) (plumbing.Hash, error) {
 		}
 	}
 	if err != nil {
-		return plumbing.ZeroHash, writeErr(fmt.Errorf("write object %s: %w", h, err))
+		return storage.ID{}, writeErr(fmt.Errorf("write object %s: %w", h, err))
 	}
 	return h, nil
 }
@@ -701,9 +680,9 @@ func writeErr(err error) error {
 
 // writeCommit commits a tree with a header. A zero parent (the tip of a
 // session with no snapshot yet) is left out.
-func (s *Store) writeCommit(tree plumbing.Hash, h snapshot.Header, parents ...plumbing.Hash) (plumbing.Hash, error) {
+func (s *Store) writeCommit(tree storage.ID, h snapshot.Header, parents ...storage.ID) (storage.ID, error) {
 	sig := s.identity(h.Time)
-	var ps []plumbing.Hash
+	var ps []storage.ID
 	for _, p := range parents {
 		if !p.IsZero() {
 			ps = append(ps, p)
@@ -713,15 +692,15 @@ func (s *Store) writeCommit(tree plumbing.Hash, h snapshot.Header, parents ...pl
 }
 
 // Entry reads a snapshot's commit.
-func (s *Store) Entry(ctx context.Context, id plumbing.Hash) (Entry, error) {
+func (s *Store) Entry(ctx context.Context, id storage.ID) (storage.Entry, error) {
 	if err := ctx.Err(); err != nil {
-		return Entry{}, err
+		return storage.Entry{}, err
 	}
 	return s.entry(id)
 }
 
 // entry reads a snapshot's commit.
-func (s *Store) entry(id plumbing.Hash) (Entry, error) {
+func (s *Store) entry(id storage.ID) (storage.Entry, error) {
 	e, ok, err := s.commitEntry(id)
 	if err == nil && !ok {
 		err = errNotSnapshot(id)
@@ -732,10 +711,10 @@ func (s *Store) entry(id plumbing.Hash) (Entry, error) {
 // uncachedEntry is entry for reads that many goroutines make at once
 // (Sessions), each of a different commit, which would only churn the
 // recent ones.
-func (s *Store) uncachedEntry(id plumbing.Hash) (Entry, error) {
+func (s *Store) uncachedEntry(id storage.ID) (storage.Entry, error) {
 	c, err := s.st.commit(id)
 	if err != nil {
-		return Entry{}, fmt.Errorf("read snapshot %s: %w", id, err)
+		return storage.Entry{}, fmt.Errorf("read snapshot %s: %w", id, err)
 	}
 	return entryOf(id, c)
 }
@@ -744,13 +723,13 @@ func (s *Store) uncachedEntry(id plumbing.Hash) (Entry, error) {
 // not a snapshot. A command reads the same few commits more than once
 // (a revision is resolved, then opened; a walk starts from what was
 // resolved): the last ones read are kept.
-func (s *Store) commitEntry(id plumbing.Hash) (Entry, bool, error) {
+func (s *Store) commitEntry(id storage.ID) (storage.Entry, bool, error) {
 	if c, found := s.recent.get(id); found {
 		return c.e, c.ok, nil
 	}
 	c, err := s.st.commit(id)
 	if err != nil {
-		return Entry{}, false, fmt.Errorf("read snapshot %s: %w", id, err)
+		return storage.Entry{}, false, fmt.Errorf("read snapshot %s: %w", id, err)
 	}
 	e, ok := headerEntry(id, c)
 	s.recent.put(id, recentCommit{e, ok})
@@ -762,47 +741,44 @@ func (s *Store) commitEntry(id plumbing.Hash) (Entry, bool, error) {
 // to what was just read.
 type recentCommits struct {
 	mu sync.Mutex
-	m  map[plumbing.Hash]recentCommit
+	m  map[storage.ID]recentCommit
 }
 
 type recentCommit struct {
-	e  Entry
+	e  storage.Entry
 	ok bool
 }
 
 const recentLimit = 64
 
-func (r *recentCommits) get(id plumbing.Hash) (recentCommit, bool) {
+func (r *recentCommits) get(id storage.ID) (recentCommit, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c, ok := r.m[id]
 	return c, ok
 }
 
-func (r *recentCommits) put(id plumbing.Hash, c recentCommit) {
+func (r *recentCommits) put(id storage.ID, c recentCommit) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.m == nil || len(r.m) >= recentLimit {
-		r.m = make(map[plumbing.Hash]recentCommit, recentLimit)
+		r.m = make(map[storage.ID]recentCommit, recentLimit)
 	}
 	r.m[id] = c
 }
 
-// ErrNotSnapshot means a commit was found but git-snap did not make it.
-var ErrNotSnapshot = errors.New("not a git-snap snapshot")
-
-func entryOf(id plumbing.Hash, c gitobj.Commit) (Entry, error) {
+func entryOf(id storage.ID, c gitobj.Commit) (storage.Entry, error) {
 	e, ok := headerEntry(id, c)
 	if !ok {
-		return Entry{}, errNotSnapshot(id)
+		return storage.Entry{}, errNotSnapshot(id)
 	}
 	return e, nil
 }
 
 // headerEntry is the Entry of commit id; ok is false when the commit is
 // not a snapshot, whose header is then what could be read of it.
-func headerEntry(id plumbing.Hash, c gitobj.Commit) (e Entry, ok bool) {
-	e = Entry{ID: id, Tree: c.Tree}
+func headerEntry(id storage.ID, c gitobj.Commit) (e storage.Entry, ok bool) {
+	e = storage.Entry{ID: id, Tree: c.Tree}
 	e.Header, ok = layout.ParseHeader(c.Message, c.When)
 	if len(c.Parents) > 0 {
 		e.Parent = c.Parents[0]
@@ -813,19 +789,19 @@ func headerEntry(id plumbing.Hash, c gitobj.Commit) (e Entry, ok bool) {
 	return e, ok
 }
 
-func errNotSnapshot(id plumbing.Hash) error {
-	return fmt.Errorf("commit %s: %w (no %s trailer, or a trailer or the commit's date out of range)", id, ErrNotSnapshot, layout.TrailerSession)
+func errNotSnapshot(id storage.ID) error {
+	return fmt.Errorf("commit %s: %w (no %s trailer, or a trailer or the commit's date out of range)", id, storage.ErrNotSnapshot, layout.TrailerSession)
 }
 
 // Read returns a snapshot's document, JSON-equal to the one saved.
-func (s *Store) Read(ctx context.Context, id plumbing.Hash) (map[string]any, Entry, error) {
+func (s *Store) Read(ctx context.Context, id storage.ID) (map[string]any, storage.Entry, error) {
 	o, err := s.openSnapshot(ctx, id)
 	if err != nil {
-		return nil, Entry{}, err
+		return nil, storage.Entry{}, err
 	}
 	p, err := s.loadParts(o)
 	if err != nil {
-		return nil, Entry{}, fmt.Errorf("read snapshot %s: %w", id, err)
+		return nil, storage.Entry{}, fmt.Errorf("read snapshot %s: %w", id, err)
 	}
 	return p.Join(), o.Entry, nil
 }
@@ -833,17 +809,17 @@ func (s *Store) Read(ctx context.Context, id plumbing.Hash) (map[string]any, Ent
 // ReadRest reads the snapshot id names but for its messages: every
 // other member, its events and captured files. A reader of a long
 // session reads the messages one at a time (MessageBlocks, Message).
-func (s *Store) ReadRest(ctx context.Context, id plumbing.Hash) (map[string]any, Entry, error) {
+func (s *Store) ReadRest(ctx context.Context, id storage.ID) (map[string]any, storage.Entry, error) {
 	o, err := s.openSnapshot(ctx, id)
 	if err != nil {
-		return nil, Entry{}, err
+		return nil, storage.Entry{}, err
 	}
 	p := &snapshot.Parts{Rest: o.rest}
 	if p.Events, err = s.reader.Load(o.tree.Events); err != nil {
-		return nil, Entry{}, fmt.Errorf("read snapshot %s: %w", id, err)
+		return nil, storage.Entry{}, fmt.Errorf("read snapshot %s: %w", id, err)
 	}
 	if p.Files, err = s.reader.Files(o.tree.Files); err != nil {
-		return nil, Entry{}, fmt.Errorf("read snapshot %s: %w", id, err)
+		return nil, storage.Entry{}, fmt.Errorf("read snapshot %s: %w", id, err)
 	}
 	return p.Join(), o.Entry, nil
 }
@@ -879,10 +855,10 @@ func InitRepo(gitDir, workTree string) (Paths, error) {
 }
 
 // ReadRevision resolves a revision and reads the snapshot it names.
-func (s *Store) ReadRevision(ctx context.Context, rev string) (map[string]any, Entry, error) {
+func (s *Store) ReadRevision(ctx context.Context, rev string) (map[string]any, storage.Entry, error) {
 	id, err := s.Resolve(ctx, rev)
 	if err != nil {
-		return nil, Entry{}, err
+		return nil, storage.Entry{}, err
 	}
 	return s.Read(ctx, id)
 }

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
+	"github.com/git-snap/git-snap/session"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // git runs the real git binary in dir and returns its trimmed output.
@@ -42,7 +42,7 @@ func newRepo(t testing.TB) (string, *Store) {
 
 func openStore(t testing.TB, dir string) *Store {
 	t.Helper()
-	s, err := Open(context.Background(), dir, Options{})
+	s, err := Open(context.Background(), dir, Options{Counter: session.Counter{}, View: session.View})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,9 +80,9 @@ func TestSaveReadRoundTripAndGitSeesIt(t *testing.T) {
 		mustParse(t, `{"config":{"temperature":0.5},"messages":[{"id":"a","role":"user","content":"hi"}],"n":123456789012345678901234567890}`),
 		mustParse(t, `{"messages":[{"id":"a","role":"user","content":"hi"},{"id":"b","role":"assistant","content":"hello"}],"files":{"src/x.txt":{"content":"x\n"},"bin/run":{"content":"#!/bin/sh\n","mode":"100755"}},"events":[{"type":"start","ts_ms":1}]}`),
 	}
-	var ids []plumbing.Hash
+	var ids []storage.ID
 	for i, doc := range docs {
-		e, err := s.Save(ctx, doc, SaveOptions{Session: "s1", Label: fmt.Sprintf("step %d", i)})
+		e, err := s.Save(ctx, doc, storage.SaveOptions{Session: "s1", Label: fmt.Sprintf("step %d", i)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,14 +131,14 @@ func TestSaveAfterGitGCStillReadsAndWrites(t *testing.T) {
 	ctx := context.Background()
 	dir, s := newRepo(t)
 	for i := 1; i <= 5; i++ {
-		if _, err := s.Save(ctx, conversation(i*60), SaveOptions{Session: "gc"}); err != nil {
+		if _, err := s.Save(ctx, conversation(i*60), storage.SaveOptions{Session: "gc"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	git(t, dir, "gc", "-q", "--prune=now")
 	os.RemoveAll(filepath.Join(dir, ".git", "snap", "cache")) // force a rebuild from packs
 	s2 := openStore(t, dir)
-	e, err := s2.Save(ctx, conversation(301), SaveOptions{Session: "gc"})
+	e, err := s2.Save(ctx, conversation(301), storage.SaveOptions{Session: "gc"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,9 +164,9 @@ func TestSaveAfterGitGCStillReadsAndWrites(t *testing.T) {
 func TestResolveRevisions(t *testing.T) {
 	ctx := context.Background()
 	_, s := newRepo(t)
-	var ids []plumbing.Hash
+	var ids []storage.ID
 	for i := 1; i <= 4; i++ {
-		e, err := s.Save(ctx, conversation(i), SaveOptions{Session: "rev"})
+		e, err := s.Save(ctx, conversation(i), storage.SaveOptions{Session: "rev"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,7 +175,7 @@ func TestResolveRevisions(t *testing.T) {
 	if _, err := s.SetCheckpoint(ctx, "two", ids[1], "", false); err != nil {
 		t.Fatal(err)
 	}
-	for rev, want := range map[string]plumbing.Hash{
+	for rev, want := range map[string]storage.ID{
 		"rev":                ids[3],
 		"rev~1":              ids[2],
 		"rev^":               ids[2],
@@ -199,7 +199,7 @@ func TestResolveRevisions(t *testing.T) {
 	}
 	for _, bad := range []string{"nope", "rev~4", "-rf", "", "main", "rev:x", "snap/rev/none"} {
 		_, err := s.Resolve(ctx, bad)
-		var re *RevisionError
+		var re *storage.RevisionError
 		if !asRevisionError(err, &re) {
 			t.Errorf("Resolve(%q) = %v, want a RevisionError", bad, err)
 		}
@@ -207,18 +207,18 @@ func TestResolveRevisions(t *testing.T) {
 	// Junk after ~ or ^ resolved to some other snapshot.
 	for _, bad := range []string{"rev~-1", "rev~1x", "rev^{}", "rev^{commit}", "rev~+1", "rev~1~x2"} {
 		id, err := s.Resolve(ctx, bad)
-		var re *RevisionError
+		var re *storage.RevisionError
 		if !asRevisionError(err, &re) || !strings.Contains(err.Error(), "is not understood") {
 			t.Errorf("Resolve(%q) = %s, %v; want an error naming what is wrong", bad, id, err)
 		}
 	}
 }
 
-func asRevisionError(err error, re **RevisionError) bool {
+func asRevisionError(err error, re **storage.RevisionError) bool {
 	if err == nil {
 		return false
 	}
-	e, ok := err.(*RevisionError)
+	e, ok := err.(*storage.RevisionError)
 	*re = e
 	return ok
 }
@@ -239,7 +239,7 @@ func TestSaveFreshensReusedObjects(t *testing.T) {
 	ctx := context.Background()
 	dir, s := newRepo(t)
 	doc := conversation(30)
-	if _, err := s.Save(ctx, doc, SaveOptions{Session: "old"}); err != nil {
+	if _, err := s.Save(ctx, doc, storage.SaveOptions{Session: "old"}); err != nil {
 		t.Fatal(err)
 	}
 	_, err := s.Drop(ctx, "old", false)
@@ -252,7 +252,7 @@ func TestSaveFreshensReusedObjects(t *testing.T) {
 		}
 		return err
 	}))
-	if _, err := s.Save(ctx, doc, SaveOptions{Session: "new"}); err != nil {
+	if _, err := s.Save(ctx, doc, storage.SaveOptions{Session: "new"}); err != nil {
 		t.Fatal(err)
 	}
 	// git prune judges reachability when it starts: one started before
@@ -275,7 +275,7 @@ func TestSaveFreshensPacksOfKnownObjects(t *testing.T) {
 	ctx := context.Background()
 	dir, s := newRepo(t)
 	doc := conversation(30)
-	if _, err := s.Save(ctx, doc, SaveOptions{Session: "p"}); err != nil {
+	if _, err := s.Save(ctx, doc, storage.SaveOptions{Session: "p"}); err != nil {
 		t.Fatal(err)
 	}
 	git(t, dir, "gc", "-q")
@@ -288,7 +288,7 @@ func TestSaveFreshensPacksOfKnownObjects(t *testing.T) {
 		must(t, os.Chtimes(p, past, past))
 	}
 	doc["config"] = map[string]any{"model": "m2"}
-	if _, err := s.Save(ctx, doc, SaveOptions{Session: "p"}); err != nil {
+	if _, err := s.Save(ctx, doc, storage.SaveOptions{Session: "p"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range packs {

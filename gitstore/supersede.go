@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // trailerSupersedes, on the tip a prune (or a pull that replayed local
@@ -28,7 +28,7 @@ const trailerPrune = "Snap-Prune"
 
 // pruneRecord is one Snap-Prune trailer read back.
 type pruneRecord struct {
-	old  plumbing.Hash
+	old  storage.ID
 	opts PruneOptions
 	at   time.Time
 }
@@ -59,10 +59,10 @@ func (p pruneRecord) String() string {
 // that does not read whole, which then explains nothing.
 func parsePruneRecord(v string) (pruneRecord, bool) {
 	f := strings.Fields(v)
-	if len(f) < 2 || !plumbing.IsHash(f[0]) {
+	if len(f) < 2 || !storage.IsID(f[0]) {
 		return pruneRecord{}, false
 	}
-	p := pruneRecord{old: plumbing.NewHash(f[0])}
+	p := pruneRecord{old: storage.NewID(f[0])}
 	for _, w := range f[1:] {
 		key, val, _ := strings.Cut(w, "=")
 		var err error
@@ -97,7 +97,7 @@ func parsePruneRecord(v string) (pruneRecord, bool) {
 // then the prune that made it (rule, when this is a prune) and the
 // prunes old's chain records, so that a clone holding any of the tips
 // those pruned can check what was dropped.
-func (s *Store) supersedesTrailers(ctx context.Context, old plumbing.Hash, shared []plumbing.Hash, rule *pruneRecord) (string, error) {
+func (s *Store) supersedesTrailers(ctx context.Context, old storage.ID, shared []storage.ID, rule *pruneRecord) (string, error) {
 	if old.IsZero() {
 		return "", nil
 	}
@@ -106,8 +106,8 @@ func (s *Store) supersedesTrailers(ctx context.Context, old plumbing.Hash, share
 		return "", err
 	}
 	var b strings.Builder
-	seen := map[plumbing.Hash]bool{}
-	for _, id := range append(append([]plumbing.Hash{old}, shared...), sup...) {
+	seen := map[storage.ID]bool{}
+	for _, id := range append(append([]storage.ID{old}, shared...), sup...) {
 		if !seen[id] {
 			seen[id] = true
 			b.WriteString(trailerSupersedes + ": " + id.String() + "\n")
@@ -124,8 +124,8 @@ func (s *Store) supersedesTrailers(ctx context.Context, old plumbing.Hash, share
 
 // chainRecords reads the Snap-Supersedes and Snap-Prune trailers of the
 // first-parent chain of tip, newest first, each once.
-func (s *Store) chainRecords(ctx context.Context, tip plumbing.Hash) (sup []plumbing.Hash, prunes []pruneRecord, err error) {
-	seenSup, seenPrune := map[plumbing.Hash]bool{}, map[string]bool{}
+func (s *Store) chainRecords(ctx context.Context, tip storage.ID) (sup []storage.ID, prunes []pruneRecord, err error) {
+	seenSup, seenPrune := map[storage.ID]bool{}, map[string]bool{}
 	for id := tip; !id.IsZero(); {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
@@ -135,9 +135,9 @@ func (s *Store) chainRecords(ctx context.Context, tip plumbing.Hash) (sup []plum
 			return nil, nil, err
 		}
 		for _, line := range strings.Split(c.Message, "\n") {
-			if v, ok := strings.CutPrefix(line, trailerSupersedes+": "); ok && plumbing.IsHash(v) && !seenSup[plumbing.NewHash(v)] {
-				seenSup[plumbing.NewHash(v)] = true
-				sup = append(sup, plumbing.NewHash(v))
+			if v, ok := strings.CutPrefix(line, trailerSupersedes+": "); ok && storage.IsID(v) && !seenSup[storage.NewID(v)] {
+				seenSup[storage.NewID(v)] = true
+				sup = append(sup, storage.NewID(v))
 			}
 			if v, ok := strings.CutPrefix(line, trailerPrune+": "); ok && !seenPrune[v] {
 				if p, ok := parsePruneRecord(v); ok {
@@ -146,7 +146,7 @@ func (s *Store) chainRecords(ctx context.Context, tip plumbing.Hash) (sup []plum
 				}
 			}
 		}
-		id = plumbing.ZeroHash
+		id = storage.ID{}
 		if len(c.Parents) > 0 {
 			id = c.Parents[0]
 		}
@@ -161,9 +161,9 @@ func (s *Store) chainRecords(ctx context.Context, tip plumbing.Hash) (sup []plum
 // are), or a prune recorded on tip's chain, applied here to this
 // repository's own copy of the chain it pruned, drops it. A Snap-Supersedes
 // trailer alone proves nothing: anyone can write one.
-func (s *Store) accounts(ctx context.Context, session string, tip, old plumbing.Hash) (bool, error) {
-	trees := map[plumbing.Hash]bool{}
-	err := s.Walk(ctx, []plumbing.Hash{tip}, func(e Entry) error {
+func (s *Store) accounts(ctx context.Context, session string, tip, old storage.ID) (bool, error) {
+	trees := map[storage.ID]bool{}
+	err := s.Walk(ctx, []storage.ID{tip}, func(e storage.Entry) error {
 		trees[e.Tree] = true
 		return nil
 	})
@@ -175,12 +175,12 @@ func (s *Store) accounts(ctx context.Context, session string, tip, old plumbing.
 		return false, err
 	}
 	ok := true
-	err = s.WalkRange(ctx, RevRange{Include: []plumbing.Hash{old}, Exclude: []plumbing.Hash{tip}}, func(e Entry) error {
+	err = s.WalkRange(ctx, RevRange{Include: []storage.ID{old}, Exclude: []storage.ID{tip}}, func(e storage.Entry) error {
 		if trees[e.Tree] || dropped[e.ID] {
 			return nil
 		}
 		ok = false
-		return ErrStop
+		return storage.ErrStop
 	})
 	return ok && err == nil, err
 }
@@ -190,7 +190,7 @@ func (s *Store) accounts(ctx context.Context, session string, tip, old plumbing.
 // the snapshots of that tip's chain its rules do not keep, with the
 // checkpoints this repository has marking what keep-checkpoints keeps.
 // A prune of a tip never seen here explains nothing.
-func (s *Store) droppedByPrunes(ctx context.Context, session string, tip plumbing.Hash) (map[plumbing.Hash]bool, error) {
+func (s *Store) droppedByPrunes(ctx context.Context, session string, tip storage.ID) (map[storage.ID]bool, error) {
 	_, prunes, err := s.chainRecords(ctx, tip)
 	if err != nil || len(prunes) == 0 {
 		return nil, err
@@ -199,11 +199,11 @@ func (s *Store) droppedByPrunes(ctx context.Context, session string, tip plumbin
 	if err != nil {
 		return nil, err
 	}
-	marked := map[plumbing.Hash]bool{}
+	marked := map[storage.ID]bool{}
 	for _, cp := range cps {
 		marked[cp.Target] = true
 	}
-	out := map[plumbing.Hash]bool{}
+	out := map[storage.ID]bool{}
 	for _, p := range prunes {
 		if e, err := s.Entry(ctx, p.old); err != nil || e.Header.Session != session {
 			continue
@@ -224,12 +224,12 @@ func (s *Store) droppedByPrunes(ctx context.Context, session string, tip plumbin
 // sharedTips are the tips of session that remotes were last seen at and
 // that tip descends from: what other clones may hold and build on, which
 // a prune of tip replaces too.
-func (s *Store) sharedTips(ctx context.Context, session string, tip plumbing.Hash) ([]plumbing.Hash, error) {
+func (s *Store) sharedTips(ctx context.Context, session string, tip storage.ID) ([]storage.ID, error) {
 	tracked, err := s.refs.List("refs/remotes/")
 	if err != nil {
 		return nil, err
 	}
-	var out []plumbing.Hash
+	var out []storage.ID
 	for ref, id := range tracked {
 		if !strings.HasSuffix(ref, "/snap/"+session) || id == tip {
 			continue
@@ -248,12 +248,12 @@ func (s *Store) sharedTips(ctx context.Context, session string, tip plumbing.Has
 // supersedes: a prune's new tip names the tip it replaced, and snapshots
 // added on top of it keep that. It is a claim, checked by accounts
 // before anything is dropped for it.
-func (s *Store) superseded(ctx context.Context, tip plumbing.Hash) (map[plumbing.Hash]bool, error) {
+func (s *Store) superseded(ctx context.Context, tip storage.ID) (map[storage.ID]bool, error) {
 	sup, _, err := s.chainRecords(ctx, tip)
 	if err != nil {
 		return nil, err
 	}
-	out := map[plumbing.Hash]bool{}
+	out := map[storage.ID]bool{}
 	for _, id := range sup {
 		out[id] = true
 	}
@@ -262,7 +262,7 @@ func (s *Store) superseded(ctx context.Context, tip plumbing.Hash) (map[plumbing
 
 // covers reports whether the history of tip replaced old: old is a tip it
 // supersedes, or comes before one that is here to look at.
-func (s *Store) covers(ctx context.Context, tip, old plumbing.Hash) (bool, error) {
+func (s *Store) covers(ctx context.Context, tip, old storage.ID) (bool, error) {
 	sup, err := s.superseded(ctx, tip)
 	if err != nil || len(sup) == 0 {
 		return false, err
@@ -285,19 +285,19 @@ func (s *Store) covers(ctx context.Context, tip, old plumbing.Hash) (bool, error
 // newest snapshot of local's first-parent chain that remote supersedes,
 // and the local snapshots after it, oldest first. base is zero when
 // local has none of it.
-func (s *Store) replayBase(ctx context.Context, local, remote plumbing.Hash) (base plumbing.Hash, after []Entry, err error) {
+func (s *Store) replayBase(ctx context.Context, local, remote storage.ID) (base storage.ID, after []storage.Entry, err error) {
 	sup, err := s.superseded(ctx, remote)
 	if err != nil || len(sup) == 0 {
-		return plumbing.ZeroHash, nil, err
+		return storage.ID{}, nil, err
 	}
 	chain, err := s.firstParentChain(ctx, local)
 	if err != nil {
-		return plumbing.ZeroHash, nil, err
+		return storage.ID{}, nil, err
 	}
 	for i := len(chain) - 1; i >= 0; i-- {
 		if sup[chain[i].ID] {
 			return chain[i].ID, chain[i+1:], nil
 		}
 	}
-	return plumbing.ZeroHash, nil, nil
+	return storage.ID{}, nil, nil
 }

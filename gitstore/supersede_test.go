@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // The prune → push → pull rule through each real server on 127.0.0.1:
@@ -133,7 +133,7 @@ func forgedSupersedes(t *testing.T, url string) {
 	_, err := x.Pull(ctx, RemoteOptions{})
 	must(t, err)
 	victimTip := mustTip(t, v, "s")
-	_, err = x.Save(ctx, map[string]any{"messages": []any{map[string]any{"role": "user", "content": "attacker's"}}}, SaveOptions{Session: "evil"})
+	_, err = x.Save(ctx, map[string]any{"messages": []any{map[string]any{"role": "user", "content": "attacker's"}}}, storage.SaveOptions{Session: "evil"})
 	must(t, err)
 
 	for _, tc := range []struct{ name, extra string }{
@@ -183,11 +183,11 @@ func forgedSupersedes(t *testing.T, url string) {
 
 // forgedOn is forge with Snap-Supersedes naming victim instead of what
 // extra names.
-func forgedOn(t *testing.T, dir string, s *Store, victim plumbing.Hash, extra, session string) string {
+func forgedOn(t *testing.T, dir string, s *Store, victim storage.ID, extra, session string) string {
 	t.Helper()
 	fields := strings.Fields(extra)
 	for i, f := range fields {
-		if plumbing.IsHash(f) {
+		if storage.IsID(f) {
 			fields[i] = victim.String()
 		}
 	}
@@ -207,7 +207,7 @@ func TestPulledHeadersAreChecked(t *testing.T) {
 	url := gitDaemon(t, srv) + "shared.git"
 	_, v := clone(t, url)
 	dirX, x := clone(t, url)
-	_, err := x.Save(ctx, map[string]any{"messages": []any{map[string]any{"role": "user", "content": "one"}}}, SaveOptions{Session: "own"})
+	_, err := x.Save(ctx, map[string]any{"messages": []any{map[string]any{"role": "user", "content": "one"}}}, storage.SaveOptions{Session: "own"})
 	must(t, err)
 	if e, _ := x.Entry(ctx, mustTip(t, x, "own")); !e.Header.Counted {
 		t.Fatal("the store does not count: the test checks nothing")
@@ -250,7 +250,7 @@ func TestControlCharactersNeverReachAHeader(t *testing.T) {
 func controlCharacters(t *testing.T, url string) {
 	ctx := context.Background()
 	dir, s := clone(t, url)
-	e, err := s.Save(ctx, conversation(2), SaveOptions{Session: "s", Label: "PostToolUse\x00 Ed\x01it\x7f", Message: "done\x00\x1b[31m", Source: "claude\x00code"})
+	e, err := s.Save(ctx, conversation(2), storage.SaveOptions{Session: "s", Label: "PostToolUse\x00 Ed\x01it\x7f", Message: "done\x00\x1b[31m", Source: "claude\x00code"})
 	must(t, err)
 	if e.Header.Label != "PostToolUse Ed it" {
 		t.Errorf("label read back as %q", e.Header.Label)

@@ -14,15 +14,14 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
-	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
 	"github.com/git-snap/git-snap/internal/safefile"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
-// A session's tally (agent.Tally) is kept under .git/snap/cache/tally/,
+// A session's tally (a storage.Tally of the Counter the store was
+// opened with) is kept under .git/snap/cache/tally/,
 // one file per session ref, for the snapshot at its tip: the next append
 // goes on counting from it with the records it adds, and writes its
 // totals without reading what the session held. The file is never
@@ -34,7 +33,7 @@ import (
 const tallyMagic = "git-snap tally cache 2"
 
 // tallyDir holds the tally of a session ref's tip in two files (see
-// agent.Tally.MarshalParts): base, rewritten seldom, and state, written
+// storage.Tally.Marshal): base, rewritten seldom, and state, written
 // on every append. The base starts with a random id, which the state
 // names, and ends with a CRC-32C of it all (read on every append, a
 // base of a long session is checked in a tenth of the time a SHA-1
@@ -46,14 +45,14 @@ func (s *Store) tallyDir(ref string) string {
 // keptTally is a tally to keep, with the id of the base it was read
 // with ("" for none).
 type keptTally struct {
-	*agent.Tally
+	storage.Tally
 	baseID string
 }
 
 // cachedTally reads the tally of e, the snapshot at the tip of the
 // session at ref, when the cache holds it and it holds for e; nil
 // otherwise.
-func (s *Store) cachedTally(ref string, e Entry) *keptTally {
+func (s *Store) cachedTally(ref string, e storage.Entry) *keptTally {
 	if !e.Header.Counted {
 		return nil
 	}
@@ -77,7 +76,7 @@ func (s *Store) cachedTally(ref string, e Entry) *keptTally {
 	if crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)) != sum {
 		return nil
 	}
-	t, err := agent.UnmarshalParts(body[8:], lines[3])
+	t, err := s.counter.ResumeTally(body[8:], lines[3])
 	if err != nil || t.Source() != e.Header.Source || !sameTotals(t.Totals(), e.Header.Totals) {
 		return nil
 	}
@@ -86,9 +85,9 @@ func (s *Store) cachedTally(ref string, e Entry) *keptTally {
 
 // saveTally keeps t, the tally of the snapshot id at the tip of ref.
 // Failing to is harmless: the next append counts the document once.
-func (s *Store) saveTally(ref string, id plumbing.Hash, t *keptTally) {
+func (s *Store) saveTally(ref string, id storage.ID, t *keptTally) {
 	dir := s.tallyDir(ref)
-	base, newBase, state := t.MarshalParts()
+	base, newBase, state := t.Marshal()
 	if newBase {
 		file := binary.LittleEndian.AppendUint64(nil, rand.Uint64())
 		file = append(file, base...)
@@ -117,10 +116,7 @@ func sameTotals(a, b snapshot.Totals) bool {
 // countDocument counts a whole document: its totals, and, when the store
 // keeps tallies, the tally to keep for the snapshot it is.
 func (s *Store) countDocument(doc map[string]any, source string) (snapshot.Totals, *keptTally) {
-	if !s.tallies {
-		return s.count(doc, source), nil
-	}
-	t := agent.TallyOf(doc, source)
+	t := s.counter.TallyOf(doc, source)
 	return t.Totals(), &keptTally{Tally: t}
 }
 
@@ -129,7 +125,7 @@ func (s *Store) countDocument(doc map[string]any, source string) (snapshot.Total
 // records once, goes on with what the delta adds when it appends live
 // records; else the new document is counted whole. rest is the new
 // snapshot's members other than messages, events and files.
-func (s *Store) appendTotals(ctx context.Context, ref string, tip plumbing.Hash, base opened, source string, d Delta, rest map[string]any) (snapshot.Totals, *keptTally, error) {
+func (s *Store) appendTotals(ctx context.Context, ref string, tip storage.ID, base opened, source string, d storage.Delta, rest map[string]any) (snapshot.Totals, *keptTally, error) {
 	// The members as the snapshot will read back: a writer's Go values
 	// (an int where a read gives a snapshot.Number) read as those do.
 	rest, err := readBack(rest)
@@ -137,17 +133,9 @@ func (s *Store) appendTotals(ctx context.Context, ref string, tip plumbing.Hash,
 		return snapshot.Totals{}, nil, err
 	}
 	stored := base.Header.Messages
-	if !s.tallies {
-		doc, err := s.appendedDocument(base, d, rest)
-		if err != nil {
-			return snapshot.Totals{}, nil, err
-		}
-		totals, kept := s.countDocument(doc, source)
-		return totals, kept, nil
-	}
-	var t *agent.Tally
+	var t storage.Tally
 	if tip.IsZero() {
-		t = agent.NewTally(source)
+		t = s.counter.NewTally(source)
 	} else if kept := s.cachedTally(ref, base.Entry); kept != nil {
 		if kept.Append(base.rest, stored, rest, d.Messages, d.Events) {
 			return kept.Totals(), kept, nil
@@ -168,8 +156,8 @@ func (s *Store) appendTotals(ctx context.Context, ref string, tip plumbing.Hash,
 // streamTally counts the snapshot whose members are rest: base's stored
 // messages and events, and, when d is not nil, the delta's after them,
 // reading base's messages one at a time where the agent allows (see
-// agent.TallyStream), else all at once.
-func (s *Store) streamTally(ctx context.Context, base opened, rest map[string]any, stored int, d *Delta, source string) (*agent.Tally, error) {
+// storage.Counter.StreamTally), else all at once.
+func (s *Store) streamTally(ctx context.Context, base opened, rest map[string]any, stored int, d *storage.Delta, source string) (storage.Tally, error) {
 	var elems []layout.Element
 	var events, added []any
 	if base.tree != nil {
@@ -199,7 +187,7 @@ func (s *Store) streamTally(ctx context.Context, base opened, rest map[string]an
 		}
 		return s.reader.Parse(elems[i].Hash)
 	}
-	t, ok, err := agent.TallyStream(rest, stored+len(added), events, source, record)
+	t, ok, err := s.counter.StreamTally(rest, stored+len(added), events, source, record)
 	if ok || err != nil {
 		return t, err
 	}
@@ -211,12 +199,12 @@ func (s *Store) streamTally(ctx context.Context, base opened, rest map[string]an
 	}
 	doc := maps.Clone(rest)
 	doc[snapshot.MemberMessages], doc[snapshot.MemberEvents] = msgs, events
-	return agent.TallyOf(doc, source), nil
+	return s.counter.TallyOf(doc, source), nil
 }
 
 // appendedDocument is the document an append makes: base's records and
 // the delta's, with the new members rest.
-func (s *Store) appendedDocument(base opened, d Delta, rest map[string]any) (map[string]any, error) {
+func (s *Store) appendedDocument(base opened, d storage.Delta, rest map[string]any) (map[string]any, error) {
 	p, err := s.parentParts(base)
 	if err != nil {
 		return nil, err

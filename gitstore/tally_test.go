@@ -11,6 +11,7 @@ import (
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/internal/testdocs"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // An append counts what it adds on the tally kept for its tip, reading
@@ -24,19 +25,19 @@ func TestAppendGoesOnFromTheKeptTally(t *testing.T) {
 	long, err := testdocs.Longest()
 	must(t, err)
 	lines := long.Lines[:400]
-	appendLines := func(from, to int) Entry {
+	appendLines := func(from, to int) storage.Entry {
 		t.Helper()
-		e, _, err := s.Append(ctx, SaveOptions{Session: "s", Source: "claude-code"}, func(rest map[string]any) (Delta, error) {
+		e, _, err := s.Append(ctx, storage.SaveOptions{Session: "s", Source: "claude-code"}, func(rest map[string]any) (storage.Delta, error) {
 			var msgs []any
 			for _, l := range lines[from:to] {
 				msgs = append(msgs, agent.Element(l, snapshot.Limits{}))
 			}
-			return Delta{Messages: msgs, Rest: rest}, nil
+			return storage.Delta{Messages: msgs, Rest: rest}, nil
 		})
 		must(t, err)
 		return e
 	}
-	check := func(e Entry) {
+	check := func(e storage.Entry) {
 		t.Helper()
 		doc, _, err := s.Read(ctx, e.ID)
 		must(t, err)
@@ -64,7 +65,7 @@ func TestAppendGoesOnFromTheKeptTally(t *testing.T) {
 	if removed != 200 {
 		t.Fatalf("%d blobs taken out", removed)
 	}
-	var last Entry
+	var last storage.Entry
 	for i := 200; i < 300; i += 20 {
 		last = appendLines(i, i+20)
 		if !last.Header.Counted {
@@ -74,12 +75,12 @@ func TestAppendGoesOnFromTheKeptTally(t *testing.T) {
 	// Put them back (the same lines, in another session, are the same
 	// blobs) to check what was counted.
 	for i := 0; i < 300; i += 20 {
-		_, _, err := s.Append(ctx, SaveOptions{Session: "check", Source: "claude-code"}, func(rest map[string]any) (Delta, error) {
+		_, _, err := s.Append(ctx, storage.SaveOptions{Session: "check", Source: "claude-code"}, func(rest map[string]any) (storage.Delta, error) {
 			var msgs []any
 			for _, l := range lines[i : i+20] {
 				msgs = append(msgs, agent.Element(l, snapshot.Limits{}))
 			}
-			return Delta{Messages: msgs, Rest: rest}, nil
+			return storage.Delta{Messages: msgs, Rest: rest}, nil
 		})
 		must(t, err)
 	}

@@ -15,11 +15,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/git-snap/git-snap/gitstore/internal/gitobj"
 	"github.com/git-snap/git-snap/internal/safefile"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // tipState is what a save must know about a session's tip: its sequence
@@ -28,7 +28,7 @@ import (
 // that a save reads no packfile; the cache is checked against the ref
 // and rebuilt from the tip's commit and trees when stale.
 type tipState struct {
-	commit  plumbing.Hash
+	commit  storage.ID
 	seq     int
 	started time.Time
 	// known are the objects the tip holds (those of earlier snapshots of
@@ -40,15 +40,15 @@ type tipState struct {
 
 // hashSet is a set of object ids.
 type hashSet interface {
-	has(plumbing.Hash) bool
-	each(func(plumbing.Hash))
+	has(storage.ID) bool
+	each(func(storage.ID))
 }
 
 // sortedHashes is a hashSet of concatenated 20-byte ids in order, as the
 // cache file holds them: loading it costs one read, no parsing.
 type sortedHashes []byte
 
-func (s sortedHashes) has(h plumbing.Hash) bool {
+func (s sortedHashes) has(h storage.ID) bool {
 	lo, hi := 0, len(s)/20
 	for lo < hi {
 		mid := (lo + hi) / 2
@@ -64,19 +64,19 @@ func (s sortedHashes) has(h plumbing.Hash) bool {
 	return false
 }
 
-func (s sortedHashes) each(f func(plumbing.Hash)) {
+func (s sortedHashes) each(f func(storage.ID)) {
 	for i := 0; i+20 <= len(s); i += 20 {
-		var h plumbing.Hash
+		var h storage.ID
 		copy(h[:], s[i:i+20])
 		f(h)
 	}
 }
 
-type mapHashes map[plumbing.Hash]bool
+type mapHashes map[storage.ID]bool
 
-func (m mapHashes) has(h plumbing.Hash) bool { return m[h] }
+func (m mapHashes) has(h storage.ID) bool { return m[h] }
 
-func (m mapHashes) each(f func(plumbing.Hash)) {
+func (m mapHashes) each(f func(storage.ID)) {
 	for h := range m {
 		f(h)
 	}
@@ -113,7 +113,7 @@ func (s *Store) oldTipCachePath(ref string) string {
 // the tip commit's (one commit read; a wrong number in the cache would
 // number the next snapshot after it). The objects it lists are checked
 // as a write skips them (writeObjects).
-func (s *Store) tipState(ref string, tip plumbing.Hash) (tipState, error) {
+func (s *Store) tipState(ref string, tip storage.ID) (tipState, error) {
 	if tip.IsZero() {
 		return tipState{known: mapHashes{}, recent: mapHashes{}}, nil
 	}
@@ -125,7 +125,7 @@ func (s *Store) tipState(ref string, tip plumbing.Hash) (tipState, error) {
 	return s.rebuildTipState(tip)
 }
 
-func (s *Store) readTipCache(ref string, tip plumbing.Hash) (tipState, bool) {
+func (s *Store) readTipCache(ref string, tip storage.ID) (tipState, bool) {
 	dir := s.tipCacheDir(ref)
 	b, err := safefile.ReadFile(context.Background(), filepath.Join(dir, "state"), "", maxCacheBytes)
 	if err != nil {
@@ -178,9 +178,9 @@ func (l *layeredHashes) load() sortedHashes {
 	return l.base
 }
 
-func (l *layeredHashes) has(h plumbing.Hash) bool { return l.recent.has(h) || l.load().has(h) }
+func (l *layeredHashes) has(h storage.ID) bool { return l.recent.has(h) || l.load().has(h) }
 
-func (l *layeredHashes) each(f func(plumbing.Hash)) {
+func (l *layeredHashes) each(f func(storage.ID)) {
 	l.recent.each(f)
 	l.load().each(f)
 }
@@ -191,13 +191,13 @@ func (l *layeredHashes) each(f func(plumbing.Hash)) {
 // merged with the few new ones; otherwise, or once those are many, a new
 // base of them all. Failing to write is harmless: the next save rebuilds
 // the cache.
-func (s *Store) saveTipState(ref string, st tipState, objs []gitobj.Object, more []plumbing.Hash, known hashSet) {
-	ids := make([]plumbing.Hash, 0, len(objs)+len(more))
+func (s *Store) saveTipState(ref string, st tipState, objs []gitobj.Object, more []storage.ID, known hashSet) {
+	ids := make([]storage.ID, 0, len(objs)+len(more))
 	ids = append(ids, more...)
 	for _, o := range objs {
 		ids = append(ids, o.Hash)
 	}
-	slices.SortFunc(ids, func(a, b plumbing.Hash) int { return bytes.Compare(a[:], b[:]) })
+	slices.SortFunc(ids, func(a, b storage.ID) int { return bytes.Compare(a[:], b[:]) })
 	ids = slices.Compact(ids)
 	dir := s.tipCacheDir(ref)
 	l, layered := known.(*layeredHashes)
@@ -227,9 +227,9 @@ func (s *Store) saveTipState(ref string, st tipState, objs []gitobj.Object, more
 }
 
 // hashesOf lists the ids of a sorted list.
-func hashesOf(l sortedHashes) []plumbing.Hash {
-	out := make([]plumbing.Hash, 0, len(l)/20)
-	l.each(func(h plumbing.Hash) { out = append(out, h) })
+func hashesOf(l sortedHashes) []storage.ID {
+	out := make([]storage.ID, 0, len(l)/20)
+	l.each(func(h storage.ID) { out = append(out, h) })
 	return out
 }
 
@@ -262,9 +262,9 @@ func sortedOf(set hashSet) sortedHashes {
 	case sortedHashes:
 		return k
 	}
-	var ids []plumbing.Hash
-	set.each(func(h plumbing.Hash) { ids = append(ids, h) })
-	slices.SortFunc(ids, func(a, b plumbing.Hash) int { return bytes.Compare(a[:], b[:]) })
+	var ids []storage.ID
+	set.each(func(h storage.ID) { ids = append(ids, h) })
+	slices.SortFunc(ids, func(a, b storage.ID) int { return bytes.Compare(a[:], b[:]) })
 	out := make(sortedHashes, 0, 20*len(ids))
 	for _, h := range ids {
 		out = append(out, h[:]...)
@@ -274,7 +274,7 @@ func sortedOf(set hashSet) sortedHashes {
 
 // mergeSorted merges sorted, distinct ids into a sorted list, each id
 // once: the runs of the list between them are copied whole.
-func mergeSorted(list sortedHashes, ids []plumbing.Hash) []byte {
+func mergeSorted(list sortedHashes, ids []storage.ID) []byte {
 	out := make([]byte, 0, len(list)+20*len(ids))
 	done := 0 // list[:done] is in out
 	for _, h := range ids {
@@ -314,7 +314,7 @@ func writeFileAtomic(path string, data []byte) bool {
 
 // rebuildTipState reads the tip's commit and walks its trees (not its
 // blobs) to learn which objects it holds.
-func (s *Store) rebuildTipState(tip plumbing.Hash) (tipState, error) {
+func (s *Store) rebuildTipState(tip storage.ID) (tipState, error) {
 	c, err := s.st.commit(tip)
 	if err != nil {
 		return tipState{}, fmt.Errorf("read session tip %s: %w", tip, err)
@@ -324,8 +324,8 @@ func (s *Store) rebuildTipState(tip plumbing.Hash) (tipState, error) {
 		return tipState{}, err
 	}
 	known := mapHashes{}
-	var walk func(h plumbing.Hash) error
-	walk = func(h plumbing.Hash) error {
+	var walk func(h storage.ID) error
+	walk = func(h storage.ID) error {
 		known[h] = true
 		t, err := s.st.tree(h)
 		if err != nil {

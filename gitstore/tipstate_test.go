@@ -9,17 +9,16 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-snap/git-snap/gitstore/internal/gitobj"
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 func TestMergeSorted(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	random := func(n int) []plumbing.Hash {
-		out := make([]plumbing.Hash, n)
+	random := func(n int) []storage.ID {
+		out := make([]storage.ID, n)
 		for i := range out {
 			for j := range out[i] {
 				out[i][j] = byte(r.IntN(4)) // few values: many equal ids
@@ -27,7 +26,7 @@ func TestMergeSorted(t *testing.T) {
 		}
 		return out
 	}
-	cmp := func(a, b plumbing.Hash) int { return bytes.Compare(a[:], b[:]) }
+	cmp := func(a, b storage.ID) int { return bytes.Compare(a[:], b[:]) }
 	for range 200 {
 		list, ids := random(r.IntN(30)), random(r.IntN(10))
 		slices.SortFunc(list, cmp)
@@ -46,7 +45,7 @@ func TestMergeSorted(t *testing.T) {
 	}
 }
 
-func mapOf(ids []plumbing.Hash) mapHashes {
+func mapOf(ids []storage.ID) mapHashes {
 	m := mapHashes{}
 	for _, h := range ids {
 		m[h] = true
@@ -61,8 +60,8 @@ func TestTipCacheMergedOnAppend(t *testing.T) {
 	ctx := context.Background()
 	_, s := newRepo(t)
 	for i := range 300 { // more than two chunks of messages
-		_, _, err := s.Append(ctx, SaveOptions{Session: "a"}, func(rest map[string]any) (Delta, error) {
-			return Delta{Messages: []any{map[string]any{"n": i}}, Rest: rest}, nil
+		_, _, err := s.Append(ctx, storage.SaveOptions{Session: "a"}, func(rest map[string]any) (storage.Delta, error) {
+			return storage.Delta{Messages: []any{map[string]any{"n": i}}, Rest: rest}, nil
 		})
 		must(t, err)
 	}
@@ -83,7 +82,7 @@ func TestTipCacheMergedOnAppend(t *testing.T) {
 	if n := cached.known.(*layeredHashes).count; n < 1024 {
 		t.Errorf("the base holds %d ids: it was never merged with the recent ones", n)
 	}
-	full.known.each(func(h plumbing.Hash) {
+	full.known.each(func(h storage.ID) {
 		if !cached.known.has(h) {
 			t.Errorf("cache lacks %s of the tip's tree", h)
 		}
@@ -100,7 +99,7 @@ func TestTipCacheMergedOnAppend(t *testing.T) {
 func TestDamagedTipCacheIsNotTrusted(t *testing.T) {
 	ctx := context.Background()
 	dir, s := newRepo(t)
-	_, err := s.Save(ctx, conversation(2), SaveOptions{Session: "s"})
+	_, err := s.Save(ctx, conversation(2), storage.SaveOptions{Session: "s"})
 	must(t, err)
 	ref := s.SessionRef("s")
 	tip := mustTip(t, s, "s")
@@ -113,7 +112,7 @@ func TestDamagedTipCacheIsNotTrusted(t *testing.T) {
 	st.seq = 999
 	s.saveTipState(ref, st, []gitobj.Object{{Hash: missing}}, nil, st.known)
 
-	e, err := s.Save(ctx, next, SaveOptions{Session: "s"})
+	e, err := s.Save(ctx, next, storage.SaveOptions{Session: "s"})
 	must(t, err)
 	if e.Header.Seq != 2 {
 		t.Errorf("the next snapshot is #%d, want #2", e.Header.Seq)
@@ -133,7 +132,7 @@ func TestDamagedTipCacheIsNotTrusted(t *testing.T) {
 	if _, ok := s.readTipCache(ref, e.ID); ok {
 		t.Error("a cache with a flipped byte was read")
 	}
-	e, err = s.Save(ctx, conversation(4), SaveOptions{Session: "s"})
+	e, err = s.Save(ctx, conversation(4), storage.SaveOptions{Session: "s"})
 	must(t, err)
 	base := filepath.Join(s.tipCacheDir(ref), "base")
 	b, err = os.ReadFile(base)
@@ -144,8 +143,8 @@ func TestDamagedTipCacheIsNotTrusted(t *testing.T) {
 	if !ok {
 		t.Fatal("the state does not read")
 	}
-	st.known.each(func(h plumbing.Hash) { t.Errorf("a flipped base lists %s", h) })
-	_, err = s.Save(ctx, conversation(5), SaveOptions{Session: "s"})
+	st.known.each(func(h storage.ID) { t.Errorf("a flipped base lists %s", h) })
+	_, err = s.Save(ctx, conversation(5), storage.SaveOptions{Session: "s"})
 	must(t, err)
 	git(t, dir, "fsck", "--strict", "--no-dangling")
 }

@@ -8,10 +8,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-snap/git-snap/internal/safefile"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // Totals gives each entry's totals: its header's when the snapshot was
@@ -21,7 +20,7 @@ import (
 // written before totals existed is read once, not on every call. ok[i]
 // is false when entries[i] has no totals, which only a store that
 // counts nothing (in tests) gives.
-func (s *Store) Totals(ctx context.Context, entries []Entry) (out []snapshot.Totals, ok []bool, err error) {
+func (s *Store) Totals(ctx context.Context, entries []storage.Entry) (out []snapshot.Totals, ok []bool, err error) {
 	return s.TotalsProgress(ctx, entries, nil)
 }
 
@@ -29,7 +28,7 @@ func (s *Store) Totals(ctx context.Context, entries []Entry) (out []snapshot.Tot
 // the documents it must count (those of snapshots written without
 // totals and not remembered) it has counted, before each and after the
 // last: the once-only upgrade of a repository an older version wrote.
-func (s *Store) TotalsProgress(ctx context.Context, entries []Entry, progress func(done, of int)) (out []snapshot.Totals, ok []bool, err error) {
+func (s *Store) TotalsProgress(ctx context.Context, entries []storage.Entry, progress func(done, of int)) (out []snapshot.Totals, ok []bool, err error) {
 	out, ok = make([]snapshot.Totals, len(entries)), make([]bool, len(entries))
 	var cache totalsCache
 	var todo []int
@@ -40,7 +39,7 @@ func (s *Store) TotalsProgress(ctx context.Context, entries []Entry, progress fu
 			out[i], ok[i] = e.Header.Totals, true
 			continue
 		}
-		if s.count == nil {
+		if s.counter == nil {
 			continue
 		}
 		if cache == nil {
@@ -88,17 +87,17 @@ func (s *Store) totalsCachePath() string {
 // totalsCache is the remembered totals of snapshots by id, each kept as
 // the JSON it was read or written as: a call that asks for a few of many
 // decodes only those.
-type totalsCache map[plumbing.Hash][]byte
+type totalsCache map[storage.ID][]byte
 
 // get decodes id's totals, if remembered.
-func (c totalsCache) get(id plumbing.Hash) (snapshot.Totals, bool) {
+func (c totalsCache) get(id storage.ID) (snapshot.Totals, bool) {
 	var t snapshot.Totals
 	js, hit := c[id]
 	return t, hit && json.Unmarshal(js, &t) == nil
 }
 
 // set remembers id's totals.
-func (c totalsCache) set(id plumbing.Hash, t snapshot.Totals) {
+func (c totalsCache) set(id storage.ID, t snapshot.Totals) {
 	if js, err := json.Marshal(t); err == nil {
 		c[id] = js
 	}
@@ -126,8 +125,8 @@ func (s *Store) readTotalsCache() totalsCache {
 		var line []byte
 		line, rest, _ = bytes.Cut(rest, []byte("\n"))
 		id, js, found := bytes.Cut(line, []byte(" "))
-		if found && plumbing.IsHash(string(id)) {
-			out[plumbing.NewHash(string(id))] = js
+		if found && storage.IsID(string(id)) {
+			out[storage.NewID(string(id))] = js
 		}
 	}
 	return out
@@ -135,7 +134,7 @@ func (s *Store) readTotalsCache() totalsCache {
 
 // writeTotalsCache replaces the cache with m, or, when m has grown past
 // maxTotalsCache, with the entries just asked for.
-func (s *Store) writeTotalsCache(m totalsCache, asked []Entry) {
+func (s *Store) writeTotalsCache(m totalsCache, asked []storage.Entry) {
 	if len(m) > maxTotalsCache {
 		keep := make(totalsCache, len(asked))
 		for _, e := range asked {
@@ -174,21 +173,22 @@ func (s *Store) CheckpointsBySession() (map[string][]string, error) {
 	return out, nil
 }
 
-// countOf counts snapshot e's document: a record at a time, so that a
-// long session is never held whole, unless a test gave the store a
-// counter of documents of its own.
-func (s *Store) countOf(ctx context.Context, e Entry) (snapshot.Totals, error) {
-	if !s.tallies {
-		doc, _, err := s.Read(ctx, e.ID)
-		if err != nil {
-			return snapshot.Totals{}, err
-		}
-		return s.count(doc, e.Header.Source), nil
-	}
-	rest, _, err := s.ReadRest(ctx, e.ID)
+// countOf counts snapshot e's document: a record at a time where its
+// agent allows, so that a long session is never held whole.
+func (s *Store) countOf(ctx context.Context, e storage.Entry) (snapshot.Totals, error) {
+	o, err := s.openSnapshot(ctx, e.ID)
 	if err != nil {
 		return snapshot.Totals{}, err
 	}
-	n, err := CountRecords(ctx, s, e, rest)
-	return n.Totals(), err
+	// A snapshot written before totals may not say how many messages
+	// it holds: they are listed.
+	elems, _, err := s.reader.Elements(o.tree.Messages, nil)
+	if err != nil {
+		return snapshot.Totals{}, err
+	}
+	t, err := s.streamTally(ctx, o, o.rest, len(elems), nil, e.Header.Source)
+	if err != nil {
+		return snapshot.Totals{}, err
+	}
+	return t.Totals(), nil
 }

@@ -14,7 +14,9 @@ import (
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/internal/testdocs"
+	"github.com/git-snap/git-snap/session"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // gitOut runs the real git in dir.
@@ -32,7 +34,7 @@ func gitOut(t *testing.T, dir string, args ...string) string {
 
 func openCounting(t *testing.T, dir string, count func(doc map[string]any, source string) snapshot.Totals) *gitstore.Store {
 	t.Helper()
-	s, err := gitstore.Open(context.Background(), dir, gitstore.Options{})
+	s, err := gitstore.Open(context.Background(), dir, gitstore.Options{Counter: session.Counter{}, View: session.View})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +66,7 @@ func TestTotalsTrailersAsGitReadsThem(t *testing.T) {
 	}
 	dir := bareRepo(t)
 	s := openCounting(t, dir, agent.CountTotals)
-	e, err := s.Save(ctx, doc, gitstore.SaveOptions{Session: "long", Source: "claude-code"})
+	e, err := s.Save(ctx, doc, storage.SaveOptions{Session: "long", Source: "claude-code"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +135,7 @@ func TestTotalsOfOldSnapshotsCountedOnce(t *testing.T) {
 		map[string]any{"role": "user", "content": "hi", "time": "2024-05-01T10:00:00Z"},
 		map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": "t1", "name": "Bash", "input": map[string]any{}}}, "usage": map[string]any{"input_tokens": 10, "output_tokens": 3}, "time": "2024-05-01T10:00:05Z"},
 	}}
-	e, err := old.Save(ctx, doc, gitstore.SaveOptions{Session: "old"})
+	e, err := old.Save(ctx, doc, storage.SaveOptions{Session: "old"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +152,7 @@ func TestTotalsOfOldSnapshotsCountedOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tips := []gitstore.Entry{sessions[0].Tip}
+	tips := []storage.Entry{sessions[0].Tip}
 	got, ok, err := s.Totals(ctx, tips)
 	if err != nil || !ok[0] || calls != 1 {
 		t.Fatalf("Totals: %+v %v %v, %d counts", got, ok, err, calls)
@@ -186,7 +188,7 @@ func TestTotalsWithoutConversationMessagesCountedAgain(t *testing.T) {
 		map[string]any{"role": "user", "content": "hi"},
 		map[string]any{"role": "assistant", "content": "hello", "usage": map[string]any{"input_tokens": 10, "output_tokens": 3}},
 	}}
-	e, err := older.Save(ctx, doc, gitstore.SaveOptions{Session: "older"})
+	e, err := older.Save(ctx, doc, storage.SaveOptions{Session: "older"})
 	if err != nil || !e.Header.Counted || e.Header.Totals.Messages != 0 {
 		t.Fatalf("%+v %v", e.Header, err)
 	}
@@ -196,7 +198,7 @@ func TestTotalsWithoutConversationMessagesCountedAgain(t *testing.T) {
 		return agent.CountTotals(d, source)
 	})
 	for range 2 {
-		got, ok, err := s.Totals(ctx, []gitstore.Entry{e})
+		got, ok, err := s.Totals(ctx, []storage.Entry{e})
 		if err != nil || !ok[0] || got[0].Messages != 2 || got[0].OutputTokens != 3 || calls != 1 {
 			t.Fatalf("totals %+v %v %v, %d counts", got, ok, err, calls)
 		}
@@ -214,7 +216,7 @@ func TestImportedHistoryKeepsItsDates(t *testing.T) {
 		map[string]any{"role": "assistant", "content": "b", "time": "2023-02-01T11:30:00Z"},
 		map[string]any{"role": "user", "content": "no time"},
 	}}
-	e, err := s.Save(ctx, doc, gitstore.SaveOptions{Session: "imp"})
+	e, err := s.Save(ctx, doc, storage.SaveOptions{Session: "imp"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,12 +229,12 @@ func TestImportedHistoryKeepsItsDates(t *testing.T) {
 	}
 	// A second snapshot keeps the session's start; a given time wins.
 	given := time.Date(2023, 2, 2, 0, 0, 0, 0, time.UTC)
-	e2, err := s.Save(ctx, doc, gitstore.SaveOptions{Session: "imp", Time: given})
+	e2, err := s.Save(ctx, doc, storage.SaveOptions{Session: "imp", Time: given})
 	if err != nil || !e2.Header.Time.Equal(given) || !e2.Header.Started.Equal(e.Header.Started) {
 		t.Errorf("second: %+v %v", e2.Header, err)
 	}
 	// Records without times: the snapshot is dated now.
-	e3, err := s.Save(ctx, map[string]any{"messages": []any{"plain"}}, gitstore.SaveOptions{Session: "plain"})
+	e3, err := s.Save(ctx, map[string]any{"messages": []any{"plain"}}, storage.SaveOptions{Session: "plain"})
 	if err != nil || time.Since(e3.Header.Time) > time.Minute || !e3.Header.Started.Equal(e3.Header.Time) {
 		t.Errorf("untimed: %+v %v", e3.Header, err)
 	}

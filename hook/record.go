@@ -10,6 +10,7 @@ import (
 	"github.com/git-snap/git-snap/capture"
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // Options are what a hook call knows besides its payload.
@@ -31,7 +32,7 @@ type Options struct {
 // write), the files the agent touched or changed, then retention.
 // Without a code state (no git, a broken index) the conversation is
 // still recorded and the failure returned with the entry.
-func Record(ctx context.Context, s *gitstore.Store, cfg config.Config, env gitstore.GitEnv, a agent.Adapter, p agent.Payload, o Options) (gitstore.Entry, bool, error) {
+func Record(ctx context.Context, s *gitstore.Store, cfg config.Config, env gitstore.GitEnv, a agent.Adapter, p agent.Payload, o Options) (storage.Entry, bool, error) {
 	in := capture.Ingest{Store: s, Adapter: a, Limits: cfg.SnapshotLimits(), MaxFileBytes: cfg.Limits.MaxFileBytes,
 		MaxReadBytes: int64(cfg.Limits.MaxReadBytes), Budget: o.Budget, Warn: o.Warn}
 	if t, ok := a.(agent.HookTimeouts); ok && in.Budget > 0 { // the agent kills a call sooner
@@ -52,8 +53,8 @@ func Record(ctx context.Context, s *gitstore.Store, cfg config.Config, env gitst
 // changed in the work tree. After a tool that cannot write (changes
 // false) nothing is scanned: HEAD is read, and the dirty flag carried
 // from the session's last snapshot at the same commit.
-func code(ctx context.Context, s *gitstore.Store, cfg config.Config, env gitstore.GitEnv, dir string, p agent.Payload, changes bool) (gitstore.SaveOptions, []string, error) {
-	var so gitstore.SaveOptions
+func code(ctx context.Context, s *gitstore.Store, cfg config.Config, env gitstore.GitEnv, dir string, p agent.Payload, changes bool) (storage.SaveOptions, []string, error) {
+	var so storage.SaveOptions
 	if !changes {
 		if !cfg.RecordCode() {
 			return so, nil, nil

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // list_sessions left a session whose newest snapshot is missing out
@@ -22,7 +22,7 @@ func TestListSessionsNamesUnreadable(t *testing.T) {
 	store := openRepo(ctx, t, dir)
 	t.Cleanup(func() { store.Close() })
 	for _, name := range []string{"a", "b"} {
-		if _, err := store.Save(ctx, map[string]any{"messages": []any{map[string]any{"role": "user", "content": "hi " + name}}}, gitstore.SaveOptions{Session: name}); err != nil {
+		if _, err := store.Save(ctx, map[string]any{"messages": []any{map[string]any{"role": "user", "content": "hi " + name}}}, storage.SaveOptions{Session: name}); err != nil {
 			t.Fatal(err)
 		}
 	}

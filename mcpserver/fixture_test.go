@@ -17,6 +17,8 @@ import (
 	"github.com/git-snap/git-snap/capture"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/internal/demo"
+	"github.com/git-snap/git-snap/session"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // fixture is a repository holding real sessions from testdata (Claude
@@ -45,7 +47,7 @@ func openRepo(ctx context.Context, t *testing.T, dir string) *gitstore.Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := gitstore.OpenPaths(ctx, paths, gitstore.Options{Identity: identity()})
+	s, err := gitstore.OpenPaths(ctx, paths, gitstore.Options{Counter: session.Counter{}, View: session.View, Identity: identity()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +181,7 @@ func saveDemo(ctx context.Context, t *testing.T, store *gitstore.Store, session 
 	}
 	at := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 	for i, st := range steps {
-		e, err := store.Save(ctx, st.Doc, gitstore.SaveOptions{Session: session, Turn: st.Turn, Label: st.Label, Source: "demo", Time: at.Add(time.Duration(i) * time.Minute)})
+		e, err := store.Save(ctx, st.Doc, storage.SaveOptions{Session: session, Turn: st.Turn, Label: st.Label, Source: "demo", Time: at.Add(time.Duration(i) * time.Minute)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,8 +194,8 @@ func saveDemo(ctx context.Context, t *testing.T, store *gitstore.Store, session 
 }
 
 // gitstoreSave are the options of a test's own save to session.
-func gitstoreSave(session string) gitstore.SaveOptions {
-	return gitstore.SaveOptions{Session: session, Source: "cli", Time: time.Date(2026, 3, 3, 9, 0, 0, 0, time.UTC)}
+func gitstoreSave(session string) storage.SaveOptions {
+	return storage.SaveOptions{Session: session, Source: "cli", Time: time.Date(2026, 3, 3, 9, 0, 0, 0, time.UTC)}
 }
 
 // demoSteps are the demo's steps, for what tests expect of it.

@@ -83,6 +83,9 @@ func New(o Options) (*Server, error) {
 	if o.Store == nil {
 		return nil, errors.New("mcp server: no store")
 	}
+	if o.SearchDir == "" {
+		o.SearchDir = search.DefaultDir(o.Store.Paths().CommonDir)
+	}
 	if o.Budget <= 0 {
 		o.Budget = DefaultBudget
 	}

@@ -16,7 +16,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/git-snap/git-snap/agent"
@@ -27,6 +26,7 @@ import (
 	"github.com/git-snap/git-snap/report"
 	"github.com/git-snap/git-snap/search"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // Tool names, as clients call them.
@@ -264,14 +264,14 @@ const unreadNote = "the sessions under unreadable could not be read (their newes
 // its totals on its header (as sessions lists them), and the remote
 // each was fetched from ("" for a local one); unread are the revs of
 // those whose newest snapshot cannot be read, whose agent is not known.
-func (s *Server) sessions(ctx context.Context, name, agentGlob string) (_ []gitstore.Session, _ []string, unread []string, _ error) {
+func (s *Server) sessions(ctx context.Context, name, agentGlob string) (_ []storage.Session, _ []string, unread []string, _ error) {
 	st := s.opts.Store
 	tips, err := st.Tips(ctx)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("listing sessions: %w", err)
 	}
 	type found struct {
-		sess   gitstore.Session
+		sess   storage.Session
 		remote string
 	}
 	var list []found
@@ -293,12 +293,12 @@ func (s *Server) sessions(ctx context.Context, name, agentGlob string) (_ []gits
 			continue // a ref someone else put there: not a session
 		}
 		if match(agentGlob, e.Header.Source) {
-			list = append(list, found{gitstore.Session{Name: session, Ref: ref, Tip: e}, remote})
+			list = append(list, found{storage.Session{Name: session, Ref: ref, Tip: e}, remote})
 		}
 	}
 	slices.SortStableFunc(list, func(a, b found) int { return b.sess.Tip.Header.Time.Compare(a.sess.Tip.Header.Time) })
-	sessions, remotes := make([]gitstore.Session, len(list)), make([]string, len(list))
-	tipEntries := make([]gitstore.Entry, len(list))
+	sessions, remotes := make([]storage.Session, len(list)), make([]string, len(list))
+	tipEntries := make([]storage.Entry, len(list))
 	for i, f := range list {
 		sessions[i], remotes[i], tipEntries[i] = f.sess, f.remote, f.sess.Tip
 	}
@@ -384,7 +384,7 @@ func (s *Server) listSnapshots(ctx context.Context, in ListSnapshotsArgs) (strin
 	if err != nil {
 		return "", err
 	}
-	names := map[plumbing.Hash][]string{}
+	names := map[storage.ID][]string{}
 	cps, err := st.Checkpoints(ctx, start.Header.Session, false)
 	if err != nil {
 		return "", fmt.Errorf("reading checkpoints: %w", err)
@@ -395,7 +395,7 @@ func (s *Server) listSnapshots(ctx context.Context, in ListSnapshotsArgs) (strin
 	limit := cmp.Or(in.Limit, 50)
 	var entries []render.EntryJSON
 	more := 0
-	err = st.Walk(ctx, []plumbing.Hash{id}, func(e gitstore.Entry) error {
+	err = st.Walk(ctx, []storage.ID{id}, func(e storage.Entry) error {
 		h := e.Header
 		if (!since.IsZero() && h.Time.Before(since)) || (!until.IsZero() && h.Time.After(until)) || !match(in.Label, h.Label) {
 			return nil
@@ -656,7 +656,7 @@ func (s *Server) diff(ctx context.Context, in DiffArgs) (string, error) {
 	return page(out.String(), in.Offset, limit)
 }
 
-func shortHash(h plumbing.Hash) string {
+func shortHash(h storage.ID) string {
 	if h.IsZero() {
 		return "(none)"
 	}
@@ -749,7 +749,7 @@ func (s *Server) rollback(ctx context.Context, in RollbackArgs) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	so := gitstore.SaveOptions{Message: in.Message}
+	so := storage.SaveOptions{Message: in.Message}
 	if s.opts.CodeState != nil {
 		if code, dirty, err := s.opts.CodeState(ctx); err == nil && code != "" {
 			so.Code, so.Dirty = code, dirty

@@ -8,9 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
-	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // FormatError says what is wrong with a --format or --pretty.
@@ -38,7 +36,7 @@ type formatPart struct {
 
 // fieldContext is what a placeholder reads.
 type fieldContext struct {
-	e           gitstore.Entry
+	e           storage.Entry
 	checkpoints []string
 	p           Palette
 	now         time.Time
@@ -216,9 +214,9 @@ func colourField(code string) func(*fieldContext) string {
 	}
 }
 
-func parents(e gitstore.Entry, n int) string {
+func parents(e storage.Entry, n int) string {
 	var ids []string
-	for _, h := range append([]plumbing.Hash{e.Parent}, e.Merged...) {
+	for _, h := range append([]storage.ID{e.Parent}, e.Merged...) {
 		if !h.IsZero() {
 			ids = append(ids, h.String()[:n])
 		}
@@ -228,14 +226,14 @@ func parents(e gitstore.Entry, n int) string {
 
 // subject is the one line that says what a snapshot is: its message,
 // else its label.
-func subject(e gitstore.Entry) string {
+func subject(e storage.Entry) string {
 	if e.Header.Message != "" {
 		return strings.SplitN(e.Header.Message, "\n", 2)[0]
 	}
 	return e.Header.Label
 }
 
-func decoration(e gitstore.Entry, checkpoints []string) string {
+func decoration(e storage.Entry, checkpoints []string) string {
 	deco := "snap " + e.Header.Session + "#" + strconv.Itoa(e.Header.Seq)
 	for _, cp := range checkpoints {
 		deco += ", checkpoint: " + cp
@@ -256,7 +254,7 @@ type LogWriter struct {
 }
 
 // Write writes one snapshot with the checkpoints on it.
-func (l *LogWriter) Write(e gitstore.Entry, checkpoints []string) {
+func (l *LogWriter) Write(e storage.Entry, checkpoints []string) {
 	if l.Graph != nil {
 		var b bytes.Buffer
 		w := l.W
@@ -279,7 +277,7 @@ func (l *LogWriter) More(text []byte) {
 	_, _ = l.W.Write(text) // a failed write shows in the writer's own error, as every line's
 }
 
-func (l *LogWriter) write(e gitstore.Entry, checkpoints []string) {
+func (l *LogWriter) write(e storage.Entry, checkpoints []string) {
 	defer func() { l.n++ }()
 	switch l.Pretty.name {
 	case "oneline":

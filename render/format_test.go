@@ -7,18 +7,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
-func sampleEntry() gitstore.Entry {
-	return gitstore.Entry{
-		ID:     plumbing.NewHash("0123456789abcdef0123456789abcdef01234567"),
-		Parent: plumbing.NewHash("1111111111111111111111111111111111111111"),
-		Merged: []plumbing.Hash{plumbing.NewHash("2222222222222222222222222222222222222222")},
-		Tree:   plumbing.NewHash("3333333333333333333333333333333333333333"),
+func sampleEntry() storage.Entry {
+	return storage.Entry{
+		ID:     storage.NewID("0123456789abcdef0123456789abcdef01234567"),
+		Parent: storage.NewID("1111111111111111111111111111111111111111"),
+		Merged: []storage.ID{storage.NewID("2222222222222222222222222222222222222222")},
+		Tree:   storage.NewID("3333333333333333333333333333333333333333"),
 		Header: snapshot.Header{
 			Session: "fix-login", Seq: 7, Turn: 3, Label: "tests pass", Source: "claude-code",
 			Message: "first line\nsecond line", Time: time.Date(2026, 3, 2, 10, 0, 0, 0, time.FixedZone("", 3600)),

@@ -6,9 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
-	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // Graph draws log --graph's columns as git does, with ASCII: "*" for the
@@ -17,14 +15,14 @@ import (
 // join or one ends and those right of it move left. Snapshots must come
 // children before parents (the order log gives).
 type Graph struct {
-	lanes []plumbing.Hash // the snapshot each column waits for
+	lanes []storage.ID // the snapshot each column waits for
 }
 
 // Entry writes text (one snapshot's lines, as the log prints them) with
 // the graph beside it: the lines that join columns before it, the
 // snapshot's own "*" on its first line, the columns going on beside the
 // rest, and the lines that open or close columns after it.
-func (g *Graph) Entry(w io.Writer, e gitstore.Entry, text []byte) {
+func (g *Graph) Entry(w io.Writer, e storage.Entry, text []byte) {
 	col := slices.Index(g.lanes, e.ID)
 	if col < 0 {
 		col = len(g.lanes)
@@ -45,7 +43,7 @@ func (g *Graph) Entry(w io.Writer, e gitstore.Entry, text []byte) {
 			writeLine(w, g.row(-1, 0)+l)
 		}
 	}
-	parents := append([]plumbing.Hash{}, e.Merged...)
+	parents := append([]storage.ID{}, e.Merged...)
 	switch {
 	case e.Parent.IsZero():
 		// A session's first snapshot: its column ends.

@@ -4,10 +4,10 @@ import (
 	"time"
 
 	"github.com/git-snap/git-snap/agent"
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/prices"
 	"github.com/git-snap/git-snap/redact"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 	"github.com/git-snap/git-snap/usage"
 )
 
@@ -65,7 +65,7 @@ type EntryJSON struct {
 }
 
 // EntryToJSON is e with the names of the checkpoints on it.
-func EntryToJSON(e gitstore.Entry, checkpoints []string) EntryJSON {
+func EntryToJSON(e storage.Entry, checkpoints []string) EntryJSON {
 	h := e.Header
 	j := EntryJSON{
 		ID: e.ID.String(), Session: h.Session, Seq: h.Seq, Label: nullable(h.Label),
@@ -258,7 +258,7 @@ func SessionSpan(h snapshot.Header) (first, last time.Time) {
 
 // SessionToJSON is s as sessions --json lists it, with its tokens and
 // their cost when known.
-func SessionToJSON(s gitstore.Session, cost *prices.Cost) SessionJSON {
+func SessionToJSON(s storage.Session, cost *prices.Cost) SessionJSON {
 	h := s.Tip.Header
 	first, last := SessionSpan(h)
 	j := SessionJSON{
@@ -352,7 +352,7 @@ type CheckpointsJSON struct {
 }
 
 // NewCheckpointsJSON is checkpoint --list --json of cps.
-func NewCheckpointsJSON(cps []gitstore.Checkpoint) CheckpointsJSON {
+func NewCheckpointsJSON(cps []storage.Checkpoint) CheckpointsJSON {
 	out := CheckpointsJSON{SchemaVersion, []CheckpointJSON{}}
 	for _, cp := range cps {
 		out.Checkpoints = append(out.Checkpoints, CheckpointJSON{
@@ -374,7 +374,7 @@ type FindingJSON struct {
 }
 
 // FindingToJSON is f as scan --json lists it.
-func FindingToJSON(e gitstore.Entry, f redact.Finding) FindingJSON {
+func FindingToJSON(e storage.Entry, f redact.Finding) FindingJSON {
 	return FindingJSON{e.ID.String(), e.Header.Session, e.Header.Seq, f.Rule, f.Path, f.Preview}
 }
 

@@ -6,8 +6,8 @@ import (
 
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/doctor"
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/search"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // HitJSON is one line search found.
@@ -99,8 +99,8 @@ type CheckpointSetJSON struct {
 
 // NewCheckpointSetJSON is checkpoint NAME --json (action "set") or
 // --delete --json ("deleted").
-func NewCheckpointSetJSON(action string, cp gitstore.Checkpoint) CheckpointSetJSON {
-	return CheckpointSetJSON{SchemaVersion, action, NewCheckpointsJSON([]gitstore.Checkpoint{cp}).Checkpoints[0]}
+func NewCheckpointSetJSON(action string, cp storage.Checkpoint) CheckpointSetJSON {
+	return CheckpointSetJSON{SchemaVersion, action, NewCheckpointsJSON([]storage.Checkpoint{cp}).Checkpoints[0]}
 }
 
 // DoctorJSON is doctor --json.

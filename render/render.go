@@ -10,9 +10,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/git-snap/git-snap/prices"
+	"github.com/git-snap/git-snap/storage"
 
 	"github.com/git-snap/git-snap/agent"
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -38,14 +38,14 @@ func sortedNames(m map[string]int) []string {
 const DateLayout = "Mon Jan 2 15:04:05 2006 -0700"
 
 // Entry prints a snapshot header the way git log prints a commit.
-func Entry(w io.Writer, p Palette, e gitstore.Entry, checkpoints []string) {
+func Entry(w io.Writer, p Palette, e storage.Entry, checkpoints []string) {
 	writeEntry(w, p, e, checkpoints, "medium")
 }
 
 // writeEntry prints a snapshot header in one of the multi-line forms:
 // short (id, label and message), medium (everything a header says) or
 // full (medium with the parent and tree ids).
-func writeEntry(w io.Writer, p Palette, e gitstore.Entry, checkpoints []string, form string) {
+func writeEntry(w io.Writer, p Palette, e storage.Entry, checkpoints []string, form string) {
 	h := e.Header
 	fmt.Fprintf(w, "%s %s\n", p.Yellow("snapshot "+e.ID.String()), p.Cyan("("+decoration(e, checkpoints)+")"))
 	if len(e.Merged) > 0 {
@@ -101,7 +101,7 @@ func Count(n int, noun string) string {
 }
 
 // Oneline prints a snapshot on one line.
-func Oneline(w io.Writer, p Palette, e gitstore.Entry, checkpoints []string) {
+func Oneline(w io.Writer, p Palette, e storage.Entry, checkpoints []string) {
 	h := e.Header
 	line := p.Yellow(e.ID.String()[:12]) + " " + p.Cyan(fmt.Sprintf("%s#%d", h.Session, h.Seq)) + " " + h.Time.Format("2006-01-02 15:04")
 	if len(checkpoints) > 0 {

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/git-snap/git-snap/capture"
+	"github.com/git-snap/git-snap/session"
+	"github.com/git-snap/git-snap/storage"
 
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
@@ -20,7 +22,7 @@ func newStore(t testing.TB) *gitstore.Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := gitstore.OpenPaths(context.Background(), paths, gitstore.Options{})
+	s, err := gitstore.OpenPaths(context.Background(), paths, gitstore.Options{Counter: session.Counter{}, View: session.View})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +31,7 @@ func newStore(t testing.TB) *gitstore.Store {
 }
 
 // importSession imports a real transcript from testdata as session name.
-func importSession(t testing.TB, s *gitstore.Store, agentName, file, name string) gitstore.Entry {
+func importSession(t testing.TB, s *gitstore.Store, agentName, file, name string) storage.Entry {
 	t.Helper()
 	a, err := agent.Lookup(agentName, agent.Env{})
 	if err != nil {
@@ -43,13 +45,13 @@ func importSession(t testing.TB, s *gitstore.Store, agentName, file, name string
 }
 
 // saveDoc saves a JSON document as the next snapshot of session.
-func saveDoc(t testing.TB, s *gitstore.Store, session, js string) gitstore.Entry {
+func saveDoc(t testing.TB, s *gitstore.Store, session, js string) storage.Entry {
 	t.Helper()
 	v, err := snapshot.Parse([]byte(js), snapshot.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := s.Save(context.Background(), v.(map[string]any), gitstore.SaveOptions{Session: session})
+	e, err := s.Save(context.Background(), v.(map[string]any), storage.SaveOptions{Session: session})
 	if err != nil {
 		t.Fatal(err)
 	}

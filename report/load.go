@@ -8,11 +8,10 @@ import (
 	"strings"
 
 	"github.com/git-snap/git-snap/prices"
-
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-snap/git-snap/session"
+	"github.com/git-snap/git-snap/storage"
 
 	"github.com/git-snap/git-snap/agent"
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -81,7 +80,7 @@ func Open(ctx context.Context, s Store, rev string, o Options) (*Session, error)
 	if err != nil {
 		return nil, err
 	}
-	recs, err := gitstore.LiveRecords(ctx, s, entry, rest)
+	recs, err := session.LiveRecords(ctx, s, entry, rest)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +89,7 @@ func Open(ctx context.Context, s Store, rev string, o Options) (*Session, error)
 	out := &Session{Name: h.Session, Agent: h.Source, Snapshot: id.String(), Seq: h.Seq, Code: h.Code, Dirty: h.Dirty, Other: map[string]int{}}
 	st := &stream{s: s, recs: recs, source: h.Source}
 	evStart := 0
-	var from plumbing.Hash
+	var from storage.ID
 	if o.From != "" {
 		if from, evStart, err = st.rangeStart(ctx, o.From, rev, entry, events, out); err != nil {
 			return nil, err
@@ -122,7 +121,7 @@ func Open(ctx context.Context, s Store, rev string, o Options) (*Session, error)
 // stream is what the second reading of an opened session needs.
 type stream struct {
 	s       Store
-	recs    *gitstore.Records
+	recs    *session.Records
 	source  string
 	start   int // the first record of the range
 	prompts int // prompts before it
@@ -133,7 +132,7 @@ type stream struct {
 
 // rangeStart reads the start of a range: the snapshot from names, the
 // records and events the two ends share.
-func (st *stream) rangeStart(ctx context.Context, fromRev, rev string, entry gitstore.Entry, events []any, out *Session) (plumbing.Hash, int, error) {
+func (st *stream) rangeStart(ctx context.Context, fromRev, rev string, entry storage.Entry, events []any, out *Session) (storage.ID, int, error) {
 	from, err := st.s.Resolve(ctx, fromRev)
 	if err != nil {
 		return from, 0, err
@@ -146,7 +145,7 @@ func (st *stream) rangeStart(ctx context.Context, fromRev, rev string, entry git
 		return from, 0, err
 	}
 	out.From, out.FromSeq = from.String(), fentry.Header.Seq
-	frecs, err := gitstore.LiveRecords(ctx, st.s, fentry, frest)
+	frecs, err := session.LiveRecords(ctx, st.s, fentry, frest)
 	if err != nil {
 		return from, 0, err
 	}
@@ -270,7 +269,7 @@ func (s *Session) ThreadTurns() map[int]int { return s.threadTurns }
 
 // CheckRange tells whether snapshots from and to (named fromRev and
 // rev) make a range: both of one session, from not after to.
-func CheckRange(fromRev, rev string, from, to gitstore.Entry) error {
+func CheckRange(fromRev, rev string, from, to storage.Entry) error {
 	f, t := from.Header, to.Header
 	if f.Session != t.Session {
 		return &RangeError{fmt.Sprintf("range %s..%s: the ends are in two sessions (%s and %s); a range is part of one session", fromRev, rev, f.Session, t.Session)}
@@ -293,11 +292,11 @@ func sharedPrefix(a, b []any) int {
 // history lists the snapshots after from up to id, oldest first, and the
 // checkpoints set on them (and on from) by the message count they were
 // taken at. It reads commits and tags, never trees.
-func history(ctx context.Context, s Store, id, from plumbing.Hash, session string) ([]gitstore.Entry, map[int][]string, error) {
-	var snaps []gitstore.Entry
-	err := s.Walk(ctx, []plumbing.Hash{id}, func(e gitstore.Entry) error {
+func history(ctx context.Context, s Store, id, from storage.ID, session string) ([]storage.Entry, map[int][]string, error) {
+	var snaps []storage.Entry
+	err := s.Walk(ctx, []storage.ID{id}, func(e storage.Entry) error {
 		if e.ID == from {
-			return gitstore.ErrStop
+			return storage.ErrStop
 		}
 		snaps = append(snaps, e)
 		return nil
@@ -305,12 +304,12 @@ func history(ctx context.Context, s Store, id, from plumbing.Hash, session strin
 	if err != nil {
 		return nil, nil, err
 	}
-	slices.SortStableFunc(snaps, func(a, b gitstore.Entry) int { return a.Header.Seq - b.Header.Seq })
+	slices.SortStableFunc(snaps, func(a, b storage.Entry) int { return a.Header.Seq - b.Header.Seq })
 	cps, err := s.Checkpoints(ctx, session, false)
 	if err != nil {
 		return nil, nil, err
 	}
-	at := map[plumbing.Hash]int{}
+	at := map[storage.ID]int{}
 	for _, e := range snaps {
 		at[e.ID] = e.Header.Messages
 	}

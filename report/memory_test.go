@@ -10,6 +10,8 @@ import (
 
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/internal/heapwatch"
+	"github.com/git-snap/git-snap/session"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // memoryChild names, in the environment of the child process the
@@ -46,7 +48,7 @@ func TestLongSessionIsWrittenInBoundedMemory(t *testing.T) {
 			map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": call, "content": text}}},
 			map[string]any{"role": "assistant", "content": fmt.Sprintf("answer %d", i)})
 	}
-	if _, err := s.Save(context.Background(), map[string]any{"messages": msgs}, gitstore.SaveOptions{Session: "long"}); err != nil {
+	if _, err := s.Save(context.Background(), map[string]any{"messages": msgs}, storage.SaveOptions{Session: "long"}); err != nil {
 		t.Fatal(err)
 	}
 	text := int64(turns * output)
@@ -65,7 +67,7 @@ func TestLongSessionIsWrittenInBoundedMemory(t *testing.T) {
 func writeForMemory(t *testing.T, env string) {
 	dir, format, _ := strings.Cut(env, "|")
 	ctx := context.Background()
-	s, err := gitstore.OpenPaths(ctx, gitstore.Paths{GitDir: dir, CommonDir: dir}, gitstore.Options{})
+	s, err := gitstore.OpenPaths(ctx, gitstore.Paths{GitDir: dir, CommonDir: dir}, gitstore.Options{Counter: session.Counter{}, View: session.View})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,13 @@
 package report
 
-import "github.com/git-snap/git-snap/gitstore"
+import (
+	"github.com/git-snap/git-snap/storage"
+)
 
 // Store is what a report reads a session from: snapshots with their
 // history and checkpoints, and their contents piece by piece, so that
 // a long session is read one record at a time (gitstore.LiveRecords).
 type Store interface {
-	gitstore.Snapshots
-	gitstore.Contents
+	storage.Snapshots
+	storage.Contents
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // counting is a store that counts the messages read.
@@ -15,7 +16,7 @@ type counting struct {
 	reads int
 }
 
-func (c *counting) Message(ctx context.Context, id gitstore.MessageID) (any, error) {
+func (c *counting) Message(ctx context.Context, id storage.MessageID) (any, error) {
 	c.reads++
 	return c.Store.Message(ctx, id)
 }

@@ -9,11 +9,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-snap/git-snap/agent"
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // builder reads a session's records into turns, with the generic
@@ -597,9 +595,9 @@ func inputText(v any) string {
 // snapshot holds several turns, the changes show on the first.
 type filer struct {
 	s     Store
-	snaps []gitstore.Entry
-	from  plumbing.Hash
-	done  gitstore.Entry // the end of the last diff shown
+	snaps []storage.Entry
+	from  storage.ID
+	done  storage.Entry // the end of the last diff shown
 }
 
 // restart is a filer for another reading from the first turn; nil for
@@ -642,7 +640,7 @@ func (f *filer) of(ctx context.Context, start, end int) ([]snapshot.FileChange, 
 
 // seqOf is the place of snapshot id among snaps, 0 when it is not there
 // (the range's start).
-func seqOf(snaps []gitstore.Entry, id plumbing.Hash) int {
+func seqOf(snaps []storage.Entry, id storage.ID) int {
 	for _, e := range snaps {
 		if e.ID == id {
 			return e.Header.Seq
@@ -653,7 +651,7 @@ func seqOf(snaps []gitstore.Entry, id plumbing.Hash) int {
 
 // fileChanges diffs the captured files of two snapshots; a zero a is
 // the empty session before the first.
-func fileChanges(ctx context.Context, s Store, a, b plumbing.Hash) ([]snapshot.FileChange, error) {
+func fileChanges(ctx context.Context, s Store, a, b storage.ID) ([]snapshot.FileChange, error) {
 	if !a.IsZero() {
 		d, err := s.Diff(ctx, a, b)
 		if err != nil {

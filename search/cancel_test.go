@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/session"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // TestSearchStopsAtOnceWhenCancelled: the verification of candidates
@@ -22,7 +24,7 @@ func TestSearchStopsAtOnceWhenCancelled(t *testing.T) {
 		t.Fatalf("git init: %v %s", err, out)
 	}
 	ctx := context.Background()
-	s, err := gitstore.Open(ctx, dir, gitstore.Options{})
+	s, err := gitstore.Open(ctx, dir, gitstore.Options{Counter: session.Counter{}, View: session.View})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,10 +33,10 @@ func TestSearchStopsAtOnceWhenCancelled(t *testing.T) {
 	for i := range msgs {
 		msgs[i] = map[string]any{"role": "user", "content": fmt.Sprintf("needle %d\n%s", i, strings.Repeat("hay hay\n", 50))}
 	}
-	if _, err := s.Save(ctx, map[string]any{"messages": msgs}, gitstore.SaveOptions{Session: "long"}); err != nil {
+	if _, err := s.Save(ctx, map[string]any{"messages": msgs}, storage.SaveOptions{Session: "long"}); err != nil {
 		t.Fatal(err)
 	}
-	x, err := Open(ctx, s, "")
+	x, err := Open(ctx, s, DefaultDir(s.Paths().CommonDir))
 	if err != nil {
 		t.Fatal(err)
 	}

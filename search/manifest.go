@@ -15,9 +15,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-snap/git-snap/internal/safefile"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // The manifest names the segments that make the index and, per
@@ -46,7 +45,7 @@ type manifest struct {
 }
 
 type sessionState struct {
-	tip    plumbing.Hash
+	tip    storage.ID
 	gen    uint32
 	time   int64  // the tip's time, for ordering hits
 	agent  string // the agent whose records it holds, if any knows them
@@ -171,7 +170,7 @@ func parseSession(m *manifest, line string) (*sessionState, bool) {
 	if err1 != nil || err2 != nil || !ok || m.sessions[f[0]] != nil {
 		return nil, false
 	}
-	s := &sessionState{tip: plumbing.NewHash(f[1]), gen: uint32(gen), time: t, agent: agent, source: source}
+	s := &sessionState{tip: storage.NewID(f[1]), gen: uint32(gen), time: t, agent: agent, source: source}
 	m.sessions[f[0]] = s
 	return s, true
 }

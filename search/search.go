@@ -16,7 +16,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // Query is what to look for and where.
@@ -75,7 +75,7 @@ const (
 // a time. Other processes may search the same index at once.
 type Index struct {
 	mu    sync.Mutex
-	store gitstore.Reader
+	store storage.Reader
 	dir   string
 	// segmentBytes is the text kept in memory before a segment is
 	// written; tests make it small to write many segments.
@@ -86,16 +86,16 @@ type Index struct {
 	damaged error
 }
 
-// DefaultDir is where the index lives when Open is given no dir: under
-// the store's common git dir, beside git-snap's other caches.
-func DefaultDir(p gitstore.Paths) string {
-	return filepath.Join(p.CommonDir, "snap", "search")
+// DefaultDir is where the index of a repository's store lives: under
+// its common git dir, beside git-snap's other caches.
+func DefaultDir(commonDir string) string {
+	return filepath.Join(commonDir, "snap", "search")
 }
 
-// Open returns the index of a store kept in dir (DefaultDir when ""). It
+// Open returns the index of a store kept in dir (see DefaultDir). It
 // reads nothing yet: each Search brings the index up to the sessions'
 // tips first.
-func Open(ctx context.Context, s gitstore.Reader, dir string) (*Index, error) {
+func Open(ctx context.Context, s storage.Reader, dir string) (*Index, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -103,7 +103,7 @@ func Open(ctx context.Context, s gitstore.Reader, dir string) (*Index, error) {
 		return nil, errors.New("search: no store")
 	}
 	if dir == "" {
-		dir = DefaultDir(s.Paths())
+		return nil, errors.New("search: no directory for the index")
 	}
 	return &Index{store: s, dir: dir, segmentBytes: 12 << 20, maxSegments: 8}, nil
 }

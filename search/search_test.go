@@ -15,12 +15,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/internal/testdocs"
+	"github.com/git-snap/git-snap/session"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // A fixture session: a real transcript saved in parts, one snapshot each.
@@ -47,7 +47,7 @@ func newRepo(t *testing.T) (string, *gitstore.Store) {
 		t.Fatalf("git init: %v %s", err, out)
 	}
 	ctx := context.Background()
-	s, err := gitstore.Open(ctx, dir, gitstore.Options{})
+	s, err := gitstore.Open(ctx, dir, gitstore.Options{Counter: session.Counter{}, View: session.View})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func newRepo(t *testing.T) (string, *gitstore.Store) {
 				msgs[j] = agent.Element(f.lines[j], snapshot.Limits{})
 			}
 			label := "part-" + string(rune('1'+i))
-			if _, err := s.Save(ctx, map[string]any{"messages": msgs}, gitstore.SaveOptions{Session: f.session, Label: label, Source: source}); err != nil {
+			if _, err := s.Save(ctx, map[string]any{"messages": msgs}, storage.SaveOptions{Session: f.session, Label: label, Source: source}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -85,7 +85,7 @@ func newRepo(t *testing.T) (string, *gitstore.Store) {
 
 func open(t *testing.T, s *gitstore.Store) *Index {
 	t.Helper()
-	x, err := Open(context.Background(), s, "")
+	x, err := Open(context.Background(), s, DefaultDir(s.Paths().CommonDir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +246,7 @@ func TestFilters(t *testing.T) {
 	// A session that captured a file.
 	doc := map[string]any{"messages": []any{map[string]any{"role": "user", "content": "see the README please"}},
 		"files": map[string]any{"docs/guide/README.md": map[string]any{"content": "x"}}}
-	if _, err := s.Save(ctx, doc, gitstore.SaveOptions{Session: "with-file", Label: "capture"}); err != nil {
+	if _, err := s.Save(ctx, doc, storage.SaveOptions{Session: "with-file", Label: "capture"}); err != nil {
 		t.Fatal(err)
 	}
 	_ = dir
@@ -333,7 +333,7 @@ func TestIncrementalAndRewritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc["messages"] = append(doc["messages"].([]any), map[string]any{"role": "user", "content": "now zebra-quartz"})
-	e, err := s.Save(ctx, doc, gitstore.SaveOptions{Session: "short"})
+	e, err := s.Save(ctx, doc, storage.SaveOptions{Session: "short"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +349,7 @@ func TestIncrementalAndRewritten(t *testing.T) {
 		t.Fatalf("after drop: %+v", got)
 	}
 	doc["messages"] = []any{map[string]any{"role": "user", "content": "again zebra-quartz"}}
-	if _, err := s.Save(ctx, doc, gitstore.SaveOptions{Session: "short"}); err != nil {
+	if _, err := s.Save(ctx, doc, storage.SaveOptions{Session: "short"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := find(t, x, Query{Pattern: "zebra-quartz"}); len(got) != 1 || got[0].Message != 0 || got[0].Line != "again zebra-quartz" {
@@ -428,7 +428,7 @@ func flipMiddle(t *testing.T, path string) {
 func TestConcurrentSearches(t *testing.T) {
 	dir, s := newRepo(t)
 	want := find(t, open(t, s), Query{Pattern: "README"})
-	os.RemoveAll(DefaultDir(s.Paths()))
+	os.RemoveAll(DefaultDir(s.Paths().CommonDir))
 	// Each its own store and index, as separate processes have, racing
 	// to build the index from nothing and to merge.
 	var wg sync.WaitGroup
@@ -438,13 +438,13 @@ func TestConcurrentSearches(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			ctx := context.Background()
-			st, err := gitstore.Open(ctx, dir, gitstore.Options{})
+			st, err := gitstore.Open(ctx, dir, gitstore.Options{Counter: session.Counter{}, View: session.View})
 			if err != nil {
 				errs <- err
 				return
 			}
 			defer st.Close()
-			x, _ := Open(ctx, st, "")
+			x, _ := Open(ctx, st, DefaultDir(st.Paths().CommonDir))
 			x.segmentBytes, x.maxSegments = 4<<10, 2 // many segments, merged often
 			for range 3 {
 				got, err := x.Search(ctx, Query{Pattern: "README", IgnoreCase: i%2 == 0})
@@ -480,7 +480,7 @@ func TestManySmallSegmentsMerge(t *testing.T) {
 	before := segments(t, x)
 	// The next update finds many small segments and merges them.
 	x.segmentBytes, x.maxSegments = 1<<20, 3
-	if _, err := s.Save(context.Background(), map[string]any{"messages": []any{"one more"}}, gitstore.SaveOptions{Session: "more"}); err != nil {
+	if _, err := s.Save(context.Background(), map[string]any{"messages": []any{"one more"}}, storage.SaveOptions{Session: "more"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := find(t, x, Query{Pattern: "README"}); len(got) != len(want) {
@@ -544,16 +544,16 @@ func TestUnchangedRefsAreNotRead(t *testing.T) {
 	dir, s := newRepo(t)
 	ctx := context.Background()
 	x := open(t, s)
-	save := func(session, text string) plumbing.Hash {
+	save := func(session, text string) storage.ID {
 		t.Helper()
-		e, err := s.Save(ctx, map[string]any{"messages": []any{text}}, gitstore.SaveOptions{Session: session})
+		e, err := s.Save(ctx, map[string]any{"messages": []any{text}}, storage.SaveOptions{Session: session})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return e.ID
 	}
 	refs := filepath.Join(dir, ".git", "refs", "snap")
-	setRef := func(session string, id plumbing.Hash) { // in place: the directory is not changed
+	setRef := func(session string, id storage.ID) { // in place: the directory is not changed
 		t.Helper()
 		f, err := os.OpenFile(filepath.Join(refs, session), os.O_WRONLY|os.O_TRUNC, 0)
 		if err != nil {
@@ -618,7 +618,7 @@ func TestUnchangedRefsAreNotRead(t *testing.T) {
 	setRef("short", hidden)
 	changed := time.Now().Add(-time.Hour)
 	setTimes(changed)
-	s2, err := gitstore.Open(ctx, dir, gitstore.Options{Now: func() time.Time { return changed.Add(time.Second / 2) }})
+	s2, err := gitstore.Open(ctx, dir, gitstore.Options{Counter: session.Counter{}, View: session.View, Now: func() time.Time { return changed.Add(time.Second / 2) }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"hash/crc32"
 	"sync"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // A segment is one immutable index file: the messages one update read,
@@ -88,7 +88,7 @@ const (
 
 // snapRow is a snapshot as a segment records it.
 type snapRow struct {
-	commit  plumbing.Hash
+	commit  storage.ID
 	session uint32
 	seq     uint32
 	time    int64

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // refTrigrams is the reference: the set of trigrams of a text, upper-
@@ -48,7 +48,7 @@ func TestSegmentRoundTrip(t *testing.T) {
 	var snaps []uint32
 	for s := range 3 {
 		sess := w.session(fmt.Sprintf("s%d", s), uint32(s+1))
-		snaps = append(snaps, w.snapshot(sess, plumbing.NewHash(fmt.Sprintf("%040x", s)), s, time.Unix(int64(s), 0), "label"))
+		snaps = append(snaps, w.snapshot(sess, storage.NewID(fmt.Sprintf("%040x", s)), s, time.Unix(int64(s), 0), "label"))
 	}
 	n := 16*40 + 5
 	for i := range n {
@@ -168,7 +168,7 @@ func postingKind(t *testing.T, s *segment, tri string) byte {
 // fail as damage, never give another answer.
 func TestSegmentDamageIsFound(t *testing.T) {
 	w := newSegWriter(1 << 30)
-	snap := w.snapshot(w.session("s", 1), plumbing.Hash{}, 1, time.Unix(1, 0), "l")
+	snap := w.snapshot(w.session("s", 1), storage.ID{}, 1, time.Unix(1, 0), "l")
 	for i := range 40 {
 		w.add(snap, i, "user", time.Time{}, []field{{kind: kindText, text: fmt.Sprintf("message %d about the parser", i)}})
 	}
@@ -277,7 +277,7 @@ func TestOldIndexIsRebuilt(t *testing.T) {
 // damage: the text is never inflated past the length recorded.
 func TestBlockLengthIsChecked(t *testing.T) {
 	w := newSegWriter(1 << 30)
-	snap := w.snapshot(w.session("s", 1), plumbing.Hash{}, 1, time.Unix(1, 0), "l")
+	snap := w.snapshot(w.session("s", 1), storage.ID{}, 1, time.Unix(1, 0), "l")
 	for i := range 20 {
 		w.add(snap, i, "user", time.Time{}, []field{{kind: kindText, text: strings.Repeat("the same words again ", 50+i)}})
 	}

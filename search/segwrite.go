@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // postList is one trigram's blocks while a segment is written.
@@ -71,7 +71,7 @@ func (w *segWriter) session(name string, gen uint32) uint32 {
 }
 
 // snapshot adds a snapshot row and returns its number.
-func (w *segWriter) snapshot(session uint32, commit plumbing.Hash, seq int, t time.Time, label string) uint32 {
+func (w *segWriter) snapshot(session uint32, commit storage.ID, seq int, t time.Time, label string) uint32 {
 	w.snaps = append(w.snaps, snapRow{commit: commit, session: session, seq: uint32(seq), time: t.UnixNano(), label: w.str(label)})
 	return uint32(len(w.snaps) - 1)
 }

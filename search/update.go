@@ -9,9 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // maxPaths bounds the paths remembered per session for --file and path
@@ -58,7 +57,7 @@ func (x *Index) update(ctx context.Context) (*manifest, error) {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	var damaged gitstore.DamagedSessions
+	var damaged storage.DamagedSessions
 	for _, name := range names {
 		if st := m.sessions[name]; st != nil && st.tip == tips[name] {
 			continue
@@ -66,7 +65,7 @@ func (x *Index) update(ctx context.Context) (*manifest, error) {
 		err := b.session(ctx, name, tips[name])
 		var skip *unreadTip
 		if errors.As(err, &skip) {
-			damaged.Sessions = append(damaged.Sessions, gitstore.DamagedSession{Name: name, Tip: tips[name], Err: skip.err})
+			damaged.Sessions = append(damaged.Sessions, storage.DamagedSession{Name: name, Tip: tips[name], Err: skip.err})
 			continue
 		}
 		if err != nil {
@@ -132,9 +131,9 @@ type builder struct {
 }
 
 // session indexes a session's snapshots up to tip.
-func (b *builder) session(ctx context.Context, name string, tip plumbing.Hash) error {
+func (b *builder) session(ctx context.Context, name string, tip storage.ID) error {
 	st := b.m.sessions[name]
-	var chain []gitstore.Entry
+	var chain []storage.Entry
 	found := false
 	for id := tip; !id.IsZero(); {
 		if st != nil && id == st.tip {
@@ -142,7 +141,7 @@ func (b *builder) session(ctx context.Context, name string, tip plumbing.Hash) e
 			break
 		}
 		e, err := b.x.store.Entry(ctx, id)
-		if errors.Is(err, gitstore.ErrNotSnapshot) && id == tip {
+		if errors.Is(err, storage.ErrNotSnapshot) && id == tip {
 			return nil // a ref someone else put under the prefix
 		}
 		if id == tip && gitstore.IsDamaged(err) {
@@ -154,7 +153,7 @@ func (b *builder) session(ctx context.Context, name string, tip plumbing.Hash) e
 		chain = append(chain, e)
 		id = e.Parent
 	}
-	b.prev = blockState{msgs: map[gitstore.BlockID][]gitstore.MessageRef{}}
+	b.prev = blockState{msgs: map[storage.BlockID][]storage.MessageRef{}}
 	if found && len(chain) > 0 { // read on from the indexed tip's messages
 		if err := b.startAt(ctx, chain[len(chain)-1].Parent); err != nil {
 			return fmt.Errorf("index session %s: %w", name, err)
@@ -187,7 +186,7 @@ type unreadTip struct{ err error }
 func (e *unreadTip) Error() string { return e.err.Error() }
 
 // startAt makes snapshot id the one the next is compared with.
-func (b *builder) startAt(ctx context.Context, id plumbing.Hash) error {
+func (b *builder) startAt(ctx context.Context, id storage.ID) error {
 	e, err := b.x.store.Entry(ctx, id)
 	if err != nil {
 		return err
@@ -200,7 +199,7 @@ func (b *builder) startAt(ctx context.Context, id plumbing.Hash) error {
 // that differ from the one at their place in the snapshot before (read
 // block by block: blocks it shares with that one are skipped), and file
 // paths the session had not yet named.
-func (b *builder) snapshot(ctx context.Context, name string, st *sessionState, e gitstore.Entry) error {
+func (b *builder) snapshot(ctx context.Context, name string, st *sessionState, e storage.Entry) error {
 	s := b.x.store
 	blocks, err := s.MessageBlocks(ctx, e)
 	if err != nil {
@@ -263,13 +262,13 @@ func (b *builder) snapshot(ctx context.Context, name string, st *sessionState, e
 // blockState is the messages of the snapshot before the one being read,
 // as blocks and the messages of those read.
 type blockState struct {
-	blocks []gitstore.BlockID
-	msgs   map[gitstore.BlockID][]gitstore.MessageRef
+	blocks []storage.BlockID
+	msgs   map[storage.BlockID][]storage.MessageRef
 }
 
 // changed returns the messages of block c, at position k, that differ
 // from the previous snapshot's at their index.
-func (p *blockState) changed(ctx context.Context, s gitstore.Contents, k int, c gitstore.BlockID) ([]gitstore.MessageRef, error) {
+func (p *blockState) changed(ctx context.Context, s storage.Contents, k int, c storage.BlockID) ([]storage.MessageRef, error) {
 	if k < len(p.blocks) && p.blocks[k] == c {
 		return nil, nil
 	}
@@ -281,11 +280,11 @@ func (p *blockState) changed(ctx context.Context, s gitstore.Contents, k int, c 
 	if err != nil {
 		return nil, err
 	}
-	had := make(map[int]gitstore.MessageID, len(before))
+	had := make(map[int]storage.MessageID, len(before))
 	for _, m := range before {
 		had[m.Index] = m.ID
 	}
-	var out []gitstore.MessageRef
+	var out []storage.MessageRef
 	for _, m := range now {
 		if had[m.Index] != m.ID {
 			out = append(out, m)
@@ -296,7 +295,7 @@ func (p *blockState) changed(ctx context.Context, s gitstore.Contents, k int, c 
 
 // read lists a block's messages, remembering the last few blocks read:
 // a session's snapshots change their last block one after another.
-func (p *blockState) read(ctx context.Context, s gitstore.Contents, c gitstore.BlockID) ([]gitstore.MessageRef, error) {
+func (p *blockState) read(ctx context.Context, s storage.Contents, c storage.BlockID) ([]storage.MessageRef, error) {
 	if m, ok := p.msgs[c]; ok {
 		return m, nil
 	}

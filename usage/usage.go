@@ -22,6 +22,7 @@ import (
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/prices"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // Periods a report groups by.
@@ -175,7 +176,7 @@ func (r *Row) finish(p *prices.Prices) {
 // local ref's, else the fetched one with the most snapshots (a session
 // pushed from here and fetched back, or fetched from two remotes, is one
 // session).
-func Sessions(ctx context.Context, s *gitstore.Store) ([]gitstore.Entry, error) {
+func Sessions(ctx context.Context, s *gitstore.Store) ([]storage.Entry, error) {
 	tips, err := s.Tips(ctx)
 	if err != nil {
 		return nil, err
@@ -187,7 +188,7 @@ func Sessions(ctx context.Context, s *gitstore.Store) ([]gitstore.Entry, error) 
 			}
 		}
 	})
-	best := map[string]gitstore.Entry{}
+	best := map[string]storage.Entry{}
 	local := map[string]bool{}
 	var names []string
 	for _, ref := range refs {
@@ -208,7 +209,7 @@ func Sessions(ctx context.Context, s *gitstore.Store) ([]gitstore.Entry, error) 
 		best[name], local[name] = e, isLocal || local[name]
 	}
 	slices.Sort(names)
-	out := make([]gitstore.Entry, len(names))
+	out := make([]storage.Entry, len(names))
 	for i, n := range names {
 		out[i] = best[n]
 	}
@@ -249,7 +250,7 @@ func (o Options) key(h snapshot.Header, branch string) string {
 
 // parts are one session's tokens by row: from its totals when its
 // records fall in one period within the bounds, else from its calls.
-func (o Options) parts(ctx context.Context, s *gitstore.Store, e gitstore.Entry, t snapshot.Totals, counted bool) ([]part, error) {
+func (o Options) parts(ctx context.Context, s *gitstore.Store, e storage.Entry, t snapshot.Totals, counted bool) ([]part, error) {
 	h := e.Header
 	first, last := t.First, t.Last
 	if first.IsZero() {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // benchServer serves a new repository of n sessions, each of msgs
@@ -29,7 +29,7 @@ func benchServer(b *testing.B, n, msgs int) *Server {
 	at := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 	for i := range n {
 		doc := map[string]any{"messages": benchMessages(i, msgs)}
-		if _, err := store.Save(ctx, doc, gitstore.SaveOptions{Session: fmt.Sprintf("s%05d", i), Source: "cli", Time: at.Add(time.Duration(i) * time.Minute)}); err != nil {
+		if _, err := store.Save(ctx, doc, storage.SaveOptions{Session: fmt.Sprintf("s%05d", i), Source: "cli", Time: at.Add(time.Duration(i) * time.Minute)}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -13,11 +13,11 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	gitsnap "github.com/git-snap/git-snap"
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/session"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // hookedSession is a Claude Code session recorded into a real repository
@@ -114,22 +114,22 @@ type countingStore struct {
 	messages, rests, entries, firsts atomic.Int64
 }
 
-func (c *countingStore) Entry(ctx context.Context, id plumbing.Hash) (gitstore.Entry, error) {
+func (c *countingStore) Entry(ctx context.Context, id storage.ID) (storage.Entry, error) {
 	c.entries.Add(1)
 	return c.Store.Entry(ctx, id)
 }
 
-func (c *countingStore) HasFirstRecords(ctx context.Context, e gitstore.Entry, key gitstore.FirstKey) (bool, error) {
+func (c *countingStore) FirstBlocks(ctx context.Context, e storage.Entry, n int) ([]storage.BlockID, error) {
 	c.firsts.Add(1)
-	return c.Store.HasFirstRecords(ctx, e, key)
+	return c.Store.FirstBlocks(ctx, e, n)
 }
 
-func (c *countingStore) Message(ctx context.Context, id gitstore.MessageID) (any, error) {
+func (c *countingStore) Message(ctx context.Context, id storage.MessageID) (any, error) {
 	c.messages.Add(1)
 	return c.Store.Message(ctx, id)
 }
 
-func (c *countingStore) ReadRest(ctx context.Context, id plumbing.Hash) (map[string]any, gitstore.Entry, error) {
+func (c *countingStore) ReadRest(ctx context.Context, id storage.ID) (map[string]any, storage.Entry, error) {
 	c.rests.Add(1)
 	return c.Store.ReadRest(ctx, id)
 }
@@ -138,7 +138,7 @@ func (c *countingStore) ReadRest(ctx context.Context, id plumbing.Hash) (map[str
 // and the store with its counters.
 func viewerOn(t *testing.T, dir string) (*Server, *countingStore) {
 	t.Helper()
-	st, err := gitstore.Open(context.Background(), dir, gitstore.Options{Identity: identity()})
+	st, err := gitstore.Open(context.Background(), dir, gitstore.Options{Counter: session.Counter{}, View: session.View, Identity: identity()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +270,7 @@ func TestSessionsPageTitleFollowsRewrittenFirstRecords(t *testing.T) {
 	srv, _ := viewerOn(t, h.dir)
 	before := sameAsFresh(t, srv, h.dir, "two calls")[h.id]
 
-	st, err := gitstore.Open(ctx, h.dir, gitstore.Options{Identity: identity()})
+	st, err := gitstore.Open(ctx, h.dir, gitstore.Options{Counter: session.Counter{}, View: session.View, Identity: identity()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +299,7 @@ func TestSessionsPageTitleFollowsRewrittenFirstRecords(t *testing.T) {
 	if prompt < 0 {
 		t.Fatal("no typed prompt among the first records")
 	}
-	if _, err := st.Save(ctx, doc, gitstore.SaveOptions{Session: h.id, Source: e.Header.Source}); err != nil {
+	if _, err := st.Save(ctx, doc, storage.SaveOptions{Session: h.id, Source: e.Header.Source}); err != nil {
 		t.Fatal(err)
 	}
 	after := sameAsFresh(t, srv, h.dir, "the first records rewritten")[h.id]
@@ -321,7 +321,7 @@ func TestSessionsPageTitleFollowsRewrittenFirstRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Save(ctx, doc, gitstore.SaveOptions{Session: h.id, Source: "codex"}); err != nil {
+	if _, err := st.Save(ctx, doc, storage.SaveOptions{Session: h.id, Source: "codex"}); err != nil {
 		t.Fatal(err)
 	}
 	if other := sameAsFresh(t, srv, h.dir, "saved by another agent")[h.id]; other.Title == pruned.Title {
@@ -343,7 +343,7 @@ func TestSessionsPageFollowsSessionsComingAndGoing(t *testing.T) {
 	if got := sameAsFresh(t, srv, h.dir, "a second session"); len(got) != 2 {
 		t.Fatalf("two sessions recorded, the page lists %d", len(got))
 	}
-	st, err := gitstore.Open(ctx, h.dir, gitstore.Options{Identity: identity()})
+	st, err := gitstore.Open(ctx, h.dir, gitstore.Options{Counter: session.Counter{}, View: session.View, Identity: identity()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,7 +387,7 @@ func TestSessionsPageTitleAndBranchFromRecordsAppended(t *testing.T) {
 	}
 }
 
-func mustTip(t *testing.T, st *gitstore.Store, session string) plumbing.Hash {
+func mustTip(t *testing.T, st *gitstore.Store, session string) storage.ID {
 	t.Helper()
 	h, err := st.SessionTip(session)
 	if err != nil {

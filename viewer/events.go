@@ -8,9 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
-	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // events streams server-sent events: one "refs" event, listing the
@@ -66,9 +64,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (s *Server) tips(r *http.Request) (map[string]plumbing.Hash, error) {
-	var tips map[string]plumbing.Hash
-	err := s.read(r.Context(), func(st gitstore.Reader) error {
+func (s *Server) tips(r *http.Request) (map[string]storage.ID, error) {
+	var tips map[string]storage.ID
+	err := s.read(r.Context(), func(st storage.Reader) error {
 		var err error
 		tips, err = st.Tips(r.Context())
 		return err
@@ -78,7 +76,7 @@ func (s *Server) tips(r *http.Request) (map[string]plumbing.Hash, error) {
 
 // movedSessions names the sessions whose ref differs between two
 // listings, sorted.
-func movedSessions(st gitstore.Reader, a, b map[string]plumbing.Hash) []string {
+func movedSessions(st storage.Reader, a, b map[string]storage.ID) []string {
 	seen := map[string]bool{}
 	for ref := range maps.Keys(a) {
 		if a[ref] != b[ref] {

@@ -8,9 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
-	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // maxFileChain bounds the snapshots the files page walks back through to
@@ -24,7 +22,7 @@ const maxShownBytes = 2 << 20
 // and, for each, the snapshots of its session that changed it.
 type filesView struct {
 	Rev        string
-	Entry      gitstore.Entry
+	Entry      storage.Entry
 	SessionRev string // names the session's tip: its name, or its fetched ref
 	Now        time.Time
 	Files      []fileHistory
@@ -40,14 +38,14 @@ type filesView struct {
 type fileHistory struct {
 	Path    string
 	Mode    string
-	Present bool             // captured at this snapshot (else removed before it)
-	Changes []gitstore.Entry // oldest first: the snapshots that added, changed or removed it
+	Present bool            // captured at this snapshot (else removed before it)
+	Changes []storage.Entry // oldest first: the snapshots that added, changed or removed it
 }
 
 func (s *Server) filesPage(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	v := &filesView{Rev: r.PathValue("rev"), Path: r.URL.Query().Get("path"), Now: s.opts.Now()}
-	err := s.read(ctx, func(st gitstore.Reader) error { return fileHistories(ctx, st, v) })
+	err := s.read(ctx, func(st storage.Reader) error { return fileHistories(ctx, st, v) })
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -57,7 +55,7 @@ func (s *Server) filesPage(w http.ResponseWriter, r *http.Request) {
 
 // fileHistories fills v: the files at its snapshot, where each changed,
 // and the content of the file v.Path names.
-func fileHistories(ctx context.Context, st gitstore.Reader, v *filesView) error {
+func fileHistories(ctx context.Context, st storage.Reader, v *filesView) error {
 	id, err := st.Resolve(ctx, v.Rev)
 	if err != nil {
 		return err
@@ -68,12 +66,12 @@ func fileHistories(ctx context.Context, st gitstore.Reader, v *filesView) error 
 	if v.SessionRev, err = sessionRev(ctx, st, v.Entry); err != nil {
 		return err
 	}
-	var entries []gitstore.Entry
-	err = st.Walk(ctx, []plumbing.Hash{id}, func(e gitstore.Entry) error {
+	var entries []storage.Entry
+	err = st.Walk(ctx, []storage.ID{id}, func(e storage.Entry) error {
 		entries = append(entries, e)
 		if len(entries) >= maxFileChain {
 			v.Partial = true
-			return gitstore.ErrStop
+			return storage.ErrStop
 		}
 		return nil
 	})
@@ -82,8 +80,8 @@ func fileHistories(ctx context.Context, st gitstore.Reader, v *filesView) error 
 	}
 	slices.Reverse(entries)
 	byPath := map[string]*fileHistory{}
-	prev := map[string]plumbing.Hash{}
-	var prevSet gitstore.FileSetID
+	prev := map[string]storage.ID{}
+	var prevSet storage.FileSetID
 	for i, e := range entries {
 		set, err := st.Files(ctx, e)
 		if err != nil {
@@ -93,7 +91,7 @@ func fileHistories(ctx context.Context, st gitstore.Reader, v *filesView) error 
 			continue
 		}
 		prevSet = set.ID
-		now := map[string]plumbing.Hash{}
+		now := map[string]storage.ID{}
 		for _, f := range set.Files {
 			now[f.Path] = f.Blob
 			h := byPath[f.Path]

@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/git-snap/git-snap/capture"
+	"github.com/git-snap/git-snap/search"
+	"github.com/git-snap/git-snap/session"
+	"github.com/git-snap/git-snap/storage"
 
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
@@ -88,9 +91,10 @@ func buildFixture() (*fixture, error) {
 	f.url = "http://" + f.addr
 	// Searches use a store of their own, as git snap view's do.
 	openSearch := func(ctx context.Context) (*gitstore.Store, error) {
-		return gitstore.OpenPaths(ctx, store.Paths(), gitstore.Options{Identity: identity()})
+		return gitstore.OpenPaths(ctx, store.Paths(), gitstore.Options{Counter: session.Counter{}, View: session.View, Identity: identity()})
 	}
-	if f.srv, err = New(store, Options{Addr: f.addr, Poll: 100 * time.Millisecond, OpenSearchStore: openSearch}); err != nil {
+	if f.srv, err = New(store, Options{Addr: f.addr, Poll: 100 * time.Millisecond, OpenSearchStore: openSearch,
+		SearchDir: search.DefaultDir(store.Paths().CommonDir)}); err != nil {
 		return nil, err
 	}
 	go func() { _ = http.Serve(ln, f.srv) }()
@@ -102,7 +106,7 @@ func openRepo(ctx context.Context, dir string) (*gitstore.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return gitstore.OpenPaths(ctx, paths, gitstore.Options{Identity: identity()})
+	return gitstore.OpenPaths(ctx, paths, gitstore.Options{Counter: session.Counter{}, View: session.View, Identity: identity()})
 }
 
 func (f *fixture) importAll(ctx context.Context, store *gitstore.Store) error {
@@ -139,7 +143,7 @@ func saveDemo(ctx context.Context, store *gitstore.Store, session string) error 
 	}
 	at := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 	for i, st := range steps {
-		e, err := store.Save(ctx, st.Doc, gitstore.SaveOptions{Session: session, Turn: st.Turn, Label: st.Label, Source: "demo", Time: at.Add(time.Duration(i) * time.Minute)})
+		e, err := store.Save(ctx, st.Doc, storage.SaveOptions{Session: session, Turn: st.Turn, Label: st.Label, Source: "demo", Time: at.Add(time.Duration(i) * time.Minute)})
 		if err != nil {
 			return err
 		}

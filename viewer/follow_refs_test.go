@@ -15,6 +15,8 @@ import (
 
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/internal/refwatch"
+	"github.com/git-snap/git-snap/session"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // following runs srv.Follow on a watch of store's session and remote
@@ -93,7 +95,7 @@ func TestSummariesOfGoneSessionsAreForgotten(t *testing.T) {
 	}
 	defer store.Close()
 	for _, name := range []string{"a", "b", "c"} {
-		if _, err := store.Save(ctx, map[string]any{"messages": []any{map[string]any{"role": "user", "content": "hi " + name}}}, gitstore.SaveOptions{Session: name}); err != nil {
+		if _, err := store.Save(ctx, map[string]any{"messages": []any{map[string]any{"role": "user", "content": "hi " + name}}}, storage.SaveOptions{Session: name}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -137,7 +139,7 @@ func TestFollowFromALinkedWorktreeWithANestedPrefix(t *testing.T) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	opts := gitstore.Options{Identity: identity(), RefPrefix: "refs/ai/snap/"}
+	opts := gitstore.Options{Counter: session.Counter{}, View: session.View, Identity: identity(), RefPrefix: "refs/ai/snap/"}
 	open := func() *gitstore.Store {
 		st, err := gitstore.Open(ctx, linked, opts)
 		if err != nil {
@@ -159,7 +161,7 @@ func TestFollowFromALinkedWorktreeWithANestedPrefix(t *testing.T) {
 	msgs := []any{}
 	for i := range 2 {
 		msgs = append(msgs, map[string]any{"id": fmt.Sprint(i), "role": "user", "content": fmt.Sprint("hi ", i)})
-		if _, err := writer.Save(ctx, map[string]any{"messages": msgs}, gitstore.SaveOptions{Session: "s"}); err != nil {
+		if _, err := writer.Save(ctx, map[string]any{"messages": msgs}, storage.SaveOptions{Session: "s"}); err != nil {
 			t.Fatal(err)
 		}
 		tip, err := writer.SessionTip("s")
@@ -263,7 +265,7 @@ func TestSessionsPageNamesADamagedSession(t *testing.T) {
 	}
 	defer store.Close()
 	for _, name := range []string{"alpha", "beta"} {
-		if _, err := store.Save(ctx, map[string]any{"messages": []any{map[string]any{"role": "user", "content": "hi " + name}}}, gitstore.SaveOptions{Session: name}); err != nil {
+		if _, err := store.Save(ctx, map[string]any{"messages": []any{map[string]any{"role": "user", "content": "hi " + name}}}, storage.SaveOptions{Session: name}); err != nil {
 			t.Fatal(err)
 		}
 	}

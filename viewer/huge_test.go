@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // A session of 5,000 messages, one of them a 1 MB line, is served whole:
@@ -41,7 +41,7 @@ func TestHugeSession(t *testing.T) {
 	}
 	msgs[n/2] = map[string]any{"role": "assistant", "content": "HUGE " + strings.Repeat("x", 1<<20)}
 	msgs[n-1] = map[string]any{"role": "assistant", "content": "THE-LAST-MESSAGE"}
-	if _, err := store.Save(ctx, map[string]any{"messages": msgs}, gitstore.SaveOptions{Session: "huge"}); err != nil {
+	if _, err := store.Save(ctx, map[string]any{"messages": msgs}, storage.SaveOptions{Session: "huge"}); err != nil {
 		t.Fatal(err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -16,6 +16,8 @@ import (
 
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/internal/demo"
+	"github.com/git-snap/git-snap/session"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // rawRecords reads a JSONL transcript as the test's own reference.
@@ -197,13 +199,13 @@ func TestBrowserLive(t *testing.T) {
 	f := tb.f
 	tb.open(t, "/")
 	ctx := tb.ctx
-	other, err := gitstore.Open(ctx, f.dir, gitstore.Options{Identity: identity()}) // another writer, as a hook is
+	other, err := gitstore.Open(ctx, f.dir, gitstore.Options{Counter: session.Counter{}, View: session.View, Identity: identity()}) // another writer, as a hook is
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer other.Close()
 	doc := map[string]any{"messages": []any{map[string]any{"role": "user", "content": "LIVE-PROMPT appears by itself"}}}
-	if _, err := other.Save(ctx, doc, gitstore.SaveOptions{Session: "live", Source: "cli"}); err != nil {
+	if _, err := other.Save(ctx, doc, storage.SaveOptions{Session: "live", Source: "cli"}); err != nil {
 		t.Fatal(err)
 	}
 	f.sessions["live"] = "cli"

@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/git-snap/git-snap/internal/demo"
+	"github.com/git-snap/git-snap/search"
 )
 
 // longSession is the longest real session in testdata.
@@ -152,7 +153,7 @@ func TestSearchOnTheViewersStore(t *testing.T) {
 	if err := saveDemo(ctx, store, "demo"); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(store, Options{Addr: "127.0.0.1:7414"})
+	srv, err := New(store, Options{Addr: "127.0.0.1:7414", SearchDir: search.DefaultDir(store.Paths().CommonDir)})
 	if err != nil {
 		t.Fatal(err)
 	}

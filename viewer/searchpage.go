@@ -10,8 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/git-snap/git-snap/approxidate"
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/search"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // maxHits is the most hits a search page shows; a pattern that matches
@@ -113,7 +113,7 @@ func (s *Server) search(ctx context.Context, f searchForm, now time.Time) ([]sea
 		return x.Search(ctx, q)
 	}
 	var hits []search.Hit
-	err = s.read(ctx, func(st gitstore.Reader) error {
+	err = s.read(ctx, func(st storage.Reader) error {
 		if s.index == nil {
 			if s.index, err = search.Open(ctx, st, s.opts.SearchDir); err != nil {
 				return err

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/git-snap/git-snap/prices"
-
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-snap/git-snap/session"
+	"github.com/git-snap/git-snap/storage"
 
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
@@ -32,7 +32,7 @@ type summary struct {
 	ref    string
 	Remote string // the remote it was fetched from, "" for a local session
 	Rev    string // the revision that names its tip, for links
-	Tip    gitstore.Entry
+	Tip    storage.Entry
 	read   bool // the fields below are filled in
 	// prev is, on a summary not read yet, the read one of the ref's tip
 	// before: a hook call that appended records leaves its title and
@@ -40,7 +40,7 @@ type summary struct {
 	prev *summary
 	// titleKey names the records the title and branch were read from,
 	// when read from the first live records alone (keyed).
-	titleKey gitstore.FirstKey
+	titleKey session.FirstKey
 	keyed    bool
 
 	Title   string // the first prompt
@@ -60,7 +60,7 @@ type summaries struct {
 	byTip map[string]*summary // ref → the summary of its tip
 }
 
-func (c *summaries) get(ref string, tip plumbing.Hash) *summary {
+func (c *summaries) get(ref string, tip storage.ID) *summary {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if s := c.byTip[ref]; s != nil && s.Tip.ID == tip {
@@ -89,7 +89,7 @@ func (c *summaries) put(ref string, s *summary) {
 
 // keep forgets the summaries of refs not among tips: sessions dropped,
 // pruned away or renamed while the viewer runs.
-func (c *summaries) keep(tips map[string]plumbing.Hash) {
+func (c *summaries) keep(tips map[string]storage.ID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.byTip) <= len(tips) {
@@ -106,7 +106,7 @@ func (c *summaries) keep(tips map[string]plumbing.Hash) {
 // move, and with all, each one's document too; damaged are the refs of
 // sessions whose tip could not be read, for the page to name.
 func (s *Server) list(ctx context.Context, all bool) (out []*summary, digest string, damaged []string, err error) {
-	err = s.read(ctx, func(st gitstore.Reader) error {
+	err = s.read(ctx, func(st storage.Reader) error {
 		tips, err := st.Tips(ctx)
 		if err != nil {
 			return err
@@ -141,7 +141,7 @@ func (s *Server) list(ctx context.Context, all bool) (out []*summary, digest str
 // tipsDigest names a listing of the tips: the sessions page carries the
 // one it was made from, so that its event stream, which may connect
 // after a ref moved, can still tell the page it is behind.
-func tipsDigest(tips map[string]plumbing.Hash) string {
+func tipsDigest(tips map[string]storage.ID) string {
 	h := sha256.New()
 	for _, ref := range slices.Sorted(maps.Keys(tips)) {
 		fmt.Fprintf(h, "%s %s\n", ref, tips[ref])
@@ -151,7 +151,7 @@ func tipsDigest(tips map[string]plumbing.Hash) string {
 
 // entry is the summary of the session ref holds at tip, its commit read
 // when not known yet; nil for a ref that holds no snapshot.
-func (s *Server) entry(ctx context.Context, st gitstore.Reader, ref string, tip plumbing.Hash) (*summary, error) {
+func (s *Server) entry(ctx context.Context, st storage.Reader, ref string, tip storage.ID) (*summary, error) {
 	if sum := s.sums.get(ref, tip); sum != nil {
 		return sum, nil
 	}
@@ -266,7 +266,7 @@ func (sum summary) readFrom(ctx context.Context, st locked, table *prices.Prices
 			return nil, err
 		}
 		if !counted {
-			if n, err = gitstore.CountRecords(ctx, st, e, rest); err != nil {
+			if n, err = session.CountRecords(ctx, st, e, rest); err != nil {
 				return nil, err
 			}
 		}
@@ -291,13 +291,13 @@ func (sum summary) readFrom(ctx context.Context, st locked, table *prices.Prices
 
 // carryTitle sets sum's title and branch to prev's, and says so, when
 // the records they were read from are the first live records of sum's
-// tip too (gitstore.FirstKey).
+// tip too (session.FirstKey).
 func (sum *summary) carryTitle(ctx context.Context, st locked) (bool, error) {
 	p := sum.prev
 	if p == nil || !p.keyed || p.Tip.Header.Source != sum.Tip.Header.Source {
 		return false, nil
 	}
-	same, err := st.HasFirstRecords(ctx, sum.Tip, p.titleKey)
+	same, err := session.HasFirstRecords(ctx, st, sum.Tip, p.titleKey)
 	if err != nil || !same {
 		return false, err
 	}
@@ -315,8 +315,8 @@ const titleRecords = 256
 // listing them all again took 60 ms), else from all of them. keyed
 // says they were read from the first records alone, those key names:
 // no record after them can change them.
-func titleIn(ctx context.Context, st locked, e gitstore.Entry, rest map[string]any, a agent.Adapter) (title, branch string, key gitstore.FirstKey, keyed bool, err error) {
-	first, ok, err := gitstore.FirstLiveRecords(ctx, st, e, rest, titleRecords)
+func titleIn(ctx context.Context, st locked, e storage.Entry, rest map[string]any, a agent.Adapter) (title, branch string, key session.FirstKey, keyed bool, err error) {
+	first, ok, err := session.FirstLiveRecords(ctx, st, e, rest, titleRecords)
 	if err != nil {
 		return "", "", key, false, err
 	}
@@ -329,7 +329,7 @@ func titleIn(ctx context.Context, st locked, e gitstore.Entry, rest map[string]a
 			return title, branch, key, keyed, err // found, or the first are all there are
 		}
 	}
-	recs, err := gitstore.LiveRecords(ctx, st, e, rest)
+	recs, err := session.LiveRecords(ctx, st, e, rest)
 	if err != nil {
 		return "", "", key, false, err
 	}
@@ -341,7 +341,7 @@ func titleIn(ctx context.Context, st locked, e gitstore.Entry, rest map[string]a
 // records name, reading records only until it has both. used is how
 // many records that took when no later record could change them (both
 // found, or the branch looked for in as many as it is), else -1.
-func titleOf(ctx context.Context, recs *gitstore.Records, a agent.Adapter) (title, branch string, used int, err error) {
+func titleOf(ctx context.Context, recs *session.Records, a agent.Adapter) (title, branch string, used int, err error) {
 	prompted := false
 	k := 0
 	for ; k < recs.Len() && (!prompted || branch == "" && k < branchRecords); k++ {

@@ -9,12 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-snap/git-snap/agent"
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // maxPicked bounds the snapshots the "compare with" list offers.
@@ -23,14 +21,14 @@ const maxPicked = 1000
 // snapshotView is the snapshot page's data.
 type snapshotView struct {
 	Rev         string
-	Entry       gitstore.Entry
+	Entry       storage.Entry
 	SessionRev  string // names the session's tip: its name, or its fetched ref
 	Now         time.Time
 	Checkpoints []string
-	Base        gitstore.Entry // what it is compared with; zero ID: nothing (the first snapshot)
-	BaseRev     string         // as the picker gave it, "" for the parent
+	Base        storage.Entry // what it is compared with; zero ID: nothing (the first snapshot)
+	BaseRev     string        // as the picker gave it, "" for the parent
 	Split       bool
-	Others      []gitstore.Entry // the session's snapshots, newest first, to compare with
+	Others      []storage.Entry // the session's snapshots, newest first, to compare with
 	Diff        diffView
 	All         bool   // show what is not conversation and git-snap's bookkeeping too
 	Hidden      string // what was left out, "" for nothing (agent.Hidden)
@@ -74,7 +72,7 @@ func (s *Server) snapshotPage(w http.ResponseWriter, r *http.Request) {
 	ctx, q := r.Context(), r.URL.Query()
 	v := &snapshotView{Rev: r.PathValue("rev"), BaseRev: strings.TrimSpace(q.Get("to")), Split: q.Get("layout") == "split", Now: s.opts.Now()}
 	var d *snapshot.Diff
-	err := s.read(ctx, func(st gitstore.Reader) error {
+	err := s.read(ctx, func(st storage.Reader) error {
 		var err error
 		d, err = s.snapshotDiff(ctx, st, v)
 		return err
@@ -95,7 +93,7 @@ func (s *Server) snapshotPage(w http.ResponseWriter, r *http.Request) {
 
 // snapshotDiff reads the snapshot v names, what it is compared with, and
 // the diff between them.
-func (s *Server) snapshotDiff(ctx context.Context, st gitstore.Reader, v *snapshotView) (*snapshot.Diff, error) {
+func (s *Server) snapshotDiff(ctx context.Context, st storage.Reader, v *snapshotView) (*snapshot.Diff, error) {
 	id, err := st.Resolve(ctx, v.Rev)
 	if err != nil {
 		return nil, err
@@ -140,7 +138,7 @@ func (s *Server) snapshotDiff(ctx context.Context, st gitstore.Reader, v *snapsh
 // sessionRev names the live session a snapshot belongs to: the local
 // session of its name, else a fetched one, else (a session since
 // dropped) the snapshot itself.
-func sessionRev(ctx context.Context, st gitstore.Reader, e gitstore.Entry) (string, error) {
+func sessionRev(ctx context.Context, st storage.Reader, e storage.Entry) (string, error) {
 	name := e.Header.Session
 	if tip, err := st.SessionTip(name); err == nil && !tip.IsZero() {
 		return name, nil
@@ -159,7 +157,7 @@ func sessionRev(ctx context.Context, st gitstore.Reader, e gitstore.Entry) (stri
 
 // chain lists the snapshots of id's session up to its tip, newest
 // first, at most maxPicked.
-func chain(ctx context.Context, st gitstore.Reader, id plumbing.Hash) ([]gitstore.Entry, error) {
+func chain(ctx context.Context, st storage.Reader, id storage.ID) ([]storage.Entry, error) {
 	e, err := st.Entry(ctx, id)
 	if err != nil {
 		return nil, err
@@ -168,11 +166,11 @@ func chain(ctx context.Context, st gitstore.Reader, id plumbing.Hash) ([]gitstor
 	if tip, err := st.SessionTip(e.Header.Session); err == nil && !tip.IsZero() {
 		start = tip
 	}
-	var out []gitstore.Entry
-	err = st.Walk(ctx, []plumbing.Hash{start}, func(e gitstore.Entry) error {
+	var out []storage.Entry
+	err = st.Walk(ctx, []storage.ID{start}, func(e storage.Entry) error {
 		out = append(out, e)
 		if len(out) >= maxPicked {
-			return gitstore.ErrStop
+			return storage.ErrStop
 		}
 		return nil
 	})

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/git-snap/git-snap/agent"
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/report"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // timelineView is the session page's data around the timeline itself,
@@ -22,10 +22,10 @@ import (
 type timelineView struct {
 	Rev         string // as the URL gives it
 	From        string // the start of the range shown, "" for the whole session
-	Entry       gitstore.Entry
+	Entry       storage.Entry
 	Now         time.Time
-	Checkpoints []gitstore.Checkpoint
-	Others      []gitstore.Entry // the session's snapshots, to start a range at
+	Checkpoints []storage.Checkpoint
+	Others      []storage.Entry // the session's snapshots, to start a range at
 	// Follow is set when the page shows its session's newest snapshot by
 	// the session's name: the page then takes in the snapshots saved
 	// while it is open (a running session), without a reload.
@@ -56,7 +56,7 @@ func (s *Server) outlineOf(sess *report.Session) *timelineBody {
 
 // bodyKey names a timeline body: the snapshot, the range's start and the
 // checkpoints, whose markers it shows.
-func bodyKey(id, from string, cps []gitstore.Checkpoint) string {
+func bodyKey(id, from string, cps []storage.Checkpoint) string {
 	var b strings.Builder
 	b.WriteString(id + " " + from)
 	for _, cp := range cps {
@@ -159,7 +159,7 @@ func (s *Server) timelinePage(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	v := &timelineView{Rev: r.PathValue("rev"), From: r.URL.Query().Get("from"), Now: s.opts.Now()}
 	var id, from, key string
-	err := s.read(ctx, func(st gitstore.Reader) error {
+	err := s.read(ctx, func(st storage.Reader) error {
 		var err error
 		id, from, key, err = s.timelineHead(ctx, st, v)
 		return err
@@ -267,7 +267,7 @@ func (c *chunked) Write(p []byte) (int, error) {
 // lock: the snapshot, its checkpoints and the session's other
 // snapshots. It returns the snapshot's id, the range's start as an id,
 // and the key of the body in the cache.
-func (s *Server) timelineHead(ctx context.Context, st gitstore.Reader, v *timelineView) (id, from, key string, err error) {
+func (s *Server) timelineHead(ctx context.Context, st storage.Reader, v *timelineView) (id, from, key string, err error) {
 	h, err := st.Resolve(ctx, v.Rev)
 	if err != nil {
 		return "", "", "", err

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/git-snap/git-snap/prices"
+	"github.com/git-snap/git-snap/storage"
 
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/search"
@@ -64,7 +65,7 @@ type Server struct {
 	// indexes each time). Requests take it only while they read the
 	// repository, never while they write a page to a slow client.
 	mu    sync.Mutex
-	store gitstore.Reader
+	store storage.Reader
 	index *search.Index // on store, opened on the first search, under mu
 
 	// searchMu guards the index on a store of its own (see
@@ -86,7 +87,7 @@ type Server struct {
 
 // New makes a viewer of store. The caller keeps store open while the
 // server runs and uses it for nothing else meanwhile.
-func New(store gitstore.Reader, o Options) (*Server, error) {
+func New(store storage.Reader, o Options) (*Server, error) {
 	host, port, err := net.SplitHostPort(o.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("viewer address %q: %w", o.Addr, err)
@@ -150,7 +151,7 @@ func cacheStatic(h http.Handler) http.Handler {
 }
 
 // read runs fn with the store, serialised with every other request.
-func (s *Server) read(ctx context.Context, fn func(st gitstore.Reader) error) error {
+func (s *Server) read(ctx context.Context, fn func(st storage.Reader) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := ctx.Err(); err != nil {

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/git-snap/git-snap/hooklog"
+	"github.com/git-snap/git-snap/session"
+	"github.com/git-snap/git-snap/storage"
 
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/internal/testdocs"
@@ -147,7 +149,7 @@ func (b *bench) setup(ctx context.Context) error {
 			return err
 		}
 	}
-	s, err := gitstore.Open(ctx, b.repo, gitstore.Options{})
+	s, err := gitstore.Open(ctx, b.repo, gitstore.Options{Counter: session.Counter{}, View: session.View})
 	if err != nil {
 		return err
 	}
@@ -160,7 +162,7 @@ func (b *bench) setup(ctx context.Context) error {
 		for _, phase := range []string{"a", "b"} {
 			for r := range b.cfg.runs {
 				session := fmt.Sprintf("%s-%s%d", prefix, phase, r)
-				if _, err := s.Save(ctx, conversation(session, saveMessages), gitstore.SaveOptions{Session: session}); err != nil {
+				if _, err := s.Save(ctx, conversation(session, saveMessages), storage.SaveOptions{Session: session}); err != nil {
 					return err
 				}
 			}
@@ -181,11 +183,11 @@ func (b *bench) setup(ctx context.Context) error {
 		return err
 	}
 	doc := conversation("bigsave", bigMessages)
-	if _, err := s.Save(ctx, doc, gitstore.SaveOptions{Session: "bigsave"}); err != nil {
+	if _, err := s.Save(ctx, doc, storage.SaveOptions{Session: "bigsave"}); err != nil {
 		return err
 	}
 	doc["messages"].([]any)[bigMessages/2] = map[string]any{"id": "bigsave-m5000", "role": "user", "content": "changed"}
-	_, err = s.Save(ctx, doc, gitstore.SaveOptions{Session: "bigsave"})
+	_, err = s.Save(ctx, doc, storage.SaveOptions{Session: "bigsave"})
 	return err
 }
 
@@ -607,7 +609,7 @@ func (b *bench) share(ctx context.Context) ([]row, error) {
 	if err := b.gitIn(other, "remote", "add", "bench", remote); err != nil {
 		return nil, err
 	}
-	s, err := gitstore.Open(ctx, b.repo, gitstore.Options{})
+	s, err := gitstore.Open(ctx, b.repo, gitstore.Options{Counter: session.Counter{}, View: session.View})
 	if err != nil {
 		return nil, err
 	}
@@ -653,7 +655,7 @@ func (b *bench) share(ctx context.Context) ([]row, error) {
 	}
 	logf("prune: a session of 10000 snapshots")
 	for i := 1; i <= 10000; i++ {
-		if _, err := s.Save(ctx, conversation("p10k", 1+i%50), gitstore.SaveOptions{Session: "p10k"}); err != nil {
+		if _, err := s.Save(ctx, conversation("p10k", 1+i%50), storage.SaveOptions{Session: "p10k"}); err != nil {
 			return nil, err
 		}
 	}

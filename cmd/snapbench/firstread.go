@@ -12,6 +12,8 @@ import (
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/internal/testdocs"
+	"github.com/git-snap/git-snap/session"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // firstReadRows time what a hook call leaves for the next reader. A
@@ -144,7 +146,7 @@ func (b *bench) realHookSession(ctx context.Context, name, id string, lines [][]
 		}
 	}
 	rs.payload, _ = json.Marshal(map[string]any{"session_id": id, "transcript_path": rs.path, "cwd": dir, "hook_event_name": "PostToolUse", "tool_name": "Read"})
-	s, err := gitstore.Open(ctx, dir, gitstore.Options{})
+	s, err := gitstore.Open(ctx, dir, gitstore.Options{Counter: session.Counter{}, View: session.View})
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +161,7 @@ func (b *bench) realHookSession(ctx context.Context, name, id string, lines [][]
 		if err := rs.grow(min(5000, n-rs.next)); err != nil {
 			return nil, err
 		}
-		if _, _, err := in.Run(ctx, p, gitstore.SaveOptions{}); err != nil {
+		if _, _, err := in.Run(ctx, p, storage.SaveOptions{}); err != nil {
 			return nil, err
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/git-snap/git-snap/capture"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/internal/testdocs"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // transcript is a Claude Code session recorded the way a repository
@@ -66,7 +67,7 @@ func (t *transcript) grow(ctx context.Context, at time.Time, records ...[]byte) 
 	if err := appendLines(t.path, records...); err != nil {
 		return err
 	}
-	_, added, err := t.in.Run(ctx, t.p, gitstore.SaveOptions{Time: at})
+	_, added, err := t.in.Run(ctx, t.p, storage.SaveOptions{Time: at})
 	if err == nil && !added {
 		err = fmt.Errorf("session %s: the hook path recorded nothing new", t.p.SessionID)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/session"
 )
 
 // startupRows times git-snap --version, what every command pays before
@@ -148,7 +149,7 @@ func claudeLine(session string, i int) []byte {
 // hookSession makes a repository in dir (with the files given) and a
 // session of n records recorded through the hook path, and returns the
 // transcript's path and the hook's payload.
-func (b *bench) hookSession(ctx context.Context, dir, session string, n int, files func(string) error) (string, []byte, error) {
+func (b *bench) hookSession(ctx context.Context, dir, name string, n int, files func(string) error) (string, []byte, error) {
 	if err := b.gitIn("", "init", "-q", "-b", "main", dir); err != nil {
 		return "", nil, err
 	}
@@ -162,21 +163,21 @@ func (b *bench) hookSession(ctx context.Context, dir, session string, n int, fil
 			return "", nil, err
 		}
 	}
-	s, err := gitstore.Open(ctx, dir, gitstore.Options{})
+	s, err := gitstore.Open(ctx, dir, gitstore.Options{Counter: session.Counter{}, View: session.View})
 	if err != nil {
 		return "", nil, err
 	}
 	defer s.Close()
-	path := filepath.Join(b.work, session+".jsonl")
-	t, err := newTranscript(s, dir, path, session)
+	path := filepath.Join(b.work, name+".jsonl")
+	t, err := newTranscript(s, dir, path, name)
 	if err != nil {
 		return "", nil, err
 	}
 	lines := make([][]byte, n)
 	for i := range lines {
-		lines[i] = claudeLine(session, i)
+		lines[i] = claudeLine(name, i)
 	}
-	return path, hookPayload(session, path, dir), t.grow(ctx, time.Time{}, lines...)
+	return path, hookPayload(name, path, dir), t.grow(ctx, time.Time{}, lines...)
 }
 
 // worktreeRows times a hook call after a shell tool (which scans the

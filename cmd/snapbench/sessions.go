@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/session"
 )
 
 // manySessions makes a repository of n sessions of three snapshots
@@ -20,7 +21,7 @@ func (b *bench) manySessions(ctx context.Context, n int) (string, error) {
 	if err := b.gitIn(dir, "config", "gc.auto", "0"); err != nil {
 		return "", err
 	}
-	s, err := gitstore.Open(ctx, dir, gitstore.Options{})
+	s, err := gitstore.Open(ctx, dir, gitstore.Options{Counter: session.Counter{}, View: session.View})
 	if err != nil {
 		return "", err
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/git-snap/git-snap/prices"
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // env is what a command may touch of the world: no globals, so that
@@ -273,8 +274,8 @@ func hintFor(err error) string {
 	var (
 		syntax *snapshot.SyntaxError
 		input  *snapshot.InputError
-		rev    *gitstore.RevisionError
-		absent *gitstore.NotFoundError
+		rev    *storage.RevisionError
+		absent *storage.NotFoundError
 	)
 	switch {
 	case errors.Is(err, gitstore.ErrNotRepository):
@@ -286,11 +287,11 @@ func hintFor(err error) string {
 	case errors.As(err, &rev), errors.As(err, &absent):
 		return "list sessions with git snap sessions, snapshots with git snap log --all"
 	}
-	var damaged *gitstore.DamagedSessions
+	var damaged *storage.DamagedSessions
 	if errors.As(err, &damaged) {
 		return "the repository lacks or has damaged objects those sessions need (git fsck --full names them); git snap pull from a clone that has them brings them back, and git snap drop SESSION sets a session aside (git snap undrop brings it back)"
 	}
-	var damagedCps *gitstore.DamagedCheckpoints
+	var damagedCps *storage.DamagedCheckpoints
 	if errors.As(err, &damagedCps) {
 		return "the repository lacks or has damaged the tags of those checkpoints (git fsck --full names them); git snap pull from a clone that has them brings them back, and git snap checkpoint --delete SESSION/NAME removes one"
 	}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/render"
+	"github.com/git-snap/git-snap/storage"
 )
 
 type checkpointOptions struct {
@@ -124,7 +124,7 @@ func listCheckpoints(ctx context.Context, d *deps, session string, asJSON bool) 
 			return err
 		}
 		if tip.IsZero() {
-			return gitstore.NoSession(session)
+			return storage.NoSession(session)
 		}
 	}
 	if asJSON {
@@ -164,7 +164,7 @@ func deleteCheckpoint(ctx context.Context, d *deps, o checkpointOptions) error {
 		}
 		switch len(owners) {
 		case 0:
-			return &gitstore.NotFoundError{Name: cpName, Msg: "names no checkpoint (see git snap checkpoint --list)"}
+			return &storage.NotFoundError{Name: cpName, Msg: "names no checkpoint (see git snap checkpoint --list)"}
 		case 1:
 			session = owners[0]
 		default:

@@ -14,6 +14,8 @@ import (
 
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/internal/demo"
+	"github.com/git-snap/git-snap/session"
+	"github.com/git-snap/git-snap/storage"
 )
 
 func cmdDemo(e *env) *cli.Command {
@@ -62,7 +64,7 @@ func runDemo(ctx context.Context, d *deps, o demoOptions) error {
 		return err
 	}
 	clock := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
-	s, err := gitstore.OpenPaths(ctx, paths, gitstore.Options{
+	s, err := gitstore.OpenPaths(ctx, paths, gitstore.Options{Counter: session.Counter{}, View: session.View,
 		Identity: gitstore.DefaultIdentity(paths, d.gitEnv),
 		Now:      func() time.Time { clock = clock.Add(37 * time.Second); return clock },
 	})
@@ -100,7 +102,7 @@ func demoSave(ctx context.Context, d *deps, dir string) error {
 	fmt.Fprintf(d.out, "A sample agent session, saved step by step into a new repository at %s\n", dir)
 	for _, st := range steps {
 		demoSay(d, fmt.Sprintf("save --session demo --turn %d --label %q", st.Turn, st.Label))
-		entry, err := s.Save(ctx, st.Doc, gitstore.SaveOptions{Session: "demo", Turn: st.Turn, Label: st.Label, Source: "demo"})
+		entry, err := s.Save(ctx, st.Doc, storage.SaveOptions{Session: "demo", Turn: st.Turn, Label: st.Label, Source: "demo"})
 		if err != nil {
 			return err
 		}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 type diffOptions struct {
@@ -151,7 +151,7 @@ func nameStatus(op string) string {
 
 // diffPair compares snapshot a with b; with a zero (b is a session's
 // first snapshot) everything in b is new.
-func diffPair(ctx context.Context, s *gitstore.Store, a, b plumbing.Hash) (*snapshot.Diff, error) {
+func diffPair(ctx context.Context, s *gitstore.Store, a, b storage.ID) (*snapshot.Diff, error) {
 	if !a.IsZero() {
 		return s.Diff(ctx, a, b)
 	}
@@ -162,7 +162,7 @@ func diffPair(ctx context.Context, s *gitstore.Store, a, b plumbing.Hash) (*snap
 	return snapshot.Compare(map[string]any{}, docB, agent.ViewMessage)
 }
 
-func short(h plumbing.Hash) string {
+func short(h storage.ID) string {
 	if h.IsZero() {
 		return "(none)"
 	}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/atif"
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 type importOptions struct {
@@ -116,7 +116,7 @@ func runImport(ctx context.Context, d *deps, o importOptions) error {
 		printPull(d.out, res)
 	}
 	for _, it := range items {
-		entry, added, err := s.SaveNew(ctx, it.doc, gitstore.SaveOptions{Session: it.session, Label: o.Label, Source: "import"})
+		entry, added, err := s.SaveNew(ctx, it.doc, storage.SaveOptions{Session: it.session, Label: o.Label, Source: "import"})
 		if err != nil {
 			return fmt.Errorf("import %s: %w", it.file, err)
 		}
@@ -181,7 +181,7 @@ func runImportATIF(ctx context.Context, d *deps, o importOptions) error {
 		if source == "" {
 			source = atif.Agent
 		}
-		entry, added, err := d.store.SaveNew(ctx, it.doc, gitstore.SaveOptions{Session: it.session, Label: o.Label, Source: source})
+		entry, added, err := d.store.SaveNew(ctx, it.doc, storage.SaveOptions{Session: it.session, Label: o.Label, Source: source})
 		if err != nil {
 			return fmt.Errorf("import %s: %w", it.file, err)
 		}

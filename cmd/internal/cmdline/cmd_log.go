@@ -11,12 +11,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/approxidate"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/render"
+	"github.com/git-snap/git-snap/session"
+	"github.com/git-snap/git-snap/storage"
 )
 
 type logOptions struct {
@@ -197,10 +198,10 @@ func runLog(ctx context.Context, d *deps, o logOptions) error {
 	if d.now != nil {
 		lw.Now = d.now() // $GIT_COMMITTER_DATE's, for relative dates that can be tested
 	}
-	var picked []gitstore.Entry // for --json and --reverse, which print at the end
+	var picked []storage.Entry // for --json and --reverse, which print at the end
 	shown := 0
 	sessions := map[string]bool{} // of the snapshots shown
-	err = d.store.WalkRange(ctx, sel.r, func(e gitstore.Entry) error {
+	err = d.store.WalkRange(ctx, sel.r, func(e storage.Entry) error {
 		if !sel.filter.Match(e) || (sel.grep != nil && !sel.grep[e.ID]) {
 			return nil
 		}
@@ -208,7 +209,7 @@ func runLog(ctx context.Context, d *deps, o logOptions) error {
 			return err
 		}
 		if o.Max > 0 && shown >= o.Max {
-			return gitstore.ErrStop
+			return storage.ErrStop
 		}
 		shown++
 		sessions[e.Header.Session] = true
@@ -237,15 +238,15 @@ func (sel logSelection) unread(shown map[string]bool) error {
 // logSelection is what log walks and which of the snapshots it keeps.
 type logSelection struct {
 	r      gitstore.RevRange
-	filter gitstore.Filter
-	grep   map[plumbing.Hash]bool     // --grep's snapshots; nil: all
-	names  map[plumbing.Hash][]string // checkpoint names by snapshot
+	filter storage.Filter
+	grep   map[storage.ID]bool     // --grep's snapshots; nil: all
+	names  map[storage.ID][]string // checkpoint names by snapshot
 	// damaged names the sessions whose newest snapshot could not be
 	// read, left out of --all's walk (gitstore.DamagedSessions).
 	damaged error
 	// damagedCps are the checkpoints whose tags could not be read: named
 	// after the log when it showed a snapshot of their session.
-	damagedCps *gitstore.DamagedCheckpoints
+	damagedCps *storage.DamagedCheckpoints
 }
 
 // selectLog reads o's revisions, checkpoints and filters.
@@ -263,7 +264,7 @@ func selectLog(ctx context.Context, d *deps, o logOptions) (logSelection, error)
 	if err != nil {
 		return logSelection{}, err
 	}
-	sel := logSelection{r: r, names: names, damaged: damaged, damagedCps: damagedCps, filter: gitstore.Filter{Since: o.Since, Until: o.Until, Label: o.Label, Code: code}}
+	sel := logSelection{r: r, names: names, damaged: damaged, damagedCps: damagedCps, filter: storage.Filter{Since: o.Since, Until: o.Until, Label: o.Label, Code: code}}
 	if code != "" {
 		rewrites, err := s.ReadRewrites(ctx)
 		if err != nil {
@@ -283,7 +284,7 @@ func selectLog(ctx context.Context, d *deps, o logOptions) (logSelection, error)
 }
 
 // logPicked prints what log kept for the end: --json, --reverse.
-func logPicked(ctx context.Context, d *deps, o logOptions, lw *render.LogWriter, picked []gitstore.Entry, names map[plumbing.Hash][]string) error {
+func logPicked(ctx context.Context, d *deps, o logOptions, lw *render.LogWriter, picked []storage.Entry, names map[storage.ID][]string) error {
 	if o.JSON {
 		out := []render.EntryJSON{}
 		for _, e := range picked {
@@ -306,7 +307,7 @@ func logPicked(ctx context.Context, d *deps, o logOptions, lw *render.LogWriter,
 
 // logOne writes a snapshot and, with --stat or --patch, what it changed
 // from its parent.
-func logOne(ctx context.Context, d *deps, o logOptions, lw *render.LogWriter, e gitstore.Entry, names []string) error {
+func logOne(ctx context.Context, d *deps, o logOptions, lw *render.LogWriter, e storage.Entry, names []string) error {
 	lw.Write(e, names)
 	if !o.Stat && !o.Patch {
 		return nil
@@ -330,7 +331,7 @@ func logOne(ctx context.Context, d *deps, o logOptions, lw *render.LogWriter, e 
 // logKeeps applies the filters that read more than the commit: -- PATH
 // (the captured files e changed) and -S, -G (the messages' text it
 // changed).
-func logKeeps(ctx context.Context, s *gitstore.Store, o logOptions, e gitstore.Entry) (bool, error) {
+func logKeeps(ctx context.Context, s *gitstore.Store, o logOptions, e storage.Entry) (bool, error) {
 	if len(o.Paths) > 0 {
 		changed, err := s.ChangedFiles(ctx, e, o.Paths)
 		if err != nil || len(changed) == 0 {
@@ -348,19 +349,19 @@ func logKeeps(ctx context.Context, s *gitstore.Store, o logOptions, e gitstore.E
 	if o.PickaxeRE != nil {
 		match = o.PickaxeRE.MatchString
 	}
-	return s.Pickaxe(ctx, e, count, match)
+	return session.Pickaxe(ctx, s, e, count, match)
 }
 
 // checkpointNames maps each snapshot to its current checkpoints, and
 // says which snapshots carry or carried the checkpoint named cp; the
 // checkpoints whose tags cannot be read are set apart (damaged).
-func checkpointNames(ctx context.Context, s *gitstore.Store, cp string) (map[plumbing.Hash][]string, map[plumbing.Hash]bool, *gitstore.DamagedCheckpoints, error) {
+func checkpointNames(ctx context.Context, s *gitstore.Store, cp string) (map[storage.ID][]string, map[storage.ID]bool, *storage.DamagedCheckpoints, error) {
 	cps, damaged, err := readableCheckpoints(ctx, s, "", true)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	names := map[plumbing.Hash][]string{}
-	carried := map[plumbing.Hash]bool{}
+	names := map[storage.ID][]string{}
+	carried := map[storage.ID]bool{}
 	for _, c := range cps {
 		if !c.Moved {
 			names[c.Target] = append(names[c.Target], c.Name)
@@ -376,7 +377,7 @@ func checkpointNames(ctx context.Context, s *gitstore.Store, cp string) (map[plu
 // and ranges given, else the snapshots that carried --checkpoint, else
 // the session, else every session (--all, or --code with no REV) whose
 // newest snapshot can be read, the others named by damaged.
-func logRange(ctx context.Context, s *gitstore.Store, o logOptions, carried map[plumbing.Hash]bool) (r gitstore.RevRange, damaged, err error) {
+func logRange(ctx context.Context, s *gitstore.Store, o logOptions, carried map[storage.ID]bool) (r gitstore.RevRange, damaged, err error) {
 	if r, err = s.ResolveRange(ctx, o.Revs); err != nil {
 		return r, nil, err
 	}

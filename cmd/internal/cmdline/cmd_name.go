@@ -7,7 +7,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
-	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/session"
+	"github.com/git-snap/git-snap/storage"
 )
 
 type nameOptions struct {
@@ -72,21 +73,25 @@ func runName(ctx context.Context, d *deps, o nameOptions) error {
 		}
 		return nil
 	}
+	found, err := s.FindSession(ctx, o.Session)
+	if err != nil {
+		return err
+	}
 	name := o.Name
 	if name == "" {
-		session, err := s.FindSession(ctx, o.Session)
-		if err != nil {
-			return err
-		}
-		title, err := s.SessionTitle(ctx, session)
+		title, err := session.Title(ctx, s, found)
 		if err != nil {
 			return err
 		}
 		if name = agent.Slug(title); name == "" {
-			return &gitstore.OptionsError{Msg: fmt.Sprintf("session %s has no title of its agent's to name it by: give NAME (git snap name %s NAME)", session, o.Session)}
+			return &storage.OptionsError{Msg: fmt.Sprintf("session %s has no title of its agent's to name it by: give NAME (git snap name %s NAME)", found, o.Session)}
 		}
 	}
-	a, err := s.NameSession(ctx, name, o.Session, "", o.Force)
+	about, err := session.FirstPrompt(ctx, s, found)
+	if err != nil {
+		return err
+	}
+	a, err := s.NameSession(ctx, name, found, about, o.Force)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/storage"
 )
 
 type rollbackOptions struct {
@@ -63,7 +63,7 @@ func runRollback(ctx context.Context, d *deps, o rollbackOptions) error {
 	if err != nil {
 		return err
 	}
-	so := gitstore.SaveOptions{Message: o.Message}
+	so := storage.SaveOptions{Message: o.Message}
 	if code, err := gitsnap.CodeState(ctx, s, d.dir, d.gitEnv, false); err == nil && !code.Commit.IsZero() {
 		so.Code, so.Dirty = code.Commit.String(), code.Dirty
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/git-snap/git-snap/redact"
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 type saveOptions struct {
@@ -105,7 +106,7 @@ func runSave(ctx context.Context, d *deps, o saveOptions) error {
 	if o.DryRun {
 		return dryRunSave(d, doc, msgs)
 	}
-	so := gitstore.SaveOptions{Session: o.Session, Turn: o.Turn, Label: o.Label, Source: o.Source, Message: o.Message}
+	so := storage.SaveOptions{Session: o.Session, Turn: o.Turn, Label: o.Label, Source: o.Source, Message: o.Message}
 	if !o.NoCode && d.cfg.RecordCode() {
 		code, err := gitsnap.CodeState(ctx, d.store, d.dir, d.gitEnv, false)
 		if err != nil {
@@ -115,7 +116,7 @@ func runSave(ctx context.Context, d *deps, o saveOptions) error {
 			so.Code, so.Dirty = code.Commit.String(), code.Dirty
 		}
 	}
-	var entry gitstore.Entry
+	var entry storage.Entry
 	if o.Append {
 		entry, err = appendMessages(ctx, d.store, so, msgs)
 	} else {
@@ -155,9 +156,9 @@ func dryRunSave(d *deps, doc *snapshot.Scanned, msgs []any) error {
 
 // appendMessages adds msgs to the session's newest snapshot, keeping
 // everything else it holds; a session without one starts with them.
-func appendMessages(ctx context.Context, s *gitstore.Store, so gitstore.SaveOptions, msgs []any) (gitstore.Entry, error) {
-	e, added, err := s.Append(ctx, so, func(tipRest map[string]any) (gitstore.Delta, error) {
-		return gitstore.Delta{Messages: msgs, Rest: tipRest}, nil
+func appendMessages(ctx context.Context, s *gitstore.Store, so storage.SaveOptions, msgs []any) (storage.Entry, error) {
+	e, added, err := s.Append(ctx, so, func(tipRest map[string]any) (storage.Delta, error) {
+		return storage.Delta{Messages: msgs, Rest: tipRest}, nil
 	})
 	if err == nil && !added {
 		return e, usagef("--append read no message: give one JSON value a line")

@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/redact"
 	"github.com/git-snap/git-snap/render"
+	"github.com/git-snap/git-snap/storage"
 )
 
 func cmdScan(e *env) *cli.Command {
@@ -51,7 +51,7 @@ func runScan(ctx context.Context, d *deps, o scanOptions) error {
 	if err != nil {
 		return &config.Error{File: "redact", Err: err}
 	}
-	var starts []plumbing.Hash
+	var starts []storage.ID
 	for _, rev := range o.Revs {
 		id, err := s.Resolve(ctx, rev)
 		if err != nil {

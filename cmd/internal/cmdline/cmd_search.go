@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/search"
+	"github.com/git-snap/git-snap/storage"
 
 	"github.com/git-snap/git-snap/cmd/internal/proc"
 )
@@ -161,7 +161,7 @@ func showHits(d *deps, o searchOptions, hits []search.Hit) error {
 // collector is told to keep under searchMemoryLimit (docs/design.md §8).
 func searchStore(ctx context.Context, d *deps, q search.Query) ([]search.Hit, error) {
 	proc.LimitMemory(searchMemoryLimit)
-	x, err := search.Open(ctx, d.store, "")
+	x, err := search.Open(ctx, d.store, search.DefaultDir(d.store.Paths().CommonDir))
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +171,7 @@ func searchStore(ctx context.Context, d *deps, q search.Query) ([]search.Hit, er
 
 // grepSnapshots is log --grep: the snapshots that first recorded a
 // message matching pattern (a basic regular expression, as git log's).
-func grepSnapshots(ctx context.Context, d *deps, pattern string) (map[plumbing.Hash]bool, error) {
+func grepSnapshots(ctx context.Context, d *deps, pattern string) (map[storage.ID]bool, error) {
 	re, err := search.Basic(pattern)
 	if err != nil {
 		return nil, err
@@ -182,9 +182,9 @@ func grepSnapshots(ctx context.Context, d *deps, pattern string) (map[plumbing.H
 	if _, err := damagedApart(err); err != nil {
 		return nil, err
 	}
-	out := map[plumbing.Hash]bool{}
+	out := map[storage.ID]bool{}
 	for _, h := range hits {
-		out[plumbing.NewHash(h.Snapshot)] = true
+		out[storage.NewID(h.Snapshot)] = true
 	}
 	return out, nil
 }

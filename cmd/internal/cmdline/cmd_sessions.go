@@ -9,9 +9,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/prices"
 	"github.com/git-snap/git-snap/render"
+	"github.com/git-snap/git-snap/storage"
 )
 
 func cmdSessions(e *env) *cli.Command {
@@ -55,7 +55,7 @@ func runSessions(ctx context.Context, d *deps, o sessionsOptions) error {
 	return errors.Join(listSessions(ctx, d, o, sessions), damaged)
 }
 
-func listSessions(ctx context.Context, d *deps, o sessionsOptions, sessions []gitstore.Session) error {
+func listSessions(ctx context.Context, d *deps, o sessionsOptions, sessions []storage.Session) error {
 	w := d.out
 	costs, err := sessionCosts(ctx, d, sessions)
 	if err != nil {
@@ -93,8 +93,8 @@ func listSessions(ctx context.Context, d *deps, o sessionsOptions, sessions []gi
 // sessionCosts puts each session's totals (from its newest commit, or
 // counted once from its document) on its header and prices them: nil
 // for a session without totals.
-func sessionCosts(ctx context.Context, d *deps, sessions []gitstore.Session) ([]*prices.Cost, error) {
-	tips := make([]gitstore.Entry, len(sessions))
+func sessionCosts(ctx context.Context, d *deps, sessions []storage.Session) ([]*prices.Cost, error) {
+	tips := make([]storage.Entry, len(sessions))
 	for i, s := range sessions {
 		tips[i] = s.Tip
 	}

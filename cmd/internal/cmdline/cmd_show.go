@@ -12,7 +12,9 @@ import (
 	"github.com/git-snap/git-snap/cmd/internal/proc"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/render"
+	"github.com/git-snap/git-snap/session"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 type showOptions struct {
@@ -144,11 +146,11 @@ func runShow(ctx context.Context, d *deps, o showOptions) error {
 		}
 		return nil
 	}
-	st, err := gitstore.CountRecords(ctx, s, entry, rest)
+	st, err := session.CountRecords(ctx, s, entry, rest)
 	if err != nil {
 		return err
 	}
-	recs, err := gitstore.LiveRecords(ctx, s, entry, rest)
+	recs, err := session.LiveRecords(ctx, s, entry, rest)
 	if err != nil {
 		return err
 	}
@@ -179,7 +181,7 @@ func runShow(ctx context.Context, d *deps, o showOptions) error {
 }
 
 // checkpointsOn names the checkpoints set on snapshot e.
-func checkpointsOn(ctx context.Context, s *gitstore.Store, e gitstore.Entry) ([]string, error) {
+func checkpointsOn(ctx context.Context, s *gitstore.Store, e storage.Entry) ([]string, error) {
 	cps, err := s.Checkpoints(ctx, e.Header.Session, false)
 	if err != nil {
 		return nil, err

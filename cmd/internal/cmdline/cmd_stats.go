@@ -12,8 +12,8 @@ import (
 
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/cmd/internal/proc"
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/render"
+	"github.com/git-snap/git-snap/storage"
 )
 
 func cmdStats(e *env) *cli.Command {
@@ -71,8 +71,8 @@ func runStats(ctx context.Context, d *deps, o statsOptions) error {
 		if session, err = s.FindSession(ctx, session); err != nil {
 			return err
 		}
-		all = slices.DeleteFunc(all, func(x gitstore.Session) bool { return x.Name != session })
-		var dmg *gitstore.DamagedSessions
+		all = slices.DeleteFunc(all, func(x storage.Session) bool { return x.Name != session })
+		var dmg *storage.DamagedSessions
 		if errors.As(damaged, &dmg) {
 			damaged = dmg.Of(session)
 		}
@@ -80,17 +80,17 @@ func runStats(ctx context.Context, d *deps, o statsOptions) error {
 			return damaged
 		}
 		if len(all) == 0 {
-			return gitstore.NoSession(session)
+			return storage.NoSession(session)
 		}
 	}
 	return errors.Join(showStats(ctx, d, o, all), damaged)
 }
 
 // showStats sums up the sessions given and prints them.
-func showStats(ctx context.Context, d *deps, o statsOptions, all []gitstore.Session) error {
+func showStats(ctx context.Context, d *deps, o statsOptions, all []storage.Session) error {
 	s, w := d.store, d.out
 	st := sessionStats{Checkpoints: map[string]int{}}
-	tips := make([]gitstore.Entry, len(all))
+	tips := make([]storage.Entry, len(all))
 	for i, sess := range all {
 		tips[i] = sess.Tip
 	}

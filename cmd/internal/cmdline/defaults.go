@@ -7,6 +7,7 @@ import (
 
 	gitsnap "github.com/git-snap/git-snap"
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // sessionFlagUsage is the usage of --session on commands that take a
@@ -19,7 +20,7 @@ const sessionFlagUsage = "the session `NAME` whose newest snapshot to use when n
 // and the error naming the others (gitstore.DamagedSessions; nil when
 // none), for a listing to return once it has shown what it could read:
 // one damaged session made every listing fail.
-func readableSessions(ctx context.Context, s *gitstore.Store) (sessions []gitstore.Session, damaged, err error) {
+func readableSessions(ctx context.Context, s *gitstore.Store) (sessions []storage.Session, damaged, err error) {
 	sessions, err = s.Sessions(ctx)
 	damaged, err = damagedApart(err)
 	return sessions, damaged, err
@@ -29,7 +30,7 @@ func readableSessions(ctx context.Context, s *gitstore.Store) (sessions []gitsto
 // damage (gitstore.DamagedSessions), for a command to return after what
 // it could read, and one that failed the command.
 func damagedApart(err error) (damaged, failed error) {
-	var dmg *gitstore.DamagedSessions
+	var dmg *storage.DamagedSessions
 	if errors.As(err, &dmg) {
 		return err, nil
 	}
@@ -39,9 +40,9 @@ func damagedApart(err error) (damaged, failed error) {
 // readableCheckpoints is Checkpoints with those whose tag is missing or
 // damaged set apart (nil when none), for a command that can go on
 // without them: one damaged checkpoint made every log fail.
-func readableCheckpoints(ctx context.Context, s *gitstore.Store, session string, moved bool) ([]gitstore.Checkpoint, *gitstore.DamagedCheckpoints, error) {
+func readableCheckpoints(ctx context.Context, s *gitstore.Store, session string, moved bool) ([]storage.Checkpoint, *storage.DamagedCheckpoints, error) {
 	cps, err := s.Checkpoints(ctx, session, moved)
-	var damaged *gitstore.DamagedCheckpoints
+	var damaged *storage.DamagedCheckpoints
 	if errors.As(err, &damaged) {
 		return cps, damaged, nil
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // replayEnv is an env for commands in the repository at dir.
@@ -86,7 +86,7 @@ func TestReplayServeCodexSession(t *testing.T) {
 // cannot serve.
 func TestReplayServeRefuses(t *testing.T) {
 	s, paths := openEmpty(t)
-	if _, err := s.Save(context.Background(), map[string]any{"messages": []any{map[string]any{"role": "user", "content": "hi"}}}, gitstore.SaveOptions{Session: "notes"}); err != nil {
+	if _, err := s.Save(context.Background(), map[string]any{"messages": []any{map[string]any{"role": "user", "content": "hi"}}}, storage.SaveOptions{Session: "notes"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {

@@ -14,6 +14,8 @@ import (
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/render"
+	"github.com/git-snap/git-snap/session"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // The tests here call run functions in process, on a real repository
@@ -40,7 +42,7 @@ func fixture(t *testing.T) (d *deps, out *bytes.Buffer) {
 				at = at.Add(time.Hour)
 			}
 			doc := map[string]any{"messages": []any{map[string]any{"role": "user", "content": fmt.Sprint(sess, i)}}}
-			if _, err := s.Save(ctx, doc, gitstore.SaveOptions{Session: sess, Label: label, Time: at}); err != nil {
+			if _, err := s.Save(ctx, doc, storage.SaveOptions{Session: sess, Label: label, Time: at}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -237,7 +239,7 @@ func openEmpty(t *testing.T) (*gitstore.Store, gitstore.Paths) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := gitstore.OpenPaths(context.Background(), paths, gitstore.Options{
+	s, err := gitstore.OpenPaths(context.Background(), paths, gitstore.Options{Counter: session.Counter{}, View: session.View,
 		Identity: gitstore.Signature{Name: "Ada", Email: "ada@example.com", When: base},
 		Now:      func() time.Time { return base },
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/internal/heapwatch"
+	"github.com/git-snap/git-snap/session"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -87,7 +88,7 @@ func mib(n int64) float64 { return float64(n) / (1 << 20) }
 func saveForMemory(t *testing.T, env string) {
 	dir, file, _ := strings.Cut(env, "|")
 	ctx := context.Background()
-	s, err := gitstore.Open(ctx, dir, gitstore.Options{})
+	s, err := gitstore.Open(ctx, dir, gitstore.Options{Counter: session.Counter{}, View: session.View})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,10 +13,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/session"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // The hook and import write every snapshot with its totals, counted as
@@ -67,7 +67,7 @@ func TestHookAndImportWriteTotalsThatNeedNoDocument(t *testing.T) {
 
 	// Every snapshot's commit carries what its document counts.
 	ctx := context.Background()
-	s, err := gitstore.Open(ctx, dir, gitstore.Options{})
+	s, err := gitstore.Open(ctx, dir, gitstore.Options{Counter: session.Counter{}, View: session.View})
 	must(t, err)
 	sessions, err := s.Sessions(ctx)
 	if err != nil || len(sessions) != 2 {
@@ -75,7 +75,7 @@ func TestHookAndImportWriteTotalsThatNeedNoDocument(t *testing.T) {
 	}
 	snapshots := 0
 	for _, sess := range sessions {
-		must(t, s.Walk(ctx, []plumbing.Hash{sess.Tip.ID}, func(e gitstore.Entry) error {
+		must(t, s.Walk(ctx, []storage.ID{sess.Tip.ID}, func(e storage.Entry) error {
 			snapshots++
 			doc, _, err := s.Read(ctx, e.ID)
 			if err != nil {

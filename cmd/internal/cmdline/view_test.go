@@ -15,6 +15,7 @@ import (
 	"github.com/git-snap/git-snap/cmd/internal/programs"
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/session"
 )
 
 // lockedBuffer is an output written by the server's goroutine and read
@@ -43,7 +44,7 @@ func TestRunViewServesUntilInterrupted(t *testing.T) {
 	var opened atomic.Int32 // counted on the server's goroutine
 	d.openAt = func(ctx context.Context, _ string) (*gitstore.Store, config.Config, error) {
 		opened.Add(1)
-		s, err := gitstore.OpenPaths(ctx, d.paths, gitstore.Options{})
+		s, err := gitstore.OpenPaths(ctx, d.paths, gitstore.Options{Counter: session.Counter{}, View: session.View})
 		return s, d.cfg, err
 	}
 	out := &lockedBuffer{}

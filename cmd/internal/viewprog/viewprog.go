@@ -13,6 +13,7 @@ import (
 
 	"github.com/git-snap/git-snap/cmd/internal/programs"
 	"github.com/git-snap/git-snap/internal/refwatch"
+	"github.com/git-snap/git-snap/search"
 	"github.com/git-snap/git-snap/viewer"
 )
 
@@ -29,7 +30,8 @@ func Serve(ctx context.Context, r programs.ViewRequest) error {
 	if warning != "" {
 		fmt.Fprintf(r.Err, "git-snap: warning: %s\n", warning)
 	}
-	srv, err := viewer.New(r.Store, viewer.Options{Addr: ln.Addr().String(), Prices: r.Prices, OpenSearchStore: r.OpenSearchStore})
+	srv, err := viewer.New(r.Store, viewer.Options{Addr: ln.Addr().String(), Prices: r.Prices, OpenSearchStore: r.OpenSearchStore,
+		SearchDir: search.DefaultDir(r.Store.Paths().CommonDir)})
 	if err != nil {
 		return err
 	}

@@ -8,13 +8,15 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-snap/git-snap/storage"
 )
 
 // Commit is what git-snap needs of a commit object: its tree, parents,
 // author and committer, and message.
 type Commit struct {
-	Tree    plumbing.Hash
-	Parents []plumbing.Hash
+	Tree    storage.ID
+	Parents []storage.ID
 	// Author and Committer are their headers' values as written
 	// ("Name <email> 1700000000 +0100"), nil when missing: slices of
 	// the parsed bytes, so that reading a long history copies none.
@@ -113,11 +115,11 @@ func splitHeader(line []byte) (string, []byte) {
 	return string(key), value
 }
 
-func parseID(value []byte, header string) (plumbing.Hash, error) {
-	if !plumbing.IsHash(string(value)) {
-		return plumbing.ZeroHash, fmt.Errorf("%w: bad %s hash", ErrMalformedCommit, header)
+func parseID(value []byte, header string) (storage.ID, error) {
+	if !storage.IsID(string(value)) {
+		return storage.ID{}, fmt.Errorf("%w: bad %s hash", ErrMalformedCommit, header)
 	}
-	return plumbing.NewHash(string(value)), nil
+	return storage.NewID(string(value)), nil
 }
 
 // SignatureTime reads the time of "Name <email> 1700000000 +0100" as
@@ -159,7 +161,7 @@ func SignatureTime(b []byte) time.Time {
 // these fields alone. author and committer are header values
 // (Signature's, or a parsed Commit's kept as they were); nil writes an
 // empty signature.
-func NewCommit(tree plumbing.Hash, parents []plumbing.Hash, author, committer []byte, message string) Object {
+func NewCommit(tree storage.ID, parents []storage.ID, author, committer []byte, message string) Object {
 	b := make([]byte, 0, 256+len(message))
 	b = append(b, "tree "...)
 	b = append(b, tree.String()...)

@@ -10,6 +10,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/git-snap/git-snap/storage"
 )
 
 // signatures are who and when as a store may be given them: zones east
@@ -25,7 +27,7 @@ var signatures = []object.Signature{
 
 func goGitBytes(t *testing.T, o interface {
 	Encode(plumbing.EncodedObject) error
-}) ([]byte, plumbing.Hash) {
+}) ([]byte, storage.ID) {
 	t.Helper()
 	mem := &plumbing.MemoryObject{}
 	if err := o.Encode(mem); err != nil {
@@ -39,7 +41,7 @@ func goGitBytes(t *testing.T, o interface {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return data, mem.Hash()
+	return data, storage.ID(mem.Hash())
 }
 
 func sig(s object.Signature) []byte {
@@ -53,13 +55,13 @@ func sig(s object.Signature) []byte {
 // as go-git's Commit.Encode makes of the same fields, and reads back
 // as it was written.
 func TestNewCommitAsGoGit(t *testing.T) {
-	tree := plumbing.NewHash("4b825dc642cb6eb9a060e54bf8d69288fbee4904")
-	parentSets := [][]plumbing.Hash{nil, {plumbing.NewHash("1111111111111111111111111111111111111111")},
-		{plumbing.NewHash("1111111111111111111111111111111111111111"), plumbing.NewHash("2222222222222222222222222222222222222222")}}
+	tree := storage.NewID("4b825dc642cb6eb9a060e54bf8d69288fbee4904")
+	parentSets := [][]storage.ID{nil, {storage.NewID("1111111111111111111111111111111111111111")},
+		{storage.NewID("1111111111111111111111111111111111111111"), storage.NewID("2222222222222222222222222222222222222222")}}
 	for i, s := range signatures {
 		for _, parents := range parentSets {
 			msg := []string{"subject\n\nSnap-Session: s\n", "", "no newline", "\n"}[i%4]
-			want, wantID := goGitBytes(t, &object.Commit{TreeHash: tree, ParentHashes: parents, Author: s, Committer: signatures[(i+1)%len(signatures)], Message: msg})
+			want, wantID := goGitBytes(t, &object.Commit{TreeHash: plumbing.Hash(tree), ParentHashes: hashes(parents), Author: s, Committer: signatures[(i+1)%len(signatures)], Message: msg})
 			got := NewCommit(tree, parents, sig(s), sig(signatures[(i+1)%len(signatures)]), msg)
 			if !bytes.Equal(got.Data, want) || got.Hash != wantID || got.Type != plumbing.CommitObject {
 				t.Fatalf("got %q (%s)\nwant %q (%s)", got.Data, got.Hash, want, wantID)
@@ -78,10 +80,10 @@ func TestNewCommitAsGoGit(t *testing.T) {
 
 // TestNewTagAsGoGit: the same for an annotated tag of a commit.
 func TestNewTagAsGoGit(t *testing.T) {
-	target := plumbing.NewHash("4b825dc642cb6eb9a060e54bf8d69288fbee4904")
+	target := storage.NewID("4b825dc642cb6eb9a060e54bf8d69288fbee4904")
 	for i, s := range signatures {
 		msg := []string{"checkpoint green\n", "tests pass\n\nmore\n", "", "x\n"}[i%4]
-		want, wantID := goGitBytes(t, &object.Tag{Name: "snap/s/green", Tagger: s, Message: msg, TargetType: plumbing.CommitObject, Target: target})
+		want, wantID := goGitBytes(t, &object.Tag{Name: "snap/s/green", Tagger: s, Message: msg, TargetType: plumbing.CommitObject, Target: plumbing.Hash(target)})
 		got := NewTag("snap/s/green", target, sig(s), msg)
 		if !bytes.Equal(got.Data, want) || got.Hash != wantID || got.Type != plumbing.TagObject {
 			t.Fatalf("got %q (%s)\nwant %q (%s)", got.Data, got.Hash, want, wantID)
@@ -99,7 +101,7 @@ func TestNewTagAsGoGit(t *testing.T) {
 // TestNewTreeAsGoGit: a tree in TreeOrder is the bytes go-git's
 // Tree.Encode makes of the entries it sorts with TreeEntrySorter.
 func TestNewTreeAsGoGit(t *testing.T) {
-	id := plumbing.NewHash("abababababababababababababababababababab")
+	id := storage.NewID("abababababababababababababababababababab")
 	var entries []TreeEntry
 	for _, e := range []struct {
 		name string
@@ -110,7 +112,7 @@ func TestNewTreeAsGoGit(t *testing.T) {
 	}
 	gg := make([]object.TreeEntry, len(entries))
 	for i, e := range entries {
-		gg[i] = object.TreeEntry{Name: e.Name, Mode: e.Mode, Hash: e.Hash}
+		gg[i] = object.TreeEntry{Name: e.Name, Mode: e.Mode, Hash: plumbing.Hash(e.Hash)}
 	}
 	slices.SortFunc(entries, TreeOrder)
 	want, wantID := goGitBytes(t, &object.Tree{Entries: sortedGoGit(gg)})
@@ -152,4 +154,13 @@ func TestTreeOrderIsGits(t *testing.T) {
 			}
 		}
 	}
+}
+
+// hashes is ids as go-git takes them.
+func hashes(ids []storage.ID) []plumbing.Hash {
+	var out []plumbing.Hash
+	for _, id := range ids {
+		out = append(out, plumbing.Hash(id))
+	}
+	return out
 }

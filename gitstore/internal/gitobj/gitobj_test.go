@@ -7,6 +7,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/git-snap/git-snap/storage"
 )
 
 // commitShapes are commit objects as git writes them and as others may:
@@ -80,7 +82,7 @@ func checkAsGoGit(t *testing.T, raw []byte) {
 	if got.Committer != nil && !sameSignature(got.Committer, want.Committer) || got.Author != nil && !sameSignature(got.Author, want.Author) {
 		t.Errorf("%q: author %q committer %q, go-git's %v and %v", raw, got.Author, got.Committer, want.Author, want.Committer)
 	}
-	if got.Tree != want.TreeHash || !slices.Equal(got.Parents, want.ParentHashes) || got.Message != want.Message {
+	if plumbing.Hash(got.Tree) != want.TreeHash || !slices.Equal(hashes(got.Parents), want.ParentHashes) || got.Message != want.Message {
 		t.Errorf("%q:\n got tree %s parents %v message %q\nwant tree %s parents %v message %q", raw, got.Tree, got.Parents, got.Message, want.TreeHash, want.ParentHashes, want.Message)
 	}
 	_, gotOff := got.When.Zone()
@@ -141,7 +143,7 @@ func checkTreeAsGoGit(t *testing.T, raw []byte) {
 func fromGoGit(entries []object.TreeEntry) []TreeEntry {
 	out := make([]TreeEntry, len(entries))
 	for i, e := range entries {
-		out[i] = TreeEntry{Name: e.Name, Mode: e.Mode, Hash: e.Hash}
+		out[i] = TreeEntry{Name: e.Name, Mode: e.Mode, Hash: storage.ID(e.Hash)}
 	}
 	return out
 }

@@ -10,18 +10,20 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-snap/git-snap/storage"
 )
 
 // Object is an encoded git object not yet known to be stored.
 type Object struct {
 	Type plumbing.ObjectType
 	Data []byte
-	Hash plumbing.Hash
+	Hash storage.ID
 }
 
 // New names data as an object of type typ.
 func New(typ plumbing.ObjectType, data []byte) Object {
-	return Object{Type: typ, Data: data, Hash: plumbing.ComputeHash(typ, data)}
+	return Object{Type: typ, Data: data, Hash: storage.ID(plumbing.ComputeHash(typ, data))}
 }
 
 // Signature is the value of an author, committer or tagger header as

@@ -7,12 +7,14 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-snap/git-snap/storage"
 )
 
 // Tag is what git-snap needs of an annotated tag: what it points at,
 // its name, tagger and message.
 type Tag struct {
-	Target     plumbing.Hash
+	Target     storage.ID
 	TargetType plumbing.ObjectType
 	Name       string
 	// Tagger is the tagger header's value as written, nil when
@@ -70,10 +72,10 @@ func ParseTag(data []byte) (Tag, error) {
 func (t *Tag) set(key string, value []byte) error {
 	switch key {
 	case "object":
-		if !plumbing.IsHash(string(value)) {
+		if !storage.IsID(string(value)) {
 			return fmt.Errorf("%w: bad object hash", ErrMalformedTag)
 		}
-		t.Target = plumbing.NewHash(string(value))
+		t.Target = storage.NewID(string(value))
 	case "type":
 		typ, err := plumbing.ParseObjectType(string(value))
 		if err != nil {
@@ -118,7 +120,7 @@ func cutSignature(msg []byte) []byte {
 // NewTag encodes an annotated tag of a commit as go-git's Tag.Encode
 // does: tagger is a header value (Signature's, or a parsed Tag's kept as
 // it was), left out when nil.
-func NewTag(name string, target plumbing.Hash, tagger []byte, message string) Object {
+func NewTag(name string, target storage.ID, tagger []byte, message string) Object {
 	b := make([]byte, 0, 128+len(name)+len(tagger)+len(message))
 	b = append(b, "object "...)
 	b = append(b, target.String()...)

@@ -70,7 +70,7 @@ func checkTagAsGoGit(t *testing.T, raw []byte) {
 	if err != nil {
 		return
 	}
-	if got.Target != want.Target || got.TargetType != want.TargetType || got.Name != want.Name || got.Message != want.Message {
+	if plumbing.Hash(got.Target) != want.Target || got.TargetType != want.TargetType || got.Name != want.Name || got.Message != want.Message {
 		t.Errorf("%q:\n got %s %s %q message %q\nwant %s %s %q message %q", raw, got.Target, got.TargetType, got.Name, got.Message, want.Target, want.TargetType, want.Name, want.Message)
 	}
 	if got.Tagger == nil && (want.Tagger != object.Signature{}) || got.Tagger != nil && !sameSignature(got.Tagger, want.Tagger) {

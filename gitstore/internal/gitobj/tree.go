@@ -10,6 +10,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/git-snap/git-snap/storage"
 )
 
 // ErrMalformedTree is a tree object whose entries cannot be read.
@@ -38,7 +40,7 @@ func ParseTree(data []byte) ([]TreeEntry, error) {
 			return nil, fmt.Errorf("%w: missing filename terminator", ErrMalformedTree)
 		case nul == 0:
 			return nil, fmt.Errorf("%w: empty filename", ErrMalformedTree)
-		case len(data) < nul+1+len(plumbing.ZeroHash):
+		case len(data) < nul+1+len(storage.ID{}):
 			return nil, fmt.Errorf("%w: truncated object id", ErrMalformedTree)
 		}
 		e := TreeEntry{Name: string(data[:nul]), Mode: canonicalMode(filemode.FileMode(mode))}
@@ -70,7 +72,7 @@ func canonicalMode(mode filemode.FileMode) filemode.FileMode {
 type TreeEntry struct {
 	Name string
 	Mode filemode.FileMode
-	Hash plumbing.Hash
+	Hash storage.ID
 }
 
 // NewTree encodes entries, already in git's order (see TreeOrder), as a
@@ -110,6 +112,6 @@ func TreeOrder(a, b TreeEntry) int {
 
 // Tree is a tree object read: its id and entries.
 type Tree struct {
-	Hash    plumbing.Hash
+	Hash    storage.ID
 	Entries []TreeEntry
 }

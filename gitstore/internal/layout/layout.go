@@ -19,6 +19,7 @@ import (
 
 	"github.com/git-snap/git-snap/gitstore/internal/gitobj"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // Names in a snapshot's tree, format 1.
@@ -39,8 +40,8 @@ const Marker = "git-snap format 1\n"
 
 // MarkerBlob is the id of Marker's blob, computed when first needed so
 // that no command pays for it at start-up.
-var MarkerBlob = sync.OnceValue(func() plumbing.Hash {
-	return plumbing.ComputeHash(plumbing.BlobObject, []byte(Marker))
+var MarkerBlob = sync.OnceValue(func() storage.ID {
+	return storage.ID(plumbing.ComputeHash(plumbing.BlobObject, []byte(Marker)))
 })
 
 // Encoded is an element already in its canonical encoding
@@ -50,23 +51,25 @@ var MarkerBlob = sync.OnceValue(func() plumbing.Hash {
 type Encoded []byte
 
 // BlobHash is the id of the blob that holds data.
-func BlobHash(data []byte) plumbing.Hash { return plumbing.ComputeHash(plumbing.BlobObject, data) }
+func BlobHash(data []byte) storage.ID {
+	return storage.ID(plumbing.ComputeHash(plumbing.BlobObject, data))
+}
 
 // treeDraft is a tree being built: entries by name, subtrees as drafts
 // or, when kept as they are, by hash.
 type treeDraft struct {
 	blobs    map[string]blobEntry
 	dirs     map[string]*treeDraft
-	subtrees map[string]plumbing.Hash
+	subtrees map[string]storage.ID
 }
 
 type blobEntry struct {
 	mode filemode.FileMode
-	hash plumbing.Hash
+	hash storage.ID
 }
 
 func newDraft() *treeDraft {
-	return &treeDraft{blobs: map[string]blobEntry{}, dirs: map[string]*treeDraft{}, subtrees: map[string]plumbing.Hash{}}
+	return &treeDraft{blobs: map[string]blobEntry{}, dirs: map[string]*treeDraft{}, subtrees: map[string]storage.ID{}}
 }
 
 func (t *treeDraft) dir(name string) *treeDraft {
@@ -79,7 +82,7 @@ func (t *treeDraft) dir(name string) *treeDraft {
 }
 
 // add puts a blob at a slash-separated path.
-func (t *treeDraft) add(p string, mode filemode.FileMode, h plumbing.Hash) {
+func (t *treeDraft) add(p string, mode filemode.FileMode, h storage.ID) {
 	dir, name := path.Split(p)
 	d := t
 	for _, seg := range strings.Split(strings.Trim(dir, "/"), "/") {
@@ -92,7 +95,7 @@ func (t *treeDraft) add(p string, mode filemode.FileMode, h plumbing.Hash) {
 
 // encode writes the draft and its subtrees as tree objects, appending
 // them to out, and returns the root's hash.
-func (t *treeDraft) encode(out *[]gitobj.Object) (plumbing.Hash, error) {
+func (t *treeDraft) encode(out *[]gitobj.Object) (storage.ID, error) {
 	tree := &gitobj.Tree{}
 	for name, b := range t.blobs {
 		tree.Entries = append(tree.Entries, gitobj.TreeEntry{Name: name, Mode: b.mode, Hash: b.hash})
@@ -100,7 +103,7 @@ func (t *treeDraft) encode(out *[]gitobj.Object) (plumbing.Hash, error) {
 	for name, d := range t.dirs {
 		h, err := d.encode(out)
 		if err != nil {
-			return plumbing.ZeroHash, err
+			return storage.ID{}, err
 		}
 		tree.Entries = append(tree.Entries, gitobj.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h})
 	}
@@ -159,7 +162,7 @@ func Build(r Reader, base *Tree, add *snapshot.Parts, h *snapshot.Header) ([]git
 // order): a save that writes each element as it reads it (gitstore's
 // SaveScanned) keeps their ids alone. It makes the same tree as Build
 // of the elements themselves, and returns its objects but those blobs.
-func BuildStored(r Reader, add *snapshot.Parts, messages, events []plumbing.Hash, h *snapshot.Header) ([]gitobj.Object, error) {
+func BuildStored(r Reader, add *snapshot.Parts, messages, events []storage.ID, h *snapshot.Header) ([]gitobj.Object, error) {
 	b := &treeBuild{read: r, root: newDraft()}
 	doc, err := snapshot.MarshalIndent(add.Rest)
 	if err != nil {
@@ -183,7 +186,7 @@ func BuildStored(r Reader, add *snapshot.Parts, messages, events []plumbing.Hash
 // by their ids in order: its chunk trees are encoded as they fill, with
 // no draft of their entries (a long session's would hold a map entry
 // an element).
-func (b *treeBuild) storedElements(dir string, ids []plumbing.Hash) {
+func (b *treeBuild) storedElements(dir string, ids []storage.ID) {
 	if len(ids) == 0 {
 		return
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/git-snap/git-snap/gitstore/internal/gitobj"
 	"github.com/git-snap/git-snap/gitstore/internal/gittest"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // repo is a temporary repository that git itself writes: objects made by
@@ -37,19 +38,19 @@ func newRepo(t *testing.T) *repo {
 	st := filesystem.NewStorage(osfs.New(filepath.Join(dir, ".git")), cache.NewObjectLRUDefault())
 	t.Cleanup(func() { st.Close() })
 	return &repo{t: t, dir: dir, r: Reader{
-		GetTree: func(h plumbing.Hash) (*gitobj.Tree, error) {
-			t, err := object.GetTree(st, h) // go-git's reader, not the store's
+		GetTree: func(h storage.ID) (*gitobj.Tree, error) {
+			t, err := object.GetTree(st, plumbing.Hash(h)) // go-git's reader, not the store's
 			if err != nil {
 				return nil, err
 			}
 			out := &gitobj.Tree{Hash: h}
 			for _, e := range t.Entries {
-				out.Entries = append(out.Entries, gitobj.TreeEntry{Name: e.Name, Mode: e.Mode, Hash: e.Hash})
+				out.Entries = append(out.Entries, gitobj.TreeEntry{Name: e.Name, Mode: e.Mode, Hash: storage.ID(e.Hash)})
 			}
 			return out, nil
 		},
-		GetBlob: func(h plumbing.Hash) ([]byte, error) {
-			o, err := st.EncodedObject(plumbing.BlobObject, h)
+		GetBlob: func(h storage.ID) ([]byte, error) {
+			o, err := st.EncodedObject(plumbing.BlobObject, plumbing.Hash(h))
 			if err != nil {
 				return nil, err
 			}
@@ -92,7 +93,7 @@ func (g *repo) write(objs []gitobj.Object) {
 }
 
 // build lays out add on base, stores the objects and returns the root.
-func (g *repo) build(base *Tree, add *snapshot.Parts, h *snapshot.Header) plumbing.Hash {
+func (g *repo) build(base *Tree, add *snapshot.Parts, h *snapshot.Header) storage.ID {
 	g.t.Helper()
 	objs, err := Build(g.r, base, add, h)
 	if err != nil {
@@ -102,7 +103,7 @@ func (g *repo) build(base *Tree, add *snapshot.Parts, h *snapshot.Header) plumbi
 	return objs[len(objs)-1].Hash
 }
 
-func (g *repo) open(root plumbing.Hash) *Tree {
+func (g *repo) open(root storage.ID) *Tree {
 	g.t.Helper()
 	tree, err := g.r.Open(root)
 	if err != nil {
@@ -253,7 +254,7 @@ func TestSparseSkipsWhatBothShare(t *testing.T) {
 
 // mktree makes a snapshot root with the given marker and files/ entries,
 // the way another tool could, with git alone.
-func (g *repo) mktree(marker string, files ...string) plumbing.Hash {
+func (g *repo) mktree(marker string, files ...string) storage.ID {
 	g.t.Helper()
 	hash := func(content string) string { return gittest.GitIn(g.t, g.dir, content, "hash-object", "-w", "--stdin") }
 	listing := ""
@@ -265,7 +266,7 @@ func (g *repo) mktree(marker string, files ...string) plumbing.Hash {
 		dir := gittest.GitIn(g.t, g.dir, strings.Join(files, "\n")+"\n", "mktree")
 		listing += fmt.Sprintf("040000 tree %s\t%s\n", dir, FilesDir)
 	}
-	return plumbing.NewHash(gittest.GitIn(g.t, g.dir, listing, "mktree"))
+	return storage.NewID(gittest.GitIn(g.t, g.dir, listing, "mktree"))
 }
 
 func TestOpenRefusesOtherFormats(t *testing.T) {
@@ -308,7 +309,7 @@ func TestElementsRefusesStrangeEntries(t *testing.T) {
 	g := newRepo(t)
 	blob := gittest.GitIn(t, g.dir, "{}\n", "hash-object", "-w", "--stdin")
 	chunk := gittest.GitIn(t, g.dir, fmt.Sprintf("100644 blob %s\tnotes.txt\n", blob), "mktree")
-	dir := plumbing.NewHash(gittest.GitIn(t, g.dir, fmt.Sprintf("040000 tree %s\t0000\n", chunk), "mktree"))
+	dir := storage.NewID(gittest.GitIn(t, g.dir, fmt.Sprintf("040000 tree %s\t0000\n", chunk), "mktree"))
 	if _, _, err := g.r.Elements(dir, nil); err == nil || !strings.Contains(err.Error(), "unexpected entry 0000/notes.txt") {
 		t.Errorf("Elements gave %v", err)
 	}
@@ -326,13 +327,13 @@ func TestBuildStoredMakesBuildsTree(t *testing.T) {
 	}
 	files := []snapshot.File{{Path: "a/b.txt", Mode: snapshot.ModeRegular, Content: []byte("b\n")}}
 	for _, n := range sizes {
-		msgs, ids := make([]any, n), make([]plumbing.Hash, n)
+		msgs, ids := make([]any, n), make([]storage.ID, n)
 		for i := range msgs {
 			data := Encoded(fmt.Sprintf("%d\n", i))
 			msgs[i], ids[i] = data, BlobHash(data)
 		}
 		events := []any{Encoded("{}\n"), Encoded("[]\n")}
-		eventIDs := []plumbing.Hash{BlobHash(events[0].(Encoded)), BlobHash(events[1].(Encoded))}
+		eventIDs := []storage.ID{BlobHash(events[0].(Encoded)), BlobHash(events[1].(Encoded))}
 		rest := map[string]any{"config": "x"}
 		var hw, hs snapshot.Header
 		whole, err := Build(Reader{}, nil, &snapshot.Parts{Rest: rest, Messages: msgs, Events: events, Files: files}, &hw)
@@ -343,22 +344,22 @@ func TestBuildStoredMakesBuildsTree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		written := make(map[plumbing.Hash]bool, n+len(eventIDs))
+		written := make(map[storage.ID]bool, n+len(eventIDs))
 		for _, h := range append(ids, eventIDs...) {
 			written[h] = true
 		}
-		var want []plumbing.Hash
+		var want []storage.ID
 		for _, o := range whole {
 			if o.Type == plumbing.TreeObject || !written[o.Hash] {
 				want = append(want, o.Hash)
 			}
 		}
-		var got []plumbing.Hash
+		var got []storage.ID
 		for _, o := range stored {
 			got = append(got, o.Hash)
 		}
-		slices.SortFunc(want, func(a, b plumbing.Hash) int { return bytes.Compare(a[:], b[:]) })
-		slices.SortFunc(got, func(a, b plumbing.Hash) int { return bytes.Compare(a[:], b[:]) })
+		slices.SortFunc(want, func(a, b storage.ID) int { return bytes.Compare(a[:], b[:]) })
+		slices.SortFunc(got, func(a, b storage.ID) int { return bytes.Compare(a[:], b[:]) })
 		if !slices.Equal(got, want) || whole[len(whole)-1].Hash != stored[len(stored)-1].Hash || !reflect.DeepEqual(hw, hs) {
 			t.Fatalf("%d messages: BuildStored made %d objects, root %s, header %+v; Build %d (but the blobs), root %s, header %+v",
 				n, len(got), stored[len(stored)-1].Hash, hs, len(want), whole[len(whole)-1].Hash, hw)

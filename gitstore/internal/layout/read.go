@@ -5,42 +5,42 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/git-snap/git-snap/gitstore/internal/gitobj"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // Reader reads snapshot trees from an object store. The getters come in
 // as functions so that the caller keeps its own object lookup and
 // caches.
 type Reader struct {
-	GetTree func(plumbing.Hash) (*gitobj.Tree, error)
-	GetBlob func(plumbing.Hash) ([]byte, error)
+	GetTree func(storage.ID) (*gitobj.Tree, error)
+	GetBlob func(storage.ID) ([]byte, error)
 }
 
 // Tree is a snapshot's root tree, read but not yet loaded: the hashes of
 // its parts, ZeroHash for a part the snapshot does not have.
 type Tree struct {
-	Document plumbing.Hash
-	Messages plumbing.Hash
-	Events   plumbing.Hash
-	Files    plumbing.Hash
+	Document storage.ID
+	Messages storage.ID
+	Events   storage.ID
+	Files    storage.ID
 }
 
 // Element is one stored element of a chunked directory: its position
 // and blob.
 type Element struct {
 	Index int
-	Hash  plumbing.Hash
+	Hash  storage.ID
 }
 
 // subtree is the hash of the messages, events or files tree, ZeroHash
 // when the snapshot has none or there is no snapshot (t is nil).
-func (t *Tree) subtree(name string) plumbing.Hash {
+func (t *Tree) subtree(name string) storage.ID {
 	if t == nil {
-		return plumbing.ZeroHash
+		return storage.ID{}
 	}
 	switch name {
 	case MessagesDir:
@@ -50,18 +50,18 @@ func (t *Tree) subtree(name string) plumbing.Hash {
 	case FilesDir:
 		return t.Files
 	}
-	return plumbing.ZeroHash
+	return storage.ID{}
 }
 
 // Open reads a snapshot's root tree. A tree without the format marker
 // and snapshot.json, or with another format's marker, is refused.
-func (r Reader) Open(h plumbing.Hash) (*Tree, error) {
+func (r Reader) Open(h storage.ID) (*Tree, error) {
 	root, err := r.GetTree(h)
 	if err != nil {
 		return nil, fmt.Errorf("read snapshot tree %s: %w", h, err)
 	}
 	st := &Tree{}
-	var marker plumbing.Hash
+	var marker storage.ID
 	for _, e := range root.Entries {
 		switch e.Name {
 		case FormatFile:
@@ -105,8 +105,8 @@ func (r Reader) Document(t *Tree) (map[string]any, error) {
 // Elements lists a chunked directory's blobs in order, and returns the
 // hashes of its chunk trees. Chunks whose tree hash is in skip are left
 // out (their contents are known to be equal).
-func (r Reader) Elements(dir plumbing.Hash, skip map[plumbing.Hash]bool) ([]Element, map[plumbing.Hash]bool, error) {
-	chunks := map[plumbing.Hash]bool{}
+func (r Reader) Elements(dir storage.ID, skip map[storage.ID]bool) ([]Element, map[storage.ID]bool, error) {
+	chunks := map[storage.ID]bool{}
 	if dir.IsZero() {
 		return nil, chunks, nil
 	}
@@ -122,7 +122,7 @@ func (r Reader) Elements(dir plumbing.Hash, skip map[plumbing.Hash]bool) ([]Elem
 }
 
 // elementsOf is Elements of a directory already read.
-func (r Reader) elementsOf(t *gitobj.Tree, skip map[plumbing.Hash]bool) ([]Element, error) {
+func (r Reader) elementsOf(t *gitobj.Tree, skip map[storage.ID]bool) ([]Element, error) {
 	var out []Element
 	if t == nil {
 		return nil, nil
@@ -149,7 +149,7 @@ func (r Reader) elementsOf(t *gitobj.Tree, skip map[plumbing.Hash]bool) ([]Eleme
 
 // Load reads every element of a chunked directory, refusing a directory
 // with a gap.
-func (r Reader) Load(dir plumbing.Hash) ([]any, error) {
+func (r Reader) Load(dir storage.ID) ([]any, error) {
 	refs, _, err := r.Elements(dir, nil)
 	if err != nil {
 		return nil, err
@@ -167,7 +167,7 @@ func (r Reader) Load(dir plumbing.Hash) ([]any, error) {
 }
 
 // Parse reads and parses one element blob.
-func (r Reader) Parse(h plumbing.Hash) (any, error) {
+func (r Reader) Parse(h storage.ID) (any, error) {
 	data, err := r.GetBlob(h)
 	if err != nil {
 		return nil, err
@@ -182,7 +182,7 @@ func (r Reader) Parse(h plumbing.Hash) (any, error) {
 // Files reads every captured file under the files/ tree h. Trees may
 // come from anyone (a fetch, a bundle): a path that could leave a work
 // tree, or an entry that is not a file, is refused.
-func (r Reader) Files(h plumbing.Hash) ([]snapshot.File, error) {
+func (r Reader) Files(h storage.ID) ([]snapshot.File, error) {
 	var out []snapshot.File
 	err := r.WalkFiles(h, func(p string, e gitobj.TreeEntry) error {
 		if e.Mode != filemode.Regular && e.Mode != filemode.Executable && e.Mode != filemode.Symlink {
@@ -205,12 +205,12 @@ func (r Reader) Files(h plumbing.Hash) ([]snapshot.File, error) {
 // WalkFiles calls fn for each entry under the files/ tree h that is not
 // a directory, with its path; a path that could leave a work tree is
 // refused before fn sees it.
-func (r Reader) WalkFiles(h plumbing.Hash, fn func(path string, e gitobj.TreeEntry) error) error {
+func (r Reader) WalkFiles(h storage.ID, fn func(path string, e gitobj.TreeEntry) error) error {
 	if h.IsZero() {
 		return nil
 	}
-	var walk func(h plumbing.Hash, prefix string) error
-	walk = func(h plumbing.Hash, prefix string) error {
+	var walk func(h storage.ID, prefix string) error
+	walk = func(h storage.ID, prefix string) error {
 		t, err := r.GetTree(h)
 		if err != nil {
 			return err

@@ -1,15 +1,14 @@
 package layout
 
 import (
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-snap/git-snap/gitstore/internal/gitobj"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // Sparse loads two chunked directories for comparison, leaving
 // snapshot.Unchanged where both hold the same blob at the same index.
-func (r Reader) Sparse(da, db plumbing.Hash) ([]any, []any, error) {
+func (r Reader) Sparse(da, db storage.ID) ([]any, []any, error) {
 	if da == db {
 		return nil, nil, nil
 	}
@@ -30,8 +29,8 @@ func (r Reader) Sparse(da, db plumbing.Hash) ([]any, []any, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	byIndex := func(refs []Element) map[int]plumbing.Hash {
-		m := make(map[int]plumbing.Hash, len(refs))
+	byIndex := func(refs []Element) map[int]storage.ID {
+		m := make(map[int]storage.ID, len(refs))
 		for _, e := range refs {
 			m[e.Index] = e.Hash
 		}
@@ -41,7 +40,7 @@ func (r Reader) Sparse(da, db plumbing.Hash) ([]any, []any, error) {
 	// Every element is Unchanged but those read whose blob differs from
 	// the other side's at the same index: only the chunks read are
 	// looked at, not every index of a long session.
-	out := func(refs []Element, own, other map[int]plumbing.Hash, n int) ([]any, error) {
+	out := func(refs []Element, own, other map[int]storage.ID, n int) ([]any, error) {
 		elems := make([]any, n)
 		for i := range elems {
 			elems[i] = snapshot.Unchanged{}
@@ -76,7 +75,7 @@ func length(refs []Element) int {
 }
 
 // dir reads a chunked directory's tree; nil for none (ZeroHash).
-func (r Reader) dir(h plumbing.Hash) (*gitobj.Tree, error) {
+func (r Reader) dir(h storage.ID) (*gitobj.Tree, error) {
 	if h.IsZero() {
 		return nil, nil
 	}
@@ -86,11 +85,11 @@ func (r Reader) dir(h plumbing.Hash) (*gitobj.Tree, error) {
 // sharedFullChunks finds chunk trees that are the same at the same
 // position on both sides and full (not the last of either side), so
 // that they can be passed over unread.
-func sharedFullChunks(ta, tb *gitobj.Tree) map[plumbing.Hash]bool {
+func sharedFullChunks(ta, tb *gitobj.Tree) map[storage.ID]bool {
 	if ta == nil || tb == nil {
 		return nil
 	}
-	skip := map[plumbing.Hash]bool{}
+	skip := map[storage.ID]bool{}
 	for i := 0; i < len(ta.Entries)-1 && i < len(tb.Entries)-1; i++ {
 		ea, eb := ta.Entries[i], tb.Entries[i]
 		if ea.Name != chunkName(i) || eb.Name != ea.Name {

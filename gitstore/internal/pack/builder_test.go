@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-snap/git-snap/gitstore/internal/gittest"
+	"github.com/git-snap/git-snap/storage"
 )
 
 type gitObject struct {
@@ -24,7 +25,7 @@ type gitObject struct {
 }
 
 // catAll reads every object of the repository at dir with git cat-file.
-func catAll(t testing.TB, dir string) map[plumbing.Hash]gitObject {
+func catAll(t testing.TB, dir string) map[storage.ID]gitObject {
 	t.Helper()
 	cmd := exec.Command("git", "cat-file", "--batch-all-objects", "--batch")
 	cmd.Dir = dir
@@ -32,7 +33,7 @@ func catAll(t testing.TB, dir string) map[plumbing.Hash]gitObject {
 	if err != nil {
 		t.Fatalf("git cat-file: %v", err)
 	}
-	objects := map[plumbing.Hash]gitObject{}
+	objects := map[storage.ID]gitObject{}
 	for len(out) > 0 {
 		line, rest, _ := bytes.Cut(out, []byte("\n"))
 		var id, typ string
@@ -41,7 +42,7 @@ func catAll(t testing.TB, dir string) map[plumbing.Hash]gitObject {
 			t.Fatalf("git cat-file says %q", line)
 		}
 		ot, _ := plumbing.ParseObjectType(typ)
-		objects[plumbing.NewHash(id)] = gitObject{ot, rest[:size]}
+		objects[storage.NewID(id)] = gitObject{ot, rest[:size]}
 		out = rest[size+1:]
 	}
 	return objects
@@ -55,7 +56,7 @@ type packBuilder struct {
 }
 
 type builtEntry struct {
-	id       plumbing.Hash
+	id       storage.ID
 	off, end int64
 }
 
@@ -64,7 +65,7 @@ func newPackBuilder() *packBuilder {
 }
 
 // raw appends an entry's bytes as they are, indexed under id.
-func (b *packBuilder) raw(id plumbing.Hash, entry []byte) int64 {
+func (b *packBuilder) raw(id storage.ID, entry []byte) int64 {
 	off := int64(len(b.buf))
 	b.buf = append(b.buf, entry...)
 	b.entries = append(b.entries, builtEntry{id, off, int64(len(b.buf))})
@@ -72,20 +73,20 @@ func (b *packBuilder) raw(id plumbing.Hash, entry []byte) int64 {
 }
 
 // object appends a whole object.
-func (b *packBuilder) object(typ plumbing.ObjectType, data []byte) (plumbing.Hash, int64) {
-	id := plumbing.ComputeHash(typ, data)
+func (b *packBuilder) object(typ plumbing.ObjectType, data []byte) (storage.ID, int64) {
+	id := storage.ID(plumbing.ComputeHash(typ, data))
 	return id, b.raw(id, append(entryHeader(typ, int64(len(data))), deflate(data)...))
 }
 
 // ofsDelta appends an offset delta against the entry at base, indexed
 // under id.
-func (b *packBuilder) ofsDelta(id plumbing.Hash, base int64, delta []byte) int64 {
+func (b *packBuilder) ofsDelta(id storage.ID, base int64, delta []byte) int64 {
 	h := append(entryHeader(plumbing.OFSDeltaObject, int64(len(delta))), ofsVarint(int64(len(b.buf))-base)...)
 	return b.raw(id, append(h, deflate(delta)...))
 }
 
 // refDelta appends a ref delta against the object base, indexed under id.
-func (b *packBuilder) refDelta(id, base plumbing.Hash, delta []byte) int64 {
+func (b *packBuilder) refDelta(id, base storage.ID, delta []byte) int64 {
 	h := append(entryHeader(plumbing.REFDeltaObject, int64(len(delta))), base[:]...)
 	return b.raw(id, append(h, deflate(delta)...))
 }
@@ -216,22 +217,22 @@ func writePack(t testing.TB, dir, name string, idx, pack []byte) {
 
 // samplePack is a pack of every kind of entry: whole objects, an offset
 // delta on an offset delta, and a ref delta.
-func samplePack(large bool) (idx, pack []byte, want map[plumbing.Hash][]byte) {
+func samplePack(large bool) (idx, pack []byte, want map[storage.ID][]byte) {
 	b := newPackBuilder()
-	want = map[plumbing.Hash][]byte{}
+	want = map[storage.ID][]byte{}
 	base := []byte("the first version of a file that deltas will be made against\n")
 	id, off := b.object(plumbing.BlobObject, base)
 	want[id] = base
 	v2 := append(append([]byte(nil), base...), "and a second line\n"...)
-	id2 := plumbing.ComputeHash(plumbing.BlobObject, v2)
+	id2 := storage.ID(plumbing.ComputeHash(plumbing.BlobObject, v2))
 	off2 := b.ofsDelta(id2, off, delta(len(base), len(v2), copyOp(0, len(base)), insertOp("and a second line\n")))
 	want[id2] = v2
 	v3 := append([]byte("a third: "), v2[4:20]...)
-	id3 := plumbing.ComputeHash(plumbing.BlobObject, v3)
+	id3 := storage.ID(plumbing.ComputeHash(plumbing.BlobObject, v3))
 	b.ofsDelta(id3, off2, delta(len(v2), len(v3), insertOp("a third: "), copyOp(4, 16)))
 	want[id3] = v3
 	v4 := append([]byte("by id: "), base[:9]...)
-	id4 := plumbing.ComputeHash(plumbing.BlobObject, v4)
+	id4 := storage.ID(plumbing.ComputeHash(plumbing.BlobObject, v4))
 	b.refDelta(id4, id, delta(len(base), len(v4), insertOp("by id: "), copyOp(0, 9)))
 	want[id4] = v4
 	tree := []byte("100644 f\x00" + string(id[:]))
@@ -251,7 +252,7 @@ func TestHandBuiltPacksAreGitPacks(t *testing.T) {
 		idx, pack, want := samplePack(large)
 		sum := sha1.Sum(pack[:len(pack)-20])
 		packDir := filepath.Join(dir, ".git", "objects", "pack")
-		name := plumbing.Hash(sum).String()
+		name := storage.ID(sum).String()
 		writePack(t, packDir, name, idx, pack)
 		gittest.Git(t, dir, "verify-pack", filepath.Join(packDir, "pack-"+name+".idx"))
 		s := Open(packDir, Options{})

@@ -20,6 +20,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 
 	"github.com/git-snap/git-snap/internal/mmapfile"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // The layout of a version 2 pack index: header, fan-out table, then per
@@ -161,7 +162,7 @@ func (p *file) nameAt(i int) []byte {
 
 // find looks an object up: the fan-out narrows the names table to those
 // that share the first byte, then a binary search.
-func (p *file) find(h plumbing.Hash) (int64, bool, error) {
+func (p *file) find(h storage.ID) (int64, bool, error) {
 	lo, hi := p.span(h[0])
 	i := lo + sort.Search(hi-lo, func(i int) bool {
 		return bytes.Compare(p.nameAt(lo+i), h[:]) >= 0
@@ -201,7 +202,7 @@ type entry struct {
 	size     int64 // inflated
 	data     int64 // where its compressed data starts
 	base     int64 // an offset delta's base
-	baseHash plumbing.Hash
+	baseHash storage.ID
 }
 
 // header reads the header of the entry at off, which the caller checked
@@ -356,13 +357,13 @@ func patch(base, delta []byte, limit int64) ([]byte, error) {
 
 // withPrefix lists the ids in the pack that start with the hex prefix,
 // whose first byte is first.
-func (p *file) withPrefix(first byte, prefix string) []plumbing.Hash {
+func (p *file) withPrefix(first byte, prefix string) []storage.ID {
 	lo, hi := p.span(first)
-	idAt := func(i int) (h plumbing.Hash) {
+	idAt := func(i int) (h storage.ID) {
 		copy(h[:], p.nameAt(i))
 		return h
 	}
-	var out []plumbing.Hash
+	var out []storage.ID
 	start := lo + sort.Search(hi-lo, func(i int) bool { return idAt(lo+i).String() >= prefix })
 	for i := start; i < hi; i++ {
 		h := idAt(i)

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-snap/git-snap/storage"
 )
 
 // FuzzPack: any index and pack either fail to open or read each object
@@ -30,7 +32,7 @@ func FuzzPack(f *testing.F) {
 		}
 		s := setOf(Options{MaxObjectBytes: limit}, p)
 		for i := range min(p.count, 64) {
-			var id plumbing.Hash
+			var id storage.ID
 			copy(id[:], p.nameAt(i))
 			if _, data, err := s.Find(id); err == nil && len(data) > limit {
 				t.Fatalf("%s: %d bytes, over the limit", id, len(data))

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-snap/git-snap/storage"
 )
 
 // setOf is a Set of packs given as bytes; its directory holds nothing,
@@ -33,7 +35,7 @@ func resign(idx, pack []byte) {
 	copy(idx[len(idx)-40:], sum[:])
 }
 
-var someID = plumbing.NewHash(strings.Repeat("5a", 20))
+var someID = storage.NewID(strings.Repeat("5a", 20))
 
 // Damaged indexes and packs are refused when opened, each for what is
 // wrong with it.
@@ -127,10 +129,10 @@ func TestDamagedEntries(t *testing.T) {
 		}, "base outside the pack"},
 		{"ref delta cut short", func(b *packBuilder) { b.raw(someID, append(entryHeader(plumbing.REFDeltaObject, 4), 1, 2, 3)) }, "cut short"},
 		{"ref delta on an absent base", func(b *packBuilder) {
-			b.refDelta(someID, plumbing.NewHash(strings.Repeat("77", 20)), delta(1, 1, insertOp("x")))
+			b.refDelta(someID, storage.NewID(strings.Repeat("77", 20)), delta(1, 1, insertOp("x")))
 		}, "not in the pack"},
 		{"ref delta cycle", func(b *packBuilder) {
-			other := plumbing.NewHash(strings.Repeat("66", 20))
+			other := storage.NewID(strings.Repeat("66", 20))
 			b.refDelta(someID, other, delta(1, 1, insertOp("x")))
 			b.refDelta(other, someID, delta(1, 1, insertOp("x")))
 		}, "delta chain longer than 10000"},
@@ -155,7 +157,7 @@ func TestDamagedEntries(t *testing.T) {
 			b.ofsDelta(someID, off, []byte{4})
 		}, "bad result size"},
 		{"delta on a damaged base", func(b *packBuilder) {
-			base := b.raw(plumbing.NewHash(strings.Repeat("11", 20)), append(entryHeader(plumbing.BlobObject, 9), deflate([]byte("base"))...))
+			base := b.raw(storage.NewID(strings.Repeat("11", 20)), append(entryHeader(plumbing.BlobObject, 9), deflate([]byte("base"))...))
 			b.ofsDelta(someID, base, delta(4, 4, copyOp(0, 4)))
 		}, "fewer bytes than its header's 9"},
 	} {
@@ -212,7 +214,7 @@ func TestDamagedOffsets(t *testing.T) {
 }
 
 // sortIndex is where id is in the pack's names table.
-func sortIndex(t *testing.T, p *file, id plumbing.Hash) int {
+func sortIndex(t *testing.T, p *file, id storage.ID) int {
 	for i := range p.count {
 		if bytes.Equal(p.nameAt(i), id[:]) {
 			return i
@@ -228,9 +230,9 @@ func TestDeltaChainLimit(t *testing.T) {
 		b := newPackBuilder()
 		content := []byte("base!")
 		_, off := b.object(plumbing.BlobObject, content)
-		var last plumbing.Hash
+		var last storage.ID
 		for i := range n { // every link reads the same, under an id of its own
-			last = plumbing.NewHash(fmt.Sprintf("%040x", i+1))
+			last = storage.NewID(fmt.Sprintf("%040x", i+1))
 			off = b.ofsDelta(last, off, delta(5, 5, copyOp(0, 5)))
 		}
 		idx, pack := b.finish(false)

@@ -25,6 +25,8 @@ import (
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/git-snap/git-snap/storage"
 )
 
 // DefaultMaxObjectBytes is the bound on one object's size when
@@ -83,7 +85,7 @@ func Open(dir string, opts Options) *Set {
 // directory was listed again to see packs written since the last look.
 // When several packs hold the object, a damaged copy in one is passed
 // over for a good one in another.
-func (s *Set) Find(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+func (s *Set) Find(h storage.ID) (plumbing.ObjectType, []byte, error) {
 	typ, data, gen, err := s.find(h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) && s.changedSince(gen) {
 		typ, data, _, err = s.find(h)
@@ -94,12 +96,12 @@ func (s *Set) Find(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
 // Lookup is Find among the packs listed so far (listed once, on first
 // use): a miss costs no listing of the directory. A caller that finds
 // the object nowhere else asks Find.
-func (s *Set) Lookup(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+func (s *Set) Lookup(h storage.ID) (plumbing.ObjectType, []byte, error) {
 	typ, data, _, err := s.find(h)
 	return typ, data, err
 }
 
-func (s *Set) find(h plumbing.Hash) (plumbing.ObjectType, []byte, uint64, error) {
+func (s *Set) find(h storage.ID) (plumbing.ObjectType, []byte, uint64, error) {
 	if err := s.rlock(); err != nil {
 		return 0, nil, 0, err
 	}
@@ -126,14 +128,14 @@ func (s *Set) find(h plumbing.Hash) (plumbing.ObjectType, []byte, uint64, error)
 
 // Contains reports whether one of the packs listed so far holds the
 // object, from their indexes alone: nothing is read from a pack.
-func (s *Set) Contains(h plumbing.Hash) (bool, error) {
+func (s *Set) Contains(h storage.ID) (bool, error) {
 	ok, _, err := s.contains(h)
 	return ok, err
 }
 
 // Has is Contains after listing the directory again, when the object is
 // in none of the packs listed so far, to see packs written since.
-func (s *Set) Has(h plumbing.Hash) (bool, error) {
+func (s *Set) Has(h storage.ID) (bool, error) {
 	ok, gen, err := s.contains(h)
 	if err == nil && !ok && s.changedSince(gen) {
 		ok, _, err = s.contains(h)
@@ -141,7 +143,7 @@ func (s *Set) Has(h plumbing.Hash) (bool, error) {
 	return ok, err
 }
 
-func (s *Set) contains(h plumbing.Hash) (bool, uint64, error) {
+func (s *Set) contains(h storage.ID) (bool, uint64, error) {
 	if err := s.rlock(); err != nil {
 		return false, 0, err
 	}
@@ -173,7 +175,7 @@ func (s *Set) rlock() error {
 // WithPrefix lists the packed objects whose id starts with the hex
 // prefix (at least two digits, lower case), after listing the directory
 // again so that packs written since are searched too.
-func (s *Set) WithPrefix(prefix string) []plumbing.Hash {
+func (s *Set) WithPrefix(prefix string) []storage.ID {
 	first, ok := hexByte(prefix)
 	if !ok {
 		return nil
@@ -186,7 +188,7 @@ func (s *Set) WithPrefix(prefix string) []plumbing.Hash {
 		return nil
 	}
 	defer s.mu.RUnlock()
-	var out []plumbing.Hash
+	var out []storage.ID
 	for _, p := range s.packs {
 		out = append(out, p.withPrefix(first, prefix)...)
 	}

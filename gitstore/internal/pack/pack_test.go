@@ -13,6 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-snap/git-snap/gitstore/internal/gittest"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // newGitRepo makes a repository whose history gives git material for
@@ -132,7 +133,7 @@ func TestSeveralPacks(t *testing.T) {
 	compareWithGit(t, s, dir)
 	in := 0
 	for _, p := range s.packs {
-		if _, ok, _ := p.find(plumbing.NewHash(old)); ok {
+		if _, ok, _ := p.find(storage.NewID(old)); ok {
 			in++
 		}
 	}
@@ -142,9 +143,9 @@ func TestSeveralPacks(t *testing.T) {
 
 	// A pack that sorts first holds a damaged copy of HEAD's tree, and
 	// the only copy of another object, damaged too.
-	tree := plumbing.NewHash(gittest.Git(t, dir, "rev-parse", "HEAD^{tree}"))
+	tree := storage.NewID(gittest.Git(t, dir, "rev-parse", "HEAD^{tree}"))
 	want := catAll(t, dir)[tree]
-	only := plumbing.NewHash(strings.Repeat("ab", 20))
+	only := storage.NewID(strings.Repeat("ab", 20))
 	b := newPackBuilder()
 	b.raw(tree, append(entryHeader(plumbing.TreeObject, 5), deflate([]byte("short"))[:6]...))
 	b.raw(only, append(entryHeader(plumbing.BlobObject, 5), deflate([]byte("short"))[:6]...))
@@ -181,14 +182,14 @@ func TestRefreshAfterGitGC(t *testing.T) {
 
 	commit(t, dir, 10, 15)
 	gittest.Git(t, dir, "gc", "-q", "--prune=now")
-	head := plumbing.NewHash(gittest.Git(t, dir, "rev-parse", "HEAD"))
+	head := storage.NewID(gittest.Git(t, dir, "rev-parse", "HEAD"))
 	if got := s.WithPrefix(head.String()[:6]); len(got) != 1 || got[0] != head {
 		t.Errorf("prefix of a commit packed since finds %v", got)
 	}
 	compareWithGit(t, s, dir)
 
 	gen := s.gen
-	if _, _, err := s.Find(plumbing.ZeroHash); err != plumbing.ErrObjectNotFound {
+	if _, _, err := s.Find(storage.ID{}); err != plumbing.ErrObjectNotFound {
 		t.Errorf("missing object: %v", err)
 	}
 	if s.gen != gen {
@@ -247,7 +248,7 @@ func TestClosed(t *testing.T) {
 	dir := newGitRepo(t, 2)
 	gittest.Git(t, dir, "gc", "-q")
 	s := Open(packDir(dir), Options{})
-	head := plumbing.NewHash(gittest.Git(t, dir, "rev-parse", "HEAD"))
+	head := storage.NewID(gittest.Git(t, dir, "rev-parse", "HEAD"))
 	if _, _, err := s.Find(head); err != nil {
 		t.Fatal(err)
 	}

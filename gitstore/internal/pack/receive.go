@@ -9,6 +9,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+
+	"github.com/git-snap/git-snap/storage"
 )
 
 // Receive stores a pack read from r (a bundle's) in dir, a repository's
@@ -73,7 +75,7 @@ func Receive(dir, temp string, r io.Reader) (name string, err error) {
 	if idxTmp, err = writeIndexFile(dir, temp, iw); err != nil {
 		return "", fmt.Errorf("write the pack's index: %w", err)
 	}
-	return install(dir, sum, f.Name(), idxTmp)
+	return install(dir, storage.ID(sum), f.Name(), idxTmp)
 }
 
 // minEntryBytes is the least an object takes in a pack: a byte of

@@ -17,6 +17,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
+
+	"github.com/git-snap/git-snap/storage"
 )
 
 // Writer writes one pack the way git fast-import does: objects are
@@ -37,8 +39,8 @@ type Writer struct {
 	f     *os.File
 	w     *bufio.Writer
 	end   int64 // bytes written, buffered ones included
-	objs  map[plumbing.Hash]written
-	order []plumbing.Hash // in the order of their offsets
+	objs  map[storage.ID]written
+	order []storage.ID // in the order of their offsets
 	done  bool
 
 	deflaters sync.Pool
@@ -80,7 +82,7 @@ func NewWriter(dir, temp string, opts WriterOptions) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{dir: dir, tmp: f.Name(), temp: temp, max: opts.MaxObjectBytes, f: f, w: bufio.NewWriterSize(f, 1<<20), objs: map[plumbing.Hash]written{}, deflater: opts.NewDeflater}
+	w := &Writer{dir: dir, tmp: f.Name(), temp: temp, max: opts.MaxObjectBytes, f: f, w: bufio.NewWriterSize(f, 1<<20), objs: map[storage.ID]written{}, deflater: opts.NewDeflater}
 	if w.deflater == nil {
 		w.deflater = func(w io.Writer) Deflater {
 			z, _ := zlib.NewWriterLevel(w, zlib.BestSpeed) // a valid level: no error
@@ -101,7 +103,7 @@ func (w *Writer) write(b []byte) {
 }
 
 // Has reports whether the pack holds an object.
-func (w *Writer) Has(h plumbing.Hash) bool {
+func (w *Writer) Has(h storage.ID) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	_, ok := w.objs[h]
@@ -126,7 +128,7 @@ func (w *Writer) Len() int {
 type Object struct {
 	Type plumbing.ObjectType
 	Data []byte
-	Hash plumbing.Hash
+	Hash storage.ID
 }
 
 // Add writes objects whose ids the caller computed; one the pack holds
@@ -193,7 +195,7 @@ func (w *Writer) entry(typ plumbing.ObjectType, data []byte) ([]byte, error) {
 
 // Read reads an object the pack holds; plumbing.ErrObjectNotFound when
 // it holds none of that id.
-func (w *Writer) Read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+func (w *Writer) Read(h storage.ID) (plumbing.ObjectType, []byte, error) {
 	w.mu.Lock()
 	at, ok := w.objs[h]
 	err := w.w.Flush()
@@ -284,11 +286,11 @@ func (w *Writer) Finish() (name string, err error) {
 // written, with the CRC-32 its bytes were written with, and every entry
 // but a blob's inflating to data whose id is the one it was added as. It
 // returns the pack's checksum.
-func (w *Writer) check() (plumbing.Hash, error) {
+func (w *Writer) check() (storage.ID, error) {
 	sum := sha1.New()
 	r := bufio.NewReaderSize(io.NewSectionReader(w.f, 0, w.end), 1<<20)
 	if _, err := io.CopyN(sum, r, packHeader); err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("read pack back: %w", err)
+		return storage.ID{}, fmt.Errorf("read pack back: %w", err)
 	}
 	var buf, data []byte
 	var z io.ReadCloser
@@ -299,15 +301,15 @@ func (w *Writer) check() (plumbing.Hash, error) {
 		}
 		buf = grow(buf, int(next-at))
 		if _, err := io.ReadFull(r, buf); err != nil {
-			return plumbing.ZeroHash, fmt.Errorf("read pack back: %w", err)
+			return storage.ID{}, fmt.Errorf("read pack back: %w", err)
 		}
 		sum.Write(buf)
 		if crc32.ChecksumIEEE(buf) != w.objs[h].crc {
-			return plumbing.ZeroHash, fmt.Errorf("pack entry of %s at %d reads back changed", h, at)
+			return storage.ID{}, fmt.Errorf("pack entry of %s at %d reads back changed", h, at)
 		}
 		typ, size, n := readEntryHeader(buf)
 		if n == 0 || size > w.max {
-			return plumbing.ZeroHash, fmt.Errorf("pack entry of %s at %d has a bad header", h, at)
+			return storage.ID{}, fmt.Errorf("pack entry of %s at %d has a bad header", h, at)
 		}
 		if typ == plumbing.BlobObject {
 			continue // its bytes are the ones written: the CRC says so
@@ -319,17 +321,17 @@ func (w *Writer) check() (plumbing.Hash, error) {
 			err = z.(zlib.Resetter).Reset(bytes.NewReader(buf[n:]), nil)
 		}
 		if err != nil {
-			return plumbing.ZeroHash, fmt.Errorf("pack entry of %s at %d: %w", h, at, err)
+			return storage.ID{}, fmt.Errorf("pack entry of %s at %d: %w", h, at, err)
 		}
 		data = grow(data, int(size))
 		if _, err := io.ReadFull(z, data); err != nil {
-			return plumbing.ZeroHash, fmt.Errorf("pack entry of %s at %d: %w", h, at, err)
+			return storage.ID{}, fmt.Errorf("pack entry of %s at %d: %w", h, at, err)
 		}
 		if got := objectID(typ, data); got != h {
-			return plumbing.ZeroHash, fmt.Errorf("pack entry at %d is object %s, not %s", at, got, h)
+			return storage.ID{}, fmt.Errorf("pack entry at %d is object %s, not %s", at, got, h)
 		}
 	}
-	var out plumbing.Hash
+	var out storage.ID
 	copy(out[:], sum.Sum(nil))
 	return out, nil
 }
@@ -354,12 +356,12 @@ func readEntryHeader(b []byte) (plumbing.ObjectType, int64, int) {
 
 // objectID is git's id of an object: the SHA-1 of its type, size and
 // data.
-func objectID(typ plumbing.ObjectType, data []byte) plumbing.Hash {
+func objectID(typ plumbing.ObjectType, data []byte) storage.ID {
 	h := sha1.New()
 	h.Write(typ.Bytes())
 	h.Write([]byte(" " + strconv.Itoa(len(data)) + "\x00"))
 	h.Write(data)
-	var out plumbing.Hash
+	var out storage.ID
 	copy(out[:], h.Sum(nil))
 	return out
 }
@@ -373,15 +375,15 @@ func grow(b []byte, n int) []byte {
 
 // writeIndex writes the pack's version 2 index to a temporary file
 // beside it, synced, and returns its name.
-func (w *Writer) writeIndex(sum plumbing.Hash) (string, error) {
+func (w *Writer) writeIndex(sum storage.ID) (string, error) {
 	iw := new(idxfile.Writer)
 	if err := iw.OnHeader(uint32(len(w.order))); err != nil {
 		return "", err
 	}
 	for _, h := range w.order {
-		iw.Add(h, uint64(w.objs[h].off), w.objs[h].crc)
+		iw.Add(plumbing.Hash(h), uint64(w.objs[h].off), w.objs[h].crc)
 	}
-	if err := iw.OnFooter(sum); err != nil {
+	if err := iw.OnFooter(plumbing.Hash(sum)); err != nil {
 		return "", err
 	}
 	return writeIndexFile(w.dir, w.temp, iw)
@@ -417,7 +419,7 @@ func writeIndexFile(dir, temp string, iw *idxfile.Writer) (string, error) {
 // install renames a pack and then its index into place as
 // pack-<sum>.pack and .idx, read-only as git makes them, and returns the
 // name (pack-<sum>): git reads a pack once its index is there.
-func install(dir string, sum plumbing.Hash, packTmp, idxTmp string) (string, error) {
+func install(dir string, sum storage.ID, packTmp, idxTmp string) (string, error) {
 	name := "pack-" + sum.String()
 	base := filepath.Join(dir, name)
 	for _, mv := range [][2]string{{packTmp, base + ".pack"}, {idxTmp, base + ".idx"}} {

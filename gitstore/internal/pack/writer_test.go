@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/git-snap/git-snap/gitstore/internal/gittest"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // writtenObjects makes n objects of every kind whole-object packs hold,
@@ -33,16 +34,16 @@ func writtenObjects(n int) []gitObject {
 		}
 		out = append(out, gitObject{plumbing.BlobObject, b})
 	}
-	blob := plumbing.ComputeHash(plumbing.BlobObject, out[0].data)
+	blob := storage.ID(plumbing.ComputeHash(plumbing.BlobObject, out[0].data))
 	tree := append([]byte("100644 a.json\x00"), blob[:]...)
-	treeID := plumbing.ComputeHash(plumbing.TreeObject, tree)
+	treeID := storage.ID(plumbing.ComputeHash(plumbing.TreeObject, tree))
 	commit := fmt.Sprintf("tree %s\nauthor t <t@example.com> 1700000000 +0000\ncommitter t <t@example.com> 1700000000 +0000\n\nsnapshot\n", treeID)
 	return append(out, gitObject{plumbing.TreeObject, tree}, gitObject{plumbing.CommitObject, []byte(commit)})
 }
 
 // packObject is o as the writer takes it, with its id.
 func packObject(o gitObject) Object {
-	return Object{Type: o.typ, Data: o.data, Hash: plumbing.ComputeHash(o.typ, o.data)}
+	return Object{Type: o.typ, Data: o.data, Hash: storage.ID(plumbing.ComputeHash(o.typ, o.data))}
 }
 
 // TestWriterPackIsGits writes objects from several goroutines, reads
@@ -73,9 +74,9 @@ func TestWriterPackIsGits(t *testing.T) {
 	if err := w.Add(packObject(objs[1]), packObject(objs[2])); err != nil {
 		t.Fatal(err)
 	}
-	distinct := map[plumbing.Hash]gitObject{}
+	distinct := map[storage.ID]gitObject{}
 	for _, o := range objs {
-		distinct[plumbing.ComputeHash(o.typ, o.data)] = o
+		distinct[storage.ID(plumbing.ComputeHash(o.typ, o.data))] = o
 	}
 	if w.Len() != len(distinct) {
 		t.Errorf("%d objects written, want %d (each once)", w.Len(), len(distinct))
@@ -86,7 +87,7 @@ func TestWriterPackIsGits(t *testing.T) {
 			t.Fatalf("read back %s before the finish: %v %v (%d bytes), want %v (%d bytes)", id, err, typ, len(data), o.typ, len(o.data))
 		}
 	}
-	if _, _, err := w.Read(plumbing.ComputeHash(plumbing.BlobObject, []byte("absent"))); !errors.Is(err, plumbing.ErrObjectNotFound) {
+	if _, _, err := w.Read(storage.ID(plumbing.ComputeHash(plumbing.BlobObject, []byte("absent")))); !errors.Is(err, plumbing.ErrObjectNotFound) {
 		t.Errorf("reading an object not written: %v", err)
 	}
 	name, err := w.Finish()

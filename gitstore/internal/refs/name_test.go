@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // CheckName agrees with git check-ref-format on every name tried under
@@ -33,9 +33,9 @@ func TestRefusedNamesNeverTouchTheDisk(t *testing.T) {
 	dir := t.TempDir()
 	outside := filepath.Join(t.TempDir(), "OUTSIDE")
 	s := New(dir, Options{})
-	id := plumbing.NewHash("0123456789012345678901234567890123456789")
+	id := storage.NewID("0123456789012345678901234567890123456789")
 	for _, name := range []string{"refs/snap/../../" + outside, "refs/snap/../heads/main", "refs/snap/x.lock"} {
-		if err := s.Update(context.Background(), name, plumbing.ZeroHash, id, "test"); err == nil {
+		if err := s.Update(context.Background(), name, storage.ID{}, id, "test"); err == nil {
 			t.Errorf("Update(%q) succeeded", name)
 		}
 		if h, err := s.Read(name); err != nil || !h.IsZero() {

@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // listPacked returns the refs of packed-refs under prefix. A sorted
@@ -16,8 +16,8 @@ import (
 // prefix and read from there while names start with it, so that listing
 // one kind of ref (checkpoints) does not read every session's line; an
 // unsorted one is scanned.
-func (r *Store) listPacked(prefix string) (map[string]plumbing.Hash, error) {
-	out := map[string]plumbing.Hash{}
+func (r *Store) listPacked(prefix string) (map[string]storage.ID, error) {
+	out := map[string]storage.ID{}
 	b, sorted, err := r.packedFile()
 	if b == nil || err != nil {
 		return out, err
@@ -83,10 +83,10 @@ func lowerPacked(b, name []byte) int {
 // every call, and a repository may pack tens of thousands: like git, it
 // bisects the file when its header says it is sorted, and scans it
 // without building anything otherwise.
-func (r *Store) readPacked(name string) (plumbing.Hash, error) {
+func (r *Store) readPacked(name string) (storage.ID, error) {
 	b, sorted, err := r.packedFile()
 	if b == nil || err != nil {
-		return plumbing.ZeroHash, err
+		return storage.ID{}, err
 	}
 	if sorted {
 		return bisectPacked(b, []byte(name)), nil
@@ -96,20 +96,20 @@ func (r *Store) readPacked(name string) (plumbing.Hash, error) {
 
 // packedRecord reads the record line starting at s: its name, its id,
 // and where the next line starts.
-func packedRecord(b []byte, s int) (name []byte, id plumbing.Hash, next int) {
+func packedRecord(b []byte, s int) (name []byte, id storage.ID, next int) {
 	e := bytes.IndexByte(b[s:], '\n')
 	if e < 0 {
 		e = len(b) - s
 	}
 	line, next := b[s:s+e], s+e+1
-	if len(line) > 41 && line[40] == ' ' && plumbing.IsHash(string(line[:40])) {
-		return line[41:], plumbing.NewHash(string(line[:40])), next
+	if len(line) > 41 && line[40] == ' ' && storage.IsID(string(line[:40])) {
+		return line[41:], storage.NewID(string(line[:40])), next
 	}
-	return nil, plumbing.ZeroHash, next
+	return nil, storage.ID{}, next
 }
 
 // bisectPacked finds name among sorted records.
-func bisectPacked(b, name []byte) plumbing.Hash {
+func bisectPacked(b, name []byte) storage.ID {
 	for i := lowerPacked(b, name); i < len(b); {
 		rec, id, next := packedRecord(b, i)
 		if rec != nil {
@@ -120,11 +120,11 @@ func bisectPacked(b, name []byte) plumbing.Hash {
 		}
 		i = next
 	}
-	return plumbing.ZeroHash
+	return storage.ID{}
 }
 
 // scanPacked finds name in records in any order.
-func scanPacked(b, name []byte) plumbing.Hash {
+func scanPacked(b, name []byte) storage.ID {
 	for i := 0; i < len(b); {
 		rec, id, next := packedRecord(b, i)
 		if bytes.Equal(rec, name) {
@@ -132,5 +132,5 @@ func scanPacked(b, name []byte) plumbing.Hash {
 		}
 		i = next
 	}
-	return plumbing.ZeroHash
+	return storage.ID{}
 }

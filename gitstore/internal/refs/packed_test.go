@@ -9,9 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-snap/git-snap/gitstore/internal/gittest"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // Every ref git packed is found by bisection, as git finds it, and names
@@ -89,13 +88,13 @@ func TestListPackedAgreesWithGit(t *testing.T) {
 	s := New(filepath.Join(dir, ".git"), Options{})
 	prefixes := []string{"refs/snap/", "refs/snap-tags/", "refs/snap-moved/", "refs/tags/", "refs/tags/snap/",
 		"refs/heads/", "refs/remotes/", "refs/a/", "refs/zzz/", "refs/snap/s000/", "refs/tags/snap/z040/"}
-	wants := map[string]map[string]plumbing.Hash{}
+	wants := map[string]map[string]storage.ID{}
 	for _, prefix := range prefixes {
-		wants[prefix] = map[string]plumbing.Hash{}
+		wants[prefix] = map[string]storage.ID{}
 		if out := gittest.Git(t, dir, "for-each-ref", "--format=%(objectname) %(refname)", prefix); out != "" {
 			for _, line := range strings.Split(out, "\n") {
 				id, name, _ := strings.Cut(line, " ")
-				wants[prefix][name] = plumbing.NewHash(id)
+				wants[prefix][name] = storage.NewID(id)
 			}
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // A reflog is kept as git keeps one, in logs/<ref> under the common git
@@ -27,7 +27,7 @@ const maxLogMessage = 200
 
 // LogEntry is one line of a ref's log.
 type LogEntry struct {
-	Old, New plumbing.Hash
+	Old, New storage.ID
 	Who      string // "<name> <<email>> <time> <zone>"
 	Message  string
 }
@@ -35,7 +35,7 @@ type LogEntry struct {
 // appendLog adds an entry to name's log, while the caller holds name's
 // lock, as git does. One write of one line with O_APPEND: a reader never
 // sees half of it.
-func (r *Store) appendLog(name string, old, new plumbing.Hash, msg string) error {
+func (r *Store) appendLog(name string, old, new storage.ID, msg string) error {
 	if r.opts.Ident == nil {
 		return nil
 	}
@@ -104,10 +104,10 @@ func (r *Store) LastLog(name string) (e LogEntry, ok bool, err error) {
 func parseLogLine(line string) (LogEntry, error) {
 	head, msg, _ := strings.Cut(line, "\t")
 	ids := strings.SplitN(head, " ", 3)
-	if len(ids) < 3 || !plumbing.IsHash(ids[0]) || !plumbing.IsHash(ids[1]) {
+	if len(ids) < 3 || !storage.IsID(ids[0]) || !storage.IsID(ids[1]) {
 		return LogEntry{}, fmt.Errorf("unreadable line %.80q", line)
 	}
-	return LogEntry{Old: plumbing.NewHash(ids[0]), New: plumbing.NewHash(ids[1]), Who: ids[2], Message: msg}, nil
+	return LogEntry{Old: storage.NewID(ids[0]), New: storage.NewID(ids[1]), Who: ids[2], Message: msg}, nil
 }
 
 // Logged lists the refs under prefix that have a log, whether or not

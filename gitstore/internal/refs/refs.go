@@ -33,9 +33,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-snap/git-snap/internal/safefile"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // Options tune a Store.
@@ -75,9 +74,9 @@ var ErrChanged = errors.New("ref changed")
 
 // Read returns the ref's value, or ZeroHash when it does not exist (a
 // name git would refuse names no ref).
-func (r *Store) Read(name string) (plumbing.Hash, error) {
+func (r *Store) Read(name string) (storage.ID, error) {
 	if CheckName(name) != nil {
-		return plumbing.ZeroHash, nil
+		return storage.ID{}, nil
 	}
 	var buf [512]byte // an id, or a symbolic ref's target; a file that fills it holds neither
 	n, err := safefile.ReadQuick(filepath.Join(r.dir, filepath.FromSlash(name)), buf[:])
@@ -87,7 +86,7 @@ func (r *Store) Read(name string) (plumbing.Hash, error) {
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR), errors.Is(err, syscall.EISDIR),
 		errors.Is(err, syscall.ENAMETOOLONG), errors.Is(err, syscall.EINVAL): // no file can hold such a ref
 	default:
-		return plumbing.ZeroHash, fmt.Errorf("read ref %s: %w", name, err)
+		return storage.ID{}, fmt.Errorf("read ref %s: %w", name, err)
 	}
 	return r.readPacked(name)
 }
@@ -102,24 +101,24 @@ func (e *SymbolicError) Error() string {
 
 // ParseValue reads the content of a loose ref file (name is for errors
 // only). A symbolic ref is an error: refs here hold object ids.
-func ParseValue(name string, b []byte) (plumbing.Hash, error) {
+func ParseValue(name string, b []byte) (storage.ID, error) {
 	s := strings.TrimSpace(string(b))
 	if strings.HasPrefix(s, "ref:") {
-		return plumbing.ZeroHash, &SymbolicError{name, s}
+		return storage.ID{}, &SymbolicError{name, s}
 	}
-	if len(s) != 40 || !plumbing.IsHash(s) {
+	if len(s) != 40 || !storage.IsID(s) {
 		if len(s) > 60 {
-			return plumbing.ZeroHash, fmt.Errorf("ref %s holds %d bytes or more, not a commit id (it starts %q)", name, len(b), s[:16])
+			return storage.ID{}, fmt.Errorf("ref %s holds %d bytes or more, not a commit id (it starts %q)", name, len(b), s[:16])
 		}
-		return plumbing.ZeroHash, fmt.Errorf("ref %s holds %q, not a commit id", name, s)
+		return storage.ID{}, fmt.Errorf("ref %s holds %q, not a commit id", name, s)
 	}
-	return plumbing.NewHash(s), nil
+	return storage.NewID(s), nil
 }
 
 // List returns every ref under prefix (e.g. "refs/snap/"), loose and
 // packed, loose winning. A symbolic ref holds no object id and is left
 // out: every clone has one under refs/remotes/ (origin/HEAD).
-func (r *Store) List(prefix string) (map[string]plumbing.Hash, error) {
+func (r *Store) List(prefix string) (map[string]storage.ID, error) {
 	if err := checkPrefix(prefix); err != nil {
 		return nil, err
 	}
@@ -155,9 +154,9 @@ func (r *Store) List(prefix string) (map[string]plumbing.Hash, error) {
 // ones and ones deleted since they were listed. Ten thousand sessions
 // are ten thousand files to open: past a few dozen they are read on as
 // many goroutines as the process may run at once.
-func (r *Store) readLoose(names []string, out map[string]plumbing.Hash) error {
+func (r *Store) readLoose(names []string, out map[string]storage.ID) error {
 	const perWorker = 32 // fewer reads than this do not pay for a goroutine
-	ids, errs := make([]plumbing.Hash, len(names)), make([]error, len(names))
+	ids, errs := make([]storage.ID, len(names)), make([]error, len(names))
 	var next atomic.Int64
 	read := func() {
 		for i := int(next.Add(1) - 1); i < len(names); i = int(next.Add(1) - 1) {
@@ -187,7 +186,7 @@ func (r *Store) readLoose(names []string, out map[string]plumbing.Hash) error {
 // exist; ZeroHash new: delete it), and logs it with msg. It returns
 // ErrChanged when the ref did not hold old, and waits while another
 // process holds the ref's lock, until ctx ends.
-func (r *Store) Update(ctx context.Context, name string, old, new plumbing.Hash, msg string) error {
+func (r *Store) Update(ctx context.Context, name string, old, new storage.ID, msg string) error {
 	return r.update(ctx, name, old, new, func() {
 		// The ref has moved: a log that cannot be written is said, not
 		// made the update's failure.
@@ -197,7 +196,7 @@ func (r *Store) Update(ctx context.Context, name string, old, new plumbing.Hash,
 	})
 }
 
-func (r *Store) update(ctx context.Context, name string, old, new plumbing.Hash, logged func()) error {
+func (r *Store) update(ctx context.Context, name string, old, new storage.ID, logged func()) error {
 	if err := CheckName(name); err != nil {
 		return err
 	}

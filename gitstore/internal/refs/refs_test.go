@@ -12,9 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-snap/git-snap/gitstore/internal/gittest"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // leaveLock makes the lock a killed holder would leave: with a note of
@@ -49,14 +48,14 @@ func TestLocksLeftByKilledProcesses(t *testing.T) {
 	var warnings []string
 	r := New(filepath.Join(dir, ".git"), Options{
 		Warnf: func(f string, a ...any) { warnings = append(warnings, fmt.Sprintf(f, a...)) }})
-	id := plumbing.NewHash(gittest.Git(t, dir, "rev-parse", "HEAD"))
+	id := storage.NewID(gittest.Git(t, dir, "rev-parse", "HEAD"))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a bound, not a measure
 	defer cancel()
 
 	// The holder's process is gone: cleared for that reason, not by age.
 	pid := deadPid(t)
 	lock := leaveLock(t, r, "refs/snap/a", pid, 0)
-	if err := r.Update(ctx, "refs/snap/a", plumbing.ZeroHash, id, "test"); err != nil {
+	if err := r.Update(ctx, "refs/snap/a", storage.ID{}, id, "test"); err != nil {
 		t.Fatal(err)
 	}
 	if len(warnings) != 1 || !strings.Contains(warnings[0], fmt.Sprintf("process %d is gone", pid)) {
@@ -71,7 +70,7 @@ func TestLocksLeftByKilledProcesses(t *testing.T) {
 	lock = leaveLock(t, r, "refs/snap/b", 0, time.Hour)
 	short0, cancel0 := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel0()
-	err := r.Update(short0, "refs/snap/b", plumbing.ZeroHash, id, "test")
+	err := r.Update(short0, "refs/snap/b", storage.ID{}, id, "test")
 	var le *LockedError
 	if !errors.As(err, &le) || le.Path != lock || !strings.Contains(err.Error(), "rm "+lock) {
 		t.Errorf("old lock without a note: %v", err)
@@ -88,7 +87,7 @@ func TestLocksLeftByKilledProcesses(t *testing.T) {
 	leaveLock(t, r, "refs/snap/c", os.Getpid(), 0)
 	short, cancel2 := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel2()
-	err = r.Update(short, "refs/snap/c", plumbing.ZeroHash, id, "test")
+	err = r.Update(short, "refs/snap/c", storage.ID{}, id, "test")
 	if err == nil || !strings.Contains(err.Error(), "held by another process") {
 		t.Errorf("live lock: %v", err)
 	}
@@ -101,7 +100,7 @@ func TestLocksLeftByKilledProcesses(t *testing.T) {
 	must(t, os.WriteFile(lock, []byte(fmt.Sprintf("%d elsewhere.example\n", pid)), 0o644))
 	short3, cancel3 := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel3()
-	if err := r.Update(short3, "refs/snap/d", plumbing.ZeroHash, id, "test"); err == nil {
+	if err := r.Update(short3, "refs/snap/d", storage.ID{}, id, "test"); err == nil {
 		t.Error("a lock was taken on the word of another host's note")
 	}
 	// The locks of this store carry their note from the start.
@@ -125,11 +124,11 @@ func TestLocksLeftByKilledProcesses(t *testing.T) {
 func TestGitTransactionLockIsNeverTaken(t *testing.T) {
 	dir := gittest.Repo(t)
 	r := New(filepath.Join(dir, ".git"), Options{})
-	head := plumbing.NewHash(gittest.Git(t, dir, "rev-parse", "HEAD"))
-	tree := plumbing.NewHash(gittest.Git(t, dir, "rev-parse", "HEAD^{tree}"))
+	head := storage.NewID(gittest.Git(t, dir, "rev-parse", "HEAD"))
+	tree := storage.NewID(gittest.Git(t, dir, "rev-parse", "HEAD^{tree}"))
 	ctx := context.Background()
-	must(t, r.Update(ctx, "refs/snap/S", plumbing.ZeroHash, head, "test"))
-	other := plumbing.NewHash(gittest.GitIn(t, dir, "", "commit-tree", "-m", "other", tree.String()))
+	must(t, r.Update(ctx, "refs/snap/S", storage.ID{}, head, "test"))
+	other := storage.NewID(gittest.GitIn(t, dir, "", "commit-tree", "-m", "other", tree.String()))
 
 	cmd := exec.Command("git", "update-ref", "--stdin")
 	cmd.Dir = dir
@@ -154,7 +153,7 @@ func TestGitTransactionLockIsNeverTaken(t *testing.T) {
 	must(t, os.Chtimes(lock, old, old))
 	short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 	defer cancel()
-	err = r.Update(short, "refs/snap/S", head, plumbing.ZeroHash, "test")
+	err = r.Update(short, "refs/snap/S", head, storage.ID{}, "test")
 	var le *LockedError
 	if !errors.As(err, &le) || le.Path != lock {
 		t.Errorf("update beside git's transaction: %v", err)
@@ -174,11 +173,11 @@ func TestRefUpdatesAgreeWithGit(t *testing.T) {
 	dir := gittest.Repo(t)
 	r := New(filepath.Join(dir, ".git"), Options{})
 	ctx := context.Background()
-	head := plumbing.NewHash(gittest.Git(t, dir, "rev-parse", "HEAD"))
-	if err := r.Update(ctx, "refs/snap/x", plumbing.ZeroHash, head, "test"); err != nil {
+	head := storage.NewID(gittest.Git(t, dir, "rev-parse", "HEAD"))
+	if err := r.Update(ctx, "refs/snap/x", storage.ID{}, head, "test"); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Update(ctx, "refs/snap/x", plumbing.ZeroHash, head, "test"); err != ErrChanged {
+	if err := r.Update(ctx, "refs/snap/x", storage.ID{}, head, "test"); err != ErrChanged {
 		t.Errorf("create over an existing ref: %v", err)
 	}
 	gittest.Git(t, dir, "pack-refs", "--all")
@@ -186,7 +185,7 @@ func TestRefUpdatesAgreeWithGit(t *testing.T) {
 		t.Errorf("packed ref reads %s", got)
 	}
 	// Delete a packed ref: gone for git too, and packed-refs stays valid.
-	if err := r.Update(ctx, "refs/snap/x", head, plumbing.ZeroHash, "test"); err != nil {
+	if err := r.Update(ctx, "refs/snap/x", head, storage.ID{}, "test"); err != nil {
 		t.Fatal(err)
 	}
 	if out := gittest.Git(t, dir, "for-each-ref", "refs/snap"); out != "" {
@@ -259,16 +258,16 @@ func TestListAgreesWithGit(t *testing.T) {
 func TestRacingUpdatesHaveOneWinner(t *testing.T) {
 	dir := gittest.Repo(t)
 	r := New(filepath.Join(dir, ".git"), Options{})
-	var ids []plumbing.Hash
+	var ids []storage.ID
 	for i := range 8 {
 		gittest.Git(t, dir, "commit", "-q", "--allow-empty", "-m", fmt.Sprint(i))
-		ids = append(ids, plumbing.NewHash(gittest.Git(t, dir, "rev-parse", "HEAD")))
+		ids = append(ids, storage.NewID(gittest.Git(t, dir, "rev-parse", "HEAD")))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	errs := make(chan error, len(ids))
 	for _, id := range ids {
-		go func() { errs <- r.Update(ctx, "refs/snap/race", plumbing.ZeroHash, id, "test") }()
+		go func() { errs <- r.Update(ctx, "refs/snap/race", storage.ID{}, id, "test") }()
 	}
 	won := 0
 	for range ids {
@@ -281,7 +280,7 @@ func TestRacingUpdatesHaveOneWinner(t *testing.T) {
 		}
 	}
 	got := gittest.Git(t, dir, "rev-parse", "refs/snap/race")
-	if won != 1 || !slices.Contains(ids, plumbing.NewHash(got)) {
+	if won != 1 || !slices.Contains(ids, storage.NewID(got)) {
 		t.Errorf("%d updates won; git reads %s", won, got)
 	}
 	if h, _ := r.Read("refs/snap/race"); h.String() != got {

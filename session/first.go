@@ -1,18 +1,14 @@
-package gitstore
+package session
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
-	"path/filepath"
 	"slices"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/git-snap/git-snap/agent"
-	"github.com/git-snap/git-snap/gitstore/internal/gitobj"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // firstListing is where FirstLiveRecords found a snapshot's first live
@@ -21,7 +17,7 @@ import (
 // messages those blocks hold in all.
 type firstListing struct {
 	index  []int
-	blocks []BlockID
+	blocks []storage.BlockID
 	ends   []int // ends[j]: the messages blocks[:j+1] hold
 }
 
@@ -31,7 +27,7 @@ type firstListing struct {
 // which records are live without reading them (agent.FirstLiveIndex),
 // and the number of stored records from e's header; ok is false when
 // either is not known, and the caller reads them with LiveRecords.
-func FirstLiveRecords(ctx context.Context, s Contents, e Entry, rest map[string]any, n int) (r *Records, ok bool, err error) {
+func FirstLiveRecords(ctx context.Context, s storage.Contents, e storage.Entry, rest map[string]any, n int) (r *Records, ok bool, err error) {
 	index, thread, ok := agent.FirstLiveIndex(rest, e.Header.Messages, n)
 	if !ok || len(thread) < len(index) {
 		return nil, false, nil
@@ -45,7 +41,7 @@ func FirstLiveRecords(ctx context.Context, s Contents, e Entry, rest map[string]
 	if err != nil || refs == nil || len(blocks) > 0 && len(refs) > e.Header.Messages {
 		return nil, false, err // the header's count is not the stored records'
 	}
-	r = &Records{s: s, thread: thread, ids: make([]MessageID, len(index)), first: l}
+	r = &Records{s: s, thread: thread, ids: make([]storage.MessageID, len(index)), first: l}
 	for k, i := range index {
 		r.ids[k] = refs[i].ID
 	}
@@ -54,12 +50,12 @@ func FirstLiveRecords(ctx context.Context, s Contents, e Entry, rest map[string]
 
 // list lists blocks, in order, as far as the last of l.index, noting
 // them in l; nil when they end before it.
-func (l *firstListing) list(ctx context.Context, s Contents, blocks []BlockID) ([]MessageRef, error) {
+func (l *firstListing) list(ctx context.Context, s storage.Contents, blocks []storage.BlockID) ([]storage.MessageRef, error) {
 	need := -1 // the last stored record the live ones take
 	for _, i := range l.index {
 		need = max(need, i)
 	}
-	var refs []MessageRef
+	var refs []storage.MessageRef
 	for _, b := range blocks {
 		if len(refs) > need {
 			break
@@ -96,7 +92,7 @@ type FirstKey struct {
 	n      int
 	live   [sha256.Size]byte // of the records' places and files
 	ids    [sha256.Size]byte // of the records' ids
-	blocks []BlockID
+	blocks []storage.BlockID
 }
 
 // Key is the FirstKey of r's first k live records; ok is false when r
@@ -132,46 +128,38 @@ func liveDigest(index []int, thread []string) [sha256.Size]byte {
 }
 
 // idsDigest is the digest of records' ids.
-func idsDigest(ids []MessageID) [sha256.Size]byte {
+func idsDigest(ids []storage.MessageID) [sha256.Size]byte {
 	h := sha256.New()
 	for _, id := range ids {
-		h.Write(id.h[:])
+		h.Write(id[:])
 	}
 	return [sha256.Size]byte(h.Sum(nil))
 }
 
 // HasFirstRecords reports whether snapshot e has the first live records
-// key names, reading its root tree, its snapshot.json and the first
-// entries of its messages listing: none of the records, nor its events
-// and files (ReadRest reads those whole), nor the rest of the listing (a
-// session of 50k records lists 394 blocks, 13 KB that took 190 µs to
-// inflate on every sessions page after a hook call, to compare the
-// first one). Only where the blocks that held them are not the same (a
-// block not yet full takes the records appended) are those listed.
-func (s *Store) HasFirstRecords(ctx context.Context, e Entry, key FirstKey) (bool, error) {
-	if err := ctx.Err(); err != nil {
+// key names, reading its other members and the first of its message
+// blocks: none of the records, nor its events and files, nor the rest of
+// the blocks (a session of 50k records lists 394 blocks, 13 KB that took
+// 190 µs to inflate on every sessions page after a hook call, to compare
+// the first one). Only where the blocks that held them are not the same
+// (a block not yet full takes the records appended) are those listed.
+func HasFirstRecords(ctx context.Context, s storage.Contents, e storage.Entry, key FirstKey) (bool, error) {
+	rest, err := s.Rest(ctx, e.ID)
+	if err != nil {
 		return false, err
-	}
-	t, err := s.reader.Open(e.Tree)
-	if err != nil {
-		return false, fmt.Errorf("read snapshot %s: %w", e.ID, err)
-	}
-	rest, err := s.reader.Document(t)
-	if err != nil {
-		return false, fmt.Errorf("read snapshot %s: %w", e.ID, err)
 	}
 	index, thread, ok := agent.FirstLiveIndex(rest, e.Header.Messages, key.n)
 	if !ok || len(index) != key.n || len(thread) != key.n || liveDigest(index, thread) != key.live {
 		return false, nil
 	}
-	if len(key.blocks) == 0 || t.Messages.IsZero() {
-		return len(key.blocks) == 0, nil
+	if len(key.blocks) == 0 {
+		return true, nil
 	}
-	blocks, err := s.st.firstTreeIDs(t.Messages, len(key.blocks))
-	if err != nil {
-		return false, fmt.Errorf("read messages of snapshot %s: %w", e.ID, err)
+	blocks, err := s.FirstBlocks(ctx, e, len(key.blocks))
+	if err != nil || len(blocks) == 0 {
+		return false, err
 	}
-	if slices.EqualFunc(blocks, key.blocks, func(h plumbing.Hash, b BlockID) bool { return h == b.h }) {
+	if slices.Equal(blocks, key.blocks) {
 		return true, nil
 	}
 	all, err := s.MessageBlocks(ctx, e)
@@ -182,68 +170,9 @@ func (s *Store) HasFirstRecords(ctx context.Context, e Entry, key FirstKey) (boo
 	if err != nil || refs == nil {
 		return false, err
 	}
-	ids := make([]MessageID, len(index))
+	ids := make([]storage.MessageID, len(index))
 	for k, i := range index {
 		ids[k] = refs[i].ID
 	}
 	return idsDigest(ids) == key.ids, nil
-}
-
-// treeEntryMax is the most bytes a tree entry of the store's own takes:
-// an octal mode, a short name (an index or a member's), its id.
-const treeEntryMax = 128
-
-// firstTreeIDs is the ids of tree h's first n entries (all, when
-// fewer): of a loose tree only the bytes that hold them are inflated,
-// else (packed, a batch's, names longer than the store writes) it is
-// read whole.
-func (r *objectReader) firstTreeIDs(h plumbing.Hash, n int) ([]plumbing.Hash, error) {
-	if r.batch == nil {
-		hex := h.String()
-		typ, data, size, err := r.readLoosePrefix(filepath.Join(r.dir, "objects", hex[:2], hex[2:]), r.max, int64(n)*treeEntryMax)
-		if err == nil && typ != plumbing.TreeObject {
-			return nil, plumbing.ErrObjectNotFound
-		}
-		if err == nil {
-			if end, ok := treeEntriesEnd(data, n, int64(len(data)) == size); ok {
-				return entryIDs(data[:end])
-			}
-		}
-	}
-	t, err := r.tree(h) // as any tree is read, for its errors too
-	if err != nil {
-		return nil, err
-	}
-	out := make([]plumbing.Hash, 0, min(n, len(t.Entries)))
-	for _, e := range t.Entries[:min(n, len(t.Entries))] {
-		out = append(out, e.Hash)
-	}
-	return out, nil
-}
-
-// treeEntriesEnd is where the first n entries of a tree's content end
-// in data, its first bytes (all of them when whole); ok is false when
-// data ends before them.
-func treeEntriesEnd(data []byte, n int, whole bool) (end int, ok bool) {
-	for range n {
-		nul := bytes.IndexByte(data[end:], 0)
-		if nul < 0 || end+nul+1+len(plumbing.ZeroHash) > len(data) {
-			return len(data), whole // a truncated entry is gitobj.ParseTree's to refuse
-		}
-		end += nul + 1 + len(plumbing.ZeroHash)
-	}
-	return end, true
-}
-
-// entryIDs is the ids of the entries of a tree's content.
-func entryIDs(data []byte) ([]plumbing.Hash, error) {
-	entries, err := gitobj.ParseTree(data)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]plumbing.Hash, len(entries))
-	for i, e := range entries {
-		out[i] = e.Hash
-	}
-	return out, nil
 }

@@ -1,4 +1,4 @@
-package gitstore
+package session
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // Records are a snapshot's live records (agent.Session), read one at a
@@ -13,8 +14,8 @@ import (
 // of MB of parsed records, more than a reader that shows one record or
 // one turn at a time needs to hold.
 type Records struct {
-	s      Contents
-	ids    []MessageID // by place; nil when all is set
+	s      storage.Contents
+	ids    []storage.MessageID // by place; nil when all is set
 	thread []string
 	// all holds the records when which are live can only be read from
 	// the records themselves (agent.LiveIndex).
@@ -27,12 +28,12 @@ type Records struct {
 // members are rest (ReadRest), reading none of them when it can: only
 // when the records themselves say which are live (agent.LiveIndex) are
 // they all read, and kept.
-func LiveRecords(ctx context.Context, s Contents, e Entry, rest map[string]any) (*Records, error) {
+func LiveRecords(ctx context.Context, s storage.Contents, e storage.Entry, rest map[string]any) (*Records, error) {
 	blocks, err := s.MessageBlocks(ctx, e)
 	if err != nil {
 		return nil, err
 	}
-	var refs []MessageRef
+	var refs []storage.MessageRef
 	for _, b := range blocks {
 		ms, err := s.BlockMessages(ctx, b)
 		if err != nil {
@@ -50,7 +51,7 @@ func LiveRecords(ctx context.Context, s Contents, e Entry, rest map[string]any) 
 	if !ok {
 		return r.readAll(ctx, refs, rest)
 	}
-	r.ids = make([]MessageID, len(index))
+	r.ids = make([]storage.MessageID, len(index))
 	for k, i := range index {
 		r.ids[k] = refs[i].ID
 	}
@@ -58,7 +59,7 @@ func LiveRecords(ctx context.Context, s Contents, e Entry, rest map[string]any) 
 }
 
 // readAll reads every stored message and keeps the live ones.
-func (r *Records) readAll(ctx context.Context, refs []MessageRef, rest map[string]any) (*Records, error) {
+func (r *Records) readAll(ctx context.Context, refs []storage.MessageRef, rest map[string]any) (*Records, error) {
 	msgs := make([]any, len(refs))
 	for i, ref := range refs {
 		m, err := r.s.Message(ctx, ref.ID)
@@ -128,7 +129,7 @@ func (r *Records) SharedPrefix(ctx context.Context, o *Records) (int, error) {
 // CountRecords counts a snapshot's live records as agent.NumbersOf
 // counts its document, reading one at a time (agent.Tally): its other
 // members are rest (ReadRest).
-func CountRecords(ctx context.Context, s Contents, e Entry, rest map[string]any) (agent.Numbers, error) {
+func CountRecords(ctx context.Context, s storage.Contents, e storage.Entry, rest map[string]any) (agent.Numbers, error) {
 	recs, err := LiveRecords(ctx, s, e, rest)
 	if err != nil {
 		return agent.Numbers{}, err
