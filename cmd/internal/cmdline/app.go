@@ -21,7 +21,6 @@ import (
 
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/cmd/internal/proc"
-	"github.com/git-snap/git-snap/cmd/internal/programs"
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/prices"
@@ -48,12 +47,6 @@ type env struct {
 	// where git-snap is not this process (tests that run commands in
 	// process).
 	later func(args []string, stdin []byte, extra ...string) error
-	// has is what this program links of the pieces git-snap runs apart;
-	// exec runs the program that has one in place of this process (nil:
-	// none is run, and a command that needs one fails: tests that run
-	// commands in process).
-	has  programs.Set
-	exec func(p programs.Program, what string, args []string) error
 	// watch starts watching Ctrl-C and SIGTERM, which then cancel ctx
 	// (proc.Signals); nil where no signal is watched (tests that run
 	// commands in process).
@@ -301,10 +294,6 @@ func hintFor(err error) string {
 	if errors.As(err, &usage) {
 		return usageHint(usage)
 	}
-	var missing *programs.MissingError
-	if errors.As(err, &missing) {
-		return missing.Hint(proc.Version())
-	}
 	return ""
 }
 
@@ -344,8 +333,7 @@ type deps struct {
 	// saidSession is set once the command said which session it took
 	// (see defaultSession).
 	saidSession bool
-	jsonCut     *jsonCut     // --json FIELD,… and --jq, for writeJSON
-	has         programs.Set // the pieces of the program apart this one links (see apart)
+	jsonCut     *jsonCut // --json FIELD,… and --jq, for writeJSON
 }
 
 // prices are the prices costs are estimated with: the user's copy of the
@@ -423,9 +411,6 @@ func action[O any](e *env, sh shape, parse func(*cli.Context) (O, error), run fu
 		if err != nil {
 			return forCommand(err, c.Command.Name)
 		}
-		if p, what := apartOf(o, cut); p != "" && !e.has.Has(p) {
-			return e.runApart(p, what)
-		}
 		d, err := e.open(c, sh)
 		if err != nil {
 			return err
@@ -434,36 +419,6 @@ func action[O any](e *env, sh shape, parse func(*cli.Context) (O, error), run fu
 		defer d.close()
 		return forCommand(run(c.Context, d, o), c.Command.Name)
 	}
-}
-
-// apart is what options whose command may need a program apart from
-// git-snap have: the program, and what needs it ("git snap view"), or
-// "" when this call needs none.
-type apart interface {
-	apart() (programs.Program, string)
-}
-
-// apartOf is the program a call with options o and cut needs, if any.
-func apartOf(o any, cut *jsonCut) (programs.Program, string) {
-	if a, ok := o.(apart); ok {
-		if p, what := a.apart(); p != "" {
-			return p, what
-		}
-	}
-	if cut != nil && cut.expr != "" && cut.jq == nil {
-		return programs.JQ, "--jq"
-	}
-	return "", ""
-}
-
-// runApart runs program p, which links what this program does not, in
-// place of this process with the arguments as given: it does the same
-// call. Nothing has been opened or printed yet.
-func (e *env) runApart(p programs.Program, what string) error {
-	if e.exec == nil {
-		return &programs.MissingError{Program: p, What: what}
-	}
-	return e.exec(p, what, e.args)
 }
 
 // jsonCutOf reads --json FIELD,… and --jq, which both ask for JSON.
@@ -478,7 +433,7 @@ func (e *env) jsonCutOf(c *cli.Context) (*jsonCut, error) {
 	if err := c.Set("json", "true"); err != nil {
 		return nil, err
 	}
-	return parseJSONCut(c.Command.Name, fields, expr, e.has.JQ)
+	return parseJSONCut(c.Command.Name, fields, expr)
 }
 
 // open opens what sh says: the repository's paths, its config and store,
@@ -520,7 +475,7 @@ func (e *env) newDeps(c *cli.Context, s *gitstore.Store, cfg config.Config, gitC
 		store: s, cfg: cfg, in: e.stdin, out: e.stdout, errOut: e.stderr, color: render.Palette{On: e.color(c, gitCfg)}, width: e.width,
 		session: e.defaultSession(cfg), dir: e.dir, workDir: e.workDir(c), gitEnv: e.gitEnv(),
 		agentEnv: e.agentEnv(), now: e.now, dirGiven: c.String("C") != "" || e.storeFlag(c) != "", storeFlag: e.storeFlag(c),
-		userConfigDir: e.userConfigDir(), later: e.later, getenv: e.getenv, has: e.has,
+		userConfigDir: e.userConfigDir(), later: e.later, getenv: e.getenv,
 	}
 	d.pathsAt = func(dir string) (gitstore.Paths, error) { return e.storePathsAt(e.storeFlag(c), dir) }
 	d.openAt = func(ctx context.Context, dir string) (*gitstore.Store, config.Config, error) {

@@ -108,7 +108,7 @@ func TestWhoWatchesSignals(t *testing.T) {
 	} {
 		watched := false
 		var stdout, stderr bytes.Buffer
-		e := &env{stdout: &stdout, stderr: &stderr, dir: dir, terminal: tc.terminal, has: allPrograms(),
+		e := &env{stdout: &stdout, stderr: &stderr, dir: dir, terminal: tc.terminal,
 			getenv: func(string) string { return "" },
 			lookupenv: func(k string) (string, bool) {
 				return map[string]string{"GIT_PAGER": "cat >/dev/null"}[k], k == "GIT_PAGER"

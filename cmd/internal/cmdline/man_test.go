@@ -18,7 +18,7 @@ func installMan(t *testing.T) string {
 	t.Helper()
 	prefix := t.TempDir()
 	var out, errOut bytes.Buffer
-	e := &env{has: allPrograms(), stdout: &out, stderr: &errOut, dir: prefix, getenv: func(string) string { return "" }}
+	e := &env{stdout: &out, stderr: &errOut, dir: prefix, getenv: func(string) string { return "" }}
 	if code := e.run(context.Background(), []string{"install", "man", "--prefix", prefix}); code != 0 {
 		t.Fatalf("install man: exit %d: %s", code, errOut.String())
 	}
