@@ -55,11 +55,7 @@ type env struct {
 
 func (e *env) run(ctx context.Context, args []string) int {
 	e.ctx = ctx
-	only := commandIn(args)
-	if !slices.Contains(onlyPrint, only) {
-		e.watchSignals()
-	}
-	app := e.newApp(only)
+	app := e.newApp()
 	e.args = args
 	args = reorderArgs(app, args)
 	err := app.RunContext(ctx, append([]string{"git-snap"}, args...))
@@ -69,32 +65,12 @@ func (e *env) run(ctx context.Context, args []string) int {
 	return e.report(err)
 }
 
-// commands are git-snap's commands, in the order help lists them, each
-// built only when a run needs it: building all forty, their flags and
-// help, was an eighth of what a start costs (docs/design.md §7).
-var commands = []struct {
-	name  string
-	build func(*env) *cli.Command
-}{
-	{"init", cmdInit}, {"save", cmdSave}, {"log", cmdLog}, {"show", cmdShow}, {"diff", cmdDiff},
-	{"restore", cmdRestore}, {"rollback", cmdRollback}, {"checkpoint", cmdCheckpoint},
-	{"export", cmdExport}, {"import", cmdImport}, {"sessions", cmdSessions}, {"stats", cmdStats},
-	{"scan", cmdScan}, {"hook", cmdHook},
-	{"install", func(e *env) *cli.Command { return cmdInstall(e, true) }},
-	{"uninstall", func(e *env) *cli.Command { return cmdInstall(e, false) }},
-	{"record", cmdRecord}, {"replay", cmdReplay}, {"trace", cmdTrace}, {"rewind", cmdRewind},
-	{"push", cmdPush}, {"fetch", cmdFetch}, {"pull", cmdPull}, {"prune", cmdPrune}, {"drop", cmdDrop},
-	{"gc", cmdGC}, {"demo", cmdDemo}, {"doctor", cmdDoctor}, {"resume", cmdResume},
-	{"completion", cmdCompletion}, {"__complete", cmdComplete}, {"undrop", cmdUndrop},
-	{"search", cmdSearch}, {"view", cmdView}, {"usage", cmdUsage}, {"prices", cmdPrices},
-	{"name", cmdName}, {"migrate", cmdMigrate}, {"mcp", cmdMCP}, {"pr", cmdPR},
-}
-
-// onlyPrint are the commands that read and print, and --version ("-"):
-// as git's reading commands, Ctrl-C ends them at once unless they page
-// (see watchSignals), so that they do not pay for watching. Every other
-// command watches from its start, to stop cleanly where it next looks.
-var onlyPrint = []string{"-", "log", "show", "diff", "sessions", "stats", "usage"}
+// onlyPrint are the commands that read and print: as git's reading
+// commands, Ctrl-C ends them at once unless they page (see
+// watchSignals), even while they wait on a full pipe. Every other
+// command watches from the start of its action, to stop cleanly where it
+// next looks.
+var onlyPrint = []string{"log", "show", "diff", "sessions", "stats", "usage"}
 
 // watchSignals starts watching Ctrl-C and SIGTERM, once.
 func (e *env) watchSignals() {
@@ -103,55 +79,8 @@ func (e *env) watchSignals() {
 	}
 }
 
-// needAll are the commands that read the others' definitions: help,
-// completion, and install's manual pages.
-var needAll = []string{"completion", "__complete", "install"}
-
-// commandIn is the command args run when it needs no other command's
-// definition, else "" (all are built): args' first word after the
-// global options, when it names a command; "-" (none) for --version
-// alone.
-func commandIn(args []string) string {
-	global := globalFlags()
-	version := false
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--" || a == "-" || a == "-h" || a == "--help":
-			return ""
-		case a == "-v" || a == "--version":
-			version = true
-		case strings.HasPrefix(a, "-"):
-			// --color alone is always, as gitFlags reads it.
-			if takesValue(global, a) && !strings.Contains(a, "=") && a != "--color" {
-				i++
-			}
-		case slices.Contains(needAll, a):
-			return ""
-		default:
-			for _, c := range commands {
-				if c.name == a {
-					return a
-				}
-			}
-			return "" // help, or an unknown command: the error suggests one
-		}
-	}
-	if version {
-		return "-"
-	}
-	return ""
-}
-
-// newApp is git-snap's command line with the command named only, or
-// with every command when only is "", or none when it is "-".
-func (e *env) newApp(only string) *cli.App {
-	var cmds []*cli.Command
-	for _, c := range commands {
-		if only == "" || c.name == only {
-			cmds = append(cmds, c.build(e))
-		}
-	}
+// newApp is git-snap's command line.
+func (e *env) newApp() *cli.App {
 	app := &cli.App{
 		Name:                 "git-snap",
 		HelpName:             "git snap", // as people type it, in every usage line
@@ -164,7 +93,7 @@ func (e *env) newApp(only string) *cli.App {
 		Version:              proc.Version(),
 		EnableBashCompletion: false,
 		Flags:                globalFlags(),
-		Commands:             cmds,
+		Commands:             e.commands(),
 		CommandNotFound:      func(_ *cli.Context, name string) { e.notFound = name },
 		Action: func(c *cli.Context) error { // no command: what git does, usage and exit status 1
 			if c.NArg() > 0 {
@@ -189,17 +118,32 @@ func (e *env) newApp(only string) *cli.App {
 		if _, ok := jsonOutputs[cmd.Name]; ok && hasFlag(cmd.Flags, "json") {
 			cmd.Flags = append(cmd.Flags, jsonFlags()...)
 		}
-		cmd.Flags = withNames(cmd.Flags)
 	}
 	return app
 }
 
+// commands are git-snap's commands, in the order help lists them.
+func (e *env) commands() []*cli.Command {
+	return []*cli.Command{
+		cmdInit(e), cmdSave(e), cmdLog(e), cmdShow(e), cmdDiff(e),
+		cmdRestore(e), cmdRollback(e), cmdCheckpoint(e),
+		cmdExport(e), cmdImport(e), cmdSessions(e), cmdStats(e),
+		cmdScan(e), cmdHook(e), cmdInstall(e, true), cmdInstall(e, false),
+		cmdRecord(e), cmdReplay(e), cmdTrace(e), cmdRewind(e),
+		cmdPush(e), cmdFetch(e), cmdPull(e), cmdPrune(e), cmdDrop(e),
+		cmdGC(e), cmdDemo(e), cmdDoctor(e), cmdResume(e),
+		cmdCompletion(e), cmdComplete(e), cmdUndrop(e),
+		cmdSearch(e), cmdView(e), cmdUsage(e), cmdPrices(e),
+		cmdName(e), cmdMigrate(e), cmdMCP(e), cmdPR(e),
+	}
+}
+
 // globalFlags are the options given before the command.
 func globalFlags() []cli.Flag {
-	return withNames(quietDefaults(append([]cli.Flag{
+	return quietDefaults(append([]cli.Flag{
 		&cli.StringFlag{Name: "C", Usage: "run as if started in `DIR`"},
 		&cli.StringFlag{Name: "store", Usage: "keep snapshots in the repository at `DIR` (a store made by init --bare); also $GIT_SNAP_DIR"},
-	}, outputFlags()...)))
+	}, outputFlags()...))
 }
 
 // outputFlags are accepted before the command and, by reading commands,
@@ -410,6 +354,9 @@ func action[O any](e *env, sh shape, parse func(*cli.Context) (O, error), run fu
 		o, err := parse(c)
 		if err != nil {
 			return forCommand(err, c.Command.Name)
+		}
+		if !slices.Contains(onlyPrint, c.Command.Name) {
+			e.watchSignals()
 		}
 		d, err := e.open(c, sh)
 		if err != nil {
@@ -825,6 +772,6 @@ func hasFlag(flags []cli.Flag, name string) bool {
 
 func takesValue(flags []cli.Flag, arg string) bool {
 	f := findFlag(flags, arg)
-	_, isBool := unwrapFlag(f).(*cli.BoolFlag)
+	_, isBool := f.(*cli.BoolFlag)
 	return f != nil && !isBool
 }

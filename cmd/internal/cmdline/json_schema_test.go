@@ -108,7 +108,7 @@ func TestEveryJSONOutputHasASchemaAndATest(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := &env{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, getenv: func(string) string { return "" }}
-	for _, cmd := range e.newApp("").Commands {
+	for _, cmd := range e.newApp().Commands {
 		if !hasFlag(cmd.Flags, "json") {
 			continue
 		}

@@ -52,7 +52,7 @@ func TestSuggest(t *testing.T) {
 
 func TestGitFlagsAndCounts(t *testing.T) {
 	e := &env{getenv: func(string) string { return "" }}
-	app := e.newApp("")
+	app := e.newApp()
 	for _, tc := range []struct{ in, want []string }{
 		{[]string{"log", "-5"}, []string{"log", "--max-count=5"}},
 		{[]string{"log", "-n5", "a"}, []string{"log", "--max-count=5", "--", "a"}},
