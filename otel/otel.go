@@ -88,6 +88,17 @@ func Traces(doc map[string]any, o Options) *tracepb.TracesData {
 	}}}
 }
 
+// SpanCount is the number of spans td holds.
+func SpanCount(td *tracepb.TracesData) int {
+	n := 0
+	for _, rs := range td.ResourceSpans {
+		for _, ss := range rs.ScopeSpans {
+			n += len(ss.Spans)
+		}
+	}
+	return n
+}
+
 type builder struct {
 	r       *agent.Session
 	session string

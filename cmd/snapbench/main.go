@@ -104,8 +104,8 @@ func run(ctx context.Context, c config) error {
 	b.env = benchEnv()
 	if b.bin = c.bin; b.bin == "" {
 		b.bin = filepath.Join(work, "git-snap")
-		logf("building git-snap and the programs beside it (CGO_ENABLED=0 -tags urfave_cli_no_docs, as the README installs them)")
-		build := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", work+string(filepath.Separator), "./cmd/git-snap...") // every program: git snap view runs git-snap-view
+		logf("building git-snap and git-snap-hook (CGO_ENABLED=0)")
+		build := exec.Command("go", "build", "-o", work+string(filepath.Separator), "./cmd/git-snap", "./cmd/git-snap-hook")
 		build.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := build.CombinedOutput(); err != nil {
 			return fmt.Errorf("go build: %v\n%s", err, out)

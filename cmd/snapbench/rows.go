@@ -20,8 +20,8 @@ import (
 // startupRows times git-snap --version, what every command pays before
 // its work, the hook program's --version, what every hook call pays, and
 // git --version, each paired with an empty Go program built the same way
-// (CGO_ENABLED=0), and reads the slowest package init of git-snap
-// --version.
+// (CGO_ENABLED=0), and reads the slowest package init of the hook
+// program's --version.
 func (b *bench) startupRows(context.Context) ([]row, error) {
 	dir := filepath.Join(b.work, "empty")
 	if err := os.MkdirAll(dir, 0o777); err != nil {
@@ -52,7 +52,7 @@ func (b *bench) startupRows(context.Context) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	slowest, pkg, err := b.slowestInit()
+	slowest, pkg, err := b.slowestInit(hook)
 	if err != nil {
 		return nil, err
 	}
@@ -66,27 +66,27 @@ func (b *bench) startupRows(context.Context) ([]row, error) {
 	}
 	return []row{
 		ours.fill(row{what: fmt.Sprintf("start-up: git-snap --version (%.1f MB binary), what each command pays", float64(size)/1e6), kind: kindStartup,
-			note: "the viewer, MCP, jq and HTTP run in the programs beside it"}),
+			baseline: "an empty Go program built the same way"}),
 		hookV.fill(row{what: fmt.Sprintf("start-up: %s --version (%.1f MB binary), what each hook call pays", filepath.Base(hook), float64(hookSize)/1e6), kind: kindStartupHook}),
-		{what: "start-up: the slowest package init of git-snap --version", ours: slowest, kind: kindStartupInit,
+		{what: "start-up: the slowest package init of " + filepath.Base(hook) + " --version", ours: slowest, kind: kindStartupInit,
 			note: fmt.Sprintf("GODEBUG=inittrace=1; median of each run's slowest; most often %s", pkg)},
 		gitV.fill(row{what: "start-up: git --version", baseline: "an empty Go program built the same way", note: "for scale"}),
 	}, nil
 }
 
-// slowestInit runs git-snap --version with GODEBUG=inittrace=1 and
-// returns the median over the runs of the slowest package init's clock
-// time, and the package most often the slowest.
-func (b *bench) slowestInit() (time.Duration, string, error) {
+// slowestInit runs prog --version with GODEBUG=inittrace=1 and returns
+// the median over the runs of the slowest package init's clock time, and
+// the package most often the slowest.
+func (b *bench) slowestInit(prog string) (time.Duration, string, error) {
 	var ds []time.Duration
 	count := map[string]int{}
 	for range b.cfg.runs {
-		cmd := exec.Command(b.bin, "--version")
+		cmd := exec.Command(prog, "--version")
 		cmd.Dir, cmd.Env = b.work, append(b.env, "GODEBUG=inittrace=1")
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		if err := cmd.Run(); err != nil {
-			return 0, "", fmt.Errorf("git-snap --version: %v\n%s", err, stderr.String())
+			return 0, "", fmt.Errorf("%s --version: %v\n%s", prog, err, stderr.String())
 		}
 		d, pkg, err := slowestInitOf(stderr.String())
 		if err != nil {

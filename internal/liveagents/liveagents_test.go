@@ -21,12 +21,10 @@ import (
 // versions.json; "latest" the newest versions npm has.
 const switchVar = "GIT_SNAP_LIVE_AGENTS"
 
-// gitSnapDir holds git-snap and the programs beside it (git-snap-hook,
-// and git-snap-mcp, which git snap mcp runs, with the others the README
-// installs) built for the suite, first on every process's PATH so that
-// the hooks the agents run are these: install writes the hook program,
-// beside git-snap, into personal settings, and git snap hook into those
-// a team shares.
+// gitSnapDir holds git-snap and git-snap-hook beside it, built for the
+// suite, first on every process's PATH so that the hooks the agents run
+// are these: install writes the hook program, beside git-snap, into
+// personal settings, and git snap hook into those a team shares.
 var gitSnapDir string
 
 func TestMain(m *testing.M) {

@@ -21,7 +21,6 @@ import (
 
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/cmd/internal/proc"
-	"github.com/git-snap/git-snap/cmd/internal/programs"
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/prices"
@@ -49,12 +48,6 @@ type env struct {
 	// where git-snap is not this process (tests that run commands in
 	// process).
 	later func(args []string, stdin []byte, extra ...string) error
-	// has is what this program links of the pieces git-snap runs apart;
-	// exec runs the program that has one in place of this process (nil:
-	// none is run, and a command that needs one fails: tests that run
-	// commands in process).
-	has  programs.Set
-	exec func(p programs.Program, what string, args []string) error
 	// watch starts watching Ctrl-C and SIGTERM, which then cancel ctx
 	// (proc.Signals); nil where no signal is watched (tests that run
 	// commands in process).
@@ -63,11 +56,7 @@ type env struct {
 
 func (e *env) run(ctx context.Context, args []string) int {
 	e.ctx = ctx
-	only := commandIn(args)
-	if !slices.Contains(onlyPrint, only) {
-		e.watchSignals()
-	}
-	app := e.newApp(only)
+	app := e.newApp()
 	e.args = args
 	args = reorderArgs(app, args)
 	err := app.RunContext(ctx, append([]string{"git-snap"}, args...))
@@ -77,32 +66,12 @@ func (e *env) run(ctx context.Context, args []string) int {
 	return e.report(err)
 }
 
-// commands are git-snap's commands, in the order help lists them, each
-// built only when a run needs it: building all forty, their flags and
-// help, was an eighth of what a start costs (docs/design.md §7).
-var commands = []struct {
-	name  string
-	build func(*env) *cli.Command
-}{
-	{"init", cmdInit}, {"save", cmdSave}, {"log", cmdLog}, {"show", cmdShow}, {"diff", cmdDiff},
-	{"restore", cmdRestore}, {"rollback", cmdRollback}, {"checkpoint", cmdCheckpoint},
-	{"export", cmdExport}, {"import", cmdImport}, {"sessions", cmdSessions}, {"stats", cmdStats},
-	{"scan", cmdScan}, {"hook", cmdHook},
-	{"install", func(e *env) *cli.Command { return cmdInstall(e, true) }},
-	{"uninstall", func(e *env) *cli.Command { return cmdInstall(e, false) }},
-	{"record", cmdRecord}, {"replay", cmdReplay}, {"trace", cmdTrace}, {"rewind", cmdRewind},
-	{"push", cmdPush}, {"fetch", cmdFetch}, {"pull", cmdPull}, {"prune", cmdPrune}, {"drop", cmdDrop},
-	{"gc", cmdGC}, {"demo", cmdDemo}, {"doctor", cmdDoctor}, {"resume", cmdResume},
-	{"completion", cmdCompletion}, {"__complete", cmdComplete}, {"undrop", cmdUndrop},
-	{"search", cmdSearch}, {"view", cmdView}, {"usage", cmdUsage}, {"prices", cmdPrices},
-	{"name", cmdName}, {"migrate", cmdMigrate}, {"mcp", cmdMCP}, {"pr", cmdPR},
-}
-
-// onlyPrint are the commands that read and print, and --version ("-"):
-// as git's reading commands, Ctrl-C ends them at once unless they page
-// (see watchSignals), so that they do not pay for watching. Every other
-// command watches from its start, to stop cleanly where it next looks.
-var onlyPrint = []string{"-", "log", "show", "diff", "sessions", "stats", "usage"}
+// onlyPrint are the commands that read and print: as git's reading
+// commands, Ctrl-C ends them at once unless they page (see
+// watchSignals), even while they wait on a full pipe. Every other
+// command watches from the start of its action, to stop cleanly where it
+// next looks.
+var onlyPrint = []string{"log", "show", "diff", "sessions", "stats", "usage"}
 
 // watchSignals starts watching Ctrl-C and SIGTERM, once.
 func (e *env) watchSignals() {
@@ -111,55 +80,8 @@ func (e *env) watchSignals() {
 	}
 }
 
-// needAll are the commands that read the others' definitions: help,
-// completion, and install's manual pages.
-var needAll = []string{"completion", "__complete", "install"}
-
-// commandIn is the command args run when it needs no other command's
-// definition, else "" (all are built): args' first word after the
-// global options, when it names a command; "-" (none) for --version
-// alone.
-func commandIn(args []string) string {
-	global := globalFlags()
-	version := false
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--" || a == "-" || a == "-h" || a == "--help":
-			return ""
-		case a == "-v" || a == "--version":
-			version = true
-		case strings.HasPrefix(a, "-"):
-			// --color alone is always, as gitFlags reads it.
-			if takesValue(global, a) && !strings.Contains(a, "=") && a != "--color" {
-				i++
-			}
-		case slices.Contains(needAll, a):
-			return ""
-		default:
-			for _, c := range commands {
-				if c.name == a {
-					return a
-				}
-			}
-			return "" // help, or an unknown command: the error suggests one
-		}
-	}
-	if version {
-		return "-"
-	}
-	return ""
-}
-
-// newApp is git-snap's command line with the command named only, or
-// with every command when only is "", or none when it is "-".
-func (e *env) newApp(only string) *cli.App {
-	var cmds []*cli.Command
-	for _, c := range commands {
-		if only == "" || c.name == only {
-			cmds = append(cmds, c.build(e))
-		}
-	}
+// newApp is git-snap's command line.
+func (e *env) newApp() *cli.App {
 	app := &cli.App{
 		Name:                 "git-snap",
 		HelpName:             "git snap", // as people type it, in every usage line
@@ -172,7 +94,7 @@ func (e *env) newApp(only string) *cli.App {
 		Version:              proc.Version(),
 		EnableBashCompletion: false,
 		Flags:                globalFlags(),
-		Commands:             cmds,
+		Commands:             e.commands(),
 		CommandNotFound:      func(_ *cli.Context, name string) { e.notFound = name },
 		Action: func(c *cli.Context) error { // no command: what git does, usage and exit status 1
 			if c.NArg() > 0 {
@@ -197,17 +119,32 @@ func (e *env) newApp(only string) *cli.App {
 		if _, ok := jsonOutputs[cmd.Name]; ok && hasFlag(cmd.Flags, "json") {
 			cmd.Flags = append(cmd.Flags, jsonFlags()...)
 		}
-		cmd.Flags = withNames(cmd.Flags)
 	}
 	return app
 }
 
+// commands are git-snap's commands, in the order help lists them.
+func (e *env) commands() []*cli.Command {
+	return []*cli.Command{
+		cmdInit(e), cmdSave(e), cmdLog(e), cmdShow(e), cmdDiff(e),
+		cmdRestore(e), cmdRollback(e), cmdCheckpoint(e),
+		cmdExport(e), cmdImport(e), cmdSessions(e), cmdStats(e),
+		cmdScan(e), cmdHook(e), cmdInstall(e, true), cmdInstall(e, false),
+		cmdRecord(e), cmdReplay(e), cmdTrace(e), cmdRewind(e),
+		cmdPush(e), cmdFetch(e), cmdPull(e), cmdPrune(e), cmdDrop(e),
+		cmdGC(e), cmdDemo(e), cmdDoctor(e), cmdResume(e),
+		cmdCompletion(e), cmdComplete(e), cmdUndrop(e),
+		cmdSearch(e), cmdView(e), cmdUsage(e), cmdPrices(e),
+		cmdName(e), cmdMigrate(e), cmdMCP(e), cmdPR(e),
+	}
+}
+
 // globalFlags are the options given before the command.
 func globalFlags() []cli.Flag {
-	return withNames(quietDefaults(append([]cli.Flag{
+	return quietDefaults(append([]cli.Flag{
 		&cli.StringFlag{Name: "C", Usage: "run as if started in `DIR`"},
 		&cli.StringFlag{Name: "store", Usage: "keep snapshots in the repository at `DIR` (a store made by init --bare); also $GIT_SNAP_DIR"},
-	}, outputFlags()...)))
+	}, outputFlags()...))
 }
 
 // outputFlags are accepted before the command and, by reading commands,
@@ -302,10 +239,6 @@ func hintFor(err error) string {
 	if errors.As(err, &usage) {
 		return usageHint(usage)
 	}
-	var missing *programs.MissingError
-	if errors.As(err, &missing) {
-		return missing.Hint(proc.Version())
-	}
 	return ""
 }
 
@@ -345,8 +278,7 @@ type deps struct {
 	// saidSession is set once the command said which session it took
 	// (see defaultSession).
 	saidSession bool
-	jsonCut     *jsonCut     // --json FIELD,… and --jq, for writeJSON
-	has         programs.Set // the pieces of the program apart this one links (see apart)
+	jsonCut     *jsonCut // --json FIELD,… and --jq, for writeJSON
 }
 
 // prices are the prices costs are estimated with: the user's copy of the
@@ -424,8 +356,8 @@ func action[O any](e *env, sh shape, parse func(*cli.Context) (O, error), run fu
 		if err != nil {
 			return forCommand(err, c.Command.Name)
 		}
-		if p, what := apartOf(o, cut); p != "" && !e.has.Has(p) {
-			return e.runApart(p, what)
+		if !slices.Contains(onlyPrint, c.Command.Name) {
+			e.watchSignals()
 		}
 		d, err := e.open(c, sh)
 		if err != nil {
@@ -435,36 +367,6 @@ func action[O any](e *env, sh shape, parse func(*cli.Context) (O, error), run fu
 		defer d.close()
 		return forCommand(run(c.Context, d, o), c.Command.Name)
 	}
-}
-
-// apart is what options whose command may need a program apart from
-// git-snap have: the program, and what needs it ("git snap view"), or
-// "" when this call needs none.
-type apart interface {
-	apart() (programs.Program, string)
-}
-
-// apartOf is the program a call with options o and cut needs, if any.
-func apartOf(o any, cut *jsonCut) (programs.Program, string) {
-	if a, ok := o.(apart); ok {
-		if p, what := a.apart(); p != "" {
-			return p, what
-		}
-	}
-	if cut != nil && cut.expr != "" && cut.jq == nil {
-		return programs.JQ, "--jq"
-	}
-	return "", ""
-}
-
-// runApart runs program p, which links what this program does not, in
-// place of this process with the arguments as given: it does the same
-// call. Nothing has been opened or printed yet.
-func (e *env) runApart(p programs.Program, what string) error {
-	if e.exec == nil {
-		return &programs.MissingError{Program: p, What: what}
-	}
-	return e.exec(p, what, e.args)
 }
 
 // jsonCutOf reads --json FIELD,… and --jq, which both ask for JSON.
@@ -479,7 +381,7 @@ func (e *env) jsonCutOf(c *cli.Context) (*jsonCut, error) {
 	if err := c.Set("json", "true"); err != nil {
 		return nil, err
 	}
-	return parseJSONCut(c.Command.Name, fields, expr, e.has.JQ)
+	return parseJSONCut(c.Command.Name, fields, expr)
 }
 
 // open opens what sh says: the repository's paths, its config and store,
@@ -521,7 +423,7 @@ func (e *env) newDeps(c *cli.Context, s *gitstore.Store, cfg config.Config, gitC
 		store: s, cfg: cfg, in: e.stdin, out: e.stdout, errOut: e.stderr, color: render.Palette{On: e.color(c, gitCfg)}, width: e.width,
 		session: e.defaultSession(cfg), dir: e.dir, workDir: e.workDir(c), gitEnv: e.gitEnv(),
 		agentEnv: e.agentEnv(), now: e.now, dirGiven: c.String("C") != "" || e.storeFlag(c) != "", storeFlag: e.storeFlag(c),
-		userConfigDir: e.userConfigDir(), later: e.later, getenv: e.getenv, has: e.has,
+		userConfigDir: e.userConfigDir(), later: e.later, getenv: e.getenv,
 	}
 	d.pathsAt = func(dir string) (gitstore.Paths, error) { return e.storePathsAt(e.storeFlag(c), dir) }
 	d.openAt = func(ctx context.Context, dir string) (*gitstore.Store, config.Config, error) {
@@ -871,6 +773,6 @@ func hasFlag(flags []cli.Flag, name string) bool {
 
 func takesValue(flags []cli.Flag, arg string) bool {
 	f := findFlag(flags, arg)
-	_, isBool := unwrapFlag(f).(*cli.BoolFlag)
+	_, isBool := f.(*cli.BoolFlag)
 	return f != nil && !isBool
 }

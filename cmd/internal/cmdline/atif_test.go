@@ -412,7 +412,7 @@ func TestATIFImportForeign(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out, errOut bytes.Buffer
-		e := &env{has: allPrograms(), stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, dir: dir, getenv: func(k string) string { return vars[k] }}
+		e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, dir: dir, getenv: func(k string) string { return vars[k] }}
 		if code := e.run(t.Context(), []string{"import", "--from", "atif", "--session", "bad", f}); code != 2 {
 			t.Errorf("import of %s: exit %d, want 2 (%s)", bad, code, errOut.String())
 		}

@@ -8,32 +8,19 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/git-snap/git-snap/cmd/internal/programs"
 )
 
-// linked lists the packages the build of pkg the README installs links
-// (go list -deps with its tags).
+// linked lists the packages a build of pkg links (go list -deps).
 func linked(t *testing.T, pkg string) []string {
 	t.Helper()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command")
 	}
-	out, err := exec.Command("go", "list", "-tags", "urfave_cli_no_docs", "-deps", pkg).CombinedOutput()
+	out, err := exec.Command("go", "list", "-deps", pkg).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
 	return strings.Fields(string(out))
-}
-
-// apartLibraries are the libraries git-snap leaves to the programs
-// beside it, with the packages below them: what each program links that
-// git-snap does not (docs/design.md §7).
-var apartLibraries = map[programs.Program][]string{
-	programs.View: {"github.com/git-snap/git-snap/viewer", "github.com/yuin/goldmark", "net/http"},
-	programs.MCP:  {"github.com/git-snap/git-snap/mcpserver", "github.com/modelcontextprotocol/go-sdk", "github.com/google/jsonschema-go"},
-	programs.JQ:   {"github.com/itchyny/gojq"},
-	programs.HTTP: {"github.com/git-snap/git-snap/otel", "github.com/git-snap/git-snap/modelapi", "google.golang.org/protobuf", "go.opentelemetry.io/proto/otlp", "net/http", "crypto/tls"},
 }
 
 // links reports whether deps hold lib or a package below it.
@@ -41,33 +28,17 @@ func links(deps []string, lib string) bool {
 	return slices.ContainsFunc(deps, func(p string) bool { return p == lib || strings.HasPrefix(p, lib+"/") })
 }
 
-// The build the README installs links neither a man-page renderer nor
-// go-git's network transports, nor any library of the programs apart
-// (the viewer, the MCP server, jq, HTTP, OpenTelemetry's types): every
-// git-snap run would pay for their start-up (docs/design.md §7). A
-// dependency that brings one back fails here. Each program apart links
-// what it is there for, so that no name here is one no build links.
-func TestInstalledBuildLinksNoRendererNorTransport(t *testing.T) {
+// Sharing runs git (docs/design.md §7): git-snap links none of go-git's
+// network transports, nor the SSH client they bring. A dependency that
+// brings one back fails here.
+func TestGitSnapLinksNoGitTransport(t *testing.T) {
 	deps := linked(t, "../../git-snap")
 	if len(deps) < 50 || !slices.Contains(deps, "github.com/urfave/cli/v2") {
 		t.Fatalf("go list gave %d packages, not this command's dependencies", len(deps))
 	}
-	for _, p := range deps {
-		for _, banned := range []string{"russross/blackfriday", "go-md2man", "go-git/v5/plumbing/transport/", "golang.org/x/crypto/ssh"} {
-			if strings.Contains(p, banned) {
-				t.Errorf("the installed build links %s", p)
-			}
-		}
-	}
-	for _, p := range programs.All {
-		progDeps := linked(t, "../../"+string(p))
-		for _, lib := range apartLibraries[p] {
-			if links(deps, lib) {
-				t.Errorf("git-snap links %s, which is %s's", lib, p)
-			}
-			if !links(progDeps, lib) {
-				t.Errorf("%s does not link %s", p, lib)
-			}
+	for _, lib := range []string{"github.com/go-git/go-git/v5/plumbing/transport", "golang.org/x/crypto/ssh"} {
+		if links(deps, lib) {
+			t.Errorf("git-snap links %s", lib)
 		}
 	}
 }
@@ -102,42 +73,39 @@ func TestHookProgramLinksOnlyTheHookPath(t *testing.T) {
 
 // What a package's init allocates is what its init builds (tables,
 // regular expressions, registrations), and what it builds is most of
-// what it costs: goldmark's and gojq's tables, which took git-snap's
-// start past twice an empty program's, allocated 2,000 and more times.
-// The time itself is the benchmark's (its startup-init row, ≤ 1 ms); this
-// holds what can be counted without a clock, in the two programs every
-// command and every hook call start: no package init allocates more
-// than 1,000 times or 64 KiB (the largest today: go-crypto's ecc, 487
-// allocations; klauspost's flate, 41 KiB).
+// what it costs. The time itself is the benchmark's (its startup-init
+// row, ≤ 1 ms); this holds what can be counted without a clock in the
+// hook program, which every hook call starts: no package init allocates
+// more than 1,000 times or 64 KiB (the largest today: yaml.v3, 276
+// allocations; klauspost's flate, 41 KiB). git-snap is held to its
+// start-up budget as a whole, by the benchmark.
 func TestNoPackageInitBuildsMuch(t *testing.T) {
-	bin := buildBinary(t)
-	for _, prog := range []string{bin, filepath.Join(filepath.Dir(bin), "git-snap-hook")} {
-		cmd := exec.Command(prog, "--version")
-		cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("%s --version: %v\n%s", prog, err, stderr.String())
+	hook := filepath.Join(filepath.Dir(buildBinary(t)), "git-snap-hook")
+	cmd := exec.Command(hook, "--version")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("git-snap-hook --version: %v\n%s", err, stderr.String())
+	}
+	inits := 0
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		// init PKG @T ms, C ms clock, B bytes, A allocs
+		f := strings.Fields(line)
+		if len(f) != 11 || f[0] != "init" || f[8] != "bytes," || f[10] != "allocs" {
+			continue
 		}
-		inits := 0
-		for _, line := range strings.Split(stderr.String(), "\n") {
-			// init PKG @T ms, C ms clock, B bytes, A allocs
-			f := strings.Fields(line)
-			if len(f) != 11 || f[0] != "init" || f[8] != "bytes," || f[10] != "allocs" {
-				continue
-			}
-			inits++
-			bytes, err1 := strconv.Atoi(f[7])
-			allocs, err2 := strconv.Atoi(f[9])
-			if err1 != nil || err2 != nil {
-				t.Fatalf("init trace line %q", line)
-			}
-			if allocs > 1000 || bytes > 64<<10 {
-				t.Errorf("%s: the init of %s allocates %d times, %d bytes: build it on first use (internal/lazy), or keep the package out of this program", filepath.Base(prog), f[1], allocs, bytes)
-			}
+		inits++
+		bytes, err1 := strconv.Atoi(f[7])
+		allocs, err2 := strconv.Atoi(f[9])
+		if err1 != nil || err2 != nil {
+			t.Fatalf("init trace line %q", line)
 		}
-		if inits < 20 {
-			t.Fatalf("%s: %d package inits traced, not GODEBUG=inittrace=1's output:\n%s", filepath.Base(prog), inits, stderr.String())
+		if allocs > 1000 || bytes > 64<<10 {
+			t.Errorf("the init of %s allocates %d times, %d bytes: build it on first use (internal/lazy), or keep the package out of the hook program", f[1], allocs, bytes)
 		}
+	}
+	if inits < 20 {
+		t.Fatalf("%d package inits traced, not GODEBUG=inittrace=1's output:\n%s", inits, stderr.String())
 	}
 }

@@ -5,13 +5,15 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/git-snap/git-snap/atif"
 	"github.com/git-snap/git-snap/chat"
 	"github.com/git-snap/git-snap/cmd/internal/proc"
-	"github.com/git-snap/git-snap/cmd/internal/programs"
+	"github.com/git-snap/git-snap/otel"
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/report"
 	"github.com/git-snap/git-snap/snapshot"
@@ -178,7 +180,7 @@ func runExport(ctx context.Context, d *deps, o exportOptions) error {
 		return exportBundle(ctx, d, o.Bundle, o.Names)
 	}
 	if o.Endpoint != "" { // checked before anything is read, as a flag is
-		if err := d.has.OTel.CheckEndpoint(o.Endpoint); err != nil {
+		if _, err := otel.TracesURL(o.Endpoint); err != nil {
 			return usagef("--endpoint: %v", err)
 		}
 	}
@@ -272,16 +274,9 @@ func exportTrajectory(ctx context.Context, d *deps, o exportOptions) error {
 	return d.writeOutput(o.Output, data)
 }
 
-// apart: OpenTelemetry's traces are written in git-snap-http.
-func (o exportOptions) apart() (programs.Program, string) {
-	if o.Format == "otel" && o.Bundle == "" {
-		return programs.HTTP, "git snap export --format otel"
-	}
-	return "", ""
-}
-
-// exportOTel writes the snapshot as OTLP/JSON traces, or sends them to
-// an OTLP/HTTP endpoint.
+// exportOTel writes the snapshot as OTLP/JSON traces by the GenAI
+// semantic conventions, or sends them to an OTLP/HTTP endpoint, giving
+// up after 30 seconds.
 func exportOTel(ctx context.Context, d *deps, o exportOptions) error {
 	doc, entry, err := d.store.ReadRevision(ctx, o.Rev)
 	if err != nil {
@@ -291,7 +286,8 @@ func exportOTel(ctx context.Context, d *deps, o exportOptions) error {
 	if source == "" {
 		source = entry.Header.Source
 	}
-	data, spans, err := d.has.OTel.Traces(doc, source, entry.Header.Session)
+	td := otel.Traces(doc, otel.Options{Source: source, Session: entry.Header.Session})
+	data, err := otel.Marshal(td)
 	if err != nil {
 		return fmt.Errorf("export %s: %w", o.Rev, err)
 	}
@@ -303,10 +299,10 @@ func exportOTel(ctx context.Context, d *deps, o exportOptions) error {
 			return err
 		}
 	}
-	if err := d.has.OTel.Send(ctx, o.Endpoint, data); err != nil {
+	if err := otel.Send(ctx, &http.Client{Timeout: 30 * time.Second}, o.Endpoint, data); err != nil {
 		return err
 	}
-	fmt.Fprintf(d.out, "sent %s of %s to %s\n", render.Count(spans, "span"), o.Rev, o.Endpoint)
+	fmt.Fprintf(d.out, "sent %s of %s to %s\n", render.Count(otel.SpanCount(td), "span"), o.Rev, o.Endpoint)
 	return nil
 }
 

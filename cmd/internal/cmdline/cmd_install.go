@@ -17,7 +17,6 @@ import (
 
 	"github.com/git-snap/git-snap/cmd/internal/hookcmd"
 	"github.com/git-snap/git-snap/cmd/internal/proc"
-	"github.com/git-snap/git-snap/cmd/internal/programs"
 )
 
 // installGit adds git-snap's post-commit hook where git runs hooks
@@ -212,13 +211,6 @@ func installMCP(d *deps, o installOptions, paths gitstore.Paths, repoErr error, 
 		return usagef("%v", err)
 	}
 	program := agent.MCPProgram(cfg, exe)
-	if o.Install && !d.has.Has(programs.MCP) {
-		// git snap mcp runs git-snap-mcp: an entry without it would
-		// give the agent a server that fails at its start.
-		if _, err := programs.Need(programs.MCP, "git snap mcp, which the agent is to run,"); err != nil {
-			return err
-		}
-	}
 	var changed bool
 	if o.Install {
 		changed, err = agent.InstallMCP(cfg, program)
@@ -241,7 +233,7 @@ func installMCP(d *deps, o installOptions, paths gitstore.Paths, repoErr error, 
 	}
 	if o.Install {
 		if cfg.Shared {
-			fmt.Fprintf(w, "it runs %q as PATH finds it: everyone who shares %s needs git-snap and %s on PATH\n", program+" mcp", filepath.Base(cfg.File), programs.MCP)
+			fmt.Fprintf(w, "it runs %q as PATH finds it: everyone who shares %s needs git-snap on PATH\n", program+" mcp", filepath.Base(cfg.File))
 		}
 		if cfg.Note != "" {
 			fmt.Fprintf(w, "note: %s\n", cfg.Note)

@@ -11,20 +11,13 @@ import (
 	"golang.org/x/term"
 
 	"github.com/git-snap/git-snap/cmd/internal/proc"
-	"github.com/git-snap/git-snap/cmd/internal/programs"
+	"github.com/git-snap/git-snap/mcpserver"
 )
 
 type mcpOptions struct {
 	AllowWrite bool
 	Budget     int
 }
-
-// mcpBudget is --budget's default (mcpBudget, which
-// git-snap does not link; a test holds the two equal).
-const mcpBudget = 65536
-
-// apart: the MCP server runs in git-snap-mcp.
-func (mcpOptions) apart() (programs.Program, string) { return programs.MCP, "git snap mcp" }
 
 func cmdMCP(e *env) *cli.Command {
 	return &cli.Command{
@@ -53,7 +46,7 @@ Examples:
    codex mcp add git-snap -- git snap mcp`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "allow-write", Usage: "add the tools that write to the repository: checkpoint and rollback"},
-			&cli.IntFlag{Name: "budget", Value: mcpBudget, Usage: "cut each answer at `N` characters"},
+			&cli.IntFlag{Name: "budget", Value: mcpserver.DefaultBudget, Usage: "cut each answer at `N` characters"},
 		},
 		Action: action(e, shape{}, parseMCP, runMCP),
 	}
@@ -68,7 +61,7 @@ func parseMCP(c *cli.Context) (mcpOptions, error) {
 }
 
 // runMCP serves the store on stdin and stdout until the client closes
-// stdin or ctx ends, in git-snap-mcp.
+// stdin or ctx ends.
 func runMCP(ctx context.Context, d *deps, o mcpOptions) error {
 	proc.LimitMemory(searchMemoryLimit)
 	table, err := d.prices()
@@ -78,7 +71,7 @@ func runMCP(ctx context.Context, d *deps, o mcpOptions) error {
 	if f, ok := d.in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		fmt.Fprintln(d.errOut, "git snap mcp: an MCP server, reading JSON-RPC on stdin; agents start it themselves (git snap install AGENT --mcp). Ctrl-D ends it.")
 	}
-	return d.has.MCP(ctx, programs.MCPRequest{
+	srv, err := mcpserver.New(mcpserver.Options{
 		Store: d.store, AllowWrite: o.AllowWrite, Budget: o.Budget, Prices: table, Now: d.now,
 		Version: proc.Version(),
 		CodeState: func(ctx context.Context) (string, bool, error) {
@@ -88,6 +81,10 @@ func runMCP(ctx context.Context, d *deps, o mcpOptions) error {
 			}
 			return code.Commit.String(), code.Dirty, nil
 		},
-		In: d.in, Out: d.out,
 	})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	return srv.Serve(ctx, d.in, d.out)
 }

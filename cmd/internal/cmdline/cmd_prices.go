@@ -2,16 +2,16 @@ package cmdline
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-snap/git-snap/cmd/internal/programs"
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/prices"
 )
@@ -49,14 +49,6 @@ type pricesOptions struct {
 	Update bool
 	From   string   // with Update: a file or URL; "" for LiteLLM's
 	Models []string // to show
-}
-
-// apart: a price list is downloaded by git-snap-http.
-func (o pricesOptions) apart() (programs.Program, string) {
-	if o.Update && isURL(or(o.From, litellmURL)) {
-		return programs.HTTP, "git snap prices update from a URL"
-	}
-	return "", ""
 }
 
 // isURL says whether prices update reads source from the web.
@@ -140,18 +132,9 @@ func updatePrices(ctx context.Context, d *deps, from string) error {
 	source := or(from, litellmURL)
 	var r io.Reader
 	if isURL(source) {
-		body, err := d.has.Get(ctx, source)
-		var (
-			u      userError
-			status *programs.StatusError
-		)
-		switch {
-		case errors.As(err, &u):
-			return usagef("prices update %s: %v", source, err)
-		case errors.As(err, &status):
-			return fmt.Errorf("prices update: %w", err)
-		case err != nil:
-			return fmt.Errorf("prices update: %w (give a FILE downloaded some other way)", err)
+		body, err := download(ctx, source)
+		if err != nil {
+			return err
 		}
 		defer body.Close()
 		r = io.LimitReader(body, 64<<20)
@@ -180,6 +163,40 @@ func updatePrices(ctx context.Context, d *deps, from string) error {
 	}
 	fmt.Fprintf(d.out, "%d models priced, from %s, written to %s\n", n, source, dest)
 	return nil
+}
+
+// download is the body of url when its server answers 200 OK, read
+// within a minute.
+func download(ctx context.Context, url string) (io.ReadCloser, error) {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		cancel()
+		return nil, usagef("prices update %s: %v", url, err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("prices update: %w (give a FILE downloaded some other way)", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		cancel()
+		return nil, fmt.Errorf("prices update: %s answered %s", url, resp.Status)
+	}
+	return cancelOnClose{resp.Body, cancel}, nil
+}
+
+// cancelOnClose is a response's body whose Close ends its deadline.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b cancelOnClose) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
 }
 
 // configPrices is the config's prices: section as the prices package

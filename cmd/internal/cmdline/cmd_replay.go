@@ -2,11 +2,15 @@ package cmdline
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
-	"github.com/git-snap/git-snap/cmd/internal/programs"
+	"github.com/git-snap/git-snap/modelapi"
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -51,14 +55,6 @@ type replayOptions struct {
 	Addr  string
 }
 
-// apart: the model APIs are served by git-snap-http.
-func (o replayOptions) apart() (programs.Program, string) {
-	if o.Serve {
-		return programs.HTTP, "git snap replay --serve"
-	}
-	return "", ""
-}
-
 func parseReplay(c *cli.Context) (replayOptions, error) {
 	o := replayOptions{Rev: c.Args().First(), Serve: c.Bool("serve"), Addr: c.String("addr")}
 	if c.IsSet("addr") && !o.Serve {
@@ -79,7 +75,7 @@ func runReplay(ctx context.Context, d *deps, o replayOptions) error {
 		return err
 	}
 	if o.Serve {
-		return d.has.Replay(ctx, programs.ReplayRequest{Doc: doc, Header: entry.Header, Addr: o.Addr, AgentEnv: d.agentEnv, Out: d.out, Err: d.errOut})
+		return serveReplay(ctx, d, doc, entry.Header, o.Addr)
 	}
 	for out := range agent.Replay(doc) {
 		line, err := snapshot.Marshal(render.Value(out))
@@ -91,4 +87,66 @@ func runReplay(ctx context.Context, d *deps, o replayOptions) error {
 		}
 	}
 	return nil
+}
+
+// serveReplay serves doc's model calls, recorded as h says, as the model
+// API its agent speaks (package modelapi) on addr until ctx ends,
+// printing the address and how to point the agent at it, on stderr what
+// each request got, and at the end how many calls were served.
+func serveReplay(ctx context.Context, d *deps, doc map[string]any, h snapshot.Header, addr string) error {
+	api, script, err := modelapi.ReplayScript(doc, h.Source)
+	if err != nil {
+		return err
+	}
+	logged := &loggedScript{script: script, w: d.errOut}
+	srv, err := modelapi.Start(ctx, api, addr, logged)
+	if err != nil {
+		return fmt.Errorf("serve the replay: %w", err)
+	}
+	defer srv.Close()
+	fmt.Fprintf(d.out, "serving %s of %s as %s at %s\n", render.Count(len(script.Steps), "model call"), h.Session, srv.API().Title(), srv.URL())
+	if a, err := agent.Lookup(h.Source, d.agentEnv); err == nil {
+		if m, ok := a.(agent.ModelAPIer); ok {
+			fmt.Fprintf(d.out, "point %s at it:\n    %s\n", h.Source, strings.ReplaceAll(m.ModelEndpoint(srv.URL()), "\n", "\n    "))
+		}
+	}
+	if f, ok := d.out.(interface{ Flush() error }); ok {
+		_ = f.Flush() // the address is read before anything is served
+	}
+	<-ctx.Done()
+	srv.Close()
+	srv.Wait()
+	fmt.Fprintf(d.errOut, "served %d of %s\n", script.Served(), render.Count(len(script.Steps), "model call"))
+	return nil
+}
+
+// loggedScript is a Script that says on stderr what each request got.
+type loggedScript struct {
+	script *modelapi.Script
+	mu     sync.Mutex
+	w      io.Writer
+}
+
+// Respond answers as the script does, and says what it answered.
+func (l *loggedScript) Respond(req *modelapi.Request) (modelapi.Reply, error) {
+	rep, err := l.script.Respond(req)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case err != nil:
+		fmt.Fprintf(l.w, "refused: %v\n", err)
+	case req.Side:
+		fmt.Fprintf(l.w, "answered a request outside the conversation (%s)\n", req.Model)
+	default:
+		var tools []string
+		for _, c := range rep.ToolCalls {
+			tools = append(tools, c.Name)
+		}
+		what := "its answer"
+		if len(tools) > 0 {
+			what = "tool calls " + strings.Join(tools, ", ")
+		}
+		fmt.Fprintf(l.w, "served model call %d of %d: %s\n", l.script.Served(), len(l.script.Steps), what)
+	}
+	return rep, err
 }

@@ -31,7 +31,7 @@ func TestHookWithoutGitStillRecords(t *testing.T) {
 
 	t.Setenv("PATH", t.TempDir()) // no git from here on
 	var stdout, stderr bytes.Buffer
-	e := &env{has: allPrograms(), stdin: strings.NewReader(payload), stdout: &stdout, stderr: &stderr, dir: dir, getenv: func(string) string { return "" }}
+	e := &env{stdin: strings.NewReader(payload), stdout: &stdout, stderr: &stderr, dir: dir, getenv: func(string) string { return "" }}
 	if code := e.run(context.Background(), []string{"hook", "claude-code"}); code != 0 || stdout.Len() != 0 {
 		t.Fatalf("hook exited %d, printed %q %q", code, stdout.String(), stderr.String())
 	}
@@ -66,7 +66,7 @@ func TestPushWithoutGitSaysSo(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	for _, args := range [][]string{{"push", "origin"}, {"fetch", "origin"}, {"pull", "origin"}, {"gc"}} {
 		var stdout, stderr bytes.Buffer
-		e := &env{has: allPrograms(), stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, dir: dir, getenv: func(string) string { return "" }}
+		e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, dir: dir, getenv: func(string) string { return "" }}
 		code := e.run(context.Background(), args)
 		if code != 1 || !strings.Contains(stderr.String(), "git is not installed") || !strings.Contains(stderr.String(), "install git") {
 			t.Errorf("%s without git: exit %d, stderr %q", args[0], code, stderr.String())

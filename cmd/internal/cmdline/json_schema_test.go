@@ -61,7 +61,7 @@ func schemaRepo(t *testing.T) (run func(args ...string) []byte) {
 	run = func(args ...string) []byte {
 		t.Helper()
 		var out, errOut bytes.Buffer
-		e := &env{has: allPrograms(), stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, dir: dir, getenv: func(k string) string { return vars[k] }}
+		e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, dir: dir, getenv: func(k string) string { return vars[k] }}
 		if code := e.run(context.Background(), args); code != 0 && args[0] != "scan" && (args[0] != "search" || code != 1) {
 			t.Fatalf("git snap %s: exit %d\n%s", strings.Join(args, " "), code, errOut.String())
 		}
@@ -107,8 +107,8 @@ func TestEveryJSONOutputHasASchemaAndATest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{has: allPrograms(), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, getenv: func(string) string { return "" }}
-	for _, cmd := range e.newApp("").Commands {
+	e := &env{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, getenv: func(string) string { return "" }}
+	for _, cmd := range e.newApp().Commands {
 		if !hasFlag(cmd.Flags, "json") {
 			continue
 		}
@@ -169,7 +169,7 @@ func TestJSONFieldsAndJQ(t *testing.T) {
 		t.Errorf("stats --jq .sessions = %q", got)
 	}
 	var errOut bytes.Buffer
-	e := &env{has: allPrograms(), stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &errOut, dir: t.TempDir(), getenv: func(string) string { return "" }}
+	e := &env{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &errOut, dir: t.TempDir(), getenv: func(string) string { return "" }}
 	if code := e.run(context.Background(), []string{"log", "--json=id,nosuch"}); code != 2 || !strings.Contains(errOut.String(), `"nosuch" is no field of log's output; its fields are `) {
 		t.Errorf("an unknown field: exit %d, %s", code, errOut.String())
 	}

@@ -6,13 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
 	"slices"
 	"strings"
 
+	"github.com/itchyny/gojq"
 	"github.com/urfave/cli/v2"
 
-	"github.com/git-snap/git-snap/cmd/internal/programs"
 	"github.com/git-snap/git-snap/docs/schema"
 	"github.com/git-snap/git-snap/internal/lazy"
 	"github.com/git-snap/git-snap/render"
@@ -21,9 +22,9 @@ import (
 // Every command with --json takes gh's two ways to cut its output:
 // --json FIELD,… keeps those fields (of each item of the command's list,
 // or of the object when it has none) and --jq EXPR filters the output
-// with a jq expression (gojq, the Go jq, which git-snap-jq links: a call
-// with --jq runs there). Field names are read from the command's JSON
-// Schema in docs/schema, the one description of the output.
+// with a jq expression (gojq, the Go jq). Field names are read from the
+// command's JSON Schema in docs/schema, the one description of the
+// output.
 
 // jsonOutput is what a command's output is: its schema, and the key of
 // its list when fields name the list's items.
@@ -151,18 +152,16 @@ func jsonFieldsArg(cmd, word string) bool {
 type jsonCut struct {
 	list   string
 	fields []string
-	expr   string          // --jq's
-	jq     programs.Filter // expr compiled; nil where jq is not linked
+	jq     *gojq.Code // --jq's expression, compiled; nil without --jq
 }
 
 // parseJSONCut reads --json FIELD,… and --jq for cmd; nil when neither
-// is given. compile is jq's, nil where it is not linked: the expression
-// is then checked by the program that runs the call (apartOf).
-func parseJSONCut(cmd, fieldsArg, expr string, compile func(string) (programs.Filter, error)) (*jsonCut, error) {
+// is given.
+func parseJSONCut(cmd, fieldsArg, expr string) (*jsonCut, error) {
 	if fieldsArg == "" && expr == "" {
 		return nil, nil
 	}
-	cut := &jsonCut{list: jsonOutputs[cmd].list, expr: expr}
+	cut := &jsonCut{list: jsonOutputs[cmd].list}
 	if fieldsArg != "" {
 		known, err := schemaFields(cmd)
 		if err != nil {
@@ -175,13 +174,61 @@ func parseJSONCut(cmd, fieldsArg, expr string, compile func(string) (programs.Fi
 			cut.fields = append(cut.fields, f)
 		}
 	}
-	if expr != "" && compile != nil {
+	if expr != "" {
 		var err error
-		if cut.jq, err = compile(expr); err != nil {
+		if cut.jq, err = compileJQ(expr); err != nil {
 			return nil, usagef("--jq %q: %v", expr, err)
 		}
 	}
 	return cut, nil
+}
+
+// compileJQ compiles a jq expression.
+func compileJQ(expr string) (*gojq.Code, error) {
+	q, err := gojq.Parse(expr)
+	if err != nil {
+		return nil, err
+	}
+	return gojq.Compile(q)
+}
+
+// runJQ writes each value code gives for v: a string as it is, on its
+// own line, anything else as JSON, as gh --jq and jq -r do. jq's halt
+// without a value ends it without an error; any other error of the
+// expression is the user's.
+func runJQ(ctx context.Context, w io.Writer, code *gojq.Code, v any) error {
+	iter := code.RunWithContext(ctx, v)
+	for {
+		x, ok := iter.Next()
+		if !ok {
+			return nil
+		}
+		if err, ok := x.(error); ok {
+			var halt *gojq.HaltError
+			if errors.As(err, &halt) && halt.Value() == nil {
+				return nil
+			}
+			return usagef("--jq: %v", err)
+		}
+		if s, ok := x.(string); ok {
+			if _, err := fmt.Fprintln(w, s); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := writeValue(w, x); err != nil {
+			return err
+		}
+	}
+}
+
+// writeValue writes v as --json FIELD,… and --jq print a value: indented
+// JSON, the keys of objects sorted, nothing escaped for HTML.
+func writeValue(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
 }
 
 // writeJSON writes v, a command's JSON output, cut as --json FIELD,…
@@ -205,13 +252,9 @@ func (d *deps) writeJSON(v any) error {
 		x = d.jsonCut.keep(x)
 	}
 	if d.jsonCut.jq == nil {
-		return programs.WriteValue(d.out, x)
+		return writeValue(d.out, x)
 	}
-	err := d.jsonCut.jq.Run(context.Background(), d.out, x)
-	if u := userError(nil); errors.As(err, &u) {
-		return usagef("--jq: %v", err)
-	}
-	return err
+	return runJQ(context.Background(), d.out, d.jsonCut.jq, x)
 }
 
 // keep cuts x to the fields: of each item of the list, or of x itself;

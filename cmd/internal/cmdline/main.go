@@ -1,8 +1,5 @@
 // Package cmdline is git-snap's command line: every command, its flags,
-// help, completion and manual pages. Each of git-snap's programs runs
-// it (Main) with the pieces it links (programs.Set); a command that
-// needs a piece the program lacks runs the program that has it, with the
-// same arguments (docs/design.md §7).
+// help, completion and manual pages (docs/design.md §6).
 package cmdline
 
 import (
@@ -16,13 +13,11 @@ import (
 	"golang.org/x/term"
 
 	"github.com/git-snap/git-snap/cmd/internal/proc"
-	"github.com/git-snap/git-snap/cmd/internal/programs"
 )
 
 // Main runs git-snap with args (without the program name) and returns
-// its exit status: 0 done, 1 failed, 2 bad usage or input. has is what
-// the program links of the pieces git-snap runs apart.
-func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, has programs.Set) (code int) {
+// its exit status: 0 done, 1 failed, 2 bad usage or input.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "git-snap: internal error: %v\n%s\nPlease report this with the command you ran.\n", r, debug.Stack())
@@ -36,11 +31,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, has programs
 		fmt.Fprintf(stderr, "git-snap: %v\n", err)
 		return 1
 	}
-	exec := func(p programs.Program, what string, args []string) error {
-		return programs.Exec(p, what, args, proc.Version())
-	}
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, dir: dir, getenv: os.Getenv, lookupenv: os.LookupEnv, has: has, exec: exec, watch: sigs.Watch}
-	warnCaller(stderr)
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, dir: dir, getenv: os.Getenv, lookupenv: os.LookupEnv, watch: sigs.Watch}
 	// Only git-snap itself starts itself apart: a test binary running
 	// Main (git-snap.test) must not start itself again.
 	if exe, err := os.Executable(); err == nil && strings.TrimSuffix(filepath.Base(exe), ".exe") == "git-snap" {
@@ -58,19 +49,4 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, has programs
 		}
 	}
 	return e.run(sigs.Context(), args)
-}
-
-// warnCaller says when the git-snap that ran this program in its place
-// (programs.Exec) is of another version.
-func warnCaller(stderr io.Writer) {
-	caller, ok := os.LookupEnv(programs.CallerVersion)
-	if !ok {
-		return
-	}
-	os.Unsetenv(programs.CallerVersion) // not for what this program runs
-	if exe, err := os.Executable(); err == nil {
-		if w := programs.VersionWarning(filepath.Base(exe), caller, proc.Version()); w != "" {
-			fmt.Fprintf(stderr, "git-snap: warning: %s\n", w)
-		}
-	}
 }

@@ -13,44 +13,16 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/git-snap/git-snap/cmd/internal/hookcmd"
-	"github.com/git-snap/git-snap/cmd/internal/httpprog"
-	"github.com/git-snap/git-snap/cmd/internal/jqprog"
-	"github.com/git-snap/git-snap/cmd/internal/mcpprog"
-	"github.com/git-snap/git-snap/cmd/internal/programs"
-	"github.com/git-snap/git-snap/cmd/internal/viewprog"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
 func TestMain(m *testing.M) {
-	cmds := map[string]func(){
-		// git-snap as it is installed: what it does not link runs in the
-		// programs below, found on the scripts' PATH.
-		"git-snap": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, programs.Set{})) },
-		// Beside git-snap, as the README installs them: install writes
-		// the hook program into personal settings.
+	testscript.Main(removingBuilt{m}, map[string]func(){
+		"git-snap": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		// Beside git-snap, as it is installed: install writes the hook
+		// program into personal settings.
 		"git-snap-hook": func() { os.Exit(hookcmd.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-	}
-	for p, set := range programSets() {
-		cmds[string(p)] = func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, set)) }
-	}
-	testscript.Main(removingBuilt{m}, cmds)
-}
-
-// programSets are what each program apart from git-snap links, as its
-// main package says.
-func programSets() map[programs.Program]programs.Set {
-	return map[programs.Program]programs.Set{
-		programs.View: {View: viewprog.Serve},
-		programs.MCP:  {MCP: mcpprog.Serve},
-		programs.JQ:   {JQ: jqprog.Compile},
-		programs.HTTP: {OTel: httpprog.OTLP{}, Replay: httpprog.Replay, Get: httpprog.Get},
-	}
-}
-
-// allPrograms is every piece, for commands run in process.
-func allPrograms() programs.Set {
-	return programs.Set{View: viewprog.Serve, MCP: mcpprog.Serve, JQ: jqprog.Compile,
-		OTel: httpprog.OTLP{}, Replay: httpprog.Replay, Get: httpprog.Get}
+	})
 }
 
 // removingBuilt runs the tests, then removes the binary the process

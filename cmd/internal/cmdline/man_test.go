@@ -18,7 +18,7 @@ func installMan(t *testing.T) string {
 	t.Helper()
 	prefix := t.TempDir()
 	var out, errOut bytes.Buffer
-	e := &env{has: allPrograms(), stdout: &out, stderr: &errOut, dir: prefix, getenv: func(string) string { return "" }}
+	e := &env{stdout: &out, stderr: &errOut, dir: prefix, getenv: func(string) string { return "" }}
 	if code := e.run(context.Background(), []string{"install", "man", "--prefix", prefix}); code != 0 {
 		t.Fatalf("install man: exit %d: %s", code, errOut.String())
 	}
@@ -81,7 +81,7 @@ func TestManRenders(t *testing.T) {
 		}
 		return string(out)
 	}
-	app := (&env{}).newApp("")
+	app := (&env{}).newApp()
 	top := read("git-snap")
 	for _, c := range docCommands(app) {
 		if !strings.Contains(top, "git snap "+c.Name+" ") && !strings.Contains(top, "git snap "+c.Name+"\n") {
@@ -111,7 +111,7 @@ func TestREADMEListsEveryCommand(t *testing.T) {
 	}
 	_, section, _ := strings.Cut(string(b), "\n## Commands\n")
 	section, _, _ = strings.Cut(section, "\n## ")
-	for _, c := range docCommands((&env{}).newApp("")) {
+	for _, c := range docCommands((&env{}).newApp()) {
 		if !strings.Contains(section, "`"+c.Name+" ") && !strings.Contains(section, "`"+c.Name+"`") {
 			t.Errorf("README.md's command table lacks %s", c.Name)
 		}

@@ -33,7 +33,7 @@ func realRepo(t *testing.T) (dir string, vars map[string]string, run func(args .
 	run = func(args ...string) []byte {
 		t.Helper()
 		var out, errOut bytes.Buffer
-		e := &env{has: allPrograms(), stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, dir: dir, getenv: func(k string) string { return vars[k] }}
+		e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, dir: dir, getenv: func(k string) string { return vars[k] }}
 		if code := e.run(context.Background(), args); code != 0 {
 			t.Fatalf("git snap %s: exit %d\n%s", strings.Join(args, " "), code, errOut.String())
 		}
@@ -378,7 +378,7 @@ func TestPricesUpdateChangesTheNextStats(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errOut bytes.Buffer
-	e := &env{has: allPrograms(), stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, dir: dir, getenv: func(k string) string { return vars[k] }}
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, dir: dir, getenv: func(k string) string { return vars[k] }}
 	if code := e.run(context.Background(), []string{"prices", "update", "bad.json"}); code != 2 || !strings.Contains(errOut.String(), "prices no model") {
 		t.Errorf("exit %d: %s", code, errOut.String())
 	}

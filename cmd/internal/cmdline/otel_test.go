@@ -185,7 +185,7 @@ func TestOTelEndpoint(t *testing.T) {
 		{[]string{"export", name, "--format", "json", "--endpoint", ok.URL}, 2, "--endpoint goes with --format otel"},
 	} {
 		var out, errOut bytes.Buffer
-		e := &env{has: allPrograms(), stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, dir: dir, getenv: func(k string) string { return vars[k] }}
+		e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, dir: dir, getenv: func(k string) string { return vars[k] }}
 		if code := e.run(t.Context(), c.args); code != c.code || !strings.Contains(errOut.String(), c.says) {
 			t.Errorf("%v: exit %d (want %d), said %q", c.args, code, c.code, errOut.String())
 		}

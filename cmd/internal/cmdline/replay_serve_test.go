@@ -16,7 +16,7 @@ import (
 // replayEnv is an env for commands in the repository at dir.
 func replayEnv(dir string, stdout io.Writer, stderr io.Writer) *env {
 	vars := map[string]string{"HOME": dir, "GIT_CONFIG_NOSYSTEM": "1"}
-	return &env{has: allPrograms(), stdin: strings.NewReader(""), stdout: stdout, stderr: stderr, dir: dir, getenv: func(k string) string { return vars[k] }}
+	return &env{stdin: strings.NewReader(""), stdout: stdout, stderr: stderr, dir: dir, getenv: func(k string) string { return vars[k] }}
 }
 
 // replay --serve serves a Codex session the agent wrote (testdata/live)

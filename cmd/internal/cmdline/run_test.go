@@ -61,7 +61,7 @@ func fixture(t *testing.T) (d *deps, out *bytes.Buffer) {
 		t.Fatal(err)
 	}
 	out = &bytes.Buffer{}
-	return &deps{store: s, paths: paths, cfg: cfg, out: out, errOut: out, dir: paths.WorkTree, workDir: paths.WorkTree, has: allPrograms()}, out
+	return &deps{store: s, paths: paths, cfg: cfg, out: out, errOut: out, dir: paths.WorkTree, workDir: paths.WorkTree}, out
 }
 
 // seqs reads log --json output as session#seq, in order.

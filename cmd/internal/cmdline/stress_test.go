@@ -15,11 +15,10 @@ import (
 	"time"
 )
 
-// built is the git-snap binary the process tests run, with the other
-// programs beside it as the README installs them (git-snap-hook and the
-// programs apart), compiled by the first of them to need it and removed
-// when the tests end (see TestMain): a build takes seconds, a handful of
-// them most of these tests' time.
+// built is the git-snap binary the process tests run, with the hook
+// program beside it as it is installed, compiled by the first of them to
+// need it and removed when the tests end (see TestMain): a build takes
+// seconds, a handful of them most of these tests' time.
 var built struct {
 	once sync.Once
 	dir  string
@@ -27,8 +26,8 @@ var built struct {
 	err  error
 }
 
-// buildBinary compiles git-snap (and every other program beside it)
-// once for tests that run it as a process.
+// buildBinary compiles git-snap (and git-snap-hook beside it) once for
+// tests that run it as a process.
 func buildBinary(t *testing.T) string {
 	t.Helper()
 	built.once.Do(func() {
@@ -36,9 +35,7 @@ func buildBinary(t *testing.T) string {
 			return
 		}
 		built.bin = filepath.Join(built.dir, "git-snap")
-		// ./cmd/git-snap...: every program, with the tags the README installs
-		// them with.
-		if out, err := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", built.dir+string(filepath.Separator), "../../git-snap...").CombinedOutput(); err != nil {
+		if out, err := exec.Command("go", "build", "-o", built.dir+string(filepath.Separator), "../../git-snap", "../../git-snap-hook").CombinedOutput(); err != nil {
 			built.err = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})

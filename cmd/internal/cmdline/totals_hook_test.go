@@ -104,7 +104,7 @@ func TestHookAndImportWriteTotalsThatNeedNoDocument(t *testing.T) {
 		t.Fatal("no message was taken out: the test checks nothing")
 	}
 	var out, errOut bytes.Buffer
-	e := &env{has: allPrograms(), stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, dir: dir, getenv: func(k string) string { return vars[k] }}
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, dir: dir, getenv: func(k string) string { return vars[k] }}
 	if code := e.run(ctx, []string{"show", id}); code == 0 {
 		t.Fatal("show read a document whose messages are gone: they were not taken out")
 	}
@@ -193,7 +193,7 @@ func snapRepo(t *testing.T) (dir string, vars map[string]string, gitIn func(stdi
 	snap = func(terminal bool, stdin string, args ...string) (string, string) {
 		t.Helper()
 		var out, errOut bytes.Buffer
-		e := &env{has: allPrograms(), stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut, dir: dir, errTerminal: terminal, getenv: func(k string) string { return vars[k] }}
+		e := &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut, dir: dir, errTerminal: terminal, getenv: func(k string) string { return vars[k] }}
 		if code := e.run(context.Background(), args); code != 0 {
 			t.Fatalf("git snap %s: exit %d\n%s", strings.Join(args, " "), code, errOut.String())
 		}

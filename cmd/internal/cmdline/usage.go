@@ -141,7 +141,7 @@ func valueKind(flags []cli.Flag, name string) string {
 		if !slices.Contains(f.Names(), name) {
 			continue
 		}
-		switch unwrapFlag(f).(type) {
+		switch f.(type) {
 		case *cli.IntFlag, *quietInt, *cli.Int64Flag, *cli.UintFlag:
 			return "a whole number"
 		case *cli.DurationFlag:
@@ -255,18 +255,7 @@ func quietDefaults(flags []cli.Flag) []cli.Flag {
 }
 
 // quietInt is an IntFlag whose help shows no default.
-type quietInt struct {
-	*cli.IntFlag
-	names []string // see withNames
-}
-
-// Names are the names withNames found, else the IntFlag's.
-func (q quietInt) Names() []string {
-	if q.names != nil {
-		return q.names
-	}
-	return q.IntFlag.Names()
-}
+type quietInt struct{ *cli.IntFlag }
 
 // GetDefaultText is empty: the usage says what zero means.
 func (quietInt) GetDefaultText() string { return "" }

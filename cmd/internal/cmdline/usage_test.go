@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/git-snap/git-snap/agent"
-	"github.com/git-snap/git-snap/cmd/internal/programs"
 )
 
 func TestEditDistance(t *testing.T) {
@@ -52,8 +51,8 @@ func TestSuggest(t *testing.T) {
 }
 
 func TestGitFlagsAndCounts(t *testing.T) {
-	e := &env{has: allPrograms(), getenv: func(string) string { return "" }}
-	app := e.newApp("")
+	e := &env{getenv: func(string) string { return "" }}
+	app := e.newApp()
 	for _, tc := range []struct{ in, want []string }{
 		{[]string{"log", "-5"}, []string{"log", "--max-count=5"}},
 		{[]string{"log", "-n5", "a"}, []string{"log", "--max-count=5", "--", "a"}},
@@ -92,7 +91,7 @@ func TestInstallHelpListsANewAgent(t *testing.T) {
 func TestHelpNamesEveryAgent(t *testing.T) {
 	for _, cmd := range []string{"hook", "install", "uninstall"} {
 		var out, errOut bytes.Buffer
-		if code := Main([]string{cmd, "--help"}, strings.NewReader(""), &out, &errOut, programs.Set{}); code != 0 {
+		if code := Main([]string{cmd, "--help"}, strings.NewReader(""), &out, &errOut); code != 0 {
 			t.Fatalf("%s --help: exit %d: %s", cmd, code, errOut.String())
 		}
 		_, desc, ok := strings.Cut(out.String(), "DESCRIPTION:")

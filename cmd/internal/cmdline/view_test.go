@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/git-snap/git-snap/cmd/internal/programs"
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/session"
+	"github.com/git-snap/git-snap/viewer"
 )
 
 // lockedBuffer is an output written by the server's goroutine and read
@@ -53,7 +53,7 @@ func TestRunViewServesUntilInterrupted(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		done <- runView(ctx, d, viewOptions{Rev: "a", Listen: programs.Listen{Port: 0, PortSet: true}})
+		done <- runView(ctx, d, viewOptions{Rev: "a", Listen: viewer.ListenOptions{Port: 0, PortSet: true}})
 	}()
 	addr := regexp.MustCompile(`http://127\.0\.0\.1:\d+/session/a\b`)
 	for deadline := time.Now().Add(time.Minute); !addr.MatchString(out.String()); {
