@@ -93,7 +93,7 @@ func markdownText(text string) string {
 	var b strings.Builder
 	for _, blk := range helpBlocks(text) {
 		if blk.verbatim {
-			b.WriteString("\n" + codeBlock(dedent(blk.text), ""))
+			b.WriteString(codeBlock(dedent(blk.text), ""))
 		} else {
 			b.WriteString("\n" + markdownParagraph(blk.text) + "\n")
 		}
