@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -46,19 +47,19 @@ func Example() {
 	// redacted: 1 output tokens: 12
 }
 
-// TestREADMEExampleRedacts runs the README's Go example as written: a
-// store opened through it once wrote a ghp_ token into git as it was,
-// while the command line redacted it.
-func TestREADMEExampleRedacts(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
+// TestAPIDocExampleRedacts runs the Go example of docs/api.md as
+// written: a store opened through it once wrote a ghp_ token into git as
+// it was, while the command line redacted it.
+func TestAPIDocExampleRedacts(t *testing.T) {
+	apiDoc, err := os.ReadFile(filepath.Join("docs", "api.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	const open = `repo, err := gitsnap.Open(ctx, ".", gitsnap.Options{})`
 	const save = `entry, err := repo.Save(ctx, doc, gitstore.SaveOptions{Session: "fix-login", Turn: 1, Label: "Stop"})`
 	for _, line := range []string{open, save} {
-		if !strings.Contains(string(readme), line) {
-			t.Fatalf("README's Go example no longer has\n\t%s\nkeep this test doing what it shows", line)
+		if !strings.Contains(string(apiDoc), line) {
+			t.Fatalf("docs/api.md's Go example no longer has\n\t%s\nkeep this test doing what it shows", line)
 		}
 	}
 	dir := t.TempDir()

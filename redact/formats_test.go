@@ -8,7 +8,7 @@ import (
 // formats are 46 token formats, each a fake but well-formed example in
 // the surroundings it turns up in: the 29 the first rule table caught
 // and the 17 it missed. The count caught is the measure rule sets are
-// compared by (README, "Secrets").
+// compared by (docs/security.md, "Why a table of our own").
 var formats = []struct{ name, text, secret string }{
 	{"aws-access-key-id", "export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE"},
 	{"aws-sts-key-id", `"AccessKeyId": "ASIAY34FZKBOKMUTVV7A"`, "ASIAY34FZKBOKMUTVV7A"},
@@ -63,7 +63,7 @@ var formats = []struct{ name, text, secret string }{
 // the secret gone from the text and a rule named.
 func TestFormatsCaught(t *testing.T) {
 	if len(formats) != 46 {
-		t.Fatalf("%d formats, want the 46 the README counts", len(formats))
+		t.Fatalf("%d formats, want the 46 docs/security.md counts", len(formats))
 	}
 	r, err := New(Config{})
 	if err != nil {

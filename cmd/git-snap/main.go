@@ -12,8 +12,10 @@ import (
 	"github.com/git-snap/git-snap/cmd/internal/cmdline"
 )
 
-// The manual pages, from the same definitions as --help.
+// The manual pages and the command reference, docs/commands.md, from the
+// same definitions as --help.
 //go:generate go run . install man --prefix ../../docs/man
+//go:generate go test ../internal/cmdline -run ^TestCommandReferenceCurrent$ -update
 
 func main() {
 	os.Exit(cmdline.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))

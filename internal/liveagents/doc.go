@@ -5,8 +5,8 @@
 // against what the agent wrote and the stub sent; Claude Code also calls
 // git-snap's MCP server (git snap mcp) for a past session. It holds only tests;
 // they skip unless GIT_SNAP_LIVE_AGENTS is set (=latest runs the newest
-// published versions instead of the pinned ones). README, "Live agents",
-// says how to run it.
+// published versions instead of the pinned ones). CONTRIBUTING.md, "Live
+// agents", says how to run it.
 //
 // Adding an agent is a line in versions.json (its npm package, version
 // and executable), one file here with its driver (how to point it at the

@@ -83,23 +83,39 @@ git help snap and git snap --help show this page.`
 
 const exitText = `0 done; 1 failed; 2 bad usage or bad input, and nothing was written; 130 interrupted.`
 
-// envItems are the variables git-snap reads; made when a page is, so
-// that starting the binary costs nothing for them.
-func envItems() []manpage.Item {
-	return []manpage.Item{
-		{Tag: manpage.Bold("GIT_SNAP_DIR"), Text: "the store, as --store gives it."},
-		{Tag: manpage.Bold("GIT_SNAP_SESSION"), Text: "the default session, over session: in the config."},
-		{Tag: manpage.Bold("GIT_PAGER") + ", " + manpage.Bold("PAGER"), Text: "the pager of reading commands on a terminal."},
-		{Tag: manpage.Bold("NO_COLOR"), Text: "no colour unless --color=always."},
-		{Tag: manpage.Bold("XDG_CONFIG_HOME"), Text: "where the user's config is (~/.config when unset)."},
+// envVar is a variable git-snap reads, as the manual and the command
+// reference list it.
+type envVar struct {
+	names []string
+	text  string
+}
+
+// envVars are made when a page is, so that starting the binary costs
+// nothing for them.
+func envVars() []envVar {
+	return []envVar{
+		{[]string{"GIT_SNAP_DIR"}, "the store, as --store gives it."},
+		{[]string{"GIT_SNAP_SESSION"}, "the default session, over session: in the config."},
+		{[]string{"GIT_PAGER", "PAGER"}, "the pager of reading commands on a terminal."},
+		{[]string{"NO_COLOR"}, "no colour unless --color=always."},
+		{[]string{"XDG_CONFIG_HOME"}, "where the user's config is (~/.config when unset)."},
 	}
 }
 
-func commandPage(c *cli.Command) manpage.Page {
-	desc, examples, _ := strings.Cut(c.Description, "\nExample")
-	if examples != "" {
-		_, examples, _ = strings.Cut(examples, "\n") // drop "s:" or ":"
+func envItems() []manpage.Item {
+	var out []manpage.Item
+	for _, v := range envVars() {
+		tags := make([]string, len(v.names))
+		for i, n := range v.names {
+			tags[i] = manpage.Bold(n)
+		}
+		out = append(out, manpage.Item{Tag: strings.Join(tags, ", "), Text: v.text})
 	}
+	return out
+}
+
+func commandPage(c *cli.Command) manpage.Page {
+	desc, examples := splitExamples(c.Description)
 	sections := []manpage.Section{{Title: "Description", Text: or(desc, c.Usage)}}
 	if len(c.Flags) > 0 {
 		sections = append(sections, manpage.Section{Title: "Options", Items: flagItems(c.Flags)})
@@ -115,10 +131,28 @@ func commandPage(c *cli.Command) manpage.Page {
 	}
 }
 
-// flagItems lists flags as --help does: names, the value's placeholder,
-// the usage and a default worth saying.
-func flagItems(flags []cli.Flag) []manpage.Item {
-	var out []manpage.Item
+// splitExamples parts a command's description from the examples at its
+// end, under a line "Example:" or "Examples:".
+func splitExamples(description string) (text, examples string) {
+	text, examples, _ = strings.Cut(description, "\nExample")
+	if examples != "" {
+		_, examples, _ = strings.Cut(examples, "\n") // drop "s:" or ":"
+	}
+	return text, examples
+}
+
+// flagDoc is a flag as --help lists it: its names with their dashes,
+// longest first, the value's placeholder, and the usage with a default
+// worth saying.
+type flagDoc struct {
+	names       []string
+	placeholder string
+	usage       string
+}
+
+// flagDocs are the visible flags, for the manual and the command reference.
+func flagDocs(flags []cli.Flag) []flagDoc {
+	var out []flagDoc
 	for _, f := range flags {
 		if v, ok := f.(cli.VisibleFlag); ok && !v.IsVisible() {
 			continue
@@ -133,22 +167,33 @@ func flagItems(flags []cli.Flag) []manpage.Item {
 		}
 		names := append([]string{}, f.Names()...)
 		sort.SliceStable(names, func(i, j int) bool { return len(names[i]) > len(names[j]) })
-		var tags []string
-		for _, n := range names {
-			dash := "--"
+		for i, n := range names {
 			if len(n) == 1 {
-				dash = "-"
+				names[i] = "-" + n
+			} else {
+				names[i] = "--" + n
 			}
-			t := manpage.Bold(dash + n)
-			if placeholder != "" {
-				t += " " + manpage.Italic(placeholder)
-			}
-			tags = append(tags, t)
 		}
 		if def := d.GetDefaultText(); d.TakesValue() && def != "" && def != "0" && def != `""` {
 			usage += fmt.Sprintf(" (default: %s)", strings.Trim(def, `"`))
 		}
-		out = append(out, manpage.Item{Tag: strings.Join(tags, ", "), Text: usage})
+		out = append(out, flagDoc{names: names, placeholder: placeholder, usage: usage})
+	}
+	return out
+}
+
+// flagItems are the flags as the manual's tagged list.
+func flagItems(flags []cli.Flag) []manpage.Item {
+	var out []manpage.Item
+	for _, f := range flagDocs(flags) {
+		tags := make([]string, len(f.names))
+		for i, n := range f.names {
+			tags[i] = manpage.Bold(n)
+			if f.placeholder != "" {
+				tags[i] += " " + manpage.Italic(f.placeholder)
+			}
+		}
+		out = append(out, manpage.Item{Tag: strings.Join(tags, ", "), Text: f.usage})
 	}
 	return out
 }

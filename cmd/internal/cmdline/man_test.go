@@ -101,19 +101,3 @@ func TestManRenders(t *testing.T) {
 		}
 	}
 }
-
-// TestREADMEListsEveryCommand: the README's command table names every
-// command the manual pages describe.
-func TestREADMEListsEveryCommand(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, _ := strings.Cut(string(b), "\n## Commands\n")
-	section, _, _ = strings.Cut(section, "\n## ")
-	for _, c := range docCommands((&env{}).newApp()) {
-		if !strings.Contains(section, "`"+c.Name+" ") && !strings.Contains(section, "`"+c.Name+"`") {
-			t.Errorf("README.md's command table lacks %s", c.Name)
-		}
-	}
-}

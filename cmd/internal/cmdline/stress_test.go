@@ -84,7 +84,7 @@ func run(t *testing.T, dir string, name string, args ...string) string {
 // one unbroken chain per session, no ref may ever be read empty, and
 // git fsck must be clean. Each process saves 4 times, 25 with
 // GIT_SNAP_LONG_TESTS set; GIT_SNAP_STRESS_SAVES sets another number (the
-// README's long run uses 200).
+// long run in CONTRIBUTING.md uses 200).
 func TestProcessesRace(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs processes")
