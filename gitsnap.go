@@ -7,7 +7,7 @@
 //	repo, err := gitsnap.Open(ctx, ".", gitsnap.Options{})
 //	...
 //	defer repo.Close()
-//	e, err := repo.Save(ctx, doc, gitstore.SaveOptions{Session: "fix-login"})
+//	e, err := repo.Save(ctx, doc, storage.SaveOptions{Session: "fix-login"})
 package gitsnap
 
 import (
@@ -17,7 +17,10 @@ import (
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/prices"
+	"github.com/git-snap/git-snap/redact"
+	"github.com/git-snap/git-snap/session"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 	"github.com/git-snap/git-snap/usage"
 )
 
@@ -39,10 +42,12 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Repository is a repository's store opened with its settings: every
-// method of gitstore.Store, and the Config it was opened with.
+// Repository is a repository's sessions, opened with its settings: what
+// the command line, the hook, the viewer and the MCP server do, for any
+// Go program. It is for one goroutine at a time; goroutines that write at
+// once each open their own, and lose nothing.
 type Repository struct {
-	*gitstore.Store
+	store *gitstore.Store
 	// Config is the merged settings: the user's, the team's committed
 	// .git-snap.yaml and the clone's .git/snap/config.yaml.
 	Config config.Config
@@ -53,8 +58,8 @@ type Repository struct {
 
 // Open opens the store of the repository dir is in, as the command line
 // does: its settings layered, secrets redacted by the built-in rules and
-// the settings' own, every snapshot counted, every read bounded by the
-// settings' limits.
+// the settings' own, every snapshot counted as its agent reads it, every
+// read bounded by the settings' limits.
 func Open(ctx context.Context, dir string, o Options) (*Repository, error) {
 	paths, err := gitstore.Discover(dir, o.GitEnv)
 	if err != nil {
@@ -63,14 +68,52 @@ func Open(ctx context.Context, dir string, o Options) (*Repository, error) {
 	return OpenPaths(ctx, paths, o)
 }
 
-// OpenPaths is Open for a repository already found.
+// OpenPaths is Open for a repository already found. It is the one place
+// a store is opened with its settings.
 func OpenPaths(ctx context.Context, paths gitstore.Paths, o Options) (*Repository, error) {
-	s, cfg, err := config.Open(ctx, paths, config.OpenOptions{UserConfigDir: o.UserConfigDir, GitEnv: o.GitEnv, Warnf: o.Warnf, Now: o.Now})
+	cfg, err := config.Load(config.SourcesFor(o.UserConfigDir, paths.WorkTree, paths.CommonDir))
 	if err != nil {
 		return nil, err
 	}
-	return &Repository{Store: s, Config: cfg, env: o.GitEnv, userConfigDir: o.UserConfigDir}, nil
+	warnf := o.Warnf
+	if warnf == nil {
+		warnf = func(string, ...any) {}
+	}
+	for _, w := range cfg.Warnings {
+		warnf("%s", w)
+	}
+	redactor, err := redact.New(cfg.Redact)
+	if err != nil {
+		return nil, &config.Error{File: "redact", Err: err}
+	}
+	s, err := gitstore.OpenPaths(ctx, paths, gitstore.Options{
+		RefPrefix:         cfg.Refs.Prefix,
+		CheckpointsInTags: cfg.Refs.CheckpointsInTags,
+		Warnf:             warnf,
+		Now:               o.Now,
+		Redactor:          redactor,
+		Counter:           session.Counter{},
+		View:              session.View,
+		Env:               o.GitEnv,
+		// Nothing within the limits is larger; no read may cost more.
+		MaxObjectBytes: int64(max(cfg.Limits.MaxDocumentBytes, cfg.Limits.MaxValueBytes)),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Repository{store: s, Config: cfg, env: o.GitEnv, userConfigDir: o.UserConfigDir}, nil
 }
+
+// Close releases the repository's open files.
+func (r *Repository) Close() error { return r.store.Close() }
+
+// Paths says where the repository is.
+func (r *Repository) Paths() gitstore.Paths { return r.store.Paths() }
+
+// Storage is the repository's store as its roles, for readers that take
+// a session piece by piece (a viewer, a search index, a report) and
+// writers that take any store.
+func (r *Repository) Storage() storage.Storage { return r.store }
 
 // Prices are the prices costs are estimated with, as the command line
 // takes them: the user's copy of LiteLLM's price list (git snap prices
@@ -93,7 +136,7 @@ func (r *Repository) Usage(ctx context.Context, o usage.Options) (usage.Report, 
 		}
 		o.Prices = p
 	}
-	return usage.Compute(ctx, r.Store, o)
+	return usage.Compute(ctx, r.store, o)
 }
 
 // Limits are the settings' bounds on a document as snapshot.Parse and
@@ -103,10 +146,3 @@ func (r *Repository) Limits() snapshot.Limits { return r.Config.SnapshotLimits()
 // Retention is the settings' retention policy, which a hook call applies
 // after each snapshot and prune applies on demand.
 func (r *Repository) Retention() gitstore.RetentionPolicy { return r.Config.RetentionPolicy() }
-
-// Wrap makes a Repository of a store already open with cfg, for a
-// program that opened it itself (the command line opens once and hands
-// the store to each command); env is what git's environment says.
-func Wrap(s *gitstore.Store, cfg config.Config, env gitstore.GitEnv) *Repository {
-	return &Repository{Store: s, Config: cfg, env: env}
-}

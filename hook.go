@@ -2,32 +2,101 @@ package gitsnap
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"time"
 
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/capture"
 	"github.com/git-snap/git-snap/codestate"
-	"github.com/git-snap/git-snap/gitstore"
-	"github.com/git-snap/git-snap/hook"
 	"github.com/git-snap/git-snap/storage"
 )
 
 // HookOptions are what a hook call knows besides its payload.
-type HookOptions = hook.Options
-
-// RecordHook records one hook call of an agent as the command line's
-// git snap hook does (hook.Record): the code state it was made at (read
-// without a scan of the work tree after a tool that cannot write), the
-// files the agent touched or changed, then retention. Without a code
-// state (no git, a broken index) the conversation is still recorded and
-// the failure returned with the entry.
-func (r *Repository) RecordHook(ctx context.Context, a agent.Adapter, p agent.Payload, o HookOptions) (storage.Entry, bool, error) {
-	return hook.Record(ctx, r.Store, r.Config, r.env, a, p, o)
+type HookOptions struct {
+	// Dir is where the agent runs, for the code state when the store
+	// has no work tree of its own (--store); "" is the store's.
+	Dir string
+	// Budget bounds how long the call keeps reading a long transcript in
+	// steps; the next call goes on. Zero: no bound but the context's.
+	Budget time.Duration
+	// Warn is told what the call went on without (a transcript named
+	// that is missing, a file the agent rewrote); nil drops it.
+	Warn func(msg string)
 }
 
-// CodeState reads the state of the code a snapshot of s is taken at:
-// s's work tree, or, for a store apart from the code (--store), the work
-// tree dir is in, found with env; the zero State where there is none.
-// changed lists the changed files too.
-func CodeState(ctx context.Context, s *gitstore.Store, dir string, env gitstore.GitEnv, changed bool) (codestate.State, error) {
-	return capture.CodeState(ctx, s, dir, env, changed)
+// RecordHook records one hook call of agent a, as git snap hook does:
+// the code state it was made at (read without a scan of the work tree
+// after a tool that cannot write), the files the agent touched or
+// changed, then retention. Without a code state (no git, a broken index)
+// the conversation is still recorded and the failure returned with the
+// entry.
+func (r *Repository) RecordHook(ctx context.Context, a agent.Adapter, p agent.Payload, o HookOptions) (storage.Entry, bool, error) {
+	cfg := r.Config
+	in := capture.Ingest{Store: r.store, Adapter: a, Limits: cfg.SnapshotLimits(), MaxFileBytes: cfg.Limits.MaxFileBytes,
+		MaxReadBytes: int64(cfg.Limits.MaxReadBytes), Budget: o.Budget, Warn: o.Warn}
+	if t, ok := a.(agent.HookTimeouts); ok && in.Budget > 0 { // the agent kills a call sooner
+		in.Budget = min(in.Budget, time.Duration(t.HookTimeout(p.Event))*time.Second/2)
+	}
+	so, changed, codeErr := r.hookCode(ctx, o.Dir, p, a.ChangesFiles(p))
+	if wt := r.Paths().WorkTree; wt != "" && changed != nil {
+		in.WorkTree, in.Changed = wt, func(context.Context) ([]string, error) { return changed, nil }
+	}
+	entry, added, err := in.Run(ctx, p, so)
+	if err == nil && added {
+		_, err = r.store.ApplyRetention(ctx, p.SessionID, entry.Header.Seq, cfg.RetentionPolicy())
+	}
+	return entry, added, errors.Join(codeErr, err)
+}
+
+// hookCode is the code state a hook call's snapshot names, and the files
+// changed in the work tree. After a tool that cannot write (changes
+// false) nothing is scanned: HEAD is read, and the dirty flag carried
+// from the session's last snapshot at the same commit.
+func (r *Repository) hookCode(ctx context.Context, dir string, p agent.Payload, changes bool) (storage.SaveOptions, []string, error) {
+	var so storage.SaveOptions
+	if !changes {
+		if !r.Config.RecordCode() {
+			return so, nil, nil
+		}
+		head, err := r.store.Head()
+		if err != nil || head.IsZero() {
+			return so, nil, nil
+		}
+		so.Code = head.String()
+		if tip, err := r.store.SessionTip(p.SessionID); err == nil && !tip.IsZero() {
+			if e, err := r.store.Entry(ctx, tip); err == nil && e.Header.Code == so.Code {
+				so.Dirty = e.Header.Dirty
+			}
+		}
+		return so, nil, nil
+	}
+	code, err := r.CodeState(ctx, dir, r.Paths().WorkTree != "")
+	if err != nil {
+		return so, nil, fmt.Errorf("read the work tree's state: %w", err)
+	}
+	if r.Config.RecordCode() && !code.Commit.IsZero() {
+		so.Code, so.Dirty = code.Commit.String(), code.Dirty
+	}
+	return so, code.Changed, nil
+}
+
+// CodeState reads the state of the code a snapshot is taken at: the
+// repository's work tree, or, for a store apart from the code (--store),
+// the work tree dir is in; the zero State where there is none. changed
+// lists the changed files too.
+func (r *Repository) CodeState(ctx context.Context, dir string, changed bool) (codestate.State, error) {
+	return capture.CodeState(ctx, r.Paths().WorkTree, dir, r.env, changed)
+}
+
+// MarkCommit marks the sessions at work in the work tree dir is in with
+// the commit just made there, as git's post-commit hook asks (see
+// capture.PostCommit), and returns their names.
+func (r *Repository) MarkCommit(ctx context.Context, dir string, now time.Time) ([]string, error) {
+	code, err := r.CodeState(ctx, dir, false)
+	if err != nil || code.Commit.IsZero() {
+		return nil, err
+	}
+	pc := capture.PostCommit{Commit: code.Commit.String(), Dirty: code.Dirty, WorkTree: r.Paths().WorkTree, Now: now}
+	return pc.Mark(ctx, r.store)
 }

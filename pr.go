@@ -168,7 +168,7 @@ type Linked struct {
 // first. A repository with no sessions is a PRError, and so are commits
 // no session is linked to; those errors say why.
 func (r *Repository) LinkedSessions(ctx context.Context, cr CodeRange) ([]Linked, error) {
-	tips, err := usage.Sessions(ctx, r.Store)
+	tips, err := usage.Sessions(ctx, r.store)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
@@ -179,7 +179,7 @@ func (r *Repository) LinkedSessions(ctx context.Context, cr CodeRange) ([]Linked
 	if err != nil {
 		return nil, err
 	}
-	local, err := r.SessionTips(ctx)
+	local, err := r.store.SessionTips(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/git-snap/git-snap/agent"
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
 	"github.com/git-snap/git-snap/storage"
 )
@@ -24,7 +23,7 @@ import (
 // snapshot itself (see Layout), so each call reads only the lines added
 // since, and two calls racing never record a line twice.
 type Ingest struct {
-	Store   *gitstore.Store
+	Store   storage.Storage
 	Adapter agent.Adapter
 	Limits  snapshot.Limits
 	// WorkTree, when set, is where touched files are captured from.

@@ -150,9 +150,17 @@ func (pc PostCommit) recent(tip snapshot.Header) bool {
 	return pc.Now.Sub(tip.Time) <= ActiveWithin && tip.Code != pc.Commit
 }
 
+// Marker is what PostCommit.Mark needs of a store: the sessions, and a
+// new snapshot of one with its tip's content and a new header.
+type Marker interface {
+	Sessions(ctx context.Context) ([]storage.Session, error)
+	Rest(ctx context.Context, id storage.ID) (map[string]any, error)
+	Mark(ctx context.Context, o storage.SaveOptions) (storage.Entry, error)
+}
+
 // Mark marks the commit on every session it belongs to (see Marks) and
 // returns their names.
-func (pc PostCommit) Mark(ctx context.Context, s *gitstore.Store) ([]string, error) {
+func (pc PostCommit) Mark(ctx context.Context, s Marker) ([]string, error) {
 	sessions, err := s.Sessions(ctx)
 	var damaged *storage.DamagedSessions
 	if err != nil && !errors.As(err, &damaged) {
@@ -167,7 +175,7 @@ func (pc PostCommit) Mark(ctx context.Context, s *gitstore.Store) ([]string, err
 	return marked, err
 }
 
-func (pc PostCommit) markEach(ctx context.Context, s *gitstore.Store, sessions []storage.Session) ([]string, error) {
+func (pc PostCommit) markEach(ctx context.Context, s Marker, sessions []storage.Session) ([]string, error) {
 	var marked []string
 	for _, sess := range sessions {
 		if !pc.recent(sess.Tip.Header) {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/git-snap/git-snap/agent"
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
 	"github.com/git-snap/git-snap/storage"
 )
@@ -15,7 +14,7 @@ import (
 // snapshots it at turn boundaries: after each model call, before a
 // compaction, at the end, and when closed.
 type Recorder struct {
-	Store   *gitstore.Store
+	Store   storage.Writer
 	Session string
 	Source  string // the snapshots' source; "jsonl" when empty
 	pending []any

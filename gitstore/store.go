@@ -506,6 +506,9 @@ func (s *Store) commitOnTip(ctx context.Context, h snapshot.Header, build treeBu
 			return storage.Entry{}, err
 		}
 		hh.Seq = state.seq + 1
+		// The commit's date is the header's time, to the second: the
+		// entry returned is the one a read of the commit gives.
+		hh.Time = hh.Time.Truncate(time.Second)
 		first := hh.Started // the oldest record's time, when build knew it
 		hh.Started = state.started
 		if tip.IsZero() {
@@ -514,9 +517,6 @@ func (s *Store) commitOnTip(ctx context.Context, h snapshot.Header, build treeBu
 				hh.Started = first
 			}
 		}
-		// The commit's date is the header's time, to the second: the
-		// entry returned is the one a read of the commit gives.
-		hh.Time = hh.Time.Truncate(time.Second)
 		id, err := s.writeCommit(b.root, hh, tip)
 		if err != nil {
 			return storage.Entry{}, err

@@ -27,9 +27,9 @@ import (
 	"strings"
 	"time"
 
+	gitsnap "github.com/git-snap/git-snap"
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/capture"
-	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/hooklog"
 )
@@ -80,9 +80,9 @@ type Call struct {
 	// Store is the repository snapshots go to (--store, relative to
 	// Dir); "" for the one the project is in.
 	Store string
-	// Repo is how the store is opened: the user's settings, git's
+	// Repo is how the repository is opened: the user's settings, git's
 	// environment, where warnings go, the time of new snapshots.
-	Repo config.OpenOptions
+	Repo gitsnap.Options
 	// AgentEnv is where agents keep their files.
 	AgentEnv agent.Env
 	// Late says this process is the call apart that Later started.
@@ -139,17 +139,17 @@ func Run(ctx context.Context, c Call) {
 		k.log(errors.Join(err, perr))
 		return
 	}
-	s, cfg, err := config.Open(ctx, paths, k.Repo)
+	repo, err := gitsnap.OpenPaths(ctx, paths, k.Repo)
 	if err != nil {
 		k.log(err)
 		return
 	}
-	defer s.Close()
+	defer repo.Close()
 	if k.Agent == "git" {
-		k.log(k.git(ctx, s))
+		k.log(k.git(ctx, repo))
 		return
 	}
-	k.log(k.record(ctx, s, cfg))
+	k.log(k.record(ctx, repo))
 }
 
 // pathsAt finds the repository snapshots go to: Store when set
@@ -207,7 +207,7 @@ func (k *call) decode() (agent.Payload, error) {
 
 // record ingests what the agent's transcript gained, with the code
 // state and changed files from at most one scan of the work tree.
-func (k *call) record(ctx context.Context, s *gitstore.Store, cfg config.Config) error {
+func (k *call) record(ctx context.Context, repo *gitsnap.Repository) error {
 	a, err := agent.Lookup(k.Agent, k.AgentEnv)
 	if err != nil {
 		return err
@@ -243,7 +243,7 @@ func (k *call) record(ctx context.Context, s *gitstore.Store, cfg config.Config)
 		p.TranscriptPath, p.Event = path, ExportEvent
 		k.payload.Event = ExportEvent // what hook.log names the call by
 	}
-	_, _, err = Record(ctx, s, cfg, k.Repo.GitEnv, a, p, Options{Dir: dir, Budget: Budget,
+	_, _, err = repo.RecordHook(ctx, a, p, gitsnap.HookOptions{Dir: dir, Budget: Budget,
 		Warn: func(msg string) { k.logLine(errors.New(msg)) }})
 	if err == nil && !k.Late && k.Later != nil && (late != nil && late.WritesAfter(p) || exports) {
 		err = k.again(p)
@@ -329,35 +329,30 @@ func lastRecord(path string) (any, int64, bool) {
 // git marks the sessions at work in this work tree with the commit just
 // made (see capture.PostCommit), or records the commits an amend or a
 // rebase rewrote.
-func (k *call) git(ctx context.Context, s *gitstore.Store) error {
+func (k *call) git(ctx context.Context, repo *gitsnap.Repository) error {
 	if len(k.Args) > 0 && k.Args[0] == "post-rewrite" {
-		return k.rewrite(s)
+		return k.rewrite(repo)
 	}
 	if len(k.Args) == 0 || k.Args[0] != "post-commit" {
 		return fmt.Errorf("git snap hook git takes post-commit or post-rewrite, not %q", strings.Join(k.Args, " "))
-	}
-	code, err := capture.CodeState(ctx, s, k.Dir, k.Repo.GitEnv, false)
-	if err != nil || code.Commit.IsZero() {
-		return err
 	}
 	now := time.Now
 	if k.Repo.Now != nil {
 		now = k.Repo.Now
 	}
-	pc := capture.PostCommit{Commit: code.Commit.String(), Dirty: code.Dirty, WorkTree: s.Paths().WorkTree, Now: now()}
-	_, err = pc.Mark(ctx, s)
+	_, err := repo.MarkCommit(ctx, k.Dir, now())
 	return err
 }
 
 // rewrite records the commits an amend or a rebase rewrote, as git's
 // post-rewrite hook gives them on stdin, so that snapshots taken at the
 // old commits stay linked to the new ones.
-func (k *call) rewrite(s *gitstore.Store) error {
+func (k *call) rewrite(repo *gitsnap.Repository) error {
 	data, err := io.ReadAll(io.LimitReader(k.Stdin, 64<<20))
 	if err != nil {
 		return fmt.Errorf("read the rewritten commits: %w", err)
 	}
-	return s.NoteRewrites(capture.ParseRewrites(data))
+	return repo.NoteRewrites(capture.ParseRewrites(data))
 }
 
 // log logs a failure, if err is one, and marks the call failed.

@@ -13,11 +13,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	gitsnap "github.com/git-snap/git-snap"
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/capture"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/internal/demo"
-	"github.com/git-snap/git-snap/session"
 	"github.com/git-snap/git-snap/storage"
 )
 
@@ -27,7 +27,7 @@ import (
 // and a session fetched from another clone.
 type fixture struct {
 	dir      string
-	store    *gitstore.Store
+	store    *gitsnap.Repository
 	sessions map[string]string // session → agent
 	prompts  map[string]string // session → its first prompt, read from the transcript
 	remote   string            // the fetched session's ref
@@ -41,13 +41,13 @@ var transcripts = map[string][]string{
 
 func identity() gitstore.Signature { return gitstore.Signature{Name: "Ada", Email: "ada@example.com"} }
 
-func openRepo(ctx context.Context, t *testing.T, dir string) *gitstore.Store {
+func openRepo(ctx context.Context, t *testing.T, dir string) *gitsnap.Repository {
 	t.Helper()
 	paths, err := gitstore.InitRepo(filepath.Join(dir, ".git"), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := gitstore.OpenPaths(ctx, paths, gitstore.Options{Counter: session.Counter{}, View: session.View, Identity: identity()})
+	s, err := gitsnap.OpenPaths(ctx, paths, gitsnap.Options{GitEnv: gitstore.GitEnv{CommitterName: "Ada", CommitterEmail: "ada@example.com"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func buildFixture(t *testing.T, root string) *fixture {
 		if err != nil {
 			t.Fatal(err)
 		}
-		in := capture.Ingest{Store: f.store, Adapter: a}
+		in := capture.Ingest{Store: f.store.Storage(), Adapter: a}
 		for _, file := range files {
 			session := a.SessionName(file)
 			if _, _, err := in.Import(ctx, session, file); err != nil {
@@ -173,7 +173,7 @@ func firstPrompt(t *testing.T, agentName, file string) string {
 
 // saveDemo saves git snap demo's sample session, step by step, with its
 // checkpoint.
-func saveDemo(ctx context.Context, t *testing.T, store *gitstore.Store, session string) {
+func saveDemo(ctx context.Context, t *testing.T, store *gitsnap.Repository, session string) {
 	t.Helper()
 	steps, err := demo.Steps()
 	if err != nil {
@@ -212,7 +212,7 @@ func demoSteps(t *testing.T) []demo.Step {
 func (f *fixture) client(t *testing.T, o Options) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
-	o.Store = f.store
+	o.Repo = f.store
 	srv, err := New(o)
 	if err != nil {
 		t.Fatal(err)

@@ -466,7 +466,7 @@ func mustMarshal(t *testing.T, v any) string {
 // JSON-RPC message is answered with an error, and the server reads on.
 func TestServeAnswersBadLines(t *testing.T) {
 	f := sharedFixture(t)
-	srv, err := New(Options{Store: f.store})
+	srv, err := New(Options{Repo: f.store})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -537,7 +537,7 @@ func TestServeAnswersBadLines(t *testing.T) {
 // closes its end at once, as a shell pipe does, gets every answer.
 func TestServeAnswersAllBeforeEnd(t *testing.T) {
 	f := sharedFixture(t)
-	srv, err := New(Options{Store: f.store})
+	srv, err := New(Options{Repo: f.store})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/git-snap/git-snap/gitstore"
+	gitsnap "github.com/git-snap/git-snap"
 	"github.com/git-snap/git-snap/prices"
 	"github.com/git-snap/git-snap/search"
 )
@@ -39,7 +39,7 @@ type Options struct {
 	// Store is the repository served. The caller keeps it open while the
 	// server runs and uses it for nothing else meanwhile: every tool call
 	// takes it in turn.
-	Store *gitstore.Store
+	Repo *gitsnap.Repository
 	// AllowWrite adds the tools that write to the repository
 	// (checkpoint, rollback). Without it the server has none: nothing a
 	// client sends can write history (the search index beside it, a
@@ -78,13 +78,13 @@ type Server struct {
 	args map[string][]string // each tool's arguments, for checkArgs
 }
 
-// New makes a server of o.Store with its tools.
+// New makes a server of o.Repo with its tools.
 func New(o Options) (*Server, error) {
-	if o.Store == nil {
+	if o.Repo == nil {
 		return nil, errors.New("mcp server: no store")
 	}
 	if o.SearchDir == "" {
-		o.SearchDir = search.DefaultDir(o.Store.Paths().CommonDir)
+		o.SearchDir = search.DefaultDir(o.Repo.Paths().CommonDir)
 	}
 	if o.Budget <= 0 {
 		o.Budget = DefaultBudget
@@ -166,7 +166,7 @@ func (s *Server) searchIndex(ctx context.Context) (*search.Index, error) {
 	if s.index != nil {
 		return s.index, nil
 	}
-	x, err := search.Open(ctx, s.opts.Store, s.opts.SearchDir)
+	x, err := search.Open(ctx, s.opts.Repo.Storage(), s.opts.SearchDir)
 	if err != nil {
 		return nil, err
 	}

@@ -265,8 +265,8 @@ const unreadNote = "the sessions under unreadable could not be read (their newes
 // each was fetched from ("" for a local one); unread are the revs of
 // those whose newest snapshot cannot be read, whose agent is not known.
 func (s *Server) sessions(ctx context.Context, name, agentGlob string) (_ []storage.Session, _ []string, unread []string, _ error) {
-	st := s.opts.Store
-	tips, err := st.Tips(ctx)
+	st := s.opts.Repo
+	tips, err := st.Storage().Tips(ctx)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("listing sessions: %w", err)
 	}
@@ -276,7 +276,7 @@ func (s *Server) sessions(ctx context.Context, name, agentGlob string) (_ []stor
 	}
 	var list []found
 	for _, ref := range slices.Sorted(maps.Keys(tips)) {
-		session, remote, ok := st.SessionOfRef(ref)
+		session, remote, ok := st.Storage().SessionOfRef(ref)
 		if !ok || !match(name, session) {
 			continue
 		}
@@ -342,7 +342,7 @@ func (s *Server) rev(ctx context.Context, rev, session string) (string, error) {
 	if rev != "" {
 		return rev, nil
 	}
-	st := s.opts.Store
+	st := s.opts.Repo
 	if session != "" {
 		return st.FindSession(ctx, session)
 	}
@@ -357,7 +357,7 @@ func (s *Server) rev(ctx context.Context, rev, session string) (string, error) {
 }
 
 func (s *Server) listSnapshots(ctx context.Context, in ListSnapshotsArgs) (string, error) {
-	st := s.opts.Store
+	st := s.opts.Repo
 	if err := checkGlob("label", in.Label); err != nil {
 		return "", err
 	}
@@ -530,7 +530,7 @@ func (s *Server) show(ctx context.Context, in ShowArgs) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	st := s.opts.Store
+	st := s.opts.Repo
 	if in.Path != "" {
 		if in.Turn != 0 || in.From != "" {
 			return "", errors.New("path reads one file or member: leave out turn and from")
@@ -544,7 +544,7 @@ func (s *Server) show(ctx context.Context, in ShowArgs) (string, error) {
 		}
 		return page(string(data), in.Offset, limit)
 	}
-	sess, err := report.Load(ctx, st, rev, report.Options{From: in.From, Prices: s.opts.Prices})
+	sess, err := report.Load(ctx, st.Storage(), rev, report.Options{From: in.From, Prices: s.opts.Prices})
 	if err != nil {
 		return "", err
 	}
@@ -597,7 +597,7 @@ func (s *Server) diff(ctx context.Context, in DiffArgs) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	st := s.opts.Store
+	st := s.opts.Repo
 	var revs []string
 	switch {
 	case in.From == "" && in.To != "":
@@ -675,7 +675,7 @@ type checkpointsOut struct {
 }
 
 func (s *Server) listCheckpoints(ctx context.Context, in ListCheckpointsArgs) (string, error) {
-	st := s.opts.Store
+	st := s.opts.Repo
 	session := in.Session
 	if session != "" {
 		var err error
@@ -717,7 +717,7 @@ func (s *Server) checkpoint(ctx context.Context, in CheckpointArgs) (string, err
 	if err != nil {
 		return "", err
 	}
-	st := s.opts.Store
+	st := s.opts.Repo
 	id, err := st.Resolve(ctx, rev)
 	if err != nil {
 		return "", err
@@ -744,7 +744,7 @@ func (s *Server) rollback(ctx context.Context, in RollbackArgs) (string, error) 
 	if in.Rev == "" {
 		return "", errors.New("rev is empty: say which snapshot to roll back to (NAME~1 for the one before the newest)")
 	}
-	st := s.opts.Store
+	st := s.opts.Repo
 	id, err := st.Resolve(ctx, in.Rev)
 	if err != nil {
 		return "", err

@@ -86,6 +86,8 @@ type Storage interface {
 	Contents
 	Writer
 	Checkpointer
+	// Close releases what the store holds open.
+	Close() error
 }
 
 // Reader is the part of a store that reads sessions and never writes:
@@ -163,4 +165,10 @@ type Checkpointer interface {
 	// taken is a *CheckpointExistsError unless force.
 	SetCheckpoint(ctx context.Context, name string, target ID, msg string, force bool) (Checkpoint, error)
 	DeleteCheckpoint(ctx context.Context, session, name string) error
+}
+
+// ReadCloser is a Reader that holds files open until it is closed.
+type ReadCloser interface {
+	Reader
+	Close() error
 }

@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/git-snap/git-snap/agent"
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/prices"
 	"github.com/git-snap/git-snap/snapshot"
 	"github.com/git-snap/git-snap/storage"
@@ -87,8 +86,16 @@ type part struct {
 	u                  snapshot.Usage
 }
 
+// Store is what usage reads: sessions and snapshots, and the totals of
+// snapshots written before totals were kept, which a store counts once
+// and remembers (gitstore.Store.TotalsProgress).
+type Store interface {
+	storage.Reader
+	TotalsProgress(ctx context.Context, entries []storage.Entry, progress func(done, of int)) ([]snapshot.Totals, []bool, error)
+}
+
 // Compute adds up the usage of every session in s (see the package).
-func Compute(ctx context.Context, s *gitstore.Store, o Options) (Report, error) {
+func Compute(ctx context.Context, s Store, o Options) (Report, error) {
 	o.Period = cmp.Or(o.Period, Day)
 	if o.Location == nil {
 		o.Location = time.Local
@@ -176,7 +183,7 @@ func (r *Row) finish(p *prices.Prices) {
 // local ref's, else the fetched one with the most snapshots (a session
 // pushed from here and fetched back, or fetched from two remotes, is one
 // session).
-func Sessions(ctx context.Context, s *gitstore.Store) ([]storage.Entry, error) {
+func Sessions(ctx context.Context, s storage.Reader) ([]storage.Entry, error) {
 	tips, err := s.Tips(ctx)
 	if err != nil {
 		return nil, err
@@ -250,7 +257,7 @@ func (o Options) key(h snapshot.Header, branch string) string {
 
 // parts are one session's tokens by row: from its totals when its
 // records fall in one period within the bounds, else from its calls.
-func (o Options) parts(ctx context.Context, s *gitstore.Store, e storage.Entry, t snapshot.Totals, counted bool) ([]part, error) {
+func (o Options) parts(ctx context.Context, s Store, e storage.Entry, t snapshot.Totals, counted bool) ([]part, error) {
 	h := e.Header
 	first, last := t.First, t.Last
 	if first.IsZero() {

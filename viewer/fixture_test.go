@@ -90,7 +90,7 @@ func buildFixture() (*fixture, error) {
 	f.addr = ln.Addr().String()
 	f.url = "http://" + f.addr
 	// Searches use a store of their own, as git snap view's do.
-	openSearch := func(ctx context.Context) (*gitstore.Store, error) {
+	openSearch := func(ctx context.Context) (storage.ReadCloser, error) {
 		return gitstore.OpenPaths(ctx, store.Paths(), gitstore.Options{Counter: session.Counter{}, View: session.View, Identity: identity()})
 	}
 	if f.srv, err = New(store, Options{Addr: f.addr, Poll: 100 * time.Millisecond, OpenSearchStore: openSearch,

@@ -21,7 +21,6 @@ import (
 	"github.com/git-snap/git-snap/prices"
 	"github.com/git-snap/git-snap/storage"
 
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/search"
 )
 
@@ -54,7 +53,7 @@ type Options struct {
 	// its own it holds no other page meanwhile. Nil: searches use the
 	// viewer's store, one request at a time with the pages. Close closes
 	// what it opened.
-	OpenSearchStore func(ctx context.Context) (*gitstore.Store, error)
+	OpenSearchStore func(ctx context.Context) (storage.ReadCloser, error)
 }
 
 // Server is the viewer: an http.Handler over one repository.
@@ -71,7 +70,7 @@ type Server struct {
 	// searchMu guards the index on a store of its own (see
 	// Options.OpenSearchStore), opened on the first search.
 	searchMu    sync.Mutex
-	searchStore *gitstore.Store
+	searchStore storage.ReadCloser
 	ownIndex    *search.Index
 
 	opts     Options

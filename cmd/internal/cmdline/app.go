@@ -245,8 +245,8 @@ func hintFor(err error) string {
 // deps is what a command's run function works with. The action opens it
 // from the flags and the env; tests make one around a store of their own.
 type deps struct {
-	store    *gitstore.Store // nil for the commands that open none (init, demo)
-	paths    gitstore.Paths  // the repository's; zero for init --bare and demo
+	repo     *gitsnap.Repository // nil for the commands that open none (init, demo)
+	paths    gitstore.Paths      // the repository's; zero for init --bare and demo
 	cfg      config.Config
 	in       io.Reader
 	out      io.Writer // stdout, or the pager for a reading command
@@ -262,7 +262,7 @@ type deps struct {
 	now      func() time.Time
 	// openAt opens the store for dir, for a command that works where a
 	// repository may or may not be (doctor, prices, view's searches).
-	openAt  func(ctx context.Context, dir string) (*gitstore.Store, config.Config, error)
+	openAt  func(ctx context.Context, dir string) (*gitsnap.Repository, config.Config, error)
 	pathsAt func(dir string) (gitstore.Paths, error)
 	// dirGiven says -C or --store named where to work; storeFlag is the
 	// store --store or $GIT_SNAP_DIR names, "" for none.
@@ -314,8 +314,8 @@ func (d *deps) close() {
 	if d.wait != nil {
 		d.wait()
 	}
-	if d.store != nil {
-		d.store.Close()
+	if d.repo != nil {
+		d.repo.Close()
 	}
 }
 
@@ -388,7 +388,7 @@ func (e *env) jsonCutOf(c *cli.Context) (*jsonCut, error) {
 // then the pager.
 func (e *env) open(c *cli.Context, sh shape) (*deps, error) {
 	var (
-		s     *gitstore.Store
+		s     *gitsnap.Repository
 		paths gitstore.Paths
 		cfg   config.Config
 		err   error
@@ -418,15 +418,15 @@ func (e *env) open(c *cli.Context, sh shape) (*deps, error) {
 
 // newDeps gives a command s and cfg with what the process gives; gitCfg
 // is what git's config says of colour.
-func (e *env) newDeps(c *cli.Context, s *gitstore.Store, cfg config.Config, gitCfg map[string]string) *deps {
+func (e *env) newDeps(c *cli.Context, s *gitsnap.Repository, cfg config.Config, gitCfg map[string]string) *deps {
 	d := &deps{
-		store: s, cfg: cfg, in: e.stdin, out: e.stdout, errOut: e.stderr, color: render.Palette{On: e.color(c, gitCfg)}, width: e.width,
+		repo: s, cfg: cfg, in: e.stdin, out: e.stdout, errOut: e.stderr, color: render.Palette{On: e.color(c, gitCfg)}, width: e.width,
 		session: e.defaultSession(cfg), dir: e.dir, workDir: e.workDir(c), gitEnv: e.gitEnv(),
 		agentEnv: e.agentEnv(), now: e.now, dirGiven: c.String("C") != "" || e.storeFlag(c) != "", storeFlag: e.storeFlag(c),
 		userConfigDir: e.userConfigDir(), later: e.later, getenv: e.getenv,
 	}
 	d.pathsAt = func(dir string) (gitstore.Paths, error) { return e.storePathsAt(e.storeFlag(c), dir) }
-	d.openAt = func(ctx context.Context, dir string) (*gitstore.Store, config.Config, error) {
+	d.openAt = func(ctx context.Context, dir string) (*gitsnap.Repository, config.Config, error) {
 		paths, err := d.pathsAt(dir)
 		if err != nil {
 			return nil, config.Config{}, err
@@ -444,7 +444,7 @@ func (e *env) newDeps(c *cli.Context, s *gitstore.Store, cfg config.Config, gitC
 
 // openPaths loads the config of the repository at paths and opens its
 // store with the config's prefix and redaction rules.
-func (e *env) openPaths(ctx context.Context, paths gitstore.Paths) (*gitstore.Store, config.Config, error) {
+func (e *env) openPaths(ctx context.Context, paths gitstore.Paths) (*gitsnap.Repository, config.Config, error) {
 	repo, err := gitsnap.OpenPaths(ctx, paths, gitsnap.Options{
 		UserConfigDir: e.userConfigDir(),
 		GitEnv:        e.gitEnv(),
@@ -454,7 +454,7 @@ func (e *env) openPaths(ctx context.Context, paths gitstore.Paths) (*gitstore.St
 	if err != nil {
 		return nil, config.Config{}, err
 	}
-	return repo.Store, repo.Config, nil
+	return repo, repo.Config, nil
 }
 
 func (e *env) workDir(c *cli.Context) string {

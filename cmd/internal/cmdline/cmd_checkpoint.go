@@ -61,7 +61,7 @@ func parseCheckpoint(c *cli.Context) (checkpointOptions, error) {
 
 // runCheckpoint names a snapshot, or lists or deletes checkpoints.
 func runCheckpoint(ctx context.Context, d *deps, o checkpointOptions) error {
-	s := d.store
+	s := d.repo
 	o.Session = or(o.Session, d.session)
 	switch {
 	case o.List && o.Delete:
@@ -103,7 +103,7 @@ func runCheckpoint(ctx context.Context, d *deps, o checkpointOptions) error {
 // not an empty list: unlike git tag --list, the argument is a name and
 // not a pattern, so a slip in it should not pass for "no checkpoints".
 func listCheckpoints(ctx context.Context, d *deps, session string, asJSON bool) (retErr error) {
-	s, w := d.store, d.out
+	s, w := d.repo, d.out
 	if session != "" {
 		var err error
 		if session, err = s.FindSession(ctx, session); err != nil {
@@ -139,7 +139,7 @@ func listCheckpoints(ctx context.Context, d *deps, session string, asJSON bool) 
 // deleteCheckpoint takes NAME, SESSION/NAME or snap/SESSION/NAME; a bare
 // NAME must belong to one session only (or to --session).
 func deleteCheckpoint(ctx context.Context, d *deps, o checkpointOptions) error {
-	s := d.store
+	s := d.repo
 	if o.Name == "" || o.Rev != "" {
 		return usagef("checkpoint --delete takes one [SESSION/]NAME")
 	}

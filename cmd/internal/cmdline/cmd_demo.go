@@ -12,9 +12,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	gitsnap "github.com/git-snap/git-snap"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/internal/demo"
-	"github.com/git-snap/git-snap/session"
 	"github.com/git-snap/git-snap/storage"
 )
 
@@ -64,16 +64,15 @@ func runDemo(ctx context.Context, d *deps, o demoOptions) error {
 		return err
 	}
 	clock := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
-	s, err := gitstore.OpenPaths(ctx, paths, gitstore.Options{Counter: session.Counter{}, View: session.View,
-		Identity: gitstore.DefaultIdentity(paths, d.gitEnv),
-		Now:      func() time.Time { clock = clock.Add(37 * time.Second); return clock },
+	s, err := gitsnap.OpenPaths(ctx, paths, gitsnap.Options{GitEnv: d.gitEnv,
+		Now: func() time.Time { clock = clock.Add(37 * time.Second); return clock },
 	})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	demo := *d
-	demo.store, demo.paths, demo.session = s, paths, "demo"
+	demo.repo, demo.paths, demo.session = s, paths, "demo"
 	if err := demoSave(ctx, &demo, dir); err != nil {
 		return err
 	}
@@ -94,7 +93,7 @@ func demoSay(d *deps, cmd string) {
 // demoSave saves the sample session step by step, as save and
 // checkpoint would.
 func demoSave(ctx context.Context, d *deps, dir string) error {
-	s := d.store
+	s := d.repo
 	steps, err := demo.Steps()
 	if err != nil {
 		return err

@@ -6,8 +6,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	gitsnap "github.com/git-snap/git-snap"
 	"github.com/git-snap/git-snap/agent"
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/snapshot"
 	"github.com/git-snap/git-snap/storage"
@@ -81,7 +81,7 @@ func btoi(b bool) int {
 
 // runDiff shows what changed from o.A to o.B, or what o.A changed.
 func runDiff(ctx context.Context, d *deps, o diffOptions) error {
-	s, w := d.store, d.out
+	s, w := d.repo, d.out
 	revs := o.Revs
 	if len(revs) == 0 {
 		rev, err := d.revOrSession(ctx, "", o.Session)
@@ -151,7 +151,7 @@ func nameStatus(op string) string {
 
 // diffPair compares snapshot a with b; with a zero (b is a session's
 // first snapshot) everything in b is new.
-func diffPair(ctx context.Context, s *gitstore.Store, a, b storage.ID) (*snapshot.Diff, error) {
+func diffPair(ctx context.Context, s *gitsnap.Repository, a, b storage.ID) (*snapshot.Diff, error) {
 	if !a.IsZero() {
 		return s.Diff(ctx, a, b)
 	}

@@ -47,12 +47,12 @@ func runDrop(ctx context.Context, d *deps, o dropOptions) error {
 		return err
 	}
 	for _, sess := range o.Sessions {
-		if _, err := d.store.Drop(ctx, sess, true); err != nil {
+		if _, err := d.repo.Drop(ctx, sess, true); err != nil {
 			return err
 		}
 	}
 	for _, sess := range o.Sessions {
-		dropped, err := d.store.Drop(ctx, sess, o.DryRun)
+		dropped, err := d.repo.Drop(ctx, sess, o.DryRun)
 		if err != nil {
 			return err
 		}
@@ -99,7 +99,7 @@ func parseUndrop(c *cli.Context) ([]string, error) { return c.Args().Slice(), ni
 
 func runUndrop(ctx context.Context, d *deps, sessions []string) error {
 	for _, sess := range sessions {
-		back, err := d.store.Undrop(ctx, sess)
+		back, err := d.repo.Undrop(ctx, sess)
 		if err != nil {
 			return err
 		}

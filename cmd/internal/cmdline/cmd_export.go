@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/git-snap/git-snap/atif"
 	"github.com/git-snap/git-snap/chat"
 	"github.com/git-snap/git-snap/cmd/internal/proc"
@@ -17,7 +19,6 @@ import (
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/report"
 	"github.com/git-snap/git-snap/snapshot"
-	"github.com/urfave/cli/v2"
 )
 
 type exportOptions struct {
@@ -197,7 +198,7 @@ func runExport(ctx context.Context, d *deps, o exportOptions) error {
 	default:
 		return exportReport(ctx, d, o)
 	}
-	doc, _, err := d.store.ReadRevision(ctx, o.Rev)
+	doc, _, err := d.repo.ReadRevision(ctx, o.Rev)
 	if err != nil {
 		return err
 	}
@@ -230,7 +231,7 @@ func exportReport(ctx context.Context, d *deps, o exportOptions) error {
 	if err != nil {
 		return err
 	}
-	sess, err := report.Open(ctx, d.store, o.Rev, report.Options{From: o.From, Prices: table})
+	sess, err := report.Open(ctx, d.repo.Storage(), o.Rev, report.Options{From: o.From, Prices: table})
 	if err != nil {
 		return err
 	}
@@ -253,7 +254,7 @@ func exportTrajectory(ctx context.Context, d *deps, o exportOptions) error {
 	if err != nil {
 		return err
 	}
-	doc, entry, err := d.store.ReadRevision(ctx, o.Rev)
+	doc, entry, err := d.repo.ReadRevision(ctx, o.Rev)
 	if err != nil {
 		return err
 	}
@@ -278,7 +279,7 @@ func exportTrajectory(ctx context.Context, d *deps, o exportOptions) error {
 // semantic conventions, or sends them to an OTLP/HTTP endpoint, giving
 // up after 30 seconds.
 func exportOTel(ctx context.Context, d *deps, o exportOptions) error {
-	doc, entry, err := d.store.ReadRevision(ctx, o.Rev)
+	doc, entry, err := d.repo.ReadRevision(ctx, o.Rev)
 	if err != nil {
 		return err
 	}
@@ -321,7 +322,7 @@ func parseMaxChars(v string) (int, error) {
 
 // exportBundle writes the named sessions (or checkpoints) as a bundle.
 func exportBundle(ctx context.Context, d *deps, file string, names []string) error {
-	s := d.store
+	s := d.repo
 	refs, err := s.BundleRefs(ctx, names)
 	if err != nil {
 		return err

@@ -27,10 +27,10 @@ Example:
 
 // runFetch fetches into remote-tracking refs and lists their tips.
 func runFetch(ctx context.Context, d *deps, o gitstore.RemoteOptions) error {
-	if err := d.store.Fetch(ctx, o); err != nil {
+	if err := d.repo.Fetch(ctx, o); err != nil {
 		return err
 	}
-	tips, err := d.store.RemoteTips(or(o.Remote, "origin"))
+	tips, err := d.repo.RemoteTips(or(o.Remote, "origin"))
 	if err != nil {
 		return err
 	}

@@ -44,5 +44,5 @@ func parseGC(c *cli.Context) (gcOptions, error) {
 }
 
 func runGC(ctx context.Context, d *deps, o gcOptions) error {
-	return d.store.GC(ctx, gitstore.GCOptions{Window: o.Window, Depth: o.Depth})
+	return d.repo.GC(ctx, gitstore.GCOptions{Window: o.Window, Depth: o.Depth})
 }

@@ -76,7 +76,7 @@ func runImport(ctx context.Context, d *deps, o importOptions) error {
 	if o.From != "" {
 		return runImportTranscripts(ctx, d, o)
 	}
-	s := d.store
+	s := d.repo
 	type item struct {
 		file, session string
 		doc           map[string]any
@@ -181,7 +181,7 @@ func runImportATIF(ctx context.Context, d *deps, o importOptions) error {
 		if source == "" {
 			source = atif.Agent
 		}
-		entry, added, err := d.store.SaveNew(ctx, it.doc, storage.SaveOptions{Session: it.session, Label: o.Label, Source: source})
+		entry, added, err := d.repo.SaveNew(ctx, it.doc, storage.SaveOptions{Session: it.session, Label: o.Label, Source: source})
 		if err != nil {
 			return fmt.Errorf("import %s: %w", it.file, err)
 		}

@@ -9,8 +9,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/git-snap/git-snap/internal/safefile"
 	"github.com/urfave/cli/v2"
+
+	"github.com/git-snap/git-snap/internal/safefile"
 )
 
 // The pages in docs/man are written by go generate ./cmd/git-snap.

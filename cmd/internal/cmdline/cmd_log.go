@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	gitsnap "github.com/git-snap/git-snap"
 	"github.com/git-snap/git-snap/approxidate"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/render"
@@ -201,11 +202,11 @@ func runLog(ctx context.Context, d *deps, o logOptions) error {
 	var picked []storage.Entry // for --json and --reverse, which print at the end
 	shown := 0
 	sessions := map[string]bool{} // of the snapshots shown
-	err = d.store.WalkRange(ctx, sel.r, func(e storage.Entry) error {
+	err = d.repo.WalkRange(ctx, sel.r, func(e storage.Entry) error {
 		if !sel.filter.Match(e) || (sel.grep != nil && !sel.grep[e.ID]) {
 			return nil
 		}
-		if ok, err := logKeeps(ctx, d.store, o, e); err != nil || !ok {
+		if ok, err := logKeeps(ctx, d.repo, o, e); err != nil || !ok {
 			return err
 		}
 		if o.Max > 0 && shown >= o.Max {
@@ -251,7 +252,7 @@ type logSelection struct {
 
 // selectLog reads o's revisions, checkpoints and filters.
 func selectLog(ctx context.Context, d *deps, o logOptions) (logSelection, error) {
-	s := d.store
+	s := d.repo
 	names, carried, damagedCps, err := checkpointNames(ctx, s, o.Checkpoint)
 	if err != nil {
 		return logSelection{}, err
@@ -312,7 +313,7 @@ func logOne(ctx context.Context, d *deps, o logOptions, lw *render.LogWriter, e 
 	if !o.Stat && !o.Patch {
 		return nil
 	}
-	diff, err := diffPair(ctx, d.store, e.Parent, e.ID)
+	diff, err := diffPair(ctx, d.repo, e.Parent, e.ID)
 	if err != nil {
 		return err
 	}
@@ -331,7 +332,7 @@ func logOne(ctx context.Context, d *deps, o logOptions, lw *render.LogWriter, e 
 // logKeeps applies the filters that read more than the commit: -- PATH
 // (the captured files e changed) and -S, -G (the messages' text it
 // changed).
-func logKeeps(ctx context.Context, s *gitstore.Store, o logOptions, e storage.Entry) (bool, error) {
+func logKeeps(ctx context.Context, s *gitsnap.Repository, o logOptions, e storage.Entry) (bool, error) {
 	if len(o.Paths) > 0 {
 		changed, err := s.ChangedFiles(ctx, e, o.Paths)
 		if err != nil || len(changed) == 0 {
@@ -355,7 +356,7 @@ func logKeeps(ctx context.Context, s *gitstore.Store, o logOptions, e storage.En
 // checkpointNames maps each snapshot to its current checkpoints, and
 // says which snapshots carry or carried the checkpoint named cp; the
 // checkpoints whose tags cannot be read are set apart (damaged).
-func checkpointNames(ctx context.Context, s *gitstore.Store, cp string) (map[storage.ID][]string, map[storage.ID]bool, *storage.DamagedCheckpoints, error) {
+func checkpointNames(ctx context.Context, s *gitsnap.Repository, cp string) (map[storage.ID][]string, map[storage.ID]bool, *storage.DamagedCheckpoints, error) {
 	cps, damaged, err := readableCheckpoints(ctx, s, "", true)
 	if err != nil {
 		return nil, nil, nil, err
@@ -377,7 +378,7 @@ func checkpointNames(ctx context.Context, s *gitstore.Store, cp string) (map[sto
 // and ranges given, else the snapshots that carried --checkpoint, else
 // the session, else every session (--all, or --code with no REV) whose
 // newest snapshot can be read, the others named by damaged.
-func logRange(ctx context.Context, s *gitstore.Store, o logOptions, carried map[storage.ID]bool) (r gitstore.RevRange, damaged, err error) {
+func logRange(ctx context.Context, s *gitsnap.Repository, o logOptions, carried map[storage.ID]bool) (r gitstore.RevRange, damaged, err error) {
 	if r, err = s.ResolveRange(ctx, o.Revs); err != nil {
 		return r, nil, err
 	}

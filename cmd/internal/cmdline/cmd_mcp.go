@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"os"
 
-	gitsnap "github.com/git-snap/git-snap"
-
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
@@ -72,10 +70,10 @@ func runMCP(ctx context.Context, d *deps, o mcpOptions) error {
 		fmt.Fprintln(d.errOut, "git snap mcp: an MCP server, reading JSON-RPC on stdin; agents start it themselves (git snap install AGENT --mcp). Ctrl-D ends it.")
 	}
 	srv, err := mcpserver.New(mcpserver.Options{
-		Store: d.store, AllowWrite: o.AllowWrite, Budget: o.Budget, Prices: table, Now: d.now,
+		Repo: d.repo, AllowWrite: o.AllowWrite, Budget: o.Budget, Prices: table, Now: d.now,
 		Version: proc.Version(),
 		CodeState: func(ctx context.Context) (string, bool, error) {
-			code, err := gitsnap.CodeState(ctx, d.store, d.dir, d.gitEnv, false)
+			code, err := d.repo.CodeState(ctx, d.dir, false)
 			if err != nil || code.Commit.IsZero() {
 				return "", false, err
 			}

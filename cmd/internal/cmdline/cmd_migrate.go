@@ -38,7 +38,7 @@ Examples:
 
 // runMigrate moves the checkpoints and says each move.
 func runMigrate(ctx context.Context, d *deps, o migrateOptions) error {
-	moved, err := d.store.MigrateCheckpoints(ctx, o.DryRun)
+	moved, err := d.repo.MigrateCheckpoints(ctx, o.DryRun)
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func runMigrate(ctx context.Context, d *deps, o migrateOptions) error {
 // noticeCheckpoints says, in one line, that checkpoints are still where
 // they are no longer kept, and how to move them.
 func noticeCheckpoints(d *deps) {
-	refs, prefix, err := d.store.CheckpointsElsewhere()
+	refs, prefix, err := d.repo.CheckpointsElsewhere()
 	if err != nil || len(refs) == 0 {
 		return
 	}

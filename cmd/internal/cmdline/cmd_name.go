@@ -55,7 +55,7 @@ func parseName(c *cli.Context) (nameOptions, error) {
 
 // runName names a session, forgets a name, or lists the names.
 func runName(ctx context.Context, d *deps, o nameOptions) error {
-	s := d.store
+	s := d.repo
 	switch {
 	case o.Delete:
 		if err := s.Unname(ctx, o.Session); err != nil {
@@ -79,7 +79,7 @@ func runName(ctx context.Context, d *deps, o nameOptions) error {
 	}
 	name := o.Name
 	if name == "" {
-		title, err := session.Title(ctx, s, found)
+		title, err := session.Title(ctx, s.Storage(), found)
 		if err != nil {
 			return err
 		}
@@ -87,7 +87,7 @@ func runName(ctx context.Context, d *deps, o nameOptions) error {
 			return &storage.OptionsError{Msg: fmt.Sprintf("session %s has no title of its agent's to name it by: give NAME (git snap name %s NAME)", found, o.Session)}
 		}
 	}
-	about, err := session.FirstPrompt(ctx, s, found)
+	about, err := session.FirstPrompt(ctx, s.Storage(), found)
 	if err != nil {
 		return err
 	}

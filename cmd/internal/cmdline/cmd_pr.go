@@ -71,7 +71,7 @@ func parsePR(c *cli.Context) (prOptions, error) {
 // runPR finds the sessions linked to the range's commits and writes
 // their summary, as Markdown or JSON.
 func runPR(ctx context.Context, d *deps, o prOptions) error {
-	repo := gitsnap.Wrap(d.store, d.cfg, d.gitEnv)
+	repo := d.repo
 	cr, err := repo.CommitRange(ctx, d.workDir, o.Range)
 	if err != nil {
 		return err
@@ -86,7 +86,7 @@ func runPR(ctx context.Context, d *deps, o prOptions) error {
 	}
 	pr := report.PR{Range: cr.Spec, Commits: len(cr.Commits)}
 	for _, l := range linked {
-		sess, err := report.Load(ctx, d.store, l.Tip.ID.String(), report.Options{Prices: table})
+		sess, err := report.Load(ctx, d.repo.Storage(), l.Tip.ID.String(), report.Options{Prices: table})
 		if err != nil {
 			return fmt.Errorf("read session %s at %s: %w", l.Session, l.Tip.ID, err)
 		}

@@ -79,7 +79,7 @@ func runPrune(ctx context.Context, d *deps, o pruneOptions) error {
 		return err
 	}
 	if len(sessions) == 0 {
-		all, err := d.store.Sessions(ctx)
+		all, err := d.repo.Sessions(ctx)
 		if err != nil {
 			return err
 		}
@@ -93,7 +93,7 @@ func runPrune(ctx context.Context, d *deps, o pruneOptions) error {
 	}
 	start := time.Now()
 	for _, sess := range sessions {
-		res, err := d.store.Prune(ctx, sess, o.PruneOptions)
+		res, err := d.repo.Prune(ctx, sess, o.PruneOptions)
 		if err != nil {
 			return err
 		}

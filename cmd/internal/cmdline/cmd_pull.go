@@ -34,7 +34,7 @@ Examples:
 // runPull fetches and brings each session in, saying what it did, also
 // when a later session failed.
 func runPull(ctx context.Context, d *deps, o gitstore.RemoteOptions) error {
-	res, err := d.store.Pull(ctx, o)
+	res, err := d.repo.Pull(ctx, o)
 	printPull(d.out, res)
 	return err
 }

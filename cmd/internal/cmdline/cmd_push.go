@@ -37,7 +37,7 @@ func runPush(ctx context.Context, d *deps, o gitstore.RemoteOptions) error {
 	if o.Sessions, err = d.sessionArgs(ctx, o.Sessions); err != nil {
 		return err
 	}
-	if err := d.store.Push(ctx, o); err != nil {
+	if err := d.repo.Push(ctx, o); err != nil {
 		return err
 	}
 	fmt.Fprintf(d.out, "pushed to %s\n", or(o.Remote, "origin"))

@@ -49,7 +49,7 @@ func runRecord(ctx context.Context, d *deps, o recordOptions) error {
 	if err := snapshot.CheckName("session", session); err != nil {
 		return usagef("%v", err)
 	}
-	rec := &capture.Recorder{Store: d.store, Session: session}
+	rec := &capture.Recorder{Store: d.repo, Session: session}
 	sc := bufio.NewScanner(d.in)
 	sc.Buffer(nil, d.cfg.Limits.MaxDocumentBytes)
 	line, snaps, skipped := 0, 0, 0

@@ -70,7 +70,7 @@ func runReplay(ctx context.Context, d *deps, o replayOptions) error {
 	if err != nil {
 		return err
 	}
-	doc, entry, err := d.store.ReadRevision(ctx, rev)
+	doc, entry, err := d.repo.ReadRevision(ctx, rev)
 	if err != nil {
 		return err
 	}

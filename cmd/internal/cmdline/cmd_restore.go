@@ -92,7 +92,7 @@ func runRestore(ctx context.Context, d *deps, o restoreOptions) (err error) {
 // restoreFiles writes a snapshot's files into the work tree the
 // command runs in.
 func restoreFiles(ctx context.Context, d *deps, rev string, o worktree.Options) error {
-	doc, _, err := d.store.ReadRevision(ctx, rev)
+	doc, _, err := d.repo.ReadRevision(ctx, rev)
 	if err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func restoreFiles(ctx context.Context, d *deps, rev string, o worktree.Options) 
 // restoreTranscript writes a snapshot back as the agent's transcript:
 // the main file to stdout or -o, or every file under --dir.
 func restoreTranscript(ctx context.Context, d *deps, o restoreOptions) error {
-	s, format := d.store, o.Format
+	s, format := d.repo, o.Format
 	a, err := agent.Lookup(format, d.agentEnv)
 	if err != nil {
 		return usagef("--format: %v", err)

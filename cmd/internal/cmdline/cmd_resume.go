@@ -6,7 +6,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	gitsnap "github.com/git-snap/git-snap"
 	"github.com/git-snap/git-snap/agent"
 )
 
@@ -50,11 +49,11 @@ func parseResume(c *cli.Context) (resumeOptions, error) {
 // runResume writes REV's transcript where its agent resumes it, and with
 // --files rewinds the work tree to it.
 func runResume(ctx context.Context, d *deps, o resumeOptions) error {
-	id, err := d.store.Resolve(ctx, o.Rev)
+	id, err := d.repo.Resolve(ctx, o.Rev)
 	if err != nil {
 		return err
 	}
-	doc, entry, err := d.store.Read(ctx, id)
+	doc, entry, err := d.repo.Read(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -72,7 +71,7 @@ func runResume(ctx context.Context, d *deps, o resumeOptions) error {
 	// The files written are JSON-equal to those read, not the same bytes:
 	// the session is told where they are, so that what the agent adds is
 	// read on from there and not taken for a rewritten transcript.
-	if _, err := gitsnap.Wrap(d.store, d.cfg, d.gitEnv).RecordResume(ctx, entry.Header.Session, id, entry.Header.Source, plan); err != nil {
+	if _, err := d.repo.RecordResume(ctx, entry.Header.Session, id, entry.Header.Source, plan); err != nil {
 		return fmt.Errorf("record where the transcript now is: %w", err)
 	}
 	for _, f := range plan.Files {

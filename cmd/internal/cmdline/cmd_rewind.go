@@ -43,7 +43,7 @@ func parseRewind(c *cli.Context) (rewindOptions, error) {
 // runRewind writes o.Rev's captured files back, overwriting only files
 // that still hold what the session's newest snapshot captured.
 func runRewind(ctx context.Context, d *deps, o rewindOptions) error {
-	s := d.store
+	s := d.repo
 	id, err := s.Resolve(ctx, o.Rev)
 	if err != nil {
 		return err

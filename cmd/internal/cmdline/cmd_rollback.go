@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	gitsnap "github.com/git-snap/git-snap"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/storage"
@@ -47,7 +45,7 @@ func parseRollback(c *cli.Context) (rollbackOptions, error) {
 // runRollback records a new snapshot equal to o.Rev, or to the one
 // before the session's newest with --last.
 func runRollback(ctx context.Context, d *deps, o rollbackOptions) error {
-	s, rev := d.store, o.Rev
+	s, rev := d.repo, o.Rev
 	o.Session = or(o.Session, d.session)
 	switch {
 	case o.Last && rev == "" && o.Session == "":
@@ -64,7 +62,7 @@ func runRollback(ctx context.Context, d *deps, o rollbackOptions) error {
 		return err
 	}
 	so := storage.SaveOptions{Message: o.Message}
-	if code, err := gitsnap.CodeState(ctx, s, d.dir, d.gitEnv, false); err == nil && !code.Commit.IsZero() {
+	if code, err := s.CodeState(ctx, d.dir, false); err == nil && !code.Commit.IsZero() {
 		so.Code, so.Dirty = code.Commit.String(), code.Dirty
 	}
 	entry, err := s.Rollback(ctx, id, so)

@@ -14,7 +14,6 @@ import (
 
 	"github.com/git-snap/git-snap/cmd/internal/proc"
 	"github.com/git-snap/git-snap/config"
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/redact"
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/snapshot"
@@ -108,7 +107,7 @@ func runSave(ctx context.Context, d *deps, o saveOptions) error {
 	}
 	so := storage.SaveOptions{Session: o.Session, Turn: o.Turn, Label: o.Label, Source: o.Source, Message: o.Message}
 	if !o.NoCode && d.cfg.RecordCode() {
-		code, err := gitsnap.CodeState(ctx, d.store, d.dir, d.gitEnv, false)
+		code, err := d.repo.CodeState(ctx, d.dir, false)
 		if err != nil {
 			fmt.Fprintf(d.errOut, "git-snap: warning: code commit not recorded: %v\n", err)
 		}
@@ -118,20 +117,20 @@ func runSave(ctx context.Context, d *deps, o saveOptions) error {
 	}
 	var entry storage.Entry
 	if o.Append {
-		entry, err = appendMessages(ctx, d.store, so, msgs)
+		entry, err = appendMessages(ctx, d.repo, so, msgs)
 	} else {
-		entry, err = d.store.SaveScanned(ctx, doc, so)
+		entry, err = d.repo.SaveScanned(ctx, doc, so)
 	}
 	if err != nil {
 		return fmt.Errorf("save: %w", err)
 	}
 	if o.Checkpoint != "" {
-		if _, err := d.store.SetCheckpoint(ctx, o.Checkpoint, entry.ID, o.Message, true); err != nil {
+		if _, err := d.repo.SetCheckpoint(ctx, o.Checkpoint, entry.ID, o.Message, true); err != nil {
 			return fmt.Errorf("snapshot %s saved, but checkpoint %s not set: %w", entry.ID, o.Checkpoint, err)
 		}
 	}
 	fmt.Fprintln(d.out, entry.ID)
-	_, err = d.store.ApplyRetention(ctx, o.Session, entry.Header.Seq, retention(d.cfg))
+	_, err = d.repo.ApplyRetention(ctx, o.Session, entry.Header.Seq, retention(d.cfg))
 	return err
 }
 
@@ -140,10 +139,10 @@ func runSave(ctx context.Context, d *deps, o saveOptions) error {
 func dryRunSave(d *deps, doc *snapshot.Scanned, msgs []any) error {
 	var found []redact.Finding
 	if doc == nil {
-		_, found = d.store.Redactor().Document(map[string]any{snapshot.MemberMessages: msgs})
+		_, found = d.repo.Redactor().Document(map[string]any{snapshot.MemberMessages: msgs})
 	} else {
 		var err error
-		if found, err = d.store.Redactor().Scanned(doc); err != nil {
+		if found, err = d.repo.Redactor().Scanned(doc); err != nil {
 			return err
 		}
 	}
@@ -156,7 +155,7 @@ func dryRunSave(d *deps, doc *snapshot.Scanned, msgs []any) error {
 
 // appendMessages adds msgs to the session's newest snapshot, keeping
 // everything else it holds; a session without one starts with them.
-func appendMessages(ctx context.Context, s *gitstore.Store, so storage.SaveOptions, msgs []any) (storage.Entry, error) {
+func appendMessages(ctx context.Context, s *gitsnap.Repository, so storage.SaveOptions, msgs []any) (storage.Entry, error) {
 	e, added, err := s.Append(ctx, so, func(tipRest map[string]any) (storage.Delta, error) {
 		return storage.Delta{Messages: msgs, Rest: tipRest}, nil
 	})

@@ -44,7 +44,7 @@ func parseScan(c *cli.Context) (scanOptions, error) {
 // runScan reports what the redaction rules find in the snapshots
 // reachable from o.Revs, or from every session.
 func runScan(ctx context.Context, d *deps, o scanOptions) error {
-	s, w, asJSON := d.store, d.out, o.JSON
+	s, w, asJSON := d.repo, d.out, o.JSON
 	rules := d.cfg.Redact
 	rules.Disabled = false // an audit looks even where saving does not redact
 	r, err := redact.New(rules)

@@ -161,7 +161,7 @@ func showHits(d *deps, o searchOptions, hits []search.Hit) error {
 // collector is told to keep under searchMemoryLimit (docs/design.md §8).
 func searchStore(ctx context.Context, d *deps, q search.Query) ([]search.Hit, error) {
 	proc.LimitMemory(searchMemoryLimit)
-	x, err := search.Open(ctx, d.store, search.DefaultDir(d.store.Paths().CommonDir))
+	x, err := search.Open(ctx, d.repo.Storage(), search.DefaultDir(d.repo.Paths().CommonDir))
 	if err != nil {
 		return nil, err
 	}

@@ -45,7 +45,7 @@ func parseSessions(c *cli.Context) (sessionsOptions, error) {
 // runSessions lists the sessions, most recently active first, and then
 // names those that could not be read.
 func runSessions(ctx context.Context, d *deps, o sessionsOptions) error {
-	sessions, damaged, err := readableSessions(ctx, d.store)
+	sessions, damaged, err := readableSessions(ctx, d.repo)
 	if err != nil {
 		return err
 	}
@@ -98,7 +98,7 @@ func sessionCosts(ctx context.Context, d *deps, sessions []storage.Session) ([]*
 	for i, s := range sessions {
 		tips[i] = s.Tip
 	}
-	totals, counted, err := d.store.TotalsProgress(ctx, tips, upgradeProgress(d))
+	totals, counted, err := d.repo.TotalsProgress(ctx, tips, upgradeProgress(d))
 	if err != nil {
 		return nil, err
 	}

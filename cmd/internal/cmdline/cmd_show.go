@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	gitsnap "github.com/git-snap/git-snap"
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/cmd/internal/proc"
 	"github.com/git-snap/git-snap/gitstore"
@@ -98,7 +99,7 @@ func showPath(ctx context.Context, d *deps, rev, path, session string) error {
 	if err != nil {
 		return err
 	}
-	data, _, err := d.store.ReadPath(ctx, rev, path)
+	data, _, err := d.repo.ReadPath(ctx, rev, path)
 	if err != nil {
 		return err
 	}
@@ -112,7 +113,7 @@ func showPath(ctx context.Context, d *deps, rev, path, session string) error {
 // whole; --json and --yaml print the whole document.
 func runShow(ctx context.Context, d *deps, o showOptions) error {
 	proc.LimitMemory(readMemoryLimit)
-	s, w, p := d.store, d.out, d.color
+	s, w, p := d.repo, d.out, d.color
 	if rev, path, ok := gitstore.SplitRevPath(o.Rev); ok {
 		return showPath(ctx, d, rev, path, o.Session)
 	}
@@ -146,11 +147,11 @@ func runShow(ctx context.Context, d *deps, o showOptions) error {
 		}
 		return nil
 	}
-	st, err := session.CountRecords(ctx, s, entry, rest)
+	st, err := session.CountRecords(ctx, s.Storage(), entry, rest)
 	if err != nil {
 		return err
 	}
-	recs, err := session.LiveRecords(ctx, s, entry, rest)
+	recs, err := session.LiveRecords(ctx, s.Storage(), entry, rest)
 	if err != nil {
 		return err
 	}
@@ -181,7 +182,7 @@ func runShow(ctx context.Context, d *deps, o showOptions) error {
 }
 
 // checkpointsOn names the checkpoints set on snapshot e.
-func checkpointsOn(ctx context.Context, s *gitstore.Store, e storage.Entry) ([]string, error) {
+func checkpointsOn(ctx context.Context, s *gitsnap.Repository, e storage.Entry) ([]string, error) {
 	cps, err := s.Checkpoints(ctx, e.Header.Session, false)
 	if err != nil {
 		return nil, err
@@ -198,12 +199,12 @@ func checkpointsOn(ctx context.Context, s *gitstore.Store, e storage.Entry) ([]s
 // showDocument prints rev's header, numbers and whole document as JSON
 // or YAML.
 func showDocument(ctx context.Context, d *deps, rev string, o showOptions) error {
-	doc, entry, err := d.store.ReadRevision(ctx, rev)
+	doc, entry, err := d.repo.ReadRevision(ctx, rev)
 	if err != nil {
 		return err
 	}
 	st := agent.NumbersOf(doc, entry.Header.Source)
-	names, err := checkpointsOn(ctx, d.store, entry)
+	names, err := checkpointsOn(ctx, d.repo, entry)
 	if err != nil {
 		return err
 	}

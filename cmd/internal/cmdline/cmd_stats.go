@@ -62,7 +62,7 @@ type sessionStats struct {
 // session.
 func runStats(ctx context.Context, d *deps, o statsOptions) error {
 	proc.LimitMemory(readMemoryLimit)
-	s, session := d.store, or(o.Session, d.session)
+	s, session := d.repo, or(o.Session, d.session)
 	all, damaged, err := readableSessions(ctx, s)
 	if err != nil {
 		return err
@@ -88,7 +88,7 @@ func runStats(ctx context.Context, d *deps, o statsOptions) error {
 
 // showStats sums up the sessions given and prints them.
 func showStats(ctx context.Context, d *deps, o statsOptions, all []storage.Session) error {
-	s, w := d.store, d.out
+	s, w := d.repo, d.out
 	st := sessionStats{Checkpoints: map[string]int{}}
 	tips := make([]storage.Entry, len(all))
 	for i, sess := range all {

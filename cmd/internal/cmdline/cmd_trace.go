@@ -48,7 +48,7 @@ func runTrace(ctx context.Context, d *deps, o traceOptions) error {
 	if err != nil {
 		return err
 	}
-	doc, entry, err := d.store.ReadRevision(ctx, rev)
+	doc, entry, err := d.repo.ReadRevision(ctx, rev)
 	if err != nil {
 		return err
 	}

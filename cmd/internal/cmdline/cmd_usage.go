@@ -105,7 +105,7 @@ func runUsage(ctx context.Context, d *deps, o usageOptions) error {
 		return err
 	}
 	o.Prices, o.Progress = table, upgradeProgress(d)
-	rep, err := usage.Compute(ctx, d.store, o.Options)
+	rep, err := d.repo.Usage(ctx, o.Options)
 	if err != nil {
 		return err
 	}

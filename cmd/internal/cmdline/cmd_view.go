@@ -11,9 +11,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/cmd/internal/proc"
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/internal/refwatch"
 	"github.com/git-snap/git-snap/search"
+	"github.com/git-snap/git-snap/storage"
 	"github.com/git-snap/git-snap/viewer"
 )
 
@@ -64,7 +64,7 @@ func runView(ctx context.Context, d *deps, o viewOptions) error {
 	proc.LimitMemory(readMemoryLimit)
 	path := "/"
 	if o.Rev != "" {
-		if _, err := d.store.Resolve(ctx, o.Rev); err != nil {
+		if _, err := d.repo.Resolve(ctx, o.Rev); err != nil {
 			return err
 		}
 		path = "/session/" + url.PathEscape(o.Rev)
@@ -75,9 +75,12 @@ func runView(ctx context.Context, d *deps, o viewOptions) error {
 	}
 	opts := viewer.Options{Prices: table}
 	if d.openAt != nil { // searches get a store of their own (see viewer.Options)
-		opts.OpenSearchStore = func(ctx context.Context) (*gitstore.Store, error) {
-			st, _, err := d.openAt(ctx, d.workDir)
-			return st, err
+		opts.OpenSearchStore = func(ctx context.Context) (storage.ReadCloser, error) {
+			repo, _, err := d.openAt(ctx, d.workDir)
+			if err != nil {
+				return nil, err
+			}
+			return repo.Storage(), nil
 		}
 	}
 	return serveView(ctx, d, o, path, opts)
@@ -96,13 +99,13 @@ func serveView(ctx context.Context, d *deps, o viewOptions, path string, opts vi
 		fmt.Fprintf(d.errOut, "git-snap: warning: %s\n", warning)
 	}
 	opts.Addr = ln.Addr().String()
-	opts.SearchDir = search.DefaultDir(d.store.Paths().CommonDir)
-	srv, err := viewer.New(d.store, opts)
+	opts.SearchDir = search.DefaultDir(d.repo.Paths().CommonDir)
+	srv, err := viewer.New(d.repo.Storage(), opts)
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
-	stop := follow(ctx, srv, d.store.Paths().CommonDir, d.store.SessionRef(""))
+	stop := follow(ctx, srv, d.repo.Paths().CommonDir, d.repo.SessionRef(""))
 	defer stop()
 	addr := "http://" + ln.Addr().String() + path
 	fmt.Fprintf(d.out, "git snap view: %s (Ctrl-C stops it)\n", addr)

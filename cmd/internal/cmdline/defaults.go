@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	gitsnap "github.com/git-snap/git-snap"
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/storage"
 )
 
@@ -20,7 +19,7 @@ const sessionFlagUsage = "the session `NAME` whose newest snapshot to use when n
 // and the error naming the others (gitstore.DamagedSessions; nil when
 // none), for a listing to return once it has shown what it could read:
 // one damaged session made every listing fail.
-func readableSessions(ctx context.Context, s *gitstore.Store) (sessions []storage.Session, damaged, err error) {
+func readableSessions(ctx context.Context, s *gitsnap.Repository) (sessions []storage.Session, damaged, err error) {
 	sessions, err = s.Sessions(ctx)
 	damaged, err = damagedApart(err)
 	return sessions, damaged, err
@@ -40,7 +39,7 @@ func damagedApart(err error) (damaged, failed error) {
 // readableCheckpoints is Checkpoints with those whose tag is missing or
 // damaged set apart (nil when none), for a command that can go on
 // without them: one damaged checkpoint made every log fail.
-func readableCheckpoints(ctx context.Context, s *gitstore.Store, session string, moved bool) ([]storage.Checkpoint, *storage.DamagedCheckpoints, error) {
+func readableCheckpoints(ctx context.Context, s *gitsnap.Repository, session string, moved bool) ([]storage.Checkpoint, *storage.DamagedCheckpoints, error) {
 	cps, err := s.Checkpoints(ctx, session, moved)
 	var damaged *storage.DamagedCheckpoints
 	if errors.As(err, &damaged) {
@@ -62,7 +61,7 @@ func (d *deps) revOrSession(ctx context.Context, rev, session string) (string, e
 // last, the command says which on stderr, once, as git says which
 // branch it is on.
 func (d *deps) defaultSession(ctx context.Context, session string) (string, error) {
-	s, latest, err := gitsnap.Wrap(d.store, d.cfg, d.gitEnv).DefaultSession(ctx, or(session, d.session))
+	s, latest, err := d.repo.DefaultSession(ctx, or(session, d.session))
 	if err != nil {
 		return "", err
 	}
@@ -79,7 +78,7 @@ func (d *deps) defaultSession(ctx context.Context, session string) (string, erro
 func (d *deps) sessionArgs(ctx context.Context, args []string) ([]string, error) {
 	out := make([]string, len(args))
 	for i, a := range args {
-		s, err := d.store.FindSession(ctx, a)
+		s, err := d.repo.FindSession(ctx, a)
 		if err != nil {
 			return nil, err
 		}

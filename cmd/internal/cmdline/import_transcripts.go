@@ -46,7 +46,7 @@ func runImportTranscripts(ctx context.Context, d *deps, o importOptions) error {
 	progress := &importProgress{line: progressLine{w: o.Progress}, start: time.Now()}
 	defer progress.line.clear() // an error, an interrupt, is said on a line of its own
 	added, done := 0, 0
-	im := capture.Importer{Store: d.store, Adapter: a, Limits: lim, MaxReadBytes: int64(d.cfg.Limits.MaxReadBytes), PackBytes: o.PackBytes,
+	im := capture.Importer{Adapter: a, Limits: lim, MaxReadBytes: int64(d.cfg.Limits.MaxReadBytes), PackBytes: o.PackBytes,
 		Warn: func(msg string) {
 			progress.line.clear()
 			fmt.Fprintf(d.errOut, "git-snap: note: %s\n", msg)
@@ -64,7 +64,7 @@ func runImportTranscripts(ctx context.Context, d *deps, o importOptions) error {
 			}
 		},
 	}
-	if err := im.Run(ctx, plan.Items); err != nil {
+	if err := d.repo.Import(ctx, im, plan.Items); err != nil {
 		progress.line.clear()
 		if errors.Is(err, context.Canceled) && done > 0 {
 			fmt.Fprintf(d.errOut, "git-snap: note: %d of %s in place before the stop; the same import goes on from there\n", done, render.Count(len(plan.Items), "transcript"))

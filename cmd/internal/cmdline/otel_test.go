@@ -11,9 +11,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/git-snap/git-snap/otel"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+
+	"github.com/git-snap/git-snap/otel"
 )
 
 func attr(s *tracepb.Span, key string) *commonpb.AnyValue {

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
+	gitsnap "github.com/git-snap/git-snap"
 	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/render"
-	"github.com/git-snap/git-snap/session"
 	"github.com/git-snap/git-snap/storage"
 )
 
@@ -61,7 +61,7 @@ func fixture(t *testing.T) (d *deps, out *bytes.Buffer) {
 		t.Fatal(err)
 	}
 	out = &bytes.Buffer{}
-	return &deps{store: s, paths: paths, cfg: cfg, out: out, errOut: out, dir: paths.WorkTree, workDir: paths.WorkTree}, out
+	return &deps{repo: s, paths: paths, cfg: cfg, out: out, errOut: out, dir: paths.WorkTree, workDir: paths.WorkTree}, out
 }
 
 // seqs reads log --json output as session#seq, in order.
@@ -143,7 +143,7 @@ func TestRunLogOneline(t *testing.T) {
 func TestRunPruneDryRun(t *testing.T) {
 	d, out := fixture(t)
 	ctx := context.Background()
-	before, _ := d.store.Sessions(ctx)
+	before, _ := d.repo.Sessions(ctx)
 	o := pruneOptions{PruneOptions: gitstore.PruneOptions{KeepLast: 1, KeepCheckpoints: true, DryRun: true}}
 	if err := runPrune(ctx, d, o); err != nil {
 		t.Fatal(err)
@@ -159,7 +159,7 @@ func TestRunPruneDryRun(t *testing.T) {
 	if want := "a: kept 4, would remove 1\n"; out.String() != want {
 		t.Errorf("a with --keep-first: %q, want %q", out, want)
 	}
-	after, _ := d.store.Sessions(ctx)
+	after, _ := d.repo.Sessions(ctx)
 	if fmt.Sprint(before) != fmt.Sprint(after) {
 		t.Errorf("a dry run changed the sessions:\n%v\n%v", before, after)
 	}
@@ -179,8 +179,8 @@ func TestRunSessionsJSON(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("%v in %s", err, out)
 	}
-	tipA, _ := d.store.Resolve(ctx, "a")
-	tipB, _ := d.store.Resolve(ctx, "b")
+	tipA, _ := d.repo.Resolve(ctx, "a")
+	tipB, _ := d.repo.Resolve(ctx, "b")
 	str := func(s string) *string { return &s }
 	want := render.SessionsJSON{SchemaVersion: 1, Sessions: []render.SessionJSON{
 		{Name: "b", Ref: "refs/snap/b", Snapshots: 2, First: str("2026-03-02T11:00:00.000Z"), Last: str("2026-03-02T11:10:00.000Z"), LastLabel: str("Stop"), Agent: str("cli"), Tip: tipB.String()},
@@ -197,7 +197,7 @@ func TestRunSessionsJSON(t *testing.T) {
 	}
 
 	out.Reset()
-	d.store, _ = openEmpty(t)
+	d.repo, _ = openEmpty(t)
 	if err := runSessions(ctx, d, sessionsOptions{JSON: true}); err != nil || !strings.Contains(out.String(), `"sessions": []`) {
 		t.Errorf("no sessions: %q %v", out, err)
 	}
@@ -217,7 +217,7 @@ func TestRunSaveAppliesRetention(t *testing.T) {
 		}
 	}
 	counts := map[string]int{}
-	sessions, _ := d.store.Sessions(ctx)
+	sessions, _ := d.repo.Sessions(ctx)
 	for _, s := range sessions {
 		counts[s.Name] = s.Tip.Header.Seq
 	}
@@ -232,16 +232,16 @@ func TestRunSaveAppliesRetention(t *testing.T) {
 
 // openEmpty opens a new repository with no sessions, whose clock stands
 // at base.
-func openEmpty(t *testing.T) (*gitstore.Store, gitstore.Paths) {
+func openEmpty(t *testing.T) (*gitsnap.Repository, gitstore.Paths) {
 	t.Helper()
 	dir := t.TempDir()
 	paths, err := gitstore.InitRepo(filepath.Join(dir, ".git"), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := gitstore.OpenPaths(context.Background(), paths, gitstore.Options{Counter: session.Counter{}, View: session.View,
-		Identity: gitstore.Signature{Name: "Ada", Email: "ada@example.com", When: base},
-		Now:      func() time.Time { return base },
+	s, err := gitsnap.OpenPaths(context.Background(), paths, gitsnap.Options{
+		GitEnv: gitstore.GitEnv{CommitterName: "Ada", CommitterEmail: "ada@example.com"},
+		Now:    func() time.Time { return base },
 	})
 	if err != nil {
 		t.Fatal(err)

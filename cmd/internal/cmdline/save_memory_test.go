@@ -9,10 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	gitsnap "github.com/git-snap/git-snap"
 	"github.com/git-snap/git-snap/config"
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/internal/heapwatch"
-	"github.com/git-snap/git-snap/session"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -88,7 +87,7 @@ func mib(n int64) float64 { return float64(n) / (1 << 20) }
 func saveForMemory(t *testing.T, env string) {
 	dir, file, _ := strings.Cut(env, "|")
 	ctx := context.Background()
-	s, err := gitstore.Open(ctx, dir, gitstore.Options{Counter: session.Counter{}, View: session.View})
+	s, err := gitsnap.Open(ctx, dir, gitsnap.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +96,7 @@ func saveForMemory(t *testing.T, env string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &deps{store: s, paths: s.Paths(), cfg: cfg, out: io.Discard, errOut: io.Discard, dir: dir, workDir: dir}
+	d := &deps{repo: s, paths: s.Paths(), cfg: cfg, out: io.Discard, errOut: io.Discard, dir: dir, workDir: dir}
 	peak, err := heapwatch.Peak(func() error {
 		return runSave(ctx, d, saveOptions{Session: "long", File: file, NoCode: true})
 	})

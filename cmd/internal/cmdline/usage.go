@@ -6,8 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/git-snap/git-snap/internal/lazy"
 	"github.com/urfave/cli/v2"
+
+	"github.com/git-snap/git-snap/internal/lazy"
 )
 
 // usageError is a mistake in how the command was called: exit status 2.

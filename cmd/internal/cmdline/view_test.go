@@ -12,9 +12,8 @@ import (
 	"testing"
 	"time"
 
+	gitsnap "github.com/git-snap/git-snap"
 	"github.com/git-snap/git-snap/config"
-	"github.com/git-snap/git-snap/gitstore"
-	"github.com/git-snap/git-snap/session"
 	"github.com/git-snap/git-snap/viewer"
 )
 
@@ -42,9 +41,9 @@ func (b *lockedBuffer) String() string {
 func TestRunViewServesUntilInterrupted(t *testing.T) {
 	d, _ := fixture(t)
 	var opened atomic.Int32 // counted on the server's goroutine
-	d.openAt = func(ctx context.Context, _ string) (*gitstore.Store, config.Config, error) {
+	d.openAt = func(ctx context.Context, _ string) (*gitsnap.Repository, config.Config, error) {
 		opened.Add(1)
-		s, err := gitstore.OpenPaths(ctx, d.paths, gitstore.Options{Counter: session.Counter{}, View: session.View})
+		s, err := gitsnap.OpenPaths(ctx, d.paths, gitsnap.Options{})
 		return s, d.cfg, err
 	}
 	out := &lockedBuffer{}

@@ -19,9 +19,9 @@ import (
 	"strings"
 	"time"
 
+	gitsnap "github.com/git-snap/git-snap"
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/cmd/internal/proc"
-	"github.com/git-snap/git-snap/config"
 	"github.com/git-snap/git-snap/hook"
 )
 
@@ -66,7 +66,7 @@ func Run(ctx context.Context, p Process) {
 	}
 	c := hook.Call{
 		Agent: p.Agent, Args: p.Args, Stdin: p.Stdin, Dir: p.Dir, DirGiven: p.DirGiven, Store: p.Store,
-		Repo: config.OpenOptions{
+		Repo: gitsnap.Options{
 			UserConfigDir: proc.UserConfigDir(p.Getenv),
 			GitEnv:        proc.GitEnv(p.Getenv),
 			Warnf:         func(f string, a ...any) { fmt.Fprintf(p.Stderr, "git-snap: warning: "+f+"\n", a...) },
