@@ -38,6 +38,7 @@ func browser(t *testing.T) context.Context {
 		}
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.WindowSize(1280, 900))
+	opts = append(opts, confined(t)...)
 	// A bound on the whole browser session, so that a hung browser fails
 	// the test instead of stalling the run; nothing is timed.
 	ctx, cancelTimeout := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -45,6 +46,28 @@ func browser(t *testing.T) context.Context {
 	ctx, cancelCtx := chromedp.NewContext(ctx)
 	t.Cleanup(func() { cancelCtx(); cancelAlloc(); cancelTimeout() })
 	return ctx
+}
+
+// confined keeps the browser to the test's own files and to loopback.
+// Chromium writes its crash-report folder, dconf's cache and the socket
+// that keeps one browser per profile under HOME and TMPDIR whatever
+// profile it is given: both point into a temporary folder of the test,
+// whose name is short, not t.TempDir's, because the socket's path must
+// fit in 108 bytes. It looks up Google's hosts on its own (accounts,
+// extension updates): every host name is made unknown, which leaves the
+// pages the tests open, all at 127.0.0.1, as they are.
+func confined(t *testing.T) []chromedp.ExecAllocatorOption {
+	t.Helper()
+	home, err := os.MkdirTemp("", "browser-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	return []chromedp.ExecAllocatorOption{
+		chromedp.Env("HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+			"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "TMPDIR="+home),
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
+	}
 }
 
 // pageErrors collects what the page reports as errors: console.error,

@@ -87,7 +87,7 @@ func BenchmarkSessionsPage(b *testing.B) {
 // objects loose as the hooks write them, then packed by git gc; again
 // and from nothing kept (-first: the page's first render).
 func BenchmarkTimeline(b *testing.B) {
-	f, err := buildFixture()
+	f, err := buildFixture(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}

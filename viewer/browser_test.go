@@ -38,6 +38,28 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
+// confined keeps the browser to the test's own files and to loopback.
+// Chromium writes its crash-report folder, dconf's cache and the socket
+// that keeps one browser per profile under HOME and TMPDIR whatever
+// profile it is given: both point into a temporary folder of the test,
+// whose name is short, not t.TempDir's, because the socket's path must
+// fit in 108 bytes. It looks up Google's hosts on its own (accounts,
+// extension updates): every host name is made unknown, which leaves the
+// pages the tests open, all at 127.0.0.1, as they are.
+func confined(t *testing.T) []chromedp.ExecAllocatorOption {
+	t.Helper()
+	home, err := os.MkdirTemp("", "browser-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	return []chromedp.ExecAllocatorOption{
+		chromedp.Env("HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+			"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "TMPDIR="+home),
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
+	}
+}
+
 // tab is one browser tab on the fixture's viewer, collecting what the
 // page reports as errors: console errors, uncaught exceptions, and the
 // browser's own log (failed loads, Content-Security-Policy violations).
@@ -59,6 +81,7 @@ func newTab(t *testing.T) *tab {
 		chromedp.DisableGPU,
 		chromedp.Flag("no-proxy-server", true),
 	)
+	opts = append(opts, confined(t)...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
 	t.Cleanup(func() { cancel(); cancelAlloc() })

@@ -39,15 +39,30 @@ type fixture struct {
 
 var (
 	fixtureOnce sync.Once
+	fixtureRoot string // the temporary folder the fixture is built in
 	shared      *fixture
 	fixtureErr  error
 )
+
+// TestMain removes the shared fixture after the tests: it outlives each
+// of them, so no test's temporary folder can hold it.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fixtureRoot != "" {
+		os.RemoveAll(fixtureRoot)
+	}
+	os.Exit(code)
+}
 
 // testFixture builds the fixture once for the test binary: importing the
 // long real transcript takes a few seconds.
 func testFixture(t *testing.T) *fixture {
 	t.Helper()
-	fixtureOnce.Do(func() { shared, fixtureErr = buildFixture() })
+	fixtureOnce.Do(func() {
+		if fixtureRoot, fixtureErr = os.MkdirTemp("", "git-snap-viewer-"); fixtureErr == nil {
+			shared, fixtureErr = buildFixture(fixtureRoot)
+		}
+	})
 	if fixtureErr != nil {
 		t.Fatal(fixtureErr)
 	}
@@ -61,12 +76,8 @@ var transcripts = map[string][]string{
 	"codex":       {"../testdata/codex-real/*.jsonl", "../testdata/codex/*.jsonl"},
 }
 
-func buildFixture() (*fixture, error) {
+func buildFixture(root string) (*fixture, error) {
 	ctx := context.Background()
-	root, err := os.MkdirTemp("", "git-snap-viewer-")
-	if err != nil {
-		return nil, err
-	}
 	f := &fixture{dir: filepath.Join(root, "repo"), sessions: map[string]string{}}
 	f.gitDir = filepath.Join(f.dir, ".git")
 	store, err := openRepo(ctx, f.dir)

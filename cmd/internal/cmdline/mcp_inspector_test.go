@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,8 +17,7 @@ import (
 )
 
 // inspectorPin is the MCP Inspector's command-line client the test runs,
-// at the version testdata/mcp-inspector.json pins (.ci/run installs the
-// same one before the tests).
+// at the version testdata/mcp-inspector.json pins.
 type inspectorPin struct {
 	Package, Version, Bin string
 }
@@ -36,65 +35,53 @@ func readInspectorPin(t *testing.T) inspectorPin {
 	return p
 }
 
-// installInspector gives the folder the pinned Inspector CLI is
-// installed in (npm's --prefix), installing it there with npm when it
-// is not: in git-snap/npm/PACKAGE_VERSION in the user's cache folder.
-// Without npm the test is skipped, or fails when GIT_SNAP_REQUIRE_TOOLS
-// is set, as .ci/run sets it; an install that fails fails the test.
-func installInspector(t *testing.T, p inspectorPin) string {
+// findInspector gives the Inspector CLI's script, the file its program
+// links to, which $GIT_SNAP_MCP_INSPECTOR names: the test installs
+// nothing, so that go test stays offline. .ci/run installs the pinned
+// version and sets the variable. Without it the test is skipped, or
+// fails when GIT_SNAP_REQUIRE_TOOLS is set; a program of another
+// package or version fails it.
+func findInspector(t *testing.T, p inspectorPin) string {
 	t.Helper()
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := strings.NewReplacer("/", "_", "@", "_").Replace(p.Package + "@" + p.Version)
-	dir := filepath.Join(cache, "git-snap", "npm", key)
-	bin := filepath.Join(dir, "node_modules", ".bin", p.Bin)
-	if _, err := os.Stat(bin); err == nil {
-		return dir
-	}
-	npm := requireTool(t, "npm")
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), key+".installing-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(tmp)
-	t.Logf("installing %s@%s into %s", p.Package, p.Version, dir)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	if out, err := exec.CommandContext(ctx, npm, "install", "--prefix", tmp, "--no-audit", "--no-fund", "--loglevel=error", p.Package+"@"+p.Version).CombinedOutput(); err != nil {
-		t.Fatalf("npm install %s@%s: %v\n%s", p.Package, p.Version, err, out)
-	}
-	// Renamed whole, so that a run killed half way leaves no cache entry.
-	if err := os.Rename(tmp, dir); err != nil && !errors.Is(err, os.ErrExist) {
-		if _, statErr := os.Stat(bin); statErr != nil {
-			t.Fatal(err)
+	bin := os.Getenv("GIT_SNAP_MCP_INSPECTOR")
+	if bin == "" {
+		msg := fmt.Sprintf("GIT_SNAP_MCP_INSPECTOR is not set: to run this test, npm install --prefix DIR %s@%s and set it to DIR/node_modules/.bin/%s (.ci/run does both)",
+			p.Package, p.Version, p.Bin)
+		if os.Getenv("GIT_SNAP_REQUIRE_TOOLS") != "" {
+			t.Fatal(msg + ", and GIT_SNAP_REQUIRE_TOOLS is set")
 		}
+		t.Skip(msg)
 	}
-	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("%s@%s installed no %s: %v", p.Package, p.Version, p.Bin, err)
+	script, err := filepath.EvalSymlinks(bin)
+	if err != nil {
+		t.Fatalf("GIT_SNAP_MCP_INSPECTOR: %v", err)
 	}
-	return dir
+	data, err := os.ReadFile(filepath.Join(filepath.Dir(script), "..", "package.json"))
+	if err != nil {
+		t.Fatalf("GIT_SNAP_MCP_INSPECTOR=%s is not the program of an npm package: %v", bin, err)
+	}
+	var pkg struct{ Name, Version string }
+	if err := json.Unmarshal(data, &pkg); err != nil || pkg.Name != p.Package || pkg.Version != p.Version {
+		t.Fatalf("GIT_SNAP_MCP_INSPECTOR=%s is %s@%s (%v), want %s@%s as testdata/mcp-inspector.json pins",
+			bin, pkg.Name, pkg.Version, err, p.Package, p.Version)
+	}
+	return script
 }
 
-// inspector runs the Inspector CLI against git-snap's server on repo and
-// decodes what it prints. It runs in the install folder's node_modules:
-// the CLI picks the package.json it reads for its own name by a path
-// relative to its working directory, and fails unless a package.json is
-// one folder up from there (modelcontextprotocol/inspector#1334); npm's
-// --prefix folder has one. The server is told its repository with -C.
-func inspector(t *testing.T, dir, bin, repo string, serverArgs []string, args ...string) (map[string]any, string) {
+// inspector runs the Inspector CLI's script against git-snap's server on
+// repo and decodes what it prints. It runs in the script's folder: the
+// CLI checks for a package.json one folder up from its working
+// directory before it reads its own, and fails where there is none
+// (modelcontextprotocol/inspector#1334). The server is told its
+// repository with -C.
+func inspector(t *testing.T, script, bin, repo string, serverArgs []string, args ...string) (map[string]any, string) {
 	t.Helper()
 	node := requireTool(t, "node")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	p := readInspectorPin(t)
-	argv := append([]string{filepath.Join(dir, "node_modules", ".bin", p.Bin), "--cli", bin, "-C", repo, "mcp"}, serverArgs...)
+	argv := append([]string{script, "--cli", bin, "-C", repo, "mcp"}, serverArgs...)
 	cmd := exec.CommandContext(ctx, node, append(argv, args...)...)
-	cmd.Dir = filepath.Join(dir, "node_modules")
+	cmd.Dir = filepath.Dir(script)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -155,8 +142,7 @@ func firstClaudePrompt(t *testing.T, file string) string {
 // imported from testdata; a call with an argument a tool does not take
 // is an error that names it.
 func TestMCPInspector(t *testing.T) {
-	p := readInspectorPin(t)
-	dir := installInspector(t, p)
+	dir := findInspector(t, readInspectorPin(t))
 	bin := buildBinary(t)
 	repo := t.TempDir()
 	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {

@@ -13,11 +13,10 @@ import (
 	"strings"
 	"time"
 
+	gitsnap "github.com/git-snap/git-snap"
 	"github.com/git-snap/git-snap/hooklog"
-	"github.com/git-snap/git-snap/session"
 	"github.com/git-snap/git-snap/storage"
 
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/internal/testdocs"
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -149,7 +148,7 @@ func (b *bench) setup(ctx context.Context) error {
 			return err
 		}
 	}
-	s, err := gitstore.Open(ctx, b.repo, gitstore.Options{Counter: session.Counter{}, View: session.View})
+	s, err := gitsnap.Open(ctx, b.repo, gitsnap.Options{})
 	if err != nil {
 		return err
 	}
@@ -195,7 +194,7 @@ func (b *bench) setup(ctx context.Context) error {
 // hist-0, hist-1, … of historyPerSession snapshots, each adding one
 // record of the real transcript (its first historyPerSession records,
 // with a session id of each session's own).
-func (b *bench) history(ctx context.Context, s *gitstore.Store) error {
+func (b *bench) history(ctx context.Context, s *gitsnap.Repository) error {
 	sessions := b.cfg.snapshots / historyPerSession
 	logf("building a history of %d snapshots in %d sessions through the hook path", sessions*historyPerSession, sessions)
 	start := time.Now()
@@ -609,7 +608,7 @@ func (b *bench) share(ctx context.Context) ([]row, error) {
 	if err := b.gitIn(other, "remote", "add", "bench", remote); err != nil {
 		return nil, err
 	}
-	s, err := gitstore.Open(ctx, b.repo, gitstore.Options{Counter: session.Counter{}, View: session.View})
+	s, err := gitsnap.Open(ctx, b.repo, gitsnap.Options{})
 	if err != nil {
 		return nil, err
 	}

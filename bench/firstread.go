@@ -9,10 +9,9 @@ import (
 	"path/filepath"
 	"time"
 
+	gitsnap "github.com/git-snap/git-snap"
 	"github.com/git-snap/git-snap/agent"
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/internal/testdocs"
-	"github.com/git-snap/git-snap/session"
 	"github.com/git-snap/git-snap/storage"
 )
 
@@ -146,7 +145,7 @@ func (b *bench) realHookSession(ctx context.Context, name, id string, lines [][]
 		}
 	}
 	rs.payload, _ = json.Marshal(map[string]any{"session_id": id, "transcript_path": rs.path, "cwd": dir, "hook_event_name": "PostToolUse", "tool_name": "Read"})
-	s, err := gitstore.Open(ctx, dir, gitstore.Options{Counter: session.Counter{}, View: session.View})
+	s, err := gitsnap.Open(ctx, dir, gitsnap.Options{})
 	if err != nil {
 		return nil, err
 	}

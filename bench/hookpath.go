@@ -10,9 +10,9 @@ import (
 	"path/filepath"
 	"time"
 
+	gitsnap "github.com/git-snap/git-snap"
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/capture"
-	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/internal/testdocs"
 	"github.com/git-snap/git-snap/storage"
 )
@@ -32,7 +32,7 @@ const hookPath = "written by the hook path (capture.Ingest, Append)"
 
 // newTranscript is the transcript file at path (made empty when
 // missing) of a session of the store s, whose work tree is dir.
-func newTranscript(s *gitstore.Store, dir, path, session string) (*transcript, error) {
+func newTranscript(s *gitsnap.Repository, dir, path, session string) (*transcript, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return nil, err
 	}
@@ -56,9 +56,9 @@ func newTranscript(s *gitstore.Store, dir, path, session string) (*transcript, e
 
 // claudeIngest records Claude Code transcripts into s as a hook call
 // does, with no bound on what one call reads.
-func claudeIngest(s *gitstore.Store) (capture.Ingest, error) {
+func claudeIngest(s *gitsnap.Repository) (capture.Ingest, error) {
 	a, err := agent.Lookup("claude-code", agent.Env{})
-	return capture.Ingest{Store: s, Adapter: a, MaxReadBytes: 1 << 30}, err
+	return capture.Ingest{Store: s.Storage(), Adapter: a, MaxReadBytes: 1 << 30}, err
 }
 
 // grow appends records to the transcript and records them as one

@@ -17,8 +17,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/git-snap/git-snap/gitstore"
-	"github.com/git-snap/git-snap/session"
+	gitsnap "github.com/git-snap/git-snap"
 )
 
 // The memory rows: peak resident memory (/usr/bin/time -v) of the
@@ -247,7 +246,7 @@ func (b *bench) startTimedView(dir string) (string, func() (int64, error), error
 
 // memoryRepo records the two sessions of the memory rows in dir.
 func (b *bench) memoryRepo(ctx context.Context, dir string) error {
-	s, err := gitstore.Open(ctx, dir, gitstore.Options{Counter: session.Counter{}, View: session.View})
+	s, err := gitsnap.Open(ctx, dir, gitsnap.Options{})
 	if err != nil {
 		return err
 	}

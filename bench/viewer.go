@@ -15,8 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/git-snap/git-snap/gitstore"
-	"github.com/git-snap/git-snap/session"
+	gitsnap "github.com/git-snap/git-snap"
 )
 
 // The viewer rows: whole HTTP requests to git snap view, cold against
@@ -50,7 +49,7 @@ func (b *bench) viewerSessionsRows(ctx context.Context) ([]row, error) {
 	if err := b.newRepo(dir); err != nil {
 		return nil, err
 	}
-	s, err := gitstore.Open(ctx, dir, gitstore.Options{Counter: session.Counter{}, View: session.View})
+	s, err := gitsnap.Open(ctx, dir, gitsnap.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +259,7 @@ func (b *bench) newRepo(dir string) error {
 // importTimelines imports n Claude Code transcripts of timelineRecs
 // records, sessions tl-0 … tl-(n-1), each with text of its own.
 func (b *bench) importTimelines(ctx context.Context, dir string, n int) error {
-	s, err := gitstore.Open(ctx, dir, gitstore.Options{Counter: session.Counter{}, View: session.View})
+	s, err := gitsnap.Open(ctx, dir, gitsnap.Options{})
 	if err != nil {
 		return err
 	}

@@ -13,8 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/git-snap/git-snap/gitstore"
-	"github.com/git-snap/git-snap/session"
+	gitsnap "github.com/git-snap/git-snap"
 )
 
 // startupRows times git-snap --version, what every command pays before
@@ -163,7 +162,7 @@ func (b *bench) hookSession(ctx context.Context, dir, name string, n int, files 
 			return "", nil, err
 		}
 	}
-	s, err := gitstore.Open(ctx, dir, gitstore.Options{Counter: session.Counter{}, View: session.View})
+	s, err := gitsnap.Open(ctx, dir, gitsnap.Options{})
 	if err != nil {
 		return "", nil, err
 	}

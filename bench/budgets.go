@@ -123,11 +123,11 @@ func (b budget) met(r row) bool {
 
 // designBudgetsHeader is the header of docs/design.md §7's table of
 // budgets, which TestBudgetsMatchDesign reads.
-const designBudgetsHeader = "| operation | baseline | budget | snapbench row |"
+const designBudgetsHeader = "| operation | baseline | budget | benchmark row |"
 
-// notSnapbench marks a line of §7's table that the benchmark does not
+// notMeasured marks a line of §7's table that the benchmark does not
 // measure (the test suite's and the live agents' wall times).
-const notSnapbench = "—"
+const notMeasured = "—"
 
 // checkDesignBudgets compares §7's table, found in the design document's
 // text, with budgets, and returns every difference.
@@ -139,14 +139,14 @@ func checkDesignBudgets(design string) []string {
 	var diffs []string
 	seen := map[budgetKind]bool{}
 	for _, cells := range lines {
-		if cells[3] == notSnapbench {
+		if cells[3] == notMeasured {
 			continue
 		}
 		k := budgetKind(strings.Trim(cells[3], "`"))
 		b, ok := budgetOf(k)
 		switch {
 		case !ok:
-			diffs = append(diffs, fmt.Sprintf("§7 names row %q, which snapbench's budgets do not have", k))
+			diffs = append(diffs, fmt.Sprintf("§7 names row %q, which the benchmark's budgets do not have", k))
 			continue
 		case seen[k]:
 			diffs = append(diffs, fmt.Sprintf("§7 names row %q twice", k))
@@ -155,20 +155,20 @@ func checkDesignBudgets(design string) []string {
 		want := []string{b.operation, b.baseline, b.bound()}
 		for i, what := range []string{"operation", "baseline", "budget"} {
 			if cells[i] != want[i] {
-				diffs = append(diffs, fmt.Sprintf("row %q: §7's %s is %q, snapbench's %q", k, what, cells[i], want[i]))
+				diffs = append(diffs, fmt.Sprintf("row %q: §7's %s is %q, the benchmark's %q", k, what, cells[i], want[i]))
 			}
 		}
 	}
 	for _, b := range budgets {
 		if !seen[b.kind] {
-			diffs = append(diffs, fmt.Sprintf("snapbench's row %q is not in §7's table", b.kind))
+			diffs = append(diffs, fmt.Sprintf("the benchmark's row %q is not in §7's table", b.kind))
 		}
 	}
 	return diffs
 }
 
 // designBudgetLines returns the cells of the lines of §7's table of
-// budgets, each four: operation, baseline, budget, snapbench row.
+// budgets, each four: operation, baseline, budget, benchmark row.
 func designBudgetLines(design string) ([][]string, error) {
 	_, sec, ok := strings.Cut(design, "\n## §7 ")
 	if !ok {

@@ -6,8 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/git-snap/git-snap/gitstore"
-	"github.com/git-snap/git-snap/session"
+	gitsnap "github.com/git-snap/git-snap"
 )
 
 // manySessions makes a repository of n sessions of three snapshots
@@ -21,7 +20,7 @@ func (b *bench) manySessions(ctx context.Context, n int) (string, error) {
 	if err := b.gitIn(dir, "config", "gc.auto", "0"); err != nil {
 		return "", err
 	}
-	s, err := gitstore.Open(ctx, dir, gitstore.Options{Counter: session.Counter{}, View: session.View})
+	s, err := gitsnap.Open(ctx, dir, gitsnap.Options{})
 	if err != nil {
 		return "", err
 	}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/git-snap/git-snap/internal/testdocs"
 )
 
 // ccusageVersion is the ccusage the usage row compares with, installed
@@ -165,9 +167,9 @@ func writeClaudeSessions(dir string, n int) error {
 	names := []string{"short.jsonl", "tool_heavy.jsonl", "subagent.jsonl"}
 	data := map[string][]byte{}
 	for _, name := range names {
-		b, err := os.ReadFile(filepath.Join("testdata", "claude-code", name))
+		b, err := os.ReadFile(filepath.Join(testdocs.TranscriptDir(), name))
 		if err != nil {
-			return fmt.Errorf("run snapbench from the module's root: %w", err)
+			return err
 		}
 		data[name] = b
 	}

@@ -1,18 +1,21 @@
-// Command snapbench measures git-snap against the budgets of
+// Command bench measures git-snap against the budgets of
 // docs/design.md §7 (held here in budgets, one table, checked against the
 // document by a test), whole process, on repositories it builds itself.
+// It is a module of its own, so that the git-snap module's programs and
+// dependencies stay the product's; it builds git-snap from the
+// repository it sits in, wherever it is run from.
 // Every row with a baseline runs it alternately with the measured call in
 // one loop (pair, in pair.go) and reports the median of the per-pair
 // ratios.
 //
-//	go run ./cmd/snapbench            # 100k snapshots, before and after git gc
-//	go run ./cmd/snapbench -quick     # 10k snapshots, for a laptop
-//	go run ./cmd/snapbench -only search [-quick]   # the search rows alone
-//	go run ./cmd/snapbench -only viewer -quick     # git snap view's pages
-//	go run ./cmd/snapbench -only memory            # peak memory on the largest sessions
-//	go run ./cmd/snapbench -only usage -quick      # usage --daily against ccusage (npm)
-//	go run ./cmd/snapbench -only firstread         # stats, sessions, usage after a hook call on 50k records
-//	go run ./cmd/snapbench -only import -quick     # import against git fast-import and ccusage
+//	go -C bench run .            # 100k snapshots, before and after git gc
+//	go -C bench run . -quick     # 10k snapshots, for a laptop
+//	go -C bench run . -only search [-quick]   # the search rows alone
+//	go -C bench run . -only viewer -quick     # git snap view's pages
+//	go -C bench run . -only memory            # peak memory on the largest sessions
+//	go -C bench run . -only usage -quick      # usage --daily against ccusage (npm)
+//	go -C bench run . -only firstread         # stats, sessions, usage after a hook call on 50k records
+//	go -C bench run . -only import -quick     # import against git fast-import and ccusage
 //
 // It prints a Markdown table of medians and ratios.
 package main
@@ -31,6 +34,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/git-snap/git-snap/internal/testdocs"
 )
 
 type config struct {
@@ -61,7 +66,7 @@ func main() {
 	flag.BoolVar(&c.quick, "quick", false, "10k snapshots and fewer runs, for a laptop")
 	flag.IntVar(&c.snapshots, "snapshots", 0, "snapshots in the large repository (default 100000, 10000 with -quick)")
 	flag.IntVar(&c.runs, "runs", 0, "timed runs per measurement (default 31, 15 with -quick)")
-	flag.StringVar(&c.bin, "bin", "", "git-snap binary to measure, the programs beside it as installed (default: built from this module)")
+	flag.StringVar(&c.bin, "bin", "", "git-snap binary to measure, the programs beside it as installed (default: built from this repository)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the work directory")
 	flag.StringVar(&c.out, "o", "", "also write the table to this file")
 	flag.BoolVar(&c.storage, "storage", true, "measure storage of a transcript snapshotted at real hook cadence")
@@ -70,7 +75,7 @@ func main() {
 	c.only = map[string]bool{}
 	for _, g := range strings.FieldsFunc(*only, func(r rune) bool { return r == ',' }) {
 		if !slices.Contains(groups, g) {
-			fmt.Fprintf(os.Stderr, "snapbench: -only takes %s, not %q\n", strings.Join(groups, ", "), g)
+			fmt.Fprintf(os.Stderr, "bench: -only takes %s, not %q\n", strings.Join(groups, ", "), g)
 			os.Exit(2)
 		}
 		c.only[g] = true
@@ -85,13 +90,13 @@ func main() {
 		c.runs = map[bool]int{true: 15, false: 31}[c.quick]
 	}
 	if err := run(context.Background(), c); err != nil {
-		fmt.Fprintln(os.Stderr, "snapbench:", err)
+		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
 func run(ctx context.Context, c config) error {
-	work, err := os.MkdirTemp("", "snapbench-")
+	work, err := os.MkdirTemp("", "git-snap-bench-")
 	if err != nil {
 		return err
 	}
@@ -106,7 +111,7 @@ func run(ctx context.Context, c config) error {
 		b.bin = filepath.Join(work, "git-snap")
 		logf("building git-snap and git-snap-hook (CGO_ENABLED=0)")
 		build := exec.Command("go", "build", "-o", work+string(filepath.Separator), "./cmd/git-snap", "./cmd/git-snap-hook")
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		build.Dir, build.Env = testdocs.Root(), append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := build.CombinedOutput(); err != nil {
 			return fmt.Errorf("go build: %v\n%s", err, out)
 		}

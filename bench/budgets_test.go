@@ -8,11 +8,11 @@ import (
 	"time"
 )
 
-// TestBudgetsMatchDesign holds snapbench's budgets to docs/design.md §7,
+// TestBudgetsMatchDesign holds the benchmark's budgets to docs/design.md §7,
 // their source: an operation, baseline or bound changed in one and not
 // the other fails here.
 func TestBudgetsMatchDesign(t *testing.T) {
-	design, err := os.ReadFile(filepath.Join("..", "..", "docs", "design.md"))
+	design, err := os.ReadFile(filepath.Join("..", "docs", "design.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +24,7 @@ func TestBudgetsMatchDesign(t *testing.T) {
 // TestCheckDesignBudgetsFindsDifferences changes §7's table in each way
 // it can drift from budgets and expects each change found.
 func TestCheckDesignBudgetsFindsDifferences(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "docs", "design.md"))
+	raw, err := os.ReadFile(filepath.Join("..", "docs", "design.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestCheckDesignBudgetsFindsDifferences(t *testing.T) {
 		{"a time", line(kindHook), strings.Replace(line(kindHook), "40 ms", "30 ms", 1), `row "hook": §7's budget`},
 		{"a baseline", line(kindLog), strings.Replace(line(kindLog), "`git log -n 20` |", "`git log` |", 1), `row "log": §7's baseline`},
 		{"an operation", line(kindLog), strings.Replace(line(kindLog), "`log -n 20`", "`log -n 30`", 1), `row "log": §7's operation`},
-		{"a line missing", line(kindPull), "", `snapbench's row "pull" is not in §7's table`},
+		{"a line missing", line(kindPull), "", `the benchmark's row "pull" is not in §7's table`},
 		{"a line too many", line(kindPull), line(kindPull) + "| x | — | ≤ 1 ms | `no-such-row` |\n", `§7 names row "no-such-row"`},
 		{"a line twice", line(kindPull), line(kindPull) + line(kindPull), `§7 names row "pull" twice`},
 		{"no table", designBudgetsHeader, "| operation | budget |", "§7 has no table headed"},
