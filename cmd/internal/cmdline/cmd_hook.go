@@ -49,16 +49,13 @@ func helpFirst(next cli.ActionFunc) cli.ActionFunc {
 	}
 }
 
-type hookOptions struct {
-	Agent string   // an agent.Names() name, or git
-	Args  []string // after the agent's name
-}
-
-func parseHook(c *cli.Context) (hookOptions, error) {
+// parseHook reads the agent's name and what follows it; the rest of the
+// call comes from the process (runHook).
+func parseHook(c *cli.Context) (hookcmd.Process, error) {
 	if c.NArg() == 0 {
-		return hookOptions{}, usagef("hook needs the agent: %s or git", strings.Join(agent.Names(), ", "))
+		return hookcmd.Process{}, usagef("hook needs the agent: %s or git", strings.Join(agent.Names(), ", "))
 	}
-	return hookOptions{Agent: c.Args().First(), Args: c.Args().Tail()}, nil
+	return hookcmd.Process{Agent: c.Args().First(), Args: c.Args().Tail()}, nil
 }
 
 // searchMemoryLimit is the heap a search has the collector aim under: an
@@ -77,10 +74,9 @@ const readMemoryLimit = 60 << 20
 // runHook records one hook call, as git-snap-hook does (hookcmd.Run). It
 // is passive: what goes wrong is logged, never reported to the agent,
 // which must not be held up.
-func runHook(ctx context.Context, d *deps, o hookOptions) error {
-	hookcmd.Run(ctx, hookcmd.Process{
-		Agent: o.Agent, Args: o.Args, Dir: d.workDir, DirGiven: d.dirGiven, Store: d.storeFlag,
-		Stdin: d.in, Stderr: d.errOut, Getenv: d.getenv, Later: d.later, Hook: []string{"hook"},
-	})
+func runHook(ctx context.Context, d *deps, p hookcmd.Process) error {
+	p.Dir, p.DirGiven, p.Store = d.workDir, d.dirGiven, d.storeFlag
+	p.Stdin, p.Stderr, p.Getenv, p.Later, p.Hook = d.in, d.errOut, d.getenv, d.later, []string{"hook"}
+	hookcmd.Run(ctx, p)
 	return nil
 }
