@@ -87,7 +87,7 @@ func Open(ctx context.Context, s Store, rev string, o Options) (*Session, error)
 	h := entry.Header
 	events, _ := rest[snapshot.MemberEvents].([]any)
 	out := &Session{Name: h.Session, Agent: h.Source, Snapshot: id.String(), Seq: h.Seq, Code: h.Code, Dirty: h.Dirty, Other: map[string]int{}}
-	st := &stream{s: s, recs: recs, source: h.Source}
+	st := &stream{s: s, recs: recs, source: h.Source, rd: agent.ReaderFor(h.Source)}
 	evStart := 0
 	var from storage.ID
 	if o.From != "" {
@@ -123,8 +123,9 @@ type stream struct {
 	s       Store
 	recs    *session.Records
 	source  string
-	start   int // the first record of the range
-	prompts int // prompts before it
+	rd      agent.Reader // reads the records as source's agent
+	start   int          // the first record of the range
+	prompts int          // prompts before it
 	marks   map[int][]string
 	plan    *plan
 	files   *filer // nil: no files
@@ -160,7 +161,7 @@ func (st *stream) rangeStart(ctx context.Context, fromRev, rev string, entry sto
 // show and stats count them), its models, turns without their items,
 // and the plan of the second reading.
 func (st *stream) outline(ctx context.Context, out *Session, events []any) error {
-	b := newBuilder(out, st.source, st.start, st.marks)
+	b := newBuilder(out, st.rd, st.start, st.marks)
 	b.outline = true
 	var all snapshot.CallReader // the whole session's, for a chart of it
 	for k := 0; k < st.start; k++ {
@@ -168,9 +169,9 @@ func (st *stream) outline(ctx context.Context, out *Session, events []any) error
 		if err != nil {
 			return err
 		}
-		m := agent.ViewMessage(raw)
-		all.Add(k, m)
-		if b.isPrompt(raw, m) {
+		rec := st.rd.Read(raw)
+		all.Add(k, rec.Message)
+		if st.rd.IsPrompt(rec) {
 			st.prompts++
 		}
 	}
@@ -182,13 +183,14 @@ func (st *stream) outline(ctx context.Context, out *Session, events []any) error
 		if err != nil {
 			return err
 		}
-		m := agent.ViewMessage(raw)
+		rec := st.rd.Read(raw)
+		m := rec.Message
 		tally.Record(raw, m, "") // as agent.NumbersOf counts the range's records alone
 		all.Add(k, m)
 		if m.Model != "" && !strings.HasPrefix(m.Model, "<") { // "<synthetic>": written by the harness, not a model
 			models[m.Model] = true
 		}
-		if err := b.next(k, raw, m); err != nil {
+		if err := b.next(k, rec); err != nil {
 			return err
 		}
 	}
@@ -226,12 +228,15 @@ func (s *Session) EachTurn(ctx context.Context, fn func(t *Turn) error) error {
 		}
 		return nil
 	}
-	b := newBuilder(&Session{Other: map[string]int{}}, st.source, st.start, st.marks)
+	b := newBuilder(&Session{Other: map[string]int{}}, st.rd, st.start, st.marks)
 	b.plan = st.plan
 	b.begin(st.prompts)
-	b.fetch = func(i int) (any, snapshot.Message, error) {
+	b.fetch = func(i int) (agent.Record, error) {
 		raw, err := st.recs.At(ctx, i)
-		return raw, agent.ViewMessage(raw), err
+		if err != nil {
+			return agent.Record{}, err
+		}
+		return st.rd.Read(raw), nil
 	}
 	files := st.files.restart()
 	b.emit = func(t *Turn) error {
@@ -250,11 +255,11 @@ func (s *Session) EachTurn(ctx context.Context, fn func(t *Turn) error) error {
 			delete(b.read, i)
 			continue
 		}
-		raw, m, err := b.fetch(i)
+		rec, err := b.fetch(i)
 		if err != nil {
 			return err
 		}
-		if err := b.next(i, raw, m); err != nil {
+		if err := b.next(i, rec); err != nil {
 			return err
 		}
 	}

@@ -162,7 +162,8 @@ func runShow(ctx context.Context, d *deps, o showOptions) error {
 		if width < 0 {
 			width = d.width
 		}
-		c := render.NewConversation(w, p, render.ConversationOptions{Full: o.Full, Tools: o.Tools, Width: width})
+		c := render.NewConversation(w, p, render.ConversationOptions{Full: o.Full, Tools: o.Tools, Width: width,
+			Reader: agent.ReaderFor(entry.Header.Source)})
 		for k := range recs.Len() {
 			raw, err := recs.At(ctx, k)
 			if err != nil {
