@@ -5,7 +5,6 @@ import (
 
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/session"
-	"github.com/git-snap/git-snap/snapshot"
 	"github.com/git-snap/git-snap/storage"
 )
 
@@ -17,37 +16,18 @@ type SnapshotReader interface {
 	storage.Contents
 }
 
-// Snapshot is a snapshot as git snap show, the export, the viewer and
-// the MCP server read it: its header, every member but its messages, its
-// checkpoints, and its live records listed, to be read one at a time so
-// that a session of any length is never held whole.
-type Snapshot struct {
-	// Rev is the revision it was asked for by.
-	Rev   string
-	Entry storage.Entry
-	// Rest is its document but for its messages (ReadRest): the other
-	// members, the events and the captured files.
-	Rest map[string]any
-	// Checkpoints names the checkpoints set on it, oldest first;
-	// SessionCheckpoints are every checkpoint of its session.
-	Checkpoints        []string
-	SessionCheckpoints []storage.Checkpoint
-	// Records are its live records (session.LiveRecords).
-	Records *session.Records
-	// Reader reads the records as the agent its header names.
-	Reader agent.Reader
-}
-
 // Show reads the snapshot rev names as git snap show shows it (see
-// Snapshot).
-func (r *Repository) Show(ctx context.Context, rev string) (*Snapshot, error) {
+// session.Snapshot): what show, the export, the viewer and the MCP
+// server read of a snapshot, read in one place.
+func (r *Repository) Show(ctx context.Context, rev string) (*session.Snapshot, error) {
 	return ShowFrom(ctx, r.store, rev)
 }
 
 // ShowFrom is Show on s: it resolves rev, reads the snapshot but for its
-// messages, lists its session's checkpoints and its live records, listing
-// the message blocks once and reading no record.
-func ShowFrom(ctx context.Context, s SnapshotReader, rev string) (*Snapshot, error) {
+// messages, lists its session's checkpoints and its live records,
+// listing the message blocks once and reading no record. Its Numbers
+// are counted when asked for: a report counts its own range as it reads.
+func ShowFrom(ctx context.Context, s SnapshotReader, rev string) (*session.Snapshot, error) {
 	id, err := s.Resolve(ctx, rev)
 	if err != nil {
 		return nil, err
@@ -64,16 +44,8 @@ func ShowFrom(ctx context.Context, s SnapshotReader, rev string) (*Snapshot, err
 	if err != nil {
 		return nil, err
 	}
-	return &Snapshot{Rev: rev, Entry: e, Rest: rest, Checkpoints: namesOn(cps, e.ID), SessionCheckpoints: cps,
+	return &session.Snapshot{Rev: rev, Entry: e, Rest: rest, Checkpoints: namesOn(cps, e.ID), SessionCheckpoints: cps,
 		Records: recs, Reader: agent.ReaderFor(e.Header.Source)}, nil
-}
-
-// Numbers counts the snapshot's live records, events and captured files
-// as its agent counts them (agent.NumbersOf), reading each record once.
-func (s *Snapshot) Numbers(ctx context.Context) (agent.Numbers, error) {
-	events, _ := s.Rest[snapshot.MemberEvents].([]any)
-	files, _ := s.Rest[snapshot.MemberFiles].(map[string]any)
-	return s.Records.Count(ctx, s.Entry.Header.Source, 0, events, len(files))
 }
 
 // CheckpointsOn names the checkpoints set on snapshot e, oldest first,

@@ -35,15 +35,15 @@ func ParseRange(r string) (from, to string, err error) {
 	return from, to, nil
 }
 
-// Load reads the snapshot rev names as a Session, or with o.From only
-// what happened after From: the messages of rev past those the two
+// Load reads a snapshot Show read as a Session, or with o.From only
+// what happened after From: the messages of snap past those the two
 // snapshots share. The checkpoints set on the snapshots in between are
 // markers where they were taken; each turn's files are the diff of the
 // captured files between the first snapshots that hold its start and
 // its end. Load holds every turn; Open reads a session to give its
 // turns one at a time.
-func Load(ctx context.Context, s Store, rev string, o Options) (*Session, error) {
-	out, err := Open(ctx, s, rev, o)
+func Load(ctx context.Context, s Store, snap *session.Snapshot, o Options) (*Session, error) {
+	out, err := Open(ctx, s, snap, o)
 	if err != nil {
 		return nil, err
 	}
@@ -66,37 +66,28 @@ func (s *Session) readTurns(ctx context.Context) error {
 	return nil
 }
 
-// Open reads what a session's header and outline need (Load): its
-// numbers, models and turns, whose items are left out; EachTurn then
-// gives the turns whole, one at a time, reading the session again. A
-// record is read at a time, so that a session of any length is read in
-// about the memory of its longest turn (docs/design.md §8).
-func Open(ctx context.Context, s Store, rev string, o Options) (*Session, error) {
-	id, err := s.Resolve(ctx, rev)
-	if err != nil {
-		return nil, err
-	}
-	rest, entry, err := s.ReadRest(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	recs, err := session.LiveRecords(ctx, s, entry, rest)
-	if err != nil {
-		return nil, err
-	}
+// Open reads what the header and outline of a snapshot Show read need
+// (Load): its numbers, models and turns, whose items are left out;
+// EachTurn then gives the turns whole, one at a time, reading the
+// session again. s is the store snap was read from. A record is read at
+// a time, so that a session of any length is read in about the memory
+// of its longest turn (docs/design.md §8).
+func Open(ctx context.Context, s Store, snap *session.Snapshot, o Options) (*Session, error) {
+	entry, id := snap.Entry, snap.Entry.ID
 	h := entry.Header
-	events, _ := rest[snapshot.MemberEvents].([]any)
+	events, _ := snap.Rest[snapshot.MemberEvents].([]any)
 	out := &Session{Name: h.Session, Agent: h.Source, Snapshot: id.String(), Seq: h.Seq, Code: h.Code, Dirty: h.Dirty, Other: map[string]int{}}
-	st := &stream{s: s, recs: recs, source: h.Source, rd: agent.ReaderFor(h.Source)}
+	st := &stream{s: s, recs: snap.Records, source: h.Source, rd: snap.Reader}
 	evStart := 0
 	var from storage.ID
+	var err error
 	if o.From != "" {
-		if from, evStart, err = st.rangeStart(ctx, o.From, rev, entry, events, out); err != nil {
+		if from, evStart, err = st.rangeStart(ctx, o.From, snap.Rev, entry, events, out); err != nil {
 			return nil, err
 		}
 	}
 	out.Events = len(events) - evStart
-	snaps, marks, err := history(ctx, s, id, from, h.Session)
+	snaps, marks, err := history(ctx, s, id, from, snap.SessionCheckpoints)
 	if err != nil {
 		return nil, err
 	}
@@ -294,10 +285,10 @@ func sharedPrefix(a, b []any) int {
 	return n
 }
 
-// history lists the snapshots after from up to id, oldest first, and the
-// checkpoints set on them (and on from) by the message count they were
-// taken at. It reads commits and tags, never trees.
-func history(ctx context.Context, s Store, id, from storage.ID, session string) ([]storage.Entry, map[int][]string, error) {
+// history lists the snapshots after from up to id, oldest first, and
+// those of the session's checkpoints cps set on them (and on from) by
+// the message count they were taken at. It reads commits, never trees.
+func history(ctx context.Context, s Store, id, from storage.ID, cps []storage.Checkpoint) ([]storage.Entry, map[int][]string, error) {
 	var snaps []storage.Entry
 	err := s.Walk(ctx, []storage.ID{id}, func(e storage.Entry) error {
 		if e.ID == from {
@@ -310,10 +301,6 @@ func history(ctx context.Context, s Store, id, from storage.ID, session string) 
 		return nil, nil, err
 	}
 	slices.SortStableFunc(snaps, func(a, b storage.Entry) int { return a.Header.Seq - b.Header.Seq })
-	cps, err := s.Checkpoints(ctx, session, false)
-	if err != nil {
-		return nil, nil, err
-	}
 	at := map[storage.ID]int{}
 	for _, e := range snaps {
 		at[e.ID] = e.Header.Messages

@@ -13,6 +13,7 @@ import (
 	"github.com/git-snap/git-snap/cmd/internal/proc"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/render"
+	"github.com/git-snap/git-snap/session"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -149,7 +150,7 @@ func runShow(ctx context.Context, d *deps, o showOptions) error {
 
 // showConversation writes the snapshot's live records for a person, a
 // record at a time.
-func showConversation(ctx context.Context, d *deps, snap *gitsnap.Snapshot, o showOptions) error {
+func showConversation(ctx context.Context, d *deps, snap *session.Snapshot, o showOptions) error {
 	recs := snap.Records
 	if recs.Len() == 0 {
 		return nil
