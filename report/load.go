@@ -35,7 +35,7 @@ func ParseRange(r string) (from, to string, err error) {
 	return from, to, nil
 }
 
-// Load reads a snapshot Show read as a Session, or with o.From only
+// Load reads snap (gitsnap.Show's) as a Session, or with o.From only
 // what happened after From: the messages of snap past those the two
 // snapshots share. The checkpoints set on the snapshots in between are
 // markers where they were taken; each turn's files are the diff of the
@@ -66,12 +66,12 @@ func (s *Session) readTurns(ctx context.Context) error {
 	return nil
 }
 
-// Open reads what the header and outline of a snapshot Show read need
-// (Load): its numbers, models and turns, whose items are left out;
-// EachTurn then gives the turns whole, one at a time, reading the
-// session again. s is the store snap was read from. A record is read at
-// a time, so that a session of any length is read in about the memory
-// of its longest turn (docs/design.md §8).
+// Open reads, of snap (read from s by gitsnap.ShowFrom), what a report's
+// header and outline need (Load): its numbers, models and turns, whose
+// items are left out; EachTurn then gives the turns whole, one at a
+// time, reading the session again. A record is read at a time, so that
+// a session of any length is read in about the memory of its longest
+// turn (docs/design.md §8).
 func Open(ctx context.Context, s Store, snap *session.Snapshot, o Options) (*Session, error) {
 	entry, id := snap.Entry, snap.Entry.ID
 	h := entry.Header
