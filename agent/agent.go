@@ -231,14 +231,7 @@ func Lookup(name string, env Env) (Adapter, error) {
 // ViewMessage reads a stored record with the view of the agent whose
 // shape it has, else with snapshot.ViewMessage. It is the
 // snapshot.Viewer for stats, diffs and merges of agents' sessions.
-func ViewMessage(v any) snapshot.Message {
-	for _, a := range viewers() {
-		if m, ok := a.View(v); ok {
-			return m
-		}
-	}
-	return snapshot.ViewMessage(v)
-}
+func ViewMessage(v any) snapshot.Message { return Reader{}.Read(v).Message }
 
 // isCompaction reports whether any agent reads a record as a compaction:
 // a session recorded from a harness has no adapter to ask.

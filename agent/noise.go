@@ -13,34 +13,12 @@ import (
 // progress lines and file-history notes), preambles the harness puts
 // before the conversation (system and developer text, injected context)
 // and members git-snap keeps for itself (a hook's read positions). The
-// rules here say which is which; show, diff, the Markdown and HTML
-// export and the web viewer all read them, so they agree.
+// rules here and Record's say which is which; show, diff, the Markdown
+// and HTML export and the web viewer all read them, so they agree.
 
 // conversationRoles are the roles of records a person reads as the
 // conversation.
 var conversationRoles = map[string]bool{"user": true, "assistant": true, "system": true, "developer": true, "tool": true, "model": true, "human": true}
-
-// IsConversation reports whether a stored record is part of the
-// conversation: a message of a conversational role as the agent that
-// wrote it views it (a record of no role, with content). Progress lines,
-// file-history notes, queue operations and other lifecycle records are
-// not: they are counted where they would be shown.
-func IsConversation(record any) bool {
-	m := ViewMessage(record)
-	if m.Role == "" {
-		return len(m.Parts) > 0
-	}
-	return conversationRoles[m.Role]
-}
-
-// RecordKind names what a record is, for the counts of those not shown:
-// its role, or "(no role)".
-func RecordKind(record any) string {
-	if r := ViewMessage(record).Role; r != "" {
-		return r
-	}
-	return "(no role)"
-}
 
 // Preambler is an adapter whose agent puts text into the conversation
 // that no one typed and the model did not write: instructions, the
@@ -48,36 +26,6 @@ func RecordKind(record any) string {
 // one.
 type Preambler interface {
 	IsPreamble(record any) bool
-}
-
-// IsPreamble reports whether a record is a preamble the harness wrote
-// (a system or developer message, context injected as the user's):
-// show folds it unless --full, the export and the viewer fold it as
-// context. The agent that wrote the record decides, where it says
-// (Preambler); else a system or developer message is one.
-func IsPreamble(record any) bool {
-	for _, a := range viewers() {
-		if p, ok := a.(Preambler); ok {
-			if _, mine := a.View(record); mine {
-				return p.IsPreamble(record)
-			}
-		}
-	}
-	r := ViewMessage(record).Role
-	return r == "system" || r == "developer"
-}
-
-// ThreadOf names the subagent whose thread a record is in, as the agent
-// that wrote it says (Threads); "" for the main thread.
-func ThreadOf(record any) string {
-	for _, a := range viewers() {
-		if t, ok := a.(Threads); ok {
-			if _, mine := a.View(record); mine {
-				return t.Thread(record)
-			}
-		}
-	}
-	return ""
 }
 
 // bookkeeping are the members git-snap writes into a captured document
@@ -131,7 +79,8 @@ func (h Hidden) String() string {
 
 // HideNoise is d without the records that are not conversation and the
 // changes of bookkeeping members, and what it left out. d is not
-// changed.
+// changed. A diff may compare two sessions, so its records are read as
+// ViewMessage reads them (the zero Reader).
 func HideNoise(d *snapshot.Diff) (*snapshot.Diff, Hidden) {
 	out := *d
 	h := Hidden{Records: map[string]int{}}
@@ -141,8 +90,8 @@ func HideNoise(d *snapshot.Diff) (*snapshot.Diff, Hidden) {
 		if c.Op == snapshot.OpRemoved {
 			v = c.Before
 		}
-		if !IsConversation(v) {
-			h.Records[c.Op+" "+RecordKind(v)]++
+		if rec := (Reader{}).Read(v); !rec.IsConversation() {
+			h.Records[c.Op+" "+rec.Kind()]++
 			continue
 		}
 		out.Messages = append(out.Messages, c)

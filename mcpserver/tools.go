@@ -544,7 +544,11 @@ func (s *Server) show(ctx context.Context, in ShowArgs) (string, error) {
 		}
 		return page(string(data), in.Offset, limit)
 	}
-	sess, err := report.Load(ctx, st.Storage(), rev, report.Options{From: in.From, Prices: s.opts.Prices})
+	snap, err := st.Show(ctx, rev)
+	if err != nil {
+		return "", err
+	}
+	sess, err := report.Load(ctx, st.Storage(), snap, report.Options{From: in.From, Prices: s.opts.Prices})
 	if err != nil {
 		return "", err
 	}

@@ -123,36 +123,26 @@ func Shorten(s string, n int) string {
 	return string(r[:n]) + fmt.Sprintf("… (%d more chars)", len(r)-n)
 }
 
-// ConversationOptions choose how much of a conversation is shown.
+// ConversationOptions choose how much of a conversation is shown, and
+// how its records are read.
 type ConversationOptions struct {
 	Full  bool // nothing shortened: text, thinking, tool inputs and results whole
 	Tools bool // tool inputs and results whole
 	// Width wraps text at this many columns, Markdown-aware (see
 	// WrapMarkdown); 0 keeps lines as they are.
 	Width int
+	// Reader reads the records as the agent that recorded the session
+	// (agent.ReaderFor its header's Source); the zero Reader reads each
+	// as the first agent whose shape it has.
+	Reader agent.Reader
 }
 
-// Conversation renders messages for a person: role, text, tool
-// calls and results, long parts shortened.
-func Conversation(w io.Writer, p Palette, msgs []any) {
-	ConversationWith(w, p, msgs, ConversationOptions{})
-}
-
-// ConversationWith renders messages for a person as o says: only the
-// records that are conversation (agent.IsConversation; the others are
-// counted at the end), a subagent's records marked with its name
-// (agent.ThreadOf), and preambles the harness wrote folded to one line
-// unless o.Full (agent.IsPreamble).
-func ConversationWith(w io.Writer, p Palette, msgs []any, o ConversationOptions) {
-	c := NewConversation(w, p, o)
-	for i, raw := range msgs {
-		c.Record(i, raw)
-	}
-	c.End()
-}
-
-// ConversationWriter renders a conversation as ConversationWith does, a
-// record at a time, so that a long one need not be held whole.
+// ConversationWriter renders a conversation for a person, a record at a
+// time, so that a long one need not be held whole: role, text, tool
+// calls and results, long parts shortened. Only the records that are
+// conversation are shown (the others are counted at the end), a
+// subagent's records are marked with its name, and preambles the
+// harness wrote are folded to one line unless Full.
 type ConversationWriter struct {
 	w     io.Writer
 	p     Palette
@@ -165,26 +155,27 @@ func NewConversation(w io.Writer, p Palette, o ConversationOptions) *Conversatio
 	return &ConversationWriter{w: w, p: p, o: o, other: map[string]int{}}
 }
 
-// Record writes record i, raw.
+// Record writes record i, raw, viewing it once.
 func (c *ConversationWriter) Record(i int, raw any) {
 	w, p, o := c.w, c.p, c.o
-	if !agent.IsConversation(raw) {
-		c.other[agent.RecordKind(raw)]++
+	rec := o.Reader.Read(raw)
+	if !rec.IsConversation() {
+		c.other[rec.Kind()]++
 		return
 	}
-	m := agent.ViewMessage(raw)
+	m := rec.Message
 	role := m.Role
 	if role == "" {
 		role = "message"
 	}
 	head := p.Bold(fmt.Sprintf("[%d] %s", i, role))
-	if t := agent.ThreadOf(raw); t != "" {
+	if t := rec.Thread(); t != "" {
 		head += " " + p.Cyan("(subagent "+t+")")
 	}
 	if m.Time != "" {
 		head += " " + p.Dim(m.Time)
 	}
-	if !o.Full && agent.IsPreamble(raw) {
+	if !o.Full && rec.IsPreamble() {
 		n := 0
 		for _, part := range m.Parts {
 			n += len([]rune(part.Text))

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 
@@ -15,6 +16,15 @@ func parse(t *testing.T, js string) any {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// conversation writes msgs as show writes a session no agent recorded.
+func conversation(w io.Writer, p Palette, msgs []any) {
+	c := NewConversation(w, p, ConversationOptions{})
+	for i, raw := range msgs {
+		c.Record(i, raw)
+	}
+	c.End()
 }
 
 // A conversation with a tool call that fails: the call, its failure and
@@ -47,13 +57,13 @@ func TestConversationWithAFailingToolCall(t *testing.T) {
 		"",
 	}, "\n")
 	var b bytes.Buffer
-	Conversation(&b, Palette{}, msgs)
+	conversation(&b, Palette{}, msgs)
 	if b.String() != plain {
 		t.Errorf("without colour:\n%s\nwant\n%s", b.String(), plain)
 	}
 
 	b.Reset()
-	Conversation(&b, Palette{On: true}, msgs)
+	conversation(&b, Palette{On: true}, msgs)
 	got := b.String()
 	for _, want := range []string{
 		"\x1b[1m[0] user\x1b[m\n",

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	gitsnap "github.com/git-snap/git-snap"
 	"github.com/git-snap/git-snap/capture"
 	"github.com/git-snap/git-snap/session"
 	"github.com/git-snap/git-snap/storage"
@@ -58,14 +59,32 @@ func saveDoc(t testing.TB, s *gitstore.Store, session, js string) storage.Entry 
 	return e
 }
 
-// load reads rev of s as a Session.
+// loadSession reads rev of s as a Session.
 func loadSession(t testing.TB, s *gitstore.Store, rev string, o Options) *Session {
 	t.Helper()
-	sess, err := Load(context.Background(), s, rev, o)
+	sess, err := loadRev(context.Background(), s, rev, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return sess
+}
+
+// loadRev reads rev of s as the command line does: Show, then Load.
+func loadRev(ctx context.Context, s Store, rev string, o Options) (*Session, error) {
+	snap, err := gitsnap.ShowFrom(ctx, s, rev)
+	if err != nil {
+		return nil, err
+	}
+	return Load(ctx, s, snap, o)
+}
+
+// openRev is loadRev with Open.
+func openRev(ctx context.Context, s Store, rev string, o Options) (*Session, error) {
+	snap, err := gitsnap.ShowFrom(ctx, s, rev)
+	if err != nil {
+		return nil, err
+	}
+	return Open(ctx, s, snap, o)
 }
 
 // hostile is a transcript written to break out of the document around

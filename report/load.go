@@ -35,15 +35,15 @@ func ParseRange(r string) (from, to string, err error) {
 	return from, to, nil
 }
 
-// Load reads the snapshot rev names as a Session, or with o.From only
-// what happened after From: the messages of rev past those the two
+// Load reads snap (gitsnap.Show's) as a Session, or with o.From only
+// what happened after From: the messages of snap past those the two
 // snapshots share. The checkpoints set on the snapshots in between are
 // markers where they were taken; each turn's files are the diff of the
 // captured files between the first snapshots that hold its start and
 // its end. Load holds every turn; Open reads a session to give its
 // turns one at a time.
-func Load(ctx context.Context, s Store, rev string, o Options) (*Session, error) {
-	out, err := Open(ctx, s, rev, o)
+func Load(ctx context.Context, s Store, snap *session.Snapshot, o Options) (*Session, error) {
+	out, err := Open(ctx, s, snap, o)
 	if err != nil {
 		return nil, err
 	}
@@ -66,37 +66,28 @@ func (s *Session) readTurns(ctx context.Context) error {
 	return nil
 }
 
-// Open reads what a session's header and outline need (Load): its
-// numbers, models and turns, whose items are left out; EachTurn then
-// gives the turns whole, one at a time, reading the session again. A
-// record is read at a time, so that a session of any length is read in
-// about the memory of its longest turn (docs/design.md §8).
-func Open(ctx context.Context, s Store, rev string, o Options) (*Session, error) {
-	id, err := s.Resolve(ctx, rev)
-	if err != nil {
-		return nil, err
-	}
-	rest, entry, err := s.ReadRest(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	recs, err := session.LiveRecords(ctx, s, entry, rest)
-	if err != nil {
-		return nil, err
-	}
+// Open reads, of snap (read from s by gitsnap.ShowFrom), what a report's
+// header and outline need (Load): its numbers, models and turns, whose
+// items are left out; EachTurn then gives the turns whole, one at a
+// time, reading the session again. A record is read at a time, so that
+// a session of any length is read in about the memory of its longest
+// turn (docs/design.md §8).
+func Open(ctx context.Context, s Store, snap *session.Snapshot, o Options) (*Session, error) {
+	entry, id := snap.Entry, snap.Entry.ID
 	h := entry.Header
-	events, _ := rest[snapshot.MemberEvents].([]any)
+	events, _ := snap.Rest[snapshot.MemberEvents].([]any)
 	out := &Session{Name: h.Session, Agent: h.Source, Snapshot: id.String(), Seq: h.Seq, Code: h.Code, Dirty: h.Dirty, Other: map[string]int{}}
-	st := &stream{s: s, recs: recs, source: h.Source}
+	st := &stream{s: s, recs: snap.Records, source: h.Source, rd: snap.Reader}
 	evStart := 0
 	var from storage.ID
+	var err error
 	if o.From != "" {
-		if from, evStart, err = st.rangeStart(ctx, o.From, rev, entry, events, out); err != nil {
+		if from, evStart, err = st.rangeStart(ctx, o.From, snap.Rev, entry, events, out); err != nil {
 			return nil, err
 		}
 	}
 	out.Events = len(events) - evStart
-	snaps, marks, err := history(ctx, s, id, from, h.Session)
+	snaps, marks, err := history(ctx, s, id, from, snap.SessionCheckpoints)
 	if err != nil {
 		return nil, err
 	}
@@ -123,8 +114,9 @@ type stream struct {
 	s       Store
 	recs    *session.Records
 	source  string
-	start   int // the first record of the range
-	prompts int // prompts before it
+	rd      agent.Reader // reads the records as source's agent
+	start   int          // the first record of the range
+	prompts int          // prompts before it
 	marks   map[int][]string
 	plan    *plan
 	files   *filer // nil: no files
@@ -160,7 +152,7 @@ func (st *stream) rangeStart(ctx context.Context, fromRev, rev string, entry sto
 // show and stats count them), its models, turns without their items,
 // and the plan of the second reading.
 func (st *stream) outline(ctx context.Context, out *Session, events []any) error {
-	b := newBuilder(out, st.source, st.start, st.marks)
+	b := newBuilder(out, st.rd, st.start, st.marks)
 	b.outline = true
 	var all snapshot.CallReader // the whole session's, for a chart of it
 	for k := 0; k < st.start; k++ {
@@ -168,9 +160,9 @@ func (st *stream) outline(ctx context.Context, out *Session, events []any) error
 		if err != nil {
 			return err
 		}
-		m := agent.ViewMessage(raw)
-		all.Add(k, m)
-		if b.isPrompt(raw, m) {
+		rec := st.rd.Read(raw)
+		all.Add(k, rec.Message)
+		if st.rd.IsPrompt(rec) {
 			st.prompts++
 		}
 	}
@@ -182,13 +174,14 @@ func (st *stream) outline(ctx context.Context, out *Session, events []any) error
 		if err != nil {
 			return err
 		}
-		m := agent.ViewMessage(raw)
+		rec := st.rd.Read(raw)
+		m := rec.Message
 		tally.Record(raw, m, "") // as agent.NumbersOf counts the range's records alone
 		all.Add(k, m)
 		if m.Model != "" && !strings.HasPrefix(m.Model, "<") { // "<synthetic>": written by the harness, not a model
 			models[m.Model] = true
 		}
-		if err := b.next(k, raw, m); err != nil {
+		if err := b.next(k, rec); err != nil {
 			return err
 		}
 	}
@@ -226,12 +219,15 @@ func (s *Session) EachTurn(ctx context.Context, fn func(t *Turn) error) error {
 		}
 		return nil
 	}
-	b := newBuilder(&Session{Other: map[string]int{}}, st.source, st.start, st.marks)
+	b := newBuilder(&Session{Other: map[string]int{}}, st.rd, st.start, st.marks)
 	b.plan = st.plan
 	b.begin(st.prompts)
-	b.fetch = func(i int) (any, snapshot.Message, error) {
+	b.fetch = func(i int) (agent.Record, error) {
 		raw, err := st.recs.At(ctx, i)
-		return raw, agent.ViewMessage(raw), err
+		if err != nil {
+			return agent.Record{}, err
+		}
+		return st.rd.Read(raw), nil
 	}
 	files := st.files.restart()
 	b.emit = func(t *Turn) error {
@@ -250,11 +246,11 @@ func (s *Session) EachTurn(ctx context.Context, fn func(t *Turn) error) error {
 			delete(b.read, i)
 			continue
 		}
-		raw, m, err := b.fetch(i)
+		rec, err := b.fetch(i)
 		if err != nil {
 			return err
 		}
-		if err := b.next(i, raw, m); err != nil {
+		if err := b.next(i, rec); err != nil {
 			return err
 		}
 	}
@@ -289,10 +285,10 @@ func sharedPrefix(a, b []any) int {
 	return n
 }
 
-// history lists the snapshots after from up to id, oldest first, and the
-// checkpoints set on them (and on from) by the message count they were
-// taken at. It reads commits and tags, never trees.
-func history(ctx context.Context, s Store, id, from storage.ID, session string) ([]storage.Entry, map[int][]string, error) {
+// history lists the snapshots after from up to id, oldest first, and
+// those of the session's checkpoints cps set on them (and on from) by
+// the message count they were taken at. It reads commits, never trees.
+func history(ctx context.Context, s Store, id, from storage.ID, cps []storage.Checkpoint) ([]storage.Entry, map[int][]string, error) {
 	var snaps []storage.Entry
 	err := s.Walk(ctx, []storage.ID{id}, func(e storage.Entry) error {
 		if e.ID == from {
@@ -305,10 +301,6 @@ func history(ctx context.Context, s Store, id, from storage.ID, session string) 
 		return nil, nil, err
 	}
 	slices.SortStableFunc(snaps, func(a, b storage.Entry) int { return a.Header.Seq - b.Header.Seq })
-	cps, err := s.Checkpoints(ctx, session, false)
-	if err != nil {
-		return nil, nil, err
-	}
 	at := map[storage.ID]int{}
 	for _, e := range snaps {
 		at[e.ID] = e.Header.Messages

@@ -92,13 +92,13 @@ func TestRange(t *testing.T) {
 		t.Errorf("an empty range has turns %+v", sess.Turns)
 	}
 	for _, bad := range []struct{ from, to string }{{"t", "t~1"}, {"other", "t"}} {
-		_, err := Load(context.Background(), s, bad.to, Options{From: bad.from})
+		_, err := loadRev(context.Background(), s, bad.to, Options{From: bad.from})
 		var re *RangeError
 		if !errors.As(err, &re) {
 			t.Errorf("range %s..%s: %v, want a RangeError", bad.from, bad.to, err)
 		}
 	}
-	if _, err := Load(context.Background(), s, "t", Options{From: "t~9"}); err == nil {
+	if _, err := loadRev(context.Background(), s, "t", Options{From: "t~9"}); err == nil {
 		t.Errorf("a range from a snapshot that is not there loads")
 	}
 	for _, r := range []string{"t", "..t", "t..", "a..b..c", ""} {

@@ -73,7 +73,7 @@ func writeForMemory(t *testing.T, env string) {
 	}
 	defer s.Close()
 	peak, err := heapwatch.Peak(func() error {
-		sess, err := Open(ctx, s, "long", Options{})
+		sess, err := openRev(ctx, s, "long", Options{})
 		if err == nil && format == "html" {
 			err = WriteHTML(ctx, io.Discard, sess, HTMLOptions{})
 		} else if err == nil {

@@ -41,7 +41,7 @@ func TestTurnsAreGivenAsTheyEnd(t *testing.T) {
 	saveDoc(t, s, "late", `{"messages": [`+strings.Join(recs, ",")+`]}`)
 	c := &counting{Store: s}
 	ctx := context.Background()
-	sess, err := Open(ctx, c, "late", Options{NoFiles: true})
+	sess, err := openRev(ctx, c, "late", Options{NoFiles: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,9 @@ import (
 	"github.com/git-snap/git-snap/storage"
 )
 
-// builder reads a session's records into turns, with the generic
-// message views of package agent (no agent format is parsed here).
+// builder reads a session's records into turns, as the agent that
+// recorded the session reads them (agent.Reader: no agent format is
+// parsed here).
 //
 // It reads a session twice (see Open). The first pass (outline) keeps
 // no text: it finds the turns, which call each tool result belongs to
@@ -26,7 +27,7 @@ import (
 // then, out of order, and passed over when its place comes.
 type builder struct {
 	out   *Session
-	a     agent.Adapter // nil for a session a harness recorded
+	rd    agent.Reader
 	start int
 	marks map[int][]string
 	turn  Turn
@@ -40,17 +41,17 @@ type builder struct {
 	subs    map[string]*Subagent
 
 	outline bool
-	plan    *plan                                      // what the outline found; nil in the outline
-	calls   map[string]*ToolCall                       // by call id, in the outline: to attach results
-	spawned map[string]string                          // in the outline: call id → the subagent it ran
-	pending []*ToolCall                                // in the outline: the calls of the turn not yet ended
-	tools   map[[2]string]*ToolCall                    // in the outline: the first call of each tool in each thread
-	thread  string                                     // in the outline: the thread of the record read
-	live    map[partKey]*ToolCall                      // the second pass's calls not yet given, by their place
-	done    map[partKey]bool                           // results read ahead of their place
-	read    map[int]bool                               // thread records read ahead of their place
-	emit    func(t *Turn) error                        // gives a turn once it ends
-	fetch   func(i int) (any, snapshot.Message, error) // reads record i out of order
+	plan    *plan                             // what the outline found; nil in the outline
+	calls   map[string]*ToolCall              // by call id, in the outline: to attach results
+	spawned map[string]string                 // in the outline: call id → the subagent it ran
+	pending []*ToolCall                       // in the outline: the calls of the turn not yet ended
+	tools   map[[2]string]*ToolCall           // in the outline: the first call of each tool in each thread
+	thread  string                            // in the outline: the thread of the record read
+	live    map[partKey]*ToolCall             // the second pass's calls not yet given, by their place
+	done    map[partKey]bool                  // results read ahead of their place
+	read    map[int]bool                      // thread records read ahead of their place
+	emit    func(t *Turn) error               // gives a turn once it ends
+	fetch   func(i int) (agent.Record, error) // reads record i out of order
 	err     error
 }
 
@@ -67,10 +68,8 @@ type plan struct {
 	turns   int                   // how many turns there are
 }
 
-func newBuilder(out *Session, source string, start int, marks map[int][]string) *builder {
-	a, _ := agent.Lookup(source, agent.Env{})
-	threads, _ := a.(agent.Threads)
-	return &builder{out: out, a: a, start: start, marks: marks, threads: threads, subs: map[string]*Subagent{},
+func newBuilder(out *Session, rd agent.Reader, start int, marks map[int][]string) *builder {
+	return &builder{out: out, rd: rd, start: start, marks: marks, threads: rd.Threads(), subs: map[string]*Subagent{},
 		calls: map[string]*ToolCall{}, spawned: map[string]string{}, live: map[partKey]*ToolCall{}, done: map[partKey]bool{}, read: map[int]bool{}}
 }
 
@@ -86,11 +85,11 @@ func (b *builder) begin(prompts int) {
 	}
 }
 
-// next reads record i (its view m) in order.
-func (b *builder) next(i int, raw any, m snapshot.Message) error {
+// next reads record i in order.
+func (b *builder) next(i int, rec agent.Record) error {
 	b.mark(i)
 	if !b.read[i] {
-		b.record(i, raw, m)
+		b.record(i, rec)
 	}
 	delete(b.read, i)
 	return b.err
@@ -161,20 +160,21 @@ func (b *builder) outlineTurn() {
 
 // record reads record i into the main thread's turn or its subagent's
 // thread.
-func (b *builder) record(i int, raw any, m snapshot.Message) {
+func (b *builder) record(i int, rec agent.Record) {
 	if b.threads == nil {
-		b.message(i, raw, m)
+		b.message(i, rec)
 		return
 	}
-	if call, name := b.threads.Spawned(raw); name != "" && b.outline {
+	if call, name := b.threads.Spawned(rec.Raw); name != "" && b.outline {
 		b.spawned[call] = name
 	}
-	name := b.threads.Thread(raw)
+	name := b.threads.Thread(rec.Raw)
 	b.thread = name
 	if name == "" {
-		b.message(i, raw, m)
+		b.message(i, rec)
 		return
 	}
+	m := rec.Message
 	sa := b.subs[name]
 	if sa == nil {
 		// Shown where it first appears unless a tool call ran it (nest).
@@ -190,10 +190,10 @@ func (b *builder) record(i int, raw any, m snapshot.Message) {
 	sa.Records = append(sa.Records, i)
 	main := b.turn.Items
 	b.turn.Items = sa.Items
-	if b.isPrompt(raw, m) || b.isCompaction(raw) { // within a thread, the task it was given
+	if b.rd.IsPrompt(rec) || b.rd.IsCompaction(rec) { // within a thread, the task it was given
 		b.input(i, m)
 	} else {
-		b.message(i, raw, m)
+		b.message(i, rec)
 	}
 	sa.Items, b.turn.Items = b.turn.Items, main
 	if b.outline {
@@ -211,22 +211,23 @@ func (b *builder) nestedElsewhere(name string) (partKey, bool) {
 	return k, ok
 }
 
-func (b *builder) message(i int, raw any, m snapshot.Message) {
+func (b *builder) message(i int, rec agent.Record) {
+	m := rec.Message
 	switch {
-	case b.isPrompt(raw, m):
+	case b.rd.IsPrompt(rec):
 		b.close(i)
 		b.n++
 		b.turn = Turn{N: b.n, ID: fmt.Sprintf("turn-%d", b.n), Time: m.Time, Prompt: b.promptOf(m)}
 		b.prompted, b.first = true, i
-	case b.isCompaction(raw):
+	case b.rd.IsCompaction(rec):
 		b.add(Item{Kind: KindCompaction, ID: fmt.Sprintf("msg-%d", i), Index: i, Role: m.Role, Time: m.Time, Text: firstText(m)})
-	case !agent.IsConversation(raw): // the rule show and diff read too
-		b.out.Other[agent.RecordKind(raw)]++
+	case !rec.IsConversation(): // the rule show and diff read too
+		b.out.Other[rec.Kind()]++
 	case (m.Role == "assistant" || m.Role == "model") && len(m.Parts) == 0:
 		// a model call's usage alone (a subagent's response its parent's
 		// transcript mirrors): nothing to show, counted as what it is
-		rec, _ := raw.(map[string]any)
-		kind, _ := rec["type"].(string)
+		obj, _ := rec.Raw.(map[string]any)
+		kind, _ := obj["type"].(string)
 		b.out.Other[cmp.Or(kind, m.Role)]++
 	case m.Role == "assistant" || m.Role == "model":
 		b.answer(i, m)
@@ -250,25 +251,6 @@ func (b *builder) promptOf(m snapshot.Message) string {
 		p = p[:n]
 	}
 	return p
-}
-
-func (b *builder) isPrompt(raw any, m snapshot.Message) bool {
-	if b.a != nil {
-		return b.a.IsPrompt(raw)
-	}
-	return m.Role == "user" && len(m.Parts) > 0 && m.Parts[0].Kind == snapshot.PartText
-}
-
-func (b *builder) isCompaction(raw any) bool {
-	if b.a != nil {
-		return b.a.IsCompaction(raw)
-	}
-	for _, a := range agent.Adapters(agent.Env{}) {
-		if a.IsCompaction(raw) {
-			return true
-		}
-	}
-	return false
 }
 
 // answer adds what the model said: text, reasoning, tool calls.
@@ -477,12 +459,12 @@ func (b *builder) readResults(c *ToolCall, i int) (int, error) {
 		if at.rec < i || b.done[at] {
 			continue
 		}
-		_, m, err := b.fetch(at.rec)
+		rec, err := b.fetch(at.rec)
 		if err != nil {
 			return n, err
 		}
-		if at.part < len(m.Parts) {
-			c.attach(m.Parts[at.part])
+		if parts := rec.Message.Parts; at.part < len(parts) {
+			c.attach(parts[at.part])
 		}
 		b.done[at] = true
 		n++
@@ -498,11 +480,11 @@ func (b *builder) readThread(sa *Subagent, i int) (int, error) {
 		if r < i || b.read[r] {
 			continue
 		}
-		raw, m, err := b.fetch(r)
+		rec, err := b.fetch(r)
 		if err != nil {
 			return n, err
 		}
-		b.record(r, raw, m)
+		b.record(r, rec)
 		b.read[r] = true
 		n++
 	}

@@ -141,15 +141,16 @@ func CountRecords(ctx context.Context, s storage.Contents, e storage.Entry, rest
 
 // Count counts the live records from place from on as agent.NumbersOf
 // counts a document holding them, with events and files captured files,
-// read a record at a time (agent.Tally).
+// read a record at a time (agent.Tally) as source's agent reads them
+// (agent.Reader).
 func (r *Records) Count(ctx context.Context, source string, from int, events []any, files int) (agent.Numbers, error) {
-	t := agent.NewTally(source)
+	t, rd := agent.NewTally(source), agent.ReaderFor(source)
 	for k := from; k < r.Len(); k++ {
 		raw, err := r.At(ctx, k)
 		if err != nil {
 			return agent.Numbers{}, err
 		}
-		t.Record(raw, agent.ViewMessage(raw), r.thread[k])
+		t.Record(raw, rd.Read(raw).Message, r.thread[k])
 	}
 	for _, ev := range events {
 		t.Event(ev)

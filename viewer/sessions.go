@@ -21,7 +21,6 @@ import (
 
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
-	"github.com/git-snap/git-snap/snapshot"
 )
 
 // summary is one session as the sessions page lists it. Everything but
@@ -271,8 +270,8 @@ func (sum summary) readFrom(ctx context.Context, st locked, table *prices.Prices
 			}
 		}
 		if !carried {
-			a, _ := agent.Lookup(e.Header.Source, agent.Env{})
-			if sum.Title, sum.Branch, sum.titleKey, sum.keyed, err = titleIn(ctx, st, e, rest, a); err != nil {
+			rd := agent.ReaderFor(e.Header.Source)
+			if sum.Title, sum.Branch, sum.titleKey, sum.keyed, err = titleIn(ctx, st, e, rest, rd); err != nil {
 				return nil, err
 			}
 		}
@@ -315,13 +314,13 @@ const titleRecords = 256
 // listing them all again took 60 ms), else from all of them. keyed
 // says they were read from the first records alone, those key names:
 // no record after them can change them.
-func titleIn(ctx context.Context, st locked, e storage.Entry, rest map[string]any, a agent.Adapter) (title, branch string, key session.FirstKey, keyed bool, err error) {
+func titleIn(ctx context.Context, st locked, e storage.Entry, rest map[string]any, rd agent.Reader) (title, branch string, key session.FirstKey, keyed bool, err error) {
 	first, ok, err := session.FirstLiveRecords(ctx, st, e, rest, titleRecords)
 	if err != nil {
 		return "", "", key, false, err
 	}
 	if ok {
-		title, branch, used, err := titleOf(ctx, first, a)
+		title, branch, used, err := titleOf(ctx, first, rd)
 		if err != nil || title != "" || first.Len() < titleRecords {
 			if used >= 0 {
 				key, keyed = first.Key(used)
@@ -333,7 +332,7 @@ func titleIn(ctx context.Context, st locked, e storage.Entry, rest map[string]an
 	if err != nil {
 		return "", "", key, false, err
 	}
-	title, branch, _, err = titleOf(ctx, recs, a)
+	title, branch, _, err = titleOf(ctx, recs, rd)
 	return title, branch, key, false, err
 }
 
@@ -341,7 +340,7 @@ func titleIn(ctx context.Context, st locked, e storage.Entry, rest map[string]an
 // records name, reading records only until it has both. used is how
 // many records that took when no later record could change them (both
 // found, or the branch looked for in as many as it is), else -1.
-func titleOf(ctx context.Context, recs *session.Records, a agent.Adapter) (title, branch string, used int, err error) {
+func titleOf(ctx context.Context, recs *session.Records, rd agent.Reader) (title, branch string, used int, err error) {
 	prompted := false
 	k := 0
 	for ; k < recs.Len() && (!prompted || branch == "" && k < branchRecords); k++ {
@@ -353,7 +352,7 @@ func titleOf(ctx context.Context, recs *session.Records, a agent.Adapter) (title
 			branch = codeBranch([]any{raw})
 		}
 		if !prompted {
-			title, prompted = firstPrompt([]any{raw}, a)
+			title, prompted = firstPrompt(rd.Read(raw), rd)
 		}
 	}
 	if !prompted || branch == "" && k < branchRecords {
@@ -366,18 +365,11 @@ func titleOf(ctx context.Context, recs *session.Records, a agent.Adapter) (title
 // the branch its work is on.
 const branchRecords = 64
 
-// firstPrompt is the text of the first prompt the user typed, and
-// whether there is one.
-func firstPrompt(msgs []any, a agent.Adapter) (string, bool) {
-	for _, raw := range msgs {
-		m := agent.ViewMessage(raw)
-		prompt := m.Role == "user" && len(m.Parts) > 0 && m.Parts[0].Kind == snapshot.PartText
-		if a != nil {
-			prompt = a.IsPrompt(raw)
-		}
-		if prompt && len(m.Parts) > 0 {
-			return short(m.Parts[0].Text, 200), true
-		}
+// firstPrompt is the text of rec when it is a prompt the user typed,
+// and whether it is one.
+func firstPrompt(rec agent.Record, rd agent.Reader) (string, bool) {
+	if m := rec.Message; rd.IsPrompt(rec) && len(m.Parts) > 0 {
+		return short(m.Parts[0].Text, 200), true
 	}
 	return "", false
 }

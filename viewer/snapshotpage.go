@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	gitsnap "github.com/git-snap/git-snap"
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/snapshot"
@@ -104,14 +105,8 @@ func (s *Server) snapshotDiff(ctx context.Context, st storage.Reader, v *snapsho
 	if v.SessionRev, err = sessionRev(ctx, st, v.Entry); err != nil {
 		return nil, err
 	}
-	cps, err := st.Checkpoints(ctx, v.Entry.Header.Session, false)
-	if err != nil {
+	if v.Checkpoints, err = gitsnap.CheckpointsOn(ctx, st, v.Entry); err != nil {
 		return nil, err
-	}
-	for _, cp := range cps {
-		if cp.Target == id {
-			v.Checkpoints = append(v.Checkpoints, cp.Name)
-		}
 	}
 	if v.Others, err = chain(ctx, st, id); err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	gitsnap "github.com/git-snap/git-snap"
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/report"
 	"github.com/git-snap/git-snap/storage"
@@ -213,7 +214,7 @@ func (s *Server) sendKept(w http.ResponseWriter, rc *http.ResponseController, p 
 // rail, then the timeline as report writes it, a turn at a time. A
 // timeline of at most maxKeptBody is kept for the next request.
 func (s *Server) streamTimeline(ctx context.Context, w io.Writer, rc *http.ResponseController, v *timelineView, id, from, key string) error {
-	sess, err := report.Open(ctx, locked{s}, id, report.Options{From: from, Prices: s.opts.Prices})
+	sess, err := s.loadReport(ctx, id, from)
 	if err != nil {
 		return err
 	}
@@ -323,8 +324,12 @@ func chunksOf(body string, n int) []string {
 	return append(out, body)
 }
 
-// loadReport opens rev (from a start, when given) as report does, to be
-// written a turn at a time.
+// loadReport opens rev (from a start, when given) as show reads it
+// (gitsnap.ShowFrom), to be written a turn at a time.
 func (s *Server) loadReport(ctx context.Context, rev, from string) (*report.Session, error) {
-	return report.Open(ctx, locked{s}, rev, report.Options{From: from, Prices: s.opts.Prices})
+	snap, err := gitsnap.ShowFrom(ctx, locked{s}, rev)
+	if err != nil {
+		return nil, err
+	}
+	return report.Open(ctx, locked{s}, snap, report.Options{From: from, Prices: s.opts.Prices})
 }

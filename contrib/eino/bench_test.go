@@ -9,7 +9,6 @@ import (
 	"github.com/cloudwego/eino/compose"
 
 	"github.com/git-snap/git-snap/contrib/eino"
-	"github.com/git-snap/git-snap/gitstore"
 )
 
 // memoryStore is the in-memory store of Eino's own tests: the cost of a
@@ -37,7 +36,7 @@ func (s *memoryStore) Set(_ context.Context, id string, b []byte) error {
 func stores(b *testing.B) map[string]compose.CheckPointStore {
 	return map[string]compose.CheckPointStore{
 		"memory":   &memoryStore{m: map[string][]byte{}},
-		"git-snap": eino.New(openStore(b, newRepo(b), gitstore.Options{}), eino.Options{}),
+		"git-snap": eino.New(openRepo(b, newRepo(b)), eino.Options{}),
 	}
 }
 

@@ -8,10 +8,11 @@ import (
 	"time"
 
 	"github.com/cloudwego/eino/compose"
-	"github.com/go-git/go-git/v5/plumbing"
 
+	gitsnap "github.com/git-snap/git-snap"
 	"github.com/git-snap/git-snap/contrib/eino"
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // A graph that stops for approval before it publishes keeps its
@@ -22,16 +23,16 @@ func Example() {
 	dir, _ := os.MkdirTemp("", "eino-example-")
 	defer os.RemoveAll(dir)
 	paths, _ := gitstore.InitBare(filepath.Join(dir, "agent-state.git"))
-	store, err := gitstore.OpenPaths(ctx, paths, gitstore.Options{
-		Identity: gitstore.Signature{Name: "agent", Email: "agent@example.com"},
-		Now:      func() time.Time { return time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC) },
+	repo, err := gitsnap.OpenPaths(ctx, paths, gitsnap.Options{
+		GitEnv: gitstore.GitEnv{CommitterName: "agent", CommitterEmail: "agent@example.com"},
+		Now:    func() time.Time { return time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC) },
 	})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	defer store.Close()
-	checkpoints := eino.New(store, eino.Options{})
+	defer repo.Close()
+	checkpoints := eino.New(repo, eino.Options{})
 
 	g := compose.NewGraph[string, string]()
 	_ = g.AddLambdaNode("draft", compose.InvokableLambda(func(_ context.Context, in string) (string, error) { return in + " drafted", nil }))
@@ -56,8 +57,8 @@ func Example() {
 	_, found, _ := checkpoints.Get(ctx, "run-1")
 	fmt.Println("found after Delete:", found)
 
-	tip, _ := store.SessionTip("eino-run-1")
-	_ = store.Walk(ctx, []plumbing.Hash{tip}, func(e gitstore.Entry) error {
+	tip, _ := repo.SessionTip("eino-run-1")
+	_ = repo.Walk(ctx, []storage.ID{tip}, func(e storage.Entry) error {
 		fmt.Printf("%s#%d %s\n", e.Header.Session, e.Header.Seq, e.Header.Label)
 		return nil
 	})

@@ -2,16 +2,15 @@ module github.com/git-snap/git-snap/contrib/eino
 
 go 1.26.8
 
-require (
-	github.com/cloudwego/eino v0.7.36
-	github.com/go-git/go-git/v5 v5.19.3
-)
+require github.com/cloudwego/eino v0.7.36
 
 require (
 	github.com/go-git/go-billy/v5 v5.9.2 // indirect
+	github.com/go-git/go-git/v5 v5.19.3 // indirect
 	github.com/jbenet/go-context v0.0.0-20150711004518-d14ea06fba99 // indirect
 	github.com/pjbgf/sha1cd v0.7.0 // indirect
 	golang.org/x/net v0.59.0 // indirect
+	golang.org/x/sync v0.23.0 // indirect
 )
 
 require (

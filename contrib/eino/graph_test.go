@@ -11,8 +11,8 @@ import (
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 
+	gitsnap "github.com/git-snap/git-snap"
 	"github.com/git-snap/git-snap/contrib/eino"
-	"github.com/git-snap/git-snap/gitstore"
 )
 
 // reviewState is the graph's local state; Eino's serializer needs its
@@ -78,7 +78,7 @@ func reviewGraph(ctx context.Context, store compose.CheckPointStore) (compose.Ru
 // checkpoint (or fork), as reviewer when given. It returns the output,
 // or "interrupted before <nodes>".
 func step(ctx context.Context, dir, id, forkTo, reviewer, input string) (string, error) {
-	store, err := gitstore.Open(ctx, dir, gitstore.Options{})
+	store, err := gitsnap.Open(ctx, dir, gitsnap.Options{})
 	if err != nil {
 		return "", err
 	}
@@ -193,7 +193,7 @@ func TestGraphForkedInAnotherProcess(t *testing.T) {
 	if out != "interrupted before review" {
 		t.Fatalf("first run: %s", out)
 	}
-	store := openStore(t, dir, gitstore.Options{})
+	store := openRepo(t, dir)
 	parentTip, _ := store.SessionTip("eino-post-2")
 
 	// Fork: another process resumes post-2 as bob and writes post-2-bob.
@@ -244,7 +244,7 @@ func TestForkWithoutContextStillForks(t *testing.T) {
 	dir := newRepo(t)
 	_, err := step(ctx, dir, "p", "", "", "x")
 	must(t, err)
-	store := openStore(t, dir, gitstore.Options{})
+	store := openRepo(t, dir)
 	r, err := reviewGraph(ctx, eino.New(store, eino.Options{}))
 	must(t, err)
 	_, err = r.Invoke(ctx, "", compose.WithCheckPointID("p"), compose.WithWriteToCheckPointID("q"))

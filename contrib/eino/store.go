@@ -31,9 +31,9 @@
 // identical, bytes for JSON checkpoints (see above); Eino does not tell a
 // store that a write forks another checkpoint, so recording the parent
 // needs Fork's context; Eino v0.7 defines no deleter interface, so Delete
-// is for callers, Eino never calls it; and a store with a redactor
-// refuses checkpoints holding secrets unless Options.Redact says
-// otherwise.
+// is for callers, Eino never calls it; and since a repository redacts
+// secrets, checkpoints holding them are refused unless Options.Redact
+// says otherwise.
 package eino
 
 import (
@@ -46,10 +46,10 @@ import (
 	"sync"
 
 	"github.com/cloudwego/eino/compose"
-	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/git-snap/git-snap/gitstore"
+	gitsnap "github.com/git-snap/git-snap"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // Members of the document a checkpoint is stored as.
@@ -79,8 +79,9 @@ type Options struct {
 	// different sessions for different ids: Get refuses a session whose
 	// snapshots belong to another id.
 	Session func(checkPointID string) string
-	// Redact lets the store's redactor (gitstore.Options.Redactor)
-	// replace secrets inside checkpoints. Off, Set refuses a checkpoint
+	// Redact lets the repository's redactor (gitsnap.Repository.Redactor:
+	// the built-in rules and the settings' own) replace secrets inside
+	// checkpoints. Off, Set refuses a checkpoint
 	// the redactor would change, since a graph resumed from it would
 	// read the placeholders instead of its own state.
 	Redact bool
@@ -90,17 +91,17 @@ type Options struct {
 // checkpoint as snapshots of a git-snap session. It is safe for
 // concurrent use, also by several processes on one repository.
 type CheckPointStore struct {
-	store   *gitstore.Store
+	repo    *gitsnap.Repository
 	session func(string) string
 	redact  bool
 }
 
 var _ compose.CheckPointStore = (*CheckPointStore)(nil)
 
-// New returns a CheckPointStore writing to store. The caller keeps
-// ownership of store and closes it.
-func New(store *gitstore.Store, opts Options) *CheckPointStore {
-	s := &CheckPointStore{store: store, session: opts.Session, redact: opts.Redact}
+// New returns a CheckPointStore writing to repo (gitsnap.Open). The
+// caller keeps ownership of repo and closes it.
+func New(repo *gitsnap.Repository, opts Options) *CheckPointStore {
+	s := &CheckPointStore{repo: repo, session: opts.Session, redact: opts.Redact}
 	if s.session == nil {
 		s.session = DefaultSession
 	}
@@ -119,7 +120,7 @@ func (s *CheckPointStore) Session(checkPointID string) (string, error) {
 // Get returns the checkpoint's newest bytes. A checkpoint never set, or
 // deleted since, is reported missing (false, no error).
 func (s *CheckPointStore) Get(ctx context.Context, checkPointID string) ([]byte, bool, error) {
-	defer lockStore(s.store)()
+	defer lockRepo(s.repo)()
 	return s.get(ctx, checkPointID)
 }
 
@@ -128,11 +129,11 @@ func (s *CheckPointStore) get(ctx context.Context, checkPointID string) ([]byte,
 	if err != nil {
 		return nil, false, err
 	}
-	tip, err := s.store.SessionTip(session)
+	tip, err := s.repo.SessionTip(session)
 	if err != nil || tip.IsZero() {
 		return nil, false, err
 	}
-	doc, _, err := s.store.Read(ctx, tip)
+	doc, _, err := s.repo.Read(ctx, tip)
 	if err != nil {
 		return nil, false, err
 	}
@@ -165,8 +166,8 @@ func (s *CheckPointStore) Set(ctx context.Context, checkPointID string, checkPoi
 	if err := s.checkRedaction(checkPointID, doc); err != nil {
 		return err
 	}
-	defer lockStore(s.store)()
-	_, err = s.store.Save(ctx, doc, gitstore.SaveOptions{
+	defer lockRepo(s.repo)()
+	_, err = s.repo.Save(ctx, doc, storage.SaveOptions{
 		Session: session, Label: label, Source: Source,
 		Message: subject(label, len(checkPoint), format, parsed),
 	})
@@ -182,19 +183,19 @@ func (s *CheckPointStore) Delete(ctx context.Context, checkPointID string) error
 	if err != nil {
 		return err
 	}
-	defer lockStore(s.store)()
+	defer lockRepo(s.repo)()
 	if _, ok, err := s.get(ctx, checkPointID); err != nil || !ok {
 		return err
 	}
 	doc := map[string]any{memberMeta: map[string]any{"checkpoint_id": checkPointID, "deleted": true}}
-	_, err = s.store.Save(ctx, doc, gitstore.SaveOptions{Session: session, Label: LabelDelete, Source: Source})
+	_, err = s.repo.Save(ctx, doc, storage.SaveOptions{Session: session, Label: LabelDelete, Source: Source})
 	return err
 }
 
-// checkRedaction refuses a checkpoint the store's redactor would change,
-// unless Options.Redact allows it.
+// checkRedaction refuses a checkpoint the repository's redactor would
+// change, unless Options.Redact allows it.
 func (s *CheckPointStore) checkRedaction(id string, doc map[string]any) error {
-	r := s.store.Redactor()
+	r := s.repo.Redactor()
 	if r == nil || s.redact {
 		return nil
 	}
@@ -324,7 +325,7 @@ type fork struct {
 	done     bool
 }
 
-func (f *fork) read(session string, tip plumbing.Hash) {
+func (f *fork) read(session string, tip storage.ID) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.parent = map[string]any{"checkpoint_id": f.from, "session": session, "snapshot": tip.String()}
@@ -370,28 +371,28 @@ func Fork(ctx context.Context, from, to string) (context.Context, []compose.Opti
 // ForkedFrom reports the checkpoint a snapshot's document was forked
 // from: its id, session and snapshot; false when it was not a fork's
 // first snapshot.
-func ForkedFrom(doc map[string]any) (checkPointID, session string, snap plumbing.Hash, ok bool) {
+func ForkedFrom(doc map[string]any) (checkPointID, session string, snap storage.ID, ok bool) {
 	m, _ := doc[memberForkedFrom].(map[string]any)
 	if m == nil {
-		return "", "", plumbing.ZeroHash, false
+		return "", "", storage.ID{}, false
 	}
 	checkPointID, _ = m["checkpoint_id"].(string)
 	session, _ = m["session"].(string)
 	h, _ := m["snapshot"].(string)
-	return checkPointID, session, plumbing.NewHash(h), true
+	return checkPointID, session, storage.NewID(h), true
 }
 
-// storeLocks serialises this package's calls on each gitstore.Store: a
-// Store is not safe for use by several goroutines at once (go-git's
-// object storage keeps unsynchronised state), while graphs and chains
-// run concurrently. Other Stores and other processes on the same
+// repoLocks serialises this package's calls on each gitsnap.Repository:
+// a Repository is for one goroutine at a time (go-git's object storage
+// keeps unsynchronised state), while graphs and chains run
+// concurrently. Other Repositories and other processes on the same
 // repository still write at the same time, safely, through the
-// compare-and-swap on the session's ref. One small mutex stays per Store
-// ever used.
-var storeLocks sync.Map // *gitstore.Store → *sync.Mutex
+// compare-and-swap on the session's ref. One small mutex stays per
+// Repository ever used.
+var repoLocks sync.Map // *gitsnap.Repository → *sync.Mutex
 
-func lockStore(s *gitstore.Store) func() {
-	m, _ := storeLocks.LoadOrStore(s, &sync.Mutex{})
+func lockRepo(r *gitsnap.Repository) func() {
+	m, _ := repoLocks.LoadOrStore(r, &sync.Mutex{})
 	mu := m.(*sync.Mutex)
 	mu.Lock()
 	return mu.Unlock

@@ -12,12 +12,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
+	gitsnap "github.com/git-snap/git-snap"
 	"github.com/git-snap/git-snap/contrib/eino"
 	"github.com/git-snap/git-snap/gitstore"
-	"github.com/git-snap/git-snap/redact"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // git runs the real git in dir and returns its trimmed output.
@@ -41,29 +40,31 @@ func newRepo(t testing.TB) string {
 	return dir
 }
 
-func openStore(t testing.TB, dir string, opts gitstore.Options) *gitstore.Store {
+// openRepo opens the repository at dir through git-snap's front door.
+func openRepo(t testing.TB, dir string) *gitsnap.Repository {
 	t.Helper()
-	opts.Identity = gitstore.Signature{Name: "test", Email: "test@example.com"}
-	s, err := gitstore.Open(context.Background(), dir, opts)
+	r, err := gitsnap.Open(context.Background(), dir, gitsnap.Options{
+		GitEnv: gitstore.GitEnv{CommitterName: "test", CommitterEmail: "test@example.com"},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	t.Cleanup(func() { r.Close() })
+	return r
 }
 
 // history returns a session's documents, oldest first, with their entries.
-func history(t testing.TB, s *gitstore.Store, session string) ([]map[string]any, []gitstore.Entry) {
+func history(t testing.TB, s *gitsnap.Repository, session string) ([]map[string]any, []storage.Entry) {
 	t.Helper()
 	ctx := context.Background()
 	tip, err := s.SessionTip(session)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var entries []gitstore.Entry
+	var entries []storage.Entry
 	if !tip.IsZero() {
-		err = s.Walk(ctx, []plumbing.Hash{tip}, func(e gitstore.Entry) error {
-			entries = append([]gitstore.Entry{e}, entries...)
+		err = s.Walk(ctx, []storage.ID{tip}, func(e storage.Entry) error {
+			entries = append([]storage.Entry{e}, entries...)
 			return nil
 		})
 		if err != nil {
@@ -81,7 +82,7 @@ func history(t testing.TB, s *gitstore.Store, session string) ([]map[string]any,
 
 func TestSetGetKeepsEveryKindOfBytes(t *testing.T) {
 	ctx := context.Background()
-	cps := eino.New(openStore(t, newRepo(t), gitstore.Options{}), eino.Options{})
+	cps := eino.New(openRepo(t, newRepo(t)), eino.Options{})
 	cases := []struct {
 		name, format string
 		data         []byte
@@ -124,7 +125,7 @@ func TestSetGetKeepsEveryKindOfBytes(t *testing.T) {
 		})
 	}
 	// The format each was kept in, as git holds it.
-	store := openStore(t, newRepo(t), gitstore.Options{})
+	store := openRepo(t, newRepo(t))
 	cps = eino.New(store, eino.Options{})
 	for _, c := range cases {
 		id := "f-" + strings.ReplaceAll(c.name, " ", "-")
@@ -144,7 +145,7 @@ func TestSetGetKeepsEveryKindOfBytes(t *testing.T) {
 }
 
 func TestGetMissing(t *testing.T) {
-	cps := eino.New(openStore(t, newRepo(t), gitstore.Options{}), eino.Options{})
+	cps := eino.New(openRepo(t, newRepo(t)), eino.Options{})
 	data, ok, err := cps.Get(context.Background(), "never-set")
 	if data != nil || ok || err != nil {
 		t.Fatalf("Get of a missing checkpoint = %q, %v, %v; want nil, false, nil", data, ok, err)
@@ -154,7 +155,7 @@ func TestGetMissing(t *testing.T) {
 func TestEverySetIsASnapshotAndGetReadsTheNewest(t *testing.T) {
 	ctx := context.Background()
 	dir := newRepo(t)
-	store := openStore(t, dir, gitstore.Options{})
+	store := openRepo(t, dir)
 	cps := eino.New(store, eino.Options{})
 	for i := range 3 {
 		if err := cps.Set(ctx, "run-1", fmt.Appendf(nil, `{"step":%d}`, i)); err != nil {
@@ -186,7 +187,7 @@ func TestEverySetIsASnapshotAndGetReadsTheNewest(t *testing.T) {
 func TestDeleteMarksAndKeepsHistory(t *testing.T) {
 	ctx := context.Background()
 	dir := newRepo(t)
-	store := openStore(t, dir, gitstore.Options{})
+	store := openRepo(t, dir)
 	cps := eino.New(store, eino.Options{})
 	if err := cps.Delete(ctx, "gone"); err != nil {
 		t.Fatal(err)
@@ -239,7 +240,7 @@ func TestDefaultSessionNames(t *testing.T) {
 	}
 	// End to end: ids that differ only in characters a ref cannot hold.
 	ctx := context.Background()
-	cps := eino.New(openStore(t, newRepo(t), gitstore.Options{}), eino.Options{})
+	cps := eino.New(openRepo(t, newRepo(t)), eino.Options{})
 	must(t, cps.Set(ctx, "a/b", []byte(`1`)))
 	must(t, cps.Set(ctx, "a_b", []byte(`2`)))
 	a, _, _ := cps.Get(ctx, "a/b")
@@ -251,14 +252,14 @@ func TestDefaultSessionNames(t *testing.T) {
 
 func TestSessionMappingThatCollides(t *testing.T) {
 	ctx := context.Background()
-	cps := eino.New(openStore(t, newRepo(t), gitstore.Options{}), eino.Options{
+	cps := eino.New(openRepo(t, newRepo(t)), eino.Options{
 		Session: func(string) string { return "all-in-one" },
 	})
 	must(t, cps.Set(ctx, "a", []byte(`1`)))
 	if _, _, err := cps.Get(ctx, "b"); err == nil || !strings.Contains(err.Error(), `holds eino checkpoint "a", not "b"`) {
 		t.Fatalf("Get of another id in the same session: %v", err)
 	}
-	bad := eino.New(openStore(t, newRepo(t), gitstore.Options{}), eino.Options{
+	bad := eino.New(openRepo(t, newRepo(t)), eino.Options{
 		Session: func(id string) string { return "bad/" + id },
 	})
 	if err := bad.Set(ctx, "a", []byte(`1`)); err == nil {
@@ -268,8 +269,8 @@ func TestSessionMappingThatCollides(t *testing.T) {
 
 func TestGetRefusesASessionThatIsNotACheckpoint(t *testing.T) {
 	ctx := context.Background()
-	store := openStore(t, newRepo(t), gitstore.Options{})
-	if _, err := store.Save(ctx, map[string]any{"messages": []any{}}, gitstore.SaveOptions{Session: "eino-x"}); err != nil {
+	store := openRepo(t, newRepo(t))
+	if _, err := store.Save(ctx, map[string]any{"messages": []any{}}, storage.SaveOptions{Session: "eino-x"}); err != nil {
 		t.Fatal(err)
 	}
 	_, _, err := eino.New(store, eino.Options{}).Get(ctx, "x")
@@ -284,8 +285,8 @@ func TestConcurrentSetsLoseNothing(t *testing.T) {
 	ctx := context.Background()
 	dir := newRepo(t)
 	stores := []*eino.CheckPointStore{
-		eino.New(openStore(t, dir, gitstore.Options{}), eino.Options{}),
-		eino.New(openStore(t, dir, gitstore.Options{}), eino.Options{}),
+		eino.New(openRepo(t, dir), eino.Options{}),
+		eino.New(openRepo(t, dir), eino.Options{}),
 	}
 	const writers, each = 8, 5
 	var wg sync.WaitGroup
@@ -302,7 +303,7 @@ func TestConcurrentSetsLoseNothing(t *testing.T) {
 	for err := range errs {
 		must(t, err)
 	}
-	docs, entries := history(t, openStore(t, dir, gitstore.Options{}), "eino-shared")
+	docs, entries := history(t, openRepo(t, dir), "eino-shared")
 	if len(entries) != writers*each {
 		t.Fatalf("%d snapshots, want %d", len(entries), writers*each)
 	}
@@ -337,12 +338,10 @@ func TestConcurrentSetsLoseNothing(t *testing.T) {
 
 func TestRedactionIsRefusedUnlessAllowed(t *testing.T) {
 	ctx := context.Background()
-	r, err := redact.New(redact.Config{})
-	must(t, err)
 	secret := []byte(`{"State":{"key":"AKIAABCDEFGHIJKLMNOP"}}`)
 
-	store := openStore(t, newRepo(t), gitstore.Options{Redactor: r})
-	err = eino.New(store, eino.Options{}).Set(ctx, "s", secret)
+	store := openRepo(t, newRepo(t)) // it redacts by the built-in rules
+	err := eino.New(store, eino.Options{}).Set(ctx, "s", secret)
 	if err == nil || !strings.Contains(err.Error(), "Options.Redact") {
 		t.Fatalf("Set of a checkpoint holding a secret: %v", err)
 	}

@@ -14,7 +14,7 @@ import (
 func histories(b *testing.B) map[string]schema.ChatMessageHistory {
 	return map[string]schema.ChatMessageHistory{
 		"memory":   memory.NewChatMessageHistory(),
-		"git-snap": newHistory(b, openStore(b, newRepo(b)), "bench"),
+		"git-snap": newHistory(b, openRepo(b, newRepo(b)), "bench"),
 	}
 }
 

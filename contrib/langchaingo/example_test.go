@@ -7,13 +7,14 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/tmc/langchaingo/chains"
 	"github.com/tmc/langchaingo/llms/fake"
 	"github.com/tmc/langchaingo/memory"
 
+	gitsnap "github.com/git-snap/git-snap"
 	"github.com/git-snap/git-snap/contrib/langchaingo"
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // A conversation chain whose memory is a git-snap session: each message
@@ -24,17 +25,17 @@ func Example() {
 	dir, _ := os.MkdirTemp("", "langchaingo-example-")
 	defer os.RemoveAll(dir)
 	paths, _ := gitstore.InitBare(filepath.Join(dir, "agent-state.git"))
-	store, err := gitstore.OpenPaths(ctx, paths, gitstore.Options{
-		Identity: gitstore.Signature{Name: "agent", Email: "agent@example.com"},
-		Now:      func() time.Time { return time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC) },
+	repo, err := gitsnap.OpenPaths(ctx, paths, gitsnap.Options{
+		GitEnv: gitstore.GitEnv{CommitterName: "agent", CommitterEmail: "agent@example.com"},
+		Now:    func() time.Time { return time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC) },
 	})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	defer store.Close()
+	defer repo.Close()
 
-	history, _ := langchaingo.New(store, "conversation")
+	history, _ := langchaingo.New(repo, "conversation")
 	llm := fake.NewFakeLLM([]string{"Nice to meet you, Ada!", "Your name is Ada."})
 	chain := chains.NewConversation(llm, memory.NewConversationBuffer(memory.WithChatHistory(history)))
 	for _, say := range []string{"Hi, my name is Ada.", "What is my name?"} {
@@ -46,8 +47,8 @@ func Example() {
 	msgs, _ := history.Messages(ctx)
 	fmt.Println("messages after Clear:", len(msgs))
 
-	tip, _ := store.SessionTip("conversation")
-	_ = store.Walk(ctx, []plumbing.Hash{tip}, func(e gitstore.Entry) error {
+	tip, _ := repo.SessionTip("conversation")
+	_ = repo.Walk(ctx, []storage.ID{tip}, func(e storage.Entry) error {
 		fmt.Printf("%s#%d %s (%d messages)\n", e.Header.Session, e.Header.Seq, e.Header.Label, e.Header.Messages)
 		return nil
 	})

@@ -13,16 +13,16 @@
 //	{"role": "assistant", "type": "ai", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}
 //	{"role": "tool", "type": "tool", "tool_call_id": "c1", "content": "42"}
 //
-// Adding a message appends one blob to the session (gitstore.Store.Append),
-// without rewriting the conversation. Clear never deletes: it records a
+// Adding a message appends one blob to the session
+// (gitsnap.Repository.Append), without rewriting the conversation. Clear never deletes: it records a
 // snapshot with no messages, and the conversation before it stays in
 // history.
 //
 // Limits: message content must be valid UTF-8 (git-snap stores JSON);
 // a message type of the caller's own reads back as LangChainGo's type of
-// the same GetType, keeping its content and name only; and with a
-// redactor on the store, secrets in messages are stored, and read back,
-// redacted.
+// the same GetType, keeping its content and name only; and since a
+// repository redacts secrets, secrets in messages are stored, and read
+// back, redacted.
 package langchaingo
 
 import (
@@ -33,8 +33,9 @@ import (
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/schema"
 
-	"github.com/git-snap/git-snap/gitstore"
+	gitsnap "github.com/git-snap/git-snap"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // Source is the Snap-Source of every snapshot a History writes.
@@ -53,19 +54,19 @@ const (
 // session. It is safe for concurrent use, also by several processes on
 // one repository: messages added at once all land, one after another.
 type History struct {
-	store   *gitstore.Store
+	repo    *gitsnap.Repository
 	session string
 }
 
 var _ schema.ChatMessageHistory = (*History)(nil)
 
-// New returns the history kept in session. The caller keeps ownership of
-// store and closes it.
-func New(store *gitstore.Store, session string) (*History, error) {
+// New returns the history kept in session of repo (gitsnap.Open). The
+// caller keeps ownership of repo and closes it.
+func New(repo *gitsnap.Repository, session string) (*History, error) {
 	if err := snapshot.CheckName("session", session); err != nil {
 		return nil, err
 	}
-	return &History{store: store, session: session}, nil
+	return &History{repo: repo, session: session}, nil
 }
 
 // Session returns the session the history is kept in.
@@ -77,9 +78,9 @@ func (h *History) AddMessage(ctx context.Context, message llms.ChatMessage) erro
 		return fmt.Errorf("langchaingo history %s: nil message", h.session)
 	}
 	enc := Encode(message)
-	defer lockStore(h.store)()
-	_, _, err := h.store.Append(ctx, h.options(LabelAdd+" "+string(message.GetType())), func(tipRest map[string]any) (gitstore.Delta, error) {
-		return gitstore.Delta{Messages: []any{enc}, Rest: tipRest}, nil
+	defer lockRepo(h.repo)()
+	_, _, err := h.repo.Append(ctx, h.options(LabelAdd+" "+string(message.GetType())), func(tipRest map[string]any) (storage.Delta, error) {
+		return storage.Delta{Messages: []any{enc}, Rest: tipRest}, nil
 	})
 	return err
 }
@@ -118,33 +119,33 @@ func (h *History) SetMessages(ctx context.Context, messages []llms.ChatMessage) 
 // adds a message meanwhile is not lost from history, but is not in the
 // new tip: replacing is last-writer-wins, as for any store.
 func (h *History) replace(ctx context.Context, label string, messages []any, skipIfNew bool) error {
-	defer lockStore(h.store)()
-	tip, err := h.store.SessionTip(h.session)
+	defer lockRepo(h.repo)()
+	tip, err := h.repo.SessionTip(h.session)
 	if err != nil {
 		return err
 	}
 	doc := map[string]any{}
 	if !tip.IsZero() {
-		if doc, err = h.store.Rest(ctx, tip); err != nil {
+		if doc, err = h.repo.Storage().Rest(ctx, tip); err != nil {
 			return err
 		}
 	} else if skipIfNew {
 		return nil
 	}
 	doc[snapshot.MemberMessages] = messages
-	_, err = h.store.Save(ctx, doc, h.options(label))
+	_, err = h.repo.Save(ctx, doc, h.options(label))
 	return err
 }
 
 // Messages returns the newest snapshot's messages, oldest first; none for
 // a history never written.
 func (h *History) Messages(ctx context.Context) ([]llms.ChatMessage, error) {
-	defer lockStore(h.store)()
-	tip, err := h.store.SessionTip(h.session)
+	defer lockRepo(h.repo)()
+	tip, err := h.repo.SessionTip(h.session)
 	if err != nil || tip.IsZero() {
 		return []llms.ChatMessage{}, err
 	}
-	doc, _, err := h.store.Read(ctx, tip)
+	doc, _, err := h.repo.Read(ctx, tip)
 	if err != nil {
 		return nil, err
 	}
@@ -156,22 +157,22 @@ func (h *History) Messages(ctx context.Context) ([]llms.ChatMessage, error) {
 	return out, nil
 }
 
-// storeLocks serialises this package's calls on each gitstore.Store: a
-// Store is not safe for use by several goroutines at once (go-git's
-// object storage keeps unsynchronised state), while graphs and chains
-// run concurrently. Other Stores and other processes on the same
+// repoLocks serialises this package's calls on each gitsnap.Repository:
+// a Repository is for one goroutine at a time (go-git's object storage
+// keeps unsynchronised state), while graphs and chains run
+// concurrently. Other Repositories and other processes on the same
 // repository still write at the same time, safely, through the
-// compare-and-swap on the session's ref. One small mutex stays per Store
-// ever used.
-var storeLocks sync.Map // *gitstore.Store → *sync.Mutex
+// compare-and-swap on the session's ref. One small mutex stays per
+// Repository ever used.
+var repoLocks sync.Map // *gitsnap.Repository → *sync.Mutex
 
-func lockStore(s *gitstore.Store) func() {
-	m, _ := storeLocks.LoadOrStore(s, &sync.Mutex{})
+func lockRepo(r *gitsnap.Repository) func() {
+	m, _ := repoLocks.LoadOrStore(r, &sync.Mutex{})
 	mu := m.(*sync.Mutex)
 	mu.Lock()
 	return mu.Unlock
 }
 
-func (h *History) options(label string) gitstore.SaveOptions {
-	return gitstore.SaveOptions{Session: h.session, Label: label, Source: Source}
+func (h *History) options(label string) storage.SaveOptions {
+	return storage.SaveOptions{Session: h.session, Label: label, Source: Source}
 }

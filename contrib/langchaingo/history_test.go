@@ -11,15 +11,16 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/tmc/langchaingo/chains"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/fake"
 	"github.com/tmc/langchaingo/memory"
 
+	gitsnap "github.com/git-snap/git-snap"
 	"github.com/git-snap/git-snap/contrib/langchaingo"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
+	"github.com/git-snap/git-snap/storage"
 )
 
 // git runs the real git in dir and returns its trimmed output.
@@ -42,19 +43,20 @@ func newRepo(t testing.TB) string {
 	return dir
 }
 
-func openStore(t testing.TB, dir string) *gitstore.Store {
+// openRepo opens the repository at dir through git-snap's front door.
+func openRepo(t testing.TB, dir string) *gitsnap.Repository {
 	t.Helper()
-	s, err := gitstore.Open(context.Background(), dir, gitstore.Options{
-		Identity: gitstore.Signature{Name: "test", Email: "test@example.com"},
+	r, err := gitsnap.Open(context.Background(), dir, gitsnap.Options{
+		GitEnv: gitstore.GitEnv{CommitterName: "test", CommitterEmail: "test@example.com"},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	t.Cleanup(func() { r.Close() })
+	return r
 }
 
-func newHistory(t testing.TB, store *gitstore.Store, session string) *langchaingo.History {
+func newHistory(t testing.TB, store *gitsnap.Repository, session string) *langchaingo.History {
 	t.Helper()
 	h, err := langchaingo.New(store, session)
 	if err != nil {
@@ -64,15 +66,15 @@ func newHistory(t testing.TB, store *gitstore.Store, session string) *langchaing
 }
 
 // history returns a session's snapshots, oldest first, and their documents.
-func history(t testing.TB, s *gitstore.Store, session string) ([]gitstore.Entry, []map[string]any) {
+func history(t testing.TB, s *gitsnap.Repository, session string) ([]storage.Entry, []map[string]any) {
 	t.Helper()
 	ctx := context.Background()
 	tip, err := s.SessionTip(session)
 	must(t, err)
-	var entries []gitstore.Entry
+	var entries []storage.Entry
 	if !tip.IsZero() {
-		must(t, s.Walk(ctx, []plumbing.Hash{tip}, func(e gitstore.Entry) error {
-			entries = append([]gitstore.Entry{e}, entries...)
+		must(t, s.Walk(ctx, []storage.ID{tip}, func(e storage.Entry) error {
+			entries = append([]storage.Entry{e}, entries...)
 			return nil
 		}))
 	}
@@ -105,7 +107,7 @@ var everyType = []llms.ChatMessage{
 
 func TestEveryMessageTypeReadsBackAsItWasAdded(t *testing.T) {
 	ctx := context.Background()
-	store := openStore(t, newRepo(t))
+	store := openRepo(t, newRepo(t))
 	h := newHistory(t, store, "types")
 	for _, m := range everyType {
 		must(t, h.AddMessage(ctx, m))
@@ -131,7 +133,7 @@ func TestEveryMessageTypeReadsBackAsItWasAdded(t *testing.T) {
 func TestStoredMessagesAreWhatGitSnapReads(t *testing.T) {
 	ctx := context.Background()
 	dir := newRepo(t)
-	store := openStore(t, dir)
+	store := openRepo(t, dir)
 	h := newHistory(t, store, "shape")
 	must(t, h.SetMessages(ctx, everyType))
 	doc, _, err := store.ReadRevision(ctx, "shape")
@@ -158,7 +160,7 @@ func TestStoredMessagesAreWhatGitSnapReads(t *testing.T) {
 
 func TestMessagesFromOtherProgramsRead(t *testing.T) {
 	ctx := context.Background()
-	store := openStore(t, newRepo(t))
+	store := openRepo(t, newRepo(t))
 	doc := map[string]any{"messages": []any{
 		map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "hello"}}},
 		map[string]any{"role": "assistant", "content": "hi", "tool_calls": []any{
@@ -167,7 +169,7 @@ func TestMessagesFromOtherProgramsRead(t *testing.T) {
 		map[string]any{"role": "developer", "content": "be brief"},
 		map[string]any{"role": "narrator", "content": "later"},
 	}}
-	_, err := store.Save(ctx, doc, gitstore.SaveOptions{Session: "foreign"})
+	_, err := store.Save(ctx, doc, storage.SaveOptions{Session: "foreign"})
 	must(t, err)
 	got, err := newHistory(t, store, "foreign").Messages(ctx)
 	must(t, err)
@@ -185,7 +187,7 @@ func TestMessagesFromOtherProgramsRead(t *testing.T) {
 func TestClearAndSetMessagesKeepHistory(t *testing.T) {
 	ctx := context.Background()
 	dir := newRepo(t)
-	store := openStore(t, dir)
+	store := openRepo(t, dir)
 	h := newHistory(t, store, "chat")
 
 	must(t, h.Clear(ctx))
@@ -229,8 +231,8 @@ func TestClearAndSetMessagesKeepHistory(t *testing.T) {
 
 func TestOtherMembersOfTheSessionSurvive(t *testing.T) {
 	ctx := context.Background()
-	store := openStore(t, newRepo(t))
-	_, err := store.Save(ctx, map[string]any{"config": map[string]any{"model": "m1"}}, gitstore.SaveOptions{Session: "mixed"})
+	store := openRepo(t, newRepo(t))
+	_, err := store.Save(ctx, map[string]any{"config": map[string]any{"model": "m1"}}, storage.SaveOptions{Session: "mixed"})
 	must(t, err)
 	h := newHistory(t, store, "mixed")
 	must(t, h.AddUserMessage(ctx, "hi"))
@@ -247,7 +249,7 @@ func TestOtherMembersOfTheSessionSurvive(t *testing.T) {
 func TestConcurrentAddsLoseNothing(t *testing.T) {
 	ctx := context.Background()
 	dir := newRepo(t)
-	hs := []*langchaingo.History{newHistory(t, openStore(t, dir), "busy"), newHistory(t, openStore(t, dir), "busy")}
+	hs := []*langchaingo.History{newHistory(t, openRepo(t, dir), "busy"), newHistory(t, openRepo(t, dir), "busy")}
 	const writers, each = 6, 5
 	var wg sync.WaitGroup
 	errs := make(chan error, writers*each)
@@ -282,7 +284,7 @@ func TestConcurrentAddsLoseNothing(t *testing.T) {
 }
 
 func TestNewRefusesBadSessionNames(t *testing.T) {
-	store := openStore(t, newRepo(t))
+	store := openRepo(t, newRepo(t))
 	for _, s := range []string{"", "a/b", "-x", "a..b", "x.lock"} {
 		if _, err := langchaingo.New(store, s); err == nil {
 			t.Errorf("New accepted session %q", s)
@@ -311,7 +313,7 @@ func (r *recordingLLM) GenerateContent(ctx context.Context, msgs []llms.MessageC
 // converse says one thing in the conversation kept in the repository at
 // dir, and returns the reply and the prompt the model was given.
 func converse(ctx context.Context, dir, input, reply string) (string, string, error) {
-	store, err := gitstore.Open(ctx, dir, gitstore.Options{})
+	store, err := gitsnap.Open(ctx, dir, gitsnap.Options{})
 	if err != nil {
 		return "", "", err
 	}

@@ -231,7 +231,11 @@ func exportReport(ctx context.Context, d *deps, o exportOptions) error {
 	if err != nil {
 		return err
 	}
-	sess, err := report.Open(ctx, d.repo.Storage(), o.Rev, report.Options{From: o.From, Prices: table})
+	snap, err := d.repo.Show(ctx, o.Rev)
+	if err != nil {
+		return err
+	}
+	sess, err := report.Open(ctx, d.repo.Storage(), snap, report.Options{From: o.From, Prices: table})
 	if err != nil {
 		return err
 	}
@@ -305,6 +309,16 @@ func exportOTel(ctx context.Context, d *deps, o exportOptions) error {
 	}
 	fmt.Fprintf(d.out, "sent %s of %s to %s\n", render.Count(otel.SpanCount(td), "span"), o.Rev, o.Endpoint)
 	return nil
+}
+
+// loadReport reads rev's snapshot (gitsnap.Repository.Show) as a report
+// holding every turn.
+func loadReport(ctx context.Context, d *deps, rev string, o report.Options) (*report.Session, error) {
+	snap, err := d.repo.Show(ctx, rev)
+	if err != nil {
+		return nil, err
+	}
+	return report.Load(ctx, d.repo.Storage(), snap, o)
 }
 
 // parseMaxChars reads --max-chars: a number of characters, or pr for

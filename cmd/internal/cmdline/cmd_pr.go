@@ -86,7 +86,7 @@ func runPR(ctx context.Context, d *deps, o prOptions) error {
 	}
 	pr := report.PR{Range: cr.Spec, Commits: len(cr.Commits)}
 	for _, l := range linked {
-		sess, err := report.Load(ctx, d.repo.Storage(), l.Tip.ID.String(), report.Options{Prices: table})
+		sess, err := loadReport(ctx, d, l.Tip.ID.String(), report.Options{Prices: table})
 		if err != nil {
 			return fmt.Errorf("read session %s at %s: %w", l.Session, l.Tip.ID, err)
 		}

@@ -15,7 +15,6 @@ import (
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/session"
 	"github.com/git-snap/git-snap/snapshot"
-	"github.com/git-snap/git-snap/storage"
 )
 
 type showOptions struct {
@@ -113,7 +112,6 @@ func showPath(ctx context.Context, d *deps, rev, path, session string) error {
 // whole; --json and --yaml print the whole document.
 func runShow(ctx context.Context, d *deps, o showOptions) error {
 	proc.LimitMemory(readMemoryLimit)
-	s, w, p := d.repo, d.out, d.color
 	if rev, path, ok := gitstore.SplitRevPath(o.Rev); ok {
 		return showPath(ctx, d, rev, path, o.Session)
 	}
@@ -121,58 +119,27 @@ func runShow(ctx context.Context, d *deps, o showOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.JSON || o.YAML {
+	switch {
+	case o.JSON || o.YAML:
 		return showDocument(ctx, d, rev, o)
+	case o.NameOnly:
+		return showNames(ctx, d, rev)
 	}
-	id, err := s.Resolve(ctx, rev)
+	snap, err := d.repo.Show(ctx, rev)
 	if err != nil {
 		return err
 	}
-	rest, entry, err := s.ReadRest(ctx, id)
-	if err != nil {
-		return err
-	}
-	names, err := checkpointsOn(ctx, s, entry)
-	if err != nil {
-		return err
-	}
-	render.Entry(w, p, entry, names)
-	if o.NameOnly {
-		diff, err := diffPair(ctx, s, entry.Parent, entry.ID)
-		if err != nil {
-			return err
-		}
-		for _, f := range diff.Files {
-			fmt.Fprintln(w, f.Path)
-		}
-		return nil
-	}
-	st, err := session.CountRecords(ctx, s.Storage(), entry, rest)
-	if err != nil {
-		return err
-	}
-	recs, err := session.LiveRecords(ctx, s.Storage(), entry, rest)
+	w, p := d.out, d.color
+	render.Entry(w, p, snap.Entry, snap.Checkpoints)
+	st, err := snap.Numbers(ctx)
 	if err != nil {
 		return err
 	}
 	render.Stats(w, st)
-	if recs.Len() > 0 {
-		fmt.Fprintln(w)
-		width := o.Width
-		if width < 0 {
-			width = d.width
-		}
-		c := render.NewConversation(w, p, render.ConversationOptions{Full: o.Full, Tools: o.Tools, Width: width})
-		for k := range recs.Len() {
-			raw, err := recs.At(ctx, k)
-			if err != nil {
-				return err
-			}
-			c.Record(k, raw)
-		}
-		c.End()
+	if err := showConversation(ctx, d, snap, o); err != nil {
+		return err
 	}
-	if files, ok := rest[snapshot.MemberFiles].(map[string]any); ok && len(files) > 0 {
+	if files, ok := snap.Rest[snapshot.MemberFiles].(map[string]any); ok && len(files) > 0 {
 		fmt.Fprintln(w, p.Bold("\nfiles"))
 		for _, path := range slices.SortedFunc(maps.Keys(files), snapshot.CompareKeys) {
 			fmt.Fprintf(w, "    %s\n", path)
@@ -181,19 +148,54 @@ func runShow(ctx context.Context, d *deps, o showOptions) error {
 	return nil
 }
 
-// checkpointsOn names the checkpoints set on snapshot e.
-func checkpointsOn(ctx context.Context, s *gitsnap.Repository, e storage.Entry) ([]string, error) {
-	cps, err := s.Checkpoints(ctx, e.Header.Session, false)
-	if err != nil {
-		return nil, err
+// showConversation writes the snapshot's live records for a person, a
+// record at a time.
+func showConversation(ctx context.Context, d *deps, snap *session.Snapshot, o showOptions) error {
+	recs := snap.Records
+	if recs.Len() == 0 {
+		return nil
 	}
-	var names []string
-	for _, cp := range cps {
-		if cp.Target == e.ID {
-			names = append(names, cp.Name)
+	fmt.Fprintln(d.out)
+	width := o.Width
+	if width < 0 {
+		width = d.width
+	}
+	c := render.NewConversation(d.out, d.color, render.ConversationOptions{Full: o.Full, Tools: o.Tools, Width: width, Reader: snap.Reader})
+	for k := range recs.Len() {
+		raw, err := recs.At(ctx, k)
+		if err != nil {
+			return err
 		}
+		c.Record(k, raw)
 	}
-	return names, nil
+	c.End()
+	return nil
+}
+
+// showNames prints rev's header and the files it changed from its
+// parent (--name-only), reading none of its records.
+func showNames(ctx context.Context, d *deps, rev string) error {
+	id, err := d.repo.Resolve(ctx, rev)
+	if err != nil {
+		return err
+	}
+	entry, err := d.repo.Entry(ctx, id)
+	if err != nil {
+		return err
+	}
+	names, err := gitsnap.CheckpointsOn(ctx, d.repo.Storage(), entry)
+	if err != nil {
+		return err
+	}
+	render.Entry(d.out, d.color, entry, names)
+	diff, err := diffPair(ctx, d.repo, entry.Parent, entry.ID)
+	if err != nil {
+		return err
+	}
+	for _, f := range diff.Files {
+		fmt.Fprintln(d.out, f.Path)
+	}
+	return nil
 }
 
 // showDocument prints rev's header, numbers and whole document as JSON
@@ -204,7 +206,7 @@ func showDocument(ctx context.Context, d *deps, rev string, o showOptions) error
 		return err
 	}
 	st := agent.NumbersOf(doc, entry.Header.Source)
-	names, err := checkpointsOn(ctx, d.repo, entry)
+	names, err := gitsnap.CheckpointsOn(ctx, d.repo.Storage(), entry)
 	if err != nil {
 		return err
 	}
