@@ -202,19 +202,6 @@ func (s *Store) streamTally(ctx context.Context, base opened, rest map[string]an
 	return s.counter.TallyOf(doc, source), nil
 }
 
-// appendedDocument is the document an append makes: base's records and
-// the delta's, with the new members rest.
-func (s *Store) appendedDocument(base opened, d storage.Delta, rest map[string]any) (map[string]any, error) {
-	p, err := s.parentParts(base)
-	if err != nil {
-		return nil, err
-	}
-	doc := maps.Clone(rest)
-	doc[snapshot.MemberMessages] = append(slices.Clip(p.Messages), d.Messages...)
-	doc[snapshot.MemberEvents] = append(slices.Clip(p.Events), d.Events...)
-	return doc, nil
-}
-
 // readBack is rest as it reads back once stored.
 func readBack(rest map[string]any) (map[string]any, error) {
 	data, err := snapshot.Marshal(rest)
@@ -227,22 +214,4 @@ func readBack(rest map[string]any) (map[string]any, error) {
 	}
 	out, _ := v.(map[string]any)
 	return out, nil
-}
-
-// parentParts reads the messages and events an opened snapshot holds
-// (none for a new session's empty base), not its files: counting needs
-// the records.
-func (s *Store) parentParts(base opened) (*snapshot.Parts, error) {
-	p := &snapshot.Parts{Rest: base.rest}
-	if base.tree == nil {
-		return p, nil
-	}
-	var err error
-	if p.Messages, err = s.reader.Load(base.tree.Messages); err != nil {
-		return nil, err
-	}
-	if p.Events, err = s.reader.Load(base.tree.Events); err != nil {
-		return nil, err
-	}
-	return p, nil
 }

@@ -39,8 +39,6 @@ var transcripts = map[string][]string{
 	"codex":       {"../testdata/codex-real/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"},
 }
 
-func identity() gitstore.Signature { return gitstore.Signature{Name: "Ada", Email: "ada@example.com"} }
-
 func openRepo(ctx context.Context, t *testing.T, dir string) *gitsnap.Repository {
 	t.Helper()
 	paths, err := gitstore.InitRepo(filepath.Join(dir, ".git"), dir)
