@@ -1,16 +1,15 @@
-// Package hook is one call of git-snap's hook, as an agent or git makes
-// it (Run): the payload read from stdin, the store of the project it
-// names opened with its settings, the session recorded from what its
-// transcript gained (Record), or git's commit marked, and a line in
-// hook.log. A call is passive: it never fails the agent, which must not
-// be held up; what goes wrong is logged.
+// Package hook runs one call of git-snap's hook, as an agent or git makes
+// it (Run): it reads the payload from stdin, opens the repository the
+// payload names through the library's front door (gitsnap), records what
+// the transcript gained (Repository.RecordHook) or marks git's commit,
+// and writes a line to hook.log. A call is passive: it never fails the
+// agent, which must not be held up; what goes wrong is logged.
 //
 // Both programs that record hook calls run it: git snap hook and
-// git-snap-hook, the program the hooks of personal settings run, which
-// links little else (docs/design.md §7); so the package sits below the
-// library's front door (gitsnap), whose RecordHook is Record. The
-// process's side (flags, environment, starting a call apart) is the
-// programs'; this package reads no environment.
+// git-snap-hook, the lean program the hooks of personal settings run
+// (docs/design.md §7). The process's side (flags, environment, starting
+// a detached follow-up call) is the programs'; this package reads no
+// environment.
 package hook
 
 import (
@@ -42,25 +41,28 @@ const Timeout = 20 * time.Second
 // and the agent, which waits, is not held up to the timeout.
 const Budget = 8 * time.Second
 
-// LateVar is the environment variable that marks the call apart a call
-// starts (see Call.Later): the program that runs it sets Call.Late, and
-// Call.LateSize from its value, the size of the transcript when the
-// call that started it returned.
-const LateVar = "GIT_SNAP_HOOK_LATE"
+// FollowUpVar is the environment variable that marks the follow-up call
+// a call starts in a detached process (see Call.StartDetached): the
+// program that runs it sets Call.FollowUp, and Call.FollowUpFrom from
+// its value, the size of the transcript when the first call returned.
+// Its name predates the word follow-up: OpenCode plugins installed by
+// earlier versions test it, so it stays.
+const FollowUpVar = "GIT_SNAP_HOOK_LATE"
 
-// lateWait bounds how long the call apart waits for the agent's last
-// lines.
-const lateWait = 15 * time.Second
+// followUpWait bounds how long a follow-up call waits for the agent's
+// last lines.
+const followUpWait = 15 * time.Second
 
-// lateTimeout bounds a call apart, which waits for the agent's last
-// lines or for it to exit, then may run its export: no agent waits for
-// it.
-const lateTimeout = 2 * time.Minute
+// followUpTimeout bounds a follow-up call, which waits for the agent's
+// last lines or for it to exit, then may run its export: no agent waits
+// for it.
+const followUpTimeout = 2 * time.Minute
 
-// ExportEvent names the call apart that recorded what an agent's export
-// printed after it exited (agent.Exporter), in the snapshot's label and
-// in hook.log: unlike the calls apart that only add a run's last lines,
-// it is logged, so that doctor and whoever waits on it see that it came.
+// ExportEvent names the follow-up call that recorded what an agent's
+// export printed after it exited (agent.Exporter), in the snapshot's
+// label and in hook.log: unlike the follow-up calls that only add a
+// run's last lines, it is logged, so that doctor and whoever waits on it
+// see that it came.
 const ExportEvent = "export"
 
 // Call is one hook call as the process that makes it knows it.
@@ -85,21 +87,22 @@ type Call struct {
 	Repo gitsnap.Options
 	// AgentEnv is where agents keep their files.
 	AgentEnv agent.Env
-	// Late says this process is the call apart that Later started.
-	Late bool
-	// LateSize is, for the call apart, the transcript's size in bytes
-	// when the call that started it returned: the lines the agent writes
+	// FollowUp says this process is the follow-up call a first call
+	// started with StartDetached.
+	FollowUp bool
+	// FollowUpFrom is, for a follow-up call, the transcript's size in
+	// bytes when the first call returned: the lines the agent writes
 	// after it lie past it. A resumed run appends to a transcript that
 	// already ends as a run ends.
-	LateSize int64
-	// Later starts the same call again in a process apart, with args
-	// (the agent, then Args), stdin, and the variables of this process
-	// plus extra; nil where no process can be started (a test running
-	// the call in process).
-	Later func(args []string, stdin []byte, extra ...string) error
+	FollowUpFrom int64
+	// StartDetached starts the same call again as a follow-up, in a
+	// detached process, with args (the agent, then Args), stdin, and the
+	// variables of this process plus extra; nil where no process can be
+	// started (a test running the call in process).
+	StartDetached func(args []string, stdin []byte, extra ...string) error
 	// Stderr receives what fails where there is no repository to log in.
 	Stderr io.Writer
-	// Export, in the call apart, runs an agent's export command in dir
+	// Export, in a follow-up call, runs an agent's export command in dir
 	// once the process pid has exited (agent.Exporter), and gives a file
 	// named name holding what it printed, with the function that removes
 	// it; ok is false when the process did not exit. Nil where no process
@@ -120,8 +123,8 @@ type call struct {
 func Run(ctx context.Context, c Call) {
 	start := time.Now()
 	timeout := Timeout
-	if c.Late {
-		timeout = lateTimeout
+	if c.FollowUp {
+		timeout = followUpTimeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -223,12 +226,12 @@ func (k *call) record(ctx context.Context, repo *gitsnap.Repository) error {
 		pid, command, exports = ex.ExportAfter(p)
 	}
 	switch {
-	case k.Late && late != nil:
-		waitEnded(ctx, late, p.TranscriptPath, k.LateSize)
+	case k.FollowUp && late != nil:
+		waitEnded(ctx, late, p.TranscriptPath, k.FollowUpFrom)
 		if _, err := os.Stat(p.TranscriptPath); errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("transcript %s does not exist %s after the %s call: nothing read from it", p.TranscriptPath, lateWait, p.Event)
+			return fmt.Errorf("transcript %s does not exist %s after the %s call: nothing read from it", p.TranscriptPath, followUpWait, p.Event)
 		}
-	case k.Late && exports:
+	case k.FollowUp && exports:
 		if k.Export == nil {
 			return nil
 		}
@@ -245,19 +248,19 @@ func (k *call) record(ctx context.Context, repo *gitsnap.Repository) error {
 	}
 	_, _, err = repo.RecordHook(ctx, a, p, gitsnap.HookOptions{Dir: dir, Budget: Budget,
 		Warn: func(msg string) { k.logLine(errors.New(msg)) }})
-	if err == nil && !k.Late && k.Later != nil && (late != nil && late.WritesAfter(p) || exports) {
-		err = k.again(p)
+	if err == nil && !k.FollowUp && k.StartDetached != nil && (late != nil && late.WritesAfter(p) || exports) {
+		err = k.startFollowUp(p)
 	}
 	return err
 }
 
-// again records the call p again, in a process apart from this one,
-// once the agent has written what it writes after the call returns
-// (agent.LateWriter), or has exited (agent.Exporter): the hook returns
-// at once, the agent writes its last lines and exits, and the call
-// apart, which waited for them, adds them to the session. It logs only
-// a failure, as one line apart, or the export it recorded.
-func (k *call) again(p agent.Payload) error {
+// startFollowUp starts a follow-up call of p in a detached process,
+// which records p again once the agent has written what it writes after
+// the call returns (agent.LateWriter), or has exited (agent.Exporter):
+// the hook returns at once, the agent writes its last lines and exits,
+// and the follow-up call, which waited for them, adds them to the
+// session. The follow-up logs only a failure, or the export it recorded.
+func (k *call) startFollowUp(p agent.Payload) error {
 	stdin, err := json.Marshal(p.Raw)
 	if err != nil {
 		return fmt.Errorf("the payload again, for the lines after the call: %w", err)
@@ -266,22 +269,23 @@ func (k *call) again(p agent.Payload) error {
 	if fi, err := os.Stat(p.TranscriptPath); err == nil {
 		size = fi.Size()
 	}
-	if err := k.Later(append([]string{k.Agent}, k.Args...), stdin, LateVar+"="+strconv.FormatInt(size, 10)); err != nil {
+	if err := k.StartDetached(append([]string{k.Agent}, k.Args...), stdin, FollowUpVar+"="+strconv.FormatInt(size, 10)); err != nil {
 		return fmt.Errorf("record the lines written after the %s hook call: %w", p.Event, err)
 	}
 	return nil
 }
 
 // waitEnded waits until the transcript has grown past after and its
-// last record is the last the agent writes in a run, or lateWait has
-// passed, or ctx ends: what is there by then is recorded. (Without the
-// size, a resumed run's call apart took the end of the run before for
-// its own, when the agent had not yet written this run's lines.)
+// last record is the last the agent writes in a run, or followUpWait
+// has passed, or ctx ends: what is there by then is recorded. (Without
+// the size, a resumed run's follow-up call took the end of the run
+// before for its own, when the agent had not yet written this run's
+// lines.)
 func waitEnded(ctx context.Context, late agent.LateWriter, transcript string, after int64) {
 	if transcript == "" {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, lateWait)
+	ctx, cancel := context.WithTimeout(ctx, followUpWait)
 	defer cancel()
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
@@ -378,8 +382,8 @@ func (k *call) logLine(err error) {
 // logCall records in hook.log that a call was made, when, and how long
 // it took, for doctor: an agent that stopped calling shows.
 func (k *call) logCall(start time.Time) {
-	if k.paths.CommonDir == "" || k.Late && k.ok && (k.payload == nil || k.payload.Event != ExportEvent) {
-		return // a call apart (again) logs only its failure, or the export it recorded
+	if k.paths.CommonDir == "" || k.FollowUp && k.ok && (k.payload == nil || k.payload.Event != ExportEvent) {
+		return // a follow-up call logs only its failure, or the export it recorded
 	}
 	event := "post-commit"
 	if k.Agent == "git" && len(k.Args) > 0 {

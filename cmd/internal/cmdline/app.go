@@ -43,11 +43,11 @@ type env struct {
 	args           []string                    // as given, to echo options as they were typed
 	notFound       string                      // an unknown command name, for the error
 	ctx            context.Context             // the command's, whose cause says which signal stopped it
-	// later runs git-snap again, apart from this process, with args and
-	// stdin, and the variables of this one plus extra (see lateHook); nil
-	// where git-snap is not this process (tests that run commands in
-	// process).
-	later func(args []string, stdin []byte, extra ...string) error
+	// startDetached runs git-snap again in a detached process, with args
+	// and stdin, and the variables of this one plus extra (see hook.Call's
+	// StartDetached); nil where git-snap is not this process (tests that
+	// run commands in process).
+	startDetached func(args []string, stdin []byte, extra ...string) error
 	// watch starts watching Ctrl-C and SIGTERM, which then cancel ctx
 	// (proc.Signals); nil where no signal is watched (tests that run
 	// commands in process).
@@ -266,11 +266,11 @@ type deps struct {
 	pathsAt func(dir string) (gitstore.Paths, error)
 	// dirGiven says -C or --store named where to work; storeFlag is the
 	// store --store or $GIT_SNAP_DIR names, "" for none.
-	dirGiven  bool
-	storeFlag string
-	later     func(args []string, stdin []byte, extra ...string) error
-	getenv    func(string) string
-	wait      func() // waits for the pager
+	dirGiven      bool
+	storeFlag     string
+	startDetached func(args []string, stdin []byte, extra ...string) error
+	getenv        func(string) string
+	wait          func() // waits for the pager
 	// userConfigDir is the user's configuration directory, where the
 	// user's copy of the price list is kept.
 	userConfigDir string
@@ -423,7 +423,7 @@ func (e *env) newDeps(c *cli.Context, s *gitsnap.Repository, cfg config.Config, 
 		repo: s, cfg: cfg, in: e.stdin, out: e.stdout, errOut: e.stderr, color: render.Palette{On: e.color(c, gitCfg)}, width: e.width,
 		session: e.defaultSession(cfg), dir: e.dir, workDir: e.workDir(c), gitEnv: e.gitEnv(),
 		agentEnv: e.agentEnv(), now: e.now, dirGiven: c.String("C") != "" || e.storeFlag(c) != "", storeFlag: e.storeFlag(c),
-		userConfigDir: e.userConfigDir(), later: e.later, getenv: e.getenv,
+		userConfigDir: e.userConfigDir(), startDetached: e.startDetached, getenv: e.getenv,
 	}
 	d.pathsAt = func(dir string) (gitstore.Paths, error) { return e.storePathsAt(e.storeFlag(c), dir) }
 	d.openAt = func(ctx context.Context, dir string) (*gitsnap.Repository, config.Config, error) {

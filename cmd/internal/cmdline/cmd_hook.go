@@ -76,7 +76,7 @@ const readMemoryLimit = 60 << 20
 // which must not be held up.
 func runHook(ctx context.Context, d *deps, p hookcmd.Process) error {
 	p.Dir, p.DirGiven, p.Store = d.workDir, d.dirGiven, d.storeFlag
-	p.Stdin, p.Stderr, p.Getenv, p.Later, p.Hook = d.in, d.errOut, d.getenv, d.later, []string{"hook"}
+	p.Stdin, p.Stderr, p.Getenv, p.StartDetached, p.Hook = d.in, d.errOut, d.getenv, d.startDetached, []string{"hook"}
 	hookcmd.Run(ctx, p)
 	return nil
 }

@@ -35,7 +35,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	// Only git-snap itself starts itself apart: a test binary running
 	// Main (git-snap.test) must not start itself again.
 	if exe, err := os.Executable(); err == nil && strings.TrimSuffix(filepath.Base(exe), ".exe") == "git-snap" {
-		e.later = func(args []string, stdin []byte, extra ...string) error {
+		e.startDetached = func(args []string, stdin []byte, extra ...string) error {
 			return proc.StartApart(exe, args, stdin, extra)
 		}
 	}

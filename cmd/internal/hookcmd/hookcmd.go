@@ -48,10 +48,10 @@ type Process struct {
 	Stdin  io.Reader
 	Stderr io.Writer
 	Getenv func(string) string
-	// Later starts this program again apart from this process, with
+	// StartDetached starts this program again in a detached process, with
 	// args after its name; nil where it cannot (a test running the call
 	// in process).
-	Later func(args []string, stdin []byte, extra ...string) error
+	StartDetached func(args []string, stdin []byte, extra ...string) error
 	// Hook is what comes before the agent's name in this program's
 	// command line: hook for git-snap, nothing for git-snap-hook.
 	Hook []string
@@ -72,22 +72,22 @@ func Run(ctx context.Context, p Process) {
 			Warnf:         func(f string, a ...any) { fmt.Fprintf(p.Stderr, "git-snap: warning: "+f+"\n", a...) },
 			Now:           func() time.Time { return proc.Now(p.Getenv) },
 		},
-		AgentEnv: proc.AgentEnv(p.Getenv),
-		Late:     p.Getenv(hook.LateVar) != "",
-		LateSize: lateSize(p.Getenv(hook.LateVar)),
-		Stderr:   p.Stderr,
-		Export:   proc.Export,
+		AgentEnv:     proc.AgentEnv(p.Getenv),
+		FollowUp:     p.Getenv(hook.FollowUpVar) != "",
+		FollowUpFrom: followUpFrom(p.Getenv(hook.FollowUpVar)),
+		Stderr:       p.Stderr,
+		Export:       proc.Export,
 	}
-	if p.Later != nil {
-		c.Later = func(args []string, stdin []byte, extra ...string) error {
-			return p.Later(append(p.again(), args...), stdin, extra...)
+	if p.StartDetached != nil {
+		c.StartDetached = func(args []string, stdin []byte, extra ...string) error {
+			return p.StartDetached(append(p.followUpArgs(), args...), stdin, extra...)
 		}
 	}
 	hook.Run(ctx, c)
 }
 
-// lateSize reads hook.LateVar's value: 0 when it is no size.
-func lateSize(v string) int64 {
+// followUpFrom reads hook.LateVar's value: 0 when it is no size.
+func followUpFrom(v string) int64 {
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n < 0 {
 		return 0
@@ -95,9 +95,9 @@ func lateSize(v string) int64 {
 	return n
 }
 
-// again is the command line of the call apart before the agent's name:
+// followUpArgs is the follow-up call's command line before the agent's name:
 // where this call was told to record, and Hook.
-func (p Process) again() []string {
+func (p Process) followUpArgs() []string {
 	var out []string
 	if p.DirGiven { // else the payload's cwd says where, as it did here
 		out = append(out, "-C", p.Dir)
@@ -138,7 +138,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	if exe, err := os.Executable(); err == nil && strings.TrimSuffix(filepath.Base(exe), ".exe") == Program {
-		p.Later = func(args []string, stdin []byte, extra ...string) error {
+		p.StartDetached = func(args []string, stdin []byte, extra ...string) error {
 			return proc.StartApart(exe, args, stdin, extra)
 		}
 	}

@@ -46,8 +46,8 @@ func TestParse(t *testing.T) {
 			}
 			continue
 		}
-		if done || p.Dir != tc.dir || p.Store != tc.store || p.DirGiven != tc.given || p.Agent != tc.agent || !slices.Equal(p.Args, tc.rest) || !slices.Equal(p.again(), tc.again) {
-			t.Errorf("%q: %+v, again %q", tc.args, p, p.again())
+		if done || p.Dir != tc.dir || p.Store != tc.store || p.DirGiven != tc.given || p.Agent != tc.agent || !slices.Equal(p.Args, tc.rest) || !slices.Equal(p.followUpArgs(), tc.again) {
+			t.Errorf("%q: %+v, again %q", tc.args, p, p.followUpArgs())
 		}
 	}
 }
