@@ -18,6 +18,6 @@ func (r *Repository) DefaultSession(ctx context.Context, named string) (session 
 	if r.Config.Session != "" {
 		return r.Config.Session, false, nil
 	}
-	session, err = r.LatestSession(ctx)
+	session, err = r.store.LatestSession(ctx)
 	return session, err == nil, err
 }

@@ -399,38 +399,10 @@ func (r *Repository) Scan(ctx context.Context, starts []storage.ID, rules *redac
 	return r.store.Scan(ctx, starts, rules, fn)
 }
 
-// NewBatch starts a batch on the store's repository. The temporary
-// packs of batches whose processes are gone are removed first.
-func (r *Repository) NewBatch(ctx context.Context, opts gitstore.BatchOptions) (*gitstore.Batch, error) {
-	return r.store.NewBatch(ctx, opts)
-}
-
-// LatestSession is the most recently active session: the one whose
-// newest snapshot is the newest of all (by its time, then by name). It
-// is what a command takes when it is given no session, as git takes the
-// branch HEAD is on.
-func (r *Repository) LatestSession(ctx context.Context) (string, error) {
-	return r.store.LatestSession(ctx)
-}
-
-// Mark records a new snapshot of a session with the tip's content and a
-// new header, e.g. the code commit a git hook saw. It fails for a
-// session with no snapshot yet.
-func (r *Repository) Mark(ctx context.Context, o storage.SaveOptions) (storage.Entry, error) {
-	return r.store.Mark(ctx, o)
-}
-
 // NoteRewrites records code commits rewritten into others (old → new),
 // appending to what earlier rewrites recorded.
 func (r *Repository) NoteRewrites(pairs [][2]storage.ID) error {
 	return r.store.NoteRewrites(pairs)
-}
-
-// Integrate brings a snapshot (another clone's tip of a session) into
-// the local session, as Pull does, once its history is checked to be
-// complete snapshots.
-func (r *Repository) Integrate(ctx context.Context, session string, remote storage.ID, label string) (gitstore.PullResult, error) {
-	return r.store.Integrate(ctx, session, remote, label)
 }
 
 // Redactor is the redactor every write goes through: the built-in rules
