@@ -58,111 +58,214 @@ var realSessions = []struct {
 	// OpenCode 1.18.33: what opencode export printed after the run, one
 	// JSON document whose messages are the records.
 	{"opencode", "live/opencode/ses_de3085fdeffe73Ib9EawIKH7Xu.json", nil},
+	// Gemini CLI's older chat, one JSON document it rewrites.
+	{"gemini", "gemini/session-2026-01-16T11-01-file-ops-37b7abef.json", nil},
 }
 
 // TestNumbersMatchTheRawFiles imports every real session and checks what
 // stats, trace and replay report against a count made here from the raw
 // JSONL (or JSON document) with encoding/json alone, by the rules of
-// docs/design.md §8.
+// docs/design.md §8; and imports it again with every file cut before its
+// final newline, as other tools often copy transcripts: nothing may be
+// lost, and the restored files are the lines read, JSON-equal.
 func TestNumbersMatchTheRawFiles(t *testing.T) {
 	for _, rs := range realSessions {
-		t.Run(filepath.Base(rs.file), func(t *testing.T) {
-			files := append([]string{rs.file}, rs.also...)
-			var records []map[string]any
-			var exported map[string]any // a transcript that is one document
-			for _, f := range files {
-				if rs.agent == "opencode" {
-					exported = readJSONDoc(t, filepath.Join("..", "testdata", f))
-					for _, m := range exported["messages"].([]any) {
-						records = append(records, m.(map[string]any))
-					}
-					continue
-				}
-				records = append(records, readJSONL(t, filepath.Join("..", "testdata", f))...)
+		for _, cut := range []bool{false, true} {
+			name := filepath.Base(rs.file)
+			if cut {
+				name += "/no-final-newline"
 			}
-			callTime := map[string]time.Time{} // a response's first record's time, by its id
-			for _, r := range records {
-				at, err := time.Parse(time.RFC3339Nano, text(r, "timestamp"))
-				if id := text(r, "message", "id"); err == nil && text(r, "type") == "assistant" && callTime[id].IsZero() {
-					callTime[id] = at
+			t.Run(name, func(t *testing.T) {
+				root := filepath.Join("..", "testdata")
+				if cut {
+					root = cutCopies(t, append([]string{rs.file}, rs.also...))
 				}
-				if id := text(r, "data", "message", "message", "id"); err == nil && text(r, "type") == "progress" && id != "" && callTime[id].IsZero() {
-					callTime[id] = at
-				}
-			}
-			var want counts
-			switch rs.agent {
-			case "codex":
-				want = countCodex(records)
-			case "gemini":
-				want = countGeminiLines(t, records)
-			case "copilot":
-				want = countCopilotEvents(records)
-			case "opencode":
-				want = countOpenCode(exported)
-			default:
-				want = countClaude(records)
-			}
+				checkRealSession(t, rs.agent, root, rs.file, rs.also)
+			})
+		}
+	}
+}
 
-			_, s := newStore(t)
-			a, err := agent.Lookup(rs.agent, agent.Env{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx := context.Background()
-			e, _, err := Ingest{Store: s, Adapter: a}.Import(ctx, "s", filepath.Join("..", "testdata", rs.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			doc, _, err := s.Read(ctx, e.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if msgs, _ := doc[snapshot.MemberMessages].([]any); len(msgs) != len(records) {
-				t.Fatalf("imported %d records, the files have %d", len(msgs), len(records))
-			}
-			_, tr := agent.Trace(doc, a)
-			got := counts{
-				Messages: tr.Messages, ModelCalls: tr.ModelCalls, ToolCalls: tr.ToolCalls, ToolFailures: tr.ToolFailures, Turns: tr.Turns, Compactions: tr.Compactions,
-				Input: tr.InputTokens, CacheRead: tr.CacheReadTokens, CacheWrite: tr.CacheWriteTokens, Output: tr.OutputTokens,
-				First: tr.First, Last: tr.Last,
-			}
-			st := snapshot.ComputeStats(doc, agent.ViewMessage)
-			if st.Estimated { // no usage recorded: the output is a guess from the text, and says so
-				if want.Input+want.CacheRead+want.CacheWrite+want.Output != 0 {
-					t.Errorf("tokens estimated where the file records them")
-				}
-				got.Output, st.OutputTokens = 0, 0
-			}
-			if got != want {
-				t.Errorf("trace:\n got %+v\nwant %+v", got, want)
-			}
-			if st.ModelCalls != want.ModelCalls || st.ToolCalls != want.ToolCalls || st.InputTokens != want.Input ||
-				st.CacheReadTokens != want.CacheRead || st.CacheWriteTokens != want.CacheWrite || st.OutputTokens != want.Output {
-				t.Errorf("stats: %+v, want %+v", st, want)
-			}
-			n, prev := 0, time.Time{}
-			for o := range agent.Replay(doc) {
-				n++
-				// Calls come in the order they were made, subagents' among the main session's.
-				if at := callTime[o.ID]; o.ID != "" && at.Before(prev) {
-					t.Errorf("replay: call %d (%s) at %s comes after one at %s", o.Call, o.ID, at, prev)
-				} else if o.ID != "" {
-					prev = at
+// cutCopies copies files of testdata into a temporary folder, at the same
+// relative paths, each without its final newline (one that has none is
+// copied as it is); it returns the folder.
+func cutCopies(t *testing.T, files []string) string {
+	t.Helper()
+	root := t.TempDir()
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join("..", "testdata", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := filepath.Join(root, f)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, bytes.TrimSuffix(data, []byte("\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// checkRealSession imports the session whose main file and subagents'
+// (also) are below root, and checks every reader's numbers against the
+// count of the raw files, and the restored files against their lines.
+func checkRealSession(t *testing.T, agentName, root, file string, also []string) {
+	t.Helper()
+	files := append([]string{file}, also...)
+	var records []map[string]any
+	var exported map[string]any // a transcript that is one document
+	for _, f := range files {
+		if isDocument(agentName, f) {
+			exported = readJSONDoc(t, filepath.Join(root, f))
+			if m, ok := exported["messages"].([]any); ok {
+				for _, r := range m {
+					records = append(records, r.(map[string]any))
 				}
 			}
-			if n != want.ModelCalls {
-				t.Errorf("replay: %d outputs, want %d", n, want.ModelCalls)
+			continue
+		}
+		records = append(records, readJSONL(t, filepath.Join(root, f))...)
+	}
+	callTime := map[string]time.Time{} // a response's first record's time, by its id
+	for _, r := range records {
+		at, err := time.Parse(time.RFC3339Nano, text(r, "timestamp"))
+		if id := text(r, "message", "id"); err == nil && text(r, "type") == "assistant" && callTime[id].IsZero() {
+			callTime[id] = at
+		}
+		if id := text(r, "data", "message", "message", "id"); err == nil && text(r, "type") == "progress" && id != "" && callTime[id].IsZero() {
+			callTime[id] = at
+		}
+	}
+	want := referenceCount(t, agentName, records, exported)
+
+	_, s := newStore(t)
+	a, err := agent.Lookup(agentName, agent.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var warnings []string
+	e, _, err := Ingest{Store: s, Adapter: a, Warn: func(m string) { warnings = append(warnings, m) }}.Import(ctx, "s", filepath.Join(root, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) > 0 {
+		t.Errorf("the import warned: %q", warnings)
+	}
+	doc, _, err := s.Read(ctx, e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msgs, _ := doc[snapshot.MemberMessages].([]any); exported == nil && len(msgs) != len(records) {
+		t.Fatalf("imported %d records, the files have %d", len(msgs), len(records))
+	}
+	if exported == nil {
+		sameLinesRestored(t, doc, root, file, also)
+	}
+	_, tr := agent.Trace(doc, a)
+	got := counts{
+		Messages: tr.Messages, ModelCalls: tr.ModelCalls, ToolCalls: tr.ToolCalls, ToolFailures: tr.ToolFailures, Turns: tr.Turns, Compactions: tr.Compactions,
+		Input: tr.InputTokens, CacheRead: tr.CacheReadTokens, CacheWrite: tr.CacheWriteTokens, Output: tr.OutputTokens,
+		First: tr.First, Last: tr.Last,
+	}
+	if want.Messages == 0 {
+		got.Messages = 0 // this agent's counter counts no messages as a person does
+	}
+	st := snapshot.ComputeStats(doc, agent.ViewMessage)
+	if st.Estimated { // no usage recorded: the output is a guess from the text, and says so
+		if want.Input+want.CacheRead+want.CacheWrite+want.Output != 0 {
+			t.Errorf("tokens estimated where the file records them")
+		}
+		got.Output, st.OutputTokens = 0, 0
+	}
+	if got != want {
+		t.Errorf("trace:\n got %+v\nwant %+v", got, want)
+	}
+	n := 0
+	prev := time.Time{}
+	for o := range agent.Replay(doc) {
+		n++
+		// Calls come in the order they were made, subagents' among the main session's.
+		if at := callTime[o.ID]; o.ID != "" && at.Before(prev) {
+			t.Errorf("replay: call %d (%s) at %s comes after one at %s", o.Call, o.ID, at, prev)
+		} else if o.ID != "" {
+			prev = at
+		}
+	}
+	if n != want.ModelCalls {
+		t.Errorf("replay: %d outputs, want %d", n, want.ModelCalls)
+	}
+	if !e.Header.Time.Equal(want.Last.Truncate(time.Second)) && !e.Header.Time.Equal(want.Last) {
+		t.Errorf("snapshot time %s, want the newest record's %s", e.Header.Time, want.Last)
+	}
+	if !e.Header.Counted {
+		t.Errorf("the imported snapshot keeps no totals in its commit: the first stats would read its document")
+	}
+	agreeEverywhere(t, s, e, want)
+	t.Logf("%s: %+v", file, want)
+}
+
+// isDocument reports whether an agent's transcript file is one JSON
+// document rather than lines.
+func isDocument(agentName, file string) bool {
+	return agentName == "opencode" || agentName == "gemini" && strings.HasSuffix(file, ".json")
+}
+
+// referenceCount counts the records of a session as its agent's
+// counter here does.
+func referenceCount(t *testing.T, agentName string, records []map[string]any, exported map[string]any) counts {
+	t.Helper()
+	switch {
+	case agentName == "codex":
+		return countCodex(records)
+	case agentName == "gemini" && exported != nil:
+		c, _ := countGemini(exported)
+		return c
+	case agentName == "gemini":
+		return countGeminiLines(t, records)
+	case agentName == "copilot":
+		return countCopilotEvents(records)
+	case agentName == "opencode":
+		return countOpenCode(exported)
+	}
+	return countClaude(records)
+}
+
+// sameLinesRestored checks that restoring the snapshot gives each file's
+// lines back, JSON-equal (a line that is not JSON, byte for byte).
+func sameLinesRestored(t *testing.T, doc map[string]any, root, file string, also []string) {
+	t.Helper()
+	restored, err := agent.Restore(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Dir(file)
+	for _, f := range append([]string{file}, also...) {
+		key := ""
+		if f != file {
+			rel, _ := filepath.Rel(dir, f)
+			key = filepath.ToSlash(rel)
+		}
+		data, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+		got := restored[key]
+		if len(got) != len(want) {
+			t.Errorf("%s: %d lines restored, the file has %d", f, len(got), len(want))
+			continue
+		}
+		for i := range want {
+			a, err1 := snapshot.Parse(got[i], snapshot.Limits{})
+			b, err2 := snapshot.Parse(want[i], snapshot.Limits{})
+			if (err1 != nil || err2 != nil || !snapshot.Equal(a, b)) && !bytes.Equal(got[i], want[i]) {
+				t.Errorf("%s line %d differs:\n got %.200s\nwant %.200s", f, i+1, got[i], want[i])
+				break
 			}
-			if !e.Header.Time.Equal(want.Last.Truncate(time.Second)) && !e.Header.Time.Equal(want.Last) {
-				t.Errorf("snapshot time %s, want the newest record's %s", e.Header.Time, want.Last)
-			}
-			if !e.Header.Counted {
-				t.Errorf("the imported snapshot keeps no totals in its commit: the first stats would read its document")
-			}
-			agreeEverywhere(t, s, e, want)
-			t.Logf("%s: %+v", rs.file, want)
-		})
+		}
 	}
 }
 
