@@ -31,13 +31,16 @@ type Tally struct {
 	tools                                             table[toolUse] // by call id
 
 	// Model calls grouped by key (snapshot.CallGroups) and, apart, read
-	// from running totals: a session with running totals counts those.
+	// from running totals and from the totals of runs: a session with
+	// running totals counts those; one whose calls read no input (they
+	// record output counts at most) the runs' totals, when it has any.
 	groups     snapshot.CallGroups
 	calls      table[snapshot.CallSaid] // by UsageKey
 	open       snapshot.CallSaid        // the call with no key, while groups.Open
 	keyed      callSums
 	running    snapshot.RunningTotals
 	fromTotals callSums
+	fromRuns   callSums
 
 	events eventSums
 
@@ -55,6 +58,7 @@ type toolUse struct {
 // callSums sum model calls by model.
 type callSums struct {
 	estimated int // calls whose tokens are estimated
+	input     int // calls whose usage says what input they read
 	byModel   map[string]modelSum
 }
 
@@ -80,7 +84,7 @@ func newTally(source string, a Adapter) *Tally {
 	return &Tally{
 		source: source, turns: newTurnReader(a),
 		threads: map[string]*turnState{}, tools: newTable[toolUse](toolCodec{}), calls: newTable[snapshot.CallSaid](callCodec{}),
-		keyed: callSums{byModel: map[string]modelSum{}}, fromTotals: callSums{byModel: map[string]modelSum{}},
+		keyed: callSums{byModel: map[string]modelSum{}}, fromTotals: callSums{byModel: map[string]modelSum{}}, fromRuns: callSums{byModel: map[string]modelSum{}},
 		events: eventSums{byModel: map[string]snapshot.Usage{}},
 	}
 }
@@ -156,6 +160,9 @@ func (t *Tally) Record(raw any, m snapshot.Message, thread string) {
 	t.modelCall(m)
 	if model, u, ok := t.running.Read(m); ok {
 		t.fromTotals.add(snapshot.CallSaid{Model: model, Usage: u})
+	}
+	for _, rm := range m.RunTotals {
+		t.fromRuns.addRun(rm)
 	}
 	for _, p := range m.Parts {
 		if p.Kind == snapshot.PartToolResult {
@@ -258,6 +265,9 @@ func (s *callSums) add(c snapshot.CallSaid) {
 	if c.Estimated {
 		s.estimated++
 	}
+	if readsInput(c.Usage) {
+		s.input++
+	}
 }
 
 func (s *callSums) remove(c snapshot.CallSaid) {
@@ -272,7 +282,23 @@ func (s *callSums) remove(c snapshot.CallSaid) {
 	if c.Estimated {
 		s.estimated--
 	}
+	if readsInput(c.Usage) {
+		s.input--
+	}
 }
+
+// addRun adds a run's calls of one model, known only from its totals.
+func (s *callSums) addRun(rm snapshot.RunModel) {
+	m := s.byModel[rm.Model]
+	m.calls += rm.Calls
+	m.usage.Add(rm.Usage)
+	s.byModel[rm.Model] = m
+}
+
+// readsInput reports whether a call's usage says what input it read:
+// every call reads some, so one that says none recorded at most its
+// output.
+func readsInput(u snapshot.Usage) bool { return u.Input+u.CacheRead+u.CacheWrite > 0 }
 
 // Event counts one lifecycle event a harness recorded.
 func (t *Tally) Event(raw any) {
@@ -317,8 +343,11 @@ func (t *Tally) stamp(s string) {
 // which the caller knows, are left 0.
 func (t *Tally) Numbers() Numbers {
 	calls := t.keyed
-	if len(t.fromTotals.byModel) > 0 {
+	switch {
+	case len(t.fromTotals.byModel) > 0:
 		calls = t.fromTotals
+	case len(t.fromRuns.byModel) > 0 && t.keyed.input == 0:
+		calls = t.fromRuns
 	}
 	e := t.events
 	n := Numbers{

@@ -13,8 +13,8 @@ import (
 // tallyMagic starts a marshalled Tally's state, tallyBaseMagic its base;
 // a new layout gets new ones.
 const (
-	tallyMagic     = "git-snap tally 2\n"
-	tallyBaseMagic = "git-snap tally base 2\n"
+	tallyMagic     = "git-snap tally 3\n"
+	tallyBaseMagic = "git-snap tally base 3\n"
 )
 
 // Marshal writes the tally's state whole and compactly: the same state
@@ -89,6 +89,7 @@ func (t *Tally) marshalState(over bool) []byte {
 	w.str(t.running.Model)
 	w.sums(t.keyed)
 	w.sums(t.fromTotals)
+	w.sums(t.fromRuns)
 	e := t.events
 	for _, n := range []int{e.modelCalls, e.toolCalls, e.failures, e.compactions, e.turns} {
 		w.int(int64(n))
@@ -141,7 +142,7 @@ func readState(r *tallyReader, parts bool) *Tally {
 		t.open = r.call()
 	}
 	t.running.Prev, t.running.Model = r.usage(), r.str()
-	t.keyed, t.fromTotals = r.sums(), r.sums()
+	t.keyed, t.fromTotals, t.fromRuns = r.sums(), r.sums(), r.sums()
 	e := &t.events
 	for _, n := range []*int{&e.modelCalls, &e.toolCalls, &e.failures, &e.compactions, &e.turns} {
 		*n = r.count()
@@ -252,6 +253,7 @@ func b2u8(b bool) byte {
 
 func (w *tallyWriter) sums(s callSums) {
 	w.int(int64(s.estimated))
+	w.int(int64(s.input))
 	w.uint(uint64(len(s.byModel)))
 	for _, model := range slices.Sorted(maps.Keys(s.byModel)) {
 		w.str(model)
@@ -385,7 +387,7 @@ func (r *tallyReader) said() snapshot.CallSaid {
 }
 
 func (r *tallyReader) sums() callSums {
-	s := callSums{estimated: r.count(), byModel: map[string]modelSum{}}
+	s := callSums{estimated: r.count(), input: r.count(), byModel: map[string]modelSum{}}
 	for range r.length() {
 		model := r.str()
 		s.byModel[model] = modelSum{calls: r.count(), usage: r.usage()}

@@ -127,7 +127,11 @@ func (t *tracer) add(l TraceLine) {
 func (t *tracer) message(i int, raw any, m snapshot.Message, thread string) {
 	at, _ := time.Parse(time.RFC3339Nano, m.Time)
 	if c, ok := t.calls[i]; ok {
-		t.add(TraceLine{At: at, Kind: "model", Detail: modelDetail(c.Model, c.Usage)})
+		d := modelDetail(c.Model, c.Usage)
+		if c.Count > 1 {
+			d = fmt.Sprintf("%d calls, the run's totals: %s", c.Count, d)
+		}
+		t.add(TraceLine{At: at, Kind: "model", Detail: d})
 	}
 	th := t.threads[thread]
 	if th == nil {

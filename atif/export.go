@@ -420,7 +420,7 @@ func (b *builder) assignCalls(threads []thread) {
 			continue
 		}
 		s.usage.Add(c.Usage)
-		s.llmCalls++
+		s.llmCalls += c.Count
 		s.estimated = s.estimated || c.Estimated
 		if c.Model != "" {
 			s.model = c.Model

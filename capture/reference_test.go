@@ -55,6 +55,9 @@ var realSessions = []struct {
 	// Copilot CLI 1.0.102, its events.jsonl with session.usage_record
 	// events, and the lines written after sessionEnd returned.
 	{"copilot", "live/copilot/9d362af6-ca39-4eea-868c-df2047196cc0/events.jsonl", nil},
+	// Copilot CLI 1.0.34, which writes no usage record: its tokens are in
+	// each run's session.shutdown alone.
+	{"copilot", "live/copilot-1.0.34/f91ef169-272f-4c76-92f8-b4fc78466758/events.jsonl", nil},
 	// OpenCode 1.18.33: what opencode export printed after the run, one
 	// JSON document whose messages are the records.
 	{"opencode", "live/opencode/ses_de3085fdeffe73Ib9EawIKH7Xu.json", nil},
@@ -348,30 +351,52 @@ func countGeminiLines(t *testing.T, records []map[string]any) counts {
 	return c
 }
 
-// countCopilotEvents counts a Copilot CLI events.jsonl: one model call per
-// session.usage_record, its tokens: inputTokens less the cache reads and
-// writes it counts in, each of those, and the output; turns are
+// countCopilotEvents counts a Copilot CLI events.jsonl: one model call
+// per session.usage_record, its tokens: inputTokens less the cache reads
+// and writes it counts in, each of those, and the output. A log without
+// usage records (1.0.34) has its tokens only in each run's
+// session.shutdown: the sum over the runs of every model's
+// modelMetrics, its requests the model calls; without those either, a
+// call per assistant.message and its outputTokens. Turns are
 // user.message events; tool calls are the toolRequests of the
 // assistant.message events, failed when their tool.execution_complete
 // says success false. Messages are the turns, the answers (an
 // assistant.message with text), the tool calls and their results. The
 // span is every event's timestamp.
 func countCopilotEvents(records []map[string]any) counts {
-	var c counts
+	var c, fromRecords, fromRuns, fromMessages counts
+	records2 := false
+	messages := map[string]bool{}
 	for _, r := range records {
 		c.span(r)
 		switch text(r, "type") {
 		case "session.usage_record":
-			c.ModelCalls++
+			records2 = true
+			fromRecords.ModelCalls++
 			read, write := integer(r, "data", "usage", "cacheReadTokens"), integer(r, "data", "usage", "cacheWriteTokens")
-			c.Input += integer(r, "data", "usage", "inputTokens") - read - write
-			c.CacheRead += read
-			c.CacheWrite += write
-			c.Output += integer(r, "data", "usage", "outputTokens")
+			fromRecords.Input += integer(r, "data", "usage", "inputTokens") - read - write
+			fromRecords.CacheRead += read
+			fromRecords.CacheWrite += write
+			fromRecords.Output += integer(r, "data", "usage", "outputTokens")
+		case "session.shutdown":
+			metrics, _ := field(r, "data", "modelMetrics").(map[string]any)
+			for _, mm := range metrics {
+				read, write := integer(mm, "usage", "cacheReadTokens"), integer(mm, "usage", "cacheWriteTokens")
+				fromRuns.ModelCalls += int(integer(mm, "requests", "count"))
+				fromRuns.Input += integer(mm, "usage", "inputTokens") - read - write
+				fromRuns.CacheRead += read
+				fromRuns.CacheWrite += write
+				fromRuns.Output += integer(mm, "usage", "outputTokens")
+			}
 		case "user.message":
 			c.Turns++
 			c.Messages++
 		case "assistant.message":
+			if id := text(r, "data", "messageId"); !messages[id] {
+				messages[id] = true
+				fromMessages.ModelCalls++
+			}
+			fromMessages.Output += integer(r, "data", "outputTokens")
 			if strings.TrimSpace(text(r, "data", "content")) != "" {
 				c.Messages++
 			}
@@ -383,8 +408,18 @@ func countCopilotEvents(records []map[string]any) counts {
 			if field(r, "data", "success") == false {
 				c.ToolFailures++
 			}
+		case "session.compaction_complete":
+			c.Compactions++
 		}
 	}
+	calls := fromMessages
+	switch {
+	case records2:
+		calls = fromRecords
+	case fromRuns.ModelCalls > 0:
+		calls = fromRuns
+	}
+	c.ModelCalls, c.Input, c.CacheRead, c.CacheWrite, c.Output = calls.ModelCalls, calls.Input, calls.CacheRead, calls.CacheWrite, calls.Output
 	return c
 }
 
