@@ -24,6 +24,11 @@ import (
 type Tally struct {
 	source string
 	turns  turnReader
+	// mirror, for an agent that copies its subagents' records into their
+	// parent's transcript, reads those copies; subs are the subagents'
+	// records counted, by id, so that each counts once (see Mirrorer).
+	mirror Mirrorer
+	subs   table[bool]
 
 	said, toolCalls, turnCount, compactions, failures int
 	first, last                                       time.Time
@@ -81,7 +86,8 @@ func NewTally(source string) *Tally {
 }
 
 func newTally(source string, a Adapter) *Tally {
-	return &Tally{
+	mirror, _ := a.(Mirrorer)
+	return &Tally{mirror: mirror, subs: newTable[bool](seenCodec{}),
 		source: source, turns: newTurnReader(a),
 		threads: map[string]*turnState{}, tools: newTable[toolUse](toolCodec{}), calls: newTable[snapshot.CallSaid](callCodec{}),
 		keyed: callSums{byModel: map[string]modelSum{}}, fromTotals: callSums{byModel: map[string]modelSum{}}, fromRuns: callSums{byModel: map[string]modelSum{}},
@@ -156,7 +162,22 @@ func (t *Tally) Record(raw any, m snapshot.Message, thread string) {
 	if _, skip := raw.(snapshot.Unchanged); skip {
 		return
 	}
-	t.stamp(m.Time)
+	if t.mirror != nil {
+		if sub, copied, ok := t.mirror.Mirrored(raw); ok {
+			// the copy's time is when the parent wrote it, whatever view
+			// the caller read it with
+			t.stamp(ViewMessage(raw).Time)
+			raw, m, thread = copied, ViewMessage(copied), t.mirror.SubagentFile(sub)
+		} else {
+			t.stamp(m.Time)
+		}
+		if t.countedBefore(raw, m) {
+			t.modelCall(m) // the same response: its usage as recorded last
+			return
+		}
+	} else {
+		t.stamp(m.Time)
+	}
 	t.modelCall(m)
 	if model, u, ok := t.running.Read(m); ok {
 		t.fromTotals.add(snapshot.CallSaid{Model: model, Usage: u})
@@ -198,6 +219,21 @@ func (t *Tally) Record(raw any, m snapshot.Message, thread string) {
 			}
 		}
 	}
+}
+
+// countedBefore reports whether raw, m is a subagent's record counted
+// before, from its copy in the parent's transcript or from the
+// subagent's own file, and notes it counted.
+func (t *Tally) countedBefore(raw any, m snapshot.Message) bool {
+	if m.ID == "" || t.mirror.Thread(raw) == "" {
+		return false
+	}
+	k := hashString(m.ID)
+	if _, seen := t.subs.get(k); seen {
+		return true
+	}
+	t.subs.put(k, true)
+	return false
 }
 
 // modelCall adds a record to the model call it is part of.

@@ -32,8 +32,8 @@ func (t *Tally) Marshal() []byte {
 // when newBase is false; when what changed since grows past an eighth of
 // it, a new base is made.
 func (t *Tally) MarshalParts() (base []byte, newBase bool, state []byte) {
-	over := len(t.calls.over) + len(t.tools.over)
-	if t.baseData != nil && over <= (t.calls.base.len()+t.tools.base.len())/8+512 {
+	over := len(t.calls.over) + len(t.tools.over) + len(t.subs.over)
+	if t.baseData != nil && over <= (t.calls.base.len()+t.tools.base.len()+t.subs.base.len())/8+512 {
 		return t.baseData, false, t.marshalState(true)
 	}
 	return t.marshalBase(), true, t.marshalState(false)
@@ -111,9 +111,11 @@ func (t *Tally) marshalState(over bool) []byte {
 	if over {
 		writeSection(&w, t.tools.over, t.tools.codec)
 		writeSection(&w, t.calls.over, t.calls.codec)
+		writeSection(&w, t.subs.over, t.subs.codec)
 	} else {
 		writeSection(&w, map[uint64]toolUse{}, t.tools.codec)
 		writeSection(&w, map[uint64]snapshot.CallSaid{}, t.calls.codec)
+		writeSection(&w, map[uint64]bool{}, t.subs.codec)
 	}
 	return w.b
 }
@@ -124,6 +126,7 @@ func (t *Tally) marshalBase() []byte {
 	w.b = append(w.b, tallyBaseMagic...)
 	writeSection(&w, t.tools.all(), t.tools.codec)
 	writeSection(&w, t.calls.all(), t.calls.codec)
+	writeSection(&w, t.subs.all(), t.subs.codec)
 	return w.b
 }
 
@@ -154,8 +157,8 @@ func readState(r *tallyReader, parts bool) *Tally {
 		name := r.str()
 		t.threads[name] = &turnState{command: r.bool(), open: r.bool(), prompt: r.key(), kind: r.key()}
 	}
-	tools, calls := readSection(r, t.tools.codec), readSection(r, t.calls.codec)
-	if !parts && (tools.len() > 0 || calls.len() > 0) {
+	tools, calls, subs := readSection(r, t.tools.codec), readSection(r, t.calls.codec), readSection(r, t.subs.codec)
+	if !parts && (tools.len() > 0 || calls.len() > 0 || subs.len() > 0) {
 		r.fail()
 	}
 	for i := range tools.len() {
@@ -163,6 +166,9 @@ func readState(r *tallyReader, parts bool) *Tally {
 	}
 	for i := range calls.len() {
 		t.calls.over[calls.key(i)] = calls.at(i, t.calls.codec)
+	}
+	for i := range subs.len() {
+		t.subs.over[subs.key(i)] = true
 	}
 	return t
 }
@@ -176,6 +182,7 @@ func (t *Tally) readBase(r *tallyReader) {
 	}
 	t.tools.base = readSection(r, t.tools.codec)
 	t.calls.base = readSection(r, t.calls.codec)
+	t.subs.base = readSection(r, t.subs.codec)
 	t.baseData = data[:len(data)-len(r.b)]
 }
 

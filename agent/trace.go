@@ -57,7 +57,7 @@ func Trace(doc map[string]any, a Adapter) ([]TraceLine, TraceStats) {
 func (r *Session) Trace() ([]TraceLine, TraceStats) {
 	t := newTracer(r)
 	for _, i := range r.Order() {
-		t.message(i, r.Records[i], r.Views[i], r.Thread[i])
+		t.message(i, r.Record(i), r.Views[i], r.Thread[i])
 	}
 	for _, raw := range r.Events {
 		t.event(raw)

@@ -191,7 +191,7 @@ func (b *builder) threads() []thread {
 // isPrompt reports whether record k is a prompt, as its agent reads
 // them (Codex's are events, not messages of the conversation).
 func (b *builder) isPrompt(k int) bool {
-	return b.r.Agent != nil && b.r.Agent.IsPrompt(b.r.Records[k])
+	return b.r.Agent != nil && b.r.Agent.IsPrompt(b.r.Record(k))
 }
 
 // linkSubagents fills spawned: the agent names the subagent a call ran
@@ -204,15 +204,15 @@ func (b *builder) linkSubagents(threads []thread) {
 	file := map[string]string{} // subagent → its thread's name
 	for _, t := range threads[1:] {
 		for _, k := range t.records {
-			if id := th.Thread(b.r.Records[k]); id != "" {
+			if id := th.Thread(b.r.Record(k)); id != "" {
 				file[id] = t.name
 				break
 			}
 		}
 	}
 	b.spawned = map[string]string{}
-	for _, rec := range b.r.Records {
-		if call, id := th.Spawned(rec); id != "" && file[id] != "" {
+	for k := range b.r.Records {
+		if call, id := th.Spawned(b.r.Record(k)); id != "" && file[id] != "" {
 			b.spawned[call] = file[id]
 		}
 	}

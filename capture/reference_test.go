@@ -81,18 +81,25 @@ func TestNumbersMatchTheRawFiles(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				root := filepath.Join("..", "testdata")
 				if cut {
-					root = cutCopies(t, append([]string{rs.file}, rs.also...))
+					root = copies(t, append([]string{rs.file}, rs.also...), true)
 				}
 				checkRealSession(t, rs.agent, root, rs.file, rs.also)
+			})
+		}
+		if len(rs.also) > 0 {
+			// Without its subagents' files: their work is read from the
+			// copies of their records the parent holds.
+			t.Run(filepath.Base(rs.file)+"/without-subagent-files", func(t *testing.T) {
+				checkRealSession(t, rs.agent, copies(t, []string{rs.file}, false), rs.file, nil)
 			})
 		}
 	}
 }
 
-// cutCopies copies files of testdata into a temporary folder, at the same
-// relative paths, each without its final newline (one that has none is
-// copied as it is); it returns the folder.
-func cutCopies(t *testing.T, files []string) string {
+// copies copies files of testdata into a temporary folder, at the same
+// relative paths, each without its final newline when cut (one that has
+// none is copied as it is); it returns the folder.
+func copies(t *testing.T, files []string, cut bool) string {
 	t.Helper()
 	root := t.TempDir()
 	for _, f := range files {
@@ -104,7 +111,10 @@ func cutCopies(t *testing.T, files []string) string {
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(dst, bytes.TrimSuffix(data, []byte("\n")), 0o644); err != nil {
+		if cut {
+			data = bytes.TrimSuffix(data, []byte("\n"))
+		}
+		if err := os.WriteFile(dst, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -490,7 +500,9 @@ func (c *counts) span(rec map[string]any) {
 // records, and slash commands the model answers before the next one.
 // Messages are the turns, the tool calls, the tool_result blocks and the
 // assistant records with text; api-request-blob records, copies of what
-// Claude Code sent, are none.
+// Claude Code sent, are none. A subagent's work counts once: from its own
+// file when that is read, else from the copies of its records that
+// agent_progress records hold in its parent's transcript.
 func countClaude(records []map[string]any) counts {
 	var c counts
 	results, answers := 0, 0
@@ -499,8 +511,22 @@ func countClaude(records []map[string]any) counts {
 	failed := map[string]bool{}
 	var calls []string
 	pendingCommand := false
+	filed := map[string]bool{} // subagents whose own file is read
+	for _, r := range records {
+		if r["isSidechain"] == true {
+			filed[text(r, "agentId")] = true
+		}
+	}
 	for _, r := range records {
 		c.span(r)
+		if inner, ok := field(r, "data", "message").(map[string]any); ok && text(r, "type") == "progress" &&
+			text(r, "data", "type") == "agent_progress" && !filed[text(r, "data", "agentId")] {
+			// the subagent's file is missing: the copy is its record
+			r = map[string]any{"isSidechain": true}
+			for k, v := range inner {
+				r[k] = v
+			}
+		}
 		typ := text(r, "type")
 		own := typ == "user" && r["isMeta"] != true && r["isSidechain"] != true && r["isCompactSummary"] != true
 		content := field(r, "message", "content")
@@ -526,7 +552,7 @@ func countClaude(records []map[string]any) counts {
 			}
 			usage[id] = field(r, "data", "message", "message", "usage")
 		case typ == "assistant":
-			if pendingCommand {
+			if pendingCommand && r["isSidechain"] != true {
 				c.Turns++
 				pendingCommand = false
 			}

@@ -87,7 +87,8 @@ func Open(ctx context.Context, s Store, rev string, o Options) (*Session, error)
 	h := entry.Header
 	events, _ := rest[snapshot.MemberEvents].([]any)
 	out := &Session{Name: h.Session, Agent: h.Source, Snapshot: id.String(), Seq: h.Seq, Code: h.Code, Dirty: h.Dirty, Other: map[string]int{}}
-	st := &stream{s: s, recs: recs, source: h.Source}
+	a, _ := agent.Lookup(h.Source, agent.Env{})
+	st := &stream{s: s, recs: recs, source: h.Source, copies: agent.CopiesIn(a, rest)}
 	evStart := 0
 	var from storage.ID
 	if o.From != "" {
@@ -128,6 +129,23 @@ type stream struct {
 	marks   map[int][]string
 	plan    *plan
 	files   *filer // nil: no files
+	// copies says how copies of subagents' records read (agent.Copies).
+	copies agent.Copies
+}
+
+// at reads the live record at place k as it reads (rec, m): a copy of a
+// record of a subagent whose own file the session lacks as that record,
+// in its thread (agent.Copies.Place); stored is the record as stored.
+func (st *stream) at(ctx context.Context, k int) (stored, rec any, m snapshot.Message, err error) {
+	stored, err = st.recs.At(ctx, k)
+	if err != nil {
+		return nil, nil, snapshot.Message{}, err
+	}
+	rec = stored
+	if as, _, ok := st.copies.Place(stored, ""); ok {
+		rec = as
+	}
+	return stored, rec, agent.ViewMessage(rec), nil
 }
 
 // rangeStart reads the start of a range: the snapshot from names, the
@@ -164,11 +182,10 @@ func (st *stream) outline(ctx context.Context, out *Session, events []any) error
 	b.outline = true
 	var all snapshot.CallReader // the whole session's, for a chart of it
 	for k := 0; k < st.start; k++ {
-		raw, err := st.recs.At(ctx, k)
+		_, raw, m, err := st.at(ctx, k)
 		if err != nil {
 			return err
 		}
-		m := agent.ViewMessage(raw)
 		all.Add(k, m)
 		if b.isPrompt(raw, m) {
 			st.prompts++
@@ -178,12 +195,11 @@ func (st *stream) outline(ctx context.Context, out *Session, events []any) error
 	tally := agent.NewTally(st.source)
 	models := map[string]bool{}
 	for k := st.start; k < st.recs.Len(); k++ {
-		raw, err := st.recs.At(ctx, k)
+		stored, raw, m, err := st.at(ctx, k)
 		if err != nil {
 			return err
 		}
-		m := agent.ViewMessage(raw)
-		tally.Record(raw, m, "") // as agent.NumbersOf counts the range's records alone
+		tally.Record(stored, agent.ViewMessage(stored), "") // as agent.NumbersOf counts the range's records alone
 		all.Add(k, m)
 		if m.Model != "" && !strings.HasPrefix(m.Model, "<") { // "<synthetic>": written by the harness, not a model
 			models[m.Model] = true
@@ -230,8 +246,8 @@ func (s *Session) EachTurn(ctx context.Context, fn func(t *Turn) error) error {
 	b.plan = st.plan
 	b.begin(st.prompts)
 	b.fetch = func(i int) (any, snapshot.Message, error) {
-		raw, err := st.recs.At(ctx, i)
-		return raw, agent.ViewMessage(raw), err
+		_, rec, m, err := st.at(ctx, i)
+		return rec, m, err
 	}
 	files := st.files.restart()
 	b.emit = func(t *Turn) error {
