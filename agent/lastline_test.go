@@ -107,3 +107,23 @@ func TestWholeLines(t *testing.T) {
 		t.Errorf("WholeLines at the end: %q %d %v", lines, next, err)
 	}
 }
+
+// A subagent's file is done when SubagentStop names it: its last line is
+// read without a newline, while the main transcript's, still being
+// written, waits.
+func TestSubagentStopReadsItsFileWhole(t *testing.T) {
+	dir := t.TempDir()
+	main := filepath.Join(dir, "s.jsonl")
+	sub := filepath.Join(dir, "s", "subagents", "agent-a1.jsonl")
+	must(t, os.MkdirAll(filepath.Dir(sub), 0o755))
+	must(t, os.WriteFile(main, []byte(`{"type":"user","n":1}`+"\n"+`{"type":"user","n":`), 0o600))
+	must(t, os.WriteFile(sub, []byte(`{"type":"user","isSidechain":true,"agentId":"a1"}`+"\n"+`{"type":"assistant","isSidechain":true,"agentId":"a1"}`), 0o600))
+	p := Payload{Agent: "claude-code", Event: "SubagentStop", SessionID: "s", TranscriptPath: main, Subagent: sub}
+	extra, err := ClaudeCode{}.Transcripts(p)
+	must(t, err)
+	u, err := ReadUpdate(ClaudeCode{}, p, extra, nil, Reading{})
+	must(t, err)
+	if len(u.Messages) != 3 || len(u.Warnings) > 0 {
+		t.Errorf("%d records (%q), want the main file's complete line and both of the subagent's", len(u.Messages), u.Warnings)
+	}
+}

@@ -870,3 +870,52 @@ func sameFirstRecords(t *testing.T, s *gitstore.Store, e storage.Entry, rest map
 		}
 	}
 }
+
+// TestCodexTotalsBeforeTheirResponses counts a real rollout rewritten as
+// Codex 0.39 writes one, each call's token_count before its response:
+// the numbers are the reference's, as for the rollout written in order.
+func TestCodexTotalsBeforeTheirResponses(t *testing.T) {
+	const file = "codex-real/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
+	data, err := os.ReadFile(filepath.Join("..", "testdata", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]byte
+	runStart, moved := -1, 0 // where the responses since the last input begin
+	for _, l := range bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
+		var r map[string]any
+		if json.Unmarshal(l, &r) != nil {
+			out = append(out, l)
+			continue
+		}
+		p, _ := r["payload"].(map[string]any)
+		kind := text(p, "type")
+		switch {
+		case kind == "token_count" && runStart >= 0:
+			out = append(out[:runStart], append([][]byte{l}, out[runStart:]...)...)
+			runStart = -1
+			moved++
+			continue
+		case text(r, "type") == "response_item" && (kind == "reasoning" || kind == "function_call" || kind == "custom_tool_call" ||
+			kind == "web_search_call" || kind == "message" && text(p, "role") == "assistant"):
+			if runStart < 0 {
+				runStart = len(out)
+			}
+		case text(r, "type") == "response_item" || kind == "user_message":
+			runStart = -1
+		}
+		out = append(out, l)
+	}
+	if moved < 10 {
+		t.Fatalf("only %d token counts moved", moved)
+	}
+	root := t.TempDir()
+	path := filepath.Join(root, filepath.FromSlash(file))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, append(bytes.Join(out, []byte("\n")), '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkRealSession(t, "codex", root, file, nil)
+}
