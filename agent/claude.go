@@ -364,6 +364,31 @@ func (ClaudeCode) SessionID(first []any) string {
 	return ""
 }
 
+// Mirrored implements Mirrorer: a progress record of type agent_progress
+// holds, under data.message, a record of the running subagent data.agentId
+// as its own file has it, less the members that say whose it is.
+func (ClaudeCode) Mirrored(record any) (string, map[string]any, bool) {
+	obj, _ := record.(map[string]any)
+	data, _ := obj["data"].(map[string]any)
+	inner, _ := data["message"].(map[string]any)
+	sub := str(data, "agentId")
+	if obj["type"] != "progress" || str(data, "type") != "agent_progress" || inner == nil || sub == "" {
+		return "", nil, false
+	}
+	copied := make(map[string]any, len(inner)+3)
+	for k, v := range inner {
+		copied[k] = v
+	}
+	copied["isSidechain"], copied["agentId"] = true, sub
+	if id, ok := obj["sessionId"]; ok {
+		copied["sessionId"] = id
+	}
+	return sub, copied, true
+}
+
+// SubagentFile implements Mirrorer: agent-<id>.jsonl.
+func (ClaudeCode) SubagentFile(subagent string) string { return "agent-" + subagent + ".jsonl" }
+
 // claudeProgress reads a subagent's API response that Claude Code mirrors
 // into its parent's transcript as it runs (a progress record of type
 // agent_progress): its model and usage, keyed by the response's id, so

@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/git-snap/git-snap/snapshot"
@@ -171,7 +173,11 @@ func (Copilot) TouchedFiles(record any) []string {
 // response with its text, reasoning, tool requests and, in older
 // releases, output tokens; session.usage_record the tokens of the call of
 // its apiCallId (an assistant record without parts); tool.execution_complete a
-// tool's result, failed when success is false; other events are events.
+// tool's result, failed when success is false; session.shutdown the run's
+// totals by model (snapshot.Message.RunTotals), which are all a release
+// without usage records (1.0.34) writes of the input; session.start and
+// session.model_change name the model of the calls after them; other
+// events are events.
 func (Copilot) View(record any) (snapshot.Message, bool) {
 	kind, data, ok := copilotEvent(record)
 	if !ok {
@@ -180,6 +186,12 @@ func (Copilot) View(record any) (snapshot.Message, bool) {
 	r := record.(map[string]any)
 	m := snapshot.Message{ID: str(r, "id"), Time: str(r, "timestamp"), Role: "event", Model: str(data, "model")}
 	switch kind {
+	case "session.start":
+		m.Model = str(data, "selectedModel")
+	case "session.model_change":
+		m.Model = str(data, "newModel")
+	case "session.shutdown":
+		m.RunTotals = copilotRunTotals(data)
 	case "user.message":
 		m.Role, m.Parts = "user", []snapshot.Part{{Kind: snapshot.PartText, Text: str(data, "content")}}
 	case "session.usage_record":
@@ -219,16 +231,48 @@ func (Copilot) View(record any) (snapshot.Message, bool) {
 			text = str(e, "message")
 		}
 		m.Role, m.Parts = "tool", []snapshot.Part{{Kind: snapshot.PartToolResult, CallID: str(data, "toolCallId"), Text: text, IsError: data["success"] == false}}
-	default:
+	}
+	if m.Role == "event" {
 		m.Parts = []snapshot.Part{{Kind: snapshot.PartOther, Text: kind}}
 	}
 	return m, true
+}
+
+// copilotRunTotals reads session.shutdown's modelMetrics: by model, the
+// requests and tokens of the run that ends (Copilot CLI 1.0.34 counts
+// them from the calls of that process alone; a release with usage
+// records counts the whole session's, and its records count instead).
+// inputTokens counts the cached input and the cache writes, given again
+// apart.
+func copilotRunTotals(data map[string]any) []snapshot.RunModel {
+	metrics, _ := data["modelMetrics"].(map[string]any)
+	var out []snapshot.RunModel
+	for _, model := range slices.Sorted(maps.Keys(metrics)) {
+		mm, _ := metrics[model].(map[string]any)
+		reqs, _ := mm["requests"].(map[string]any)
+		u, _ := mm["usage"].(map[string]any)
+		in, read, write := snapshot.Int(u["inputTokens"]), snapshot.Int(u["cacheReadTokens"]), snapshot.Int(u["cacheWriteTokens"])
+		out = append(out, snapshot.RunModel{Model: model, Calls: int(snapshot.Int(reqs["count"])),
+			Usage: snapshot.Usage{Input: max(in-read-write, 0), CacheRead: read, CacheWrite: write, Output: snapshot.Int(u["outputTokens"])}})
+	}
+	return out
 }
 
 // IsCompaction implements RecordReader: the event that ends a compaction.
 func (Copilot) IsCompaction(record any) bool {
 	kind, _, ok := copilotEvent(record)
 	return ok && kind == "session.compaction_complete"
+}
+
+// SessionID implements SessionIDReader: the sessionId of session.start,
+// which names a log copied out of its folder.
+func (Copilot) SessionID(first []any) string {
+	for _, rec := range first {
+		if kind, data, ok := copilotEvent(rec); ok && kind == "session.start" {
+			return str(data, "sessionId")
+		}
+	}
+	return ""
 }
 
 // SessionName implements Importer: a log is <session id>/events.jsonl.

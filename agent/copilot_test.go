@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,5 +130,76 @@ func TestHookCommandsFlat(t *testing.T) {
 	}
 	if got, _ := HookCommands(file, "cursor"); len(got) != 0 {
 		t.Errorf("another agent's: %v", got)
+	}
+}
+
+// Copilot CLI 1.0.34 writes no usage record: each run's session.shutdown
+// has its tokens by model, and the runs add up; its messages' output
+// counts are not counted again. With usage records, those count and the
+// shutdowns, the session's totals so far in later releases, do not.
+func TestCopilotRunTotals(t *testing.T) {
+	shutdown := func(id string, calls, in, read, out int) string {
+		return fmt.Sprintf(`{"type":"session.shutdown","data":{"modelMetrics":{"claude-sonnet-4.6":{"requests":{"count":%d},"usage":{"inputTokens":%d,"outputTokens":%d,"cacheReadTokens":%d,"cacheWriteTokens":0}}}},"id":"%s","timestamp":"2026-11-25T10:00:09Z"}`, calls, in, out, read, id)
+	}
+	lines := []string{
+		`{"type":"session.start","data":{"sessionId":"f91ef169-272f-4c76-92f8-b4fc78466758","selectedModel":"claude-sonnet-4.6"},"id":"e0","timestamp":"2026-11-25T10:00:00Z"}`,
+		`{"type":"user.message","data":{"content":"go"},"id":"u1","timestamp":"2026-11-25T10:00:01Z"}`,
+		`{"type":"assistant.message","data":{"messageId":"m1","content":"","outputTokens":40,"toolRequests":[{"toolCallId":"t1","name":"bash","arguments":{}}]},"id":"a1","timestamp":"2026-11-25T10:00:02Z"}`,
+		`{"type":"tool.execution_complete","data":{"toolCallId":"t1","success":true,"result":{"content":"x"}},"id":"x1","timestamp":"2026-11-25T10:00:03Z"}`,
+		`{"type":"assistant.message","data":{"messageId":"m2","content":"done","outputTokens":7},"id":"a2","timestamp":"2026-11-25T10:00:04Z"}`,
+		shutdown("s1", 2, 1000, 600, 47),
+		`{"type":"user.message","data":{"content":"more"},"id":"u2","timestamp":"2026-11-25T10:01:01Z"}`,
+		`{"type":"assistant.message","data":{"messageId":"m3","content":"ok","outputTokens":5},"id":"a3","timestamp":"2026-11-25T10:01:02Z"}`,
+		shutdown("s2", 1, 500, 200, 5),
+	}
+	var msgs []any
+	for _, l := range lines {
+		msgs = append(msgs, Element([]byte(l), snapshot.Limits{}))
+	}
+	doc := map[string]any{snapshot.MemberMessages: msgs}
+	n := NumbersOf(doc, "copilot")
+	want := snapshot.Usage{Input: 700, CacheRead: 800, Output: 52}
+	if n.ModelCalls != 3 || n.ByModel["claude-sonnet-4.6"] != want || len(n.ByModel) != 1 || n.Estimated {
+		t.Errorf("numbers %+v, want 3 calls of claude-sonnet-4.6 %+v", n, want)
+	}
+	st := snapshot.ComputeStats(doc, ViewMessage)
+	if st.ModelCalls != 3 || st.InputTokens != 700 || st.CacheReadTokens != 800 || st.OutputTokens != 52 {
+		t.Errorf("stats %+v", st)
+	}
+	outs := 0
+	for range Replay(doc) {
+		outs++
+	}
+	if outs != 3 {
+		t.Errorf("replay: %d outputs, want the 3 responses", outs)
+	}
+	if id := (Copilot{}).SessionID(msgs[:3]); id != "f91ef169-272f-4c76-92f8-b4fc78466758" {
+		t.Errorf("session id %q", id)
+	}
+	// A release that writes usage records: they count, and the shutdown
+	// (its totals so far) does not again.
+	record := `{"type":"session.usage_record","data":{"usage":{"model":"gpt-4.1","inputTokens":100,"outputTokens":7,"cacheReadTokens":60,"cacheWriteTokens":0,"apiCallId":"c9"}},"id":"r9","timestamp":"2026-11-25T10:02:00Z"}`
+	doc[snapshot.MemberMessages] = append(msgs[:len(msgs):len(msgs)], Element([]byte(record), snapshot.Limits{}))
+	if n := NumbersOf(doc, "copilot"); n.InputTokens != 40 || n.CacheReadTokens != 60 {
+		t.Errorf("with a usage record: %+v, want its tokens alone", n)
+	}
+}
+
+// An events.jsonl imported from elsewhere than its session's folder is
+// named by session.start's sessionId.
+func TestCopilotSessionNamedByItsStart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "copied", "events.jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "live", "copilot-1.0.34", "f91ef169-272f-4c76-92f8-b4fc78466758", "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if name, err := CheckTranscript(Copilot{}, path, snapshot.Limits{}); err != nil || name != "f91ef169-272f-4c76-92f8-b4fc78466758" {
+		t.Errorf("named %q (%v)", name, err)
 	}
 }

@@ -236,7 +236,7 @@ func firstRecords(a Adapter, path string, lim snapshot.Limits) ([]any, error) {
 		doc, _, err := documentRecords(a, path, key, lim)
 		return []any{doc}, err
 	}
-	lines, _, err := Lines(path, 0, DefaultMaxReadBytes)
+	lines, _, err := WholeLines(path, 0, DefaultMaxReadBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -292,11 +292,11 @@ func idInName(path string) string {
 	return name
 }
 
-// eachLine calls fn with every complete line of a file, read in steps of
+// eachLine calls fn with every line of a file the agent no longer writes, read in steps of
 // at most maxRead bytes, so that memory stays bounded whatever its size.
 func eachLine(path string, maxRead int64, fn func([]byte)) error {
 	for off := int64(0); ; {
-		lines, next, err := Lines(path, off, maxRead)
+		lines, next, err := WholeLines(path, off, maxRead)
 		if err != nil {
 			return err
 		}

@@ -26,8 +26,12 @@ type Session struct {
 	Index   []int
 	Views   []snapshot.Message
 	// Thread is each record's file (its name in the layout), for merging
-	// a subagent's timeline with its parent's by time.
+	// a subagent's timeline with its parent's by time; a copy of a
+	// subagent's record whose own file the session lacks is in that
+	// subagent's thread (see Copies.Place).
 	Thread []string
+	// placed are the records those copies read as, by place.
+	placed map[int]any
 	// Events a harness recorded; Files the captured files' count.
 	Events []any
 	Files  int
@@ -46,14 +50,32 @@ func Read(doc map[string]any, a Adapter) *Session {
 	r.Files = len(files)
 	r.Views = make([]snapshot.Message, len(r.Records))
 	ids := make([]any, len(r.Records))
+	copies := CopiesIn(a, doc)
 	for i, rec := range r.Records {
 		ids[i] = i
-		if _, skip := rec.(snapshot.Unchanged); !skip {
-			r.Views[i] = ViewMessage(rec)
+		if _, skip := rec.(snapshot.Unchanged); skip {
+			continue
 		}
+		if as, th, ok := copies.Place(rec, r.Thread[i]); ok {
+			if r.placed == nil {
+				r.placed = map[int]any{}
+			}
+			r.placed[i], r.Thread[i], rec = as, th, as
+		}
+		r.Views[i] = ViewMessage(rec)
 	}
 	r.Calls = snapshot.ModelCalls(ids, func(v any) snapshot.Message { return r.Views[v.(int)] })
 	return r
+}
+
+// Record is the live record at place k as it reads: itself, or, for a
+// copy of a subagent's record placed in that subagent's thread, the
+// record it copies (Records keeps the stored one).
+func (r *Session) Record(k int) any {
+	if rec, ok := r.placed[k]; ok {
+		return rec
+	}
+	return r.Records[k]
 }
 
 // ReadAs is Read with the adapter named source (nil when no agent has

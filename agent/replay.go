@@ -49,18 +49,12 @@ func (r *Session) Replay() iter.Seq[ModelOutput] {
 		sort.SliceStable(calls, func(i, j int) bool { return before(calls[i].Time, calls[j].Time) })
 		n := 0
 		for _, c := range calls {
-			n++
-			out := ModelOutput{Call: n, ID: c.ID, Model: c.Model, Content: []any{}}
-			if !c.Estimated {
-				out.Usage = outputUsage(c.Usage)
-			}
-			for _, i := range c.Records {
-				for _, p := range r.Views[i].Parts {
-					out.Content = append(out.Content, partJSON(p))
+			for _, out := range r.outputs(c) {
+				n++
+				out.Call = n
+				if !yield(out) {
+					return
 				}
-			}
-			if !yield(out) {
-				return
 			}
 		}
 		for _, raw := range events { // a recorded harness: post_model events carry the output
@@ -78,6 +72,57 @@ func (r *Session) Replay() iter.Seq[ModelOutput] {
 			}
 		}
 	}
+}
+
+// outputs are what call c gave: one output per response (see
+// responses), with its usage when recorded.
+func (r *Session) outputs(c snapshot.Call) []ModelOutput {
+	var outs []ModelOutput
+	for _, one := range responses(c, func(i int) snapshot.Message { return r.Views[i] }) {
+		out := ModelOutput{ID: one.ID, Model: one.Model, Content: []any{}}
+		if !one.Estimated {
+			out.Usage = outputUsage(one.Usage)
+		}
+		for _, i := range one.Records {
+			out.Content = append(out.Content, partsJSON(r.Views[i].Parts)...)
+		}
+		outs = append(outs, out)
+	}
+	return outs
+}
+
+// responses splits the calls of a run known from its totals (Count
+// above 1) into one per response among its records, by the response's
+// key, each marked as having no usage of its own (the run's is not known
+// call by call); any other call is itself.
+func responses(c snapshot.Call, view func(i int) snapshot.Message) []snapshot.Call {
+	if c.Count <= 1 {
+		return []snapshot.Call{c}
+	}
+	var out []snapshot.Call
+	key := map[string]int{}
+	for _, i := range c.Records {
+		v := view(i)
+		if v.Role != "assistant" && v.Role != "model" || len(v.Parts) == 0 {
+			continue
+		}
+		k, seen := key[v.UsageKey]
+		if !seen || v.UsageKey == "" {
+			k = len(out)
+			key[v.UsageKey] = k
+			out = append(out, snapshot.Call{ID: v.UsageKey, Model: c.Model, Time: v.Time, Estimated: true, Count: 1})
+		}
+		out[k].Records = append(out[k].Records, i)
+	}
+	return out
+}
+
+func partsJSON(parts []snapshot.Part) []any {
+	out := make([]any, 0, len(parts))
+	for _, p := range parts {
+		out = append(out, partJSON(p))
+	}
+	return out
 }
 
 // before orders two record times; a time that does not parse sorts as
@@ -167,7 +212,10 @@ type ReplayStep struct {
 // call's result in the message that made it). a reads the prompts.
 func ReplaySteps(doc map[string]any, a Adapter) []ReplayStep {
 	msgs := LiveMessages(doc)
-	calls := snapshot.ModelCalls(msgs, ViewMessage)
+	var calls []snapshot.Call
+	for _, c := range snapshot.ModelCalls(msgs, ViewMessage) {
+		calls = append(calls, responses(c, func(i int) snapshot.Message { return ViewMessage(msgs[i]) })...)
+	}
 	out := make([]ReplayStep, 0, len(calls))
 	from := 0
 	var answered []string // results kept in the call's own records (Gemini CLI's toolCalls[].result)

@@ -24,6 +24,11 @@ import (
 type Tally struct {
 	source string
 	turns  turnReader
+	// mirror, for an agent that copies its subagents' records into their
+	// parent's transcript, reads those copies; subs are the subagents'
+	// records counted, by id, so that each counts once (see Mirrorer).
+	mirror Mirrorer
+	subs   table[bool]
 
 	said, toolCalls, turnCount, compactions, failures int
 	first, last                                       time.Time
@@ -31,13 +36,16 @@ type Tally struct {
 	tools                                             table[toolUse] // by call id
 
 	// Model calls grouped by key (snapshot.CallGroups) and, apart, read
-	// from running totals: a session with running totals counts those.
+	// from running totals and from the totals of runs: a session with
+	// running totals counts those; one whose calls read no input (they
+	// record output counts at most) the runs' totals, when it has any.
 	groups     snapshot.CallGroups
 	calls      table[snapshot.CallSaid] // by UsageKey
 	open       snapshot.CallSaid        // the call with no key, while groups.Open
 	keyed      callSums
 	running    snapshot.RunningTotals
 	fromTotals callSums
+	fromRuns   callSums
 
 	events eventSums
 
@@ -55,6 +63,7 @@ type toolUse struct {
 // callSums sum model calls by model.
 type callSums struct {
 	estimated int // calls whose tokens are estimated
+	input     int // calls whose usage says what input they read
 	byModel   map[string]modelSum
 }
 
@@ -77,10 +86,11 @@ func NewTally(source string) *Tally {
 }
 
 func newTally(source string, a Adapter) *Tally {
-	return &Tally{
+	mirror, _ := a.(Mirrorer)
+	return &Tally{mirror: mirror, subs: newTable[bool](seenCodec{}),
 		source: source, turns: newTurnReader(a),
 		threads: map[string]*turnState{}, tools: newTable[toolUse](toolCodec{}), calls: newTable[snapshot.CallSaid](callCodec{}),
-		keyed: callSums{byModel: map[string]modelSum{}}, fromTotals: callSums{byModel: map[string]modelSum{}},
+		keyed: callSums{byModel: map[string]modelSum{}}, fromTotals: callSums{byModel: map[string]modelSum{}}, fromRuns: callSums{byModel: map[string]modelSum{}},
 		events: eventSums{byModel: map[string]snapshot.Usage{}},
 	}
 }
@@ -152,10 +162,28 @@ func (t *Tally) Record(raw any, m snapshot.Message, thread string) {
 	if _, skip := raw.(snapshot.Unchanged); skip {
 		return
 	}
-	t.stamp(m.Time)
+	if t.mirror != nil {
+		if sub, copied, ok := t.mirror.Mirrored(raw); ok {
+			// the copy's time is when the parent wrote it, whatever view
+			// the caller read it with
+			t.stamp(ViewMessage(raw).Time)
+			raw, m, thread = copied, ViewMessage(copied), t.mirror.SubagentFile(sub)
+		} else {
+			t.stamp(m.Time)
+		}
+		if t.countedBefore(raw, m) {
+			t.modelCall(m) // the same response: its usage as recorded last
+			return
+		}
+	} else {
+		t.stamp(m.Time)
+	}
 	t.modelCall(m)
 	if model, u, ok := t.running.Read(m); ok {
 		t.fromTotals.add(snapshot.CallSaid{Model: model, Usage: u})
+	}
+	for _, rm := range m.RunTotals {
+		t.fromRuns.addRun(rm)
 	}
 	for _, p := range m.Parts {
 		if p.Kind == snapshot.PartToolResult {
@@ -191,6 +219,21 @@ func (t *Tally) Record(raw any, m snapshot.Message, thread string) {
 			}
 		}
 	}
+}
+
+// countedBefore reports whether raw, m is a subagent's record counted
+// before, from its copy in the parent's transcript or from the
+// subagent's own file, and notes it counted.
+func (t *Tally) countedBefore(raw any, m snapshot.Message) bool {
+	if m.ID == "" || t.mirror.Thread(raw) == "" {
+		return false
+	}
+	k := hashString(m.ID)
+	if _, seen := t.subs.get(k); seen {
+		return true
+	}
+	t.subs.put(k, true)
+	return false
 }
 
 // modelCall adds a record to the model call it is part of.
@@ -258,6 +301,9 @@ func (s *callSums) add(c snapshot.CallSaid) {
 	if c.Estimated {
 		s.estimated++
 	}
+	if readsInput(c.Usage) {
+		s.input++
+	}
 }
 
 func (s *callSums) remove(c snapshot.CallSaid) {
@@ -272,7 +318,23 @@ func (s *callSums) remove(c snapshot.CallSaid) {
 	if c.Estimated {
 		s.estimated--
 	}
+	if readsInput(c.Usage) {
+		s.input--
+	}
 }
+
+// addRun adds a run's calls of one model, known only from its totals.
+func (s *callSums) addRun(rm snapshot.RunModel) {
+	m := s.byModel[rm.Model]
+	m.calls += rm.Calls
+	m.usage.Add(rm.Usage)
+	s.byModel[rm.Model] = m
+}
+
+// readsInput reports whether a call's usage says what input it read:
+// every call reads some, so one that says none recorded at most its
+// output.
+func readsInput(u snapshot.Usage) bool { return u.Input+u.CacheRead+u.CacheWrite > 0 }
 
 // Event counts one lifecycle event a harness recorded.
 func (t *Tally) Event(raw any) {
@@ -317,8 +379,11 @@ func (t *Tally) stamp(s string) {
 // which the caller knows, are left 0.
 func (t *Tally) Numbers() Numbers {
 	calls := t.keyed
-	if len(t.fromTotals.byModel) > 0 {
+	switch {
+	case len(t.fromTotals.byModel) > 0:
 		calls = t.fromTotals
+	case len(t.fromRuns.byModel) > 0 && t.keyed.input == 0:
+		calls = t.fromRuns
 	}
 	e := t.events
 	n := Numbers{

@@ -13,8 +13,8 @@ import (
 // tallyMagic starts a marshalled Tally's state, tallyBaseMagic its base;
 // a new layout gets new ones.
 const (
-	tallyMagic     = "git-snap tally 2\n"
-	tallyBaseMagic = "git-snap tally base 2\n"
+	tallyMagic     = "git-snap tally 3\n"
+	tallyBaseMagic = "git-snap tally base 3\n"
 )
 
 // Marshal writes the tally's state whole and compactly: the same state
@@ -32,8 +32,8 @@ func (t *Tally) Marshal() []byte {
 // when newBase is false; when what changed since grows past an eighth of
 // it, a new base is made.
 func (t *Tally) MarshalParts() (base []byte, newBase bool, state []byte) {
-	over := len(t.calls.over) + len(t.tools.over)
-	if t.baseData != nil && over <= (t.calls.base.len()+t.tools.base.len())/8+512 {
+	over := len(t.calls.over) + len(t.tools.over) + len(t.subs.over)
+	if t.baseData != nil && over <= (t.calls.base.len()+t.tools.base.len()+t.subs.base.len())/8+512 {
 		return t.baseData, false, t.marshalState(true)
 	}
 	return t.marshalBase(), true, t.marshalState(false)
@@ -89,6 +89,7 @@ func (t *Tally) marshalState(over bool) []byte {
 	w.str(t.running.Model)
 	w.sums(t.keyed)
 	w.sums(t.fromTotals)
+	w.sums(t.fromRuns)
 	e := t.events
 	for _, n := range []int{e.modelCalls, e.toolCalls, e.failures, e.compactions, e.turns} {
 		w.int(int64(n))
@@ -110,9 +111,11 @@ func (t *Tally) marshalState(over bool) []byte {
 	if over {
 		writeSection(&w, t.tools.over, t.tools.codec)
 		writeSection(&w, t.calls.over, t.calls.codec)
+		writeSection(&w, t.subs.over, t.subs.codec)
 	} else {
 		writeSection(&w, map[uint64]toolUse{}, t.tools.codec)
 		writeSection(&w, map[uint64]snapshot.CallSaid{}, t.calls.codec)
+		writeSection(&w, map[uint64]bool{}, t.subs.codec)
 	}
 	return w.b
 }
@@ -123,6 +126,7 @@ func (t *Tally) marshalBase() []byte {
 	w.b = append(w.b, tallyBaseMagic...)
 	writeSection(&w, t.tools.all(), t.tools.codec)
 	writeSection(&w, t.calls.all(), t.calls.codec)
+	writeSection(&w, t.subs.all(), t.subs.codec)
 	return w.b
 }
 
@@ -141,7 +145,7 @@ func readState(r *tallyReader, parts bool) *Tally {
 		t.open = r.call()
 	}
 	t.running.Prev, t.running.Model = r.usage(), r.str()
-	t.keyed, t.fromTotals = r.sums(), r.sums()
+	t.keyed, t.fromTotals, t.fromRuns = r.sums(), r.sums(), r.sums()
 	e := &t.events
 	for _, n := range []*int{&e.modelCalls, &e.toolCalls, &e.failures, &e.compactions, &e.turns} {
 		*n = r.count()
@@ -153,8 +157,8 @@ func readState(r *tallyReader, parts bool) *Tally {
 		name := r.str()
 		t.threads[name] = &turnState{command: r.bool(), open: r.bool(), prompt: r.key(), kind: r.key()}
 	}
-	tools, calls := readSection(r, t.tools.codec), readSection(r, t.calls.codec)
-	if !parts && (tools.len() > 0 || calls.len() > 0) {
+	tools, calls, subs := readSection(r, t.tools.codec), readSection(r, t.calls.codec), readSection(r, t.subs.codec)
+	if !parts && (tools.len() > 0 || calls.len() > 0 || subs.len() > 0) {
 		r.fail()
 	}
 	for i := range tools.len() {
@@ -162,6 +166,9 @@ func readState(r *tallyReader, parts bool) *Tally {
 	}
 	for i := range calls.len() {
 		t.calls.over[calls.key(i)] = calls.at(i, t.calls.codec)
+	}
+	for i := range subs.len() {
+		t.subs.over[subs.key(i)] = true
 	}
 	return t
 }
@@ -175,6 +182,7 @@ func (t *Tally) readBase(r *tallyReader) {
 	}
 	t.tools.base = readSection(r, t.tools.codec)
 	t.calls.base = readSection(r, t.calls.codec)
+	t.subs.base = readSection(r, t.subs.codec)
 	t.baseData = data[:len(data)-len(r.b)]
 }
 
@@ -252,6 +260,7 @@ func b2u8(b bool) byte {
 
 func (w *tallyWriter) sums(s callSums) {
 	w.int(int64(s.estimated))
+	w.int(int64(s.input))
 	w.uint(uint64(len(s.byModel)))
 	for _, model := range slices.Sorted(maps.Keys(s.byModel)) {
 		w.str(model)
@@ -385,7 +394,7 @@ func (r *tallyReader) said() snapshot.CallSaid {
 }
 
 func (r *tallyReader) sums() callSums {
-	s := callSums{estimated: r.count(), byModel: map[string]modelSum{}}
+	s := callSums{estimated: r.count(), input: r.count(), byModel: map[string]modelSum{}}
 	for range r.length() {
 		model := r.str()
 		s.byModel[model] = modelSum{calls: r.count(), usage: r.usage()}

@@ -172,3 +172,13 @@ func (callCodec) get(r *tallyReader, names []string) snapshot.CallSaid {
 }
 
 func (callCodec) name(c snapshot.CallSaid) string { return c.Model }
+
+// seenCodec writes that a key was seen: one byte, so that offsets into
+// the section's payload stay in order.
+type seenCodec struct{}
+
+func (seenCodec) put(w *tallyWriter, _ bool, _ map[string]int) { w.bool(true) }
+
+func (seenCodec) get(r *tallyReader, _ []string) bool { return r.bool() }
+
+func (seenCodec) name(bool) string { return "" }

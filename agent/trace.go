@@ -57,7 +57,7 @@ func Trace(doc map[string]any, a Adapter) ([]TraceLine, TraceStats) {
 func (r *Session) Trace() ([]TraceLine, TraceStats) {
 	t := newTracer(r)
 	for _, i := range r.Order() {
-		t.message(i, r.Records[i], r.Views[i], r.Thread[i])
+		t.message(i, r.Record(i), r.Views[i], r.Thread[i])
 	}
 	for _, raw := range r.Events {
 		t.event(raw)
@@ -127,7 +127,11 @@ func (t *tracer) add(l TraceLine) {
 func (t *tracer) message(i int, raw any, m snapshot.Message, thread string) {
 	at, _ := time.Parse(time.RFC3339Nano, m.Time)
 	if c, ok := t.calls[i]; ok {
-		t.add(TraceLine{At: at, Kind: "model", Detail: modelDetail(c.Model, c.Usage)})
+		d := modelDetail(c.Model, c.Usage)
+		if c.Count > 1 {
+			d = fmt.Sprintf("%d calls, the run's totals: %s", c.Count, d)
+		}
+		t.add(TraceLine{At: at, Kind: "model", Detail: d})
 	}
 	th := t.threads[thread]
 	if th == nil {

@@ -33,7 +33,18 @@ func (e errNotRegular) Error() string {
 // regular file, not reached through a symbolic link (see OpenRegular); a
 // line longer than max is an error, and so is a file shorter than off.
 func Lines(path string, off, max int64) (lines [][]byte, next int64, err error) {
-	c, err := readChunk(path, off, max, "")
+	return readLines(path, off, max, false)
+}
+
+// WholeLines is Lines for a file the agent no longer writes (one given to
+// an import): its last line is read whether or not a newline ends it, so
+// that a transcript copied without its final newline loses nothing.
+func WholeLines(path string, off, max int64) (lines [][]byte, next int64, err error) {
+	return readLines(path, off, max, true)
+}
+
+func readLines(path string, off, max int64, whole bool) ([][]byte, int64, error) {
+	c, err := readChunk(path, chunkRead{off: off, max: max, whole: whole})
 	if err == nil && c.rewritten {
 		err = fmt.Errorf("%s is shorter (%d bytes) than already read (%d): it was replaced or truncated", path, c.size, off)
 	}
@@ -46,22 +57,42 @@ type chunk struct {
 	next  int64 // where the next read starts
 	size  int64 // the file's size when read
 	// rewritten: the file is shorter than the offset, or its bytes before
-	// the offset are not those read before (their fingerprint changed):
-	// the agent rewrote it instead of appending. Nothing was read.
+	// the offset are not those read before (their fingerprint changed),
+	// or a last line read without its newline went on: the agent rewrote
+	// it instead of appending. Nothing was read.
 	rewritten bool
 	fp        string // the fingerprint of the bytes before next
+	// open says the last line read had no newline: the file ended there
+	// (see chunkRead.whole).
+	open bool
 }
 
 // more reports whether the file holds bytes past what this read took.
 func (c chunk) more() bool { return c.next < c.size && !c.rewritten }
 
-// readChunk is Lines that also checks, when fp is not empty, that the
-// bytes before off are those fp was taken of.
-func readChunk(path string, off, max int64, fp string) (chunk, error) {
+// chunkRead is what readChunk reads: from off, at most max bytes.
+type chunkRead struct {
+	off, max int64
+	// fp, when not empty, is the fingerprint of the bytes before off as
+	// read before: bytes that differ now are a rewrite.
+	fp string
+	// whole says the agent no longer writes the file (an import, the
+	// session's end): a last line without a newline is read too.
+	whole bool
+	// open says the read that stopped at off took a last line without
+	// its newline: a newline there now ends that line and is passed
+	// over; anything else made the line longer, a rewrite.
+	open bool
+}
+
+// readChunk reads the lines of a file as Lines does, with the checks and
+// the whole-file reading r asks for.
+func readChunk(path string, r chunkRead) (chunk, error) {
+	max, off := r.max, r.off
 	if max <= 0 {
 		max = DefaultMaxReadBytes
 	}
-	c := chunk{next: off}
+	c := chunk{next: off, open: r.open}
 	f, err := OpenRegular(path)
 	if err != nil {
 		return c, err
@@ -76,15 +107,27 @@ func readChunk(path string, off, max int64, fp string) (chunk, error) {
 		c.rewritten = true
 		return c, nil
 	}
-	if fp != "" {
+	if r.fp != "" {
 		now, err := fingerprint(f, off)
 		if err != nil {
 			return c, err
 		}
-		if now != fp {
+		if now != r.fp {
 			c.rewritten = true
 			return c, nil
 		}
+	}
+	if r.open && c.size > off {
+		nl := make([]byte, 1)
+		if _, err := f.ReadAt(nl, off); err != nil {
+			return c, err
+		}
+		if nl[0] != '\n' {
+			c.rewritten = true
+			return c, nil
+		}
+		off++ // the newline of the line read before
+		c.next, c.open = off, false
 	}
 	data := make([]byte, min(c.size-off, max))
 	n, err := f.ReadAt(data, off)
@@ -93,13 +136,19 @@ func readChunk(path string, off, max int64, fp string) (chunk, error) {
 	}
 	data = data[:n]
 	end := bytes.LastIndexByte(data, '\n') + 1
+	if r.whole && off+int64(n) == c.size && end < n {
+		end, c.open = n, true // the file's last line, ended by no newline
+	}
 	if end == 0 && int64(n) == max {
 		return c, fmt.Errorf("%s: the line at byte %d is longer than %d bytes, the most read at once", path, off, max)
 	}
 	for rest := data[:end]; len(rest) > 0; {
 		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			i = len(rest)
+		}
 		c.lines = append(c.lines, rest[:i])
-		rest = rest[i+1:]
+		rest = rest[min(i+1, len(rest)):]
 	}
 	c.next = off + int64(end)
 	if c.fp, err = fingerprint(f, c.next); err != nil {
@@ -207,6 +256,10 @@ type LayoutFile struct {
 	Gen    int    // the generation: 0, then one more at each rewrite
 	// Fingerprint identifies the bytes before Offset (see readChunk).
 	Fingerprint string
+	// Open says the last line read had no newline: the file ended there
+	// when it was read whole (see WholeLines). A newline after it later
+	// ends that line; more of the line is a rewrite.
+	Open bool
 }
 
 // Key names the file's lines in what Split and Restore return: its name
@@ -248,7 +301,8 @@ func LayoutFrom(rest map[string]any) (Layout, error) {
 		name, _ := m["name"].(string)
 		path, _ := m["path"].(string)
 		fp, _ := m["fingerprint"].(string)
-		l.Files = append(l.Files, LayoutFile{Name: name, Path: path, Offset: off, Lines: int(lines), Gen: int(gen), Fingerprint: fp})
+		open, _ := m["open"].(bool)
+		l.Files = append(l.Files, LayoutFile{Name: name, Path: path, Offset: off, Lines: int(lines), Gen: int(gen), Fingerprint: fp, Open: open})
 	}
 	runs, _ := t["runs"].([]any)
 	for _, r := range runs {
@@ -285,6 +339,9 @@ func (l Layout) JSON() map[string]any {
 		}
 		if f.Fingerprint != "" {
 			m["fingerprint"] = f.Fingerprint
+		}
+		if f.Open {
+			m["open"] = true
 		}
 		files[i] = m
 	}

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/git-snap/git-snap/snapshot"
 )
@@ -98,13 +99,17 @@ func linesUpdate(a Adapter, p Payload, extra map[string]string, rest map[string]
 		if f.path == "" {
 			continue
 		}
-		i, c, err := readSource(&layout, f, p.Event, lags, r.MaxReadBytes, &u)
+		i, c, err := readSource(&layout, f, p.Event, lags, r.MaxReadBytes, fileDone(a, p, f), &u)
 		if err != nil {
 			return u, err
 		}
 		lr.add(&u, f, c.lines)
 		if i >= 0 {
-			layout.Files[i].Offset, layout.Files[i].Fingerprint, layout.Files[i].Path = c.next, c.fp, f.path
+			if c.open && len(c.lines) > 0 {
+				warnOpenLine(&u, f.path, layout.Files[i].Lines+len(c.lines), c.lines[len(c.lines)-1], r.Limits)
+			}
+			lf := &layout.Files[i]
+			lf.Offset, lf.Fingerprint, lf.Path, lf.Open = c.next, c.fp, f.path, c.open
 			layout.Add(i, len(c.lines))
 		}
 		u.More = u.More || c.more()
@@ -116,6 +121,34 @@ func linesUpdate(a Adapter, p Payload, extra map[string]string, rest map[string]
 	}
 	u.Turn = int(lr.turns)
 	return u, nil
+}
+
+// fileDone reports whether the agent writes no more to the file f at
+// call p, so that its last line is read even without a newline: every
+// file at an import or when the session ends (unless the agent writes
+// the run's last lines after that call, see LateWriter), a subagent's
+// file at the call that names it (SubagentStop). In the middle of a
+// session a line without its newline is one being written: left for the
+// next call.
+func fileDone(a Adapter, p Payload, f source) bool {
+	switch {
+	case p.Event == "import":
+		return true
+	case strings.EqualFold(p.Event, "SessionEnd"):
+		late, ok := a.(LateWriter)
+		return !ok || !late.WritesAfter(p)
+	}
+	return f.name != "" && p.Subagent != "" && f.path == p.Subagent
+}
+
+// warnOpenLine says when a file's last line, read without its newline,
+// is not JSON (a copy cut short): it is kept as the text it is, and the
+// user should know the record may be incomplete.
+func warnOpenLine(u *Update, path string, n int, line []byte, lim snapshot.Limits) {
+	if _, err := snapshot.Parse(line, lim); err == nil {
+		return
+	}
+	u.Warnings = append(u.Warnings, fmt.Sprintf("%s: line %d, the last, has no newline and is not JSON (the file may have been cut short): kept as it is, as text", path, n))
 }
 
 // goOnFromDocument sets the layout of a session recorded from a document
@@ -230,14 +263,14 @@ func beforeTranscript(event string, off int64) bool {
 // reported in u (but for a main transcript the agent has not written yet,
 // see beforeTranscript, or that lags the agent's calls) and read as
 // empty; i is then -1 when the layout does not know it.
-func readSource(l *Layout, f source, event string, lags bool, maxRead int64, u *Update) (int, chunk, error) {
+func readSource(l *Layout, f source, event string, lags bool, maxRead int64, whole bool, u *Update) (int, chunk, error) {
 	i := l.latest(f.name)
-	var off int64
-	var fp string
+	r := chunkRead{max: maxRead, whole: whole}
 	if i >= 0 {
-		off, fp = l.Files[i].Offset, l.Files[i].Fingerprint
+		r.off, r.fp, r.open = l.Files[i].Offset, l.Files[i].Fingerprint, l.Files[i].Open
 	}
-	c, err := readChunk(f.path, off, maxRead, fp)
+	off, fp := r.off, r.fp
+	c, err := readChunk(f.path, r)
 	if errors.Is(err, fs.ErrNotExist) {
 		if f.name != "" || !beforeTranscript(event, off) && !lags {
 			u.Warnings = append(u.Warnings, fmt.Sprintf("transcript %s does not exist (named by the %s call); nothing read from it", f.path, event))
@@ -245,7 +278,7 @@ func readSource(l *Layout, f source, event string, lags bool, maxRead int64, u *
 		if i < 0 && f.name == "" {
 			i = l.File(f.name, f.path) // the session's layout names its transcript
 		}
-		return i, chunk{next: off, fp: fp}, nil
+		return i, chunk{next: off, fp: fp, open: r.open}, nil
 	}
 	if err != nil {
 		return i, c, err
@@ -256,7 +289,7 @@ func readSource(l *Layout, f source, event string, lags bool, maxRead int64, u *
 	if c.rewritten {
 		i = l.NewGeneration(i, f.path)
 		u.Warnings = append(u.Warnings, fmt.Sprintf("transcript %s was rewritten, not appended to (%d bytes now, %d read before): recorded again from its start as generation %d, the earlier lines kept", f.path, c.size, off, l.Files[i].Gen))
-		if c, err = readChunk(f.path, 0, maxRead, ""); err != nil {
+		if c, err = readChunk(f.path, chunkRead{max: maxRead, whole: whole}); err != nil {
 			return i, c, err
 		}
 	}

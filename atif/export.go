@@ -24,9 +24,9 @@ import (
 	"github.com/git-snap/git-snap/snapshot"
 )
 
-// SchemaVersion is the ATIF version Export writes. Every field it writes
-// is in v1.7 and unchanged in v1.8.
-const SchemaVersion = "ATIF-v1.7"
+// SchemaVersion is the ATIF version Export writes (v1.8 adds only the
+// audio content part, which it writes none of, to v1.7).
+const SchemaVersion = "ATIF-v1.8"
 
 // Extension is the member of `extra` that keeps what ATIF cannot carry.
 const Extension = "git_snap"
@@ -63,7 +63,7 @@ func Export(doc map[string]any, o Options) (map[string]any, error) {
 	}
 	r := agent.ReadAs(doc, o.Source)
 	msgs, _ := doc[snapshot.MemberMessages].([]any)
-	b := &builder{r: r, table: o.Prices, carried: make([]bool, len(msgs)), stepOf: map[int]*step{}}
+	b := &builder{r: r, table: o.Prices, msgs: msgs, carried: make([]bool, len(msgs)), stepOf: map[int]*step{}, callIDs: map[string]bool{}}
 	threads := b.threads()
 	b.linkSubagents(threads)
 	built := make([][]*step, len(threads))
@@ -107,7 +107,8 @@ func Export(doc map[string]any, o Options) (map[string]any, error) {
 	}
 	root["final_metrics"] = b.finalMetrics(n, countSteps(root, subs))
 	root["notes"] = "Written by git-snap export --format atif. extra." + Extension +
-		" keeps the agent's records as written and the document's other members, which ATIF has no fields for; git snap import --from atif restores the session from them."
+		" keeps the agent's records as written and the document's other members, which ATIF has no fields for; git snap import --from atif restores the session from them." +
+		" final_metrics.total_steps counts the subagent trajectories' steps too. A tool call the agent wrote no id for (or one an earlier call has) is given one made from its record's place, git-snap-<record>-<part>."
 	ext := map[string]any{"format": extensionFormat}
 	rest := map[string]any{}
 	for k, v := range doc {
@@ -164,11 +165,15 @@ type thread struct {
 type builder struct {
 	r       *agent.Session
 	table   *prices.Prices
+	msgs    []any         // the document's stored messages
 	carried []bool        // stored messages a step carries
 	stepOf  map[int]*step // record → the step that carries it
 	// spawned names the subagent trajectory each subagent call ran (its
 	// tool call id → the trajectory_id), for agents that say (agent.Threads).
 	spawned map[string]string
+	// callIDs are the tool_call_ids written so far: each is unique in
+	// the trajectory and its subagents'.
+	callIDs map[string]bool
 }
 
 // threads lists the records by file, the session's own first.
@@ -191,7 +196,7 @@ func (b *builder) threads() []thread {
 // isPrompt reports whether record k is a prompt, as its agent reads
 // them (Codex's are events, not messages of the conversation).
 func (b *builder) isPrompt(k int) bool {
-	return b.r.Agent != nil && b.r.Agent.IsPrompt(b.r.Records[k])
+	return b.r.Agent != nil && b.r.Agent.IsPrompt(b.r.Record(k))
 }
 
 // linkSubagents fills spawned: the agent names the subagent a call ran
@@ -204,15 +209,15 @@ func (b *builder) linkSubagents(threads []thread) {
 	file := map[string]string{} // subagent → its thread's name
 	for _, t := range threads[1:] {
 		for _, k := range t.records {
-			if id := th.Thread(b.r.Records[k]); id != "" {
+			if id := th.Thread(b.r.Record(k)); id != "" {
 				file[id] = t.name
 				break
 			}
 		}
 	}
 	b.spawned = map[string]string{}
-	for _, rec := range b.r.Records {
-		if call, id := th.Spawned(rec); id != "" && file[id] != "" {
+	for k := range b.r.Records {
+		if call, id := th.Spawned(b.r.Record(k)); id != "" && file[id] != "" {
 			b.spawned[call] = file[id]
 		}
 	}
@@ -238,7 +243,7 @@ func (s *step) carry(b *builder, k int) {
 	i := b.r.Index[k]
 	if i >= 0 && i < len(b.carried) && !b.carried[i] {
 		b.carried[i] = true
-		s.records = append(s.records, []any{i, b.r.Records[k]})
+		s.records = append(s.records, []any{i, b.msgs[i]}) // as stored: a live record may be read out of it
 	}
 }
 
@@ -274,7 +279,8 @@ func split(v snapshot.Message) parts {
 type threadSteps struct {
 	b         *builder
 	steps     []*step
-	callStep  map[string]*step // tool call id → the step that made it
+	callStep  map[string]*step  // tool call id → the step that made it
+	written   map[string]string // tool call id → the tool_call_id it is written with
 	cur       *step
 	lastInput bool // an input came since the last agent step
 }
@@ -286,7 +292,7 @@ func (ts *threadSteps) add(s *step) *step {
 
 // trajectory builds the steps of one thread.
 func (b *builder) trajectory(t thread) []*step {
-	ts := &threadSteps{b: b, callStep: map[string]*step{}, lastInput: true}
+	ts := &threadSteps{b: b, callStep: map[string]*step{}, written: map[string]string{}, lastInput: true}
 	var pending []int // records before the first step
 	for _, k := range t.records {
 		into := ts.place(k)
@@ -312,7 +318,7 @@ func (ts *threadSteps) place(k int) *step {
 	prompt := ts.b.isPrompt(k)
 	switch {
 	case v.Role == "assistant" && len(v.Parts) > 0:
-		return ts.agent(v, p)
+		return ts.agent(k, v, p)
 	case len(p.results) > 0:
 		return ts.results(v, p)
 	case len(p.text) > 0 && (v.Role == "user" || v.Role == "system" || v.Role == "developer" || prompt):
@@ -332,7 +338,7 @@ func (ts *threadSteps) place(k int) *step {
 
 // agent adds an assistant record to the current agent step, or to a new
 // one when an input came between them or it is another response.
-func (ts *threadSteps) agent(v snapshot.Message, p parts) *step {
+func (ts *threadSteps) agent(k int, v snapshot.Message, p parts) *step {
 	c := ts.cur
 	if c == nil || c.source != "agent" || ts.lastInput || (v.UsageKey != "" && c.key != "" && v.UsageKey != c.key) {
 		c = ts.add(&step{source: "agent", time: v.Time, key: v.UsageKey})
@@ -346,17 +352,41 @@ func (ts *threadSteps) agent(v snapshot.Message, p parts) *step {
 	}
 	c.text = append(c.text, p.text...)
 	c.reasoning = append(c.reasoning, p.thinking...)
-	for _, call := range p.calls {
-		c.calls = append(c.calls, toolCall(call))
-		if call.CallID != "" {
+	for j, call := range p.calls {
+		id := ts.b.callID(call.CallID, k, j)
+		c.calls = append(c.calls, toolCall(call, id))
+		if call.CallID != "" && ts.callStep[call.CallID] == nil {
 			ts.callStep[call.CallID] = c
+			ts.written[call.CallID] = id
 		}
 	}
 	for _, res := range p.results {
-		c.results = append(c.results, ts.b.result(res))
+		c.results = append(c.results, ts.b.result(res, ts.inStep(c, res.CallID)))
 	}
 	ts.lastInput = false
 	return c
+}
+
+// callID is the tool_call_id a call the agent gave id is written with:
+// id, or, when the agent gave none or an earlier call has it, one made
+// from the place of its record (k, a live record) and of the call in it
+// (j), the same in every export.
+func (b *builder) callID(id string, k, j int) string {
+	if id == "" || b.callIDs[id] {
+		id = fmt.Sprintf("git-snap-%d-%d", b.r.Index[k], j)
+	}
+	b.callIDs[id] = true
+	return id
+}
+
+// inStep is the tool_call_id a result for the call id is written with
+// in step s: the call's, when s made it, else "" (ATIF's results name
+// calls of their own step only).
+func (ts *threadSteps) inStep(s *step, id string) string {
+	if id == "" || ts.callStep[id] != s {
+		return ""
+	}
+	return ts.written[id]
 }
 
 // results adds tool results to the steps of their calls (a result with
@@ -369,7 +399,7 @@ func (ts *threadSteps) results(v snapshot.Message, p parts) *step {
 		if s == nil {
 			s = ts.add(&step{source: "system", time: v.Time})
 		}
-		s.results = append(s.results, ts.b.result(res))
+		s.results = append(s.results, ts.b.result(res, ts.inStep(s, res.CallID)))
 		if into == nil {
 			into = s
 		}
@@ -385,7 +415,7 @@ func (ts *threadSteps) results(v snapshot.Message, p parts) *step {
 func (b *builder) callStep(c snapshot.Call, threads []thread, pos map[int][2]int) *step {
 	for pass := 0; pass < 2; pass++ {
 		for _, k := range c.Records {
-			if st := b.stepOf[k]; st != nil && st.source == "agent" && (pass == 1 || len(b.r.Views[k].Parts) > 0) {
+			if st := b.stepOf[k]; st != nil && st.source == "agent" && (pass == 1 || isResponse(b.r.Views[k])) {
 				return st
 			}
 		}
@@ -399,11 +429,18 @@ func (b *builder) callStep(c snapshot.Call, threads []thread, pos map[int][2]int
 	return nil
 }
 
+// isResponse reports whether v is a record of a model's response with
+// something in it.
+func isResponse(v snapshot.Message) bool {
+	return (v.Role == "assistant" || v.Role == "model") && len(v.Parts) > 0
+}
+
 // assignCalls gives each model call to one agent step: that of a record
 // the response was written in (one with content before a copy without
-// it, as Claude Code mirrors a subagent's response into its parent),
-// else the agent step before its first record in its file (a running
-// total is written after the response).
+// it, as Claude Code mirrors a subagent's response into its parent; not
+// the total that measures it, which any step may carry), else the agent
+// step before its first record in its file (a running total with no
+// response of its own).
 func (b *builder) assignCalls(threads []thread) {
 	pos := map[int][2]int{} // record → its thread and place there
 	for ti, t := range threads {
@@ -420,7 +457,7 @@ func (b *builder) assignCalls(threads []thread) {
 			continue
 		}
 		s.usage.Add(c.Usage)
-		s.llmCalls++
+		s.llmCalls += c.Count
 		s.estimated = s.estimated || c.Estimated
 		if c.Model != "" {
 			s.model = c.Model
@@ -526,11 +563,11 @@ func toAny(ss []string) []any {
 	return out
 }
 
-// toolCall is a call part as an ATIF tool call. ATIF's arguments are an
-// object: input that is a JSON object (or a string holding one) is it;
-// any other input is {"input": value}.
-func toolCall(p snapshot.Part) map[string]any {
-	out := map[string]any{"tool_call_id": p.CallID, "function_name": p.Tool, "arguments": arguments(p.Input)}
+// toolCall is a call part as an ATIF tool call, written with id. ATIF's
+// arguments are an object: input that is a JSON object (or a string
+// holding one) is it; any other input is {"input": value}.
+func toolCall(p snapshot.Part, id string) map[string]any {
+	out := map[string]any{"tool_call_id": id, "function_name": p.Tool, "arguments": arguments(p.Input)}
 	if p.Tool == "" {
 		out["function_name"] = "unknown"
 	}
@@ -554,17 +591,26 @@ func arguments(in any) map[string]any {
 }
 
 // result is a tool result as an ATIF observation result, naming the
-// subagent trajectory a subagent call ran.
-func (b *builder) result(p snapshot.Part) map[string]any {
+// subagent trajectory a subagent call ran. source is the tool_call_id of
+// its call in its step, "" when its step made no such call: then the
+// call's id, if any, is kept in its extra.
+func (b *builder) result(p snapshot.Part, source string) map[string]any {
 	out := map[string]any{"content": p.Text}
-	if p.CallID != "" {
-		out["source_call_id"] = p.CallID
-		if sub := b.spawned[p.CallID]; sub != "" {
-			out["subagent_trajectory_ref"] = []any{map[string]any{"trajectory_id": sub}}
-		}
+	extra := map[string]any{}
+	switch {
+	case source != "":
+		out["source_call_id"] = source
+	case p.CallID != "":
+		extra["call_id"] = p.CallID
+	}
+	if sub := b.spawned[p.CallID]; sub != "" && p.CallID != "" {
+		out["subagent_trajectory_ref"] = []any{map[string]any{"trajectory_id": sub}}
 	}
 	if p.IsError {
-		out["extra"] = map[string]any{"is_error": true}
+		extra["is_error"] = true
+	}
+	if len(extra) > 0 {
+		out["extra"] = extra
 	}
 	return out
 }

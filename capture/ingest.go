@@ -356,7 +356,7 @@ func (in Ingest) claim(ctx context.Context, session, path string, reserve func(n
 		}
 		ours := tip.IsZero()
 		if !ours && rec == nil {
-			first, _, err := agent.Lines(path, 0, agent.DefaultMaxReadBytes)
+			first, _, err := agent.WholeLines(path, 0, agent.DefaultMaxReadBytes)
 			if err != nil || len(first) == 0 {
 				return session, false, nil // nothing yet: the import reports what is wrong
 			}

@@ -55,114 +55,230 @@ var realSessions = []struct {
 	// Copilot CLI 1.0.102, its events.jsonl with session.usage_record
 	// events, and the lines written after sessionEnd returned.
 	{"copilot", "live/copilot/9d362af6-ca39-4eea-868c-df2047196cc0/events.jsonl", nil},
+	// Copilot CLI 1.0.34, which writes no usage record: its tokens are in
+	// each run's session.shutdown alone.
+	{"copilot", "live/copilot-1.0.34/f91ef169-272f-4c76-92f8-b4fc78466758/events.jsonl", nil},
 	// OpenCode 1.18.33: what opencode export printed after the run, one
 	// JSON document whose messages are the records.
 	{"opencode", "live/opencode/ses_de3085fdeffe73Ib9EawIKH7Xu.json", nil},
+	// Gemini CLI's older chat, one JSON document it rewrites.
+	{"gemini", "gemini/session-2026-01-16T11-01-file-ops-37b7abef.json", nil},
 }
 
 // TestNumbersMatchTheRawFiles imports every real session and checks what
 // stats, trace and replay report against a count made here from the raw
 // JSONL (or JSON document) with encoding/json alone, by the rules of
-// docs/design.md §8.
+// docs/design.md §8; and imports it again with every file cut before its
+// final newline, as other tools often copy transcripts: nothing may be
+// lost, and the restored files are the lines read, JSON-equal.
 func TestNumbersMatchTheRawFiles(t *testing.T) {
 	for _, rs := range realSessions {
-		t.Run(filepath.Base(rs.file), func(t *testing.T) {
-			files := append([]string{rs.file}, rs.also...)
-			var records []map[string]any
-			var exported map[string]any // a transcript that is one document
-			for _, f := range files {
-				if rs.agent == "opencode" {
-					exported = readJSONDoc(t, filepath.Join("..", "testdata", f))
-					for _, m := range exported["messages"].([]any) {
-						records = append(records, m.(map[string]any))
-					}
-					continue
-				}
-				records = append(records, readJSONL(t, filepath.Join("..", "testdata", f))...)
+		for _, cut := range []bool{false, true} {
+			name := filepath.Base(rs.file)
+			if cut {
+				name += "/no-final-newline"
 			}
-			callTime := map[string]time.Time{} // a response's first record's time, by its id
-			for _, r := range records {
-				at, err := time.Parse(time.RFC3339Nano, text(r, "timestamp"))
-				if id := text(r, "message", "id"); err == nil && text(r, "type") == "assistant" && callTime[id].IsZero() {
-					callTime[id] = at
+			t.Run(name, func(t *testing.T) {
+				root := filepath.Join("..", "testdata")
+				if cut {
+					root = copies(t, append([]string{rs.file}, rs.also...), true)
 				}
-				if id := text(r, "data", "message", "message", "id"); err == nil && text(r, "type") == "progress" && id != "" && callTime[id].IsZero() {
-					callTime[id] = at
-				}
-			}
-			var want counts
-			switch rs.agent {
-			case "codex":
-				want = countCodex(records)
-			case "gemini":
-				want = countGeminiLines(t, records)
-			case "copilot":
-				want = countCopilotEvents(records)
-			case "opencode":
-				want = countOpenCode(exported)
-			default:
-				want = countClaude(records)
-			}
+				checkRealSession(t, rs.agent, root, rs.file, rs.also)
+			})
+		}
+		if len(rs.also) > 0 {
+			// Without its subagents' files: their work is read from the
+			// copies of their records the parent holds.
+			t.Run(filepath.Base(rs.file)+"/without-subagent-files", func(t *testing.T) {
+				checkRealSession(t, rs.agent, copies(t, []string{rs.file}, false), rs.file, nil)
+			})
+		}
+	}
+}
 
-			_, s := newStore(t)
-			a, err := agent.Lookup(rs.agent, agent.Env{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx := context.Background()
-			e, _, err := Ingest{Store: s, Adapter: a}.Import(ctx, "s", filepath.Join("..", "testdata", rs.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			doc, _, err := s.Read(ctx, e.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if msgs, _ := doc[snapshot.MemberMessages].([]any); len(msgs) != len(records) {
-				t.Fatalf("imported %d records, the files have %d", len(msgs), len(records))
-			}
-			_, tr := agent.Trace(doc, a)
-			got := counts{
-				Messages: tr.Messages, ModelCalls: tr.ModelCalls, ToolCalls: tr.ToolCalls, ToolFailures: tr.ToolFailures, Turns: tr.Turns, Compactions: tr.Compactions,
-				Input: tr.InputTokens, CacheRead: tr.CacheReadTokens, CacheWrite: tr.CacheWriteTokens, Output: tr.OutputTokens,
-				First: tr.First, Last: tr.Last,
-			}
-			st := snapshot.ComputeStats(doc, agent.ViewMessage)
-			if st.Estimated { // no usage recorded: the output is a guess from the text, and says so
-				if want.Input+want.CacheRead+want.CacheWrite+want.Output != 0 {
-					t.Errorf("tokens estimated where the file records them")
-				}
-				got.Output, st.OutputTokens = 0, 0
-			}
-			if got != want {
-				t.Errorf("trace:\n got %+v\nwant %+v", got, want)
-			}
-			if st.ModelCalls != want.ModelCalls || st.ToolCalls != want.ToolCalls || st.InputTokens != want.Input ||
-				st.CacheReadTokens != want.CacheRead || st.CacheWriteTokens != want.CacheWrite || st.OutputTokens != want.Output {
-				t.Errorf("stats: %+v, want %+v", st, want)
-			}
-			n, prev := 0, time.Time{}
-			for o := range agent.Replay(doc) {
-				n++
-				// Calls come in the order they were made, subagents' among the main session's.
-				if at := callTime[o.ID]; o.ID != "" && at.Before(prev) {
-					t.Errorf("replay: call %d (%s) at %s comes after one at %s", o.Call, o.ID, at, prev)
-				} else if o.ID != "" {
-					prev = at
+// copies copies files of testdata into a temporary folder, at the same
+// relative paths, each without its final newline when cut (one that has
+// none is copied as it is); it returns the folder.
+func copies(t *testing.T, files []string, cut bool) string {
+	t.Helper()
+	root := t.TempDir()
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join("..", "testdata", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := filepath.Join(root, f)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if cut {
+			data = bytes.TrimSuffix(data, []byte("\n"))
+		}
+		if err := os.WriteFile(dst, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// checkRealSession imports the session whose main file and subagents'
+// (also) are below root, and checks every reader's numbers against the
+// count of the raw files, and the restored files against their lines.
+func checkRealSession(t *testing.T, agentName, root, file string, also []string) {
+	t.Helper()
+	files := append([]string{file}, also...)
+	var records []map[string]any
+	var exported map[string]any // a transcript that is one document
+	for _, f := range files {
+		if isDocument(agentName, f) {
+			exported = readJSONDoc(t, filepath.Join(root, f))
+			if m, ok := exported["messages"].([]any); ok {
+				for _, r := range m {
+					records = append(records, r.(map[string]any))
 				}
 			}
-			if n != want.ModelCalls {
-				t.Errorf("replay: %d outputs, want %d", n, want.ModelCalls)
+			continue
+		}
+		records = append(records, readJSONL(t, filepath.Join(root, f))...)
+	}
+	callTime := map[string]time.Time{} // a response's first record's time, by its id
+	for _, r := range records {
+		at, err := time.Parse(time.RFC3339Nano, text(r, "timestamp"))
+		if id := text(r, "message", "id"); err == nil && text(r, "type") == "assistant" && callTime[id].IsZero() {
+			callTime[id] = at
+		}
+		if id := text(r, "data", "message", "message", "id"); err == nil && text(r, "type") == "progress" && id != "" && callTime[id].IsZero() {
+			callTime[id] = at
+		}
+	}
+	want := referenceCount(t, agentName, records, exported)
+
+	_, s := newStore(t)
+	a, err := agent.Lookup(agentName, agent.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var warnings []string
+	e, _, err := Ingest{Store: s, Adapter: a, Warn: func(m string) { warnings = append(warnings, m) }}.Import(ctx, "s", filepath.Join(root, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) > 0 {
+		t.Errorf("the import warned: %q", warnings)
+	}
+	doc, _, err := s.Read(ctx, e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msgs, _ := doc[snapshot.MemberMessages].([]any); exported == nil && len(msgs) != len(records) {
+		t.Fatalf("imported %d records, the files have %d", len(msgs), len(records))
+	}
+	if exported == nil {
+		sameLinesRestored(t, doc, root, file, also)
+	}
+	_, tr := agent.Trace(doc, a)
+	got := counts{
+		Messages: tr.Messages, ModelCalls: tr.ModelCalls, ToolCalls: tr.ToolCalls, ToolFailures: tr.ToolFailures, Turns: tr.Turns, Compactions: tr.Compactions,
+		Input: tr.InputTokens, CacheRead: tr.CacheReadTokens, CacheWrite: tr.CacheWriteTokens, Output: tr.OutputTokens,
+		First: tr.First, Last: tr.Last,
+	}
+	if want.Messages == 0 {
+		got.Messages = 0 // this agent's counter counts no messages as a person does
+	}
+	st := snapshot.ComputeStats(doc, agent.ViewMessage)
+	if st.Estimated { // no usage recorded: the output is a guess from the text, and says so
+		if want.Input+want.CacheRead+want.CacheWrite+want.Output != 0 {
+			t.Errorf("tokens estimated where the file records them")
+		}
+		got.Output, st.OutputTokens = 0, 0
+	}
+	if got != want {
+		t.Errorf("trace:\n got %+v\nwant %+v", got, want)
+	}
+	n := 0
+	prev := time.Time{}
+	for o := range agent.Replay(doc) {
+		n++
+		// Calls come in the order they were made, subagents' among the main session's.
+		if at := callTime[o.ID]; o.ID != "" && at.Before(prev) {
+			t.Errorf("replay: call %d (%s) at %s comes after one at %s", o.Call, o.ID, at, prev)
+		} else if o.ID != "" {
+			prev = at
+		}
+	}
+	if n != want.ModelCalls {
+		t.Errorf("replay: %d outputs, want %d", n, want.ModelCalls)
+	}
+	if !e.Header.Time.Equal(want.Last.Truncate(time.Second)) && !e.Header.Time.Equal(want.Last) {
+		t.Errorf("snapshot time %s, want the newest record's %s", e.Header.Time, want.Last)
+	}
+	if !e.Header.Counted {
+		t.Errorf("the imported snapshot keeps no totals in its commit: the first stats would read its document")
+	}
+	agreeEverywhere(t, s, e, want)
+	t.Logf("%s: %+v", file, want)
+}
+
+// isDocument reports whether an agent's transcript file is one JSON
+// document rather than lines.
+func isDocument(agentName, file string) bool {
+	return agentName == "opencode" || agentName == "gemini" && strings.HasSuffix(file, ".json")
+}
+
+// referenceCount counts the records of a session as its agent's
+// counter here does.
+func referenceCount(t *testing.T, agentName string, records []map[string]any, exported map[string]any) counts {
+	t.Helper()
+	switch {
+	case agentName == "codex":
+		return countCodex(records)
+	case agentName == "gemini" && exported != nil:
+		c, _ := countGemini(exported)
+		return c
+	case agentName == "gemini":
+		return countGeminiLines(t, records)
+	case agentName == "copilot":
+		return countCopilotEvents(records)
+	case agentName == "opencode":
+		return countOpenCode(exported)
+	}
+	return countClaude(records)
+}
+
+// sameLinesRestored checks that restoring the snapshot gives each file's
+// lines back, JSON-equal (a line that is not JSON, byte for byte).
+func sameLinesRestored(t *testing.T, doc map[string]any, root, file string, also []string) {
+	t.Helper()
+	restored, err := agent.Restore(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Dir(file)
+	for _, f := range append([]string{file}, also...) {
+		key := ""
+		if f != file {
+			rel, _ := filepath.Rel(dir, f)
+			key = filepath.ToSlash(rel)
+		}
+		data, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+		got := restored[key]
+		if len(got) != len(want) {
+			t.Errorf("%s: %d lines restored, the file has %d", f, len(got), len(want))
+			continue
+		}
+		for i := range want {
+			a, err1 := snapshot.Parse(got[i], snapshot.Limits{})
+			b, err2 := snapshot.Parse(want[i], snapshot.Limits{})
+			if (err1 != nil || err2 != nil || !snapshot.Equal(a, b)) && !bytes.Equal(got[i], want[i]) {
+				t.Errorf("%s line %d differs:\n got %.200s\nwant %.200s", f, i+1, got[i], want[i])
+				break
 			}
-			if !e.Header.Time.Equal(want.Last.Truncate(time.Second)) && !e.Header.Time.Equal(want.Last) {
-				t.Errorf("snapshot time %s, want the newest record's %s", e.Header.Time, want.Last)
-			}
-			if !e.Header.Counted {
-				t.Errorf("the imported snapshot keeps no totals in its commit: the first stats would read its document")
-			}
-			agreeEverywhere(t, s, e, want)
-			t.Logf("%s: %+v", rs.file, want)
-		})
+		}
 	}
 }
 
@@ -245,30 +361,52 @@ func countGeminiLines(t *testing.T, records []map[string]any) counts {
 	return c
 }
 
-// countCopilotEvents counts a Copilot CLI events.jsonl: one model call per
-// session.usage_record, its tokens: inputTokens less the cache reads and
-// writes it counts in, each of those, and the output; turns are
+// countCopilotEvents counts a Copilot CLI events.jsonl: one model call
+// per session.usage_record, its tokens: inputTokens less the cache reads
+// and writes it counts in, each of those, and the output. A log without
+// usage records (1.0.34) has its tokens only in each run's
+// session.shutdown: the sum over the runs of every model's
+// modelMetrics, its requests the model calls; without those either, a
+// call per assistant.message and its outputTokens. Turns are
 // user.message events; tool calls are the toolRequests of the
 // assistant.message events, failed when their tool.execution_complete
 // says success false. Messages are the turns, the answers (an
 // assistant.message with text), the tool calls and their results. The
 // span is every event's timestamp.
 func countCopilotEvents(records []map[string]any) counts {
-	var c counts
+	var c, fromRecords, fromRuns, fromMessages counts
+	records2 := false
+	messages := map[string]bool{}
 	for _, r := range records {
 		c.span(r)
 		switch text(r, "type") {
 		case "session.usage_record":
-			c.ModelCalls++
+			records2 = true
+			fromRecords.ModelCalls++
 			read, write := integer(r, "data", "usage", "cacheReadTokens"), integer(r, "data", "usage", "cacheWriteTokens")
-			c.Input += integer(r, "data", "usage", "inputTokens") - read - write
-			c.CacheRead += read
-			c.CacheWrite += write
-			c.Output += integer(r, "data", "usage", "outputTokens")
+			fromRecords.Input += integer(r, "data", "usage", "inputTokens") - read - write
+			fromRecords.CacheRead += read
+			fromRecords.CacheWrite += write
+			fromRecords.Output += integer(r, "data", "usage", "outputTokens")
+		case "session.shutdown":
+			metrics, _ := field(r, "data", "modelMetrics").(map[string]any)
+			for _, mm := range metrics {
+				read, write := integer(mm, "usage", "cacheReadTokens"), integer(mm, "usage", "cacheWriteTokens")
+				fromRuns.ModelCalls += int(integer(mm, "requests", "count"))
+				fromRuns.Input += integer(mm, "usage", "inputTokens") - read - write
+				fromRuns.CacheRead += read
+				fromRuns.CacheWrite += write
+				fromRuns.Output += integer(mm, "usage", "outputTokens")
+			}
 		case "user.message":
 			c.Turns++
 			c.Messages++
 		case "assistant.message":
+			if id := text(r, "data", "messageId"); !messages[id] {
+				messages[id] = true
+				fromMessages.ModelCalls++
+			}
+			fromMessages.Output += integer(r, "data", "outputTokens")
 			if strings.TrimSpace(text(r, "data", "content")) != "" {
 				c.Messages++
 			}
@@ -280,8 +418,18 @@ func countCopilotEvents(records []map[string]any) counts {
 			if field(r, "data", "success") == false {
 				c.ToolFailures++
 			}
+		case "session.compaction_complete":
+			c.Compactions++
 		}
 	}
+	calls := fromMessages
+	switch {
+	case records2:
+		calls = fromRecords
+	case fromRuns.ModelCalls > 0:
+		calls = fromRuns
+	}
+	c.ModelCalls, c.Input, c.CacheRead, c.CacheWrite, c.Output = calls.ModelCalls, calls.Input, calls.CacheRead, calls.CacheWrite, calls.Output
 	return c
 }
 
@@ -352,7 +500,9 @@ func (c *counts) span(rec map[string]any) {
 // records, and slash commands the model answers before the next one.
 // Messages are the turns, the tool calls, the tool_result blocks and the
 // assistant records with text; api-request-blob records, copies of what
-// Claude Code sent, are none.
+// Claude Code sent, are none. A subagent's work counts once: from its own
+// file when that is read, else from the copies of its records that
+// agent_progress records hold in its parent's transcript.
 func countClaude(records []map[string]any) counts {
 	var c counts
 	results, answers := 0, 0
@@ -361,8 +511,22 @@ func countClaude(records []map[string]any) counts {
 	failed := map[string]bool{}
 	var calls []string
 	pendingCommand := false
+	filed := map[string]bool{} // subagents whose own file is read
+	for _, r := range records {
+		if r["isSidechain"] == true {
+			filed[text(r, "agentId")] = true
+		}
+	}
 	for _, r := range records {
 		c.span(r)
+		if inner, ok := field(r, "data", "message").(map[string]any); ok && text(r, "type") == "progress" &&
+			text(r, "data", "type") == "agent_progress" && !filed[text(r, "data", "agentId")] {
+			// the subagent's file is missing: the copy is its record
+			r = map[string]any{"isSidechain": true}
+			for k, v := range inner {
+				r[k] = v
+			}
+		}
 		typ := text(r, "type")
 		own := typ == "user" && r["isMeta"] != true && r["isSidechain"] != true && r["isCompactSummary"] != true
 		content := field(r, "message", "content")
@@ -388,7 +552,7 @@ func countClaude(records []map[string]any) counts {
 			}
 			usage[id] = field(r, "data", "message", "message", "usage")
 		case typ == "assistant":
-			if pendingCommand {
+			if pendingCommand && r["isSidechain"] != true {
 				c.Turns++
 				pendingCommand = false
 			}
@@ -712,4 +876,53 @@ func sameFirstRecords(t *testing.T, s *gitstore.Store, e storage.Entry, rest map
 			t.Fatalf("first %d live records: the snapshot they were read from does not hold them (%v)", n, err)
 		}
 	}
+}
+
+// TestCodexTotalsBeforeTheirResponses counts a real rollout rewritten as
+// Codex 0.39 writes one, each call's token_count before its response:
+// the numbers are the reference's, as for the rollout written in order.
+func TestCodexTotalsBeforeTheirResponses(t *testing.T) {
+	const file = "codex-real/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
+	data, err := os.ReadFile(filepath.Join("..", "testdata", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]byte
+	runStart, moved := -1, 0 // where the responses since the last input begin
+	for _, l := range bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
+		var r map[string]any
+		if json.Unmarshal(l, &r) != nil {
+			out = append(out, l)
+			continue
+		}
+		p, _ := r["payload"].(map[string]any)
+		kind := text(p, "type")
+		switch {
+		case kind == "token_count" && runStart >= 0:
+			out = append(out[:runStart], append([][]byte{l}, out[runStart:]...)...)
+			runStart = -1
+			moved++
+			continue
+		case text(r, "type") == "response_item" && (kind == "reasoning" || kind == "function_call" || kind == "custom_tool_call" ||
+			kind == "web_search_call" || kind == "message" && text(p, "role") == "assistant"):
+			if runStart < 0 {
+				runStart = len(out)
+			}
+		case text(r, "type") == "response_item" || kind == "user_message":
+			runStart = -1
+		}
+		out = append(out, l)
+	}
+	if moved < 10 {
+		t.Fatalf("only %d token counts moved", moved)
+	}
+	root := t.TempDir()
+	path := filepath.Join(root, filepath.FromSlash(file))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, append(bytes.Join(out, []byte("\n")), '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkRealSession(t, "codex", root, file, nil)
 }

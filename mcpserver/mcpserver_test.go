@@ -180,8 +180,11 @@ func TestListSessions(t *testing.T) {
 func TestShow(t *testing.T) {
 	f := sharedFixture(t)
 	cs := f.client(t, Options{})
+	// A server whose budget holds a whole session: a subagent's work shown
+	// before the first prompt can fill the default one.
+	big := f.client(t, Options{Budget: 1 << 26})
 	for session, prompt := range f.prompts {
-		text := ok(t, cs, ToolShow, map[string]any{"session": session})
+		text := ok(t, big, ToolShow, map[string]any{"session": session})
 		if !strings.Contains(text, prompt) || !strings.Contains(text, "## Turn 1") {
 			t.Errorf("show %s: prompt %q or turn 1 missing: %.300s", session, prompt, text)
 		}
@@ -208,7 +211,6 @@ func TestShow(t *testing.T) {
 	// Paging: a small budget cuts, offset reads on, the pages join up
 	// to the whole, read from a server whose budget holds it (the
 	// shortest of the real sessions, to keep the pages few).
-	big := f.client(t, Options{Budget: 1 << 26})
 	var session, whole string
 	for s := range f.prompts {
 		text := ok(t, big, ToolShow, map[string]any{"rev": s})

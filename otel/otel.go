@@ -167,14 +167,14 @@ func (b *builder) readThreads() {
 	file := map[string]string{} // subagent → its thread
 	for _, n := range b.names {
 		for _, k := range b.threadOf[n] {
-			if sub := th.Thread(r.Records[k]); sub != "" && n != "" {
+			if sub := th.Thread(r.Record(k)); sub != "" && n != "" {
 				file[sub] = n
 				break
 			}
 		}
 	}
-	for _, rec := range r.Records {
-		if call, sub := th.Spawned(rec); sub != "" && file[sub] != "" {
+	for k := range r.Records {
+		if call, sub := th.Spawned(r.Record(k)); sub != "" && file[sub] != "" {
 			b.ranBy[file[sub]] = call
 		}
 	}

@@ -7,23 +7,26 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/big"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 )
 
-// litellm.json is LiteLLM's model_prices_and_context_window.json (see
-// Source) trimmed by Trim: the models priced per token, with their token
-// prices, one model a line, sorted by name.
+// genai-prices.json is @pydantic/genai-prices' price data (see Source)
+// trimmed by Trim: the models priced per token, with their token prices,
+// one model a line, sorted by name.
 //
-//go:embed litellm.json
+//go:embed genai-prices.json
 var embedded []byte
 
-// Dataset is a copy of LiteLLM's price list in the form Trim writes:
-// looked up a line at a time, so that a command pays for the models it
-// prices, not for parsing the whole list.
+// Dataset is a copy of a price list in the form Trim writes: looked up a
+// line at a time, so that a command pays for the models it prices, not
+// for parsing the whole list.
 type Dataset struct {
 	// Date and Source say what copy it is.
 	Date, Source string
@@ -142,6 +145,26 @@ func (d *Dataset) model(name string) (Model, bool) {
 	return modelOf(name, d.Date, e), true
 }
 
+// provider is the provider of the model listed as name, "" when it is
+// not listed.
+func (d *Dataset) provider(name string) string {
+	i := sort.Search(len(d.lines), func(i int) bool {
+		k, _ := lineKey(d.line(i))
+		return k >= name
+	})
+	if i == len(d.lines) {
+		return ""
+	}
+	var e struct {
+		Provider string `json:"litellm_provider"`
+	}
+	line := d.line(i)
+	if k, _ := lineKey(line); k != name || json.Unmarshal(lineValue(line), &e) != nil {
+		return ""
+	}
+	return e.Provider
+}
+
 // perToken reads a price in dollars per token as attodollars per token,
 // exactly from its decimal digits; ok is false when it is absent.
 func perToken(e map[string]json.Number, key string) (int64, bool) {
@@ -165,8 +188,9 @@ var tiers = []struct {
 
 // modelOf reads one dataset entry. A one-hour cache write costs the
 // entry's cache_creation_input_token_cost_above_1hr, else twice the
-// input, as Anthropic lists it and ccusage counts it. Over a threshold,
-// a kind with no price of its own keeps its base price.
+// input, as Anthropic lists it and ccusage counts it. The first threshold
+// a kind has a price above starts the long-context tier; over it, a kind
+// with no price of its own keeps its base price.
 func modelOf(key, from string, e map[string]json.Number) Model {
 	get := func(k string) int64 { v, _ := perToken(e, k); return v }
 	m := Model{Key: key, From: from, Base: Rates{
@@ -178,8 +202,8 @@ func modelOf(key, from string, e map[string]json.Number) Model {
 		m.Base.CacheWrite1h = v
 	}
 	for _, t := range tiers {
-		in, ok := perToken(e, "input_cost_per_token"+t.suffix)
-		if !ok {
+		kinds := []string{"input_cost_per_token", "output_cost_per_token", "cache_read_input_token_cost", "cache_creation_input_token_cost"}
+		if !slices.ContainsFunc(kinds, func(k string) bool { _, ok := perToken(e, k+t.suffix); return ok }) {
 			continue
 		}
 		m.Threshold = t.tokens
@@ -189,6 +213,7 @@ func modelOf(key, from string, e map[string]json.Number) Model {
 			}
 			return base
 		}
+		in := or("input_cost_per_token"+t.suffix, m.Base.Input)
 		m.Long = Rates{
 			Input: in, CacheRead: or("cache_read_input_token_cost"+t.suffix, m.Base.CacheRead),
 			CacheWrite: or("cache_creation_input_token_cost"+t.suffix, m.Base.CacheWrite),
@@ -218,18 +243,71 @@ var keptFields = func() map[string]bool {
 	return m
 }()
 
-// Trim reads a LiteLLM price list (the whole model_prices_and_context_window.json,
-// or a copy Trim wrote) and writes what git-snap keeps of it: the models
-// priced per token, their token prices, one model a line sorted by name,
-// and date and source in a member of their own. It refuses a list that
-// prices no model.
+// Trim reads a price list and writes what git-snap keeps of it: the
+// models priced per token, their token prices, one model a line sorted by
+// name, and date and source in a member of their own. The list is
+// @pydantic/genai-prices' (its data.json: a list of providers, each with
+// its models; dated prices are read as on date), LiteLLM's
+// model_prices_and_context_window.json (an object by model name), or a
+// copy Trim wrote. It refuses a list that prices no model.
 func Trim(r io.Reader, date, source string) ([]byte, int, error) {
-	dec := json.NewDecoder(r)
+	var raw json.RawMessage
+	if err := json.NewDecoder(r).Decode(&raw); err != nil {
+		return nil, 0, fmt.Errorf("not a JSON price list: %w", err)
+	}
+	var kept map[string]map[string]any
+	var err error
+	switch strings.TrimSpace(string(raw))[0] {
+	case '[':
+		kept, err = fromGenAIPrices(raw, date)
+	case '{':
+		kept, err = fromLiteLLM(raw)
+	default:
+		err = errors.New("a JSON price list is a list of providers (genai-prices) or an object by model (LiteLLM)")
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(kept) == 0 {
+		return nil, 0, errors.New("the list prices no model per token: is it genai-prices' data.json or LiteLLM's model_prices_and_context_window.json?")
+	}
+	return writeTrimmed(kept, date, source)
+}
+
+// fromLiteLLM reads LiteLLM's list (or a trimmed copy) into the entries a
+// trimmed copy keeps, by name.
+func fromLiteLLM(raw json.RawMessage) (map[string]map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var all map[string]any
 	if err := dec.Decode(&all); err != nil {
-		return nil, 0, fmt.Errorf("not a JSON price list: %w", err)
+		return nil, fmt.Errorf("not a JSON price list: %w", err)
 	}
+	kept := map[string]map[string]any{}
+	for name, v := range all {
+		e, ok := v.(map[string]any)
+		mode, _ := e["mode"].(string)
+		if !ok || name == metaKey || !keptModes[mode] {
+			continue
+		}
+		out := map[string]any{}
+		priced := false
+		for k, x := range e {
+			if n, isNum := x.(json.Number); keptFields[k] && (isNum || k == "litellm_provider") {
+				out[k] = x
+				priced = priced || (isNum && (k == "input_cost_per_token" || k == "output_cost_per_token") && n != "")
+			}
+		}
+		if priced {
+			kept[name] = out
+		}
+	}
+	return kept, nil
+}
+
+// writeTrimmed writes entries by name as a trimmed copy: date and source
+// first, then one model a line, sorted by name.
+func writeTrimmed(kept map[string]map[string]any, date, source string) ([]byte, int, error) {
 	var b bytes.Buffer
 	b.WriteString("{\n")
 	writeLine := func(key string, v any, last bool) error {
@@ -253,31 +331,7 @@ func Trim(r io.Reader, date, source string) ([]byte, int, error) {
 	if err := writeLine(metaKey, map[string]string{"date": date, "source": source}, false); err != nil {
 		return nil, 0, err
 	}
-	var names []string
-	kept := map[string]map[string]any{}
-	for name, v := range all {
-		e, ok := v.(map[string]any)
-		mode, _ := e["mode"].(string)
-		if !ok || name == metaKey || !keptModes[mode] {
-			continue
-		}
-		out := map[string]any{}
-		priced := false
-		for k, x := range e {
-			if n, isNum := x.(json.Number); keptFields[k] && (isNum || k == "litellm_provider") {
-				out[k] = x
-				priced = priced || (isNum && (k == "input_cost_per_token" || k == "output_cost_per_token") && n != "")
-			}
-		}
-		if priced {
-			names = append(names, name)
-			kept[name] = out
-		}
-	}
-	if len(names) == 0 {
-		return nil, 0, errors.New("the list prices no model per token: is it LiteLLM's model_prices_and_context_window.json?")
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(kept))
 	for i, name := range names {
 		if err := writeLine(name, kept[name], i == len(names)-1); err != nil {
 			return nil, 0, err

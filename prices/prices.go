@@ -1,8 +1,8 @@
 // Package prices puts a cost on tokens: the list prices of models from a
-// maintained dataset (LiteLLM's model_prices_and_context_window.json, the
-// one ccusage reads), a dated copy of which is embedded, a newer copy the
-// user keeps (git snap prices update), and the user's own prices from
-// config, over it. Money is exact: prices are read as the decimals the
+// maintained dataset (@pydantic/genai-prices' data; LiteLLM's
+// model_prices_and_context_window.json reads too), a dated copy of which
+// is embedded, a newer copy the user keeps (git snap prices update), and
+// the user's own prices from config, over it. Money is exact: prices are read as the decimals the
 // dataset writes and kept in attodollars (1e-18 USD) per token, sums are
 // integers, and a cost is rounded once, to the micro-dollar.
 package prices
@@ -31,38 +31,9 @@ type Price struct {
 // A cost computed from it is an estimate: prices change, and config's
 // prices section or git snap prices update bring newer ones.
 const (
-	Date   = "2026-03-06"
-	Source = "LiteLLM's model_prices_and_context_window.json (github.com/BerriAI/litellm, commit 273932c9237bb01c09380f04d2f345fb42be982d of 2026-03-06, MIT License), trimmed to models priced per token"
+	Date   = "2026-09-23"
+	Source = "@pydantic/genai-prices 0.1.8 (npm, published 2026-09-23; github.com/pydantic/genai-prices, MIT License), trimmed to the models priced per token"
 )
-
-// Table are list prices of models the embedded dataset does not name
-// yet, by model name without a date suffix, typed from the vendors'
-// pricing pages; a model the dataset names takes the dataset's price.
-// OpenAI's prompt cache has no write price: it writes none.
-var Table = map[string]Price{
-	// Claude Code 2.1.328's default model: the price its own model
-	// catalog gives it (pricing tier_4_20_cache_read_0_20), which its
-	// total_cost_usd uses.
-	"claude-opus-5-5":   {Input: 4, CacheWrite: 5, CacheRead: 0.20, Output: 20},
-	"claude-opus-4-6":   {Input: 5, CacheWrite: 6.25, CacheRead: 0.50, Output: 25},
-	"claude-opus-4-5":   {Input: 5, CacheWrite: 6.25, CacheRead: 0.50, Output: 25},
-	"claude-opus-4-1":   {Input: 15, CacheWrite: 18.75, CacheRead: 1.50, Output: 75},
-	"claude-opus-4":     {Input: 15, CacheWrite: 18.75, CacheRead: 1.50, Output: 75},
-	"claude-sonnet-4-6": {Input: 3, CacheWrite: 3.75, CacheRead: 0.30, Output: 15},
-	"claude-sonnet-4-5": {Input: 3, CacheWrite: 3.75, CacheRead: 0.30, Output: 15},
-	"claude-sonnet-4":   {Input: 3, CacheWrite: 3.75, CacheRead: 0.30, Output: 15},
-	"claude-haiku-4-5":  {Input: 1, CacheWrite: 1.25, CacheRead: 0.10, Output: 5},
-	"gpt-5.5":           {Input: 5, CacheRead: 0.50, Output: 30},
-	"gpt-5.4":           {Input: 2.50, CacheRead: 0.25, Output: 15},
-	"gpt-5.3-codex":     {Input: 1.75, CacheRead: 0.175, Output: 14},
-	"gpt-5.2-codex":     {Input: 1.75, CacheRead: 0.175, Output: 14},
-	"gpt-5.2":           {Input: 1.75, CacheRead: 0.175, Output: 14},
-	"gpt-5.1-codex-max": {Input: 1.25, CacheRead: 0.125, Output: 10},
-	"gpt-5.1-codex":     {Input: 1.25, CacheRead: 0.125, Output: 10},
-	"gpt-5.1":           {Input: 1.25, CacheRead: 0.125, Output: 10},
-	"gpt-5-codex":       {Input: 1.25, CacheRead: 0.125, Output: 10},
-	"gpt-5":             {Input: 1.25, CacheRead: 0.125, Output: 10},
-}
 
 // Rates are one price tier of a model, exact, in attodollars (1e-18 US
 // dollars) per token.
@@ -74,8 +45,8 @@ type Rates struct {
 type Model struct {
 	// Key is the name it is listed under (a dataset key, a config name).
 	Key string
-	// From says where the price comes from: "config", the dataset's date,
-	// or "table".
+	// From says where the price comes from: "config", or the dataset's
+	// date.
 	From string
 	Base Rates
 	// Threshold, when not 0, starts the long-context tier: a call whose
@@ -86,7 +57,7 @@ type Model struct {
 }
 
 // Prices are the table costs are estimated with: the user's prices over a
-// dataset over the hand Table.
+// dataset.
 type Prices struct {
 	data      *Dataset
 	overrides map[string]Model
@@ -148,28 +119,44 @@ func (pr Price) model(key, from string) Model {
 	}}
 }
 
-// dateSuffix is the release date some model names end in
-// (claude-sonnet-4-5-20250929, Vertex's claude-sonnet-4-5@20250929);
-// bedrockVersion the version Bedrock ids end in (-v1:0).
+// The ways agents and gateways write a model's name around the name a
+// price list knows it by (see Candidates).
 var (
-	dateSuffix     = lazy.Regexp(`[-@]\d{8}$`)
+	// dateSuffix is the release date some names end in
+	// (claude-sonnet-4-5-20250929, Vertex's claude-sonnet-4-5@20250929).
+	dateSuffix = lazy.Regexp(`[-@]\d{8}$`)
+	// bedrockVersion is the version Bedrock ids end in (-v1:0).
 	bedrockVersion = lazy.Regexp(`-v\d+(:\d+)?$`)
-	bracketSuffix  = lazy.Regexp(`\[[^\]]*\]$`)
+	// bracketSuffix is a context marker (claude-opus-4-6[1m]).
+	bracketSuffix = lazy.Regexp(`\[[^\]]*\]$`)
+	// dottedVersion is a version written with a dot (Copilot CLI's
+	// claude-sonnet-4.6 for claude-sonnet-4-6).
+	dottedVersion = lazy.Regexp(`(\d)\.(\d)`)
+	// deployment is a name given to a model's deployment before the
+	// model's own (an Azure deployment aide-gpt-5, my-claude-opus-4-7).
+	deployment = lazy.Regexp(`^[a-z0-9_]+(?:-[a-z0-9_]+)*?-((?:gpt|claude|gemini|grok|o[134])(?:-|$).*)$`)
 )
 
-// routePrefixes are the ways agents and gateways prefix a model name with
-// where it was called: bedrock/converse/…, vertex_ai/…, a Bedrock
-// inference profile's region (us.anthropic.…), the vendor (anthropic.…).
+// routePrefixes are where a model was called, written before its name:
+// bedrock/converse/…, vertex_ai/…, the vendor (anthropic/…).
 var routePrefixes = []string{
 	"bedrock/", "converse/", "invoke/", "vertex_ai/", "vertex/", "anthropic/", "openai/", "azure/", "gemini/",
-	"google/", "models/", "us.", "eu.", "apac.", "jp.", "au.", "ca.", "global.", "anthropic.",
+	"google/", "models/",
 }
 
-// Candidates are the names a model is looked up by, in order: as
-// recorded, lower case, without a context marker ([1m]), without where
-// it was called (bedrock/converse/us.anthropic.…), without a Bedrock
-// version or a release date; and last with -preview, which Gemini CLI
-// leaves off the preview models it records (gemini-3-pro).
+// regionPrefixes are a Bedrock inference profile's region and vendor
+// (us.anthropic.…, global.anthropic.…).
+var regionPrefixes = []string{"us.", "eu.", "apac.", "jp.", "au.", "ca.", "global.", "anthropic."}
+
+// Candidates are the names a model is looked up by, in order, from the
+// name as recorded to the list's plain name: lower case; without a
+// context marker ([1m]); without where it was called (bedrock/converse/,
+// vertex_ai/); without a Bedrock version (-v1:0), then without its region
+// and vendor (us.anthropic.); without a release date; with hyphens for a
+// dotted version (claude-sonnet-4.6); with -preview, which Gemini CLI
+// leaves off the preview models it records (gemini-3-pro); and last
+// without a deployment's own name before the model's (aide-gpt-5). This
+// is the one place such names are read.
 func Candidates(model string) []string {
 	var out []string
 	add := func(s string) {
@@ -182,32 +169,49 @@ func Candidates(model string) []string {
 	add(s)
 	s = bracketSuffix().ReplaceAllString(s, "")
 	add(s)
+	s = cutPrefixes(s, routePrefixes, add)
+	if v := bedrockVersion().ReplaceAllString(s, ""); v != s {
+		s = v
+		add(s)
+	}
+	s = cutPrefixes(s, regionPrefixes, add)
+	if v := dateSuffix().ReplaceAllString(s, ""); v != s {
+		add(strings.Replace(s, "@", "-", 1))
+		add(v)
+		s = v
+	}
+	if v := dottedVersion().ReplaceAllString(s, "$1-$2"); v != s {
+		s = v
+		add(s)
+	}
+	if strings.HasPrefix(s, "gemini-") && !strings.HasSuffix(s, "-preview") {
+		add(s + "-preview")
+	}
+	if m := deployment().FindStringSubmatch(s); m != nil {
+		for _, c := range Candidates(m[1]) {
+			add(c)
+		}
+	}
+	return out
+}
+
+// cutPrefixes takes the prefixes off s as long as one is there, adding
+// each name left.
+func cutPrefixes(s string, prefixes []string, add func(string)) string {
 	for changed := true; changed; {
 		changed = false
-		for _, p := range routePrefixes {
+		for _, p := range prefixes {
 			if rest, ok := strings.CutPrefix(s, p); ok && rest != "" {
 				s, changed = rest, true
 				add(s)
 			}
 		}
 	}
-	if v := bedrockVersion().ReplaceAllString(s, ""); v != s {
-		s = v
-		add(s)
-	}
-	if v := dateSuffix().ReplaceAllString(s, ""); v != s {
-		add(strings.Replace(s, "@", "-", 1))
-		add(v)
-		s = v
-	}
-	if strings.HasPrefix(s, "gemini-") && !strings.HasSuffix(s, "-preview") {
-		add(s + "-preview")
-	}
-	return out
+	return s
 }
 
 // Lookup finds a model's price: the user's for any of its Candidates,
-// else the dataset's, else the hand Table's.
+// else the dataset's.
 func (p *Prices) Lookup(model string) (Model, bool) {
 	if model == "" {
 		return Model{}, false
@@ -232,11 +236,6 @@ func (p *Prices) find(model string) (Model, bool) {
 	for _, n := range names {
 		if m, ok := p.data.model(n); ok {
 			return m, true
-		}
-	}
-	for _, n := range names {
-		if pr, ok := Table[n]; ok {
-			return pr.model(n, "table"), true
 		}
 	}
 	return Model{}, false

@@ -12,7 +12,7 @@ import (
 // Costs: each token kind at its price, a model's dated name at its
 // undated price, the configuration's prices over the dataset, and a
 // model with no price named instead of guessed at. Dollars here are the
-// dataset's (LiteLLM, 2026-03-06) list prices, worked out by hand.
+// dataset's (genai-prices, 2026-09-23) list prices, worked out by hand.
 func TestEstimateCost(t *testing.T) {
 	by := map[string]snapshot.Usage{
 		// $3 in, $0.30 cache read, $3.75 5-minute write, $15 out per million
@@ -98,33 +98,49 @@ func TestExactSums(t *testing.T) {
 	}
 }
 
-// Names as agents and gateways write them find the dataset's entries.
+// Names as agents and gateways write them find the dataset's entries:
+// the one mapping of names (Candidates), each way a name is written.
 func TestLookupNames(t *testing.T) {
 	p := Default()
-	for name, key := range map[string]string{
-		"claude-opus-4-6":            "claude-opus-4-6",
-		"claude-opus-4-6[1m]":        "claude-opus-4-6",
-		"Claude-Sonnet-4-5-20250929": "claude-sonnet-4-5-20250929",
-		"converse/us.anthropic.claude-haiku-4-5-20251001-v1:0":      "us.anthropic.claude-haiku-4-5-20251001-v1:0",
-		"bedrock/converse/anthropic.claude-haiku-4-5-20251001-v1:0": "anthropic.claude-haiku-4-5-20251001-v1:0",
-		"vertex_ai/claude-sonnet-4-5@20250929":                      "vertex_ai/claude-sonnet-4-5@20250929",
-		"gemini-3-pro":                                              "gemini-3-pro-preview",
-		"gemini-2.5-pro":                                            "gemini-2.5-pro",
-		"gpt-5.3-codex":                                             "gpt-5.3-codex",
-		"gpt-5.5":                                                   "gpt-5.5",
+	for _, c := range []struct{ name, key, provider string }{
+		{"claude-opus-4-6", "claude-opus-4-6", "anthropic"},
+		{"claude-opus-4-7", "claude-opus-4-7", "anthropic"},
+		// a context marker
+		{"claude-opus-4-6[1m]", "claude-opus-4-6", "anthropic"},
+		// case and a release date
+		{"Claude-Sonnet-4-5-20250929", "claude-sonnet-4-5-20250929", "anthropic"},
+		{"claude-haiku-4-5-20251001", "claude-haiku-4-5-20251001", "anthropic"},
+		// where it was called: a Bedrock route, its region, its version
+		{"converse/us.anthropic.claude-haiku-4-5-20251001-v1:0", "us.anthropic.claude-haiku-4-5-20251001", "aws"},
+		{"bedrock/converse/anthropic.claude-haiku-4-5-20251001-v1:0", "anthropic.claude-haiku-4-5-20251001", "aws"},
+		{"vertex_ai/claude-sonnet-4-5@20250929", "claude-sonnet-4-5-20250929", "anthropic"},
+		{"anthropic/claude-opus-4-7", "claude-opus-4-7", "anthropic"},
+		{"models/gemini-2.5-pro", "gemini-2.5-pro", "google"},
+		// dotted versions, as Copilot CLI writes them
+		{"claude-sonnet-4.6", "claude-sonnet-4.6", "anthropic"},
+		{"claude-opus-4.7", "claude-opus-4.7", "anthropic"},
+		{"claude-sonnet-4.5", "claude-sonnet-4.5", "anthropic"},
+		{"Claude-Opus-4.6-20260205", "claude-opus-4.6", "anthropic"},
+		// a deployment's name before the model's
+		{"aide-gpt-5", "gpt-5", "openai"},
+		{"team-a-claude-opus-4-7", "claude-opus-4-7", "anthropic"},
+		// Gemini CLI leaves -preview off
+		{"gemini-3-pro", "gemini-3-pro-preview", "google"},
+		{"gemini-3.1-pro-preview", "gemini-3.1-pro-preview", "google"},
+		{"gemini-2.5-pro", "gemini-2.5-pro", "google"},
+		{"gpt-4.1", "gpt-4.1", "openai"},
+		{"gpt-5.3-codex", "gpt-5.3-codex", "openai"},
+		{"claude-opus-5-5", "claude-opus-5-5", "anthropic"},
 	} {
-		m, ok := p.Lookup(name)
-		if !ok || m.Key != key {
-			t.Errorf("%s: found %q (%v), want %q; candidates %q", name, m.Key, ok, key, Candidates(name))
+		m, ok := p.Lookup(c.name)
+		if !ok || m.Key != c.key || m.From != Date {
+			t.Errorf("%s: found %q from %q (%v), want %q; candidates %q", c.name, m.Key, m.From, ok, c.key, Candidates(c.name))
+		}
+		if got := Embedded().provider(m.Key); got != c.provider {
+			t.Errorf("%s: priced as %s's %s, want %s's", c.name, got, m.Key, c.provider)
 		}
 	}
-	if m, _ := p.Lookup("gpt-5.5"); m.From != "table" {
-		t.Errorf("gpt-5.5 from %q: the dataset of %s does not list it; the hand table does", m.From, Date)
-	}
-	if m, _ := p.Lookup("claude-opus-5-5"); m.From != "table" {
-		t.Errorf("claude-opus-5-5 from %q: the dataset of %s does not list it; the hand table has Claude Code's own catalog price", m.From, Date)
-	}
-	for _, name := range []string{"house-model", ""} {
+	for _, name := range []string{"house-model", "", "gpt", "claude"} {
 		if m, ok := p.Lookup(name); ok {
 			t.Errorf("%s priced as %+v", name, m)
 		}
@@ -157,5 +173,69 @@ func TestTrimIsStable(t *testing.T) {
 	}
 	if _, _, err := Trim(strings.NewReader(`{"a": 1}`), "", ""); err == nil {
 		t.Error("a list pricing nothing was taken")
+	}
+}
+
+// Trim reads genai-prices' providers: a name goes to the provider whose
+// models it names, another provider's price of it is kept apart, the
+// prices in effect on the list's date count, a tier above a threshold
+// git-snap knows (above 271,999 is above 272k) is kept, and the names a
+// model's match clause is written with find it.
+func TestTrimGenAIPrices(t *testing.T) {
+	list := `[
+	 {"id": "anthropic", "model_match": {"contains": "claude"}, "models": [
+	   {"id": "claude-x-1", "match": {"or": [{"starts_with": "claude-x-1"}, {"starts_with": "claude-x.1"}]},
+	    "prices": [{"prices": {"input_mtok": 9, "output_mtok": 9}},
+	               {"constraint": {"type": "start_date", "start_date": "2026-05-01"}, "prices": {"input_mtok": 3, "cache_read_mtok": 0.3,
+	                "cache_write_mtok": 3.75, "cache_write_1h_mtok": 6, "output_mtok": {"base": 15, "tiers": [{"start": 200000, "price": 22.5}]}}},
+	               {"constraint": {"type": "start_date", "start_date": "2027-01-01"}, "prices": {"input_mtok": 1, "output_mtok": 1}}]},
+	   {"id": "claude-embed", "match": {"equals": "claude-embed"}, "prices": {"requests_kcount": 1}}]},
+	 {"id": "aws", "models": [
+	   {"id": "regional.anthropic.claude-x-1-v1:0", "match": {"or": [{"starts_with": "anthropic.claude-x-1"}, {"contains": "us.anthropic.claude-x-1"}]},
+	    "prices": {"input_mtok": 3.3, "output_mtok": 16.5}}]},
+	 {"id": "router", "models": [
+	   {"id": "claude-x-1", "match": {"equals": "claude-x-1"}, "prices": {"input_mtok": 4, "output_mtok": 20}},
+	   {"id": "free-model", "match": {"equals": "free-model"}, "prices": {}}]},
+	 {"id": "openai", "model_match": {"starts_with": "gpt-"}, "models": [
+	   {"id": "gpt-z", "match": {"or": [{"equals": "gpt-z"}, {"equals": "gpt-z-2026-01-01"}]},
+	    "prices": {"input_mtok": {"base": 5, "tiers": [{"start": 271999, "price": 10}]}, "output_mtok": 30}}]}
+	]`
+	out, n, err := Trim(strings.NewReader(list), "2026-09-23", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := ParseDataset(out)
+	if err != nil || d.Date != "2026-09-23" || d.Len() != n {
+		t.Fatalf("%+v %v", d, err)
+	}
+	p := New(d, nil)
+	for _, c := range []struct {
+		name, key, provider string
+		base, long          Rates
+		threshold           int64
+	}{
+		{"claude-x-1-20260501", "claude-x-1", "anthropic",
+			Rates{Input: 3e12, CacheRead: 0.3e12, CacheWrite: 3.75e12, CacheWrite1h: 6e12, Output: 15e12},
+			Rates{Input: 3e12, CacheRead: 0.3e12, CacheWrite: 3.75e12, CacheWrite1h: 6e12, Output: 22.5e12}, 200_000},
+		{"claude-x.1", "claude-x.1", "anthropic",
+			Rates{Input: 3e12, CacheRead: 0.3e12, CacheWrite: 3.75e12, CacheWrite1h: 6e12, Output: 15e12},
+			Rates{Input: 3e12, CacheRead: 0.3e12, CacheWrite: 3.75e12, CacheWrite1h: 6e12, Output: 22.5e12}, 200_000},
+		{"router/claude-x-1", "router/claude-x-1", "router", Rates{Input: 4e12, Output: 20e12, CacheWrite1h: 8e12}, Rates{}, 0},
+		{"bedrock/us.anthropic.claude-x-1-v1:0", "us.anthropic.claude-x-1", "aws", Rates{Input: 3.3e12, Output: 16.5e12, CacheWrite1h: 6.6e12}, Rates{}, 0},
+		{"gpt-z-2026-01-01", "gpt-z-2026-01-01", "openai", Rates{Input: 5e12, Output: 30e12, CacheWrite1h: 10e12}, Rates{Input: 10e12, Output: 30e12, CacheWrite1h: 20e12}, 272_000},
+	} {
+		m, ok := p.Lookup(c.name)
+		if !ok || m.Key != c.key || m.Base != c.base || m.Long != c.long || m.Threshold != c.threshold || d.provider(m.Key) != c.provider {
+			t.Errorf("%s: %+v (%v) from %s, want %s's %s %+v over %d %+v", c.name, m, ok, d.provider(m.Key), c.provider, c.key, c.base, c.threshold, c.long)
+		}
+	}
+	for _, name := range []string{"claude-embed", "free-model"} {
+		if m, ok := p.Lookup(name); ok {
+			t.Errorf("%s, which has no token price, priced as %+v", name, m)
+		}
+	}
+	again, _, err := Trim(bytes.NewReader(out), "2026-09-23", "test")
+	if err != nil || !bytes.Equal(again, out) {
+		t.Errorf("the trimmed copy trims to other bytes: %v", err)
 	}
 }

@@ -77,7 +77,8 @@ func Open(ctx context.Context, s Store, snap *session.Snapshot, o Options) (*Ses
 	h := entry.Header
 	events, _ := snap.Rest[snapshot.MemberEvents].([]any)
 	out := &Session{Name: h.Session, Agent: h.Source, Snapshot: id.String(), Seq: h.Seq, Code: h.Code, Dirty: h.Dirty, Other: map[string]int{}}
-	st := &stream{s: s, recs: snap.Records, source: h.Source, rd: snap.Reader}
+	a, _ := agent.Lookup(h.Source, agent.Env{})
+	st := &stream{s: s, recs: snap.Records, source: h.Source, rd: snap.Reader, copies: agent.CopiesIn(a, snap.Rest)}
 	evStart := 0
 	var from storage.ID
 	var err error
@@ -120,6 +121,24 @@ type stream struct {
 	marks   map[int][]string
 	plan    *plan
 	files   *filer // nil: no files
+	// copies says how copies of subagents' records read (agent.Copies).
+	copies agent.Copies
+}
+
+// at reads the live record at place k as it reads: a copy of a record
+// of a subagent whose own file the session lacks reads as that record,
+// in its thread (agent.Copies.Place). stored is the record as stored,
+// as the numbers count it.
+func (st *stream) at(ctx context.Context, k int) (rec, stored agent.Record, err error) {
+	raw, err := st.recs.At(ctx, k)
+	if err != nil {
+		return agent.Record{}, agent.Record{}, err
+	}
+	stored = st.rd.Read(raw)
+	if as, _, ok := st.copies.Place(raw, ""); ok {
+		return st.rd.Read(as), stored, nil
+	}
+	return stored, stored, nil
 }
 
 // rangeStart reads the start of a range: the snapshot from names, the
@@ -156,11 +175,10 @@ func (st *stream) outline(ctx context.Context, out *Session, events []any) error
 	b.outline = true
 	var all snapshot.CallReader // the whole session's, for a chart of it
 	for k := 0; k < st.start; k++ {
-		raw, err := st.recs.At(ctx, k)
+		rec, _, err := st.at(ctx, k)
 		if err != nil {
 			return err
 		}
-		rec := st.rd.Read(raw)
 		all.Add(k, rec.Message)
 		if st.rd.IsPrompt(rec) {
 			st.prompts++
@@ -170,13 +188,12 @@ func (st *stream) outline(ctx context.Context, out *Session, events []any) error
 	tally := agent.NewTally(st.source)
 	models := map[string]bool{}
 	for k := st.start; k < st.recs.Len(); k++ {
-		raw, err := st.recs.At(ctx, k)
+		rec, stored, err := st.at(ctx, k)
 		if err != nil {
 			return err
 		}
-		rec := st.rd.Read(raw)
 		m := rec.Message
-		tally.Record(raw, m, "") // as agent.NumbersOf counts the range's records alone
+		tally.Record(stored.Raw, stored.Message, "") // as agent.NumbersOf counts the range's records alone
 		all.Add(k, m)
 		if m.Model != "" && !strings.HasPrefix(m.Model, "<") { // "<synthetic>": written by the harness, not a model
 			models[m.Model] = true
@@ -223,11 +240,8 @@ func (s *Session) EachTurn(ctx context.Context, fn func(t *Turn) error) error {
 	b.plan = st.plan
 	b.begin(st.prompts)
 	b.fetch = func(i int) (agent.Record, error) {
-		raw, err := st.recs.At(ctx, i)
-		if err != nil {
-			return agent.Record{}, err
-		}
-		return st.rd.Read(raw), nil
+		rec, _, err := st.at(ctx, i)
+		return rec, err
 	}
 	files := st.files.restart()
 	b.emit = func(t *Turn) error {

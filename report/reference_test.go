@@ -41,6 +41,7 @@ type reference struct {
 func readReference(t *testing.T, agentName string, files []string) reference {
 	t.Helper()
 	var ref reference
+	var lines [][]byte
 	for _, f := range files {
 		data, err := os.ReadFile(filepath.Join("..", "testdata", f))
 		if err != nil {
@@ -49,48 +50,74 @@ func readReference(t *testing.T, agentName string, files []string) reference {
 		sc := bufio.NewScanner(bytes.NewReader(data))
 		sc.Buffer(nil, 64<<20)
 		for sc.Scan() {
-			var r struct {
-				Type        string `json:"type"`
-				IsMeta      bool   `json:"isMeta"`
-				IsSidechain bool   `json:"isSidechain"`
-				Compact     bool   `json:"isCompactSummary"`
-				Message     struct {
-					Content json.RawMessage `json:"content"`
-				} `json:"message"`
-				Payload struct {
-					Type    string `json:"type"`
-					Message string `json:"message"`
-				} `json:"payload"`
-			}
-			if json.Unmarshal(sc.Bytes(), &r) != nil {
-				continue
-			}
-			if agentName == "codex" {
-				switch {
-				case r.Type == "response_item" && strings.Contains(" function_call custom_tool_call local_shell_call web_search_call ", " "+r.Payload.Type+" "):
-					ref.toolCalls++
-				case r.Type == "event_msg" && r.Payload.Type == "user_message":
-					ref.prompts = append(ref.prompts, r.Payload.Message)
-				}
-				continue
-			}
-			var blocks []struct {
-				Type string `json:"type"`
-			}
-			var text string
-			if r.Type == "assistant" && json.Unmarshal(r.Message.Content, &blocks) == nil {
-				for _, b := range blocks {
-					if b.Type == "tool_use" {
-						ref.toolCalls++
-					}
-				}
-			}
-			if r.Type == "user" && !r.IsMeta && !r.IsSidechain && !r.Compact && json.Unmarshal(r.Message.Content, &text) == nil && !strings.HasPrefix(text, "<") {
-				ref.prompts = append(ref.prompts, text)
-			}
+			lines = append(lines, append([]byte(nil), sc.Bytes()...))
 		}
 		if err := sc.Err(); err != nil {
 			t.Fatal(err)
+		}
+	}
+	type record struct {
+		Type        string `json:"type"`
+		IsMeta      bool   `json:"isMeta"`
+		IsSidechain bool   `json:"isSidechain"`
+		AgentID     string `json:"agentId"`
+		Compact     bool   `json:"isCompactSummary"`
+		Message     struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+		Payload struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		} `json:"payload"`
+		Data struct {
+			Type    string          `json:"type"`
+			AgentID string          `json:"agentId"`
+			Message json.RawMessage `json:"message"`
+		} `json:"data"`
+	}
+	filed := map[string]bool{} // subagents whose own file is read
+	for _, l := range lines {
+		var r record
+		if json.Unmarshal(l, &r) == nil && r.IsSidechain {
+			filed[r.AgentID] = true
+		}
+	}
+	for _, l := range lines {
+		var r record
+		if json.Unmarshal(l, &r) != nil {
+			continue
+		}
+		if agentName == "codex" {
+			switch {
+			case r.Type == "response_item" && strings.Contains(" function_call custom_tool_call local_shell_call web_search_call ", " "+r.Payload.Type+" "):
+				ref.toolCalls++
+			case r.Type == "event_msg" && r.Payload.Type == "user_message":
+				ref.prompts = append(ref.prompts, r.Payload.Message)
+			}
+			continue
+		}
+		if r.Type == "progress" && r.Data.Type == "agent_progress" && !filed[r.Data.AgentID] {
+			// a subagent's record copied into its parent, whose own file
+			// is missing: the copy is the record
+			agent := r.Data.AgentID
+			if json.Unmarshal(r.Data.Message, &r) != nil {
+				continue
+			}
+			r.IsSidechain, r.AgentID = true, agent
+		}
+		var blocks []struct {
+			Type string `json:"type"`
+		}
+		var text string
+		if r.Type == "assistant" && json.Unmarshal(r.Message.Content, &blocks) == nil {
+			for _, b := range blocks {
+				if b.Type == "tool_use" {
+					ref.toolCalls++
+				}
+			}
+		}
+		if r.Type == "user" && !r.IsMeta && !r.IsSidechain && !r.Compact && json.Unmarshal(r.Message.Content, &text) == nil && !strings.HasPrefix(text, "<") {
+			ref.prompts = append(ref.prompts, text)
 		}
 	}
 	return ref

@@ -74,7 +74,9 @@ func TestSubagentsNestUnderTheirCall(t *testing.T) {
 	if placeholders["a2898e3"] != 0 || placeholders["acompact-e1f845"] != 1 {
 		t.Errorf("subagents shown on their own: %v, want only acompact-e1f845, once", placeholders)
 	}
-	mainWant := readReference(t, "claude-code", []string{long + ".jsonl"}).toolCalls
+	// The main transcript's own: its copies of a2898e3's records are the
+	// subagent's, whose file is there.
+	mainWant := readReference(t, "claude-code", []string{long + ".jsonl", long + "/subagents/agent-a2898e3.jsonl"}).toolCalls - wantUses
 	if mainUses != mainWant {
 		t.Errorf("the main thread shows %d tool calls, want %d (the main transcript's)", mainUses, mainWant)
 	}

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"cmp"
+	"slices"
 	"strings"
 )
 
@@ -31,6 +32,19 @@ type Message struct {
 	// TotalUsage is a running total of the whole session's tokens, as
 	// some agents record after each model call (Codex's token_count).
 	TotalUsage *Usage
+	// RunTotals, on a record that sums up one run of the agent (Copilot
+	// CLI's session.shutdown), are that run's model calls and tokens by
+	// model: what counts of a session whose records give no call's input
+	// (see ModelCalls).
+	RunTotals []RunModel
+}
+
+// RunModel is what one run of an agent spent on one model: how many
+// model calls, and their tokens.
+type RunModel struct {
+	Model string
+	Calls int
+	Usage Usage
 }
 
 // Part is one piece of a message.
@@ -347,7 +361,7 @@ func ComputeStats(doc map[string]any, view Viewer) Stats {
 		}
 	}
 	for _, c := range ModelCalls(msgs, view) {
-		s.ModelCalls++
+		s.ModelCalls += c.Count
 		s.Estimated = s.Estimated || c.Estimated
 		s.InputTokens += c.Usage.Input
 		s.CacheReadTokens += c.Usage.CacheRead
@@ -360,11 +374,13 @@ func ComputeStats(doc map[string]any, view Viewer) Stats {
 	return s
 }
 
-// Call is one model call (one API response) read from a conversation.
+// Call is one model call (one API response) read from a conversation,
+// or, for a session counted from the totals of its runs, one run's calls
+// of one model.
 type Call struct {
 	// Records are the indexes of the messages the response was written
-	// in, in order; for a call known from a running total, the record
-	// that carries it.
+	// in, in order; for calls known from a total, the responses it
+	// measures and the record that carries it.
 	Records []int
 	ID      string // the response's id (UsageKey), when recorded
 	Model   string
@@ -373,6 +389,8 @@ type Call struct {
 	// Estimated is true when the call recorded no usage and its output
 	// tokens were estimated from its text.
 	Estimated bool
+	// Count is how many model calls it is: 1, or a run's (RunTotals).
+	Count int
 }
 
 // ModelCalls reads the model calls of a conversation, in the order their
@@ -382,6 +400,14 @@ type Call struct {
 //     that differs from the one before is a call, and its tokens are the
 //     difference. An equal total is the same event written again (a call
 //     always reads some input).
+//     A total measures the responses written before it since the last
+//     total, or, when an input came between those and it, the responses
+//     after it: some releases (Codex 0.39) write a call's total before
+//     its response.
+//   - Otherwise, when the records give no call's input but sum up the
+//     agent's runs (RunTotals: Copilot CLI before its usage records
+//     writes only output counts, and each run's totals at its end),
+//     each run's calls of each model are one Call of their Count.
 //   - Otherwise assistant records sharing a UsageKey are one response,
 //     even with other records between them, and the last usage recorded
 //     counts: streamed records repeat it, the first with a partial output
@@ -390,8 +416,8 @@ type Call struct {
 //     system) comes between them: an agent sends its inputs and reads a
 //     new response after each.
 //
-// The rules are CallGroups' and RunningTotals', which a count kept as
-// records come (agent.Tally) follows too.
+// The rules are CallGroups' and RunningTotals', and of the runs' totals,
+// which a count kept as records come (agent.Tally) follows too.
 func ModelCalls(msgs []any, view Viewer) []Call {
 	view = view.orGeneric()
 	var r CallReader
@@ -415,19 +441,21 @@ type CallReader struct {
 	// the same from running totals, which win when there are any
 	rt     RunningTotals
 	totals []Call
-	since  []int // the responses since the last total
+	resp   []int // responses no total measures yet
+	// inputAfter says an input came after the last of resp.
+	inputAfter bool
+	// pend is the total read before its responses, when hasPend.
+	pend    int
+	hasPend bool
+	// and from the totals of runs, which win when no call reads input
+	runs    []Call
+	runResp []int // responses since the last run's totals
 }
 
 // Add reads message i, m.
 func (r *CallReader) Add(i int, m Message) {
-	model, u, ok := r.rt.Read(m)
-	switch {
-	case ok:
-		r.totals = append(r.totals, Call{Records: append(r.since, i), Model: model, Time: m.Time, Usage: u})
-		r.since = nil
-	case m.TotalUsage == nil && (m.Role == "assistant" || m.Role == "model"):
-		r.since = append(r.since, i)
-	}
+	r.addTotal(i, m)
+	r.addRun(i, m)
 	if r.byKey == nil {
 		r.byKey = map[string]int{}
 	}
@@ -442,7 +470,7 @@ func (r *CallReader) Add(i int, m Message) {
 		n = r.open
 	case NewCall:
 		n = len(r.calls)
-		r.calls = append(r.calls, Call{ID: m.UsageKey, Time: m.Time})
+		r.calls = append(r.calls, Call{ID: m.UsageKey, Time: m.Time, Count: 1})
 		r.said = append(r.said, CallSaid{Model: r.g.Model(m)})
 		if m.UsageKey != "" {
 			r.byKey[m.UsageKey] = n
@@ -454,14 +482,85 @@ func (r *CallReader) Add(i int, m Message) {
 	r.said[n].Read(m)
 }
 
+// isResponse reports whether m is a record of a model's response (not a
+// total, not an input).
+func isResponse(m Message) bool {
+	return m.TotalUsage == nil && (m.Role == "assistant" || m.Role == "model")
+}
+
+// isInput reports whether m is an input to the conversation.
+func isInput(m Message) bool {
+	switch m.Role {
+	case "user", "tool", "human", "developer", "system":
+		return true
+	}
+	return false
+}
+
+// addTotal reads message i as running totals are read (see ModelCalls):
+// a total takes the responses before it, unless an input came after
+// them; then they are the pending total's, and it waits for its own.
+func (r *CallReader) addTotal(i int, m Message) {
+	model, u, ok := r.rt.Read(m)
+	switch {
+	case ok:
+		c := Call{Records: []int{i}, Model: model, Time: m.Time, Usage: u, Count: 1}
+		switch {
+		case len(r.resp) > 0 && !r.inputAfter, len(r.resp) > 0 && !r.hasPend:
+			c.Records = append(r.resp, i)
+			r.resp, r.hasPend = nil, false
+		case len(r.resp) > 0:
+			p := &r.totals[r.pend]
+			p.Records = append(p.Records, r.resp...)
+			r.resp, r.pend = nil, len(r.totals)
+		default:
+			r.pend, r.hasPend = len(r.totals), true
+		}
+		r.totals = append(r.totals, c)
+	case isResponse(m):
+		r.resp, r.inputAfter = append(r.resp, i), false
+	case isInput(m) && len(r.resp) > 0:
+		r.inputAfter = true
+	}
+}
+
+// addRun reads message i as the totals of runs are read: a run's totals
+// take the responses since the run before.
+func (r *CallReader) addRun(i int, m Message) {
+	switch {
+	case len(m.RunTotals) > 0:
+		for k, rm := range m.RunTotals {
+			c := Call{Records: []int{i}, Model: rm.Model, Time: m.Time, Usage: rm.Usage, Count: rm.Calls}
+			if k == 0 {
+				c.Records = append(r.runResp, i)
+			}
+			r.runs = append(r.runs, c)
+		}
+		r.runResp = nil
+	case isResponse(m):
+		r.runResp = append(r.runResp, i)
+	}
+}
+
 // Calls are the model calls of the messages added: those of the running
-// totals when there are any.
+// totals when there are any; else those of the runs' totals when no
+// call reads input; else the responses.
 func (r *CallReader) Calls() []Call {
 	if len(r.totals) > 0 {
-		return r.totals
+		out := r.totals
+		if len(r.resp) > 0 && r.hasPend { // the last responses, after their total
+			out = slices.Clone(out)
+			out[r.pend].Records = append(slices.Clone(out[r.pend].Records), r.resp...)
+		}
+		return out
 	}
+	input := false
 	for i, s := range r.said {
 		r.calls[i].Model, r.calls[i].Usage, r.calls[i].Estimated = s.Model, s.Usage.OfCall(), s.Estimated
+		input = input || s.Usage.Input+s.Usage.CacheRead+s.Usage.CacheWrite > 0
+	}
+	if len(r.runs) > 0 && !input {
+		return r.runs
 	}
 	return r.calls
 }

@@ -41,7 +41,7 @@ func turnsOf(turns []report.Turn, threads map[int]int, calls []snapshot.Call, ta
 		if i < 0 {
 			continue // before a range
 		}
-		out[i].Calls++
+		out[i].Calls += c.Count
 		out[i].Usage.Add(c.Usage)
 		if byModel[i] == nil {
 			byModel[i] = map[string]snapshot.Usage{}

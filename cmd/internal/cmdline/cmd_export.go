@@ -56,7 +56,7 @@ checkpoints where they were taken. Markdown is CommonMark for a pull request or 
 issue; HTML is one file with nothing external and no script. --range A..B exports
 only what happened after snapshot A up to B.
 
---format atif writes an ATIF trajectory (Agent Trajectory Interchange Format v1.7,
+--format atif writes an ATIF trajectory (Agent Trajectory Interchange Format v1.8,
 Harbor RFC 0001) for tools that read one: user, system and agent steps, tool calls
 with their results matched by id, tokens, cost and model per step, subagents as
 embedded trajectories. extra.git_snap keeps what ATIF has no field for, so that

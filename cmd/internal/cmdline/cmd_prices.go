@@ -16,19 +16,22 @@ import (
 	"github.com/git-snap/git-snap/prices"
 )
 
-// litellmURL is where LiteLLM keeps its price list up to date.
-const litellmURL = "https://raw.githubusercontent.com/BerriAI/litellm/main/model_prices_and_context_window.json"
+// pricesURL is where genai-prices keeps its price list up to date (the
+// data its npm package carries, which the built-in copy is taken from).
+const pricesURL = "https://raw.githubusercontent.com/pydantic/genai-prices/main/prices/new_data/v2/data.json"
 
 func cmdPrices(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "prices",
 		Usage:     "show the prices costs are estimated with, or update them",
 		ArgsUsage: "[MODEL…] | update [FILE|URL]",
-		Description: `Costs are estimates at list prices from LiteLLM's price list
-(model_prices_and_context_window.json, which ccusage reads too): a dated copy is built in,
+		Description: `Costs are estimates at list prices from genai-prices' price list
+(github.com/pydantic/genai-prices, the data of its npm package): a dated copy is built in,
 and git snap prices update replaces it with a newer one, kept in
 $XDG_CONFIG_HOME/git-snap/prices.json: from FILE, from URL, or with no argument from
-LiteLLM's repository. The config's prices: section overrides single models over either.
+genai-prices' repository. A file of LiteLLM's list (model_prices_and_context_window.json,
+which ccusage reads) is taken too. The config's prices: section overrides single models
+over either. The first lines say the list's date and where it is from.
 
 With MODEL, shows the price each model is estimated at and where it comes from, in
 dollars per million tokens: input, output, cache read, cache write (5 minutes and one
@@ -40,14 +43,14 @@ Examples:
    git snap prices
    git snap prices claude-opus-4-6 gemini-2.5-pro
    git snap prices update
-   git snap prices update ~/Downloads/model_prices_and_context_window.json`,
+   git snap prices update ~/Downloads/data.json`,
 		Action: action(e, shape{max: -1, open: withNothing}, parsePrices, runPrices),
 	}
 }
 
 type pricesOptions struct {
 	Update bool
-	From   string   // with Update: a file or URL; "" for LiteLLM's
+	From   string   // with Update: a file or URL; "" for genai-prices' own
 	Models []string // to show
 }
 
@@ -129,7 +132,7 @@ func updatePrices(ctx context.Context, d *deps, from string) error {
 	if dest == "" {
 		return usagef("prices update: no configuration directory to keep the prices in (set $XDG_CONFIG_HOME or $HOME)")
 	}
-	source := or(from, litellmURL)
+	source := or(from, pricesURL)
 	var r io.Reader
 	if isURL(source) {
 		body, err := download(ctx, source)
@@ -154,7 +157,7 @@ func updatePrices(ctx context.Context, d *deps, from string) error {
 		}
 	}
 	date := d.now().UTC().Format("2006-01-02")
-	data, n, err := prices.Trim(r, date, "LiteLLM's price list from "+source+", taken "+date)
+	data, n, err := prices.Trim(r, date, "the price list at "+source+", taken "+date)
 	if err != nil {
 		return usagef("prices update %s: %v", or(from, source), err)
 	}

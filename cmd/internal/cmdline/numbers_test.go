@@ -354,9 +354,10 @@ func TestPricesUpdateChangesTheNextStats(t *testing.T) {
 	for _, k := range []string{"input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens"} {
 		tokens += int64(sj.Stats[k].(float64))
 	}
-	list := `{"claude-opus-4-6": {"input_cost_per_token": 1e-06, "output_cost_per_token": 1e-06, "cache_read_input_token_cost": 1e-06,
-	  "cache_creation_input_token_cost": 1e-06, "cache_creation_input_token_cost_above_1hr": 1e-06, "litellm_provider": "anthropic", "mode": "chat"},
-	  "sample_spec": {"mode": "one of: chat"}}`
+	// genai-prices' form: providers, their models, prices per million.
+	list := `[{"id": "anthropic", "model_match": {"contains": "claude"}, "models": [{"id": "claude-opus-4-6",
+	  "match": {"starts_with": "claude-opus-4-6"}, "prices": {"input_mtok": 1, "output_mtok": 1, "cache_read_mtok": 1,
+	  "cache_write_mtok": 1, "cache_write_1h_mtok": 1}}]}]`
 	if err := os.WriteFile(filepath.Join(dir, "list.json"), []byte(list), 0o600); err != nil {
 		t.Fatal(err)
 	}
