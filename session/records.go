@@ -1,3 +1,10 @@
+// Package session reads what a store keeps as the agent that recorded
+// it means it: a snapshot's live records (those the agent still counts,
+// read one at a time, LiveRecords), what they add up to (Counter, the
+// storage.Counter a store is opened with, and CountRecords), a session's
+// title and first prompt, and the pickaxe of log -S and -G. It is the
+// layer above the store that knows agents; the store below knows none,
+// and works the same on any storage.Storage.
 package session
 
 import (
