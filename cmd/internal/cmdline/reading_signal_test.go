@@ -108,6 +108,9 @@ func TestCtrlCOnceStopsASaveBeforeItWrites(t *testing.T) {
 	go func() { exited <- cmd.Wait() }()
 	waitForOpen(t, cmd.Process.Pid, fifo)
 	must(t, cmd.Process.Signal(syscall.SIGINT))
+	// Only once the process has taken the signal does the rest come: on
+	// a busy machine it could otherwise read the whole document first.
+	waitTaken(t, cmd.Process.Pid, syscall.SIGINT)
 	// The read cannot be stopped: the rest of the document ends it.
 	_, err = w.WriteString(`{"id":"1","role":"user","content":"x"}]}`)
 	must(t, err)
