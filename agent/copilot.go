@@ -52,7 +52,7 @@ func (c Copilot) hooks() flatHooks {
 		e := &ordered{vals: map[string]any{}}
 		e.set("type", "command")
 		e.set("bash", command+" "+event)
-		e.set("powershell", command+" "+event)
+		e.set("powershell", PowerShellCommand(command)+" "+event)
 		e.set("timeoutSec", json.Number("30"))
 		return e
 	}}
