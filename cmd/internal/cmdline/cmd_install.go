@@ -198,6 +198,9 @@ func installMCP(d *deps, o installOptions, paths gitstore.Paths, repoErr error, 
 	if !o.User && (repoErr != nil || paths.WorkTree == "") {
 		return usagef("run install --mcp inside a work tree, or use --user")
 	}
+	if err := d.needHome(); err != nil {
+		return err
+	}
 	a, err := agent.Lookup(o.Agent, d.agentEnv)
 	if err != nil {
 		return usagef("install --mcp knows %s, not %q", strings.Join(mcpAgents(), ", "), o.Agent)
@@ -434,6 +437,9 @@ func settingsFile(d *deps, o installOptions, paths gitstore.Paths, repoErr error
 	if !o.User && (repoErr != nil || paths.WorkTree == "") {
 		return nil, "", usagef("run install inside a work tree, or use --user")
 	}
+	if err := d.needHome(); err != nil {
+		return nil, "", err
+	}
 	a, err := agent.Lookup(o.Agent, d.agentEnv)
 	if err != nil {
 		return nil, "", usagef("install knows %s and git, not %q", strings.Join(agent.Names(), ", "), o.Agent)
@@ -447,6 +453,16 @@ func settingsFile(d *deps, o installOptions, paths gitstore.Paths, repoErr error
 
 // agentEnv locates agents' files from this process's environment.
 func (e *env) agentEnv() agent.Env { return proc.AgentEnv(e.getenv) }
+
+// needHome refuses a command that reads or writes agents' files, which
+// are under the home folder, when no variable names it: a path would be
+// joined onto "" and name a file in the working directory instead.
+func (d *deps) needHome() error {
+	if d.agentEnv.Home != "" {
+		return nil
+	}
+	return usagef("neither HOME nor USERPROFILE is set: set HOME to your home folder, where agents keep their settings and transcripts; nothing was written")
+}
 
 // agentSettingsHelp lists each agent's settings files, as its adapter
 // declares them (agent.Agents), wrapped under the agent's name.
