@@ -262,7 +262,7 @@ func (c Copilot) ResumeTarget(session string, doc map[string]any) (string, strin
 	}
 	command := "copilot --resume " + shellQuote(session)
 	if cwd, _ := doc["cwd"].(string); filepath.IsAbs(cwd) {
-		command = "cd " + shellQuote(cwd) + " && " + command
+		command = andThen("cd "+shellQuote(cwd), command)
 	}
 	return filepath.Join(c.Home, "session-state", session, "events.jsonl"), command, nil
 }
