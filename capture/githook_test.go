@@ -81,3 +81,22 @@ func TestClimbs(t *testing.T) {
 		}
 	}
 }
+
+// TestExecutable: the execute bit where files have one; on Windows,
+// where they have none, a script's #!.
+func TestExecutable(t *testing.T) {
+	script, text := []byte("#!/bin/sh\necho hi\n"), []byte("hello\n")
+	for _, tc := range []struct {
+		windows bool
+		mode    os.FileMode
+		data    []byte
+		want    bool
+	}{
+		{false, 0o755, text, true}, {false, 0o644, script, false},
+		{true, 0o666, script, true}, {true, 0o666, text, false},
+	} {
+		if got := executable(tc.windows, tc.mode, tc.data); got != tc.want {
+			t.Errorf("Windows %v, mode %v, %q: %v, want %v", tc.windows, tc.mode, tc.data, got, tc.want)
+		}
+	}
+}
