@@ -30,6 +30,13 @@ func HookProgramFor(scope Scope, exe string) string {
 	return exe
 }
 
+// InNpxCache reports whether path is in npx's cache (…/_npx/<hash>/…),
+// where npx installs a package to run it once, and from where npm may
+// remove it: a hook command must not name a program there.
+func InNpxCache(path string) bool {
+	return strings.Contains(path, "/_npx/") || strings.Contains(path, `\_npx\`)
+}
+
 // HookCommand is the command line an agent runs for git-snap's hook:
 // `exe AGENT` for the hook program, `exe hook AGENT` for git-snap
 // (and git-snap as PATH finds it where exe is not known to stay, see

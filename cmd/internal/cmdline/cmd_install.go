@@ -31,6 +31,11 @@ func installGit(ctx context.Context, d *deps, o installOptions, paths gitstore.P
 		fmt.Fprintf(d.out, "core.hooksPath is %s, %s\n", loc.Dir, loc.Managed)
 		return usagef("git-snap's post-commit hook was not installed: add it as said above, then git snap doctor checks it")
 	}
+	if o.Install {
+		if err := mustStay(agent.HookProgramFor(agent.LocalScope, exe)); err != nil {
+			return err
+		}
+	}
 	command := agent.HookCommandFor(agent.LocalScope, exe, "git")
 	return reportInstall(d.out, o.Install, filepath.Join(loc.Dir, "post-commit"), func() (bool, error) {
 		if o.Install {
@@ -147,6 +152,11 @@ func runInstall(ctx context.Context, d *deps, o installOptions) error {
 	if shared {
 		scope = agent.ProjectScope
 	}
+	if o.Install {
+		if err := mustStay(agent.HookProgramFor(scope, exe)); err != nil {
+			return err
+		}
+	}
 	command := agent.HookCommandFor(scope, exe, o.Agent)
 	if c, ok := a.(agent.Codex); ok {
 		if err := c.CheckConfigs(file); err != nil {
@@ -214,6 +224,11 @@ func installMCP(d *deps, o installOptions, paths gitstore.Paths, repoErr error, 
 		return usagef("%v", err)
 	}
 	program := agent.MCPProgram(cfg, exe)
+	if o.Install {
+		if err := mustStay(program); err != nil {
+			return err
+		}
+	}
 	var changed bool
 	if o.Install {
 		changed, err = agent.InstallMCP(cfg, program)
@@ -253,6 +268,16 @@ func installExe() string {
 		return ""
 	}
 	return exe
+}
+
+// mustStay refuses to write prog into settings when it is a path that
+// will not stay: npx runs git-snap from its cache, which npm clears, and
+// the hooks would then stop recording without a word.
+func mustStay(prog string) error {
+	if !agent.InNpxCache(prog) {
+		return nil
+	}
+	return usagef("git-snap runs from npx's cache (%s), which npm may clear: the hooks would stop recording. Install git-snap for good (npm install -g git-snap, or another way the README gives), then run git snap install again; nothing was written", filepath.Dir(prog))
 }
 
 // hookExe is the program the hooks of personal settings run: the hook
