@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -211,6 +212,9 @@ func (s *Store) keptApart(ctx context.Context, session string, local, remote sto
 // from another local session's only in case, how to rename one: the
 // clone keeps both, but on macOS and Windows they would be one.
 func (s *Store) noteCaseTwins(ctx context.Context, remote string, results []PullResult) error {
+	if !slices.ContainsFunc(results, func(r PullResult) bool { return r.Action == PullCreated }) {
+		return nil // twins come with a new session: the refs are not listed again
+	}
 	twins, err := s.CaseTwins(ctx)
 	if err != nil || len(twins) == 0 {
 		return err
