@@ -17,10 +17,6 @@ import (
 	"github.com/yuin/goldmark/text"
 )
 
-// comingSoon are files a link may name before they are committed; each
-// is logged while missing. Remove an entry once its file is in.
-var comingSoon = map[string]bool{"LICENSE": true}
-
 // TestDocLinksResolve: every relative link in README.md, CONTRIBUTING.md
 // and docs/**/*.md names a file or folder of the repository, and its
 // #anchor, in a Markdown file, a heading of that file as GitHub names it.
@@ -70,10 +66,6 @@ func checkLink(t *testing.T, doc, dest string, anchors map[string]map[string]boo
 		}
 	}
 	if _, err := os.Stat(filepath.FromSlash(target)); err != nil {
-		if comingSoon[target] {
-			t.Logf("%s: %s is not in yet", doc, target)
-			return ""
-		}
 		return target + " does not exist"
 	}
 	if u.Fragment == "" || !strings.HasSuffix(target, ".md") {

@@ -411,8 +411,11 @@ func claudeProgress(obj map[string]any) (snapshot.Message, bool) {
 // claudeManagedSettings is the settings file an administrator manages,
 // which Claude Code reads above every other.
 func claudeManagedSettings() string {
-	if runtime.GOOS == "darwin" {
+	switch runtime.GOOS {
+	case "darwin":
 		return "/Library/Application Support/ClaudeCode/managed-settings.json"
+	case "windows":
+		return `C:\Program Files\ClaudeCode\managed-settings.json`
 	}
 	return "/etc/claude-code/managed-settings.json"
 }

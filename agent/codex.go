@@ -366,7 +366,7 @@ func (c Codex) ResumeTarget(session string, doc map[string]any) (string, string,
 	}
 	command := "codex resume " + session
 	if cwd, _ := doc["cwd"].(string); filepath.IsAbs(cwd) {
-		command = "cd " + shellQuote(cwd) + " && " + command
+		command = andThen("cd "+shellQuote(cwd), command)
 	}
 	if p := c.findRollout(session); p != "" {
 		return p, command, nil

@@ -54,7 +54,7 @@ func (c Copilot) hooks() flatHooks {
 		e := &ordered{vals: map[string]any{}}
 		e.set("type", "command")
 		e.set("bash", command+" "+event)
-		e.set("powershell", command+" "+event)
+		e.set("powershell", PowerShellCommand(command)+" "+event)
 		e.set("timeoutSec", json.Number("30"))
 		return e
 	}}
@@ -306,7 +306,7 @@ func (c Copilot) ResumeTarget(session string, doc map[string]any) (string, strin
 	}
 	command := "copilot --resume " + shellQuote(session)
 	if cwd, _ := doc["cwd"].(string); filepath.IsAbs(cwd) {
-		command = "cd " + shellQuote(cwd) + " && " + command
+		command = andThen("cd "+shellQuote(cwd), command)
 	}
 	return filepath.Join(c.Home, "session-state", session, "events.jsonl"), command, nil
 }

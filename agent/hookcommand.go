@@ -30,10 +30,17 @@ func HookProgramFor(scope Scope, exe string) string {
 	return exe
 }
 
+// InNpxCache reports whether path is in npx's cache (…/_npx/<hash>/…),
+// where npx installs a package to run it once, and from where npm may
+// remove it: a hook command must not name a program there.
+func InNpxCache(path string) bool {
+	return strings.Contains(path, "/_npx/") || strings.Contains(path, `\_npx\`)
+}
+
 // HookCommand is the command line an agent runs for git-snap's hook:
 // `exe AGENT` for the hook program, `exe hook AGENT` for git-snap
 // (and git-snap as PATH finds it where exe is not known to stay, see
-// HookProgramFor). A path with spaces or quotes is quoted for sh.
+// HookProgramFor), its program written as ShellWord writes it.
 func HookCommand(exe, agent string) string {
 	return hookCommand(HookProgramFor(LocalScope, exe), agent)
 }
@@ -49,10 +56,58 @@ func hookCommand(prog, agent string) string {
 	if IsHookProgram(prog) {
 		args = " " + agent
 	}
-	if strings.ContainsAny(prog, " '\"") {
-		prog = "'" + strings.ReplaceAll(prog, "'", `'\''`) + "'"
+	return ShellWord(prog) + args
+}
+
+// windowsSpecial are the characters of a Windows path that Git Bash, cmd
+// or PowerShell would read as more than a letter of a name. Quotes do not
+// keep $ and ` from Git Bash and PowerShell, nor % from cmd: a path with
+// them does not run in all three, however it is written.
+const windowsSpecial = " \t&()[]{}^=;!',`$%"
+
+// unixSpecial are the characters sh reads as more than a letter.
+const unixSpecial = " \t'\"\\$`;&|<>()*?[]{}!#~"
+
+// ShellWord writes a program's path as one word of a command line that
+// the shells an agent runs its hooks in all read back as the path. A
+// Windows path (C:\…, \\server\…) is written with forward slashes, which
+// Windows takes and which Git Bash, the shell Claude Code runs hooks in
+// there, does not strip as it strips backslashes; in double quotes when
+// it holds a space or a character special to Git Bash, cmd or
+// PowerShell (PowerShell then needs & before it: see PowerShellCommand).
+// A Unix path is in sh's single quotes when it needs them.
+func ShellWord(prog string) string {
+	if isWindowsPath(prog) {
+		prog = strings.ReplaceAll(prog, `\`, "/")
+		if strings.ContainsAny(prog, windowsSpecial) {
+			return `"` + prog + `"`
+		}
+		return prog
 	}
-	return prog + args
+	if strings.ContainsAny(prog, unixSpecial) {
+		return "'" + strings.ReplaceAll(prog, "'", `'\''`) + "'"
+	}
+	return prog
+}
+
+// PowerShellCommand is a hook command as PowerShell runs it: a command
+// line that starts with a quoted program needs the call operator, which
+// sh and cmd would not take.
+func PowerShellCommand(cmd string) string {
+	if strings.HasPrefix(cmd, `"`) || strings.HasPrefix(cmd, "'") {
+		return "& " + cmd
+	}
+	return cmd
+}
+
+// isWindowsPath reports whether p is an absolute Windows path: a drive
+// letter and a slash, or a UNC path.
+func isWindowsPath(p string) bool {
+	if strings.HasPrefix(p, `\\`) {
+		return true
+	}
+	return len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/') &&
+		('a' <= p[0]|0x20 && p[0]|0x20 <= 'z')
 }
 
 // IsHookCommand recognises a command line of git-snap's hook for agent,
@@ -72,9 +127,15 @@ func IsHookCommand(cmd, agent string) bool {
 }
 
 // SplitCommand splits a hook command line into its program, unquoted the
-// way HookCommand quotes it, and the arguments after it.
+// way ShellWord quotes it (after PowerShell's call operator, if any), and
+// the arguments after it.
 func SplitCommand(cmd string) (prog, rest string) {
-	if !strings.HasPrefix(cmd, "'") {
+	cmd = strings.TrimPrefix(cmd, "& ")
+	switch {
+	case strings.HasPrefix(cmd, `"`):
+		prog, rest, _ = strings.Cut(cmd[1:], `"`)
+		return prog, strings.TrimPrefix(rest, " ")
+	case !strings.HasPrefix(cmd, "'"):
 		prog, rest, _ = strings.Cut(cmd, " ")
 		return prog, rest
 	}

@@ -488,11 +488,11 @@ func (o OpenCode) ResumeTarget(session string, doc map[string]any) (string, stri
 		return "", "", fmt.Errorf("the snapshot was not recorded from an OpenCode export")
 	}
 	path := filepath.Join(o.DataDir, "git-snap", o.TranscriptName(session, doc))
-	command := "opencode import " + shellQuote(path) + " && "
+	command := "opencode import " + shellQuote(path)
 	if cwd, _ := doc["cwd"].(string); filepath.IsAbs(cwd) {
-		command += "cd " + shellQuote(cwd) + " && "
+		command = andThen(command, "cd "+shellQuote(cwd))
 	}
-	return path, command + "opencode --session " + shellQuote(openCodeID(doc, session)), nil
+	return path, andThen(command, "opencode --session "+shellQuote(openCodeID(doc, session))), nil
 }
 
 // ModelAPI implements ModelAPIer: OpenCode speaks Chat Completions to a

@@ -62,10 +62,3 @@ func TestLinesReadsInBoundedSteps(t *testing.T) {
 		t.Errorf("a line past the bound: %v", err)
 	}
 }
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -220,15 +221,46 @@ func (c ClaudeCode) ResumeTarget(session string, doc map[string]any) (string, st
 		dir = filepath.Base(matches[0])
 	}
 	path := filepath.Join(c.ConfigDir, "projects", dir, session+".jsonl")
-	return path, fmt.Sprintf("cd %s && claude -r %s", shellQuote(cwd), session), nil
+	return path, andThen("cd "+shellQuote(cwd), "claude -r "+session), nil
 }
 
-// shellQuote quotes a word for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./") == "" {
+// userShell is the shell a person types a resume command into:
+// PowerShell, Windows' own, or a POSIX shell.
+type userShell struct{ powerShell bool }
+
+// thisShell is the user's shell on this system.
+func thisShell() userShell { return userShell{powerShell: runtime.GOOS == "windows"} }
+
+// shellQuote quotes a word for the user's shell (see userShell).
+func shellQuote(s string) string { return thisShell().quote(s) }
+
+// andThen joins two commands for the user's shell, the second run after
+// the first.
+func andThen(first, then string) string { return thisShell().then(first, then) }
+
+// quote quotes a word when it needs it, in single quotes: a quote in it
+// is doubled for PowerShell, and closed, escaped and opened again for sh.
+func (u userShell) quote(s string) string {
+	plain := "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./"
+	if u.powerShell {
+		plain += `\:`
+	}
+	if s != "" && strings.Trim(s, plain) == "" {
 		return s
 	}
+	if u.powerShell {
+		return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// then joins two commands: && in sh; ; in PowerShell, as Windows
+// PowerShell 5 has no &&.
+func (u userShell) then(first, then string) string {
+	if u.powerShell {
+		return first + "; " + then
+	}
+	return first + " && " + then
 }
 
 // claudeCWD is the project folder a Claude Code transcript's first

@@ -44,3 +44,24 @@ func TestGeminiResumeStaysInChats(t *testing.T) {
 		}
 	}
 }
+
+// TestResumeCommandForEachShell: the command resume prints is one the
+// user's shell runs: sh's quotes and && on Unix, PowerShell's quotes and
+// ; on Windows, a Windows path left as it is.
+func TestResumeCommandForEachShell(t *testing.T) {
+	for _, tc := range []struct {
+		ps        bool
+		dir, want string
+	}{
+		{false, "/src/my app", `cd '/src/my app' && claude -r s1`},
+		{false, "/src/o'neil", `cd '/src/o'\''neil' && claude -r s1`},
+		{false, "/src/plain", `cd /src/plain && claude -r s1`},
+		{true, `C:\src\plain`, `cd C:\src\plain; claude -r s1`},
+		{true, `C:\Users\Ann O'Neil\my app`, `cd 'C:\Users\Ann O''Neil\my app'; claude -r s1`},
+	} {
+		u := userShell{powerShell: tc.ps}
+		if got := u.then("cd "+u.quote(tc.dir), "claude -r s1"); got != tc.want {
+			t.Errorf("PowerShell %v, %q: %s, want %s", tc.ps, tc.dir, got, tc.want)
+		}
+	}
+}

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command bench measures git-snap against the budgets of
 // docs/design.md §7 (held here in budgets, one table, checked against the
 // document by a test), whole process, on repositories it builds itself.

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/git-snap/git-snap/agent"
@@ -50,10 +52,20 @@ func readWorkFile(root, rel string, max int) (f snapshot.File, skipped int64, ok
 		return snapshot.File{}, int64(len(data)), false
 	}
 	mode := snapshot.ModeRegular
-	if fi.Mode().Perm()&0o111 != 0 {
+	if executable(runtime.GOOS == "windows", fi.Mode(), data) {
 		mode = snapshot.ModeExecutable
 	}
 	return snapshot.File{Path: rel, Mode: mode, Content: data}, 0, true
+}
+
+// executable reports whether a file is saved as executable: with an
+// execute bit; on Windows, whose files have none, when it starts with
+// #!, as a script made executable in a clone elsewhere does.
+func executable(windows bool, mode fs.FileMode, data []byte) bool {
+	if windows {
+		return bytes.HasPrefix(data, []byte("#!"))
+	}
+	return mode.Perm()&0o111 != 0
 }
 
 // GitChanged lists the files of a work tree that differ from its commit,

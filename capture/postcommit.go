@@ -26,22 +26,29 @@ const gitHookMarker = "# git-snap: snapshot this work tree's agent sessions at e
 // the commits an amend or a rebase rewrote (see gitstore.NoteRewrites).
 const rewriteHookMarker = "# git-snap: keep sessions linked to commits that amend and rebase rewrite"
 
+// hookFailed is what git-snap's hook named %s says when its program did
+// not run ($? is its exit status: 127 when it is not there).
+const hookFailed = "git-snap: the %s hook did not run git-snap (exit $?): git snap doctor says why"
+
 // InstallGitHook adds a post-commit hook that runs command, and a
 // post-rewrite hook that passes git's old → new pairs to it, each
 // chained with a hook already there (kept as NAME.before-git-snap and
-// run after, with the same input).
+// run after, with the same input). command is an agent.HookCommand, its
+// program written so that sh (Git for Windows' too) finds it. The
+// program says nothing and exits 0 whatever happens (it logs), so a
+// failure is one to start it, which the hooks say on stderr.
 func InstallGitHook(hooksDir, command string) (bool, error) {
 	commit := fmt.Sprintf(`#!/bin/sh
 %s
-%s post-commit >/dev/null 2>&1 || true
+%s post-commit >/dev/null 2>&1 || echo "%s" >&2
 if [ -x "$0.before-git-snap" ]; then exec "$0.before-git-snap" "$@"; fi
-`, gitHookMarker, command)
+`, gitHookMarker, command, fmt.Sprintf(hookFailed, "post-commit"))
 	rewrite := fmt.Sprintf(`#!/bin/sh
 %s
 input=$(cat)
-printf '%%s\n' "$input" | %s post-rewrite "$@" >/dev/null 2>&1 || true
+printf '%%s\n' "$input" | %s post-rewrite "$@" >/dev/null 2>&1 || echo "%s" >&2
 if [ -x "$0.before-git-snap" ]; then printf '%%s\n' "$input" | "$0.before-git-snap" "$@"; exit $?; fi
-`, rewriteHookMarker, command)
+`, rewriteHookMarker, command, fmt.Sprintf(hookFailed, "post-rewrite"))
 	a, err := installHook(hooksDir, "post-commit", gitHookMarker, commit)
 	if err != nil {
 		return a, err
@@ -201,7 +208,14 @@ func (pc PostCommit) markEach(ctx context.Context, s Marker, sessions []storage.
 // within reports whether path is root or below it.
 func within(path, root string) bool {
 	rel, err := filepath.Rel(root, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+	return err == nil && !climbs(rel, filepath.Separator)
+}
+
+// climbs reports whether rel, a path filepath.Rel gave with the system's
+// separator sep, leaves the folder it is relative to: .. and what is
+// below it, not a name that only starts with two dots.
+func climbs(rel string, sep byte) bool {
+	return rel == ".." || strings.HasPrefix(rel, ".."+string(sep))
 }
 
 // HooksLocation is where git runs a repository's hooks from.
@@ -282,7 +296,8 @@ func GitHookCommand(hooksDir string) (string, bool) {
 		return "", false
 	}
 	for _, line := range strings.Split(string(data), "\n") {
-		if cmd, ok := strings.CutSuffix(line, " post-commit >/dev/null 2>&1 || true"); ok {
+		// Also as versions before wrote it, ending in "|| true".
+		if cmd, _, ok := strings.Cut(line, " post-commit >/dev/null 2>&1 ||"); ok {
 			return cmd, true
 		}
 	}

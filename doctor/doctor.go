@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -234,13 +235,14 @@ func once(f func(prog string) (string, error)) func(prog string) (string, error)
 	}
 }
 
-// executable checks that path is a file with an execute bit.
+// executable checks that path is a file with an execute bit; on
+// Windows, whose files have none, that it is a file.
 func executable(path string) error {
 	fi, err := os.Stat(path)
 	switch {
 	case err != nil:
 		return err
-	case fi.IsDir() || fi.Mode()&0o111 == 0:
+	case fi.IsDir() || runtime.GOOS != "windows" && fi.Mode()&0o111 == 0:
 		return fmt.Errorf("%s is not an executable file", path)
 	}
 	return nil

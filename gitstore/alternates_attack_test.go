@@ -26,7 +26,7 @@ func TestAlternatesHostile(t *testing.T) {
 	must(t, err)
 	root := t.TempDir()
 	fifo := filepath.Join(root, "fifo")
-	must(t, syscall.Mkfifo(fifo, 0o644))
+	mkfifo(t, fifo)
 	must(t, os.WriteFile(filepath.Join(root, "file"), []byte("x"), 0o644))
 	quoted := filepath.Join(root, "é")
 	must(t, os.Symlink(filepath.Join(lender, ".git", "objects"), quoted))
@@ -36,7 +36,7 @@ func TestAlternatesHostile(t *testing.T) {
 		setup   func(objects string) // writes objects/info/alternates
 		lendsOK bool                 // the lender's snapshot is readable
 	}{
-		{"fifo file", func(o string) { must(t, syscall.Mkfifo(filepath.Join(o, "info", "alternates"), 0o644)) }, false},
+		{"fifo file", func(o string) { mkfifo(t, filepath.Join(o, "info", "alternates")) }, false},
 		{"dev zero file", func(o string) { must(t, os.Symlink("/dev/zero", filepath.Join(o, "info", "alternates"))) }, false},
 		{"huge file", func(o string) {
 			text := strings.Repeat("/nonexistent/objects\n", 200000) + lenderObjects + "\n"

@@ -79,6 +79,9 @@ func (s *Store) SetCheckpoint(ctx context.Context, name string, target storage.I
 	if err != nil {
 		return storage.Checkpoint{}, err
 	}
+	if err := s.checkCheckpointCase(ctx, e.Header.Session, name); err != nil {
+		return storage.Checkpoint{}, err
+	}
 	ref := s.checkpointRef(e.Header.Session, name)
 	oldRef, old, err := s.findCheckpoint(e.Header.Session, name)
 	if err != nil {

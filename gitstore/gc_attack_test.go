@@ -37,7 +37,7 @@ func TestGCKeepsAForeignKeepOfTheSamePack(t *testing.T) {
 	for k, what := range odd {
 		switch what {
 		case "fifo":
-			must(t, syscall.Mkfifo(k, 0o644))
+			mkfifo(t, k)
 		case "zero":
 			must(t, os.Symlink("/dev/zero", k))
 		default:

@@ -1,7 +1,6 @@
 package gitstore
 
 import (
-	"cmp"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -42,8 +41,8 @@ func GitConfig(p Paths, env GitEnv, keys ...string) map[string]string {
 // configFiles are the files git reads, lowest priority first.
 func configFiles(p Paths, env GitEnv) []string {
 	var files []string
-	if !env.ConfigNoSystem {
-		files = append(files, cmp.Or(env.ConfigSystem, "/etc/gitconfig"))
+	if !env.ConfigNoSystem && env.ConfigSystem != "" {
+		files = append(files, env.ConfigSystem)
 	}
 	if env.ConfigGlobal != "" {
 		files = append(files, env.ConfigGlobal)
@@ -63,6 +62,28 @@ func configFiles(p Paths, env GitEnv) []string {
 		files = append(files, filepath.Join(p.CommonDir, "config"))
 	}
 	return files
+}
+
+// SystemConfigFile is where the git program at gitPath keeps its system
+// config, as git finds it from where it is installed: etc/gitconfig
+// under its prefix, the folder above its bin/ (or, for Git for Windows,
+// cmd/, or the folder above mingw64/bin/); /etc/gitconfig for a git in
+// /usr/bin, as distributions build it; "" for no git. The path is not
+// made canonical: Homebrew's git is a link in its prefix's bin/, and its
+// config is in that prefix's etc/.
+func SystemConfigFile(gitPath string) string {
+	if gitPath == "" {
+		return ""
+	}
+	prefix := filepath.Dir(filepath.Dir(gitPath))
+	switch strings.ToLower(filepath.Base(prefix)) {
+	case "mingw64", "mingw32", "clangarm64", "clang64", "ucrt64":
+		prefix = filepath.Dir(prefix)
+	}
+	if filepath.ToSlash(prefix) == "/usr" {
+		return "/etc/gitconfig"
+	}
+	return filepath.Join(prefix, "etc", "gitconfig")
 }
 
 // maxConfigFiles bounds the files one GitConfig reads: includes ten

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -41,7 +40,7 @@ func gitConfigReturns(t *testing.T, global, unblock string, keys ...string) map[
 func TestGitConfigHostileIncludes(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
-	must(t, syscall.Mkfifo(fifo, 0o644))
+	mkfifo(t, fifo)
 	must(t, os.Symlink("loop2", filepath.Join(dir, "loop1")))
 	must(t, os.Symlink("loop1", filepath.Join(dir, "loop2")))
 	must(t, os.Mkdir(filepath.Join(dir, "adir"), 0o755))
@@ -114,7 +113,7 @@ func TestDiscoverConfigFIFO(t *testing.T) {
 	git(t, dir, "init", "-q", "repo")
 	config := filepath.Join(dir, "repo", ".git", "config")
 	must(t, os.Remove(config))
-	must(t, syscall.Mkfifo(config, 0o644))
+	mkfifo(t, config)
 	done := make(chan error, 1)
 	go func() {
 		_, err := Discover(filepath.Join(dir, "repo"), GitEnv{})

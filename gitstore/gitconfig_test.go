@@ -55,3 +55,23 @@ func TestGitConfigAgreesWithGit(t *testing.T) {
 		}
 	}
 }
+
+// TestSystemConfigFile: the system config is found where each kind of
+// install of git keeps it (Windows paths are written with forward
+// slashes, which this test's system takes apart too).
+func TestSystemConfigFile(t *testing.T) {
+	for git, want := range map[string]string{
+		"/usr/bin/git":                                "/etc/gitconfig",
+		"/bin/git":                                    "/etc/gitconfig",
+		"/usr/local/bin/git":                          "/usr/local/etc/gitconfig",
+		"/opt/homebrew/bin/git":                       "/opt/homebrew/etc/gitconfig",
+		"C:/Program Files/Git/cmd/git.exe":            "C:/Program Files/Git/etc/gitconfig",
+		"C:/Program Files/Git/mingw64/bin/git.exe":    "C:/Program Files/Git/etc/gitconfig",
+		"C:/Program Files/Git/clangarm64/bin/git.exe": "C:/Program Files/Git/etc/gitconfig",
+		"": "",
+	} {
+		if got := filepath.ToSlash(SystemConfigFile(git)); got != want {
+			t.Errorf("SystemConfigFile(%q) = %q, want %q", git, got, want)
+		}
+	}
+}

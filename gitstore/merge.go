@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -26,6 +27,11 @@ const (
 	// PullReplayed: the local snapshots made after the history the
 	// remote pruned were committed again on top of the remote's.
 	PullReplayed = "replayed onto the remote's pruned history"
+	// PullKeptApart: the session's name differs only in case from a
+	// local session's, which this file system takes as the same name;
+	// the local session was left alone, and the remote's is where the
+	// fetch put it.
+	PullKeptApart = "not pulled"
 )
 
 // PullResult says what Pull did to one session.
@@ -36,6 +42,9 @@ type PullResult struct {
 	// Conflicts are JSON paths both sides changed differently since they
 	// parted; the local value was kept, and the remote's stays in history.
 	Conflicts []string
+	// Note says more the user should know: a session whose name differs
+	// from another's only in case, and how to rename one.
+	Note string
 }
 
 // Pull fetches a remote's sessions and brings each into the local one:
@@ -65,8 +74,14 @@ func (s *Store) Pull(ctx context.Context, o RemoteOptions) ([]PullResult, error)
 		if err != nil {
 			return out, fmt.Errorf("pull %s: %w", in.session, err)
 		}
+		if r.Action == PullKeptApart {
+			r.Note += fmt.Sprintf("; it is at %s; rename it on a clone that keeps both: %s", "refs/remotes/"+trackingName(o.remote())+"/snap/"+in.session, s.renameHint(o.remote(), in.session))
+		}
 		rewritten[in.session] = r.Action == PullReplaced || r.Action == PullReplayed
 		out = append(out, r)
+	}
+	if err := s.noteCaseTwins(ctx, o.remote(), out); err != nil {
+		return out, err
 	}
 	for _, in := range incoming {
 		if in.tag == "" {
@@ -163,6 +178,9 @@ func (s *Store) integrate(ctx context.Context, session string, remote storage.ID
 		if err != nil {
 			return PullResult{}, err
 		}
+		if r, apart, err := s.keptApart(ctx, session, local, remote); apart || err != nil {
+			return r, err
+		}
 		r, err := s.integrateOnto(ctx, session, local, remote, label)
 		if errors.Is(err, refs.ErrChanged) {
 			continue // the local session moved meanwhile: look again
@@ -172,6 +190,47 @@ func (s *Store) integrate(ctx context.Context, session string, remote storage.ID
 		}
 		return r, err
 	}
+}
+
+// keptApart leaves a local session alone when its tip, found under the
+// name of the session coming in, is another session's, one whose name
+// differs only in case: a file system that ignores case read that one's
+// ref file. Joining them would merge two sessions into one.
+func (s *Store) keptApart(ctx context.Context, session string, local, remote storage.ID) (PullResult, bool, error) {
+	if local.IsZero() || local == remote {
+		return PullResult{}, false, nil
+	}
+	e, err := s.Entry(ctx, local)
+	if err != nil || e.Header.Session == session || !strings.EqualFold(e.Header.Session, session) {
+		return PullResult{}, false, err
+	}
+	return PullResult{Session: session, Action: PullKeptApart, Result: local,
+		Note: fmt.Sprintf("its name differs from local session %s's only in case, which this file system takes as the same name", e.Header.Session)}, true, nil
+}
+
+// noteCaseTwins notes, on each result of a session whose name differs
+// from another local session's only in case, how to rename one: the
+// clone keeps both, but on macOS and Windows they would be one.
+func (s *Store) noteCaseTwins(ctx context.Context, remote string, results []PullResult) error {
+	if !slices.ContainsFunc(results, func(r PullResult) bool { return r.Action == PullCreated }) {
+		return nil // twins come with a new session: the refs are not listed again
+	}
+	twins, err := s.CaseTwins(ctx)
+	if err != nil || len(twins) == 0 {
+		return err
+	}
+	of := map[string][]string{}
+	for _, g := range twins {
+		for _, n := range g {
+			of[n] = g
+		}
+	}
+	for i, r := range results {
+		if g := of[r.Session]; g != nil && r.Action != PullKeptApart {
+			results[i].Note = fmt.Sprintf("sessions %s differ only in case, which macOS and Windows take as the same name: both are kept here; rename one, then push it: %s", strings.Join(g, " and "), s.renameHint(remote, r.Session))
+		}
+	}
+	return nil
 }
 
 // integrateOnto brings remote into the session whose tip is local: it

@@ -35,11 +35,13 @@ type GitEnv struct {
 	WorkTree       string // $GIT_WORK_TREE
 	CommitterName  string // $GIT_COMMITTER_NAME
 	CommitterEmail string // $GIT_COMMITTER_EMAIL
-	Home           string // $HOME, for ~/.gitconfig
+	Home           string // the home folder ($HOME, %USERPROFILE%), for ~/.gitconfig
 	XDGConfigHome  string // $XDG_CONFIG_HOME, for its git/config
 	ConfigNoSystem bool   // $GIT_CONFIG_NOSYSTEM: skip the system config
-	ConfigSystem   string // $GIT_CONFIG_SYSTEM: the system config file
-	ConfigGlobal   string // $GIT_CONFIG_GLOBAL: the user's config file
+	// ConfigSystem is the system config file: $GIT_CONFIG_SYSTEM, else
+	// where the git that runs keeps it (SystemConfigFile); "" reads none.
+	ConfigSystem string
+	ConfigGlobal string // $GIT_CONFIG_GLOBAL: the user's config file
 	// ConfigPairs are keys and values set for this call, in turn (key,
 	// value, key, value…), from git -c ($GIT_CONFIG_PARAMETERS) and
 	// $GIT_CONFIG_COUNT: they win over every file.

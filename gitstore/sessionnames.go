@@ -123,6 +123,9 @@ func (s *Store) NameSession(ctx context.Context, name, session, about string, fo
 	a := SessionAlias{Name: name, Session: session, About: oneLine(about, 120)}
 	err = s.refs.EditFile(ctx, s.namesPath(), func(old []byte) ([]byte, error) {
 		list := parseAliases(old)
+		if err := s.checkNameCase(ctx, name, list); err != nil {
+			return nil, err
+		}
 		i := slices.IndexFunc(list, func(x SessionAlias) bool { return x.Name == name })
 		switch {
 		case i < 0:

@@ -500,6 +500,9 @@ func (s *Store) commitOnTip(ctx context.Context, h snapshot.Header, build treeBu
 		if err != nil {
 			return storage.Entry{}, err
 		}
+		if err := s.checkCase(ctx, h.Session, tip, state); err != nil {
+			return storage.Entry{}, err
+		}
 		hh := h
 		b, err := build(tip, &hh, state)
 		if err != nil {
@@ -544,6 +547,20 @@ func (s *Store) commitOnTip(ctx context.Context, h snapshot.Header, build treeBu
 		}
 		return storage.Entry{ID: id, Parent: tip, Tree: b.root, Header: hh}, nil
 	}
+}
+
+// checkCase refuses a snapshot of a session whose name differs only in
+// case from an existing session's: a new session's name is looked for
+// among the others; a tip found for it whose header names another spelling
+// is that session's, read through a file system that ignores case.
+func (s *Store) checkCase(ctx context.Context, session string, tip storage.ID, st tipState) error {
+	if tip.IsZero() {
+		return s.checkNewSession(ctx, session)
+	}
+	if st.session != session && strings.EqualFold(st.session, session) {
+		return &CaseError{Kind: "session", Name: session, Existing: st.session}
+	}
+	return nil
 }
 
 // snapshotLogMessage is the reflog message of a new snapshot, as git

@@ -31,6 +31,8 @@ type tipState struct {
 	commit  storage.ID
 	seq     int
 	started time.Time
+	// session is the session the tip's header names, "" for no tip.
+	session string
 	// known are the objects the tip holds (those of earlier snapshots of
 	// the session too, all reachable from its ref); recent are those of
 	// them written since the cache's base (see tipCache), which is read
@@ -119,6 +121,7 @@ func (s *Store) tipState(ref string, tip storage.ID) (tipState, error) {
 	}
 	if st, ok := s.readTipCache(ref, tip); ok {
 		if e, err := s.Entry(context.Background(), tip); err == nil && e.Header.Seq == st.seq && e.Header.Started.Equal(st.started) {
+			st.session = e.Header.Session
 			return st, nil
 		}
 	}
@@ -345,7 +348,7 @@ func (s *Store) rebuildTipState(tip storage.ID) (tipState, error) {
 	if err := walk(c.Tree); err != nil {
 		return tipState{}, fmt.Errorf("read tree of session tip %s: %w", tip, err)
 	}
-	return tipState{commit: tip, seq: e.Header.Seq, started: e.Header.Started, known: known, recent: known}, nil
+	return tipState{commit: tip, seq: e.Header.Seq, started: e.Header.Started, session: e.Header.Session, known: known, recent: known}, nil
 }
 
 func (s *Store) dropTipState(ref string) {

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/git-snap/git-snap/snapshot"
@@ -154,7 +155,7 @@ func compareExisting(target string, f snapshot.File, o Options) (Result, bool) {
 		}
 	case fi.Mode().IsRegular():
 		data, err := os.ReadFile(target)
-		if err == nil && bytes.Equal(data, f.Content) && f.Mode != snapshot.ModeSymlink && isExec(fi) == (f.Mode == snapshot.ModeExecutable) {
+		if err == nil && bytes.Equal(data, f.Content) && f.Mode != snapshot.ModeSymlink && execMatches(fi, f.Mode == snapshot.ModeExecutable) {
 			return Result{Path: f.Path, Action: Unchanged}, true
 		}
 	default:
@@ -171,7 +172,12 @@ func compareExisting(target string, f snapshot.File, o Options) (Result, bool) {
 	return Result{}, false
 }
 
-func isExec(fi fs.FileInfo) bool { return fi.Mode().Perm()&0o111 != 0 }
+// execMatches reports whether a file's execute bit is as the snapshot
+// wants; on Windows, whose files have none, it always is, so that a file
+// is not written again for a bit it cannot have.
+func execMatches(fi fs.FileInfo, want bool) bool {
+	return runtime.GOOS == "windows" || (fi.Mode().Perm()&0o111 != 0) == want
+}
 
 // place writes a file or symlink by creating it beside the target and
 // renaming it over: the rename replaces a symlink, never follows it.

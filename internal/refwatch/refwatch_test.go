@@ -4,6 +4,7 @@ package refwatch
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -55,12 +56,30 @@ func still(t *testing.T, w *Watch, what string) {
 	}
 }
 
+// starter starts a watch one way.
+type starter func(ctx context.Context, commonDir string, trees ...string) (*Watch, error)
+
+// eachWay runs a test with a watch the system tells (inotify here) and
+// with one that looks, as macOS's does, every 20 ms.
+func eachWay(t *testing.T, test func(t *testing.T, start starter)) {
+	t.Run("told", func(t *testing.T) {
+		test(t, func(ctx context.Context, common string, trees ...string) (*Watch, error) {
+			return startNotify(ctx, common, trees)
+		})
+	})
+	t.Run("looking", func(t *testing.T) {
+		test(t, func(ctx context.Context, common string, trees ...string) (*Watch, error) {
+			return startPolling(ctx, common, 20*time.Millisecond, trees)
+		})
+	})
+}
+
 // watching starts a watch of trees in dir's repository until the test
 // ends.
-func watching(t *testing.T, dir string, trees ...string) *Watch {
+func watching(t *testing.T, start starter, dir string, trees ...string) *Watch {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	w, err := Start(ctx, filepath.Join(dir, ".git"), trees...)
+	w, err := start(ctx, filepath.Join(dir, ".git"), trees...)
 	if err != nil {
 		cancel()
 		t.Fatal(err)
@@ -72,10 +91,12 @@ func watching(t *testing.T, dir string, trees ...string) *Watch {
 // Each way git moves a session ref is signalled, a folder made under
 // the tree (and the tree itself, not there at the start) is watched from
 // then on, and refs outside the tree are not signalled.
-func TestSignalsWhatGitMoves(t *testing.T) {
+func TestSignalsWhatGitMoves(t *testing.T) { eachWay(t, testSignalsWhatGitMoves) }
+
+func testSignalsWhatGitMoves(t *testing.T, start starter) {
 	dir, git := repo(t)
 	head := git("rev-parse", "HEAD")
-	w := watching(t, dir, "refs/snap")
+	w := watching(t, start, dir, "refs/snap")
 
 	git("update-ref", "refs/heads/other", head)
 	git("tag", "v1")
@@ -102,10 +123,12 @@ func TestSignalsWhatGitMoves(t *testing.T) {
 }
 
 // Ending the context ends the watch; Close after it returns.
-func TestEndsWithContext(t *testing.T) {
+func TestEndsWithContext(t *testing.T) { eachWay(t, testEndsWithContext) }
+
+func testEndsWithContext(t *testing.T, start starter) {
 	dir, _ := repo(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	w, err := Start(ctx, filepath.Join(dir, ".git"), "refs/snap")
+	w, err := start(ctx, filepath.Join(dir, ".git"), "refs/snap")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,9 +142,11 @@ func TestEndsWithContext(t *testing.T) {
 }
 
 // A common dir that is not there is an error that names it.
-func TestMissingRepository(t *testing.T) {
+func TestMissingRepository(t *testing.T) { eachWay(t, testMissingRepository) }
+
+func testMissingRepository(t *testing.T, start starter) {
 	common := filepath.Join(t.TempDir(), "nothing", ".git")
-	_, err := Start(context.Background(), common, "refs/snap")
+	_, err := start(context.Background(), common, "refs/snap")
 	if err == nil || !strings.Contains(err.Error(), common) {
 		t.Fatalf("err = %v, want one naming %s", err, common)
 	}
@@ -131,7 +156,9 @@ func TestMissingRepository(t *testing.T) {
 // (planted by hand or by another tool): the watch starts without
 // opening the FIFO, and what changes in the linked folder, which is no
 // ref of this repository, is not watched.
-func TestPlantedLinkAndFIFO(t *testing.T) {
+func TestPlantedLinkAndFIFO(t *testing.T) { eachWay(t, testPlantedLinkAndFIFO) }
+
+func testPlantedLinkAndFIFO(t *testing.T, start starter) {
 	dir, git := repo(t)
 	head := git("rev-parse", "HEAD")
 	git("update-ref", "refs/snap/a", head)
@@ -143,7 +170,7 @@ func TestPlantedLinkAndFIFO(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(tree, "fifo"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	w := watching(t, dir, "refs/snap")
+	w := watching(t, start, dir, "refs/snap")
 	if err := os.WriteFile(filepath.Join(elsewhere, "x"), []byte(head+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -155,10 +182,12 @@ func TestPlantedLinkAndFIFO(t *testing.T) {
 // A tree two folders below refs (a refs.prefix such as refs/ai/snap/),
 // none of them there at the start: the first session's ref makes both,
 // and is signalled; so are refs written in the tree after.
-func TestNestedTreeMadeAfterStart(t *testing.T) {
+func TestNestedTreeMadeAfterStart(t *testing.T) { eachWay(t, testNestedTreeMadeAfterStart) }
+
+func testNestedTreeMadeAfterStart(t *testing.T, start starter) {
 	dir, git := repo(t)
 	head := git("rev-parse", "HEAD")
-	w := watching(t, dir, "refs/ai/snap")
+	w := watching(t, start, dir, "refs/ai/snap")
 	git("update-ref", "refs/ai/other", head)
 	still(t, w, "a ref beside the tree")
 	git("update-ref", "refs/ai/snap/a", head)
@@ -197,11 +226,13 @@ func settle(w *Watch) {
 // The tree renamed away and back (by hand, or a tool moving sessions
 // aside), then refs written in it and in a folder made under it, and
 // git gc: each is signalled.
-func TestTreeRenamedAwayAndBack(t *testing.T) {
+func TestTreeRenamedAwayAndBack(t *testing.T) { eachWay(t, testTreeRenamedAwayAndBack) }
+
+func testTreeRenamedAwayAndBack(t *testing.T, start starter) {
 	dir, git := repo(t)
 	head := git("rev-parse", "HEAD")
 	git("update-ref", "refs/snap/a", head)
-	w := watching(t, dir, "refs/snap")
+	w := watching(t, start, dir, "refs/snap")
 	refs := filepath.Join(dir, ".git", "refs")
 	for _, step := range []struct {
 		what string
@@ -224,4 +255,37 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// openFiles counts this process's open files.
+func openFiles(t *testing.T) int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd to count open files in")
+	}
+	return len(entries)
+}
+
+// At 10k sessions a watch holds a few files open, not one a ref: kqueue
+// would hold 10k, past macOS's default limit of 256, which is why a
+// watch there looks instead. A move among them is still signalled.
+func TestTenThousandSessions(t *testing.T) { eachWay(t, testTenThousandSessions) }
+
+func testTenThousandSessions(t *testing.T, start starter) {
+	dir, git := repo(t)
+	head := git("rev-parse", "HEAD")
+	tree := filepath.Join(dir, ".git", "refs", "snap")
+	must(t, os.MkdirAll(tree, 0o755))
+	for i := range 10000 {
+		must(t, os.WriteFile(filepath.Join(tree, fmt.Sprintf("session-%05d", i)), []byte(head+"\n"), 0o644))
+	}
+	before := openFiles(t)
+	w := watching(t, start, dir, "refs/snap", "refs/remotes")
+	settle(w)
+	if n := openFiles(t) - before; n > 4 {
+		t.Errorf("the watch holds %d files open", n)
+	}
+	git("update-ref", "refs/snap/session-05000", head+"^{tree}")
+	moved(t, w, "a ref moved among 10k")
 }

@@ -31,6 +31,11 @@ func installGit(ctx context.Context, d *deps, o installOptions, paths gitstore.P
 		fmt.Fprintf(d.out, "core.hooksPath is %s, %s\n", loc.Dir, loc.Managed)
 		return usagef("git-snap's post-commit hook was not installed: add it as said above, then git snap doctor checks it")
 	}
+	if o.Install {
+		if err := mustStay(agent.HookProgramFor(agent.LocalScope, exe)); err != nil {
+			return err
+		}
+	}
 	command := agent.HookCommandFor(agent.LocalScope, exe, "git")
 	return reportInstall(d.out, o.Install, filepath.Join(loc.Dir, "post-commit"), func() (bool, error) {
 		if o.Install {
@@ -147,6 +152,11 @@ func runInstall(ctx context.Context, d *deps, o installOptions) error {
 	if shared {
 		scope = agent.ProjectScope
 	}
+	if o.Install {
+		if err := mustStay(agent.HookProgramFor(scope, exe)); err != nil {
+			return err
+		}
+	}
 	command := agent.HookCommandFor(scope, exe, o.Agent)
 	if c, ok := a.(agent.Codex); ok {
 		if err := c.CheckConfigs(file); err != nil {
@@ -198,6 +208,9 @@ func installMCP(d *deps, o installOptions, paths gitstore.Paths, repoErr error, 
 	if !o.User && (repoErr != nil || paths.WorkTree == "") {
 		return usagef("run install --mcp inside a work tree, or use --user")
 	}
+	if err := d.needHome(); err != nil {
+		return err
+	}
 	a, err := agent.Lookup(o.Agent, d.agentEnv)
 	if err != nil {
 		return usagef("install --mcp knows %s, not %q", strings.Join(mcpAgents(), ", "), o.Agent)
@@ -211,6 +224,11 @@ func installMCP(d *deps, o installOptions, paths gitstore.Paths, repoErr error, 
 		return usagef("%v", err)
 	}
 	program := agent.MCPProgram(cfg, exe)
+	if o.Install {
+		if err := mustStay(program); err != nil {
+			return err
+		}
+	}
 	var changed bool
 	if o.Install {
 		changed, err = agent.InstallMCP(cfg, program)
@@ -250,6 +268,16 @@ func installExe() string {
 		return ""
 	}
 	return exe
+}
+
+// mustStay refuses to write prog into settings when it is a path that
+// will not stay: npx runs git-snap from its cache, which npm clears, and
+// the hooks would then stop recording without a word.
+func mustStay(prog string) error {
+	if !agent.InNpxCache(prog) {
+		return nil
+	}
+	return usagef("git-snap runs from npx's cache (%s), which npm may clear: the hooks would stop recording. Install git-snap for good (npm install -g git-snap, or another way the README gives), then run git snap install again; nothing was written", filepath.Dir(prog))
 }
 
 // hookExe is the program the hooks of personal settings run: the hook
@@ -434,6 +462,9 @@ func settingsFile(d *deps, o installOptions, paths gitstore.Paths, repoErr error
 	if !o.User && (repoErr != nil || paths.WorkTree == "") {
 		return nil, "", usagef("run install inside a work tree, or use --user")
 	}
+	if err := d.needHome(); err != nil {
+		return nil, "", err
+	}
 	a, err := agent.Lookup(o.Agent, d.agentEnv)
 	if err != nil {
 		return nil, "", usagef("install knows %s and git, not %q", strings.Join(agent.Names(), ", "), o.Agent)
@@ -447,6 +478,16 @@ func settingsFile(d *deps, o installOptions, paths gitstore.Paths, repoErr error
 
 // agentEnv locates agents' files from this process's environment.
 func (e *env) agentEnv() agent.Env { return proc.AgentEnv(e.getenv) }
+
+// needHome refuses a command that reads or writes agents' files, which
+// are under the home folder, when no variable names it: a path would be
+// joined onto "" and name a file in the working directory instead.
+func (d *deps) needHome() error {
+	if d.agentEnv.Home != "" {
+		return nil
+	}
+	return usagef("neither HOME nor USERPROFILE is set: set HOME to your home folder, where agents keep their settings and transcripts; nothing was written")
+}
 
 // agentSettingsHelp lists each agent's settings files, as its adapter
 // declares them (agent.Agents), wrapped under the agent's name.

@@ -12,6 +12,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/internal/safefile"
+
+	"github.com/git-snap/git-snap/cmd/internal/proc"
 )
 
 // The pages in docs/man are written by go generate ./cmd/git-snap.
@@ -34,10 +36,10 @@ func parseInstallMan(c *cli.Context, e *env) (manOptions, error) {
 	case prefix != "":
 	case e.getenv("XDG_DATA_HOME") != "":
 		prefix = filepath.Join(e.getenv("XDG_DATA_HOME"), "man")
-	case e.getenv("HOME") != "":
-		prefix = filepath.Join(e.getenv("HOME"), ".local", "share", "man")
+	case proc.Home(e.getenv) != "":
+		prefix = filepath.Join(proc.Home(e.getenv), ".local", "share", "man")
 	default:
-		return manOptions{}, usagef("no HOME to install the manual pages under; give --prefix DIR")
+		return manOptions{}, usagef("neither HOME nor USERPROFILE is set, to install the manual pages under; give --prefix DIR")
 	}
 	if !filepath.IsAbs(prefix) {
 		prefix = filepath.Join(e.dir, prefix)

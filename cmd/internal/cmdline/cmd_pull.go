@@ -50,5 +50,8 @@ func printPull(w io.Writer, res []gitstore.PullResult) {
 			line += fmt.Sprintf(" (kept the local side at %s)", strings.Join(r.Conflicts, ", "))
 		}
 		fmt.Fprintln(w, line)
+		if r.Note != "" {
+			fmt.Fprintf(w, "  note: %s\n", r.Note)
+		}
 	}
 }

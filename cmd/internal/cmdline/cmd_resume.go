@@ -57,6 +57,9 @@ func runResume(ctx context.Context, d *deps, o resumeOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := d.needHome(); err != nil {
+		return err
+	}
 	a, err := agent.Lookup(entry.Header.Source, d.agentEnv)
 	if err != nil {
 		return usagef("snapshot %s was recorded from %q, not from an agent's transcript: nothing to resume", id.String()[:12], entry.Header.Source)

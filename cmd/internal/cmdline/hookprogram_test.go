@@ -2,6 +2,7 @@ package cmdline
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -227,5 +228,38 @@ func TestInstallWritesHookProgramBeside(t *testing.T) {
 		if data, err := os.ReadFile(file); err == nil && strings.Contains(string(data), "git-snap") {
 			t.Errorf("after uninstall, %s holds:\n%s", file, data)
 		}
+	}
+}
+
+// TestInstallRefusesNpxCache: a git-snap run by npx, from its cache,
+// writes no hook command naming itself there, which npm may clear: it
+// says how to install for good, exit 2, nothing written. Settings a team
+// commits name git-snap as PATH finds it, and are written.
+func TestInstallRefusesNpxCache(t *testing.T) {
+	bin := buildBinary(t)
+	w := newHookWorld(t)
+	cached := filepath.Join(w.root, ".npm", "_npx", "3b1f2c", "node_modules", "@git-snap", "linux-x64", "bin")
+	must(t, os.MkdirAll(cached, 0o755))
+	for _, p := range []string{bin, filepath.Join(filepath.Dir(bin), agent.HookProgram)} {
+		w.exec(nil, "cp", p, cached)
+	}
+	npx := filepath.Join(cached, "git-snap")
+	for _, args := range [][]string{{"install", "claude-code"}, {"install", "git"}, {"install", "claude-code", "--mcp"}} {
+		cmd := exec.Command(npx, args...)
+		cmd.Dir, cmd.Env = w.repo, w.env
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "npx's cache") || !strings.Contains(string(out), "npm install -g git-snap") {
+			t.Errorf("git-snap %s from npx's cache: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	for _, p := range []string{filepath.Join(w.repo, ".claude"), filepath.Join(w.root, ".claude.json"), filepath.Join(w.repo, ".git", "hooks", "post-commit")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s was written", p)
+		}
+	}
+	w.exec(nil, npx, "install", "claude-code", "--project")
+	if data, _ := os.ReadFile(filepath.Join(w.repo, ".claude", "settings.json")); !strings.Contains(string(data), `"git-snap hook claude-code"`) {
+		t.Errorf("--project from npx's cache wrote:\n%s", data)
 	}
 }

@@ -8,6 +8,7 @@ package proc
 
 import (
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -25,13 +26,39 @@ func GitEnv(getenv func(string) string) gitstore.GitEnv {
 		WorkTree:       getenv("GIT_WORK_TREE"),
 		CommitterName:  getenv("GIT_COMMITTER_NAME"),
 		CommitterEmail: getenv("GIT_COMMITTER_EMAIL"),
-		Home:           getenv("HOME"),
+		Home:           Home(getenv),
 		XDGConfigHome:  getenv("XDG_CONFIG_HOME"),
 		ConfigNoSystem: getenv("GIT_CONFIG_NOSYSTEM") != "",
-		ConfigSystem:   getenv("GIT_CONFIG_SYSTEM"),
+		ConfigSystem:   systemConfig(getenv),
 		ConfigGlobal:   getenv("GIT_CONFIG_GLOBAL"),
 		ConfigPairs:    append(parseConfigParameters(getenv("GIT_CONFIG_PARAMETERS")), configCount(getenv)...),
 	}
+}
+
+// systemConfig is git's system config file: $GIT_CONFIG_SYSTEM, else
+// where the git on PATH keeps it; none with $GIT_CONFIG_NOSYSTEM.
+func systemConfig(getenv func(string) string) string {
+	if getenv("GIT_CONFIG_NOSYSTEM") != "" {
+		return ""
+	}
+	if f := getenv("GIT_CONFIG_SYSTEM"); f != "" {
+		return f
+	}
+	git, err := exec.LookPath("git")
+	if err != nil {
+		return ""
+	}
+	return gitstore.SystemConfigFile(git)
+}
+
+// Home is the user's home folder: $HOME, else $USERPROFILE, which
+// Windows sets where HOME is not (git for Windows looks there too); ""
+// when neither is set.
+func Home(getenv func(string) string) string {
+	if h := getenv("HOME"); h != "" {
+		return h
+	}
+	return getenv("USERPROFILE")
 }
 
 // UserConfigDir is where the user's settings live: $XDG_CONFIG_HOME, or
@@ -40,7 +67,7 @@ func UserConfigDir(getenv func(string) string) string {
 	if d := getenv("XDG_CONFIG_HOME"); d != "" {
 		return d
 	}
-	if home := getenv("HOME"); home != "" {
+	if home := Home(getenv); home != "" {
 		return filepath.Join(home, ".config")
 	}
 	return ""
@@ -55,10 +82,10 @@ func Now(getenv func(string) string) time.Time {
 	return time.Now()
 }
 
-// AgentEnv is where agents keep their files: under $HOME, or where
-// their own variables say.
+// AgentEnv is where agents keep their files: under the home folder
+// (Home), or where their own variables say.
 func AgentEnv(getenv func(string) string) agent.Env {
-	return agent.Env{Home: getenv("HOME"), Getenv: getenv}
+	return agent.Env{Home: Home(getenv), Getenv: getenv}
 }
 
 // parseConfigParameters reads $GIT_CONFIG_PARAMETERS, where git -c puts

@@ -39,3 +39,26 @@ func TestParseConfigParametersReadsWhatGitWrites(t *testing.T) {
 		t.Errorf("read %q from %q, want %q", got, out, want)
 	}
 }
+
+// TestHome: $HOME, else $USERPROFILE (Windows sets it where HOME is not),
+// for git's global config, agents' files and the user's settings.
+func TestHome(t *testing.T) {
+	for _, tc := range []struct{ home, profile, want string }{
+		{"/home/ada", `C:\Users\ada`, "/home/ada"},
+		{"", `C:\Users\ada`, `C:\Users\ada`},
+		{"", "", ""},
+	} {
+		getenv := func(k string) string {
+			return map[string]string{"HOME": tc.home, "USERPROFILE": tc.profile}[k]
+		}
+		if got := Home(getenv); got != tc.want {
+			t.Errorf("HOME %q, USERPROFILE %q: home %q, want %q", tc.home, tc.profile, got, tc.want)
+		}
+		if got := GitEnv(getenv).Home; got != tc.want {
+			t.Errorf("HOME %q, USERPROFILE %q: git's home %q, want %q", tc.home, tc.profile, got, tc.want)
+		}
+		if got := AgentEnv(getenv).Home; got != tc.want {
+			t.Errorf("HOME %q, USERPROFILE %q: agents' home %q, want %q", tc.home, tc.profile, got, tc.want)
+		}
+	}
+}

@@ -9,10 +9,20 @@ import (
 	"time"
 )
 
-// Version is the module version the binary was built from, with the
-// commit when the build recorded one: what `git snap --version` and
-// `git-snap-hook --version` print.
+// stamped is a release's version, set when the release is built
+// (.goreleaser.yaml: -ldflags "-X …/cmd/internal/proc.stamped=v1.2.3"),
+// because a build from a clone of a tag records no module version; ""
+// in any other build. It is the one variable of the package, and only
+// the linker writes it.
+var stamped string
+
+// Version is the release's version (stamped), else the module version
+// the binary was built from, with the commit when the build recorded
+// one: what `git snap --version` and `git-snap-hook --version` print.
 func Version() string {
+	if stamped != "" {
+		return stamped
+	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "unknown"

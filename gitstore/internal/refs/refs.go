@@ -258,7 +258,7 @@ func (l *lockFile) commitThen(data []byte, then func()) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(f.Name(), l.target)
+		err = rename(f.Name(), l.target)
 	}
 	if err != nil {
 		os.Remove(f.Name())

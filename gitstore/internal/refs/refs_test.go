@@ -325,3 +325,30 @@ func must(t testing.TB, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestRenameRetriesWhileBusy: a rename refused because the target is
+// held open is tried again until it succeeds; any other error is
+// returned at once, and a target held for good in about a second.
+func TestRenameRetriesWhileBusy(t *testing.T) {
+	held := errors.New("held open")
+	isHeld := func(err error) bool { return errors.Is(err, held) }
+	tries := 0
+	mv := func(string, string) error {
+		if tries++; tries < 4 {
+			return held
+		}
+		return nil
+	}
+	if err := renameRetrying(mv, isHeld, "a", "b"); err != nil || tries != 4 {
+		t.Errorf("held three times: %v after %d tries", err, tries)
+	}
+	other := errors.New("no such folder")
+	tries = 0
+	if err := renameRetrying(func(string, string) error { tries++; return other }, isHeld, "a", "b"); err != other || tries != 1 {
+		t.Errorf("another error: %v after %d tries", err, tries)
+	}
+	tries = 0
+	if err := renameRetrying(func(string, string) error { tries++; return held }, isHeld, "a", "b"); err != held || tries != 11 {
+		t.Errorf("held for good: %v after %d tries", err, tries)
+	}
+}
