@@ -56,7 +56,7 @@ func TestAPIDocExampleRedacts(t *testing.T) {
 		t.Fatal(err)
 	}
 	const open = `repo, err := gitsnap.Open(ctx, ".", gitsnap.Options{})`
-	const save = `entry, err := repo.Save(ctx, doc, gitstore.SaveOptions{Session: "fix-login", Turn: 1, Label: "Stop"})`
+	const save = `entry, err := repo.Save(ctx, doc, storage.SaveOptions{Session: "fix-login", Turn: 1, Label: "Stop"})`
 	for _, line := range []string{open, save} {
 		if !strings.Contains(string(apiDoc), line) {
 			t.Fatalf("docs/api.md's Go example no longer has\n\t%s\nkeep this test doing what it shows", line)
