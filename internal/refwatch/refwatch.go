@@ -1,13 +1,14 @@
-// Package refwatch tells a long-running reader of a git repository that
-// refs under some of its folders may have moved, as the move happens, so
-// that it reads them again before anyone asks it for them.
+// Package refwatch notifies a long-running reader of a git repository
+// when refs under some of its directories may have changed, so that the
+// reader can reload them before anyone asks for them.
 //
-// It is a hint, never the truth: a reader still reads the refs it
-// serves, and a watch that cannot start, or loses events, only costs the
-// first reader after a move the read it would have made anyway. A move
-// is signalled for every file written, renamed or removed under the
-// watched folders (lock files aside) and for the repository's
-// packed-refs, which git pack-refs and git gc rewrite.
+// A notification is only a hint. The reader still reads the refs it
+// serves. If a watch cannot start, or loses events, the only cost is
+// that the first read after a change has to load the refs itself, as
+// it would without a watch. A change is signalled for every file
+// written, renamed or removed under the watched directories (except
+// lock files), and for the repository's packed-refs file, which git
+// pack-refs and git gc rewrite.
 package refwatch
 
 import (
@@ -23,20 +24,20 @@ import (
 	"github.com/fsnotify/fsnotify"
 )
 
-// Watch is a running watch of some refs of one repository.
+// Watch watches some of the refs of one repository.
 type Watch struct {
-	fs     *fsnotify.Watcher
-	common string   // the repository's common dir
-	trees  []string // the watched folders, absolute
-	above  []string // the folders between the common dir and the trees
-	moved  chan struct{}
-	done   chan struct{}
+	fs      *fsnotify.Watcher
+	common  string   // the repository's common dir
+	trees   []string // absolute paths of the watched directories
+	parents []string // the directories between the common dir and the trees
+	moved   chan struct{}
+	done    chan struct{}
 }
 
-// Start watches the refs under trees, each a folder relative to the
-// repository's common dir (its .git), such as "refs/snap", until ctx ends
-// or Close is called. A folder that does not exist yet is watched from
-// when it is made.
+// Start watches the refs under trees until ctx is done or Close is
+// called. Each tree is a directory relative to the repository's common
+// dir (its .git), such as "refs/snap". A tree that does not exist yet is
+// watched once it is created.
 func Start(ctx context.Context, commonDir string, trees ...string) (*Watch, error) {
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -46,13 +47,14 @@ func Start(ctx context.Context, commonDir string, trees ...string) (*Watch, erro
 	for _, t := range trees {
 		w.trees = append(w.trees, filepath.Join(w.common, filepath.FromSlash(t)))
 	}
-	// The common dir is watched for packed-refs and the folders above
-	// each tree for the tree's making: an event there names one entry.
+	// Watch the common dir for changes to packed-refs, and the
+	// directories above each tree for the tree's creation. Events in a
+	// directory name only its direct entries, so each level needs a watch.
 	if err := fw.Add(w.common); err != nil {
 		fw.Close()
 		return nil, fmt.Errorf("watch refs in %s: %w", w.common, err)
 	}
-	w.above = w.parents()
+	w.parents = w.parentDirs()
 	if err := w.addAll(); err != nil {
 		fw.Close()
 		return nil, err
@@ -61,10 +63,10 @@ func Start(ctx context.Context, commonDir string, trees ...string) (*Watch, erro
 	return w, nil
 }
 
-// addAll watches the folders above the trees and the trees, those that
-// are there.
+// addAll watches the trees and the directories above them, skipping
+// those that do not exist.
 func (w *Watch) addAll() error {
-	for _, dir := range w.above {
+	for _, dir := range w.parents {
 		if err := w.fs.Add(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("watch refs in %s: %w", dir, err)
 		}
@@ -77,8 +79,9 @@ func (w *Watch) addAll() error {
 	return nil
 }
 
-// Moved receives after refs moved: one value for however many moves
-// came since it was last received.
+// Moved returns a channel that receives a value after refs change. It
+// holds at most one value, however many changes happened since the last
+// receive.
 func (w *Watch) Moved() <-chan struct{} { return w.moved }
 
 // Close stops the watch.
@@ -88,8 +91,9 @@ func (w *Watch) Close() error {
 	return err
 }
 
-// parents are the folders between the common dir and each tree.
-func (w *Watch) parents() []string {
+// parentDirs returns the directories between the common dir and each
+// tree.
+func (w *Watch) parentDirs() []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, t := range w.trees {
@@ -103,12 +107,12 @@ func (w *Watch) parents() []string {
 	return out
 }
 
-// addTree watches dir and every folder under it; a dir that is not
-// there, or went meanwhile, is not an error.
+// addTree watches dir and every directory under it. A directory that
+// does not exist, or is removed during the walk, is not an error.
 func (w *Watch) addTree(dir string) error {
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
-			return nil // gone meanwhile, or a ref
+			return nil // removed during the walk, or a ref file
 		}
 		if err := w.fs.Add(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("watch refs in %s: %w", path, err)
@@ -129,43 +133,44 @@ func (w *Watch) run(ctx context.Context) {
 			if !ok {
 				return
 			}
-			w.take(ev)
+			w.handle(ev)
 		case err, ok := <-w.fs.Errors:
 			if !ok {
 				return
 			}
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				w.signal() // moves were lost: the reader reads all again
+				w.signal() // events were lost: have the reader reload everything
 			}
 		}
 	}
 }
 
-// take signals a move for an event that may be one, and watches a
-// folder made under a tree, or a tree made.
-func (w *Watch) take(ev fsnotify.Event) {
+// handle signals a change for an event that may be one. It also starts
+// watching a tree, or a directory under a tree, when one is created.
+func (w *Watch) handle(ev fsnotify.Event) {
 	if ev.Has(fsnotify.Chmod) && !ev.Has(fsnotify.Create|fsnotify.Write|fsnotify.Remove|fsnotify.Rename) {
 		return
 	}
 	if strings.HasSuffix(ev.Name, ".lock") {
-		return // a ref being written: its rename into place is the move
+		return // a ref being written; renaming the lock file into place is the change
 	}
 	dir := filepath.Dir(ev.Name)
 	if dir == w.common && filepath.Base(ev.Name) != "packed-refs" {
 		return
 	}
-	tree := w.treeOf(ev.Name)
-	if tree == "" && ev.Has(fsnotify.Create) && slices.Contains(w.above, ev.Name) {
-		// A folder above a tree, made with the tree and its first ref
-		// in it (git update-ref makes them all) before it was watched.
+	tree := w.treeContaining(ev.Name)
+	if tree == "" && ev.Has(fsnotify.Create) && slices.Contains(w.parents, ev.Name) {
+		// A directory above a tree was created. git update-ref creates
+		// it together with the tree and the tree's first ref, possibly
+		// before the watch on the new directory was added.
 		_ = w.addAll()
-		if w.treeMadeIn(ev.Name) {
+		if w.treeExistsUnder(ev.Name) {
 			w.signal()
 		}
 		return
 	}
 	if tree == "" && dir != w.common {
-		return // beside a tree's parent folders, not in a tree
+		return // next to a tree's parent directories, not inside a tree
 	}
 	if tree != "" && ev.Has(fsnotify.Create) {
 		if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
@@ -176,8 +181,8 @@ func (w *Watch) take(ev fsnotify.Event) {
 	w.signal()
 }
 
-// treeMadeIn tells whether a tree under the folder dir is there.
-func (w *Watch) treeMadeIn(dir string) bool {
+// treeExistsUnder reports whether a tree under the directory dir exists.
+func (w *Watch) treeExistsUnder(dir string) bool {
 	for _, t := range w.trees {
 		if under(t, dir) {
 			if _, err := os.Lstat(t); err == nil {
@@ -188,8 +193,9 @@ func (w *Watch) treeMadeIn(dir string) bool {
 	return false
 }
 
-// treeOf is the watched tree path is in, or is; "" when none.
-func (w *Watch) treeOf(path string) string {
+// treeContaining returns the watched tree that path is in or is, or ""
+// if there is none.
+func (w *Watch) treeContaining(path string) string {
 	for _, t := range w.trees {
 		if path == t || under(path, t) {
 			return t
@@ -201,11 +207,11 @@ func (w *Watch) treeOf(path string) string {
 func (w *Watch) signal() {
 	select {
 	case w.moved <- struct{}{}:
-	default: // one is waiting already
+	default: // a signal is already pending
 	}
 }
 
-// under tells whether path is inside dir, not dir itself.
+// under reports whether path is inside dir. It is false for dir itself.
 func under(path, dir string) bool {
 	return strings.HasPrefix(path, dir+string(filepath.Separator))
 }

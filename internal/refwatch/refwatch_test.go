@@ -13,7 +13,8 @@ import (
 	"time"
 )
 
-// repo is a new repository with one commit, and a git runner in it.
+// repo creates a repository with one commit. It returns the
+// repository's directory and a function that runs git in it.
 func repo(t *testing.T) (string, func(args ...string) string) {
 	t.Helper()
 	dir := t.TempDir()
@@ -33,31 +34,32 @@ func repo(t *testing.T) (string, func(args ...string) string) {
 	return dir, git
 }
 
-// moved waits for a signal, failing after 10 s: a signal always comes,
-// so the wait never decides the result.
-func moved(t *testing.T, w *Watch, what string) {
+// waitSignal waits for a change signal and fails the test after 10 s.
+// The signal is expected to arrive, so the timeout never decides the
+// result on a working watch.
+func waitSignal(t *testing.T, w *Watch, what string) {
 	t.Helper()
 	select {
 	case <-w.Moved():
 	case <-time.After(10 * time.Second):
-		t.Fatalf("%s: no move signalled", what)
+		t.Fatalf("%s: no change signalled", what)
 	}
 }
 
-// still fails if a signal comes within a while: it can pass wrongly on
-// a slow machine, never fail wrongly.
-func still(t *testing.T, w *Watch, what string) {
+// noSignal fails the test if a change signal arrives within 200 ms. On
+// a slow machine it can pass when it should fail, but it never fails
+// when it should pass.
+func noSignal(t *testing.T, w *Watch, what string) {
 	t.Helper()
 	select {
 	case <-w.Moved():
-		t.Fatalf("%s: a move was signalled", what)
+		t.Fatalf("%s: a change was signalled", what)
 	case <-time.After(200 * time.Millisecond):
 	}
 }
 
-// watching starts a watch of trees in dir's repository until the test
-// ends.
-func watching(t *testing.T, dir string, trees ...string) *Watch {
+// startWatch watches trees in dir's repository until the test ends.
+func startWatch(t *testing.T, dir string, trees ...string) *Watch {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	w, err := Start(ctx, filepath.Join(dir, ".git"), trees...)
@@ -69,31 +71,33 @@ func watching(t *testing.T, dir string, trees ...string) *Watch {
 	return w
 }
 
-// Each way git moves a session ref is signalled, a folder made under
-// the tree (and the tree itself, not there at the start) is watched from
-// then on, and refs outside the tree are not signalled.
+// Every way git changes a session ref is signalled. A directory created
+// under the tree, and the tree itself when it does not exist at the
+// start, is watched from then on. Refs outside the tree are not
+// signalled.
 func TestSignalsWhatGitMoves(t *testing.T) {
 	dir, git := repo(t)
 	head := git("rev-parse", "HEAD")
-	w := watching(t, dir, "refs/snap")
+	w := startWatch(t, dir, "refs/snap")
 
 	git("update-ref", "refs/heads/other", head)
 	git("tag", "v1")
-	still(t, w, "a branch and a tag")
+	noSignal(t, w, "a branch and a tag")
 
 	for _, step := range []struct {
 		what string
 		args []string
 	}{
-		{"the tree made with its first ref", []string{"update-ref", "refs/snap/a", head}},
-		{"a ref in a folder made under the tree", []string{"update-ref", "refs/snap/team/b", head}},
-		{"a ref moved in that folder", []string{"update-ref", "refs/snap/team/b", head + "^{tree}"}},
+		{"the tree created with its first ref", []string{"update-ref", "refs/snap/a", head}},
+		{"a ref in a directory created under the tree", []string{"update-ref", "refs/snap/team/b", head}},
+		{"a ref updated in that directory", []string{"update-ref", "refs/snap/team/b", head + "^{tree}"}},
 		{"refs packed", []string{"pack-refs", "--all"}},
 		{"a packed ref deleted", []string{"update-ref", "-d", "refs/snap/a"}},
 	} {
 		git(step.args...)
-		moved(t, w, step.what)
-		// One signal however many events one command made.
+		waitSignal(t, w, step.what)
+		// One command may cause several events but leaves at most one
+		// pending signal; drain it.
 		select {
 		case <-w.Moved():
 		case <-time.After(50 * time.Millisecond):
@@ -101,7 +105,7 @@ func TestSignalsWhatGitMoves(t *testing.T) {
 	}
 }
 
-// Ending the context ends the watch; Close after it returns.
+// Cancelling the context stops the watch, and a later Close returns.
 func TestEndsWithContext(t *testing.T) {
 	dir, _ := repo(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -113,12 +117,12 @@ func TestEndsWithContext(t *testing.T) {
 	select {
 	case <-w.done:
 	case <-time.After(10 * time.Second):
-		t.Fatal("the watch went on after its context ended")
+		t.Fatal("the watch kept running after its context was cancelled")
 	}
 	_ = w.Close()
 }
 
-// A common dir that is not there is an error that names it.
+// A common dir that does not exist is an error that names it.
 func TestMissingRepository(t *testing.T) {
 	common := filepath.Join(t.TempDir(), "nothing", ".git")
 	_, err := Start(context.Background(), common, "refs/snap")
@@ -127,10 +131,10 @@ func TestMissingRepository(t *testing.T) {
 	}
 }
 
-// A refs tree holding a symbolic link to a folder elsewhere and a FIFO
-// (planted by hand or by another tool): the watch starts without
-// opening the FIFO, and what changes in the linked folder, which is no
-// ref of this repository, is not watched.
+// A refs tree may hold a symbolic link to a directory elsewhere and a
+// FIFO, created by hand or by another tool. The watch starts without
+// opening the FIFO, and does not watch the linked directory, which
+// holds no refs of this repository.
 func TestPlantedLinkAndFIFO(t *testing.T) {
 	dir, git := repo(t)
 	head := git("rev-parse", "HEAD")
@@ -143,48 +147,49 @@ func TestPlantedLinkAndFIFO(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(tree, "fifo"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	w := watching(t, dir, "refs/snap")
+	w := startWatch(t, dir, "refs/snap")
 	if err := os.WriteFile(filepath.Join(elsewhere, "x"), []byte(head+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	still(t, w, "a file written in a linked folder elsewhere")
+	noSignal(t, w, "a file written in a linked directory elsewhere")
 	git("update-ref", "refs/snap/a", head+"^{tree}")
-	moved(t, w, "a ref moved beside them")
+	waitSignal(t, w, "a ref updated next to them")
 }
 
-// A tree two folders below refs (a refs.prefix such as refs/ai/snap/),
-// none of them there at the start: the first session's ref makes both,
-// and is signalled; so are refs written in the tree after.
+// The tree may sit two directories below refs (a refs.prefix such as
+// refs/ai/snap/), with neither directory existing at the start. The
+// first session's ref creates both and is signalled, and so are refs
+// written in the tree later.
 func TestNestedTreeMadeAfterStart(t *testing.T) {
 	dir, git := repo(t)
 	head := git("rev-parse", "HEAD")
-	w := watching(t, dir, "refs/ai/snap")
+	w := startWatch(t, dir, "refs/ai/snap")
 	git("update-ref", "refs/ai/other", head)
-	still(t, w, "a ref beside the tree")
+	noSignal(t, w, "a ref next to the tree")
 	git("update-ref", "refs/ai/snap/a", head)
-	moved(t, w, "the tree made with its first ref")
+	waitSignal(t, w, "the tree created with its first ref")
 	git("update-ref", "refs/ai/snap/a", head+"^{tree}")
-	moved(t, w, "a ref moved in the tree")
-	// The refs deleted and their folders removed (git leaves refs/ai).
+	waitSignal(t, w, "a ref updated in the tree")
+	// Delete the refs and remove their directories (git leaves refs/ai).
 	git("update-ref", "-d", "refs/ai/other")
 	git("update-ref", "-d", "refs/ai/snap/a")
-	moved(t, w, "the last ref deleted")
+	waitSignal(t, w, "the last ref deleted")
 	if err := os.RemoveAll(filepath.Join(dir, ".git", "refs", "ai")); err != nil {
 		t.Fatal(err)
 	}
-	select { // the removal's own signal
+	select { // drain the signal caused by the removal
 	case <-w.Moved():
 	case <-time.After(200 * time.Millisecond):
 	}
 	git("update-ref", "refs/ai/snap/team/b", head)
-	moved(t, w, "the tree made again, with a folder in it")
+	waitSignal(t, w, "the tree created again, with a directory in it")
 	git("update-ref", "refs/ai/snap/team/b", head+"^{tree}")
-	moved(t, w, "a ref moved in the folder made again")
+	waitSignal(t, w, "a ref updated in the recreated directory")
 }
 
-// settle takes the signals the events of one step left, so that the
-// next step's signal is its own.
-func settle(w *Watch) {
+// drainSignals receives the signals left by one step's events, so that
+// the next step's signal comes from that step alone.
+func drainSignals(w *Watch) {
 	for {
 		select {
 		case <-w.Moved():
@@ -194,14 +199,14 @@ func settle(w *Watch) {
 	}
 }
 
-// The tree renamed away and back (by hand, or a tool moving sessions
-// aside), then refs written in it and in a folder made under it, and
-// git gc: each is signalled.
+// Each of these is signalled: the tree renamed away and back (by hand,
+// or by a tool that moves sessions aside), a ref written in it, a ref
+// written in a directory created under it, and git gc.
 func TestTreeRenamedAwayAndBack(t *testing.T) {
 	dir, git := repo(t)
 	head := git("rev-parse", "HEAD")
 	git("update-ref", "refs/snap/a", head)
-	w := watching(t, dir, "refs/snap")
+	w := startWatch(t, dir, "refs/snap")
 	refs := filepath.Join(dir, ".git", "refs")
 	for _, step := range []struct {
 		what string
@@ -209,13 +214,13 @@ func TestTreeRenamedAwayAndBack(t *testing.T) {
 	}{
 		{"the tree renamed away", func() { must(t, os.Rename(filepath.Join(refs, "snap"), filepath.Join(refs, "aside"))) }},
 		{"the tree renamed back", func() { must(t, os.Rename(filepath.Join(refs, "aside"), filepath.Join(refs, "snap"))) }},
-		{"a ref moved in the tree renamed back", func() { git("update-ref", "refs/snap/a", head+"^{tree}") }},
-		{"a ref in a folder made in the tree renamed back", func() { git("update-ref", "refs/snap/team/b", head) }},
+		{"a ref updated in the tree renamed back", func() { git("update-ref", "refs/snap/a", head+"^{tree}") }},
+		{"a ref in a directory created in the tree renamed back", func() { git("update-ref", "refs/snap/team/b", head) }},
 		{"git gc", func() { git("gc", "-q") }},
 	} {
 		step.do()
-		moved(t, w, step.what)
-		settle(w)
+		waitSignal(t, w, step.what)
+		drainSignals(w)
 	}
 }
 
