@@ -319,10 +319,11 @@ type patchMatcher struct {
 	ids      map[string]int // patch id → index of the range commit
 	// wanted holds the commits that the sessions' code commits are now
 	// (after rewrites), so that git can be asked once which of them the
-	// base lacks. topo holds git's answer, newest first, once asked.
+	// base lacks. topo holds git's answer, newest first, once listed is
+	// set.
 	wanted map[storage.ID]bool
 	topo   []storage.ID
-	asked  bool
+	listed bool
 }
 
 // add records a session's code commits, to be matched later.
@@ -337,13 +338,14 @@ func (pm *patchMatcher) add(byCode map[storage.ID][]storage.Entry) {
 	}
 }
 
-// ask lists, newest first and in one git call, the commits recorded by
-// add that exist and are not reachable from the range's base.
-func (pm *patchMatcher) ask(ctx context.Context) error {
-	if pm.asked {
+// listOutsideBase lists, newest first and in one git call, the commits
+// recorded by add that exist and are not reachable from the range's
+// base.
+func (pm *patchMatcher) listOutsideBase(ctx context.Context) error {
+	if pm.listed {
 		return nil
 	}
-	pm.asked = true
+	pm.listed = true
 	var in strings.Builder // passed on stdin, which has no length limit, unlike a command line
 	for h := range pm.wanted {
 		in.WriteString(h.String() + "\n")
@@ -367,7 +369,7 @@ func (pm *patchMatcher) ask(ctx context.Context) error {
 // elsewhere), and otherwise all of them together, from the oldest's
 // parent to the newest (a squash merge).
 func (pm *patchMatcher) match(ctx context.Context, byCode map[storage.ID][]storage.Entry) (map[storage.ID]int, error) {
-	if err := pm.ask(ctx); err != nil {
+	if err := pm.listOutsideBase(ctx); err != nil {
 		return nil, err
 	}
 	now, present := pm.present(byCode)
@@ -386,8 +388,8 @@ func (pm *patchMatcher) match(ctx context.Context, byCode map[storage.ID][]stora
 
 // present maps each commit that a session's code commits became (after
 // rewrites) to the code commits that became it. It also lists, newest
-// first, those of them that ask found outside the range's base; only
-// those can carry a patch that the range contains.
+// first, those of them that listOutsideBase found outside the range's
+// base; only those can carry a patch that the range contains.
 func (pm *patchMatcher) present(byCode map[storage.ID][]storage.Entry) (now map[storage.ID][]storage.ID, present []storage.ID) {
 	now = map[storage.ID][]storage.ID{}
 	for code := range byCode {

@@ -81,7 +81,7 @@ func Parse(s string, now time.Time) (time.Time, error) {
 		}
 		return time.Unix(n, 0).In(now.Location()), nil
 	}
-	if t, ok := named(strings.ToLower(text), now); ok {
+	if t, ok := namedTime(strings.ToLower(text), now); ok {
 		return t, nil
 	}
 	if looksLikeDate(text) {
@@ -93,7 +93,7 @@ func Parse(s string, now time.Time) (time.Time, error) {
 		}
 		return time.Time{}, &Error{Text: text, Reason: reason}
 	}
-	return relative(text, now)
+	return relativeTime(text, now)
 }
 
 // looksLikeDate reports whether s starts like a year and a month.
@@ -101,9 +101,9 @@ func looksLikeDate(s string) bool {
 	return len(s) > 5 && strings.Trim(s[:4], "0123456789") == "" && (s[4] == '-' || s[4] == '/')
 }
 
-// named parses the words git accepts for points in time, such as "now"
-// and "yesterday".
-func named(s string, now time.Time) (time.Time, bool) {
+// namedTime parses the words git accepts for points in time, such as
+// "now" and "yesterday".
+func namedTime(s string, now time.Time) (time.Time, bool) {
 	y, m, d := now.Date()
 	midnight := time.Date(y, m, d, 0, 0, 0, 0, now.Location())
 	switch s {
@@ -125,9 +125,9 @@ func named(s string, now time.Time) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// relative parses a span back from now: "2 hours ago", "2.hours.ago",
+// relativeTime parses a span back from now: "2 hours ago", "2.hours.ago",
 // "2h", "90m", "30d", "1h30m" (Go durations), or "3 months ago".
-func relative(text string, now time.Time) (time.Time, error) {
+func relativeTime(text string, now time.Time) (time.Time, error) {
 	s := strings.ToLower(strings.ReplaceAll(text, ".", " "))
 	s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "ago"))
 	if d, err := time.ParseDuration(s); err == nil {

@@ -102,7 +102,7 @@ func (st *State) add(rec string) error {
 		return st.header(rest)
 	case "1", "u":
 		st.Dirty = true
-		return st.tracked(kind, rest)
+		return st.addTracked(kind, rest)
 	case "?":
 		st.Changed = append(st.Changed, rest)
 	case "2": // renames are off, but a copy or rename record is still a change
@@ -133,9 +133,10 @@ func (st *State) header(line string) error {
 	return nil
 }
 
-// tracked reads an ordinary ("1") or unmerged ("u") entry and records its
-// path, unless the file was deleted and so there is nothing to capture.
-func (st *State) tracked(kind, rest string) error {
+// addTracked reads an ordinary ("1") or unmerged ("u") entry and records
+// its path, unless the file was deleted and so there is nothing to
+// capture.
+func (st *State) addTracked(kind, rest string) error {
 	fields := 7 // XY sub mH mI mW hH hI, then the path
 	if kind == "u" {
 		fields = 9 // XY sub m1 m2 m3 mW h1 h2 h3

@@ -235,7 +235,7 @@ func (k *call) record(ctx context.Context, repo *gitsnap.Repository) error {
 	}
 	switch {
 	case k.FollowUp && writesLater != nil:
-		waitEnded(ctx, writesLater, p.TranscriptPath, k.FollowUpFrom)
+		waitForRunEnd(ctx, writesLater, p.TranscriptPath, k.FollowUpFrom)
 		if _, err := os.Stat(p.TranscriptPath); errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("transcript %s still does not exist %s after the %s call; nothing was recorded", p.TranscriptPath, followUpWait, p.Event)
 		}
@@ -284,13 +284,13 @@ func (k *call) startFollowUp(p agent.Payload) error {
 	return nil
 }
 
-// waitEnded waits until the transcript has grown beyond after and its
-// last record is the last one the agent writes in a run, or until
+// waitForRunEnd waits until the transcript has grown beyond after and
+// its last record is the last one the agent writes in a run, or until
 // followUpWait has passed or ctx is done. Whatever is in the transcript
 // by then is recorded. (Without the size check, the follow-up call of a
 // resumed run mistook the end of the previous run for the end of its
 // own, before the agent had written this run's lines.)
-func waitEnded(ctx context.Context, late agent.LateWriter, transcript string, after int64) {
+func waitForRunEnd(ctx context.Context, writer agent.LateWriter, transcript string, after int64) {
 	if transcript == "" {
 		return
 	}
@@ -299,7 +299,7 @@ func waitEnded(ctx context.Context, late agent.LateWriter, transcript string, af
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		if rec, size, ok := lastRecord(transcript); ok && size > after && late.Ended(rec) {
+		if rec, size, ok := lastRecord(transcript); ok && size > after && writer.Ended(rec) {
 			return
 		}
 		select {

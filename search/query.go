@@ -334,7 +334,7 @@ func (f *filter) segment(s *segment) (*segFilter, error) {
 			return nil, err
 		}
 		sf.rank[i] = -1
-		if st := f.m.sessions[name]; st != nil && st.gen == gen && f.sessionOK(name, st) {
+		if st := f.m.sessions[name]; st != nil && st.gen == gen && f.keepsSession(name, st) {
 			sf.rank[i] = int32(f.rank[name])
 		}
 	}
@@ -418,7 +418,7 @@ func (sf *segFilter) keep(row docRow) (bool, error) {
 	return true, nil
 }
 
-func (f *filter) sessionOK(name string, st *sessionState) bool {
+func (f *filter) keepsSession(name string, st *sessionState) bool {
 	if f.q.Session == "" && f.q.Agent == "" && f.q.File == "" {
 		return true
 	}

@@ -183,7 +183,7 @@ func (b *builder) session(ctx context.Context, name string, tip storage.ID) erro
 
 // unreadableTip reports a session whose newest snapshot cannot be read
 // because an object is missing or damaged. The index skips the session,
-// as git snap sessions does, and names it.
+// as git snap sessions does, and reports its name.
 type unreadableTip struct{ err error }
 
 func (e *unreadableTip) Error() string { return e.err.Error() }

@@ -91,7 +91,7 @@ func CompareParts(pa, pb *Parts, view Viewer) *Diff {
 	}
 	ra, rb := withoutFileMeta(pa.Rest), withoutFileMeta(pb.Rest)
 	compareValues(&d.Members, nil, ra, rb)
-	ma, mb := withoutSame(pa.Messages, pb.Messages)
+	ma, mb := markUnchanged(pa.Messages, pb.Messages)
 	sa := ComputeStats(map[string]any{MemberMessages: ma}, view)
 	sb := ComputeStats(map[string]any{MemberMessages: mb}, view)
 	d.Tokens = TokenDelta{
@@ -104,7 +104,7 @@ func CompareParts(pa, pb *Parts, view Viewer) *Diff {
 	return d
 }
 
-// withoutSame marks equal pairs at the same index as Unchanged, so that
+// markUnchanged marks equal pairs at the same index as Unchanged, so that
 // the token delta (and whether it is an estimate) reflects only the
 // elements that differ.
 //
@@ -112,7 +112,7 @@ func CompareParts(pa, pb *Parts, view Viewer) *Diff {
 // by a store has already marked every pair it did not read, and copying
 // two lists as long as a long session used to take a tenth of the time
 // of a diff.
-func withoutSame(a, b []any) ([]any, []any) {
+func markUnchanged(a, b []any) ([]any, []any) {
 	copied := false
 	for i := range min(len(a), len(b)) {
 		if _, same := a[i].(Unchanged); !same && Equal(a[i], b[i]) {

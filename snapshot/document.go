@@ -89,29 +89,29 @@ func Others(doc map[string]any) map[string]any {
 
 // Split validates a document and splits it for storage. A non-empty
 // messages or events array is stored element by element; an empty one
-// stays in Rest as it is.
+// stays in Rest unchanged.
 func Split(doc map[string]any) (*Parts, error) {
 	p := &Parts{Rest: Others(doc)}
 	if p.Rest == nil {
 		p.Rest = map[string]any{}
 	}
 	var err error
-	if p.Messages, err = takeArray(doc, p.Rest, MemberMessages); err != nil {
+	if p.Messages, err = extractArray(doc, p.Rest, MemberMessages); err != nil {
 		return nil, err
 	}
-	if p.Events, err = takeArray(doc, p.Rest, MemberEvents); err != nil {
+	if p.Events, err = extractArray(doc, p.Rest, MemberEvents); err != nil {
 		return nil, err
 	}
-	if p.Files, err = takeFiles(doc, p.Rest); err != nil {
+	if p.Files, err = extractFiles(doc, p.Rest); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
-// takeArray returns the elements of doc's member, to be stored one blob
-// per element. An empty array is left in rest instead, so that [] reads
-// back as [].
-func takeArray(doc, rest map[string]any, member string) ([]any, error) {
+// extractArray returns the elements of doc's member, to be stored one
+// blob per element. An empty array is left in rest instead, so that []
+// reads back as [].
+func extractArray(doc, rest map[string]any, member string) ([]any, error) {
 	v, ok := doc[member]
 	if !ok {
 		return nil, nil
@@ -127,10 +127,10 @@ func takeArray(doc, rest map[string]any, member string) ([]any, error) {
 	return arr, nil
 }
 
-// takeFiles returns doc's files, to be stored as blobs, and leaves in
+// extractFiles returns doc's files, to be stored as blobs, and leaves in
 // rest each file's members other than its content. An empty files
 // member is left in rest unchanged.
-func takeFiles(doc, rest map[string]any) ([]File, error) {
+func extractFiles(doc, rest map[string]any) ([]File, error) {
 	v, ok := doc[MemberFiles]
 	if !ok {
 		return nil, nil
