@@ -1,8 +1,9 @@
-// Package gitsnap is git-snap's library front door: Open gives a Go
-// program the store the command line works with, with the same
-// settings, redaction, agent views, totals and limits. Zero Options are
-// the command line's defaults but for the user's settings file, which a
-// library does not look for on its own (see Options.UserConfigDir).
+// Package gitsnap is git-snap's public library API. Open gives a Go
+// program the same store the command line works with, with the same
+// settings, redaction, agent views, totals and limits. The zero Options
+// match the command line's defaults, except that the library does not
+// look for the user's settings file on its own (see
+// Options.UserConfigDir).
 //
 //	repo, err := gitsnap.Open(ctx, ".", gitsnap.Options{})
 //	...
@@ -24,42 +25,48 @@ import (
 	"github.com/git-snap/git-snap/usage"
 )
 
-// Options say where to look and whom to tell; the zero value is right
-// for most programs.
+// Options configure where Open looks and where it reports warnings. The
+// zero value suits most programs.
 type Options struct {
 	// UserConfigDir is the user's configuration directory
-	// ($XDG_CONFIG_HOME, or ~/.config), where git-snap/config.yaml is
-	// read from; "" reads no user settings. The command line fills it
-	// from its environment; the library reads none.
+	// ($XDG_CONFIG_HOME, or ~/.config), from which git-snap/config.yaml
+	// is read. When it is "", no user settings are read. The command line
+	// sets it from its environment; the library reads no environment
+	// variables.
 	UserConfigDir string
-	// GitEnv is what git's environment says (GIT_DIR, GIT_WORK_TREE,
-	// who commits); zero for a repository found from dir.
+	// GitEnv holds the values of git's environment variables (GIT_DIR,
+	// GIT_WORK_TREE, the committer). It is zero for a repository found
+	// from dir.
 	GitEnv gitstore.GitEnv
-	// Warnf receives what a user should see: settings the team's file
-	// may not change, a stale lock removed. Nil drops them.
+	// Warnf receives messages the user should see, such as settings the
+	// team's file is not allowed to change, or a stale lock that was
+	// removed. When nil, warnings are discarded.
 	Warnf func(format string, args ...any)
-	// Now gives the time of new snapshots; time.Now when nil.
+	// Now returns the time of new snapshots; time.Now when nil.
 	Now func() time.Time
 }
 
-// Repository is a repository's sessions, opened with its settings: what
-// the command line, the hook, the viewer and the MCP server do, for any
-// Go program. It is for one goroutine at a time; goroutines that write at
-// once each open their own, and lose nothing.
+// Repository gives access to a repository's sessions, opened with the
+// repository's settings. It gives any Go program what the command line,
+// the hook, the viewer and the MCP server use. It must be used by one
+// goroutine at a time; goroutines that write concurrently each open
+// their own Repository, and lose no data.
 type Repository struct {
 	store *gitstore.Store
-	// Config is the merged settings: the user's, the team's committed
+	// Config holds the merged settings: the user's, the team's committed
 	// .git-snap.yaml and the clone's .git/snap/config.yaml.
 	Config config.Config
 	env    gitstore.GitEnv
-	// userConfigDir is where the user's copy of the price list is.
+	// userConfigDir is the directory that holds the user's copy of the
+	// price list.
 	userConfigDir string
 }
 
-// Open opens the store of the repository dir is in, as the command line
-// does: its settings layered, secrets redacted by the built-in rules and
-// the settings' own, every snapshot counted as its agent reads it, every
-// read bounded by the settings' limits.
+// Open opens the store of the repository that contains dir, as the
+// command line does: settings are layered, secrets are redacted by the
+// built-in rules and the configured ones, every snapshot's totals are
+// computed the way its agent counts them, and every read is bounded by
+// the configured limits.
 func Open(ctx context.Context, dir string, o Options) (*Repository, error) {
 	paths, err := gitstore.Discover(dir, o.GitEnv)
 	if err != nil {
@@ -68,8 +75,8 @@ func Open(ctx context.Context, dir string, o Options) (*Repository, error) {
 	return OpenPaths(ctx, paths, o)
 }
 
-// OpenPaths is Open for a repository already found. It is the one place
-// a store is opened with its settings.
+// OpenPaths is like Open, for a repository that has already been found.
+// It is the only place where a store is opened with its settings.
 func OpenPaths(ctx context.Context, paths gitstore.Paths, o Options) (*Repository, error) {
 	cfg, err := config.Load(config.SourcesFor(o.UserConfigDir, paths.WorkTree, paths.CommonDir))
 	if err != nil {
@@ -95,7 +102,7 @@ func OpenPaths(ctx context.Context, paths gitstore.Paths, o Options) (*Repositor
 		Counter:           session.Counter{},
 		View:              session.View,
 		Env:               o.GitEnv,
-		// Nothing within the limits is larger; no read may cost more.
+		// No object within the limits is larger, so no read needs more.
 		MaxObjectBytes: int64(max(cfg.Limits.MaxDocumentBytes, cfg.Limits.MaxValueBytes)),
 	})
 	if err != nil {
@@ -107,17 +114,17 @@ func OpenPaths(ctx context.Context, paths gitstore.Paths, o Options) (*Repositor
 // Close releases the repository's open files.
 func (r *Repository) Close() error { return r.store.Close() }
 
-// Paths says where the repository is.
+// Paths returns the locations of the repository's directories.
 func (r *Repository) Paths() gitstore.Paths { return r.store.Paths() }
 
-// Storage is the repository's store as its roles, for readers that take
-// a session piece by piece (a viewer, a search index, a report) and
-// writers that take any store.
+// Storage returns the repository's store as a storage.Storage, for
+// readers that read a session piece by piece (a viewer, a search index,
+// a report) and for writers that accept any store.
 func (r *Repository) Storage() storage.Storage { return r.store }
 
-// Prices are the prices costs are estimated with, as the command line
-// takes them: the user's copy of LiteLLM's price list (git snap prices
-// update) or the embedded one, with the settings' prices: over it.
+// Prices returns the prices used to estimate costs, as the command line
+// loads them: the user's copy of LiteLLM's price list (from git snap
+// prices update) or the embedded one, overridden by the prices: setting.
 func (r *Repository) Prices() (*prices.Prices, error) {
 	overrides := map[string]prices.Price{}
 	for model, p := range r.Config.Prices {
@@ -127,7 +134,7 @@ func (r *Repository) Prices() (*prices.Prices, error) {
 }
 
 // Usage adds up the tokens and cost of every session, local and fetched,
-// as git snap usage does; o.Prices defaults to the repository's Prices.
+// as git snap usage does. o.Prices defaults to the repository's Prices.
 func (r *Repository) Usage(ctx context.Context, o usage.Options) (usage.Report, error) {
 	if o.Prices == nil {
 		p, err := r.Prices()
@@ -139,10 +146,10 @@ func (r *Repository) Usage(ctx context.Context, o usage.Options) (usage.Report, 
 	return usage.Compute(ctx, r.store, o)
 }
 
-// Limits are the settings' bounds on a document as snapshot.Parse and
-// the agents' readers take them.
+// Limits returns the settings' bounds on a document, in the form that
+// snapshot.Parse and the agents' readers expect.
 func (r *Repository) Limits() snapshot.Limits { return r.Config.SnapshotLimits() }
 
-// Retention is the settings' retention policy, which a hook call applies
-// after each snapshot and prune applies on demand.
+// Retention returns the settings' retention policy, which a hook call
+// applies after each snapshot and prune applies on demand.
 func (r *Repository) Retention() gitstore.RetentionPolicy { return r.Config.RetentionPolicy() }

@@ -12,30 +12,33 @@ import (
 	"github.com/git-snap/git-snap/storage"
 )
 
-// HookOptions are what a hook call knows besides its payload.
+// HookOptions holds what a hook call knows besides its payload.
 type HookOptions struct {
-	// Dir is where the agent runs, for the code state when the store
-	// has no work tree of its own (--store); "" is the store's.
+	// Dir is the directory the agent runs in. It is used for the code
+	// state when the store has no work tree of its own (--store); ""
+	// means the store's work tree.
 	Dir string
 	// Budget bounds how long the call keeps reading a long transcript in
-	// steps; the next call goes on. Zero: no bound but the context's.
+	// steps; the next call continues from there. Zero means no bound
+	// other than the context's.
 	Budget time.Duration
-	// Warn is told what the call went on without (a transcript named
-	// that is missing, a file the agent rewrote); nil drops it.
+	// Warn receives problems the call continued despite (a named
+	// transcript that is missing, a file the agent rewrote). When nil,
+	// they are discarded.
 	Warn func(msg string)
 }
 
 // RecordHook records one hook call of agent a, as git snap hook does:
-// the code state it was made at (read without a scan of the work tree
-// after a tool that cannot write), the files the agent touched or
-// changed, then retention. Without a code state (no git, a broken index)
-// the conversation is still recorded and the failure returned with the
-// entry.
+// the code state at the time of the call (read without scanning the work
+// tree after a tool that cannot write files), the files the agent
+// touched or changed, and then retention. If the code state cannot be
+// read (no git, a broken index), the conversation is still recorded and
+// the error is returned along with the entry.
 func (r *Repository) RecordHook(ctx context.Context, a agent.Adapter, p agent.Payload, o HookOptions) (storage.Entry, bool, error) {
 	cfg := r.Config
 	in := capture.Ingest{Store: r.store, Adapter: a, Limits: cfg.SnapshotLimits(), MaxFileBytes: cfg.Limits.MaxFileBytes,
 		MaxReadBytes: int64(cfg.Limits.MaxReadBytes), Budget: o.Budget, Warn: o.Warn}
-	if t, ok := a.(agent.HookTimeouts); ok && in.Budget > 0 { // the agent kills a call sooner
+	if t, ok := a.(agent.HookTimeouts); ok && in.Budget > 0 { // the agent may kill the call sooner
 		in.Budget = min(in.Budget, time.Duration(t.HookTimeout(p.Event))*time.Second/2)
 	}
 	so, changed, codeErr := r.hookCode(ctx, o.Dir, p, a.ChangesFiles(p))
@@ -49,10 +52,11 @@ func (r *Repository) RecordHook(ctx context.Context, a agent.Adapter, p agent.Pa
 	return entry, added, errors.Join(codeErr, err)
 }
 
-// hookCode is the code state a hook call's snapshot names, and the files
-// changed in the work tree. After a tool that cannot write (changes
-// false) nothing is scanned: HEAD is read, and the dirty flag carried
-// from the session's last snapshot at the same commit.
+// hookCode returns the code state to record in a hook call's snapshot,
+// and the files changed in the work tree. After a tool that cannot write
+// files (changes is false), nothing is scanned: HEAD is read, and the
+// dirty flag is copied from the session's newest snapshot if it was
+// saved at the same commit.
 func (r *Repository) hookCode(ctx context.Context, dir string, p agent.Payload, changes bool) (storage.SaveOptions, []string, error) {
 	var so storage.SaveOptions
 	if !changes {
@@ -81,17 +85,18 @@ func (r *Repository) hookCode(ctx context.Context, dir string, p agent.Payload, 
 	return so, code.Changed, nil
 }
 
-// CodeState reads the state of the code a snapshot is taken at: the
-// repository's work tree, or, for a store apart from the code (--store),
-// the work tree dir is in; the zero State where there is none. changed
-// lists the changed files too.
+// CodeState reads the state of the code for a snapshot: the
+// repository's work tree or, for a store separate from the code
+// (--store), the work tree that contains dir. It returns the zero State
+// when there is no work tree. If changed is set, it also lists the
+// changed files.
 func (r *Repository) CodeState(ctx context.Context, dir string, changed bool) (codestate.State, error) {
 	return capture.CodeState(ctx, r.Paths().WorkTree, dir, r.env, changed)
 }
 
-// MarkCommit marks the sessions at work in the work tree dir is in with
-// the commit just made there, as git's post-commit hook asks (see
-// capture.PostCommit), and returns their names.
+// MarkCommit marks the sessions active in the work tree that contains
+// dir with the commit just made there, as git's post-commit hook
+// requests (see capture.PostCommit), and returns their names.
 func (r *Repository) MarkCommit(ctx context.Context, dir string, now time.Time) ([]string, error) {
 	code, err := r.CodeState(ctx, dir, false)
 	if err != nil || code.Commit.IsZero() {

@@ -2,6 +2,7 @@ package gitsnap
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -14,16 +15,17 @@ import (
 	"github.com/git-snap/git-snap/usage"
 )
 
-// PRError is a pull request's range or sessions that cannot make a
-// summary: a range that names no commit, a repository with no sessions,
-// commits no session's snapshots are linked to. Nothing is to be
-// posted; the user's input is what to change (exit status 2).
+// PRError reports that a pull request's range or sessions cannot produce
+// a summary: a range that contains no commit, a repository with no
+// sessions, or commits that no session's snapshots are linked to.
+// Nothing should be posted; the user must change the input (exit status
+// 2).
 type PRError struct{ Msg string }
 
 // Error says what is wrong and what to do.
 func (e *PRError) Error() string { return e.Msg }
 
-// UserError marks it as the caller's to correct.
+// UserError marks the error as one the caller must fix.
 func (e *PRError) UserError() {}
 
 // Commit is a commit of the code, as a pull request lists it.
@@ -32,25 +34,26 @@ type Commit struct {
 	Subject string
 }
 
-// CodeRange is a range of the code's commits: those HEAD has and BASE
-// has not, as git log BASE..HEAD lists them.
+// CodeRange is a range of the code's commits: those reachable from HEAD
+// but not from BASE, as git log BASE..HEAD lists them.
 type CodeRange struct {
-	Spec       string // as given, or "UPSTREAM..HEAD" when it was made
+	Spec       string // as given, or "UPSTREAM..HEAD" when it was derived
 	Base, Head storage.ID
 	Commits    []Commit // newest first
-	code       codeRepo // where git read them
+	code       codeRepo // the repository git read them from
 }
 
-// codeRepo runs git on the code's repository: from a directory, as the
-// user's own git finds it, or, for a store with no work tree, on the
-// store's git dir.
+// codeRepo runs git on the code's repository: from a directory, where
+// git finds the repository as the user's own git would, or, for a store
+// with no work tree, on the store's git dir.
 type codeRepo struct{ dir, gitDir string }
 
-// CommitRange reads a range of commits with git, in the repository dir
-// is in ("": the store's own): "BASE..HEAD", "BASE.." or "BASE" (both
-// to HEAD), or "" for the current branch's upstream to HEAD. A store
-// kept apart from the code (init --bare, --store) reads the code's
-// repository from dir. A range that names no commit is a PRError.
+// CommitRange reads a range of commits with git, in the repository that
+// contains dir ("" means the store's own repository). spec is
+// "BASE..HEAD", "BASE.." or "BASE" (the last two meaning BASE..HEAD), or
+// "" for the current branch's upstream to HEAD. A store kept separate
+// from the code (init --bare, --store) reads the code's repository from
+// dir. A range that contains no commit is a PRError.
 func (r *Repository) CommitRange(ctx context.Context, dir, spec string) (CodeRange, error) {
 	code := codeRepo{dir: dir}
 	if p := r.Paths(); dir == "" && p.WorkTree != "" {
@@ -63,12 +66,12 @@ func (r *Repository) CommitRange(ctx context.Context, dir, spec string) (CodeRan
 		if strings.HasPrefix(h, ".") || strings.Contains(h, "..") {
 			return CodeRange{}, &PRError{fmt.Sprintf("range %q: write it as BASE..HEAD (main..HEAD), two commits", spec)}
 		}
-		base, head = b, cmpOr(h, "HEAD")
+		base, head = b, cmp.Or(h, "HEAD")
 	}
 	if base == "" {
 		up, err := code.git(ctx, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}")
 		if err != nil {
-			return CodeRange{}, &PRError{"the current branch has no upstream to compare with: give the range, as in git snap pr main..HEAD"}
+			return CodeRange{}, &PRError{"the current branch has no upstream to compare with; give the range, as in git snap pr main..HEAD"}
 		}
 		base = strings.TrimSpace(up)
 	}
@@ -105,12 +108,12 @@ func (r *Repository) CommitRange(ctx context.Context, dir, spec string) (CodeRan
 	return cr, nil
 }
 
-// git runs git on the code's repository and returns what it printed.
+// git runs git on the code's repository and returns its output.
 func (c codeRepo) git(ctx context.Context, args ...string) (string, error) {
 	return c.gitIn(ctx, "", args...)
 }
 
-// gitIn is git with input on its stdin.
+// gitIn is like git, with input on git's stdin.
 func (c codeRepo) gitIn(ctx context.Context, input string, args ...string) (string, error) {
 	git, err := exec.LookPath("git")
 	if err != nil {
@@ -131,49 +134,44 @@ func (c codeRepo) gitIn(ctx context.Context, input string, args ...string) (stri
 	return string(out), nil
 }
 
-func cmpOr(s, alt string) string {
-	if s == "" {
-		return alt
-	}
-	return s
-}
-
-// Linked is a session some of whose snapshots were taken at commits of
-// a range: their header's code commit (the Snap-Code trailer) is one,
-// or became one when an amend or a rebase rewrote it (the post-rewrite
-// hook's record), or has the same patch (git patch-id) as one: a
+// Linked is a session with snapshots that were saved at commits of a
+// range. A snapshot is linked to a commit of the range when its header's
+// code commit (the Snap-Code trailer) is that commit, or was rewritten
+// into it by an amend or a rebase (as recorded by the post-rewrite
+// hook), or has the same patch (git patch-id) as that commit: a
 // cherry-pick, a rebase made elsewhere, or a squash merge of the commits
-// the session's snapshots name.
+// that the session's snapshots name.
 type Linked struct {
 	Session string
-	// Tip is the newest of those snapshots: the session as it was at
-	// the range's last commit it saw.
+	// Tip is the newest of the linked snapshots: the session as it was
+	// at the last commit of the range that it saw.
 	Tip storage.Entry
-	// Snapshots counts them.
+	// Snapshots is the number of linked snapshots.
 	Snapshots int
-	// Commits are the range's commits they were taken at, newest first.
+	// Commits lists the range's commits that the snapshots were saved at,
+	// newest first.
 	Commits []storage.ID
 	// By says how the link was found: "commit" (the snapshots name a
-	// commit of the range), "rewrite" (a commit since rewritten into
-	// one), "patch-id" (a commit, or the commits together, with the same
-	// patch as one).
+	// commit of the range), "rewrite" (a commit since rewritten into one
+	// of the range), or "patch-id" (a commit, or the commits together,
+	// with the same patch as one of the range).
 	By string
-	// Fetched says the session is only in a remote's refs, not a local
-	// one (git snap fetch brought it).
+	// Fetched reports whether the session exists only in a remote's
+	// refs, not locally (git snap fetch brought it).
 	Fetched bool
 }
 
 // LinkedSessions finds the sessions, local and fetched, with snapshots
-// taken at the range's commits, the one with the newest such snapshot
-// first. A repository with no sessions is a PRError, and so are commits
-// no session is linked to; those errors say why.
+// saved at the range's commits, ordered by their newest such snapshot,
+// newest first. A repository with no sessions is a PRError, and so is a
+// range that no session is linked to; these errors explain why.
 func (r *Repository) LinkedSessions(ctx context.Context, cr CodeRange) ([]Linked, error) {
 	tips, err := usage.Sessions(ctx, r.store)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
 	if len(tips) == 0 {
-		return nil, &PRError{"this repository has no sessions: nothing links to the commits of " + cr.Spec + " (git snap fetch brings a remote's; git snap install records an agent's)"}
+		return nil, &PRError{"this repository has no sessions, so none is linked to the commits of " + cr.Spec + " (run git snap fetch to get a remote's sessions, or git snap install to record an agent's)"}
 	}
 	rewrites, err := r.ReadRewrites(ctx)
 	if err != nil {
@@ -189,7 +187,7 @@ func (r *Repository) LinkedSessions(ctx context.Context, cr CodeRange) ([]Linked
 	}
 	pm := &patchMatcher{cr: cr, order: order, rewrites: rewrites}
 	var out []Linked
-	var unlinked []pendingLink // sessions to match by patch
+	var unlinked []pendingLink // sessions still to be matched by patch
 	for _, tip := range tips {
 		l := Linked{Session: tip.Header.Session}
 		_, isLocal := local[l.Session]
@@ -208,8 +206,8 @@ func (r *Repository) LinkedSessions(ctx context.Context, cr CodeRange) ([]Linked
 			pm.add(byCode)
 		}
 	}
-	// Patches are matched only once every session not linked otherwise
-	// is known, so that git is asked about all their commits at once.
+	// Patches are matched only after all sessions not linked otherwise
+	// are known, so that git is asked about all their commits in one call.
 	for _, p := range unlinked {
 		at, err := pm.match(ctx, p.byCode)
 		if err != nil {
@@ -232,16 +230,17 @@ func (r *Repository) LinkedSessions(ctx context.Context, cr CodeRange) ([]Linked
 	return out, nil
 }
 
-// pendingLink is a session none of whose code commits is (or was
-// rewritten into) one of the range's: it may still match one by patch.
+// pendingLink is a session none of whose code commits is in the range
+// or was rewritten into a commit of the range. It may still match a
+// commit of the range by patch.
 type pendingLink struct {
 	l      Linked
 	byCode map[storage.ID][]storage.Entry
 }
 
 // snapshotsByCode reads a session's snapshots, grouped by the code
-// commit their header names; those naming none are left out, as nothing
-// can link them to a commit.
+// commit their header names. Snapshots that name no commit are left out,
+// because nothing can link them to a commit.
 func (r *Repository) snapshotsByCode(ctx context.Context, tip storage.Entry) (map[storage.ID][]storage.Entry, error) {
 	byCode := map[storage.ID][]storage.Entry{}
 	err := r.Walk(ctx, []storage.ID{tip.ID}, func(e storage.Entry) error {
@@ -257,11 +256,12 @@ func (r *Repository) snapshotsByCode(ctx context.Context, tip storage.Entry) (ma
 	return byCode, nil
 }
 
-// linkByCommit maps each code commit that is one of the range's, or was
-// rewritten into one, to that commit's index in the range. by is
-// "commit" when some code commit is itself in the range, else "rewrite"
-// when some link went through a rewrite, else "": a direct link is the
-// stronger claim, so it wins whatever order the map is walked in.
+// linkByCommit maps each code commit that is in the range, or was
+// rewritten into a commit of the range, to that commit's index in the
+// range. by is "commit" when some code commit is itself in the range,
+// otherwise "rewrite" when some link went through a rewrite, otherwise
+// "". A direct link is the stronger claim, so it takes precedence
+// whatever order the map is iterated in.
 func linkByCommit(byCode map[storage.ID][]storage.Entry, rewrites gitstore.Rewrites, order map[storage.ID]int) (at map[storage.ID]int, by string) {
 	at = map[storage.ID]int{}
 	for code := range byCode {
@@ -278,9 +278,9 @@ func linkByCommit(byCode map[storage.ID][]storage.Entry, rewrites gitstore.Rewri
 	return at, by
 }
 
-// withSnapshots completes l from the snapshots taken at the code commits
-// at links: their newest as the tip, their count, and the range's
-// commits they link to, newest first (the range's order).
+// withSnapshots fills in l from the snapshots saved at the code commits
+// that at links: the newest of them as Tip, their count, and the range's
+// commits they link to, newest first (in the range's order).
 func (l Linked) withSnapshots(cr CodeRange, byCode map[storage.ID][]storage.Entry, at map[storage.ID]int) Linked {
 	seen := map[int]bool{}
 	for code, i := range at {
@@ -298,33 +298,35 @@ func (l Linked) withSnapshots(cr CodeRange, byCode map[storage.ID][]storage.Entr
 	return l
 }
 
-// noLinkedSession is the PRError for a range no session links to; it
-// names the likely causes, since the user has no other way to see why.
+// noLinkedSession returns the PRError for a range that no session is
+// linked to. It names the likely causes, since the user has no other way
+// to find out.
 func noLinkedSession(cr CodeRange, sessions int) error {
 	commits := fmt.Sprintf("the %d commits", len(cr.Commits))
 	if len(cr.Commits) == 1 {
 		commits = "the commit"
 	}
-	return &PRError{fmt.Sprintf("none of the %d sessions has a snapshot taken at %s of %s, or at a commit rewritten into one or with the same patch (a snapshot links to the commit HEAD was on; git snap prune may have removed those that did)",
+	return &PRError{fmt.Sprintf("none of the %d sessions has a snapshot taken at %s of %s, or at a commit rewritten into one or with the same patch (a snapshot is linked to the commit HEAD was on when it was saved; git snap prune may have removed the snapshots that were linked)",
 		sessions, commits, cr.Spec)}
 }
 
 // patchMatcher matches commits by their patches (git patch-id
-// --stable): the range's, read once, against a session's.
+// --stable): the range's patches, read once, against each session's.
 type patchMatcher struct {
 	cr       CodeRange
 	order    map[storage.ID]int
 	rewrites gitstore.Rewrites
 	ids      map[string]int // patch id → index of the range commit
-	// wanted are the commits the sessions' code commits are now (after
-	// rewrites), to ask git once which of them the base lacks; topo is
-	// git's answer, newest first, once asked.
+	// wanted holds the commits that the sessions' code commits are now
+	// (after rewrites), so that git can be asked once which of them the
+	// base lacks. topo holds git's answer, newest first, once listed is
+	// set.
 	wanted map[storage.ID]bool
 	topo   []storage.ID
-	asked  bool
+	listed bool
 }
 
-// add notes a session's code commits, to be matched later.
+// add records a session's code commits, to be matched later.
 func (pm *patchMatcher) add(byCode map[storage.ID][]storage.Entry) {
 	if pm.wanted == nil {
 		pm.wanted = map[storage.ID]bool{}
@@ -336,14 +338,15 @@ func (pm *patchMatcher) add(byCode map[storage.ID][]storage.Entry) {
 	}
 }
 
-// ask lists, in one git call, the commits added that exist and that the
-// range's base does not hold, newest first.
-func (pm *patchMatcher) ask(ctx context.Context) error {
-	if pm.asked {
+// listOutsideBase lists, newest first and in one git call, the commits
+// recorded by add that exist and are not reachable from the range's
+// base.
+func (pm *patchMatcher) listOutsideBase(ctx context.Context) error {
+	if pm.listed {
 		return nil
 	}
-	pm.asked = true
-	var in strings.Builder // on stdin: as many as there are, with no bound on a command line
+	pm.listed = true
+	var in strings.Builder // passed on stdin, which has no length limit, unlike a command line
 	for h := range pm.wanted {
 		in.WriteString(h.String() + "\n")
 	}
@@ -360,12 +363,13 @@ func (pm *patchMatcher) ask(ctx context.Context) error {
 	return nil
 }
 
-// match links a session's code commits to the range's by patch: each
-// commit (or what it was rewritten into) that is not in the range's base,
-// alone (a cherry-pick, a rebase elsewhere), else all of them together,
-// from the oldest's parent to the newest (a squash merge).
+// match links a session's code commits to the range's commits by patch.
+// It first tries each commit (or the commit it was rewritten into) that
+// is not in the range's base on its own (a cherry-pick, or a rebase
+// elsewhere), and otherwise all of them together, from the oldest's
+// parent to the newest (a squash merge).
 func (pm *patchMatcher) match(ctx context.Context, byCode map[storage.ID][]storage.Entry) (map[storage.ID]int, error) {
-	if err := pm.ask(ctx); err != nil {
+	if err := pm.listOutsideBase(ctx); err != nil {
 		return nil, err
 	}
 	now, present := pm.present(byCode)
@@ -382,10 +386,10 @@ func (pm *patchMatcher) match(ctx context.Context, byCode map[storage.ID][]stora
 	return pm.matchSquash(ctx, present, now)
 }
 
-// present maps each commit a session's code commits became (after
-// rewrites) to the code commits that became it, and lists those of them
-// ask found outside the range's base, newest first: only those can carry
-// a patch the range holds.
+// present maps each commit that a session's code commits became (after
+// rewrites) to the code commits that became it. It also lists, newest
+// first, those of them that listOutsideBase found outside the range's
+// base; only those can carry a patch that the range contains.
 func (pm *patchMatcher) present(byCode map[storage.ID][]storage.Entry) (now map[storage.ID][]storage.ID, present []storage.ID) {
 	now = map[storage.ID][]storage.ID{}
 	for code := range byCode {
@@ -402,8 +406,8 @@ func (pm *patchMatcher) present(byCode map[storage.ID][]storage.Entry) (now map[
 }
 
 // readRangeIDs reads the patch ids of the range's commits, once for all
-// sessions, and only when some session needs them: it runs git log -p
-// over the whole range.
+// sessions and only when some session needs them, because it runs git
+// log -p over the whole range.
 func (pm *patchMatcher) readRangeIDs(ctx context.Context) error {
 	if pm.ids != nil {
 		return nil
@@ -425,9 +429,9 @@ func (pm *patchMatcher) readRangeIDs(ctx context.Context) error {
 	return nil
 }
 
-// matchEach links the code commits whose present commit alone has the
-// patch of one of the range's: a cherry-pick, or a rebase made elsewhere.
-// The present commits' patches are read in one git call.
+// matchEach links the code commits whose present commit, on its own, has
+// the same patch as a commit of the range: a cherry-pick, or a rebase
+// made elsewhere. The present commits' patches are read in one git call.
 func (pm *patchMatcher) matchEach(ctx context.Context, present []storage.ID, now map[storage.ID][]storage.ID) (map[storage.ID]int, error) {
 	show := []string{"show", "-p", "--no-color", "--no-ext-diff", "--no-show-signature", "--format=commit %H"}
 	for _, h := range present {
@@ -452,14 +456,15 @@ func (pm *patchMatcher) matchEach(ctx context.Context, present []storage.ID, now
 	return at, nil
 }
 
-// matchSquash links all the code commits to one of the range's when the
-// present commits together, from the oldest's parent to the newest, have
-// its patch: a squash merge of the session's commits.
+// matchSquash links all the code commits to a commit of the range when
+// the present commits together, from the oldest's parent to the newest,
+// have the same patch as that commit: a squash merge of the session's
+// commits.
 func (pm *patchMatcher) matchSquash(ctx context.Context, present []storage.ID, now map[storage.ID][]storage.ID) (map[storage.ID]int, error) {
 	oldest, newest := present[len(present)-1], present[0]
 	diff, err := pm.cr.code.git(ctx, "diff", "--no-color", "--no-ext-diff", oldest.String()+"^", newest.String(), "--")
 	if err != nil {
-		return nil, nil // the oldest has no parent: no squash to match
+		return nil, nil // the oldest commit has no parent, so there is no squash to match
 	}
 	whole, err := pm.cr.code.patchIDs(ctx, "commit "+newest.String()+"\n"+diff)
 	if err != nil || len(whole) == 0 {
@@ -476,14 +481,14 @@ func (pm *patchMatcher) matchSquash(ctx context.Context, present []storage.ID, n
 	return at, nil
 }
 
-// patchID is a patch's id as git patch-id gives it, with its commit.
+// patchID is a patch's id as git patch-id prints it, with its commit.
 type patchID struct {
 	id     string
 	commit storage.ID
 }
 
-// patchIDs runs git patch-id --stable on patches, each after a line
-// "commit ID".
+// patchIDs runs git patch-id --stable on patches, each of which follows
+// a line "commit ID".
 func (c codeRepo) patchIDs(ctx context.Context, patches string) ([]patchID, error) {
 	out, err := c.gitIn(ctx, patches, "patch-id", "--stable")
 	if err != nil {

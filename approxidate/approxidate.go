@@ -1,10 +1,10 @@
-// Package approxidate reads the dates people type after --since,
-// --until and --older-than, as git's approxidate does for the forms
-// people use: RFC 3339, a date, a date and time, "2 hours ago",
-// "yesterday", and short spans back from now like "30d" or "2w".
+// Package approxidate parses the dates people type after --since,
+// --until and --older-than. Like git's approxidate, it accepts the forms
+// people commonly use: RFC 3339, a date, a date and time, "2 hours ago",
+// "yesterday", and short spans back from now such as "30d" or "2w".
 //
-// Every function is pure: the current time comes in as now, and its
-// location is where a date without a zone is read.
+// Every function is pure: the current time is passed in as now, and a
+// date without a time zone is interpreted in now's location.
 package approxidate
 
 import (
@@ -15,22 +15,22 @@ import (
 	"time"
 )
 
-// Error says why a text is not a date this package reads.
+// Error reports why a text is not a date this package can parse.
 type Error struct {
 	Text   string
 	Reason string
 }
 
-// Error names the text and what to write instead.
+// Error names the text and the forms to use instead.
 func (e *Error) Error() string {
-	return fmt.Sprintf("cannot read the time %q: %s; write 2026-01-31, 2026-01-31 14:00, RFC 3339, yesterday, \"2 hours ago\" or a span back from now like 90m, 2h, 30d, 2w", e.Text, e.Reason)
+	return fmt.Sprintf("cannot read the time %q: %s; use 2026-01-31, 2026-01-31 14:00, RFC 3339, yesterday, \"2 hours ago\" or a span back from now such as 90m, 2h, 30d, 2w", e.Text, e.Reason)
 }
 
-// UserError marks the error as the caller's input to correct.
+// UserError marks the error as one in the caller's input.
 func (e *Error) UserError() {}
 
-// layouts are the absolute forms, tried in order; a zone-less one is
-// read in now's location.
+// layouts lists the absolute formats, tried in order. A format without a
+// time zone is interpreted in now's location.
 var layouts = []string{
 	time.RFC3339Nano,
 	"2006-01-02 15:04:05 -0700",
@@ -42,7 +42,7 @@ var layouts = []string{
 	"2006/01/02",
 }
 
-// units are the spans a number may count, by every name they go by.
+// units maps every accepted name of a unit to its duration.
 var units = map[string]time.Duration{
 	"s": time.Second, "sec": time.Second, "secs": time.Second, "second": time.Second, "seconds": time.Second,
 	"m": time.Minute, "min": time.Minute, "mins": time.Minute, "minute": time.Minute, "minutes": time.Minute,
@@ -51,14 +51,16 @@ var units = map[string]time.Duration{
 	"w": 7 * 24 * time.Hour, "week": 7 * 24 * time.Hour, "weeks": 7 * 24 * time.Hour,
 }
 
-// calendar units move by months and years, whose length varies.
+// calendar maps the names of months and years, whose length varies, to
+// a count of months and years.
 var calendar = map[string][2]int{ // months, years
 	"month": {1, 0}, "months": {1, 0}, "mo": {1, 0},
 	"year": {0, 1}, "years": {0, 1}, "y": {0, 1},
 }
 
-// Parse reads s as a point in time, relative forms counted back from now.
-// An empty s is the zero time (no bound). Unreadable text is an *Error.
+// Parse parses s as a point in time, counting relative forms back from
+// now. An empty s gives the zero time (meaning no bound). Text that
+// cannot be parsed gives an *Error.
 func Parse(s string, now time.Time) (time.Time, error) {
 	text := strings.TrimSpace(s)
 	if text == "" {
@@ -79,28 +81,29 @@ func Parse(s string, now time.Time) (time.Time, error) {
 		}
 		return time.Unix(n, 0).In(now.Location()), nil
 	}
-	if t, ok := named(strings.ToLower(text), now); ok {
+	if t, ok := namedTime(strings.ToLower(text), now); ok {
 		return t, nil
 	}
 	if looksLikeDate(text) {
 		_, err := time.Parse("2006-01-02", text[:min(len(text), 10)])
-		reason := "it is not a date in any form read here"
+		reason := "it is not in any supported date format"
 		var pe *time.ParseError
 		if errors.As(err, &pe) && pe.Message != "" {
 			reason = "it is not a valid date (" + strings.TrimPrefix(pe.Message, ": ") + ")"
 		}
 		return time.Time{}, &Error{Text: text, Reason: reason}
 	}
-	return relative(text, now)
+	return relativeTime(text, now)
 }
 
-// looksLikeDate is true for text that starts as a year and a month do.
+// looksLikeDate reports whether s starts like a year and a month.
 func looksLikeDate(s string) bool {
 	return len(s) > 5 && strings.Trim(s[:4], "0123456789") == "" && (s[4] == '-' || s[4] == '/')
 }
 
-// named reads the words git knows for days.
-func named(s string, now time.Time) (time.Time, bool) {
+// namedTime parses the words git accepts for points in time, such as
+// "now" and "yesterday".
+func namedTime(s string, now time.Time) (time.Time, bool) {
 	y, m, d := now.Date()
 	midnight := time.Date(y, m, d, 0, 0, 0, 0, now.Location())
 	switch s {
@@ -122,9 +125,9 @@ func named(s string, now time.Time) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// relative reads a span back from now: "2 hours ago", "2.hours.ago",
-// "2h", "90m", "30d", "1h30m" (Go's durations), "3 months ago".
-func relative(text string, now time.Time) (time.Time, error) {
+// relativeTime parses a span back from now: "2 hours ago", "2.hours.ago",
+// "2h", "90m", "30d", "1h30m" (Go durations), or "3 months ago".
+func relativeTime(text string, now time.Time) (time.Time, error) {
 	s := strings.ToLower(strings.ReplaceAll(text, ".", " "))
 	s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "ago"))
 	if d, err := time.ParseDuration(s); err == nil {

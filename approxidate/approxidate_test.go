@@ -61,7 +61,7 @@ func TestParse(t *testing.T) {
 
 func TestParseRefuses(t *testing.T) {
 	now := time.Date(2026, 3, 15, 14, 30, 0, 0, time.UTC)
-	for _, tc := range []struct{ in, says string }{
+	for _, tc := range []struct{ in, wantErr string }{
 		{"yesterdayish", "neither a date nor a span"},
 		{"soon", "neither a date nor a span"},
 		{"-5d", "not a whole number"},
@@ -81,14 +81,14 @@ func TestParseRefuses(t *testing.T) {
 			t.Errorf("Parse(%q): err = %v, want *Error", tc.in, err)
 			continue
 		}
-		if !strings.Contains(err.Error(), tc.says) {
-			t.Errorf("Parse(%q): %q does not say %q", tc.in, err, tc.says)
+		if !strings.Contains(err.Error(), tc.wantErr) {
+			t.Errorf("Parse(%q): %q does not contain %q", tc.in, err, tc.wantErr)
 		}
 	}
 }
 
-// FuzzParse: any text gives a time or an *Error, never a panic, and a
-// relative form never lands after now.
+// FuzzParse checks that any text gives a time or an *Error, never a
+// panic, and that a relative form never gives a time after now.
 func FuzzParse(f *testing.F) {
 	now := time.Date(2026, 3, 15, 14, 30, 0, 0, time.UTC)
 	for _, seed := range []string{"2 hours ago", "30d", "yesterday", "2026-01-31", "@1", "-1h", "9999999999999999999999d", "1e9h", "2.hours.ago", "", "2026-02-30", " ago", "0x10d"} {

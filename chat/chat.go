@@ -1,15 +1,17 @@
-// Package chat writes a stored session as chat-messages JSONL, the shape
-// training and evaluation sets of agent trajectories use (OpenAI's chat
-// format): one line per conversation, {"messages": [...]}, each message
-// a role and its content; an assistant message's tool calls as
-// tool_calls (function name, arguments as a JSON string) and its
-// reasoning as reasoning_content; each tool result a "tool" message
-// naming its call. The session's own conversation is the first line,
-// each subagent's follows.
+// Package chat writes a stored session as chat-messages JSONL, the
+// format used by training and evaluation sets of agent trajectories
+// (OpenAI's chat format). Each line holds one conversation as
+// {"messages": [...]}, and each message has a role and content. An
+// assistant message's tool calls go in tool_calls (function name, and
+// arguments as a JSON string) and its reasoning in reasoning_content.
+// Each tool result is a "tool" message that names its call. The first
+// line holds the session's own conversation, followed by one line per
+// subagent.
 //
-// The messages are those of the session's ATIF trajectory (package
-// atif): the same steps, calls and results. What they leave out (times,
-// ids, tokens, models, the records as written) is in the trajectory.
+// The messages come from the session's ATIF trajectory (package atif):
+// the same steps, calls and results. The details the chat format leaves
+// out (times, ids, tokens, models, the original records) are in the
+// trajectory.
 package chat
 
 import (
@@ -20,7 +22,7 @@ import (
 	"github.com/git-snap/git-snap/snapshot"
 )
 
-// Write returns the JSONL of doc (see the package comment).
+// Write returns doc as chat-messages JSONL (see the package comment).
 func Write(doc map[string]any, o atif.Options) ([]byte, error) {
 	t, err := atif.Export(doc, o)
 	if err != nil {
@@ -52,7 +54,7 @@ func Write(doc map[string]any, o atif.Options) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Messages reads the steps of one ATIF trajectory as chat messages.
+// Messages converts the steps of one ATIF trajectory to chat messages.
 func Messages(trajectory map[string]any) ([]any, error) {
 	steps, _ := trajectory["steps"].([]any)
 	var out []any
@@ -90,8 +92,8 @@ func Messages(trajectory map[string]any) ([]any, error) {
 	return out, nil
 }
 
-// assistant is an agent step's message: its text, reasoning and tool
-// calls; nil when it has none of them.
+// assistant returns an agent step's message with its text, reasoning and
+// tool calls, or nil when the step has none of them.
 func assistant(st map[string]any, text string) (map[string]any, error) {
 	m := map[string]any{"role": "assistant", "content": text}
 	if r, ok := st["reasoning_content"].(string); ok && r != "" {

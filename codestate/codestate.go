@@ -1,10 +1,11 @@
-// Package codestate reads the code a snapshot is taken at: the commit
-// the work tree is on, whether tracked files differ from it, and which
-// files changed. It asks git itself, in one `git status` call, so that
-// everything git honours is honoured here too: core.worktree, $GIT_DIR,
-// linked worktrees, alternates, sparse checkouts, the untracked cache and
-// fsmonitor. Reading the index by hand would miss some of these and walk
-// the work tree a second time when the changed files are wanted as well.
+// Package codestate reads the state of the code when a snapshot is
+// saved: the commit the work tree is on, whether tracked files differ
+// from it, and which files changed. It asks git itself, with one `git
+// status` call, so that everything git honours is honoured here too:
+// core.worktree, $GIT_DIR, linked worktrees, alternates, sparse
+// checkouts, the untracked cache and fsmonitor. Reading the index
+// directly would miss some of these, and would walk the work tree a
+// second time when the changed files are needed as well.
 package codestate
 
 import (
@@ -18,38 +19,40 @@ import (
 	"github.com/git-snap/git-snap/storage"
 )
 
-// State is the code at one moment.
+// State is the state of the code at one moment.
 type State struct {
-	// Commit is HEAD's commit; ZeroHash when HEAD is unborn.
+	// Commit is HEAD's commit; the zero ID when HEAD is unborn.
 	Commit storage.ID
-	// Branch is HEAD's branch, "" when detached.
+	// Branch is HEAD's branch, "" when HEAD is detached.
 	Branch string
 	// Dirty reports tracked changes, staged or not, as `git describe
 	// --dirty` counts them: untracked files do not make a tree dirty.
 	Dirty bool
-	// Changed lists the files that differ from Commit and still exist;
-	// untracked ones too (ignored ones never) when Options.Changed asks.
+	// Changed lists the files that differ from Commit and still exist.
+	// When Options.Changed is set, it also lists untracked files (but
+	// never ignored ones).
 	Changed []string
 }
 
-// Options say where to look and how much to read.
+// Options configure where Read looks and how much it reads.
 type Options struct {
 	// Dir is a directory inside the work tree; git finds the repository
-	// from it as it always does.
+	// from it as usual.
 	Dir string
-	// Changed also lists changed and untracked files, which costs a walk
-	// of the untracked part of the work tree.
+	// Changed also lists changed and untracked files, which requires a
+	// walk of the untracked part of the work tree.
 	Changed bool
 	// Git is the git program; "git" (found on PATH) when empty.
 	Git string
 }
 
-// ErrNoGit means git could not be run: there is no code state to record.
+// ErrNoGit means git could not be run, so there is no code state to
+// record.
 var ErrNoGit = errors.New("git is not installed (or not on PATH)")
 
-// Read asks git for the code state of the work tree that holds o.Dir.
-// It takes no optional lock, so that it never contends with the user's
-// own git commands, and writes nothing.
+// Read asks git for the code state of the work tree that contains o.Dir.
+// It takes no optional locks, so that it never contends with the user's
+// own git commands, and it writes nothing.
 func Read(ctx context.Context, o Options) (State, error) {
 	git := o.Git
 	if git == "" {
@@ -99,10 +102,10 @@ func (st *State) add(rec string) error {
 		return st.header(rest)
 	case "1", "u":
 		st.Dirty = true
-		return st.tracked(kind, rest)
+		return st.addTracked(kind, rest)
 	case "?":
 		st.Changed = append(st.Changed, rest)
-	case "2": // renames are off; a copy or rename record is still an entry
+	case "2": // renames are off, but a copy or rename record is still a change
 		st.Dirty = true
 	case "!":
 	default:
@@ -130,9 +133,10 @@ func (st *State) header(line string) error {
 	return nil
 }
 
-// tracked reads an ordinary ("1") or unmerged ("u") entry and keeps its
-// path unless the file is gone, which there is nothing to capture of.
-func (st *State) tracked(kind, rest string) error {
+// addTracked reads an ordinary ("1") or unmerged ("u") entry and records
+// its path, unless the file was deleted and so there is nothing to
+// capture.
+func (st *State) addTracked(kind, rest string) error {
 	fields := 7 // XY sub mH mI mW hH hI, then the path
 	if kind == "u" {
 		fields = 9 // XY sub m1 m2 m3 mW h1 h2 h3

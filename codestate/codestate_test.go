@@ -125,8 +125,8 @@ func TestUnbornHeadAndDetachedHead(t *testing.T) {
 	}
 }
 
-// core.worktree puts the work tree away from the git dir; git knows, and
-// so must the code state.
+// core.worktree places the work tree away from the git dir. git handles
+// that, and so must the code state.
 func TestCoreWorktree(t *testing.T) {
 	dir := newRepo(t)
 	gitDir := filepath.Join(t.TempDir(), "repo.git")
@@ -171,7 +171,7 @@ func TestNoGit(t *testing.T) {
 	}
 }
 
-// must fails the test at once when setting it up fails.
+// must fails the test immediately if a setup step fails.
 func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {

@@ -1,7 +1,7 @@
-// Package config reads git-snap's settings: YAML files from the user, the
-// team (committed with the code) and this clone, merged in that order.
-// The library takes what it needs of them through its own Options; only
-// the command line reads these files.
+// Package config reads git-snap's settings from YAML files belonging to
+// the user, the team (committed with the code) and this clone, merged in
+// that order. Only the command line reads these files; the library gets
+// the settings it needs through its own Options.
 package config
 
 import (
@@ -22,17 +22,18 @@ import (
 )
 
 // Config is git-snap's configuration. Files are read in the order of
-// Sources, each overriding what the ones before it set, except that the
-// team's may only tighten security settings (Load).
+// Sources, and each overrides the settings of the files before it,
+// except that the team's file may only tighten security settings (see
+// Load).
 type Config struct {
 	// Session is the default session for save, checkpoint and log.
 	Session string `yaml:"session"`
 	Refs    struct {
-		// Prefix of session refs; refs/snap/ by default.
+		// Prefix is the prefix of session refs; refs/snap/ by default.
 		Prefix string `yaml:"prefix"`
 		// CheckpointsInTags keeps checkpoints under refs/tags/snap/, where
-		// versions before kept them and git push --tags and git clone
-		// carry them; by default they are under refs/snap-tags/.
+		// earlier versions kept them and where git push --tags and git
+		// clone transfer them. By default they are under refs/snap-tags/.
 		CheckpointsInTags bool `yaml:"checkpoints_in_tags"`
 	} `yaml:"refs"`
 	Limits struct {
@@ -42,33 +43,34 @@ type Config struct {
 		MaxDepth int `yaml:"max_depth"`
 		// MaxValueBytes bounds one string or number.
 		MaxValueBytes int `yaml:"max_value_bytes"`
-		// MaxReadBytes bounds what one hook call or import step reads of
-		// a transcript file; the next goes on from there.
+		// MaxReadBytes bounds how much of a transcript file one hook call
+		// or import step reads; the next call continues from there.
 		MaxReadBytes int `yaml:"max_read_bytes"`
-		// MaxFileBytes bounds a work-tree file a hook captures; larger
-		// ones are listed as skipped, not read.
+		// MaxFileBytes bounds the size of a work-tree file a hook
+		// captures. Larger files are listed as skipped and not read.
 		MaxFileBytes int `yaml:"max_file_bytes"`
 	} `yaml:"limits"`
 	Code struct {
-		// Record the work tree's commit and dirty state in each snapshot.
+		// Record controls whether each snapshot records the work tree's
+		// commit and whether it has uncommitted changes.
 		Record *bool `yaml:"record"`
 	} `yaml:"code"`
-	// Redact: more rules, an allowlist, or off.
+	// Redact adds redaction rules or an allowlist, or turns redaction off.
 	Redact redact.Config `yaml:"redact"`
 	// Retention prunes sessions as they grow.
 	Retention struct {
-		// MaxPerSession, when set, keeps this many snapshots (and those
-		// checkpoints name) once a session grows a tenth past it.
+		// MaxPerSession, when set, keeps this many snapshots (plus those
+		// that checkpoints name) once a session has grown a tenth past it.
 		MaxPerSession int `yaml:"max_per_session"`
-		// KeepFirst keeps each session's first snapshot too.
+		// KeepFirst also keeps each session's first snapshot.
 		KeepFirst bool `yaml:"keep_first"`
 	} `yaml:"retention"`
-	// Prices add models to the price table stats and trace estimate
-	// costs with, or override its prices: model name → US dollars per
-	// million tokens of each kind.
+	// Prices adds models to the price table that stats and trace use to
+	// estimate costs, or overrides its prices. It maps a model name to US
+	// dollars per million tokens of each kind.
 	Prices map[string]Price `yaml:"prices"`
-	// Warnings are what Load ignored, each naming its file, for the
-	// command line to print.
+	// Warnings lists the settings Load ignored, each naming its file, for
+	// the command line to print.
 	Warnings []string `yaml:"-"`
 }
 
@@ -80,21 +82,21 @@ type Price struct {
 	Output     float64 `yaml:"output"`
 }
 
-// Defaults of Config's limits.
+// Default values of Config's limits.
 const (
 	DefaultMaxDocumentBytes = 64 << 20
 	DefaultMaxDepth         = 512
-	// MaxMaxDepth bounds max_depth: a document is stored indented, one
-	// level per line, so its size grows with the square of its depth
-	// (18 KB nested 9,000 deep made a 162 MB blob).
+	// MaxMaxDepth bounds max_depth. A document is stored indented, one
+	// level per line, so its stored size grows with the square of its
+	// depth (18 KB nested 9,000 levels deep made a 162 MB blob).
 	MaxMaxDepth          = 1000
 	DefaultMaxValueBytes = 16 << 20
 	DefaultMaxReadBytes  = 8 << 20
 	DefaultMaxFileBytes  = 1 << 20
 )
 
-// Error is a configuration file that cannot be used as it is. It is the
-// user's to fix: the command line exits with status 2.
+// Error reports a configuration file that cannot be used as it is. The
+// user must fix it; the command line exits with status 2.
 type Error struct {
 	File string
 	Err  error
@@ -103,22 +105,23 @@ type Error struct {
 // Error names the file and the problem.
 func (e *Error) Error() string { return fmt.Sprintf("config %s: %v", e.File, e.Err) }
 
-// Unwrap gives the underlying error.
+// Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
 
-// UserError marks the error as one the user corrects.
+// UserError marks the error as one the user must fix.
 func (e *Error) UserError() {}
 
-// Sources are the files a configuration is read from. Any may be "".
+// Sources lists the files a configuration is read from. Any of them may
+// be "".
 type Sources struct {
-	User  string // the user's: $XDG_CONFIG_HOME/git-snap/config.yaml
-	Team  string // the team's, committed: .git-snap.yaml at the work tree root
-	Clone string // this clone's: .git/snap/config.yaml
+	User  string // the user's file: $XDG_CONFIG_HOME/git-snap/config.yaml
+	Team  string // the team's committed file: .git-snap.yaml at the work tree root
+	Clone string // this clone's file: .git/snap/config.yaml
 }
 
-// SourcesFor names the files of a repository. userConfigDir is the
-// user's configuration directory ($XDG_CONFIG_HOME, or ~/.config), ""
-// for none; workTree is "" in a bare repository.
+// SourcesFor returns the configuration files of a repository.
+// userConfigDir is the user's configuration directory ($XDG_CONFIG_HOME,
+// or ~/.config), or "" for none; workTree is "" in a bare repository.
 func SourcesFor(userConfigDir, workTree, commonDir string) Sources {
 	var s Sources
 	if userConfigDir != "" {
@@ -144,35 +147,38 @@ func (s Sources) Files() []string {
 	return files
 }
 
-// MaxFileBytes bounds a settings file: a larger one is refused, not read.
+// MaxFileBytes bounds the size of a settings file. A larger file is
+// refused without being read.
 const MaxFileBytes = 1 << 20
 
-// Load reads and merges the files of s; a missing file is skipped. The
-// team's file is committed, so whoever can push to the repository writes
-// it: it may tighten security settings and never relax them. It may add
-// redaction rules (not replace the user's), lower limits (not raise
-// them), and may not turn redaction off or add allowlist entries; what
-// it may not do is ignored with a warning in Config.Warnings. Only the
-// user's file and the clone's relax.
+// Load reads and merges the files of s, skipping missing files. The
+// team's file is committed, so anyone who can push to the repository can
+// write it; therefore it may tighten security settings but never relax
+// them. It may add redaction rules (but not replace the user's) and
+// lower limits (but not raise them). It may not turn redaction off or add
+// allowlist entries. Settings it is not allowed to change are ignored
+// with a warning in Config.Warnings. Only the user's file and the
+// clone's file can relax security settings.
 func Load(s Sources) (Config, error) {
 	var cfg Config
 	for _, f := range []struct {
 		name string
 		team bool
-		root string // where a symbolic link may lead
+		root string // the directory a symbolic link must stay inside
 	}{{s.User, false, "/"}, {s.Team, true, filepath.Dir(s.Team)}, {s.Clone, false, filepath.Dir(filepath.Dir(s.Clone))}} {
 		if f.name == "" {
 			continue
 		}
-		// Every command and the hook read these, and the team's is
-		// committed by anyone who can push: a link to /dev/zero, a FIFO
-		// or a sparse file of gigabytes must be refused, not read.
+		// Every command and the hook read these files, and the team's
+		// file can be committed by anyone who can push. So a link to
+		// /dev/zero, a FIFO or a sparse file of gigabytes must be refused
+		// without being read.
 		b, err := safefile.ReadFile(context.Background(), f.name, f.root, MaxFileBytes)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		var refused *safefile.Error
-		if errors.As(err, &refused) { // it names the file, as Error does
+		if errors.As(err, &refused) { // drop the file name, which Error adds
 			err = fmt.Errorf("%s: refused, %s", refused.What, refused.Hint)
 		}
 		if err != nil {
@@ -205,15 +211,15 @@ func Load(s Sources) (Config, error) {
 	return cfg, nil
 }
 
-// mergeTeam reads the team's file over cfg, keeping only what tightens
-// of its redaction and limits.
+// mergeTeam applies the team's file on top of cfg. Of its redaction and
+// limit settings, it keeps only those that tighten security.
 func mergeTeam(cfg Config, data []byte, file string) (Config, error) {
-	var team Config // the file alone
+	var team Config // the team's file on its own
 	if err := Parse(data, &team); err != nil {
 		return Config{}, err
 	}
 	merged := cfg
-	merged.Redact.Rules = nil // Parse would add to cfg's map
+	merged.Redact.Rules = nil // otherwise Parse would add to cfg's map
 	if err := Parse(data, &merged); err != nil {
 		return Config{}, err
 	}
@@ -263,17 +269,18 @@ func mergeTeam(cfg Config, data []byte, file string) (Config, error) {
 	return merged, nil
 }
 
-// Parse reads YAML into cfg, over what it already holds. Unknown
-// keys are errors, so that a misspelt setting does not go unnoticed.
+// Parse reads YAML into cfg, on top of the settings it already holds.
+// Unknown keys are errors, so that a misspelt setting does not go
+// unnoticed.
 func Parse(data []byte, cfg *Config) error {
-	data, rules, err := takeRules(data)
+	data, rules, err := extractRules(data)
 	if err != nil {
 		return err
 	}
 	defer addRules(cfg, cfg.Redact.Rules, rules)
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) { // empty is fine
+	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) { // an empty file is fine
 		var te *yaml.TypeError
 		if !errors.As(err, &te) {
 			return err
@@ -296,7 +303,7 @@ func Parse(data []byte, cfg *Config) error {
 		}
 	}
 	if cfg.Limits.MaxDepth > MaxMaxDepth {
-		return fmt.Errorf("limits.max_depth: %d is more than %d: documents that deep are stored in blobs growing with the square of the depth", cfg.Limits.MaxDepth, MaxMaxDepth)
+		return fmt.Errorf("limits.max_depth: %d is more than %d; lower it (a document's stored size grows with the square of its depth)", cfg.Limits.MaxDepth, MaxMaxDepth)
 	}
 	if cfg.Limits.MaxDocumentBytes < 0 || cfg.Limits.MaxDepth < 0 || cfg.Limits.MaxValueBytes < 0 || cfg.Limits.MaxReadBytes < 0 || cfg.Limits.MaxFileBytes < 0 || cfg.Retention.MaxPerSession < 0 {
 		return fmt.Errorf("limits must not be negative")
@@ -312,13 +319,13 @@ func Parse(data []byte, cfg *Config) error {
 // RecordCode reports whether snapshots record the code commit.
 func (c Config) RecordCode() bool { return c.Code.Record == nil || *c.Code.Record }
 
-// Sample is the commented file `git snap init` writes.
+// Sample is the commented settings file that `git snap init` writes.
 const Sample = `# git-snap settings for this repository, shared with the team.
-# This clone's own settings go in .git/snap/config.yaml, yours in
-# $XDG_CONFIG_HOME/git-snap/config.yaml; later files override earlier ones,
-# except that this file may only tighten redaction and limits: it can add
-# rules and lower limits, not turn redaction off, allow secrets or raise
-# limits (those go in your own file or the clone's).
+# Settings for this clone only go in .git/snap/config.yaml, and your own
+# in $XDG_CONFIG_HOME/git-snap/config.yaml. Later files override earlier
+# ones, except that this file may only tighten redaction and limits: it
+# can add rules and lower limits, but cannot turn redaction off, allow
+# secrets or raise limits (do that in your own file or the clone's).
 
 # Default session for save, checkpoint, log and stats (or $GIT_SNAP_SESSION).
 # session: main
@@ -328,8 +335,8 @@ refs:
   # pull requests and CI; refs/heads/snap/ makes them ordinary branches.
   prefix: refs/snap/
   # Checkpoints are annotated tags under refs/snap-tags/, which git tag -l,
-  # git push --tags and git clone leave alone (git snap push sends them).
-  # true keeps them under refs/tags/snap/ instead, as versions before did.
+  # git push --tags and git clone ignore (git snap push sends them).
+  # true keeps them under refs/tags/snap/ instead, as earlier versions did.
   checkpoints_in_tags: false
 
 limits:
@@ -340,11 +347,11 @@ limits:
   max_depth: 512
   # Largest single string or number, in bytes (16 MiB).
   max_value_bytes: 16777216
-  # Most bytes of a transcript one hook call reads (8 MiB); the next call
-  # goes on from there, so a huge transcript is taken in steps.
+  # Most bytes of a transcript one hook call reads (8 MiB). The next call
+  # continues from there, so a huge transcript is read in steps.
   max_read_bytes: 8388608
-  # Largest work-tree file a hook call captures (1 MiB); larger ones are
-  # listed under skipped_files with their sizes, not read.
+  # Largest work-tree file a hook call captures (1 MiB). Larger files are
+  # not read; they are listed under skipped_files with their sizes.
   max_file_bytes: 1048576
 
 code:
@@ -367,20 +374,22 @@ redact:
   #   - '^AKIAIOSFODNN7EXAMPLE$'
 
 retention:
-  # Keep at most this many snapshots per session (0: all), plus those
-  # checkpoints name; applied after saves once a session grows a tenth past it.
+  # Keep at most this many snapshots per session (0: all), plus those that
+  # checkpoints name. Applied after a save once a session has grown a
+  # tenth past the limit.
   max_per_session: 0
   keep_first: false
 
-# Prices that stats and trace estimate costs with, in US dollars per
-# million tokens; these add models to the built-in table or override it.
+# Prices that stats and trace use to estimate costs, in US dollars per
+# million tokens. These add models to the built-in table or override it.
 # prices:
 #   my-model: {input: 3, cache_read: 0.3, cache_write: 3.75, output: 15}
 `
 
-// addRules adds the rules takeRules read to cfg's. The rules: it left
-// empty decodes as null, which clears the map: what was there before
-// (prior) is put back first.
+// addRules adds the rules that extractRules read to cfg's rules. The
+// "rules:" key that extractRules left empty decodes as null, which
+// clears the map, so the rules that were there before (prior) are put
+// back first.
 func addRules(cfg *Config, prior, rules map[string]string) {
 	if rules == nil {
 		return
@@ -396,22 +405,24 @@ func addRules(cfg *Config, prior, rules map[string]string) {
 	}
 }
 
-// manyRules is the size of a redact.rules mapping past which takeRules
-// reads it: yaml.v3 checks a mapping's keys for duplicates pair by pair,
-// so 20,000 rules cost seconds of every command before it did anything.
+// manyRules is the number of redact.rules entries above which
+// extractRules parses the mapping itself. yaml.v3 checks a mapping's
+// keys for duplicates pair by pair, so 20,000 rules used to add seconds
+// to every command before it did anything.
 const manyRules = 256
 
-// takeRules reads a large block mapping redact.rules itself, a key at a
-// time with a set for duplicates, and returns data with the mapping's
-// lines blanked (so that line numbers in other errors stay right) and
-// the rules it held; nil rules when it left data to the decoder.
-func takeRules(data []byte) ([]byte, map[string]string, error) {
-	if len(data) < 64*manyRules { // too short to hold that many
+// extractRules parses a large block mapping redact.rules itself, one key
+// at a time, using a set to find duplicates. It returns data with the
+// mapping's lines blanked (so that line numbers in other errors stay
+// correct) and the rules the mapping held. It returns nil rules when it
+// leaves data to the decoder.
+func extractRules(data []byte) ([]byte, map[string]string, error) {
+	if len(data) < 64*manyRules { // too short to hold that many rules
 		return data, nil, nil
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil || len(root.Content) == 0 {
-		return data, nil, nil // the decoder says what is wrong
+		return data, nil, nil // let the decoder report what is wrong
 	}
 	top := root.Content[0]
 	redact, redactNext := mappingValue(top, "redact")
@@ -434,10 +445,10 @@ func takeRules(data []byte) ([]byte, map[string]string, error) {
 		rules[k.Value] = v.Value
 	}
 	// The mapping runs from its first key to the line before whatever
-	// follows it: the next key of redact, else the next top-level key.
+	// follows it: the next key of redact, or else the next top-level key.
 	lines := bytes.SplitAfter(data, []byte("\n"))
 	end := len(lines)
-	if next := cmpOr(rulesNext, redactNext); next != nil {
+	if next := firstNonNil(rulesNext, redactNext); next != nil {
 		end = next.Line - 1
 	}
 	out := make([]byte, 0, len(data))
@@ -453,8 +464,8 @@ func takeRules(data []byte) ([]byte, map[string]string, error) {
 	return out, rules, nil
 }
 
-// mappingValue finds key in a block mapping node: its value, and the
-// key after it (nil when it is the last).
+// mappingValue finds key in a block mapping node and returns its value
+// and the next key (nil when key is the last one).
 func mappingValue(m *yaml.Node, key string) (value, next *yaml.Node) {
 	if m == nil || m.Kind != yaml.MappingNode {
 		return nil, nil
@@ -470,8 +481,8 @@ func mappingValue(m *yaml.Node, key string) (value, next *yaml.Node) {
 	return nil, nil
 }
 
-// cmpOr is the first of a and b that is not nil.
-func cmpOr(a, b *yaml.Node) *yaml.Node {
+// firstNonNil returns a if it is not nil, and b otherwise.
+func firstNonNil(a, b *yaml.Node) *yaml.Node {
 	if a != nil {
 		return a
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/git-snap/git-snap/redact"
 )
 
-// FuzzConfig: any file either reads into a valid configuration or gives
-// an error; nothing panics.
+// FuzzConfig checks that any file either parses into a valid
+// configuration or returns an error, and never panics.
 func FuzzConfig(f *testing.F) {
 	f.Add([]byte(Sample))
 	f.Add([]byte("refs:\n  prefix: refs/heads/snap/\n"))
@@ -34,8 +34,8 @@ func FuzzConfig(f *testing.F) {
 	})
 }
 
-// Prices from two files add up, the later file winning per model; a
-// negative price is refused.
+// Prices from two files are combined, with the later file winning for
+// each model, and a negative price is refused.
 func TestPrices(t *testing.T) {
 	var cfg Config
 	if err := Parse([]byte("prices:\n  a: {input: 1, output: 2}\n  b: {input: 3}\n"), &cfg); err != nil {
@@ -52,8 +52,8 @@ func TestPrices(t *testing.T) {
 	}
 }
 
-// A committed file is written by whoever can push: it may tighten the
-// user's security settings, never relax them.
+// A committed file can be written by anyone who can push, so it may
+// tighten the user's security settings but never relax them.
 func TestTeamFileOnlyTightens(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string {
@@ -87,7 +87,7 @@ func TestTeamFileOnlyTightens(t *testing.T) {
 			t.Errorf("no warning naming %s and the file in:\n%s", w, all)
 		}
 	}
-	// the user's own file and the clone's relax
+	// The user's own file and the clone's file can relax them.
 	src.Clone = write("clone.yaml", "redact:\n  disabled: true\n  allow: ['^AKIAIOSFODNN7EXAMPLE$']\nlimits:\n  max_depth: 900\n")
 	cfg, err = Load(src)
 	if err != nil {
@@ -102,12 +102,12 @@ func TestTeamFileOnlyTightens(t *testing.T) {
 	}
 }
 
-// TestManyTeamRules: a team file with thousands of rules is read key by
-// key (yaml.v3's duplicate check is pairwise: 20,000 rules cost every
-// command seconds), with the same result as the decoder gives: every
-// rule, added to the rules already read, settings after them read, a
-// rule named twice an error naming its line, and other errors still at
-// their lines.
+// TestManyTeamRules checks that a team file with thousands of rules,
+// which is parsed key by key (yaml.v3's duplicate check is pairwise, so
+// 20,000 rules used to add seconds to every command), gives the same
+// result as the decoder: every rule is added to the rules already read,
+// the settings after the rules are read, a rule named twice is an error
+// naming its line, and other errors still report their lines.
 func TestManyTeamRules(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("redact:\n  rules:\n")

@@ -1,15 +1,16 @@
-// Package hook runs one call of git-snap's hook, as an agent or git makes
-// it (Run): it reads the payload from stdin, opens the repository the
-// payload names through the library's front door (gitsnap), records what
-// the transcript gained (Repository.RecordHook) or marks git's commit,
-// and writes a line to hook.log. A call is passive: it never fails the
-// agent, which must not be held up; what goes wrong is logged.
+// Package hook handles one call of git-snap's hook, as made by an agent
+// or by git (see Run). It reads the payload from stdin, opens the
+// repository that the payload names through the library's public API
+// (package gitsnap), records what was added to the transcript
+// (Repository.RecordHook) or marks git's commit, and writes a line to
+// hook.log. A hook call is passive: it never fails the agent, which must
+// not be held up; errors are logged instead.
 //
-// Both programs that record hook calls run it: git snap hook and
-// git-snap-hook, the lean program the hooks of personal settings run
-// (docs/design.md §7). The process's side (flags, environment, starting
-// a detached follow-up call) is the programs'; this package reads no
-// environment.
+// Both programs that record hook calls use this package: git snap hook,
+// and git-snap-hook, the lightweight program run by the hooks in
+// personal settings (docs/design.md §7). The programs handle the
+// process itself (flags, environment, starting a detached follow-up
+// call); this package reads no environment variables.
 package hook
 
 import (
@@ -33,20 +34,22 @@ import (
 	"github.com/git-snap/git-snap/hooklog"
 )
 
-// Timeout bounds a hook call: an agent waits for it.
+// Timeout bounds a hook call, because the agent waits for it.
 const Timeout = 20 * time.Second
 
 // Budget is how long a call keeps reading a long transcript in steps
-// (the first call on a long session): the next call goes on from there,
-// and the agent, which waits, is not held up to the timeout.
+// (as on the first call for a long session). The next call continues
+// from where it stopped, so the agent, which waits, is not held up until
+// the timeout.
 const Budget = 8 * time.Second
 
 // FollowUpVar is the environment variable that marks the follow-up call
-// a call starts in a detached process (see Call.StartDetached): the
-// program that runs it sets Call.FollowUp, and Call.FollowUpFrom from
-// its value, the size of the transcript when the first call returned.
-// Its name predates the word follow-up: OpenCode plugins installed by
-// earlier versions test it, so it stays.
+// that a hook call starts in a detached process (see
+// Call.StartDetached). Its value is the size of the transcript when the
+// first call returned. The program that runs the follow-up call sets
+// Call.FollowUp, and sets Call.FollowUpFrom from the value. The name is
+// older than the term "follow-up call", but OpenCode plugins installed
+// by earlier versions check it, so it cannot change.
 const FollowUpVar = "GIT_SNAP_HOOK_LATE"
 
 // followUpWait bounds how long a follow-up call waits for the agent's
@@ -54,72 +57,75 @@ const FollowUpVar = "GIT_SNAP_HOOK_LATE"
 const followUpWait = 15 * time.Second
 
 // followUpTimeout bounds a follow-up call, which waits for the agent's
-// last lines or for it to exit, then may run its export: no agent waits
-// for it.
+// last lines or for the agent to exit, and then may run its export. No
+// agent waits for a follow-up call.
 const followUpTimeout = 2 * time.Minute
 
-// ExportEvent names the follow-up call that recorded what an agent's
-// export printed after it exited (agent.Exporter), in the snapshot's
-// label and in hook.log: unlike the follow-up calls that only add a
-// run's last lines, it is logged, so that doctor and whoever waits on it
-// see that it came.
+// ExportEvent is the event name, used in the snapshot's label and in
+// hook.log, of the follow-up call that records what an agent's export
+// command printed after the agent exited (agent.Exporter). Unlike
+// follow-up calls that only add a run's last lines, this call is logged,
+// so that doctor, and anyone waiting for it, can see that it happened.
 const ExportEvent = "export"
 
-// Call is one hook call as the process that makes it knows it.
+// Call describes one hook call, as known to the process that makes it.
 type Call struct {
-	// Agent is an agent.Names() name, or git.
+	// Agent is a name from agent.Names(), or "git".
 	Agent string
-	// Args are the arguments after the agent's name (an event where the
-	// agent sends none, Codex's payload, git's hook name).
+	// Args are the arguments after the agent's name (an event name when
+	// the agent sends none, Codex's payload, or git's hook name).
 	Args []string
 	// Stdin holds the agent's payload, or git's rewritten commits.
 	Stdin io.Reader
-	// Dir is where the call runs: -C's directory, else the process's.
-	// The payload's cwd names the project instead unless DirGiven.
+	// Dir is the directory the call runs in: -C's directory, or else the
+	// process's working directory. Unless DirGiven is set, the payload's
+	// cwd names the project instead.
 	Dir string
-	// DirGiven says -C or --store named where to record.
+	// DirGiven reports whether -C or --store said where to record.
 	DirGiven bool
-	// Store is the repository snapshots go to (--store, relative to
-	// Dir); "" for the one the project is in.
+	// Store is the repository that snapshots are saved to (--store,
+	// relative to Dir), or "" for the repository the project is in.
 	Store string
-	// Repo is how the repository is opened: the user's settings, git's
-	// environment, where warnings go, the time of new snapshots.
+	// Repo configures how the repository is opened: the user's settings,
+	// git's environment, where warnings go, and the time of new
+	// snapshots.
 	Repo gitsnap.Options
-	// AgentEnv is where agents keep their files.
+	// AgentEnv tells where agents keep their files.
 	AgentEnv agent.Env
-	// FollowUp says this process is the follow-up call a first call
-	// started with StartDetached.
+	// FollowUp reports whether this process is the follow-up call that a
+	// first call started with StartDetached.
 	FollowUp bool
 	// FollowUpFrom is, for a follow-up call, the transcript's size in
-	// bytes when the first call returned: the lines the agent writes
-	// after it lie past it. A resumed run appends to a transcript that
-	// already ends as a run ends.
+	// bytes when the first call returned. The lines the agent writes
+	// after that call start beyond this offset. (A resumed run appends to
+	// a transcript that already ends the way a run ends.)
 	FollowUpFrom int64
-	// StartDetached starts the same call again as a follow-up, in a
-	// detached process, with args (the agent, then Args), stdin, and the
-	// variables of this process plus extra; nil where no process can be
-	// started (a test running the call in process).
+	// StartDetached starts the same call again as a follow-up call, in a
+	// detached process, with args (the agent, then Args), stdin, and this
+	// process's environment plus extra. It is nil when no process can be
+	// started (such as in a test that runs the call in the same process).
 	StartDetached func(args []string, stdin []byte, extra ...string) error
-	// Stderr receives what fails where there is no repository to log in.
+	// Stderr receives failures when there is no repository to log them in.
 	Stderr io.Writer
 	// Export, in a follow-up call, runs an agent's export command in dir
-	// once the process pid has exited (agent.Exporter), and gives a file
-	// named name holding what it printed, with the function that removes
-	// it; ok is false when the process did not exit. Nil where no process
-	// can be run: no export is recorded.
+	// once the process pid has exited (agent.Exporter). It returns the
+	// path of a file named name holding the command's output, and a
+	// function that removes the file. ok is false when the process did
+	// not exit. Export is nil when no process can be run, and then no
+	// export is recorded.
 	Export func(ctx context.Context, pid int, dir, name string, command []string) (path string, done func(), ok bool, err error)
 }
 
-// call is a Call being run: what it has read and opened so far.
+// call is a Call in progress, with what it has read and opened so far.
 type call struct {
 	Call
-	payload *agent.Payload // once read: stdin can be read once
+	payload *agent.Payload // cached once read, because stdin can be read only once
 	paths   gitstore.Paths // where to log; zero until the repository is found
 	ok      bool
 }
 
-// Run records the hook call c. What goes wrong is logged to hook.log,
-// never returned: the agent must not be held up by it.
+// Run records the hook call c. Errors are logged to hook.log, never
+// returned, so that the agent is not held up by them.
 func Run(ctx context.Context, c Call) {
 	start := time.Now()
 	timeout := Timeout
@@ -137,7 +143,7 @@ func Run(ctx context.Context, c Call) {
 	}()
 	dir, err := k.dir()
 	paths, perr := k.pathsAt(dir)
-	k.paths = paths // a payload that cannot be read is logged in the repository too
+	k.paths = paths // so that a payload that cannot be read is also logged in the repository
 	if err != nil || perr != nil {
 		k.log(errors.Join(err, perr))
 		return
@@ -155,8 +161,8 @@ func Run(ctx context.Context, c Call) {
 	k.log(k.record(ctx, repo))
 }
 
-// pathsAt finds the repository snapshots go to: Store when set
-// (relative to dir), else the one dir is in.
+// pathsAt finds the repository that snapshots are saved to: Store when
+// set (relative to dir), or else the repository that dir is in.
 func (k *call) pathsAt(dir string) (gitstore.Paths, error) {
 	if k.Store == "" {
 		return gitstore.Discover(dir, k.Repo.GitEnv)
@@ -174,8 +180,8 @@ func (k *call) pathsAt(dir string) (gitstore.Paths, error) {
 	return gitstore.Discover(store, k.Repo.GitEnv)
 }
 
-// dir is the directory of the project the hook call is about: the
-// payload's cwd, unless -C or --store said where.
+// dir returns the directory of the project the hook call is about: the
+// payload's cwd, unless -C or --store gave a directory.
 func (k *call) dir() (string, error) {
 	if k.Agent == "git" {
 		return k.Dir, nil
@@ -187,7 +193,8 @@ func (k *call) dir() (string, error) {
 	return p.CWD, nil // the agent's project, wherever the hook runs
 }
 
-// decode reads the agent's payload, once: stdin can be read once.
+// decode reads and decodes the agent's payload. It caches the result,
+// because stdin can be read only once.
 func (k *call) decode() (agent.Payload, error) {
 	if k.payload != nil {
 		return *k.payload, nil
@@ -208,8 +215,9 @@ func (k *call) decode() (agent.Payload, error) {
 	return p, nil
 }
 
-// record ingests what the agent's transcript gained, with the code
-// state and changed files from at most one scan of the work tree.
+// record ingests what was added to the agent's transcript, along with
+// the code state and the changed files, scanning the work tree at most
+// once.
 func (k *call) record(ctx context.Context, repo *gitsnap.Repository) error {
 	a, err := agent.Lookup(k.Agent, k.AgentEnv)
 	if err != nil {
@@ -220,16 +228,16 @@ func (k *call) record(ctx context.Context, repo *gitsnap.Repository) error {
 		return err
 	}
 	dir, _ := k.dir()
-	late, _ := a.(agent.LateWriter)
+	writesLater, _ := a.(agent.LateWriter)
 	pid, command, exports := 0, []string(nil), false
 	if ex, ok := a.(agent.Exporter); ok {
 		pid, command, exports = ex.ExportAfter(p)
 	}
 	switch {
-	case k.FollowUp && late != nil:
-		waitEnded(ctx, late, p.TranscriptPath, k.FollowUpFrom)
+	case k.FollowUp && writesLater != nil:
+		waitForRunEnd(ctx, writesLater, p.TranscriptPath, k.FollowUpFrom)
 		if _, err := os.Stat(p.TranscriptPath); errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("transcript %s does not exist %s after the %s call: nothing read from it", p.TranscriptPath, followUpWait, p.Event)
+			return fmt.Errorf("transcript %s still does not exist %s after the %s call; nothing was recorded", p.TranscriptPath, followUpWait, p.Event)
 		}
 	case k.FollowUp && exports:
 		if k.Export == nil {
@@ -240,30 +248,31 @@ func (k *call) record(ctx context.Context, repo *gitsnap.Repository) error {
 			return fmt.Errorf("record the session as the agent left it: %w", err)
 		}
 		if !exited {
-			return nil // still running: the next call records it
+			return nil // the agent is still running; the next call records it
 		}
 		defer done()
 		p.TranscriptPath, p.Event = path, ExportEvent
-		k.payload.Event = ExportEvent // what hook.log names the call by
+		k.payload.Event = ExportEvent // the event name hook.log uses for the call
 	}
 	_, _, err = repo.RecordHook(ctx, a, p, gitsnap.HookOptions{Dir: dir, Budget: Budget,
 		Warn: func(msg string) { k.logLine(errors.New(msg)) }})
-	if err == nil && !k.FollowUp && k.StartDetached != nil && (late != nil && late.WritesAfter(p) || exports) {
+	if err == nil && !k.FollowUp && k.StartDetached != nil && (writesLater != nil && writesLater.WritesAfter(p) || exports) {
 		err = k.startFollowUp(p)
 	}
 	return err
 }
 
-// startFollowUp starts a follow-up call of p in a detached process,
-// which records p again once the agent has written what it writes after
-// the call returns (agent.LateWriter), or has exited (agent.Exporter):
-// the hook returns at once, the agent writes its last lines and exits,
-// and the follow-up call, which waited for them, adds them to the
-// session. The follow-up logs only a failure, or the export it recorded.
+// startFollowUp starts a follow-up call for p in a detached process. The
+// follow-up call records p again once the agent has written the lines it
+// writes after the hook call returns (agent.LateWriter), or once the
+// agent has exited (agent.Exporter). The hook returns immediately, the
+// agent writes its last lines and exits, and the follow-up call, which
+// waited for them, adds them to the session. The follow-up call logs
+// only a failure, or the export it recorded.
 func (k *call) startFollowUp(p agent.Payload) error {
 	stdin, err := json.Marshal(p.Raw)
 	if err != nil {
-		return fmt.Errorf("the payload again, for the lines after the call: %w", err)
+		return fmt.Errorf("encode the payload for the follow-up call: %w", err)
 	}
 	size := int64(0)
 	if fi, err := os.Stat(p.TranscriptPath); err == nil {
@@ -275,13 +284,13 @@ func (k *call) startFollowUp(p agent.Payload) error {
 	return nil
 }
 
-// waitEnded waits until the transcript has grown past after and its
-// last record is the last the agent writes in a run, or followUpWait
-// has passed, or ctx ends: what is there by then is recorded. (Without
-// the size, a resumed run's follow-up call took the end of the run
-// before for its own, when the agent had not yet written this run's
-// lines.)
-func waitEnded(ctx context.Context, late agent.LateWriter, transcript string, after int64) {
+// waitForRunEnd waits until the transcript has grown beyond after and
+// its last record is the last one the agent writes in a run, or until
+// followUpWait has passed or ctx is done. Whatever is in the transcript
+// by then is recorded. (Without the size check, the follow-up call of a
+// resumed run mistook the end of the previous run for the end of its
+// own, before the agent had written this run's lines.)
+func waitForRunEnd(ctx context.Context, writer agent.LateWriter, transcript string, after int64) {
 	if transcript == "" {
 		return
 	}
@@ -290,7 +299,7 @@ func waitEnded(ctx context.Context, late agent.LateWriter, transcript string, af
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		if rec, size, ok := lastRecord(transcript); ok && size > after && late.Ended(rec) {
+		if rec, size, ok := lastRecord(transcript); ok && size > after && writer.Ended(rec) {
 			return
 		}
 		select {
@@ -330,9 +339,9 @@ func lastRecord(path string) (any, int64, bool) {
 	return v, fi.Size(), true
 }
 
-// git marks the sessions at work in this work tree with the commit just
-// made (see capture.PostCommit), or records the commits an amend or a
-// rebase rewrote.
+// git marks the sessions active in this work tree with the commit just
+// made (see capture.PostCommit), or records the commits that an amend or
+// a rebase rewrote.
 func (k *call) git(ctx context.Context, repo *gitsnap.Repository) error {
 	if len(k.Args) > 0 && k.Args[0] == "post-rewrite" {
 		return k.rewrite(repo)
@@ -348,9 +357,9 @@ func (k *call) git(ctx context.Context, repo *gitsnap.Repository) error {
 	return err
 }
 
-// rewrite records the commits an amend or a rebase rewrote, as git's
-// post-rewrite hook gives them on stdin, so that snapshots taken at the
-// old commits stay linked to the new ones.
+// rewrite records the commits that an amend or a rebase rewrote, as
+// git's post-rewrite hook passes them on stdin, so that snapshots saved
+// at the old commits stay linked to the new ones.
 func (k *call) rewrite(repo *gitsnap.Repository) error {
 	data, err := io.ReadAll(io.LimitReader(k.Stdin, 64<<20))
 	if err != nil {
@@ -359,7 +368,7 @@ func (k *call) rewrite(repo *gitsnap.Repository) error {
 	return repo.NoteRewrites(capture.ParseRewrites(data))
 }
 
-// log logs a failure, if err is one, and marks the call failed.
+// log logs err, if it is not nil, and marks the call as failed.
 func (k *call) log(err error) {
 	if err != nil {
 		k.ok = false
@@ -380,7 +389,7 @@ func (k *call) logLine(err error) {
 }
 
 // logCall records in hook.log that a call was made, when, and how long
-// it took, for doctor: an agent that stopped calling shows.
+// it took, so that doctor can show an agent that stopped calling.
 func (k *call) logCall(start time.Time) {
 	if k.paths.CommonDir == "" || k.FollowUp && k.ok && (k.payload == nil || k.payload.Event != ExportEvent) {
 		return // a follow-up call logs only its failure, or the export it recorded
@@ -396,5 +405,5 @@ func (k *call) logCall(start time.Time) {
 		}
 	}
 	line := hooklog.CallLine(hooklog.Call{Time: start, Agent: k.Agent, Event: event, Latency: time.Since(start), OK: k.ok})
-	_ = hooklog.Append(filepath.Join(k.paths.CommonDir, "snap", "hook.log"), line) // best effort: the call itself is done
+	_ = hooklog.Append(filepath.Join(k.paths.CommonDir, "snap", "hook.log"), line) // best effort: the call's work is already done
 }

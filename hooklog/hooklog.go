@@ -1,6 +1,7 @@
-// Package hooklog writes and reads hook.log, where every hook call
-// leaves a line and every failure its message (docs/design.md §9):
-// git snap hook writes it, doctor reads the last calls and failures back.
+// Package hooklog writes and reads hook.log, which holds a line for
+// every hook call and the message of every failure (docs/design.md §9).
+// git snap hook writes it, and doctor reads back the last calls and
+// failures.
 package hooklog
 
 import (
@@ -19,19 +20,21 @@ import (
 	"github.com/git-snap/git-snap/internal/safefile"
 )
 
-// A hook call is passive: what goes wrong is written to a log in the
-// repository, never to the agent. The log must stay readable and small
+// A hook call is passive: errors are written to a log in the repository,
+// never reported to the agent. The log must stay readable and small
 // however often and however badly calls fail.
 
-// Bounds of the hook log: a line (an error can quote a whole payload), and
-// the file, which is moved to hook.log.1 when a line would take it past.
+// Size limits of the hook log. MaxLine limits a line, since an error can
+// quote a whole payload. MaxBytes limits the file, which is moved to
+// hook.log.1 when a new line would take it past the limit.
 const (
 	MaxLine  = 2 << 10
 	MaxBytes = 1 << 20
 )
 
-// Line makes one log line of a message: on one line, cut to
-// MaxLine bytes (on a character boundary) with what was cut said.
+// Line turns a message into one log line. Line breaks become spaces, and
+// a long message is cut to MaxLine bytes (on a character boundary) with a
+// note of how many bytes were cut.
 func Line(msg string) string {
 	msg = strings.ReplaceAll(strings.ReplaceAll(msg, "\r", " "), "\n", " ")
 	if len(msg) > MaxLine {
@@ -44,11 +47,12 @@ func Line(msg string) string {
 	return msg + "\n"
 }
 
-// Append appends a line to a log file, making its folder if needed;
-// a file that would grow past MaxBytes is first moved to
-// <path>.1, replacing the one before. So is one that is not a regular
-// file (a FIFO there would block every hook call, a link would have it
-// write elsewhere): the log is git-snap's own, under .git/snap/.
+// Append appends a line to a log file, creating its directory if needed.
+// If the file would grow past MaxBytes, it is first moved to <path>.1,
+// replacing any previous one. The same happens to a file that is not a
+// regular file, since a FIFO would block every hook call and a symbolic
+// link would redirect the writes elsewhere; the log belongs to git-snap,
+// under .git/snap/, so it is safe to move.
 func Append(path, line string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return err
@@ -69,8 +73,9 @@ func Append(path, line string) error {
 	return err
 }
 
-// Call is one hook call as the log records it, failed or not, so
-// that doctor can say when each agent last called and how long it took.
+// Call is one hook call as the log records it, whether it failed or not,
+// so that doctor can report when each agent last called and how long the
+// call took.
 type Call struct {
 	Time    time.Time     `json:"time"`
 	Agent   string        `json:"agent"`
@@ -79,7 +84,7 @@ type Call struct {
 	OK      bool          `json:"ok"`
 }
 
-// CallLine is the log line of a hook call:
+// CallLine returns the log line of a hook call:
 // "<time> call <agent> <event> <ms>ms ok|failed".
 func CallLine(c Call) string {
 	outcome, event := "ok", c.Event
@@ -92,25 +97,26 @@ func CallLine(c Call) string {
 	return Line(fmt.Sprintf("%s call %s %s %dms %s", c.Time.UTC().Format(time.RFC3339), c.Agent, event, c.Latency.Milliseconds(), outcome))
 }
 
-// Error is a failure the log records: "<time> hook <agent>: <message>".
+// Error is a failure recorded in the log as
+// "<time> hook <agent>: <message>".
 type Error struct {
 	Time    time.Time `json:"time"`
 	Agent   string    `json:"agent"`
 	Message string    `json:"message"`
 }
 
-// Log is what a hook log says: each agent's last call and the last
-// failures, oldest first.
+// Log is the content of a hook log: each agent's last call, and the most
+// recent failures, oldest first.
 type Log struct {
 	Last   map[string]Call
 	Errors []Error
 }
 
-// Read reads a hook log and the one it was rotated from
+// Read reads a hook log and the previous log it was rotated to
 // (<path>.1), keeping the last keep failures. A log that does not exist,
-// or is not a regular file, reads as empty; of a larger one than Append
-// writes only the last MaxBytes are read; lines of another shape are
-// skipped.
+// or is not a regular file, reads as empty. Of a log larger than Append
+// would write, only the last MaxBytes are read. Lines in any other format
+// are skipped.
 func Read(path string, keep int) (Log, error) {
 	l := Log{Last: map[string]Call{}}
 	for _, p := range []string{path + ".1", path} {
@@ -128,8 +134,8 @@ func Read(path string, keep int) (Log, error) {
 	return l, nil
 }
 
-// readTail reads the last limit bytes of a regular file, from the start
-// of a line.
+// readTail reads the last limit bytes of a regular file, starting at the
+// beginning of a line.
 func readTail(path string, limit int64) ([]byte, error) {
 	f, err := safefile.Open(path)
 	if err != nil {

@@ -8,9 +8,9 @@ import (
 	"unicode/utf8"
 )
 
-// TestHookLogIsBounded: hook.log took 30 KB lines and never rotated.
-// Lines are cut to 2 KB on one line; past 1 MB the file moves to
-// hook.log.1.
+// TestHookLogIsBounded checks the log's size limits. hook.log used to
+// accept 30 KB lines and was never rotated. Now each message is cut to
+// 2 KB on a single line, and past 1 MB the file is moved to hook.log.1.
 func TestHookLogIsBounded(t *testing.T) {
 	line := Line("payload: " + strings.Repeat("é", 15000) + "\nsecond line")
 	if len(line) > MaxLine || !strings.HasSuffix(line, "bytes cut)\n") || strings.Count(line, "\n") != 1 || !utf8.ValidString(line) {

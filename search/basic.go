@@ -3,15 +3,15 @@ package search
 import "strings"
 
 // Basic translates a basic regular expression, git grep's default
-// syntax (POSIX BRE with GNU's extensions), into the RE2 syntax that
-// Query.Regexp takes: ( ) { } | + ? are literal characters and their
-// backslashed forms are operators, * at the start of an expression is a
-// literal, \< and \> are word boundaries, and a backslash inside a
-// bracket expression is a literal backslash. Back-references (\1) have
-// no RE2 form and are refused.
+// syntax (POSIX BRE with GNU extensions), into the RE2 syntax that
+// Query.Regexp expects. In a basic expression, ( ) { } | + ? are literal
+// characters and their backslashed forms are operators, * at the start
+// of an expression is a literal, \< and \> are word boundaries, and a
+// backslash inside a bracket expression is a literal backslash.
+// Back-references (\1) have no RE2 equivalent and are rejected.
 func Basic(pattern string) (string, error) {
 	var b strings.Builder
-	atStart := true // where * is a literal
+	atStart := true // at the start of an expression, where * is a literal
 	for i := 0; i < len(pattern); i++ {
 		c := pattern[i]
 		switch {
@@ -50,21 +50,22 @@ func Basic(pattern string) (string, error) {
 	return b.String(), nil
 }
 
-// bracket copies the bracket expression starting at pattern[i] with its
-// backslashes made literal, and returns the index of its closing ']'. An
-// unclosed one is copied as it is, for the compiler to refuse.
+// bracket copies the bracket expression starting at pattern[i], with
+// its backslashes made literal, and returns the index of its closing
+// ']'. An unclosed expression is copied unchanged, so that the regexp
+// compiler rejects it.
 func bracket(pattern string, i int) (int, string) {
 	j := i + 1
 	if j < len(pattern) && pattern[j] == '^' {
 		j++
 	}
 	if j < len(pattern) && pattern[j] == ']' {
-		j++ // a ']' first is a member
+		j++ // a leading ']' is a member of the set
 	}
 	for j < len(pattern) && pattern[j] != ']' {
 		if pattern[j] == '[' && j+1 < len(pattern) && strings.IndexByte(":.=", pattern[j+1]) >= 0 {
 			if k := strings.Index(pattern[j+2:], string(pattern[j+1])+"]"); k >= 0 {
-				j += k + 4 // a [:class:] inside
+				j += k + 4 // skip a [:class:] inside the set
 				continue
 			}
 		}

@@ -13,11 +13,12 @@ import (
 	"github.com/git-snap/git-snap/storage"
 )
 
-// TestSearchStopsAtOnceWhenCancelled: the verification of candidates
-// looked at its context once every 256 messages, so a slow regular
-// expression over long messages went on for seconds after the viewer's
-// client had left. It looks before every message and every line now: a
-// search cancelled while it verifies matches no further message.
+// TestSearchStopsAtOnceWhenCancelled checks that a search cancelled
+// while verifying candidates matches no further message. Verification
+// used to check its context once every 256 messages, so a slow regular
+// expression over long messages kept running for seconds after the
+// viewer's client had gone. It now checks before every message and
+// every line.
 func TestSearchStopsAtOnceWhenCancelled(t *testing.T) {
 	dir := t.TempDir()
 	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {

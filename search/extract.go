@@ -10,7 +10,7 @@ import (
 	"github.com/git-snap/git-snap/snapshot"
 )
 
-// Field kinds as stored in a segment.
+// Field kinds, as stored in a segment.
 const (
 	kindText byte = iota + 1
 	kindThinking
@@ -33,12 +33,12 @@ type extracted struct {
 	role    string
 	time    time.Time
 	fields  []field
-	agent   string   // the agent whose record it is, "" when none knows it
-	touched []string // paths its tool calls wrote
+	agent   string   // the agent that wrote the record, "" when no agent recognises it
+	touched []string // paths the message's tool calls wrote
 }
 
-// extractor reads messages with every agent's view, and remembers tool
-// calls so that a result names the tool of its call.
+// extractor reads messages with every agent's Viewer, and remembers tool
+// calls so that a result can name the tool of its call.
 type extractor struct {
 	readers []agentReader
 }
@@ -56,8 +56,9 @@ func newExtractor() *extractor {
 	return x
 }
 
-// extract reads one stored message; calls maps the session's call ids to
-// their tools and gains this message's calls.
+// extract reads one stored message. calls maps the session's call ids to
+// their tools; extract adds this message's calls to it and removes the
+// calls whose results it holds.
 func (x *extractor) extract(v any, calls map[string]string) extracted {
 	var out extracted
 	if s, ok := v.(string); ok { // a transcript line that was not JSON
@@ -100,8 +101,9 @@ func (x *extractor) extract(v any, calls map[string]string) extracted {
 	return out
 }
 
-// maxOpenCalls bounds the calls remembered while waiting for their
-// results: a session of calls that never get one stays bounded.
+// maxOpenCalls bounds the number of calls remembered while waiting for
+// their results, so that memory stays bounded in a session whose calls
+// never get results.
 const maxOpenCalls = 256
 
 func appendField(fs []field, f field) []field {
@@ -111,9 +113,9 @@ func appendField(fs []field, f field) []field {
 	return append(fs, f)
 }
 
-// inputText writes a tool call's input for reading and searching: one
-// "key: value" per member, string values as they are (so a command or
-// an edit keeps its lines), other values as compact JSON.
+// inputText formats a tool call's input for reading and searching: one
+// "key: value" line per member, with string values unchanged (so that a
+// command or an edit keeps its lines) and other values as compact JSON.
 func inputText(in any) string {
 	if s, ok := in.(string); ok { // OpenAI arguments: a JSON string
 		var v any

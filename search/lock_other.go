@@ -10,8 +10,9 @@ import (
 	"time"
 )
 
-// lock takes the index's write lock as a file created exclusively; a
-// lock older than staleLock was left by a process that died.
+// lock takes the index's write lock by creating a file exclusively. A
+// lock file older than staleLock is assumed to be left by a process that
+// died, and is removed.
 func lock(ctx context.Context, path string) (unlock func(), err error) {
 	path += ".held"
 	for {

@@ -14,13 +14,14 @@ import (
 )
 
 // lock takes the index's write lock, waiting for another process's
-// update to end. The kernel drops it with the process, so a killed
-// search never leaves the index locked.
+// update to finish. The kernel releases the lock when the process exits,
+// so a killed search never leaves the index locked.
 func lock(ctx context.Context, path string) (unlock func(), err error) {
 	f, err := safefile.OpenAppend(path, 0o666)
 	if errors.Is(err, safefile.ErrRefused) {
-		// A FIFO or link planted as the lock would block or lock
-		// another file: it is the index's own file, so replace it.
+		// A FIFO or symbolic link planted as the lock file would block,
+		// or lock another file. The lock file belongs to the index, so
+		// replace it.
 		if err = os.Remove(path); err == nil {
 			f, err = safefile.OpenAppend(path, 0o666)
 		}

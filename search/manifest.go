@@ -19,22 +19,24 @@ import (
 	"github.com/git-snap/git-snap/storage"
 )
 
-// The manifest names the segments that make the index and, per
-// session, the tip indexed and the generation its docs carry. A session
-// whose history was rewritten (prune, a forced pull) or dropped gets a
-// new generation, or none: its old docs stay in their segments but no
-// longer count, until a merge leaves them out. It is a small text file,
-// replaced whole (written aside, then renamed), so a reader sees the
-// old one or the new one. Its last line, "end <sha1>", carries the SHA-1
-// of everything before it: a manifest damaged in place is found whole
-// and the index rebuilt, as a damaged segment is.
+// The manifest lists the segments that make up the index and, for each
+// session, the newest snapshot indexed and the generation number its
+// docs carry. A session whose history was rewritten (by prune or a
+// forced pull) gets a new generation, and a dropped session gets none.
+// Its old docs stay in their segments but no longer count, until a merge
+// leaves them out. The manifest is a small text file that is replaced
+// as a whole (written to a temporary file, then renamed), so a reader
+// sees either the old one or the new one. Its last line, "end <sha1>",
+// holds the SHA-1 of everything before it, so a manifest damaged in
+// place is detected and the index rebuilt, as for a damaged segment.
 
-// Its first line names the version of the whole index: a manifest of
-// another version is not read, and the index is built anew in this one's.
+// manifestHeader is the manifest's first line and names the version of
+// the whole index. A manifest of another version is not read; the index
+// is rebuilt in the current version.
 const manifestHeader = "git-snap search index 3" // 2: the end line's checksum; 3: deflated blocks, pages checked when read
 
-// maxManifestBytes bounds the manifest read: a larger one (a sparse file
-// planted there) is damage, not read.
+// maxManifestBytes bounds the size of the manifest. A larger file (such
+// as a planted sparse file) is treated as damage and not read.
 const maxManifestBytes = 256 << 20
 
 type manifest struct {
@@ -47,17 +49,18 @@ type manifest struct {
 type sessionState struct {
 	tip    storage.ID
 	gen    uint32
-	time   int64  // the tip's time, for ordering hits
-	agent  string // the agent whose records it holds, if any knows them
-	source string // what took its tip ("claude-code", "import", "cli", …)
+	time   int64  // the newest snapshot's time, for ordering hits
+	agent  string // the agent that wrote the records, if an agent recognises them
+	source string // what saved the newest snapshot ("claude-code", "import", "cli", …)
 	paths  map[string]bool
 	calls  map[string]string // tool calls still waiting for their result
 }
 
-// ready makes the session's maps, which a manifest read leaves nil for
-// the sessions that have none (most: a search reads 10k sessions' lines
-// and writes to one), before an update writes to them.
-func (s *sessionState) ready() {
+// initMaps creates the session's maps before an update writes to them.
+// Reading a manifest leaves them nil for sessions that have no entries,
+// which is most of them: a search reads the lines of 10k sessions and
+// may write to just one.
+func (s *sessionState) initMaps() {
 	if s.paths == nil {
 		s.paths = map[string]bool{}
 	}
@@ -91,8 +94,8 @@ func (m *manifest) encode(w io.Writer) error {
 	return err
 }
 
-// readManifest reads dir's manifest; a missing one is an empty index,
-// and anything unreadable is errCorrupt.
+// readManifest reads dir's manifest. A missing manifest means an empty
+// index, and a manifest that cannot be parsed is errCorrupt.
 func readManifest(dir string) (*manifest, error) {
 	data, err := safefile.ReadFile(context.Background(), filepath.Join(dir, "manifest"), "", maxManifestBytes)
 	if os.IsNotExist(err) {
@@ -146,7 +149,7 @@ func parseManifest(data []byte) (*manifest, bool) {
 			p, ok = unquote(rest)
 			ok = ok && cur != nil
 			if ok {
-				cur.ready()
+				cur.initMaps()
 				cur.paths[p] = true
 			}
 		case "call":
@@ -178,7 +181,7 @@ func parseSession(m *manifest, line string) (*sessionState, bool) {
 func parseCall(s *sessionState, line string) bool {
 	a, b, ok := cutQuoted(line)
 	if ok {
-		s.ready()
+		s.initMaps()
 		s.calls[a] = b
 	}
 	return ok
@@ -204,15 +207,16 @@ func validSegmentName(s string) bool {
 	return strings.HasPrefix(s, "seg-") && len(s) == 4+24 && strings.Trim(s[4:], "0123456789abcdef") == ""
 }
 
-// newSegmentName is a name no other writer picks.
+// newSegmentName returns a random segment name, which no other writer
+// will pick.
 func newSegmentName() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:]) // crypto/rand's Read never fails
 	return "seg-" + hex.EncodeToString(b[:])
 }
 
-// writeAtomic writes a file aside and renames it into place, so that a
-// reader finds the old content or the new, never part of one.
+// writeAtomic writes a temporary file and renames it into place, so that
+// a reader sees either the old content or the new, never a mix.
 func writeAtomic(path string, write func(io.Writer) error) error {
 	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
 	if err != nil {

@@ -10,11 +10,12 @@ import (
 	"time"
 )
 
-// mergeSmallest keeps the number of segments bounded: every update that
-// finds something new writes one, mostly small. Past maxSegments small
-// ones (under a quarter of a full segment), they are read and written
-// again as one, leaving out the docs of sessions dropped or rewritten
-// since. Full segments, as a first build writes them, stay as they are.
+// mergeSmallest keeps the number of segments bounded. Every update that
+// finds something new writes a segment, usually a small one. When there
+// are more than maxSegments small segments (under a quarter of a full
+// one), they are merged into one, leaving out the docs of sessions that
+// were dropped or rewritten since. Full segments, such as the first
+// build writes, are left as they are.
 func (x *Index) mergeSmallest(ctx context.Context, b *builder) error {
 	m := b.m
 	var small []string
@@ -35,17 +36,17 @@ func (x *Index) mergeSmallest(ctx context.Context, b *builder) error {
 	return b.flush()
 }
 
-// copyLive adds a segment's docs that still count to the builder.
+// copyLive adds to the builder the docs of a segment that still count.
 func (b *builder) copyLive(ctx context.Context, name string) error {
 	s, err := openSegment(b.x.dir, name)
-	if errors.Is(err, errStale) { // under the lock: a listed segment gone is damage
+	if errors.Is(err, errStale) { // we hold the lock, so a listed segment that is missing is damage
 		err = fmt.Errorf("%w: %w", err, errCorrupt)
 	}
 	if err != nil {
 		return err
 	}
 	defer s.close()
-	snaps := map[uint32]uint32{} // the segment's snapshot rows in the current writer
+	snaps := map[uint32]uint32{} // maps the segment's snapshot rows to rows in the current writer
 	w := b.w
 	for blk := range s.nBlocks() {
 		if err := ctx.Err(); err != nil {
@@ -56,7 +57,7 @@ func (b *builder) copyLive(ctx context.Context, name string) error {
 			return err
 		}
 		for _, row := range rows {
-			if b.w != w { // flushed: the rows are the new writer's to add
+			if b.w != w { // flushed: the new writer needs its own snapshot rows
 				snaps, w = map[uint32]uint32{}, b.w
 			}
 			if err := b.copyDoc(s, row, snaps); err != nil {
@@ -72,7 +73,7 @@ func (b *builder) copyLive(ctx context.Context, name string) error {
 	return nil
 }
 
-// copyDoc adds a doc of s to the builder when its session still counts.
+// copyDoc adds a doc of s to the builder if its session still counts.
 func (b *builder) copyDoc(s *segment, row docRow, snaps map[uint32]uint32) error {
 	sr, err := s.snap(row.snap)
 	if err != nil {

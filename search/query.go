@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 )
 
-// view is the index as one manifest names it, its segments open.
+// view is the index as listed by one manifest, with its segments open.
 type view struct {
 	m    *manifest
 	segs []*segment
@@ -23,9 +23,9 @@ func (v *view) close() {
 	}
 }
 
-// openView opens the segments manifest m names. A segment removed since
-// the manifest was read is errStale; one that cannot be read as written
-// is errCorrupt.
+// openView opens the segments listed in manifest m. A segment removed
+// since the manifest was read gives errStale; one that cannot be parsed
+// gives errCorrupt.
 func (x *Index) openView(m *manifest) (*view, error) {
 	v := &view{m: m}
 	for _, name := range m.segments {
@@ -39,15 +39,16 @@ func (x *Index) openView(m *manifest) (*view, error) {
 	return v, nil
 }
 
-// candidate is a message that may match: its block's trigrams do.
+// candidate is a message that may match, because its block's trigrams
+// match.
 type candidate struct {
 	seg int32
 	doc uint32
 	msg int32
 }
 
-// candRun is a run of one session's docs in one segment, placed by the
-// session's rank: the most recently active session first.
+// candRun is a run of one session's docs in one segment. rank is the
+// session's rank, with the most recently active session first.
 type candRun struct {
 	rank  int32
 	seg   int32
@@ -55,11 +56,12 @@ type candRun struct {
 	n     uint32
 }
 
-// query answers q from the index as manifest m names it. Hits come
-// session by session, most recently active first: the runs of each
-// session's docs whose blocks may match are gathered, their docs read
-// and put in order, and matched, until the limit. A common word's search
-// for 100 lines reads the blocks of the first sessions only.
+// query answers q from the index as listed by manifest m. Hits are
+// returned session by session, most recently active first. For each
+// session, query gathers the runs of docs whose blocks may match, reads
+// and sorts their docs, and matches them, until the limit is reached.
+// So searching for a common word with a limit of 100 lines reads only
+// the blocks of the first few sessions.
 func (x *Index) query(ctx context.Context, q Query, mt *matcher, m *manifest) ([]Hit, error) {
 	v, err := x.openView(m)
 	if err != nil {
@@ -83,7 +85,7 @@ func (x *Index) query(ctx context.Context, q Query, mt *matcher, m *manifest) ([
 				return nil, err
 			}
 		}
-		slices.SortFunc(cands, before)
+		slices.SortFunc(cands, compareCandidates)
 		if hits, err = x.verify(ctx, q, mt, v, cands, hits); err != nil || (q.Limit > 0 && len(hits) >= q.Limit) {
 			return hits, err
 		}
@@ -92,9 +94,9 @@ func (x *Index) query(ctx context.Context, q Query, mt *matcher, m *manifest) ([
 	return hits, nil
 }
 
-// queryPlan is what a query reads, per segment: the blocks that may
-// match, the filter's answers, and the runs of docs of the sessions it
-// keeps, in the order their hits come.
+// queryPlan is what a query reads: for each segment, the blocks that may
+// match and the filter's results, and the runs of docs of the sessions
+// the filter keeps, in the order their hits are returned.
 type queryPlan struct {
 	sets [][]uint64
 	sfs  []*segFilter
@@ -125,15 +127,15 @@ func plan(ctx context.Context, q Query, mt *matcher, v *view) (*queryPlan, error
 	return p, nil
 }
 
-// before orders a session's candidates: by message, then by where they
-// are in the index, so that the order is total and a limited search
-// gives the first hits of an unlimited one.
-func before(a, b candidate) int {
+// compareCandidates orders a session's candidates by message, then by
+// position in the index. The order is total, so a search with a limit
+// returns the first hits of the same search without one.
+func compareCandidates(a, b candidate) int {
 	return cmp.Or(cmp.Compare(a.msg, b.msg), cmp.Compare(a.seg, b.seg), cmp.Compare(a.doc, b.doc))
 }
 
-// inBlocks reports whether one of blocks first to last is in set (nil:
-// every block).
+// inBlocks reports whether any of the blocks first to last is in set. A
+// nil set holds every block.
 func inBlocks(set []uint64, first, last int) bool {
 	if set == nil {
 		return true
@@ -146,16 +148,17 @@ func inBlocks(set []uint64, first, last int) bool {
 	return false
 }
 
-// verifyHook, when set (in tests), is called before each document is
+// verifyHook, when set by tests, is called before each document is
 // matched.
 var verifyHook func()
 
-// verify matches a session's candidates for real, in order, until the
-// limit, or with SessionsOnly until the first hit. It looks at ctx
-// before every document and every line of one (matchLines): a slow
-// regular expression over long messages took seconds between looks when
-// they were 256 documents apart, and the viewer's search went on that
-// long after its client had left.
+// verify matches a session's candidates against the pattern, in order,
+// until the limit is reached or, with SessionsOnly, until the first hit.
+// It checks ctx before every document and before every line of a
+// document (matchLines). When the checks were 256 documents apart, a
+// slow regular expression over long messages ran for seconds between
+// checks, and the viewer's search kept running that long after its
+// client had gone.
 func (x *Index) verify(ctx context.Context, q Query, mt *matcher, v *view, cands []candidate, hits []Hit) ([]Hit, error) {
 	before := len(hits)
 	for _, c := range cands {
@@ -179,8 +182,8 @@ func (x *Index) verify(ctx context.Context, q Query, mt *matcher, v *view, cands
 	return hits, nil
 }
 
-// verifyOne adds the hits of doc d of segment s to hits: with
-// SessionsOnly, the first.
+// verifyOne appends the hits of doc d of segment s to hits. With
+// SessionsOnly, it appends only the first.
 func verifyOne(ctx context.Context, q Query, mt *matcher, s *segment, d uint32, hits []Hit) ([]Hit, error) {
 	row, err := s.doc(d)
 	if err != nil {
@@ -223,8 +226,8 @@ func verifyOne(ctx context.Context, q Query, mt *matcher, s *segment, d uint32, 
 	return hits, nil
 }
 
-// matchLines adds a hit for each line of a field that matches, looking
-// at ctx before each line.
+// matchLines appends a hit for each matching line of a field, checking
+// ctx before each line.
 func matchLines(ctx context.Context, hits []Hit, base Hit, fl field, mt *matcher) ([]Hit, error) {
 	text := fl.text
 	for n := 1; len(text) > 0; n++ {
@@ -250,7 +253,7 @@ func matchLines(ctx context.Context, hits []Hit, base Hit, fl field, mt *matcher
 	return hits, nil
 }
 
-// maxLine is the longest line a hit shows; longer ones are cut to a
+// maxLine is the longest line a hit shows. Longer lines are cut to a
 // window around the first match.
 const maxLine = 400
 
@@ -282,12 +285,13 @@ func clip(line string, locs [][]int) (string, [][2]int) {
 	return pre + line[start:end] + post, out
 }
 
-// filter holds what a query asks of a message's session and snapshot.
+// filter applies a query's conditions on a message's session and
+// snapshot.
 type filter struct {
 	q       Query
 	m       *manifest
 	rank    map[string]int
-	session map[string]bool // the session-level answer, once known
+	session map[string]bool // cached result of the session-level conditions
 }
 
 func newFilter(q Query, m *manifest) *filter {
@@ -309,12 +313,12 @@ func newFilter(q Query, m *manifest) *filter {
 	return &filter{q: q, m: m, rank: rank, session: map[string]bool{}}
 }
 
-// segFilter is a filter's answers for one segment's sessions and
-// snapshots, worked out once each.
+// segFilter caches a filter's results for one segment's sessions and
+// snapshots, so each is computed once.
 type segFilter struct {
 	f     *filter
 	s     *segment
-	rank  []int32 // per session row, -1 when the filter drops it
+	rank  []int32 // per session row; -1 when the filter drops the session
 	label []int8  // per snapshot row: 0 not yet known, 1 kept, 2 dropped
 }
 
@@ -330,7 +334,7 @@ func (f *filter) segment(s *segment) (*segFilter, error) {
 			return nil, err
 		}
 		sf.rank[i] = -1
-		if st := f.m.sessions[name]; st != nil && st.gen == gen && f.sessionOK(name, st) {
+		if st := f.m.sessions[name]; st != nil && st.gen == gen && f.keepsSession(name, st) {
 			sf.rank[i] = int32(f.rank[name])
 		}
 	}
@@ -338,7 +342,7 @@ func (f *filter) segment(s *segment) (*segFilter, error) {
 }
 
 // runs appends the segment's runs of docs whose session the filter
-// keeps and of which a block is in set.
+// keeps and which have at least one block in set.
 func (sf *segFilter) runs(seg int, set []uint64, out []candRun) ([]candRun, error) {
 	for i := range sf.s.nRuns() {
 		r, err := sf.s.run(i)
@@ -379,7 +383,7 @@ func (sf *segFilter) candidates(r candRun, set []uint64, out []candidate) ([]can
 	return out, nil
 }
 
-// keep tells whether the query's time and label filters keep a doc.
+// keep reports whether the query's time and label filters keep a doc.
 func (sf *segFilter) keep(row docRow) (bool, error) {
 	s, q := sf.s, sf.f.q
 	if q.Since.IsZero() && q.Until.IsZero() && q.Label == "" {
@@ -414,7 +418,7 @@ func (sf *segFilter) keep(row docRow) (bool, error) {
 	return true, nil
 }
 
-func (f *filter) sessionOK(name string, st *sessionState) bool {
+func (f *filter) keepsSession(name string, st *sessionState) bool {
 	if f.q.Session == "" && f.q.Agent == "" && f.q.File == "" {
 		return true
 	}
@@ -435,8 +439,8 @@ func globMatch(pattern, s string) bool {
 	return ok
 }
 
-// anyPath reports whether a glob matches one of paths: the whole path,
-// or its base name for a glob without '/'.
+// anyPath reports whether glob matches one of paths. A glob without '/'
+// is also matched against each path's base name.
 func anyPath(glob string, paths map[string]bool) bool {
 	base := !strings.Contains(glob, "/")
 	for p := range paths {
@@ -447,8 +451,8 @@ func anyPath(glob string, paths map[string]bool) bool {
 	return false
 }
 
-// CheckGlob reports whether a filter's glob can be read, so that a
-// caller refuses a bad one before searching.
+// CheckGlob returns an error if a filter's glob is malformed, so that a
+// caller can reject it before searching.
 func CheckGlob(flag, glob string) error {
 	if _, err := path.Match(glob, ""); err != nil {
 		return &PatternError{fmt.Sprintf("%s %q is not a valid glob", flag, glob)}

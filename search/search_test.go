@@ -23,7 +23,8 @@ import (
 	"github.com/git-snap/git-snap/storage"
 )
 
-// A fixture session: a real transcript saved in parts, one snapshot each.
+// fixture is a session built from a real transcript, saved in parts with
+// one snapshot per part.
 type fixture struct {
 	session string
 	file    string // under the module's testdata
@@ -38,8 +39,8 @@ var fixtures = []*fixture{
 	{session: "plangate", file: "codex-real/plangate-sample.jsonl"},
 }
 
-// newRepo makes a git repository with git itself and saves every
-// fixture into it in three snapshots labelled part-1..part-3.
+// newRepo creates a git repository with git itself and saves every
+// fixture into it in three snapshots labelled part-1 to part-3.
 func newRepo(t *testing.T) (string, *gitstore.Store) {
 	t.Helper()
 	dir := t.TempDir()
@@ -101,8 +102,8 @@ func find(t *testing.T, x *Index, q Query) []Hit {
 	return hits
 }
 
-// skipped are keys whose strings search does not read: ids, kinds,
-// signatures and encoded images.
+// skipped lists the keys whose strings search does not index: ids,
+// kinds, signatures and encoded images.
 var skipped = map[string]bool{"signature": true, "id": true, "tool_use_id": true, "type": true, "data": true,
 	"media_type": true, "name": true, "call_id": true, "encrypted_content": true}
 
@@ -124,8 +125,9 @@ func strs(v any, out *[]string) {
 	}
 }
 
-// expected is the reference: the indexes of a Claude Code transcript's
-// lines whose conversation text holds term, read from the raw line.
+// expected computes the reference result: the indexes of the lines of a
+// Claude Code transcript whose conversation text contains term, read
+// from the raw lines.
 func expected(f *fixture, term string, fold bool) []int {
 	var out []int
 	for i, l := range f.lines {
@@ -202,7 +204,7 @@ func checkHit(t *testing.T, h Hit, term string, fold bool) {
 			t.Errorf("%s [%d]: match %q, want %q", h.Session, h.Message, got, term)
 		}
 	}
-	// The snapshot is the first whose messages include this one.
+	// The snapshot must be the first one whose messages include this one.
 	want := 1 + slices.IndexFunc(f.parts, func(n int) bool { return h.Message < n })
 	if h.Seq != want {
 		t.Errorf("%s [%d]: snapshot #%d, want #%d", h.Session, h.Message, h.Seq, want)
@@ -217,7 +219,7 @@ func TestRegexpAndLimits(t *testing.T) {
 	if len(lit) == 0 || len(lit) != len(re) {
 		t.Fatalf("literal %d hits, regular expression %d", len(lit), len(re))
 	}
-	// A pattern with no trigram is answered by reading everything.
+	// A pattern without trigrams is answered by reading everything.
 	short := find(t, x, Query{Pattern: `R.A`, Regexp: true})
 	if len(short) < len(lit) {
 		t.Errorf("R.A: %d hits, fewer than README's %d", len(short), len(lit))
@@ -286,7 +288,7 @@ func TestFilters(t *testing.T) {
 	if !slices.ContainsFunc(all, func(h Hit) bool { return h.Field == FieldPath && h.Line == "docs/guide/README.md" }) {
 		t.Error("no hit for the captured file's path")
 	}
-	// Times: the records' own.
+	// Hit times are the records' own times.
 	times := map[time.Time]bool{}
 	for _, h := range common {
 		times[h.Time] = true
@@ -341,7 +343,8 @@ func TestIncrementalAndRewritten(t *testing.T) {
 	if len(got) != 1 || got[0].Snapshot != e.ID.String() || got[0].Message != len(fixtures[0].lines) {
 		t.Fatalf("after a save: %+v", got)
 	}
-	// The same session rewritten: only what its history now holds.
+	// After the session is rewritten, only what its history now holds is
+	// found.
 	if _, err := s.Drop(ctx, "short", false); err != nil {
 		t.Fatal(err)
 	}
@@ -353,12 +356,12 @@ func TestIncrementalAndRewritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := find(t, x, Query{Pattern: "zebra-quartz"}); len(got) != 1 || got[0].Message != 0 || got[0].Line != "again zebra-quartz" {
-		t.Fatalf("after the session was made anew: %+v", got)
+		t.Fatalf("after the session was recreated: %+v", got)
 	}
 }
 
-// damage spoils the index in one way and checks that a search still
-// answers as before.
+// Each kind of damage to the index is detected, and a search still
+// returns the same hits as before.
 func TestDamagedIndexIsRebuilt(t *testing.T) {
 	_, s := newRepo(t)
 	x := open(t, s)
@@ -410,8 +413,8 @@ func truncate(t *testing.T, path string, n int64) {
 	}
 }
 
-// flipMiddle inverts the bytes in the middle of a file: text or
-// postings, which only their own checksums cover.
+// flipMiddle inverts the bytes in the middle third of a file, which
+// holds text or postings, covered only by their own checksums.
 func flipMiddle(t *testing.T, path string) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -429,8 +432,9 @@ func TestConcurrentSearches(t *testing.T) {
 	dir, s := newRepo(t)
 	want := find(t, open(t, s), Query{Pattern: "README"})
 	os.RemoveAll(DefaultDir(s.Paths().CommonDir))
-	// Each its own store and index, as separate processes have, racing
-	// to build the index from nothing and to merge.
+	// Each goroutine opens its own store and index, as separate
+	// processes would, and they race to build the index from scratch and
+	// to merge segments.
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
 	for i := range 6 {
@@ -517,7 +521,8 @@ func TestHostilePatterns(t *testing.T) {
 			t.Errorf("%s: %v, want a PatternError", name, err)
 		}
 	}
-	// Wide alternations and classes stay correct, if slower.
+	// Wide alternations and classes still give correct results, though
+	// more slowly.
 	got := find(t, x, Query{Pattern: `(R|r)(E|e)(A|a)(D|d)(M|m)(E|e)`, Regexp: true})
 	if want := find(t, x, Query{Pattern: "readme", IgnoreCase: true}); len(got) != len(want) {
 		t.Errorf("alternation: %d hits, -i: %d", len(got), len(want))
@@ -532,14 +537,15 @@ func TestClipLongLines(t *testing.T) {
 	}
 }
 
-// A search that finds the refs as the last one left them reads none: a
-// ref rewritten in place, which leaves its directory's time as it was
-// (git never does so: it renames a new file into place), goes unseen, as
-// it would be seen if the refs were read. A ref moved as git moves one is
-// seen. Within a second of the refs' last change no stamp is trusted (a
-// file system with coarse times could show the next change at the same
-// time), so there even a ref rewritten in place is seen. The refs' times
-// are set and the store's clock given, rather than waited for.
+// A search that finds the refs unchanged since the previous search reads
+// none of them. So a ref rewritten in place, which leaves its directory's
+// modification time unchanged, goes unnoticed, although reading the refs
+// would notice it. (git never rewrites a ref in place: it renames a new
+// file into place.) A ref updated the way git updates one is noticed.
+// Within a second of the refs' last change no stamp is trusted, because a
+// file system with coarse times could give the next change the same
+// time, so then even a ref rewritten in place is noticed. The test sets
+// the refs' times and the store's clock instead of waiting.
 func TestUnchangedRefsAreNotRead(t *testing.T) {
 	dir, s := newRepo(t)
 	ctx := context.Background()
@@ -553,7 +559,7 @@ func TestUnchangedRefsAreNotRead(t *testing.T) {
 		return e.ID
 	}
 	refs := filepath.Join(dir, ".git", "refs", "snap")
-	setRef := func(session string, id storage.ID) { // in place: the directory is not changed
+	setRef := func(session string, id storage.ID) { // rewrites the ref in place, leaving the directory unchanged
 		t.Helper()
 		f, err := os.OpenFile(filepath.Join(refs, session), os.O_WRONLY|os.O_TRUNC, 0)
 		if err != nil {
@@ -567,7 +573,7 @@ func TestUnchangedRefsAreNotRead(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	setTimes := func(at time.Time) { // as if the refs had last moved at
+	setTimes := func(at time.Time) { // as if the refs had last changed at time at
 		t.Helper()
 		for _, p := range []string{refs, filepath.Join(dir, ".git", "packed-refs")} {
 			if err := os.Chtimes(p, at, at); err != nil && !os.IsNotExist(err) {
@@ -584,7 +590,8 @@ func TestUnchangedRefsAreNotRead(t *testing.T) {
 		return m.stamp
 	}
 
-	// short's newest snapshot, hidden: its ref is put back where it was.
+	// Hide short's newest snapshot by resetting its ref to the previous
+	// value.
 	before, err := s.SessionTip("short")
 	if err != nil {
 		t.Fatal(err)
@@ -605,15 +612,15 @@ func TestUnchangedRefsAreNotRead(t *testing.T) {
 		t.Fatalf("the refs were read although their stamp had not changed: %+v", got)
 	}
 
-	// A save moves the ref as git does, changing the stamp.
+	// A save updates the ref the way git does, which changes the stamp.
 	save("late", "late zebra-quartz")
 	setTimes(time.Now().Add(-30 * time.Second))
 	if got := find(t, x, Query{Pattern: "zebra-quartz"}); !sameSessions(got, "late", "short") {
 		t.Fatalf("after a save: %+v", got)
 	}
 
-	// Half a second after the refs' last change, by the clock of a
-	// store of its own, the stamp is not trusted.
+	// A second store whose clock reads half a second after the refs' last
+	// change does not trust the stamp.
 	hidden2 := save("short", "hidden okapi-quince")
 	setRef("short", hidden)
 	changed := time.Now().Add(-time.Hour)
@@ -634,7 +641,8 @@ func TestUnchangedRefsAreNotRead(t *testing.T) {
 	}
 }
 
-// sameSessions says whether hits are one in each of sessions.
+// sameSessions reports whether hits holds exactly one hit in each of
+// sessions.
 func sameSessions(hits []Hit, sessions ...string) bool {
 	var got []string
 	for _, h := range hits {
@@ -644,20 +652,19 @@ func sameSessions(hits []Hit, sessions ...string) bool {
 	return slices.Equal(got, sessions)
 }
 
-// A limited search, whose candidates are taken from a heap, gives the
-// first hits of the unlimited one, which sorts them, at every limit, and
-// also over many segments.
+// A search with a limit returns the first hits of the same search
+// without a limit, at every limit and across many segments.
 func TestLimitedSearchIsThePrefixOfTheWhole(t *testing.T) {
 	_, s := newRepo(t)
 	x := open(t, s)
 	os.RemoveAll(x.dir)
-	x.segmentBytes = 2 << 10 // many segments: candidates from each
+	x.segmentBytes = 2 << 10 // many segments, each contributing candidates
 	for _, pattern := range []string{"e", "the"} {
 		all := find(t, x, Query{Pattern: pattern})
 		if len(all) < 3 {
 			t.Fatalf("%q: %d hits, too few to test limits", pattern, len(all))
 		}
-		// -l: each session's first hit of the whole search, in its order.
+		// -l: each session's first hit in the unlimited search, in order.
 		var firsts []Hit
 		for _, h := range all {
 			if len(firsts) == 0 || !slices.ContainsFunc(firsts, func(f Hit) bool { return f.Session == h.Session }) {

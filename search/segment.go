@@ -8,8 +8,9 @@ import (
 	"github.com/git-snap/git-snap/storage"
 )
 
-// A segment is one immutable index file: the messages one update read,
-// their text, and a trigram table over it. Layout (little-endian):
+// A segment is one immutable index file. It holds the messages one
+// update read, their text, and a trigram table over that text. Layout
+// (little-endian):
 //
 //	magic "gsnapix2"
 //	text      per block of blockDocs docs, deflated: per doc {snap, message, role, time, fields}
@@ -23,17 +24,18 @@ import (
 //	pages     the crc of each pageBytes of the tables (strings to trigrams)
 //	footer    nSections × {off u64, len u64}, docs, crc of pages, crc of footer, magic
 //
-// Postings name blocks of docs, not docs: neighbouring messages share
-// most trigrams, so a block list is several times shorter, and a search
-// reads the few docs of each block it finds. The text is deflated block
-// by block, so that a search inflates only the blocks it reads.
+// Postings list blocks of docs, not single docs. Neighbouring messages
+// share most trigrams, so a list of blocks is several times shorter, and
+// a search reads the few docs of each block it finds. The text is
+// deflated block by block, so that a search inflates only the blocks it
+// reads.
 //
-// Checksums are written once, with the segment, and checked as parts are
-// read, never a whole table at open: a block's text and a trigram's
-// postings by their own checksums, the tables a page (pageBytes) at a
-// time, the first time a page is read. Every offset is checked against
-// its section. A damaged file is found in what a search reads, never
-// trusted.
+// Checksums are written once, with the segment, and verified as parts
+// are read, never a whole table at open. A block's text and a trigram's
+// postings have their own checksums; the tables are verified one page
+// (pageBytes) at a time, the first time a page is read. Every offset is
+// checked against its section. So damage is detected in whatever part a
+// search reads, and damaged data is never trusted.
 
 const (
 	segMagic    = "gsnapix2"
@@ -47,21 +49,21 @@ const (
 	pageBytes   = 4096
 )
 
-// textChunk is the size of the pieces a segment's text is kept in while
-// written.
+// textChunk is the size of the chunks that hold a segment's text while
+// it is being written.
 const textChunk = 1 << 20
 
-// blockDocs is how many neighbouring docs one posting stands for, and
-// one deflated block holds.
+// blockDocs is the number of neighbouring docs that one posting refers
+// to and that one deflated block holds.
 const blockDocs = 16
 
-// deflateLevel trades the build's time for the text's size: on the
-// benchmark's text, level 1 gave 0.54 of the text and 2 to 6 gave 0.50 to
-// 0.52, each several times slower to write.
+// deflateLevel trades build time against text size. On the benchmark's
+// text, level 1 compressed to 0.54 of the original size, and levels 2 to
+// 6 to between 0.50 and 0.52, each several times slower to write.
 const deflateLevel = flate.BestSpeed
 
-// castagnoli is the checksum table, made when first needed so that no
-// command pays for it at start-up.
+// castagnoli is the checksum table. It is built on first use so that
+// commands do not pay for it at start-up.
 var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 func checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli()) }
@@ -76,17 +78,17 @@ const (
 	secSnapshots
 	secRuns
 	secBlocks
-	secTrigrams // the last of them
+	secTrigrams // the last of the paged tables
 	secPages
 )
 
-// Posting list encodings, the list's first byte.
+// Posting list encodings, stored in the list's first byte.
 const (
-	postDeltas byte = iota // uvarint deltas from the block before (the first from 0)
+	postDeltas byte = iota // uvarint deltas from the previous block (the first from 0)
 	postBitmap             // a bit per block of the segment
 )
 
-// snapRow is a snapshot as a segment records it.
+// snapRow is a snapshot as recorded in a segment.
 type snapRow struct {
 	commit  storage.ID
 	session uint32
@@ -104,7 +106,8 @@ type docRow struct {
 	fields  []byte // encoded: see segWriter.add
 }
 
-// runRow is docs first to first+n-1, all of one session row.
+// runRow is the docs first to first+n-1, which all belong to one session
+// row.
 type runRow struct {
 	session, first, n uint32
 }

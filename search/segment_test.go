@@ -17,9 +17,9 @@ import (
 	"github.com/git-snap/git-snap/storage"
 )
 
-// refTrigrams is the reference: the set of trigrams of a text, upper-
-// cased with strings.ToUpper (the index folds with its own fold), as
-// strings, written apart from the index's code.
+// refTrigrams computes the reference result independently of the
+// index's code: the set of trigrams of the texts, as strings, after
+// upper-casing with strings.ToUpper (the index uses its own fold).
 func refTrigrams(texts []string) map[string]bool {
 	out := map[string]bool{}
 	for _, t := range texts {
@@ -31,10 +31,11 @@ func refTrigrams(texts []string) map[string]bool {
 	return out
 }
 
-// A segment written and read back gives each doc as added, and for each
-// trigram exactly the blocks whose docs hold it: common trigrams (stored
-// as bitmaps), rare ones (as deltas), a block in the middle of a run of
-// empty ones, and a last block that is not full.
+// A segment written and read back returns each doc as it was added, and
+// for each trigram exactly the blocks whose docs contain it. The test
+// covers common trigrams (stored as bitmaps), rare ones (stored as
+// deltas), a block in the middle of a run of empty blocks, and a last
+// block that is not full.
 func TestSegmentRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	words := []string{"the", "and", "of", "panic", "nil", "goroutine", "zebra", "quartz", "x"}
@@ -54,7 +55,7 @@ func TestSegmentRoundTrip(t *testing.T) {
 	for i := range n {
 		var b strings.Builder
 		for range 1 + rng.IntN(30) {
-			// Rare words in a few docs only, common ones everywhere.
+			// Rare words in only a few docs, common words everywhere.
 			wd := words[rng.IntN(3)]
 			if i%97 == 0 {
 				wd = words[3+rng.IntN(len(words)-3)]
@@ -143,7 +144,8 @@ func TestSegmentRoundTrip(t *testing.T) {
 	}
 }
 
-// postingKind is the encoding of a trigram's list, read off the table.
+// postingKind returns the encoding of a trigram's posting list, read
+// from the table.
 func postingKind(t *testing.T, s *segment, tri string) byte {
 	want := uint32(tri[0])<<16 | uint32(tri[1])<<8 | uint32(tri[2])
 	for i := range s.nTrigrams() {
@@ -163,9 +165,9 @@ func postingKind(t *testing.T, s *segment, tri string) byte {
 	return 0
 }
 
-// Every byte of a segment is covered by a checksum, checked when what it
-// holds is read: a byte changed anywhere makes the reads that cover it
-// fail as damage, never give another answer.
+// Every byte of a segment is covered by a checksum, which is verified
+// when the data is read. A byte changed anywhere makes the reads that
+// cover it fail as damage, never return a different answer.
 func TestSegmentDamageIsFound(t *testing.T) {
 	w := newSegWriter(1 << 30)
 	snap := w.snapshot(w.session("s", 1), storage.ID{}, 1, time.Unix(1, 0), "l")
@@ -215,7 +217,8 @@ func TestSegmentDamageIsFound(t *testing.T) {
 				return err
 			}
 		}
-		// What no read above needs (a string no doc names): every page.
+		// Read every page, to cover what none of the reads above need
+		// (such as a string no doc refers to).
 		for sec := secStrings; sec <= secTrigrams; sec++ {
 			if _, err := s.table(sec, 0, s.sec[sec][1]); err != nil {
 				return err
@@ -235,8 +238,8 @@ func TestSegmentDamageIsFound(t *testing.T) {
 	}
 }
 
-// An index of an earlier version is not read but built anew, and its
-// files removed.
+// An index from an earlier version is not read but rebuilt, and its
+// files are removed.
 func TestOldIndexIsRebuilt(t *testing.T) {
 	_, s := newRepo(t)
 	x := open(t, s)
@@ -255,7 +258,7 @@ func TestOldIndexIsRebuilt(t *testing.T) {
 	if err := m.encode(&b); err != nil {
 		t.Fatal(err)
 	}
-	// The same manifest under version 2's header, its checksum right.
+	// The same manifest under version 2's header, with a valid checksum.
 	v2 := strings.Replace(b.String(), manifestHeader, "git-snap search index 2", 1)
 	body := v2[:strings.LastIndex(v2, "end ")]
 	v2 = fmt.Sprintf("%send %x\n", body, sha1.Sum([]byte(body)))
@@ -272,9 +275,10 @@ func TestOldIndexIsRebuilt(t *testing.T) {
 	}
 }
 
-// A block table whose checksums agree but whose inflated length is not
-// what the block inflates to (a writer's bug, or a file made to lie) is
-// damage: the text is never inflated past the length recorded.
+// A block table with valid checksums but an inflated length that does
+// not match what the block inflates to (a writer's bug, or a forged
+// file) is damage. The text is never inflated beyond the recorded
+// length.
 func TestBlockLengthIsChecked(t *testing.T) {
 	w := newSegWriter(1 << 30)
 	snap := w.snapshot(w.session("s", 1), storage.ID{}, 1, time.Unix(1, 0), "l")
@@ -291,7 +295,7 @@ func TestBlockLengthIsChecked(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Change block 0's inflated length, and every checksum over it.
+		// Change block 0's inflated length, and every checksum covering it.
 		le := binary.LittleEndian
 		tab := s.sec[secBlocks][0]
 		le.PutUint32(data[tab+16:], uint32(int(le.Uint32(data[tab+16:]))+delta))
@@ -302,7 +306,7 @@ func TestBlockLengthIsChecked(t *testing.T) {
 		le.PutUint32(data[foot+nSections*16+8:], checksum(data[foot:foot+nSections*16+8]))
 		s, err = parseSegment("seg", bytes.NewReader(data), int64(len(data)))
 		if err != nil {
-			t.Fatalf("length %+d: the checksums were not made right: %v", delta, err)
+			t.Fatalf("length %+d: the checksums were not fixed up correctly: %v", delta, err)
 		}
 		if _, err := s.doc(0); !errors.Is(err, errCorrupt) {
 			t.Fatalf("length %+d: reading the block: %v", delta, err)

@@ -15,25 +15,25 @@ import (
 	"github.com/git-snap/git-snap/internal/safefile"
 )
 
-// segment is a segment file opened for reading. It is read with
-// ReadAt, a page or a block at a time, not mapped: a mapped file's pages
-// count in the process's resident memory by the folio, so reading a few
-// blocks of each segment through a mapping had a search's peak at
-// 133 MB, where what it read was 300 KB. It is used by one goroutine at
-// a time.
+// segment is a segment file opened for reading. It is read with ReadAt,
+// a page or a block at a time, rather than mapped: a mapped file's pages
+// count towards the process's resident memory a whole folio at a time,
+// so reading a few blocks of each segment through a mapping made a
+// search peak at 133 MB when it read only 300 KB. A segment must be used
+// by one goroutine at a time.
 type segment struct {
 	name    string
 	r       io.ReaderAt
 	file    io.Closer         // nil for a segment read from memory
 	sec     [nSections][2]int // each section's offset and length
-	page    [nSections]int    // each paged table's first page among all of them
+	page    [nSections]int    // the index of each paged table's first page among all pages
 	sums    []byte            // the pages' checksums
-	pages   map[int][]byte    // the pages read, checked
+	pages   map[int][]byte    // the pages read so far, already verified
 	nDocs   int
 	nStr    int
 	zr      io.ReadCloser
-	buf     []byte   // a block or a posting list, as read
-	last    int      // the block rows holds, -1 for none
+	buf     []byte   // a block or a posting list, as read from the file
+	last    int      // the block that rows holds, -1 for none
 	rows    []docRow // the docs of the last block read
 	inflate bytes.Buffer
 }
@@ -42,16 +42,16 @@ func corrupt(name, what string) error {
 	return fmt.Errorf("%s: %s: %w", name, what, errCorrupt)
 }
 
-// openSegment opens segment name of dir. A segment gone is errStale; one
-// that is not a file the index wrote, or cannot be read as written, is
-// errCorrupt.
+// openSegment opens the segment called name in dir. A missing segment
+// gives errStale. A segment that is not a file written by the index, or
+// cannot be parsed, gives errCorrupt.
 func openSegment(dir, name string) (*segment, error) {
 	f, err := safefile.Open(filepath.Join(dir, name))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", name, errStale)
 	}
 	if errors.Is(err, safefile.ErrRefused) {
-		return nil, fmt.Errorf("%s: %v: %w", name, err, errCorrupt) // a link, a FIFO, …: rebuild
+		return nil, fmt.Errorf("%s: %v: %w", name, err, errCorrupt) // a link, a FIFO, …: rebuild the index
 	}
 	if err != nil {
 		return nil, err
@@ -70,16 +70,16 @@ func openSegment(dir, name string) (*segment, error) {
 	return s, nil
 }
 
-// close releases the segment's file. A file only read has nothing to
-// lose at close: its error is not one to report.
+// close releases the segment's file. The file was only read, so no data
+// can be lost at close, and the error is not worth reporting.
 func (s *segment) close() {
 	if s.file != nil {
 		_ = s.file.Close()
 	}
 }
 
-// readAt reads len(b) bytes at off; a file shorter than its footer says
-// is damage.
+// readAt reads len(b) bytes at off. A file shorter than its footer
+// claims is damaged.
 func (s *segment) readAt(b []byte, off int) error {
 	n, err := s.r.ReadAt(b, int64(off))
 	if n == len(b) {
@@ -92,7 +92,7 @@ func (s *segment) readAt(b []byte, off int) error {
 }
 
 // parseSegment reads a segment's footer and page checksums, and checks
-// its layout. The tables are checked when read.
+// its layout. The tables are verified later, as they are read.
 func parseSegment(name string, r io.ReaderAt, size int64) (*segment, error) {
 	le := binary.LittleEndian
 	s := &segment{name: name, r: r, last: -1, pages: map[int][]byte{}}
@@ -159,9 +159,8 @@ func parseSegment(name string, r io.ReaderAt, size int64) (*segment, error) {
 	return s, nil
 }
 
-// table returns n bytes at off of a paged table, reading and checking
-// the pages they are on the first time one is asked for. The bytes stay
-// valid.
+// table returns n bytes at off in a paged table. Each page is read and
+// verified the first time it is needed. The returned bytes stay valid.
 func (s *segment) table(sec section, off, n int) ([]byte, error) {
 	if off < 0 || n < 0 || off > s.sec[sec][1] || n > s.sec[sec][1]-off {
 		return nil, corrupt(s.name, "table read out of bounds")
@@ -177,7 +176,7 @@ func (s *segment) table(sec section, off, n int) ([]byte, error) {
 		}
 		return p[off-first*pageBytes : off-first*pageBytes+n], nil
 	}
-	out := make([]byte, 0, n) // a row across two pages
+	out := make([]byte, 0, n) // a row that spans two pages
 	for i := first; i <= last; i++ {
 		p, err := s.tablePage(sec, i)
 		if err != nil {
@@ -188,7 +187,8 @@ func (s *segment) table(sec section, off, n int) ([]byte, error) {
 	return out, nil
 }
 
-// tablePage returns page i of a table, read and checked.
+// tablePage returns page i of a table, reading and verifying it if
+// needed.
 func (s *segment) tablePage(sec section, i int) ([]byte, error) {
 	k := s.page[sec] + i
 	if p, ok := s.pages[k]; ok {
@@ -206,8 +206,8 @@ func (s *segment) tablePage(sec section, i int) ([]byte, error) {
 	return p, nil
 }
 
-// readChecked reads n bytes at off of section sec into the segment's
-// buffer and checks them against crc.
+// readChecked reads n bytes at off in section sec into the segment's
+// buffer and verifies them against crc.
 func (s *segment) readChecked(sec section, off uint64, n uint32, crc uint32, what string) ([]byte, error) {
 	if off > uint64(s.sec[sec][1]) || uint64(n) > uint64(s.sec[sec][1])-off {
 		return nil, corrupt(s.name, what+" out of bounds")
@@ -290,10 +290,10 @@ func (s *segment) run(i int) (runRow, error) {
 	return r, nil
 }
 
-// docs returns the docs of block b, inflated and read, keeping the last
-// block read: a session's docs and the next session's often share one,
-// and a doc is read once to be put in order and again to be matched.
-// The rows are the segment's until the next block is read.
+// docs returns the docs of block b, inflated and decoded. It keeps the
+// last block read, because a session's docs and the next session's often
+// share a block, and each doc is read once for sorting and again for
+// matching. The returned rows are valid until the next block is read.
 func (s *segment) docs(b int) ([]docRow, error) {
 	if b == s.last {
 		return s.rows, nil
@@ -331,7 +331,8 @@ func (s *segment) doc(d uint32) (docRow, error) {
 	return rows[d%blockDocs], nil
 }
 
-// readDoc reads one doc's header and fields off the front of b.
+// readDoc reads one doc's header and fields from the start of b, and
+// returns the rest of b.
 func readDoc(b []byte) (docRow, []byte, bool) {
 	var d docRow
 	var v [5]uint64
@@ -366,7 +367,7 @@ func (s *segment) block(b int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.last = -1 // buf and inflate are overwritten
+	s.last = -1 // buf and inflate are about to be overwritten
 	z, err := s.readChecked(secText, le.Uint64(e), le.Uint32(e[8:]), le.Uint32(e[12:]), "text")
 	if err != nil {
 		return nil, err
@@ -376,8 +377,8 @@ func (s *segment) block(b int) ([]byte, error) {
 	} else if err := s.zr.(flate.Resetter).Reset(bytes.NewReader(z), nil); err != nil {
 		return nil, err
 	}
-	// Inflated no further than the length the writer recorded: damage
-	// in a stream that its checksum missed cannot make it grow.
+	// Inflate no more than the length the writer recorded, so that
+	// damage the checksum missed cannot make the output grow.
 	n := int64(le.Uint32(e[16:]))
 	s.inflate.Reset()
 	if _, err := s.inflate.ReadFrom(io.LimitReader(s.zr, n+1)); err != nil {
@@ -416,7 +417,7 @@ func (s *segment) fields(d docRow) ([]field, error) {
 	return out, nil
 }
 
-// postings sets in set the blocks holding trigram t.
+// postings sets the bits in set of the blocks that hold trigram t.
 func (s *segment) postings(t uint32, set []uint64) error {
 	le := binary.LittleEndian
 	lo, hi := 0, s.nTrigrams()
@@ -471,8 +472,8 @@ func (s *segment) postings(t uint32, set []uint64) error {
 	return corrupt(s.name, "postings encoding")
 }
 
-// eval returns the blocks that may meet c, a bit each, or nil for every
-// block.
+// eval returns a bitmap of the blocks that may satisfy c, one bit per
+// block, or nil for all blocks.
 func (s *segment) eval(c *cond) ([]uint64, error) {
 	words := (s.nBlocks() + 63) / 64
 	switch c.op {

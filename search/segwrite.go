@@ -11,15 +11,17 @@ import (
 	"github.com/git-snap/git-snap/storage"
 )
 
-// postList is one trigram's blocks while a segment is written.
+// postList is one trigram's list of blocks while a segment is being
+// written.
 type postList struct {
 	last  uint32 // the last block added, plus one; 0 for none
 	n     int
 	delta []byte
 }
 
-// segWriter gathers messages in memory until written: the text deflated
-// block by block, and per trigram its blocks as deltas.
+// segWriter collects messages in memory until the segment is written:
+// the text, deflated block by block, and for each trigram its blocks as
+// deltas.
 type segWriter struct {
 	strs      map[string]uint32
 	strList   []string
@@ -29,7 +31,7 @@ type segWriter struct {
 	runs      []runRow
 	nDocs     uint32
 	raw       []byte   // the current block's docs
-	text      [][]byte // the blocks before, deflated, in chunks of textChunk bytes: no copy as it grows
+	text      [][]byte // the previous blocks, deflated, in chunks of textChunk bytes so growing never copies
 	textLen   int
 	blocks    [][3]uint32 // deflated length, crc, inflated length
 	offs      []uint64
@@ -38,10 +40,10 @@ type segWriter struct {
 	postBytes int
 	scratch   []byte
 	tris      []uint32 // the current block's trigrams
-	seen      []uint64 // a bit per trigram, for endBlock
+	seen      []uint64 // one bit per trigram, for endBlock
 	zw        *flate.Writer
 	zbuf      bytes.Buffer
-	limit     int // bytes of deflated text and postings that make a segment full
+	limit     int // bytes of deflated text and postings at which a segment is full
 }
 
 func newSegWriter(limit int) *segWriter {
@@ -58,7 +60,8 @@ func (w *segWriter) str(s string) uint32 {
 	return i
 }
 
-// session returns the row of a session at a generation.
+// session returns the row of a session at generation gen, adding it if
+// needed.
 func (w *segWriter) session(name string, gen uint32) uint32 {
 	key := name + "\x00" + string(binary.LittleEndian.AppendUint32(nil, gen))
 	if i, ok := w.sessIdx[key]; ok {
@@ -76,9 +79,9 @@ func (w *segWriter) snapshot(session uint32, commit storage.ID, seq int, t time.
 	return uint32(len(w.snaps) - 1)
 }
 
-// add indexes one message of snapshot snap. A doc is written as
-// {snap, message, role, time, fields length} in varints, then each field
-// as {kind byte, tool, length, text}.
+// add indexes one message of snapshot snap. A doc is encoded as
+// {snap, message, role, time, fields length} in varints, followed by
+// each field as {kind byte, tool, length, text}.
 func (w *segWriter) add(snap uint32, message int, role string, t time.Time, fields []field) {
 	if len(fields) == 0 {
 		return
@@ -116,9 +119,9 @@ func (w *segWriter) add(snap uint32, message int, role string, t time.Time, fiel
 	}
 }
 
-// endBlock deflates the current block and adds its trigrams to the
-// postings, each once: seen marks those already added, and is cleared
-// again after.
+// endBlock deflates the current block and adds each of its trigrams to
+// the postings once. seen marks the trigrams already added, and is
+// cleared afterwards.
 func (w *segWriter) endBlock() {
 	if len(w.raw) == 0 {
 		return
@@ -166,11 +169,11 @@ func (w *segWriter) post(t, block uint32) {
 func (w *segWriter) deflate() {
 	w.zbuf.Reset()
 	if w.zw == nil {
-		w.zw, _ = flate.NewWriter(&w.zbuf, deflateLevel) // fails only for a bad level
+		w.zw, _ = flate.NewWriter(&w.zbuf, deflateLevel) // fails only for an invalid level
 	} else {
 		w.zw.Reset(&w.zbuf)
 	}
-	_, _ = w.zw.Write(w.raw) // a bytes.Buffer takes every write
+	_, _ = w.zw.Write(w.raw) // writes to a bytes.Buffer do not fail
 	_ = w.zw.Close()
 	z := w.zbuf.Bytes()
 	w.offs = append(w.offs, uint64(w.textLen))
@@ -188,8 +191,8 @@ func (w *segWriter) deflate() {
 	w.raw = w.raw[:0]
 }
 
-// full reports whether the segment holds as much as one should: its
-// text and postings are what a build keeps in memory.
+// full reports whether the segment has reached its size limit. Its text
+// and postings are what a build keeps in memory.
 func (w *segWriter) full() bool {
 	return w.textLen+w.postBytes >= w.limit
 }
@@ -228,7 +231,7 @@ func (w *segWriter) write(wr io.Writer) error {
 	return nil
 }
 
-// tables encodes the tables from strings to blocks.
+// tables encodes the tables from the strings table to the blocks table.
 func (w *segWriter) tables() [][]byte {
 	le := binary.LittleEndian
 	strs := le.AppendUint32(nil, uint32(len(w.strList)))
@@ -263,7 +266,7 @@ func (w *segWriter) tables() [][]byte {
 }
 
 // appendPageSums appends the checksum of each page of b. Each table
-// starts a page of its own, so that a table is checked apart from its
+// starts on a new page, so that it is verified independently of its
 // neighbours.
 func appendPageSums(sums, b []byte) []byte {
 	for i := 0; i < len(b); i += pageBytes {
@@ -272,9 +275,10 @@ func appendPageSums(sums, b []byte) []byte {
 	return sums
 }
 
-// postings sorts the trigrams and encodes their table and lists: each
-// list as deltas or as a bitmap of the segment's blocks, whichever is
-// shorter (a common trigram is in most blocks, a bit each).
+// postings sorts the trigrams and encodes their table and lists. Each
+// list is encoded as deltas or as a bitmap of the segment's blocks,
+// whichever is shorter; a common trigram is in most blocks, where a
+// bitmap costs one bit per block.
 func (w *segWriter) postings() (tris, post []byte) {
 	le := binary.LittleEndian
 	order := make([]uint32, 0, len(w.lists))

@@ -9,16 +9,17 @@ import (
 	"unicode/utf8"
 )
 
-// The index holds, for every trigram (three bytes) of the case-folded
-// text, the messages whose text has it. A pattern becomes a condition on
-// trigrams its every match must contain (an AND/OR tree, as in Russ
-// Cox's "Regular Expression Matching with a Trigram Index"); messages
-// meeting it are read and matched for real. Folding case in the index
-// lets one index serve both case-sensitive and -insensitive searches.
+// The index records, for every trigram (three bytes) of the case-folded
+// text, the messages whose text contains it. A pattern is turned into a
+// condition on the trigrams that every match must contain (an AND/OR
+// tree, as in Russ Cox's "Regular Expression Matching with a Trigram
+// Index"). Messages that meet the condition are then read and matched
+// against the pattern itself. Folding case in the index lets one index
+// serve both case-sensitive and case-insensitive searches.
 
-// foldRune maps every spelling that (?i) treats as one letter to one
-// rune: the smallest of its case orbit ('k', 'K' and the Kelvin sign
-// all become 'K').
+// foldRune maps all the runes that (?i) treats as the same letter to one
+// rune: the smallest in its case orbit ('k', 'K' and the Kelvin sign all
+// become 'K').
 func foldRune(r rune) rune {
 	if r < utf8.RuneSelf {
 		if 'a' <= r && r <= 'z' {
@@ -47,7 +48,7 @@ func fold(dst []byte, s string) []byte {
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && n == 1 {
-			dst = append(dst, c) // not UTF-8: the byte as it is
+			dst = append(dst, c) // not UTF-8: keep the byte unchanged
 		} else {
 			dst = utf8.AppendRune(dst, foldRune(r))
 		}
@@ -72,7 +73,7 @@ type cond struct {
 }
 
 const (
-	condAll = iota // every message: nothing is known
+	condAll = iota // matches every message: nothing is known
 	condTri
 	condAnd
 	condOr
@@ -97,7 +98,7 @@ func or(a, b *cond) *cond {
 	return &cond{op: condOr, subs: []*cond{a, b}}
 }
 
-// literal is the condition that folded string s occurs.
+// literal returns the condition that the folded string s occurs.
 func literal(s string) *cond {
 	tris := trigrams(nil, fold(nil, s))
 	slices.Sort(tris)
@@ -108,7 +109,7 @@ func literal(s string) *cond {
 	return c
 }
 
-// anyOf is the condition that one of the strings occurs.
+// anyOf returns the condition that at least one of the strings occurs.
 func anyOf(set []string) *cond {
 	if len(set) == 0 {
 		return all
@@ -120,12 +121,14 @@ func anyOf(set []string) *cond {
 	return c
 }
 
-// maxExact bounds the set of strings a part of a pattern is tracked as
-// (foo[ab]ar is {fooaar, foobar}); past it only trigrams are kept.
+// maxExact bounds the set of exact strings tracked for part of a
+// pattern (foo[ab]ar is {fooaar, foobar}). Beyond it, only trigrams are
+// kept.
 const maxExact = 16
 
-// info is what a pattern node tells of its matches: each contains what
-// c requires and, when exact is not nil, is one of exact.
+// info is what analysis of a pattern node knows about its matches: each
+// match satisfies c and, when exact is not nil, is one of the strings in
+// exact.
 type info struct {
 	exact []string
 	c     *cond
@@ -155,7 +158,7 @@ func analyze(re *syntax.Regexp) info {
 			return info{c: and(s.c, anyOf(s.exact))}
 		}
 	}
-	return info{c: all} // stars, any character, …: nothing required
+	return info{c: all} // stars, any character, …: nothing is required
 }
 
 func concat(subs []*syntax.Regexp) info {
@@ -183,7 +186,7 @@ func concat(subs []*syntax.Regexp) info {
 func alternate(subs []*syntax.Regexp) info {
 	var exact []string
 	known := true
-	var withExact, alone *cond // each branch with and without its strings
+	var withExact, alone *cond // the branches' conditions with and without their exact strings
 	for i, sub := range subs {
 		s := analyze(sub)
 		known = known && s.exact != nil && len(exact)+len(s.exact) <= maxExact
@@ -196,15 +199,15 @@ func alternate(subs []*syntax.Regexp) info {
 		}
 	}
 	if known {
-		// Keep the strings: a concatenation around the alternation
-		// makes longer ones of them (ab(c|d)ef).
+		// Keep the exact strings, because a concatenation around the
+		// alternation can extend them into longer ones (ab(c|d)ef).
 		return info{exact: exact, c: alone}
 	}
 	return info{c: withExact}
 }
 
-// classStrings lists the characters of a small class as strings; nil
-// for a large one.
+// classStrings returns the characters of a small class as strings, or
+// nil for a large class.
 func classStrings(ranges []rune) []string {
 	var out []string
 	for i := 0; i+1 < len(ranges); i += 2 {
@@ -221,8 +224,8 @@ func classStrings(ranges []rune) []string {
 	return out
 }
 
-// maxPatternBytes bounds a pattern: a search is a person's or a
-// script's question, and a megabyte of pattern is a mistake.
+// maxPatternBytes bounds the length of a pattern. A search is written
+// by a person or a script, so a megabyte of pattern is a mistake.
 const maxPatternBytes = 4096
 
 // matcher is a compiled query.

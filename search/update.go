@@ -17,10 +17,11 @@ import (
 // hits.
 const maxPaths = 10000
 
-// update brings the index up to every session's tip, under the index's
-// lock: sessions whose tip is unchanged cost a ref read; a session that
-// moved on is read from its last indexed tip; one whose history was
-// rewritten is read again whole.
+// update brings the index up to date with every session's newest
+// snapshot, holding the index's lock. A session whose newest snapshot is
+// unchanged costs one ref read. A session with new snapshots is read
+// from the last snapshot indexed. A session whose history was rewritten
+// is read again in full.
 func (x *Index) update(ctx context.Context) (*manifest, error) {
 	if err := os.MkdirAll(x.dir, 0o777); err != nil {
 		return nil, fmt.Errorf("search index: %w", err)
@@ -32,13 +33,13 @@ func (x *Index) update(ctx context.Context) (*manifest, error) {
 	defer unlock()
 	m, err := readManifest(x.dir)
 	if errors.Is(err, errCorrupt) {
-		m = newManifest() // rebuilt from nothing; the cleanup below removes the old files
+		m = newManifest() // rebuild from scratch; the cleanup below removes the old files
 	} else if err != nil {
 		return nil, fmt.Errorf("search index: %w", err)
 	}
 	stamp := x.store.TipsStamp()
 	if stamp != "" && stamp == m.stamp {
-		return m, nil // no ref under the prefix moved since the sessions were read
+		return m, nil // no ref under the prefix changed since the sessions were read
 	}
 	tips, err := x.store.SessionTips(ctx)
 	if err != nil {
@@ -48,7 +49,7 @@ func (x *Index) update(ctx context.Context) (*manifest, error) {
 	changed := false
 	for name := range m.sessions {
 		if _, ok := tips[name]; !ok {
-			delete(m.sessions, name) // dropped: its docs no longer count
+			delete(m.sessions, name) // the session was dropped, so its docs no longer count
 			changed = true
 		}
 	}
@@ -63,7 +64,7 @@ func (x *Index) update(ctx context.Context) (*manifest, error) {
 			continue
 		}
 		err := b.session(ctx, name, tips[name])
-		var skip *unreadTip
+		var skip *unreadableTip
 		if errors.As(err, &skip) {
 			damaged.Sessions = append(damaged.Sessions, storage.DamagedSession{Name: name, Tip: tips[name], Err: skip.err})
 			continue
@@ -75,8 +76,9 @@ func (x *Index) update(ctx context.Context) (*manifest, error) {
 	}
 	x.damaged = nil
 	if len(damaged.Sessions) > 0 {
-		// Looked at again by the next update, refs moved or not: a pull
-		// may bring the objects back without moving a ref.
+		// Clear the stamp so that the next update checks these sessions
+		// again even if no ref changed: a pull may restore the missing
+		// objects without changing a ref.
 		x.damaged, stamp = &damaged, ""
 	}
 	if !changed && stamp == m.stamp {
@@ -96,7 +98,7 @@ func (x *Index) update(ctx context.Context) (*manifest, error) {
 	return m, nil
 }
 
-// rebuild drops the index and builds it again.
+// rebuild discards the index and builds it again.
 func (x *Index) rebuild(ctx context.Context) (*manifest, error) {
 	if err := os.Remove(filepath.Join(x.dir, "manifest")); err != nil && !os.IsNotExist(err) {
 		return nil, fmt.Errorf("search index: %w", err)
@@ -104,10 +106,11 @@ func (x *Index) rebuild(ctx context.Context) (*manifest, error) {
 	return x.update(ctx)
 }
 
-// removeUnlisted removes segments the manifest no longer names and
-// temporary files of writers that died. It runs under the lock, so no
-// writer is at work; a reader that still maps a removed segment keeps
-// reading it, and one that has yet to open it reads the manifest again.
+// removeUnlisted removes segments that the manifest no longer lists, and
+// temporary files left by writers that died. It runs while holding the
+// lock, so no writer is active. A reader that still has a removed
+// segment open can keep reading it, and a reader that has not opened it
+// yet gets errStale and reads the manifest again.
 func (x *Index) removeUnlisted(m *manifest) {
 	entries, err := os.ReadDir(x.dir)
 	if err != nil {
@@ -127,10 +130,10 @@ type builder struct {
 	m    *manifest
 	w    *segWriter
 	ex   *extractor
-	prev blockState // of the session being read
+	prev blockState // the previous snapshot of the session being read
 }
 
-// session indexes a session's snapshots up to tip.
+// session indexes a session's snapshots up to tip, its newest snapshot.
 func (b *builder) session(ctx context.Context, name string, tip storage.ID) error {
 	st := b.m.sessions[name]
 	var chain []storage.Entry
@@ -142,10 +145,10 @@ func (b *builder) session(ctx context.Context, name string, tip storage.ID) erro
 		}
 		e, err := b.x.store.Entry(ctx, id)
 		if errors.Is(err, storage.ErrNotSnapshot) && id == tip {
-			return nil // a ref someone else put under the prefix
+			return nil // a ref that something else created under the prefix
 		}
 		if id == tip && gitstore.IsDamaged(err) {
-			return &unreadTip{err} // nothing of it written yet: left out
+			return &unreadableTip{err} // nothing indexed yet, so skip the session
 		}
 		if err != nil {
 			return fmt.Errorf("index session %s: %w", name, err)
@@ -154,16 +157,16 @@ func (b *builder) session(ctx context.Context, name string, tip storage.ID) erro
 		id = e.Parent
 	}
 	b.prev = blockState{msgs: map[storage.BlockID][]storage.MessageRef{}}
-	if found && len(chain) > 0 { // read on from the indexed tip's messages
+	if found && len(chain) > 0 { // continue from the messages of the last snapshot indexed
 		if err := b.startAt(ctx, chain[len(chain)-1].Parent); err != nil {
 			return fmt.Errorf("index session %s: %w", name, err)
 		}
 	}
-	if !found { // new, or its history was rewritten: read it whole
+	if !found { // a new session, or its history was rewritten: read it in full
 		st = &sessionState{gen: b.m.nextGen}
 		b.m.nextGen++
 	}
-	st.ready()
+	st.initMaps()
 	for i := len(chain) - 1; i >= 0; i-- {
 		if err := b.snapshot(ctx, name, st, chain[i]); err != nil {
 			return fmt.Errorf("index session %s: %w", name, err)
@@ -178,14 +181,15 @@ func (b *builder) session(ctx context.Context, name string, tip storage.ID) erro
 	return nil
 }
 
-// unreadTip is a session whose newest snapshot does not read (an object
-// missing or damaged): the index leaves it out, as git snap sessions
-// does, and names it.
-type unreadTip struct{ err error }
+// unreadableTip reports a session whose newest snapshot cannot be read
+// because an object is missing or damaged. The index skips the session,
+// as git snap sessions does, and reports its name.
+type unreadableTip struct{ err error }
 
-func (e *unreadTip) Error() string { return e.err.Error() }
+func (e *unreadableTip) Error() string { return e.err.Error() }
 
-// startAt makes snapshot id the one the next is compared with.
+// startAt makes snapshot id the one that the next snapshot is compared
+// with.
 func (b *builder) startAt(ctx context.Context, id storage.ID) error {
 	e, err := b.x.store.Entry(ctx, id)
 	if err != nil {
@@ -196,9 +200,10 @@ func (b *builder) startAt(ctx context.Context, id storage.ID) error {
 }
 
 // snapshot indexes what snapshot e added to its session: the messages
-// that differ from the one at their place in the snapshot before (read
-// block by block: blocks it shares with that one are skipped), and file
-// paths the session had not yet named.
+// that differ from the message at the same index in the previous
+// snapshot, and file paths the session had not named before. Messages
+// are read block by block, and blocks shared with the previous snapshot
+// are skipped.
 func (b *builder) snapshot(ctx context.Context, name string, st *sessionState, e storage.Entry) error {
 	s := b.x.store
 	blocks, err := s.MessageBlocks(ctx, e)
@@ -259,8 +264,8 @@ func (b *builder) snapshot(ctx context.Context, name string, st *sessionState, e
 	return nil
 }
 
-// blockState is the messages of the snapshot before the one being read,
-// as blocks and the messages of those read.
+// blockState holds the previous snapshot's messages: its list of blocks,
+// and the messages of the blocks read so far.
 type blockState struct {
 	blocks []storage.BlockID
 	msgs   map[storage.BlockID][]storage.MessageRef
@@ -293,8 +298,9 @@ func (p *blockState) changed(ctx context.Context, s storage.Contents, k int, c s
 	return out, nil
 }
 
-// read lists a block's messages, remembering the last few blocks read:
-// a session's snapshots change their last block one after another.
+// read returns a block's messages and caches the most recent blocks
+// read, because successive snapshots of a session keep changing their
+// last block.
 func (p *blockState) read(ctx context.Context, s storage.Contents, c storage.BlockID) ([]storage.MessageRef, error) {
 	if m, ok := p.msgs[c]; ok {
 		return m, nil
@@ -310,7 +316,7 @@ func (p *blockState) read(ctx context.Context, s storage.Contents, c storage.Blo
 	return m, nil
 }
 
-// flush writes the segment gathered so far.
+// flush writes the segment collected so far.
 func (b *builder) flush() error {
 	if b.w.empty() {
 		return nil

@@ -6,18 +6,19 @@ import (
 	"github.com/git-snap/git-snap/storage"
 )
 
-// Counter counts records as the agent that wrote them reads them: the
-// storage.Counter a store is opened with, so that each snapshot's header
-// keeps its totals (messages, turns, tool calls, tokens by model…).
+// Counter counts records the way the agent that wrote them interprets
+// them. It is the storage.Counter a store is opened with, so that each
+// snapshot's header holds its totals (messages, turns, tool calls,
+// tokens by model…).
 type Counter struct{}
 
 var _ storage.Counter = Counter{}
 
-// View reads a record as a message, as the agent that wrote it means it:
-// the snapshot.Viewer a store is opened with.
+// View reads a record as a message, the way the agent that wrote it
+// interprets it. It is the snapshot.Viewer a store is opened with.
 func View(raw any) snapshot.Message { return agent.ViewMessage(raw) }
 
-// NewTally begins a count of a session recorded by source.
+// NewTally starts a count for a session recorded by source.
 func (Counter) NewTally(source string) storage.Tally { return tally{agent.NewTally(source)} }
 
 // TallyOf counts a whole document.
@@ -34,12 +35,12 @@ func (Counter) StreamTally(rest map[string]any, stored int, events []any, source
 	return tally{t}, true, nil
 }
 
-// LiveIndex lists which stored messages are live (agent.LiveIndex).
+// LiveIndex returns which stored messages are live (agent.LiveIndex).
 func (Counter) LiveIndex(rest map[string]any, stored int) ([]int, []string, bool) {
 	return agent.LiveIndex(rest, stored)
 }
 
-// ResumeTally reads a tally Marshal wrote.
+// ResumeTally restores a tally written by Marshal.
 func (Counter) ResumeTally(base, state []byte) (storage.Tally, error) {
 	t, err := agent.UnmarshalParts(base, state)
 	if err != nil {
@@ -48,7 +49,7 @@ func (Counter) ResumeTally(base, state []byte) (storage.Tally, error) {
 	return tally{t}, nil
 }
 
-// tally is an agent.Tally as a store counts with it.
+// tally adapts an agent.Tally to the storage.Tally interface.
 type tally struct{ *agent.Tally }
 
 func (t tally) Record(raw any, thread string) { t.Tally.Record(raw, agent.ViewMessage(raw), thread) }

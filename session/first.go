@@ -11,22 +11,23 @@ import (
 	"github.com/git-snap/git-snap/storage"
 )
 
-// firstListing is where FirstLiveRecords found a snapshot's first live
-// records: their places among the stored messages, and the message
-// blocks it listed for them, from the first on, with how many stored
-// messages those blocks hold in all.
+// firstListing records where FirstLiveRecords found a snapshot's first
+// live records: their positions among the stored messages, the message
+// blocks it listed for them starting from the first, and the total
+// number of stored messages in those blocks.
 type firstListing struct {
 	index  []int
 	blocks []storage.BlockID
-	ends   []int // ends[j]: the messages blocks[:j+1] hold
+	ends   []int // ends[j] is the number of messages blocks[:j+1] hold
 }
 
-// FirstLiveRecords is LiveRecords's first n live records (all, when
-// fewer), reading only the message blocks that hold them: a reader of a
-// session's first records (its title) need not list 50,000. It needs
+// FirstLiveRecords returns the first n live records that LiveRecords
+// would return (all of them, when there are fewer), reading only the
+// message blocks that hold them, so that a reader of a session's first
+// records (such as its title) does not list 50,000. It needs to know
 // which records are live without reading them (agent.FirstLiveIndex),
-// and the number of stored records from e's header; ok is false when
-// either is not known, and the caller reads them with LiveRecords.
+// and the number of stored records from e's header. ok is false when
+// either is unknown; the caller should then use LiveRecords.
 func FirstLiveRecords(ctx context.Context, s storage.Contents, e storage.Entry, rest map[string]any, n int) (r *Records, ok bool, err error) {
 	index, thread, ok := agent.FirstLiveIndex(rest, e.Header.Messages, n)
 	if !ok || len(thread) < len(index) {
@@ -39,7 +40,7 @@ func FirstLiveRecords(ctx context.Context, s storage.Contents, e storage.Entry, 
 	l := &firstListing{index: index}
 	refs, err := l.list(ctx, s, blocks)
 	if err != nil || refs == nil || len(blocks) > 0 && len(refs) > e.Header.Messages {
-		return nil, false, err // the header's count is not the stored records'
+		return nil, false, err // the header's count does not match the stored records
 	}
 	r = &Records{s: s, thread: thread, ids: make([]storage.MessageID, len(index)), first: l}
 	for k, i := range index {
@@ -48,10 +49,11 @@ func FirstLiveRecords(ctx context.Context, s storage.Contents, e storage.Entry, 
 	return r, true, nil
 }
 
-// list lists blocks, in order, as far as the last of l.index, noting
-// them in l; nil when they end before it.
+// list lists the messages of blocks, in order, up to the last position
+// in l.index, and records the blocks in l. It returns nil when the
+// blocks end before that position.
 func (l *firstListing) list(ctx context.Context, s storage.Contents, blocks []storage.BlockID) ([]storage.MessageRef, error) {
-	need := -1 // the last stored record the live ones take
+	need := -1 // the last stored record that the live records use
 	for _, i := range l.index {
 		need = max(need, i)
 	}
@@ -78,25 +80,26 @@ func (l *firstListing) list(ctx context.Context, s storage.Contents, blocks []st
 	return refs, nil
 }
 
-// FirstKey names a snapshot's first live records by what they are read
-// from: which stored messages are live (from the snapshot's other
-// members) and their ids, with the ids of the message blocks that hold
-// them. Another snapshot whose first live records are the stored
-// messages of the same places, in the same files, with the same ids,
-// has the same first records (an id is the content's hash): a reader of
-// them (a session's title) need not read them again after a hook call
-// appended records, and must when a rewrite changed them. The places,
-// files and ids are kept as digests: a viewer keeps a key for each of
-// 10k sessions, of up to 256 records each.
+// FirstKey identifies a snapshot's first live records by what they are
+// read from: which stored messages are live (from the snapshot's other
+// members), their ids, and the ids of the message blocks that hold
+// them. Another snapshot whose first live records are stored at the same
+// positions, come from the same files and have the same ids has the same
+// first records, since an id is a hash of the content. So a reader of
+// those records (such as a session's title) does not need to read them
+// again after a hook call appended records, but must after a rewrite
+// changed them. The positions, files and ids are stored as digests,
+// because a viewer keeps a key for each of 10k sessions, covering up to
+// 256 records each.
 type FirstKey struct {
 	n      int
-	live   [sha256.Size]byte // of the records' places and files
-	ids    [sha256.Size]byte // of the records' ids
+	live   [sha256.Size]byte // digest of the records' positions and files
+	ids    [sha256.Size]byte // digest of the records' ids
 	blocks []storage.BlockID
 }
 
-// Key is the FirstKey of r's first k live records; ok is false when r
-// was not read by FirstLiveRecords or holds fewer than k.
+// Key returns the FirstKey of r's first k live records. ok is false when
+// r was not returned by FirstLiveRecords or holds fewer than k records.
 func (r *Records) Key(k int) (key FirstKey, ok bool) {
 	if r.first == nil || k < 0 || k > r.Len() {
 		return FirstKey{}, false
@@ -105,7 +108,7 @@ func (r *Records) Key(k int) (key FirstKey, ok bool) {
 	for _, i := range r.first.index[:k] {
 		need = max(need, i)
 	}
-	j := 0 // the blocks that hold the first k: up to the one holding need
+	j := 0 // the number of blocks that hold the first k: up to the one holding need
 	if need >= 0 {
 		j = 1 + slices.IndexFunc(r.first.ends, func(end int) bool { return end > need })
 	}
@@ -113,7 +116,7 @@ func (r *Records) Key(k int) (key FirstKey, ok bool) {
 		blocks: slices.Clone(r.first.blocks[:j])}, true
 }
 
-// liveDigest is the digest of live records' places and files.
+// liveDigest returns the digest of live records' positions and files.
 func liveDigest(index []int, thread []string) [sha256.Size]byte {
 	h := sha256.New()
 	var b [8]byte
@@ -127,7 +130,7 @@ func liveDigest(index []int, thread []string) [sha256.Size]byte {
 	return [sha256.Size]byte(h.Sum(nil))
 }
 
-// idsDigest is the digest of records' ids.
+// idsDigest returns the digest of records' ids.
 func idsDigest(ids []storage.MessageID) [sha256.Size]byte {
 	h := sha256.New()
 	for _, id := range ids {
@@ -137,12 +140,13 @@ func idsDigest(ids []storage.MessageID) [sha256.Size]byte {
 }
 
 // HasFirstRecords reports whether snapshot e has the first live records
-// key names, reading its other members and the first of its message
-// blocks: none of the records, nor its events and files, nor the rest of
-// the blocks (a session of 50k records lists 394 blocks, 13 KB that took
-// 190 µs to inflate on every sessions page after a hook call, to compare
-// the first one). Only where the blocks that held them are not the same
-// (a block not yet full takes the records appended) are those listed.
+// that key identifies. It reads e's other members and its first message
+// blocks, but none of the records, events or files, and not the other
+// blocks. (A session of 50k records lists 394 blocks: 13 KB that took
+// 190 µs to inflate on every sessions page after a hook call, just to
+// compare the first block.) Only when the blocks that held the records
+// have changed (a block that is not yet full receives appended records)
+// are their messages listed.
 func HasFirstRecords(ctx context.Context, s storage.Contents, e storage.Entry, key FirstKey) (bool, error) {
 	rest, err := s.Rest(ctx, e.ID)
 	if err != nil {

@@ -8,8 +8,8 @@ import (
 	"github.com/git-snap/git-snap/storage"
 )
 
-// FirstPrompt is the text of a session's first prompt, on one line,
-// read from its newest snapshot; "" when it has none.
+// FirstPrompt returns the text of a session's first prompt on one line,
+// read from its newest snapshot, or "" when there is none.
 func FirstPrompt(ctx context.Context, s storage.Reader, session string) (string, error) {
 	tip, err := s.SessionTip(session)
 	if err != nil || tip.IsZero() {
@@ -23,9 +23,9 @@ func FirstPrompt(ctx context.Context, s storage.Reader, session string) (string,
 	return agent.FirstPrompt(msgs, 120), nil
 }
 
-// Title is the title the agent gave a session (Claude Code's
-// /rename or summary, OpenCode's title), read from its newest snapshot;
-// "" when it gave none.
+// Title returns the title the agent gave a session (Claude Code's
+// /rename or summary, OpenCode's title), read from its newest snapshot,
+// or "" when there is none.
 func Title(ctx context.Context, s storage.Reader, session string) (string, error) {
 	tip, err := s.SessionTip(session)
 	if err != nil || tip.IsZero() {

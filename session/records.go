@@ -1,10 +1,11 @@
-// Package session reads what a store keeps as the agent that recorded
-// it means it: a snapshot's live records (those the agent still counts,
-// read one at a time, LiveRecords), what they add up to (Counter, the
-// storage.Counter a store is opened with, and CountRecords), a session's
-// title and first prompt, and the pickaxe of log -S and -G. It is the
-// layer above the store that knows agents; the store below knows none,
-// and works the same on any storage.Storage.
+// Package session interprets what a store holds the way the agent that
+// recorded it does. It provides a snapshot's live records (the records
+// the agent still counts, read one at a time; see LiveRecords), their
+// totals (Counter, the storage.Counter a store is opened with, and
+// CountRecords), a session's title and first prompt, and the pickaxe of
+// log -S and -G. It is the layer above the store that knows about
+// agents; the store itself knows nothing about agents, and this package
+// works the same on any storage.Storage.
 package session
 
 import (
@@ -16,25 +17,26 @@ import (
 	"github.com/git-snap/git-snap/storage"
 )
 
-// Records are a snapshot's live records (agent.Session), read one at a
-// time by their place among them: a session of 50,000 records is tens
-// of MB of parsed records, more than a reader that shows one record or
-// one turn at a time needs to hold.
+// Records holds a snapshot's live records (agent.Session), which are
+// read one at a time by position. A session of 50,000 records takes tens
+// of MB once parsed, more than a reader that shows one record or one
+// turn at a time needs to hold.
 type Records struct {
 	s      storage.Contents
-	ids    []storage.MessageID // by place; nil when all is set
+	ids    []storage.MessageID // by position; nil when all is set
 	thread []string
-	// all holds the records when which are live can only be read from
-	// the records themselves (agent.LiveIndex).
+	// all holds the records when only the records themselves can tell
+	// which are live (agent.LiveIndex).
 	all []any
-	// first is where FirstLiveRecords found them, nil for LiveRecords.
+	// first records where FirstLiveRecords found the records; nil for
+	// LiveRecords.
 	first *firstListing
 }
 
-// LiveRecords lists the live records of the snapshot e whose other
-// members are rest (ReadRest), reading none of them when it can: only
-// when the records themselves say which are live (agent.LiveIndex) are
-// they all read, and kept.
+// LiveRecords lists the live records of snapshot e, whose other members
+// are rest (from ReadRest). When possible it reads none of the records.
+// Only when the records themselves say which are live
+// (agent.LiveIndex) does it read them all and keep them in memory.
 func LiveRecords(ctx context.Context, s storage.Contents, e storage.Entry, rest map[string]any) (*Records, error) {
 	blocks, err := s.MessageBlocks(ctx, e)
 	if err != nil {
@@ -84,7 +86,7 @@ func (r *Records) readAll(ctx context.Context, refs []storage.MessageRef, rest m
 	return r, nil
 }
 
-// Len is how many live records there are.
+// Len returns the number of live records.
 func (r *Records) Len() int {
 	if r.all != nil || r.ids == nil {
 		return len(r.all)
@@ -92,11 +94,11 @@ func (r *Records) Len() int {
 	return len(r.ids)
 }
 
-// Thread is the file the live record at place k came from (see
-// agent.Session's Thread).
+// Thread returns the file that the live record at position k came from
+// (see agent.Session's Thread).
 func (r *Records) Thread(k int) string { return r.thread[k] }
 
-// At reads the live record at place k.
+// At reads the live record at position k.
 func (r *Records) At(ctx context.Context, k int) (any, error) {
 	if r.ids == nil {
 		return r.all[k], nil
@@ -104,10 +106,10 @@ func (r *Records) At(ctx context.Context, k int) (any, error) {
 	return r.s.Message(ctx, r.ids[k])
 }
 
-// same reports whether the records at place k of r and o are equal.
+// same reports whether the records at position k of r and o are equal.
 func (r *Records) same(ctx context.Context, o *Records, k int) (bool, error) {
 	if r.ids != nil && o.ids != nil {
-		return r.ids[k] == o.ids[k], nil // a message's id is its canonical bytes' hash
+		return r.ids[k] == o.ids[k], nil // a message's id is the hash of its canonical bytes
 	}
 	a, err := r.At(ctx, k)
 	if err != nil {
@@ -120,7 +122,8 @@ func (r *Records) same(ctx context.Context, o *Records, k int) (bool, error) {
 	return snapshot.Equal(a, b), nil
 }
 
-// SharedPrefix is how many live records r and o share from the start.
+// SharedPrefix returns the number of leading live records that r and o
+// have in common.
 func (r *Records) SharedPrefix(ctx context.Context, o *Records) (int, error) {
 	n := 0
 	for n < r.Len() && n < o.Len() {
@@ -133,9 +136,9 @@ func (r *Records) SharedPrefix(ctx context.Context, o *Records) (int, error) {
 	return n, nil
 }
 
-// CountRecords counts a snapshot's live records as agent.NumbersOf
-// counts its document, reading one at a time (agent.Tally): its other
-// members are rest (ReadRest).
+// CountRecords counts a snapshot's live records the way agent.NumbersOf
+// counts its document, reading one record at a time (agent.Tally). rest
+// holds the snapshot's other members (from ReadRest).
 func CountRecords(ctx context.Context, s storage.Contents, e storage.Entry, rest map[string]any) (agent.Numbers, error) {
 	recs, err := LiveRecords(ctx, s, e, rest)
 	if err != nil {
@@ -146,10 +149,10 @@ func CountRecords(ctx context.Context, s storage.Contents, e storage.Entry, rest
 	return recs.Count(ctx, e.Header.Source, 0, events, len(files))
 }
 
-// Count counts the live records from place from on as agent.NumbersOf
-// counts a document holding them, with events and files captured files,
-// read a record at a time (agent.Tally) as source's agent reads them
-// (agent.Reader).
+// Count counts the live records from position from onwards, the way
+// agent.NumbersOf counts a document that holds them along with events
+// and files captured files. It reads one record at a time (agent.Tally)
+// and interprets records as source's agent does (agent.Reader).
 func (r *Records) Count(ctx context.Context, source string, from int, events []any, files int) (agent.Numbers, error) {
 	t, rd := agent.NewTally(source), agent.ReaderFor(source)
 	for k := from; k < r.Len(); k++ {

@@ -16,12 +16,12 @@ import (
 	"github.com/git-snap/git-snap/storage/memory"
 )
 
-// The session layer's tests run on a store in memory: what they hold
-// is what session reads of any store, not how git keeps it.
+// The session layer's tests run on a store in memory: they check what
+// package session reads from any store, not how git stores it.
 
 var ctx = context.Background()
 
-// transcripts are real sessions, each with the agent that wrote it.
+// transcripts lists real sessions, each with the agent that wrote it.
 var transcripts = []struct{ agent, path string }{
 	{"claude-code", "../testdata/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl"},
 	{"claude-code", "../testdata/claude-code/tool_heavy.jsonl"},
@@ -34,8 +34,9 @@ func newStore() *memory.Store {
 	return memory.New(memory.Options{Counter: session.Counter{}, View: session.View})
 }
 
-// imported imports a real transcript into s as git snap import does.
-func imported(t *testing.T, s storage.Storage, name, path string) (storage.Entry, map[string]any) {
+// importTranscript imports a real transcript into s as git snap import
+// does.
+func importTranscript(t *testing.T, s storage.Storage, name, path string) (storage.Entry, map[string]any) {
 	t.Helper()
 	a, err := agent.Lookup(name, agent.Env{})
 	if err != nil {
@@ -53,13 +54,14 @@ func imported(t *testing.T, s storage.Storage, name, path string) (storage.Entry
 	return e, doc
 }
 
-// Each store counts what the agent counts of the whole document, in the
-// header as it writes and record by record as session reads.
+// The store's counts match what the agent counts in the whole document,
+// both in the header the store writes and record by record as package
+// session reads them.
 func TestCountsAreTheAgentsOfTheWholeDocument(t *testing.T) {
 	for _, tr := range transcripts {
 		t.Run(filepath.Base(tr.path), func(t *testing.T) {
 			s := newStore()
-			e, doc := imported(t, s, tr.agent, tr.path)
+			e, doc := importTranscript(t, s, tr.agent, tr.path)
 			want := agent.NumbersOf(doc, e.Header.Source)
 			if !e.Header.Counted || !reflect.DeepEqual(e.Header.Totals, want.Totals()) {
 				t.Errorf("header totals %+v, want %+v", e.Header.Totals, want.Totals())
@@ -77,19 +79,19 @@ func TestCountsAreTheAgentsOfTheWholeDocument(t *testing.T) {
 				t.Errorf("counted %+v, want %+v", got, want)
 			}
 			if want.ModelCalls == 0 {
-				t.Error("the transcript counts no model call: the test holds nothing")
+				t.Error("the transcript has no model call, so the test checks nothing")
 			}
 		})
 	}
 }
 
-// LiveRecords gives the live records the agent reads in the document,
-// in order, and FirstLiveRecords the first of them.
+// LiveRecords returns the live records that the agent reads in the
+// document, in order, and FirstLiveRecords returns the first of them.
 func TestLiveRecordsAreTheDocuments(t *testing.T) {
 	for _, tr := range transcripts {
 		t.Run(filepath.Base(tr.path), func(t *testing.T) {
 			s := newStore()
-			e, doc := imported(t, s, tr.agent, tr.path)
+			e, doc := importTranscript(t, s, tr.agent, tr.path)
 			want := agent.LiveMessages(doc)
 			rest, _, err := s.ReadRest(ctx, e.ID)
 			if err != nil {
@@ -116,7 +118,7 @@ func TestLiveRecordsAreTheDocuments(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !ok {
-				return // the records themselves say which are live: read whole
+				return // only the records themselves say which are live, so all were read
 			}
 			for k := range first.Len() {
 				a, _ := first.At(ctx, k)
@@ -129,8 +131,9 @@ func TestLiveRecordsAreTheDocuments(t *testing.T) {
 	}
 }
 
-// A session's first records are known to be the same after an append,
-// and not after they were rewritten: the viewer keeps a title on that.
+// A session's first records are recognised as unchanged after an
+// append, but not after they were rewritten. The viewer relies on this
+// to cache a session's title.
 func TestFirstRecordsSurviveAppendsNotRewrites(t *testing.T) {
 	s := newStore()
 	msgs := []any{
@@ -172,7 +175,7 @@ func TestFirstRecordsSurviveAppendsNotRewrites(t *testing.T) {
 
 func TestTitleAndFirstPrompt(t *testing.T) {
 	s := newStore()
-	e, doc := imported(t, s, "claude-code", transcripts[0].path)
+	e, doc := importTranscript(t, s, "claude-code", transcripts[0].path)
 	msgs, _ := doc[snapshot.MemberMessages].([]any)
 	prompt, err := session.FirstPrompt(ctx, s, e.Header.Session)
 	if err != nil || prompt == "" || prompt != agent.FirstPrompt(msgs, 120) {

@@ -9,29 +9,31 @@ import (
 )
 
 // Snapshot is a snapshot as git snap show, the export, the viewer and
-// the MCP server read it (gitsnap.Show): its header, every member but
-// its messages, its checkpoints, and its live records listed, to be
-// read one at a time so that a session of any length is never held
-// whole.
+// the MCP server read it (gitsnap.Show): its header, every member except
+// its messages, its checkpoints, and the list of its live records. The
+// records are read one at a time, so that a session of any length is
+// never held in memory in full.
 type Snapshot struct {
-	// Rev is the revision it was asked for by.
+	// Rev is the revision that was requested.
 	Rev   string
 	Entry storage.Entry
-	// Rest is its document but for its messages (ReadRest): the other
-	// members, the events and the captured files.
+	// Rest is the snapshot's document except for its messages (from
+	// ReadRest): the other members, the events and the captured files.
 	Rest map[string]any
-	// Checkpoints names the checkpoints set on it, oldest first;
-	// SessionCheckpoints are every checkpoint of its session.
+	// Checkpoints lists the names of the checkpoints set on this
+	// snapshot, oldest first. SessionCheckpoints lists every checkpoint
+	// of its session.
 	Checkpoints        []string
 	SessionCheckpoints []storage.Checkpoint
-	// Records are its live records (LiveRecords).
+	// Records holds the live records (see LiveRecords).
 	Records *Records
-	// Reader reads the records as the agent its header names.
+	// Reader reads the records as the agent named in the header does.
 	Reader agent.Reader
 }
 
 // Numbers counts the snapshot's live records, events and captured files
-// as its agent counts them (agent.NumbersOf), reading each record once.
+// the way its agent counts them (agent.NumbersOf), reading each record
+// once.
 func (s *Snapshot) Numbers(ctx context.Context) (agent.Numbers, error) {
 	events, _ := s.Rest[snapshot.MemberEvents].([]any)
 	files, _ := s.Rest[snapshot.MemberFiles].(map[string]any)

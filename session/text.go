@@ -10,9 +10,9 @@ import (
 	"github.com/git-snap/git-snap/storage"
 )
 
-// MessageText is a stored message's text as a person reads it, one part
-// after another: text, thinking, a tool call's name and input, a tool
-// result. log -S and -G look in it.
+// MessageText returns a stored message's text as a person reads it, one
+// part after another: text, thinking, a tool call's name and input, and
+// a tool result. log -S and -G search this text.
 func MessageText(raw any) string {
 	m := agent.ViewMessage(raw)
 	var b strings.Builder
@@ -32,12 +32,13 @@ func MessageText(raw any) string {
 	return b.String()
 }
 
-// Pickaxe tells whether snapshot e changed, from its parent, the text of
-// its messages (MessageText) as git's pickaxe tells a commit changed a
-// file: with count, whether the sum of count over the messages it added,
-// removed or changed differs before and after (log -S STRING: the number
-// of times STRING occurs); with lineMatch, whether a line that matches
-// was added or removed (log -G REGEX). Only what differs is read.
+// Pickaxe reports whether snapshot e changed the text of its messages
+// (MessageText) compared with its parent, the way git's pickaxe reports
+// whether a commit changed a file. With count, it reports whether count
+// differs before and after for a message that e added, removed or
+// changed (log -S STRING, where count returns the number of times STRING
+// occurs). With lineMatch, it reports whether a matching line was added
+// or removed (log -G REGEX). Only the messages that differ are read.
 func Pickaxe(ctx context.Context, s storage.Snapshots, e storage.Entry, count func(text string) int, lineMatch func(line string) bool) (bool, error) {
 	var d *snapshot.Diff
 	var err error

@@ -9,9 +9,9 @@ import (
 	"unicode/utf8"
 )
 
-// Number is a JSON number held as its canonical literal, so that no digit
-// is lost: integers keep every digit, other numbers are normalised to the
-// shortest exact decimal form (see CanonicalNumber).
+// Number is a JSON number stored as its canonical literal, so that no
+// digit is lost. Integers keep every digit; other numbers are normalised
+// to the shortest exact decimal form (see CanonicalNumber).
 type Number string
 
 // Limits bounds what Parse accepts, so that a hostile document cannot
@@ -22,9 +22,10 @@ type Limits struct {
 	MaxValueBytes int // one string or number; 0 means no limit
 }
 
-// DefaultMaxDepth is the nesting depth Parse accepts when Limits say nothing.
-// Documents are stored indented, so a deep one costs the square of its
-// depth: agents' JSON is less than 50 deep.
+// DefaultMaxDepth is the nesting depth Parse accepts when Limits.MaxDepth
+// is 0. Documents are stored indented, so the size of a deep document
+// grows with the square of its depth. Agents' JSON nests less than 50
+// levels deep.
 const DefaultMaxDepth = 512
 
 // maxExponent bounds the exponent of a number literal. It keeps exponent
@@ -40,18 +41,20 @@ type SyntaxError struct {
 	Msg    string
 }
 
-// UserError marks the error as the user's to correct: the input is wrong.
+// UserError marks the error as one the user must fix: the input is wrong.
 func (e *SyntaxError) UserError() {}
 
-// Error gives the place (line, column, byte, JSON path) and the problem.
+// Error returns the position (line, column, byte, JSON path) and the
+// problem.
 func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("line %d, column %d (byte %d), at %s: %s", e.Line, e.Column, e.Offset, e.Path, e.Msg)
 }
 
 // Parse reads one JSON value. Objects become map[string]any, arrays []any,
 // numbers Number, strings string, and true/false/null bool and nil.
-// It rejects what cannot be stored without loss or ambiguity: duplicate
-// keys, invalid UTF-8, lone surrogates, NaN and Infinity, trailing data.
+// It rejects input that cannot be stored without loss or ambiguity:
+// duplicate keys, invalid UTF-8, lone surrogates, NaN and Infinity, and
+// trailing data.
 func Parse(data []byte, lim Limits) (any, error) {
 	if lim.MaxDepth == 0 {
 		lim.MaxDepth = DefaultMaxDepth
@@ -60,10 +63,10 @@ func Parse(data []byte, lim Limits) (any, error) {
 		return nil, err
 	}
 	p := &parser{data: data, lim: lim}
-	return p.only()
+	return p.topValue()
 }
 
-// overLimit is the error of a document longer than its limit.
+// overLimit returns an error if data is longer than lim.MaxBytes.
 func overLimit(data []byte, lim Limits) error {
 	if lim.MaxBytes > 0 && len(data) > lim.MaxBytes {
 		return &SyntaxError{Line: 1, Column: 1, Path: "$", Msg: fmt.Sprintf("document is %d bytes, over the limit of %d", len(data), lim.MaxBytes)}
@@ -71,8 +74,9 @@ func overLimit(data []byte, lim Limits) error {
 	return nil
 }
 
-// only reads the value at p's place, space around it, and nothing after.
-func (p *parser) only() (any, error) {
+// topValue reads the value at the current position and the white space
+// around it, and fails if anything follows.
+func (p *parser) topValue() (any, error) {
 	p.skipSpace()
 	v, err := p.value(0)
 	if err != nil {
@@ -90,13 +94,13 @@ type parser struct {
 	pos  int
 	lim  Limits
 	path []any // string keys and int indexes of the value being read
-	// discard checks a value as it would be read but makes none: no
-	// strings, maps or slices (keys only, to find duplicates), and
-	// returns nil (see ScanDocument).
+	// discard makes the parser check a value without building it: it
+	// allocates no strings, maps or slices (except keys, to find
+	// duplicates) and returns nil (see ScanDocument).
 	discard bool
-	// scan, when set, receives the elements of the top-level members
-	// stored apart (messages, events) where they lie, checked but not
-	// read (see ScanDocument).
+	// scan, when set, receives the positions of the elements of the
+	// top-level members stored outside snapshot.json (messages, events).
+	// The elements are checked but not built (see ScanDocument).
 	scan *Scanned
 }
 
@@ -110,7 +114,7 @@ func (p *parser) errorf(format string, args ...any) error {
 		}
 	}
 	path := p.path
-	if len(path) > 12 { // a deep path says where in its first and last steps
+	if len(path) > 12 { // shorten a deep path to its first and last steps
 		path = append(append(append([]any{}, path[:6]...), elided(len(path)-10)), path[len(path)-4:]...)
 	}
 	return &SyntaxError{Offset: p.pos, Line: line, Column: col, Path: FormatPath(path), Msg: fmt.Sprintf(format, args...)}
@@ -130,7 +134,7 @@ func maskKey(key string) string {
 	return strconv.Quote(string(r[:show]) + strings.Repeat("*", min(n-2*show, 12)) + string(r[n-show:]))
 }
 
-// elided stands for the steps left out of a deep path in an error.
+// elided stands for the steps omitted from a deep path in an error.
 type elided int
 
 // FormatPath writes a JSON path as $.key[3]["odd key"].
@@ -336,7 +340,8 @@ func (p *parser) array(depth int) (any, error) {
 	}
 }
 
-// next consumes a comma (more to come) or the closing byte (done).
+// next consumes a comma or the closing byte, and reports whether it was
+// the closing byte.
 func (p *parser) next(closing byte) (bool, error) {
 	if p.pos >= len(p.data) {
 		return false, p.errorf("unexpected end of input: the document is truncated")
@@ -368,8 +373,8 @@ func (p *parser) string() (string, error) {
 	return s, err
 }
 
-// text reads a string and its length once unescaped; the string itself
-// only when keep is set, else it is checked alike and "" returned.
+// text reads a string and returns it with its unescaped length. When
+// keep is false the string is checked the same way but "" is returned.
 func (p *parser) text(keep bool) (string, int, error) {
 	p.pos++ // opening quote
 	start := p.pos

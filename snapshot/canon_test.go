@@ -119,8 +119,8 @@ func TestLimits(t *testing.T) {
 	}
 }
 
-// Properties over generated documents: canonical form is idempotent and
-// does not depend on key order or whitespace of the input.
+// For generated documents, the canonical form is idempotent and does not
+// depend on the key order or white space of the input.
 func TestCanonicalProperties(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range 300 {
@@ -145,8 +145,8 @@ func TestCanonicalProperties(t *testing.T) {
 		if c3, _ := snapshot.Marshal(v2); !bytes.Equal(c1, c3) {
 			t.Fatalf("doc %d: indented form reads back differently", i)
 		}
-		// Re-serialise with encoding/json (other key order, other escapes,
-		// other whitespace): same canonical bytes.
+		// Re-serialising with encoding/json (different key order, escapes
+		// and white space) gives the same canonical bytes.
 		shuffled := reencode(t, indented)
 		v3, err := snapshot.Parse(shuffled, snapshot.Limits{})
 		if err != nil {
@@ -158,8 +158,8 @@ func TestCanonicalProperties(t *testing.T) {
 	}
 }
 
-// reencode writes data again with encoding/json: HTML-escaped, \u
-// escapes for U+2028, keys in Go's order, tab indent.
+// reencode re-serialises data with encoding/json: HTML-escaped, with \u
+// escapes for U+2028, keys in Go's order, and tab indentation.
 func reencode(t *testing.T, data []byte) []byte {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -174,8 +174,8 @@ func reencode(t *testing.T, data []byte) []byte {
 	return out
 }
 
-// Every finite float64, written the shortest way, canonicalises to a
-// literal that reads back to the same float.
+// Every finite float64, formatted in its shortest form, canonicalises to
+// a literal that parses back to the same float.
 func TestFloatsReadBack(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for range 20000 {
@@ -190,7 +190,7 @@ func TestFloatsReadBack(t *testing.T) {
 		}
 		back, err := strconv.ParseFloat(string(n), 64)
 		if err != nil || back != f {
-			t.Fatalf("%s canonicalised to %s, which reads back as %v", lit, n, back)
+			t.Fatalf("%s canonicalised to %s, which parses back as %v", lit, n, back)
 		}
 	}
 }

@@ -24,9 +24,9 @@ type Diff struct {
 	Tokens   TokenDelta      `json:"tokens"`
 }
 
-// ElementChange is a message or event added, removed or changed. Elements
-// are matched by the id their view reads ("id", or "uuid", in the common
-// shapes), and by position where they have none.
+// ElementChange is a message or event that was added, removed or
+// changed. Elements are matched by the id the Viewer reads ("id" or
+// "uuid" in the common shapes), or by position when they have no id.
 type ElementChange struct {
 	Op     string `json:"op"`
 	Key    string `json:"key"`   // the id, or #N for the position
@@ -36,7 +36,7 @@ type ElementChange struct {
 }
 
 // MemberChange is a change at one JSON path outside messages, events and
-// files: config, metadata, any app state.
+// files, such as config, metadata or any application state.
 type MemberChange struct {
 	Op     string `json:"op"`
 	Path   string `json:"path"`
@@ -44,7 +44,7 @@ type MemberChange struct {
 	After  any    `json:"after,omitempty"`
 }
 
-// FileChange is a captured file added, removed or changed.
+// FileChange is a captured file that was added, removed or changed.
 type FileChange struct {
 	Op      string `json:"op"`
 	Path    string `json:"path"`
@@ -65,8 +65,8 @@ type TokenDelta struct {
 	Estimated  bool  `json:"estimated"` // some counts were estimated from text
 }
 
-// Compare computes the semantic diff that turns a into b, reading
-// messages by view (nil: ViewMessage) for their ids and tokens.
+// Compare computes the semantic diff that turns a into b. view reads the
+// messages' ids and token counts; nil means ViewMessage.
 func Compare(a, b map[string]any, view Viewer) (*Diff, error) {
 	pa, err := Split(a)
 	if err != nil {
@@ -79,9 +79,9 @@ func Compare(a, b map[string]any, view Viewer) (*Diff, error) {
 	return CompareParts(pa, pb, view), nil
 }
 
-// CompareParts compares split documents. Pairs of elements that are
-// Unchanged on both sides are passed over; the token delta counts only
-// the elements that differ, since equal ones cancel out.
+// CompareParts compares split documents. It skips pairs of elements that
+// are Unchanged on both sides. The token delta counts only the elements
+// that differ, since equal ones cancel out.
 func CompareParts(pa, pb *Parts, view Viewer) *Diff {
 	view = view.orGeneric()
 	d := &Diff{
@@ -91,7 +91,7 @@ func CompareParts(pa, pb *Parts, view Viewer) *Diff {
 	}
 	ra, rb := withoutFileMeta(pa.Rest), withoutFileMeta(pb.Rest)
 	compareValues(&d.Members, nil, ra, rb)
-	ma, mb := withoutSame(pa.Messages, pb.Messages)
+	ma, mb := markUnchanged(pa.Messages, pb.Messages)
 	sa := ComputeStats(map[string]any{MemberMessages: ma}, view)
 	sb := ComputeStats(map[string]any{MemberMessages: mb}, view)
 	d.Tokens = TokenDelta{
@@ -104,13 +104,15 @@ func CompareParts(pa, pb *Parts, view Viewer) *Diff {
 	return d
 }
 
-// withoutSame marks pairs equal at the same index as Unchanged, so that
-// token deltas (and whether they are estimates) speak only of what
-// differs.
-// The lists are copied only when a pair is marked: a store's diff has
-// marked every pair it did not read already, and copying two lists of a
-// long session's length was a tenth of a diff.
-func withoutSame(a, b []any) ([]any, []any) {
+// markUnchanged marks equal pairs at the same index as Unchanged, so that
+// the token delta (and whether it is an estimate) reflects only the
+// elements that differ.
+//
+// The lists are copied only when a pair needs marking. A diff computed
+// by a store has already marked every pair it did not read, and copying
+// two lists as long as a long session used to take a tenth of the time
+// of a diff.
+func markUnchanged(a, b []any) ([]any, []any) {
 	copied := false
 	for i := range min(len(a), len(b)) {
 		if _, same := a[i].(Unchanged); !same && Equal(a[i], b[i]) {
@@ -123,7 +125,7 @@ func withoutSame(a, b []any) ([]any, []any) {
 	return a, b
 }
 
-// Empty reports whether the documents were equal.
+// Empty reports whether the documents are equal.
 func (d *Diff) Empty() bool {
 	return len(d.Messages)+len(d.Events)+len(d.Members)+len(d.Files) == 0
 }
@@ -141,9 +143,10 @@ func withoutFileMeta(rest map[string]any) map[string]any {
 	return out
 }
 
-// elementKeys gives each element that is not Unchanged its match key:
-// its id, made unique by an occurrence count, or its position. It
-// returns their positions and keys; Unchanged ones are never matched.
+// elementKeys computes a match key for each element that is not
+// Unchanged: its id, made unique by an occurrence count, or else its
+// position. It returns the positions and keys of those elements.
+// Unchanged elements are never matched.
 func elementKeys(elems []any, view Viewer) ([]int, []string) {
 	var at []int
 	var keys []string
@@ -168,10 +171,11 @@ func elementKeys(elems []any, view Viewer) ([]int, []string) {
 	return at, keys
 }
 
-// compareElements matches the elements of a and b that are not
-// Unchanged by key: added and changed ones in b's order, then removed
-// ones in a's. Only those are looked at twice, so that two long lists
-// that differ in a few places cost little more than one pass.
+// compareElements matches by key the elements of a and b that are not
+// Unchanged, and returns the added and changed ones in b's order, then
+// the removed ones in a's order. Only those elements are visited twice,
+// so comparing two long lists that differ in a few places costs little
+// more than one pass.
 func compareElements(a, b []any, view Viewer) []ElementChange {
 	atA, ka := elementKeys(a, view)
 	atB, kb := elementKeys(b, view)
@@ -202,8 +206,8 @@ func compareElements(a, b []any, view Viewer) []ElementChange {
 	return out
 }
 
-// compareValues walks objects member by member; arrays of equal length
-// element by element; anything else is compared whole.
+// compareValues compares objects member by member and arrays of equal
+// length element by element. Any other values are compared as a whole.
 func compareValues(out *[]MemberChange, path []any, a, b any) {
 	oa, okA := a.(map[string]any)
 	ob, okB := b.(map[string]any)
@@ -289,7 +293,7 @@ func fileChange(op string, a, b File) FileChange {
 	}
 	c.Patch = UnifiedDiff(nameA, nameB, string(a.Content), string(b.Content))
 	lines := strings.Split(c.Patch, "\n")
-	for _, line := range lines[min(2, len(lines)):] { // past the --- and +++ names
+	for _, line := range lines[min(2, len(lines)):] { // skip the --- and +++ lines
 		switch {
 		case strings.HasPrefix(line, "+"):
 			c.Added++
@@ -304,7 +308,8 @@ func isBinary(b []byte) bool {
 	return bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b)
 }
 
-// Unchanged stands for an element that a sparse load skipped because it
-// is stored at the same index with the same content on both sides of a
-// comparison. CompareParts passes over such pairs without reading them.
+// Unchanged is a placeholder for an element that a sparse load skipped,
+// because it is stored at the same index with the same content on both
+// sides of a comparison. CompareParts skips such pairs without reading
+// them.
 type Unchanged struct{}

@@ -126,7 +126,8 @@ func TestCompareFiles(t *testing.T) {
 }
 
 // A JSON Patch made from A to B turns A into B, for generated pairs,
-// including documents that grow by appending (one "add" each).
+// including documents that grow by appending (one "add" per appended
+// element).
 func TestPatchTurnsAIntoB(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for i := range 300 {
@@ -162,7 +163,7 @@ func TestPatchPointerEscapes(t *testing.T) {
 	}
 }
 
-// lineDiff edits reconstruct both sides, and are as short as the
+// UnifiedDiff's edits reconstruct both sides, and are as short as the
 // longest common subsequence allows.
 func TestUnifiedDiffIsMinimalAndComplete(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))

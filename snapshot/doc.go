@@ -1,8 +1,9 @@
-// Package snapshot holds what a snapshot is, apart from where it is kept:
-// the document model (messages, events, captured files and everything
-// else), lossless canonical JSON, validation of what comes from other
-// people, the normalised view of messages (Message, read from the common
-// shapes by ViewMessage; agents' own record shapes are read by a Viewer
-// from package agent), semantic diffs and JSON Patch. It does no I/O
-// beyond byte slices.
+// Package snapshot defines what a snapshot is, independent of where it
+// is stored. It holds the document model (messages, events, captured
+// files and all other members), lossless canonical JSON, validation of
+// input that comes from other people, a normalised view of messages,
+// semantic diffs and JSON Patch. ViewMessage reads messages in the
+// common shapes into a Message; for an agent's own record shapes, package
+// agent provides a Viewer. The package does no I/O; it works on byte
+// slices.
 package snapshot

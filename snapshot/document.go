@@ -8,7 +8,8 @@ import (
 	"unicode/utf8"
 )
 
-// Members of a document that git-snap understands and stores apart.
+// Members of a document that git-snap understands and stores outside
+// snapshot.json.
 const (
 	MemberMessages = "messages"
 	MemberEvents   = "events"
@@ -29,11 +30,11 @@ type File struct {
 	Content []byte
 }
 
-// Parts is a document split the way it is stored: Messages and Events one
-// blob per element, Files as real blobs at their paths, everything else
-// (Rest) in snapshot.json. Rest also keeps, under "files", each file's
-// members other than its content, so that Join gives back exactly the
-// document that Split was given.
+// Parts is a document split the way it is stored: Messages and Events as
+// one blob per element, Files as blobs at their own paths, and all other
+// members (Rest) in snapshot.json. Rest also keeps, under "files", each
+// file's members other than its content, so that Join returns exactly
+// the document that Split was given.
 type Parts struct {
 	Rest     map[string]any
 	Messages []any
@@ -41,26 +42,26 @@ type Parts struct {
 	Files    []File // sorted by Path
 }
 
-// InputError is a problem with a document given to git-snap: the user's
-// input, not a failure of the tool.
+// InputError is a problem with a document given to git-snap. It is an
+// error in the user's input, not a failure of the tool.
 type InputError struct {
 	Path string // JSON path of the offending value
 	Msg  string
 }
 
-// Error gives the JSON path and the problem.
+// Error returns the JSON path and the problem.
 func (e *InputError) Error() string { return fmt.Sprintf("at %s: %s", e.Path, e.Msg) }
 
-// UserError marks the error as the user's to correct: the input is wrong.
+// UserError marks the error as one the user must fix: the input is wrong.
 func (e *InputError) UserError() {}
 
 func inputErr(path []any, format string, args ...any) error {
 	return &InputError{Path: FormatPath(path), Msg: fmt.Sprintf(format, args...)}
 }
 
-// StoredApart reports whether a member of a document is stored apart
-// from snapshot.json (messages, events, files): such a member is
-// appended or captured, never given as a plain value.
+// StoredApart reports whether a member of a document is stored outside
+// snapshot.json (messages, events, files). Such a member is appended to
+// or captured, never set as a plain value.
 func StoredApart(member string) bool {
 	switch member {
 	case MemberMessages, MemberEvents, MemberFiles:
@@ -69,9 +70,10 @@ func StoredApart(member string) bool {
 	return false
 }
 
-// Others returns a copy of doc without the members stored apart: what a
-// program that keeps its own state in a document reads and writes back.
-// It returns nil for nil, so that "no document" stays distinguishable.
+// Others returns a copy of doc without the members stored outside
+// snapshot.json. That copy is what a program that keeps its own state in
+// a document reads and writes back. Others returns nil for a nil doc, so
+// that "no document" can still be told apart from an empty one.
 func Others(doc map[string]any) map[string]any {
 	if doc == nil {
 		return nil
@@ -87,28 +89,29 @@ func Others(doc map[string]any) map[string]any {
 
 // Split validates a document and splits it for storage. A non-empty
 // messages or events array is stored element by element; an empty one
-// stays in Rest as it is.
+// stays in Rest unchanged.
 func Split(doc map[string]any) (*Parts, error) {
 	p := &Parts{Rest: Others(doc)}
 	if p.Rest == nil {
 		p.Rest = map[string]any{}
 	}
 	var err error
-	if p.Messages, err = takeArray(doc, p.Rest, MemberMessages); err != nil {
+	if p.Messages, err = extractArray(doc, p.Rest, MemberMessages); err != nil {
 		return nil, err
 	}
-	if p.Events, err = takeArray(doc, p.Rest, MemberEvents); err != nil {
+	if p.Events, err = extractArray(doc, p.Rest, MemberEvents); err != nil {
 		return nil, err
 	}
-	if p.Files, err = takeFiles(doc, p.Rest); err != nil {
+	if p.Files, err = extractFiles(doc, p.Rest); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
-// takeArray returns doc's member as elements to store apart, or leaves
-// it in rest when it is empty (so that [] reads back as []).
-func takeArray(doc, rest map[string]any, member string) ([]any, error) {
+// extractArray returns the elements of doc's member, to be stored one
+// blob per element. An empty array is left in rest instead, so that []
+// reads back as [].
+func extractArray(doc, rest map[string]any, member string) ([]any, error) {
 	v, ok := doc[member]
 	if !ok {
 		return nil, nil
@@ -124,10 +127,10 @@ func takeArray(doc, rest map[string]any, member string) ([]any, error) {
 	return arr, nil
 }
 
-// takeFiles returns doc's files to store as blobs and leaves in rest
-// each file's members other than its content (or an empty files member
-// as it is).
-func takeFiles(doc, rest map[string]any) ([]File, error) {
+// extractFiles returns doc's files, to be stored as blobs, and leaves in
+// rest each file's members other than its content. An empty files
+// member is left in rest unchanged.
+func extractFiles(doc, rest map[string]any) ([]File, error) {
 	v, ok := doc[MemberFiles]
 	if !ok {
 		return nil, nil
@@ -197,8 +200,9 @@ func splitFile(path string, entry any) (File, map[string]any, error) {
 	return f, rest, nil
 }
 
-// checkFileTree rejects a file whose path is also a directory of another
-// (a and a/b), which a git tree cannot hold. files is sorted by path.
+// checkFileTree rejects a file whose path is also a directory in another
+// file's path (a and a/b), which a git tree cannot hold. files must be
+// sorted by path.
 func checkFileTree(files []File) error {
 	for i := 1; i < len(files); i++ {
 		for j := i - 1; j >= 0 && strings.HasPrefix(files[i].Path, files[j].Path); j-- {
@@ -210,16 +214,17 @@ func checkFileTree(files []File) error {
 	return nil
 }
 
-// Limits of a captured file's path, as most file systems have them.
+// Limits on a captured file's path, matching most file systems.
 const (
 	MaxPathBytes     = 4096
 	MaxPathPartBytes = 255
 )
 
 // CheckPath accepts a relative, clean, slash-separated path that stays
-// inside a work tree and out of .git, in every spelling a file system may
-// fold onto it. Snapshots come from other people: this is checked when a
-// document is saved and again when a stored snapshot is read.
+// inside a work tree and out of .git, including every spelling that a
+// file system may treat as .git. Snapshots can come from other people,
+// so paths are checked when a document is saved and again when a stored
+// snapshot is read.
 func CheckPath(path string) error {
 	switch {
 	case path == "":
@@ -246,10 +251,10 @@ func CheckPath(path string) error {
 	return nil
 }
 
-// isGitDirName catches .git and the names file systems fold onto it: any
-// case, code points HFS+ ignores (zero-width joiners and the like),
-// trailing dots and spaces and alternate data streams (NTFS), and the
-// 8.3 short name.
+// isGitDirName reports whether seg is .git or a name that some file
+// system treats as .git: any case, code points HFS+ ignores (zero-width
+// joiners and the like), trailing dots and spaces and alternate data
+// streams (NTFS), and the 8.3 short name.
 func isGitDirName(seg string) bool {
 	s := strings.Map(func(r rune) rune {
 		if hfsIgnorable(r) {
@@ -262,8 +267,8 @@ func isGitDirName(seg string) bool {
 	return s == ".git" || s == "git~1"
 }
 
-// hfsIgnorable lists the code points HFS+ drops when comparing names, as
-// git's own path checks do.
+// hfsIgnorable reports whether HFS+ ignores r when comparing names. The
+// list matches git's own path checks.
 func hfsIgnorable(r rune) bool {
 	switch {
 	case r >= 0x200c && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x206a && r <= 0x206f, r == 0xfeff:
@@ -306,7 +311,8 @@ func (p *Parts) Join() map[string]any {
 	return doc
 }
 
-// KindOf names the JSON kind of v for messages: object, array, string, …
+// KindOf names the JSON kind of v for use in messages, such as
+// "an object", "an array" or "a string".
 func KindOf(v any) string {
 	switch v.(type) {
 	case nil:

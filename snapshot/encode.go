@@ -12,9 +12,10 @@ import (
 )
 
 // Marshal returns the canonical compact form of v (RFC 8785 layout: no
-// whitespace, keys sorted by UTF-16 code units), with the number rules of
-// CanonicalNumber. v holds what Parse returns; Go numbers (int, float64,
-// json.Number, …) and map[string]string are accepted too.
+// white space, keys sorted by UTF-16 code units), with numbers written
+// as CanonicalNumber writes them. v holds values of the types Parse
+// returns; Go numbers (int, float64, json.Number, …) and
+// map[string]string are accepted too.
 func Marshal(v any) ([]byte, error) {
 	e := encoder{}
 	if err := e.value(v, nil); err != nil {
@@ -24,8 +25,8 @@ func Marshal(v any) ([]byte, error) {
 }
 
 // MarshalIndent returns the canonical form laid out for reading: two
-// spaces of indent, one member or element per line, a final newline. It
-// is the form stored in git, so that git diff reads well.
+// spaces of indent, one member or element per line, and a final newline.
+// This is the form stored in git, so that git diff output is readable.
 func MarshalIndent(v any) ([]byte, error) {
 	e := encoder{indent: true}
 	if err := e.value(v, nil); err != nil {
@@ -44,8 +45,8 @@ func Canonicalize(data []byte) ([]byte, error) {
 	return MarshalIndent(v)
 }
 
-// Equal reports whether a and b are the same JSON value: same members in
-// any order, numbers equal by canonical form.
+// Equal reports whether a and b are the same JSON value: the same
+// members in any order, and numbers with the same canonical form.
 func Equal(a, b any) bool {
 	ca, err1 := Marshal(a)
 	cb, err2 := Marshal(b)
@@ -132,7 +133,8 @@ func floatNumber(f float64) (Number, error) {
 	if f == 0 && math.Signbit(f) {
 		return "-0", nil
 	}
-	// The 'e' form always has an exponent, so it takes the decimal path.
+	// The 'e' format always has an exponent, so CanonicalNumber
+	// normalises it to the exact decimal form.
 	return CanonicalNumber(strconv.FormatFloat(f, 'e', -1, 64))
 }
 
@@ -199,7 +201,7 @@ func (e *encoder) array(a []any, path []any) error {
 func CompareKeys(a, b string) int {
 	for i, j := 0, 0; ; {
 		if i == len(a) || j == len(b) {
-			return (len(a) - i) - (len(b) - j) // the shorter prefix first
+			return (len(a) - i) - (len(b) - j) // a prefix sorts first
 		}
 		if a[i] < utf8.RuneSelf && b[j] < utf8.RuneSelf {
 			if a[i] != b[j] {
@@ -211,25 +213,27 @@ func CompareKeys(a, b string) int {
 		ra, na := utf8.DecodeRuneInString(a[i:])
 		rb, nb := utf8.DecodeRuneInString(b[j:])
 		if ra != rb {
-			return int(firstUnit(ra)) - int(firstUnit(rb))
+			return int(utf16Key(ra)) - int(utf16Key(rb))
 		}
 		i, j = i+na, j+nb
 	}
 }
 
-// firstUnit is the first UTF-16 code unit of r; comparing runes that
-// differ, the first unit decides unless both are astral with the same
-// high surrogate, in which case the code point order agrees.
-func firstUnit(r rune) rune {
+// utf16Key returns a key that orders runes the way their UTF-16
+// encodings compare. The key is the first code unit shifted left by 10
+// bits. For a rune above U+FFFF, the low 10 bits of the second code unit
+// are added, so that runes sharing a high surrogate keep code point
+// order.
+func utf16Key(r rune) rune {
 	if r >= 0x10000 {
 		hi, lo := utf16.EncodeRune(r)
-		return hi<<10 | lo&0x3ff // keeps order among astral runes sharing hi
+		return hi<<10 | lo&0x3ff
 	}
 	return r << 10
 }
 
-// writeString writes s as a JSON string the way RFC 8785 does: only
-// quote, backslash and control characters escaped.
+// writeString writes s as a JSON string the way RFC 8785 does: only the
+// quote, backslash and control characters are escaped.
 func writeString(b *bytes.Buffer, s string) {
 	b.WriteByte('"')
 	start := 0

@@ -8,19 +8,19 @@ import (
 	"github.com/git-snap/git-snap/internal/lazy"
 )
 
-// Header describes a snapshot: where it belongs and what happened. It is
-// kept in the commit (subject and trailers), not in the tree, so that a
-// log reads commits only.
+// Header describes a snapshot: which session it belongs to and what
+// happened. It is stored in the commit message (subject and trailers),
+// not in the tree, so that a log needs to read only commits.
 type Header struct {
 	Session string
 	Seq     int    // 1 for a session's first snapshot, then 2, 3, …
 	Turn    int    // the agent's turn, 0 when not known
 	Label   string // what happened: "PostToolUse Edit", "Stop", …
-	Source  string // what took it: "cli", "claude-code", "import", …
-	Message string // free text, the commit subject when set
+	Source  string // what saved it: "cli", "claude-code", "import", …
+	Message string // free text; when set, it is the commit subject
 	Time    time.Time
 	Started time.Time // time of the session's first snapshot
-	Code    string    // commit of the work tree when taken, if any
+	Code    string    // commit checked out in the work tree when saved, if any
 	Dirty   bool      // the work tree had changes not in Code
 
 	Messages int // counts of the document's members
@@ -30,21 +30,21 @@ type Header struct {
 	RollbackOf string // the snapshot this one restores, for rollback
 	Redacted   int    // secrets replaced before the snapshot was written
 
-	// Counted says that Totals were added up when the snapshot was
-	// written; snapshots written before totals existed, or by a writer
-	// that could not count them, have none, and a reader counts their
-	// document instead.
+	// Counted reports whether Totals were computed when the snapshot was
+	// written. Snapshots written before totals existed, or by a writer
+	// that could not compute them, have none; a reader computes them from
+	// the document instead.
 	Counted bool
 	Totals  Totals
 }
 
-// Totals are what a snapshot's records add up to, as the agent that
-// recorded them reads them (agent.Numbers): model calls, tool calls,
-// tokens of each kind, the span of the records' times. They are kept in
-// the commit message, so that listing and summing sessions reads
-// commits and never trees.
+// Totals sums up a snapshot's records as the agent that recorded them
+// interprets them (agent.Numbers): model calls, tool calls, tokens of
+// each kind, and the time range of the records. Totals are stored in
+// the commit message, so that listing and summing sessions reads only
+// commits, never trees.
 type Totals struct {
-	// Messages are the conversation's messages as a person counts them
+	// Messages counts the conversation's messages as a person would
 	// (prompts, answers, tool calls and results), not its records.
 	Messages                                                     int
 	ModelCalls, ToolCalls, ToolFailures, Turns, Compactions      int
@@ -54,7 +54,7 @@ type Totals struct {
 	ByModel                                                      []ModelUsage // by model name, for a cost estimate
 }
 
-// ModelUsage is the tokens one model used.
+// ModelUsage is the token usage of one model.
 type ModelUsage struct {
 	Model string
 	Usage
@@ -64,7 +64,7 @@ var namePattern = lazy.Regexp(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
 
 // CheckName accepts session and checkpoint names: letters, digits, '.',
 // '_' and '-', not starting with '-' or '.', at most 200 characters.
-// Such names are valid in every git ref and cannot be taken for an
+// Such names are valid in every git ref and cannot be mistaken for an
 // option or a path.
 func CheckName(kind, name string) error {
 	switch {

@@ -43,7 +43,7 @@ func hunkHeaders(patch string) []string {
 	var out []string
 	for _, l := range strings.Split(patch, "\n") {
 		if rest, ok := strings.CutPrefix(l, "@@ "); ok {
-			ranges, _, _ := strings.Cut(rest, " @@") // git may add the hunk's function line after
+			ranges, _, _ := strings.Cut(rest, " @@") // git may append the hunk's function context
 			out = append(out, ranges)
 		}
 	}

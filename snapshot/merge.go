@@ -6,12 +6,14 @@ import (
 	"strings"
 )
 
-// MergeDocuments unites two documents that parted at base. Messages and
-// events are united by id: the local ones in their order, then the
-// remote's that the local side lacks. Files and other members merge three
-// ways: a side's change is taken where the other kept base's value. Where
-// both changed differently, the local value stays and its path is listed.
-// Ids are read by view (nil: ViewMessage).
+// MergeDocuments merges two documents that diverged from base, and
+// returns the merged document and the JSON paths of its conflicts.
+// Messages and events are merged by id: the local ones in their order,
+// then the remote ones that the local side lacks. Files and other
+// members get a three-way merge: a change on one side is taken when the
+// other side kept base's value. When both sides changed a value
+// differently, the local value wins and its path is listed as a
+// conflict. view reads the ids; nil means ViewMessage.
 func MergeDocuments(base, local, remote map[string]any, view Viewer) (map[string]any, []string) {
 	if view == nil {
 		view = ViewMessage
@@ -26,7 +28,7 @@ func MergeDocuments(base, local, remote map[string]any, view Viewer) (map[string
 		case MemberMessages, MemberEvents:
 			al, _ := vl.([]any)
 			ar, _ := vr.([]any)
-			merged, c := uniteByID(k, al, ar, view)
+			merged, c := mergeByID(k, al, ar, view)
 			conflicts = append(conflicts, c...)
 			if inL || inR {
 				out[k] = merged
@@ -49,7 +51,8 @@ func MergeDocuments(base, local, remote map[string]any, view Viewer) (map[string
 	return out, conflicts
 }
 
-// mergeFiles merges the files member path by path, three ways.
+// mergeFiles merges the files member path by path, with a three-way
+// merge.
 func mergeFiles(vb, vl, vr any) (map[string]any, []string) {
 	fb, _ := vb.(map[string]any)
 	fl, _ := vl.(map[string]any)
@@ -72,7 +75,9 @@ func hasKey(m map[string]any, k string) bool {
 	return ok
 }
 
-// threeWay picks a member's merged value; ok is false when it is gone.
+// threeWay returns a member's merged value. ok is false when the merged
+// document has no such member; conflict is true when both sides changed
+// it differently.
 func threeWay(vb, vl, vr any, inB, inL, inR bool) (v any, ok, conflict bool) {
 	same := func(a, b any, inA, inB bool) bool { return inA == inB && (!inA || Equal(a, b)) }
 	switch {
@@ -101,9 +106,11 @@ func unionKeys(ms ...map[string]any) []string {
 	return out
 }
 
-// uniteByID keeps the local elements and appends the remote's the local
-// side lacks, matching by id (or, without one, by content).
-func uniteByID(member string, local, remote []any, view Viewer) ([]any, []string) {
+// mergeByID keeps the local elements and appends the remote ones that
+// the local side lacks, matching by id (or by content when there is no
+// id). A remote element whose id matches a different local element is
+// reported as a conflict.
+func mergeByID(member string, local, remote []any, view Viewer) ([]any, []string) {
 	key := func(e any) string {
 		if m := view(e); m.ID != "" {
 			return "id:" + m.ID

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Part kinds of a message, the same for every agent's format.
+// Kinds of message parts, shared by every agent's format.
 const (
 	PartText       = "text"
 	PartThinking   = "thinking"
@@ -16,31 +16,32 @@ const (
 )
 
 // Message is a read-only view of one stored message, normalised so that
-// show, diff and stats treat every agent's format alike. The stored JSON
-// is never replaced by it.
+// show, diff and stats treat every agent's format the same way. It never
+// replaces the stored JSON.
 type Message struct {
 	ID    string
 	Role  string
 	Time  string
 	Parts []Part
-	Usage *Usage // nil when the message records none
-	// UsageKey groups messages that share one model call (an API response
-	// split over several records), so that its usage counts once.
+	Usage *Usage // nil when the message records no usage
+	// UsageKey groups messages that belong to one model call (an API
+	// response split over several records), so that its usage is counted
+	// once.
 	UsageKey string
-	// Model that produced the message, when recorded.
+	// Model is the model that produced the message, when recorded.
 	Model string
-	// TotalUsage is a running total of the whole session's tokens, as
+	// TotalUsage is a running total of the whole session's tokens, which
 	// some agents record after each model call (Codex's token_count).
 	TotalUsage *Usage
-	// RunTotals, on a record that sums up one run of the agent (Copilot
-	// CLI's session.shutdown), are that run's model calls and tokens by
-	// model: what counts of a session whose records give no call's input
-	// (see ModelCalls).
+	// RunTotals is set on a record that sums up one run of the agent
+	// (Copilot CLI's session.shutdown). It holds that run's model calls
+	// and tokens per model. These totals are used for a session whose
+	// records report no input tokens for any call (see ModelCalls).
 	RunTotals []RunModel
 }
 
-// RunModel is what one run of an agent spent on one model: how many
-// model calls, and their tokens.
+// RunModel is what one run of an agent spent on one model: the number of
+// model calls and their tokens.
 type RunModel struct {
 	Model string
 	Calls int
@@ -51,36 +52,38 @@ type RunModel struct {
 type Part struct {
 	Kind    string
 	Text    string // text, thinking, or a tool result's output
-	Tool    string // tool name of a call
+	Tool    string // the tool name, for a tool call
 	CallID  string // links a tool result to its call
 	Input   any    // a tool call's input
-	IsError bool   // a failed tool result
+	IsError bool   // the tool result reports a failure
 }
 
-// Usage is the token count of one model call, each kind apart: input
-// the model read anew, input read from the prompt cache, input written to
-// it, and output. They are priced differently, and a sum of them reads
-// as millions of "input" tokens for a session that sent hundreds.
+// Usage is the token count of one model call, with each kind counted
+// separately: uncached input, input read from the prompt cache, input
+// written to the cache, and output. The kinds are priced differently,
+// and summing them would report millions of "input" tokens for a
+// session that sent hundreds.
 type Usage struct {
 	Input      int64
 	CacheRead  int64
 	CacheWrite int64
 	Output     int64
 	// CacheWrite1h is the part of CacheWrite written to the one-hour
-	// cache (Anthropic's ephemeral_1h_input_tokens), priced apart.
+	// cache (Anthropic's ephemeral_1h_input_tokens), which has its own
+	// price.
 	CacheWrite1h int64 `json:",omitzero"`
-	// Long is the part of the above that calls with a long prompt made:
-	// Long[i] is that of the calls whose prompt (input, cache reads and
-	// writes) was over LongContext[i] tokens and not over the next
-	// threshold, since prices change above such thresholds.
+	// Long is the part of the counts above that came from calls with a
+	// long prompt. Long[i] covers the calls whose prompt (input, cache
+	// reads and cache writes) was over LongContext[i] tokens but not
+	// over the next threshold, since prices change above each threshold.
 	Long [len(LongContext)]Tokens `json:",omitzero"`
 }
 
-// LongContext are the prompt sizes above which some models' prices change
-// (LiteLLM's *_above_128k_tokens, _200k_, _272k_).
+// LongContext lists the prompt sizes above which some models' prices
+// change (LiteLLM's *_above_128k_tokens, _200k_, _272k_).
 var LongContext = [...]int64{128_000, 200_000, 272_000}
 
-// Tokens are token counts of each kind.
+// Tokens holds token counts of each kind.
 type Tokens struct {
 	Input, CacheRead, CacheWrite, CacheWrite1h, Output int64
 }
@@ -93,15 +96,15 @@ func (t *Tokens) add(u Tokens) {
 	t.Output += u.Output
 }
 
-// Kinds is u's counts of each kind.
+// Kinds returns o's counts of each kind.
 func (o Usage) Kinds() Tokens {
 	return Tokens{o.Input, o.CacheRead, o.CacheWrite, o.CacheWrite1h, o.Output}
 }
 
-// Total is the number of tokens of every kind.
+// Total returns the number of tokens of all kinds.
 func (o Usage) Total() int64 { return o.Input + o.CacheRead + o.CacheWrite + o.Output }
 
-// Less is o without the tokens t.
+// Less returns o minus the tokens t.
 func (o Usage) Less(t Tokens) Usage {
 	o.Input -= t.Input
 	o.CacheRead -= t.CacheRead
@@ -111,8 +114,8 @@ func (o Usage) Less(t Tokens) Usage {
 	return o
 }
 
-// OfCall is the usage of one model call with its tokens placed in the
-// long-context part its prompt's size says.
+// OfCall treats o as the usage of one model call and returns it with its
+// tokens also counted in the Long entry that matches its prompt size.
 func (o Usage) OfCall() Usage {
 	o.Long = [len(LongContext)]Tokens{}
 	prompt := o.Input + o.CacheRead + o.CacheWrite
@@ -137,7 +140,8 @@ func (o *Usage) Add(u Usage) {
 	}
 }
 
-// Remove takes u, added before, out of o again: Add's inverse.
+// Remove subtracts u, previously added, from o. It is the inverse of
+// Add.
 func (o *Usage) Remove(u Usage) {
 	o.Input -= u.Input
 	o.CacheRead -= u.CacheRead
@@ -150,16 +154,17 @@ func (o *Usage) Remove(u Usage) {
 	}
 }
 
-// Sub is o minus u, kind by kind (a running total less an earlier one).
+// Sub returns o minus u, kind by kind, such as a running total minus an
+// earlier one. The result's Long is left empty.
 func (o Usage) Sub(u Usage) Usage {
 	return Usage{Input: o.Input - u.Input, CacheRead: o.CacheRead - u.CacheRead, CacheWrite: o.CacheWrite - u.CacheWrite,
 		Output: o.Output - u.Output, CacheWrite1h: o.CacheWrite1h - u.CacheWrite1h}
 }
 
-// Viewer reads a stored message as a Message. Agents write records of
+// Viewer reads a stored message as a Message. Agents write records in
 // their own shapes (a Claude Code record wraps its message, a Codex line
-// its payload); package agent has a Viewer for those. A nil Viewer is
-// ViewMessage.
+// wraps its payload); package agent provides a Viewer for those. A nil
+// Viewer means ViewMessage.
 type Viewer func(v any) Message
 
 func (view Viewer) orGeneric() Viewer {
@@ -170,8 +175,8 @@ func (view Viewer) orGeneric() Viewer {
 }
 
 // ViewMessage reads a stored message in the common shapes: a plain
-// {role, content|parts} object (role taken from type when it has none),
-// Anthropic content blocks, OpenAI tool_calls.
+// {role, content|parts} object (with the role taken from "type" when
+// there is no "role"), Anthropic content blocks, and OpenAI tool_calls.
 func ViewMessage(v any) Message {
 	obj, _ := v.(map[string]any)
 	m := Message{ID: str(obj, "id"), Time: firstStr(obj, "time", "timestamp", "ts")}
@@ -196,9 +201,10 @@ func ViewMessage(v any) Message {
 	return m
 }
 
-// ContentParts reads the parts of a message object: its content (a
-// string, or a list of Anthropic or OpenAI blocks), or its parts, and
-// its OpenAI tool_calls; a tool message's parts are tool results.
+// ContentParts returns the parts of a message object. They come from its
+// content (a string, or a list of Anthropic or OpenAI blocks) or else its
+// parts, followed by its OpenAI tool_calls. The parts of a tool message
+// are tool results.
 func ContentParts(obj map[string]any) []Part {
 	var parts []Part
 	content := obj["content"]
@@ -255,8 +261,9 @@ func blockPart(b any) Part {
 	}
 }
 
-// ContentText flattens a content value to its text: a string, the text
-// blocks of a list one per line, or the JSON of anything else.
+// ContentText flattens a content value to text: a string is returned
+// as is, a list yields its text blocks one per line, and anything else
+// yields its JSON.
 func ContentText(v any) string {
 	switch v := v.(type) {
 	case string:
@@ -304,8 +311,9 @@ func firstStr(o map[string]any, keys ...string) string {
 
 func num(o map[string]any, key string) int64 { return Int(o[key]) }
 
-// Int reads a number as parsed (Number) or as Go code built it (float64,
-// int, int64); anything else, or a Number out of range, is 0.
+// Int returns v as an int64. v may be a parsed Number or a Go number
+// (float64, int, int64). Anything else, or a Number out of range,
+// returns 0.
 func Int(v any) int64 {
 	switch n := v.(type) {
 	case Number:
@@ -328,22 +336,23 @@ type Stats struct {
 	Files      int
 	ToolCalls  int
 	ModelCalls int
-	// InputTokens is uncached input; cache reads and writes are apart.
+	// InputTokens counts uncached input only; cache reads and writes are
+	// counted separately.
 	InputTokens      int64
 	CacheReadTokens  int64
 	CacheWriteTokens int64
 	OutputTokens     int64
-	// ByModel is the tokens of each model ("" when a call names none),
-	// so that a cost can be put on them.
+	// ByModel holds the token usage per model ("" when a call names no
+	// model), so that a cost can be computed.
 	ByModel map[string]Usage
 	// Estimated is true when some model calls recorded no usage, so their
 	// tokens were estimated from text length (about four bytes a token).
 	Estimated bool
 }
 
-// ComputeStats counts what a document's messages record, read by view
-// (nil: ViewMessage). Model calls and their tokens are those of
-// ModelCalls.
+// ComputeStats summarises a document's messages, read by view (nil means
+// ViewMessage). Model calls and their tokens are counted as ModelCalls
+// counts them.
 func ComputeStats(doc map[string]any, view Viewer) Stats {
 	view = view.orGeneric()
 	msgs, _ := doc[MemberMessages].([]any)
@@ -374,50 +383,54 @@ func ComputeStats(doc map[string]any, view Viewer) Stats {
 	return s
 }
 
-// Call is one model call (one API response) read from a conversation,
-// or, for a session counted from the totals of its runs, one run's calls
-// of one model.
+// Call is one model call (one API response) read from a conversation.
+// For a session counted from the totals of its runs, a Call is instead
+// all of one run's calls to one model.
 type Call struct {
-	// Records are the indexes of the messages the response was written
-	// in, in order; for calls known from a total, the responses it
-	// measures and the record that carries it.
+	// Records are the indexes of the messages that hold the response, in
+	// order. For a call known from a running total, they are the
+	// responses the total covers followed by the record holding the
+	// total.
 	Records []int
 	ID      string // the response's id (UsageKey), when recorded
 	Model   string
-	Time    string // of its first record
+	Time    string // the time of its first record
 	Usage   Usage
 	// Estimated is true when the call recorded no usage and its output
 	// tokens were estimated from its text.
 	Estimated bool
-	// Count is how many model calls it is: 1, or a run's (RunTotals).
+	// Count is the number of model calls it stands for: 1, or a run's
+	// count (RunTotals).
 	Count int
 }
 
-// ModelCalls reads the model calls of a conversation, in the order their
-// first records come:
+// ModelCalls returns the model calls of a conversation, in the order of
+// their first records:
 //
 //   - When running totals are recorded (Codex's token_count), each total
-//     that differs from the one before is a call, and its tokens are the
-//     difference. An equal total is the same event written again (a call
-//     always reads some input).
-//     A total measures the responses written before it since the last
-//     total, or, when an input came between those and it, the responses
-//     after it: some releases (Codex 0.39) write a call's total before
-//     its response.
-//   - Otherwise, when the records give no call's input but sum up the
-//     agent's runs (RunTotals: Copilot CLI before its usage records
-//     writes only output counts, and each run's totals at its end),
-//     each run's calls of each model are one Call of their Count.
-//   - Otherwise assistant records sharing a UsageKey are one response,
+//     that differs from the previous one is a call, and its tokens are
+//     the difference. A total equal to the previous one is the same event
+//     written again, since every call reads some input.
+//     A total covers the responses written since the previous total. But
+//     if an input came between those responses and the total, it covers
+//     the responses that follow it instead, because some releases (Codex
+//     0.39) write a call's total before its response.
+//   - Otherwise, when the records report no input tokens for any call
+//     but sum up the agent's runs (RunTotals), each run's calls to each
+//     model become one Call with that Count. Copilot CLI, before it
+//     recorded usage per call, wrote only output counts and each run's
+//     totals at the end of the run.
+//   - Otherwise, assistant records sharing a UsageKey are one response,
 //     even with other records between them, and the last usage recorded
-//     counts: streamed records repeat it, the first with a partial output
-//     count. Assistant records with no key are one response until a
-//     record of another role in the conversation (user, tool, developer,
-//     system) comes between them: an agent sends its inputs and reads a
-//     new response after each.
+//     counts, because streamed records repeat the usage and the first
+//     has a partial output count. Assistant records without a key are one
+//     response until a record of another conversation role (user, tool,
+//     developer, system) comes between them, because an agent sends its
+//     inputs and then reads a new response.
 //
-// The rules are CallGroups' and RunningTotals', and of the runs' totals,
-// which a count kept as records come (agent.Tally) follows too.
+// CallGroups, RunningTotals and the handling of run totals implement
+// these rules. agent.Tally, which counts records as they arrive, follows
+// the same rules.
 func ModelCalls(msgs []any, view Viewer) []Call {
 	view = view.orGeneric()
 	var r CallReader
@@ -429,30 +442,35 @@ func ModelCalls(msgs []any, view Viewer) []Call {
 	return r.Calls()
 }
 
-// CallReader reads model calls as ModelCalls does, one message at a
-// time, so that a reader of a long session need not keep its messages:
-// Add them in order, each with its index, then take the Calls.
+// CallReader finds model calls as ModelCalls does, one message at a
+// time, so that a reader of a long session does not need to keep all
+// its messages. Call Add for each message in order, with its index, then
+// call Calls.
 type CallReader struct {
-	calls []Call
-	said  []CallSaid // each call's, as its records come
-	byKey map[string]int
-	g     CallGroups
-	open  int // the key-less call still being read
-	// the same from running totals, which win when there are any
-	rt     RunningTotals
-	totals []Call
-	resp   []int // responses no total measures yet
-	// inputAfter says an input came after the last of resp.
+	calls     []Call
+	callState []CallSaid // for each call, what its records said so far
+	byKey     map[string]int
+	g         CallGroups
+	openCall  int // index of the call without a key that is still being read
+	// Calls found from running totals, which take precedence when there
+	// are any.
+	rt         RunningTotals
+	totals     []Call
+	unmeasured []int // responses not yet covered by a total
+	// inputAfter reports whether an input came after the last of
+	// unmeasured.
 	inputAfter bool
-	// pend is the total read before its responses, when hasPend.
-	pend    int
-	hasPend bool
-	// and from the totals of runs, which win when no call reads input
+	// earlyTotal is the index in totals of a total that was read before
+	// its responses, when hasEarlyTotal is set.
+	earlyTotal    int
+	hasEarlyTotal bool
+	// Calls found from the totals of runs, which take precedence when no
+	// call reports input tokens.
 	runs    []Call
 	runResp []int // responses since the last run's totals
 }
 
-// Add reads message i, m.
+// Add reads message m, whose index is i.
 func (r *CallReader) Add(i int, m Message) {
 	r.addTotal(i, m)
 	r.addRun(i, m)
@@ -467,23 +485,23 @@ func (r *CallReader) Add(i int, m Message) {
 	case SameCall:
 		n = r.byKey[m.UsageKey]
 	case OpenCall:
-		n = r.open
+		n = r.openCall
 	case NewCall:
 		n = len(r.calls)
 		r.calls = append(r.calls, Call{ID: m.UsageKey, Time: m.Time, Count: 1})
-		r.said = append(r.said, CallSaid{Model: r.g.Model(m)})
+		r.callState = append(r.callState, CallSaid{Model: r.g.Model(m)})
 		if m.UsageKey != "" {
 			r.byKey[m.UsageKey] = n
 		} else {
-			r.open = n
+			r.openCall = n
 		}
 	}
 	r.calls[n].Records = append(r.calls[n].Records, i)
-	r.said[n].Read(m)
+	r.callState[n].Read(m)
 }
 
-// isResponse reports whether m is a record of a model's response (not a
-// total, not an input).
+// isResponse reports whether m is a record of a model's response, not a
+// total or an input.
 func isResponse(m Message) bool {
 	return m.TotalUsage == nil && (m.Role == "assistant" || m.Role == "model")
 }
@@ -497,35 +515,37 @@ func isInput(m Message) bool {
 	return false
 }
 
-// addTotal reads message i as running totals are read (see ModelCalls):
-// a total takes the responses before it, unless an input came after
-// them; then they are the pending total's, and it waits for its own.
+// addTotal reads message m, at index i, for the running-totals rule (see
+// ModelCalls). A total covers the responses before it, unless an input
+// came after them. In that case the responses belong to the early total
+// read before them, and the new total becomes the early total that
+// waits for its own responses.
 func (r *CallReader) addTotal(i int, m Message) {
 	model, u, ok := r.rt.Read(m)
 	switch {
 	case ok:
 		c := Call{Records: []int{i}, Model: model, Time: m.Time, Usage: u, Count: 1}
 		switch {
-		case len(r.resp) > 0 && !r.inputAfter, len(r.resp) > 0 && !r.hasPend:
-			c.Records = append(r.resp, i)
-			r.resp, r.hasPend = nil, false
-		case len(r.resp) > 0:
-			p := &r.totals[r.pend]
-			p.Records = append(p.Records, r.resp...)
-			r.resp, r.pend = nil, len(r.totals)
+		case len(r.unmeasured) > 0 && !r.inputAfter, len(r.unmeasured) > 0 && !r.hasEarlyTotal:
+			c.Records = append(r.unmeasured, i)
+			r.unmeasured, r.hasEarlyTotal = nil, false
+		case len(r.unmeasured) > 0:
+			p := &r.totals[r.earlyTotal]
+			p.Records = append(p.Records, r.unmeasured...)
+			r.unmeasured, r.earlyTotal = nil, len(r.totals)
 		default:
-			r.pend, r.hasPend = len(r.totals), true
+			r.earlyTotal, r.hasEarlyTotal = len(r.totals), true
 		}
 		r.totals = append(r.totals, c)
 	case isResponse(m):
-		r.resp, r.inputAfter = append(r.resp, i), false
-	case isInput(m) && len(r.resp) > 0:
+		r.unmeasured, r.inputAfter = append(r.unmeasured, i), false
+	case isInput(m) && len(r.unmeasured) > 0:
 		r.inputAfter = true
 	}
 }
 
-// addRun reads message i as the totals of runs are read: a run's totals
-// take the responses since the run before.
+// addRun reads message m, at index i, for the run-totals rule: a run's
+// totals cover the responses since the previous run's totals.
 func (r *CallReader) addRun(i int, m Message) {
 	switch {
 	case len(m.RunTotals) > 0:
@@ -542,20 +562,21 @@ func (r *CallReader) addRun(i int, m Message) {
 	}
 }
 
-// Calls are the model calls of the messages added: those of the running
-// totals when there are any; else those of the runs' totals when no
-// call reads input; else the responses.
+// Calls returns the model calls of the messages added so far: the calls
+// from running totals when there are any; otherwise the calls from the
+// runs' totals when no call reports input tokens; otherwise the
+// responses.
 func (r *CallReader) Calls() []Call {
 	if len(r.totals) > 0 {
 		out := r.totals
-		if len(r.resp) > 0 && r.hasPend { // the last responses, after their total
+		if len(r.unmeasured) > 0 && r.hasEarlyTotal { // the last responses came after their total
 			out = slices.Clone(out)
-			out[r.pend].Records = append(slices.Clone(out[r.pend].Records), r.resp...)
+			out[r.earlyTotal].Records = append(slices.Clone(out[r.earlyTotal].Records), r.unmeasured...)
 		}
 		return out
 	}
 	input := false
-	for i, s := range r.said {
+	for i, s := range r.callState {
 		r.calls[i].Model, r.calls[i].Usage, r.calls[i].Estimated = s.Model, s.Usage.OfCall(), s.Estimated
 		input = input || s.Usage.Input+s.Usage.CacheRead+s.Usage.CacheWrite > 0
 	}
@@ -565,28 +586,29 @@ func (r *CallReader) Calls() []Call {
 	return r.calls
 }
 
-// CallGroups is what grouping records into model calls (ModelCalls) keeps
-// from one record to the next: whether a call with no key is still being
-// read, and the model the last record that is no response named (Codex's
-// turn_context).
+// CallGroups is the state kept from one record to the next while
+// grouping records into model calls (ModelCalls): whether a call without
+// a key is still being read, and the model named by the last record
+// that is not a response (Codex's turn_context).
 type CallGroups struct {
 	Open  bool
 	Named string
 }
 
-// Joined says what a record is to the model calls read so far.
+// Joined describes how a record relates to the model calls read so far.
 type Joined int
 
-// What Join finds a record to be.
+// The results of Join.
 const (
-	NotACall Joined = iota // not a response: no call's record
+	NotACall Joined = iota // not a response, so not part of any call
 	NewCall                // the first record of a call
-	SameCall               // another record of the call with its UsageKey
-	OpenCall               // another record of the call with no key still being read
+	SameCall               // another record of the call with the same UsageKey
+	OpenCall               // another record of the call without a key that is still being read
 )
 
-// Join reads one record: seen says a call with the record's UsageKey was
-// read before.
+// Join reads one record and reports how it relates to the calls read so
+// far. seen reports whether a call with the record's UsageKey was read
+// before.
 func (g *CallGroups) Join(m Message, seen bool) Joined {
 	switch m.Role {
 	case "assistant", "model":
@@ -594,7 +616,7 @@ func (g *CallGroups) Join(m Message, seen bool) Joined {
 		g.Open = false
 		g.Named = cmp.Or(m.Model, g.Named)
 		return NotACall
-	default: // progress lines, events: not part of the conversation
+	default: // progress lines and events are not part of the conversation
 		g.Named = cmp.Or(m.Model, g.Named)
 		return NotACall
 	}
@@ -608,19 +630,19 @@ func (g *CallGroups) Join(m Message, seen bool) Joined {
 	return NewCall
 }
 
-// Model is the model a new call that starts with m is of.
+// Model returns the model of a new call that starts with m.
 func (g *CallGroups) Model(m Message) string { return cmp.Or(m.Model, g.Named) }
 
-// CallSaid is what a call's records said of it so far: its model, and its
-// usage, the last one recorded, or, when none records one, an estimate
-// from the first record's text.
+// CallSaid is what a call's records have reported about it so far: its
+// model and its usage. The usage is the last one recorded or, when no
+// record has one, an estimate from the first record's text.
 type CallSaid struct {
 	Model     string
-	Usage     Usage // as recorded: OfCall places it
+	Usage     Usage // as recorded; OfCall fills in Long
 	Estimated bool
 }
 
-// Read adds one more record of the call.
+// Read adds another record of the call.
 func (c *CallSaid) Read(m Message) {
 	if c.Model == "" {
 		c.Model = m.Model
@@ -633,16 +655,17 @@ func (c *CallSaid) Read(m Message) {
 	}
 }
 
-// RunningTotals reads model calls from running totals as ModelCalls
-// does, one record at a time: Prev is the last total that made a call,
-// Model the model the last record that is no response named.
+// RunningTotals finds model calls from running totals as ModelCalls
+// does, one record at a time. Prev is the last total that produced a
+// call, and Model is the model named by the last record that is not a
+// response.
 type RunningTotals struct {
 	Prev  Usage
 	Model string
 }
 
-// Read reads one record, and returns the call its total makes, if any:
-// its model and tokens (placed by OfCall).
+// Read reads one record. If the record holds a new total, Read returns
+// the call it stands for: its model and tokens (with Long set by OfCall).
 func (rt *RunningTotals) Read(m Message) (model string, u Usage, ok bool) {
 	if m.TotalUsage == nil {
 		if m.Role != "assistant" && m.Role != "model" && m.Model != "" {
@@ -658,9 +681,9 @@ func (rt *RunningTotals) Read(m Message) (model string, u Usage, ok bool) {
 	return rt.Model, u, true
 }
 
-// fromTotals reads model calls from running totals (RunningTotals). A
-// call's records are the assistant records since the call before (what
-// the response said), then the total itself.
+// fromTotals returns the model calls found from running totals
+// (RunningTotals). A call's records are the assistant records since the
+// previous call (the response), followed by the total itself.
 func fromTotals(msgs []any, view Viewer) []Call {
 	var r CallReader
 	for i, raw := range msgs {
@@ -671,9 +694,9 @@ func fromTotals(msgs []any, view Viewer) []Call {
 	return r.totals
 }
 
-// RunningTotal finds the last running total of tokens (some agents, as
-// Codex, record one after each model call) and how many model calls they
-// record.
+// RunningTotal returns the last running total of tokens, which some
+// agents such as Codex record after each model call, and the number of
+// model calls the totals record.
 func RunningTotal(msgs []any, view Viewer) (Usage, int) {
 	calls := fromTotals(msgs, view.orGeneric())
 	var total Usage

@@ -9,10 +9,11 @@ import (
 // CanonicalNumber returns the canonical form of a JSON number literal.
 //
 // An integer literal (no fraction, no exponent) is kept digit for digit,
-// whatever its size; "-0" keeps its sign. Any other number is reduced to
-// its exact decimal value and written as ECMAScript writes numbers (the
-// form RFC 8785 uses): 1.50 → 1.5, 1E2 → 100, 0.0000001 → 1e-7. Digits
-// beyond float64 precision are kept, not rounded: nothing is lost.
+// whatever its size, and "-0" keeps its sign. Any other number is reduced
+// to its exact decimal value and written the way ECMAScript writes
+// numbers (the form RFC 8785 uses): 1.50 → 1.5, 1E2 → 100,
+// 0.0000001 → 1e-7. Digits beyond float64 precision are kept, not
+// rounded, so nothing is lost.
 func CanonicalNumber(lit string) (Number, error) {
 	if end, err := scanNumber([]byte(lit), 0); err != nil || end != len(lit) {
 		return "", fmt.Errorf("%q is not a JSON number", lit)
@@ -42,8 +43,8 @@ func CanonicalNumber(lit string) (Number, error) {
 	}
 	trimmed := strings.TrimRight(digits, "0")
 	exp += len(digits) - len(trimmed)
-	// The written exponent is that of the normalised form; bound it, so
-	// that the canonical form reads back.
+	// Check the exponent of the normalised form, which is what gets
+	// written, so that the canonical form can be parsed again.
 	if e := len(trimmed) + exp - 1; e > maxExponent || e < -maxExponent {
 		return "", fmt.Errorf("the exponent of %q is too large", lit)
 	}
@@ -95,6 +96,6 @@ func (n Number) Int64() (int64, bool) {
 // String returns the canonical literal.
 func (n Number) String() string { return string(n) }
 
-// MarshalJSON writes the number as it is, so that encoding/json output
+// MarshalJSON returns the literal unchanged, so that encoding/json output
 // keeps every digit.
 func (n Number) MarshalJSON() ([]byte, error) { return []byte(n), nil }

@@ -15,8 +15,8 @@ type PatchOp struct {
 }
 
 // MakePatch returns a JSON Patch that turns a into b. Objects are patched
-// member by member; arrays keep their common prefix and suffix and patch
-// the middle in place, so appending one message is one "add".
+// member by member. For arrays, the common prefix and suffix are kept and
+// only the middle is patched, so appending one message is a single "add".
 func MakePatch(a, b any) []PatchOp {
 	var ops []PatchOp
 	makePatch(&ops, "", a, b)
@@ -66,13 +66,13 @@ func patchArray(ops *[]PatchOp, ptr string, a, b []any) {
 	for i := range min(ma, mb) {
 		makePatch(ops, ptr+"/"+strconv.Itoa(pre+i), a[pre+i], b[pre+i])
 	}
-	for range ma - mb { // each removal shifts the rest down
+	for range ma - mb { // each removal shifts the later elements down
 		*ops = append(*ops, PatchOp{Op: "remove", Path: ptr + "/" + strconv.Itoa(pre+mb)})
 	}
 	for j := ma; j < mb; j++ {
 		at := strconv.Itoa(pre + j)
 		if suf == 0 {
-			at = "-" // appending, the common case of a growing conversation
+			at = "-" // append: the common case of a growing conversation
 		}
 		*ops = append(*ops, PatchOp{Op: "add", Path: ptr + "/" + at, Value: b[pre+j]})
 	}
@@ -126,8 +126,9 @@ func applyOp(root any, op PatchOp) (any, error) {
 	return root, err
 }
 
-// edit walks to the container at path and lets f change it; set replaces
-// the container itself (arrays change length).
+// edit walks to the container at path and calls f to change it. f can
+// call set to replace the container itself, which it needs to do when
+// an array changes length.
 func edit(root *any, path []string, f func(container any, set func(any)) error) error {
 	set := func(v any) { *root = v }
 	cur := *root

@@ -4,32 +4,32 @@ import (
 	"maps"
 )
 
-// Scanned is a document checked whole, as Parse checks it, but not held
-// whole: its members, except the elements of messages and events,
-// parsed (Rest), and where each of those elements lies in the text, to
-// be parsed when asked for (Element). Parsed whole, a 20 MB document of
-// 50,000 messages is some 150 MB of Go values; scanned, it is its text
-// and 16 bytes an element, and a save holds one element at a time
-// (docs/design.md §7).
+// Scanned is a document that has been checked in full, as Parse checks
+// it, but not built in full in memory. Its members are parsed into Rest,
+// except the elements of messages and events: for those it records
+// where each element lies in the text, and parses it on request
+// (Element). Parsed in full, a 20 MB document of 50,000 messages takes
+// some 150 MB of Go values; scanned, it takes its text plus 16 bytes per
+// element, and a save holds one element at a time (docs/design.md §7).
 type Scanned struct {
 	data []byte
 	lim  Limits
-	// Rest holds every member but messages and events when they are
-	// non-empty arrays: what Split puts in snapshot.json, and files.
+	// Rest holds every member except messages and events when they are
+	// non-empty arrays: the members Split puts in snapshot.json, and files.
 	Rest  map[string]any
-	spans map[string][]span // by member: where its elements lie
+	spans map[string][]span // for each member, where its elements lie
 }
 
-// span is where an element lies in a document's text.
+// span is the byte range of an element in a document's text.
 type span struct{ start, end int }
 
-// apart stands in Rest's place of a member whose elements are scanned,
-// until ScanDocument takes it out.
-type apart struct{}
+// scannedMember is a placeholder in Rest for a member whose elements
+// were scanned. ScanDocument removes it before returning.
+type scannedMember struct{}
 
 // ScanDocument checks a snapshot document as ParseDocument does, with
-// the same errors, and returns it scanned: data is kept, not copied, and
-// must not change while the Scanned is used.
+// the same errors, and returns it scanned. data is kept, not copied, and
+// must not change while the Scanned is in use.
 func ScanDocument(data []byte, lim Limits) (*Scanned, error) {
 	if lim.MaxDepth == 0 {
 		lim.MaxDepth = DefaultMaxDepth
@@ -41,21 +41,22 @@ func ScanDocument(data []byte, lim Limits) (*Scanned, error) {
 	p := &parser{data: data, lim: lim, scan: d}
 	p.skipSpace()
 	if p.pos >= len(data) || data[p.pos] != '{' {
-		_, err := ParseDocument(data, lim) // not an object: its error, as ParseDocument gives it
+		_, err := ParseDocument(data, lim) // not an object: return the error ParseDocument returns
 		return nil, err
 	}
-	v, err := p.only()
+	v, err := p.topValue()
 	if err != nil {
 		return nil, err
 	}
 	d.Rest = v.(map[string]any)
-	maps.DeleteFunc(d.Rest, func(_ string, v any) bool { _, ok := v.(apart); return ok })
+	maps.DeleteFunc(d.Rest, func(_ string, v any) bool { _, ok := v.(scannedMember); return ok })
 	return d, nil
 }
 
-// elements reads the value of a top-level member stored apart: a
-// non-empty array is checked element by element and its elements'
-// places kept; any other value is read as it is.
+// elements reads the value of a top-level member stored outside
+// snapshot.json. A non-empty array is checked element by element and
+// the position of each element recorded; any other value is parsed
+// normally.
 func (d *Scanned) elements(p *parser, member string, depth int) (any, error) {
 	if p.pos >= len(p.data) || p.data[p.pos] != '[' || d.emptyArray(p.pos) {
 		return p.value(depth)
@@ -85,13 +86,13 @@ func (d *Scanned) elements(p *parser, member string, depth int) (any, error) {
 		}
 		if done {
 			d.spans[member] = spans
-			return apart{}, nil
+			return scannedMember{}, nil
 		}
 	}
 }
 
-// emptyArray reports whether the array at i holds nothing: [] stays in
-// Rest, as Split leaves it.
+// emptyArray reports whether the array at i is empty. An empty array
+// stays in Rest, as Split leaves it.
 func (d *Scanned) emptyArray(i int) bool {
 	for i++; i < len(d.data); i++ {
 		switch d.data[i] {
@@ -105,26 +106,27 @@ func (d *Scanned) emptyArray(i int) bool {
 	return false
 }
 
-// Len is how many elements member (messages or events) has apart from
-// Rest.
+// Len returns the number of scanned elements of member (messages or
+// events), which are not in Rest.
 func (d *Scanned) Len(member string) int { return len(d.spans[member]) }
 
-// Size is the length of the document's text.
+// Size returns the length of the document's text.
 func (d *Scanned) Size() int { return len(d.data) }
 
-// Element parses element i of member (messages or events), as Parse read
-// it.
+// Element parses element i of member (messages or events), returning the
+// same value Parse would.
 func (d *Scanned) Element(member string, i int) (any, error) {
 	sp := d.spans[member][i]
 	p := &parser{data: d.data, pos: sp.start, lim: d.lim, path: []any{member, i}}
-	v, err := p.value(2) // in the document's object and its member's array
+	v, err := p.value(2) // depth 2: inside the document object and the member's array
 	if err == nil && p.pos != sp.end {
 		err = p.errorf("the element ends at byte %d, not %d as scanned", p.pos, sp.end)
 	}
 	return v, err
 }
 
-// Document parses the whole document, as ParseDocument gives it.
+// Document parses the whole document and returns what ParseDocument
+// would.
 func (d *Scanned) Document() (map[string]any, error) {
 	doc := maps.Clone(d.Rest)
 	for member, spans := range d.spans {

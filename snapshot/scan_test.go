@@ -11,8 +11,9 @@ import (
 	"github.com/git-snap/git-snap/snapshot"
 )
 
-// scanAgrees checks that ScanDocument accepts what ParseDocument accepts,
-// with the same document, and refuses the rest with the same error.
+// scanAgrees checks that ScanDocument accepts the same input as
+// ParseDocument, returns the same document, and rejects other input with
+// the same error. It reports whether the input was accepted.
 func scanAgrees(t *testing.T, data []byte, lim snapshot.Limits) bool {
 	t.Helper()
 	want, werr := snapshot.ParseDocument(data, lim)
@@ -35,15 +36,16 @@ func scanAgrees(t *testing.T, data []byte, lim snapshot.Limits) bool {
 		_, inDoc := want[m]
 		_, inRest := d.Rest[m]
 		if inRest != (inDoc && len(arr) == 0) || d.Len(m) != len(arr) {
-			t.Fatalf("%.200q: %d %s apart, want %d (in the rest only when not a non-empty array)", data, d.Len(m), m, len(arr))
+			t.Fatalf("%.200q: %d %s scanned, want %d (in Rest only when not a non-empty array)", data, d.Len(m), m, len(arr))
 		}
 	}
 	return true
 }
 
-// A scanned document reads as the parsed one, and a damaged one fails
-// with the same error (place, JSON path, problem): every generated
-// document, then each cut short, and with a byte changed, at many places.
+// A scanned document equals the parsed one, and a damaged one fails with
+// the same error (position, JSON path, problem). The test covers every
+// generated document, then each one truncated, and each one with a byte
+// changed, at many positions.
 func TestScanAgreesWithParse(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 4))
 	lims := []snapshot.Limits{{}, {MaxDepth: 5}, {MaxValueBytes: 40}, {MaxBytes: 3000}}
@@ -85,7 +87,7 @@ func TestScanEdges(t *testing.T) {
 	}
 }
 
-// Elements are found where they lie, whatever the spacing.
+// Elements are found at their positions, whatever the white space.
 func TestScanElements(t *testing.T) {
 	d, err := snapshot.ScanDocument([]byte("{\"config\":{\"m\":1},\n \"messages\" :\t[ {\"a\":\"x\"} ,\n2,\"three\" ]}"), snapshot.Limits{})
 	if err != nil {

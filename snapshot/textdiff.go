@@ -7,7 +7,8 @@ import (
 )
 
 // UnifiedDiff returns a unified diff (3 lines of context) that turns a
-// into b, or "" when they are equal. Names label the two sides.
+// into b, or "" when they are equal. nameA and nameB label the two
+// sides.
 func UnifiedDiff(nameA, nameB, a, b string) string {
 	if a == b {
 		return ""
@@ -33,15 +34,16 @@ func splitLines(s string) []string {
 	return lines
 }
 
-// lineOp is one step of an edit script: '=' keeps a[i] (= b[j]), '-'
-// drops a[i], '+' inserts b[j].
+// lineOp is one step of an edit script: '=' keeps a[i] (equal to b[j]),
+// '-' deletes a[i], and '+' inserts b[j].
 type lineOp struct {
 	kind byte
 	i, j int
 }
 
-// lineOps computes a shortest edit script from a to b, or past
-// maxEditDistance a correct but longer one.
+// lineOps computes a shortest edit script from a to b. When the edit
+// distance exceeds maxEditDistance, it returns a correct but longer
+// script.
 func lineOps(a, b []string) []lineOp {
 	d := newDiffer(a, b)
 	d.run()
@@ -64,35 +66,38 @@ func lineOps(a, b []string) []lineOp {
 }
 
 // maxEditDistance bounds the search, whose time grows with the number
-// of lines times the edit distance: without it two large unrelated
-// texts would take quadratic time. Past it the differing middle is
-// shown as removed then added, which is correct, only less minimal.
+// of lines times the edit distance. Without a bound, two large unrelated
+// texts would take quadratic time. Beyond the bound, the differing
+// middle is shown as removed and then added, which is correct but not
+// minimal.
 const maxEditDistance = 4000
 
-// differ finds the edit script that Myers' forward search (Myers 1986)
-// finds, in memory linear in the input rather than quadratic in the
-// edit distance. Tracing the path back needs every step of the search
-// kept; instead, as in the paper's linear-space refinement, it finds a
-// point halfway along the path and recurses on the two halves.
+// differ finds the same edit script as Myers' forward search (Myers
+// 1986), using memory linear in the input rather than quadratic in the
+// edit distance. Tracing the path back would require keeping every step
+// of the search. Instead, as in the paper's linear-space refinement,
+// differ finds a point halfway along the path and recurses on the two
+// halves.
 //
-// The paper finds that point by searching from both ends until the
-// searches meet. Where several scripts are equally short, that picks a
-// different one than the forward search, so diffs already shown would
-// change (docs/examples among them). The forward search can give the
-// point itself: each furthest-reaching point carries the diagonal its
-// path was on at the halfway step, which costs one vector more.
+// The paper finds that point by searching from both ends until the two
+// searches meet. When several scripts are equally short, that picks a
+// different script than the forward search, so diffs that were already
+// shown (docs/examples among them) would change. The forward search can
+// find the point itself: each furthest-reaching point records which
+// diagonal its path was on at the halfway step, at the cost of one more
+// vector.
 type differ struct {
 	a, b     []int  // lines as numbers, so equal lines compare cheaply
 	del, ins []bool // del[i]: a[i] is removed; ins[j]: b[j] is added
-	// For diagonal x-y = k of the box being searched, at index off+k:
-	// far is the furthest x reached, -1 when none is; half is far as
-	// it was at the halfway step; via is the diagonal the path to far
-	// was on then.
+	// For diagonal k = x-y of the box being searched, at index off+k:
+	// far is the furthest x reached, or -1 if none; half is the value
+	// far had at the halfway step; via is the diagonal the path to far
+	// was on at the halfway step.
 	far, half, via []int
 	off            int
 }
 
-// box is the sub-problem of turning a[x0:x1] into b[y0:y1].
+// box is the subproblem of turning a[x0:x1] into b[y0:y1].
 type box struct{ x0, y0, x1, y1 int }
 
 func newDiffer(a, b []string) *differ {
@@ -111,8 +116,8 @@ func newDiffer(a, b []string) *differ {
 		return out
 	}
 	d.a, d.b = number(a), number(b)
-	// No script is longer than both texts together, and the search
-	// stops at the bound: diagonals go from -(off-1) to off-1.
+	// No script is longer than both texts together, and the search stops
+	// at maxEditDistance, so diagonals range from -(off-1) to off-1.
 	d.off = min(len(a)+len(b), maxEditDistance) + 1
 	d.far = make([]int, 2*d.off+1)
 	d.half = make([]int, 2*d.off+1)
@@ -138,14 +143,14 @@ func (d *differ) run() {
 }
 
 // compare marks the changes along the path the forward search takes
-// through bx, which it crosses in dist edits.
+// through bx, which needs dist edits.
 func (d *differ) compare(bx box, dist int) {
 	switch {
 	case dist == 0:
 	case bx.x0 == bx.x1 || bx.y0 == bx.y1:
 		d.markAll(bx)
 	case dist == 1:
-		// The search slides down the first diagonal, then makes the edit.
+		// The search follows the first diagonal, then makes the edit.
 		s := 0
 		for bx.x0+s < bx.x1 && bx.y0+s < bx.y1 && d.a[bx.x0+s] == d.b[bx.y0+s] {
 			s++
@@ -173,9 +178,10 @@ func (d *differ) markAll(bx box) {
 }
 
 // search runs the forward search through bx for at most limit edits.
-// It returns how many edits reach the end of the box, -1 past limit,
-// and the point the path to the end stood on after halfway edits (for
-// a halfway short of that number).
+// It returns the number of edits needed to reach the end of the box, or
+// -1 if that exceeds limit. It also returns the point the path to the
+// end passed through after halfway edits (meaningful when halfway is
+// less than the returned distance).
 func (d *differ) search(bx box, halfway, limit int) (dist, x, y int) {
 	n, m := bx.x1-bx.x0, bx.y1-bx.y0
 	for e := 0; e <= limit; e++ {
@@ -200,10 +206,10 @@ func (d *differ) search(bx box, halfway, limit int) (dist, x, y int) {
 	return -1, 0, 0
 }
 
-// reach returns the furthest x on diagonal k that e edits reach, -1 if
-// none do, and the diagonal its last edit came from. Where adding and
-// removing a line reach equally far it adds, as the search always has:
-// that choice is what picks among equally short scripts.
+// reach returns the furthest x on diagonal k that e edits reach (-1 if
+// none do) and the diagonal its last edit came from. When adding a line
+// and removing a line reach equally far, it adds, as the search always
+// has; that choice decides between equally short scripts.
 func (d *differ) reach(bx box, e, k int) (x, from int) {
 	n, m := bx.x1-bx.x0, bx.y1-bx.y0
 	x, from = -1, k
@@ -251,8 +257,8 @@ func hunks(ops []lineOp, context int) [][]lineOp {
 	return out
 }
 
-// hunkRange writes a side of a hunk header as git does: the count is
-// left out when it is one.
+// hunkRange formats one side of a hunk header as git does, omitting the
+// count when it is one.
 func hunkRange(start, n int) string {
 	if n == 1 {
 		return strconv.Itoa(start)

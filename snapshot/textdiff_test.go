@@ -8,9 +8,9 @@ import (
 	"testing"
 )
 
-// lineOps must give a script that turns a into b, and one as short as
-// the longest common subsequence allows, which a plain O(NM) table
-// computes independently of Myers' search.
+// lineOps must return a script that turns a into b and is as short as
+// the longest common subsequence allows. A plain O(NM) table computes
+// that length independently of Myers' search.
 func TestLineOpsIsShortest(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	for i := range 20000 {
@@ -26,8 +26,8 @@ func TestLineOpsIsShortest(t *testing.T) {
 }
 
 // randomLines returns two texts over a small alphabet, so that lines
-// repeat and many scripts are equally short; half the time the second
-// is the first with a few lines changed, as in an edited file.
+// repeat and many scripts are equally short. Half the time the second
+// text is the first with a few lines changed, as in an edited file.
 func randomLines(r *rand.Rand) (a, b []string) {
 	alphabet := 1 + r.IntN(6)
 	line := func() string { return fmt.Sprintf("l%d\n", r.IntN(alphabet)) }
@@ -54,7 +54,8 @@ func randomLines(r *rand.Rand) (a, b []string) {
 	return a, b
 }
 
-// checkScript applies ops to a and reports where it does not give b.
+// checkScript applies ops to a and returns an error describing where
+// the result differs from b.
 func checkScript(ops []lineOp, a, b []string) error {
 	var out []string
 	i, j := 0, 0
@@ -108,9 +109,10 @@ func lcsLength(a, b []string) int {
 	return row[len(b)]
 }
 
-// Of equally short scripts, lineOps picks the one the forward search
-// always has: diffs already shown (docs/examples) must not change. A
-// search from both ends that meets in the middle picks others here.
+// Among equally short scripts, lineOps picks the one the forward search
+// has always picked, so that diffs already shown (docs/examples) do not
+// change. A search from both ends that meets in the middle would pick
+// different scripts for these cases.
 func TestLineOpsPicksAsTheForwardSearch(t *testing.T) {
 	for _, tc := range []struct{ a, b, want string }{
 		{"xa", "ax", "-=+"},
@@ -133,8 +135,9 @@ func kinds(ops []lineOp) string {
 	return b.String()
 }
 
-// Up to maxEditDistance the script is the shortest; past it the
-// differing middle is removed and added whole, still correct.
+// Up to maxEditDistance the script is the shortest. Beyond it, the
+// differing middle is removed and added as a whole, which is still
+// correct.
 func TestLineOpsPastTheBound(t *testing.T) {
 	for _, tc := range []struct{ lines, wantEdits int }{
 		{maxEditDistance, maxEditDistance},               // every other line changed: D = lines
@@ -159,12 +162,13 @@ func TestLineOpsPastTheBound(t *testing.T) {
 	}
 }
 
-// TestUnifiedDiffMemoryIsLinear: two 60 KB files that differ on every
-// line (the worst case: the edit distance is every line of both) are
-// diffed within a few megabytes. Tracing Myers' search back from every
-// step kept memory quadratic in the edit distance: 150 MB for this pair,
-// which a git snap diff of two captured files peaked at. Bytes
-// allocated are counted, not time: the bound holds on any machine.
+// TestUnifiedDiffMemoryIsLinear diffs two 60 KB files that differ on
+// every line within a few megabytes. This is the worst case: the edit
+// distance is every line of both. Tracing Myers' search back from every
+// saved step used memory quadratic in the edit distance: 150 MB for this
+// pair, which is what a git snap diff of two captured files peaked at.
+// The test counts bytes allocated, not time, so the bound holds on any
+// machine.
 func TestUnifiedDiffMemoryIsLinear(t *testing.T) {
 	var a, b strings.Builder
 	for i := range 2000 {

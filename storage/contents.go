@@ -2,43 +2,46 @@ package storage
 
 import "time"
 
-// BlockID names a block of a snapshot's messages, stored together,
-// without saying how: two blocks with equal BlockIDs hold the same
-// messages at the same indexes, so a reader that remembers the blocks it
-// has read (a search index) reads each once however many snapshots hold
-// it. It is comparable and serves as a map key.
+// BlockID identifies a block of a snapshot's messages that are stored
+// together, without exposing how they are stored. Two blocks with equal
+// BlockIDs hold the same messages at the same indexes, so a reader that
+// caches the blocks it has read (such as a search index) reads each
+// block once, however many snapshots hold it. It is comparable and can
+// be used as a map key.
 type BlockID ID
 
-// MessageID names one stored message the same way: equal MessageIDs
-// hold equal messages.
+// MessageID identifies one stored message in the same way: equal
+// MessageIDs identify equal messages.
 type MessageID ID
 
-// MessageRef is one message of a block, not yet read: its index among
-// the snapshot's messages and its id.
+// MessageRef refers to one message of a block that has not been read
+// yet: its index among the snapshot's messages, and its id.
 type MessageRef struct {
 	Index int
 	ID    MessageID
 }
 
-// FileID is a captured file of a snapshot, by its blob: what changed
-// between two snapshots is told apart without reading any content.
+// FileID identifies a captured file of a snapshot by its blob, so that
+// changes between two snapshots can be found without reading any
+// content.
 type FileID struct {
 	Path string
 	Mode string
 	Blob ID
 }
 
-// FileSet is the files captured at a snapshot, by blob.
+// FileSet lists the files captured in a snapshot, by blob.
 type FileSet struct {
-	// ID is equal for two snapshots that captured the same files, and
-	// the zero FileSetID for one that captured none: a reader comparing
-	// snapshots skips those whose files did not change.
+	// ID is equal for two snapshots that captured the same files, and is
+	// the zero FileSetID for a snapshot that captured none. A reader
+	// comparing snapshots can skip those whose files did not change.
 	ID    FileSetID
 	Files []FileID
 }
 
-// FileSetID names a snapshot's set of captured files without saying
-// how it is stored. It is comparable and serves as a map key.
+// FileSetID identifies a snapshot's set of captured files without
+// exposing how it is stored. It is comparable and can be used as a map
+// key.
 type FileSetID ID
 
 // Checkpoint is a named snapshot.
@@ -50,5 +53,5 @@ type Checkpoint struct {
 	Target  ID // the snapshot
 	Message string
 	Time    time.Time
-	Moved   bool // a former place of the name, kept after a forced move
+	Moved   bool // a previous target of the name, kept after a forced move
 }

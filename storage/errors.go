@@ -7,30 +7,30 @@ import (
 	"strings"
 )
 
-// Errors meant for users have a UserError method: the command line exits
+// Errors meant for users have a UserError method. The command line exits
 // with status 2 for them (the call or the input is wrong, and nothing was
-// written), and with status 1 for everything else.
+// written), and with status 1 for all other errors.
 
 // ErrStop ends a Walk early without error.
 var ErrStop = errors.New("stop walking")
 
-// ErrNotSnapshot means a commit was found but git-snap did not make it.
+// ErrNotSnapshot means a commit was found but git-snap did not create it.
 var ErrNotSnapshot = errors.New("not a git-snap snapshot")
 
-// NotFoundError means something the user named, a session or a
-// checkpoint, does not exist.
+// NotFoundError means that something the user named, such as a session
+// or a checkpoint, does not exist.
 type NotFoundError struct {
-	Name string // as the user gave it
-	Msg  string // what it does not name, and where to look
+	Name string // the name as the user gave it
+	Msg  string // what kind of thing was not found, and where to look
 }
 
 // Error names what was asked for and what is missing.
 func (e *NotFoundError) Error() string { return fmt.Sprintf("%q %s", e.Name, e.Msg) }
 
-// UserError marks the error as the user's to correct.
+// UserError marks the error as one the user must fix.
 func (e *NotFoundError) UserError() {}
 
-// NoSession is the error for a session name that names none.
+// NoSession returns the error for a name that matches no session.
 func NoSession(name string) error {
 	return &NotFoundError{name, "names no session (see git snap sessions)"}
 }
@@ -39,43 +39,45 @@ func NoSession(name string) error {
 // has none yet.
 type NoSessionsError struct{ Dir string }
 
-// Error says there is none and how to make one.
+// Error says that there is no session yet and how to record one.
 func (e *NoSessionsError) Error() string {
-	return fmt.Sprintf("no session is recorded in %s yet: git snap install claude-code (or codex, gemini, …) records the agent's sessions from its next turn, git snap import --from claude-code ~/.claude/projects brings in those it has, git snap save -s NAME FILE saves a document", e.Dir)
+	return fmt.Sprintf("no session is recorded in %s yet: git snap install claude-code (or codex, gemini, …) records the agent's sessions from its next turn; git snap import --from claude-code ~/.claude/projects imports its existing sessions; git snap save -s NAME FILE saves a document", e.Dir)
 }
 
-// UserError marks the error as the user's to act on.
+// UserError marks the error as one the user must act on.
 func (e *NoSessionsError) UserError() {}
 
-// OptionsError means options given to an operation do not make sense
-// together, or say too little.
+// OptionsError means that the options given to an operation conflict,
+// or are incomplete.
 type OptionsError struct{ Msg string }
 
 // Error says what is wrong with the options.
 func (e *OptionsError) Error() string { return e.Msg }
 
-// UserError marks the error as the user's to correct.
+// UserError marks the error as one the user must fix.
 func (e *OptionsError) UserError() {}
 
-// CheckpointExistsError means a name is taken and force was not given.
+// CheckpointExistsError means a checkpoint name is already used and
+// force was not given.
 type CheckpointExistsError struct {
 	Session, Name string
 	Target        ID
 }
 
-// Error says which snapshot holds the name, and what to do.
+// Error says which snapshot has the name, and what to do.
 func (e *CheckpointExistsError) Error() string {
 	return fmt.Sprintf("checkpoint %q of session %s already names snapshot %s; use --force to move it", e.Name, e.Session, e.Target.Short())
 }
 
-// UserError marks the error as the user's to correct.
+// UserError marks the error as one the user must fix.
 func (e *CheckpointExistsError) UserError() {}
 
-// DamagedSessions is the error of a listing of sessions some of whose
-// newest snapshots could not be read (an object missing or damaged): the
-// listing returns the sessions it could read with it, so that a command
-// that lists them shows those and names these, where one damaged session
-// made the whole listing fail.
+// DamagedSessions is returned by a listing of sessions when the newest
+// snapshots of some sessions could not be read (because an object is
+// missing or damaged). The listing returns the sessions it could read
+// along with this error, so that a command can show those and name the
+// damaged ones, rather than failing the whole listing because of one
+// damaged session.
 type DamagedSessions struct{ Sessions []DamagedSession }
 
 // DamagedSession is a session whose newest snapshot could not be read.
@@ -97,8 +99,9 @@ func (e *DamagedSessions) Error() string {
 	return b.String()
 }
 
-// Of is the error naming session alone, nil when it is not among them:
-// a command about one session is not failed by another's damage.
+// Of returns an error naming session alone, or nil if session is not
+// damaged, so that a command about one session does not fail because
+// another session is damaged.
 func (e *DamagedSessions) Of(session string) error {
 	for _, d := range e.Sessions {
 		if d.Name == session {
@@ -108,7 +111,7 @@ func (e *DamagedSessions) Of(session string) error {
 	return nil
 }
 
-// Unwrap gives each session's error.
+// Unwrap returns each session's error.
 func (e *DamagedSessions) Unwrap() []error {
 	out := make([]error, len(e.Sessions))
 	for i, d := range e.Sessions {
@@ -117,11 +120,12 @@ func (e *DamagedSessions) Unwrap() []error {
 	return out
 }
 
-// DamagedCheckpoints is the error of a listing of checkpoints some of
-// whose tags could not be read (missing or damaged): the listing
-// returns the checkpoints it could read with it. Each damaged one has
-// its Ref, Session, Name and Moved; nothing else of it is known. Errs
-// holds what went wrong with each, in the same order.
+// DamagedCheckpoints is returned by a listing of checkpoints when the
+// tags of some checkpoints could not be read (because they are missing
+// or damaged). The listing returns the checkpoints it could read along
+// with this error. For each damaged checkpoint only Ref, Session, Name
+// and Moved are known. Errs holds the error of each one, in the same
+// order.
 type DamagedCheckpoints struct {
 	Checkpoints []Checkpoint
 	Errs        []error
@@ -139,11 +143,11 @@ func (e *DamagedCheckpoints) Error() string {
 	return b.String()
 }
 
-// Unwrap gives each checkpoint's error.
+// Unwrap returns each checkpoint's error.
 func (e *DamagedCheckpoints) Unwrap() []error { return e.Errs }
 
-// Of is the error for the damaged checkpoints of sessions alone, nil
-// when none of theirs is damaged.
+// Of returns an error for the damaged checkpoints of the given sessions
+// only, or nil when none of their checkpoints is damaged.
 func (e *DamagedCheckpoints) Of(sessions ...string) error {
 	var out DamagedCheckpoints
 	for i, c := range e.Checkpoints {
@@ -158,8 +162,8 @@ func (e *DamagedCheckpoints) Of(sessions ...string) error {
 	return &out
 }
 
-// RevisionError means a revision names no snapshot. It is the user's
-// input that is wrong.
+// RevisionError means a revision does not resolve to a snapshot. The
+// user's input is wrong.
 type RevisionError struct {
 	Rev string
 	Msg string
@@ -168,5 +172,5 @@ type RevisionError struct {
 // Error names the revision and why it names no snapshot.
 func (e *RevisionError) Error() string { return fmt.Sprintf("revision %q: %s", e.Rev, e.Msg) }
 
-// UserError marks the error as the user's to correct.
+// UserError marks the error as one the user must fix.
 func (e *RevisionError) UserError() {}

@@ -6,17 +6,18 @@ import (
 	"time"
 )
 
-// Filter selects snapshots as git log's options select commits. The zero
-// value selects every snapshot.
+// Filter selects snapshots the way git log's options select commits.
+// The zero value selects every snapshot.
 type Filter struct {
-	Since, Until time.Time // zero: no bound
-	Label        string    // a glob (path.Match) the label must match; "": any
-	// Carried, when not nil, holds the snapshots that carry or carried a
-	// checkpoint: only those are selected.
+	Since, Until time.Time // zero means no bound
+	Label        string    // a glob (path.Match) the label must match; "" matches any
+	// Carried, when not nil, holds the snapshots that have or had a
+	// checkpoint; only those are selected.
 	Carried map[ID]bool
-	Code    string // a code commit id or id prefix; "": any
-	// Rewritten, with Code, holds the full ids of commits rewritten into
-	// Code's: snapshots taken at them match too.
+	Code    string // a code commit id or id prefix; "" matches any
+	// Rewritten, used with Code, holds the full ids of commits that were
+	// rewritten into Code's commit. Snapshots saved at those commits
+	// match too.
 	Rewritten map[string]bool
 }
 

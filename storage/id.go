@@ -2,18 +2,19 @@ package storage
 
 import "encoding/hex"
 
-// ID names a snapshot, a checkpoint or a stored piece of one by its
-// content, as git names objects: 20 bytes, written as 40 hex digits.
-// The zero ID names nothing (a session with no snapshot yet).
+// ID identifies a snapshot, a checkpoint or a stored part of one by its
+// content, the way git identifies objects: 20 bytes, written as 40 hex
+// digits. The zero ID identifies nothing (such as the newest snapshot of
+// a session that has none yet).
 type ID [20]byte
 
-// String is the ID in hex, as git prints object ids.
+// String returns the ID in hex, as git prints object ids.
 func (id ID) String() string { return hex.EncodeToString(id[:]) }
 
-// IsZero reports whether id names nothing.
+// IsZero reports whether id is the zero ID.
 func (id ID) IsZero() bool { return id == ID{} }
 
-// Short is the first 12 hex digits, as the log prints ids.
+// Short returns the first 12 hex digits, as the log prints ids.
 func (id ID) Short() string { return id.String()[:12] }
 
 // IsID reports whether s is an ID written as 40 hex digits.
@@ -26,8 +27,8 @@ func IsID(s string) bool {
 	return err == nil
 }
 
-// NewID reads an ID written as 40 hex digits, and gives the zero ID for
-// anything else: check text from outside with IsID first.
+// NewID parses an ID written as 40 hex digits, and returns the zero ID
+// for anything else. Check untrusted text with IsID first.
 func NewID(s string) ID {
 	var id ID
 	if len(s) == 2*len(id) {

@@ -1,13 +1,15 @@
 // Package usage adds up the tokens and cost of sessions by day, week,
 // month or session, optionally split by model, agent, branch or session,
-// as ccusage reports an agent's usage: over every session of a store,
-// local and fetched, in the user's time zone.
+// the way ccusage reports an agent's usage. It covers every session of a
+// store, local and fetched, and uses the user's time zone.
 //
 // A model call counts on the day of its own record, so a session that
-// runs past midnight is split between the days. A session whose records
-// all fall in one period is added from the totals its newest commit keeps
-// (no document is read); only one that spans periods or the bounds, or a
-// split by branch, is read, through agent.Read as stats and trace read it.
+// runs past midnight is split between the days. For a session whose
+// records all fall in one period, the totals stored in its newest commit
+// are used, and no document is read. A session's document is read only
+// when the session spans several periods or crosses the Since or Until
+// bound, or when the report is split by branch. It is read through
+// agent.Read, as the stats and trace commands read it.
 package usage
 
 import (
@@ -24,7 +26,7 @@ import (
 	"github.com/git-snap/git-snap/storage"
 )
 
-// Periods a report groups by.
+// Periods that a report can group by.
 const (
 	Day     = "day"
 	Week    = "week" // ISO weeks, named by their Monday
@@ -32,7 +34,7 @@ const (
 	Session = "session"
 )
 
-// Splits of each period.
+// Ways to split each period.
 const (
 	ByModel   = "model"
 	ByAgent   = "agent"
@@ -40,61 +42,62 @@ const (
 	BySession = "session"
 )
 
-// Options say what a Report adds up.
+// Options configure what a Report adds up.
 type Options struct {
 	Period string // Day (when ""), Week, Month or Session
 	By     string // "" for no split, or ByModel, ByAgent, ByBranch, BySession
-	// Since and Until bound the model calls' times (Until excluded);
-	// zero for no bound.
+	// Since and Until bound the model calls' times (Until is exclusive).
+	// A zero value means no bound.
 	Since, Until time.Time
-	// Location is the time zone days begin in; time.Local when nil.
+	// Location is the time zone in which days begin; time.Local when nil.
 	Location *time.Location
-	// Prices cost the tokens; the embedded dataset when nil.
+	// Prices gives the price of the tokens; the embedded dataset when nil.
 	Prices *prices.Prices
-	// Progress, when not nil, is told how far the counting of snapshots
-	// written without totals has gone (gitstore.Store.TotalsProgress).
+	// Progress, when not nil, is called with the progress of counting the
+	// snapshots written without totals (gitstore.Store.TotalsProgress).
 	Progress func(done, of int)
 }
 
-// Row is one period, or one part of it.
+// Row is one period, or one part of a period when the report is split.
 type Row struct {
 	Period string // 2026-02-10; the Monday of a week; 2026-02; a session's name
-	Key    string // the model, agent, branch or session of a split; "" when none
+	Key    string // the model, agent, branch or session of a split; "" when not split
 	// Sessions counts the sessions with calls in the row.
 	Sessions int
-	// Models are the models of its calls, sorted ("" for calls that name
-	// none).
+	// Models lists the models of the row's calls, sorted ("" for calls
+	// that name no model).
 	Models []string
 	Usage  snapshot.Usage
 	Cost   prices.Cost
-	// ByModel is the tokens of each model, the cost's basis.
+	// ByModel holds the tokens of each model, from which Cost is computed.
 	ByModel map[string]snapshot.Usage
 
 	sessions map[string]bool
 }
 
-// Report is the rows, in order of period then key, and their total.
+// Report holds the rows, ordered by period then key, and their total.
 type Report struct {
 	Options Options
 	Rows    []Row
 	Total   Row
 }
 
-// part is the tokens of one session in one row.
+// part holds the tokens of one session in one row.
 type part struct {
 	period, key, model string
 	u                  snapshot.Usage
 }
 
-// Store is what usage reads: sessions and snapshots, and the totals of
-// snapshots written before totals were kept, which a store counts once
-// and remembers (gitstore.Store.TotalsProgress).
+// Store is what usage reads: sessions and snapshots, plus the totals of
+// snapshots written before totals were stored, which a store computes
+// once and caches (gitstore.Store.TotalsProgress).
 type Store interface {
 	storage.Reader
 	TotalsProgress(ctx context.Context, entries []storage.Entry, progress func(done, of int)) ([]snapshot.Totals, []bool, error)
 }
 
-// Compute adds up the usage of every session in s (see the package).
+// Compute adds up the usage of every session in s, as described in the
+// package documentation.
 func Compute(ctx context.Context, s Store, o Options) (Report, error) {
 	o.Period = cmp.Or(o.Period, Day)
 	if o.Location == nil {
@@ -106,12 +109,12 @@ func Compute(ctx context.Context, s Store, o Options) (Report, error) {
 	switch o.Period {
 	case Day, Week, Month, Session:
 	default:
-		return Report{}, fmt.Errorf("usage: no period %q", o.Period)
+		return Report{}, fmt.Errorf("usage: unknown period %q: use %s, %s, %s or %s", o.Period, Day, Week, Month, Session)
 	}
 	switch o.By {
 	case "", ByModel, ByAgent, ByBranch, BySession:
 	default:
-		return Report{}, fmt.Errorf("usage: no split by %q", o.By)
+		return Report{}, fmt.Errorf("usage: cannot split by %q: use %s, %s, %s or %s", o.By, ByModel, ByAgent, ByBranch, BySession)
 	}
 	entries, err := Sessions(ctx, s)
 	if err != nil {
@@ -179,10 +182,11 @@ func (r *Row) finish(p *prices.Prices) {
 	r.Cost = p.Estimate(r.ByModel)
 }
 
-// Sessions are the tips of the store's sessions, each session once: its
-// local ref's, else the fetched one with the most snapshots (a session
-// pushed from here and fetched back, or fetched from two remotes, is one
-// session).
+// Sessions returns the newest snapshot of each of the store's sessions,
+// counting each session once. It uses the snapshot of the local ref or,
+// if there is none, the fetched ref with the most snapshots, so that a
+// session pushed from here and fetched back, or fetched from two
+// remotes, counts as one session.
 func Sessions(ctx context.Context, s storage.Reader) ([]storage.Entry, error) {
 	tips, err := s.Tips(ctx)
 	if err != nil {
@@ -201,7 +205,7 @@ func Sessions(ctx context.Context, s storage.Reader) ([]storage.Entry, error) {
 	for _, ref := range refs {
 		e, err := s.Entry(ctx, tips[ref])
 		if err != nil {
-			continue // not a snapshot: a ref someone else put there
+			continue // not a snapshot: a ref that something else created
 		}
 		name, isLocal := e.Header.Session, !strings.HasPrefix(ref, "refs/remotes/")
 		prev, seen := best[name]
@@ -223,7 +227,7 @@ func Sessions(ctx context.Context, s storage.Reader) ([]storage.Entry, error) {
 	return out, nil
 }
 
-// period names the period t falls in.
+// period names the period that t falls in.
 func (o Options) period(t time.Time, session string) string {
 	t = t.In(o.Location)
 	switch o.Period {
@@ -242,7 +246,7 @@ func (o Options) in(t time.Time) bool {
 	return (o.Since.IsZero() || !t.Before(o.Since)) && (o.Until.IsZero() || t.Before(o.Until))
 }
 
-// key is a session's key in a split other than by model.
+// key returns a session's key in a split other than by model.
 func (o Options) key(h snapshot.Header, branch string) string {
 	switch o.By {
 	case ByAgent:
@@ -255,13 +259,14 @@ func (o Options) key(h snapshot.Header, branch string) string {
 	return ""
 }
 
-// parts are one session's tokens by row: from its totals when its
-// records fall in one period within the bounds, else from its calls.
+// parts returns one session's tokens by row. They come from the
+// session's totals when its records fall in one period within the
+// bounds, and otherwise from its individual calls.
 func (o Options) parts(ctx context.Context, s Store, e storage.Entry, t snapshot.Totals, counted bool) ([]part, error) {
 	h := e.Header
 	first, last := t.First, t.Last
 	if first.IsZero() {
-		first, last = h.Time, h.Time // no record has a time: the snapshot's
+		first, last = h.Time, h.Time // no record has a time: use the snapshot's
 	}
 	if counted && o.By != ByBranch && o.period(first, h.Session) == o.period(last, h.Session) && o.in(first) && o.in(last) {
 		var out []part
@@ -271,7 +276,7 @@ func (o Options) parts(ctx context.Context, s Store, e storage.Entry, t snapshot
 		return out, nil
 	}
 	if counted && ((!o.Since.IsZero() && last.Before(o.Since)) || (!o.Until.IsZero() && !first.Before(o.Until))) {
-		return nil, nil // wholly outside the bounds
+		return nil, nil // entirely outside the bounds
 	}
 	doc, _, err := s.Read(ctx, e.ID)
 	if err != nil {
@@ -292,7 +297,7 @@ func (o Options) parts(ctx context.Context, s Store, e storage.Entry, t snapshot
 		at, _ := time.Parse(time.RFC3339Nano, c.Time)
 		add(at, c.Model, c.Usage)
 	}
-	for _, raw := range r.Events { // a harness's model calls
+	for _, raw := range r.Events { // model calls recorded as events by a harness
 		ev, _ := raw.(map[string]any)
 		if ev["type"] != "post_model" {
 			continue
@@ -313,8 +318,9 @@ func (o Options) part(h snapshot.Header, branch string, at time.Time, model stri
 	return part{period: o.period(at, h.Session), key: key, model: model, u: u}
 }
 
-// Branch is the git branch a session's records say it worked on (Claude
-// Code's gitBranch, Codex's session_meta git.branch), "" when none does.
+// Branch returns the git branch that a session's records say it worked
+// on (Claude Code's gitBranch, Codex's session_meta git.branch), or ""
+// if no record names one.
 func Branch(records []any) string {
 	for _, raw := range records[:min(len(records), 64)] {
 		rec, _ := raw.(map[string]any)

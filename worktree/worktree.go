@@ -1,7 +1,7 @@
 // Package worktree writes a snapshot's captured files into a work tree
-// without ever writing outside it: snapshots come from pull requests and
-// other people's remotes, so every path is checked again, no symlink is
-// followed, and nothing lands in .git.
+// without ever writing outside it. Snapshots can come from pull requests
+// and other people's remotes, so every path is checked again, no symlink
+// is followed, and nothing is written into .git.
 package worktree
 
 import (
@@ -17,15 +17,15 @@ import (
 	"github.com/git-snap/git-snap/snapshot"
 )
 
-// Actions a write reports for each file.
+// Actions that Write reports for each file.
 const (
 	Written    = "written"
-	WouldWrite = "would write" // with DryRun: what Written would be
+	WouldWrite = "would write" // reported instead of Written when DryRun is set
 	Unchanged  = "unchanged"
 	Refused    = "refused"
 )
 
-// Result says what happened to one file.
+// Result reports what happened to one file.
 type Result struct {
 	Path   string
 	Action string
@@ -39,15 +39,15 @@ type Options struct {
 	Force bool
 	// DryRun reports what would happen and writes nothing.
 	DryRun bool
-	// Expect gives, by path, content a file may have now and still be
-	// overwritten without Force: the state last recorded, which the user
-	// has not changed since.
+	// Expect maps a path to content that the file may currently have and
+	// still be overwritten without Force. It is the last recorded state,
+	// which means the user has not changed the file since.
 	Expect map[string][]byte
 }
 
-// Write puts files under root. Each file is written, found unchanged, or
-// refused with a reason; one refusal does not stop the others. The error
-// is for failures of the file system, not for refusals.
+// Write writes files under root. Each file is written, found unchanged,
+// or refused with a reason; refusing one file does not stop the others.
+// The returned error reports file system failures, not refusals.
 func Write(root string, files []snapshot.File, o Options) ([]Result, error) {
 	fi, err := os.Stat(root)
 	if err != nil {
@@ -68,10 +68,11 @@ func Write(root string, files []snapshot.File, o Options) ([]Result, error) {
 }
 
 // Parents checks the directories leading to a work-tree path (relative,
-// slash-separated): each must be a real directory, never a symbolic link
-// (which may lead out of the work tree) nor a file. It returns the ones
-// that do not exist yet, in order, or why the path is refused. Capture
-// reads by the same rule as Write writes.
+// slash-separated). Each must be a real directory, not a symbolic link
+// (which may lead out of the work tree) or a file. It returns the
+// directories that do not exist yet, in order, or the reason the path is
+// refused. Capture applies the same rule when reading as Write does when
+// writing.
 func Parents(root, path string) (missing []string, why string) {
 	segs := strings.Split(path, "/")
 	dir := root
@@ -135,8 +136,9 @@ func write(root string, f snapshot.File, o Options) (Result, error) {
 	return Result{Path: f.Path, Action: Written}, nil
 }
 
-// compareExisting decides about a target that may exist: unchanged,
-// refused, or (done false) to be written.
+// compareExisting checks a target that may already exist. It returns the
+// result and true when the file is unchanged or refused, or false when
+// the file should be written.
 func compareExisting(target string, f snapshot.File, o Options) (Result, bool) {
 	fi, err := os.Lstat(target)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -179,8 +181,9 @@ func execMatches(fi fs.FileInfo, want bool) bool {
 	return runtime.GOOS == "windows" || (fi.Mode().Perm()&0o111 != 0) == want
 }
 
-// place writes a file or symlink by creating it beside the target and
-// renaming it over: the rename replaces a symlink, never follows it.
+// place writes a file or symlink by creating it next to the target and
+// renaming it over the target. The rename replaces a symlink rather than
+// following it.
 func place(target string, f snapshot.File) error {
 	dir := filepath.Dir(target)
 	tmp := filepath.Join(dir, fmt.Sprintf(".git-snap-%d.tmp", os.Getpid()))
@@ -222,8 +225,8 @@ func rel(root, p string) string {
 	return filepath.ToSlash(r)
 }
 
-// unwrapPath drops the absolute path from an error: results name files
-// by their path in the snapshot.
+// unwrapPath removes the absolute path from an error, because results
+// name files by their path in the snapshot.
 func unwrapPath(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {

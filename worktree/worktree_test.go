@@ -23,11 +23,11 @@ func writeOne(t *testing.T, root string, f snapshot.File, o Options) Result {
 	return res[0]
 }
 
-// snapshotOutside lists every file under dir, to prove nothing appeared.
+// listAll lists every file under dir, to prove that nothing appeared.
 func listAll(t *testing.T, dir string) []string {
 	t.Helper()
 	var out []string
-	_ = filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error { // what it cannot read, it cannot list
+	_ = filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error { // skip what cannot be read
 		if err == nil && p != dir {
 			rel, _ := filepath.Rel(dir, p)
 			out = append(out, rel)
@@ -62,7 +62,7 @@ func TestWritesFilesAndModes(t *testing.T) {
 	if l, _ := os.Readlink(filepath.Join(root, "link")); l != "src/main.go" {
 		t.Errorf("link -> %q", l)
 	}
-	// Again: nothing to do.
+	// A second write has nothing to do.
 	res, _ = Write(root, files, Options{})
 	for _, r := range res {
 		if r.Action != Unchanged {
@@ -92,15 +92,15 @@ func TestRefusesToOverwriteChangesWithoutForce(t *testing.T) {
 	}
 }
 
-// Hostile snapshots: nothing is written outside the work tree or into
-// .git, whatever the path or the work tree holds.
+// For hostile snapshots, nothing is written outside the work tree or
+// into .git, whatever the path or the work tree's contents.
 func TestNeverWritesOutsideTheWorkTree(t *testing.T) {
 	base := t.TempDir()
 	root := filepath.Join(base, "work")
 	outside := filepath.Join(base, "outside")
 	must(t, os.MkdirAll(filepath.Join(root, ".git", "hooks"), 0o755))
 	must(t, os.MkdirAll(outside, 0o755))
-	must(t, os.Symlink(outside, filepath.Join(root, "escape"))) // a symlink the work tree holds
+	must(t, os.Symlink(outside, filepath.Join(root, "escape"))) // a symlink inside the work tree
 	must(t, os.Symlink(filepath.Join(root, ".git"), filepath.Join(root, "gitlink")))
 	must(t, os.WriteFile(filepath.Join(root, "plain"), []byte("x"), 0o644))
 	must(t, os.Symlink(filepath.Join(outside, "target"), filepath.Join(root, "dangling")))
@@ -133,8 +133,8 @@ func TestNeverWritesOutsideTheWorkTree(t *testing.T) {
 	} {
 		r := writeOne(t, root, f, Options{Force: f.Path == "dangling"})
 		if f.Path == "dangling" {
-			// Replacing the symlink itself is allowed with force; its
-			// target outside must stay untouched.
+			// Replacing the symlink itself is allowed with force, but its
+			// target outside the work tree must stay untouched.
 			if r.Action != Written {
 				t.Errorf("dangling: %+v", r)
 			}
@@ -163,7 +163,7 @@ func TestFileWhereDirectoryIsExpected(t *testing.T) {
 	}
 }
 
-// must fails the test at once when setting it up fails.
+// must fails the test immediately if a setup step fails.
 func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {

@@ -1,6 +1,7 @@
-// Package demo holds the sample agent session that git snap demo saves:
-// a short conversation that finds and fixes a bug, with its tool calls,
-// a config change and the file it edits, as built-in data.
+// Package demo holds the sample agent session that git snap demo saves.
+// It is a short conversation, embedded in the binary, that finds and
+// fixes a bug, with its tool calls, a config change and the file it
+// edits.
 package demo
 
 import (
@@ -20,8 +21,9 @@ type Step struct {
 	Doc               map[string]any
 }
 
-// Steps builds each step's document from the embedded session: the
-// first N messages, the captured files once edited, config changes.
+// Steps builds each step's document from the embedded session. A step
+// holds the session's first N messages, the config with that step's
+// changes applied, and the captured files once the step has edited them.
 func Steps() ([]Step, error) {
 	v, err := snapshot.ParseDocument(session, snapshot.Limits{})
 	if err != nil {

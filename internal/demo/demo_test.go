@@ -6,8 +6,8 @@ import (
 	"github.com/git-snap/git-snap/snapshot"
 )
 
-// The sample session grows step by step, as an agent's does, and names
-// its checkpoint once.
+// The sample session grows step by step, as an agent's session does,
+// and has exactly one checkpoint.
 func TestStepsGrow(t *testing.T) {
 	steps, err := Steps()
 	if err != nil {

@@ -1,8 +1,9 @@
-// Package heapwatch measures the heap a piece of code peaks at, for the
-// tests that hold a command to a bound of memory (docs/design.md §7:
-// any command within 100 MB) without timing anything: the test runs
-// itself again in a child process whose collector is kept tight, the
-// child samples its heap while it works, and the parent reads the peak.
+// Package heapwatch measures the peak heap size of a piece of code. Tests
+// use it to check a command's memory bound (docs/design.md §7: every
+// command stays within 100 MB) without timing anything. The test runs
+// itself again in a child process with a strict garbage collector
+// setting, the child samples its heap while it works, and the parent
+// reads the peak from the child's output.
 package heapwatch
 
 import (
@@ -18,9 +19,10 @@ import (
 	"time"
 )
 
-// Peak runs f and returns the largest heap sampled while it ran, every
-// millisecond: its live objects and the garbage not yet collected
-// (/memory/classes/heap/objects:bytes), after a collection before it.
+// Peak runs f and returns the largest heap size sampled while it ran.
+// It forces a collection first, then samples every millisecond the live
+// objects plus the garbage not yet collected
+// (/memory/classes/heap/objects:bytes).
 func Peak(f func() error) (int64, error) {
 	debug.FreeOSMemory()
 	var peak atomic.Int64
@@ -47,17 +49,17 @@ func Peak(f func() error) (int64, error) {
 	return peak.Load(), err
 }
 
-// marker starts the line a child prints its peak on.
+// marker starts the line on which a child prints its peak.
 const marker = "peak heap: "
 
-// Report prints a child's peak for InChild to read.
+// Report prints the child's peak for InChild to read.
 func Report(peak int64) { fmt.Printf("%s%d\n", marker, peak) }
 
-// InChild runs the test named test (a pattern of -test.run) again in a
-// child process, with env added to its environment (the test tells it
-// is the child by one of them) and the collector aiming close to what
-// is live (GOGC=10, no memory limit), and returns the peak the child
-// reported.
+// InChild runs the test named test (a -test.run pattern) again in a
+// child process and returns the peak the child reported. env is added to
+// the child's environment; the test uses one of these variables to know
+// it is running as the child. The child's garbage collector keeps the
+// heap close to the live data (GOGC=10, no memory limit).
 func InChild(t testing.TB, test string, env ...string) int64 {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.v")

@@ -14,7 +14,7 @@ func TestRegexpCompilesOnceOnFirstUse(t *testing.T) {
 }
 
 func TestRegexpPanicsOnFirstUseNotBefore(t *testing.T) {
-	re := Regexp(`(`) // building it must not panic
+	re := Regexp(`(`) // creating the function must not panic
 	defer func() {
 		if recover() == nil {
 			t.Fatal("a pattern that does not compile did not panic on use")

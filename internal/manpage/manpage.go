@@ -1,8 +1,9 @@
 // Package manpage writes manual pages in roff (man(7) macros). It is a
-// few dozen lines rather than a Markdown-to-roff converter so that the
-// binary, whose hook is started on every agent turn, links no document
-// renderer for the pages it installs; the pages carry no date or version
-// so that the copies kept in the repository change only when the text does.
+// few dozen lines rather than a Markdown-to-roff converter, so that the
+// binary, whose hook runs on every agent turn, does not link a document
+// renderer just for the pages it installs. The pages carry no date or
+// version, so that the copies kept in the repository change only when
+// the text does.
 package manpage
 
 import (
@@ -21,17 +22,17 @@ type Page struct {
 	Sections []Section
 }
 
-// Section is a heading and what follows it.
+// Section is a heading and the text under it.
 type Section struct {
 	Title string
-	Text  string // paragraphs; lines starting with spaces are shown as they are
+	Text  string // paragraphs; lines starting with spaces are shown verbatim
 	Items []Item // a tagged list after Text
-	Roff  string // roff written as it is, after Items: cross references
+	Roff  string // raw roff written after Items, such as cross references
 }
 
-// Item is an entry of a tagged list: an option or a command.
+// Item is an entry in a tagged list, such as an option or a command.
 type Item struct {
-	Tag  string // shown in bold, as roff: use Bold, Italic and Escape
+	Tag  string // roff shown in bold; build it with Bold, Italic and Escape
 	Text string
 }
 
@@ -62,9 +63,9 @@ func Write(w io.Writer, p Page) error {
 	return err
 }
 
-// text writes paragraphs: plain lines are filled, indented ones (examples)
-// kept as they are. sep starts every paragraph but the first: .PP in a
-// section, .IP in a list item so that it stays indented.
+// text writes paragraphs. Plain lines are filled; indented lines
+// (examples) are kept verbatim. sep starts every paragraph except the
+// first: .PP in a section, .IP in a list item so that it stays indented.
 func text(b *strings.Builder, s, sep string) {
 	verbatim, para, first := false, false, true
 	for _, l := range strings.Split(strings.Trim(s, "\n"), "\n") {
@@ -99,8 +100,8 @@ func text(b *strings.Builder, s, sep string) {
 	}
 }
 
-// line ends a line of text, keeping a leading . or ' from being read as a
-// request.
+// line ends a line of text and escapes a leading . or ' so that roff
+// does not read the line as a request.
 func line(s string) string {
 	if strings.HasPrefix(s, ".") || strings.HasPrefix(s, "'") {
 		s = `\&` + s
@@ -108,16 +109,17 @@ func line(s string) string {
 	return s + "\n"
 }
 
-// Escape makes s safe as roff text: backslashes and hyphens (which would
-// otherwise become typographic hyphens, breaking copy and paste of options).
+// Escape makes s safe as roff text. It escapes backslashes, and hyphens,
+// which would otherwise become typographic hyphens and break copying
+// and pasting of options.
 func Escape(s string) string { return escaper.Replace(s) }
 
 var escaper = strings.NewReplacer(`\`, `\e`, "-", `\-`)
 
-// Bold is s in bold, escaped.
+// Bold returns s escaped and in bold.
 func Bold(s string) string { return `\fB` + Escape(s) + `\fR` }
 
-// Italic is s in italics (underlined on a terminal), escaped.
+// Italic returns s escaped and in italics (underlined on a terminal).
 func Italic(s string) string { return `\fI` + Escape(s) + `\fR` }
 
 func quote(s string) string { return `"` + strings.ReplaceAll(Escape(s), `"`, `\(dq`) + `"` }

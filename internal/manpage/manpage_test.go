@@ -21,7 +21,8 @@ var hostile = Page{
 }
 
 // TestWriteEscapes checks that nothing in the text becomes a request or
-// an escape: read back by the real man, every word is there as written.
+// an escape: when the real man renders the page, every word appears as
+// written.
 func TestWriteEscapes(t *testing.T) {
 	var b bytes.Buffer
 	if err := Write(&b, hostile); err != nil {

@@ -1,7 +1,8 @@
 //go:build unix
 
-// Package mmapfile maps files into memory for reading: pack indexes,
-// read in part and shared between processes.
+// Package mmapfile maps files into memory for reading. It is used for
+// pack indexes, which are read only in part and can be shared between
+// processes.
 package mmapfile
 
 import (
@@ -10,11 +11,12 @@ import (
 	"github.com/git-snap/git-snap/internal/safefile"
 )
 
-// Map maps a file read-only; unmap releases it. An empty file maps to
-// no bytes; one that is not a regular file (a FIFO, whose open would
-// wait for a writer, or a device) is refused with safefile.ErrRefused.
+// Map maps the file at path read-only. Calling unmap releases the
+// mapping. An empty file maps to no bytes. A file that is not a regular
+// file (a FIFO, whose open would wait for a writer, or a device) is
+// refused with safefile.ErrRefused.
 func Map(path string) (data []byte, unmap func(), err error) {
-	f, err := safefile.OpenIn(path, "/") // links are followed: packs may be linked
+	f, err := safefile.OpenIn(path, "/") // follow links: pack files may be symbolic links
 	if err != nil {
 		return nil, nil, err
 	}
@@ -30,5 +32,5 @@ func Map(path string) (data []byte, unmap func(), err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return data, func() { _ = syscall.Munmap(data) }, nil // Munmap fails only for a range never mapped
+	return data, func() { _ = syscall.Munmap(data) }, nil // Munmap fails only for a range that was never mapped
 }

@@ -1,12 +1,13 @@
-// Package safefile opens the files git-snap reads and appends to that
-// someone else may have put in its way: a committed .git-snap.yaml, the
-// caches, notes and log under .git/snap/, transcripts an agent names.
-// Any of them may be a symbolic link to /dev/zero, a FIFO no one writes,
-// or a sparse file of gigabytes, and each is read by every command, the
-// hook included. So a file is opened only if it is a regular file,
-// without waiting on a FIFO or a device, not through a symbolic link
-// (unless the link stays inside a root the caller names), and read to a
-// cap, in steps that stop when the context is cancelled.
+// Package safefile opens files that git-snap reads or appends to and
+// that someone else may have placed: a committed .git-snap.yaml, the
+// caches, notes and log under .git/snap/, and transcripts named by an
+// agent. Any of them may be a symbolic link to /dev/zero, a FIFO that
+// no one writes to, or a sparse file of several gigabytes, and every
+// command reads them, including the hook. So this package opens a file
+// only if it is a regular file, never waits on a FIFO or a device, does
+// not follow symbolic links (unless the link stays inside a root the
+// caller names), and reads at most a given number of bytes, in steps
+// that stop when the context is cancelled.
 package safefile
 
 import (
@@ -19,23 +20,23 @@ import (
 	"strings"
 )
 
-// Error says why a file was refused. It is the user's to act on: the
-// file is not what git-snap reads.
+// Error reports why a file was refused. The user is expected to fix it,
+// because the file is not something git-snap will read.
 type Error struct {
 	Path string
 	What string // what the file is: "a symbolic link", "larger than 1048576 bytes"
 	Hint string // what to do
 }
 
-// Error names the file and the problem, and what to do.
+// Error names the file, the problem and what to do.
 func (e *Error) Error() string { return e.Path + ": " + e.What + ": refused, " + e.Hint }
 
-// UserError marks the error as the user's to act on.
+// UserError marks the error as one the user must fix.
 func (e *Error) UserError() {}
 
-// ErrRefused is in the chain of every refusal: a file that is not a
-// regular file, or a symbolic link out of its root, or larger than the
-// cap. Callers that read a cache treat it as no cache.
+// ErrRefused matches every refusal: a file that is not a regular file,
+// a symbolic link that leads outside its root, or a file larger than
+// the limit. Callers that read a cache treat it as a missing cache.
 var ErrRefused = errors.New("refused")
 
 // Is lets errors.Is(err, ErrRefused) match an Error.
@@ -49,14 +50,14 @@ func notRegular(path, what string) error {
 // symbolic link. The open never blocks: a FIFO or a device is refused.
 func Open(path string) (*os.File, error) { return openRegular(path) }
 
-// OpenFollow is Open, except that symbolic links are followed (git's
-// own config files are often links into a repository of dotfiles): the
-// file they lead to must be regular, and the open never blocks.
+// OpenFollow is like Open, but follows symbolic links, because git's own
+// config files are often links into a dotfiles repository. The target
+// must be a regular file, and the open never blocks.
 func OpenFollow(path string) (*os.File, error) { return openFollow(path) }
 
-// OpenIn is Open, except that a symbolic link is followed when it and
-// every link on the way resolve inside root (a committed file may be a
-// link to another file of the same work tree, never out of it).
+// OpenIn is like Open, but follows a symbolic link when the link and
+// every link along the way resolve inside root. A committed file may be
+// a link to another file in the same work tree, but not to one outside.
 func OpenIn(path, root string) (*os.File, error) {
 	fi, err := os.Lstat(path)
 	if err != nil || fi.Mode()&os.ModeSymlink == 0 || root == "" {
@@ -76,9 +77,10 @@ func OpenIn(path, root string) (*os.File, error) {
 	return openRegular(target)
 }
 
-// ReadFile reads a whole file opened by OpenIn (root "" for Open), at
-// most max bytes: a larger file is refused before it is read. The read
-// goes in steps and stops with ctx's error when ctx is done.
+// ReadFile opens path with OpenIn (or Open, when root is "") and reads
+// the whole file. A file larger than max bytes is refused before it is
+// read. The read proceeds in steps and stops with ctx's error when ctx
+// is done.
 func ReadFile(ctx context.Context, path, root string, max int64) ([]byte, error) {
 	f, err := OpenIn(path, root)
 	if err != nil {
@@ -101,7 +103,7 @@ func ReadFile(ctx context.Context, path, root string, max int64) ([]byte, error)
 		n, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if int64(len(buf)) > max {
-			return nil, tooLarge(path, max) // it grew while read
+			return nil, tooLarge(path, max) // the file grew while being read
 		}
 		if err == io.EOF {
 			return buf, nil
@@ -117,7 +119,7 @@ func tooLarge(path string, max int64) error {
 }
 
 // Reader reads R in steps of at most 1 MiB and stops with Ctx's error
-// once Ctx is done, so that a long read ends with the command.
+// once Ctx is done, so that a long read stops when the command does.
 type Reader struct {
 	Ctx context.Context
 	R   io.Reader
@@ -134,16 +136,16 @@ func (r *Reader) Read(p []byte) (int, error) {
 	return r.R.Read(p)
 }
 
-// OpenAppend opens path for appending, creating it with perm (less the
-// umask) if it is missing, and only if it is a regular file: a FIFO put
-// there would block the writer until someone read it, and a link would
-// have it append elsewhere.
+// OpenAppend opens path for appending, creating it with perm (minus the
+// umask) if it does not exist. It refuses anything but a regular file: a
+// FIFO would block the writer until someone reads it, and a symbolic
+// link would redirect the writes elsewhere.
 func OpenAppend(path string, perm os.FileMode) (*os.File, error) {
 	return openAppend(path, perm)
 }
 
-// ReadQuick reads at most len(buf) bytes of one of git's own small files
-// (see OpenQuick) into buf: a file that fills buf may hold more.
+// ReadQuick reads up to len(buf) bytes of one of git's own small files
+// (see OpenQuick) into buf. If the file fills buf, it may hold more.
 func ReadQuick(path string, buf []byte) (int, error) {
 	q, err := OpenQuick(path)
 	if err != nil {

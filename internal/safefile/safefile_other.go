@@ -46,8 +46,8 @@ func checkRegular(path string) error {
 // Quick is a file opened by OpenQuick.
 type Quick struct{ f *os.File }
 
-// OpenQuick opens one of git's own files (a loose ref, a loose object)
-// for a short read; see the unix version.
+// OpenQuick opens one of git's own files (a loose ref or a loose
+// object) for a short read. See the unix version.
 func OpenQuick(path string) (*Quick, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -56,7 +56,7 @@ func OpenQuick(path string) (*Quick, error) {
 	return &Quick{f}, nil
 }
 
-// Read reads from the file; io.EOF at its end.
+// Read reads from the file. It returns io.EOF at the end of the file.
 func (q *Quick) Read(p []byte) (int, error) { return q.f.Read(p) }
 
 // Close closes the file.

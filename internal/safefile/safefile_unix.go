@@ -10,9 +10,10 @@ import (
 	"syscall"
 )
 
-// openRegular opens path read-only: never following a symbolic link at
-// its last component, never blocking on a FIFO or a device (the open
-// does not wait for a writer), never inherited by a child process.
+// openRegular opens path read-only. It does not follow a symbolic link
+// in the last path component, does not block on a FIFO or a device (the
+// open does not wait for a writer), and the file is not inherited by
+// child processes.
 func openRegular(path string) (*os.File, error) {
 	return openChecked(path, syscall.O_RDONLY|syscall.O_NOFOLLOW, 0)
 }
@@ -46,8 +47,8 @@ func openChecked(path string, mode int, perm uint32) (*os.File, error) {
 		f.Close()
 		return nil, notRegular(path, fmt.Sprintf("not a regular file (%s)", fi.Mode().Type()))
 	}
-	// Reads and writes of a regular file never block; clear O_NONBLOCK
-	// all the same.
+	// Reads and writes of a regular file never block, but clear
+	// O_NONBLOCK anyway.
 	if err := syscall.SetNonblock(fd, false); err != nil {
 		f.Close()
 		return nil, err
@@ -61,13 +62,13 @@ type Quick struct {
 	path string
 }
 
-// OpenQuick opens one of git's own files (a loose ref, a loose object)
-// for a short read, as git opens them: following links, never waiting on
-// a FIFO or a device, not inherited by a child, and without an os.File,
-// whose setting up (registering with the poller and back, a finalizer)
-// costs more system calls than such a read: a list of 10k sessions opens
-// 20k of these files. Nothing checks what the file is: the caller reads
-// only as much as it bounds.
+// OpenQuick opens one of git's own files (a loose ref or a loose
+// object) for a short read, the way git opens them: it follows links,
+// never waits on a FIFO or a device, and the file is not inherited by
+// child processes. It avoids os.File, whose setup (registering with the
+// poller and back, a finalizer) costs more system calls than the read
+// itself; listing 10k sessions opens 20k of these files. The file type
+// is not checked, so the caller must limit how much it reads.
 func OpenQuick(path string) (*Quick, error) {
 	for {
 		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
@@ -81,7 +82,7 @@ func OpenQuick(path string) (*Quick, error) {
 	}
 }
 
-// Read reads from the file; io.EOF at its end.
+// Read reads from the file. It returns io.EOF at the end of the file.
 func (q *Quick) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil

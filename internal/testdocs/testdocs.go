@@ -1,6 +1,6 @@
-// Package testdocs makes documents for tests and benchmarks: random ones
-// that reach every corner of JSON, and ones built from the real Claude
-// Code transcripts in testdata/claude-code.
+// Package testdocs builds documents for tests and benchmarks: random
+// ones that cover every corner of JSON, and ones built from the real
+// Claude Code transcripts in testdata/claude-code.
 package testdocs
 
 import (
@@ -18,13 +18,15 @@ import (
 	"github.com/git-snap/git-snap/snapshot"
 )
 
-// Root is the module's root directory, found from this file's location.
+// Root returns the module's root directory, found from this file's
+// location.
 func Root() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
-// TranscriptDir holds the real transcripts (see its SOURCE.md).
+// TranscriptDir returns the directory that holds the real transcripts
+// (see its SOURCE.md).
 func TranscriptDir() string { return filepath.Join(Root(), "testdata", "claude-code") }
 
 // Transcript is one JSONL file, split into its complete lines.
@@ -33,7 +35,8 @@ type Transcript struct {
 	Lines [][]byte
 }
 
-// Transcripts reads every .jsonl file under TranscriptDir, subagents too.
+// Transcripts reads every .jsonl file under TranscriptDir, including
+// subagent transcripts.
 func Transcripts() ([]Transcript, error) {
 	var out []Transcript
 	root := TranscriptDir()
@@ -64,7 +67,7 @@ func Transcripts() ([]Transcript, error) {
 	return out, err
 }
 
-// Longest reads the transcripts and returns the one with most lines.
+// Longest reads the transcripts and returns the one with the most lines.
 func Longest() (Transcript, error) {
 	ts, err := Transcripts()
 	if err != nil {
@@ -80,7 +83,7 @@ func Longest() (Transcript, error) {
 }
 
 // Document builds a snapshot document from the first n lines of a
-// transcript: each line one message, kept as it is.
+// transcript. Each line becomes one message, unchanged.
 func (t Transcript) Document(n int) (map[string]any, error) {
 	msgs := make([]any, 0, n)
 	for i, line := range t.Lines[:n] {
@@ -97,9 +100,9 @@ func (t Transcript) Document(n int) (map[string]any, error) {
 	}, nil
 }
 
-// Random makes a random document: nested config, messages and events of
-// mixed shapes, captured files (text, binary, executable), and values at
-// the edges of JSON (huge integers, exact decimals, -0, escapes, astral
+// Random returns a random document: nested config, messages and events
+// of mixed shapes, captured files (text, binary, executable), and edge
+// cases of JSON (huge integers, exact decimals, -0, escapes, astral
 // characters, deep nesting, empty containers).
 func Random(r *rand.Rand) map[string]any {
 	doc := map[string]any{}

@@ -11,13 +11,14 @@ import (
 	"github.com/git-snap/git-snap/storage"
 )
 
-// minPrefix is the shortest prefix of an id or a session's name that
-// Resolve takes, as gitstore's.
+// minPrefix is the shortest prefix of an id or a session name that
+// Resolve accepts, the same as gitstore's.
 const minPrefix = 4
 
-// Resolve finds the snapshot a revision names: a session ("fix-bug"),
-// a checkpoint ("snap/fix-bug/green"), an id or a unique prefix of one or
-// of a session's name, each followed by ~N or ^N as git writes them.
+// Resolve returns the snapshot that a revision names: a session
+// ("fix-bug"), a checkpoint ("snap/fix-bug/green"), an id, or a unique
+// prefix of an id or session name, each optionally followed by ~N or ^N
+// as in git.
 func (s *Store) Resolve(ctx context.Context, rev string) (storage.ID, error) {
 	if err := ctx.Err(); err != nil {
 		return storage.ID{}, err
@@ -48,7 +49,7 @@ func (s *Store) Resolve(ctx context.Context, rev string) (storage.ID, error) {
 	return id, nil
 }
 
-// parentOf follows ~n (n first parents) or ^n (the n-th parent).
+// parentOf follows ~n (n first parents) or ^n (the nth parent).
 func (s *Store) parentOf(ctx context.Context, id storage.ID, op byte, n int) (storage.ID, error) {
 	steps := n
 	if op == '^' {
@@ -75,7 +76,8 @@ func (s *Store) parentOf(ctx context.Context, id storage.ID, op byte, n int) (st
 	return id, nil
 }
 
-// resolveBase finds what a revision without ~ and ^ names.
+// resolveBase returns the snapshot that a revision without ~ and ^
+// names.
 func (s *Store) resolveBase(base string) (storage.ID, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -122,7 +124,7 @@ func (s *Store) resolveBase(base string) (storage.ID, error) {
 	return storage.ID{}, fmt.Errorf("is ambiguous: it starts %d snapshots or sessions %s", len(found), strings.Join(sessions, ", "))
 }
 
-// SetCheckpoint names the snapshot target in its session.
+// SetCheckpoint gives the snapshot target a name in its session.
 func (s *Store) SetCheckpoint(ctx context.Context, name string, target storage.ID, msg string, force bool) (storage.Checkpoint, error) {
 	if err := snapshot.CheckName("checkpoint", name); err != nil {
 		return storage.Checkpoint{}, &snapshot.InputError{Path: "checkpoint", Msg: err.Error()}
@@ -157,8 +159,9 @@ func (s *Store) SetCheckpoint(ctx context.Context, name string, target storage.I
 	return cp, nil
 }
 
-// Checkpoints lists a session's checkpoints ("" for every session's),
-// oldest first, with the former places of moved names when asked.
+// Checkpoints lists a session's checkpoints ("" for all sessions),
+// oldest first. When moved is set, it also lists the previous targets of
+// names that were moved.
 func (s *Store) Checkpoints(ctx context.Context, session string, moved bool) ([]storage.Checkpoint, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

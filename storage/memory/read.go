@@ -11,7 +11,7 @@ import (
 	"github.com/git-snap/git-snap/storage"
 )
 
-// snap finds a snapshot.
+// snap returns the stored snapshot with the given id.
 func (s *Store) snap(ctx context.Context, id storage.ID) (*stored, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -25,7 +25,7 @@ func (s *Store) snap(ctx context.Context, id storage.ID) (*stored, error) {
 	return sn, nil
 }
 
-// object reads kept bytes back as a value.
+// object parses stored bytes back into a value.
 func (s *Store) object(id storage.ID) (any, error) {
 	s.mu.Lock()
 	data, ok := s.objects[id]
@@ -45,7 +45,8 @@ func (s *Store) Entry(ctx context.Context, id storage.ID) (storage.Entry, error)
 	return sn.entry, nil
 }
 
-// Rest reads the snapshot's members but messages, events and files.
+// Rest reads the snapshot's members other than messages, events and
+// files.
 func (s *Store) Rest(ctx context.Context, id storage.ID) (map[string]any, error) {
 	sn, err := s.snap(ctx, id)
 	if err != nil {
@@ -63,8 +64,8 @@ func (s *Store) rest(sn *stored) (map[string]any, error) {
 	return rest, nil
 }
 
-// parts reads a snapshot back into its parts, its messages only when
-// asked.
+// parts reads a snapshot back into its parts. It reads the messages only
+// when messages is set.
 func (s *Store) parts(ctx context.Context, sn *stored, messages bool) (*snapshot.Parts, error) {
 	rest, err := s.rest(sn)
 	if err != nil {
@@ -115,7 +116,7 @@ func (s *Store) Read(ctx context.Context, id storage.ID) (map[string]any, storag
 	return p.Join(), sn.entry, nil
 }
 
-// ReadRest reads the snapshot but for its messages.
+// ReadRest reads the snapshot except for its messages.
 func (s *Store) ReadRest(ctx context.Context, id storage.ID) (map[string]any, storage.Entry, error) {
 	sn, err := s.snap(ctx, id)
 	if err != nil {
@@ -150,7 +151,7 @@ func (s *Store) MessageBlocks(ctx context.Context, e storage.Entry) ([]storage.B
 	return append([]storage.BlockID(nil), sn.blocks...), nil
 }
 
-// FirstBlocks is MessageBlocks's first n.
+// FirstBlocks returns the first n blocks of MessageBlocks.
 func (s *Store) FirstBlocks(ctx context.Context, e storage.Entry, n int) ([]storage.BlockID, error) {
 	blocks, err := s.MessageBlocks(ctx, e)
 	return blocks[:min(n, len(blocks))], err
@@ -262,7 +263,7 @@ func (q *byTime) Pop() any {
 	return e
 }
 
-// Tips lists every session's tip by its ref.
+// Tips maps every session's ref to its newest snapshot.
 func (s *Store) Tips(ctx context.Context) (map[string]storage.ID, error) {
 	tips, err := s.SessionTips(ctx)
 	out := make(map[string]storage.ID, len(tips))
@@ -272,7 +273,7 @@ func (s *Store) Tips(ctx context.Context) (map[string]storage.ID, error) {
 	return out, err
 }
 
-// SessionTips lists every session's tip by its name.
+// SessionTips maps every session's name to its newest snapshot.
 func (s *Store) SessionTips(ctx context.Context) (map[string]storage.ID, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -282,20 +283,20 @@ func (s *Store) SessionTips(ctx context.Context) (map[string]storage.ID, error) 
 	return maps.Clone(s.tips), nil
 }
 
-// TipsStamp changes on every write.
+// TipsStamp returns a stamp that changes on every write.
 func (s *Store) TipsStamp() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return fmt.Sprintf("memory:%d", s.gen)
 }
 
-// SessionOfRef names the session a ref of Tips keeps.
+// SessionOfRef returns the session that a ref listed by Tips holds.
 func (s *Store) SessionOfRef(ref string) (session, remote string, ok bool) {
 	name, ok := strings.CutPrefix(ref, refPrefix)
 	return name, "", ok && name != ""
 }
 
-// SessionTip is a session's newest snapshot.
+// SessionTip returns a session's newest snapshot.
 func (s *Store) SessionTip(session string) (storage.ID, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -13,7 +13,7 @@ import (
 	"github.com/git-snap/git-snap/storage"
 )
 
-// errNothingNew ends an append that adds nothing.
+// errNothingNew stops an append that adds nothing.
 var errNothingNew = errors.New("nothing new")
 
 // Save records doc as the next snapshot of a session.
@@ -21,8 +21,8 @@ func (s *Store) Save(ctx context.Context, doc map[string]any, o storage.SaveOpti
 	return s.commit(ctx, &o, func(storage.ID, map[string]any) (map[string]any, error) { return doc, nil })
 }
 
-// Append records the next snapshot of a session as its tip plus what
-// next says the tip gains.
+// Append records the next snapshot of a session as its newest snapshot
+// plus the delta that next returns.
 func (s *Store) Append(ctx context.Context, o storage.SaveOptions, next func(tipRest map[string]any) (storage.Delta, error)) (storage.Entry, bool, error) {
 	e, err := s.commit(ctx, &o, func(tip storage.ID, tipDoc map[string]any) (map[string]any, error) {
 		d, err := next(snapshot.Others(tipDoc))
@@ -43,7 +43,8 @@ func (s *Store) Append(ctx context.Context, o storage.SaveOptions, next func(tip
 	return e, err == nil, err
 }
 
-// applyDelta is the document a delta makes of the tip's.
+// applyDelta returns the document that results from applying d to the
+// newest snapshot's document.
 func applyDelta(tip map[string]any, d storage.Delta) (map[string]any, error) {
 	doc := make(map[string]any, len(d.Rest)+3)
 	for k, v := range d.Rest {
@@ -82,9 +83,10 @@ func applyDelta(tip map[string]any, d storage.Delta) (map[string]any, error) {
 	return doc, nil
 }
 
-// commit writes the document build makes of the session's tip as its
-// next snapshot, by compare-and-swap: build runs again on the new tip
-// when another writer moved the session meanwhile, and may change o.
+// commit writes the document that build returns as the session's next
+// snapshot, using compare-and-swap on the newest snapshot. When another
+// writer updates the session in the meantime, build runs again on the
+// new newest snapshot. build may change o.
 func (s *Store) commit(ctx context.Context, o *storage.SaveOptions, build func(tip storage.ID, tipDoc map[string]any) (map[string]any, error)) (storage.Entry, error) {
 	if err := snapshot.CheckName("session", o.Session); err != nil {
 		return storage.Entry{}, &snapshot.InputError{Path: "session", Msg: err.Error()}
@@ -113,7 +115,7 @@ func (s *Store) commit(ctx context.Context, o *storage.SaveOptions, build func(t
 		s.mu.Lock()
 		if s.tips[o.Session] != tip {
 			s.mu.Unlock()
-			continue // another writer won: build again on its tip
+			continue // another writer won: build again on its snapshot
 		}
 		s.snaps[snap.entry.ID] = snap
 		s.tips[o.Session] = snap.entry.ID
@@ -123,14 +125,15 @@ func (s *Store) commit(ctx context.Context, o *storage.SaveOptions, build func(t
 	}
 }
 
-// prepare lays a document out as a snapshot on tip (zero for a new
-// session), keeping its pieces, and returns it unlisted.
+// prepare stores a document's parts as a snapshot whose parent is tip
+// (zero for a new session) and returns the snapshot, which is not yet
+// added to the session.
 func (s *Store) prepare(doc map[string]any, o storage.SaveOptions, tip storage.Entry) (*stored, error) {
 	data, err := snapshot.Marshal(doc)
 	if err != nil {
 		return nil, err
 	}
-	back, err := parse(data) // what a reader gets, numbers and all
+	back, err := parse(data) // exactly what a reader will get, including numbers
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +171,7 @@ func (s *Store) prepare(doc map[string]any, o storage.SaveOptions, tip storage.E
 	return snap, nil
 }
 
-// putMessages keeps messages one by one, in blocks of blockSize.
+// putMessages stores messages one by one, in blocks of blockSize.
 func (s *Store) putMessages(msgs []any) ([]storage.BlockID, error) {
 	var out []storage.BlockID
 	for from := 0; from < len(msgs); from += blockSize {
@@ -190,8 +193,9 @@ func (s *Store) putMessages(msgs []any) ([]storage.BlockID, error) {
 	return out, nil
 }
 
-// header is the header of a new snapshot on tip, with the options'
-// defaults, its counts and its totals.
+// header returns the header of a new snapshot whose parent is tip, with
+// defaults applied to the options, and the snapshot's counts and
+// totals.
 func (s *Store) header(o storage.SaveOptions, tip storage.Entry, parts *snapshot.Parts, doc map[string]any) snapshot.Header {
 	clean := func(v string) string { return strings.Join(strings.Fields(v), " ") }
 	h := snapshot.Header{
@@ -225,7 +229,7 @@ func (s *Store) header(o storage.SaveOptions, tip storage.Entry, parts *snapshot
 	return h
 }
 
-// recordSpan is the span of the times the records carry.
+// recordSpan returns the earliest and latest times the records carry.
 func (s *Store) recordSpan(msgs []any) (first, last time.Time) {
 	for _, m := range msgs {
 		at, err := time.Parse(time.RFC3339Nano, s.opts.View(m).Time)

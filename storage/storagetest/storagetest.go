@@ -1,6 +1,7 @@
-// Package storagetest holds a storage.Storage to what package storage
-// says a store does: one suite that every implementation passes (package
-// gitstore's and package storage/memory's run it in their tests).
+// Package storagetest checks that a storage.Storage behaves as package
+// storage specifies. It provides one test suite that every
+// implementation must pass; the tests of package gitstore and package
+// storage/memory run it.
 package storagetest
 
 import (
@@ -16,12 +17,12 @@ import (
 	"github.com/git-snap/git-snap/storage"
 )
 
-// NewRepository makes an empty repository for one test and returns what
-// opens a store on it: each call a store of its own, as writers that run
-// at once each open one.
+// NewRepository creates an empty repository for one test and returns a
+// function that opens a store on it. Each call of that function opens a
+// separate store, as concurrent writers each open their own.
 type NewRepository func(t *testing.T) (open func() storage.Storage)
 
-// Run runs the suite against the stores newRepository opens.
+// Run runs the suite against the stores that newRepository opens.
 func Run(t *testing.T, newRepository NewRepository) {
 	tests := []struct {
 		name string
@@ -45,7 +46,8 @@ func Run(t *testing.T, newRepository NewRepository) {
 
 var ctx = context.Background()
 
-// document is a document of every kind of member, as it reads back.
+// document returns a document with every kind of member, in the form a
+// store returns it when read back.
 func document(t *testing.T, messages int) map[string]any {
 	t.Helper()
 	msgs := make([]any, messages)
@@ -64,7 +66,7 @@ func document(t *testing.T, messages int) map[string]any {
 	})
 }
 
-// parse gives v as a store reads it back.
+// parse returns v in the form a store returns it when read back.
 func parse(t *testing.T, v map[string]any) map[string]any {
 	t.Helper()
 	data, err := snapshot.Marshal(v)
@@ -308,7 +310,7 @@ func testCheckpoints(t *testing.T, open func() storage.Storage) {
 	all, err := s.Checkpoints(ctx, "c", true)
 	must(t, err)
 	if len(all) != 2 || !slices.ContainsFunc(all, func(c storage.Checkpoint) bool { return c.Moved && c.Target == one.ID }) {
-		t.Errorf("with moved ones: %+v, want the former place too", all)
+		t.Errorf("with moved ones: %+v, want the previous target too", all)
 	}
 	if id, err := s.Resolve(ctx, "snap/c/green"); err != nil || id != two.ID {
 		t.Errorf("Resolve(snap/c/green) = %s, %v; want %s", id, err, two.ID)
