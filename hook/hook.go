@@ -321,7 +321,12 @@ func lastRecord(path string) (any, int64, bool) {
 	}
 	var v any
 	if json.Unmarshal(buf, &v) != nil {
-		return nil, 0, false
+		// A transcript that is one document (Cline's) ends in no record
+		// of its own line: the document is its last record.
+		whole, err := io.ReadAll(io.LimitReader(f, 64<<20+1))
+		if err != nil || len(whole) > 64<<20 || json.Unmarshal(whole, &v) != nil {
+			return nil, 0, false
+		}
 	}
 	return v, fi.Size(), true
 }

@@ -556,7 +556,7 @@ func (rt *RunningTotals) Read(m Message) (model string, u Usage, ok bool) {
 	}
 	u = m.TotalUsage.Sub(rt.Prev).OfCall()
 	rt.Prev = *m.TotalUsage
-	return rt.Model, u, true
+	return cmp.Or(m.Model, rt.Model), u, true // a total may name its model (Droid's)
 }
 
 // fromTotals reads model calls from running totals (RunningTotals). A
