@@ -163,7 +163,23 @@ func (d Droid) Decode(stdin []byte, _ []string) (Payload, error) {
 	if p.SessionID == "" || p.Event == "" {
 		return Payload{}, fmt.Errorf("the Droid hook payload has no session_id or hook_event_name")
 	}
+	if p.Event == "SessionStart" && str(raw, "source") == "startup" {
+		// A new session's first line is rewritten once its first prompt
+		// comes (the title): read from the next call on, it is read once.
+		p.TranscriptPath = ""
+	}
 	return p, nil
+}
+
+// WritesAfter implements LateWriter: Droid writes the record of a hook
+// once the hook returns, so SessionEnd's last.
+func (Droid) WritesAfter(p Payload) bool { return p.Event == "SessionEnd" }
+
+// Ended implements LateWriter: the record of the SessionEnd hook is the
+// last of a run.
+func (Droid) Ended(last any) bool {
+	_, msg, ok := droidMessage(last)
+	return ok && str(msg, "hookEventName") == "SessionEnd"
 }
 
 // droidSettings names a session's totals beside its transcript.
@@ -267,7 +283,7 @@ func droidModel(id string) string {
 func (Droid) View(record any) (snapshot.Message, bool) {
 	if t, ok := droidTotals(record); ok {
 		r, _ := record.(map[string]any)
-		return snapshot.Message{Role: "event", Model: droidModel(str(r, "model")), TotalUsage: &snapshot.Usage{
+		return snapshot.Message{Role: "event", Model: droidModel(str(r, "model")), TotalSpans: true, TotalUsage: &snapshot.Usage{
 			Input: snapshot.Int(t["inputTokens"]), CacheRead: snapshot.Int(t["cacheReadTokens"]),
 			CacheWrite: snapshot.Int(t["cacheCreationTokens"]), Output: snapshot.Int(t["outputTokens"]) + snapshot.Int(t["thinkingTokens"])}}, true
 	}
@@ -290,6 +306,10 @@ func (Droid) View(record any) (snapshot.Message, bool) {
 	}
 	return m, true
 }
+
+// TotalsSpanResponses implements spanner: Droid writes its session's
+// totals as a turn ends, after each of the turn's responses.
+func (Droid) TotalsSpanResponses() bool { return true }
 
 // IsCompaction implements RecordReader: the record Droid writes where it
 // compacted the session.

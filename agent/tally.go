@@ -299,6 +299,23 @@ func (t *Tally) Event(raw any) {
 	}
 }
 
+// spanner is an adapter whose running totals may span several responses
+// (see snapshot.Message.TotalSpans): its model calls are its responses.
+type spanner interface {
+	TotalsSpanResponses() bool
+}
+
+// spansResponses reports whether the agent named source writes totals
+// that span responses.
+func spansResponses(source string) bool {
+	r, ok := registry[source]
+	if !ok {
+		return false
+	}
+	s, ok := r.New(Env{}).(spanner)
+	return ok && s.TotalsSpanResponses()
+}
+
 // stamp widens the span of the records' times by s, when s is a time.
 func (t *Tally) stamp(s string) {
 	at, err := time.Parse(time.RFC3339Nano, s)
@@ -316,9 +333,14 @@ func (t *Tally) stamp(s string) {
 // Numbers are the numbers counted so far; Records, Events and Files,
 // which the caller knows, are left 0.
 func (t *Tally) Numbers() Numbers {
-	calls := t.keyed
+	calls, responses := t.keyed, 0
 	if len(t.fromTotals.byModel) > 0 {
 		calls = t.fromTotals
+		if spansResponses(t.source) {
+			for _, s := range t.keyed.byModel {
+				responses += s.calls
+			}
+		}
 	}
 	e := t.events
 	n := Numbers{
@@ -332,6 +354,7 @@ func (t *Tally) Numbers() Numbers {
 		u.Add(s.usage)
 		n.ByModel[model] = u
 	}
+	n.ModelCalls = max(n.ModelCalls, e.modelCalls+responses) // totals that span responses count each
 	for model, eu := range e.byModel {
 		u := n.ByModel[model]
 		u.Add(eu)

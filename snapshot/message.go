@@ -31,6 +31,11 @@ type Message struct {
 	// TotalUsage is a running total of the whole session's tokens, as
 	// some agents record after each model call (Codex's token_count).
 	TotalUsage *Usage
+	// TotalSpans says the running total may come after several responses
+	// (Droid writes its session's totals as a turn ends): each response
+	// since the total before, by its UsageKey, is a call, the tokens on
+	// the last.
+	TotalSpans bool
 }
 
 // Part is one piece of a message.
@@ -413,20 +418,24 @@ type CallReader struct {
 	g     CallGroups
 	open  int // the key-less call still being read
 	// the same from running totals, which win when there are any
-	rt     RunningTotals
-	totals []Call
-	since  []int // the responses since the last total
+	rt        RunningTotals
+	totals    []Call
+	since     []int    // the responses since the last total
+	sinceKeys []string // their UsageKeys
 }
 
 // Add reads message i, m.
 func (r *CallReader) Add(i int, m Message) {
 	model, u, ok := r.rt.Read(m)
 	switch {
+	case ok && m.TotalSpans:
+		r.totals = append(r.totals, spanned(r.since, r.sinceKeys, i, model, m.Time, u)...)
+		r.since, r.sinceKeys = nil, nil
 	case ok:
 		r.totals = append(r.totals, Call{Records: append(r.since, i), Model: model, Time: m.Time, Usage: u})
-		r.since = nil
+		r.since, r.sinceKeys = nil, nil
 	case m.TotalUsage == nil && (m.Role == "assistant" || m.Role == "model"):
-		r.since = append(r.since, i)
+		r.since, r.sinceKeys = append(r.since, i), append(r.sinceKeys, m.UsageKey)
 	}
 	if r.byKey == nil {
 		r.byKey = map[string]int{}
@@ -452,6 +461,29 @@ func (r *CallReader) Add(i int, m Message) {
 	}
 	r.calls[n].Records = append(r.calls[n].Records, i)
 	r.said[n].Read(m)
+}
+
+// spanned splits the responses a total spans (Message.TotalSpans) into
+// one call per UsageKey, in order, the total's tokens and record (total)
+// on the last.
+func spanned(since []int, keys []string, total int, model, at string, u Usage) []Call {
+	var out []Call
+	byKey := map[string]int{}
+	for j, rec := range since {
+		n, seen := byKey[keys[j]]
+		if !seen || keys[j] == "" {
+			n = len(out)
+			byKey[keys[j]] = n
+			out = append(out, Call{ID: keys[j], Model: model, Time: at})
+		}
+		out[n].Records = append(out[n].Records, rec)
+	}
+	if len(out) == 0 {
+		out = append(out, Call{Model: model, Time: at})
+	}
+	last := &out[len(out)-1]
+	last.Records, last.Usage = append(last.Records, total), u
+	return out
 }
 
 // Calls are the model calls of the messages added: those of the running
