@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-snap/git-snap/internal/lazy"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -154,28 +155,6 @@ func (c Cline) HookCommands(dir string) (map[string][]string, error) {
 	return out, nil
 }
 
-// Needs implements Needer: Cline runs only hook files that are
-// executable.
-func (c Cline) Needs(dir, _ string) []Check {
-	var off []string
-	for _, ev := range c.Events() {
-		file := filepath.Join(dir, ev)
-		data, err := os.ReadFile(file)
-		if err != nil || !bytes.Contains(data, []byte(clineMark)) {
-			continue
-		}
-		if fi, err := os.Stat(file); err == nil && fi.Mode()&0o111 == 0 {
-			off = append(off, ev)
-		}
-	}
-	if len(off) > 0 {
-		return []Check{{Name: "cline hooks executable", Status: Fail,
-			Detail: fmt.Sprintf("%s in %s not executable: Cline does not run them", strings.Join(off, ", "), dir),
-			Fix:    "git snap install cline makes them executable again (or chmod +x them)"}}
-	}
-	return []Check{{Name: "cline hooks executable", Status: OK, Detail: "git-snap's hook files in " + dir + " are executable"}}
-}
-
 // clineEvents names Cline's events by the hookName its payloads carry,
 // for a payload that comes with no event argument.
 var clineEvents = map[string]string{"agent_start": "TaskStart", "agent_resume": "TaskResume", "prompt_submit": "UserPromptSubmit",
@@ -302,6 +281,11 @@ func (Cline) View(record any) (snapshot.Message, bool) {
 	for _, b := range blocks {
 		m.Parts = append(m.Parts, clinePart(b)...)
 	}
+	for i, p := range m.Parts {
+		if p.Kind == snapshot.PartText && m.Role == "user" {
+			m.Parts[i].Text = clineInput(p.Text)
+		}
+	}
 	if t, ok := r["metrics"].(map[string]any); ok && m.Role == "assistant" {
 		read, write := snapshot.Int(t["cacheReadTokens"]), snapshot.Int(t["cacheWriteTokens"])
 		m.UsageKey = m.ID
@@ -309,6 +293,18 @@ func (Cline) View(record any) (snapshot.Message, bool) {
 			Output: snapshot.Int(t["outputTokens"])}
 	}
 	return m, true
+}
+
+// clineUserInput is the wrapper Cline writes a prompt in, which the
+// model is sent without.
+var clineUserInput = lazy.Regexp(`(?s)^\s*<user_input mode="[^"]*">(.*)</user_input>\s*$`)
+
+// clineInput is a prompt as Cline sent it to the model: unwrapped.
+func clineInput(text string) string {
+	if m := clineUserInput().FindStringSubmatch(text); m != nil {
+		return m[1]
+	}
+	return text
 }
 
 // clinePart reads a content block: text, a tool call, or a tool's result

@@ -69,6 +69,26 @@ func (q Qwen) Decode(stdin []byte, _ []string) (Payload, error) {
 	return p, nil
 }
 
+// WritesAfter implements LateWriter: Qwen Code queues its chat's writes,
+// and the response that ends a turn may land after the Stop hook
+// returns (seen with -p: the last two records missing after a resume).
+func (Qwen) WritesAfter(p Payload) bool { return p.Event == "Stop" || p.Event == "SessionEnd" }
+
+// Ended implements LateWriter: a turn ends with a response that calls no
+// tool.
+func (Qwen) Ended(last any) bool {
+	r, parts, ok := qwenRecord(last)
+	if !ok || str(r, "type") != "assistant" {
+		return false
+	}
+	for _, p := range parts {
+		if part, _ := p.(map[string]any); part["functionCall"] != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // Transcripts implements HookReader: a chat is one file.
 func (Qwen) Transcripts(Payload) (map[string]string, error) { return nil, nil }
 
