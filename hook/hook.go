@@ -216,6 +216,14 @@ func (k *call) record(ctx context.Context, s *gitstore.Store, cfg config.Config)
 	if err != nil {
 		return err
 	}
+	a, p, note, err := agent.Owner(a, p, k.AgentEnv)
+	if err != nil {
+		return err
+	}
+	if note != "" { // another agent's call: recorded as its
+		k.logLine(errors.New(note))
+		k.Agent, k.payload = a.Name(), &p
+	}
 	dir, _ := k.dir()
 	late, _ := a.(agent.LateWriter)
 	pid, command, exports := 0, []string(nil), false
