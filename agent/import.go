@@ -208,6 +208,22 @@ func findAll(dir string, paths []string, match func(name string) bool) ([]foundF
 // CheckTranscript checks that a file is a transcript of the agent, by its
 // first records, and names its session (see Importer.SessionName).
 func CheckTranscript(a Adapter, path string, lim snapshot.Limits) (string, error) {
+	if x, ok := a.(External); ok {
+		if _, err := os.Stat(path); err != nil {
+			return "", &ImportError{Msg: fmt.Sprintf("cannot read %s: %v", path, err), Err: err}
+		}
+		session, err := x.CheckFile(path)
+		if err != nil {
+			return "", &ImportError{Msg: fmt.Sprintf("%s is not a %s transcript: %v", path, a.Name(), err), Err: err}
+		}
+		if session == "" {
+			session = x.SessionName(path)
+		}
+		if err := snapshot.CheckName("session", session); err != nil {
+			return "", &ImportError{Msg: fmt.Sprintf("%s: its name does not make a session name", path), Err: err}
+		}
+		return session, nil
+	}
 	first, err := firstRecords(a, path, lim)
 	var pe *fs.PathError
 	if err != nil && (errors.As(err, &pe) || !IsDocumentFile(a, path)) {

@@ -98,13 +98,17 @@ func linesUpdate(a Adapter, p Payload, extra map[string]string, rest map[string]
 	lr := lineRecords{a: a, limits: r.Limits, turns: turns, seen: StringSet(rest["compactions"])}
 	lr.marker, _ = a.(compactionMarker)
 	wf, _ := a.(wholeFiler)
+	x, external := a.(External)
 	for _, f := range sources(p, extra, layout) {
 		if f.path == "" {
 			continue
 		}
 		read := readSource
-		if wf != nil && f.name != "" && wf.IsWholeFile(f.name) {
+		switch {
+		case wf != nil && f.name != "" && wf.IsWholeFile(f.name):
 			read = readWhole
+		case external:
+			read = x.readSource
 		}
 		i, c, err := read(&layout, f, p.Event, lags, r.MaxReadBytes, &u)
 		if err != nil {
@@ -267,6 +271,32 @@ func readSource(l *Layout, f source, event string, lags bool, maxRead int64, u *
 		if c, err = readChunk(f.path, 0, maxRead, ""); err != nil {
 			return i, c, err
 		}
+	}
+	return i, c, nil
+}
+
+// readSource reads the records of an external agent's transcript past
+// the layout's offset with its program (ReadRecords), as lines of JSON.
+func (x External) readSource(l *Layout, f source, _ string, _ bool, _ int64, _ *Update) (int, chunk, error) {
+	i := l.latest(f.name)
+	var off int64
+	if i >= 0 {
+		off = l.Files[i].Offset
+	}
+	recs, next, err := x.ReadRecords(f.path, off)
+	if err != nil {
+		return i, chunk{next: off}, err
+	}
+	c := chunk{next: next, size: next}
+	for _, r := range recs {
+		b, err := snapshot.Marshal(r)
+		if err != nil {
+			return i, chunk{next: off}, err
+		}
+		c.lines = append(c.lines, b)
+	}
+	if i < 0 {
+		i = l.File(f.name, f.path)
 	}
 	return i, c, nil
 }

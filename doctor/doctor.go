@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -88,6 +89,11 @@ func Run(ctx context.Context, o Options) Report {
 	}
 	for _, a := range agent.Adapters(o.Env) {
 		if o.wants(a.Name()) {
+			r.Agents = append(r.Agents, checkAgent(a, o, log))
+		}
+	}
+	for _, name := range o.Agents { // agents added by a program of their own
+		if a, err := agent.Lookup(name, o.Env); err == nil && !slices.Contains(agent.Names(), name) {
 			r.Agents = append(r.Agents, checkAgent(a, o, log))
 		}
 	}
