@@ -146,6 +146,9 @@ func checkAgent(a agent.Adapter, o Options, log hooklog.Log) AgentReport {
 			r.Checks = append(r.Checks, n.Needs(file, o.Paths.WorkTree)...)
 		}
 	}
+	if c, ok := checkVersion(a.Name(), o); ok && len(r.Installed) > 0 {
+		r.Checks = append(r.Checks, c)
+	}
 	if call, ok := log.Last[a.Name()]; ok {
 		r.LastCall = &call
 	}

@@ -5,7 +5,6 @@ package liveagents
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -51,28 +50,11 @@ func TestMain(m *testing.M) {
 }
 
 // pin is an agent's npm package at the version the suite runs.
-type pin struct {
-	Package string `json:"package"`
-	Version string `json:"version"`
-	Bin     string `json:"bin"` // its executable under node_modules/.bin
-	// With are packages the agent installs for itself from npm on its
-	// first run (OpenCode: its plugin API, in every folder it reads
-	// plugins from), at the agent's version unless one is named
-	// (pkg@version: Kilo asks for @kilocode/plugin at its own version,
-	// which npm does not have): the suite installs them apart, and the
-	// driver puts them where the agent looks, so that the scenario runs
-	// offline.
-	With []string `json:"with"`
-	// Beside are packages installed with the agent, in its folder, each
-	// pkg@version: the native binary Droid's shim runs, whose version
-	// differs from the shim's (npm cannot install its optional
-	// dependency at the shim's version, which was not published).
-	Beside []string `json:"beside"`
-}
+type pin = Pin
 
 // withVersion splits a With entry into the package and its version, the
 // agent's unless the entry names one.
-func (p pin) withVersion(with string) (string, string) {
+func (p Pin) withVersion(with string) (string, string) {
 	if i := strings.LastIndex(with, "@"); i > 0 {
 		return with[:i], with[i+1:]
 	}
@@ -83,12 +65,8 @@ func (p pin) withVersion(with string) (string, string) {
 // "latest", the version is the newest npm has.
 func pinFor(t *testing.T, agent string) pin {
 	t.Helper()
-	data, err := os.ReadFile("versions.json")
+	pins, err := Pins()
 	if err != nil {
-		t.Fatal(err)
-	}
-	var pins map[string]pin
-	if err := json.Unmarshal(data, &pins); err != nil {
 		t.Fatalf("versions.json: %v", err)
 	}
 	p, ok := pins[agent]
