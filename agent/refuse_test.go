@@ -75,7 +75,7 @@ func TestOnlyTheRightAgentImportsEachTranscript(t *testing.T) {
 // TestRefusalNamesTheAgentFound: a transcript given with the wrong --from
 // is refused naming the agent whose it is.
 func TestRefusalNamesTheAgentFound(t *testing.T) {
-	qwen := "../testdata/live/qwen/eea69f90-6570-49eb-a4d6-fd57c75e3e1f.jsonl"
+	qwen := "../testdata/live/qwen/3bdb31e7-9243-4b50-82d6-426c73cc46ca.jsonl"
 	a, _ := Lookup("claude-code", Env{})
 	_, err := CheckTranscript(a, qwen, snapshot.Limits{})
 	if err == nil || !strings.Contains(err.Error(), "Qwen Code") || !strings.Contains(err.Error(), "--from qwen") {

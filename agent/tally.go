@@ -305,17 +305,6 @@ type spanner interface {
 	TotalsSpanResponses() bool
 }
 
-// spansResponses reports whether the agent named source writes totals
-// that span responses.
-func spansResponses(source string) bool {
-	r, ok := registry[source]
-	if !ok {
-		return false
-	}
-	s, ok := r.New(Env{}).(spanner)
-	return ok && s.TotalsSpanResponses()
-}
-
 // stamp widens the span of the records' times by s, when s is a time.
 func (t *Tally) stamp(s string) {
 	at, err := time.Parse(time.RFC3339Nano, s)
@@ -336,7 +325,7 @@ func (t *Tally) Numbers() Numbers {
 	calls, responses := t.keyed, 0
 	if len(t.fromTotals.byModel) > 0 {
 		calls = t.fromTotals
-		if spansResponses(t.source) {
+		if s, ok := t.turns.a.(spanner); ok && s.TotalsSpanResponses() {
 			for _, s := range t.keyed.byModel {
 				responses += s.calls
 			}

@@ -58,6 +58,15 @@ var realSessions = []struct {
 	// OpenCode 1.18.33: what opencode export printed after the run, one
 	// JSON document whose messages are the records.
 	{"opencode", "live/opencode/ses_de3085fdeffe73Ib9EawIKH7Xu.json", nil},
+	// The five agents added next, from the live-agent suite: Qwen Code
+	// 0.24.4, pi 0.73.1, Cline 3.0.65 (its messages document), Kilo 7.7.7
+	// (its export, OpenCode's shape) and Droid 0.225.1 (its JSONL, its
+	// tokens in the settings document beside it).
+	{"qwen", "live/qwen/3bdb31e7-9243-4b50-82d6-426c73cc46ca.jsonl", nil},
+	{"pi", "live/pi/2026-11-29T00-03-34-856Z_01a2249d-3f47-70ae-962a-d775f997ed24.jsonl", nil},
+	{"cline", "live/cline/1795910525784_ay8kj.messages.json", nil},
+	{"kilo", "live/kilo/ses_ddb623addffeksZhTNH1WGQpjA.json", nil},
+	{"droid", "live/droid/33f56dc1-5ce4-41df-9e6c-a4e12121e032.jsonl", nil},
 }
 
 // TestNumbersMatchTheRawFiles imports every real session and checks what
@@ -70,15 +79,22 @@ func TestNumbersMatchTheRawFiles(t *testing.T) {
 			files := append([]string{rs.file}, rs.also...)
 			var records []map[string]any
 			var exported map[string]any // a transcript that is one document
+			var settings map[string]any // Droid's, beside its JSONL
 			for _, f := range files {
-				if rs.agent == "opencode" {
+				switch rs.agent {
+				case "opencode", "kilo", "cline":
 					exported = readJSONDoc(t, filepath.Join("..", "testdata", f))
 					for _, m := range exported["messages"].([]any) {
 						records = append(records, m.(map[string]any))
 					}
 					continue
+				case "droid":
+					settings = readJSONDoc(t, filepath.Join("..", "testdata", strings.TrimSuffix(f, ".jsonl")+".settings.json"))
 				}
 				records = append(records, readJSONL(t, filepath.Join("..", "testdata", f))...)
+			}
+			if settings != nil {
+				records = append(records, settings) // recorded as one record, whole
 			}
 			callTime := map[string]time.Time{} // a response's first record's time, by its id
 			for _, r := range records {
@@ -98,8 +114,16 @@ func TestNumbersMatchTheRawFiles(t *testing.T) {
 				want = countGeminiLines(t, records)
 			case "copilot":
 				want = countCopilotEvents(records)
-			case "opencode":
+			case "opencode", "kilo":
 				want = countOpenCode(exported)
+			case "qwen":
+				want = countQwen(records)
+			case "pi":
+				want = countPi(records)
+			case "cline":
+				want = countCline(exported)
+			case "droid":
+				want = countDroid(records, settings)
 			default:
 				want = countClaude(records)
 			}

@@ -664,18 +664,25 @@ func checkReplay(t *testing.T, w *world, session string) {
 // keepVar names the folder keep copies the transcripts to.
 const keepVar = "GIT_SNAP_LIVE_AGENTS_KEEP"
 
-// keep copies the transcript of the first two prompts, as the agent wrote
-// it, to $GIT_SNAP_LIVE_AGENTS_KEEP/<agent>/ when that is set: how the
+// keep copies the transcript of the first two prompts (the first, for a
+// driver that runs one), as the agent wrote it, to
+// $GIT_SNAP_LIVE_AGENTS_KEEP/<agent>/ when that is set: how the
 // transcripts in testdata/live were made.
 func keep(t *testing.T, w *world, transcript string) {
 	dir := os.Getenv(keepVar)
 	if dir == "" {
 		return
 	}
-	data, err := os.ReadFile(transcript)
-	must(t, err)
-	writeFile(t, filepath.Join(dir, w.d.name(), filepath.Base(transcript)), string(data))
-	t.Logf("kept %s", filepath.Join(dir, w.d.name(), filepath.Base(transcript)))
+	// The files of the session beside it (Droid's <id>.settings.json)
+	// with it.
+	stem := strings.TrimSuffix(transcript, filepath.Ext(transcript))
+	files, _ := filepath.Glob(stem + ".*")
+	for _, f := range append(files, transcript) {
+		data, err := os.ReadFile(f)
+		must(t, err)
+		writeFile(t, filepath.Join(dir, w.d.name(), filepath.Base(f)), string(data))
+		t.Logf("kept %s", filepath.Join(dir, w.d.name(), filepath.Base(f)))
+	}
 }
 
 // checkHookProgram checks the hook commands install wrote, as doctor
