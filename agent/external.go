@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,7 +52,11 @@ type externalID struct {
 	Events       []string          `json:"events"`
 	Settings     map[string]string `json:"settings"` // by scope: project, user; ~ is the home
 	CompactEvent string            `json:"compact_event"`
-	home         string
+	// Ops are the optional operations it answers: "write", to write
+	// records back in the agent's own format (else restore writes them
+	// one JSON line each).
+	Ops  []string `json:"ops"`
+	home string
 }
 
 // lookupExternal finds the program of the agent name on env's PATH and
@@ -305,6 +310,78 @@ func viewExternal(record any) (snapshot.Message, bool) {
 			CacheWrite: snapshot.Int(u["cache_write"]), Output: snapshot.Int(u["output"])}
 	}
 	return m, true
+}
+
+// write has its program write records back in its agent's format, when
+// it says it can (identify's ops); ok is false when it cannot.
+func (x External) write(records []any) (data []byte, ok bool, err error) {
+	if !slices.Contains(x.id.Ops, "write") {
+		return nil, false, nil
+	}
+	plain := make([]any, len(records))
+	for i, r := range records {
+		plain[i] = withoutView(r)
+	}
+	var out struct {
+		Data *string `json:"data"`
+	}
+	if err := x.call("write", map[string]any{"records": plain}, &out); err != nil {
+		return nil, true, err
+	}
+	if out.Data == nil {
+		return nil, true, fmt.Errorf("%s write answered no data", filepath.Base(x.path))
+	}
+	return []byte(*out.Data), true, nil
+}
+
+// RestoreFor is Restore as agent a writes its files: an external agent
+// whose program writes its own format has it write each file (see
+// External), every other's records are written one line each.
+func RestoreFor(a Adapter, doc map[string]any) (map[string][][]byte, error) {
+	files, err := Restore(doc)
+	x, external := a.(External)
+	if err != nil || !external {
+		return files, err
+	}
+	if _, isDoc := docStateFrom(doc); isDoc {
+		return files, nil
+	}
+	layout, err := LayoutFrom(doc)
+	if err != nil {
+		return nil, err
+	}
+	msgs, _ := doc[snapshot.MemberMessages].([]any)
+	byFile, err := layout.Split(msgs)
+	if err != nil {
+		return nil, err
+	}
+	for name, recs := range byFile {
+		data, ok, err := x.write(recs)
+		if err != nil {
+			return nil, fmt.Errorf("write %s back: %w", cmpOrName(name), err)
+		}
+		if !ok {
+			return files, nil
+		}
+		files[name] = splitLines(data)
+	}
+	return files, nil
+}
+
+// cmpOrName names a transcript file of a layout: "" is the main one.
+func cmpOrName(name string) string {
+	if name == "" {
+		return "the transcript"
+	}
+	return name
+}
+
+// splitLines is data as the lines JoinLines writes back the same.
+func splitLines(data []byte) [][]byte {
+	if len(data) == 0 {
+		return nil
+	}
+	return bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
 }
 
 // withoutView is a record as its agent wrote it: without the view
