@@ -105,7 +105,8 @@ func (d *opencode) configure(w *world, url string) []string {
 		d.placePlugin(w, dir)
 	}
 	env := []string{"npm_config_registry=" + registry + "/"}
-	for _, v := range []string{"DISABLE_MODELS_FETCH", "DISABLE_AUTOUPDATE", "DISABLE_LSP_DOWNLOAD", "DISABLE_SHARE", "DISABLE_SESSION_INGEST", "DISABLE_PRESENCE"} {
+	for _, v := range []string{"DISABLE_MODELS_FETCH", "DISABLE_AUTOUPDATE", "DISABLE_LSP_DOWNLOAD", "DISABLE_SHARE", "DISABLE_SESSION_INGEST",
+		"DISABLE_PRESENCE", "DISABLE_CODEBASE_INDEXING"} {
 		env = append(env, d.fork.env+"_"+v+"=1")
 	}
 	return env
