@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
+	"github.com/git-snap/git-snap/internal/lazy"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -265,12 +265,12 @@ func (Droid) TouchedFiles(record any) []string {
 
 // droidCustomModel is the name Droid gives a model of the user's own:
 // custom:<its display name>-<its index>.
-var droidCustomModel = regexp.MustCompile(`^custom:(.+)-[0-9]+$`)
+var droidCustomModel = lazy.Regexp(`^custom:(.+)-[0-9]+$`)
 
 // droidModel is the model a record names: a model of the user's own by
 // its display name, which prices it when it names a known model.
 func droidModel(id string) string {
-	if m := droidCustomModel.FindStringSubmatch(id); m != nil {
+	if m := droidCustomModel().FindStringSubmatch(id); m != nil {
 		return m[1]
 	}
 	return id
