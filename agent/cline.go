@@ -99,12 +99,6 @@ func (c Cline) InstallHook(dir, command string) (bool, error) {
 		if err != nil {
 			return changed, err
 		}
-		if fi, err := os.Stat(file); err == nil && fi.Mode()&0o111 == 0 { // one of git-snap's, made not executable
-			ch = true
-			if err := os.Chmod(file, 0o755); err != nil {
-				return changed, err
-			}
-		}
 		changed = changed || ch
 	}
 	return changed, nil
