@@ -220,12 +220,20 @@ func Names() []string {
 	return names
 }
 
-// Lookup finds an adapter by name, its files located by env.
+// Lookup finds an adapter by name, its files located by env: a built-in
+// one, else the agent a program on env's PATH adds (External).
 func Lookup(name string, env Env) (Adapter, error) {
 	if r, ok := registry[name]; ok {
 		return r.New(env), nil
 	}
-	return nil, fmt.Errorf("unknown agent %q: git-snap knows %s", name, strings.Join(Names(), ", "))
+	x, err := lookupExternal(name, env)
+	if err == nil {
+		return x, nil
+	}
+	if err.Error() != "no program" {
+		return nil, fmt.Errorf("agent %q: %w", name, err)
+	}
+	return nil, fmt.Errorf("unknown agent %q: git-snap knows %s, and finds no %s%s on PATH", name, strings.Join(Names(), ", "), ExternalPrefix, name)
 }
 
 // ViewMessage reads a stored record with the view of the agent whose
@@ -236,6 +244,9 @@ func ViewMessage(v any) snapshot.Message { return Reader{}.Read(v).Message }
 // isCompaction reports whether any agent reads a record as a compaction:
 // a session recorded from a harness has no adapter to ask.
 func isCompaction(record any) bool {
+	if v, ok := externalView(record); ok {
+		return v["compaction"] == true
+	}
 	for _, a := range viewers() {
 		if a.IsCompaction(record) {
 			return true

@@ -268,6 +268,9 @@ func (ClaudeCode) View(record any) (snapshot.Message, bool) {
 	if !ok {
 		return claudeProgress(obj)
 	}
+	if notClaude(obj) {
+		return snapshot.Message{}, false
+	}
 	if obj["type"] == "api-request-blob" {
 		// Claude Code 2.1.3xx keeps the blocks of the requests it sent
 		// (system prompt, reminders, the conversation's tail) as
@@ -312,14 +315,17 @@ func (ClaudeCode) Check(records []any) error {
 		if _, codex := r["payload"]; codex {
 			return fmt.Errorf("this is a Codex rollout (its lines have a payload); use --from codex")
 		}
-		if _, ok := r["sessionId"]; ok {
+		if _, _, qwen := qwenRecord(r); qwen {
+			continue
+		}
+		if _, ok := r["sessionId"]; ok && str(r, "type") != "" && (str(r, "uuid") != "" || r["isSidechain"] != nil) {
 			return nil
 		}
 		if r["type"] == "summary" || r["type"] == "file-history-snapshot" {
 			continue
 		}
 	}
-	return fmt.Errorf("no Claude Code record (with a type and a sessionId) in the first lines")
+	return fmt.Errorf("no Claude Code record (with a type, a uuid and a sessionId) in the first lines")
 }
 
 // Thread implements Threads: a subagent's records are marked isSidechain
@@ -388,6 +394,15 @@ func (ClaudeCode) Mirrored(record any) (string, map[string]any, bool) {
 
 // SubagentFile implements Mirrorer: agent-<id>.jsonl.
 func (ClaudeCode) SubagentFile(subagent string) string { return "agent-" + subagent + ".jsonl" }
+
+// notClaude reports whether a record that wraps a message is another
+// agent's of that shape (Qwen Code's, pi's, Droid's).
+func notClaude(r map[string]any) bool {
+	_, _, qwen := qwenRecord(r)
+	_, pi := piEntry(r)
+	_, _, droid := droidMessage(r)
+	return qwen || pi || droid
+}
 
 // claudeProgress reads a subagent's API response that Claude Code mirrors
 // into its parent's transcript as it runs (a progress record of type

@@ -413,9 +413,8 @@ func (Gemini) Check(records []any) error {
 	if _, ok := doc["info"]; ok {
 		return fmt.Errorf("this is an OpenCode export (it has info); use --from opencode")
 	}
-	_, messages := doc["messages"].([]any)
-	if str(doc, "sessionId") == "" || !messages && str(doc, "projectHash") == "" {
-		return fmt.Errorf("no Gemini CLI chat (an object with a sessionId and messages, or JSONL whose first line has a sessionId and projectHash)")
+	if str(doc, "sessionId") == "" || str(doc, "projectHash") == "" {
+		return fmt.Errorf("no Gemini CLI chat (an object with a sessionId, a projectHash and messages, or JSONL whose first line has a sessionId and projectHash)")
 	}
 	return nil
 }

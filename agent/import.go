@@ -208,11 +208,35 @@ func findAll(dir string, paths []string, match func(name string) bool) ([]foundF
 // CheckTranscript checks that a file is a transcript of the agent, by its
 // first records, and names its session (see Importer.SessionName).
 func CheckTranscript(a Adapter, path string, lim snapshot.Limits) (string, error) {
+	if x, ok := a.(External); ok {
+		if _, err := os.Stat(path); err != nil {
+			return "", &ImportError{Msg: fmt.Sprintf("cannot read %s: %v", path, err), Err: err}
+		}
+		session, err := x.CheckFile(path)
+		if err != nil {
+			return "", &ImportError{Msg: fmt.Sprintf("%s is not a %s transcript: %v", path, a.Name(), err), Err: err}
+		}
+		if session == "" {
+			session = x.SessionName(path)
+		}
+		if err := snapshot.CheckName("session", session); err != nil {
+			return "", &ImportError{Msg: fmt.Sprintf("%s: its name does not make a session name", path), Err: err}
+		}
+		return session, nil
+	}
 	first, err := firstRecords(a, path, lim)
-	if err != nil {
+	var pe *fs.PathError
+	if err != nil && (errors.As(err, &pe) || !IsDocumentFile(a, path)) {
 		return "", &ImportError{Msg: fmt.Sprintf("cannot read %s: %v", path, err), Err: err}
 	}
-	if err := a.Check(first); err != nil {
+	if err == nil {
+		err = a.Check(first)
+	}
+	if err != nil {
+		if other := Recognise(path, lim, a.Name()); other != nil {
+			in := registry[other.Name()].Info
+			err = fmt.Errorf("this is a %s transcript; use --from %s", in.Title, in.Name)
+		}
 		return "", &ImportError{Msg: fmt.Sprintf("%s is not a %s transcript: %v", path, a.Name(), err), Err: err}
 	}
 	name := a.SessionName(path)
@@ -227,6 +251,22 @@ func CheckTranscript(a Adapter, path string, lim snapshot.Limits) (string, error
 		return "", &ImportError{Msg: fmt.Sprintf("%s: its name does not make a session name", path), Err: err}
 	}
 	return name, nil
+}
+
+// Recognise finds the agent whose transcript the file at path is, by its
+// first records, as each adapter's Check reads them; but is an agent
+// not to ask (the one that already refused it). It is nil when no agent
+// knows the file.
+func Recognise(path string, lim snapshot.Limits, but string) Adapter {
+	for _, other := range Adapters(Env{}) {
+		if other.Name() == but {
+			continue
+		}
+		if first, err := firstRecords(other, path, lim); err == nil && other.Check(first) == nil {
+			return other
+		}
+	}
+	return nil
 }
 
 // firstRecords are the first records of a transcript, for

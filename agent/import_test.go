@@ -81,11 +81,11 @@ func TestCheckTranscript(t *testing.T) {
 	codex := filepath.Join("..", "testdata", "codex", "rollout-2026-04-02T09-15-00-019d2a10-0000-7000-8000-0000000000aa.jsonl")
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "a b.jsonl")
-	if err := os.WriteFile(bad, []byte(`{"type":"user","sessionId":"s/../x"}`+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(bad, []byte(`{"type":"user","uuid":"u-1","sessionId":"s/../x"}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	renamed := filepath.Join(dir, "turn-2.jsonl")
-	if err := os.WriteFile(renamed, []byte(`{"type":"user","sessionId":"s-1"}`+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(renamed, []byte(`{"type":"user","uuid":"u-1","sessionId":"s-1"}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -95,7 +95,7 @@ func TestCheckTranscript(t *testing.T) {
 		{"claude-code", renamed, "s-1"},
 		{"codex", codex, "019d2a10-0000-7000-8000-0000000000aa"},
 		{"codex", claude, "error: " + claude + " is not a codex transcript: this is a Claude Code transcript; use --from claude-code"},
-		{"claude-code", codex, "error: " + codex + " is not a claude-code transcript: this is a Codex rollout"},
+		{"claude-code", codex, "error: " + codex + " is not a claude-code transcript: this is a Codex CLI transcript; use --from codex"},
 		{"claude-code", bad, "error: " + bad + ": its name does not make a session name"},
 		{"claude-code", "missing.jsonl", "error: cannot read missing.jsonl"},
 	} {

@@ -460,15 +460,21 @@ func (c Copilot) MCPConfig(scope Scope, _ string) (MCPConfig, error) {
 // MCPConfig implements MCPHost: "mcp" in opencode.json, the project's at
 // its root (the default) or the user's in OpenCode's config folder; the
 // command is a list, and the server enabled.
+// Kilo's is kilo.json, the project's in its .kilo folder.
 func (o OpenCode) MCPConfig(scope Scope, workTree string) (MCPConfig, error) {
+	f := o.f()
 	c := MCPConfig{Path: []string{"mcp"}, Type: "local", CommandList: true, Extra: []MCPField{{"enabled", true}}}
+	project := filepath.Join(workTree, f.dir+".json")
+	if o.fork != nil {
+		project = filepath.Join(workTree, f.dot, f.dir+".json")
+	}
 	switch scope {
 	case LocalScope:
-		return MCPConfig{}, errors.New("opencode has no local settings: use --project or --user")
+		return MCPConfig{}, errors.New(f.name + " has no local settings: use --project or --user")
 	case UserScope:
-		c.File = filepath.Join(o.ConfigDir, "opencode.json")
+		c.File = filepath.Join(o.ConfigDir, f.dir+".json")
 	default:
-		c.File, c.Shared = filepath.Join(workTree, "opencode.json"), true
+		c.File, c.Shared = project, true
 	}
 	return c, nil
 }

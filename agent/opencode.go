@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,6 +36,32 @@ type OpenCode struct {
 	// OPENCODE_DISABLE_PROJECT_CONFIG (a project's .opencode folder is
 	// not read) as the environment sets them: doctor checks them.
 	Pure, NoProjectConfig bool
+
+	// fork is the OpenCode fork the adapter reads (Kilo); nil for
+	// OpenCode itself.
+	fork *openCodeFork
+}
+
+// openCodeFork is OpenCode or a fork of it that keeps its sessions,
+// plugins and export alike under names of its own (Kilo).
+type openCodeFork struct {
+	name  string // git-snap's name for it: opencode, kilo
+	title string // its own: OpenCode, Kilo
+	dot   string // the project's folder: .opencode, .kilo
+	dir   string // its folder under the user's config and data folders
+	env   string // the prefix of its variables: OPENCODE, KILO
+	bin   string // its executable
+}
+
+// openCodeItself is OpenCode.
+var openCodeItself = openCodeFork{name: "opencode", title: "OpenCode", dot: ".opencode", dir: "opencode", env: "OPENCODE", bin: "opencode"}
+
+// f is the fork the adapter reads.
+func (o OpenCode) f() *openCodeFork {
+	if o.fork == nil {
+		return &openCodeItself
+	}
+	return o.fork
 }
 
 func init() {
@@ -45,20 +72,25 @@ func init() {
 	}})
 }
 
-func newOpenCode(env Env) Adapter {
-	o := OpenCode{ConfigDir: filepath.Join(env.dir("XDG_CONFIG_HOME", ".config"), "opencode"),
-		DataDir: filepath.Join(env.dir("XDG_DATA_HOME", filepath.Join(".local", "share")), "opencode")}
+func newOpenCode(env Env) Adapter { return newOpenCodeFork(env, nil) }
+
+// newOpenCodeFork makes the adapter of OpenCode or of a fork of it.
+func newOpenCodeFork(env Env, fork *openCodeFork) OpenCode {
+	o := OpenCode{fork: fork}
+	f := o.f()
+	o.ConfigDir = filepath.Join(env.dir("XDG_CONFIG_HOME", ".config"), f.dir)
+	o.DataDir = filepath.Join(env.dir("XDG_DATA_HOME", filepath.Join(".local", "share")), f.dir)
 	if env.Getenv != nil {
 		// OpenCode reads the first as a boolean setting (true, yes, on,
 		// 1, y) and the second as true or 1.
-		o.Pure = slices.Contains([]string{"true", "yes", "on", "1", "y"}, strings.ToLower(env.Getenv("OPENCODE_PURE")))
-		o.NoProjectConfig = slices.Contains([]string{"true", "1"}, strings.ToLower(env.Getenv("OPENCODE_DISABLE_PROJECT_CONFIG")))
+		o.Pure = slices.Contains([]string{"true", "yes", "on", "1", "y"}, strings.ToLower(env.Getenv(f.env+"_PURE")))
+		o.NoProjectConfig = slices.Contains([]string{"true", "1"}, strings.ToLower(env.Getenv(f.env+"_DISABLE_PROJECT_CONFIG")))
 	}
 	return o
 }
 
 // Name implements Adapter.
-func (OpenCode) Name() string { return "opencode" }
+func (o OpenCode) Name() string { return o.f().name }
 
 // RecordsKey implements documentAgent: the export's messages.
 func (OpenCode) RecordsKey() string { return "messages" }
@@ -85,15 +117,20 @@ const pluginName = "git-snap.js"
 func (o OpenCode) SettingsFile(scope Scope, workTree string) (string, error) {
 	switch scope {
 	case LocalScope:
-		return "", fmt.Errorf("opencode has no local settings: use --project or --user")
+		return "", fmt.Errorf("%s has no local settings: use --project or --user", o.Name())
 	case UserScope:
 		return filepath.Join(o.ConfigDir, "plugins", pluginName), nil
 	}
-	return filepath.Join(workTree, ".opencode", "plugins", pluginName), nil
+	return filepath.Join(workTree, o.f().dot, "plugins", pluginName), nil
 }
 
 // pluginMark is in every plugin git-snap writes, and only in those.
 const pluginMark = "// git-snap: records this project's OpenCode sessions."
+
+// mark is the first line of git-snap's plugin for the fork.
+func (o OpenCode) mark() string {
+	return strings.Replace(pluginMark, "OpenCode", o.f().title, 1)
+}
 
 // The plugin's lines that say what it runs, read back by HookCommands:
 // each is the name and a JSON value.
@@ -110,10 +147,10 @@ const lateEnv = "GIT_SNAP_HOOK_LATE"
 // plugin is the plugin's source, running command for each event. The
 // export goes to a folder of the user's own in the temporary directory;
 // failures are swallowed, never holding OpenCode up.
-func plugin(command string) []byte {
-	events, _ := json.Marshal(OpenCode{}.Events())
-	return []byte(pluginMark + `
-// Written by "git snap install opencode"; "git snap uninstall opencode" removes it.
+func (o OpenCode) plugin(command string) []byte {
+	events, _ := json.Marshal(o.Events())
+	return []byte(o.mark() + `
+// Written by "git snap install ` + o.Name() + `"; "git snap uninstall ` + o.Name() + `" removes it.
 import { mkdir, writeFile, rename } from "node:fs/promises"
 import { tmpdir, userInfo } from "node:os"
 import { join } from "node:path"
@@ -125,7 +162,7 @@ export const GitSnap = async ({ client, directory }) => {
   // git snap hook runs opencode export after a run has exited; that
   // export loads this plugin too, which then has nothing to record.
   if (process.env.` + lateEnv + `) return {}
-  const dir = join(tmpdir(), "git-snap-opencode-" + userInfo().uid)
+  const dir = join(tmpdir(), "git-snap-` + o.Name() + `-" + userInfo().uid)
   const seen = new Set()
   const call = async (event, sessionID, extra) => {
     const path = join(dir, sessionID + ".json")
@@ -175,8 +212,8 @@ export const GitSnap = async ({ client, directory }) => {
 // InstallHook implements hookWriter: it writes the plugin, or rewrites
 // one of git-snap's that runs another command; a file of that name that
 // git-snap did not write is refused.
-func (OpenCode) InstallHook(file, command string) (bool, error) {
-	want := plugin(command)
+func (o OpenCode) InstallHook(file, command string) (bool, error) {
+	want := o.plugin(command)
 	old, err := os.ReadFile(file)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -184,7 +221,7 @@ func (OpenCode) InstallHook(file, command string) (bool, error) {
 		return false, err
 	case bytes.Equal(old, want):
 		return false, nil
-	case !bytes.HasPrefix(old, []byte(pluginMark)):
+	case !bytes.HasPrefix(old, []byte(o.mark())):
 		return false, fmt.Errorf("%s is not git-snap's plugin; move it and try again", file)
 	}
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
@@ -199,7 +236,7 @@ func (OpenCode) InstallHook(file, command string) (bool, error) {
 
 // UninstallHook implements hookWriter: it removes the plugin, only if
 // git-snap wrote it.
-func (OpenCode) UninstallHook(file string) (bool, error) {
+func (o OpenCode) UninstallHook(file string) (bool, error) {
 	old, err := os.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -207,7 +244,7 @@ func (OpenCode) UninstallHook(file string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if !bytes.HasPrefix(old, []byte(pluginMark)) {
+	if !bytes.HasPrefix(old, []byte(o.mark())) {
 		return false, fmt.Errorf("%s is not git-snap's plugin; it was left as it is", file)
 	}
 	return true, os.Remove(file)
@@ -225,7 +262,7 @@ func (o OpenCode) HookCommands(file string) (map[string][]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !bytes.HasPrefix(data, []byte(pluginMark)) {
+	if !bytes.HasPrefix(data, []byte(o.mark())) {
 		return map[string][]string{}, nil
 	}
 	command, events := "", []string{"session.idle", "tool.execute.after", "session.compacting"}
@@ -244,7 +281,7 @@ func (o OpenCode) HookCommands(file string) (map[string][]string, error) {
 		}
 	}
 	if !found {
-		return nil, &SettingsError{Path: file, Msg: "git-snap's plugin has no " + strings.TrimSpace(pluginCommand) + " line saying what it runs (git snap install opencode writes it again)"}
+		return nil, &SettingsError{Path: file, Msg: "git-snap's plugin has no " + strings.TrimSpace(pluginCommand) + " line saying what it runs (git snap install " + o.Name() + " writes it again)"}
 	}
 	out := map[string][]string{}
 	for _, ev := range events {
@@ -257,26 +294,27 @@ func (o OpenCode) HookCommands(file string) (map[string][]string, error) {
 // OPENCODE_PURE is set (or --pure given), and no project's .opencode
 // folder when OPENCODE_DISABLE_PROJECT_CONFIG is.
 func (o OpenCode) Needs(hooksFile, workTree string) []Check {
+	f := o.f()
 	var out []Check
 	if o.Pure {
 		out = append(out, Check{Name: "plugins", Status: Fail,
-			Detail: "OPENCODE_PURE is set: OpenCode loads no external plugin, git-snap's " + hooksFile + " among them",
-			Fix:    "unset OPENCODE_PURE (and run opencode without --pure)"})
+			Detail: f.env + "_PURE is set: " + f.title + " loads no external plugin, git-snap's " + hooksFile + " among them",
+			Fix:    "unset " + f.env + "_PURE (and run " + f.bin + " without --pure)"})
 	}
-	if o.NoProjectConfig && workTree != "" && strings.HasPrefix(hooksFile, filepath.Join(workTree, ".opencode")+string(filepath.Separator)) {
+	if o.NoProjectConfig && workTree != "" && strings.HasPrefix(hooksFile, filepath.Join(workTree, f.dot)+string(filepath.Separator)) {
 		out = append(out, Check{Name: "project config", Status: Fail,
-			Detail: "OPENCODE_DISABLE_PROJECT_CONFIG is set: OpenCode does not read " + filepath.Join(workTree, ".opencode") + ", nor git-snap's plugin in it",
-			Fix:    "unset OPENCODE_DISABLE_PROJECT_CONFIG, or git snap install opencode --user"})
+			Detail: f.env + "_DISABLE_PROJECT_CONFIG is set: " + f.title + " does not read " + filepath.Join(workTree, f.dot) + ", nor git-snap's plugin in it",
+			Fix:    "unset " + f.env + "_DISABLE_PROJECT_CONFIG, or git snap install " + f.name + " --user"})
 	}
 	if len(out) == 0 {
-		out = append(out, Check{Name: "plugins", Status: OK, Detail: "OpenCode loads " + hooksFile + " (OPENCODE_PURE and OPENCODE_DISABLE_PROJECT_CONFIG are not set)"})
+		out = append(out, Check{Name: "plugins", Status: OK, Detail: f.title + " loads " + hooksFile + " (" + f.env + "_PURE and " + f.env + "_DISABLE_PROJECT_CONFIG are not set)"})
 	}
 	return out
 }
 
 // Decode implements HookReader: the plugin's payload on stdin.
 func (o OpenCode) Decode(stdin []byte, _ []string) (Payload, error) {
-	raw, err := decodeObject(stdin, "OpenCode plugin payload")
+	raw, err := decodeObject(stdin, o.f().title+" plugin payload")
 	if err != nil {
 		return Payload{}, err
 	}
@@ -285,7 +323,7 @@ func (o OpenCode) Decode(stdin []byte, _ []string) (Payload, error) {
 		TranscriptPath: str(raw, "transcript_path"), CWD: str(raw, "cwd"), Tool: str(raw, "tool_name"), Raw: raw,
 	}
 	if p.SessionID == "" || p.Event == "" {
-		return Payload{}, fmt.Errorf("the OpenCode plugin payload has no session_id or hook_event_name")
+		return Payload{}, fmt.Errorf("the %s plugin payload has no session_id or hook_event_name", o.f().title)
 	}
 	return p, nil
 }
@@ -295,10 +333,10 @@ func (o OpenCode) Decode(stdin []byte, _ []string) (Payload, error) {
 // `opencode export --pure <session>` prints the session as the run left
 // it (--pure: no plugin is loaded for it). A payload naming no process,
 // or an executable that is not OpenCode's, asks for none.
-func (OpenCode) ExportAfter(p Payload) (pid int, command []string, ok bool) {
+func (o OpenCode) ExportAfter(p Payload) (pid int, command []string, ok bool) {
 	n, _ := num(p.Raw["opencode_pid"])
 	bin := str(p.Raw, "opencode")
-	if p.Event != "dispose" || n <= 1 || n > math.MaxInt32 || !filepath.IsAbs(bin) || !strings.HasPrefix(filepath.Base(bin), "opencode") ||
+	if p.Event != "dispose" || n <= 1 || n > math.MaxInt32 || !filepath.IsAbs(bin) || !strings.HasPrefix(strings.TrimPrefix(filepath.Base(bin), "."), o.f().bin) ||
 		snapshot.CheckName("session", p.SessionID) != nil || strings.ContainsAny(p.SessionID, `/\`) {
 		return 0, nil, false
 	}
@@ -436,20 +474,32 @@ func (o OpenCode) SessionName(path string) string {
 	})
 }
 
-// Check implements Importer: an export is {info: {id, …}, messages}.
-func (OpenCode) Check(records []any) error {
+// Check implements Importer: an export is {info: {id, …}, messages},
+// written by this fork (see exportOf).
+func (o OpenCode) Check(records []any) error {
+	f := o.f()
 	if len(records) == 0 {
-		return fmt.Errorf("no OpenCode export: the file is empty")
+		return fmt.Errorf("no %s export: the file is empty", f.title)
 	}
 	doc, _ := records[0].(map[string]any)
 	info, _ := doc["info"].(map[string]any)
 	if _, ok := doc["messages"].([]any); !ok || str(info, "id") == "" {
-		if str(doc, "sessionId") != "" {
-			return fmt.Errorf("this is a Gemini CLI chat; use --from gemini")
-		}
-		return fmt.Errorf("no OpenCode export ({info, messages}, as opencode export prints it)")
+		return fmt.Errorf("no %s export ({info, messages}, as %s export prints it)", f.title, f.bin)
+	}
+	if by := exportOf(info); by != f {
+		return fmt.Errorf("this is a %s export (version %s), not %s's; use --from %s", by.title, str(info, "version"), f.title, by.name)
 	}
 	return nil
+}
+
+// exportOf is the fork an export's info says wrote it: Kilo numbers its
+// releases from 7 on, OpenCode's are below.
+func exportOf(info map[string]any) *openCodeFork {
+	major, _, _ := strings.Cut(str(info, "version"), ".")
+	if n, err := strconv.Atoi(major); err == nil && n >= 7 {
+		return &kiloFork
+	}
+	return &openCodeItself
 }
 
 // Title implements Titler: the session's title in the export's info.
@@ -481,18 +531,19 @@ func (OpenCode) TranscriptName(session string, doc map[string]any) string {
 // export goes in OpenCode's data folder, and the command imports it and
 // opens the session in its project.
 func (o OpenCode) ResumeTarget(session string, doc map[string]any) (string, string, error) {
+	f := o.f()
 	if err := snapshot.CheckName("session", session); err != nil || strings.ContainsAny(session, `/\`) {
-		return "", "", fmt.Errorf("%q is not an OpenCode session id", session)
+		return "", "", fmt.Errorf("%q is not a session id of %s", session, f.title)
 	}
 	if _, ok := docStateFrom(doc); !ok {
-		return "", "", fmt.Errorf("the snapshot was not recorded from an OpenCode export")
+		return "", "", fmt.Errorf("the snapshot was not recorded from a session %s exported", f.title)
 	}
 	path := filepath.Join(o.DataDir, "git-snap", o.TranscriptName(session, doc))
-	command := "opencode import " + shellQuote(path)
+	command := f.bin + " import " + shellQuote(path)
 	if cwd, _ := doc["cwd"].(string); filepath.IsAbs(cwd) {
 		command = andThen(command, "cd "+shellQuote(cwd))
 	}
-	return path, andThen(command, "opencode --session "+shellQuote(openCodeID(doc, session))), nil
+	return path, andThen(command, f.bin+" --session "+shellQuote(openCodeID(doc, session))), nil
 }
 
 // ModelAPI implements ModelAPIer: OpenCode speaks Chat Completions to a
@@ -501,7 +552,10 @@ func (OpenCode) ModelAPI() string { return "openai-chat" }
 
 // ModelEndpoint implements ModelAPIer: a provider in opencode.json, and
 // the recorded model named with it.
-func (OpenCode) ModelEndpoint(url string) string {
+func (o OpenCode) ModelEndpoint(url string) string {
+	if o.fork != nil {
+		return o.forkEndpoint(url)
+	}
 	return `"provider": {"replay": {"npm": "@ai-sdk/openai-compatible", "options": {"baseURL": "` + url + `/v1", "apiKey": "replay"},
   "models": {"<the recorded model>": {"tool_call": true}}}}     # in ~/.config/opencode/opencode.json, then:
 OPENCODE_DISABLE_MODELS_FETCH=1 opencode run -m replay/<the recorded model> …`

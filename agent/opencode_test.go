@@ -57,7 +57,7 @@ func TestOpenCodeHookCommandsReadThePlugin(t *testing.T) {
 	for name, bad := range map[string]string{
 		"no command":        strings.Replace(string(legacy), `const COMMAND = "git-snap hook opencode"`, "", 1),
 		"a command no JSON": strings.Replace(string(legacy), `const COMMAND = "git-snap hook opencode"`, `const COMMAND = 'git-snap hook opencode'`, 1),
-		"events no JSON":    strings.Replace(string(plugin("git-snap hook opencode")), `const EVENTS = [`, `const EVENTS = [,`, 1),
+		"events no JSON":    strings.Replace(string(OpenCode{}.plugin("git-snap hook opencode")), `const EVENTS = [`, `const EVENTS = [,`, 1),
 	} {
 		write(bad)
 		var se *SettingsError

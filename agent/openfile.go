@@ -2,6 +2,8 @@ package agent
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"os"
 
 	"github.com/git-snap/git-snap/internal/safefile"
@@ -19,4 +21,22 @@ func OpenRegular(path string) (*os.File, error) {
 		return nil, &os.PathError{Op: "open", Path: path, Err: errNotRegular(refused.What)}
 	}
 	return f, err
+}
+
+// readRegular reads a whole regular file (see OpenRegular) of at most
+// max bytes.
+func readRegular(path string, max int64) ([]byte, error) {
+	f, err := OpenRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s is over %d bytes, the most read of one document", path, max)
+	}
+	return data, nil
 }

@@ -36,6 +36,9 @@ func (r Reader) Read(raw any) Record {
 			return Record{Raw: raw, Message: m, by: r.a}
 		}
 	}
+	if m, ok := viewExternal(raw); ok { // an external agent's record carries its view
+		return Record{Raw: raw, Message: m}
+	}
 	for _, a := range viewers() {
 		if r.a != nil && a.Name() == r.a.Name() {
 			continue // asked above

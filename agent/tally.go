@@ -361,6 +361,12 @@ func (t *Tally) Event(raw any) {
 	}
 }
 
+// spanner is an adapter whose running totals may span several responses
+// (see snapshot.Message.TotalSpans): its model calls are its responses.
+type spanner interface {
+	TotalsSpanResponses() bool
+}
+
 // stamp widens the span of the records' times by s, when s is a time.
 func (t *Tally) stamp(s string) {
 	at, err := time.Parse(time.RFC3339Nano, s)
@@ -378,10 +384,15 @@ func (t *Tally) stamp(s string) {
 // Numbers are the numbers counted so far; Records, Events and Files,
 // which the caller knows, are left 0.
 func (t *Tally) Numbers() Numbers {
-	calls := t.keyed
+	calls, responses := t.keyed, 0
 	switch {
 	case len(t.fromTotals.byModel) > 0:
 		calls = t.fromTotals
+		if s, ok := t.turns.a.(spanner); ok && s.TotalsSpanResponses() {
+			for _, s := range t.keyed.byModel {
+				responses += s.calls
+			}
+		}
 	case len(t.fromRuns.byModel) > 0 && t.keyed.input == 0:
 		calls = t.fromRuns
 	}
@@ -397,6 +408,7 @@ func (t *Tally) Numbers() Numbers {
 		u.Add(s.usage)
 		n.ByModel[model] = u
 	}
+	n.ModelCalls = max(n.ModelCalls, e.modelCalls+responses) // totals that span responses count each
 	for model, eu := range e.byModel {
 		u := n.ByModel[model]
 		u.Add(eu)

@@ -223,6 +223,7 @@ func rawBytes(m map[string]any) ([]byte, bool) {
 
 // LineOf writes a stored message back as a transcript line.
 func LineOf(elem any) ([]byte, error) {
+	elem = withoutView(elem)
 	switch v := elem.(type) {
 	case string:
 		return []byte(v), nil

@@ -1,6 +1,9 @@
 package agent
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -95,11 +98,20 @@ func linesUpdate(a Adapter, p Payload, extra map[string]string, rest map[string]
 	turns, _ := num(rest["turns"])
 	lr := lineRecords{a: a, limits: r.Limits, turns: turns, seen: StringSet(rest["compactions"])}
 	lr.marker, _ = a.(compactionMarker)
+	wf, _ := a.(wholeFiler)
+	x, external := a.(External)
 	for _, f := range sources(p, extra, layout) {
 		if f.path == "" {
 			continue
 		}
-		i, c, err := readSource(&layout, f, p.Event, lags, r.MaxReadBytes, fileDone(a, p, f), &u)
+		read := readSource
+		switch {
+		case wf != nil && f.name != "" && wf.IsWholeFile(f.name):
+			read = readWhole
+		case external:
+			read = x.readSource
+		}
+		i, c, err := read(&layout, f, p.Event, lags, r.MaxReadBytes, fileDone(a, p, f), &u)
 		if err != nil {
 			return u, err
 		}
@@ -294,6 +306,81 @@ func readSource(l *Layout, f source, event string, lags bool, maxRead int64, who
 		}
 	}
 	return i, c, nil
+}
+
+// readSource reads the records of an external agent's transcript past
+// the layout's offset with its program (ReadRecords), as lines of JSON.
+func (x External) readSource(l *Layout, f source, _ string, _ bool, _ int64, _ bool, _ *Update) (int, chunk, error) {
+	i := l.latest(f.name)
+	var off int64
+	if i >= 0 {
+		off = l.Files[i].Offset
+	}
+	recs, next, err := x.ReadRecords(f.path, off)
+	if err != nil {
+		return i, chunk{next: off}, err
+	}
+	c := chunk{next: next, size: next}
+	for _, r := range recs {
+		b, err := snapshot.Marshal(r)
+		if err != nil {
+			return i, chunk{next: off}, err
+		}
+		c.lines = append(c.lines, b)
+	}
+	if i < 0 {
+		i = l.File(f.name, f.path)
+	}
+	return i, c, nil
+}
+
+// wholeFiler is a HookReader some of whose session's files are one
+// JSON document the agent rewrites, beside the lines of its transcript
+// (Droid's <session>.settings.json, which alone holds the session's
+// tokens): such a file is read whole and stored as one record each time
+// it changed, each time as a new generation of it (see readWhole).
+type wholeFiler interface {
+	// IsWholeFile reports whether the file of this name (relative to the
+	// main transcript's folder) is one such document.
+	IsWholeFile(name string) bool
+}
+
+// readWhole reads a file that is one JSON document (see wholeFiler): when
+// its bytes differ from those last read (a fingerprint of all of them),
+// the document, compacted to one line, is the next generation's one
+// record. A missing file is reported as readSource does.
+func readWhole(l *Layout, f source, event string, _ bool, _ int64, _ bool, u *Update) (int, chunk, error) {
+	i := l.latest(f.name)
+	var off int64
+	var fp string
+	if i >= 0 {
+		off, fp = l.Files[i].Offset, l.Files[i].Fingerprint
+	}
+	data, err := readRegular(f.path, maxDocumentBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		u.Warnings = append(u.Warnings, fmt.Sprintf("transcript %s does not exist (named by the %s call); nothing read from it", f.path, event))
+		return i, chunk{next: off, fp: fp}, nil
+	}
+	if err != nil {
+		return i, chunk{next: off, fp: fp}, err
+	}
+	sum := sha256.Sum256(data)
+	now := fmt.Sprintf("%d:%x", len(data), sum[:12])
+	if now == fp {
+		return i, chunk{next: off, fp: fp, size: off}, nil
+	}
+	var compact bytes.Buffer
+	if json.Compact(&compact, data) != nil { // being written: the next call reads it again
+		return i, chunk{next: off, fp: fp, size: off}, nil
+	}
+	line := compact.Bytes()
+	switch {
+	case i < 0:
+		i = l.File(f.name, f.path)
+	case l.Files[i].Lines > 0:
+		i = l.NewGeneration(i, f.path)
+	}
+	return i, chunk{lines: [][]byte{line}, next: int64(len(data)), size: int64(len(data)), fp: now}, nil
 }
 
 // StringSet reads a JSON array of strings as a set.

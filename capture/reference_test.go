@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -63,6 +64,15 @@ var realSessions = []struct {
 	{"opencode", "live/opencode/ses_de3085fdeffe73Ib9EawIKH7Xu.json", nil},
 	// Gemini CLI's older chat, one JSON document it rewrites.
 	{"gemini", "gemini/session-2026-01-16T11-01-file-ops-37b7abef.json", nil},
+	// The five agents added next, from the live-agent suite: Qwen Code
+	// 0.24.4, pi 0.73.1, Cline 3.0.65 (its messages document), Kilo 7.7.7
+	// (its export, OpenCode's shape) and Droid 0.225.1 (its JSONL, its
+	// tokens in the settings document beside it).
+	{"qwen", "live/qwen/3bdb31e7-9243-4b50-82d6-426c73cc46ca.jsonl", nil},
+	{"pi", "live/pi/2026-11-29T00-03-34-856Z_01a2249d-3f47-70ae-962a-d775f997ed24.jsonl", nil},
+	{"cline", "live/cline/1795910525784_ay8kj.messages.json", nil},
+	{"kilo", "live/kilo/ses_ddb623addffeksZhTNH1WGQpjA.json", nil},
+	{"droid", "live/droid/33f56dc1-5ce4-41df-9e6c-a4e12121e032.jsonl", nil},
 }
 
 // TestNumbersMatchTheRawFiles imports every real session and checks what
@@ -102,7 +112,7 @@ func TestNumbersMatchTheRawFiles(t *testing.T) {
 func copies(t *testing.T, files []string, cut bool) string {
 	t.Helper()
 	root := t.TempDir()
-	for _, f := range files {
+	for _, f := range withSettings(files) {
 		data, err := os.ReadFile(filepath.Join("..", "testdata", f))
 		if err != nil {
 			t.Fatal(err)
@@ -111,7 +121,7 @@ func copies(t *testing.T, files []string, cut bool) string {
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if cut {
+		if cut && !strings.HasSuffix(f, settingsSuffix) {
 			data = bytes.TrimSuffix(data, []byte("\n"))
 		}
 		if err := os.WriteFile(dst, data, 0o644); err != nil {
@@ -119,6 +129,23 @@ func copies(t *testing.T, files []string, cut bool) string {
 		}
 	}
 	return root
+}
+
+// settingsSuffix ends the document Droid keeps beside a session's JSONL,
+// with its tokens: it is read with the session, never cut.
+const settingsSuffix = ".settings.json"
+
+// withSettings is files and, for each JSONL file, the settings document
+// beside it when there is one.
+func withSettings(files []string) []string {
+	out := slices.Clone(files)
+	for _, f := range files {
+		s := strings.TrimSuffix(f, ".jsonl") + settingsSuffix
+		if _, err := os.Stat(filepath.Join("..", "testdata", s)); err == nil && strings.HasSuffix(f, ".jsonl") {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // checkRealSession imports the session whose main file and subagents'
@@ -129,7 +156,11 @@ func checkRealSession(t *testing.T, agentName, root, file string, also []string)
 	files := append([]string{file}, also...)
 	var records []map[string]any
 	var exported map[string]any // a transcript that is one document
+	var settings map[string]any // Droid's, beside its JSONL
 	for _, f := range files {
+		if agentName == "droid" {
+			settings = readJSONDoc(t, filepath.Join(root, strings.TrimSuffix(f, ".jsonl")+settingsSuffix))
+		}
 		if isDocument(agentName, f) {
 			exported = readJSONDoc(t, filepath.Join(root, f))
 			if m, ok := exported["messages"].([]any); ok {
@@ -141,6 +172,9 @@ func checkRealSession(t *testing.T, agentName, root, file string, also []string)
 		}
 		records = append(records, readJSONL(t, filepath.Join(root, f))...)
 	}
+	if settings != nil {
+		records = append(records, settings) // recorded as one record, whole
+	}
 	callTime := map[string]time.Time{} // a response's first record's time, by its id
 	for _, r := range records {
 		at, err := time.Parse(time.RFC3339Nano, text(r, "timestamp"))
@@ -151,7 +185,7 @@ func checkRealSession(t *testing.T, agentName, root, file string, also []string)
 			callTime[id] = at
 		}
 	}
-	want := referenceCount(t, agentName, records, exported)
+	want := referenceCount(t, agentName, records, exported, settings)
 
 	_, s := newStore(t)
 	a, err := agent.Lookup(agentName, agent.Env{})
@@ -174,7 +208,7 @@ func checkRealSession(t *testing.T, agentName, root, file string, also []string)
 	if msgs, _ := doc[snapshot.MemberMessages].([]any); exported == nil && len(msgs) != len(records) {
 		t.Fatalf("imported %d records, the files have %d", len(msgs), len(records))
 	}
-	if exported == nil {
+	if exported == nil && settings == nil {
 		sameLinesRestored(t, doc, root, file, also)
 	}
 	_, tr := agent.Trace(doc, a)
@@ -223,12 +257,16 @@ func checkRealSession(t *testing.T, agentName, root, file string, also []string)
 // isDocument reports whether an agent's transcript file is one JSON
 // document rather than lines.
 func isDocument(agentName, file string) bool {
-	return agentName == "opencode" || agentName == "gemini" && strings.HasSuffix(file, ".json")
+	switch agentName {
+	case "opencode", "kilo", "cline":
+		return true
+	}
+	return agentName == "gemini" && strings.HasSuffix(file, ".json")
 }
 
 // referenceCount counts the records of a session as its agent's
 // counter here does.
-func referenceCount(t *testing.T, agentName string, records []map[string]any, exported map[string]any) counts {
+func referenceCount(t *testing.T, agentName string, records []map[string]any, exported, settings map[string]any) counts {
 	t.Helper()
 	switch {
 	case agentName == "codex":
@@ -240,8 +278,16 @@ func referenceCount(t *testing.T, agentName string, records []map[string]any, ex
 		return countGeminiLines(t, records)
 	case agentName == "copilot":
 		return countCopilotEvents(records)
-	case agentName == "opencode":
+	case agentName == "opencode", agentName == "kilo":
 		return countOpenCode(exported)
+	case agentName == "qwen":
+		return countQwen(records)
+	case agentName == "pi":
+		return countPi(records)
+	case agentName == "cline":
+		return countCline(exported)
+	case agentName == "droid":
+		return countDroid(records, settings)
 	}
 	return countClaude(records)
 }

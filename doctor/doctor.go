@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -92,6 +93,11 @@ func Run(ctx context.Context, o Options) Report {
 			r.Agents = append(r.Agents, checkAgent(a, o, log))
 		}
 	}
+	for _, name := range o.Agents { // agents added by a program of their own
+		if a, err := agent.Lookup(name, o.Env); err == nil && !slices.Contains(agent.Names(), name) {
+			r.Agents = append(r.Agents, checkAgent(a, o, log))
+		}
+	}
 	if o.wants("git") && o.Paths.CommonDir != "" {
 		r.Agents = append(r.Agents, checkGit(ctx, o, log))
 	}
@@ -140,6 +146,9 @@ func checkAgent(a agent.Adapter, o Options, log hooklog.Log) AgentReport {
 		if n, ok := a.(agent.Needer); ok {
 			r.Checks = append(r.Checks, n.Needs(file, o.Paths.WorkTree)...)
 		}
+	}
+	if c, ok := checkVersion(a.Name(), o); ok && len(r.Installed) > 0 {
+		r.Checks = append(r.Checks, c)
 	}
 	if call, ok := log.Last[a.Name()]; ok {
 		r.LastCall = &call

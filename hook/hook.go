@@ -227,6 +227,14 @@ func (k *call) record(ctx context.Context, repo *gitsnap.Repository) error {
 	if err != nil {
 		return err
 	}
+	a, p, note, err := agent.Owner(a, p, k.AgentEnv)
+	if err != nil {
+		return err
+	}
+	if note != "" { // another agent's call: recorded as its
+		k.logLine(errors.New(note))
+		k.Agent, k.payload = a.Name(), &p
+	}
 	dir, _ := k.dir()
 	writesLater, _ := a.(agent.LateWriter)
 	pid, command, exports := 0, []string(nil), false
@@ -334,7 +342,12 @@ func lastRecord(path string) (any, int64, bool) {
 	}
 	var v any
 	if json.Unmarshal(buf, &v) != nil {
-		return nil, 0, false
+		// A transcript that is one document (Cline's) ends in no record
+		// of its own line: the document is its last record.
+		whole, err := io.ReadAll(io.LimitReader(f, 64<<20+1))
+		if err != nil || len(whole) > 64<<20 || json.Unmarshal(whole, &v) != nil {
+			return nil, 0, false
+		}
 	}
 	return v, fi.Size(), true
 }

@@ -33,6 +33,11 @@ type Message struct {
 	// TotalUsage is a running total of the whole session's tokens, which
 	// some agents record after each model call (Codex's token_count).
 	TotalUsage *Usage
+	// TotalSpans says the running total may come after several responses
+	// (Droid writes its session's totals as a turn ends): each response
+	// since the total before, by its UsageKey, is a call, the tokens on
+	// the last.
+	TotalSpans bool
 	// RunTotals is set on a record that sums up one run of the agent
 	// (Copilot CLI's session.shutdown). It holds that run's model calls
 	// and tokens per model. These totals are used for a session whose
@@ -457,6 +462,9 @@ type CallReader struct {
 	rt         RunningTotals
 	totals     []Call
 	unmeasured []int // responses not yet covered by a total
+	// unmeasuredKeys are their UsageKeys, for a total that spans them
+	// (Message.TotalSpans).
+	unmeasuredKeys []string
 	// inputAfter reports whether an input came after the last of
 	// unmeasured.
 	inputAfter bool
@@ -523,25 +531,51 @@ func isInput(m Message) bool {
 func (r *CallReader) addTotal(i int, m Message) {
 	model, u, ok := r.rt.Read(m)
 	switch {
+	case ok && m.TotalSpans:
+		r.totals = append(r.totals, spanned(r.unmeasured, r.unmeasuredKeys, i, model, m.Time, u)...)
+		r.unmeasured, r.unmeasuredKeys, r.hasEarlyTotal = nil, nil, false
 	case ok:
 		c := Call{Records: []int{i}, Model: model, Time: m.Time, Usage: u, Count: 1}
 		switch {
 		case len(r.unmeasured) > 0 && !r.inputAfter, len(r.unmeasured) > 0 && !r.hasEarlyTotal:
 			c.Records = append(r.unmeasured, i)
-			r.unmeasured, r.hasEarlyTotal = nil, false
+			r.unmeasured, r.unmeasuredKeys, r.hasEarlyTotal = nil, nil, false
 		case len(r.unmeasured) > 0:
 			p := &r.totals[r.earlyTotal]
 			p.Records = append(p.Records, r.unmeasured...)
-			r.unmeasured, r.earlyTotal = nil, len(r.totals)
+			r.unmeasured, r.unmeasuredKeys, r.earlyTotal = nil, nil, len(r.totals)
 		default:
 			r.earlyTotal, r.hasEarlyTotal = len(r.totals), true
 		}
 		r.totals = append(r.totals, c)
 	case isResponse(m):
-		r.unmeasured, r.inputAfter = append(r.unmeasured, i), false
+		r.unmeasured, r.unmeasuredKeys, r.inputAfter = append(r.unmeasured, i), append(r.unmeasuredKeys, m.UsageKey), false
 	case isInput(m) && len(r.unmeasured) > 0:
 		r.inputAfter = true
 	}
+}
+
+// spanned splits the responses a total spans (Message.TotalSpans) into
+// one call per UsageKey, in order, with the total's tokens and record
+// (total) on the last.
+func spanned(since []int, keys []string, total int, model, at string, u Usage) []Call {
+	var out []Call
+	byKey := map[string]int{}
+	for j, rec := range since {
+		n, seen := byKey[keys[j]]
+		if !seen || keys[j] == "" {
+			n = len(out)
+			byKey[keys[j]] = n
+			out = append(out, Call{ID: keys[j], Model: model, Time: at, Count: 1})
+		}
+		out[n].Records = append(out[n].Records, rec)
+	}
+	if len(out) == 0 {
+		out = append(out, Call{Model: model, Time: at, Count: 1})
+	}
+	last := &out[len(out)-1]
+	last.Records, last.Usage = append(last.Records, total), u
+	return out
 }
 
 // addRun reads message m, at index i, for the run-totals rule: a run's
@@ -678,7 +712,7 @@ func (rt *RunningTotals) Read(m Message) (model string, u Usage, ok bool) {
 	}
 	u = m.TotalUsage.Sub(rt.Prev).OfCall()
 	rt.Prev = *m.TotalUsage
-	return rt.Model, u, true
+	return cmp.Or(m.Model, rt.Model), u, true // a total may name its model (Droid's)
 }
 
 // fromTotals returns the model calls found from running totals

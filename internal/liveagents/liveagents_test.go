@@ -5,7 +5,6 @@ package liveagents
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -51,28 +50,23 @@ func TestMain(m *testing.M) {
 }
 
 // pin is an agent's npm package at the version the suite runs.
-type pin struct {
-	Package string `json:"package"`
-	Version string `json:"version"`
-	Bin     string `json:"bin"` // its executable under node_modules/.bin
-	// With are packages the agent installs for itself from npm on its
-	// first run (OpenCode: its plugin API, in every folder it reads
-	// plugins from), at the agent's version: the suite installs them
-	// beside it, and the driver puts them where the agent looks, so that
-	// the scenario itself runs offline.
-	With []string `json:"with"`
+type pin = Pin
+
+// withVersion splits a With entry into the package and its version, the
+// agent's unless the entry names one.
+func (p Pin) withVersion(with string) (string, string) {
+	if i := strings.LastIndex(with, "@"); i > 0 {
+		return with[:i], with[i+1:]
+	}
+	return with, p.Version
 }
 
 // pinFor reads an agent's pin from versions.json; with the switch at
 // "latest", the version is the newest npm has.
 func pinFor(t *testing.T, agent string) pin {
 	t.Helper()
-	data, err := os.ReadFile("versions.json")
+	pins, err := Pins()
 	if err != nil {
-		t.Fatal(err)
-	}
-	var pins map[string]pin
-	if err := json.Unmarshal(data, &pins); err != nil {
 		t.Fatalf("versions.json: %v", err)
 	}
 	p, ok := pins[agent]
@@ -80,10 +74,24 @@ func pinFor(t *testing.T, agent string) pin {
 		t.Fatalf("versions.json pins no version of %s", agent)
 	}
 	if os.Getenv(switchVar) == "latest" {
-		out := run(t, 2*time.Minute, "", nil, npm(t), "view", p.Package, "version")
-		p.Version = strings.TrimSpace(out.stdout)
+		p.Version = latest(t, p.Package)
+		for i, b := range p.Beside {
+			name, _ := p.withVersion(b)
+			p.Beside[i] = name + "@" + latest(t, name)
+		}
+		for i, w := range p.With {
+			if name, _ := p.withVersion(w); name != w {
+				p.With[i] = name + "@" + latest(t, name)
+			}
+		}
 	}
 	return p
+}
+
+// latest is the newest version of a package npm has.
+func latest(t *testing.T, pkg string) string {
+	out := run(t, 2*time.Minute, "", nil, npm(t), "view", pkg, "version")
+	return strings.TrimSpace(out.stdout)
 }
 
 // npm is the npm to install agents with; without one the test is
@@ -120,22 +128,37 @@ func agentsCache(t *testing.T) string {
 // that fails fails the test: the suite is for the agents as published.
 func install(t *testing.T, p pin) string {
 	t.Helper()
-	bin := filepath.Join(installPackage(t, p.Package, p.Version, filepath.Join("node_modules", ".bin", p.Bin)), "node_modules", ".bin", p.Bin)
+	dir := installPackage(t, p.Package, p.Version, filepath.Join("node_modules", ".bin", p.Bin), p.Beside...)
 	for _, with := range p.With {
-		installPackage(t, with, p.Version, filepath.Join("node_modules", filepath.FromSlash(with), "package.json"))
+		name, version := p.withVersion(with)
+		installPackage(t, name, version, filepath.Join("node_modules", filepath.FromSlash(name), "package.json"))
 	}
-	return bin
+	return filepath.Join(dir, "node_modules", ".bin", p.Bin)
 }
 
 // installPackage installs pkg@version with npm into a folder of its own
 // in the cache, once, and gives the folder: node_modules, and the
 // package.json and package-lock.json naming the package at exactly that
-// version. The folder is there when it holds marker.
-func installPackage(t *testing.T, pkg, version, marker string) string {
+// version, and the packages beside (pkg@version) with it. The folder
+// is there when it holds marker and the packages beside.
+func installPackage(t *testing.T, pkg, version, marker string, beside ...string) string {
 	t.Helper()
 	key := strings.NewReplacer("/", "_", "@", "_").Replace(pkg + "@" + version)
 	dir := filepath.Join(agentsCache(t), key)
-	if _, err := os.Stat(filepath.Join(dir, marker)); err == nil {
+	markers := []string{marker}
+	for _, b := range beside {
+		name, _ := pin{}.withVersion(b)
+		markers = append(markers, filepath.Join("node_modules", filepath.FromSlash(name), "package.json"))
+	}
+	there := func() error {
+		for _, m := range markers {
+			if _, err := os.Stat(filepath.Join(dir, m)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if there() == nil {
 		return dir
 	}
 	npmPath := npm(t)
@@ -148,15 +171,16 @@ func installPackage(t *testing.T, pkg, version, marker string) string {
 	}
 	defer os.RemoveAll(tmp)
 	t.Logf("installing %s@%s into %s", pkg, version, dir)
-	run(t, 10*time.Minute, "", nil, npmPath, "install", "--prefix", tmp, "--save-exact", "--no-audit", "--no-fund", "--loglevel=error", pkg+"@"+version)
+	args := append([]string{"install", "--prefix", tmp, "--save-exact", "--no-audit", "--no-fund", "--loglevel=error", pkg + "@" + version}, beside...)
+	run(t, 10*time.Minute, "", nil, npmPath, args...)
 	// Renamed whole, so that a run killed half way leaves no cache entry.
 	if err := os.Rename(tmp, dir); err != nil && !errors.Is(err, os.ErrExist) {
-		if _, statErr := os.Stat(filepath.Join(dir, marker)); statErr != nil { // another run's install won
+		if there() != nil { // another run's install won
 			t.Fatal(err)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, marker)); err != nil {
-		t.Fatalf("%s@%s installed no %s: %v", pkg, version, marker, err)
+	if err := there(); err != nil {
+		t.Fatalf("%s@%s %v installed less than it should: %v", pkg, version, beside, err)
 	}
 	return dir
 }

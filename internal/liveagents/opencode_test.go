@@ -35,17 +35,30 @@ import (
 // OpenCode's npm at a registry on 127.0.0.1 that counts the requests it
 // gets, none allowed, so that the scenario touches only loopback.
 type opencode struct {
+	fork     openCodeFork
 	mu       sync.Mutex
 	registry *httptest.Server
 	fetched  []string // what OpenCode asked the registry for
 }
+
+// openCodeFork is OpenCode, or a fork of it that is driven alike under
+// names of its own (Kilo).
+type openCodeFork struct {
+	name  string // git-snap's name for it
+	title string
+	dir   string // its folder under ~/.config, and its config file's name
+	dot   string // the project's folder
+	env   string // the prefix of its variables
+}
+
+var openCodeItself = openCodeFork{name: "opencode", title: "OpenCode", dir: "opencode", dot: ".opencode", env: "OPENCODE"}
 
 // openCodeModel is the model the scenario asks for: one with a price.
 const openCodeModel = "gpt-4.1"
 
 func TestOpenCode(t *testing.T) {
 	t.Parallel()
-	d := &opencode{}
+	d := &opencode{fork: openCodeItself}
 	t.Cleanup(func() {
 		if d.registry != nil {
 			d.registry.Close()
@@ -55,12 +68,12 @@ func TestOpenCode(t *testing.T) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if len(d.fetched) > 0 {
-		t.Errorf("OpenCode asked the npm registry for %v: the scenario is not offline", d.fetched)
+		t.Errorf("%s asked the npm registry for %v: the scenario is not offline", d.fork.title, d.fetched)
 	}
 }
 
-func (*opencode) name() string { return "opencode" }
-func (*opencode) api() string  { return "openai-chat" }
+func (d *opencode) name() string { return d.fork.name }
+func (*opencode) api() string    { return "openai-chat" }
 
 // configure writes the provider, and puts the plugin API where OpenCode
 // installs it: the user's config folder and the scenario repository's
@@ -77,8 +90,8 @@ func (d *opencode) configure(w *world, url string) []string {
 	}
 	registry := d.registry.URL
 	d.mu.Unlock()
-	config := filepath.Join(w.home, ".config", "opencode")
-	writeFile(w.t, filepath.Join(config, "opencode.json"), fmt.Sprintf(`{
+	config := filepath.Join(w.home, ".config", d.fork.dir)
+	writeFile(w.t, filepath.Join(config, d.fork.dir+".json"), fmt.Sprintf(`{
   "$schema": "https://opencode.ai/config.json",
   "provider": {"stub": {"npm": "@ai-sdk/openai-compatible", "name": "Stub",
     "options": {"baseURL": "%s/v1", "apiKey": "sk-live-suite"},
@@ -88,11 +101,15 @@ func (d *opencode) configure(w *world, url string) []string {
   "share": "disabled"
 }
 `, url, openCodeModel, openCodeModel))
-	for _, dir := range []string{config, filepath.Join(w.repo, ".opencode")} {
+	for _, dir := range []string{config, filepath.Join(w.repo, d.fork.dot)} {
 		d.placePlugin(w, dir)
 	}
-	return []string{"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1",
-		"npm_config_registry=" + registry + "/"}
+	env := []string{"npm_config_registry=" + registry + "/"}
+	for _, v := range []string{"DISABLE_MODELS_FETCH", "DISABLE_AUTOUPDATE", "DISABLE_LSP_DOWNLOAD", "DISABLE_SHARE", "DISABLE_SESSION_INGEST",
+		"DISABLE_PRESENCE", "DISABLE_CODEBASE_INDEXING"} {
+		env = append(env, d.fork.env+"_"+v+"=1")
+	}
+	return env
 }
 
 // placePlugin puts the installed @opencode-ai/plugin in dir as OpenCode
@@ -100,8 +117,9 @@ func (d *opencode) configure(w *world, url string) []string {
 // link to the installed one); then reads the package back from there, as
 // OpenCode resolves it, to check it is the pinned version.
 func (*opencode) placePlugin(w *world, dir string) {
-	for _, with := range w.pin.With {
-		from := installPackage(w.t, with, w.pin.Version, filepath.Join("node_modules", filepath.FromSlash(with), "package.json"))
+	for _, entry := range w.pin.With {
+		with, version := w.pin.withVersion(entry)
+		from := installPackage(w.t, with, version, filepath.Join("node_modules", filepath.FromSlash(with), "package.json"))
 		must(w.t, os.MkdirAll(dir, 0o755))
 		for _, f := range []string{"package.json", "package-lock.json"} {
 			data, err := os.ReadFile(filepath.Join(from, f))
@@ -123,8 +141,8 @@ func (*opencode) placePlugin(w *world, dir string) {
 		data, err = os.ReadFile(filepath.Join(dir, "package.json"))
 		must(w.t, err)
 		must(w.t, json.Unmarshal(data, &deps))
-		if got.Version != w.pin.Version || deps.Dependencies[with] != w.pin.Version {
-			w.t.Fatalf("%s holds %s %s (package.json asks %q), not %s", dir, with, got.Version, deps.Dependencies[with], w.pin.Version)
+		if got.Version != version || deps.Dependencies[with] != version {
+			w.t.Fatalf("%s holds %s %s (package.json asks %q), not %s", dir, with, got.Version, deps.Dependencies[with], version)
 		}
 	}
 }
@@ -145,12 +163,12 @@ func (*opencode) session(w *world, r result) string {
 			continue
 		}
 		if ev.Type == "error" {
-			w.t.Fatalf("opencode run: %s\n%s", ev.Error, r.stderr)
+			w.t.Fatalf("%s run: %s\n%s", w.d.name(), ev.Error, r.stderr)
 		}
 		id = ev.SessionID
 	}
 	if id == "" {
-		w.t.Fatalf("opencode run named no session:\n%.2000s\n%s", r.stdout, r.stderr)
+		w.t.Fatalf("%s run named no session:\n%.2000s\n%s", w.d.name(), r.stdout, r.stderr)
 	}
 	return id
 }
@@ -161,7 +179,7 @@ func (d *opencode) start(w *world, dir, prompt string) string {
 
 func (d *opencode) resume(w *world, dir, session, prompt string) {
 	if got := d.session(w, w.runAgent(dir, "run", "-s", session, "--auto", "--format", "json", "-m", "stub/"+openCodeModel, prompt)); got != session {
-		w.t.Fatalf("opencode run -s %s went on in session %s", session, got)
+		w.t.Fatalf("%s run -s %s went on in session %s", w.d.name(), session, got)
 	}
 }
 
@@ -194,39 +212,43 @@ func (*opencode) events(tool bool) []string {
 // gates: OpenCode loads no plugin with OPENCODE_PURE set, and not the
 // project's with OPENCODE_DISABLE_PROJECT_CONFIG; each is set in turn
 // for doctor and the agent.
-func (*opencode) gates(w *world) []gate {
-	plugin := filepath.Join(w.repo, ".opencode", "plugins", "git-snap.js")
+func (d *opencode) gates(w *world) []gate {
+	f := d.fork
+	plugin := filepath.Join(w.repo, f.dot, "plugins", "git-snap.js")
 	set := func(v string) func() { return func() { w.env = append(w.env, v) } }
 	unset := func(v string) func() {
 		return func() { w.env = slices.DeleteFunc(w.env, func(e string) bool { return e == v }) }
 	}
 	return []gate{
-		{name: "OPENCODE_PURE", close: set("OPENCODE_PURE=1"), reopen: unset("OPENCODE_PURE=1"),
-			detail: "OPENCODE_PURE is set: OpenCode loads no external plugin, git-snap's " + plugin + " among them",
-			fix:    "unset OPENCODE_PURE (and run opencode without --pure)"},
-		{name: "OPENCODE_DISABLE_PROJECT_CONFIG", close: set("OPENCODE_DISABLE_PROJECT_CONFIG=true"), reopen: unset("OPENCODE_DISABLE_PROJECT_CONFIG=true"),
-			detail: "OPENCODE_DISABLE_PROJECT_CONFIG is set: OpenCode does not read " + filepath.Join(w.repo, ".opencode") + ", nor git-snap's plugin in it",
-			fix:    "unset OPENCODE_DISABLE_PROJECT_CONFIG, or git snap install opencode --user"},
+		{name: f.env + "_PURE", close: set(f.env + "_PURE=1"), reopen: unset(f.env + "_PURE=1"),
+			detail: f.env + "_PURE is set: " + f.title + " loads no external plugin, git-snap's " + plugin + " among them",
+			fix:    "unset " + f.env + "_PURE (and run " + f.name + " without --pure)"},
+		{name: f.env + "_DISABLE_PROJECT_CONFIG", close: set(f.env + "_DISABLE_PROJECT_CONFIG=true"), reopen: unset(f.env + "_DISABLE_PROJECT_CONFIG=true"),
+			detail: f.env + "_DISABLE_PROJECT_CONFIG is set: " + f.title + " does not read " + filepath.Join(w.repo, f.dot) + ", nor git-snap's plugin in it",
+			fix:    "unset " + f.env + "_DISABLE_PROJECT_CONFIG, or git snap install " + f.name + " --user"},
 	}
 }
 
-// resumeCommand is the command git snap resume prints for OpenCode.
-var resumeCommand = regexp.MustCompile(`(?m)^    opencode import (\S+) && cd (\S+) && opencode --session (\S+)$`)
+// resumeCommand is the command git snap resume prints for OpenCode (or
+// its fork).
+func (d *opencode) resumeCommand() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^    ` + d.fork.name + ` import (\S+) && cd (\S+) && ` + d.fork.name + ` --session (\S+)$`)
+}
 
 // imported: git snap resume wrote the session's export where it says
 // (the session as restore gives it back) and printed how to import and
 // open it; the import is run as printed. That OpenCode then goes on from
 // the whole conversation, and exports it whole after the third prompt,
 // the scenario checks next.
-func (*opencode) imported(w *world, out, session string) {
-	m := resumeCommand.FindStringSubmatch(out)
-	want := filepath.Join(w.home, ".local", "share", "opencode", "git-snap", session+".json")
+func (d *opencode) imported(w *world, out, session string) {
+	m := d.resumeCommand().FindStringSubmatch(out)
+	want := filepath.Join(w.home, ".local", "share", d.fork.dir, "git-snap", session+".json")
 	if m == nil || m[1] != want || m[2] != w.repo || m[3] != session || !strings.Contains(out, "wrote         "+want+"\n") {
 		w.t.Fatalf("git snap resume did not write %s and print how to import it:\n%s", want, out)
 	}
 	written, err := os.ReadFile(want)
 	must(w.t, err)
-	jsonlEqual(w.t, "what git snap resume wrote", string(written), w.gitSnap(0, "restore", session, "--format", "opencode"))
+	jsonlEqual(w.t, "what git snap resume wrote", string(written), w.gitSnap(0, "restore", session, "--format", d.fork.name))
 	w.runAgent(w.repo, "import", want)
 }
 

@@ -60,9 +60,10 @@ func TestHookProgramLinksOnlyTheHookPath(t *testing.T) {
 		"github.com/yuin/goldmark", "github.com/itchyny/gojq", "html/template", "text/template", "net/http",
 		"github.com/modelcontextprotocol", "google.golang.org/protobuf", "go.opentelemetry.io",
 		"github.com/urfave/cli", "github.com/russross/blackfriday", "github.com/go-git/go-git/v5/plumbing/transport", "golang.org/x/crypto/ssh",
+		"modernc.org/sqlite", "modernc.org/libc", "database/sql",
 	}
 	var module []string
-	for _, p := range []string{"/report", "/render", "/viewer", "/search", "/mcpserver", "/modelapi", "/otel", "/atif", "/chat", "/doctor"} {
+	for _, p := range []string{"/report", "/render", "/viewer", "/search", "/mcpserver", "/modelapi", "/otel", "/atif", "/chat", "/doctor", "/agentdb"} {
 		module = append(module, "github.com/git-snap/git-snap"+p)
 	}
 	for _, p := range deps {

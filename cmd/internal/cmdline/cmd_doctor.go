@@ -49,11 +49,6 @@ type doctorOptions struct {
 
 func parseDoctor(c *cli.Context) (doctorOptions, error) {
 	o := doctorOptions{Agents: c.Args().Slice(), JSON: c.Bool("json")}
-	for _, a := range o.Agents {
-		if _, err := agent.Lookup(a, agent.Env{}); err != nil && a != "git" {
-			return o, usagef("%v, and git", err)
-		}
-	}
 	if len(o.Agents) == 0 {
 		o.Agents = nil
 	}
@@ -65,6 +60,11 @@ var errBroken = errors.New("capture is broken: see the report above")
 
 // runDoctor prints doctor's report; capture broken is exit status 1.
 func runDoctor(ctx context.Context, d *deps, o doctorOptions) error {
+	for _, a := range o.Agents {
+		if _, err := agent.Lookup(a, d.agentEnv); err != nil && a != "git" {
+			return usagef("%v, and git", err)
+		}
+	}
 	r := doctorReport(ctx, d, o.Agents)
 	if o.JSON {
 		if err := d.writeJSON(render.NewDoctorJSON(r)); err != nil {

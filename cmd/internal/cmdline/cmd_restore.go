@@ -149,7 +149,7 @@ func restoreTranscript(ctx context.Context, d *deps, o restoreOptions) error {
 	if entry.Header.Source != format {
 		return usagef("snapshot %s was recorded from %s, not %s", id.String()[:12], entry.Header.Source, format)
 	}
-	files, err := agent.Restore(doc)
+	files, err := agent.RestoreFor(a, doc)
 	if err != nil {
 		return err
 	}

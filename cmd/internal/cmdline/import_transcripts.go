@@ -28,7 +28,12 @@ func runImportTranscripts(ctx context.Context, d *deps, o importOptions) error {
 		return usagef("--from: %v", err)
 	}
 	lim := snapshot.Limits{MaxDepth: d.cfg.Limits.MaxDepth, MaxValueBytes: d.cfg.Limits.MaxValueBytes}
-	plan, err := agent.PlanImport(a, d.dir, o.Files, lim)
+	files, cleanup, err := exportDatabases(ctx, o.From, d.dir, o.Files)
+	defer cleanup()
+	if err != nil {
+		return err
+	}
+	plan, err := agent.PlanImport(a, d.dir, files, lim)
 	if err != nil {
 		return importUsage(err)
 	}
