@@ -26,6 +26,8 @@ func ownerOf(path string) string {
 	switch parts[0] {
 	case "codex-real":
 		return "codex"
+	case "copilot-1.0.34": // the release before usage records
+		return "copilot"
 	case "hostile", "script", "codex-config":
 		return ""
 	}
