@@ -390,13 +390,15 @@ func (s *Store) header(o storage.SaveOptions) snapshot.Header {
 	// Control characters go here, at the boundary, so that the header
 	// a save returns is the one its commit reads back as (see
 	// layout.NoControl: a NUL would make the commit one git refuses).
+	// They are redacted before: a secret that spans lines (a .pgpass
+	// line, a cut key) is found only in its own layout.
 	clean := func(v string) string { return strings.Join(strings.Fields(layout.NoControl(v, false)), " ") }
+	label, n := s.redactText(o.Label, 0)
+	message, n := s.redactText(o.Message, n)
 	h := snapshot.Header{
-		Session: o.Session, Turn: o.Turn, Label: clean(o.Label), Source: clean(o.Source), Message: clean(o.Message),
-		Time: o.Time, Code: clean(o.Code), Dirty: o.Dirty, RollbackOf: clean(o.RollbackOf),
+		Session: o.Session, Turn: o.Turn, Label: clean(label), Source: clean(o.Source), Message: clean(message),
+		Time: o.Time, Code: clean(o.Code), Dirty: o.Dirty, RollbackOf: clean(o.RollbackOf), Redacted: n,
 	}
-	h.Label, h.Redacted = s.redactText(h.Label, h.Redacted)
-	h.Message, h.Redacted = s.redactText(h.Message, h.Redacted)
 	if h.Source == "" {
 		h.Source = "cli"
 	}
