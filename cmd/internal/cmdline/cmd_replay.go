@@ -47,6 +47,7 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "serve", Usage: "serve the outputs as the agent's model API"},
 			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:0", Usage: "with --serve, listen on `ADDR` (port 0: a free one)"},
+			rawFlag(),
 		},
 		Action: action(e, shape{max: 1}, parseReplay, runReplay),
 	}
