@@ -308,7 +308,7 @@ func exportOTel(ctx context.Context, d *deps, o exportOptions) error {
 	if err := otel.Send(ctx, &http.Client{Timeout: 30 * time.Second}, o.Endpoint, data); err != nil {
 		return err
 	}
-	fmt.Fprintf(d.out, "sent %s of %s to %s\n", render.Count(otel.SpanCount(td), "span"), o.Rev, o.Endpoint)
+	fmt.Fprintf(d.out, "sent %s of %s to %s\n", render.Count(otel.SpanCount(td), "span"), o.Rev, otel.Redacted(o.Endpoint))
 	return nil
 }
 
