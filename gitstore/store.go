@@ -680,9 +680,23 @@ func writeErr(err error) error {
 	return err
 }
 
+// CheckHeader refuses a header no reader would take for a snapshot's:
+// a count or token total out of bounds (negative, or more than any
+// session holds), a time outside the years a header names. A document
+// whose numbers make such a header cannot be saved.
+func CheckHeader(h snapshot.Header) error {
+	if err := layout.CheckHeader(h); err != nil {
+		return &snapshot.InputError{Path: "the snapshot's header", Msg: err.Error()}
+	}
+	return nil
+}
+
 // writeCommit commits a tree with a header. A zero parent (the tip of a
 // session with no snapshot yet) is left out.
 func (s *Store) writeCommit(tree storage.ID, h snapshot.Header, parents ...storage.ID) (storage.ID, error) {
+	if err := CheckHeader(h); err != nil {
+		return storage.ID{}, err
+	}
 	sig := s.identity(h.Time)
 	var ps []storage.ID
 	for _, p := range parents {

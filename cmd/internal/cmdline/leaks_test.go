@@ -268,3 +268,39 @@ func (w *leakWorld) viewPages(check func(what, out string), sessions []string) {
 	cancel()
 	<-done
 }
+
+// TestATIFImportRefusesWhatNoReaderTakes: a trajectory whose numbers
+// would make a header no reader takes (a negative or absurd token
+// count, in a step's metrics or in the records of one git-snap wrote),
+// or whose count of records is negative or past what it holds, is
+// refused with exit 2, naming the file, and nothing of any file given
+// is written.
+func TestATIFImportRefusesWhatNoReaderTakes(t *testing.T) {
+	w := newLeakWorld(t)
+	w.run("", "import", "--from", "claude-code", "-s", "orig", w.file("orig.jsonl", w.transcript("orig", "hello")))
+	exported := w.run("", "export", "--format", "atif", "orig")
+	good := w.file("good.json", `{"schema_version": "ATIF-v1.4", "session_id": "good", "agent": {"name": "x", "version": "1"}, "steps": [{"step_id": 1, "source": "user", "message": "hi"}]}`)
+	before := w.git("for-each-ref")
+	for _, c := range []struct{ name, data, says string }{
+		{"negative metrics", `{"schema_version": "ATIF-v1.4", "session_id": "bad", "agent": {"name": "x", "version": "1"}, "steps": [{"step_id": 1, "source": "agent", "message": "m", "metrics": {"prompt_tokens": -5}}]}`, "metrics.prompt_tokens: -5 is not a count of tokens"},
+		{"overflowing metrics", `{"schema_version": "ATIF-v1.4", "session_id": "bad", "agent": {"name": "x", "version": "1"}, "steps": [{"step_id": 1, "source": "agent", "message": "m", "metrics": {"completion_tokens": 9300000000000000000}}]}`, "metrics.completion_tokens"},
+		{"a negative count of records", strings.Replace(exported, `"messages": 4`, `"messages": -5`, 1), "is not a count of records"},
+		{"a count of records past the file", strings.Replace(exported, `"messages": 4`, `"messages": 1000000000000`, 1), "holds 4 of its 1000000000000 records"},
+		{"negative tokens in the records", strings.ReplaceAll(exported, `"input_tokens": 10`, `"input_tokens": -5`), "out of what a snapshot may hold"},
+		{"absurd tokens in a record", strings.Replace(exported, `"input_tokens": 10`, `"input_tokens": 5000000000000000`, 1), "out of what a snapshot may hold"},
+	} {
+		if c.data == exported {
+			t.Fatalf("%s: the damage did not apply to:\n%s", c.name, exported)
+		}
+		bad := w.file("bad.json", c.data)
+		var out, errOut lockedBuffer
+		e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, dir: w.dir, getenv: w.getenv}
+		code := e.run(context.Background(), []string{"import", "--from", "atif", good, bad})
+		if code != 2 || !strings.Contains(errOut.String(), "bad.json") || !strings.Contains(errOut.String(), c.says) {
+			t.Errorf("%s: exit %d, said %q; want 2 and %q", c.name, code, errOut.String(), c.says)
+		}
+		if after := w.git("for-each-ref"); after != before {
+			t.Errorf("%s: refs written:\n%s", c.name, after)
+		}
+	}
+}
