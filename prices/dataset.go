@@ -218,11 +218,35 @@ var keptFields = func() map[string]bool {
 	return m
 }()
 
+// maxPerToken is the most a token may cost, in dollars: well over any
+// model's price, and far from what attodollars in an int64 overflow.
+const maxPerToken = 1
+
+// checkPrice refuses a price that is not one: not a number, negative,
+// or over maxPerToken a token ($10 a token would make every estimate
+// absurd, 9.3e18 wrapped to a negative price). Members that are no
+// price are left to the caller.
+func checkPrice(key string, v any) error {
+	if !keptFields[key] || key == "litellm_provider" || v == nil {
+		return nil
+	}
+	n, ok := v.(json.Number)
+	r, parsed := new(big.Rat), false
+	if ok {
+		_, parsed = r.SetString(string(n))
+	}
+	if !parsed || r.Sign() < 0 || r.Cmp(big.NewRat(maxPerToken, 1)) > 0 {
+		return fmt.Errorf("%s is %v, not a price from $0 to $%d a token", key, v, maxPerToken)
+	}
+	return nil
+}
+
 // Trim reads a LiteLLM price list (the whole model_prices_and_context_window.json,
 // or a copy Trim wrote) and writes what git-snap keeps of it: the models
 // priced per token, their token prices, one model a line sorted by name,
 // and date and source in a member of their own. It refuses a list that
-// prices no model.
+// prices no model, and one with a price that is not a number from $0 to
+// $1 a token.
 func Trim(r io.Reader, date, source string) ([]byte, int, error) {
 	dec := json.NewDecoder(r)
 	dec.UseNumber()
@@ -264,6 +288,9 @@ func Trim(r io.Reader, date, source string) ([]byte, int, error) {
 		out := map[string]any{}
 		priced := false
 		for k, x := range e {
+			if err := checkPrice(k, x); err != nil {
+				return nil, 0, fmt.Errorf("model %q: %w; nothing was written", name, err)
+			}
 			if n, isNum := x.(json.Number); keptFields[k] && (isNum || k == "litellm_provider") {
 				out[k] = x
 				priced = priced || (isNum && (k == "input_cost_per_token" || k == "output_cost_per_token") && n != "")
