@@ -148,9 +148,11 @@ func (r *Repository) CheckpointsBySession() (map[string][]string, error) {
 // CheckpointsElsewhere lists the checkpoints in the place they are no
 // longer written to (refs/tags/snap/, or refs/snap-tags/ with
 // Options.CheckpointsInTags), which MigrateCheckpoints moves, and that
-// place. Reading them costs one listing of refs.
-func (r *Repository) CheckpointsElsewhere() (refs []string, prefix string, err error) {
-	return r.store.CheckpointsElsewhere()
+// place: the tags git-snap wrote as checkpoints there, not a project's
+// own tags named alike. Reading them costs one listing of refs, and the
+// tag and snapshot of each ref listed.
+func (r *Repository) CheckpointsElsewhere(ctx context.Context) (refs []string, prefix string, err error) {
+	return r.store.CheckpointsElsewhere(ctx)
 }
 
 // FindSession reads a session argument: a session's name, a name given

@@ -418,7 +418,7 @@ func (e *env) open(c *cli.Context, sh shape) (*deps, error) {
 	d := e.newDeps(c, s, cfg, gitCfg)
 	d.paths = paths
 	if s != nil && c.Command.Name != "migrate" {
-		noticeCheckpoints(d)
+		noticeCheckpoints(c.Context, d)
 	}
 	if sh.pager {
 		d.out, d.wait = e.pager(c, gitCfg)
