@@ -9,7 +9,7 @@ import (
 // only git-snap's own sequences through.
 func TestSafeWritesControlsAsEscapes(t *testing.T) {
 	for _, c := range []struct {
-		in, out            string
+		in, out           string
 		colours, progress bool
 	}{
 		{"a\x1b]52;c;aGk=\x07b\n\tc", `a\u001b]52;c;aGk=\u0007b` + "\n\tc", false, false},

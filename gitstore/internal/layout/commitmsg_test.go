@@ -121,10 +121,12 @@ func TestCheckHeaderRefusesWhatNoReaderTakes(t *testing.T) {
 	for name, change := range map[string]func(h *snapshot.Header){
 		"negative input tokens": func(h *snapshot.Header) { h.Totals.InputTokens = -5 },
 		"tokens past 1e12":      func(h *snapshot.Header) { h.Totals.CacheReadTokens = 1_000_000_000_001 },
-		"a model's negative":    func(h *snapshot.Header) { h.Totals.ByModel = []snapshot.ModelUsage{{Model: "m", Usage: snapshot.Usage{Output: -1}}} },
-		"a turn past 1e9":       func(h *snapshot.Header) { h.Turn = 2_000_000_000 },
-		"a negative turn":       func(h *snapshot.Header) { h.Turn = -1 },
-		"the year 10000":        func(h *snapshot.Header) { h.Totals.Last = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) },
+		"a model's negative": func(h *snapshot.Header) {
+			h.Totals.ByModel = []snapshot.ModelUsage{{Model: "m", Usage: snapshot.Usage{Output: -1}}}
+		},
+		"a turn past 1e9": func(h *snapshot.Header) { h.Turn = 2_000_000_000 },
+		"a negative turn": func(h *snapshot.Header) { h.Turn = -1 },
+		"the year 10000":  func(h *snapshot.Header) { h.Totals.Last = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) },
 	} {
 		h := ok
 		change(&h)
