@@ -439,20 +439,17 @@ func (r *Redactor) base64Runs(s string, found *[]Finding) string {
 	var b strings.Builder
 	last := 0
 	for i := 0; i < len(s); {
-		if !isBase64(s[i]) {
+		if !isBase64(s[i]) || i > 0 && s[i-1] == '\\' { // \n in a line kept raw is no base64
 			i++
 			continue
 		}
-		j := i
-		for j < len(s) && isBase64(s[j]) {
-			j++
-		}
+		j, run := wrappedRun(s, i)
 		k := j
 		for k < len(s) && k-j < 2 && s[k] == '=' {
 			k++
 		}
-		if n := j - i; n >= minBase64Run && n <= maxBase64Run && (i == 0 || !isWordByte(s[i-1])) && (n <= maxShortRun || textStart(s[i:i+maxShortRun])) {
-			if text, ok := decodeText(s[i:k]); ok {
+		if n := len(run); n >= minBase64Run && n <= maxBase64Run && (i == 0 || !isWordByte(s[i-1]) || i >= 2 && s[i-2] == '\\') && (n <= maxShortRun || textStart(run[:maxShortRun])) {
+			if text, ok := decodeText(run + s[j:k]); ok {
 				var inner []Finding
 				r.rulesPass(text, &inner)
 				if len(inner) > 0 {
@@ -471,6 +468,46 @@ func (r *Redactor) base64Runs(s string, found *[]Finding) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// wrappedRun is the end of the run of the base64 alphabet at s[i], and
+// the run without its line breaks, across the breaks of base64 wrapped
+// as tools write it (base64, openssl: lines of 64 or 76), written as
+// they are or escaped as JSON writes them: a line of that width, a
+// multiple of four and at least 60, goes on on the next line, which is
+// as wide or the last. Each line alone decodes to a piece of the whole.
+func wrappedRun(s string, i int) (end int, run string) {
+	j := i
+	for j < len(s) && isBase64(s[j]) {
+		j++
+	}
+	width := j - i
+	if width < 60 || width%4 != 0 {
+		return j, s[i:j]
+	}
+	var b strings.Builder
+	b.WriteString(s[i:j])
+	for {
+		k := j
+		for _, br := range []string{"\r\n", "\n", `\r\n`, `\n`} {
+			if strings.HasPrefix(s[k:], br) {
+				k += len(br)
+				break
+			}
+		}
+		m := k
+		for m < len(s) && isBase64(s[m]) {
+			m++
+		}
+		if k == j || m == k || m-k > width {
+			return j, b.String()
+		}
+		b.WriteString(s[k:m])
+		j = m
+		if m-k < width {
+			return j, b.String() // the last line
+		}
+	}
 }
 
 func isBase64(c byte) bool {

@@ -37,6 +37,8 @@ var leakFiles = []struct {
 		[]string{`GOOGLE_CREDENTIALS=(\S+)`}, []string{"GOOGLE_PROJECT=acme-ci-417512"}},
 	{"pem-cut.txt", []string{"private-key"},
 		[]string{`(?s)(MII.*)`}, []string{"$ head -n 8 deploy/server.key"}},
+	{"pem-base64.txt", []string{"private-key-base64"},
+		[]string{`(?s)\n(LS0t.*)`}, []string{"$ base64 deploy/server.key"}},
 	{"app.env", []string{"key-assignment"},
 		[]string{`APP_KEY=(\S+)`, `SECRET_KEY_BASE=(\S+)`, `JWT_SIGNING_KEY=(\S+)`, `PRIVATE_KEY=(\S+)`},
 		[]string{"APP_URL=https://acme.example.com", "RPC_URL=https://eth-mainnet.example.org/v2", "LOG_LEVEL=debug"}},
