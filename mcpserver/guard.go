@@ -195,12 +195,19 @@ func check(line []byte, tooLong bool) []byte {
 	return nil
 }
 
+// maxBatch bounds the answers to one batch: a line of 16 MiB holds a
+// million tiny requests, whose refusals would be ten times its size.
+const maxBatch = 100
+
 // batchReply refuses a batch: MCP has none since 2025-06-18, and the
 // SDK's connection ended at one. Each request in it gets an error under
 // its id, in one array as JSON-RPC answers a batch; a batch with no
 // request (or none that reads) gets one error.
 func batchReply(batch []json.RawMessage) []byte {
 	const msg = "batches are not taken: send one JSON-RPC 2.0 message a line"
+	if len(batch) > maxBatch {
+		return reply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("a batch of %d messages: %s", len(batch), msg))
+	}
 	var out []json.RawMessage
 	for _, m := range batch {
 		var req struct {

@@ -533,6 +533,11 @@ func TestServeAnswersBadLines(t *testing.T) {
 			t.Errorf("a batch's request answered %v", m)
 		}
 	}
+	// A huge batch gets one refusal, not one per request.
+	send("[" + strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"x"},`, 100000) + `{"jsonrpc":"2.0","id":2,"method":"x"}]`)
+	if m := next(); m["id"] != nil || m["error"] == nil {
+		t.Errorf("a batch of 100,001 requests answered %.200v", m)
+	}
 	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	send("{not json either")
 	if m := next(); m["error"] == nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-snap/git-snap/internal/lazy"
 	"github.com/git-snap/git-snap/prices"
 )
 
@@ -316,10 +317,21 @@ func noMentions(md string) string {
 	return strings.Join(lines, "\n")
 }
 
+// atEntity matches the entities Markdown reads as an @ (&#64;, &#x40;,
+// &commat;): the forge sees the @ they make.
+var atEntity = lazy.Regexp(`(?i)&(?:#0*64|#x0*40|commat);`)
+
 // mentionsOutsideCode is noMentions of one line that is not in a fence.
 func mentionsOutsideCode(line string) string {
 	var b strings.Builder
 	for i := 0; i < len(line); {
+		if c := line[i]; c == '&' {
+			if m := atEntity().FindStringIndex(line[i:]); m != nil && m[0] == 0 {
+				b.WriteString("@\u200d") // the @ the entity made, and what stops it
+				i += m[1]
+				continue
+			}
+		}
 		switch c := line[i]; {
 		case c == '`':
 			n := runAt(line, i)

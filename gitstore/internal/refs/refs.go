@@ -87,6 +87,8 @@ func (r *Store) Read(name string) (storage.ID, error) {
 		return ParseValue(name, buf[:n])
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR), errors.Is(err, syscall.EISDIR),
 		errors.Is(err, syscall.ENAMETOOLONG), errors.Is(err, syscall.EINVAL): // no file can hold such a ref
+	case errors.Is(err, syscall.ELOOP), errors.Is(err, fs.ErrPermission):
+		return storage.ID{}, &BrokenError{name} // a link to itself, a file not ours to read
 	default:
 		return storage.ID{}, fmt.Errorf("read ref %s: %w", name, err)
 	}
@@ -101,14 +103,15 @@ func (e *SymbolicError) Error() string {
 	return fmt.Sprintf("ref %s is symbolic (%s); git-snap refs hold commit ids", e.Name, e.Value)
 }
 
-// BrokenError is a loose ref whose file holds no object id: junk, or a
-// link to another file (which git follows, as it does here).
+// BrokenError is a loose ref whose file holds no object id: junk, a
+// link to another file (which git follows, as it does here), a link to
+// itself, a file not ours to read.
 type BrokenError struct{ Name string }
 
 // Error names the ref and nothing of what it holds: behind a link that
 // may be any file (/etc/passwd, a key).
 func (e *BrokenError) Error() string {
-	return fmt.Sprintf("ref %s is broken: its file holds no commit id (remove it, or git update-ref it)", e.Name)
+	return fmt.Sprintf("ref %s is broken: no commit id can be read from its file (remove it, or git update-ref it)", e.Name)
 }
 
 // ParseValue reads the content of a loose ref file (name is for errors
@@ -199,7 +202,7 @@ func (r *Store) readLoose(names []string, out map[string]storage.ID) error {
 // warnBroken says once per Store that a broken ref is left out.
 func (r *Store) warnBroken(name string) {
 	if _, said := r.broken.LoadOrStore(name, true); !said && r.opts.Warnf != nil {
-		r.opts.Warnf("ignoring broken ref %s (its file holds no commit id)", name)
+		r.opts.Warnf("ignoring broken ref %s (no commit id can be read from its file)", name)
 	}
 }
 
