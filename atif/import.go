@@ -169,6 +169,20 @@ func (c *collected) walk(t map[string]any, where string) error {
 	return nil
 }
 
+// usageOf is a step's metrics as a record's usage.
+func usageOf(metrics map[string]any) (map[string]any, error) {
+	var n [3]int
+	for i, k := range []string{"prompt_tokens", "cached_tokens", "completion_tokens"} {
+		v, err := tokens(metrics, k)
+		if err != nil {
+			return nil, err
+		}
+		n[i] = v
+	}
+	prompt, cached, out := n[0], n[1], n[2]
+	return map[string]any{"input_tokens": max(prompt-cached, 0), "cache_read_input_tokens": cached, "output_tokens": out}, nil
+}
+
 // maxTokens bounds a step's token count: more than any model call
 // uses, and far from what a sum of them overflows.
 const maxTokens = 1_000_000_000
@@ -375,16 +389,11 @@ func stepRecords(st map[string]any, sub string) ([]any, error) {
 			rec["model"] = m
 		}
 		if m, ok := st["metrics"].(map[string]any); ok {
-			var n [3]int
-			for i, k := range []string{"prompt_tokens", "cached_tokens", "completion_tokens"} {
-				v, err := tokens(m, k)
-				if err != nil {
-					return nil, err
-				}
-				n[i] = v
+			u, err := usageOf(m)
+			if err != nil {
+				return nil, err
 			}
-			prompt, cached, out := n[0], n[1], n[2]
-			rec["usage"] = map[string]any{"input_tokens": max(prompt-cached, 0), "cache_read_input_tokens": cached, "output_tokens": out}
+			rec["usage"] = u
 		}
 	default:
 		return nil, fmt.Errorf("source %q is none of user, agent, system", src)

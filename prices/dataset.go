@@ -241,6 +241,22 @@ func checkPrice(key string, v any) error {
 	return nil
 }
 
+// keptOf is what Trim keeps of an entry, and whether it prices tokens;
+// a price that is not one is an error (checkPrice).
+func keptOf(e map[string]any) (out map[string]any, priced bool, err error) {
+	out = map[string]any{}
+	for k, x := range e {
+		if err := checkPrice(k, x); err != nil {
+			return nil, false, err
+		}
+		if n, isNum := x.(json.Number); keptFields[k] && (isNum || k == "litellm_provider") {
+			out[k] = x
+			priced = priced || (isNum && (k == "input_cost_per_token" || k == "output_cost_per_token") && n != "")
+		}
+	}
+	return out, priced, nil
+}
+
 // Trim reads a LiteLLM price list (the whole model_prices_and_context_window.json,
 // or a copy Trim wrote) and writes what git-snap keeps of it: the models
 // priced per token, their token prices, one model a line sorted by name,
@@ -285,16 +301,9 @@ func Trim(r io.Reader, date, source string) ([]byte, int, error) {
 		if !ok || name == metaKey || !keptModes[mode] {
 			continue
 		}
-		out := map[string]any{}
-		priced := false
-		for k, x := range e {
-			if err := checkPrice(k, x); err != nil {
-				return nil, 0, fmt.Errorf("model %q: %w; nothing was written", name, err)
-			}
-			if n, isNum := x.(json.Number); keptFields[k] && (isNum || k == "litellm_provider") {
-				out[k] = x
-				priced = priced || (isNum && (k == "input_cost_per_token" || k == "output_cost_per_token") && n != "")
-			}
+		out, priced, err := keptOf(e)
+		if err != nil {
+			return nil, 0, fmt.Errorf("model %q: %w; nothing was written", name, err)
 		}
 		if priced {
 			names = append(names, name)
