@@ -150,13 +150,14 @@ func (r *Repository) CheckpointsBySession() (map[string][]string, error) {
 	return r.store.CheckpointsBySession()
 }
 
-// CheckpointsElsewhere lists the checkpoints stored under the prefix
-// that checkpoints are no longer written to (refs/tags/snap/, or
-// refs/snap-tags/ with Options.CheckpointsInTags), and returns that
-// prefix. MigrateCheckpoints moves these checkpoints. The call costs one
-// listing of refs.
-func (r *Repository) CheckpointsElsewhere() (refs []string, prefix string, err error) {
-	return r.store.CheckpointsElsewhere()
+// CheckpointsElsewhere lists the checkpoints in the place they are no
+// longer written to (refs/tags/snap/, or refs/snap-tags/ with
+// Options.CheckpointsInTags), which MigrateCheckpoints moves, and that
+// place: the tags git-snap wrote as checkpoints there, not a project's
+// own tags named alike. Reading them costs one listing of refs, and the
+// tag and snapshot of each ref listed.
+func (r *Repository) CheckpointsElsewhere(ctx context.Context) (refs []string, prefix string, err error) {
+	return r.store.CheckpointsElsewhere(ctx)
 }
 
 // FindSession resolves a session argument: a session's name, a short

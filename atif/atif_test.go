@@ -71,11 +71,25 @@ func TestExtensionDamageRefused(t *testing.T) {
 		damage func(map[string]any)
 		says   string
 	}{
-		{"a step removed", func(r map[string]any) { r["steps"] = steps[1:] }, "missing"},
+		{"a step removed", func(r map[string]any) { r["steps"] = steps[1:] }, "steps were removed"},
 		{"a step twice", func(r map[string]any) { r["steps"] = append([]any{steps[0]}, steps...) }, "twice"},
 		{"an unknown format", func(r map[string]any) {
 			r["extra"].(map[string]any)[Extension].(map[string]any)["format"] = 9
 		}, "format"},
+		// A count of records is bounded by the pairs the file holds:
+		// -5 panicked in make, 1e12 ran out of memory.
+		{"a negative count", func(r map[string]any) {
+			r["extra"].(map[string]any)[Extension].(map[string]any)["messages"] = snapshot.Number("-5")
+		}, "messages: -5 is not a count of records"},
+		{"a huge count", func(r map[string]any) {
+			r["extra"].(map[string]any)[Extension].(map[string]any)["messages"] = snapshot.Number("1000000000000")
+		}, "holds 5 of its 1000000000000 records"},
+		{"a count past int", func(r map[string]any) {
+			r["extra"].(map[string]any)[Extension].(map[string]any)["messages"] = snapshot.Number("1e300")
+		}, "is not a count of records"},
+		{"a count that is text", func(r map[string]any) {
+			r["extra"].(map[string]any)[Extension].(map[string]any)["messages"] = "5"
+		}, "is not a count of records"},
 	} {
 		r := map[string]any{}
 		for k, v := range root {
@@ -90,6 +104,24 @@ func TestExtensionDamageRefused(t *testing.T) {
 		bad, _ := snapshot.Marshal(r)
 		if _, _, err := Import(bad, snapshot.Limits{}); err == nil || !strings.Contains(err.Error(), c.says) {
 			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+}
+
+// A step's token counts are whole numbers from 0 to a billion: a
+// negative or overflowing one was counted into trailers no reader
+// takes, and the session vanished from every command.
+func TestStepTokensBounded(t *testing.T) {
+	for _, v := range []string{"-5", "9300000000000000000", "1e30", "12.5", `"12"`, "1000000001"} {
+		data := strings.Replace(nested, `"prompt_tokens": 5`, `"prompt_tokens": `+v, 1)
+		_, _, err := Import([]byte(data), snapshot.Limits{})
+		if err == nil || !strings.Contains(err.Error(), "metrics.prompt_tokens: ") || !strings.Contains(err.Error(), "is not a count of tokens") {
+			t.Errorf("prompt_tokens %s: %v", v, err)
+		}
+	}
+	for _, v := range []string{"0", "1000000000", "null"} {
+		if _, _, err := Import([]byte(strings.Replace(nested, `"prompt_tokens": 5`, `"prompt_tokens": `+v, 1)), snapshot.Limits{}); err != nil {
+			t.Errorf("prompt_tokens %s: %v", v, err)
 		}
 	}
 }

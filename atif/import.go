@@ -70,9 +70,17 @@ func restore(root, ext map[string]any) (map[string]any, error) {
 	for k, v := range rest {
 		doc[k] = v
 	}
-	n, has := number(ext["messages"])
-	if !has {
+	if _, has := ext["messages"]; !has {
 		return doc, nil
+	}
+	n, ok := number(ext["messages"])
+	if !ok || n < 0 {
+		return nil, errorf("extra.%s.messages: %v is not a count of records", Extension, ext["messages"])
+	}
+	if held := pairs(root); n > held {
+		// Each record is a pair in the file: room for more would be
+		// room for records that are not there (1e12 of them, say).
+		return nil, errorf("extra.%s: the trajectory holds %d of its %d records (steps were removed?)", Extension, held, n)
 	}
 	c := &collected{msgs: make([]any, n), seen: make([]bool, n)}
 	if err := c.put("extra."+Extension, ext["records"]); err != nil {
@@ -88,6 +96,30 @@ func restore(root, ext map[string]any) (map[string]any, error) {
 	}
 	doc[snapshot.MemberMessages] = c.msgs
 	return doc, nil
+}
+
+// pairs counts the [index, record] pairs a trajectory written by Export
+// holds: in its extension, its steps' and its subagents'.
+func pairs(t map[string]any) int {
+	n := 0
+	if ext, ok := extension(t); ok {
+		list, _ := ext["records"].([]any)
+		n += len(list)
+	}
+	steps, _ := t["steps"].([]any)
+	for _, s := range steps {
+		st, _ := s.(map[string]any)
+		if ext, ok := extension(st); ok {
+			list, _ := ext["records"].([]any)
+			n += len(list)
+		}
+	}
+	subs, _ := t["subagent_trajectories"].([]any)
+	for _, sub := range subs {
+		so, _ := sub.(map[string]any)
+		n += pairs(so)
+	}
+	return n
 }
 
 // collected are the stored messages gathered from the extension.
@@ -137,6 +169,39 @@ func (c *collected) walk(t map[string]any, where string) error {
 	return nil
 }
 
+// usageOf is a step's metrics as a record's usage.
+func usageOf(metrics map[string]any) (map[string]any, error) {
+	var n [3]int
+	for i, k := range []string{"prompt_tokens", "cached_tokens", "completion_tokens"} {
+		v, err := tokens(metrics, k)
+		if err != nil {
+			return nil, err
+		}
+		n[i] = v
+	}
+	prompt, cached, out := n[0], n[1], n[2]
+	return map[string]any{"input_tokens": max(prompt-cached, 0), "cache_read_input_tokens": cached, "output_tokens": out}, nil
+}
+
+// maxTokens bounds a step's token count: more than any model call
+// uses, and far from what a sum of them overflows.
+const maxTokens = 1_000_000_000
+
+// tokens reads a token count of a step's metrics: absent is 0; a count
+// that is not a whole number from 0 to maxTokens is an error, since a
+// session counted from it could not be read back.
+func tokens(metrics map[string]any, key string) (int, error) {
+	v, has := metrics[key]
+	if !has || v == nil {
+		return 0, nil
+	}
+	n, ok := number(v)
+	if !ok || n < 0 || n > maxTokens {
+		return 0, fmt.Errorf("metrics.%s: %v is not a count of tokens (a whole number from 0 to %d)", key, v, maxTokens)
+	}
+	return n, nil
+}
+
 // number reads a JSON number that is a whole int.
 func number(v any) (int, bool) {
 	switch x := v.(type) {
@@ -145,7 +210,7 @@ func number(v any) (int, bool) {
 	case int64:
 		return int(x), true
 	case float64:
-		if x == float64(int(x)) {
+		if x >= -1e15 && x <= 1e15 && x == float64(int(x)) {
 			return int(x), true
 		}
 	case snapshot.Number:
@@ -324,10 +389,11 @@ func stepRecords(st map[string]any, sub string) ([]any, error) {
 			rec["model"] = m
 		}
 		if m, ok := st["metrics"].(map[string]any); ok {
-			prompt, _ := number(m["prompt_tokens"])
-			cached, _ := number(m["cached_tokens"])
-			out, _ := number(m["completion_tokens"])
-			rec["usage"] = map[string]any{"input_tokens": max(prompt-cached, 0), "cache_read_input_tokens": cached, "output_tokens": out}
+			u, err := usageOf(m)
+			if err != nil {
+				return nil, err
+			}
+			rec["usage"] = u
 		}
 	default:
 		return nil, fmt.Errorf("source %q is none of user, agent, system", src)

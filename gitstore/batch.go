@@ -321,6 +321,7 @@ type refStore interface {
 	Update(ctx context.Context, name string, old, new storage.ID, msg string) error
 	List(prefix string) (map[string]storage.ID, error)
 	LastLog(name string) (refs.LogEntry, bool, error)
+	LoggedIDs(name string) ([]storage.ID, error)
 	Logged(prefix string) ([]string, error)
 	EditFile(ctx context.Context, path string, edit func(old []byte) ([]byte, error)) error
 	Hold(ctx context.Context, path string, f func() error) error

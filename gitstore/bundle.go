@@ -214,7 +214,7 @@ func (s *Store) ImportBundle(ctx context.Context, r io.Reader) ([]PullResult, er
 				return out, err
 			}
 		}
-		res, err := s.integrate(ctx, in.session, in.target, "import bundle")
+		res, err := s.integrate(ctx, in.session, in.target, "import bundle", nil)
 		if err != nil {
 			return out, fmt.Errorf("import %s: %w", in.session, err)
 		}

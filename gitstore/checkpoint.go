@@ -245,20 +245,40 @@ func (s *Store) DeleteCheckpoint(ctx context.Context, session, name string) erro
 // CheckpointsElsewhere lists the checkpoints in the place they are no
 // longer written to (refs/tags/snap/, or refs/snap-tags/ with
 // Options.CheckpointsInTags), which MigrateCheckpoints moves, and that
-// place. Reading them costs one listing of refs.
-func (s *Store) CheckpointsElsewhere() (refs []string, prefix string, err error) {
+// place: the tags git-snap wrote as checkpoints there, not a project's
+// own tags named alike. Reading them costs one listing of refs, and the
+// tag and snapshot of each ref listed.
+func (s *Store) CheckpointsElsewhere(ctx context.Context) (refs []string, prefix string, err error) {
 	prefix = s.otherCheckpointPrefix()
 	list, err := s.refs.List(prefix)
 	if err != nil {
 		return nil, prefix, err
 	}
-	for ref := range list {
-		if _, _, ok := checkpointOfRef(ref); ok {
+	for ref, h := range list {
+		if session, name, ok := checkpointOfRef(ref); ok && s.ownCheckpoint(ctx, session, name, h) {
 			refs = append(refs, ref)
 		}
 	}
 	slices.Sort(refs)
 	return refs, prefix, nil
+}
+
+// ownCheckpoint reports whether h, at the ref of checkpoint name of
+// session, is a tag git-snap wrote as one: an annotated tag named
+// snap/<session>/<name> whose target is a snapshot of that session. A
+// project's own tag that is only named so (a release, snap/v2/rc1) is
+// not, and stays where it is.
+func (s *Store) ownCheckpoint(ctx context.Context, session, name string, h storage.ID) bool {
+	typ, data, err := s.st.read(h)
+	if err != nil || typ != plumbing.TagObject {
+		return false
+	}
+	t, err := gitobj.ParseTag(data)
+	if err != nil || t.Name != "snap/"+session+"/"+name {
+		return false
+	}
+	e, err := s.Entry(ctx, t.Target)
+	return err == nil && e.Header.Session == session
 }
 
 // Migrated is a checkpoint MigrateCheckpoints moved, or would move.
@@ -275,7 +295,7 @@ type Migrated struct {
 // with Options.CheckpointsInTags). The tag objects are the same; each
 // move is logged. With dryRun nothing moves.
 func (s *Store) MigrateCheckpoints(ctx context.Context, dryRun bool) ([]Migrated, error) {
-	from, _, err := s.CheckpointsElsewhere()
+	from, _, err := s.CheckpointsElsewhere(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -53,6 +53,11 @@ type PullResult struct {
 // neither side is ever lost. Checkpoints the remote has and this
 // repository does not are added.
 func (s *Store) Pull(ctx context.Context, o RemoteOptions) ([]PullResult, error) {
+	track := s.sharedNamespaces(o.remote())[0].tracking
+	before, err := s.refs.List(track) // what the remote had, as last fetched
+	if err != nil {
+		return nil, err
+	}
 	if err := s.Fetch(ctx, o); err != nil {
 		return nil, err
 	}
@@ -70,7 +75,14 @@ func (s *Store) Pull(ctx context.Context, o RemoteOptions) ([]PullResult, error)
 		if in.tag != "" {
 			continue // once every session is in: see below
 		}
-		r, err := s.integrate(ctx, in.session, in.target, "pull "+o.remote())
+		had, err := s.refs.LoggedIDs(track + in.session)
+		if err != nil {
+			return out, err
+		}
+		if id := before[track+in.session]; !id.IsZero() {
+			had = append(had, id)
+		}
+		r, err := s.integrate(ctx, in.session, in.target, "pull "+o.remote(), had)
 		if err != nil {
 			return out, fmt.Errorf("pull %s: %w", in.session, err)
 		}
@@ -167,11 +179,14 @@ func (s *Store) Integrate(ctx context.Context, session string, remote storage.ID
 	if err := s.verifyIncoming(ctx, "snapshot "+remote.String(), []storage.ID{remote}, map[storage.ID]bool{}); err != nil {
 		return PullResult{}, err
 	}
-	return s.integrate(ctx, session, remote, label)
+	return s.integrate(ctx, session, remote, label, nil)
 }
 
 // integrate is Integrate for a session and snapshot already checked.
-func (s *Store) integrate(ctx context.Context, session string, remote storage.ID, label string) (PullResult, error) {
+// had are the tips of the session the source was seen at before (a
+// remote's, as fetched; none for a bundle): a pruned history may drop
+// or rewrite only local snapshots the source had (see mayReplace).
+func (s *Store) integrate(ctx context.Context, session string, remote storage.ID, label string, had []storage.ID) (PullResult, error) {
 	ref := s.SessionRef(session)
 	for {
 		local, err := s.refs.Read(ref)
@@ -181,7 +196,7 @@ func (s *Store) integrate(ctx context.Context, session string, remote storage.ID
 		if r, apart, err := s.keptApart(ctx, session, local, remote); apart || err != nil {
 			return r, err
 		}
-		r, err := s.integrateOnto(ctx, session, local, remote, label)
+		r, err := s.integrateOnto(ctx, session, local, remote, label, had)
 		if errors.Is(err, refs.ErrChanged) {
 			continue // the local session moved meanwhile: look again
 		}
@@ -235,7 +250,7 @@ func (s *Store) noteCaseTwins(ctx context.Context, remote string, results []Pull
 
 // integrateOnto brings remote into the session whose tip is local: it
 // creates or fast-forwards it, takes a pruned history, or merges.
-func (s *Store) integrateOnto(ctx context.Context, session string, local, remote storage.ID, label string) (PullResult, error) {
+func (s *Store) integrateOnto(ctx context.Context, session string, local, remote storage.ID, label string, had []storage.ID) (PullResult, error) {
 	ref := s.SessionRef(session)
 	r := PullResult{Session: session, Result: local}
 	if local == remote {
@@ -256,7 +271,7 @@ func (s *Store) integrateOnto(ctx context.Context, session string, local, remote
 		}
 		return r, s.refs.Update(ctx, ref, local, remote, "pull: fast-forward")
 	}
-	if done, err := s.integratePruned(ctx, session, local, remote, &r); done || err != nil {
+	if done, err := s.integratePruned(ctx, session, local, remote, had, &r); done || err != nil {
 		return r, err
 	}
 	base, err := s.mergeBase(ctx, local, remote)
@@ -278,9 +293,12 @@ func (s *Store) integrateOnto(ctx context.Context, session string, local, remote
 // taken, and local snapshots made after what it replaced are committed
 // again on top of it. Either way the history taking the other's place
 // must account for every snapshot it leaves out (accounts), whatever
-// its Snap-Supersedes trailers claim. done is false when neither
-// history replaced the other, for a merge to join them: nothing is lost.
-func (s *Store) integratePruned(ctx context.Context, session string, local, remote storage.ID, r *PullResult) (done bool, err error) {
+// its Snap-Supersedes trailers claim, and it may leave out only local
+// snapshots the source had before (mayReplace): a local session's own
+// snapshots never leave its first-parent history for a claim from
+// outside. done is false when neither history replaced the other, for a
+// merge to join them: nothing is lost.
+func (s *Store) integratePruned(ctx context.Context, session string, local, remote storage.ID, had []storage.ID, r *PullResult) (done bool, err error) {
 	ref := s.SessionRef(session)
 	if ok, err := s.replaces(ctx, session, local, remote); ok || err != nil {
 		r.Action = PullAhead
@@ -288,6 +306,9 @@ func (s *Store) integratePruned(ctx context.Context, session string, local, remo
 	}
 	if ok, err := s.replaces(ctx, session, remote, local); ok || err != nil {
 		if err != nil {
+			return false, err
+		}
+		if ok, err := s.mayReplace(ctx, local, remote, had); !ok || err != nil {
 			return false, err
 		}
 		r.Action, r.Result = PullReplaced, remote
@@ -298,6 +319,9 @@ func (s *Store) integratePruned(ctx context.Context, session string, local, remo
 		return false, err
 	}
 	if ok, err := s.accounts(ctx, session, remote, base); !ok || err != nil {
+		return false, err
+	}
+	if ok, err := s.mayReplace(ctx, base, remote, had); !ok || err != nil {
 		return false, err
 	}
 	renamed := map[storage.ID]storage.ID{}
@@ -321,6 +345,23 @@ func (s *Store) integratePruned(ctx context.Context, session string, local, remo
 		at[i] = cp.Target
 	}
 	return true, s.moveCheckpoints(ctx, session, cps, at, renamed, nil)
+}
+
+// mayReplace reports whether remote's history may take the place of
+// old's: every snapshot of old's history that remote's leaves out was
+// the source's before (it reaches one of had). A prune recorded on a
+// remote's history is checked against this clone's copy of the chain
+// (accounts), but anyone who can write to the remote, or hands over a
+// bundle, can write that record and copy trees they hold: only what the
+// source had can it take back. A bundle (no had) replaces nothing.
+func (s *Store) mayReplace(ctx context.Context, old, remote storage.ID, had []storage.ID) (bool, error) {
+	exclude := append([]storage.ID{remote}, had...)
+	var own bool
+	err := s.WalkRange(ctx, RevRange{Include: []storage.ID{old}, Exclude: exclude}, func(storage.Entry) error {
+		own = true
+		return storage.ErrStop
+	})
+	return !own, err
 }
 
 // replaces reports whether the history of tip takes old's place: tip's

@@ -65,9 +65,17 @@ func (s *Store) resolveBase(ctx context.Context, base string) (storage.ID, error
 	return s.resolvePrefix(ctx, base)
 }
 
-// resolveName finds what base names in full: a session, a name given to
-// one, a checkpoint or a git ref; a zero id when it names none.
+// resolveName finds what base names in full: a snapshot's whole id, a
+// session, a name given to one, a checkpoint or a git ref; a zero id
+// when it names none. A whole id comes first, so that no name can take
+// it over; a name that reads as an id prefix (one given before names
+// were checked) is no name where it starts an id.
 func (s *Store) resolveName(ctx context.Context, base string) (storage.ID, error) {
+	if len(base) == 40 && isHex(base) {
+		if ids := s.objectsWithPrefix(base); len(ids) == 1 {
+			return s.peel(ids[0])
+		}
+	}
 	if snapshot.CheckName("session", base) == nil {
 		h, err := s.refs.Read(s.SessionRef(base))
 		if err != nil || !h.IsZero() {
@@ -76,6 +84,9 @@ func (s *Store) resolveName(ctx context.Context, base string) (storage.ID, error
 		session, err := s.alias(base)
 		if err != nil {
 			return storage.ID{}, err
+		}
+		if session != "" && looksLikeID(base) && len(s.objectsWithPrefix(base)) > 0 {
+			return storage.ID{}, &storage.RevisionError{Rev: base, Msg: fmt.Sprintf("is ambiguous: a name given to session %s and the start of a snapshot id; give more of the id, or forget the name (git snap name --delete %s)", session, base)}
 		}
 		if session != "" {
 			if err := s.checkAliasTarget(base, session); err != nil {

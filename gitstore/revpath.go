@@ -53,7 +53,7 @@ func (s *Store) ReadPath(ctx context.Context, rev, path string) (data []byte, is
 	v, err := pointer(doc, path)
 	if err != nil {
 		return nil, false, &storage.RevisionError{Rev: rev + ":" + path, Msg: fmt.Sprintf("%v; snapshot %s has the members %s (and its captured files: git snap show %s --name-only)",
-			err, short(id), strings.Join(slices.Sorted(maps.Keys(doc)), ", "), rev)}
+			err, short(id), listSome(slices.Sorted(maps.Keys(doc))), rev)}
 	}
 	b, err := snapshot.MarshalIndent(v)
 	return b, false, err

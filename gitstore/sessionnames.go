@@ -111,6 +111,11 @@ func (s *Store) NameSession(ctx context.Context, name, session, about string, fo
 	if err := snapshot.CheckName("name", name); err != nil {
 		return SessionAlias{}, &snapshot.InputError{Path: "name", Msg: err.Error()}
 	}
+	if looksLikeID(name) {
+		// A name is read before an id prefix: this one would take over
+		// the snapshots whose ids start with it (restore, rollback).
+		return SessionAlias{}, &storage.OptionsError{Msg: fmt.Sprintf("%q reads as a snapshot id (hex, %d characters or more): choose a name with another letter in it", name, minIDPrefix)}
+	}
 	session, err := s.FindSession(ctx, session)
 	if err != nil {
 		return SessionAlias{}, err
@@ -192,6 +197,13 @@ func (s *Store) findSession(ctx context.Context, arg string) (session string, ok
 	}
 	return "", false, &storage.RevisionError{Rev: arg, Msg: "is ambiguous: it starts sessions " + listSome(found) + "; give more characters"}
 }
+
+// minIDPrefix is the shortest id prefix a revision takes, as git.
+const minIDPrefix = 4
+
+// looksLikeID reports whether name could be read as a snapshot id or a
+// prefix of one.
+func looksLikeID(name string) bool { return len(name) >= minIDPrefix && isHex(name) }
 
 // checkAliasTarget says when a name names a session that is gone.
 func (s *Store) checkAliasTarget(name, session string) error {

@@ -3,6 +3,7 @@ package gitstore
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -61,5 +62,38 @@ func TestFindSessionPrefixesNamesAndLatest(t *testing.T) {
 	must(t, s.Unname(ctx, "phoenix"))
 	if _, err := s.FindSession(ctx, "phoenix"); err == nil {
 		t.Error("a forgotten name still names its session")
+	}
+}
+
+// A name never takes over a snapshot id: one that reads as an id (hex,
+// four characters or more: an agent's title can be one) is refused, a
+// whole id names its snapshot whatever the names file says, and a name
+// given before the check that starts an id is ambiguous there, not
+// silently another session.
+func TestNamesNeverShadowIDs(t *testing.T) {
+	ctx := context.Background()
+	_, s := newRepo(t)
+	a, err := s.Save(ctx, conversation(1), storage.SaveOptions{Session: "alpha"})
+	must(t, err)
+	b, err := s.Save(ctx, conversation(2), storage.SaveOptions{Session: "beta"})
+	must(t, err)
+	id := b.ID.String()
+	for _, name := range []string{id, id[:8], strings.ToUpper(id[:6]), "dead", "c0ffee"} {
+		if _, err := s.NameSession(ctx, name, "alpha", "", true); err == nil || !strings.Contains(err.Error(), "reads as a snapshot id") {
+			t.Errorf("NameSession(%q) = %v, want it refused", name, err)
+		}
+	}
+	for _, name := range []string{"abc", "fix-2", "deadbeef-x"} {
+		if _, err := s.NameSession(ctx, name, "alpha", "", false); err != nil {
+			t.Errorf("NameSession(%q) = %v", name, err)
+		}
+	}
+	// A names file written before the check, or by hand.
+	must(t, os.WriteFile(s.namesPath(), []byte(id+"\talpha\t\n"+id[:10]+"\talpha\t\n"), 0o644))
+	if got, err := s.Resolve(ctx, id); err != nil || got != b.ID {
+		t.Errorf("Resolve(whole id) = %s, %v; want beta's %s, not alpha's %s", got, err, b.ID, a.ID)
+	}
+	if _, err := s.Resolve(ctx, id[:10]); err == nil || !strings.Contains(err.Error(), "is ambiguous: a name given to session alpha and the start of a snapshot id") {
+		t.Errorf("Resolve(a name that starts an id) = %v, want it ambiguous", err)
 	}
 }

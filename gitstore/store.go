@@ -390,13 +390,15 @@ func (s *Store) header(o storage.SaveOptions) snapshot.Header {
 	// Control characters go here, at the boundary, so that the header
 	// a save returns is the one its commit reads back as (see
 	// layout.NoControl: a NUL would make the commit one git refuses).
+	// They are redacted before: a secret that spans lines (a .pgpass
+	// line, a cut key) is found only in its own layout.
 	clean := func(v string) string { return strings.Join(strings.Fields(layout.NoControl(v, false)), " ") }
+	label, n := s.redactText(o.Label, 0)
+	message, n := s.redactText(o.Message, n)
 	h := snapshot.Header{
-		Session: o.Session, Turn: o.Turn, Label: clean(o.Label), Source: clean(o.Source), Message: clean(o.Message),
-		Time: o.Time, Code: clean(o.Code), Dirty: o.Dirty, RollbackOf: clean(o.RollbackOf),
+		Session: o.Session, Turn: o.Turn, Label: clean(label), Source: clean(o.Source), Message: clean(message),
+		Time: o.Time, Code: clean(o.Code), Dirty: o.Dirty, RollbackOf: clean(o.RollbackOf), Redacted: n,
 	}
-	h.Label, h.Redacted = s.redactText(h.Label, h.Redacted)
-	h.Message, h.Redacted = s.redactText(h.Message, h.Redacted)
 	if h.Source == "" {
 		h.Source = "cli"
 	}
@@ -695,9 +697,23 @@ func writeErr(err error) error {
 	return err
 }
 
+// CheckHeader refuses a header no reader would take for a snapshot's:
+// a count or token total out of bounds (negative, or more than any
+// session holds), a time outside the years a header names. A document
+// whose numbers make such a header cannot be saved.
+func CheckHeader(h snapshot.Header) error {
+	if err := layout.CheckHeader(h); err != nil {
+		return &snapshot.InputError{Path: "the snapshot's header", Msg: err.Error()}
+	}
+	return nil
+}
+
 // writeCommit commits a tree with a header. A zero parent (the tip of a
 // session with no snapshot yet) is left out.
 func (s *Store) writeCommit(tree storage.ID, h snapshot.Header, parents ...storage.ID) (storage.ID, error) {
+	if err := CheckHeader(h); err != nil {
+		return storage.ID{}, err
+	}
 	sig := s.identity(h.Time)
 	var ps []storage.ID
 	for _, p := range parents {

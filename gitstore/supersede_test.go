@@ -312,3 +312,84 @@ func TestPrunedMergeIsPulled(t *testing.T) {
 		t.Errorf("a fresh clone's pull of the pruned merge: %+v", res[0])
 	}
 }
+
+// TestOwnSnapshotsNeverLeaveForAClaimFromOutside: the victim's session
+// was never pushed; its bundle went to someone (to reproduce a bug),
+// who pruned their copy with the real prune (so its Snap-Supersedes and
+// Snap-Prune records check out against the victim's own chain, and
+// every tree the prune kept is there) and added a snapshot of their own.
+// Sent back as a bundle, or pulled from a remote the victim never shared
+// the session with, that history replaced the victim's: its own
+// snapshots left its first-parent history. Only what the source had
+// before may a pruned history take back: here the two are merged, the
+// victim's chain first.
+func TestOwnSnapshotsNeverLeaveForAClaimFromOutside(t *testing.T) {
+	ctx := context.Background()
+	_, v := newRepo(t)
+	saveN(t, v, "s", 1, 4)
+	own, err := v.firstParentChain(ctx, mustTip(t, v, "s"))
+	must(t, err)
+	var out bytes.Buffer
+	_, err = v.WriteBundle(ctx, &out, []string{"refs/snap/s"})
+	must(t, err)
+
+	dirX, x := newRepo(t)
+	_, err = x.ImportBundle(ctx, bytes.NewReader(out.Bytes()))
+	must(t, err)
+	_, err = x.Prune(ctx, "s", PruneOptions{KeepLast: 1})
+	must(t, err)
+	_, err = x.Save(ctx, map[string]any{"messages": []any{map[string]any{"role": "user", "content": "the attacker's prompt"}}}, storage.SaveOptions{Session: "s"})
+	must(t, err)
+	var evil bytes.Buffer
+	_, err = x.WriteBundle(ctx, &evil, []string{"refs/snap/s"})
+	must(t, err)
+	bare := filepath.Join(t.TempDir(), "x.git")
+	git(t, dirX, "init", "-q", "--bare", bare)
+	git(t, dirX, "push", "-q", bare, "refs/snap/s:refs/snap/s")
+
+	check := func(how string, res []PullResult) {
+		t.Helper()
+		if res[0].Action != PullMerged {
+			t.Errorf("%s: %s, want %s", how, res[0].Action, PullMerged)
+		}
+		chain, err := v.firstParentChain(ctx, mustTip(t, v, "s"))
+		must(t, err)
+		on := map[storage.ID]bool{}
+		for _, e := range chain {
+			on[e.ID] = true
+		}
+		for _, e := range own {
+			if !on[e.ID] {
+				t.Errorf("%s: the victim's snapshot #%d %s left its first-parent history", how, e.Header.Seq, short(e.ID))
+			}
+		}
+	}
+	evilBundle := evil.Bytes()
+	res, err := v.ImportBundle(ctx, bytes.NewReader(evilBundle))
+	must(t, err)
+	check("a bundle", res)
+
+	// The victim went on after sharing: its later snapshot was replayed
+	// onto the attacker's, and the ones before dropped.
+	_, v3 := newRepo(t)
+	_, err = v3.ImportBundle(ctx, bytes.NewReader(out.Bytes()))
+	must(t, err)
+	saveN(t, v3, "s", 5, 5)
+	v = v3
+	own, err = v.firstParentChain(ctx, mustTip(t, v, "s"))
+	must(t, err)
+	res, err = v.ImportBundle(ctx, bytes.NewReader(evilBundle))
+	must(t, err)
+	check("a bundle, the victim having gone on", res)
+
+	_, v2 := newRepo(t)
+	_, err = v2.ImportBundle(ctx, bytes.NewReader(out.Bytes()))
+	must(t, err)
+	v = v2
+	own, err = v.firstParentChain(ctx, mustTip(t, v, "s"))
+	must(t, err)
+	git(t, v.paths.WorkTree, "remote", "add", "x", bare)
+	res, err = v.Pull(ctx, RemoteOptions{Remote: "x"})
+	must(t, err)
+	check("a pull", res)
+}

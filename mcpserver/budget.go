@@ -101,3 +101,25 @@ func fitList(n, limit int, build func(k int) any) (string, int, error) {
 	}
 	return best, lo, nil
 }
+
+// budgetError is an error cut to the server's budget: an error can quote
+// the call (a path of any length) or list what it could have named.
+type budgetError struct {
+	msg string
+	err error
+}
+
+func (e *budgetError) Error() string { return e.msg }
+func (e *budgetError) Unwrap() error { return e.err }
+
+// withinBudget is err, its message cut to the server's budget.
+func (s *Server) withinBudget(err error) error {
+	msg := err.Error()
+	n := utf8.RuneCountInString(msg)
+	if n <= s.opts.Budget {
+		return err
+	}
+	note := fmt.Sprintf(" … [cut: the error is %d characters]", n)
+	keep := max(s.opts.Budget-utf8.RuneCountInString(note), 0)
+	return &budgetError{msg: msg[:byteAt(msg, keep)] + note, err: err}
+}

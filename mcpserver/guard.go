@@ -183,15 +183,7 @@ func check(line []byte, tooLong bool) []byte {
 	}
 	var batch []json.RawMessage
 	if json.Unmarshal(line, &batch) == nil {
-		if len(batch) == 0 {
-			return reply(nil, jsonrpc.CodeInvalidRequest, "an empty batch: send one JSON-RPC 2.0 message a line")
-		}
-		for _, m := range batch {
-			if _, err := jsonrpc.DecodeMessage(m); err != nil {
-				return reply(nil, jsonrpc.CodeInvalidRequest, "a message in the batch is not a JSON-RPC 2.0 request, notification or response: "+err.Error())
-			}
-		}
-		return nil
+		return batchReply(batch)
 	}
 	if _, err := jsonrpc.DecodeMessage(line); err != nil {
 		var req struct {
@@ -201,6 +193,36 @@ func check(line []byte, tooLong bool) []byte {
 		return reply(req.ID, jsonrpc.CodeInvalidRequest, "not a JSON-RPC 2.0 request, notification or response: "+err.Error())
 	}
 	return nil
+}
+
+// maxBatch bounds the answers to one batch: a line of 16 MiB holds a
+// million tiny requests, whose refusals would be ten times its size.
+const maxBatch = 100
+
+// batchReply refuses a batch: MCP has none since 2025-06-18, and the
+// SDK's connection ended at one. Each request in it gets an error under
+// its id, in one array as JSON-RPC answers a batch; a batch with no
+// request (or none that reads) gets one error.
+func batchReply(batch []json.RawMessage) []byte {
+	const msg = "batches are not taken: send one JSON-RPC 2.0 message a line"
+	if len(batch) > maxBatch {
+		return reply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("a batch of %d messages: %s", len(batch), msg))
+	}
+	var out []json.RawMessage
+	for _, m := range batch {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(m, &req) == nil && req.Method != "" && len(req.ID) > 0 && validID(req.ID) {
+			out = append(out, bytes.TrimSuffix(reply(req.ID, jsonrpc.CodeInvalidRequest, msg), []byte("\n")))
+		}
+	}
+	if len(out) == 0 {
+		return reply(nil, jsonrpc.CodeInvalidRequest, msg)
+	}
+	data, _ := json.Marshal(out)
+	return append(data, '\n')
 }
 
 // reply is a JSON-RPC error response, one line; id null when the

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -518,6 +520,26 @@ func TestServeAnswersBadLines(t *testing.T) {
 	if m := next(); m["result"] == nil {
 		t.Fatalf("initialize: %v", m)
 	}
+	// A batch ended the server (the SDK's connection stops at one): each
+	// request in it is refused under its id, as JSON-RPC answers a batch.
+	send(`[{"jsonrpc":"2.0","id":5,"method":"tools/list"},{"jsonrpc":"2.0","method":"notifications/x"},{"jsonrpc":"2.0","id":"six","method":"tools/call","params":{}}]`)
+	if !lines.Scan() {
+		t.Fatalf("no answer to a batch: %v", lines.Err())
+	}
+	var batch []map[string]any
+	if err := json.Unmarshal(lines.Bytes(), &batch); err != nil || len(batch) != 2 || batch[0]["id"] != float64(5) || batch[1]["id"] != "six" {
+		t.Fatalf("a batch answered %s (%v)", lines.Text(), err)
+	}
+	for _, m := range batch {
+		if e, _ := m["error"].(map[string]any); e == nil || e["code"] != float64(-32600) {
+			t.Errorf("a batch's request answered %v", m)
+		}
+	}
+	// A huge batch gets one refusal, not one per request.
+	send("[" + strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"x"},`, 100000) + `{"jsonrpc":"2.0","id":2,"method":"x"}]`)
+	if m := next(); m["id"] != nil || m["error"] == nil {
+		t.Errorf("a batch of 100,001 requests answered %.200v", m)
+	}
 	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	send("{not json either")
 	if m := next(); m["error"] == nil {
@@ -606,5 +628,40 @@ func TestAnswersAreRedacted(t *testing.T) {
 		if strings.Contains(text, token) || !strings.Contains(text, "[REDACTED:") {
 			t.Errorf("an answer holds the secret or no placeholder: %.400s", text)
 		}
+	}
+}
+
+// TestErrorsWithinBudget: an error answer is cut to the budget like any
+// other: a path that names no member of a document of 20,000 members
+// listed them all (1.1 MB), and a call may quote a path of any length.
+func TestErrorsWithinBudget(t *testing.T) {
+	ctx := context.Background()
+	f := &fixture{store: openRepo(ctx, t, filepath.Join(t.TempDir(), "repo"))}
+	t.Cleanup(func() { f.store.Close() })
+	doc := map[string]any{"messages": []any{}}
+	for i := range 20000 {
+		doc[fmt.Sprintf("member-%05d-with-a-long-name", i)] = i
+	}
+	if _, err := f.store.Save(ctx, doc, gitstoreSave("wide")); err != nil {
+		t.Fatal(err)
+	}
+	const budget = 2000
+	cs := f.client(t, Options{Budget: budget})
+	for _, args := range []map[string]any{
+		{"rev": "wide", "path": "nosuchmember"},
+		{"rev": "wide", "path": strings.Repeat("x/", 50000)},
+		{"rev": strings.Repeat("nosuchsession", 10000)},
+	} {
+		msg := fails(t, cs, ToolShow, args)
+		if n := utf8.RuneCountInString(msg); n > budget {
+			t.Errorf("an error of %d characters, over the budget of %d: %.200s", n, budget, msg)
+		}
+	}
+	unknown := map[string]any{}
+	for i := range 5000 {
+		unknown[fmt.Sprintf("argument-%d", i)] = 1
+	}
+	if msg := fails(t, cs, ToolShow, unknown); utf8.RuneCountInString(msg) > budget {
+		t.Errorf("an error of %d characters naming unknown arguments", utf8.RuneCountInString(msg))
 	}
 }

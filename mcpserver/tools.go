@@ -64,7 +64,7 @@ func handler[In any](s *Server, fn func(ctx context.Context, in In) (string, err
 			return err
 		})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, s.withinBudget(err)
 		}
 		return text(out), nil, nil
 	}
@@ -111,7 +111,7 @@ func (s *Server) checkArgs(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		slices.Sort(unknown)
 		r := &mcp.CallToolResult{}
-		r.SetError(fmt.Errorf("%s does not take %s: its arguments are %s", p.Name, strings.Join(unknown, ", "), strings.Join(known, ", ")))
+		r.SetError(s.withinBudget(fmt.Errorf("%s does not take %s: its arguments are %s", p.Name, strings.Join(unknown, ", "), strings.Join(known, ", "))))
 		return r, nil
 	}
 }

@@ -5,8 +5,10 @@
 // the request before it must hold. git snap replay --serve plays a
 // recorded session's model outputs this way, so that the real agent
 // pointed at it re-runs the session offline; the live-agent tests play
-// their stubs the same way. Every request is kept, so that a caller can
-// check what the agent sent.
+// their stubs the same way, and their stubs keep every request to check
+// what the agent sent. The server answers only clients on this machine
+// (package loopback), and tells a request that does not match what
+// kind of input the recording expects, never the recorded input.
 //
 // An API is one file: it reads a request's conversation into Items and
 // writes a Reply in its own wire format (streamed when the client asks),

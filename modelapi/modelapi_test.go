@@ -18,6 +18,7 @@ func post(t *testing.T, url, path, body string) (int, []map[string]any) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +50,7 @@ func start(t *testing.T, api string, r Responder) *Server {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
-	s, err := Start(ctx, api, "127.0.0.1:0", r)
+	s, err := Start(ctx, api, Options{Addr: "127.0.0.1:0", Keep: true}, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,10 +88,10 @@ func TestAnthropicScriptStreamsToolCallThenText(t *testing.T) {
 	// A request past the script is refused, naming why, in the API's error shape.
 	status, evs = post(t, s.URL(), "/v1/messages", `{"model":"claude-x",`+tools+`,"messages":[{"role":"user","content":"again"}]}`)
 	msg := evs[0]["error"].(map[string]any)["message"].(string)
-	if status != 400 || evs[0]["type"] != "error" || !strings.Contains(msg, "all 2 steps were served") || !strings.Contains(msg, `the prompt "again"`) {
+	if status != 400 || evs[0]["type"] != "error" || !strings.Contains(msg, "all 2 steps were served") {
 		t.Errorf("past the end: %d %v", status, evs)
 	}
-	if got := s.Exchanges(); len(got) != 3 || got[2].Reply != nil || got[0].Request.Items[1].Text != "please make a file" {
+	if got := s.Exchanges(); len(got) != 3 || got[2].Reply != nil || got[0].Request.Items[1].Text != "please make a file" || !strings.Contains(got[2].Err, `the prompt "again"`) {
 		t.Errorf("exchanges %+v", got)
 	}
 }
@@ -103,9 +104,14 @@ func TestScriptRefusesAnotherConversationNamingTheStep(t *testing.T) {
 	s := start(t, "openai-responses", script)
 	const tools = `"tools":[{"type":"function","name":"exec_command"}]`
 	status, evs := post(t, s.URL(), "/v1/responses", `{"model":"m","stream":true,`+tools+`,"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"something else"}]}]}`)
+	// The answer says what kind of input the step expects; the recorded
+	// prompt is in the server's log (the exchange's error) only.
 	msg := evs[0]["error"].(map[string]any)["message"].(string)
-	if status != 400 || !strings.Contains(msg, "step 1 of 2") || !strings.Contains(msg, `the prompt "first" next`) || !strings.Contains(msg, `"something else"`) {
+	if status != 400 || !strings.Contains(msg, "step 1 of 2: the recording has another prompt next") || strings.Contains(msg, "first") {
 		t.Errorf("%d %v", status, evs)
+	}
+	if err := s.Exchanges()[0].Err; !strings.Contains(err, `the prompt "first" next`) || !strings.Contains(err, `"something else"`) {
+		t.Errorf("the log says %q", err)
 	}
 	if script.Served() != 0 {
 		t.Error("a refused request was counted as served")
@@ -121,8 +127,11 @@ func TestScriptRefusesAnotherConversationNamingTheStep(t *testing.T) {
 	}
 	// The result of another call is not the recorded conversation.
 	status, evs = post(t, s.URL(), "/v1/responses", `{"model":"m","stream":true,`+tools+`,"input":[{"type":"function_call","call_id":"call_b","name":"exec_command","arguments":"{}"},{"type":"function_call_output","call_id":"call_b","output":"x"}]}`)
-	if msg := evs[0]["error"].(map[string]any)["message"].(string); status != 400 || !strings.Contains(msg, "step 2 of 2: the recording has the result of tool call call_a next; the request's last input is the result of tool call call_b") {
+	if msg := evs[0]["error"].(map[string]any)["message"].(string); status != 400 || !strings.Contains(msg, "step 2 of 2: the recording has the result of another tool call next") || strings.Contains(msg, "call_a") {
 		t.Errorf("%d %v", status, evs)
+	}
+	if err := s.Exchanges()[2].Err; !strings.Contains(err, "step 2 of 2: the recording has the result of tool call call_a next; the request's last input is the result of tool call call_b") {
+		t.Errorf("the log says %q", err)
 	}
 }
 
@@ -288,5 +297,28 @@ func TestChatServesOpenCodesRequests(t *testing.T) {
 	}
 	if it := s.Exchanges()[2].Request.Items; len(it) != 4 || it[2].Kind != ItemToolCall || it[2].Text != `{"command":"true"}` || it[3].Text != "(no output)" {
 		t.Errorf("read as %+v", it)
+	}
+}
+
+// A server that does not keep its exchanges keeps nothing of a request
+// once answered: replay --serve kept every body, and ten posts of
+// 24 MiB took it from 94 to 340 MiB.
+func TestServerKeepsNoRequestUnlessAsked(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := Start(ctx, "openai-responses", Options{Addr: "127.0.0.1:0"}, &Script{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	big := `{"model":"m","input":"` + strings.Repeat("x", 1<<20) + `"}`
+	for range 3 {
+		if status, _ := post(t, s.URL(), "/v1/responses", big); status != http.StatusOK {
+			t.Fatalf("status %d", status)
+		}
+	}
+	post(t, s.URL(), "/nowhere", "{}")
+	if got := s.Exchanges(); len(got) != 0 {
+		t.Errorf("kept %d exchanges", len(got))
 	}
 }

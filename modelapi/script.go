@@ -40,7 +40,12 @@ type Script struct {
 type MismatchError struct {
 	Step  int // 1-based; len(Steps)+1 when all were served
 	Steps int
-	Msg   string
+	// Next says what the recording has next, without its content ("a
+	// prompt", "the result of a tool call"); "" when all were served.
+	Next string
+	// Msg says how the request differs, quoting the recording: for the
+	// log of whoever serves the script, never for the client.
+	Msg string
 }
 
 // Error names the step and what differs.
@@ -49,6 +54,16 @@ func (e *MismatchError) Error() string {
 		return fmt.Sprintf("git-snap model server: all %d steps were served; this request has no reply (%s)", e.Steps, e.Msg)
 	}
 	return fmt.Sprintf("git-snap model server: the request does not match step %d of %d: %s", e.Step, e.Steps, e.Msg)
+}
+
+// Public is what the client is told: the step and what kind of input
+// it expects, nothing recorded (a page that reached the server could
+// otherwise read the recorded prompt and send it back).
+func (e *MismatchError) Public() string {
+	if e.Step > e.Steps {
+		return fmt.Sprintf("git-snap model server: all %d steps were served; this request has no reply", e.Steps)
+	}
+	return fmt.Sprintf("git-snap model server: the request does not match step %d of %d: the recording has %s next (the replay's log says which)", e.Step, e.Steps, e.Next)
 }
 
 // Respond implements Responder.
@@ -69,8 +84,8 @@ func (s *Script) Respond(req *Request) (Reply, error) {
 		return Reply{}, &MismatchError{Step: n, Steps: len(s.Steps), Msg: "its last input is " + describe(req.Tail())}
 	}
 	step := s.Steps[n-1]
-	if msg := step.check(req.Tail()); msg != "" {
-		return Reply{}, &MismatchError{Step: n, Steps: len(s.Steps), Msg: msg}
+	if next, msg := step.check(req.Tail()); msg != "" {
+		return Reply{}, &MismatchError{Step: n, Steps: len(s.Steps), Next: next, Msg: msg}
 	}
 	s.served = n
 	return step.Reply, nil
@@ -83,19 +98,20 @@ func (s *Script) Served() int {
 	return s.served
 }
 
-// check says how tail differs from what the step expects; "" when not.
-func (st Step) check(tail []Item) string {
+// check says how tail differs from what the step expects, and what kind
+// of input the step expects; "" when it does not differ.
+func (st Step) check(tail []Item) (next, msg string) {
 	if st.Prompt != "" && !slices.ContainsFunc(tail, func(it Item) bool {
 		return it.Kind == ItemText && it.Role == "user" && strings.Contains(it.Text, st.Prompt)
 	}) {
-		return fmt.Sprintf("the recording has the prompt %s next; the request's last input is %s", quote(st.Prompt), describe(tail))
+		return "another prompt", fmt.Sprintf("the recording has the prompt %s next; the request's last input is %s", quote(st.Prompt), describe(tail))
 	}
 	for _, id := range st.Results {
 		if !slices.ContainsFunc(tail, func(it Item) bool { return it.Kind == ItemToolResult && it.CallID == id }) {
-			return fmt.Sprintf("the recording has the result of tool call %s next; the request's last input is %s", id, describe(tail))
+			return "the result of another tool call", fmt.Sprintf("the recording has the result of tool call %s next; the request's last input is %s", id, describe(tail))
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // describe says what a request's last input is, for an error.

@@ -1,6 +1,7 @@
 package otel
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -50,7 +51,7 @@ func Unmarshal(data []byte) (*tracepb.TracesData, error) {
 // links) of OTLP/JSON traces with conv.
 func recodeIDs(data []byte, conv func(string) (string, error)) ([]byte, error) {
 	var v map[string]any
-	dec := json.NewDecoder(bytesReader(data))
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	if err := dec.Decode(&v); err != nil {
 		return nil, fmt.Errorf("otlp: %w", err)

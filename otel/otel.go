@@ -202,7 +202,7 @@ func (b *builder) threadSpan(n string) *tracepb.Span {
 // its result's.
 func (b *builder) toolSpans() {
 	results := map[string]int{} // tool call id → the record of its result
-	failed := map[string]snapshot.Part{}
+	failed := map[string]bool{}
 	for k, v := range b.r.Views {
 		for _, p := range v.Parts {
 			if p.Kind != snapshot.PartToolResult || p.CallID == "" {
@@ -212,7 +212,7 @@ func (b *builder) toolSpans() {
 				results[p.CallID] = k
 			}
 			if p.IsError {
-				failed[p.CallID] = p
+				failed[p.CallID] = true
 			}
 		}
 	}
@@ -226,14 +226,13 @@ func (b *builder) toolSpans() {
 				if rk, ok := results[p.CallID]; ok && !b.times[rk].IsZero() {
 					end = b.times[rk]
 				}
-				f, bad := failed[p.CallID]
-				b.toolSpan(n, k, pi, p, end, f, bad)
+				b.toolSpan(n, k, pi, p, end, failed[p.CallID])
 			}
 		}
 	}
 }
 
-func (b *builder) toolSpan(thread string, k, pi int, p snapshot.Part, end time.Time, failure snapshot.Part, failed bool) {
+func (b *builder) toolSpan(thread string, k, pi int, p snapshot.Part, end time.Time, failed bool) {
 	key := p.CallID
 	if key == "" {
 		key = strconv.Itoa(k) + "/" + strconv.Itoa(pi)
@@ -246,7 +245,9 @@ func (b *builder) toolSpan(thread string, k, pi int, p snapshot.Part, end time.T
 	}
 	b.common(s)
 	if failed {
-		s.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: firstLine(failure.Text)}
+		// No message: the export carries no text of the session, and a
+		// failed tool's output is text (a path, a secret it printed).
+		s.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR}
 		s.Attributes = append(s.Attributes, str(AttrErrorType, "tool_error"))
 	}
 }
@@ -379,12 +380,4 @@ func nonEmpty(s, or string) string {
 		return or
 	}
 	return s
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	if len(s) > 200 {
-		s = s[:200]
-	}
-	return strings.ToValidUTF8(s, "")
 }

@@ -243,13 +243,37 @@ var keptFields = func() map[string]bool {
 	return m
 }()
 
+// maxPerToken is the most a token may cost, in dollars: well over any
+// model's price, and far from what attodollars in an int64 overflow.
+const maxPerToken = 1
+
+// checkPrice refuses a price that is not one: not a number, negative,
+// or over maxPerToken a token ($10 a token would make every estimate
+// absurd, 9.3e18 wrapped to a negative price). Members that are no
+// price are left to the caller.
+func checkPrice(key string, v any) error {
+	if !keptFields[key] || key == "litellm_provider" || v == nil {
+		return nil
+	}
+	n, ok := v.(json.Number)
+	r, parsed := new(big.Rat), false
+	if ok {
+		_, parsed = r.SetString(string(n))
+	}
+	if !parsed || r.Sign() < 0 || r.Cmp(big.NewRat(maxPerToken, 1)) > 0 {
+		return fmt.Errorf("%s is %v, not a price from $0 to $%d a token", key, v, maxPerToken)
+	}
+	return nil
+}
+
 // Trim reads a price list and writes what git-snap keeps of it: the
 // models priced per token, their token prices, one model a line sorted by
 // name, and date and source in a member of their own. The list is
 // @pydantic/genai-prices' (its data.json: a list of providers, each with
 // its models; dated prices are read as on date), LiteLLM's
 // model_prices_and_context_window.json (an object by model name), or a
-// copy Trim wrote. It refuses a list that prices no model.
+// copy Trim wrote. It refuses a list that prices no model, and one with a
+// price that is not a number from $0 to $1 a token.
 func Trim(r io.Reader, date, source string) ([]byte, int, error) {
 	var raw json.RawMessage
 	if err := json.NewDecoder(r).Decode(&raw); err != nil {
@@ -270,6 +294,13 @@ func Trim(r io.Reader, date, source string) ([]byte, int, error) {
 	}
 	if len(kept) == 0 {
 		return nil, 0, errors.New("the list prices no model per token: is it genai-prices' data.json or LiteLLM's model_prices_and_context_window.json?")
+	}
+	for name, e := range kept {
+		for k, v := range e {
+			if err := checkPrice(k, v); err != nil {
+				return nil, 0, fmt.Errorf("model %q: %w; nothing was written", name, err)
+			}
+		}
 	}
 	return writeTrimmed(kept, date, source)
 }
@@ -293,6 +324,9 @@ func fromLiteLLM(raw json.RawMessage) (map[string]map[string]any, error) {
 		out := map[string]any{}
 		priced := false
 		for k, x := range e {
+			if err := checkPrice(k, x); err != nil {
+				return nil, fmt.Errorf("model %q: %w; nothing was written", name, err)
+			}
 			if n, isNum := x.(json.Number); keptFields[k] && (isNum || k == "litellm_provider") {
 				out[k] = x
 				priced = priced || (isNum && (k == "input_cost_per_token" || k == "output_cost_per_token") && n != "")

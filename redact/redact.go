@@ -44,6 +44,9 @@ type Rule struct {
 	// value, when set, must accept the secret s[start:end] in its
 	// surroundings.
 	value func(s string, start, end int) bool
+	// gate, when set, must accept a string for the pattern to run: a
+	// fast look for the shape of a rule that has no keyword.
+	gate func(s string) bool
 	// near runs the pattern only around the keywords: its matches are
 	// short and start at most a few words before a keyword, and a
 	// pattern with no literal prefix is slow over a long string.
@@ -65,16 +68,27 @@ func BuiltinRules() []Rule {
 	valid := func(r Rule, v func(string) bool) Rule { r.Valid = v; return r }
 	value := func(r Rule, v func(s string, start, end int) bool) Rule { r.value = v; return r }
 	near := func(r Rule) Rule { r.near = true; return r }
+	gate := func(r Rule, g func(string) bool) Rule { r.gate = g; return r }
 	return []Rule{
 		r("private-key", `-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY( BLOCK)?-----[\s\S]*?-----END[ A-Z0-9_-]{0,100}PRIVATE KEY( BLOCK)?-----`, 0, "PRIVATE KEY"),
+		// A key printed without its END line (head, a cut output): its
+		// BEGIN line and the lines of its body, up to the first that is
+		// not one. Text right after the last body line stays.
+		r("private-key", cutKey, 0, "PRIVATE KEY"),
+		r("kubeconfig-client-key", `client-key-data["']?\s*:\s*["']?(?P<secret>[A-Za-z0-9+/]{16,}={0,2})`, 0, "client-key-data"),
 		r("aws-access-key-id", `\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`, 0, "AKIA", "ASIA", "ABIA", "ACCA"),
-		near(fold(r("aws-secret-access-key", `(?i)aws_?secret_?access_?key["'\s:=]{1,5}(?P<secret>[A-Za-z0-9/+]{40})\b`, 0, "secret"))),
+		// STS answers name it SecretAccessKey; a key may start or end
+		// with / or +, so its end is where the alphabet ends.
+		near(fold(r("aws-secret-access-key", `(?i)(?:aws_?)?secret_?access_?key["'\s:=]{1,5}(?P<secret>[A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`, 0, "secret"))),
+		near(fold(r("aws-session-token", `(?i)(?:aws_?)?session_?token["'\s:=]{1,5}(?P<secret>[A-Za-z0-9/+]{100,}={0,2})`, 0, "sessiontoken", "session_token"))),
 		r("github-token", `\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b`, 0, "ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
 		r("github-fine-grained-token", `\bgithub_pat_[A-Za-z0-9_]{80,100}\b`, 0, "github_pat_"),
 		r("gitlab-token", `\bgl(?:pat|dt|ptt|rt|cbt|oas)-[A-Za-z0-9_-]{20,}`, 0, "glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "gloas-"),
 		r("slack-token", `\bxox[abposre]-[A-Za-z0-9-]{10,}|\bxapp-\d-[A-Za-z0-9]{6,}-\d{6,}-[A-Za-z0-9]{20,}`, 0, "xox", "xapp-"),
 		r("slack-webhook", `https://hooks\.slack\.com/services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]+`, 0, "hooks.slack.com"),
 		r("anthropic-api-key", `\bsk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{80,}`, 0, "sk-ant-"),
+		// Claude Code's own login: an access and a refresh token.
+		r("anthropic-oauth-token", `\bsk-ant-o[ar]t\d\d-[A-Za-z0-9_-]{32,}`, 0, "sk-ant-"),
 		r("openai-api-key", `\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}`, 0, "sk-"),
 		r("google-api-key", `\bAIza[0-9A-Za-z_-]{35}\b`, 0, "AIza"),
 		r("google-oauth-token", `\bya29\.[0-9A-Za-z_-]{20,}`, 0, "ya29."),
@@ -88,12 +102,89 @@ func BuiltinRules() []Rule {
 		r("jwt", `\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}`, 0, "eyJ"),
 		near(r("url-credentials", `[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@"'<>\[\]]{0,100}:(?P<secret>[^\s:/@"'<>\[\]]{3,200})@[A-Za-z0-9.-]+`, 0, "://")),
 		near(valid(fold(r("authorization-header", `(?i)\b(?:bearer|basic)\s+(?P<secret>[A-Za-z0-9._~+/-]{12,}=*)`, 0, "bearer", "basic")), credential)),
+		valid(r("docker-auth", `"auth"\s*:\s*"(?P<secret>[A-Za-z0-9+/]{8,}={0,2})"`, 0, `"auth"`), userColonPassword),
+		r("docker-auth", `"(?:identitytoken|registrytoken)"\s*:\s*"(?P<secret>[^"\s]{8,})"`, 0, `"identitytoken"`, `"registrytoken"`),
+		near(value(r("netrc-password", `\b(?:machine\s+[A-Za-z0-9_.-]+|default)(?:\s+(?:login|account|port)\s+\S*[^\s,:;.])*\s+password\s+(?P<secret>(?:[^\s\\]|\\[^nrtu"/])+)`, 0, "password"), notCode)),
+		gate(r("pgpass-password", pgpassLine, 0), pgpassShaped),
+		// Keys named for what they sign or encrypt (PRIVATE_KEY=0x…,
+		// SECRET_KEY_BASE=, APP_KEY=base64:…, JWT_SIGNING_KEY=), judged
+		// like token assignments; a file name (server.key) is kept.
+		near(value(valid(fold(r("key-assignment", `(?i)(?:^|[^a-z0-9])(?:[a-z0-9]+[_.-])*(?:`+keyKinds+`)[_.-]?key(?:[_.-]?base)?["']?\s*[:=]\s*["']?(?P<secret>[A-Za-z0-9/+_=.:~-]{16,})`, 3.5,
+			keyNames()...)), hasDigitAndLetter), notCodeOrFile)),
 		near(value(fold(r("password-assignment", `(?i)(?:^|[^a-z0-9])(?:[a-z0-9]*[_.-]?(?:password|passwd|passphrase|secret)|[a-z0-9]*[_.-](?:pwd|pass))["']?\s*[:=]\s*["']?(?P<secret>[^\s"'`+"`"+`,;]{6,200})`, 0,
 			"pass", "pwd", "secret")), wordPassword)),
-		near(value(valid(fold(r("token-assignment", `(?i)(?:password|passwd|pwd|secret|token|api_?key|access_?key|secret_?key|auth_?token|client_?secret)["']?\s*[:=]\s*["']?(?P<secret>[A-Za-z0-9/+_=.~!@#$%^&*-]{12,200})`, 3.5,
+		near(value(valid(fold(r("token-assignment", `(?i)(?:password|passwd|pwd|secret|token|api_?key|access_?key|secret_?key|auth_?token|client_?secret)["']?\s*[:=]\s*["']?(?P<secret>[A-Za-z0-9/+_=.~!@#$%^&*-]{12,})`, 3.5,
 			"pass", "pwd", "secret", "token", "key")), hasDigitAndLetter), notCode)),
 	}
 }
+
+// cutKey is a PEM private key's BEGIN line and its body's lines, in
+// text or behind JSON escapes, each maybe after a line number (cat -n,
+// an agent's file reader), up to the first line that is not base64: the
+// last may be cut short where the text ends or a quote closes it.
+const cutKey = `(?P<secret>-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----` +
+	`(?:` + pemBreak + `(?:Proc-Type|DEK-Info):[^\r\n\\]*)*` +
+	`(?:` + pemBreak + `[A-Za-z0-9+/=]{16,})+` +
+	`(?:` + pemBreak + `[A-Za-z0-9+/=]{1,15})?)` +
+	`(?:[ \t]*(?:\r?\n|\\r|\\n|["'` + "`" + `]|$))`
+
+// pemBreak is what comes between two lines of a printed key.
+const pemBreak = `(?:[ \t]*(?:\r?\n|\\r\\n|\\n)|[ \t])+[ \t]*(?:\d{1,7}(?:→|\t))?`
+
+// keyKinds are what a key-assignment's key is named for.
+const keyKinds = `private|signing|app|master|encryption|secret|jwt|hmac|cookie`
+
+// keyNames are the key-assignment rule's keywords: each kind of key
+// and "key", as one word or two.
+func keyNames() []string {
+	var names []string
+	for _, kind := range strings.Split(keyKinds, "|") {
+		for _, sep := range []string{"", "_", "-", "."} {
+			names = append(names, kind+sep+"key")
+		}
+	}
+	return names
+}
+
+// pgpassShaped reports whether s may hold a .pgpass line: a port (a
+// number or *) between colons, then three more fields, the last ending
+// a line. A JSON line's times have a quote before their third colon.
+func pgpassShaped(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] != ':' {
+			continue
+		}
+		k := i + 1
+		for k < len(s) && k-i <= 5 && (s[k] >= '0' && s[k] <= '9' || s[k] == '*' && k == i+1) {
+			k++
+		}
+		if k == i+1 || k >= len(s) || s[k] != ':' {
+			continue
+		}
+		colons, field := 0, 0
+		for k++; k < len(s) && !strings.ContainsRune(" \t\r\n\"'`\\", rune(s[k])); k++ {
+			if s[k] == ':' {
+				if field == 0 {
+					break
+				}
+				colons, field = colons+1, 0
+			} else {
+				field++
+			}
+		}
+		if colons == 2 && field > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// pgpassLine is a line of a .pgpass file, host:port:database:user:
+// password, whose host has a letter or a dot (or is *) and port is a
+// number (or *): times and MAC addresses have neither. \: and \\ are
+// escapes.
+const pgpassLine = `(?m)(?:^|[ \t→|"'` + "`" + `])(?:\*|[A-Za-z0-9_-]*[A-Za-z._][A-Za-z0-9._-]*):(?:\*|\d{1,5}):` +
+	`(?:[^:\s\\]|\\[:\\])+:(?:[^:\s\\]|\\[:\\])+:(?P<secret>(?:[^:\s\\"'` + "`" + `]|\\[:\\])+)[ \t]*(?:\r?\n|$|["'` + "`" + `])`
 
 // Pattern is the rule's regular expression. The secret is the whole
 // match, or the submatch named "secret" when there is one.
@@ -210,19 +301,28 @@ func Placeholder(rule string) string { return "[REDACTED:" + rule + "]" }
 
 // String redacts one string, returning the new string and what it found.
 // Besides the string as it is, it looks at it with JSON escapes decoded
-// (a transcript line that did not parse is kept raw, and \u0067hp_…
-// hides ghp_… from a pattern) and into base64 runs that decode to text.
+// (a transcript line that did not parse is kept raw: \u0067hp_… hides
+// ghp_… from a pattern, and a file's lines are one line there) and into
+// base64 runs that decode to text.
 func (r *Redactor) String(s string) (string, []Finding) {
 	if r == nil || len(r.rules) == 0 || len(s) < minSecret {
 		return s, nil
 	}
 	var found []Finding
 	s = r.rulesPass(s, &found)
-	if strings.Contains(s, `\u`) || strings.Contains(s, `\/`) {
+	if strings.Contains(s, `\u`) || strings.Contains(s, `\/`) || heldJSON(s) && (strings.Contains(s, `\n`) || strings.Contains(s, `\"`)) {
 		s = r.escaped(s, &found)
 	}
 	s = r.base64Runs(s, &found)
 	return s, found
+}
+
+// heldJSON reports whether s is a JSON text held as a string (a line
+// that did not parse, a tool's JSON answer): there, \n and \" hide the
+// lines and quotes of the files and assignments it holds.
+func heldJSON(s string) bool {
+	t := strings.TrimLeft(s, " \t\r\n")
+	return t != "" && (t[0] == '{' || t[0] == '[')
 }
 
 // wakes reports whether s holds one of the rule's keywords. lower is
@@ -322,6 +422,16 @@ func unescape(s string) (string, []int) {
 	return string(b), append(at, len(s))
 }
 
+// Bounds of the base64 runs redaction decodes: long enough to hold a
+// token, and up to what a configuration holds (a kubeconfig's key, a
+// service account's JSON in GOOGLE_CREDENTIALS); one past maxShortRun
+// is decoded only when its start is text (an image's is not).
+const (
+	minBase64Run = 24
+	maxShortRun  = 1024
+	maxBase64Run = 64 << 10
+)
+
 // base64Runs looks into runs of the base64 alphabet long enough to hold
 // a token and short enough not to be a file: one that decodes to text in
 // which a rule finds a secret is replaced whole.
@@ -329,20 +439,17 @@ func (r *Redactor) base64Runs(s string, found *[]Finding) string {
 	var b strings.Builder
 	last := 0
 	for i := 0; i < len(s); {
-		if !isBase64(s[i]) {
+		if !isBase64(s[i]) || i > 0 && s[i-1] == '\\' { // \n in a line kept raw is no base64
 			i++
 			continue
 		}
-		j := i
-		for j < len(s) && isBase64(s[j]) {
-			j++
-		}
+		j, run := wrappedRun(s, i)
 		k := j
 		for k < len(s) && k-j < 2 && s[k] == '=' {
 			k++
 		}
-		if n := j - i; n >= 24 && n <= 1024 && (i == 0 || !isWordByte(s[i-1])) {
-			if text, ok := decodeText(s[i:k]); ok {
+		if n := len(run); n >= minBase64Run && n <= maxBase64Run && (i == 0 || !isWordByte(s[i-1]) || i >= 2 && s[i-2] == '\\') && (n <= maxShortRun || textStart(run[:maxShortRun])) {
+			if text, ok := decodeText(run + s[j:k]); ok {
 				var inner []Finding
 				r.rulesPass(text, &inner)
 				if len(inner) > 0 {
@@ -363,11 +470,78 @@ func (r *Redactor) base64Runs(s string, found *[]Finding) string {
 	return b.String()
 }
 
+// wrappedRun is the end of the run of the base64 alphabet at s[i], and
+// the run without its line breaks, across the breaks of base64 wrapped
+// as tools write it (base64, openssl: lines of 64 or 76), written as
+// they are or escaped as JSON writes them: a line of that width, a
+// multiple of four and at least 60, goes on on the next line, which is
+// as wide or the last. Each line alone decodes to a piece of the whole.
+func wrappedRun(s string, i int) (end int, run string) {
+	j := i
+	for j < len(s) && isBase64(s[j]) {
+		j++
+	}
+	width := j - i
+	if width < 60 || width%4 != 0 {
+		return j, s[i:j]
+	}
+	var b strings.Builder
+	b.WriteString(s[i:j])
+	for {
+		k := j
+		for _, br := range []string{"\r\n", "\n", `\r\n`, `\n`} {
+			if strings.HasPrefix(s[k:], br) {
+				k += len(br)
+				break
+			}
+		}
+		m := k
+		for m < len(s) && isBase64(s[m]) {
+			m++
+		}
+		if k == j || m == k || m-k > width {
+			return j, b.String()
+		}
+		b.WriteString(s[k:m])
+		j = m
+		if m-k < width {
+			return j, b.String() // the last line
+		}
+	}
+}
+
 func isBase64(c byte) bool {
 	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/'
 }
 
 func isWordByte(c byte) bool { return isBase64(c) || c == '_' || c == '-' || c == '.' }
+
+// textStart reports whether a base64 run's first maxShortRun characters
+// (a multiple of four) decode to text, a rune cut at their end aside.
+func textStart(s string) bool {
+	raw, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return false
+	}
+	for k := 0; k < utf8.UTFMax-1 && len(raw) > 0 && !utf8.Valid(raw); k++ {
+		raw = raw[:len(raw)-1]
+	}
+	return isText(raw)
+}
+
+// isText reports whether raw is UTF-8 without control bytes other than
+// line breaks and tabs.
+func isText(raw []byte) bool {
+	if !utf8.Valid(raw) {
+		return false
+	}
+	for _, c := range raw {
+		if c < 0x20 && c != '\n' && c != '\t' && c != '\r' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
 
 // decodeText decodes standard base64, padded or not, to printable text.
 func decodeText(s string) (string, bool) {
@@ -376,13 +550,8 @@ func decodeText(s string) (string, bool) {
 		enc = base64.RawStdEncoding
 	}
 	raw, err := enc.DecodeString(s)
-	if err != nil || !utf8.Valid(raw) {
+	if err != nil || !isText(raw) {
 		return "", false
-	}
-	for _, c := range raw {
-		if c < 0x20 && c != '\n' && c != '\t' && c != '\r' || c == 0x7f {
-			return "", false
-		}
 	}
 	return string(raw), true
 }
@@ -710,6 +879,9 @@ func (r *Redactor) apply(rule Rule, s string, found *[]Finding) string {
 
 // find gives the spans of the secrets rule finds in s.
 func (r *Redactor) find(rule Rule, s string) [][2]int {
+	if rule.gate != nil && !rule.gate(s) {
+		return nil
+	}
 	pattern := rule.Pattern()
 	var locs [][]int
 	if rule.near && len(s) > 2*(nearBefore+nearAfter) {
@@ -796,6 +968,25 @@ func notCode(s string, start, end int) bool {
 		}
 	}
 	return true
+}
+
+// notCodeOrFile is notCode that also keeps a file's name (server.key,
+// certs/app.pem): a key setting often names the file that holds it.
+func notCodeOrFile(s string, start, end int) bool {
+	v := s[start:end]
+	if dot := strings.LastIndexByte(v, '.'); dot >= 0 && len(v)-dot <= 6 {
+		ext := v[dot+1:]
+		if ext != "" && strings.IndexFunc(ext, func(r rune) bool { return r < 'a' || r > 'z' }) < 0 {
+			return false
+		}
+	}
+	return notCode(s, start, end)
+}
+
+// userColonPassword accepts a docker auth value: base64 of user:password.
+func userColonPassword(v string) bool {
+	text, ok := decodeText(v)
+	return ok && strings.Contains(text, ":")
 }
 
 // wordPassword accepts a password that need not look random, where its

@@ -51,28 +51,11 @@ func highlight(p Palette, h search.Hit) string {
 		if m[0] < at || m[1] > len(h.Line) || m[0] > m[1] {
 			continue
 		}
-		b.WriteString(printable(h.Line[at:m[0]]))
-		b.WriteString(p.wrap("1;31", printable(h.Line[m[0]:m[1]])))
+		b.WriteString(Printable(h.Line[at:m[0]]))
+		b.WriteString(p.wrap("1;31", Printable(h.Line[m[0]:m[1]])))
 		at = m[1]
 	}
-	b.WriteString(printable(h.Line[at:]))
-	return b.String()
-}
-
-// printable replaces control characters (an escape sequence in a
-// transcript would otherwise reach the terminal) with their escapes.
-func printable(s string) string {
-	if !strings.ContainsFunc(s, isControl) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if isControl(r) {
-			fmt.Fprintf(&b, "\\x%02x", r)
-			continue
-		}
-		b.WriteRune(r)
-	}
+	b.WriteString(Printable(h.Line[at:]))
 	return b.String()
 }
 

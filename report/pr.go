@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-snap/git-snap/internal/lazy"
 	"github.com/git-snap/git-snap/prices"
 )
 
@@ -163,7 +164,7 @@ func WritePR(w io.Writer, pr PR, o SizedOptions) error {
 	for _, ps := range pr.Sessions {
 		s := ps.Session
 		n := s.Numbers
-		table = append(table, fmt.Sprintf("| %s | %s | %d | %d | %s | %s | %s |", mdInline(s.Name), mdInline(or(s.Agent, "unknown")),
+		table = append(table, fmt.Sprintf("| %s | %s | %d | %d | %s | %s | %s |", mdInline(s.Name), noMentions(mdInline(or(s.Agent, "unknown"))),
 			len(ps.Commits), len(Prompts(s)), callsText(n.ToolCalls, n.ToolFailures), thousands(n.InputTokens+n.CacheReadTokens+n.CacheWriteTokens+n.OutputTokens), mdInline(shortCost(s))))
 	}
 	z.req(strings.Join(table, "\n"))
@@ -206,7 +207,7 @@ func (z *sizer) prSession(ps PRSession) {
 		commits = append(commits, codeSpan(short(c)))
 	}
 	via := map[string]string{"rewrite": " (taken before a rebase or an amend rewrote them)", "patch-id": " (by their patches: taken at commits cherry-picked, rebased or squashed into them)"}[ps.By]
-	z.req(mdInline(strings.Join(about, " · ")) + "  \n" + fmt.Sprintf("%s at %s %s%s; %s, %s tokens, cost %s.",
+	z.req(noMentions(mdInline(strings.Join(about, " · "))) + "  \n" + fmt.Sprintf("%s at %s %s%s; %s, %s tokens, cost %s.",
 		countOf(ps.Snapshots, "snapshot"), map[bool]string{true: "commit", false: "commits"}[len(commits) == 1], strings.Join(commits, ", "), via,
 		callsText(s.Numbers.ToolCalls, s.Numbers.ToolFailures), thousands(s.Numbers.InputTokens+s.Numbers.CacheReadTokens+s.Numbers.CacheWriteTokens+s.Numbers.OutputTokens), mdInline(costText(s))))
 	prompts := Prompts(s)
@@ -219,7 +220,7 @@ func (z *sizer) prSession(ps PRSession) {
 			title += " · " + at.UTC().Format("2006-01-02 15:04 UTC")
 		}
 		z.req(title)
-		text := mdText(t.Prompt)
+		text := noMentions(mdText(t.Prompt))
 		z.opt(prioLast, "prompt", quote(text), func(n int) string {
 			for m := n; m > 0; m = m * 3 / 4 {
 				if c := cutMarkdown(text, m, "of this prompt"); c != "" && len(quote(c)) <= n {
@@ -286,4 +287,71 @@ func shortCost(s *Session) string {
 		return "unknown"
 	}
 	return "≈ " + prices.MicrosText(c.Micros)
+}
+
+// noMentions keeps Markdown from mentioning anyone where a forge reads
+// it (a PR comment): an @ that starts a name (@user, @org/team, @all)
+// gets a zero-width joiner after it outside code, so a prompt that
+// names people pings no one when the summary is posted. Code spans and
+// fenced blocks mention no one, and are left as they are.
+func noMentions(md string) string {
+	if !strings.Contains(md, "@") {
+		return md
+	}
+	lines := strings.Split(md, "\n")
+	fence := ""
+	for i, line := range lines {
+		body := strings.TrimLeft(line, "> \t")
+		switch {
+		case fence != "":
+			if t := strings.TrimSpace(body); strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "" {
+				fence = ""
+			}
+			continue
+		case fenceOpen().MatchString(body):
+			fence = fenceOpen().FindStringSubmatch(body)[1]
+			continue
+		}
+		lines[i] = mentionsOutsideCode(line)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// atEntity matches the entities Markdown reads as an @ (&#64;, &#x40;,
+// &commat;): the forge sees the @ they make.
+var atEntity = lazy.Regexp(`(?i)&(?:#0*64|#x0*40|commat);`)
+
+// mentionsOutsideCode is noMentions of one line that is not in a fence.
+func mentionsOutsideCode(line string) string {
+	var b strings.Builder
+	for i := 0; i < len(line); {
+		if c := line[i]; c == '&' {
+			if m := atEntity().FindStringIndex(line[i:]); m != nil && m[0] == 0 {
+				b.WriteString("@\u200d") // the @ the entity made, and what stops it
+				i += m[1]
+				continue
+			}
+		}
+		switch c := line[i]; {
+		case c == '`':
+			n := runAt(line, i)
+			end := closingRun(line, i+n, n)
+			if end < 0 {
+				end = i + n
+			}
+			b.WriteString(line[i:end])
+			i = end
+			continue
+		case c == '@' && i+1 < len(line) && isNameByte(line[i+1]) && (i == 0 || !isNameByte(line[i-1]) && !strings.ContainsRune("_.+-@/", rune(line[i-1]))):
+			b.WriteString("@\u200d")
+		default:
+			b.WriteByte(c)
+		}
+		i++
+	}
+	return b.String()
+}
+
+func isNameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }

@@ -379,3 +379,30 @@ func TestPRSummaryFits(t *testing.T) {
 		})
 	}
 }
+
+// TestPRSummaryMentionsNoOne: a prompt that names people and teams
+// pings no one once posted: each @ that starts
+// a name gets a zero-width joiner, outside code only; mail addresses and
+// code are left as they are.
+func TestPRSummaryMentionsNoOne(t *testing.T) {
+	s := newStore(t)
+	prompt := "ask @alice and @acme/reviewers (cc @all), &#64;carol, &#x40;dave, &commat;erin, \\\\@frank, mail bob@example.com, keep `@code` as it is\\n```\\n@in-a-fence\\n```"
+	saveDoc(t, s, "mention", `{"messages": [{"role": "user", "content": "`+prompt+`"}, {"role": "assistant", "content": "ok"}]}`)
+	pr := PR{Range: "main..HEAD", Commits: 1, Sessions: []PRSession{{Session: loadSession(t, s, "mention", Options{}), Commits: []string{strings.Repeat("a", 40)}, Snapshots: 1}}}
+	var out bytes.Buffer
+	if err := WritePR(&out, pr, SizedOptions{MaxChars: PRMaxChars}); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	mention := regexp.MustCompile(`(^|[^\w.+\-@/])@[A-Za-z0-9]`)
+	for _, line := range strings.Split(got, "\n") {
+		if mention.MatchString(line) && !strings.Contains(line, "`@code`") && line != "> @in-a-fence" {
+			t.Errorf("a live mention: %q", line)
+		}
+	}
+	for _, want := range []string{"@\u200dalice", "@\u200dacme/reviewers", "@\u200dall", "@\u200dcarol", "@\u200ddave", "@\u200derin", "@\u200dfrank", "bob@example.com", "`@code`", "> @in-a-fence"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in:\n%s", want, got)
+		}
+	}
+}

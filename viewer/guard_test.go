@@ -3,7 +3,6 @@ package viewer
 import (
 	"io"
 	"io/fs"
-	"net"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -235,31 +234,4 @@ func equalMaps(a, b map[string]string) bool {
 		}
 	}
 	return true
-}
-
-// TestHostWithoutPortIsPort80: a browser leaves http's port 80 out of
-// Host, and the viewer listening on port 80 answered 421 to
-// Host: 127.0.0.1. A Host without a port names port 80: accepted there,
-// refused on any other port, and names still refused.
-func TestHostWithoutPortIsPort80(t *testing.T) {
-	on80 := &Server{port: "80", listenIP: net.ParseIP("127.0.0.1")}
-	other := &Server{port: "7414", listenIP: net.ParseIP("127.0.0.1")}
-	for _, c := range []struct {
-		s    *Server
-		host string
-		ok   bool
-	}{
-		{on80, "127.0.0.1", true},
-		{on80, "localhost", true},
-		{on80, "127.0.0.1:80", true},
-		{on80, "evil.example", false},
-		{on80, "10.0.0.1", false},
-		{on80, "[::1]", true}, // loopback, as listened on
-		{other, "127.0.0.1", false},
-		{other, "127.0.0.1:7414", true},
-	} {
-		if got := c.s.allowedHost(c.host); got != c.ok {
-			t.Errorf("port %s, Host %q: allowed %v, want %v", c.s.port, c.host, got, c.ok)
-		}
-	}
 }

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/git-snap/git-snap/internal/loopback"
 )
 
 // DefaultPort is the port the viewer listens on when none is asked for
@@ -39,11 +41,11 @@ func (e *ListenError) UserError() {}
 func Listen(ctx context.Context, o ListenOptions) (ln net.Listener, warning string, err error) {
 	var lc net.ListenConfig
 	if o.Listen != "" {
-		host, _, err := net.SplitHostPort(o.Listen)
+		_, _, err := net.SplitHostPort(o.Listen)
 		if err != nil {
 			return nil, "", &ListenError{fmt.Sprintf("--listen %q: give host:port, e.g. 127.0.0.1:8080 (%v)", o.Listen, err)}
 		}
-		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		if loopback.Exposed(o.Listen) {
 			warning = fmt.Sprintf("listening on %s: anyone who can reach this address can read every session in the repository", o.Listen)
 		}
 		ln, err := lc.Listen(ctx, "tcp", o.Listen)

@@ -13,11 +13,11 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
-	"net"
 	"net/http"
 	"sync"
 	"time"
 
+	"github.com/git-snap/git-snap/internal/loopback"
 	"github.com/git-snap/git-snap/prices"
 	"github.com/git-snap/git-snap/storage"
 
@@ -73,23 +73,22 @@ type Server struct {
 	searchStore storage.ReadCloser
 	ownIndex    *search.Index
 
-	opts     Options
-	port     string
-	listenIP net.IP // nil when Addr names no IP
-	pages    map[string]*template.Template
-	handler  http.Handler
-	sums     summaries
-	fillMu   sync.Mutex // one fill of summaries at a time (see fill)
-	bodies   bodyCache
-	md       markdown
+	opts    Options
+	local   loopback.Guard // Host and Origin checks (see guard)
+	pages   map[string]*template.Template
+	handler http.Handler
+	sums    summaries
+	fillMu  sync.Mutex // one fill of summaries at a time (see fill)
+	bodies  bodyCache
+	md      markdown
 }
 
 // New makes a viewer of store. The caller keeps store open while the
 // server runs and uses it for nothing else meanwhile.
 func New(store storage.Reader, o Options) (*Server, error) {
-	host, port, err := net.SplitHostPort(o.Addr)
+	local, err := loopback.NewGuard(o.Addr)
 	if err != nil {
-		return nil, fmt.Errorf("viewer address %q: %w", o.Addr, err)
+		return nil, fmt.Errorf("viewer: %w", err)
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -100,7 +99,7 @@ func New(store storage.Reader, o Options) (*Server, error) {
 	if o.Prices == nil {
 		o.Prices = prices.Default()
 	}
-	s := &Server{store: store, opts: o, port: port, listenIP: net.ParseIP(host), sums: summaries{byTip: map[string]*summary{}}, md: newMarkdown()}
+	s := &Server{store: store, opts: o, local: local, sums: summaries{byTip: map[string]*summary{}}, md: newMarkdown()}
 	if s.pages, err = parsePages(); err != nil {
 		return nil, err
 	}

@@ -16,12 +16,18 @@
 #   GIT_SNAP_HEAD      the range's head (HEAD)
 #   GIT_SNAP_HTML_DIR  when set, each session's HTML export is written there,
 #                      to keep as an artifact
+#   GIT_SNAP_COMMENTER the login the token posts as (by default the forge's
+#                      /user says; in GitHub Actions, whose token cannot read
+#                      it, github-actions[bot])
 #   GitHub: GITHUB_TOKEN, GITHUB_REPOSITORY, GITHUB_API_URL
 #           (https://api.github.com), GIT_SNAP_PR (the pull request's number;
 #           by default read from $GITHUB_EVENT_PATH), GITHUB_BASE_REF
 #   GitLab: GIT_SNAP_GITLAB_TOKEN (a token with the api scope), CI_API_V4_URL,
 #           CI_PROJECT_ID, CI_MERGE_REQUEST_IID,
 #           CI_MERGE_REQUEST_TARGET_BRANCH_NAME
+#
+# Only a comment the token's own user wrote is ever updated: anyone can
+# paste the marker into a comment of theirs, and theirs is left alone.
 #
 # When there is nothing to say (no session is linked to the commits, the
 # range names none, the remote has no sessions) it says so and posts
@@ -113,13 +119,34 @@ if [ -n "${GIT_SNAP_HTML_DIR:-}" ]; then
 	done
 fi
 
-# The comment this script posted before, if any: the last one holding the marker.
+# Whom the token posts as, from the forge: a comment of anyone else is
+# never updated, whatever it holds.
+me=${GIT_SNAP_COMMENTER:-}
+if [ -z "$me" ]; then
+	if curl -fsS "$@" "$api/user" > "$work/me.json" 2> "$work/err"; then
+		me=$(jq -r '.login // .username // empty' "$work/me.json")
+	elif [ "$forge" = github ] && [ -n "${GITHUB_ACTIONS:-}" ]; then
+		me='github-actions[bot]' # an Actions token may not read /user; it posts as the Actions app
+	fi
+fi
+if [ -z "$me" ]; then
+	echo "git-snap-pr-comment: cannot tell whom the token posts as ($api/user: $(cat "$work/err")); set GIT_SNAP_COMMENTER" >&2
+	exit 1
+fi
+case $forge in
+github) author='.user.login' ;;
+gitlab) author='.author.username' ;;
+esac
+
+# The comment this script posted before, if any: the last one of ours
+# holding the marker.
 id=
 page=1
 while [ "$page" -le 100 ]; do
 	curl -fsS "$@" "$list_url?per_page=100&page=$page" > "$work/page.json"
 	[ "$(jq 'length' "$work/page.json")" -gt 0 ] || break
-	found=$(jq -r --arg m "$marker" '[.[] | select((.body // "") | contains($m))] | last | .id // empty' "$work/page.json")
+	found=$(jq -r --arg m "$marker" --arg me "$me" \
+		"[.[] | select(((.body // \"\") | contains(\$m)) and ($author // \"\") == \$me)] | last | .id // empty" "$work/page.json")
 	[ -z "$found" ] || id=$found
 	page=$((page + 1))
 done

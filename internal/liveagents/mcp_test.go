@@ -69,7 +69,7 @@ func TestClaudeCodeSearchesOverMCP(t *testing.T) {
 	}}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	t.Cleanup(cancel)
-	w.stub, err = modelapi.Start(ctx, d.api(), "127.0.0.1:0", w.script)
+	w.stub, err = modelapi.Start(ctx, d.api(), modelapi.Options{Addr: "127.0.0.1:0", Keep: true}, w.script)
 	must(t, err)
 	t.Cleanup(func() { w.stub.Close() })
 	w.useHome("home", w.stub.URL())

@@ -167,7 +167,7 @@ func newWorld(t *testing.T, d driver) *world {
 	}
 	w.script = &modelapi.Script{Steps: s}
 	var err error
-	w.stub, err = modelapi.Start(ctx, d.api(), "127.0.0.1:0", w.script)
+	w.stub, err = modelapi.Start(ctx, d.api(), modelapi.Options{Addr: "127.0.0.1:0", Keep: true}, w.script)
 	must(t, err)
 	t.Cleanup(func() { w.stub.Close() })
 	w.useHome("home", w.stub.URL())

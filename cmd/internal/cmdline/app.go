@@ -186,10 +186,12 @@ func (e *env) report(err error) int {
 		return 130
 	}
 	code := exitCode(err)
-	fmt.Fprintf(e.stderr, "git-snap: %v\n", err)
+	w := render.NewSafe(e.stderr, false) // an error can quote what it read
+	fmt.Fprintf(w, "git-snap: %v\n", err)
 	if hint := hintFor(err); hint != "" {
-		fmt.Fprintf(e.stderr, "hint: %s\n", hint)
+		fmt.Fprintf(w, "hint: %s\n", hint)
 	}
+	_ = w.Flush()
 	return code
 }
 
@@ -333,6 +335,15 @@ type shape struct {
 	min, max int // positional arguments; max -1 for any number
 	open     level
 	pager    bool // page the output on a terminal
+	// protocol says stdout is a protocol a program reads (mcp, hook),
+	// written as it is; every other command's output goes through
+	// render.Safe.
+	protocol bool
+}
+
+// rawFlag is --raw of the commands that print recorded text.
+func rawFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "raw", Usage: "print recorded text as it is, control characters and escape sequences too (for a program, never a terminal)"}
 }
 
 // action makes the action of a command; all a command reads of the
@@ -407,13 +418,47 @@ func (e *env) open(c *cli.Context, sh shape) (*deps, error) {
 	d := e.newDeps(c, s, cfg, gitCfg)
 	d.paths = paths
 	if s != nil && c.Command.Name != "migrate" {
-		noticeCheckpoints(d)
+		noticeCheckpoints(c.Context, d)
 	}
 	if sh.pager {
 		d.out, d.wait = e.pager(c, gitCfg)
 		d.bufferOut()
 	}
+	if !sh.protocol {
+		d.safeOutput(hasFlag(c.Command.Flags, "raw") && c.Bool("raw"))
+	}
 	return d, nil
+}
+
+// safeOutput puts stdout and stderr through render.Safe: recorded text
+// cannot send a terminal its own escape sequences (OSC 52 writes the
+// clipboard); raw (--raw) leaves stdout as written.
+func (d *deps) safeOutput(raw bool) {
+	out, errOut := render.NewSafe(d.out, false), render.NewSafe(d.errOut, true)
+	out.SetColours(d.color.On)
+	errOut.SetColours(d.color.On)
+	if raw {
+		out.SetRaw()
+	}
+	if d.progress != nil {
+		d.progress = errOut
+	}
+	wait := d.wait
+	d.out, d.errOut, d.wait = out, errOut, func() {
+		_ = out.Flush() // a reader that went away (| head) is not an error
+		_ = errOut.Flush()
+		if wait != nil {
+			wait()
+		}
+	}
+}
+
+// binaryOut is stdout for output that is not text (a bundle): as it is.
+func (d *deps) binaryOut() io.Writer {
+	if s, ok := d.out.(*render.Safe); ok {
+		return s.Underlying()
+	}
+	return d.out
 }
 
 // newDeps gives a command s and cfg with what the process gives; gitCfg

@@ -28,14 +28,33 @@ type forge struct {
 	mu       sync.Mutex
 	kind     string // github or gitlab
 	token    string
+	user     string // whom the token posts as
+	noUser   bool   // the token may not read /user (GitHub Actions')
 	comments []forgeComment
 	writes   []string // "POST", "PATCH 2", "PUT 2"
 	nextID   int
 }
 
+// forgeComment is a comment as both forges list it: GitHub names its
+// author in user.login, GitLab in author.username.
 type forgeComment struct {
-	ID   int    `json:"id"`
-	Body string `json:"body"`
+	ID     int         `json:"id"`
+	Body   string      `json:"body"`
+	User   *forgeLogin `json:"user,omitempty"`
+	Author *forgeLogin `json:"author,omitempty"`
+}
+
+type forgeLogin struct {
+	Login    string `json:"login,omitempty"`
+	Username string `json:"username,omitempty"`
+}
+
+// comment is a comment written by user, as the forge lists it.
+func (f *forge) comment(id int, user, body string) forgeComment {
+	if f.kind == "github" {
+		return forgeComment{ID: id, Body: body, User: &forgeLogin{Login: user}}
+	}
+	return forgeComment{ID: id, Body: body, Author: &forgeLogin{Username: user}}
 }
 
 func (f *forge) paths() (list, one string) {
@@ -57,6 +76,14 @@ func (f *forge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	list, one := f.paths()
+	if r.Method == http.MethodGet && (r.URL.Path == "/user" || r.URL.Path == "/api/v4/user") {
+		if f.noUser {
+			http.Error(w, `{"message":"Resource not accessible by integration"}`, http.StatusForbidden)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"login": f.user, "username": f.user, "id": 7})
+		return
+	}
 	var body struct {
 		Body *string `json:"body"`
 	}
@@ -78,7 +105,7 @@ func (f *forge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_ = json.NewEncoder(w).Encode(out)
 	case r.URL.Path == list && r.Method == http.MethodPost:
 		f.nextID++
-		f.comments = append(f.comments, forgeComment{f.nextID, *body.Body})
+		f.comments = append(f.comments, f.comment(f.nextID, f.user, *body.Body))
 		f.writes = append(f.writes, "POST")
 		w.WriteHeader(http.StatusCreated)
 		_ = json.NewEncoder(w).Encode(f.comments[len(f.comments)-1])
@@ -104,8 +131,10 @@ func (f *forge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // stub of GitHub's (then GitLab's) API. The first run posts exactly one
 // comment (at most 65,536 characters, Markdown that parses whole), the
 // next, after another push, updates that comment and adds none; a run
-// with nothing to say posts nothing. The HTML of each session is written
-// for an artifact.
+// with nothing to say posts nothing. A comment someone else wrote with
+// the marker pasted in is never updated: only one written by the
+// token's user (the forge's /user, or GitHub Actions' bot). The HTML of
+// each session is written for an artifact.
 func TestCIScriptPostsOneCommentAndUpdatesIt(t *testing.T) {
 	for _, tool := range []string{"sh", "curl", "jq", "git"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -117,7 +146,7 @@ func TestCIScriptPostsOneCommentAndUpdatesIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, kind := range []string{"github", "gitlab"} {
+	for _, kind := range []string{"github", "gitlab", "github-actions"} {
 		t.Run(kind, func(t *testing.T) {
 			root := t.TempDir()
 			env := append(os.Environ(), "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"),
@@ -159,31 +188,43 @@ func TestCIScriptPostsOneCommentAndUpdatesIt(t *testing.T) {
 				run(dev, nil, "git", "commit", "-q", "-m", msg)
 			}
 			commit("fix the login")
-			session("login", "fix the login <script>x</script>")
+			session("login", "fix the login <script>x</script> cc @alice @acme/security")
 			run(dev, nil, "git", "push", "-q", "origin", "feature")
 			run(dev, nil, "git-snap", "push", "origin")
 			run(root, nil, "git", "clone", "-q", "-b", "feature", origin, ci)
 
-			f := &forge{kind: kind, token: "t0ken"}
-			f.comments = []forgeComment{{ID: 1, Body: "LGTM"}} // a reviewer's, left alone
-			f.nextID = 1
+			// GitHub Actions' token may not read /user: it posts as the
+			// Actions app, github-actions[bot].
+			f := &forge{kind: strings.TrimSuffix(kind, "-actions"), token: "t0ken", user: "ci-bot"}
+			if kind == "github-actions" {
+				f.noUser, f.user = true, "github-actions[bot]"
+			}
+			const marker = "<!-- git-snap pr: this comment is updated on every push -->"
+			f.comments = []forgeComment{
+				f.comment(1, "reviewer", "LGTM"),                 // a reviewer's, left alone
+				f.comment(2, "mallory", "pwned\n\n"+marker+"\n"), // an outsider's with the marker, left alone too
+			}
+			f.nextID = 2
 			srv := httptest.NewServer(f)
 			defer srv.Close()
 			html := filepath.Join(root, "html")
-			vars := []string{"GIT_SNAP_FORGE=" + kind, "GIT_SNAP_BASE=origin/main", "GIT_SNAP_HTML_DIR=" + html}
-			if kind == "github" {
+			vars := []string{"GIT_SNAP_FORGE=" + f.kind, "GIT_SNAP_BASE=origin/main", "GIT_SNAP_HTML_DIR=" + html}
+			if f.kind == "github" {
 				vars = append(vars, "GITHUB_API_URL="+srv.URL, "GITHUB_REPOSITORY=ada/app", "GIT_SNAP_PR=7", "GITHUB_TOKEN=t0ken")
 			} else {
 				vars = append(vars, "CI_API_V4_URL="+srv.URL+"/api/v4", "CI_PROJECT_ID=42", "CI_MERGE_REQUEST_IID=3", "GIT_SNAP_GITLAB_TOKEN=t0ken")
+			}
+			if kind == "github-actions" {
+				vars = append(vars, "GITHUB_ACTIONS=true")
 			}
 			ours := func() forgeComment {
 				t.Helper()
 				f.mu.Lock()
 				defer f.mu.Unlock()
-				if len(f.comments) != 2 || f.comments[0].Body != "LGTM" {
-					t.Fatalf("comments on the stub: %+v, want the reviewer's and one of ours", f.comments)
+				if len(f.comments) != 3 || f.comments[0].Body != "LGTM" || !strings.HasPrefix(f.comments[1].Body, "pwned") {
+					t.Fatalf("comments on the stub: %+v, want the reviewer's, the outsider's and one of ours", f.comments)
 				}
-				return f.comments[1]
+				return f.comments[2]
 			}
 
 			out := run(ci, vars, "sh", script)
@@ -191,7 +232,7 @@ func TestCIScriptPostsOneCommentAndUpdatesIt(t *testing.T) {
 				t.Errorf("first run: %s", out)
 			}
 			c := ours()
-			checkComment(t, c.Body, []string{"### login", "fix the login &lt;script>x&lt;/script>"})
+			checkComment(t, c.Body, []string{"### login", "fix the login &lt;script>x&lt;/script> cc @\u200dalice @\u200dacme/security"})
 			if data, err := os.ReadFile(filepath.Join(html, "login.html")); err != nil || !bytes.HasPrefix(data, []byte("<!DOCTYPE html>")) {
 				t.Errorf("the HTML export for the artifact: %v, %.40q", err, data)
 			}
@@ -213,7 +254,7 @@ func TestCIScriptPostsOneCommentAndUpdatesIt(t *testing.T) {
 			if !strings.Contains(out, "nothing to post") {
 				t.Errorf("a run with nothing to say: %s", out)
 			}
-			want := []string{"POST", fmt.Sprintf("%s %d", map[string]string{"github": "PATCH", "gitlab": "PUT"}[kind], c.ID)}
+			want := []string{"POST", fmt.Sprintf("%s %d", map[string]string{"github": "PATCH", "gitlab": "PUT"}[f.kind], c.ID)}
 			if strings.Join(f.writes, ",") != strings.Join(want, ",") {
 				t.Errorf("writes to the forge: %q, want %q", f.writes, want)
 			}

@@ -47,6 +47,7 @@ Examples:
 			&cli.BoolFlag{Name: "delete", Aliases: []string{"d"}, Usage: "delete a checkpoint ([SESSION/]NAME)"},
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: "the session `NAME` when REV is not given"},
 			&cli.BoolFlag{Name: "json", Usage: "JSON for scripts: the checkpoints listed, set or deleted (docs/json.md)"},
+			rawFlag(),
 		},
 		Action: action(e, shape{max: 2}, parseCheckpoint, runCheckpoint),
 	}

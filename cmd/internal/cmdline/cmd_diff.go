@@ -58,6 +58,7 @@ Examples:
 			&cli.BoolFlag{Name: "name-only", Usage: "only the paths of the captured files that changed"},
 			&cli.BoolFlag{Name: "name-status", Usage: "the captured files that changed, each with A (added), M (changed) or D (removed)"},
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: sessionFlagUsage},
+			rawFlag(),
 		},
 		Action: action(e, shape{max: 2, pager: true}, parseDiff, runDiff),
 	}

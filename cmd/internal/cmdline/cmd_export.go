@@ -109,6 +109,7 @@ Examples:
 			&cli.BoolFlag{Name: "compact", Usage: "canonical JSON with no whitespace (RFC 8785's layout, every digit kept)"},
 			&cli.BoolFlag{Name: "yaml", Usage: "YAML instead of JSON"},
 			&cli.StringFlag{Name: "bundle", Usage: "write a git bundle to `FILE` of the sessions named, with their checkpoints, and the checkpoints named"},
+			rawFlag(),
 		},
 		Action: action(e, shape{max: -1}, parseExport, runExport),
 	}
@@ -307,7 +308,7 @@ func exportOTel(ctx context.Context, d *deps, o exportOptions) error {
 	if err := otel.Send(ctx, &http.Client{Timeout: 30 * time.Second}, o.Endpoint, data); err != nil {
 		return err
 	}
-	fmt.Fprintf(d.out, "sent %s of %s to %s\n", render.Count(otel.SpanCount(td), "span"), o.Rev, o.Endpoint)
+	fmt.Fprintf(d.out, "sent %s of %s to %s\n", render.Count(otel.SpanCount(td), "span"), o.Rev, otel.Redacted(o.Endpoint))
 	return nil
 }
 
@@ -349,7 +350,12 @@ func exportBundle(ctx context.Context, d *deps, file string, names []string) err
 	if err != nil {
 		return err
 	}
-	if err := d.writeOutput(file, buf.Bytes()); err != nil {
+	if file == "-" {
+		_, err = d.binaryOut().Write(buf.Bytes())
+	} else {
+		err = d.writeOutput(file, buf.Bytes())
+	}
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(d.out, "wrote %s: %s, %s, %s\n", file, render.Count(len(refs), "ref"), render.Count(n, "object"), render.Count(buf.Len(), "byte"))

@@ -33,7 +33,7 @@ Examples:
    echo "$PAYLOAD" | git snap hook gemini
    git snap hook codex '{"type":"agent-turn-complete","thread-id":"019d…"}'`, strings.Join(agent.Names(), ", ")),
 		SkipFlagParsing: true,
-		Action:          helpFirst(action(e, shape{max: -1, open: withNothing}, parseHook, runHook)),
+		Action:          helpFirst(action(e, shape{max: -1, open: withNothing, protocol: true}, parseHook, runHook)),
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/atif"
+	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
 	"github.com/git-snap/git-snap/storage"
 )
@@ -148,8 +149,8 @@ func isBundle(path string) bool {
 // file is read and checked before anything is written.
 func runImportATIF(ctx context.Context, d *deps, o importOptions) error {
 	type item struct {
-		file, session string
-		doc           map[string]any
+		file, session, source string
+		doc                   map[string]any
 	}
 	var items []item
 	for _, f := range o.Files {
@@ -174,14 +175,20 @@ func runImportATIF(ctx context.Context, d *deps, o importOptions) error {
 		if err := snapshot.CheckName("session", session); err != nil {
 			return usagef("%s: no session name (%v); give --session NAME", f, err)
 		}
-		items = append(items, item{f, session, doc})
-	}
-	for _, it := range items {
-		source, _ := it.doc["agent"].(string)
+		source, _ := doc["agent"].(string)
 		if source == "" {
 			source = atif.Agent
 		}
-		entry, added, err := d.repo.SaveNew(ctx, it.doc, storage.SaveOptions{Session: it.session, Label: o.Label, Source: source})
+		// Its numbers as a snapshot keeps them, checked before any file
+		// is written: one a reader refuses would hide the session.
+		counted := snapshot.Header{Session: session, Seq: 1, Time: d.now(), Counted: true, Totals: agent.CountTotals(doc, source)}
+		if err := gitstore.CheckHeader(counted); err != nil {
+			return usagef("%s: %v", name, err)
+		}
+		items = append(items, item{f, session, source, doc})
+	}
+	for _, it := range items {
+		entry, added, err := d.repo.SaveNew(ctx, it.doc, storage.SaveOptions{Session: it.session, Label: o.Label, Source: it.source})
 		if err != nil {
 			return fmt.Errorf("import %s: %w", it.file, err)
 		}

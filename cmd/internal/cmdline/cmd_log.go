@@ -106,6 +106,7 @@ Examples:
 			&cli.BoolFlag{Name: "graph", Usage: "draw the history's lines beside the snapshots"},
 			&cli.StringFlag{Name: "S", Usage: "only snapshots that changed how often the messages' text holds `STRING`"},
 			&cli.StringFlag{Name: "G", Usage: "only snapshots that added or removed a message line matching `REGEX`"},
+			rawFlag(),
 		},
 		Action: action(e, shape{max: -1, pager: true}, e.parseLog, runLog),
 	}

@@ -46,7 +46,7 @@ Examples:
 			&cli.BoolFlag{Name: "allow-write", Usage: "add the tools that write to the repository: checkpoint and rollback"},
 			&cli.IntFlag{Name: "budget", Value: mcpserver.DefaultBudget, Usage: "cut each answer at `N` characters"},
 		},
-		Action: action(e, shape{}, parseMCP, runMCP),
+		Action: action(e, shape{protocol: true}, parseMCP, runMCP),
 	}
 }
 

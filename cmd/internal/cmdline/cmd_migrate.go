@@ -61,8 +61,8 @@ func runMigrate(ctx context.Context, d *deps, o migrateOptions) error {
 
 // noticeCheckpoints says, in one line, that checkpoints are still where
 // they are no longer kept, and how to move them.
-func noticeCheckpoints(d *deps) {
-	refs, prefix, err := d.repo.CheckpointsElsewhere()
+func noticeCheckpoints(ctx context.Context, d *deps) {
+	refs, prefix, err := d.repo.CheckpointsElsewhere(ctx)
 	if err != nil || len(refs) == 0 {
 		return
 	}

@@ -29,7 +29,9 @@ it. Without NAME, the name is made from the title the agent gave the session (Cl
 Code's /rename or its summary, OpenCode's title). Without arguments, lists the names,
 each with its session and first prompt. Names are this clone's: they live in
 .git/snap/names and are not pushed. A session is also named by a unique prefix of its
-own name (4 characters or more), as a snapshot by a prefix of its id.
+own name (4 characters or more), as a snapshot by a prefix of its id. A name never
+takes an id's place: one that reads as an id (hex, 4 characters or more) is refused,
+and a whole snapshot id always names its snapshot.
 
 Examples:
    git snap name 4d5611e5 phoenix

@@ -53,6 +53,7 @@ Examples:
 			&cli.BoolFlag{Name: "json", Usage: "JSON for scripts (docs/json.md)"},
 			&cli.StringFlag{Name: "max-chars", Value: "pr", Usage: "at most `N` characters of Markdown (pr: 65,536, GitHub's limit)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
+			rawFlag(),
 		},
 		Action: action(e, shape{max: 1}, parsePR, runPR),
 	}

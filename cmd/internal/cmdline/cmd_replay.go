@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/internal/loopback"
 	"github.com/git-snap/git-snap/modelapi"
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/snapshot"
@@ -32,8 +33,10 @@ until interrupted. Point the agent at the address it prints and give it the same
 prompts: it re-runs the session offline and makes the same tool calls. Each recorded
 call is served, in order, only to a request that sends what the agent sent before it
 (the same prompt, the results of the same tool calls); any other request gets an
-error response naming the step, which the agent shows. Requests outside the
-conversation (no tools offered: a title, say) get a short answer.
+error response naming the step, which the agent shows, and stderr says what the
+recording has there. Requests outside the conversation (no tools offered: a title,
+say) get a short answer. Only JSON requests naming the address (or localhost) and
+sent by no web page of another site are answered.
 
 Without REV, the newest snapshot of $GIT_SNAP_SESSION, else of session: in the
 config, else of the most recently active session.
@@ -44,6 +47,7 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "serve", Usage: "serve the outputs as the agent's model API"},
 			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:0", Usage: "with --serve, listen on `ADDR` (port 0: a free one)"},
+			rawFlag(),
 		},
 		Action: action(e, shape{max: 1}, parseReplay, runReplay),
 	}
@@ -99,11 +103,14 @@ func serveReplay(ctx context.Context, d *deps, doc map[string]any, h snapshot.He
 		return err
 	}
 	logged := &loggedScript{script: script, w: d.errOut}
-	srv, err := modelapi.Start(ctx, api, addr, logged)
+	srv, err := modelapi.Start(ctx, api, modelapi.Options{Addr: addr}, logged)
 	if err != nil {
 		return fmt.Errorf("serve the replay: %w", err)
 	}
 	defer srv.Close()
+	if loopback.Exposed(addr) {
+		fmt.Fprintf(d.errOut, "warning: listening on %s: anyone who can reach this address can read the session's recorded model outputs\n", addr)
+	}
 	fmt.Fprintf(d.out, "serving %s of %s as %s at %s\n", render.Count(len(script.Steps), "model call"), h.Session, srv.API().Title(), srv.URL())
 	if a, err := agent.Lookup(h.Source, d.agentEnv); err == nil {
 		if m, ok := a.(agent.ModelAPIer); ok {

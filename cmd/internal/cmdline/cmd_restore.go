@@ -41,6 +41,7 @@ Examples:
 			&cli.StringFlag{Name: "format", Usage: "write the agent's own transcript (`AGENT`: " + strings.Join(agent.Names(), ", ") + ") instead of the document"},
 			&cli.StringFlag{Name: "dir", Usage: "with --format, write every transcript file (subagents too) under `DIR`"},
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: sessionFlagUsage},
+			rawFlag(),
 		},
 		Action: action(e, shape{max: 1}, parseRestore, runRestore),
 	}

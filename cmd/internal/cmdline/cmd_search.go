@@ -64,6 +64,7 @@ Examples:
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing: exit 0 when a line matches, 1 when none does"},
 			&cli.BoolFlag{Name: "count", Aliases: []string{"c"}, Usage: "print each session with the number of lines that match"},
 			&cli.BoolFlag{Name: "line-number", Aliases: []string{"n"}, Usage: "print each line's number in its field's text"},
+			rawFlag(),
 		},
 		Action: action(e, shape{min: 1, max: 1, pager: true}, e.parseSearch, runSearch),
 	}

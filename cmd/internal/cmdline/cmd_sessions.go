@@ -29,6 +29,7 @@ Examples:
    git snap sessions --json | jq '[.sessions[].cost.usd_micros] | add'`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "JSON for scripts (docs/json.md)"},
+			rawFlag(),
 		},
 		Action: action(e, shape{pager: true}, parseSessions, runSessions),
 	}

@@ -64,6 +64,7 @@ Examples:
 			&cli.IntFlag{Name: "width", Value: -1, Usage: "wrap text at `N` columns (default: the terminal's width; 0: no wrapping)"},
 			&cli.BoolFlag{Name: "name-only", Usage: "the header and the names of the files the snapshot changed from its parent"},
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: sessionFlagUsage},
+			rawFlag(),
 		},
 		Action: action(e, shape{max: 1, pager: true}, parseShow, runShow),
 	}

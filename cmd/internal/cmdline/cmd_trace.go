@@ -26,6 +26,7 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "timeline and statistics as JSON"},
 			&cli.StringFlag{Name: "session", Aliases: []string{"s"}, Usage: sessionFlagUsage},
+			rawFlag(),
 		},
 		Action: action(e, shape{max: 1, pager: true}, parseTrace, runTrace),
 	}

@@ -192,3 +192,88 @@ func TestOTelEndpoint(t *testing.T) {
 		}
 	}
 }
+
+// TestOTelSendsNoTextNorCredentials: the traces carry no text of the
+// session, not even a failed tool's output as a status message; no
+// message shows the endpoint's credentials (user:password@, ?api_key=),
+// whether the receiver refuses, cannot be reached or the export works;
+// and a redirect to another host is refused before anything is posted
+// there, while one on the endpoint's own host is followed.
+func TestOTelSendsNoTextNorCredentials(t *testing.T) {
+	w := newLeakWorld(t)
+	doc := `{"messages": [{"role": "user", "content": "deploy it"},
+		{"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "name": "Bash", "input": {"command": "cat /home/ada/.pgpass"}}]},
+		{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1", "is_error": true, "content": "permission denied: /home/ada/.pgpass holds hunter2"}]}]}`
+	w.run("", "save", "-s", "failed", w.file("failed.json", doc))
+	traces := w.run("", "export", "--format", "otel", "failed")
+	for _, text := range []string{"hunter2", ".pgpass", "deploy it", "permission denied"} {
+		if strings.Contains(traces, text) {
+			t.Errorf("the traces hold %q:\n%s", text, traces)
+		}
+	}
+	if !strings.Contains(traces, `"STATUS_CODE_ERROR"`) && !strings.Contains(traces, `"code":2`) && !strings.Contains(traces, `"code": 2`) {
+		t.Errorf("the failed call has no error status:\n%s", traces)
+	}
+
+	var mu sync.Mutex
+	hits := map[string]int{}
+	count := func(name string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			hits[name+" "+r.URL.Path]++
+			mu.Unlock()
+			switch r.URL.Path {
+			case "/refuse":
+				http.Error(w, "quota exceeded", http.StatusTooManyRequests)
+			default:
+				_, _ = io.WriteString(w, `{}`)
+			}
+		}
+	}
+	other := httptest.NewServer(count("other"))
+	defer other.Close()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/away", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/v1/traces", http.StatusTemporaryRedirect)
+	})
+	mux.HandleFunc("/moved", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/v1/traces", http.StatusPermanentRedirect)
+	})
+	mux.HandleFunc("/", count("home"))
+	home := httptest.NewServer(mux)
+	defer home.Close()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closedURL := closed.URL
+	closed.Close()
+
+	withCreds := func(base, path string) string {
+		return strings.Replace(base, "http://", "http://ada:pw-s3cret@", 1) + path + "?api_key=k3y-s3cret&tenant=acme"
+	}
+	for _, c := range []struct {
+		endpoint string
+		code     int
+		says     string
+	}{
+		{withCreds(home.URL, "/refuse"), 1, "quota exceeded"},
+		{withCreds(closedURL, "/v1/traces"), 1, "otlp export to"},
+		{withCreds(home.URL, "/away"), 1, "another host"},
+		{"http://ada:pw-s3cret@[::1/v1/traces?api_key=k3y-s3cret", 2, "not an http"},
+		{withCreds(home.URL, "/moved"), 0, "sent "},
+	} {
+		var out, errOut bytes.Buffer
+		e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, dir: w.dir, getenv: w.getenv}
+		code := e.run(t.Context(), []string{"export", "--format", "otel", "--endpoint", c.endpoint, "failed"})
+		said := out.String() + errOut.String()
+		if code != c.code || !strings.Contains(said, c.says) {
+			t.Errorf("%s: exit %d (want %d), said %q", c.endpoint, code, c.code, said)
+		}
+		if strings.Contains(said, "s3cret") {
+			t.Errorf("%s: a credential shown: %q", c.endpoint, said)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if hits["other /v1/traces"] != 0 || hits["home /v1/traces"] != 1 {
+		t.Errorf("requests received: %v; want none on the other host, one after the redirect on the endpoint's own", hits)
+	}
+}

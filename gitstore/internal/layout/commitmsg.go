@@ -131,6 +131,29 @@ func CommitMessage(h snapshot.Header) string {
 	return b.String()
 }
 
+// CheckHeader says which trailer of h a reader would refuse (see
+// ParseHeader): a writer checks before it writes, since a commit whose
+// header is out of bounds is no snapshot to any reader, and its session
+// would vanish from every command.
+func CheckHeader(h snapshot.Header) error {
+	for _, t := range trailers {
+		if t.totals && !h.Counted {
+			continue
+		}
+		for _, v := range formatTrailer(t.field(&h), t.omitZero) {
+			var back snapshot.Header
+			if !parseTrailer(trailers[trailerIndex[t.key]].field(&back), oneLine(v)) {
+				return fmt.Errorf("%s: %s is out of what a snapshot may hold (counts 0 to %d, tokens 0 to %d, years %d to %d)",
+					t.key, v, maxHeaderInt, maxHeaderTokens, minHeaderYear, maxHeaderYear)
+			}
+		}
+	}
+	if !headerTimeOK(h.Time) {
+		return fmt.Errorf("time %s is out of the years a snapshot may hold (%d to %d)", h.Time.UTC().Format(time.RFC3339), minHeaderYear, maxHeaderYear)
+	}
+	return nil
+}
+
 // formatTrailer gives a field's trailer values: none to leave it out,
 // several for a list.
 func formatTrailer(field any, omitZero bool) []string {

@@ -106,3 +106,33 @@ func TestHeaderBounds(t *testing.T) {
 		}
 	}
 }
+
+// A header a reader would refuse (ParseHeader) is refused before it is
+// written: its session would vanish from every command.
+func TestCheckHeaderRefusesWhatNoReaderTakes(t *testing.T) {
+	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	ok := snapshot.Header{Session: "s", Seq: 1, Time: at, Counted: true, Totals: snapshot.Totals{InputTokens: 5, OutputTokens: 1_000_000_000_000}}
+	if err := CheckHeader(ok); err != nil {
+		t.Fatalf("a header in bounds: %v", err)
+	}
+	if _, read := ParseHeader(CommitMessage(ok), at); !read {
+		t.Fatal("a header CheckHeader takes is not read back")
+	}
+	for name, change := range map[string]func(h *snapshot.Header){
+		"negative input tokens": func(h *snapshot.Header) { h.Totals.InputTokens = -5 },
+		"tokens past 1e12":      func(h *snapshot.Header) { h.Totals.CacheReadTokens = 1_000_000_000_001 },
+		"a model's negative": func(h *snapshot.Header) {
+			h.Totals.ByModel = []snapshot.ModelUsage{{Model: "m", Usage: snapshot.Usage{Output: -1}}}
+		},
+		"a turn past 1e9": func(h *snapshot.Header) { h.Turn = 2_000_000_000 },
+		"a negative turn": func(h *snapshot.Header) { h.Turn = -1 },
+		"the year 10000":  func(h *snapshot.Header) { h.Totals.Last = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) },
+	} {
+		h := ok
+		change(&h)
+		err := CheckHeader(h)
+		if _, read := ParseHeader(CommitMessage(h), at); read || err == nil {
+			t.Errorf("%s: read back %v, checked %v; want neither", name, read, err)
+		}
+	}
+}

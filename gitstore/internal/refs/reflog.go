@@ -101,6 +101,38 @@ func (r *Store) LastLog(name string) (e LogEntry, ok bool, err error) {
 	return e, true, nil
 }
 
+// LoggedIDs are the ids name held, as the end of its log (maxLogTail
+// bytes of it) and git's own log of it say; none when it has no log.
+func (r *Store) LoggedIDs(name string) ([]storage.ID, error) {
+	if err := CheckName(name); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(filepath.Join(r.dir, "logs", filepath.FromSlash(name)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, err
+	}
+	start := max(0, fi.Size()-8*maxLogTail)
+	buf := make([]byte, fi.Size()-start)
+	if _, err := f.ReadAt(buf, start); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	var out []storage.ID
+	for _, line := range bytes.Split(buf, []byte("\n")) {
+		if e, err := parseLogLine(string(line)); err == nil {
+			out = append(out, e.Old, e.New)
+		}
+	}
+	return out, nil
+}
+
 func parseLogLine(line string) (LogEntry, error) {
 	head, msg, _ := strings.Cut(line, "\t")
 	ids := strings.SplitN(head, " ", 3)

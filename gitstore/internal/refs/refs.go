@@ -53,10 +53,12 @@ type Options struct {
 
 // Store reads and updates the refs of one repository: loose files
 // first, then packed-refs; updates under <ref>.lock. It holds no state
-// between calls, so any number of processes may use the same refs.
+// between calls but which broken refs it warned of, so any number of
+// processes may use the same refs.
 type Store struct {
-	dir  string // the common git dir
-	opts Options
+	dir    string // the common git dir
+	opts   Options
+	broken *sync.Map // names of broken refs warned of
 }
 
 // New returns a Store for the refs of the repository whose common git
@@ -65,7 +67,7 @@ func New(dir string, opts Options) *Store {
 	if opts.Wait <= 0 {
 		opts.Wait = 10 * time.Second
 	}
-	return &Store{dir: dir, opts: opts}
+	return &Store{dir: dir, opts: opts, broken: &sync.Map{}}
 }
 
 // ErrChanged means a compare-and-swap lost a race: the ref no longer
@@ -85,6 +87,8 @@ func (r *Store) Read(name string) (storage.ID, error) {
 		return ParseValue(name, buf[:n])
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR), errors.Is(err, syscall.EISDIR),
 		errors.Is(err, syscall.ENAMETOOLONG), errors.Is(err, syscall.EINVAL): // no file can hold such a ref
+	case errors.Is(err, syscall.ELOOP), errors.Is(err, fs.ErrPermission):
+		return storage.ID{}, &BrokenError{name} // a link to itself, a file not ours to read
 	default:
 		return storage.ID{}, fmt.Errorf("read ref %s: %w", name, err)
 	}
@@ -99,6 +103,17 @@ func (e *SymbolicError) Error() string {
 	return fmt.Sprintf("ref %s is symbolic (%s); git-snap refs hold commit ids", e.Name, e.Value)
 }
 
+// BrokenError is a loose ref whose file holds no object id: junk, a
+// link to another file (which git follows, as it does here), a link to
+// itself, a file not ours to read.
+type BrokenError struct{ Name string }
+
+// Error names the ref and nothing of what it holds: behind a link that
+// may be any file (/etc/passwd, a key).
+func (e *BrokenError) Error() string {
+	return fmt.Sprintf("ref %s is broken: no commit id can be read from its file (remove it, or git update-ref it)", e.Name)
+}
+
 // ParseValue reads the content of a loose ref file (name is for errors
 // only). A symbolic ref is an error: refs here hold object ids.
 func ParseValue(name string, b []byte) (storage.ID, error) {
@@ -107,17 +122,16 @@ func ParseValue(name string, b []byte) (storage.ID, error) {
 		return storage.ID{}, &SymbolicError{name, s}
 	}
 	if len(s) != 40 || !storage.IsID(s) {
-		if len(s) > 60 {
-			return storage.ID{}, fmt.Errorf("ref %s holds %d bytes or more, not a commit id (it starts %q)", name, len(b), s[:16])
-		}
-		return storage.ID{}, fmt.Errorf("ref %s holds %q, not a commit id", name, s)
+		return storage.ID{}, &BrokenError{name}
 	}
 	return storage.NewID(s), nil
 }
 
 // List returns every ref under prefix (e.g. "refs/snap/"), loose and
 // packed, loose winning. A symbolic ref holds no object id and is left
-// out: every clone has one under refs/remotes/ (origin/HEAD).
+// out: every clone has one under refs/remotes/ (origin/HEAD). A broken
+// one is left out with a warning naming it, as git for-each-ref does:
+// one junk file must not hide every session.
 func (r *Store) List(prefix string) (map[string]storage.ID, error) {
 	if err := checkPrefix(prefix); err != nil {
 		return nil, err
@@ -171,8 +185,11 @@ func (r *Store) readLoose(names []string, out map[string]storage.ID) error {
 	wg.Wait()
 	for i, name := range names {
 		var sym *SymbolicError
+		var broken *BrokenError
 		switch {
 		case errors.As(errs[i], &sym):
+		case errors.As(errs[i], &broken):
+			r.warnBroken(name)
 		case errs[i] != nil:
 			return errs[i]
 		case !ids[i].IsZero(): // a ref deleted since the walk saw it is simply gone
@@ -180,6 +197,13 @@ func (r *Store) readLoose(names []string, out map[string]storage.ID) error {
 		}
 	}
 	return nil
+}
+
+// warnBroken says once per Store that a broken ref is left out.
+func (r *Store) warnBroken(name string) {
+	if _, said := r.broken.LoadOrStore(name, true); !said && r.opts.Warnf != nil {
+		r.opts.Warnf("ignoring broken ref %s (no commit id can be read from its file)", name)
+	}
 }
 
 // Update moves ref name from old to new (ZeroHash old: the ref must not

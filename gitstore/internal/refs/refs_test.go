@@ -352,3 +352,42 @@ func TestRenameRetriesWhileBusy(t *testing.T) {
 		t.Errorf("held for good: %v after %d tries", err, tries)
 	}
 }
+
+// A junk file or a link to another file under refs/snap/ is left out of
+// a listing with one warning naming it, as git for-each-ref does, and
+// no message quotes what the file holds: behind a link it may be any
+// file. It failed the whole listing, and quoted the file.
+func TestBrokenRefsAreSkipped(t *testing.T) {
+	dir := gittest.Repo(t)
+	var warnings []string
+	r := New(filepath.Join(dir, ".git"), Options{
+		Warnf: func(f string, a ...any) { warnings = append(warnings, fmt.Sprintf(f, a...)) }})
+	id := storage.NewID(gittest.Git(t, dir, "rev-parse", "HEAD"))
+	must(t, r.Update(context.Background(), "refs/snap/good", storage.ID{}, id, "test"))
+	secret := filepath.Join(t.TempDir(), "id_rsa")
+	must(t, os.WriteFile(secret, []byte("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA\n"), 0o600))
+	snap := filepath.Join(dir, ".git", "refs", "snap")
+	must(t, os.WriteFile(filepath.Join(snap, "junk"), []byte("not a commit id at all\n"), 0o644))
+	must(t, os.Symlink(secret, filepath.Join(snap, "linked")))
+	must(t, os.Symlink("loop", filepath.Join(snap, "loop"))) // ELOOP failed the listing too
+	for range 2 {
+		got, err := r.List("refs/snap/")
+		if err != nil || len(got) != 1 || got["refs/snap/good"] != id {
+			t.Fatalf("List = %v, %v; want the good ref only", got, err)
+		}
+	}
+	slices.Sort(warnings)
+	if len(warnings) != 3 || !strings.Contains(warnings[0], "refs/snap/junk") || !strings.Contains(warnings[1], "refs/snap/linked") || !strings.Contains(warnings[2], "refs/snap/loop") {
+		t.Errorf("warnings %q, want one for each broken ref", warnings)
+	}
+	_, err := r.Read("refs/snap/linked")
+	for _, said := range append(warnings, fmt.Sprint(err)) {
+		if strings.Contains(said, "OPENSSH") || strings.Contains(said, "b3Bl") || strings.Contains(said, "not a commit id at all") {
+			t.Errorf("a message quotes a broken ref's file: %s", said)
+		}
+	}
+	var broken *BrokenError
+	if !errors.As(err, &broken) {
+		t.Errorf("Read of a link to another file: %v, want a BrokenError", err)
+	}
+}

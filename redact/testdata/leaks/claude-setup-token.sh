@@ -1,0 +1,2 @@
+# from `claude setup-token`
+export CLAUDE_CODE_OAUTH_TOKEN=sk-ant-oat01-nFyy5r2xJ7Fj4mgblEv0_9BZhvWaXH6K2_tyLBhhOhg9uhkxiiEZpFfk1OHAOEHYqM6Ojb6mjBHqSiFVKu4MbMnrHontIAA
