@@ -1,0 +1,345 @@
+package provenance
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/git-snap/git-snap/storage"
+)
+
+// attributor decides who wrote each line, from the sessions whose
+// captures gained lines in the paths blamed.
+type attributor struct {
+	ix       *index
+	sessions []*sessionLines
+	// links maps, per session, each code commit its snapshots named,
+	// and each commit a rewrite made of one, to the first snapshot that
+	// named it (or the commit it was made of).
+	links []map[storage.ID]link
+	// exact and norm map a path and a line's hash to the captures that
+	// introduced it.
+	exact, norm map[string]map[uint64][]hit
+	pruned      []int // sessions that lost snapshots to a prune
+	edits       map[*edit]*Edit
+}
+
+// link is how a session reaches a commit.
+type link struct {
+	seq     int
+	rewrite bool
+}
+
+// hit is a capture that introduced a line.
+type hit struct {
+	si int   // into sessions
+	ed *edit // the snapshot
+}
+
+// newAttributor reads the sessions whose captures gained lines in one
+// of paths, and those that lost snapshots to a prune.
+func newAttributor(ctx context.Context, ix *index, o Options, paths []string) (*attributor, error) {
+	a := &attributor{ix: ix, exact: map[string]map[uint64][]hit{}, norm: map[string]map[uint64][]hit{}, edits: map[*edit]*Edit{}}
+	refs := ix.touching(paths)
+	for _, ref := range ix.pruned() {
+		if !slices.Contains(refs, ref) {
+			refs = append(refs, ref)
+		}
+	}
+	for _, ref := range refs {
+		sl, err := ix.session(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		a.add(sl, o, paths)
+	}
+	return a, nil
+}
+
+// add takes in one session: its links to code commits and the lines
+// its captures of paths introduced.
+func (a *attributor) add(sl *sessionLines, o Options, paths []string) {
+	si := len(a.sessions)
+	a.sessions = append(a.sessions, sl)
+	links := map[storage.ID]link{}
+	for _, c := range sl.Codes {
+		for k, d := range o.Rewrites.Descendants(c.Code) {
+			if l, ok := links[d]; !ok || c.Seq < l.seq {
+				links[d] = link{c.Seq, k > 0}
+			}
+		}
+	}
+	a.links = append(a.links, links)
+	if pruned, _ := sl.pruned(); pruned {
+		a.pruned = append(a.pruned, si)
+	}
+	for _, p := range paths {
+		for _, c := range sl.Files[p] {
+			ed := &sl.Edits[c.Edit]
+			for _, set := range []struct {
+				hashes []uint64
+				into   map[string]map[uint64][]hit
+			}{{c.Exact, a.exact}, {c.Norm, a.norm}} {
+				m := set.into[p]
+				if m == nil {
+					m = map[uint64][]hit{}
+					set.into[p] = m
+				}
+				for _, h := range set.hashes {
+					m[h] = append(m[h], hit{si, ed})
+				}
+			}
+		}
+	}
+}
+
+// attribute fills in who wrote each line of a file. commits are what
+// git blame said of the lines' commits.
+func (a *attributor) attribute(path string, in []blamed, commits map[storage.ID]*commitInfo) []Line {
+	out := make([]Line, len(in))
+	copies := a.copies(path, in, commits)
+	open := make([][]choice, len(in)) // lines more than one edit may have written
+	for i, b := range in {
+		c := commits[b.Commit]
+		out[i] = Line{N: b.Line, Text: b.Text, Commit: b.Commit, OrigPath: b.OrigPath, OrigLine: b.OrigLine, Author: c.Author, Time: c.Time, Kind: Person}
+		open[i] = a.decide(&out[i], path, c, copies[b.Commit])
+	}
+	fixed := make([]*Edit, len(out)) // what the first pass settled: neighbours settle the rest
+	for i := range out {
+		fixed[i] = out[i].Edit
+	}
+	for i, cs := range open {
+		if len(cs) > 0 {
+			a.take(&out[i], nearest(fixed, i, cs))
+		}
+	}
+	return out
+}
+
+// choice is an edit that may have written a line, and how the line's
+// commit is its session's.
+type choice struct {
+	hit
+	by   string
+	kind Kind
+}
+
+// decide says who wrote l: the agent whose capture introduced it, as it
+// is (Agent) or but for its spacing (Mixed), when the line's commit is
+// the session's or a copy of its work; else unknown or a person. When
+// several edits introduced the line (a blank line, a closing brace), it
+// returns them, for the lines around to settle.
+func (a *attributor) decide(l *Line, path string, c *commitInfo, copied map[int]bool) []choice {
+	h := lineHash(l.Text)
+	exact := a.hits(a.exact, path, l.OrigPath, h)
+	cs := a.choices(l, exact, c, copied, Agent)
+	if nh, ok := normHash(l.Text); ok && len(cs) == 0 {
+		cs = a.choices(l, a.hits(a.norm, path, l.OrigPath, nh), c, copied, Mixed)
+	}
+	switch {
+	case len(cs) == 1 || len(cs) > 1 && !distinctive(l.Text) && oneEdit(cs):
+		a.take(l, cs[0])
+		return nil
+	case len(cs) > 1 && distinctive(l.Text):
+		a.take(l, latest(cs))
+		return nil
+	case len(cs) > 1:
+		return cs
+	}
+	for _, x := range exact {
+		if before(x.ed, c) && distinctive(l.Text) {
+			sl := a.sessions[x.si]
+			l.Kind, l.Why = Unknown, fmt.Sprintf("session %s wrote it, but commit %s is none of its commits nor a copy of them", sl.Session, l.Commit.String()[:12])
+			if pruned, _ := sl.pruned(); pruned {
+				l.Why = fmt.Sprintf("session %s wrote it, and the snapshots that tie commit %s to it were pruned", sl.Session, l.Commit.String()[:12])
+			}
+			return nil
+		}
+	}
+	for _, si := range a.pruned {
+		if _, ok := a.links[si][l.Commit]; ok {
+			sl := a.sessions[si]
+			l.Kind, l.Why = Unknown, fmt.Sprintf("commit %s is session %s's, whose snapshots before it were pruned", l.Commit.String()[:12], sl.Session)
+			return nil
+		}
+	}
+	return nil
+}
+
+// choices are the edits among hits that may have written l: those whose
+// session's commit l's commit is, made after the edit (By commit or
+// rewrite), else those whose session's work the commit copies (By
+// lines).
+func (a *attributor) choices(l *Line, hits []hit, c *commitInfo, copied map[int]bool, kind Kind) []choice {
+	var out []choice
+	for _, x := range hits {
+		if lk, ok := a.links[x.si][l.Commit]; ok && x.ed.Seq < lk.seq {
+			out = append(out, choice{x, map[bool]string{false: "commit", true: "rewrite"}[lk.rewrite], kind})
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	for _, x := range hits {
+		if copied[x.si] && before(x.ed, c) && a.committedAfter(x) {
+			out = append(out, choice{x, "lines", kind})
+		}
+	}
+	return out
+}
+
+// take attributes l to c's edit.
+func (a *attributor) take(l *Line, c choice) {
+	l.Kind, l.Edit, l.By = c.kind, a.edit(c.hit), c.by
+}
+
+// nearest settles a line several edits may have written by the lines
+// around it: the edit of the closest line that one of them wrote (the
+// one above when two are as close: a closing brace ends what its edit
+// opened), else the latest.
+func nearest(fixed []*Edit, i int, cs []choice) choice {
+	for d := 1; i-d >= 0 || i+d < len(fixed); d++ {
+		for _, j := range []int{i - d, i + d} {
+			if j < 0 || j >= len(fixed) || fixed[j] == nil {
+				continue
+			}
+			for _, c := range cs {
+				if fixed[j].Snapshot == c.ed.ID {
+					return c
+				}
+			}
+		}
+	}
+	return latest(cs)
+}
+
+// oneEdit reports whether every choice is the same edit.
+func oneEdit(cs []choice) bool {
+	for _, c := range cs[1:] {
+		if c.ed != cs[0].ed {
+			return false
+		}
+	}
+	return true
+}
+
+// latest is the latest edit of cs.
+func latest(cs []choice) choice {
+	best := cs[0]
+	for _, c := range cs[1:] {
+		if later(c.hit, best.hit) {
+			best = c
+		}
+	}
+	return best
+}
+
+// copies finds, for each commit of the lines, the sessions it copies
+// work of: those whose captures introduced, before the commit was made,
+// at least half of the distinctive lines it brought into the file (all
+// its lines, when none is distinctive), and that made commits of their
+// own after. That is a cherry-pick, a rebase or a squash merge of the
+// session's commits made where no snapshot saw it.
+func (a *attributor) copies(path string, in []blamed, commits map[storage.ID]*commitInfo) map[storage.ID]map[int]bool {
+	type count struct {
+		lines, plain int
+		by, byPlain  map[int]int
+	}
+	counts := map[storage.ID]*count{}
+	for _, b := range in {
+		n := counts[b.Commit]
+		if n == nil {
+			n = &count{by: map[int]int{}, byPlain: map[int]int{}}
+			counts[b.Commit] = n
+		}
+		sessions := map[int]bool{}
+		for _, x := range a.hits(a.exact, path, b.OrigPath, lineHash(b.Text)) {
+			if before(x.ed, commits[b.Commit]) && a.committedAfter(x) {
+				sessions[x.si] = true
+			}
+		}
+		tally, total := n.byPlain, &n.plain
+		if distinctive(b.Text) {
+			tally, total = n.by, &n.lines
+		}
+		*total++
+		for si := range sessions {
+			tally[si]++
+		}
+	}
+	out := map[storage.ID]map[int]bool{}
+	for id, n := range counts {
+		by, total := n.by, n.lines
+		if total == 0 {
+			by, total = n.byPlain, n.plain
+		}
+		for si, k := range by {
+			if 2*k >= total {
+				if out[id] == nil {
+					out[id] = map[int]bool{}
+				}
+				out[id][si] = true
+			}
+		}
+	}
+	return out
+}
+
+// committedAfter reports whether x's session named a code commit first
+// after x's edit: it committed its work, which a copy then took.
+func (a *attributor) committedAfter(x hit) bool {
+	return slices.ContainsFunc(a.sessions[x.si].Codes, func(c codeSeen) bool { return c.Seq > x.ed.Seq })
+}
+
+// hits are the captures that introduced a line of hash h, in the path
+// blamed or the path the line's commit had it at.
+func (a *attributor) hits(m map[string]map[uint64][]hit, path, orig string, h uint64) []hit {
+	out := m[path][h]
+	if orig != path && orig != "" {
+		out = append(slices.Clip(out), m[orig][h]...)
+	}
+	return out
+}
+
+// before reports whether ed was taken before commit c was made (to the
+// second, as git keeps commit times).
+func before(ed *edit, c *commitInfo) bool {
+	return c != nil && !ed.Time.Truncate(1e9).After(c.Committed)
+}
+
+// later reports whether x is a later edit than y.
+func later(x, y hit) bool {
+	if !x.ed.Time.Equal(y.ed.Time) {
+		return x.ed.Time.After(y.ed.Time)
+	}
+	return x.ed.Seq > y.ed.Seq
+}
+
+// edit is the Edit a capture's snapshot stands for, one per snapshot.
+func (a *attributor) edit(x hit) *Edit {
+	if e := a.edits[x.ed]; e != nil {
+		return e
+	}
+	sl := a.sessions[x.si]
+	e := &Edit{Session: sl.Session, Remote: sl.Remote, Snapshot: x.ed.ID, Seq: x.ed.Seq, Turn: x.ed.Turn, Agent: sl.Agent, Model: x.ed.Model, Time: x.ed.Time}
+	a.edits[x.ed] = e
+	return e
+}
+
+// prunedSessions lists the sessions that lost snapshots to a prune.
+func (a *attributor) prunedSessions() []Pruned {
+	var out []Pruned
+	for _, si := range a.pruned {
+		sl := a.sessions[si]
+		_, n := sl.pruned()
+		out = append(out, Pruned{Session: sl.Session, Remote: sl.Remote, Snapshots: n})
+	}
+	return out
+}
+
+func cmpOr(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
+}
