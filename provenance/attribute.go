@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/git-snap/git-snap/storage"
 )
@@ -26,7 +27,12 @@ type attributor struct {
 
 // link is how a session reaches a commit.
 type link struct {
-	seq     int
+	// seq is the first snapshot that named the commit; 0 when none did.
+	// An edit before it is in the commit.
+	seq int
+	// rewrite says an amend or a rebase made the commit of one the
+	// session named. When it did is not known: an edit made before the
+	// commit was (its committer time) may be in it.
 	rewrite bool
 }
 
@@ -63,10 +69,17 @@ func (a *attributor) add(sl *sessionLines, o Options, paths []string) {
 	a.sessions = append(a.sessions, sl)
 	links := map[storage.ID]link{}
 	for _, c := range sl.Codes {
-		for k, d := range o.Rewrites.Descendants(c.Code) {
-			if l, ok := links[d]; !ok || c.Seq < l.seq {
-				links[d] = link{c.Seq, k > 0}
-			}
+		l := links[c.Code]
+		if l.seq == 0 || c.Seq < l.seq {
+			l.seq = c.Seq
+		}
+		links[c.Code] = l
+	}
+	for _, c := range sl.Codes {
+		for _, d := range o.Rewrites.Descendants(c.Code)[1:] {
+			l := links[d]
+			l.rewrite = true
+			links[d] = l
 		}
 	}
 	a.links = append(a.links, links)
@@ -110,7 +123,7 @@ func (a *attributor) attribute(path string, in []blamed, commits map[storage.ID]
 	}
 	for i, cs := range open {
 		if len(cs) > 0 {
-			a.take(&out[i], nearest(fixed, i, cs))
+			a.take(&out[i], nearest(fixed, i, cs, strings.TrimSpace(out[i].Text) == ""))
 		}
 	}
 	return out
@@ -173,8 +186,11 @@ func (a *attributor) decide(l *Line, path string, c *commitInfo, copied map[int]
 func (a *attributor) choices(l *Line, hits []hit, c *commitInfo, copied map[int]bool, kind Kind) []choice {
 	var out []choice
 	for _, x := range hits {
-		if lk, ok := a.links[x.si][l.Commit]; ok && x.ed.Seq < lk.seq {
-			out = append(out, choice{x, map[bool]string{false: "commit", true: "rewrite"}[lk.rewrite], kind})
+		switch lk := a.links[x.si][l.Commit]; {
+		case lk.seq > 0 && x.ed.Seq < lk.seq:
+			out = append(out, choice{x, "commit", kind})
+		case lk.rewrite && before(x.ed, c):
+			out = append(out, choice{x, "rewrite", kind})
 		}
 	}
 	if len(out) > 0 {
@@ -194,12 +210,17 @@ func (a *attributor) take(l *Line, c choice) {
 }
 
 // nearest settles a line several edits may have written by the lines
-// around it: the edit of the closest line that one of them wrote (the
-// one above when two are as close: a closing brace ends what its edit
-// opened), else the latest.
-func nearest(fixed []*Edit, i int, cs []choice) choice {
+// around it: the edit of the closest line that one of them wrote, else
+// the latest. When two are as close, a blank line goes with the one
+// below (it opens what comes next) and any other with the one above (a
+// closing brace ends what its edit opened).
+func nearest(fixed []*Edit, i int, cs []choice, blank bool) choice {
 	for d := 1; i-d >= 0 || i+d < len(fixed); d++ {
-		for _, j := range []int{i - d, i + d} {
+		order := []int{i - d, i + d}
+		if blank {
+			order = []int{i + d, i - d}
+		}
+		for _, j := range order {
 			if j < 0 || j >= len(fixed) || fixed[j] == nil {
 				continue
 			}
