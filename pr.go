@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/provenance"
 	"github.com/git-snap/git-snap/storage"
 	"github.com/git-snap/git-snap/usage"
 )
@@ -143,7 +144,9 @@ func cmpOr(s, alt string) string {
 // or became one when an amend or a rebase rewrote it (the post-rewrite
 // hook's record), or has the same patch (git patch-id) as one: a
 // cherry-pick, a rebase made elsewhere, or a squash merge of the commits
-// the session's snapshots name.
+// the session's snapshots name; or a session that wrote lines the range
+// added (a squash merge of a branch a person's commits are on too, or of
+// several sessions' commits).
 type Linked struct {
 	Session string
 	// Tip is the newest of those snapshots: the session as it was at
@@ -156,18 +159,24 @@ type Linked struct {
 	// By says how the link was found: "commit" (the snapshots name a
 	// commit of the range), "rewrite" (a commit since rewritten into
 	// one), "patch-id" (a commit, or the commits together, with the same
-	// patch as one).
+	// patch as one), "lines" (the session wrote lines the range added:
+	// Lines).
 	By string
 	// Fetched says the session is only in a remote's refs, not a local
 	// one (git snap fetch brought it).
 	Fetched bool
+	// Lines are the lines of the range the session wrote that its last
+	// commit still holds (see RangeLines); zero when they were not
+	// counted.
+	Lines provenance.SessionTally
 }
 
 // LinkedSessions finds the sessions, local and fetched, with snapshots
-// taken at the range's commits, the one with the newest such snapshot
-// first. A repository with no sessions is a PRError, and so are commits
-// no session is linked to; those errors say why.
-func (r *Repository) LinkedSessions(ctx context.Context, cr CodeRange) ([]Linked, error) {
+// taken at the range's commits, or that wrote lines of it (lines, from
+// RangeLines; nil: none are looked for), the one with the newest such
+// snapshot first. A repository with no sessions is a PRError, and so
+// are commits no session is linked to; those errors say why.
+func (r *Repository) LinkedSessions(ctx context.Context, cr CodeRange, lines *provenance.Changes) ([]Linked, error) {
 	tips, err := usage.Sessions(ctx, r.store)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
@@ -219,6 +228,9 @@ func (r *Repository) LinkedSessions(ctx context.Context, cr CodeRange) ([]Linked
 			p.l.By = "patch-id"
 			out = append(out, p.l.withSnapshots(cr, p.byCode, at))
 		}
+	}
+	if out, err = r.linkByLines(ctx, out, lines, cr, local); err != nil {
+		return nil, err
 	}
 	if len(out) == 0 {
 		return nil, noLinkedSession(cr, len(tips))
@@ -496,4 +508,46 @@ func (c codeRepo) patchIDs(ctx context.Context, patches string) ([]patchID, erro
 		}
 	}
 	return ids, nil
+}
+
+// linkByLines gives each linked session its lines of the range, and adds
+// the sessions that wrote lines of it and are not linked otherwise: their
+// newest edit counted as the tip, their edits as the snapshots, and the
+// commits that brought their lines in.
+func (r *Repository) linkByLines(ctx context.Context, out []Linked, lines *provenance.Changes, cr CodeRange, local map[string]storage.ID) ([]Linked, error) {
+	if lines == nil {
+		return out, nil
+	}
+	for _, st := range provenance.Count(lines.Files).Sessions {
+		// Sessions are listed by name: one kept here and fetched too
+		// counts its larger share (Count lists the larger first).
+		if i := slices.IndexFunc(out, func(l Linked) bool { return l.Session == st.Session }); i >= 0 {
+			if out[i].Lines.Lines == 0 {
+				out[i].Lines = st
+			}
+			continue
+		}
+		tip, err := r.store.Entry(ctx, st.Latest)
+		if err != nil {
+			return nil, fmt.Errorf("read session %s: %w", st.Session, err)
+		}
+		_, isLocal := local[st.Session]
+		l := Linked{Session: st.Session, Tip: tip, By: "lines", Fetched: !isLocal, Lines: st}
+		edits, commits := map[storage.ID]bool{}, map[storage.ID]bool{}
+		for _, f := range lines.Files {
+			for _, ln := range f.Lines {
+				if e := ln.Edit; e != nil && e.Session == st.Session && e.Remote == st.Remote {
+					edits[e.Snapshot], commits[ln.Commit] = true, true
+				}
+			}
+		}
+		l.Snapshots = len(edits)
+		for _, c := range cr.Commits {
+			if commits[c.ID] {
+				l.Commits = append(l.Commits, c.ID)
+			}
+		}
+		out = append(out, l)
+	}
+	return out, nil
 }
