@@ -230,6 +230,7 @@ func TestJSONMatchesSchemas(t *testing.T) {
 		{"checkpoint", []string{"checkpoint", "--json", "blue", "d~1"}, nil},
 		{"pr", []string{"pr", "--json", "HEAD~1..HEAD"}, []string{"commits", "sessions"}},
 		{"blame", []string{"blame", "--json", "notes.md"}, []string{"lines", "edits", "by_model"}},
+		{"stats-lines", []string{"stats", "--json", "--lines", "HEAD~2..HEAD"}, []string{"sessions", "files", "by_model"}},
 		{"checkpoint", []string{"checkpoint", "--json", "--delete", "d/blue"}, nil},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
