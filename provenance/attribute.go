@@ -114,7 +114,7 @@ func (a *attributor) attribute(path string, in []blamed, commits map[storage.ID]
 	open := make([][]choice, len(in)) // lines more than one edit may have written
 	for i, b := range in {
 		c := commits[b.Commit]
-		out[i] = Line{N: b.Line, Text: b.Text, Commit: b.Commit, OrigPath: b.OrigPath, OrigLine: b.OrigLine, Author: c.Author, Time: c.Time, Kind: Person}
+		out[i] = Line{N: b.Line, Text: b.Text, Commit: b.Commit, OrigPath: b.OrigPath, OrigLine: b.OrigLine, Author: c.Author, Time: c.Time, Committed: c.Committed, Kind: Person}
 		open[i] = a.decide(&out[i], path, c, copies[b.Commit])
 	}
 	fixed := make([]*Edit, len(out)) // what the first pass settled: neighbours settle the rest

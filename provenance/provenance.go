@@ -55,11 +55,13 @@ type Line struct {
 	N        int    // at the revision blamed, from 1
 	Text     string // without its newline
 	Commit   storage.ID
-	OrigPath string // the path in Commit
-	OrigLine int    // the line's number in Commit
-	Author   string // Commit's author
-	Time     time.Time
-	Kind     Kind
+	OrigPath string    // the path in Commit
+	OrigLine int       // the line's number in Commit
+	Author   string    // Commit's author
+	Time     time.Time // Commit's author time
+	// Committed is when Commit was made (its committer time).
+	Committed time.Time
+	Kind      Kind
 	// Edit is the agent's edit that wrote the line (Agent, Mixed).
 	Edit *Edit
 	// By says how Commit is the session's: "commit" (a snapshot of the
