@@ -19,8 +19,10 @@ type attributor struct {
 	// named it (or the commit it was made of).
 	links []map[storage.ID]link
 	// exact and norm map a path and a line's hash to the captures that
-	// introduced it.
+	// introduced it; contexts to where each that proves nothing by
+	// itself was introduced.
 	exact, norm map[string]map[uint64][]hit
+	contexts    map[string]map[uint64][]contextHit
 	pruned      []int // sessions that lost snapshots to a prune
 	edits       map[*edit]*Edit
 }
@@ -42,10 +44,18 @@ type hit struct {
 	ed *edit // the snapshot
 }
 
+// contextHit is a capture that introduced a line that proves nothing by
+// itself, between the lines prev and next.
+type contextHit struct {
+	ed         *edit
+	prev, next uint64
+}
+
 // newAttributor reads the sessions whose captures gained lines in one
 // of paths, and those that lost snapshots to a prune.
 func newAttributor(ctx context.Context, ix *index, o Options, paths []string) (*attributor, error) {
-	a := &attributor{ix: ix, exact: map[string]map[uint64][]hit{}, norm: map[string]map[uint64][]hit{}, edits: map[*edit]*Edit{}}
+	a := &attributor{ix: ix, exact: map[string]map[uint64][]hit{}, norm: map[string]map[uint64][]hit{},
+		contexts: map[string]map[uint64][]contextHit{}, edits: map[*edit]*Edit{}}
 	refs := ix.touching(paths)
 	for _, ref := range ix.pruned() {
 		if !slices.Contains(refs, ref) {
@@ -102,13 +112,20 @@ func (a *attributor) add(sl *sessionLines, o Options, paths []string) {
 					m[h] = append(m[h], hit{si, ed})
 				}
 			}
+			if a.contexts[p] == nil {
+				a.contexts[p] = map[uint64][]contextHit{}
+			}
+			for _, lc := range c.Context {
+				a.contexts[p][lc.Line] = append(a.contexts[p][lc.Line], contextHit{ed, lc.Prev, lc.Next})
+			}
 		}
 	}
 }
 
 // attribute fills in who wrote each line of a file. commits are what
-// git blame said of the lines' commits.
-func (a *attributor) attribute(path string, in []blamed, commits map[storage.ID]*commitInfo) []Line {
+// git blame said of the lines' commits; whole says in is the whole file
+// (no -L).
+func (a *attributor) attribute(path string, in []blamed, commits map[storage.ID]*commitInfo, whole bool) []Line {
 	out := make([]Line, len(in))
 	copies := a.copies(path, in, commits)
 	open := make([][]choice, len(in)) // lines more than one edit may have written
@@ -122,7 +139,12 @@ func (a *attributor) attribute(path string, in []blamed, commits map[storage.ID]
 		fixed[i] = out[i].Edit
 	}
 	for i, cs := range open {
-		if len(cs) > 0 {
+		if len(cs) == 0 {
+			continue
+		}
+		if cs = a.byContext(path, in, i, cs, whole); oneEdit(cs) {
+			a.take(&out[i], cs[0])
+		} else {
 			a.take(&out[i], nearest(fixed, i, cs, strings.TrimSpace(out[i].Text) == ""))
 		}
 	}
@@ -207,6 +229,70 @@ func (a *attributor) choices(l *Line, hits []hit, c *commitInfo, copied map[int]
 // take attributes l to c's edit.
 func (a *attributor) take(l *Line, c choice) {
 	l.Kind, l.Edit, l.By = c.kind, a.edit(c.hit), c.by
+}
+
+// unknownNeighbour stands for a line next to a blamed one that the blame
+// did not give (-L): it matches no context.
+const unknownNeighbour = 1
+
+// byContext keeps, of the edits that may have written line i of in (one
+// that proves nothing by itself), those that introduced it between the
+// lines it has around it, as many of the two as any did; all of them
+// when none did.
+func (a *attributor) byContext(path string, in []blamed, i int, cs []choice, whole bool) []choice {
+	prev, next := uint64(0), uint64(0)
+	if i > 0 {
+		prev = neighbour(in[i-1], in[i].Line-1)
+	} else if in[i].Line > 1 {
+		prev = unknownNeighbour
+	}
+	if i+1 < len(in) {
+		next = neighbour(in[i+1], in[i].Line+1)
+	} else if !whole {
+		next = unknownNeighbour // where the file ends is not known here
+	}
+	h := lineHash(in[i].Text)
+	var found []contextHit
+	for _, p := range []string{path, in[i].OrigPath} {
+		found = append(found, a.contexts[p][h]...)
+		if in[i].OrigPath == path {
+			break
+		}
+	}
+	best, scores := 0, make([]int, len(cs))
+	for k, c := range cs {
+		for _, x := range found {
+			if x.ed == c.ed {
+				scores[k] = max(scores[k], b2i(x.prev == prev)+b2i(x.next == next))
+			}
+		}
+		best = max(best, scores[k])
+	}
+	if best == 0 {
+		return cs
+	}
+	var out []choice
+	for k, c := range cs {
+		if scores[k] == best {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// neighbour is the hash of b when it is line n, else unknownNeighbour.
+func neighbour(b blamed, n int) uint64 {
+	if b.Line != n {
+		return unknownNeighbour
+	}
+	return lineHash(b.Text)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // nearest settles a line several edits may have written by the lines

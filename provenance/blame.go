@@ -53,7 +53,7 @@ func Blame(ctx context.Context, s Store, o Options, q Query) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f.Lines = a.attribute(q.Path, lines, commits)
+	f.Lines = a.attribute(q.Path, lines, commits, len(q.Ranges) == 0)
 	f.Captured = len(ix.touching([]string{q.Path})) > 0
 	f.Pruned = a.prunedSessions()
 	return f, a.fillPrompts(ctx, f.Lines)
@@ -134,7 +134,6 @@ func Range(ctx context.Context, s Store, o Options, base, head storage.ID, commi
 	}
 	var all []string
 	for _, b := range blames {
-		b.lines = slices.DeleteFunc(b.lines, func(l blamed) bool { return !inRange[l.Commit] })
 		for _, p := range pathsOf(b.path, b.lines) {
 			if !slices.Contains(all, p) {
 				all = append(all, p)
@@ -146,7 +145,10 @@ func Range(ctx context.Context, s Store, o Options, base, head storage.ID, commi
 		return nil, err
 	}
 	for _, b := range blames {
-		f := &File{Path: b.path, Rev: head.String(), Commit: head, Lines: a.attribute(b.path, b.lines, b.commits)}
+		// The lines around one tell which edit wrote it: all are read,
+		// the range's kept.
+		lines := slices.DeleteFunc(a.attribute(b.path, b.lines, b.commits, true), func(l Line) bool { return !inRange[l.Commit] })
+		f := &File{Path: b.path, Rev: head.String(), Commit: head, Lines: lines}
 		f.Captured = len(ix.touching([]string{b.path})) > 0
 		if err := a.fillPrompts(ctx, f.Lines); err != nil {
 			return nil, err

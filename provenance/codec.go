@@ -174,6 +174,12 @@ func (sl *sessionLines) encode() []byte {
 			e.int(c.Edit)
 			e.hashes(c.Exact)
 			e.hashes(c.Norm)
+			e.uint(uint64(len(c.Context)))
+			for _, lc := range c.Context {
+				e.uint(lc.Line)
+				e.uint(lc.Prev)
+				e.uint(lc.Next)
+			}
 		}
 	}
 	last := slices.Sorted(maps.Keys(sl.Last))
@@ -219,6 +225,9 @@ func decodeSession(data []byte) (*sessionLines, error) {
 		p := d.str()
 		for range d.count() {
 			c := capture{Edit: d.int(), Exact: d.hashes(), Norm: d.hashes()}
+			for range d.count() {
+				c.Context = append(c.Context, lineContext{d.uint(), d.uint(), d.uint()})
+			}
 			if c.Edit < 0 || c.Edit >= len(sl.Edits) {
 				d.err = errDamaged
 			}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/git-snap/git-snap/snapshot"
 )
 
 // A line is known by a 64-bit hash of its text, without its newline (a
@@ -58,16 +60,18 @@ func isBinary(data []byte) bool {
 	return bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0
 }
 
-// lineCounts counts a file's lines by their hashes, exact and with
-// white space taken out.
-type lineCounts struct {
-	exact, norm map[uint64]int32
+// fileLines are a file's lines as hashes, in order: exact, with white
+// space taken out (0 for a blank line), and whether each is
+// distinctive. A nil exact is a binary file.
+type fileLines struct {
+	exact, norm []uint64
+	distinct    []bool
 }
 
-// countLines splits data into lines as git does (a last line without a
-// newline is a line) and counts them.
-func countLines(data []byte) lineCounts {
-	c := lineCounts{exact: map[uint64]int32{}, norm: map[uint64]int32{}}
+// splitLines splits data into lines as git does (a last line without a
+// newline is a line) and hashes them.
+func splitLines(data []byte) fileLines {
+	f := fileLines{exact: []uint64{}}
 	for len(data) > 0 {
 		line := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -75,27 +79,82 @@ func countLines(data []byte) lineCounts {
 		} else {
 			data = nil
 		}
-		c.exact[lineHash(string(line))]++
-		if h, ok := normHash(string(line)); ok {
-			c.norm[h]++
+		n, _ := normHash(string(line))
+		f.exact = append(f.exact, lineHash(string(line)))
+		f.norm = append(f.norm, n)
+		f.distinct = append(f.distinct, distinctive(string(line)))
+	}
+	return f
+}
+
+// lineContext is a line a capture introduced that proves nothing by
+// itself (a closing brace, a blank line), with the lines around it: a
+// blame tells which of several edits that introduced such a line wrote
+// the one it has by the lines around that one.
+type lineContext struct {
+	Line, Prev, Next uint64 // hashes; 0 at the file's start or end
+}
+
+// introduce compares a file's lines with what they were (prev: the
+// last capture of the file) as git diff does, and returns the hashes of
+// the lines added, as sets (exact and with white space out), and the
+// contexts of those that are not distinctive.
+func introduce(prev, cur fileLines) capture {
+	var c capture
+	for j, added := range slideDown(snapshot.Added(prev.exact, cur.exact), cur.exact) {
+		if !added {
+			continue
+		}
+		c.Exact = append(c.Exact, cur.exact[j])
+		if cur.norm[j] != 0 {
+			c.Norm = append(c.Norm, cur.norm[j])
+		}
+		if !cur.distinct[j] {
+			lc := lineContext{Line: cur.exact[j]}
+			if j > 0 {
+				lc.Prev = cur.exact[j-1]
+			}
+			if j+1 < len(cur.exact) {
+				lc.Next = cur.exact[j+1]
+			}
+			c.Context = append(c.Context, lc)
 		}
 	}
+	c.Exact, c.Norm = sortedSet(c.Exact), sortedSet(c.Norm)
 	return c
 }
 
-// introduced lists, sorted, the hashes cur holds more often than prev:
-// the lines a capture added to the file, as a set. Counting, rather than
-// diffing by position, is what survives a file rewritten whole (a Write
-// of the same file with one line changed introduces that line alone).
-func introduced(prev, cur map[uint64]int32) []uint64 {
-	var out []uint64
-	for h, n := range cur {
-		if n > prev[h] {
-			out = append(out, h)
+// slideDown moves each run of added lines down while the line after it
+// is the run's first line again, as git diff places a group: a function
+// added after another is shown from the blank line after the other's
+// closing brace to its own, not from the other's brace to the line
+// before its own. Either script is as short; this one is what a person
+// reads as the change.
+func slideDown(added []bool, lines []uint64) []bool {
+	for i := 0; i < len(added); {
+		if !added[i] {
+			i++
+			continue
+		}
+		s := i
+		for i < len(added) && added[i] {
+			i++
+		}
+		for i < len(added) && !added[i] && lines[s] == lines[i] {
+			added[s], added[i] = false, true
+			s, i = s+1, i+1
+			for i < len(added) && added[i] { // the run reached the next: one run
+				i++
+			}
 		}
 	}
-	slices.Sort(out)
-	return out
+	return added
+}
+
+// sortedSet sorts hashes and drops repeats.
+func sortedSet(hs []uint64) []uint64 {
+	slices.Sort(hs)
+	return slices.Compact(hs)
 }
 
 // has reports whether the sorted hashes hold h.

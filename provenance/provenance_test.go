@@ -10,21 +10,27 @@ import (
 	"github.com/git-snap/git-snap/storage"
 )
 
-// A capture introduces the lines the file holds more often than before:
-// one line changed in a file written again whole is that line alone, and
-// a second closing brace is a brace.
-func TestIntroduced(t *testing.T) {
-	prev := countLines([]byte("package a\n\nfunc A() {\n}\n"))
-	cur := countLines([]byte("package a\n\nfunc A() {\n\tx()\n}\n\nfunc B() {\n}"))
-	got := introduced(prev.exact, cur.exact)
-	want := []uint64{lineHash("\tx()"), lineHash(""), lineHash("func B() {"), lineHash("}")}
-	if len(got) != len(want) {
-		t.Fatalf("introduced %d hashes, want %d", len(got), len(want))
+// A capture introduces the lines git diff would show it adding: one
+// line changed in a file written again whole is that line alone; and
+// where a line that proves nothing by itself was added.
+func TestIntroduce(t *testing.T) {
+	prev := splitLines([]byte("package a\n\nfunc A() {\n}\n"))
+	cur := splitLines([]byte("package a\n\nfunc A() {\n\tx()\n}\n\nfunc Bee() {\n}"))
+	c := introduce(prev, cur)
+	want := sortedSet([]uint64{lineHash("\tx()"), lineHash(""), lineHash("func Bee() {"), lineHash("}")})
+	if !reflect.DeepEqual(c.Exact, want) {
+		t.Fatalf("introduced %x, want %x", c.Exact, want)
 	}
-	for _, h := range want {
-		if !has(got, h) {
-			t.Errorf("%x not introduced", h)
-		}
+	// A function added after another: its closing brace is the one
+	// added, as git diff shows it, not the other's.
+	prev = splitLines([]byte("func A() {\n}\n"))
+	cur = splitLines([]byte("func A() {\n}\n\nfunc Bee() {\n}\n"))
+	wantContext := []lineContext{
+		{lineHash(""), lineHash("}"), lineHash("func Bee() {")},
+		{lineHash("}"), lineHash("func Bee() {"), 0},
+	}
+	if c := introduce(prev, cur); !reflect.DeepEqual(c.Context, wantContext) {
+		t.Errorf("contexts %x, want %x", c.Context, wantContext)
 	}
 	if a, _ := normHash("\treturn  x"); a != func() uint64 { h, _ := normHash("return x"); return h }() {
 		t.Error("white space changes the normalised hash")
@@ -46,7 +52,7 @@ func TestSessionLinesRoundTrip(t *testing.T) {
 		Edits:  []edit{{ID: id(2), Seq: 3, Turn: 1, Time: at, Model: "m"}, {ID: id(3), Seq: 5, Turn: 2, Time: at, Model: ""}},
 		Codes:  []codeSeen{{id(4), 1}, {id(5), 6}},
 		Prunes: []pruneSeen{{id(6), 4, at}},
-		Files:  map[string][]capture{"a.go": {{Edit: 0, Exact: []uint64{1, 5, 1 << 63}, Norm: []uint64{7}}, {Edit: 1}}},
+		Files:  map[string][]capture{"a.go": {{Edit: 0, Exact: []uint64{1, 5, 1 << 63}, Norm: []uint64{7}, Context: []lineContext{{1, 0, 1 << 63}}}, {Edit: 1}}},
 		Last:   map[string]storage.ID{"a.go": id(7)}, LastFiles: storage.FileSetID(id(8)), LastCalls: 4, LastModel: "m",
 		LastOut: map[string]int64{"m": 40}, Prompts: []string{"first", "second"}, PromptsAt: id(1), PromptsWhole: true}
 	data := sl.encode()

@@ -58,11 +58,13 @@ type edit struct {
 }
 
 // capture is the lines one edit added to one path: hashes of the lines
-// as they are, and with white space taken out, sorted.
+// as they are, and with white space taken out, sorted; and where each
+// line that proves nothing by itself was added.
 type capture struct {
-	Edit  int // into Edits
-	Exact []uint64
-	Norm  []uint64
+	Edit    int // into Edits
+	Exact   []uint64
+	Norm    []uint64
+	Context []lineContext
 }
 
 // codeSeen is a code commit and the first snapshot that named it.
@@ -92,9 +94,9 @@ func (sl *sessionLines) pruned() (bool, int) {
 // reader reads what building a session's lines needs.
 type reader struct {
 	s Store
-	// blobs caches the counts of a blob's lines, for the session being
-	// built.
-	counts map[storage.ID]lineCounts
+	// last holds, for the session being built, each path's newest
+	// lines read, which the next capture of the path is compared with.
+	last map[string]blobLines
 }
 
 // build reads the session whose ref is at tip into its lines, going on
@@ -142,7 +144,7 @@ func (r *reader) walk(ctx context.Context, sl *sessionLines, tip storage.ID) (*s
 		return nil, fmt.Errorf("read session %s: %w", sl.Session, err)
 	}
 	slices.SortStableFunc(added, func(a, b storage.Entry) int { return a.Header.Seq - b.Header.Seq })
-	r.counts = map[storage.ID]lineCounts{}
+	r.last = map[string]blobLines{}
 	for _, e := range added {
 		if err := r.add(ctx, sl, e); err != nil {
 			return nil, fmt.Errorf("read session %s at %s: %w", sl.Session, e.ID, err)
@@ -192,15 +194,15 @@ func (r *reader) add(ctx context.Context, sl *sessionLines, e storage.Entry) err
 			continue
 		}
 		sl.Last[f.Path] = f.Blob
-		cur, err := r.lines(ctx, f.Blob)
+		var prev fileLines
+		if ok {
+			prev, _ = r.lines(ctx, f.Path, before)
+		}
+		cur, err := r.lines(ctx, f.Path, f.Blob)
 		if err != nil || cur.exact == nil {
 			continue // binary, or over the store's bound: no lines of it
 		}
-		var prev lineCounts
-		if ok {
-			prev, _ = r.lines(ctx, before)
-		}
-		c := capture{Exact: introduced(prev.exact, cur.exact), Norm: introduced(prev.norm, cur.norm)}
+		c := introduce(prev, cur)
 		if !work || len(c.Exact)+len(c.Norm) == 0 {
 			continue
 		}
@@ -234,21 +236,29 @@ func (r *reader) notePrunes(ctx context.Context, sl *sessionLines, e storage.Ent
 	return nil
 }
 
-// lines counts a blob's lines; a binary blob has none (nil maps).
-func (r *reader) lines(ctx context.Context, id storage.ID) (lineCounts, error) {
-	if c, ok := r.counts[id]; ok {
-		return c, nil
+// blobLines are a blob's lines.
+type blobLines struct {
+	id    storage.ID
+	lines fileLines
+}
+
+// lines reads the lines of path's blob id; a binary blob has none (nil
+// exact). The last read of each path is kept: the next capture of the
+// path is compared with it.
+func (r *reader) lines(ctx context.Context, path string, id storage.ID) (fileLines, error) {
+	if b, ok := r.last[path]; ok && b.id == id {
+		return b.lines, nil
 	}
 	data, err := r.s.Blob(ctx, id)
 	if err != nil {
-		return lineCounts{}, err
+		return fileLines{}, err
 	}
-	var c lineCounts
+	var f fileLines
 	if !isBinary(data) {
-		c = countLines(data)
+		f = splitLines(data)
 	}
-	r.counts[id] = c
-	return c, nil
+	r.last[path] = blobLines{id, f}
+	return f, nil
 }
 
 // noteModel takes, as the model of what comes next, the one whose
