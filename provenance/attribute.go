@@ -182,6 +182,12 @@ func (a *attributor) decide(l *Line, path string, c *commitInfo, copied map[int]
 		return cs
 	}
 	for _, x := range exact {
+		// A capture after its session saw the commit found the line
+		// there: a change made by hand meanwhile that the next capture
+		// of the file took in with the agent's.
+		if lk := a.links[x.si][l.Commit]; lk.seq > 0 && x.ed.Seq > lk.seq {
+			continue
+		}
 		if before(x.ed, c) && distinctive(l.Text) {
 			sl := a.sessions[x.si]
 			l.Kind, l.Why = Unknown, fmt.Sprintf("session %s wrote it, but commit %s is none of its commits nor a copy of them", sl.Session, l.Commit.String()[:12])
