@@ -39,6 +39,17 @@ func (r *Repository) Blame(ctx context.Context, o BlameOptions) (*provenance.Fil
 	if err != nil {
 		return nil, err
 	}
+	if wt := r.Paths().WorkTree; wt != "" && code.gitDir == "" && sameTree(code.dir, wt) {
+		// HEAD is read from the refs: one process fewer beside git
+		// blame. Other names are git's to read, as git reads them.
+		po.Commit = func(rev string) (storage.ID, bool) {
+			if rev != "HEAD" {
+				return storage.ID{}, false
+			}
+			id, err := r.store.CodeRef(rev)
+			return id, err == nil && !id.IsZero()
+		}
+	}
 	return provenance.Blame(ctx, r.store, po, provenance.Query{Rev: o.Rev, Path: rel, Ranges: o.Ranges})
 }
 
@@ -124,4 +135,11 @@ func (c codeRepo) inRepo(ctx context.Context, file, workTree string) (string, er
 func within(path, root string) bool {
 	rel, err := filepath.Rel(root, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// sameTree reports whether dir is in the work tree wt.
+func sameTree(dir, wt string) bool {
+	d, err1 := filepath.EvalSymlinks(dir)
+	w, err2 := filepath.EvalSymlinks(wt)
+	return err1 == nil && err2 == nil && within(d, w)
 }

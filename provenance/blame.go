@@ -34,7 +34,11 @@ func Blame(ctx context.Context, s Store, o Options, q Query) (*File, error) {
 		revErr, blameErr error
 		wg               sync.WaitGroup
 	)
-	wg.Go(func() { f.Commit, revErr = o.Git.commit(ctx, rev) })
+	if id, ok := resolveQuick(o, rev); ok {
+		f.Commit = id
+	} else {
+		wg.Go(func() { f.Commit, revErr = o.Git.commit(ctx, rev) })
+	}
 	wg.Go(func() { lines, commits, blameErr = o.Git.blame(ctx, rev, "", q.Path, q.Ranges) })
 	ix, err := openIndex(ctx, s, o.CacheDir, o.Progress)
 	wg.Wait()
@@ -57,6 +61,14 @@ func Blame(ctx context.Context, s Store, o Options, q Query) (*File, error) {
 	f.Captured = len(ix.touching([]string{q.Path})) > 0
 	f.Pruned = a.prunedSessions()
 	return f, a.fillPrompts(ctx, f.Lines)
+}
+
+// resolveQuick resolves rev with o.Commit, when there is one.
+func resolveQuick(o Options, rev string) (storage.ID, bool) {
+	if o.Commit == nil {
+		return storage.ID{}, false
+	}
+	return o.Commit(rev)
 }
 
 // pathsOf lists path and the paths the lines' commits had them at.

@@ -105,4 +105,7 @@ type Options struct {
 	// Progress, when set, is told how many sessions a first reading of
 	// many has read.
 	Progress func(done, of int)
+	// Commit, when set, resolves a revision without running git where
+	// it can (HEAD); ok false leaves it to git rev-parse.
+	Commit func(rev string) (id storage.ID, ok bool)
 }
