@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/git-snap/git-snap/storage"
 )
@@ -198,9 +199,10 @@ func (a *attributor) decide(l *Line, path string, c *commitInfo, copied map[int]
 		}
 	}
 	for _, si := range a.pruned {
-		if _, ok := a.links[si][l.Commit]; ok {
-			sl := a.sessions[si]
-			l.Kind, l.Why = Unknown, fmt.Sprintf("commit %s is session %s's, whose snapshots before it were pruned", l.Commit.String()[:12], sl.Session)
+		sl := a.sessions[si]
+		_, linked := a.links[si][l.Commit]
+		if linked || c != nil && !c.Committed.Before(sl.Started.Truncate(time.Second)) && !c.Committed.After(sl.Kept) {
+			l.Kind, l.Why = Unknown, fmt.Sprintf("commit %s was made while session %s recorded, and its snapshots of then were pruned", l.Commit.String()[:12], sl.Session)
 			return nil
 		}
 	}

@@ -165,6 +165,8 @@ func (sl *sessionLines) encode() []byte {
 		e.int(p.Removed)
 		e.time(p.At)
 	}
+	e.time(sl.Started)
+	e.time(sl.Kept)
 	paths := slices.Sorted(maps.Keys(sl.Files))
 	e.uint(uint64(len(paths)))
 	for _, p := range paths {
@@ -221,6 +223,7 @@ func decodeSession(data []byte) (*sessionLines, error) {
 	for range d.count() {
 		sl.Prunes = append(sl.Prunes, pruneSeen{d.id(), d.int(), d.time()})
 	}
+	sl.Started, sl.Kept = d.time(), d.time()
 	for range d.count() {
 		p := d.str()
 		for range d.count() {

@@ -24,6 +24,9 @@ type Store interface {
 	WalkRange(ctx context.Context, r gitstore.RevRange, fn func(storage.Entry) error) error
 	// PrunesOn reads the prunes a snapshot records (gitstore.Store's).
 	PrunesOn(ctx context.Context, id storage.ID) ([]gitstore.Prune, error)
+	// CodeFile reads a file of a code commit; ok is false when the
+	// store does not hold it.
+	CodeFile(ctx context.Context, commit storage.ID, path string) (data []byte, ok bool, err error)
 }
 
 // The index is a cache under .git/snap/cache/lines/, rebuilt from the

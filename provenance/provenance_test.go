@@ -51,9 +51,9 @@ func TestSessionLinesRoundTrip(t *testing.T) {
 	sl := &sessionLines{Ref: "refs/snap/s1", Session: "s1", Remote: "origin", Tip: id(1), TipSeq: 9, Agent: "claude-code",
 		Edits:  []edit{{ID: id(2), Seq: 3, Turn: 1, Time: at, Model: "m"}, {ID: id(3), Seq: 5, Turn: 2, Time: at, Model: ""}},
 		Codes:  []codeSeen{{id(4), 1}, {id(5), 6}},
-		Prunes: []pruneSeen{{id(6), 4, at}},
-		Files:  map[string][]capture{"a.go": {{Edit: 0, Exact: []uint64{1, 5, 1 << 63}, Norm: []uint64{7}, Context: []lineContext{{1, 0, 1 << 63}}}, {Edit: 1}}},
-		Last:   map[string]storage.ID{"a.go": id(7)}, LastFiles: storage.FileSetID(id(8)), LastCalls: 4, LastModel: "m",
+		Prunes: []pruneSeen{{id(6), 4, at}}, Started: at, Kept: at.Add(time.Hour),
+		Files: map[string][]capture{"a.go": {{Edit: 0, Exact: []uint64{1, 5, 1 << 63}, Norm: []uint64{7}, Context: []lineContext{{1, 0, 1 << 63}}}, {Edit: 1}}},
+		Last:  map[string]storage.ID{"a.go": id(7)}, LastFiles: storage.FileSetID(id(8)), LastCalls: 4, LastModel: "m",
 		LastOut: map[string]int64{"m": 40}, Prompts: []string{"first", "second"}, PromptsAt: id(1), PromptsWhole: true}
 	data := sl.encode()
 	got, err := decodeSession(data)

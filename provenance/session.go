@@ -33,6 +33,9 @@ type sessionLines struct {
 	Files map[string][]capture
 	// Prunes are the prunes the session's chain records.
 	Prunes []pruneSeen
+	// Started is when the session began; Kept the time of the oldest
+	// snapshot its chain holds (later than Started after a prune).
+	Started, Kept time.Time
 	// What appending to the index needs of the tip.
 	Last      map[string]storage.ID // each captured path's blob
 	LastFiles storage.FileSetID
@@ -144,6 +147,9 @@ func (r *reader) walk(ctx context.Context, sl *sessionLines, tip storage.ID) (*s
 		return nil, fmt.Errorf("read session %s: %w", sl.Session, err)
 	}
 	slices.SortStableFunc(added, func(a, b storage.Entry) int { return a.Header.Seq - b.Header.Seq })
+	if len(added) > 0 && sl.Tip.IsZero() {
+		sl.Started, sl.Kept = added[0].Header.Started, added[0].Header.Time
+	}
 	r.last = map[string]blobLines{}
 	for _, e := range added {
 		if err := r.add(ctx, sl, e); err != nil {
@@ -197,6 +203,10 @@ func (r *reader) add(ctx context.Context, sl *sessionLines, e storage.Entry) err
 		var prev fileLines
 		if ok {
 			prev, _ = r.lines(ctx, f.Path, before)
+		} else if storage.IsID(h.Code) {
+			// The session's first capture of the file: what it added is
+			// what the commit HEAD was on did not hold.
+			prev = r.codeLines(ctx, storage.NewID(h.Code), f.Path)
 		}
 		cur, err := r.lines(ctx, f.Path, f.Blob)
 		if err != nil || cur.exact == nil {
@@ -234,6 +244,16 @@ func (r *reader) notePrunes(ctx context.Context, sl *sessionLines, e storage.Ent
 		sl.Prunes = append(sl.Prunes, pruneSeen{p.Old, removed, p.At})
 	}
 	return nil
+}
+
+// codeLines are the lines of path in a code commit; none when the store
+// does not hold it (a new file; a store kept apart from the code).
+func (r *reader) codeLines(ctx context.Context, commit storage.ID, path string) fileLines {
+	data, ok, err := r.s.CodeFile(ctx, commit, path)
+	if err != nil || !ok || isBinary(data) {
+		return fileLines{}
+	}
+	return splitLines(data)
 }
 
 // blobLines are a blob's lines.
