@@ -451,10 +451,3 @@ func (a *attributor) prunedSessions() []Pruned {
 	}
 	return out
 }
-
-func cmpOr(s, alt string) string {
-	if s == "" {
-		return alt
-	}
-	return s
-}

@@ -156,9 +156,3 @@ func sortedSet(hs []uint64) []uint64 {
 	slices.Sort(hs)
 	return slices.Compact(hs)
 }
-
-// has reports whether the sorted hashes hold h.
-func has(sorted []uint64, h uint64) bool {
-	_, ok := slices.BinarySearch(sorted, h)
-	return ok
-}

@@ -56,43 +56,58 @@ func (r *Replay) Run(dir string, step func(ReplayStep) error, commit func(messag
 	var done strings.Builder
 	for _, line := range r.lines {
 		done.WriteString(line)
-		var rec struct {
-			Type        string `json:"type"`
-			IsSidechain bool   `json:"isSidechain"`
-			Message     struct {
-				Content json.RawMessage `json:"content"`
-			} `json:"message"`
-		}
-		if json.Unmarshal([]byte(line), &rec) != nil || rec.IsSidechain {
+		prompt, parts, ok := readRecord(line)
+		switch {
+		case !ok:
 			continue
-		}
-		var text string
-		if rec.Type == "user" && json.Unmarshal(rec.Message.Content, &text) == nil && !strings.HasPrefix(text, "<") {
+		case prompt:
 			if err := step(ReplayStep{[]byte(done.String()), "UserPromptSubmit", ""}); err != nil {
 				return err
 			}
 			continue
 		}
-		var parts []toolUse
-		_ = json.Unmarshal(rec.Message.Content, &parts)
 		for _, p := range parts {
-			switch {
-			case p.Type == "tool_use" && (p.Name == "Edit" || p.Name == "Write" || p.Name == "Bash" && strings.Contains(p.Input.Command, "git commit")):
+			if p.Type == "tool_use" && (p.Name == "Edit" || p.Name == "Write" || p.Name == "Bash" && strings.Contains(p.Input.Command, "git commit")) {
 				calls[p.ID] = p
-			case p.Type == "tool_result" && calls[p.ToolUseID].ID != "":
-				call := calls[p.ToolUseID]
-				if !p.IsError {
-					if err := r.apply(call, dir, commit); err != nil {
-						return err
-					}
-				}
-				if err := step(ReplayStep{[]byte(done.String()), "PostToolUse", call.Name}); err != nil {
+				continue
+			}
+			call := calls[p.ToolUseID]
+			if p.Type != "tool_result" || call.ID == "" {
+				continue
+			}
+			if !p.IsError {
+				if err := r.apply(call, dir, commit); err != nil {
 					return err
 				}
+			}
+			if err := step(ReplayStep{[]byte(done.String()), "PostToolUse", call.Name}); err != nil {
+				return err
 			}
 		}
 	}
 	return step(ReplayStep{[]byte(done.String()), "Stop", ""})
+}
+
+// readRecord reads a record of the main thread: whether it is a prompt
+// the user typed, else its parts; ok is false for a line that is no
+// such record.
+func readRecord(line string) (prompt bool, parts []toolUse, ok bool) {
+	var rec struct {
+		Type        string `json:"type"`
+		IsSidechain bool   `json:"isSidechain"`
+		Message     struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+	}
+	if json.Unmarshal([]byte(line), &rec) != nil || rec.IsSidechain {
+		return false, nil, false
+	}
+	var text string
+	if rec.Type == "user" && json.Unmarshal(rec.Message.Content, &text) == nil && !strings.HasPrefix(text, "<") {
+		return true, nil, true
+	}
+	_ = json.Unmarshal(rec.Message.Content, &parts)
+	return false, parts, true
 }
 
 // toolUse is a part of a Claude Code record: a tool call, or its result.
