@@ -65,10 +65,14 @@ func newAttributor(ctx context.Context, ix *index, o Options, paths []string) (*
 	}
 	for _, ref := range refs {
 		sl, err := ix.session(ctx, ref)
-		if err != nil {
+		switch {
+		case err != nil && ctx.Err() != nil:
 			return nil, err
+		case err != nil:
+			ix.leaveOut(ref, ix.entries[ref].Tip, err)
+		default:
+			a.add(sl, o, paths)
 		}
-		a.add(sl, o, paths)
 	}
 	return a, nil
 }

@@ -60,7 +60,11 @@ func Blame(ctx context.Context, s Store, o Options, q Query) (*File, error) {
 	f.Lines = a.attribute(q.Path, lines, commits, len(q.Ranges) == 0)
 	f.Captured = len(ix.touching([]string{q.Path})) > 0
 	f.Pruned = a.prunedSessions()
-	return f, a.fillPrompts(ctx, f.Lines)
+	if err := a.fillPrompts(ctx, f.Lines); err != nil {
+		return nil, err
+	}
+	f.Damaged = ix.damagedErr()
+	return f, nil
 }
 
 // resolveQuick resolves rev with o.Commit, when there is one.
@@ -94,9 +98,11 @@ func (a *attributor) fillPrompts(ctx context.Context, lines []Line) error {
 			if sl.Session != e.Session || sl.Remote != e.Remote {
 				continue
 			}
+			// A prompt that cannot be read is left out: the line is
+			// still the session's.
 			p, err := a.ix.prompt(ctx, sl, e.Turn)
-			if err != nil {
-				return fmt.Errorf("read the prompts of session %s: %w", sl.Session, err)
+			if err != nil && ctx.Err() != nil {
+				return err
 			}
 			e.Prompt = p
 			break
@@ -114,6 +120,8 @@ type Changes struct {
 	Binary []string
 	// Pruned names the sessions that lost snapshots to a prune.
 	Pruned []Pruned
+	// Damaged names the sessions that could not be read, left out.
+	Damaged *storage.DamagedSessions
 }
 
 // Range says who wrote the lines the commits of base..head added that
@@ -168,6 +176,7 @@ func Range(ctx context.Context, s Store, o Options, base, head storage.ID, commi
 		ch.Files = append(ch.Files, f)
 	}
 	ch.Pruned = a.prunedSessions()
+	ch.Damaged = ix.damagedErr()
 	return ch, nil
 }
 

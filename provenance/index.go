@@ -54,6 +54,9 @@ type index struct {
 	s       Store
 	entries map[string]*manifestEntry
 	loaded  map[string]*sessionLines
+	// damaged are the sessions that could not be read: left out, and
+	// named after the answer, as a listing of sessions names them.
+	damaged []storage.DamagedSession
 	// Progress, when set, is told how many sessions of how many a
 	// first reading has read.
 	progress func(done, of int)
@@ -97,7 +100,12 @@ func (ix *index) update(ctx context.Context, tips map[string]storage.ID) error {
 		}
 		sl, err := r.build(ctx, ref, tips[ref], old)
 		if err != nil {
-			return err
+			if ctx.Err() != nil {
+				return err
+			}
+			ix.leaveOut(ref, tips[ref], err)
+			changed = true
+			continue
 		}
 		ix.keep(sl)
 		changed = true
@@ -109,6 +117,23 @@ func (ix *index) update(ctx context.Context, tips map[string]storage.ID) error {
 		ix.writeManifest()
 	}
 	return nil
+}
+
+// leaveOut forgets a session ref that could not be read, to be read
+// again next time, and names it among the damaged.
+func (ix *index) leaveOut(ref string, tip storage.ID, err error) {
+	delete(ix.entries, ref)
+	delete(ix.loaded, ref)
+	session, _, _ := ix.s.SessionOfRef(ref)
+	ix.damaged = append(ix.damaged, storage.DamagedSession{Name: session, Tip: tip, Err: err})
+}
+
+// damagedErr names the sessions left out, nil when none was.
+func (ix *index) damagedErr() *storage.DamagedSessions {
+	if len(ix.damaged) == 0 {
+		return nil
+	}
+	return &storage.DamagedSessions{Sessions: ix.damaged}
 }
 
 // keep notes a session read or brought up to date, and writes it.

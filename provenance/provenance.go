@@ -85,6 +85,9 @@ type File struct {
 	// Pruned names the sessions that lost snapshots to a prune: lines
 	// they captured there read as a person's or unknown.
 	Pruned []Pruned
+	// Damaged names the sessions that could not be read, left out; nil
+	// when none was.
+	Damaged *storage.DamagedSessions
 }
 
 // Pruned is a session some of whose snapshots a prune removed.

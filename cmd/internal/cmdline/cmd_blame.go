@@ -2,6 +2,7 @@ package cmdline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	gitsnap "github.com/git-snap/git-snap"
 	"github.com/git-snap/git-snap/provenance"
 	"github.com/git-snap/git-snap/render"
+	"github.com/git-snap/git-snap/storage"
 )
 
 type blameOptions struct {
@@ -50,7 +52,9 @@ author, why and filename that applies, then the line after a tab.
 
 A file no agent's capture ever touched is said so on stderr, and every line is a
 person's (exit status 0). A binary file, a path outside the repository or not in
-REV, and a revision that names no commit end with a message and exit status 2.
+REV, and a revision that names no commit end with a message and exit status 2. A
+session whose snapshots cannot be read is left out and named after the lines, with
+exit status 1.
 
 Examples:
    git snap blame auth/login.go
@@ -92,11 +96,22 @@ func runBlame(ctx context.Context, d *deps, o blameOptions) error {
 	}
 	switch {
 	case o.JSON:
-		return d.writeJSON(blameToJSON(f))
+		err = d.writeJSON(blameToJSON(f))
 	case o.Porcelain:
-		return writeBlamePorcelain(d.out, f)
+		err = writeBlamePorcelain(d.out, f)
+	default:
+		err = writeBlame(d.out, f)
 	}
-	return writeBlame(d.out, f)
+	return errors.Join(err, damaged(f.Damaged))
+}
+
+// damaged is the error naming the sessions left out, nil for none: the
+// answer is given without them, and the exit status says it is short.
+func damaged(d *storage.DamagedSessions) error {
+	if d == nil {
+		return nil
+	}
+	return d
 }
 
 // linesProgress shows how far a first reading of many sessions' lines

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/git-snap/git-snap/agenttrace"
 	"github.com/git-snap/git-snap/cmd/internal/proc"
@@ -28,5 +29,5 @@ func exportAgentTrace(ctx context.Context, d *deps, o exportOptions) error {
 			return err
 		}
 	}
-	return d.writeOutput(o.Output, buf.Bytes())
+	return errors.Join(d.writeOutput(o.Output, buf.Bytes()), damaged(ch.Damaged))
 }

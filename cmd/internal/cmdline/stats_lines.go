@@ -2,6 +2,7 @@ package cmdline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	gitsnap "github.com/git-snap/git-snap"
@@ -22,7 +23,7 @@ func lineStats(ctx context.Context, d *deps, o statsOptions) error {
 	}
 	t := provenance.Count(ch.Files)
 	if o.JSON {
-		return d.writeJSON(lineStatsToJSON(cr, ch, t))
+		return errors.Join(d.writeJSON(lineStatsToJSON(cr, ch, t)), damaged(ch.Damaged))
 	}
 	w := d.out
 	pct := func(n int) string { return fmt.Sprintf("%3.0f%%", 100*float64(n)/float64(max(t.Lines, 1))) }
@@ -52,7 +53,7 @@ func lineStats(ctx context.Context, d *deps, o statsOptions) error {
 	for _, p := range ch.Pruned {
 		fmt.Fprintf(d.errOut, "session %s lost %d snapshots to a prune: lines they captured count as a person's or unknown\n", sessionName(p.Session, p.Remote), p.Snapshots)
 	}
-	return nil
+	return damaged(ch.Damaged)
 }
 
 // lineStatsJSON is stats --lines --json (docs/schema/stats-lines.schema.json).
