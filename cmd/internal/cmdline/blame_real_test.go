@@ -34,8 +34,7 @@ func replayRealSession(t *testing.T) (dir string, gitIn func(stdin string, args 
 	}
 	gitIn("", "add", "-A")
 	gitIn("", "commit", "-q", "-m", "the project before the session")
-	transcript := filepath.Join(dir, ".claude-projects", testdocs.RealSession+".jsonl")
-	must(t, os.MkdirAll(filepath.Dir(transcript), 0o755))
+	transcript := filepath.Join(t.TempDir(), testdocs.RealSession+".jsonl") // outside the work tree: the agent's commit takes everything
 	err = r.Run(dir, func(st testdocs.ReplayStep) error {
 		if err := os.WriteFile(transcript, st.Transcript, 0o644); err != nil {
 			return err
