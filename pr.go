@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/provenance"
 	"github.com/git-snap/git-snap/storage"
 	"github.com/git-snap/git-snap/usage"
 )
@@ -140,7 +141,9 @@ func (c codeRepo) gitIn(ctx context.Context, input string, args ...string) (stri
 // into it by an amend or a rebase (as recorded by the post-rewrite
 // hook), or has the same patch (git patch-id) as that commit: a
 // cherry-pick, a rebase made elsewhere, or a squash merge of the commits
-// that the session's snapshots name.
+// the session's snapshots name; or a session that wrote lines the range
+// added (a squash merge of a branch a person's commits are on too, or of
+// several sessions' commits).
 type Linked struct {
 	Session string
 	// Tip is the newest of the linked snapshots: the session as it was
@@ -152,20 +155,26 @@ type Linked struct {
 	// newest first.
 	Commits []storage.ID
 	// By says how the link was found: "commit" (the snapshots name a
-	// commit of the range), "rewrite" (a commit since rewritten into one
-	// of the range), or "patch-id" (a commit, or the commits together,
-	// with the same patch as one of the range).
+	// commit of the range), "rewrite" (a commit since rewritten into
+	// one), "patch-id" (a commit, or the commits together, with the same
+	// patch as one), "lines" (the session wrote lines the range added:
+	// Lines).
 	By string
 	// Fetched reports whether the session exists only in a remote's
 	// refs, not locally (git snap fetch brought it).
 	Fetched bool
+	// Lines are the lines of the range the session wrote that its last
+	// commit still holds (see RangeLines); zero when they were not
+	// counted.
+	Lines provenance.SessionTally
 }
 
 // LinkedSessions finds the sessions, local and fetched, with snapshots
-// saved at the range's commits, ordered by their newest such snapshot,
-// newest first. A repository with no sessions is a PRError, and so is a
-// range that no session is linked to; these errors explain why.
-func (r *Repository) LinkedSessions(ctx context.Context, cr CodeRange) ([]Linked, error) {
+// taken at the range's commits, or that wrote lines of it (lines, from
+// RangeLines; nil: none are looked for), the one with the newest such
+// snapshot first. A repository with no sessions is a PRError, and so
+// are commits no session is linked to; those errors say why.
+func (r *Repository) LinkedSessions(ctx context.Context, cr CodeRange, lines *provenance.Changes) ([]Linked, error) {
 	tips, err := usage.Sessions(ctx, r.store)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
@@ -217,6 +226,9 @@ func (r *Repository) LinkedSessions(ctx context.Context, cr CodeRange) ([]Linked
 			p.l.By = "patch-id"
 			out = append(out, p.l.withSnapshots(cr, p.byCode, at))
 		}
+	}
+	if out, err = r.linkByLines(ctx, out, lines, cr, local); err != nil {
+		return nil, err
 	}
 	if len(out) == 0 {
 		return nil, noLinkedSession(cr, len(tips))
@@ -501,4 +513,46 @@ func (c codeRepo) patchIDs(ctx context.Context, patches string) ([]patchID, erro
 		}
 	}
 	return ids, nil
+}
+
+// linkByLines gives each linked session its lines of the range, and adds
+// the sessions that wrote lines of it and are not linked otherwise: their
+// newest edit counted as the tip, their edits as the snapshots, and the
+// commits that brought their lines in.
+func (r *Repository) linkByLines(ctx context.Context, out []Linked, lines *provenance.Changes, cr CodeRange, local map[string]storage.ID) ([]Linked, error) {
+	if lines == nil {
+		return out, nil
+	}
+	for _, st := range provenance.Count(lines.Files).Sessions {
+		// Sessions are listed by name: one kept here and fetched too
+		// counts its larger share (Count lists the larger first).
+		if i := slices.IndexFunc(out, func(l Linked) bool { return l.Session == st.Session }); i >= 0 {
+			if out[i].Lines.Lines == 0 {
+				out[i].Lines = st
+			}
+			continue
+		}
+		tip, err := r.store.Entry(ctx, st.Latest)
+		if err != nil {
+			return nil, fmt.Errorf("read session %s: %w", st.Session, err)
+		}
+		_, isLocal := local[st.Session]
+		l := Linked{Session: st.Session, Tip: tip, By: "lines", Fetched: !isLocal, Lines: st}
+		edits, commits := map[storage.ID]bool{}, map[storage.ID]bool{}
+		for _, f := range lines.Files {
+			for _, ln := range f.Lines {
+				if e := ln.Edit; e != nil && e.Session == st.Session && e.Remote == st.Remote {
+					edits[e.Snapshot], commits[ln.Commit] = true, true
+				}
+			}
+		}
+		l.Snapshots = len(edits)
+		for _, c := range cr.Commits {
+			if commits[c.ID] {
+				l.Commits = append(l.Commits, c.ID)
+			}
+		}
+		out = append(out, l)
+	}
+	return out, nil
 }

@@ -18,6 +18,7 @@
 //	go -C bench run . -only usage -quick      # usage --daily against ccusage (npm)
 //	go -C bench run . -only firstread         # stats, sessions, usage after a hook call on 50k records
 //	go -C bench run . -only import -quick     # import against git fast-import and ccusage
+//	go -C bench run . -only blame             # blame in 10k commits of 1,000 sessions against git blame
 //
 // It prints a Markdown table of medians and ratios.
 package main
@@ -52,7 +53,7 @@ type config struct {
 }
 
 // groups are the sets of rows -only can pick.
-var groups = []string{"core", "share", "storage", "worktree", "sessions", "long", "startup", "search", "viewer", "memory", "usage", "firstread", "import"}
+var groups = []string{"core", "share", "storage", "worktree", "sessions", "long", "startup", "search", "viewer", "memory", "usage", "firstread", "import", "blame"}
 
 // wants says whether a group of rows is to run.
 func (c config) wants(group string) bool { return len(c.only) == 0 || c.only[group] }
@@ -144,6 +145,7 @@ func run(ctx context.Context, c config) error {
 		{"usage", b.usageRows},
 		{"firstread", b.firstReadRows},
 		{"import", b.importRows},
+		{"blame", b.blameRows},
 	} {
 		if err := add(g.name, g.f); err != nil {
 			return err

@@ -1,10 +1,13 @@
 package gitstore
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/git-snap/git-snap/gitstore/internal/refs"
 	"github.com/git-snap/git-snap/storage"
@@ -46,4 +49,43 @@ func (s *Store) CodeRef(name string) (storage.ID, error) {
 		}
 	}
 	return storage.ID{}, &storage.RevisionError{Rev: name, Msg: "names no commit: give a commit id, HEAD, a branch or a tag"}
+}
+
+// CodeFile reads a file of a code commit: path (from the work tree's
+// root, with slashes) in commit's tree. ok is false when the commit or
+// the path is not there, or is no regular file: a store kept apart from
+// the code holds none of its objects.
+func (s *Store) CodeFile(ctx context.Context, commit storage.ID, path string) (data []byte, ok bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, false, err
+	}
+	c, err := s.st.commit(commit)
+	if err != nil {
+		return nil, false, nil
+	}
+	id := c.Tree
+	parts := strings.Split(path, "/")
+	for i, name := range parts {
+		t, err := s.st.tree(id)
+		if err != nil {
+			return nil, false, nil
+		}
+		found := false
+		for _, e := range t.Entries {
+			if e.Name != name {
+				continue
+			}
+			last := i == len(parts)-1
+			if last && e.Mode != filemode.Regular && e.Mode != filemode.Executable || !last && e.Mode != filemode.Dir {
+				return nil, false, nil
+			}
+			id, found = e.Hash, true
+			break
+		}
+		if !found {
+			return nil, false, nil
+		}
+	}
+	data, err = s.blob(id)
+	return data, err == nil, err
 }

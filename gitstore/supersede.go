@@ -301,3 +301,34 @@ func (s *Store) replayBase(ctx context.Context, local, remote storage.ID) (base 
 	}
 	return storage.ID{}, nil, nil
 }
+
+// Prune is a prune a snapshot's commit records (its Snap-Prune
+// trailer): the tip it pruned, the rules it kept snapshots by, and when
+// it ran.
+type Prune struct {
+	Old     storage.ID
+	Options PruneOptions
+	At      time.Time
+}
+
+// PrunesOn reads the prunes snapshot id's commit records: on the tip a
+// prune wrote, that prune first, then those of the chain it pruned;
+// none on any other snapshot.
+func (s *Store) PrunesOn(ctx context.Context, id storage.ID) ([]Prune, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	c, err := s.st.commit(id)
+	if err != nil {
+		return nil, err
+	}
+	var out []Prune
+	for _, line := range strings.Split(c.Message, "\n") {
+		if v, ok := strings.CutPrefix(line, trailerPrune+": "); ok {
+			if p, ok := parsePruneRecord(v); ok {
+				out = append(out, Prune{Old: p.old, Options: p.opts, At: p.at})
+			}
+		}
+	}
+	return out, nil
+}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/git-snap/git-snap/internal/lazy"
 	"github.com/git-snap/git-snap/prices"
@@ -18,6 +19,22 @@ type PR struct {
 	Range    string // the range as named: "main..HEAD"
 	Commits  int    // how many commits it holds
 	Sessions []PRSession
+	// Lines count who wrote the lines the range added that its last
+	// commit holds; nil when they were not counted.
+	Lines *PRLines
+}
+
+// PRLines are a range's lines by who wrote them (git snap blame's kinds).
+type PRLines struct {
+	Lines, Agent, Mixed, Person, Unknown int
+	Models                               []PRModel // the agents' lines by model, the most first
+}
+
+// PRModel is one model's lines; Share is of all the lines counted.
+type PRModel struct {
+	Model string // "" when not known
+	Lines int
+	Share float64
 }
 
 // PRSession is a session some of whose snapshots were taken at the
@@ -32,8 +49,13 @@ type PRSession struct {
 	// By says how they link to the commits: "commit" (they name them),
 	// "rewrite" (commits an amend or a rebase rewrote into them),
 	// "patch-id" (commits with the same patch: a cherry-pick, a rebase
-	// elsewhere, a squash merge).
+	// elsewhere, a squash merge), "lines" (it wrote lines the range
+	// added).
 	By string
+	// Lines are the lines of the range it wrote that are still there,
+	// and Models them by model.
+	Lines  int
+	Models []PRModel
 }
 
 // Files lists the files a session changed, sorted: the captured files
@@ -160,12 +182,23 @@ func WritePR(w io.Writer, pr PR, o SizedOptions) error {
 	z.req(fmt.Sprintf("%s took snapshots at %d of %s of %s: %s, %s, %s tokens, %s.",
 		countOf(len(pr.Sessions), "session"), len(linked), countOf(pr.Commits, "commit"), codeSpan(pr.Range),
 		countOf(promptsOf(pr), "prompt"), callsText(calls, failed), thousands(tokens), cost))
+	if pr.Lines != nil && pr.Lines.Lines > 0 {
+		z.req(linesText(pr.Lines))
+	}
 	table := []string{"| session | agent | commits | prompts | tool calls | tokens | cost |", "|---|---|---|---|---|---|---|"}
+	if pr.Lines != nil {
+		table = []string{"| session | agent | commits | prompts | tool calls | tokens | cost | lines |", "|---|---|---|---|---|---|---|---|"}
+	}
 	for _, ps := range pr.Sessions {
 		s := ps.Session
 		n := s.Numbers
-		table = append(table, fmt.Sprintf("| %s | %s | %d | %d | %s | %s | %s |", mdInline(s.Name), noMentions(mdInline(or(s.Agent, "unknown"))),
-			len(ps.Commits), len(Prompts(s)), callsText(n.ToolCalls, n.ToolFailures), thousands(n.InputTokens+n.CacheReadTokens+n.CacheWriteTokens+n.OutputTokens), mdInline(shortCost(s))))
+		row := fmt.Sprintf("| %s | %s | %d | %d | %s | %s | %s |", mdInline(s.Name), noMentions(mdInline(or(s.Agent, "unknown"))),
+			len(ps.Commits), len(Prompts(s)), callsText(n.ToolCalls, n.ToolFailures), thousands(n.InputTokens+n.CacheReadTokens+n.CacheWriteTokens+n.OutputTokens), mdInline(shortCost(s)))
+		if pr.Lines != nil {
+			// The count links to the session's part of the comment.
+			row += fmt.Sprintf(" [%s](#%s) |", thousands(int64(ps.Lines)), headingAnchor(s.Name))
+		}
+		table = append(table, row)
 	}
 	z.req(strings.Join(table, "\n"))
 	for _, ps := range pr.Sessions {
@@ -206,10 +239,14 @@ func (z *sizer) prSession(ps PRSession) {
 	for _, c := range ps.Commits {
 		commits = append(commits, codeSpan(short(c)))
 	}
-	via := map[string]string{"rewrite": " (taken before a rebase or an amend rewrote them)", "patch-id": " (by their patches: taken at commits cherry-picked, rebased or squashed into them)"}[ps.By]
+	via := map[string]string{"rewrite": " (taken before a rebase or an amend rewrote them)", "patch-id": " (by their patches: taken at commits cherry-picked, rebased or squashed into them)",
+		"lines": " (by the lines it wrote: commits cherry-picked, rebased or squashed from its own)"}[ps.By]
 	z.req(noMentions(mdInline(strings.Join(about, " · "))) + "  \n" + fmt.Sprintf("%s at %s %s%s; %s, %s tokens, cost %s.",
 		countOf(ps.Snapshots, "snapshot"), map[bool]string{true: "commit", false: "commits"}[len(commits) == 1], strings.Join(commits, ", "), via,
 		callsText(s.Numbers.ToolCalls, s.Numbers.ToolFailures), thousands(s.Numbers.InputTokens+s.Numbers.CacheReadTokens+s.Numbers.CacheWriteTokens+s.Numbers.OutputTokens), mdInline(costText(s))))
+	if ps.Lines > 0 {
+		z.req(fmt.Sprintf("**Lines** it wrote that the range adds: %s%s.", thousands(int64(ps.Lines)), modelsText(ps.Models, false)))
+	}
 	prompts := Prompts(s)
 	if len(prompts) == 0 {
 		z.req("*No prompt in this session.*")
@@ -252,6 +289,53 @@ func (z *sizer) prSession(ps PRSession) {
 	name := s.Name
 	z.req(fmt.Sprintf("**The whole session:** %s, then %s (one page) or %s.", codeSpan("git snap pull origin "+name),
 		codeSpan("git snap export --format html -o "+path.Base(name)+".html "+name), codeSpan("git snap show "+name)))
+}
+
+// linesText says who wrote a range's lines: agents, by model, and people.
+func linesText(l *PRLines) string {
+	agents := l.Agent + l.Mixed
+	parts := []string{fmt.Sprintf("%s by agents%s", thousands(int64(agents)), modelsText(l.Models, true))}
+	if l.Mixed > 0 {
+		parts = append(parts, fmt.Sprintf("%s of them re-spaced by people", thousands(int64(l.Mixed))))
+	}
+	parts = append(parts, fmt.Sprintf("%s by people", thousands(int64(l.Person))))
+	if l.Unknown > 0 {
+		parts = append(parts, fmt.Sprintf("%s unknown", thousands(int64(l.Unknown))))
+	}
+	return fmt.Sprintf("**Lines added** that the range's last commit holds: %s: %s.", thousands(int64(l.Lines)), strings.Join(parts, ", "))
+}
+
+// modelsText lists the models with their lines, or their share of all
+// the lines, in parentheses; "" for none.
+func modelsText(ms []PRModel, share bool) string {
+	var parts []string
+	for _, m := range ms {
+		v := thousands(int64(m.Lines))
+		if share {
+			v = fmt.Sprintf("%.0f%%", 100*m.Share)
+		}
+		parts = append(parts, noMentions(mdInline(or(m.Model, "model unknown")))+" "+v)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// headingAnchor is the anchor GitHub gives a heading of text: lower
+// case, spaces as hyphens, other punctuation but hyphens and
+// underscores left out.
+func headingAnchor(text string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(text) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 func promptsOf(pr PR) int {

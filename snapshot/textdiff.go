@@ -100,10 +100,20 @@ type differ struct {
 // box is the subproblem of turning a[x0:x1] into b[y0:y1].
 type box struct{ x0, y0, x1, y1 int }
 
-func newDiffer(a, b []string) *differ {
+// Added compares two sequences of lines (text, or anything comparable
+// such as hashes of it) as UnifiedDiff compares texts, and reports for
+// each element of b whether the edit script adds it rather than keeps
+// it from a.
+func Added[T comparable](a, b []T) []bool {
+	d := newDiffer(a, b)
+	d.run()
+	return d.ins
+}
+
+func newDiffer[T comparable](a, b []T) *differ {
 	d := &differ{del: make([]bool, len(a)), ins: make([]bool, len(b))}
-	ids := make(map[string]int)
-	number := func(lines []string) []int {
+	ids := make(map[T]int)
+	number := func(lines []T) []int {
 		out := make([]int, len(lines))
 		for i, l := range lines {
 			id, ok := ids[l]

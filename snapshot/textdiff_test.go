@@ -189,3 +189,28 @@ func TestUnifiedDiffMemoryIsLinear(t *testing.T) {
 		t.Errorf("diffing two 60 KB files allocated %d MB, want at most 16", used>>20)
 	}
 }
+
+// Added marks the lines lineOps adds, for any comparable lines: the
+// same script over hashes of the lines as over their text.
+func TestAddedIsLineOpsInserts(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for i := range 2000 {
+		a, b := randomLines(r)
+		want := make([]bool, len(b))
+		for _, op := range lineOps(a, b) {
+			if op.kind == '+' {
+				want[op.j] = true
+			}
+		}
+		ha, hb := make([]uint64, len(a)), make([]uint64, len(b))
+		for k, l := range a {
+			ha[k] = uint64(len(l))<<32 | uint64(l[1])
+		}
+		for k, l := range b {
+			hb[k] = uint64(len(l))<<32 | uint64(l[1])
+		}
+		if got := Added(ha, hb); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("case %d: %q → %q: added %v, lineOps inserts %v", i, a, b, got, want)
+		}
+	}
+}

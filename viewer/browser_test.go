@@ -208,10 +208,16 @@ func (tb *tab) clean(t *testing.T) {
 // the test runs with -screenshots.
 func (tb *tab) shoot(t *testing.T, name string) {
 	t.Helper()
+	tb.shootWith(t, name, chromedp.CaptureScreenshot())
+}
+
+// shootWith is shoot with another capture: the whole page, say.
+func (tb *tab) shootWith(t *testing.T, name string, capture chromedp.Action[[]byte]) {
+	t.Helper()
 	if !*screenshots {
 		return
 	}
-	png, err := chromedp.Run(tb.ctx, chromedp.CaptureScreenshot())
+	png, err := chromedp.Run(tb.ctx, capture)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,6 +28,10 @@ type filesView struct {
 	Files      []fileHistory
 	Partial    bool // the session is longer than maxFileChain
 
+	// Blame says the viewer can show who wrote each line of a file of
+	// the code (the blame page).
+	Blame bool
+
 	Path    string // the file shown, "" for none
 	Content []string
 	Binary  bool
@@ -44,7 +48,7 @@ type fileHistory struct {
 
 func (s *Server) filesPage(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	v := &filesView{Rev: r.PathValue("rev"), Path: r.URL.Query().Get("path"), Now: s.opts.Now()}
+	v := &filesView{Rev: r.PathValue("rev"), Path: r.URL.Query().Get("path"), Now: s.opts.Now(), Blame: s.opts.Blame != nil}
 	err := s.read(ctx, func(st storage.Reader) error { return fileHistories(ctx, st, v) })
 	if err != nil {
 		s.fail(w, r, err)

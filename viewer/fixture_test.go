@@ -2,17 +2,21 @@ package viewer
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	gitsnap "github.com/git-snap/git-snap"
 	"github.com/git-snap/git-snap/capture"
+	"github.com/git-snap/git-snap/provenance"
 	"github.com/git-snap/git-snap/search"
 	"github.com/git-snap/git-snap/session"
 	"github.com/git-snap/git-snap/storage"
@@ -20,6 +24,7 @@ import (
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/internal/demo"
+	"github.com/git-snap/git-snap/internal/testdocs"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -94,6 +99,12 @@ func buildFixture(root string) (*fixture, error) {
 	if err := f.fetchTeammate(ctx, store, filepath.Join(root, "teammate")); err != nil {
 		return nil, err
 	}
+	if err := f.codeSession(ctx, store); err != nil {
+		return nil, err
+	}
+	if err := f.realCodeSession(ctx, store, root); err != nil {
+		return nil, err
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -104,8 +115,18 @@ func buildFixture(root string) (*fixture, error) {
 	openSearch := func(ctx context.Context) (storage.ReadCloser, error) {
 		return gitstore.OpenPaths(ctx, store.Paths(), gitstore.Options{Counter: session.Counter{}, View: session.View, Identity: identity()})
 	}
+	// Blame reads through the library's front door, as git snap view's
+	// does.
+	blame := func(ctx context.Context, rev, path string) (*provenance.File, error) {
+		repo, err := gitsnap.Open(ctx, f.dir, gitsnap.Options{})
+		if err != nil {
+			return nil, err
+		}
+		defer repo.Close()
+		return repo.Blame(ctx, gitsnap.BlameOptions{Rev: rev, File: path})
+	}
 	if f.srv, err = New(store, Options{Addr: f.addr, Poll: 100 * time.Millisecond, OpenSearchStore: openSearch,
-		SearchDir: search.DefaultDir(store.Paths().CommonDir)}); err != nil {
+		SearchDir: search.DefaultDir(store.Paths().CommonDir), Blame: blame}); err != nil {
 		return nil, err
 	}
 	go func() { _ = http.Serve(ln, f.srv) }()
@@ -190,4 +211,143 @@ func (f *fixture) fetchTeammate(ctx context.Context, store *gitstore.Store, dir 
 
 func identity() gitstore.Signature {
 	return gitstore.Signature{Name: "Ada", Email: "ada@example.com"}
+}
+
+// codeSession is a Claude Code session recorded through the hook path
+// that writes login.go in two turns, with the file captured from the
+// work tree, committed after each; then a person changes a line of it.
+func (f *fixture) codeSession(ctx context.Context, store *gitstore.Store) error {
+	a, err := agent.Lookup("claude-code", agent.Env{})
+	if err != nil {
+		return err
+	}
+	in := capture.Ingest{Store: store, Adapter: a, WorkTree: f.dir, MaxFileBytes: 1 << 20}
+	transcript := filepath.Join(filepath.Dir(f.dir), "code.jsonl")
+	file := filepath.Join(f.dir, "login.go")
+	git := func(args ...string) error { return f.git(ctx, args...) }
+	turns := []struct{ prompt, content string }{
+		{"write the login", "package auth\n\n// Login checks a password.\nfunc Login(user, password string) error {\n\treturn check(user, password)\n}\n"},
+		{"add a logout", "package auth\n\n// Login checks a password.\nfunc Login(user, password string) error {\n\treturn check(user, password)\n}\n\n// Logout forgets the user.\nfunc Logout(user string) {\n\tforget(user)\n}\n"},
+	}
+	var lines strings.Builder
+	for i, turn := range turns {
+		if err := os.WriteFile(file, []byte(turn.content), 0o644); err != nil {
+			return err
+		}
+		lines.WriteString(codeTurn(i, file, turn.prompt, turn.content))
+		if err := os.WriteFile(transcript, []byte(lines.String()), 0o644); err != nil {
+			return err
+		}
+		if err := git("add", "login.go"); err != nil {
+			return err
+		}
+		p := agent.Payload{Agent: "claude-code", Event: "PostToolUse", SessionID: "code", TranscriptPath: transcript, CWD: f.dir}
+		if _, _, err := in.Run(ctx, p, storage.SaveOptions{Code: f.head(ctx)}); err != nil {
+			return err
+		}
+		if err := git("commit", "-q", "-m", turn.prompt); err != nil {
+			return err
+		}
+		if _, err := store.Mark(ctx, storage.SaveOptions{Session: "code", Label: "post-commit", Code: f.head(ctx)}); err != nil {
+			return err
+		}
+	}
+	if err := os.WriteFile(file, []byte(strings.Replace(turns[1].content, "forget(user)", "forget(user, true)", 1)), 0o644); err != nil {
+		return err
+	}
+	f.sessions["code"] = "claude-code"
+	return git("commit", "-q", "-am", "a person forgets harder")
+}
+
+// realCodeSession is the long real Claude Code session in testdata made
+// again in the work tree through the hook path, as its agent worked
+// (testdocs.Replay), as session spotter-dov: the files it edited are in
+// the code, each line marked with the turn that wrote it.
+func (f *fixture) realCodeSession(ctx context.Context, store *gitstore.Store, root string) error {
+	a, err := agent.Lookup("claude-code", agent.Env{})
+	if err != nil {
+		return err
+	}
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "claude-code", testdocs.RealSession+".jsonl"))
+	if err != nil {
+		return err
+	}
+	r := testdocs.NewReplay(data, testdocs.RealProject)
+	for path, content := range r.Start {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(f.dir, path)), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(f.dir, path), []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	commit := func(msg string) error {
+		if err := f.git(ctx, "add", "-A", "--", "."); err != nil {
+			return err
+		}
+		return f.git(ctx, "commit", "-q", "-m", msg)
+	}
+	if err := commit("the project before the session"); err != nil {
+		return err
+	}
+	in := capture.Ingest{Store: store, Adapter: a, WorkTree: f.dir, MaxFileBytes: 1 << 20, Changed: capture.GitChanged(f.dir)}
+	transcript := filepath.Join(root, "spotter-dov.jsonl")
+	err = r.Run(f.dir, func(st testdocs.ReplayStep) error {
+		if err := os.WriteFile(transcript, st.Transcript, 0o644); err != nil {
+			return err
+		}
+		p := agent.Payload{Agent: "claude-code", Event: st.Event, SessionID: "spotter-dov", TranscriptPath: transcript, CWD: f.dir}
+		_, _, err := in.Run(ctx, p, storage.SaveOptions{Code: f.head(ctx)})
+		return err
+	}, commit)
+	if err != nil {
+		return err
+	}
+	f.sessions["spotter-dov"] = "claude-code"
+	file := filepath.Join(f.dir, "lib", "spotter_web", "live", "transcript_computers.ex")
+	old, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	edited := strings.Replace(string(old), "depends_on([:messages, :session_cwd])", "depends_on([:session_cwd, :messages])", 1)
+	if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
+		return err
+	}
+	return commit("a person reorders the inputs")
+}
+
+// git runs git in the work tree, as Ada.
+func (f *fixture) git(ctx context.Context, args ...string) error {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", f.dir, "-c", "user.name=Ada", "-c", "user.email=ada@example.com"}, args...)...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("git %v: %v: %s", args, err, out)
+	}
+	return nil
+}
+
+// head is the work tree's commit, "" when it has none.
+func (f *fixture) head(ctx context.Context) string {
+	out, _ := exec.CommandContext(ctx, "git", "-C", f.dir, "rev-parse", "--verify", "--quiet", "HEAD").Output()
+	return strings.TrimSpace(string(out))
+}
+
+// codeTurn is turn i of a Claude Code session: the prompt, a Write of
+// file, its result.
+func codeTurn(i int, file, prompt, content string) string {
+	at := time.Date(2026, 3, 2, 11, i, 0, 0, time.UTC).Format(time.RFC3339)
+	id := fmt.Sprintf("toolu_%d", i)
+	recs := []map[string]any{
+		{"type": "user", "message": map[string]any{"role": "user", "content": prompt}},
+		{"type": "assistant", "message": map[string]any{"id": fmt.Sprintf("msg_%d", i), "role": "assistant", "model": "claude-opus-4-6",
+			"content": []any{map[string]any{"type": "tool_use", "id": id, "name": "Write", "input": map[string]any{"file_path": file, "content": content}}},
+			"usage":   map[string]any{"input_tokens": 100, "output_tokens": 40}}},
+		{"type": "user", "message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": "ok"}}}},
+	}
+	var b strings.Builder
+	for k, r := range recs {
+		r["uuid"], r["sessionId"], r["timestamp"] = fmt.Sprintf("code-%d-%d", i, k), "code", at
+		line, _ := json.Marshal(r)
+		b.Write(append(line, '\n'))
+	}
+	return b.String()
 }

@@ -205,8 +205,8 @@ func gitFiles(t *testing.T, dir string) map[string]string {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && p == filepath.Join(dir, "snap", "search") {
-			return filepath.SkipDir // the search index, a cache the viewer keeps up to date
+		if d.IsDir() && (p == filepath.Join(dir, "snap", "search") || p == filepath.Join(dir, "snap", "cache", "lines")) {
+			return filepath.SkipDir // the search and line indexes, caches the viewer keeps up to date
 		}
 		if d.IsDir() {
 			return nil

@@ -23,7 +23,7 @@ type page struct {
 
 // pageNames are the pages, each templates/<name>.html defining
 // "content" inside templates/layout.html.
-var pageNames = []string{"sessions", "timeline", "snapshot", "files", "search", "error"}
+var pageNames = []string{"sessions", "timeline", "snapshot", "files", "search", "error", "blame"}
 
 func parsePages() (map[string]*template.Template, error) {
 	base, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")

@@ -54,6 +54,10 @@ type Options struct {
 	// viewer's store, one request at a time with the pages. Close closes
 	// what it opened.
 	OpenSearchStore func(ctx context.Context) (storage.ReadCloser, error)
+	// Blame, when set, says who wrote each line of a file of the code
+	// (the blame page); it reads the viewer's store, and is called with
+	// the store's lock held.
+	Blame Blame
 }
 
 // Server is the viewer: an http.Handler over one repository.
@@ -132,6 +136,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("GET /session/{rev...}", s.timelinePage)
 	mux.HandleFunc("GET /snapshot/{rev...}", s.snapshotPage)
 	mux.HandleFunc("GET /files/{rev...}", s.filesPage)
+	mux.HandleFunc("GET /blame/{path...}", s.blamePage)
 	mux.HandleFunc("GET /search", s.searchPage)
 	mux.HandleFunc("GET /export/{format}/{rev...}", s.export)
 	mux.HandleFunc("GET /events", s.events)

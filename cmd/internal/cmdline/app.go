@@ -71,7 +71,7 @@ func (e *env) run(ctx context.Context, args []string) int {
 // watchSignals), even while they wait on a full pipe. Every other
 // command watches from the start of its action, to stop cleanly where it
 // next looks.
-var onlyPrint = []string{"log", "show", "diff", "sessions", "stats", "usage"}
+var onlyPrint = []string{"log", "show", "diff", "sessions", "stats", "usage", "blame"}
 
 // watchSignals starts watching Ctrl-C and SIGTERM, once.
 func (e *env) watchSignals() {
@@ -106,6 +106,9 @@ func (e *env) newApp() *cli.App {
 			return &exitStatus{1}
 		},
 		ExitErrHandler: func(*cli.Context, error) {},
+		// A repeated flag is a list (blame -L A -L B); a comma is part of
+		// the value, as git reads -L 10,20.
+		DisableSliceFlagSeparator: true,
 	}
 	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
 		return e.flagUsageError(app, nil, err)
@@ -135,7 +138,7 @@ func (e *env) commands() []*cli.Command {
 		cmdGC(e), cmdDemo(e), cmdDoctor(e), cmdResume(e),
 		cmdCompletion(e), cmdComplete(e), cmdUndrop(e),
 		cmdSearch(e), cmdView(e), cmdUsage(e), cmdPrices(e),
-		cmdName(e), cmdMigrate(e), cmdMCP(e), cmdPR(e),
+		cmdName(e), cmdMigrate(e), cmdMCP(e), cmdPR(e), cmdBlame(e),
 	}
 }
 

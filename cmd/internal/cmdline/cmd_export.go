@@ -56,6 +56,13 @@ checkpoints where they were taken. Markdown is CommonMark for a pull request or 
 issue; HTML is one file with nothing external and no script. --range A..B exports
 only what happened after snapshot A up to B.
 
+--format agent-trace writes who wrote the lines a range of code commits added (REV is
+then the range, BASE..HEAD, read as git snap pr reads it) as Agent Trace v0.1 records,
+one JSON line per commit: its files and line ranges by contributor (ai, mixed, human,
+unknown) with the model, as git snap blame tells each line. A conversation's reference
+is the snapshot whose captured files introduced the lines (git snap show resolves it),
+under the record's metadata "dev.git-snap", with its session, turn and prompt.
+
 --format atif writes an ATIF trajectory (Agent Trajectory Interchange Format v1.8,
 Harbor RFC 0001) for tools that read one: user, system and agent steps, tool calls
 with their results matched by id, tokens, cost and model per step, subagents as
@@ -98,9 +105,10 @@ Examples:
    git snap export fix-login --format markdown --max-chars pr | gh pr comment --body-file -
    git snap export fix-login --format atif -o fix-login.atif.json
    git snap export fix-login --format messages >> train.jsonl
-   git snap export fix-login --format otel --endpoint http://localhost:4318`,
+   git snap export fix-login --format otel --endpoint http://localhost:4318
+   git snap export --format agent-trace main..HEAD -o traces.jsonl`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "json", Usage: "`FORMAT`: json (the document), markdown or html (the conversation for a person), atif (a trajectory), messages (chat JSONL), otel (OTLP/JSON traces)"},
+			&cli.StringFlag{Name: "format", Value: "json", Usage: "`FORMAT`: json (the document), markdown or html (the conversation for a person), atif (a trajectory), messages (chat JSONL), otel (OTLP/JSON traces), agent-trace (who wrote a code range's lines)"},
 			&cli.StringFlag{Name: "endpoint", Usage: "with --format otel: send the traces to the OTLP/HTTP endpoint `URL` (its /v1/traces when it has no path)"},
 			&cli.StringFlag{Name: "max-chars", Usage: "with --format markdown: at most `N` characters, cutting what does not fit (pr: 65,536, GitHub's limit)"},
 			&cli.StringFlag{Name: "range", Usage: "with --format markdown or html: only what happened in `A..B`"},
@@ -139,12 +147,15 @@ func parseExport(c *cli.Context) (exportOptions, error) {
 	}
 	switch o.Format {
 	case "json":
-	case "markdown", "md", "html", "atif", "messages", "otel":
+	case "markdown", "md", "html", "atif", "messages", "otel", "agent-trace":
 		if o.Compact || o.YAML {
 			return o, usagef("--compact and --yaml go with --format json")
 		}
 	default:
-		return o, usagef("--format %q: choose json, markdown, html, atif, messages or otel", o.Format)
+		return o, usagef("--format %q: choose json, markdown, html, atif, messages, otel or agent-trace", o.Format)
+	}
+	if o.Format == "agent-trace" && o.Session != "" {
+		return o, usagef("--format agent-trace takes a range of code commits, not --session")
 	}
 	if m := c.String("max-chars"); m != "" {
 		if o.Format != "markdown" && o.Format != "md" {
@@ -185,6 +196,9 @@ func runExport(ctx context.Context, d *deps, o exportOptions) error {
 		if _, err := otel.TracesURL(o.Endpoint); err != nil {
 			return usagef("--endpoint: %v", err)
 		}
+	}
+	if o.Format == "agent-trace" {
+		return exportAgentTrace(ctx, d, o)
 	}
 	var err error
 	if o.Rev, err = d.revOrSession(ctx, o.Rev, o.Session); err != nil {

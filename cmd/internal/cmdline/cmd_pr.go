@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	gitsnap "github.com/git-snap/git-snap"
+	"github.com/git-snap/git-snap/provenance"
 	"github.com/git-snap/git-snap/render"
 	"github.com/git-snap/git-snap/report"
 	"github.com/git-snap/git-snap/snapshot"
@@ -77,7 +78,11 @@ func runPR(ctx context.Context, d *deps, o prOptions) error {
 	if err != nil {
 		return err
 	}
-	linked, err := repo.LinkedSessions(ctx, cr)
+	lines, err := repo.RangeLines(ctx, cr, linesProgress(d))
+	if err != nil {
+		return err
+	}
+	linked, err := repo.LinkedSessions(ctx, cr, lines)
 	if err != nil {
 		return err
 	}
@@ -85,26 +90,27 @@ func runPR(ctx context.Context, d *deps, o prOptions) error {
 	if err != nil {
 		return err
 	}
-	pr := report.PR{Range: cr.Spec, Commits: len(cr.Commits)}
+	pr := report.PR{Range: cr.Spec, Commits: len(cr.Commits), Lines: prLines(provenance.Count(lines.Files))}
 	for _, l := range linked {
 		sess, err := loadReport(ctx, d, l.Tip.ID.String(), report.Options{Prices: table})
 		if err != nil {
 			return fmt.Errorf("read session %s at %s: %w", l.Session, l.Tip.ID, err)
 		}
-		ps := report.PRSession{Session: sess, Snapshots: l.Snapshots, By: l.By}
+		ps := report.PRSession{Session: sess, Snapshots: l.Snapshots, By: l.By, Lines: l.Lines.Lines, Models: prModels(l.Lines.Models)}
 		for _, c := range l.Commits {
 			ps.Commits = append(ps.Commits, c.String())
 		}
 		pr.Sessions = append(pr.Sessions, ps)
 	}
 	if o.JSON {
+		j := prToJSON(cr, pr, linked)
 		if o.Output == "" {
-			return d.writeJSON(prToJSON(cr, pr))
+			return d.writeJSON(j)
 		}
 		var buf bytes.Buffer
 		out := d.out
 		d.out = &buf
-		err := d.writeJSON(prToJSON(cr, pr))
+		err := d.writeJSON(j)
 		d.out = out
 		if err != nil {
 			return err
@@ -126,6 +132,9 @@ type prJSON struct {
 	Head          string          `json:"head"`
 	Commits       []prCommitJSON  `json:"commits"`
 	Sessions      []prSessionJSON `json:"sessions"`
+	// Lines count who wrote the lines the range added that HEAD holds.
+	Lines        linesCountJSON     `json:"lines"`
+	LinesByModel []linesByModelJSON `json:"lines_by_model"`
 }
 
 type prCommitJSON struct {
@@ -152,6 +161,8 @@ type prSessionJSON struct {
 	Tokens       *render.TokensJSON `json:"tokens"`
 	Cost         *render.CostJSON   `json:"cost"`
 	Fetch        []string           `json:"fetch"`
+	Lines        int                `json:"lines"`
+	LinesByModel []linesByModelJSON `json:"lines_by_model"`
 }
 
 type prPromptJSON struct {
@@ -160,18 +171,23 @@ type prPromptJSON struct {
 	Text string  `json:"text"`
 }
 
-func prToJSON(cr gitsnap.CodeRange, pr report.PR) prJSON {
+func prToJSON(cr gitsnap.CodeRange, pr report.PR, linked []gitsnap.Linked) prJSON {
 	out := prJSON{SchemaVersion: render.SchemaVersion, Range: cr.Spec, Base: cr.Base.String(), Head: cr.Head.String(),
-		Commits: []prCommitJSON{}, Sessions: []prSessionJSON{}}
+		Commits: []prCommitJSON{}, Sessions: []prSessionJSON{}, LinesByModel: []linesByModelJSON{}}
+	if l := pr.Lines; l != nil {
+		out.Lines = linesCountJSON{Lines: l.Lines, Agent: l.Agent, Mixed: l.Mixed, Person: l.Person, Unknown: l.Unknown}
+		out.LinesByModel = prModelsToJSON(l.Models)
+	}
 	by := map[string][]string{}
-	for _, ps := range pr.Sessions {
+	for i, ps := range pr.Sessions {
 		s := ps.Session
 		n := s.Numbers
 		j := prSessionJSON{Name: s.Name, Agent: nullString(s.Agent), Models: append([]string{}, s.Models...), Snapshot: s.Snapshot, Seq: s.Seq,
 			Snapshots: ps.Snapshots, Commits: append([]string{}, ps.Commits...), LinkedBy: ps.By, First: render.TimeJSON(s.First), Last: render.TimeJSON(s.Last),
 			Prompts: []prPromptJSON{}, Files: append([]string{}, report.Files(s)...), ToolCalls: n.ToolCalls, ToolFailures: n.ToolFailures,
 			Tokens: render.TokensToJSON(snapshot.Usage{Input: n.InputTokens, CacheRead: n.CacheReadTokens, CacheWrite: n.CacheWriteTokens, Output: n.OutputTokens}),
-			Fetch:  []string{"git snap pull origin " + s.Name, "git snap export --format html -o " + path.Base(s.Name) + ".html " + s.Name}}
+			Fetch:  []string{"git snap pull origin " + s.Name, "git snap export --format html -o " + path.Base(s.Name) + ".html " + s.Name},
+			Lines:  linked[i].Lines.Lines, LinesByModel: prModelsToJSON(ps.Models)}
 		if n.Cost != nil {
 			j.Cost = render.CostToJSON(*n.Cost)
 		}
@@ -198,4 +214,26 @@ func nullString(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// prLines is what the PR comment says of who wrote the range's lines.
+func prLines(t provenance.Tally) *report.PRLines {
+	return &report.PRLines{Lines: t.Lines, Agent: t.Kinds[provenance.Agent], Mixed: t.Kinds[provenance.Mixed],
+		Person: t.Kinds[provenance.Person], Unknown: t.Kinds[provenance.Unknown], Models: prModels(t.Models)}
+}
+
+func prModels(ms []provenance.ModelTally) []report.PRModel {
+	var out []report.PRModel
+	for _, m := range ms {
+		out = append(out, report.PRModel{Model: m.Model, Lines: m.Lines, Share: m.Share})
+	}
+	return out
+}
+
+func prModelsToJSON(ms []report.PRModel) []linesByModelJSON {
+	out := []linesByModelJSON{}
+	for _, m := range ms {
+		out = append(out, linesByModelJSON{Model: nullString(m.Model), Lines: m.Lines, Share: m.Share})
+	}
+	return out
 }

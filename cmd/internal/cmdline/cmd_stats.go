@@ -20,7 +20,7 @@ func cmdStats(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "stats",
 		Usage:     "summarise a session, or all sessions",
-		ArgsUsage: "[SESSION]",
+		ArgsUsage: "[SESSION] | --lines [BASE..HEAD]",
 		Description: `Counts snapshots and checkpoints, first and last time and the span between, and
 from the newest snapshot: messages, turns, tool calls and failures, model calls,
 compactions, tokens (input, cache read, cache write and output apart) and an
@@ -28,11 +28,18 @@ estimate of their cost at list prices (config prices: add or override them).
 First and last are the times of the records when they carry times, else of
 the snapshots. Without SESSION: the default session, or all sessions added up.
 
+--lines counts instead who wrote the lines a range of code commits added that its
+last commit still holds, as git snap blame tells each line: agents (by session and
+by model), people, and unknown. BASE..HEAD is read as git snap pr reads it (BASE
+alone is BASE..HEAD; none: the current branch's upstream to HEAD).
+
 Examples:
    git snap stats fix-login
-   git snap stats --json`,
+   git snap stats --json
+   git snap stats --lines main..HEAD`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "JSON, for scripts"},
+			&cli.BoolFlag{Name: "lines", Usage: "count who wrote the lines a range of code commits added: agents, by model, or people"},
 		},
 		Action: action(e, shape{max: 1}, parseStats, runStats),
 	}
@@ -41,10 +48,16 @@ Examples:
 type statsOptions struct {
 	Session string
 	JSON    bool
+	Lines   bool   // count a code range's lines
+	Range   string // with Lines: BASE..HEAD, "" for the upstream to HEAD
 }
 
 func parseStats(c *cli.Context) (statsOptions, error) {
-	return statsOptions{Session: c.Args().First(), JSON: c.Bool("json")}, nil
+	o := statsOptions{Session: c.Args().First(), JSON: c.Bool("json"), Lines: c.Bool("lines")}
+	if o.Lines {
+		o.Range, o.Session = o.Session, ""
+	}
+	return o, nil
 }
 
 // sessionStats are the sessions summed; render.StatsJSON is their JSON.
@@ -62,6 +75,9 @@ type sessionStats struct {
 // session.
 func runStats(ctx context.Context, d *deps, o statsOptions) error {
 	proc.LimitMemory(readMemoryLimit)
+	if o.Lines {
+		return lineStats(ctx, d, o)
+	}
 	s, session := d.repo, or(o.Session, d.session)
 	all, damaged, err := readableSessions(ctx, s)
 	if err != nil {

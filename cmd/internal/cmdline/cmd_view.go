@@ -10,8 +10,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	gitsnap "github.com/git-snap/git-snap"
 	"github.com/git-snap/git-snap/cmd/internal/proc"
 	"github.com/git-snap/git-snap/internal/refwatch"
+	"github.com/git-snap/git-snap/provenance"
 	"github.com/git-snap/git-snap/search"
 	"github.com/git-snap/git-snap/storage"
 	"github.com/git-snap/git-snap/viewer"
@@ -24,7 +26,9 @@ func cmdView(e *env) *cli.Command {
 		ArgsUsage: "[REV]",
 		Description: `Serves a read-only web viewer of the repository's sessions on 127.0.0.1 and prints
 its address: every session (fetched ones too), each session's timeline, snapshots
-and their diffs, the files an agent touched. It reads the repository live:
+and their diffs, the files an agent touched, and a file of the code with each line
+marked by the session and prompt that wrote it (/blame/PATH, as git snap blame
+tells it; ?rev=REV for another commit than HEAD). It reads the repository live:
 new snapshots show up as they are saved. With REV, the address printed is that
 snapshot's timeline. Stop it with Ctrl-C.
 
@@ -73,7 +77,9 @@ func runView(ctx context.Context, d *deps, o viewOptions) error {
 	if err != nil {
 		return err
 	}
-	opts := viewer.Options{Prices: table}
+	opts := viewer.Options{Prices: table, Blame: func(ctx context.Context, rev, path string) (*provenance.File, error) {
+		return d.repo.Blame(ctx, gitsnap.BlameOptions{Rev: rev, File: path})
+	}}
 	if d.openAt != nil { // searches get a store of their own (see viewer.Options)
 		opts.OpenSearchStore = func(ctx context.Context) (storage.ReadCloser, error) {
 			repo, _, err := d.openAt(ctx, d.workDir)

@@ -78,6 +78,13 @@ func schemaRepo(t *testing.T) (run func(args ...string) []byte) {
 	run("import", "--from", "codex", filepath.Join(codex, "..", "codex-real", "rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl"))
 	run("save", "-s", "d", "--turn", "1", "-l", "first", "one.json")
 	run("save", "-s", "d", "-m", "second", "two.json")
+	// A session whose captured notes.md a commit then took: blame
+	// finds its lines.
+	run("save", "-s", "e", "one.json")
+	write("notes.md", "a\n")
+	git("add", "notes.md")
+	git("commit", "-q", "-m", "notes")
+	run("save", "-s", "e", "-m", "after the commit", "one.json")
 	run("checkpoint", "green", shortID, "-m", "tests pass")
 	run("checkpoint", "done", "d")
 	write(".git/snap/config.yaml", "redact:\n  disabled: true\n")
@@ -222,6 +229,8 @@ func TestJSONMatchesSchemas(t *testing.T) {
 		{"doctor", []string{"doctor", "--json"}, []string{"agents"}},
 		{"checkpoint", []string{"checkpoint", "--json", "blue", "d~1"}, nil},
 		{"pr", []string{"pr", "--json", "HEAD~1..HEAD"}, []string{"commits", "sessions"}},
+		{"blame", []string{"blame", "--json", "notes.md"}, []string{"lines", "edits", "by_model"}},
+		{"stats-lines", []string{"stats", "--json", "--lines", "HEAD~2..HEAD"}, []string{"sessions", "files", "by_model"}},
 		{"checkpoint", []string{"checkpoint", "--json", "--delete", "d/blue"}, nil},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -47,6 +47,7 @@ var jsonOutputs = map[string]jsonOutput{
 	"trace":      {"trace", ""},
 	"usage":      {"usage", "rows"},
 	"pr":         {"pr", "sessions"},
+	"blame":      {"blame", "lines"},
 }
 
 // jsonFlags are the flags a command with --json takes besides it: --jq,

@@ -47,6 +47,8 @@ func TestScripts(t *testing.T) {
 			"lines":      cmdLines,
 			"envsubst":   cmdEnvsubst,
 			"jsonlequal": cmdJSONLEqual,
+			"agentturn":  cmdAgentTurn,
+			"cmpids":     cmdCmpIDs,
 		},
 		RequireExplicitExec: true,
 		UpdateScripts:       os.Getenv("GIT_SNAP_UPDATE_SCRIPTS") != "", // rewrites the files cmp compares with, for a reviewed change
