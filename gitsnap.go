@@ -40,6 +40,12 @@ type Options struct {
 	Warnf func(format string, args ...any)
 	// Now gives the time of new snapshots; time.Now when nil.
 	Now func() time.Time
+	// Watchman is the socket of a watchman server, "" for none. With
+	// one, a hook call after a tool that may write reads the work tree's
+	// state from the files watchman saw change since the last call,
+	// rather than from a git status that reads every file (see package
+	// codestate). The command line fills it from its environment.
+	Watchman string
 }
 
 // Repository is a repository's sessions, opened with its settings: what
@@ -54,6 +60,8 @@ type Repository struct {
 	env    gitstore.GitEnv
 	// userConfigDir is where the user's copy of the price list is.
 	userConfigDir string
+	// watchman is Options.Watchman.
+	watchman string
 }
 
 // Open opens the store of the repository dir is in, as the command line
@@ -101,7 +109,7 @@ func OpenPaths(ctx context.Context, paths gitstore.Paths, o Options) (*Repositor
 	if err != nil {
 		return nil, err
 	}
-	return &Repository{store: s, Config: cfg, env: o.GitEnv, userConfigDir: o.UserConfigDir}, nil
+	return &Repository{store: s, Config: cfg, env: o.GitEnv, userConfigDir: o.UserConfigDir, watchman: o.Watchman}, nil
 }
 
 // Close releases the repository's open files.

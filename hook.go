@@ -86,7 +86,7 @@ func (r *Repository) hookCode(ctx context.Context, dir string, p agent.Payload, 
 // the work tree dir is in; the zero State where there is none. changed
 // lists the changed files too.
 func (r *Repository) CodeState(ctx context.Context, dir string, changed bool) (codestate.State, error) {
-	return capture.CodeState(ctx, r.Paths().WorkTree, dir, r.env, changed)
+	return capture.CodeState(ctx, r.Paths(), dir, r.env, changed, codestate.Options{Watchman: r.watchman, UserConfigDir: r.userConfigDir})
 }
 
 // MarkCommit marks the sessions at work in the work tree dir is in with
