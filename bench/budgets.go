@@ -33,6 +33,7 @@ const (
 	kindStorage      budgetKind = "storage"
 	kindPush         budgetKind = "push"
 	kindPull         budgetKind = "pull"
+	kindImportRefs   budgetKind = "import-refs"
 
 	kindFirstStats    budgetKind = "first-stats"
 	kindFirstSessions budgetKind = "first-sessions"
@@ -75,6 +76,7 @@ var budgets = []budget{
 	{kind: kindStorage, operation: "storage at real hook cadence after `git snap gc`", baseline: "gzip of the transcript", times: 1.5},
 	{kind: kindPush, operation: "push of one snapshot onto 100k history", baseline: "`git push` of the same refs", times: 1.5},
 	{kind: kindPull, operation: "pull of one snapshot onto 100k history", baseline: "`git fetch` of the same refs", times: 1.5},
+	{kind: kindImportRefs, operation: "`import` into a repository of 100k session refs", baseline: "the same import into an empty repository", times: 1.2},
 	{kind: kindFirstStats, operation: "the first `stats` after a hook call on a 50k-record session", baseline: "the same command again (warm)", times: 1.2},
 	{kind: kindFirstSessions, operation: "the first `sessions` after a hook call on a 50k-record session", baseline: "the same command again (warm)", times: 1.2},
 	{kind: kindFirstUsage, operation: "the first `usage --daily` after a hook call on a 50k-record session", baseline: "the same command again (warm)", times: 1.2},

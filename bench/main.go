@@ -16,6 +16,7 @@
 //	go -C bench run . -only usage -quick      # usage --daily against ccusage (npm)
 //	go -C bench run . -only firstread         # stats, sessions, usage after a hook call on 50k records
 //	go -C bench run . -only import -quick     # import against git fast-import and ccusage
+//	go -C bench run . -only importrefs        # import into 100k session refs against an empty repository
 //
 // It prints a Markdown table of medians and ratios.
 package main
@@ -50,7 +51,7 @@ type config struct {
 }
 
 // groups are the sets of rows -only can pick.
-var groups = []string{"core", "share", "storage", "worktree", "sessions", "long", "startup", "search", "viewer", "memory", "usage", "firstread", "import"}
+var groups = []string{"core", "share", "storage", "worktree", "sessions", "long", "startup", "search", "viewer", "memory", "usage", "firstread", "import", "importrefs"}
 
 // wants says whether a group of rows is to run.
 func (c config) wants(group string) bool { return len(c.only) == 0 || c.only[group] }
@@ -142,6 +143,7 @@ func run(ctx context.Context, c config) error {
 		{"usage", b.usageRows},
 		{"firstread", b.firstReadRows},
 		{"import", b.importRows},
+		{"importrefs", b.importRefsRows},
 	} {
 		if err := add(g.name, g.f); err != nil {
 			return err
