@@ -44,6 +44,12 @@ type Options struct {
 	Warnf func(format string, args ...any)
 	// Now returns the time of new snapshots; time.Now when nil.
 	Now func() time.Time
+	// Watchman is the socket of a watchman server, "" for none. With
+	// one, a hook call after a tool that may write reads the work tree's
+	// state from the files watchman saw change since the last call,
+	// rather than from a git status that reads every file (see package
+	// codestate). The command line fills it from its environment.
+	Watchman string
 }
 
 // Repository gives access to a repository's sessions, opened with the
@@ -60,6 +66,8 @@ type Repository struct {
 	// userConfigDir is the directory that holds the user's copy of the
 	// price list.
 	userConfigDir string
+	// watchman is Options.Watchman.
+	watchman string
 }
 
 // Open opens the store of the repository that contains dir, as the
@@ -108,7 +116,7 @@ func OpenPaths(ctx context.Context, paths gitstore.Paths, o Options) (*Repositor
 	if err != nil {
 		return nil, err
 	}
-	return &Repository{store: s, Config: cfg, env: o.GitEnv, userConfigDir: o.UserConfigDir}, nil
+	return &Repository{store: s, Config: cfg, env: o.GitEnv, userConfigDir: o.UserConfigDir, watchman: o.Watchman}, nil
 }
 
 // Close releases the repository's open files.

@@ -91,7 +91,7 @@ func (r *Repository) hookCode(ctx context.Context, dir string, p agent.Payload, 
 // when there is no work tree. If changed is set, it also lists the
 // changed files.
 func (r *Repository) CodeState(ctx context.Context, dir string, changed bool) (codestate.State, error) {
-	return capture.CodeState(ctx, r.Paths().WorkTree, dir, r.env, changed)
+	return capture.CodeState(ctx, r.Paths(), dir, r.env, changed, codestate.Options{Watchman: r.watchman, UserConfigDir: r.userConfigDir})
 }
 
 // MarkCommit marks the sessions active in the work tree that contains

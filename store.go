@@ -437,8 +437,13 @@ func (r *Repository) Redactor() *redact.Redactor { return r.store.Redactor() }
 func (r *Repository) SessionRef(session string) string { return r.store.SessionRef(session) }
 
 // Import imports many agent transcripts at once, in one batch (see
-// capture.Importer, whose Store is this repository's).
+// capture.Importer, whose Store is this repository's). A session whose
+// transcripts hold more than the settings' limits.max_document_bytes is
+// refused, unless im names a bound of its own.
 func (r *Repository) Import(ctx context.Context, im capture.Importer, items []agent.ImportItem) error {
 	im.Store = r.store
+	if im.MaxDocumentBytes == 0 {
+		im.MaxDocumentBytes = int64(r.Config.Limits.MaxDocumentBytes)
+	}
 	return im.Run(ctx, items)
 }

@@ -209,6 +209,11 @@ func (b *bench) blameSession(ctx context.Context, s *gitsnap.Repository, scratch
 		return err
 	}
 	t.in = ingestIn(s, a, scratch)
+	// A post-commit hook call marks the commit as the store does.
+	marker, ok := s.Storage().(capture.Marker)
+	if !ok {
+		return fmt.Errorf("the store cannot mark commits")
+	}
 	for c := range commitsPerSession {
 		n := i*commitsPerSession + c
 		cc := h.commits[n]
@@ -224,7 +229,7 @@ func (b *bench) blameSession(ctx context.Context, s *gitsnap.Repository, scratch
 				return err
 			}
 		}
-		if _, err := s.Mark(ctx, storage.SaveOptions{Session: name, Label: "post-commit", Code: ids[n+1]}); err != nil {
+		if _, err := marker.Mark(ctx, storage.SaveOptions{Session: name, Label: "post-commit", Code: ids[n+1]}); err != nil {
 			return err
 		}
 	}

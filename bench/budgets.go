@@ -36,6 +36,7 @@ const (
 	kindPush         budgetKind = "push"
 	kindPull         budgetKind = "pull"
 	kindBlame        budgetKind = "blame"
+	kindImportRefs   budgetKind = "import-refs"
 
 	kindFirstStats    budgetKind = "first-stats"
 	kindFirstSessions budgetKind = "first-sessions"
@@ -63,7 +64,7 @@ var budgets = []budget{
 	{kind: kindStartupHook, operation: "start-up of a hook call, `git-snap-hook --version`", baseline: "an empty Go program built the same way", times: 2},
 	{kind: kindStartupInit, operation: "the slowest package init of `git-snap-hook --version` (`GODEBUG=inittrace=1`)", baseline: "—", limit: time.Millisecond},
 	{kind: kindHook, operation: "hook call on a 3 MB Claude Code transcript grown by 2 lines (on a quiet machine)", baseline: "a naive hook that re-reads and rewrites the whole transcript", limit: 40 * time.Millisecond},
-	{kind: kindHookWorktree, operation: "hook call in a 20k-file work tree", baseline: "the same call in an empty work tree", times: 1.3},
+	{kind: kindHookWorktree, operation: "hook call after a shell tool in a 20k-, 100k- and 300k-file work tree, with watchman", baseline: "the same call in an empty work tree", times: 1.3},
 	{kind: kindHookLong, operation: "hook call on a 50k-message session", baseline: "the same call on 100 messages", times: 1.3},
 	{kind: kindLog, operation: "`log -n 20`", baseline: "`git log -n 20`", times: 2},
 	{kind: kindDiff, operation: "`diff --stat` of two 10k-message snapshots", baseline: "`git diff --stat`", times: 2.5},
@@ -79,6 +80,7 @@ var budgets = []budget{
 	{kind: kindPush, operation: "push of one snapshot onto 100k history", baseline: "`git push` of the same refs", times: 1.5},
 	{kind: kindPull, operation: "pull of one snapshot onto 100k history", baseline: "`git fetch` of the same refs", times: 1.5},
 	{kind: kindBlame, operation: "`blame` of a file in a 10k-commit repository with 1,000 sessions", baseline: "`git blame` of the same file", times: 2},
+	{kind: kindImportRefs, operation: "`import` into a repository of 100k session refs", baseline: "the same import into an empty repository", times: 1.2},
 	{kind: kindFirstStats, operation: "the first `stats` after a hook call on a 50k-record session", baseline: "the same command again (warm)", times: 1.2},
 	{kind: kindFirstSessions, operation: "the first `sessions` after a hook call on a 50k-record session", baseline: "the same command again (warm)", times: 1.2},
 	{kind: kindFirstUsage, operation: "the first `usage --daily` after a hook call on a 50k-record session", baseline: "the same command again (warm)", times: 1.2},

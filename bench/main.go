@@ -19,6 +19,7 @@
 //	go -C bench run . -only firstread         # stats, sessions, usage after a hook call on 50k records
 //	go -C bench run . -only import -quick     # import against git fast-import and ccusage
 //	go -C bench run . -only blame             # blame in 10k commits of 1,000 sessions against git blame
+//	go -C bench run . -only importrefs        # import into 100k session refs against an empty repository
 //
 // It prints a Markdown table of medians and ratios.
 package main
@@ -53,7 +54,7 @@ type config struct {
 }
 
 // groups are the sets of rows -only can pick.
-var groups = []string{"core", "share", "storage", "worktree", "sessions", "long", "startup", "search", "viewer", "memory", "usage", "firstread", "import", "blame"}
+var groups = []string{"core", "share", "storage", "worktree", "sessions", "long", "startup", "search", "viewer", "memory", "usage", "firstread", "import", "blame", "importrefs"}
 
 // wants says whether a group of rows is to run.
 func (c config) wants(group string) bool { return len(c.only) == 0 || c.only[group] }
@@ -146,6 +147,7 @@ func run(ctx context.Context, c config) error {
 		{"firstread", b.firstReadRows},
 		{"import", b.importRows},
 		{"blame", b.blameRows},
+		{"importrefs", b.importRefsRows},
 	} {
 		if err := add(g.name, g.f); err != nil {
 			return err

@@ -181,54 +181,6 @@ func (b *bench) hookSession(ctx context.Context, dir, name string, n int, files 
 	return path, hookPayload(name, path, dir), t.grow(ctx, time.Time{}, lines...)
 }
 
-// worktreeRows times a hook call after a shell tool (which scans the
-// work tree) in work trees of 20k and 2k tracked files, each paired with
-// the same call in an empty one, and the git status the call runs,
-// paired alike.
-func (b *bench) worktreeRows(ctx context.Context) ([]row, error) {
-	type tree struct {
-		dir  string
-		hook timer
-	}
-	trees := map[int]tree{}
-	for _, n := range []int{0, 2000, 20000} {
-		dir := filepath.Join(b.work, fmt.Sprintf("tree-%d", n))
-		session := fmt.Sprintf("tree%d", n)
-		logf("a work tree of %d tracked files", n)
-		path, payload, err := b.hookSession(ctx, dir, session, 50, func(dir string) error { return trackedFiles(dir, n) })
-		if err != nil {
-			return nil, err
-		}
-		trees[n] = tree{dir, b.hookTimer(dir, path, payload, session, 50)}
-	}
-	status := func(dir string) timer {
-		return b.command(dir, nil, "git", "--no-optional-locks", "status", "--porcelain=v2", "-z", "--branch", "--no-renames", "--untracked-files=all")
-	}
-	var rows []row
-	for _, n := range []int{2000, 20000} {
-		hook, err := b.pair(trees[n].hook, trees[0].hook)
-		if err != nil {
-			return nil, err
-		}
-		st, err := b.pair(status(trees[n].dir), status(trees[0].dir))
-		if err != nil {
-			return nil, err
-		}
-		r := row{what: fmt.Sprintf("hook call after Bash, %d tracked files", n), baseline: "the same call in an empty work tree"}
-		if n == 20000 {
-			r.kind = kindHookWorktree
-		}
-		rows = append(rows, hook.fill(r),
-			st.fill(row{what: fmt.Sprintf("git status alone, %d tracked files: the one scan the hook call makes", n), baseline: "the same git status in the empty work tree"}))
-	}
-	for _, t := range trees {
-		if err := hookFailed(t.dir); err != nil {
-			return nil, err
-		}
-	}
-	return rows, nil
-}
-
 // trackedFiles writes n small files in directories of 100.
 func trackedFiles(dir string, n int) error {
 	for i := range n {

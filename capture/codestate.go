@@ -8,17 +8,21 @@ import (
 )
 
 // CodeState reads the state of the code a snapshot is taken at: the
-// store's work tree (workTree), or, for a store apart from the code
-// (--store, workTree ""), the work tree dir is in, found with env; the
-// zero State where there is none. changed lists the changed files too.
-func CodeState(ctx context.Context, workTree, dir string, env gitstore.GitEnv, changed bool) (codestate.State, error) {
-	root := workTree
-	if root == "" {
-		p, err := gitstore.Discover(dir, env)
-		if err != nil || p.WorkTree == "" {
-			return codestate.State{}, nil
-		}
-		root = p.WorkTree
+// store's work tree (paths.WorkTree), or, for a store apart from the
+// code (--store, no work tree), the work tree dir is in, found with env;
+// the zero State where there is none. changed lists the changed files
+// too. o says where watchman is, for the store's own work tree: the
+// state is kept in its git directory between calls, which a store apart
+// from the code does not write into.
+func CodeState(ctx context.Context, paths gitstore.Paths, dir string, env gitstore.GitEnv, changed bool, o codestate.Options) (codestate.State, error) {
+	o.Changed = changed
+	if paths.WorkTree != "" {
+		o.Dir, o.GitDir, o.CommonDir = paths.WorkTree, paths.GitDir, paths.CommonDir
+		return codestate.Read(ctx, o)
 	}
-	return codestate.Read(ctx, codestate.Options{Dir: root, Changed: changed})
+	p, err := gitstore.Discover(dir, env)
+	if err != nil || p.WorkTree == "" {
+		return codestate.State{}, nil
+	}
+	return codestate.Read(ctx, codestate.Options{Dir: p.WorkTree, Changed: changed, Git: o.Git})
 }

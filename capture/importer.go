@@ -37,6 +37,10 @@ type Importer struct {
 	Adapter      agent.Adapter
 	Limits       snapshot.Limits
 	MaxReadBytes int64
+	// MaxDocumentBytes bounds what one session's transcripts may hold
+	// together (limits.max_document_bytes); 0 bounds nothing. A larger
+	// one is refused before anything is written.
+	MaxDocumentBytes int64
 	// Workers is how many sessions are read at once; GOMAXPROCS when 0.
 	Workers int
 	// PackBytes is how large a pack grows before it is put in place;
@@ -74,6 +78,9 @@ type ImportResult struct {
 // whole so far, and returns the error (the first, wrapped with its
 // transcript's path).
 func (im Importer) Run(ctx context.Context, items []agent.ImportItem) error {
+	if err := im.checkSizes(items); err != nil {
+		return err
+	}
 	b, err := im.Store.NewBatch(ctx, gitstore.BatchOptions{NewDeflater: im.NewDeflater})
 	if err != nil {
 		return err
@@ -100,6 +107,33 @@ func (im Importer) Run(ctx context.Context, items []agent.ImportItem) error {
 		return err
 	}
 	return ctx.Err()
+}
+
+// checkSizes refuses the import when a session's transcripts (its own
+// and its subagents') hold more than MaxDocumentBytes together: an
+// import reads a transcript in steps, so no one read would see it whole.
+func (im Importer) checkSizes(items []agent.ImportItem) error {
+	if im.MaxDocumentBytes <= 0 {
+		return nil
+	}
+	for _, it := range items {
+		files := []string{it.Path}
+		extra, _ := im.Adapter.Transcripts(agent.Payload{Agent: im.Adapter.Name(), SessionID: it.Session, TranscriptPath: it.Path})
+		for _, f := range extra {
+			files = append(files, f)
+		}
+		var total int64
+		for _, f := range files {
+			if fi, err := os.Stat(f); err == nil {
+				total += fi.Size()
+			}
+		}
+		if total > im.MaxDocumentBytes {
+			return &agent.ImportError{Msg: fmt.Sprintf("%s: session %s's transcripts hold %d bytes, more than limits.max_document_bytes (%d); nothing was imported: raise the limit in .git-snap.yaml to import it, or leave the file out",
+				it.Path, it.Session, total, im.MaxDocumentBytes)}
+		}
+	}
+	return nil
 }
 
 // importRun is the state of one Importer.Run.

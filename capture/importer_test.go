@@ -3,6 +3,7 @@ package capture
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -168,4 +169,34 @@ func TestImporterRedacts(t *testing.T) {
 	if bytes.Contains(out, []byte(secret)) || !bytes.Contains(out, []byte("[REDACTED:github-token]")) {
 		t.Errorf("the secret is in the repository, or its placeholder is not")
 	}
+}
+
+// TestImporterRefusesSessionsPastTheDocumentLimit: an import reads a
+// transcript in steps, so no one read sees it whole; a session whose
+// transcripts hold more than MaxDocumentBytes together is refused before
+// anything is written, naming the file and the setting.
+func TestImporterRefusesSessionsPastTheDocumentLimit(t *testing.T) {
+	ctx := context.Background()
+	folder := importCorpus(t, 3)
+	a := agent.ClaudeCode{}
+	plan, err := agent.PlanImport(a, "", []string{folder}, snapshot.Limits{})
+	must(t, err)
+	largest := int64(0)
+	for _, it := range plan.Items {
+		fi, err := os.Stat(it.Path)
+		must(t, err)
+		largest = max(largest, fi.Size())
+	}
+	dir, s := newStore(t)
+	im := Importer{Store: s, Adapter: a, MaxDocumentBytes: largest - 1}
+	err = im.Run(ctx, plan.Items)
+	var ie *agent.ImportError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "limits.max_document_bytes") {
+		t.Fatalf("err = %v, want an ImportError naming limits.max_document_bytes", err)
+	}
+	if refs := refsOf(t, dir); refs != "" {
+		t.Errorf("refs written by a refused import:\n%s", refs)
+	}
+	im.MaxDocumentBytes = largest
+	must(t, im.Run(ctx, plan.Items))
 }

@@ -178,3 +178,13 @@ func must(t testing.TB, err error) {
 		t.Fatal(err)
 	}
 }
+
+// gitAllowFail runs git and returns its output whatever its exit status
+// (git check-ignore exits 1 when nothing is ignored).
+func gitAllowFail(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, _ := cmd.Output()
+	return strings.TrimSpace(string(out))
+}

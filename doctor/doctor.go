@@ -2,8 +2,9 @@
 // git-snap's hooks are installed and whether their command runs, what the
 // agent needs besides (see agent.Needer), when it last called and how
 // long that took; and, for the repository, git's post-commit hook, the
-// hook log's last errors, stale locks, leftover temporary files and
-// repository shapes git-snap refuses. The command line only prints the
+// hook log's last errors, stale locks, leftover temporary files,
+// repository shapes git-snap refuses, and whether hook calls read the
+// work tree through watchman. The command line only prints the
 // Report.
 package doctor
 
@@ -23,6 +24,7 @@ import (
 	"github.com/git-snap/git-snap/capture"
 
 	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/codestate"
 	"github.com/git-snap/git-snap/gitstore"
 )
 
@@ -51,6 +53,9 @@ type Options struct {
 	// runs and is this git-snap's. Nil: it is only looked up.
 	Version        string
 	ProgramVersion func(prog string) (string, error)
+	// Watchman is the socket of the user's watchman server, "" when none
+	// was found: whether hook calls read the work tree through it.
+	Watchman string
 }
 
 // Report is what doctor found.
@@ -102,6 +107,9 @@ func Run(ctx context.Context, o Options) Report {
 		r.Agents = append(r.Agents, checkGit(ctx, o, log))
 	}
 	r.Repository = checkRepository(o, logErr)
+	if o.Paths.WorkTree != "" {
+		r.Repository = append(r.Repository, checkCodeState(ctx, o))
+	}
 	if o.Errors > 0 && log.Errors != nil {
 		r.Errors = log.Errors
 	}
@@ -359,6 +367,23 @@ func checkRepository(o Options, logErr error) []agent.Check {
 		out = append(out, agent.Check{Name: "temporary files", Status: agent.Warn, Detail: fmt.Sprintf("%d left by killed writers, e.g. %s", len(in.Temp), in.Temp[0]), Fix: "git snap gc removes them"})
 	}
 	return out
+}
+
+// checkCodeState says how a hook call after a shell tool reads the work
+// tree: through watchman, which lists what changed since the last call,
+// or with git status, which reads every file.
+func checkCodeState(ctx context.Context, o Options) agent.Check {
+	answers, detail := codestate.Watcher(ctx, codestate.Options{Dir: o.Paths.WorkTree, Watchman: o.Watchman})
+	start := "watchman watch-project " + o.Paths.WorkTree
+	switch {
+	case answers:
+		return agent.Check{Name: "work tree", Status: agent.OK, Detail: detail + ": a hook call after a shell tool reads only the files changed since the last call"}
+	case o.Watchman != "":
+		return agent.Check{Name: "work tree", Status: agent.Warn, Detail: detail + ": each hook call after a shell tool runs git status, which reads every file of the work tree",
+			Fix: "start it: " + start}
+	}
+	return agent.Check{Name: "work tree", Status: agent.OK, Detail: detail + ": each hook call after a shell tool runs git status, which reads every file of the work tree; " +
+		"in a large one, install watchman (apt-get install watchman, brew install watchman) and run " + start + ", and hook calls read only what changed"}
 }
 
 func holder(l gitstore.Lock) string {

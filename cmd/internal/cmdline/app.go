@@ -498,6 +498,7 @@ func (e *env) openPaths(ctx context.Context, paths gitstore.Paths) (*gitsnap.Rep
 		GitEnv:        e.gitEnv(),
 		Warnf:         func(f string, a ...any) { fmt.Fprintf(e.stderr, "git-snap: warning: "+f+"\n", a...) },
 		Now:           e.now,
+		Watchman:      proc.Watchman(e.getenv),
 	})
 	if err != nil {
 		return nil, config.Config{}, err

@@ -29,7 +29,8 @@ hold git-snap's hooks, whether their command runs, what the agent needs besides 
 the hooks feature, the project's trust, each hook's trust; Claude Code: no settings
 file turning hooks off), and its last hook call
 with its time and latency, from .git/snap/hook.log. Then the log's last errors, stale
-locks, leftover temporary files and a repository shape git-snap refuses. One verdict
+locks, leftover temporary files, a repository shape git-snap refuses, and how a hook
+call reads the work tree (through watchman, or with git status). One verdict
 line per agent. Exits 1 when capture is broken, 0 otherwise.
 
 Examples:
@@ -83,7 +84,8 @@ func runDoctor(ctx context.Context, d *deps, o doctorOptions) error {
 func doctorReport(ctx context.Context, d *deps, agents []string) doctor.Report {
 	o := doctor.Options{Env: d.agentEnv, LookPath: exec.LookPath, Agents: agents, Now: d.now(), Errors: 5,
 		Version:        hookcmd.Version(),
-		ProgramVersion: func(prog string) (string, error) { return proc.ProgramVersion(ctx, prog) }}
+		ProgramVersion: func(prog string) (string, error) { return proc.ProgramVersion(ctx, prog) },
+		Watchman:       proc.Watchman(d.getenv)}
 	if paths, err := d.pathsAt(d.workDir); err == nil {
 		o.Paths = paths
 		if s, _, err := d.openAt(ctx, d.workDir); err != nil {

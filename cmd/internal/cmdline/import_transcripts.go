@@ -74,7 +74,7 @@ func runImportTranscripts(ctx context.Context, d *deps, o importOptions) error {
 		if errors.Is(err, context.Canceled) && done > 0 {
 			fmt.Fprintf(d.errOut, "git-snap: note: %d of %s in place before the stop; the same import goes on from there\n", done, render.Count(len(plan.Items), "transcript"))
 		}
-		return err
+		return importUsage(err)
 	}
 	fmt.Fprintf(d.out, "%s, %d imported", render.Count(len(plan.Items), "transcript"), added)
 	if len(plan.Skipped) > 0 {

@@ -71,6 +71,7 @@ func Run(ctx context.Context, p Process) {
 			GitEnv:        proc.GitEnv(p.Getenv),
 			Warnf:         func(f string, a ...any) { fmt.Fprintf(p.Stderr, "git-snap: warning: "+f+"\n", a...) },
 			Now:           func() time.Time { return proc.Now(p.Getenv) },
+			Watchman:      proc.Watchman(p.Getenv),
 		},
 		AgentEnv:     proc.AgentEnv(p.Getenv),
 		FollowUp:     p.Getenv(hook.FollowUpVar) != "",

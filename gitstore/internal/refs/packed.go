@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/git-snap/git-snap/storage"
 )
@@ -43,8 +44,24 @@ func (r *Store) listPacked(prefix string) (map[string]storage.ID, error) {
 
 // packedFile reads packed-refs without its header line, and whether the
 // header says it is sorted; no bytes and no error when there is none.
+// What was read is kept while the file's stat stays the same, as git
+// keeps it (packed-refs is only ever replaced, by a rename): an import
+// looks up a few refs per session, and a repository may pack 100k.
 func (r *Store) packedFile() (b []byte, sorted bool, err error) {
-	b, err = os.ReadFile(filepath.Join(r.dir, "packed-refs"))
+	name := filepath.Join(r.dir, "packed-refs")
+	fi, err := os.Stat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read packed-refs: %w", err)
+	}
+	r.packed.mu.Lock()
+	defer r.packed.mu.Unlock()
+	if c := &r.packed; c.fi != nil && os.SameFile(c.fi, fi) && c.fi.Size() == fi.Size() && c.fi.ModTime().Equal(fi.ModTime()) {
+		return c.b, c.sorted, nil
+	}
+	b, err = os.ReadFile(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
@@ -56,7 +73,18 @@ func (r *Store) packedFile() (b []byte, sorted bool, err error) {
 		sorted = bytes.Contains(append(header, ' '), []byte(" sorted "))
 		b = rest
 	}
+	// The stat taken before the read: a file replaced in between is
+	// read again next time.
+	r.packed.fi, r.packed.b, r.packed.sorted = fi, b, sorted
 	return b, sorted, nil
+}
+
+// packedCache is packed-refs as last read, and the stat it was read at.
+type packedCache struct {
+	mu     sync.Mutex
+	fi     os.FileInfo
+	b      []byte
+	sorted bool
 }
 
 // lowerPacked is where the first record at or after name starts among

@@ -53,12 +53,14 @@ type Options struct {
 
 // Store reads and updates the refs of one repository: loose files
 // first, then packed-refs; updates under <ref>.lock. It holds no state
-// between calls but which broken refs it warned of, so any number of
-// processes may use the same refs.
+// between calls but which broken refs it warned of and packed-refs as
+// last read, checked against the file's stat on every read, so any
+// number of processes may use the same refs.
 type Store struct {
 	dir    string // the common git dir
 	opts   Options
 	broken *sync.Map // names of broken refs warned of
+	packed packedCache
 }
 
 // New returns a Store for the refs of the repository whose common git
