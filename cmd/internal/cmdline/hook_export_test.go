@@ -99,8 +99,14 @@ cat `+filepath.Join(tmp, "last.json")+`
 	}
 	must(t, agentProc.Process.Kill())
 	_ = agentProc.Wait()
+	// The call apart saves the export, then writes its hook.log line:
+	// wait for both.
+	logged := func() bool {
+		log, _ := os.ReadFile(filepath.Join(repo, ".git", "snap", "hook.log"))
+		return strings.Contains(string(log), "call opencode export")
+	}
 	end := time.Now().Add(60 * time.Second)
-	for !same(restore(), last) {
+	for !same(restore(), last) || !logged() {
 		if time.Now().After(end) {
 			log, _ := os.ReadFile(filepath.Join(repo, ".git", "snap", "hook.log"))
 			t.Fatalf("restore after OpenCode exited:\n%s\nwant:\n%s\nhook.log:\n%s", restore(), last, log)
