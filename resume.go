@@ -22,9 +22,9 @@ func (r *Repository) RecordResume(ctx context.Context, session string, resumed s
 	_, added, err := r.Append(ctx, storage.SaveOptions{Session: session, Label: "resume", Source: source}, func(tipRest map[string]any) (storage.Delta, error) {
 		rest, ok, err := plan.Moved(tipRest)
 		if err != nil || !ok {
-			return storage.Delta{Rest: tipRest}, err // nothing changed, so nothing is saved
+			return storage.Delta{Others: tipRest}, err // nothing changed, so nothing is saved
 		}
-		return storage.Delta{Rest: rest}, nil
+		return storage.Delta{Others: rest}, nil
 	})
 	return added, err
 }

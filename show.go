@@ -34,7 +34,7 @@ func ShowFrom(ctx context.Context, s SnapshotReader, rev string) (*session.Snaps
 	if err != nil {
 		return nil, err
 	}
-	rest, e, err := s.ReadRest(ctx, id)
+	rest, e, err := s.ReadWithoutMessages(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +46,7 @@ func ShowFrom(ctx context.Context, s SnapshotReader, rev string) (*session.Snaps
 	if err != nil {
 		return nil, err
 	}
-	return &session.Snapshot{Rev: rev, Entry: e, Rest: rest, Checkpoints: namesOn(cps, e.ID), SessionCheckpoints: cps,
+	return &session.Snapshot{Rev: rev, Entry: e, Others: rest, Checkpoints: namesOn(cps, e.ID), SessionCheckpoints: cps,
 		Records: recs, Reader: agent.ReaderFor(e.Header.Source)}, nil
 }
 

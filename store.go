@@ -50,11 +50,11 @@ func (r *Repository) ReadRevision(ctx context.Context, rev string) (map[string]a
 	return r.store.ReadRevision(ctx, rev)
 }
 
-// ReadRest reads snapshot id except for its messages: every other
+// ReadWithoutMessages reads snapshot id except for its messages: every other
 // member, its events and its captured files. A reader of a long session
 // reads the messages one at a time (MessageBlocks, Message).
-func (r *Repository) ReadRest(ctx context.Context, id storage.ID) (map[string]any, storage.Entry, error) {
-	return r.store.ReadRest(ctx, id)
+func (r *Repository) ReadWithoutMessages(ctx context.Context, id storage.ID) (map[string]any, storage.Entry, error) {
+	return r.store.ReadWithoutMessages(ctx, id)
 }
 
 // ReadPath reads path in the snapshot that rev names, as git show
@@ -248,7 +248,7 @@ func (r *Repository) SaveScanned(ctx context.Context, d *snapshot.Scanned, o sto
 // already holds: appending one message writes one blob and the few trees
 // above it. next receives the newest snapshot's members other than
 // messages, events and files (snapshot.Others: no file metadata, no
-// empty arrays; nil for a new session), so returning them as Delta.Rest
+// empty arrays; nil for a new session), so returning them as Delta.Others
 // keeps them unchanged. If another writer updates the session in the
 // meantime, next is called again with the new newest snapshot, so a
 // delta computed from state kept in the document (such as a read

@@ -210,7 +210,7 @@ func recordHash(rec any) (string, error) {
 // each snapshot gives back the document as it was then and the versions
 // it replaced stay in the session's history.
 func documentUpdate(a Adapter, p Payload, key string, rest map[string]any, lim snapshot.Limits) (Update, error) {
-	u := Update{Rest: rest, Touched: StringSet(rest["touched_files"])}
+	u := Update{Others: rest, Touched: StringSet(rest["touched_files"])}
 	st, _ := docStateFrom(rest)
 	if p.TranscriptPath == "" {
 		return u, nil

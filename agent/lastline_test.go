@@ -20,7 +20,7 @@ func update(t *testing.T, path, event string, rest map[string]any) (map[string]a
 		t.Fatal(err)
 	}
 	// As the store gives it back: numbers as snapshot.Number.
-	data, err := snapshot.Marshal(u.Rest)
+	data, err := snapshot.Marshal(u.Others)
 	must(t, err)
 	back, err := snapshot.Parse(data, snapshot.Limits{})
 	must(t, err)

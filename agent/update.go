@@ -21,10 +21,10 @@ import (
 // no git: the caller stores it.
 type Update struct {
 	Messages []any
-	// Rest is the snapshot's members other than messages, events and
+	// Others is the snapshot's members other than messages, events and
 	// files, updated: read positions, turns, the agent and session.
-	Rest map[string]any
-	Turn int
+	Others map[string]any
+	Turn   int
 	// Touched lists the files the session's tool calls wrote, those of
 	// earlier snapshots included.
 	Touched map[string]bool
@@ -88,7 +88,7 @@ func ReadUpdate(a Adapter, p Payload, extra map[string]string, tipRest map[strin
 
 // linesUpdate reads the lines a JSONL transcript and its subagents' gained.
 func linesUpdate(a Adapter, p Payload, extra map[string]string, rest map[string]any, r Reading) (Update, error) {
-	u := Update{Rest: rest, Touched: StringSet(rest["touched_files"])}
+	u := Update{Others: rest, Touched: StringSet(rest["touched_files"])}
 	layout, err := LayoutFrom(rest)
 	if err != nil {
 		return u, err

@@ -180,8 +180,8 @@ func (in Ingest) steps(ctx context.Context, p agent.Payload, o storage.SaveOptio
 // delta is the snapshot an update makes, with the files it touched
 // captured from the work tree.
 func (in Ingest) delta(u agent.Update, changed []string) storage.Delta {
-	d := storage.Delta{Messages: u.Messages, Rest: u.Rest, Turn: u.Turn}
-	in.touch(&d, u.Rest, u.Touched, changed)
+	d := storage.Delta{Messages: u.Messages, Others: u.Others, Turn: u.Turn}
+	in.touch(&d, u.Others, u.Touched, changed)
 	return d
 }
 
@@ -288,7 +288,7 @@ func (in Ingest) Import(ctx context.Context, session, path string) (storage.Entr
 	}
 	var rest map[string]any
 	if !tip.IsZero() {
-		if rest, err = in.Store.Rest(ctx, tip); err != nil {
+		if rest, err = in.Store.Others(ctx, tip); err != nil {
 			return storage.Entry{}, false, err
 		}
 	}

@@ -161,7 +161,7 @@ func (pc PostCommit) recent(tip snapshot.Header) bool {
 // new snapshot of one with its tip's content and a new header.
 type Marker interface {
 	Sessions(ctx context.Context) ([]storage.Session, error)
-	Rest(ctx context.Context, id storage.ID) (map[string]any, error)
+	Others(ctx context.Context, id storage.ID) (map[string]any, error)
 	Mark(ctx context.Context, o storage.SaveOptions) (storage.Entry, error)
 }
 
@@ -188,7 +188,7 @@ func (pc PostCommit) markEach(ctx context.Context, s Marker, sessions []storage.
 		if !pc.recent(sess.Tip.Header) {
 			continue // skip reading the snapshot
 		}
-		rest, err := s.Rest(ctx, sess.Tip.ID)
+		rest, err := s.Others(ctx, sess.Tip.ID)
 		if err != nil {
 			return marked, fmt.Errorf("read session %s: %w", sess.Name, err)
 		}

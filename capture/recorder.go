@@ -58,7 +58,7 @@ func (r *Recorder) Flush(ctx context.Context) (storage.Entry, bool, error) {
 				turns++
 			}
 		}
-		return storage.Delta{Events: events, Rest: map[string]any{"agent": source, "session_id": r.Session, "turns": snapshot.Number(fmt.Sprint(turns))}, Turn: int(turns)}, nil
+		return storage.Delta{Events: events, Others: map[string]any{"agent": source, "session_id": r.Session, "turns": snapshot.Number(fmt.Sprint(turns))}, Turn: int(turns)}, nil
 	})
 	if err == nil {
 		r.pending = nil

@@ -821,7 +821,7 @@ func agreeEverywhere(t *testing.T, s *gitstore.Store, e storage.Entry, want coun
 	if n := agent.NumbersOf(doc, entry.Header.Source); numbersCounts(n) != want {
 		t.Errorf("the document's numbers:\n got %+v\nwant %+v", numbersCounts(n), want)
 	}
-	rest, _, err := s.ReadRest(ctx, e.ID)
+	rest, _, err := s.ReadWithoutMessages(ctx, e.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -831,7 +831,7 @@ func agreeEverywhere(t *testing.T, s *gitstore.Store, e storage.Entry, want coun
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap := &session.Snapshot{Rev: e.ID.String(), Entry: entry, Rest: rest, Records: recs, Reader: agent.ReaderFor(entry.Header.Source)}
+	snap := &session.Snapshot{Rev: e.ID.String(), Entry: entry, Others: rest, Records: recs, Reader: agent.ReaderFor(entry.Header.Source)}
 	if n, err := snap.Numbers(ctx); err != nil || numbersCounts(n) != want {
 		t.Errorf("show (a record at a time): %v\n got %+v\nwant %+v", err, numbersCounts(n), want)
 	}

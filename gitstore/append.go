@@ -17,7 +17,7 @@ import (
 // message writes one blob and the few trees above it. next is given the
 // tip's members other than messages, events and files (snapshot.Others:
 // no file notes, no empty arrays; nil for a new session), so that
-// returning them as Delta.Rest keeps them. It is called again, on the
+// returning them as Delta.Others keeps them. It is called again, on the
 // new tip, when another writer moved the session meanwhile, so a delta
 // computed from state kept in the document (a read position, say) is
 // never applied twice. It returns false, and writes nothing, when the
@@ -75,7 +75,7 @@ func (s *Store) buildAppend(ctx context.Context, ref string, tip storage.ID, h *
 		}
 	}
 	h.Messages, h.Events, h.Files = base.Header.Messages, base.Header.Events, base.Header.Files
-	objs, err := layout.Build(s.reader, base.tree, &snapshot.Parts{Rest: rest, Messages: d.Messages, Events: d.Events, Files: d.Files}, h)
+	objs, err := layout.Build(s.reader, base.tree, &snapshot.Parts{Others: rest, Messages: d.Messages, Events: d.Events, Files: d.Files}, h)
 	if err != nil {
 		return built{}, err
 	}
@@ -92,8 +92,8 @@ func (s *Store) buildAppend(ctx context.Context, ref string, tip storage.ID, h *
 // file notes, of the captured files or, when the tip's files are kept,
 // the tip's.
 func deltaRest(d storage.Delta, tipRest map[string]any) (map[string]any, error) {
-	rest := make(map[string]any, len(d.Rest)+1)
-	for k, v := range d.Rest {
+	rest := make(map[string]any, len(d.Others)+1)
+	for k, v := range d.Others {
 		if snapshot.StoredApart(k) {
 			return nil, &snapshot.InputError{Path: "$." + k, Msg: k + " is appended, not replaced"}
 		}
@@ -128,10 +128,10 @@ func (s *Store) redactDelta(d storage.Delta) (storage.Delta, []redact.Finding) {
 	if r == nil {
 		return d, nil
 	}
-	doc := map[string]any{"rest": d.Rest, "messages": d.Messages, "events": d.Events}
+	doc := map[string]any{"rest": d.Others, "messages": d.Messages, "events": d.Events}
 	out, found := r.Document(doc)
 	red := storage.Delta{}
-	red.Rest, _ = out["rest"].(map[string]any)
+	red.Others, _ = out["rest"].(map[string]any)
 	red.Messages, _ = out["messages"].([]any)
 	red.Events, _ = out["events"].([]any)
 	if d.Files != nil {
@@ -175,9 +175,9 @@ func (s *Store) Mark(ctx context.Context, o storage.SaveOptions) (storage.Entry,
 	})
 }
 
-// Rest reads a snapshot's members other than messages, events and files
+// Others reads a snapshot's members other than messages, events and files
 // (snapshot.Others), as Append's next is given them.
-func (s *Store) Rest(ctx context.Context, id storage.ID) (map[string]any, error) {
+func (s *Store) Others(ctx context.Context, id storage.ID) (map[string]any, error) {
 	o, err := s.openSnapshot(ctx, id)
 	if err != nil {
 		return nil, err

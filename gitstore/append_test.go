@@ -31,7 +31,7 @@ func TestAppendBuildsTheTreeSaveBuilds(t *testing.T) {
 			t.Fatalf("step %d: %v %v", step, added, err)
 		}
 		msgs, events = append(msgs, d.Messages...), append(events, d.Events...)
-		full := fullDocument(d.Rest, msgs, events, files)
+		full := fullDocument(d.Others, msgs, events, files)
 		saved, err := s.Save(ctx, full, storage.SaveOptions{Session: "full"})
 		if err != nil {
 			t.Fatal(err)
@@ -53,7 +53,7 @@ func TestAppendBuildsTheTreeSaveBuilds(t *testing.T) {
 // 2 events after the msgs and events there are, and replaces the files
 // every fourth step.
 func randomDelta(r *rand.Rand, step, msgs, events int) storage.Delta {
-	d := storage.Delta{Rest: map[string]any{"step": snapshot.Number(fmt.Sprint(step)), "config": map[string]any{"m": "x"}}}
+	d := storage.Delta{Others: map[string]any{"step": snapshot.Number(fmt.Sprint(step)), "config": map[string]any{"m": "x"}}}
 	for range r.IntN(90) {
 		d.Messages = append(d.Messages, conversation(msgs + 1)["messages"].([]any)[msgs])
 	}
@@ -93,7 +93,7 @@ func fullDocument(rest map[string]any, msgs, events []any, files []snapshot.File
 
 // fileEntry is a captured file as a document holds it.
 func fileEntry(f snapshot.File) any {
-	p := snapshot.Parts{Files: []snapshot.File{f}, Rest: map[string]any{}}
+	p := snapshot.Parts{Files: []snapshot.File{f}, Others: map[string]any{}}
 	entry := map[string]any{}
 	if f.Mode != snapshot.ModeRegular {
 		entry["mode"] = f.Mode
@@ -101,19 +101,19 @@ func fileEntry(f snapshot.File) any {
 	if f.Path == "bin/x" {
 		entry["encoding"] = "base64"
 	}
-	p.Rest["files"] = map[string]any{f.Path: entry}
+	p.Others["files"] = map[string]any{f.Path: entry}
 	return p.Join()["files"].(map[string]any)[f.Path]
 }
 
 func TestAppendNothingNewWritesNothing(t *testing.T) {
 	ctx := context.Background()
 	_, s := newRepo(t)
-	d := storage.Delta{Rest: map[string]any{"a": "b"}, Messages: []any{"m"}}
+	d := storage.Delta{Others: map[string]any{"a": "b"}, Messages: []any{"m"}}
 	if _, added, err := s.Append(ctx, storage.SaveOptions{Session: "n"}, func(map[string]any) (storage.Delta, error) { return d, nil }); err != nil || !added {
 		t.Fatal(added, err)
 	}
 	_, added, err := s.Append(ctx, storage.SaveOptions{Session: "n"}, func(map[string]any) (storage.Delta, error) {
-		return storage.Delta{Rest: map[string]any{"a": "b"}}, nil
+		return storage.Delta{Others: map[string]any{"a": "b"}}, nil
 	})
 	if err != nil || added {
 		t.Errorf("empty delta: added %v, %v", added, err)
@@ -124,7 +124,7 @@ func TestAppendNothingNewWritesNothing(t *testing.T) {
 }
 
 // next is given the tip's members other than messages, events and files
-// (as Rest reads them), so that giving them back changes nothing.
+// (as Others reads them), so that giving them back changes nothing.
 func TestAppendNextGetsTheOtherMembers(t *testing.T) {
 	ctx := context.Background()
 	_, s := newRepo(t)
@@ -138,7 +138,7 @@ func TestAppendNextGetsTheOtherMembers(t *testing.T) {
 	var got map[string]any
 	_, added, err := s.Append(ctx, storage.SaveOptions{Session: "n"}, func(tip map[string]any) (storage.Delta, error) {
 		got = tip
-		return storage.Delta{Rest: tip}, nil
+		return storage.Delta{Others: tip}, nil
 	})
 	if err != nil || added {
 		t.Fatalf("the tip's own members: added %v, %v", added, err)
@@ -147,8 +147,8 @@ func TestAppendNextGetsTheOtherMembers(t *testing.T) {
 	if !snapshot.Equal(got, want) {
 		t.Errorf("next got %v, want %v", got, want)
 	}
-	if rest, err := s.Rest(ctx, e.ID); err != nil || !snapshot.Equal(rest, want) {
-		t.Errorf("Rest: %v, %v; want %v", rest, err, want)
+	if rest, err := s.Others(ctx, e.ID); err != nil || !snapshot.Equal(rest, want) {
+		t.Errorf("Others: %v, %v; want %v", rest, err, want)
 	}
 }
 
@@ -204,14 +204,14 @@ func appendLines(ctx context.Context, dir string, total int64) error {
 				pos, _ = n.Int64()
 			}
 			if pos >= total {
-				return storage.Delta{Rest: tip}, nil
+				return storage.Delta{Others: tip}, nil
 			}
 			end := min(pos+3, total)
 			var d storage.Delta
 			for i := pos; i < end; i++ {
 				d.Messages = append(d.Messages, fmt.Sprintf("line %d", i))
 			}
-			d.Rest = map[string]any{"pos": snapshot.Number(fmt.Sprint(end))}
+			d.Others = map[string]any{"pos": snapshot.Number(fmt.Sprint(end))}
 			return d, nil
 		})
 		if err != nil || !added {

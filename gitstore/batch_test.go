@@ -17,7 +17,7 @@ import (
 
 // batchDelta is the i-th step of session n: a few messages.
 func batchDelta(n, i int) storage.Delta {
-	d := storage.Delta{Rest: map[string]any{"agent": "test", "step": snapshot.Number(fmt.Sprint(i))}}
+	d := storage.Delta{Others: map[string]any{"agent": "test", "step": snapshot.Number(fmt.Sprint(i))}}
 	for j := range 3 {
 		d.Messages = append(d.Messages, map[string]any{"role": "user", "content": fmt.Sprintf("session %d step %d message %d", n, i, j)})
 	}

@@ -39,7 +39,7 @@ func (s *Store) openSnapshot(ctx context.Context, id storage.ID) (opened, error)
 // loadParts reads the rest of an opened snapshot: its messages, events
 // and files.
 func (s *Store) loadParts(o opened) (*snapshot.Parts, error) {
-	p := &snapshot.Parts{Rest: o.rest}
+	p := &snapshot.Parts{Others: o.rest}
 	var err error
 	if p.Messages, err = s.reader.Load(o.tree.Messages); err != nil {
 		return nil, err
@@ -65,7 +65,7 @@ func (s *Store) Diff(ctx context.Context, a, b storage.ID) (*snapshot.Diff, erro
 		return nil, err
 	}
 	ta, tb := oa.tree, ob.tree
-	pa, pb := &snapshot.Parts{Rest: oa.rest}, &snapshot.Parts{Rest: ob.rest}
+	pa, pb := &snapshot.Parts{Others: oa.rest}, &snapshot.Parts{Others: ob.rest}
 	if pa.Messages, pb.Messages, err = s.reader.Sparse(ta.Messages, tb.Messages); err != nil {
 		return nil, err
 	}

@@ -91,7 +91,7 @@ type written struct {
 // holds whole, and decides how it is counted; nil, with no error, says
 // the document is to be read whole.
 func (s *Store) startScanned(d *snapshot.Scanned, o storage.SaveOptions) (*scannedSave, error) {
-	rest, r := d.Rest, s.opts.Redactor
+	rest, r := d.Others, s.opts.Redactor
 	var found []redact.Finding
 	if r != nil {
 		if r.RenamesKey(snapshot.MemberMessages) || r.RenamesKey(snapshot.MemberEvents) {

@@ -126,7 +126,7 @@ func (tw *twin) appendOne(t *testing.T, session string, msg any) {
 	var ids [2]string
 	for i, s := range tw.stores {
 		e, _, err := s.Append(context.Background(), storage.SaveOptions{Session: session}, func(rest map[string]any) (storage.Delta, error) {
-			return storage.Delta{Messages: []any{msg}, Rest: rest}, nil
+			return storage.Delta{Messages: []any{msg}, Others: rest}, nil
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -839,15 +839,15 @@ func (s *Store) Read(ctx context.Context, id storage.ID) (map[string]any, storag
 	return p.Join(), o.Entry, nil
 }
 
-// ReadRest reads the snapshot id names but for its messages: every
+// ReadWithoutMessages reads the snapshot id names but for its messages: every
 // other member, its events and captured files. A reader of a long
 // session reads the messages one at a time (MessageBlocks, Message).
-func (s *Store) ReadRest(ctx context.Context, id storage.ID) (map[string]any, storage.Entry, error) {
+func (s *Store) ReadWithoutMessages(ctx context.Context, id storage.ID) (map[string]any, storage.Entry, error) {
 	o, err := s.openSnapshot(ctx, id)
 	if err != nil {
 		return nil, storage.Entry{}, err
 	}
-	p := &snapshot.Parts{Rest: o.rest}
+	p := &snapshot.Parts{Others: o.rest}
 	if p.Events, err = s.reader.Load(o.tree.Events); err != nil {
 		return nil, storage.Entry{}, fmt.Errorf("read snapshot %s: %w", id, err)
 	}

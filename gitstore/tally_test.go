@@ -32,7 +32,7 @@ func TestAppendGoesOnFromTheKeptTally(t *testing.T) {
 			for _, l := range lines[from:to] {
 				msgs = append(msgs, agent.Element(l, snapshot.Limits{}))
 			}
-			return storage.Delta{Messages: msgs, Rest: rest}, nil
+			return storage.Delta{Messages: msgs, Others: rest}, nil
 		})
 		must(t, err)
 		return e
@@ -80,7 +80,7 @@ func TestAppendGoesOnFromTheKeptTally(t *testing.T) {
 			for _, l := range lines[i : i+20] {
 				msgs = append(msgs, agent.Element(l, snapshot.Limits{}))
 			}
-			return storage.Delta{Messages: msgs, Rest: rest}, nil
+			return storage.Delta{Messages: msgs, Others: rest}, nil
 		})
 		must(t, err)
 	}

@@ -61,7 +61,7 @@ func TestTipCacheMergedOnAppend(t *testing.T) {
 	_, s := newRepo(t)
 	for i := range 300 { // more than two chunks of messages
 		_, _, err := s.Append(ctx, storage.SaveOptions{Session: "a"}, func(rest map[string]any) (storage.Delta, error) {
-			return storage.Delta{Messages: []any{map[string]any{"n": i}}, Rest: rest}, nil
+			return storage.Delta{Messages: []any{map[string]any{"n": i}}, Others: rest}, nil
 		})
 		must(t, err)
 	}

@@ -43,7 +43,7 @@ func readPrompts(ctx context.Context, s Store, sl *sessionLines, n int) (prompts
 	if err != nil {
 		return nil, false, err
 	}
-	rest, err := s.Rest(ctx, sl.Tip)
+	rest, err := s.Others(ctx, sl.Tip)
 	if err != nil {
 		return nil, false, err
 	}

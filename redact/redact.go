@@ -654,7 +654,7 @@ func (r *Redactor) Scanned(d *snapshot.Scanned) ([]Finding, error) {
 		_, found := r.Document(doc)
 		return found, nil
 	}
-	_, found := r.Document(d.Rest)
+	_, found := r.Document(d.Others)
 	for _, member := range []string{snapshot.MemberMessages, snapshot.MemberEvents} {
 		for i := range d.Len(member) {
 			v, err := d.Element(member, i)

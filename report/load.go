@@ -75,10 +75,10 @@ func (s *Session) readTurns(ctx context.Context) error {
 func Open(ctx context.Context, s Store, snap *session.Snapshot, o Options) (*Session, error) {
 	entry, id := snap.Entry, snap.Entry.ID
 	h := entry.Header
-	events, _ := snap.Rest[snapshot.MemberEvents].([]any)
+	events, _ := snap.Others[snapshot.MemberEvents].([]any)
 	out := &Session{Name: h.Session, Agent: h.Source, Snapshot: id.String(), Seq: h.Seq, Code: h.Code, Dirty: h.Dirty, Other: map[string]int{}}
 	a, _ := agent.Lookup(h.Source, agent.Env{})
-	st := &stream{s: s, recs: snap.Records, source: h.Source, rd: snap.Reader, copies: agent.CopiesIn(a, snap.Rest)}
+	st := &stream{s: s, recs: snap.Records, source: h.Source, rd: snap.Reader, copies: agent.CopiesIn(a, snap.Others)}
 	evStart := 0
 	var from storage.ID
 	var err error
@@ -148,7 +148,7 @@ func (st *stream) rangeStart(ctx context.Context, fromRev, rev string, entry sto
 	if err != nil {
 		return from, 0, err
 	}
-	frest, fentry, err := st.s.ReadRest(ctx, from)
+	frest, fentry, err := st.s.ReadWithoutMessages(ctx, from)
 	if err != nil {
 		return from, 0, err
 	}

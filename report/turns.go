@@ -641,7 +641,7 @@ func fileChanges(ctx context.Context, s Store, a, b storage.ID) ([]snapshot.File
 		}
 		return d.Files, nil
 	}
-	bDoc, _, err := s.ReadRest(ctx, b)
+	bDoc, _, err := s.ReadWithoutMessages(ctx, b)
 	if err != nil {
 		return nil, err
 	}

@@ -148,7 +148,7 @@ func idsDigest(ids []storage.MessageID) [sha256.Size]byte {
 // have changed (a block that is not yet full receives appended records)
 // are their messages listed.
 func HasFirstRecords(ctx context.Context, s storage.Contents, e storage.Entry, key FirstKey) (bool, error) {
-	rest, err := s.Rest(ctx, e.ID)
+	rest, err := s.Others(ctx, e.ID)
 	if err != nil {
 		return false, err
 	}

@@ -34,7 +34,7 @@ type Records struct {
 }
 
 // LiveRecords lists the live records of snapshot e, whose other members
-// are rest (from ReadRest). When possible it reads none of the records.
+// are rest (from ReadWithoutMessages). When possible it reads none of the records.
 // Only when the records themselves say which are live
 // (agent.LiveIndex) does it read them all and keep them in memory.
 func LiveRecords(ctx context.Context, s storage.Contents, e storage.Entry, rest map[string]any) (*Records, error) {
@@ -138,7 +138,7 @@ func (r *Records) SharedPrefix(ctx context.Context, o *Records) (int, error) {
 
 // CountRecords counts a snapshot's live records the way agent.NumbersOf
 // counts its document, reading one record at a time (agent.Tally). rest
-// holds the snapshot's other members (from ReadRest).
+// holds the snapshot's other members (from ReadWithoutMessages).
 func CountRecords(ctx context.Context, s storage.Contents, e storage.Entry, rest map[string]any) (agent.Numbers, error) {
 	recs, err := LiveRecords(ctx, s, e, rest)
 	if err != nil {

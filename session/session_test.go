@@ -66,7 +66,7 @@ func TestCountsAreTheAgentsOfTheWholeDocument(t *testing.T) {
 			if !e.Header.Counted || !reflect.DeepEqual(e.Header.Totals, want.Totals()) {
 				t.Errorf("header totals %+v, want %+v", e.Header.Totals, want.Totals())
 			}
-			rest, _, err := s.ReadRest(ctx, e.ID)
+			rest, _, err := s.ReadWithoutMessages(ctx, e.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,7 +93,7 @@ func TestLiveRecordsAreTheDocuments(t *testing.T) {
 			s := newStore()
 			e, doc := importTranscript(t, s, tr.agent, tr.path)
 			want := agent.LiveMessages(doc)
-			rest, _, err := s.ReadRest(ctx, e.ID)
+			rest, _, err := s.ReadWithoutMessages(ctx, e.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -144,7 +144,7 @@ func TestFirstRecordsSurviveAppendsNotRewrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rest, _, _ := s.ReadRest(ctx, e.ID)
+	rest, _, _ := s.ReadWithoutMessages(ctx, e.ID)
 	first, ok, err := session.FirstLiveRecords(ctx, s, e, rest, 1)
 	if err != nil || !ok {
 		t.Fatalf("FirstLiveRecords: %v, %v", ok, err)
@@ -154,7 +154,7 @@ func TestFirstRecordsSurviveAppendsNotRewrites(t *testing.T) {
 		t.Fatal("no key for the first record")
 	}
 	appended, _, err := s.Append(ctx, storage.SaveOptions{Session: "f"}, func(tip map[string]any) (storage.Delta, error) {
-		return storage.Delta{Messages: []any{map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": "and the tests"}}}, Rest: tip}, nil
+		return storage.Delta{Messages: []any{map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": "and the tests"}}}, Others: tip}, nil
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -196,7 +196,7 @@ func TestPickaxe(t *testing.T) {
 	s := newStore()
 	say := func(text string) storage.Entry {
 		e, _, err := s.Append(ctx, storage.SaveOptions{Session: "p"}, func(tip map[string]any) (storage.Delta, error) {
-			return storage.Delta{Messages: []any{map[string]any{"role": "user", "content": text}}, Rest: tip}, nil
+			return storage.Delta{Messages: []any{map[string]any{"role": "user", "content": text}}, Others: tip}, nil
 		})
 		if err != nil {
 			t.Fatal(err)

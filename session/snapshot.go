@@ -17,9 +17,9 @@ type Snapshot struct {
 	// Rev is the revision that was requested.
 	Rev   string
 	Entry storage.Entry
-	// Rest is the snapshot's document except for its messages (from
-	// ReadRest): the other members, the events and the captured files.
-	Rest map[string]any
+	// Others is the snapshot's document except for its messages (from
+	// ReadWithoutMessages): the other members, the events and the captured files.
+	Others map[string]any
 	// Checkpoints lists the names of the checkpoints set on this
 	// snapshot, oldest first. SessionCheckpoints lists every checkpoint
 	// of its session.
@@ -35,7 +35,7 @@ type Snapshot struct {
 // the way its agent counts them (agent.NumbersOf), reading each record
 // once.
 func (s *Snapshot) Numbers(ctx context.Context) (agent.Numbers, error) {
-	events, _ := s.Rest[snapshot.MemberEvents].([]any)
-	files, _ := s.Rest[snapshot.MemberFiles].(map[string]any)
+	events, _ := s.Others[snapshot.MemberEvents].([]any)
+	files, _ := s.Others[snapshot.MemberFiles].(map[string]any)
 	return s.Records.Count(ctx, s.Entry.Header.Source, 0, events, len(files))
 }

@@ -89,7 +89,7 @@ func CompareParts(pa, pb *Parts, view Viewer) *Diff {
 		Events:   compareElements(pa.Events, pb.Events, view),
 		Files:    compareFiles(pa.Files, pb.Files),
 	}
-	ra, rb := withoutFileMeta(pa.Rest), withoutFileMeta(pb.Rest)
+	ra, rb := withoutFileMeta(pa.Others), withoutFileMeta(pb.Others)
 	compareValues(&d.Members, nil, ra, rb)
 	ma, mb := markUnchanged(pa.Messages, pb.Messages)
 	sa := ComputeStats(map[string]any{MemberMessages: ma}, view)

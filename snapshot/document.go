@@ -32,11 +32,11 @@ type File struct {
 
 // Parts is a document split the way it is stored: Messages and Events as
 // one blob per element, Files as blobs at their own paths, and all other
-// members (Rest) in snapshot.json. Rest also keeps, under "files", each
+// members (Others) in snapshot.json. Others also keeps, under "files", each
 // file's members other than its content, so that Join returns exactly
 // the document that Split was given.
 type Parts struct {
-	Rest     map[string]any
+	Others   map[string]any
 	Messages []any
 	Events   []any
 	Files    []File // sorted by Path
@@ -89,20 +89,20 @@ func Others(doc map[string]any) map[string]any {
 
 // Split validates a document and splits it for storage. A non-empty
 // messages or events array is stored element by element; an empty one
-// stays in Rest unchanged.
+// stays in Others unchanged.
 func Split(doc map[string]any) (*Parts, error) {
-	p := &Parts{Rest: Others(doc)}
-	if p.Rest == nil {
-		p.Rest = map[string]any{}
+	p := &Parts{Others: Others(doc)}
+	if p.Others == nil {
+		p.Others = map[string]any{}
 	}
 	var err error
-	if p.Messages, err = extractArray(doc, p.Rest, MemberMessages); err != nil {
+	if p.Messages, err = extractArray(doc, p.Others, MemberMessages); err != nil {
 		return nil, err
 	}
-	if p.Events, err = extractArray(doc, p.Rest, MemberEvents); err != nil {
+	if p.Events, err = extractArray(doc, p.Others, MemberEvents); err != nil {
 		return nil, err
 	}
-	if p.Files, err = extractFiles(doc, p.Rest); err != nil {
+	if p.Files, err = extractFiles(doc, p.Others); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -279,8 +279,8 @@ func hfsIgnorable(r rune) bool {
 
 // Join rebuilds the document from its parts.
 func (p *Parts) Join() map[string]any {
-	doc := make(map[string]any, len(p.Rest)+3)
-	for k, v := range p.Rest {
+	doc := make(map[string]any, len(p.Others)+3)
+	for k, v := range p.Others {
 		doc[k] = v
 	}
 	if len(p.Messages) > 0 {
@@ -290,7 +290,7 @@ func (p *Parts) Join() map[string]any {
 		doc[MemberEvents] = p.Events
 	}
 	if len(p.Files) > 0 {
-		meta, _ := p.Rest[MemberFiles].(map[string]any)
+		meta, _ := p.Others[MemberFiles].(map[string]any)
 		files := make(map[string]any, len(p.Files))
 		for _, f := range p.Files {
 			entry := map[string]any{}

@@ -5,7 +5,7 @@ import (
 )
 
 // Scanned is a document that has been checked in full, as Parse checks
-// it, but not built in full in memory. Its members are parsed into Rest,
+// it, but not built in full in memory. Its members are parsed into Others,
 // except the elements of messages and events: for those it records
 // where each element lies in the text, and parses it on request
 // (Element). Parsed in full, a 20 MB document of 50,000 messages takes
@@ -14,16 +14,16 @@ import (
 type Scanned struct {
 	data []byte
 	lim  Limits
-	// Rest holds every member except messages and events when they are
+	// Others holds every member except messages and events when they are
 	// non-empty arrays: the members Split puts in snapshot.json, and files.
-	Rest  map[string]any
-	spans map[string][]span // for each member, where its elements lie
+	Others map[string]any
+	spans  map[string][]span // for each member, where its elements lie
 }
 
 // span is the byte range of an element in a document's text.
 type span struct{ start, end int }
 
-// scannedMember is a placeholder in Rest for a member whose elements
+// scannedMember is a placeholder in Others for a member whose elements
 // were scanned. ScanDocument removes it before returning.
 type scannedMember struct{}
 
@@ -48,8 +48,8 @@ func ScanDocument(data []byte, lim Limits) (*Scanned, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.Rest = v.(map[string]any)
-	maps.DeleteFunc(d.Rest, func(_ string, v any) bool { _, ok := v.(scannedMember); return ok })
+	d.Others = v.(map[string]any)
+	maps.DeleteFunc(d.Others, func(_ string, v any) bool { _, ok := v.(scannedMember); return ok })
 	return d, nil
 }
 
@@ -92,7 +92,7 @@ func (d *Scanned) elements(p *parser, member string, depth int) (any, error) {
 }
 
 // emptyArray reports whether the array at i is empty. An empty array
-// stays in Rest, as Split leaves it.
+// stays in Others, as Split leaves it.
 func (d *Scanned) emptyArray(i int) bool {
 	for i++; i < len(d.data); i++ {
 		switch d.data[i] {
@@ -107,7 +107,7 @@ func (d *Scanned) emptyArray(i int) bool {
 }
 
 // Len returns the number of scanned elements of member (messages or
-// events), which are not in Rest.
+// events), which are not in Others.
 func (d *Scanned) Len(member string) int { return len(d.spans[member]) }
 
 // Size returns the length of the document's text.
@@ -128,7 +128,7 @@ func (d *Scanned) Element(member string, i int) (any, error) {
 // Document parses the whole document and returns what ParseDocument
 // would.
 func (d *Scanned) Document() (map[string]any, error) {
-	doc := maps.Clone(d.Rest)
+	doc := maps.Clone(d.Others)
 	for member, spans := range d.spans {
 		elems := make([]any, len(spans))
 		for i := range spans {

@@ -34,9 +34,9 @@ func scanAgrees(t *testing.T, data []byte, lim snapshot.Limits) bool {
 	for _, m := range []string{snapshot.MemberMessages, snapshot.MemberEvents} {
 		arr, _ := want[m].([]any)
 		_, inDoc := want[m]
-		_, inRest := d.Rest[m]
+		_, inRest := d.Others[m]
 		if inRest != (inDoc && len(arr) == 0) || d.Len(m) != len(arr) {
-			t.Fatalf("%.200q: %d %s scanned, want %d (in Rest only when not a non-empty array)", data, d.Len(m), m, len(arr))
+			t.Fatalf("%.200q: %d %s scanned, want %d (in Others only when not a non-empty array)", data, d.Len(m), m, len(arr))
 		}
 	}
 	return true
@@ -102,7 +102,7 @@ func TestScanElements(t *testing.T) {
 		b, _ := snapshot.Marshal(v)
 		got = append(got, string(b))
 	}
-	if fmt.Sprint(got) != `[{"a":"x"} 2 "three"]` || len(d.Rest) != 1 {
-		t.Errorf("elements %v, rest %v", got, d.Rest)
+	if fmt.Sprint(got) != `[{"a":"x"} 2 "three"]` || len(d.Others) != 1 {
+		t.Errorf("elements %v, rest %v", got, d.Others)
 	}
 }

@@ -63,8 +63,8 @@ type SaveOptions struct {
 type Delta struct {
 	Messages []any // appended to the newest snapshot's messages
 	Events   []any // appended to the newest snapshot's events
-	// Rest replaces every member other than messages, events and files.
-	Rest map[string]any
+	// Others replaces every member other than messages, events and files.
+	Others map[string]any
 	// Files replaces the captured files; nil keeps the newest snapshot's.
 	Files []snapshot.File
 	// Turn, when not 0, is the new snapshot's turn.
@@ -74,7 +74,7 @@ type Delta struct {
 // Empty reports whether the delta adds nothing to a newest snapshot
 // whose other members are tipRest.
 func (d Delta) Empty(tipRest map[string]any) bool {
-	return len(d.Messages) == 0 && len(d.Events) == 0 && d.Files == nil && snapshot.Equal(d.Rest, snapshot.Others(tipRest))
+	return len(d.Messages) == 0 && len(d.Events) == 0 && d.Files == nil && snapshot.Equal(d.Others, snapshot.Others(tipRest))
 }
 
 // Storage is a store of snapshots that implements every interface of
@@ -136,11 +136,11 @@ type Snapshots interface {
 // Contents reads a snapshot piece by piece, for readers that cache what
 // they have read: its messages block by block, and its files by blob.
 type Contents interface {
-	// ReadRest reads the snapshot except for its messages.
-	ReadRest(ctx context.Context, id ID) (map[string]any, Entry, error)
-	// Rest reads the snapshot's members other than messages, events
+	// ReadWithoutMessages reads the snapshot except for its messages.
+	ReadWithoutMessages(ctx context.Context, id ID) (map[string]any, Entry, error)
+	// Others reads the snapshot's members other than messages, events
 	// and files (snapshot.Others).
-	Rest(ctx context.Context, id ID) (map[string]any, error)
+	Others(ctx context.Context, id ID) (map[string]any, error)
 	MessageBlocks(ctx context.Context, e Entry) ([]BlockID, error)
 	// FirstBlocks returns the first n blocks of MessageBlocks (all of
 	// them, when there are fewer), listing no more blocks than needed.

@@ -129,9 +129,9 @@ func (c *countingStore) Message(ctx context.Context, id storage.MessageID) (any,
 	return c.Store.Message(ctx, id)
 }
 
-func (c *countingStore) ReadRest(ctx context.Context, id storage.ID) (map[string]any, storage.Entry, error) {
+func (c *countingStore) ReadWithoutMessages(ctx context.Context, id storage.ID) (map[string]any, storage.Entry, error) {
 	c.rests.Add(1)
-	return c.Store.ReadRest(ctx, id)
+	return c.Store.ReadWithoutMessages(ctx, id)
 }
 
 // viewerOn is a viewer of the repository at dir, on a store of its own,

@@ -41,8 +41,8 @@ func (l locked) Read(ctx context.Context, id storage.ID) (doc map[string]any, e 
 	return doc, e, err
 }
 
-func (l locked) ReadRest(ctx context.Context, id storage.ID) (doc map[string]any, e storage.Entry, err error) {
-	err = l.do(ctx, func(st storage.Reader) error { doc, e, err = st.ReadRest(ctx, id); return err })
+func (l locked) ReadWithoutMessages(ctx context.Context, id storage.ID) (doc map[string]any, e storage.Entry, err error) {
+	err = l.do(ctx, func(st storage.Reader) error { doc, e, err = st.ReadWithoutMessages(ctx, id); return err })
 	return doc, e, err
 }
 
@@ -61,8 +61,8 @@ func (l locked) FirstBlocks(ctx context.Context, e storage.Entry, n int) (ids []
 	return ids, err
 }
 
-func (l locked) Rest(ctx context.Context, id storage.ID) (rest map[string]any, err error) {
-	err = l.do(ctx, func(st storage.Reader) error { rest, err = st.Rest(ctx, id); return err })
+func (l locked) Others(ctx context.Context, id storage.ID) (rest map[string]any, err error) {
+	err = l.do(ctx, func(st storage.Reader) error { rest, err = st.Others(ctx, id); return err })
 	return rest, err
 }
 

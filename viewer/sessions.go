@@ -260,7 +260,7 @@ func (sum summary) readFrom(ctx context.Context, st locked, table *prices.Prices
 		return nil, err
 	}
 	if !carried || !counted {
-		rest, e, err := st.ReadRest(ctx, sum.Tip.ID)
+		rest, e, err := st.ReadWithoutMessages(ctx, sum.Tip.ID)
 		if err != nil {
 			return nil, err
 		}

@@ -80,7 +80,7 @@ func (h *History) AddMessage(ctx context.Context, message llms.ChatMessage) erro
 	enc := Encode(message)
 	defer lockRepo(h.repo)()
 	_, _, err := h.repo.Append(ctx, h.options(LabelAdd+" "+string(message.GetType())), func(tipRest map[string]any) (storage.Delta, error) {
-		return storage.Delta{Messages: []any{enc}, Rest: tipRest}, nil
+		return storage.Delta{Messages: []any{enc}, Others: tipRest}, nil
 	})
 	return err
 }
@@ -126,7 +126,7 @@ func (h *History) replace(ctx context.Context, label string, messages []any, ski
 	}
 	doc := map[string]any{}
 	if !tip.IsZero() {
-		if doc, err = h.repo.Storage().Rest(ctx, tip); err != nil {
+		if doc, err = h.repo.Storage().Others(ctx, tip); err != nil {
 			return err
 		}
 	} else if skipIfNew {

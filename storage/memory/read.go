@@ -45,9 +45,9 @@ func (s *Store) Entry(ctx context.Context, id storage.ID) (storage.Entry, error)
 	return sn.entry, nil
 }
 
-// Rest reads the snapshot's members other than messages, events and
+// Others reads the snapshot's members other than messages, events and
 // files.
-func (s *Store) Rest(ctx context.Context, id storage.ID) (map[string]any, error) {
+func (s *Store) Others(ctx context.Context, id storage.ID) (map[string]any, error) {
 	sn, err := s.snap(ctx, id)
 	if err != nil {
 		return nil, err
@@ -71,7 +71,7 @@ func (s *Store) parts(ctx context.Context, sn *stored, messages bool) (*snapshot
 	if err != nil {
 		return nil, err
 	}
-	p := &snapshot.Parts{Rest: rest}
+	p := &snapshot.Parts{Others: rest}
 	if messages {
 		for _, b := range sn.blocks {
 			refs, err := s.BlockMessages(ctx, b)
@@ -116,8 +116,8 @@ func (s *Store) Read(ctx context.Context, id storage.ID) (map[string]any, storag
 	return p.Join(), sn.entry, nil
 }
 
-// ReadRest reads the snapshot except for its messages.
-func (s *Store) ReadRest(ctx context.Context, id storage.ID) (map[string]any, storage.Entry, error) {
+// ReadWithoutMessages reads the snapshot except for its messages.
+func (s *Store) ReadWithoutMessages(ctx context.Context, id storage.ID) (map[string]any, storage.Entry, error) {
 	sn, err := s.snap(ctx, id)
 	if err != nil {
 		return nil, storage.Entry{}, err

@@ -46,8 +46,8 @@ func (s *Store) Append(ctx context.Context, o storage.SaveOptions, next func(tip
 // applyDelta returns the document that results from applying d to the
 // newest snapshot's document.
 func applyDelta(tip map[string]any, d storage.Delta) (map[string]any, error) {
-	doc := make(map[string]any, len(d.Rest)+3)
-	for k, v := range d.Rest {
+	doc := make(map[string]any, len(d.Others)+3)
+	for k, v := range d.Others {
 		if snapshot.StoredApart(k) {
 			return nil, &snapshot.InputError{Path: "$." + k, Msg: k + " is appended, not replaced"}
 		}
@@ -146,7 +146,7 @@ func (s *Store) prepare(doc map[string]any, o storage.SaveOptions, tip storage.E
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	snap := &stored{}
-	if snap.rest, err = snapshot.Marshal(parts.Rest); err != nil {
+	if snap.rest, err = snapshot.Marshal(parts.Others); err != nil {
 		return nil, err
 	}
 	if snap.blocks, err = s.putMessages(parts.Messages); err != nil {

@@ -170,7 +170,7 @@ func testAppend(t *testing.T, open func() storage.Storage) {
 			t.Errorf("a new session's tip has members %v", tipRest)
 		}
 		first = false
-		return storage.Delta{Messages: []any{"one", "two"}, Rest: map[string]any{"cursor": 2}, Files: []snapshot.File{{Path: "a.txt", Mode: snapshot.ModeRegular, Content: []byte("a\n")}}}, nil
+		return storage.Delta{Messages: []any{"one", "two"}, Others: map[string]any{"cursor": 2}, Files: []snapshot.File{{Path: "a.txt", Mode: snapshot.ModeRegular, Content: []byte("a\n")}}}, nil
 	})
 	must(t, err)
 	if first || !added || e.Header.Seq != 1 || e.Header.Messages != 2 {
@@ -180,7 +180,7 @@ func testAppend(t *testing.T, open func() storage.Storage) {
 		if !snapshot.Equal(tipRest, parse(t, map[string]any{"cursor": 2})) {
 			t.Errorf("tip's members %v, want the cursor alone", tipRest)
 		}
-		return storage.Delta{Messages: []any{"three"}, Events: []any{"e"}, Rest: map[string]any{"cursor": 3}, Turn: 7}, nil
+		return storage.Delta{Messages: []any{"three"}, Events: []any{"e"}, Others: map[string]any{"cursor": 3}, Turn: 7}, nil
 	})
 	must(t, err)
 	if !added || e2.Parent != e.ID || e2.Header.Turn != 7 || e2.Header.Label != "more" {
@@ -194,7 +194,7 @@ func testAppend(t *testing.T, open func() storage.Storage) {
 		t.Errorf("after two appends\n%v\nwant\n%v (the tip's files kept)", doc, want)
 	}
 	same, added, err := s.Append(ctx, storage.SaveOptions{Session: "a"}, func(tipRest map[string]any) (storage.Delta, error) {
-		return storage.Delta{Rest: tipRest}, nil
+		return storage.Delta{Others: tipRest}, nil
 	})
 	must(t, err)
 	if added || !same.ID.IsZero() {
@@ -204,7 +204,7 @@ func testAppend(t *testing.T, open func() storage.Storage) {
 		t.Errorf("an empty delta moved the tip to %s", tip)
 	}
 	if _, _, err := s.Append(ctx, storage.SaveOptions{Session: "a"}, func(map[string]any) (storage.Delta, error) {
-		return storage.Delta{Rest: map[string]any{"messages": []any{"replaced"}}}, nil
+		return storage.Delta{Others: map[string]any{"messages": []any{"replaced"}}}, nil
 	}); err == nil {
 		t.Error("a delta replaced the messages instead of appending")
 	}
@@ -223,7 +223,7 @@ func testConcurrentAppends(t *testing.T, open func() storage.Storage) {
 		wg.Go(func() {
 			for i := range each {
 				_, _, err := s.Append(ctx, storage.SaveOptions{Session: "busy"}, func(tipRest map[string]any) (storage.Delta, error) {
-					return storage.Delta{Messages: []any{fmt.Sprintf("w%d-%d", w, i)}, Rest: tipRest}, nil
+					return storage.Delta{Messages: []any{fmt.Sprintf("w%d-%d", w, i)}, Others: tipRest}, nil
 				})
 				if err != nil {
 					errs <- err
@@ -374,15 +374,15 @@ func testContents(t *testing.T, open func() storage.Storage) {
 	if len(first) != 1 || first[0] != blocks[0] {
 		t.Errorf("FirstBlocks(1) = %v, want the first of %v", first, blocks)
 	}
-	rest, _, err := s.ReadRest(ctx, e.ID)
+	rest, _, err := s.ReadWithoutMessages(ctx, e.ID)
 	must(t, err)
 	if _, ok := rest["messages"]; ok || rest["events"] == nil || rest["files"] == nil {
-		t.Errorf("ReadRest gave members %v: want events and files, no messages", keys(rest))
+		t.Errorf("ReadWithoutMessages gave members %v: want events and files, no messages", keys(rest))
 	}
-	others, err := s.Rest(ctx, e.ID)
+	others, err := s.Others(ctx, e.ID)
 	must(t, err)
 	if !snapshot.Equal(others["config"], doc["config"]) || others["messages"] != nil || others["events"] != nil {
-		t.Errorf("Rest gave members %v: want the config, no messages or events", keys(others))
+		t.Errorf("Others gave members %v: want the config, no messages or events", keys(others))
 	}
 	set, err := s.Files(ctx, e)
 	must(t, err)

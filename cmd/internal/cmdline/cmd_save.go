@@ -157,7 +157,7 @@ func dryRunSave(d *deps, doc *snapshot.Scanned, msgs []any) error {
 // everything else it holds; a session without one starts with them.
 func appendMessages(ctx context.Context, s *gitsnap.Repository, so storage.SaveOptions, msgs []any) (storage.Entry, error) {
 	e, added, err := s.Append(ctx, so, func(tipRest map[string]any) (storage.Delta, error) {
-		return storage.Delta{Messages: msgs, Rest: tipRest}, nil
+		return storage.Delta{Messages: msgs, Others: tipRest}, nil
 	})
 	if err == nil && !added {
 		return e, usagef("--append read no message: give one JSON value a line")
@@ -223,7 +223,7 @@ func readScanned(stdin io.Reader, dir, file string, cfg config.Config) (*snapsho
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if _, err := snapshot.Split(doc.Rest); err != nil {
+	if _, err := snapshot.Split(doc.Others); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return doc, nil

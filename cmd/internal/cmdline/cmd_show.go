@@ -140,7 +140,7 @@ func runShow(ctx context.Context, d *deps, o showOptions) error {
 	if err := showConversation(ctx, d, snap, o); err != nil {
 		return err
 	}
-	if files, ok := snap.Rest[snapshot.MemberFiles].(map[string]any); ok && len(files) > 0 {
+	if files, ok := snap.Others[snapshot.MemberFiles].(map[string]any); ok && len(files) > 0 {
 		fmt.Fprintln(w, p.Bold("\nfiles"))
 		for _, path := range slices.SortedFunc(maps.Keys(files), snapshot.CompareKeys) {
 			fmt.Fprintf(w, "    %s\n", path)

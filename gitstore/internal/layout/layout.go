@@ -129,14 +129,14 @@ type treeBuild struct {
 	objs []gitobj.Object
 }
 
-// Build lays out the next snapshot on base (nil for none): add.Rest is
+// Build lays out the next snapshot on base (nil for none): add.Others is
 // its whole snapshot.json, add.Messages and add.Events follow the base's,
 // and add.Files replaces the base's files unless nil. h holds the base's
 // counts and gets the new snapshot's. It returns every object it made,
 // the root tree last; r reads the base's chunks that it reopens.
 func Build(r Reader, base *Tree, add *snapshot.Parts, h *snapshot.Header) ([]gitobj.Object, error) {
 	b := &treeBuild{read: r, base: base, root: newDraft()}
-	doc, err := snapshot.MarshalIndent(add.Rest)
+	doc, err := snapshot.MarshalIndent(add.Others)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", DocumentFile, err)
 	}
@@ -164,7 +164,7 @@ func Build(r Reader, base *Tree, add *snapshot.Parts, h *snapshot.Header) ([]git
 // of the elements themselves, and returns its objects but those blobs.
 func BuildStored(r Reader, add *snapshot.Parts, messages, events []storage.ID, h *snapshot.Header) ([]gitobj.Object, error) {
 	b := &treeBuild{read: r, root: newDraft()}
-	doc, err := snapshot.MarshalIndent(add.Rest)
+	doc, err := snapshot.MarshalIndent(add.Others)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", DocumentFile, err)
 	}

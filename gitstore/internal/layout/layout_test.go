@@ -123,7 +123,7 @@ func messages(from, n int) []any {
 func TestBuildWritesWhatGitReadsAndReadsItBack(t *testing.T) {
 	g := newRepo(t)
 	add := &snapshot.Parts{
-		Rest:     map[string]any{"settings": map[string]any{"model": "m"}},
+		Others:   map[string]any{"settings": map[string]any{"model": "m"}},
 		Messages: messages(0, 3),
 		Events:   []any{map[string]any{"event": "start"}},
 		Files: []snapshot.File{
@@ -159,7 +159,7 @@ func TestBuildWritesWhatGitReadsAndReadsItBack(t *testing.T) {
 
 	tree := g.open(root)
 	rest, err := g.r.Document(tree)
-	if err != nil || !reflect.DeepEqual(rest, add.Rest) {
+	if err != nil || !reflect.DeepEqual(rest, add.Others) {
 		t.Errorf("Document = %v, %v", rest, err)
 	}
 	msgs, err := g.r.Load(tree.Messages)
@@ -180,7 +180,7 @@ func TestChunkBoundaries(t *testing.T) {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			g := newRepo(t)
 			var h snapshot.Header
-			root := g.build(nil, &snapshot.Parts{Rest: map[string]any{}, Messages: messages(0, n)}, &h)
+			root := g.build(nil, &snapshot.Parts{Others: map[string]any{}, Messages: messages(0, n)}, &h)
 			g.git("fsck", "--strict", "--no-dangling", root.String())
 			chunks := strings.Fields(g.git("ls-tree", "--name-only", root.String()+":"+MessagesDir))
 			wantChunks := []string{"0000"}
@@ -198,7 +198,7 @@ func TestChunkBoundaries(t *testing.T) {
 
 			// Append one more on top of it.
 			base := g.open(root)
-			next := g.build(base, &snapshot.Parts{Rest: map[string]any{}, Messages: messages(n, 1)}, &h)
+			next := g.build(base, &snapshot.Parts{Others: map[string]any{}, Messages: messages(n, 1)}, &h)
 			if h.Messages != n+1 {
 				t.Errorf("after the append the header counts %d messages, want %d", h.Messages, n+1)
 			}
@@ -236,8 +236,8 @@ func TestElementNames(t *testing.T) {
 func TestSparseSkipsWhatBothShare(t *testing.T) {
 	g := newRepo(t)
 	var h snapshot.Header
-	a := g.open(g.build(nil, &snapshot.Parts{Rest: map[string]any{}, Messages: messages(0, 2*ChunkSize+2)}, &h))
-	b := g.open(g.build(a, &snapshot.Parts{Rest: map[string]any{}, Messages: messages(2*ChunkSize+2, 1)}, &h))
+	a := g.open(g.build(nil, &snapshot.Parts{Others: map[string]any{}, Messages: messages(0, 2*ChunkSize+2)}, &h))
+	b := g.open(g.build(a, &snapshot.Parts{Others: map[string]any{}, Messages: messages(2*ChunkSize+2, 1)}, &h))
 	ea, eb, err := g.r.Sparse(a.Messages, b.Messages)
 	if err != nil {
 		t.Fatal(err)
@@ -336,11 +336,11 @@ func TestBuildStoredMakesBuildsTree(t *testing.T) {
 		eventIDs := []storage.ID{BlobHash(events[0].(Encoded)), BlobHash(events[1].(Encoded))}
 		rest := map[string]any{"config": "x"}
 		var hw, hs snapshot.Header
-		whole, err := Build(Reader{}, nil, &snapshot.Parts{Rest: rest, Messages: msgs, Events: events, Files: files}, &hw)
+		whole, err := Build(Reader{}, nil, &snapshot.Parts{Others: rest, Messages: msgs, Events: events, Files: files}, &hw)
 		if err != nil {
 			t.Fatal(err)
 		}
-		stored, err := BuildStored(Reader{}, &snapshot.Parts{Rest: rest, Files: files}, ids, eventIDs, &hs)
+		stored, err := BuildStored(Reader{}, &snapshot.Parts{Others: rest, Files: files}, ids, eventIDs, &hs)
 		if err != nil {
 			t.Fatal(err)
 		}
