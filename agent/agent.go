@@ -280,11 +280,11 @@ const PreCompactCheckpoint = "pre-compact"
 // LateWriter is a HookReader whose agent writes the last lines of a run
 // to the transcript after the hook call that ends the run has returned
 // (Copilot CLI: hook.end and session.shutdown after sessionEnd). git snap
-// hook records that call again, apart, once the lines are there. Such an
-// agent may also write its transcript later than its calls come (Copilot
-// CLI 1.0 creates events.jsonl after the calls of a quick first run):
-// a main transcript missing during a run is not reported, and the call
-// apart reports it when it is still missing at the end.
+// hook records that call again in a follow-up call once the lines are
+// there. Such an agent may also write its transcript later than its calls
+// come (Copilot CLI 1.0 creates events.jsonl after the calls of a quick
+// first run): a main transcript missing during a run is not reported, and
+// the follow-up call reports it when it is still missing at the end.
 type LateWriter interface {
 	// WritesAfter reports whether the agent writes more after the hook
 	// call p returns.
@@ -297,7 +297,7 @@ type LateWriter interface {
 // Exporter is a HookReader whose agent keeps its sessions in no file
 // (OpenCode: rows of its SQLite database) and writes the last of a run
 // as it exits, after the hook call that ends the run has returned: git
-// snap hook records that call again, apart, once the agent's process is
+// snap hook records that call again in a follow-up call once the agent's process is
 // gone, from what the agent's own export command prints then.
 type Exporter interface {
 	// ExportAfter gives, for hook call p, the process to wait for and

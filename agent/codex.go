@@ -263,7 +263,7 @@ func itemText(item map[string]any) string {
 // codexUsage reads a token_count total. Codex's input_tokens includes
 // the cached input (cached_input_tokens) and, from release 0.169, the
 // input written to the cache (cache_write_input_tokens, from a
-// provider's cache_write_tokens), both counted apart; its output_tokens
+// provider's cache_write_tokens), both counted separately; its output_tokens
 // includes reasoning (total_tokens is input + output).
 func codexUsage(total map[string]any) *snapshot.Usage {
 	cached, written := snapshot.Int(total["cached_input_tokens"]), snapshot.Int(total["cache_write_input_tokens"])

@@ -197,7 +197,7 @@ func (Copilot) View(record any) (snapshot.Message, bool) {
 	case "session.usage_record":
 		// One model call's tokens, written before the assistant.message
 		// of the same apiCallId: the call's usage. inputTokens counts the
-		// cached input and the cache writes, given again apart.
+		// cached input and the cache writes, given again separately.
 		u, _ := data["usage"].(map[string]any)
 		in, read, write := snapshot.Int(u["inputTokens"]), snapshot.Int(u["cacheReadTokens"]), snapshot.Int(u["cacheWriteTokens"])
 		m.Role, m.UsageKey, m.Model = "assistant", str(u, "apiCallId"), str(u, "model")
@@ -242,8 +242,8 @@ func (Copilot) View(record any) (snapshot.Message, bool) {
 // requests and tokens of the run that ends (Copilot CLI 1.0.34 counts
 // them from the calls of that process alone; a release with usage
 // records counts the whole session's, and its records count instead).
-// inputTokens counts the cached input and the cache writes, given again
-// apart.
+// inputTokens includes the cached input and the cache writes, which are
+// also given separately.
 func copilotRunTotals(data map[string]any) []snapshot.RunModel {
 	metrics, _ := data["modelMetrics"].(map[string]any)
 	var out []snapshot.RunModel

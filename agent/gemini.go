@@ -354,7 +354,7 @@ func geminiResult(call map[string]any) string {
 func geminiFailed(status string) bool { return status == "error" || status == "cancelled" }
 
 // geminiUsage reads a message's tokens. Gemini's input (the prompt's
-// tokens) includes the cached ones, counted apart as cache reads, and
+// tokens) includes the cached ones, counted separately as cache reads, and
 // excludes the tool-use prompt (tool); its output excludes the thoughts,
 // billed as output. Gemini's implicit cache needs no writes.
 func geminiUsage(t map[string]any) *snapshot.Usage {

@@ -10,7 +10,7 @@ import (
 )
 
 // Numbers is a document's statistics as scripts read them. Input
-// tokens are uncached input; cache reads and writes are apart.
+// tokens are uncached input; cache reads and writes are counted separately.
 type Numbers struct {
 	// Messages are the conversation's messages as a person counts them:
 	// prompts, answers, tool calls and tool results; Records are the
@@ -76,7 +76,7 @@ func CountTotals(doc map[string]any, source string) snapshot.Totals {
 }
 
 // Totals are the numbers a header keeps (the counts of messages, events
-// and files it has apart).
+// and files it has, separately).
 func (n Numbers) Totals() snapshot.Totals {
 	t := snapshot.Totals{
 		Messages: n.Messages, ModelCalls: n.ModelCalls, ToolCalls: n.ToolCalls, ToolFailures: n.ToolFailures, Turns: n.Turns, Compactions: n.Compactions,

@@ -103,7 +103,7 @@ func (OpenCode) IsTranscriptFile(name string) bool {
 // Events implements Installer: the plugin's events. session.compacting
 // comes before a compaction, session.idle at the end of a turn, dispose
 // as OpenCode shuts its instance down (it waits for the plugin's dispose
-// before it exits): that call has git-snap record, apart, what OpenCode
+// before it exits): that call has git-snap record, in a follow-up call, what OpenCode
 // writes as it exits (see ExportAfter).
 func (OpenCode) Events() []string {
 	return []string{"session.idle", "tool.execute.after", "session.compacting", "dispose"}

@@ -20,7 +20,7 @@ type ModelOutput struct {
 	Usage   *OutputUsage `json:"usage,omitempty"`
 }
 
-// OutputUsage is the tokens a model call recorded, each kind apart.
+// OutputUsage is the tokens a model call recorded, each kind separately.
 type OutputUsage struct {
 	Input      int64 `json:"input_tokens"`
 	CacheRead  int64 `json:"cache_read_input_tokens,omitempty"`

@@ -35,7 +35,7 @@ type Tally struct {
 	threads                                           map[string]*turnState
 	tools                                             table[toolUse] // by call id
 
-	// Model calls grouped by key (snapshot.CallGroups) and, apart, read
+	// Model calls grouped by key (snapshot.CallGroups) and, separately, read
 	// from running totals and from the totals of runs: a session with
 	// running totals counts those; one whose calls read no input (they
 	// record output counts at most) the runs' totals, when it has any.

@@ -276,7 +276,7 @@ func TestTallyEdges(t *testing.T) {
 	}
 }
 
-// A harness's events count as they are appended, apart from its records.
+// A harness's events count as they are appended, separately from its records.
 func TestTallyEvents(t *testing.T) {
 	events := []any{
 		map[string]any{"type": "start", "ts_ms": snapshot.Number("1700000000000")},

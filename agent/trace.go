@@ -18,7 +18,7 @@ type TraceLine struct {
 }
 
 // TraceStats sums a session up. Input tokens are uncached input; cache
-// reads and writes are apart.
+// reads and writes are counted separately.
 type TraceStats struct {
 	Events int `json:"events"`
 	// Messages are those a person would count in the conversation:
@@ -53,7 +53,7 @@ func Trace(doc map[string]any, a Adapter) ([]TraceLine, TraceStats) {
 // Trace is the session's timeline and statistics (see the function
 // Trace): records in Order, then a harness's events. The statistics are
 // the session's Numbers; the timeline reads prompts and commands with
-// the same rules (turnState), each thread apart.
+// the same rules (turnState), each thread separately.
 func (r *Session) Trace() ([]TraceLine, TraceStats) {
 	t := newTracer(r)
 	for _, i := range r.Order() {

@@ -94,7 +94,7 @@ func linesUpdate(a Adapter, p Payload, extra map[string]string, rest map[string]
 		return u, err
 	}
 	goOnFromDocument(&layout, rest, p, &u)
-	_, lags := a.(LateWriter) // its transcript may lag its calls: the call apart reports it missing
+	_, lags := a.(LateWriter) // its transcript may lag its calls: the follow-up call reports it missing
 	turns, _ := num(rest["turns"])
 	lr := lineRecords{a: a, limits: r.Limits, turns: turns, seen: StringSet(rest["compactions"])}
 	lr.marker, _ = a.(compactionMarker)

@@ -8,11 +8,11 @@ import (
 )
 
 // CodeState reads the state of the code a snapshot is taken at: the
-// store's work tree (paths.WorkTree), or, for a store apart from the
+// store's work tree (paths.WorkTree), or, for a store separate from the
 // code (--store, no work tree), the work tree dir is in, found with env;
 // the zero State where there is none. changed lists the changed files
 // too. o says where watchman is, for the store's own work tree: the
-// state is kept in its git directory between calls, which a store apart
+// state is kept in its git directory between calls, which a separate store
 // from the code does not write into.
 func CodeState(ctx context.Context, paths gitstore.Paths, dir string, env gitstore.GitEnv, changed bool, o codestate.Options) (codestate.State, error) {
 	o.Changed = changed

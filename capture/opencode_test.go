@@ -153,7 +153,7 @@ func TestOpenCodeRestoreEqualsTheExportAtEachSnapshot(t *testing.T) {
 
 // A plugin call that finishes after OpenCode exited (its session.idle
 // call, cut short by the exit and run on) gives an export older than
-// the one git snap hook recorded apart from opencode export: its
+// the one git snap hook recorded separately from opencode export: its
 // info.time.updated is earlier, and it is not recorded over the newer
 // one. A newer export is.
 func TestOpenCodeEarlierExportIsNotRecorded(t *testing.T) {

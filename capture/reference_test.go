@@ -650,7 +650,7 @@ func countClaude(records []map[string]any) counts {
 
 // countCodex: model calls are the distinct running totals of token_count
 // events (a repeated total is the event written twice), tokens the last
-// total with cached input apart; without totals, a model call is a run of
+// total with cached input separately; without totals, a model call is a run of
 // response items the model wrote (reasoning, assistant messages, calls)
 // between inputs (user or developer messages, call outputs). Tool calls
 // are call items, failed when their output's exit code is not 0; turns
@@ -658,7 +658,7 @@ func countClaude(records []map[string]any) counts {
 // events of a UserMessage (the same prompt twice before an answer is one);
 // compactions are compacted lines. Messages are the turns, the tool calls,
 // their outputs and the assistant messages with text. Cache writes
-// (cache_write_input_tokens, 0.169) are counted apart from the input.
+// (cache_write_input_tokens, 0.169) are counted separately from the input.
 func countCodex(records []map[string]any) counts {
 	var c counts
 	results, answers := 0, 0

@@ -211,7 +211,7 @@ func (l *looker) path(p string) (bool, error) {
 		if exists(filepath.Join(l.o.Dir, filepath.FromSlash(p), ".git")) {
 			return false, nil // a repository inside: git lists it as one
 		}
-		return l.file(p, nil) // its files are listed apart
+		return l.file(p, nil) // its files are listed separately
 	}
 	return l.file(p, fi)
 }

@@ -155,7 +155,7 @@ func TestShellEditsAsGitStatusSeesThem(t *testing.T) {
 	}
 }
 
-// gitStatus is what git status says, read apart from Read.
+// gitStatus is what git status says, read independently of Read.
 func gitStatus(t *testing.T, dir string) State {
 	out := git(t, dir, "--no-optional-locks", "status", "--porcelain=v2", "-z", "--branch", "--no-renames", "--untracked-files=all")
 	st, err := Parse([]byte(out))

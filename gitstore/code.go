@@ -53,7 +53,7 @@ func (s *Store) CodeRef(name string) (storage.ID, error) {
 
 // CodeFile reads a file of a code commit: path (from the work tree's
 // root, with slashes) in commit's tree. ok is false when the commit or
-// the path is not there, or is no regular file: a store kept apart from
+// the path is not there, or is no regular file: a store separate from
 // the code holds none of its objects.
 func (s *Store) CodeFile(ctx context.Context, commit storage.ID, path string) (data []byte, ok bool, err error) {
 	if err := ctx.Err(); err != nil {

@@ -857,7 +857,7 @@ func (s *Store) ReadWithoutMessages(ctx context.Context, id storage.ID) (map[str
 	return p.Join(), o.Entry, nil
 }
 
-// InitBare makes a bare repository at dir to hold snapshots apart from
+// InitBare makes a bare repository at dir to hold snapshots separately from
 // any code repository, laid out as git init --bare lays it out.
 func InitBare(dir string) (Paths, error) { return InitRepo(dir, "") }
 

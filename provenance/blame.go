@@ -211,7 +211,7 @@ func blameAll(ctx context.Context, g Git, base, head storage.ID, paths []string)
 	return out, errors.Join(errs...)
 }
 
-// added lists the text files base..head added lines to, and apart those
+// added lists the text files base..head added lines to, and separately those
 // it changed that are binary (git diff --numstat).
 func (g Git) added(ctx context.Context, base, head storage.ID) (text, bin []string, err error) {
 	out, err := g.output(ctx, "diff", "--numstat", "-z", "--no-renames", "--no-ext-diff", base.String(), head.String(), "--")

@@ -247,7 +247,7 @@ func (r *reader) notePrunes(ctx context.Context, sl *sessionLines, e storage.Ent
 }
 
 // codeLines are the lines of path in a code commit; none when the store
-// does not hold it (a new file; a store kept apart from the code).
+// does not hold it (a new file; a store separate from the code).
 func (r *reader) codeLines(ctx context.Context, commit storage.ID, path string) fileLines {
 	data, ok, err := r.s.CodeFile(ctx, commit, path)
 	if err != nil || !ok || isBinary(data) {

@@ -1,6 +1,6 @@
 // Package render writes snapshots, conversations, statistics and diffs
 // for people (text, coloured or not) and for scripts (JSON, YAML). It is
-// apart from the command line so that every way of showing a snapshot
+// separately from the command line so that every way of showing a snapshot
 // (the terminal, an export, a viewer) shows it the same way; it writes
 // to an io.Writer and knows nothing of flags, pagers or terminals.
 package render

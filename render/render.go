@@ -414,7 +414,7 @@ func writeFileChange(w io.Writer, p Palette, f snapshot.FileChange) {
 func DiffStat(w io.Writer, d *snapshot.Diff) { DiffStatWith(w, d, DiffOptions{}) }
 
 // DiffStatWith is DiffStat as o says: by default the records that are
-// not conversation and git-snap's bookkeeping are counted apart, on a
+// not conversation and git-snap's bookkeeping are counted separately, on a
 // line of their own.
 func DiffStatWith(w io.Writer, d *snapshot.Diff, o DiffOptions) {
 	hidden := agent.Hidden{}

@@ -83,7 +83,7 @@ func TestConversationWithAFailingToolCall(t *testing.T) {
 }
 
 // DiffStat counts the conversation and the members a person reads; what
-// is not conversation and git-snap's bookkeeping are counted apart, and
+// is not conversation and git-snap's bookkeeping are counted separately, and
 // all of it with All.
 func TestDiffStat(t *testing.T) {
 	msg := map[string]any{"role": "user", "content": "hi"}

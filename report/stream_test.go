@@ -76,6 +76,6 @@ func TestTurnsAreGivenAsTheyEnd(t *testing.T) {
 	}
 	whole := loadSession(t, s, "late", Options{NoFiles: true})
 	if fmt.Sprintf("%+v", whole.Turns[0].Items[0].Tool) != fmt.Sprintf("%+v", call) || len(whole.Turns) != len(got) {
-		t.Errorf("Load and EachTurn read the session apart")
+		t.Errorf("Load and EachTurn read the session differently")
 	}
 }

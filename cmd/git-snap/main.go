@@ -2,7 +2,7 @@
 // commit per snapshot on a branch per session, checkpoints as tags. On
 // PATH, git runs it as `git snap`. Every command is here, the web
 // viewer and the MCP server too; only the hook program,
-// git-snap-hook, is apart, so that a hook call starts in less time
+// git-snap-hook, is a separate program, so that a hook call starts in less time
 // (docs/design.md §7).
 package main
 

@@ -196,7 +196,7 @@ func (*opencode) transcript(w *world, session string) string {
 	return path
 }
 
-// events: the plugin's calls, then the one git snap hook makes apart
+// events: the plugin's calls, then the one git snap hook makes separately
 // once OpenCode has exited, from opencode export. The plugin's
 // session.idle call is not among them: opencode run exits at
 // session.idle, and its call, which reads the session through OpenCode's

@@ -107,7 +107,7 @@ func (qwen) gates(w *world) []gate {
 }
 
 // recorded: Qwen Code's promptTokenCount holds the whole prompt, the
-// cache writes in it, and its cached part apart.
+// cache writes in it, and its cached part separately.
 func (qwen) recorded(u modelapi.Usage) modelapi.Usage {
 	return modelapi.Usage{Input: u.Input + u.CacheWrite, CacheRead: u.CacheRead, Output: u.Output}
 }

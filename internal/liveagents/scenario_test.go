@@ -469,7 +469,7 @@ func checkOneSession(t *testing.T, w *world, session string) {
 func checkRestore(t *testing.T, w *world, session, transcript string) {
 	want, err := os.ReadFile(transcript)
 	must(t, err)
-	// What the agent writes after its last hook call is recorded apart
+	// What the agent writes after its last hook call is recorded by a follow-up call
 	// (Copilot CLI's last lines), by a call that may still run: waited
 	// for, then what differs is said.
 	restored := func() string { return w.gitSnap(0, "restore", session, "--format", w.d.name()) }

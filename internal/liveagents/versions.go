@@ -20,7 +20,7 @@ type Pin struct {
 	// first run (OpenCode: its plugin API, in every folder it reads
 	// plugins from), at the agent's version unless one is named
 	// (pkg@version: Kilo asks for @kilocode/plugin at its own version,
-	// which npm does not have): the suite installs them apart, and the
+	// which npm does not have): the suite installs them separately, and the
 	// driver puts them where the agent looks, so that the scenario runs
 	// offline.
 	With []string `json:"with"`

@@ -729,7 +729,7 @@ func reorderArgs(app *cli.App, argv []string) []string {
 		a := rest[j]
 		switch {
 		case a == "--":
-			if cmd.Name == "log" { // log REV… -- PATH…: the paths stay apart
+			if cmd.Name == "log" { // log REV… -- PATH…: the paths stay separate
 				pos = append(pos, rest[j:]...)
 			} else {
 				pos = append(pos, rest[j+1:]...)

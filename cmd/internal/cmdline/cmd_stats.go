@@ -23,7 +23,7 @@ func cmdStats(e *env) *cli.Command {
 		ArgsUsage: "[SESSION] | --lines [BASE..HEAD]",
 		Description: `Counts snapshots and checkpoints, first and last time and the span between, and
 from the newest snapshot: messages, turns, tool calls and failures, model calls,
-compactions, tokens (input, cache read, cache write and output apart) and an
+compactions, tokens (input, cache read, cache write and output separately) and an
 estimate of their cost at list prices (config prices: add or override them).
 First and last are the times of the records when they carry times, else of
 the snapshots. Without SESSION: the default session, or all sessions added up.

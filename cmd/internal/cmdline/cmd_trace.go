@@ -16,7 +16,7 @@ func cmdTrace(e *env) *cli.Command {
 		ArgsUsage: "[REV]",
 		Description: `One line per event: prompts, model calls with their token counts, tool calls
 with ok or failed, compactions; then events, model calls, tool calls, turns, tokens
-(input, cache read, cache write and output apart), the duration between the first
+(input, cache read, cache write and output separately), the duration between the first
 and last record, and an estimate of the cost at list prices. With no REV: the newest
 snapshot of --session, else of the default session.
 

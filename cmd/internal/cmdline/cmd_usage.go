@@ -19,7 +19,7 @@ func cmdUsage(e *env) *cli.Command {
 		Usage: "tokens and their cost by day, week, month or session",
 		Description: `Adds up the tokens of every session, local and fetched (each session once), by
 day (the default), ISO week (named by its Monday), month or session, optionally split by
-model, agent, branch or session: input, output, cache write and cache read apart, and an
+model, agent, branch or session: input, output, cache write and cache read separately, and an
 estimate of their cost at list prices (git snap prices). A model call counts on the day
 of its own record, in the time zone --timezone names (an IANA name such as
 Europe/Berlin; default $TZ, else the system's), as ccusage counts an agent's usage.

@@ -12,7 +12,7 @@ import (
 )
 
 // gcKeepMark is the first line of the .keep git snap gc writes (see
-// gitstore's keepMark), written here apart from it.
+// gitstore's keepMark), written here separately.
 const gcKeepMark = "git-snap gc: "
 
 // TestTwoGCsAtOnce runs two git snap gc processes on one repository at

@@ -18,13 +18,13 @@ import (
 
 // OpenCode writes the last of a run (a message's summary, the session's
 // times) as it exits, after its plugin's dispose call: that call returns
-// at once, and a git-snap apart waits for OpenCode's process to be gone,
+// at once, and a separate git-snap process waits for OpenCode's process to be gone,
 // then records what `opencode export --pure <session>` prints. Here a
 // sleeping process stands for OpenCode's and a script named opencode
 // for its export (the live-agent suite runs the real one): no export
 // runs while the process lives, the export is recorded once it is gone,
 // and hook.log holds the dispose call and the export. git-snap-hook
-// starts its call apart as git snap hook does.
+// starts its follow-up call as git snap hook does.
 func TestHookRecordsOpenCodeExportAfterExit(t *testing.T) {
 	gitBin, err := exec.LookPath("git")
 	if err != nil {
@@ -93,13 +93,13 @@ cat `+filepath.Join(tmp, "last.json")+`
 	}
 	call("session.idle")
 	call("dispose")
-	time.Sleep(time.Second) // the call apart is waiting: nothing it does may be seen yet
+	time.Sleep(time.Second) // the follow-up call is waiting: nothing it does may be seen yet
 	if _, err := os.Stat(ran); err == nil || !same(restore(), idle) {
 		t.Fatalf("the export ran while OpenCode's process lived (%v), or the session changed:\n%s", err, restore())
 	}
 	must(t, agentProc.Process.Kill())
 	_ = agentProc.Wait()
-	// The call apart saves the export, then writes its hook.log line:
+	// The follow-up call saves the export, then writes its hook.log line:
 	// wait for both.
 	logged := func() bool {
 		log, _ := os.ReadFile(filepath.Join(repo, ".git", "snap", "hook.log"))
@@ -113,10 +113,10 @@ cat `+filepath.Join(tmp, "last.json")+`
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	// Once, by the call apart: GIT_SNAP_HOOK_LATE set to the size of
+	// Once, by the follow-up call: GIT_SNAP_HOOK_LATE set to the size of
 	// what the call that started it had read.
 	if got, _ := os.ReadFile(ran); !regexp.MustCompile(`^[0-9]+\n$`).Match(got) {
-		t.Errorf("the export ran %q times (with GIT_SNAP_HOOK_LATE as each line), want once, by the call apart", got)
+		t.Errorf("the export ran %q times (with GIT_SNAP_HOOK_LATE as each line), want once, by the follow-up call", got)
 	}
 	log, err := os.ReadFile(filepath.Join(repo, ".git", "snap", "hook.log"))
 	lines := strings.Split(strings.TrimSpace(string(log)), "\n")

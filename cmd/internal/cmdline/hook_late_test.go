@@ -13,15 +13,15 @@ import (
 )
 
 // Copilot CLI writes the sessionEnd hook's hook.end and session.shutdown
-// after the hook returns: the call returns at once, and a git-snap
-// apart records those lines once they are there, so that restore gives
+// after the hook returns: the call returns at once, and a separate
+// git-snap process records those lines once they are there, so that restore gives
 // back the whole file; only the call itself is in hook.log. (The lines
 // are written as restore writes JSON, keys sorted, to be compared as
-// text.) git-snap-hook starts its call apart as git snap hook does. In a
+// text.) git-snap-hook starts its follow-up call as git snap hook does. In a
 // quick run, Copilot CLI 1.0 creates events.jsonl only after its calls
-// came: no call logs it missing, and the call apart records it whole. A
+// came: no call logs it missing, and the follow-up call records it whole. A
 // resumed run appends to a transcript that ends as the run before ended
-// (session.shutdown): the call apart waits for this run's lines, which a
+// (session.shutdown): the follow-up call waits for this run's lines, which a
 // quick run writes only after its sessionEnd call.
 func TestHookRecordsCopilotLinesAfterSessionEnd(t *testing.T) {
 	gitBin, err := exec.LookPath("git")
@@ -77,7 +77,7 @@ func copilotLateLines(t *testing.T, gitBin, bin string, hook []string, mode stri
 		t.Errorf("the hook call waited %s for lines the agent writes after it", took)
 	}
 	// The agent goes on once the hook has returned; a resumed run's
-	// lines come after the call apart has looked (as a loaded machine's
+	// lines come after the follow-up call has looked (as a loaded machine's
 	// Copilot CLI wrote them).
 	if mode == "resumed" {
 		time.Sleep(time.Second)

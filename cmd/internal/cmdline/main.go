@@ -32,7 +32,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		return 1
 	}
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, dir: dir, getenv: os.Getenv, lookupenv: os.LookupEnv, watch: sigs.Watch}
-	// Only git-snap itself starts itself apart: a test binary running
+	// Only git-snap itself starts itself in a separate process: a test binary running
 	// Main (git-snap.test) must not start itself again.
 	if exe, err := os.Executable(); err == nil && strings.TrimSuffix(filepath.Base(exe), ".exe") == "git-snap" {
 		e.startDetached = func(args []string, stdin []byte, extra ...string) error {

@@ -8,7 +8,7 @@ import (
 )
 
 // TestParse: git-snap-hook's command line read as git snap's global
-// flags and hook's arguments are; the call apart is started with where
+// flags and hook's arguments are; the follow-up call is started with where
 // this one was told to record, so that it records there too.
 func TestParse(t *testing.T) {
 	env := map[string]string{"GIT_SNAP_DIR": ""}
