@@ -12,7 +12,14 @@ import (
 // dial connects to a unix socket with the system calls themselves:
 // package net would add its start-up to every hook call.
 func dial(sock string) (io.ReadWriteCloser, error) {
-	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	// Not every unix has SOCK_CLOEXEC (macOS has not): the fork lock
+	// keeps a process started meanwhile from inheriting the socket.
+	syscall.ForkLock.RLock()
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err == nil {
+		syscall.CloseOnExec(fd)
+	}
+	syscall.ForkLock.RUnlock()
 	if err != nil {
 		return nil, err
 	}
