@@ -338,7 +338,8 @@ func checkGit(ctx context.Context, o Options, log hooklog.Log) AgentReport {
 }
 
 // managerRuns reports whether a post-commit hook in a hook manager's
-// folder (or, for husky's .husky/_, the folder above) runs git-snap.
+// directory (or, for husky's .husky/_, the directory above) runs
+// git-snap.
 func managerRuns(dir string) bool {
 	for _, p := range []string{filepath.Join(dir, "post-commit"), filepath.Join(filepath.Dir(dir), "post-commit")} {
 		if data, err := os.ReadFile(p); err == nil && strings.Contains(string(data), "git-snap hook git") {
