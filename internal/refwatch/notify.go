@@ -18,8 +18,8 @@ type notifier struct {
 	*Watch
 	fs     *fsnotify.Watcher
 	common string   // the repository's common dir
-	trees  []string // the watched folders, absolute
-	above  []string // the folders between the common dir and the trees
+	trees  []string // the watched directories, absolute
+	above  []string // the directories between the common dir and the trees
 }
 
 // startNotify starts a watch that the system notifies of changes.
