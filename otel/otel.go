@@ -246,8 +246,9 @@ func (b *builder) toolSpan(thread string, k, pi int, p snapshot.Part, end time.T
 	}
 	b.common(s)
 	if failed {
-		// No message: the export carries no text of the session, and a
-		// failed tool's output is text (a path, a secret it printed).
+		// Set no status message. The export carries none of the
+		// session's text, and a failed tool's output is text that may
+		// hold a path or a secret the tool printed.
 		s.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR}
 		s.Attributes = append(s.Attributes, str(AttrErrorType, "tool_error"))
 	}
