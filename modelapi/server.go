@@ -97,10 +97,10 @@ func Start(ctx context.Context, api string, o Options, r Responder) (*Server, er
 	return s, nil
 }
 
-// URL is the server's base URL: http://127.0.0.1:PORT.
+// URL returns the server's base URL: http://127.0.0.1:PORT.
 func (s *Server) URL() string { return "http://" + s.ln.Addr().String() }
 
-// API is the API the server speaks.
+// API returns the API the server serves.
 func (s *Server) API() API { return s.api }
 
 // Close stops the server, cutting off requests in progress.
