@@ -57,7 +57,7 @@ type Rule struct {
 // Bounds of the text around a keyword that a near rule looks at.
 const nearBefore, nearAfter = 100, 400
 
-// BuiltinRules are the rules every redactor starts with. Specific
+// BuiltinRules returns the rules every redactor starts with. Specific
 // formats come first; the assignment rules, which judge a value by its
 // key and what it looks like, come last. A false positive loses data for
 // good, so values that look like code (a call, a path, a variable) are
@@ -139,7 +139,7 @@ const pemBreak = `(?:[ \t]*(?:\r?\n|\\r\\n|\\n)|[ \t])+[ \t]*(?:\d{1,7}(?:→|\t
 // for.
 const keyKinds = `private|signing|app|master|encryption|secret|jwt|hmac|cookie`
 
-// keyNames are the key-assignment rule's keywords: each kind of key
+// keyNames returns the key-assignment rule's keywords: each kind of key
 // and "key", as one word or two.
 func keyNames() []string {
 	var names []string
@@ -192,7 +192,7 @@ func pgpassShaped(s string) bool {
 const pgpassLine = `(?m)(?:^|[ \t→|"'` + "`" + `])(?:\*|[A-Za-z0-9_-]*[A-Za-z._][A-Za-z0-9._-]*):(?:\*|\d{1,5}):` +
 	`(?:[^:\s\\]|\\[:\\])+:(?:[^:\s\\]|\\[:\\])+:(?P<secret>(?:[^:\s\\"'` + "`" + `]|\\[:\\])+)[ \t]*(?:\r?\n|$|["'` + "`" + `])`
 
-// Pattern is the rule's regular expression. The secret is the whole
+// Pattern returns the rule's regular expression. The secret is the whole
 // match, or the submatch named "secret" when there is one.
 func (r Rule) Pattern() *regexp.Regexp { return r.re() }
 
