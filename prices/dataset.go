@@ -46,7 +46,7 @@ var embeddedOnce = sync.OnceValue(func() *Dataset {
 	return d
 })
 
-// Embedded is the dataset built into git-snap.
+// Embedded returns the dataset built into git-snap.
 func Embedded() *Dataset { return embeddedOnce() }
 
 // ParseDataset reads a trimmed copy (see Trim). It only indexes the
