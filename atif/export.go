@@ -4,13 +4,13 @@
 // A trajectory holds what ATIF has fields for: user, system and agent
 // steps, the agent's text, reasoning and tool calls, each call's result
 // matched to it by id, per-step tokens, cost and model, and one embedded
-// trajectory per subagent. What it has no field for (the agent's own
-// records as written, their ids and fields, the records that are no
-// conversation, the document's other members) is kept in `extra.git_snap`
-// of the steps and of the trajectory, so that Import of an exported
-// trajectory gives the document back JSON-equal. A trajectory written by
-// another tool has no such extension: Import reads its steps into records
-// of the common message shape.
+// trajectory per subagent. Everything else (the agent's own records as
+// written, their ids and fields, records that are not conversation, and
+// the document's other members) is kept in `extra.git_snap` on the steps
+// and on the trajectory, so that importing an exported trajectory gives
+// back a JSON-equal document. A trajectory written by another tool has
+// no such extension, so Import converts its steps into records of the
+// common message shape.
 package atif
 
 import (
@@ -24,33 +24,35 @@ import (
 	"github.com/git-snap/git-snap/snapshot"
 )
 
-// SchemaVersion is the ATIF version Export writes (v1.8 adds only the
-// audio content part, which it writes none of, to v1.7).
+// SchemaVersion is the ATIF version Export writes. (v1.8 differs from
+// v1.7 only by the audio content part, which Export never writes.)
 const SchemaVersion = "ATIF-v1.8"
 
-// Extension is the member of `extra` that keeps what ATIF cannot carry.
+// Extension is the member of `extra` that holds what ATIF has no fields
+// for.
 const Extension = "git_snap"
 
 // extensionFormat versions the extension's layout.
 const extensionFormat = 1
 
-// Options are what Export needs besides the document.
+// Options configure Export.
 type Options struct {
 	// Source names the agent that recorded the document (its adapter);
-	// "" takes the document's "agent" member.
+	// "" means the document's "agent" member.
 	Source string
 	// Session is the trajectory's session_id when the document has no
 	// session_id member.
 	Session string
-	// Prices prices each step's tokens; nil uses the built-in list.
+	// Prices is used to price each step's tokens; nil means the
+	// built-in list.
 	Prices *prices.Prices
 }
 
-// Export writes doc as a trajectory: a JSON value (maps, slices and the
-// values snapshot.Parse returns) for snapshot.MarshalIndent.
+// Export converts doc into a trajectory: a JSON value (maps, slices and
+// the values snapshot.Parse returns) for snapshot.MarshalIndent.
 //
-// A document that Import read from a trajectory another tool wrote, and
-// that is still as Import made it, is exported as that trajectory.
+// A document that Import made from a trajectory written by another tool,
+// and that has not changed since, is exported as that same trajectory.
 func Export(doc map[string]any, o Options) (map[string]any, error) {
 	if t, ok := original(doc); ok {
 		return t, nil
@@ -134,7 +136,7 @@ func Export(doc map[string]any, o Options) (map[string]any, error) {
 	return root, nil
 }
 
-// Marshal exports doc and lays the trajectory out as indented JSON.
+// Marshal exports doc and encodes the trajectory as indented JSON.
 func Marshal(doc map[string]any, o Options) ([]byte, error) {
 	t, err := Export(doc, o)
 	if err != nil {
@@ -155,7 +157,7 @@ func countSteps(root map[string]any, subs []any) int {
 	return n
 }
 
-// thread is one file's records: the session's own (name "") or a
+// thread holds one file's records: the session's own (name "") or a
 // subagent's.
 type thread struct {
 	name    string
@@ -168,11 +170,12 @@ type builder struct {
 	msgs    []any         // the document's stored messages
 	carried []bool        // stored messages a step carries
 	stepOf  map[int]*step // record → the step that carries it
-	// spawned names the subagent trajectory each subagent call ran (its
-	// tool call id → the trajectory_id), for agents that say (agent.Threads).
+	// spawned maps the tool call id of each subagent call to the
+	// trajectory_id of the subagent it ran, for agents that record it
+	// (agent.Threads).
 	spawned map[string]string
-	// callIDs are the tool_call_ids written so far: each is unique in
-	// the trajectory and its subagents'.
+	// callIDs holds the tool_call_ids written so far, so that each is
+	// unique across the trajectory and its subagents'.
 	callIDs map[string]bool
 }
 
@@ -193,14 +196,14 @@ func (b *builder) threads() []thread {
 	return out
 }
 
-// isPrompt reports whether record k is a prompt, as its agent reads
-// them (Codex's are events, not messages of the conversation).
+// isPrompt reports whether record k is a prompt by its agent's rules
+// (Codex's prompts are events, not messages of the conversation).
 func (b *builder) isPrompt(k int) bool {
 	return b.r.Agent != nil && b.r.Agent.IsPrompt(b.r.Record(k))
 }
 
-// linkSubagents fills spawned: the agent names the subagent a call ran
-// and the subagent whose records a file holds.
+// linkSubagents fills in spawned from what the agent records: which
+// subagent each call ran, and which subagent each file belongs to.
 func (b *builder) linkSubagents(threads []thread) {
 	th, ok := b.r.Agent.(agent.Threads)
 	if !ok {
@@ -247,8 +250,8 @@ func (s *step) carry(b *builder, k int) {
 	}
 }
 
-// parts are a record's parts by kind; text and reasoning that are only
-// whitespace are left out.
+// parts holds a record's parts by kind, leaving out text and reasoning
+// that are only whitespace.
 type parts struct {
 	text, thinking []string
 	calls, results []snapshot.Part
@@ -275,7 +278,7 @@ func split(v snapshot.Message) parts {
 	return p
 }
 
-// threadSteps is what trajectory knows while it reads one thread.
+// threadSteps is the state of trajectory while it reads one thread.
 type threadSteps struct {
 	b         *builder
 	steps     []*step
@@ -310,8 +313,8 @@ func (b *builder) trajectory(t thread) []*step {
 	return ts.steps
 }
 
-// place reads record k into the steps and returns the step that
-// carries it, nil before the first.
+// place adds record k to the steps and returns the step that carries
+// it, or nil when k comes before the first step.
 func (ts *threadSteps) place(k int) *step {
 	v := ts.b.r.Views[k]
 	p := split(v)
@@ -337,7 +340,8 @@ func (ts *threadSteps) place(k int) *step {
 }
 
 // agent adds an assistant record to the current agent step, or to a new
-// one when an input came between them or it is another response.
+// one when an input came in between or the record belongs to another
+// response.
 func (ts *threadSteps) agent(k int, v snapshot.Message, p parts) *step {
 	c := ts.cur
 	if c == nil || c.source != "agent" || ts.lastInput || (v.UsageKey != "" && c.key != "" && v.UsageKey != c.key) {
@@ -367,10 +371,11 @@ func (ts *threadSteps) agent(k int, v snapshot.Message, p parts) *step {
 	return c
 }
 
-// callID is the tool_call_id a call the agent gave id is written with:
-// id, or, when the agent gave none or an earlier call has it, one made
-// from the place of its record (k, a live record) and of the call in it
-// (j), the same in every export.
+// callID returns the tool_call_id to write for a call the agent gave id.
+// That is id itself, unless the agent gave none or an earlier call has
+// it. Then the id is made from the position of the record (k, a live
+// record) and of the call within it (j), so it is the same in every
+// export.
 func (b *builder) callID(id string, k, j int) string {
 	if id == "" || b.callIDs[id] {
 		id = fmt.Sprintf("git-snap-%d-%d", b.r.Index[k], j)
@@ -379,9 +384,9 @@ func (b *builder) callID(id string, k, j int) string {
 	return id
 }
 
-// inStep is the tool_call_id a result for the call id is written with
-// in step s: the call's, when s made it, else "" (ATIF's results name
-// calls of their own step only).
+// inStep returns the tool_call_id to write for a result of call id in
+// step s: the call's, when s made the call, else "". ATIF's results can
+// refer only to calls in their own step.
 func (ts *threadSteps) inStep(s *step, id string) string {
 	if id == "" || ts.callStep[id] != s {
 		return ""
@@ -389,9 +394,9 @@ func (ts *threadSteps) inStep(s *step, id string) string {
 	return ts.written[id]
 }
 
-// results adds tool results to the steps of their calls (a result with
-// no call in this thread makes a system step); text beside them is the
-// user's.
+// results adds tool results to the steps of their calls. A result with
+// no call in this thread makes a system step. Text next to the results
+// is the user's.
 func (ts *threadSteps) results(v snapshot.Message, p parts) *step {
 	var into *step
 	for _, res := range p.results {
@@ -411,7 +416,8 @@ func (ts *threadSteps) results(v snapshot.Message, p parts) *step {
 	return into
 }
 
-// callStep is the agent step call c belongs to (see assignCalls).
+// callStep returns the agent step that model call c belongs to (see
+// assignCalls).
 func (b *builder) callStep(c snapshot.Call, threads []thread, pos map[int][2]int) *step {
 	for pass := 0; pass < 2; pass++ {
 		for _, k := range c.Records {
@@ -435,12 +441,13 @@ func isResponse(v snapshot.Message) bool {
 	return (v.Role == "assistant" || v.Role == "model") && len(v.Parts) > 0
 }
 
-// assignCalls gives each model call to one agent step: that of a record
-// the response was written in (one with content before a copy without
-// it, as Claude Code mirrors a subagent's response into its parent; not
-// the total that measures it, which any step may carry), else the agent
-// step before its first record in its file (a running total with no
-// response of its own).
+// assignCalls assigns each model call to one agent step. That is the
+// step of a record the response was written in, preferring one with
+// content over a copy without it (Claude Code mirrors a subagent's
+// response into its parent). The record that carries the call's token
+// total is not used for this, because any step may carry it. A call with
+// no such record (a running total with no response of its own) goes to
+// the agent step before its first record in its file.
 func (b *builder) assignCalls(threads []thread) {
 	pos := map[int][2]int{} // record → its thread and place there
 	for ti, t := range threads {
@@ -563,9 +570,10 @@ func toAny(ss []string) []any {
 	return out
 }
 
-// toolCall is a call part as an ATIF tool call, written with id. ATIF's
-// arguments are an object: input that is a JSON object (or a string
-// holding one) is it; any other input is {"input": value}.
+// toolCall converts a call part into an ATIF tool call with the given
+// id. ATIF's arguments must be an object, so input that is a JSON object
+// (or a string holding one) is used as is, and any other input becomes
+// {"input": value}.
 func toolCall(p snapshot.Part, id string) map[string]any {
 	out := map[string]any{"tool_call_id": id, "function_name": p.Tool, "arguments": arguments(p.Input)}
 	if p.Tool == "" {
@@ -590,10 +598,10 @@ func arguments(in any) map[string]any {
 	return map[string]any{"input": in}
 }
 
-// result is a tool result as an ATIF observation result, naming the
-// subagent trajectory a subagent call ran. source is the tool_call_id of
-// its call in its step, "" when its step made no such call: then the
-// call's id, if any, is kept in its extra.
+// result converts a tool result into an ATIF observation result, naming
+// the subagent trajectory a subagent call ran. source is the tool_call_id
+// of its call in its step, or "" when the step made no such call; then
+// the call's id, if any, is kept in the result's extra.
 func (b *builder) result(p snapshot.Part, source string) map[string]any {
 	out := map[string]any{"content": p.Text}
 	extra := map[string]any{}
@@ -615,8 +623,9 @@ func (b *builder) result(p snapshot.Part, source string) map[string]any {
 	return out
 }
 
-// isoTime is t when it reads as an RFC 3339 time (ATIF's timestamps are
-// ISO 8601); a step whose record has no such time has no timestamp.
+// isoTime reports whether t parses as an RFC 3339 time (ATIF's
+// timestamps are ISO 8601) and returns it if so. A step whose record has
+// no such time gets no timestamp.
 func isoTime(t string) (string, bool) {
 	if t == "" {
 		return "", false
@@ -627,8 +636,8 @@ func isoTime(t string) (string, bool) {
 	return "", false
 }
 
-// agentVersion is the version the agent wrote in its records (Claude
-// Code's "version", Codex's "cli_version"), else "unknown".
+// agentVersion returns the version the agent wrote in its records
+// (Claude Code's "version", Codex's "cli_version"), else "unknown".
 func agentVersion(r *agent.Session) string {
 	for _, rec := range r.Records {
 		obj, _ := rec.(map[string]any)
@@ -644,7 +653,7 @@ func agentVersion(r *agent.Session) string {
 	return "unknown"
 }
 
-// mainModel is the model that wrote the most output.
+// mainModel returns the model that wrote the most output.
 func mainModel(by map[string]snapshot.Usage) string {
 	best, most := "", int64(-1)
 	for m, u := range by {

@@ -8,24 +8,26 @@ import (
 	"github.com/git-snap/git-snap/snapshot"
 )
 
-// Agent is the agent name of a document read from a trajectory that
-// git-snap did not write: its records have the common message shape.
+// Agent is the agent name given to a document imported from a
+// trajectory that git-snap did not write. Its records have the common
+// message shape.
 const Agent = "atif"
 
-// Error is a trajectory Import refuses; it is the input's fault.
+// Error reports a trajectory that Import refuses because the input is
+// at fault.
 type Error struct{ Msg string }
 
 func (e *Error) Error() string { return "atif: " + e.Msg }
 
-// UserError marks the error as the input's (exit status 2).
+// UserError marks the error as the input's fault (exit status 2).
 func (e *Error) UserError() string { return e.Error() }
 
 func errorf(format string, a ...any) error { return &Error{Msg: fmt.Sprintf(format, a...)} }
 
-// Import reads a trajectory into a document and names its session (the
-// trajectory's session_id, or "" when it has none). A trajectory Export
-// wrote is restored from its extension exactly as it was exported;
-// another is read step by step (see Agent).
+// Import converts a trajectory into a document and returns its session
+// name (the trajectory's session_id, or "" when it has none). A
+// trajectory that Export wrote is restored from its extension exactly as
+// it was exported; any other is converted step by step (see Agent).
 func Import(data []byte, lim snapshot.Limits) (doc map[string]any, session string, err error) {
 	v, err := snapshot.Parse(data, lim)
 	if err != nil {
@@ -57,10 +59,10 @@ func extension(obj map[string]any) (map[string]any, bool) {
 	return ext, ok
 }
 
-// restore rebuilds the document Export wrote root from.
+// restore rebuilds the document from which Export wrote root.
 func restore(root, ext map[string]any) (map[string]any, error) {
 	if f, _ := number(ext["format"]); f != extensionFormat {
-		return nil, errorf("extra.%s: format %v is not one this git-snap reads", Extension, ext["format"])
+		return nil, errorf("extra.%s: format %v is not one this version of git-snap can read", Extension, ext["format"])
 	}
 	rest, ok := ext["document"].(map[string]any)
 	if !ok {
@@ -78,8 +80,9 @@ func restore(root, ext map[string]any) (map[string]any, error) {
 		return nil, errorf("extra.%s.messages: %v is not a count of records", Extension, ext["messages"])
 	}
 	if held := pairs(root); n > held {
-		// Each record is a pair in the file: room for more would be
-		// room for records that are not there (1e12 of them, say).
+		// Each record is a pair in the file, so a count larger than the
+		// pairs found counts records that are not there (perhaps 1e12 of
+		// them); refuse it rather than allocate for them.
 		return nil, errorf("extra.%s: the trajectory holds %d of its %d records (steps were removed?)", Extension, held, n)
 	}
 	c := &collected{msgs: make([]any, n), seen: make([]bool, n)}
@@ -98,8 +101,8 @@ func restore(root, ext map[string]any) (map[string]any, error) {
 	return doc, nil
 }
 
-// pairs counts the [index, record] pairs a trajectory written by Export
-// holds: in its extension, its steps' and its subagents'.
+// pairs counts the [index, record] pairs in a trajectory written by
+// Export: in its extension, its steps' and its subagents'.
 func pairs(t map[string]any) int {
 	n := 0
 	if ext, ok := extension(t); ok {
@@ -122,13 +125,13 @@ func pairs(t map[string]any) int {
 	return n
 }
 
-// collected are the stored messages gathered from the extension.
+// collected holds the stored messages gathered from the extension.
 type collected struct {
 	msgs []any
 	seen []bool
 }
 
-// put places [index, record] pairs.
+// put stores each [index, record] pair at its index.
 func (c *collected) put(where string, pairs any) error {
 	list, _ := pairs.([]any)
 	for _, p := range list {
@@ -169,7 +172,7 @@ func (c *collected) walk(t map[string]any, where string) error {
 	return nil
 }
 
-// usageOf is a step's metrics as a record's usage.
+// usageOf converts a step's metrics into a record's usage.
 func usageOf(metrics map[string]any) (map[string]any, error) {
 	var n [3]int
 	for i, k := range []string{"prompt_tokens", "cached_tokens", "completion_tokens"} {
@@ -183,13 +186,13 @@ func usageOf(metrics map[string]any) (map[string]any, error) {
 	return map[string]any{"input_tokens": max(prompt-cached, 0), "cache_read_input_tokens": cached, "output_tokens": out}, nil
 }
 
-// maxTokens bounds a step's token count: more than any model call
-// uses, and far from what a sum of them overflows.
+// maxTokens limits a step's token count. It is more than any model call
+// uses, and far below what would overflow a sum of them.
 const maxTokens = 1_000_000_000
 
-// tokens reads a token count of a step's metrics: absent is 0; a count
-// that is not a whole number from 0 to maxTokens is an error, since a
-// session counted from it could not be read back.
+// tokens reads a token count from a step's metrics; a missing count is
+// 0. A count that is not a whole number from 0 to maxTokens is an error,
+// because a session with such a count could not be read back.
 func tokens(metrics map[string]any, key string) (int, error) {
 	v, has := metrics[key]
 	if !has || v == nil {
@@ -202,7 +205,8 @@ func tokens(metrics map[string]any, key string) (int, error) {
 	return n, nil
 }
 
-// number reads a JSON number that is a whole int.
+// number converts a JSON number to an int, reporting whether it is a
+// whole number that fits.
 func number(v any) (int, bool) {
 	switch x := v.(type) {
 	case int:
@@ -221,13 +225,13 @@ func number(v any) (int, bool) {
 	return 0, false
 }
 
-// convert reads a trajectory another tool wrote: each step becomes a
+// convert reads a trajectory another tool wrote. Each step becomes a
 // record of the common message shape ({role, content, ...}) with the
-// step as written under "step", and each observation result a tool
-// record; subagent trajectories' steps follow their parent's, their
-// records naming the subagent by its trajectory_id (a path, for a
-// subagent's subagent). The trajectory's other members, and those of
-// its subagents, are kept under "atif".
+// step as written under "step", and each observation result becomes a
+// tool record. Subagent trajectories' steps follow their parent's, and
+// their records name the subagent by its trajectory_id (a path, for a
+// subagent's subagent). The other members of the trajectory and of its
+// subagents are kept under "atif".
 func convert(root map[string]any) (map[string]any, error) {
 	var cv converter
 	meta, err := cv.walk(root, "")
@@ -248,7 +252,7 @@ func convert(root map[string]any) (map[string]any, error) {
 type converter struct{ msgs []any }
 
 // walk adds the records of trajectory t (at path) and its subagents',
-// and returns its members but the steps.
+// and returns its members other than the steps.
 func (cv *converter) walk(t map[string]any, path string) (map[string]any, error) {
 	meta := map[string]any{}
 	for k, v := range t {
@@ -293,8 +297,8 @@ func (cv *converter) walk(t map[string]any, path string) (map[string]any, error)
 	return meta, nil
 }
 
-// original gives back the trajectory convert read doc from, when doc is
-// still what convert made of it: its members and records, none added.
+// original returns the trajectory that convert made doc from, when doc
+// is unchanged since: the same members and records, none added.
 func original(doc map[string]any) (map[string]any, bool) {
 	meta, ok := doc["atif"].(map[string]any)
 	if !ok || doc["agent"] != Agent {
@@ -347,8 +351,8 @@ func prefix(path string) string {
 	return "subagent " + path + ": "
 }
 
-// stepRecords are the records of one step: the step's own, then one per
-// observation result.
+// stepRecords returns the records of one step: the step's own, then one
+// per observation result.
 func stepRecords(st map[string]any, sub string) ([]any, error) {
 	src, _ := st["source"].(string)
 	id := "step-" + fmt.Sprint(st["step_id"])
@@ -416,8 +420,9 @@ func stepRecords(st map[string]any, sub string) ([]any, error) {
 	return out, nil
 }
 
-// ContentText is an ATIF message or result content as text: the string,
-// or the text of its content parts, an image as its path.
+// ContentText returns an ATIF message or result content as text: the
+// string itself, or the text of its content parts, with an image shown
+// as its path.
 func ContentText(v any) string {
 	switch x := v.(type) {
 	case string:

@@ -1,11 +1,12 @@
-// Package doctor checks that capture works: for each agent, where
-// git-snap's hooks are installed and whether their command runs, what the
-// agent needs besides (see agent.Needer), when it last called and how
-// long that took; and, for the repository, git's post-commit hook, the
+// Package doctor checks that capture works.
+//
+// For each agent it reports where git-snap's hooks are installed and
+// whether their command runs, anything else the agent needs (see
+// agent.Needer), and when the agent last called a hook and how long the
+// call took. For the repository it checks git's post-commit hook, the
 // hook log's last errors, stale locks, leftover temporary files,
-// repository shapes git-snap refuses, and whether hook calls read the
-// work tree through watchman. The command line only prints the
-// Report.
+// repository formats git-snap refuses, and whether hook calls read the
+// work tree through watchman. The command line only prints the Report.
 package doctor
 
 import (
@@ -28,14 +29,15 @@ import (
 	"github.com/git-snap/git-snap/gitstore"
 )
 
-// Options says where to look. The caller fills it in from its process:
-// this package reads no environment.
+// Options says where to look. The caller fills it in from its process's
+// environment, since this package reads none.
 type Options struct {
-	// Paths is the repository's; its zero value for none (only the
-	// user's settings are read then).
+	// Paths locates the repository; the zero value means there is none,
+	// and only the user's settings are checked.
 	Paths gitstore.Paths
-	// OpenErr is why the store could not be opened, nil when it could:
-	// a repository shape git-snap refuses (SHA-256, reftable, …).
+	// OpenErr is why the store could not be opened, or nil when it
+	// could. It is set for a repository format git-snap refuses
+	// (SHA-256, reftable, …).
 	OpenErr error
 	Env     agent.Env
 	// LookPath finds a command as the agent's shell would (exec.LookPath).
@@ -44,21 +46,24 @@ type Options struct {
 	// nil for all.
 	Agents []string
 	Now    time.Time
-	// Errors is how many of the hook log's last failures to report.
+	// Errors is the number of the hook log's most recent failures to
+	// report.
 	Errors int
-	// Version is the version git-snap-hook must say it is
-	// (`git-snap-hook version X`, where X is git-snap's), and
-	// ProgramVersion runs a program with --version and returns what it
-	// says: a hook command of the hook program is run so, to see that it
-	// runs and is this git-snap's. Nil: it is only looked up.
+	// Version is the version git-snap-hook must report
+	// (`git-snap-hook version X`, where X is git-snap's version).
+	// ProgramVersion runs a program with --version and returns its
+	// output. Doctor uses it to run the hook program named in each hook
+	// command, to check that it runs and belongs to this git-snap. When
+	// ProgramVersion is nil, the program is only looked up.
 	Version        string
 	ProgramVersion func(prog string) (string, error)
-	// Watchman is the socket of the user's watchman server, "" when none
-	// was found: whether hook calls read the work tree through it.
+	// Watchman is the socket of the user's watchman server, or "" when
+	// none was found. It decides whether hook calls read the work tree
+	// through watchman.
 	Watchman string
 }
 
-// Report is what doctor found.
+// Report holds what doctor found.
 type Report struct {
 	Agents     []AgentReport   `json:"agents"`
 	Repository []agent.Check   `json:"repository"`
@@ -77,14 +82,16 @@ type AgentReport struct {
 	Broken    bool          `json:"broken"`
 }
 
-// Install is a settings file (or hook script) that holds git-snap's hooks.
+// Install is a settings file (or hook script) that contains git-snap's
+// hooks.
 type Install struct {
 	File     string   `json:"file"`
 	Commands []string `json:"commands"`
 	Events   []string `json:"events"`
 }
 
-// Run checks everything Options names.
+// Run checks the agents o.Agents names (all when nil) and the repository
+// o.Paths locates.
 func Run(ctx context.Context, o Options) Report {
 	r := Report{Agents: []AgentReport{}, Errors: []hooklog.Error{}}
 	o.ProgramVersion = once(o.ProgramVersion)
@@ -204,8 +211,8 @@ func checkInstall(a agent.Adapter, in Install, o Options) []agent.Check {
 }
 
 // checkCommand checks that a hook command's program resolves to an
-// executable file; the hook program is run, to see that it runs and is
-// of this git-snap's version.
+// executable file. It also runs the hook program, to check that it runs
+// and has this git-snap's version.
 func checkCommand(cmd, file string, o Options) agent.Check {
 	prog, _ := agent.SplitCommand(cmd)
 	path := prog
@@ -252,8 +259,8 @@ func once(f func(prog string) (string, error)) func(prog string) (string, error)
 	}
 }
 
-// executable checks that path is a file with an execute bit; on
-// Windows, whose files have none, that it is a file.
+// executable checks that path is a file with an execute bit. On Windows,
+// where files have no execute bit, it checks only that path is a file.
 func executable(path string) error {
 	fi, err := os.Stat(path)
 	switch {
@@ -274,7 +281,7 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// verdict sums an agent's checks up in one line.
+// verdict sums up an agent's checks in one line.
 func verdict(r AgentReport) (string, bool) {
 	var fails, warns []string
 	for _, c := range r.Checks {
@@ -300,7 +307,7 @@ func verdict(r AgentReport) (string, bool) {
 
 // checkGit checks git's hooks: where git runs hooks from
 // (core.hooksPath) and whether git-snap's post-commit and post-rewrite
-// are there.
+// hooks are there.
 func checkGit(ctx context.Context, o Options, log hooklog.Log) AgentReport {
 	r := AgentReport{Agent: "git", Installed: []Install{}, Checks: []agent.Check{}}
 	loc, _ := capture.GitHooks(ctx, o.Paths, nil)
@@ -331,7 +338,8 @@ func checkGit(ctx context.Context, o Options, log hooklog.Log) AgentReport {
 }
 
 // managerRuns reports whether a post-commit hook in a hook manager's
-// folder (or, for husky's .husky/_, the folder above) runs git-snap.
+// directory (or, for husky's .husky/_, the directory above) runs
+// git-snap.
 func managerRuns(dir string) bool {
 	for _, p := range []string{filepath.Join(dir, "post-commit"), filepath.Join(filepath.Dir(dir), "post-commit")} {
 		if data, err := os.ReadFile(p); err == nil && strings.Contains(string(data), "git-snap hook git") {
@@ -341,8 +349,8 @@ func managerRuns(dir string) bool {
 	return false
 }
 
-// checkRepository checks the repository: a shape git-snap refuses, stale
-// locks, leftover temporary files, a hook log it cannot read.
+// checkRepository checks the repository for a format git-snap refuses,
+// stale locks, leftover temporary files, and a hook log it cannot read.
 func checkRepository(o Options, logErr error) []agent.Check {
 	out := []agent.Check{}
 	if o.Paths.CommonDir == "" {
@@ -369,9 +377,9 @@ func checkRepository(o Options, logErr error) []agent.Check {
 	return out
 }
 
-// checkCodeState says how a hook call after a shell tool reads the work
-// tree: through watchman, which lists what changed since the last call,
-// or with git status, which reads every file.
+// checkCodeState reports how a hook call after a shell tool reads the
+// work tree: through watchman, which lists what changed since the last
+// call, or with git status, which reads every file.
 func checkCodeState(ctx context.Context, o Options) agent.Check {
 	answers, detail := codestate.Watcher(ctx, codestate.Options{Dir: o.Paths.WorkTree, Watchman: o.Watchman})
 	start := "watchman watch-project " + o.Paths.WorkTree

@@ -12,11 +12,12 @@ import (
 	"github.com/git-snap/git-snap/internal/liveagents"
 )
 
-// checkVersion names the agent's installed version next to the newest
-// the live-agent suite verified (internal/liveagents/versions.json), and
-// says when it is newer: capture was not verified with it. The version
-// is read from the npm package holding the executable PATH finds; an
-// agent not found there, or not installed from npm, is not checked.
+// checkVersion reports the agent's installed version next to the newest
+// version the live-agent suite verified (internal/liveagents/versions.json),
+// and warns when the installed one is newer, since capture was not
+// verified with it. The version is read from the npm package holding the
+// executable found on PATH. An agent not found there, or not installed
+// from npm, is not checked.
 func checkVersion(name string, o Options) (agent.Check, bool) {
 	pins, err := liveagents.Pins()
 	pin, ok := pins[name]
@@ -40,8 +41,9 @@ func checkVersion(name string, o Options) (agent.Check, bool) {
 	return c, true
 }
 
-// packageVersion is the version of the npm package pkg that holds the
-// executable at path (through the links npm makes), "" when none does.
+// packageVersion returns the version of the npm package pkg that holds
+// the executable at path (following the links npm makes), or "" when no
+// such package holds it.
 func packageVersion(path, pkg string) string {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {

@@ -114,9 +114,9 @@ type Log struct {
 
 // Read reads a hook log and the previous log it was rotated to
 // (<path>.1), keeping the last keep failures. A log that does not exist,
-// or is not a regular file, reads as empty. Of a log larger than Append
-// would write, only the last MaxBytes are read. Lines in any other format
-// are skipped.
+// or is not a regular file, is treated as empty. For a log larger than
+// Append would write, only the last MaxBytes are read. Lines in any other
+// format are skipped.
 func Read(path string, keep int) (Log, error) {
 	l := Log{Last: map[string]Call{}}
 	for _, p := range []string{path + ".1", path} {

@@ -7,12 +7,12 @@ import (
 	"unicode/utf8"
 )
 
-// minChars is the least max_chars a call may ask for: room for some
-// text beside the note that says where the rest is.
+// minChars is the smallest max_chars a call may ask for. It leaves room
+// for some text besides the note that says where the rest is.
 const minChars = 256
 
-// limit is the budget of one call: Options.Budget, or less when the call
-// asks for less with max_chars.
+// limit returns the budget of one call: Options.Budget, or max_chars
+// when the call asks for less.
 func (s *Server) limit(maxChars int) (int, error) {
 	switch {
 	case maxChars < 0 || (maxChars > 0 && maxChars < minChars):
@@ -23,10 +23,10 @@ func (s *Server) limit(maxChars int) (int, error) {
 	return maxChars, nil
 }
 
-// page is text from character offset on, cut to limit characters with
-// a last line that says what was left out and how to read it. A cut
-// falls at the end of a line where one is near, so that a line is
-// whole on one page or the next.
+// page returns text from character offset onwards, cut to limit
+// characters, with a last line that says what was left out and how to
+// read it. It cuts at the end of a line when one is near, so that each
+// line stays whole on one page or the next.
 func page(text string, offset, limit int) (string, error) {
 	total := utf8.RuneCountInString(text)
 	if offset < 0 || (offset > 0 && offset >= total) {
@@ -49,7 +49,8 @@ func page(text string, offset, limit int) (string, error) {
 	return rest[:cut] + note(end), nil
 }
 
-// byteAt is the byte index of character n of s (len(s) past its end).
+// byteAt returns the byte index of character n of s, or len(s) when n
+// is past the end.
 func byteAt(s string, n int) int {
 	for i := range s {
 		if n == 0 {
@@ -60,7 +61,7 @@ func byteAt(s string, n int) int {
 	return len(s)
 }
 
-// marshal is v as indented JSON, HTML left as it is.
+// marshal encodes v as indented JSON without escaping HTML.
 func marshal(v any) (string, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -72,9 +73,10 @@ func marshal(v any) (string, error) {
 	return b.String(), nil
 }
 
-// fitList is the JSON of build(k) for the largest k ≤ n whose JSON fits
-// in limit characters, and that k: a list answer keeps its first items
-// whole and says how many it left out, instead of cutting one in half.
+// fitList returns the JSON of build(k) for the largest k ≤ n whose JSON
+// fits in limit characters, and that k. A list answer keeps its first
+// items whole and says how many it left out, rather than cutting an
+// item in half.
 func fitList(n, limit int, build func(k int) any) (string, int, error) {
 	text, err := marshal(build(n))
 	if err != nil || utf8.RuneCountInString(text) <= limit {
@@ -102,8 +104,9 @@ func fitList(n, limit int, build func(k int) any) (string, int, error) {
 	return best, lo, nil
 }
 
-// budgetError is an error cut to the server's budget: an error can quote
-// the call (a path of any length) or list what it could have named.
+// budgetError is an error whose message is cut to the server's budget.
+// Errors need cutting because they can quote the call (a path of any
+// length) or list every valid choice.
 type budgetError struct {
 	msg string
 	err error
@@ -112,7 +115,7 @@ type budgetError struct {
 func (e *budgetError) Error() string { return e.msg }
 func (e *budgetError) Unwrap() error { return e.err }
 
-// withinBudget is err, its message cut to the server's budget.
+// withinBudget returns err with its message cut to the server's budget.
 func (s *Server) withinBudget(err error) error {
 	msg := err.Error()
 	n := utf8.RuneCountInString(msg)

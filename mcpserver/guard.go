@@ -12,15 +12,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// maxLine is the longest message a client may send, as the SDK's own
-// bound (mcp.DefaultMaxLineLength).
+// maxLine is the longest message a client may send. It matches the
+// SDK's own limit (mcp.DefaultMaxLineLength).
 const maxLine = 16 << 20
 
-// lockedWriter makes each Write whole: the SDK writes one message per
-// call, and so does guard, so their lines never interleave. It also
-// keeps the ids of the requests passed on and not answered yet, so that
-// at the end of the input the answers still owed are written before the
-// connection closes.
+// lockedWriter serialises writes. The SDK and guard each write one
+// message per call, so their lines never interleave. It also tracks the
+// ids of requests passed on but not yet answered, so that when the input
+// ends the outstanding answers are written before the connection closes.
 type lockedWriter struct {
 	mu      sync.Mutex
 	w       io.Writer
@@ -48,7 +47,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // Close leaves the writer open: it is the process's stdout.
 func (l *lockedWriter) Close() error { return nil }
 
-// sent notes the requests in a line passed on to the server.
+// sent records the ids of the requests in a line passed on to the server.
 func (l *lockedWriter) sent(line []byte) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -80,13 +79,13 @@ func (l *lockedWriter) drain(stop <-chan struct{}) {
 	}
 }
 
-// message is what guard reads of a JSON-RPC message.
+// message holds the fields of a JSON-RPC message that guard looks at.
 type message struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 }
 
-// messages reads a line as one message or a batch of them.
+// messages decodes a line as one message or a batch of them.
 func messages(line []byte) []message {
 	var batch []message
 	if json.Unmarshal(line, &batch) == nil {
@@ -99,7 +98,7 @@ func messages(line []byte) []message {
 	return nil
 }
 
-// responseIDs are the ids of the responses in what the server wrote.
+// responseIDs returns the ids of the responses in a line the server wrote.
 func responseIDs(p []byte) []string {
 	var ids []string
 	for _, line := range bytes.Split(p, []byte("\n")) {
@@ -112,15 +111,15 @@ func responseIDs(p []byte) []string {
 	return ids
 }
 
-// guard reads the client's messages, one a line, and passes on to the
+// guard reads the client's messages, one per line, and passes on to the
 // SDK only those it can decode. The SDK's stdio connection ends at the
-// first line it cannot read; guard answers such a line itself, with
+// first line it cannot read, so guard answers such a line itself, with
 // JSON-RPC's parse error (-32700) or invalid request (-32600) and the
-// request's id when it has one, and reads on. So a bad request never
-// stops the server. At the end of the input it waits for the answers
-// still owed (a client that writes its requests and closes its end, as
-// a shell pipe does, gets them all) before it ends the connection, or
-// until stop is closed.
+// request's id when it has one, and keeps reading. That way a bad
+// request never stops the server. When the input ends, guard waits for
+// the outstanding answers before it ends the connection, or until stop
+// is closed, so that a client that writes its requests and then closes
+// its end (as a shell pipe does) still gets them all.
 func guard(r io.Reader, w *lockedWriter, stop <-chan struct{}) io.ReadCloser {
 	pr, pw := io.Pipe()
 	go func() {
@@ -172,14 +171,14 @@ func readLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
 	}
 }
 
-// check is the error reply to a line the SDK could not read, nil for a
-// line it can.
+// check returns the error reply to a line the SDK cannot read, or nil if
+// the SDK can read it.
 func check(line []byte, tooLong bool) []byte {
 	if tooLong {
 		return reply(nil, jsonrpc.CodeParseError, fmt.Sprintf("the message is longer than %d bytes; nothing was done", maxLine))
 	}
 	if !json.Valid(line) {
-		return reply(nil, jsonrpc.CodeParseError, "not JSON: send one JSON-RPC 2.0 message a line")
+		return reply(nil, jsonrpc.CodeParseError, "not JSON: send one JSON-RPC 2.0 message per line")
 	}
 	var batch []json.RawMessage
 	if json.Unmarshal(line, &batch) == nil {
@@ -195,16 +194,17 @@ func check(line []byte, tooLong bool) []byte {
 	return nil
 }
 
-// maxBatch bounds the answers to one batch: a line of 16 MiB holds a
-// million tiny requests, whose refusals would be ten times its size.
+// maxBatch limits the number of answers to one batch. A 16 MiB line can
+// hold a million tiny requests, and refusing each would take ten times
+// that size.
 const maxBatch = 100
 
-// batchReply refuses a batch: MCP has none since 2025-06-18, and the
-// SDK's connection ended at one. Each request in it gets an error under
-// its id, in one array as JSON-RPC answers a batch; a batch with no
-// request (or none that reads) gets one error.
+// batchReply refuses a batch. MCP dropped batches in version 2025-06-18,
+// and the SDK's connection would end at one. Each request in the batch
+// gets an error with its id, in one array, as JSON-RPC answers a batch.
+// A batch with no readable request gets a single error.
 func batchReply(batch []json.RawMessage) []byte {
-	const msg = "batches are not taken: send one JSON-RPC 2.0 message a line"
+	const msg = "batches are not supported: send one JSON-RPC 2.0 message per line"
 	if len(batch) > maxBatch {
 		return reply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("a batch of %d messages: %s", len(batch), msg))
 	}
@@ -225,8 +225,8 @@ func batchReply(batch []json.RawMessage) []byte {
 	return append(data, '\n')
 }
 
-// reply is a JSON-RPC error response, one line; id null when the
-// request's cannot be read.
+// reply returns a JSON-RPC error response as one line. The id is null
+// when the request's id cannot be read.
 func reply(id json.RawMessage, code int64, msg string) []byte {
 	if len(id) == 0 || !validID(id) {
 		id = json.RawMessage("null")
@@ -245,7 +245,7 @@ func reply(id json.RawMessage, code int64, msg string) []byte {
 	return append(out, '\n')
 }
 
-// validID is an id JSON-RPC allows: a string or a number.
+// validID reports whether id is one JSON-RPC allows: a string or a number.
 func validID(id json.RawMessage) bool {
 	var v any
 	if json.Unmarshal(id, &v) != nil {

@@ -210,7 +210,7 @@ func TestShow(t *testing.T) {
 		}
 	}
 
-	// Paging: a small budget cuts, offset reads on, the pages join up
+	// Paging: a small budget cuts, offset reads the rest, the pages join up
 	// to the whole, read from a server whose budget holds it (the
 	// shortest of the real sessions, to keep the pages few).
 	var session, whole string
@@ -467,7 +467,8 @@ func mustMarshal(t *testing.T, v any) string {
 }
 
 // TestServeAnswersBadLines: over stdio, a line that is not JSON or not a
-// JSON-RPC message is answered with an error, and the server reads on.
+// JSON-RPC message is answered with an error, and the server keeps
+// reading.
 func TestServeAnswersBadLines(t *testing.T) {
 	f := sharedFixture(t)
 	srv, err := New(Options{Repo: f.store})

@@ -30,38 +30,39 @@ import (
 	"github.com/git-snap/git-snap/search"
 )
 
-// DefaultBudget is Options.Budget when zero: the most characters one
-// answer holds, as much as a pull request's description takes (65,536).
+// DefaultBudget is the budget used when Options.Budget is zero: the
+// most characters one answer holds, the same as GitHub's limit on a pull
+// request description (65,536).
 const DefaultBudget = 65536
 
 // Options configure a server.
 type Options struct {
-	// Store is the repository served. The caller keeps it open while the
-	// server runs and uses it for nothing else meanwhile: every tool call
-	// takes it in turn.
+	// Repo is the repository served. The caller keeps it open while the
+	// server runs and does not use it for anything else meanwhile,
+	// because every tool call uses it in turn.
 	Repo *gitsnap.Repository
 	// AllowWrite adds the tools that write to the repository
-	// (checkpoint, rollback). Without it the server has none: nothing a
-	// client sends can write history (the search index beside it, a
-	// cache, is brought up to date as searches run).
+	// (checkpoint, rollback). Without it nothing a client sends can write
+	// history. The search index is a cache and is still updated as
+	// searches run.
 	AllowWrite bool
 	// Budget is the most characters a tool's answer holds; DefaultBudget
 	// when zero. A call may ask for less with max_chars, never more.
 	Budget int
-	// Prices put cost estimates on sessions; the embedded dataset when
-	// nil.
+	// Prices is used to estimate the cost of sessions; nil means the
+	// embedded dataset.
 	Prices *prices.Prices
-	// Version is the server's version, as the client is told it.
+	// Version is the server version reported to the client.
 	Version string
-	// SearchDir is where the search index is kept (search.DefaultDir
-	// when ""), as git snap search keeps it.
+	// SearchDir is the directory of the search index, shared with git
+	// snap search; "" means search.DefaultDir.
 	SearchDir string
 	// Now is the time relative dates ("2h", "yesterday") count from;
 	// time.Now when nil.
 	Now func() time.Time
-	// CodeState, with AllowWrite, says which code commit a rollback is
-	// taken at and whether the work tree had changes, as git snap
-	// rollback records them; nil records none.
+	// CodeState reports the current code commit and whether the work
+	// tree has changes, for a rollback to record as git snap rollback
+	// does. It is used only with AllowWrite; nil records neither.
 	CodeState func(ctx context.Context) (commit string, dirty bool, err error)
 }
 
@@ -78,7 +79,7 @@ type Server struct {
 	args map[string][]string // each tool's arguments, for checkArgs
 }
 
-// New makes a server of o.Repo with its tools.
+// New returns a server for o.Repo with its tools registered.
 func New(o Options) (*Server, error) {
 	if o.Repo == nil {
 		return nil, errors.New("mcp server: no store")
@@ -112,13 +113,14 @@ func instructions(write bool) string {
 	return text
 }
 
-// MCP is the SDK's server, for a caller that connects it to a transport
-// of its own (tests use the SDK's in-memory one).
+// MCP returns the SDK's server, for a caller that connects it to a
+// transport of its own (tests use the SDK's in-memory one).
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
 // Serve answers one client on r and w (a process's stdin and stdout)
 // until the client closes r or ctx is done. A line that is not a
-// JSON-RPC message is answered with an error, and the server reads on.
+// JSON-RPC message is answered with an error, and the server keeps
+// reading.
 func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	out := newLockedWriter(w)
 	// stop ends guard's wait for answers still owed: when ctx is done,
@@ -154,14 +156,14 @@ func (s *Server) withStore(fn func() error) (err error) {
 	defer s.mu.Unlock()
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("internal error (the server goes on): %v\n%s", p, debug.Stack())
+			err = fmt.Errorf("internal error (the server keeps running): %v\n%s", p, debug.Stack())
 		}
 	}()
 	return fn()
 }
 
-// searchIndex is the index, opened on the first search; the caller holds
-// mu.
+// searchIndex returns the search index, opening it on the first search.
+// The caller holds mu.
 func (s *Server) searchIndex(ctx context.Context) (*search.Index, error) {
 	if s.index != nil {
 		return s.index, nil

@@ -48,7 +48,7 @@ var (
 	WriteTools = []string{ToolCheckpoint, ToolRollback}
 )
 
-// text is a tool's answer: one text block.
+// text wraps a tool's answer in one text block.
 func text(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
 }
@@ -152,7 +152,7 @@ func (s *Server) addTools() {
 		handler(s, s.rollback))
 }
 
-// when reads a date argument ("" is no bound).
+// when parses the date argument called name; "" means no bound.
 func (s *Server) when(name, v string) (time.Time, error) {
 	if v == "" {
 		return time.Time{}, nil
@@ -186,8 +186,9 @@ type ListSessionsArgs struct {
 	Limit   int    `json:"limit,omitempty" jsonschema:"list at most this many sessions (default 100)"`
 }
 
-// sessionOut is a session as list_sessions gives it: as sessions --json
-// lists it, with where it came from and the revision that reads it.
+// sessionOut is one session in list_sessions' answer: the entry git snap
+// sessions --json prints, plus the remote it came from and the revision
+// to read it by.
 type sessionOut struct {
 	render.SessionJSON
 	Remote string `json:"remote,omitempty"`
@@ -256,14 +257,14 @@ func (s *Server) listSessions(ctx context.Context, in ListSessionsArgs) (string,
 	return text, err
 }
 
-// unreadNote tells what to do about sessions listed as unreadable.
+// unreadNote says what to do about sessions listed as unreadable.
 const unreadNote = "the sessions under unreadable could not be read (their newest snapshot's objects are missing or damaged; git fsck --full names them): git snap pull from a clone that has them brings them back"
 
-// sessions are the sessions whose name matches the glob and whose agent
-// matches too, local and fetched, most recently active first, each with
-// its totals on its header (as sessions lists them), and the remote
-// each was fetched from ("" for a local one); unread are the revs of
-// those whose newest snapshot cannot be read, whose agent is not known.
+// sessions returns the local and fetched sessions whose name and agent
+// match the globs, most recently active first, each with its totals on
+// its header (as git snap sessions lists them), and the remote each was
+// fetched from ("" for a local one). unread holds the revs of sessions
+// whose newest snapshot cannot be read, so whose agent is unknown.
 func (s *Server) sessions(ctx context.Context, name, agentGlob string) (_ []storage.Session, _ []string, unread []string, _ error) {
 	st := s.opts.Repo
 	tips, err := st.Storage().Tips(ctx)
@@ -333,8 +334,8 @@ type snapshotsOut struct {
 // errEnough stops a walk that has found what it looks for.
 var errEnough = errors.New("enough")
 
-// rev is the revision a call names: rev, else session, else the most
-// recently active session.
+// rev returns the revision a call asks for: rev, else session, else the
+// most recently active session.
 func (s *Server) rev(ctx context.Context, rev, session string) (string, error) {
 	if rev != "" && session != "" {
 		return "", errors.New("give rev or session, not both")
@@ -567,7 +568,8 @@ func (s *Server) show(ctx context.Context, in ShowArgs) (string, error) {
 	return page(b.String(), in.Offset, limit)
 }
 
-// turnsHave says which turns a session has, for a turn it does not.
+// turnsHave says which turns a session has, for the error about a turn
+// it does not have.
 func turnsHave(sess *report.Session) string {
 	var ns []int
 	for _, t := range sess.Turns {
@@ -583,7 +585,7 @@ func turnsHave(sess *report.Session) string {
 
 func short(id string) string { return id[:min(12, len(id))] }
 
-// utf8Valid says whether b reads as text: UTF-8 with no NUL byte.
+// utf8Valid reports whether b is text: valid UTF-8 with no NUL byte.
 func utf8Valid(b []byte) bool { return utf8.Valid(b) && bytes.IndexByte(b, 0) < 0 }
 
 // DiffArgs are diff's arguments.

@@ -9,9 +9,10 @@ import (
 )
 
 // anthropic is Anthropic's Messages API, POST /v1/messages, which Claude
-// Code speaks (it adds ?beta=true and streams: server-sent events
-// message_start, content_block_start/delta/stop per block, message_delta
-// with the stop reason and output tokens, message_stop).
+// Code uses. Claude Code adds ?beta=true and asks for a stream of
+// server-sent events: message_start, content_block_start/delta/stop per
+// block, message_delta with the stop reason and output tokens, then
+// message_stop.
 type anthropic struct{}
 
 func init() { register(anthropic{}) }
@@ -23,7 +24,8 @@ func (anthropic) Handles(r *http.Request) bool {
 	return r.Method == http.MethodPost && r.URL.Path == "/v1/messages"
 }
 
-// anthropicRequest is what is read of a Messages request.
+// anthropicRequest holds the fields of a Messages request that the
+// server reads.
 type anthropicRequest struct {
 	Model    string `json:"model"`
 	Stream   bool   `json:"stream"`
@@ -81,7 +83,8 @@ func (anthropic) Parse(body []byte) (Request, error) {
 	return req, nil
 }
 
-// blockText is a tool result's content: text, or the text of its blocks.
+// blockText returns a tool result's content: its text, or the text of
+// its blocks.
 func blockText(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
@@ -98,7 +101,7 @@ func blockText(raw json.RawMessage) string {
 
 var anthropicIDs atomic.Int64
 
-// anthropicContent is a reply's content blocks.
+// anthropicContent returns a reply's content blocks.
 func anthropicContent(rep Reply) ([]map[string]any, error) {
 	var out []map[string]any
 	if rep.Text != "" {
@@ -118,8 +121,8 @@ func anthropicContent(rep Reply) ([]map[string]any, error) {
 	return out, nil
 }
 
-// objectInput is a tool call's input as a JSON object, as Anthropic's
-// tool_use blocks carry it.
+// objectInput returns a tool call's input as a JSON object, the form
+// Anthropic's tool_use blocks require.
 func objectInput(in any) (json.RawMessage, error) {
 	switch v := in.(type) {
 	case nil:
@@ -158,8 +161,8 @@ func (a anthropic) Write(w http.ResponseWriter, req *Request, rep Reply) error {
 	if err != nil {
 		return err
 	}
-	// As the API streams: the input usage first, the output tokens with
-	// the stop reason.
+	// Send usage in the order the API does: input usage first, output
+	// tokens with the stop reason.
 	start := map[string]any{}
 	for k, v := range msg {
 		start[k] = v
@@ -195,8 +198,8 @@ func (anthropic) WriteError(w http.ResponseWriter, status int, msg string) {
 	case http.StatusInternalServerError:
 		kind = "api_error"
 	}
-	// The SDKs retry what the server does not say is final; a refused
-	// request would only be refused again.
+	// The SDKs retry unless the server says the error is final, and a
+	// refused request would only be refused again.
 	w.Header().Set("x-should-retry", "false")
 	_ = writeJSON(w, status, map[string]any{"type": "error", "error": map[string]any{"type": kind, "message": msg}})
 }

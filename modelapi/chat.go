@@ -8,15 +8,17 @@ import (
 	"time"
 )
 
-// chat is OpenAI's Chat Completions API, POST /v1/chat/completions,
-// which GitHub Copilot CLI speaks to a provider of its own (BYOK), and
-// OpenCode to a provider of the @ai-sdk/openai-compatible kind, both with
-// stream: true: server-sent events of chat.completion.chunk, the text
-// and each tool call as deltas, a chunk with the finish reason, then,
-// when stream_options.include_usage asks, one with no choice and the
-// usage, and data: [DONE]. The usage's cache writes are a detail
-// (prompt_tokens_details.cache_write_tokens) that Copilot CLI reads and
-// @ai-sdk/openai-compatible does not: OpenCode counts them as input.
+// chat is OpenAI's Chat Completions API, POST /v1/chat/completions.
+// GitHub Copilot CLI uses it with a provider of its own (BYOK), and
+// OpenCode with a provider of the @ai-sdk/openai-compatible kind. Both
+// set stream: true and get server-sent events of chat.completion.chunk:
+// the text and each tool call as deltas, a chunk with the finish reason,
+// then (when stream_options.include_usage is set) one with no choice and
+// the usage, and finally data: [DONE].
+//
+// Cache writes are reported in prompt_tokens_details.cache_write_tokens.
+// Copilot CLI reads that field but @ai-sdk/openai-compatible does not, so
+// OpenCode counts cache writes as input.
 type chat struct{}
 
 func init() { register(chat{}) }
@@ -28,7 +30,8 @@ func (chat) Handles(r *http.Request) bool {
 	return r.Method == http.MethodPost && (r.URL.Path == "/v1/chat/completions" || r.URL.Path == "/chat/completions")
 }
 
-// chatRequest is what is read of a Chat Completions request.
+// chatRequest holds the fields of a Chat Completions request that the
+// server reads.
 type chatRequest struct {
 	Model         string `json:"model"`
 	Stream        bool   `json:"stream"`
@@ -103,7 +106,8 @@ func (chat) Parse(body []byte) (Request, error) {
 }
 
 // chatUsage writes the usage as OpenAI does: prompt tokens include the
-// cached ones and the cache writes, given apart as their details.
+// cached tokens and the cache writes, which are also reported separately
+// in the details.
 func chatUsage(u Usage) map[string]any {
 	details := map[string]any{"cached_tokens": u.CacheRead}
 	if u.CacheWrite != 0 {
@@ -116,7 +120,8 @@ func chatUsage(u Usage) map[string]any {
 
 var chatIDs atomic.Int64
 
-// chatToolCalls are a reply's tool calls as a message carries them.
+// chatToolCalls returns a reply's tool calls in the form a message
+// carries them.
 func chatToolCalls(rep Reply, id string) []any {
 	var out []any
 	for i, c := range rep.ToolCalls {

@@ -10,13 +10,13 @@ import (
 	"github.com/git-snap/git-snap/internal/lazy"
 )
 
-// gemini is Google's Gemini API, which Gemini CLI speaks: POST
-// /v1beta/models/MODEL:streamGenerateContent?alt=sse for the turns
-// (server-sent events, one GenerateContentResponse each, the last with
-// the finish reason and the usage), and POST …/MODEL:generateContent for
-// one whole response (Gemini CLI's model router asks one per prompt,
-// with responseMimeType application/json and a schema). The model and
-// whether to stream are in the URL, not the body.
+// gemini is Google's Gemini API, which Gemini CLI uses. The turns go to
+// POST /v1beta/models/MODEL:streamGenerateContent?alt=sse and get
+// server-sent events, one GenerateContentResponse each, the last with
+// the finish reason and the usage. POST …/MODEL:generateContent returns
+// one whole response; Gemini CLI's model router makes one such call per
+// prompt, with responseMimeType application/json and a schema. The model
+// and whether to stream are in the URL, not the body.
 type gemini struct{}
 
 func init() { register(gemini{}) }
@@ -24,17 +24,17 @@ func init() { register(gemini{}) }
 func (gemini) Name() string  { return "gemini" }
 func (gemini) Title() string { return "Gemini generateContent" }
 
-// geminiPath is a model call's path: the API version, the model and the
-// method.
+// geminiPath matches a model call's path and captures the API version,
+// the model and the method.
 var geminiPath = lazy.Regexp(`^/(v1|v1beta|v1alpha)/models/([^/:]+):(generateContent|streamGenerateContent)$`)
 
 func (gemini) Handles(r *http.Request) bool {
 	return r.Method == http.MethodPost && geminiPath().MatchString(r.URL.Path)
 }
 
-// FromURL implements urlReader: the model and the method (streamed or
-// not) are in the path; ?alt=sse asks the stream as server-sent events,
-// else it is a JSON array.
+// FromURL implements urlReader. The model and the method (streamed or
+// not) are in the path. ?alt=sse asks for the stream as server-sent
+// events; without it the stream is a JSON array.
 func (gemini) FromURL(r *http.Request, req *Request) {
 	m := geminiPath().FindStringSubmatch(r.URL.Path)
 	if m == nil {
@@ -61,7 +61,8 @@ type geminiPart struct {
 	} `json:"functionResponse"`
 }
 
-// geminiRequest is what is read of a generateContent request.
+// geminiRequest holds the fields of a generateContent request that the
+// server reads.
 type geminiRequest struct {
 	Contents []struct {
 		Role  string       `json:"role"`
@@ -79,8 +80,8 @@ type geminiRequest struct {
 	} `json:"generationConfig"`
 }
 
-// bareCallID is a call id as the model gave it: Gemini CLI sends it back
-// prefixed with the tool's name and "__" (run_shell_command__call_1).
+// bareCallID returns a call id as the model gave it. Gemini CLI sends it
+// back prefixed with the tool's name and "__" (run_shell_command__call_1).
 func bareCallID(id, name string) string {
 	if name != "" {
 		if rest, ok := strings.CutPrefix(id, name+"__"); ok && rest != "" {
@@ -134,8 +135,8 @@ func (gemini) Parse(body []byte) (Request, error) {
 	return req, nil
 }
 
-// geminiOutput is a function response's output: {"output": text} as
-// Gemini CLI sends it, else the response as JSON.
+// geminiOutput returns a function response's output: the text of
+// {"output": text}, as Gemini CLI sends it, or else the response as JSON.
 func geminiOutput(raw json.RawMessage) string {
 	var r struct {
 		Output *string `json:"output"`
@@ -146,15 +147,15 @@ func geminiOutput(raw json.RawMessage) string {
 	return string(raw)
 }
 
-// Said implements usageSayer: Gemini's usage has no cache writes (its
-// implicit cache writes nothing billed apart), so they are sent as
-// uncached input.
+// Said implements usageSayer. Gemini's usage has no field for cache
+// writes (its implicit cache bills nothing separately for them), so they
+// are sent as uncached input.
 func (gemini) Said(u Usage) Usage {
 	return Usage{Input: u.Input + u.CacheWrite, CacheRead: u.CacheRead, Output: u.Output}
 }
 
-// geminiUsage writes the usage as Gemini does: the prompt's tokens
-// include the cached ones, given again apart.
+// geminiUsage writes the usage as Gemini does: the prompt token count
+// includes the cached tokens, which are also reported separately.
 func geminiUsage(u Usage) map[string]any {
 	u = gemini{}.Said(u)
 	in := u.Input + u.CacheRead
@@ -167,7 +168,7 @@ func geminiUsage(u Usage) map[string]any {
 
 var geminiIDs atomic.Int64
 
-// geminiParts are a reply's parts: its text, then its function calls.
+// geminiParts returns a reply's parts: its text, then its function calls.
 func geminiParts(rep Reply) ([]any, error) {
 	var parts []any
 	if rep.Text != "" {

@@ -1,18 +1,20 @@
-// Package modelapi serves the model APIs coding agents speak (Anthropic
-// Messages, OpenAI Responses, OpenAI Chat Completions, Gemini
-// generateContent), answering each request from a Responder:
-// a fixed Script of replies, played in order, each checked against what
-// the request before it must hold. git snap replay --serve plays a
-// recorded session's model outputs this way, so that the real agent
-// pointed at it re-runs the session offline; the live-agent tests play
-// their stubs the same way, and their stubs keep every request to check
-// what the agent sent. The server answers only clients on this machine
-// (package loopback), and tells a request that does not match what
-// kind of input the recording expects, never the recorded input.
+// Package modelapi serves the model APIs that coding agents use
+// (Anthropic Messages, OpenAI Responses, OpenAI Chat Completions, Gemini
+// generateContent), answering each request from a Responder. The usual
+// Responder is a Script: a fixed list of replies played in order, each
+// served only to a request that matches what the recording expects.
 //
-// An API is one file: it reads a request's conversation into Items and
-// writes a Reply in its own wire format (streamed when the client asks),
-// and registers itself (see register).
+// git snap replay --serve plays a recorded session's model outputs this
+// way, so that the real agent pointed at the server re-runs the session
+// offline. The live-agent tests serve their stubs the same way, and keep
+// every request to check what the agent sent. The server answers only
+// clients on this machine (package loopback). When a request does not
+// match, the client is told what kind of input the recording expects,
+// never the recorded input itself.
+//
+// Each API lives in one file: it parses a request's conversation into
+// Items, writes a Reply in its own wire format (streamed when the client
+// asks), and registers itself (see register).
 package modelapi
 
 import (
@@ -22,9 +24,9 @@ import (
 	"strings"
 )
 
-// Usage is the tokens a reply says it used, each kind apart: Input is
-// the uncached input. Each API writes them its own way (OpenAI counts
-// the cached input inside its input tokens, Anthropic apart).
+// Usage is the token counts a reply reports, one field per kind; Input
+// is the uncached input only. Each API reports them its own way: OpenAI
+// counts cached input inside its input tokens, Anthropic separately.
 type Usage struct {
 	Input, CacheRead, CacheWrite, Output int64
 }
@@ -56,8 +58,8 @@ type Reply struct {
 	Usage     Usage
 }
 
-// Item is one entry of a request's conversation, read alike for every
-// API.
+// Item is one entry of a request's conversation, in the same form for
+// every API.
 type Item struct {
 	Role   string // user, assistant, system, developer, tool
 	Kind   string // ItemText, ItemToolCall or ItemToolResult
@@ -81,7 +83,7 @@ type Tool struct {
 	Custom bool
 }
 
-// Request is a request as the server received it.
+// Request is a model call as the server received it.
 type Request struct {
 	API    string // the API's name
 	Path   string // the URL path it was sent to
@@ -89,9 +91,9 @@ type Request struct {
 	Stream bool
 	Tools  []Tool
 	Items  []Item
-	// Side is true for a request outside the agent's conversation: it
-	// offers no tool (a title, a summary). A Script answers it apart and
-	// does not count it as a step.
+	// Side is true for a request outside the agent's conversation, such
+	// as one for a title or a summary; such requests offer no tools. A
+	// Script answers them separately and does not count them as steps.
 	Side bool
 	// Schema is the JSON schema the client asks the answer to follow (as
 	// a decoded JSON value), nil when it asks for free text.
@@ -112,8 +114,8 @@ func (r *Request) Tool(name string) (Tool, bool) {
 	return Tool{}, false
 }
 
-// Texts is every text of the conversation, in order, with its role: what
-// a check that the agent sent the earlier conversation reads.
+// Texts returns every text of the conversation, in order, with its role,
+// for checking that the agent sent the earlier conversation.
 func (r *Request) Texts() []string {
 	var out []string
 	for _, it := range r.Items {
@@ -124,7 +126,7 @@ func (r *Request) Texts() []string {
 	return out
 }
 
-// Tail is what the request adds after the model's last output: the
+// Tail returns what the request adds after the model's last output: the
 // prompt, or the results of the tool calls it made.
 func (r *Request) Tail() []Item {
 	for i := len(r.Items) - 1; i >= 0; i-- {
@@ -137,8 +139,8 @@ func (r *Request) Tail() []Item {
 
 // Responder answers a server's requests.
 type Responder interface {
-	// Respond gives the reply to a request, or an error that the server
-	// sends back as the API's error response.
+	// Respond returns the reply to a request, or an error that the
+	// server sends back as the API's error response.
 	Respond(req *Request) (Reply, error)
 }
 
@@ -152,7 +154,7 @@ type API interface {
 	// Handles reports whether a request is one of the API's model calls
 	// (by method and path).
 	Handles(r *http.Request) bool
-	// Parse reads a request body.
+	// Parse decodes a request body.
 	Parse(body []byte) (Request, error)
 	// Write sends a reply, streamed when the request asked.
 	Write(w http.ResponseWriter, req *Request, rep Reply) error
@@ -161,20 +163,21 @@ type API interface {
 	WriteError(w http.ResponseWriter, status int, msg string)
 }
 
-// urlReader is an API whose requests say part of what they ask in the
-// URL rather than the body (Gemini: the model, whether to stream).
+// urlReader is an API whose requests put some of their parameters in the
+// URL rather than the body (for Gemini, the model and whether to stream).
 type urlReader interface {
 	FromURL(r *http.Request, req *Request)
 }
 
-// usageSayer is an API that cannot say every kind of Usage: Said is the
-// usage as it writes it, which the server records as the reply sent.
+// usageSayer is an API that cannot report every kind of Usage. Said
+// returns the usage as the API writes it, which the server records as
+// what the reply sent.
 type usageSayer interface {
 	Said(u Usage) Usage
 }
 
-// apis holds every API, by name; each API's file adds itself in an init
-// function, so that a new API is one file.
+// apis holds every API by name. Each API's file adds itself in an init
+// function, so that adding an API takes one file.
 var apis = map[string]API{}
 
 func register(a API) {
@@ -197,7 +200,7 @@ func Lookup(name string) (API, error) {
 	return nil, fmt.Errorf("no model API %q: git-snap serves %s", name, strings.Join(names, ", "))
 }
 
-// quote shortens a text for an error message.
+// quote shortens and quotes a text for an error message.
 func quote(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > 60 {

@@ -273,9 +273,10 @@ func TestChatWholeAnswerWhenNotStreamed(t *testing.T) {
 
 // OpenCode 1.18 (through @ai-sdk/openai-compatible) asks Chat
 // Completions for a session's title first, with no tools: a side request,
-// answered apart; then the conversation, the prompt as opencode run sends
-// it (in double quotes: it quotes an argument holding a space), the
-// assistant's tool call with empty content, and the tool's output.
+// answered separately. Then comes the conversation: the prompt as
+// opencode run sends it (in double quotes, since it quotes an argument
+// holding a space), the assistant's tool call with empty content, and
+// the tool's output.
 func TestChatServesOpenCodesRequests(t *testing.T) {
 	script := &Script{Steps: []Step{
 		{Prompt: "Write hello.txt with the shell.", Reply: Reply{ToolCalls: []ToolCall{{ID: "call_1", Name: "bash", Input: map[string]any{"command": "true"}}}}},

@@ -6,22 +6,24 @@ import (
 	"github.com/git-snap/git-snap/agent"
 )
 
-// ReplayError is a session replay cannot serve: recorded from an agent
-// whose model API git-snap does not speak, or with no model call.
+// ReplayError reports a session that replay cannot serve, because it was
+// recorded from an agent whose model API git-snap does not support, or
+// it has no model call.
 type ReplayError struct{ Msg string }
 
 // Error says why the session cannot be served.
 func (e *ReplayError) Error() string { return e.Msg }
 
-// UserError marks the error as the user's: the revision names another
-// session.
+// UserError marks the error as the user's fault: the revision should
+// name another session.
 func (e *ReplayError) UserError() {}
 
-// ReplayScript makes the script a model server plays to re-run a
-// recorded session offline (git snap replay --serve): each recorded model call, in order, served
-// only to the request that sends what the agent sent before it (the
-// same prompt, the results of the same tool calls). source is the agent
-// that recorded doc; api is the model API to serve it as.
+// ReplayScript builds the script a model server plays to re-run a
+// recorded session offline (git snap replay --serve). The script serves
+// each recorded model call in order, and only to a request that sends
+// what the agent sent before that call: the same prompt, or the results
+// of the same tool calls. source is the agent that recorded doc; api is
+// the model API to serve it with.
 func ReplayScript(doc map[string]any, source string) (api string, script *Script, err error) {
 	a, err := agent.Lookup(source, agent.Env{})
 	if err != nil {
@@ -29,7 +31,7 @@ func ReplayScript(doc map[string]any, source string) (api string, script *Script
 	}
 	m, ok := a.(agent.ModelAPIer)
 	if !ok {
-		return "", nil, &ReplayError{fmt.Sprintf("git-snap does not serve the model API %s speaks", source)}
+		return "", nil, &ReplayError{fmt.Sprintf("git-snap does not serve the model API %s uses", source)}
 	}
 	steps := agent.ReplaySteps(doc, a)
 	if len(steps) == 0 {
@@ -42,10 +44,10 @@ func ReplayScript(doc map[string]any, source string) (api string, script *Script
 	return m.ModelAPI(), script, nil
 }
 
-// replyOf is a recorded model call's output as a reply: its text (the
-// texts of the call, in order) and tool calls with their recorded ids,
-// which the agent then sends back with their results. Thinking is not
-// served: the APIs want it signed.
+// replyOf turns a recorded model call's output into a reply: its texts,
+// in order, and its tool calls with their recorded ids, which the agent
+// then sends back with their results. Thinking is left out because the
+// APIs require it to be signed.
 func replyOf(out agent.ModelOutput) Reply {
 	r := Reply{ID: out.ID, Model: out.Model}
 	for _, c := range out.Content {

@@ -8,10 +8,10 @@ import (
 	"time"
 )
 
-// responses is OpenAI's Responses API, POST /v1/responses, which Codex
-// speaks with stream: true (server-sent events response.created, then
-// response.output_item.added and .done for each output item, and
-// response.completed with the usage).
+// responses is OpenAI's Responses API, POST /v1/responses. Codex uses it
+// with stream: true and gets server-sent events: response.created, then
+// response.output_item.added and .done for each output item, then
+// response.completed with the usage.
 type responses struct{}
 
 func init() { register(responses{}) }
@@ -23,7 +23,8 @@ func (responses) Handles(r *http.Request) bool {
 	return r.Method == http.MethodPost && r.URL.Path == "/v1/responses"
 }
 
-// responsesRequest is what is read of a Responses request.
+// responsesRequest holds the fields of a Responses request that the
+// server reads.
 type responsesRequest struct {
 	Model  string            `json:"model"`
 	Stream bool              `json:"stream"`
@@ -86,7 +87,8 @@ func (responses) Parse(body []byte) (Request, error) {
 	return req, nil
 }
 
-// contentTexts reads a content that is text or a list of parts with text.
+// contentTexts returns the text of a content that is either text or a
+// list of parts with text.
 func contentTexts(raw json.RawMessage) []string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
@@ -103,7 +105,7 @@ func contentTexts(raw json.RawMessage) []string {
 
 var responsesIDs atomic.Int64
 
-// responsesOutput is a reply's output items.
+// responsesOutput returns a reply's output items.
 func responsesOutput(req *Request, rep Reply, id string) []map[string]any {
 	var out []map[string]any
 	if rep.Text != "" {
@@ -126,8 +128,8 @@ func responsesOutput(req *Request, rep Reply, id string) []map[string]any {
 	return out
 }
 
-// textInput is a tool call's input as OpenAI sends it: a string (JSON
-// arguments, or free text).
+// textInput returns a tool call's input as OpenAI sends it: a string
+// holding JSON arguments or free text.
 func textInput(in any) string {
 	switch v := in.(type) {
 	case nil:
@@ -143,7 +145,8 @@ func textInput(in any) string {
 }
 
 // responsesUsage writes the usage as OpenAI does: input tokens include
-// the cached ones and the cache writes (given apart as their details).
+// the cached tokens and the cache writes, which are also reported
+// separately in the details.
 func responsesUsage(u Usage) map[string]any {
 	details := map[string]any{"cached_tokens": u.CacheRead}
 	if u.CacheWrite != 0 {
@@ -198,6 +201,6 @@ func (responses) WriteError(w http.ResponseWriter, status int, msg string) {
 	if status >= 500 {
 		kind = "server_error"
 	}
-	w.Header().Set("x-should-retry", "false") // as anthropic's: refused again if retried
+	w.Header().Set("x-should-retry", "false") // as for anthropic: a retry would be refused again
 	_ = writeJSON(w, status, map[string]any{"error": map[string]any{"message": msg, "type": kind, "param": nil, "code": nil}})
 }

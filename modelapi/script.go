@@ -9,24 +9,28 @@ import (
 )
 
 // Step is one reply a Script plays, with what the request it answers
-// must hold: the agent is re-running the same conversation only when it
-// sends the same prompt, or the results of the same tool calls.
+// must contain. The agent is re-running the same conversation only when
+// it sends the same prompt, or the results of the same tool calls.
 type Step struct {
 	Reply Reply
 	// Prompt, when set, is text the request's last input must contain:
 	// the prompt the user typed before this model call.
 	Prompt string
 	// Results, when set, are the ids of the tool calls whose results the
-	// request's last input must hold.
+	// request's last input must contain.
 	Results []string
 }
 
-// Script plays its Steps in order, one per request of the agent's
-// conversation; a request that does not hold what its step expects, or
-// one after the last step, is refused with an error naming the step.
-// Side requests (see Request.Side) are answered with Side's reply and
-// are no step; without Side, with "ok", or, when the request asks for
-// JSON of a schema, with the least JSON the schema accepts. It is safe for concurrent use.
+// Script is a Responder that plays its Steps in order, one per request
+// of the agent's conversation. A request that does not contain what its
+// step expects, or one after the last step, is refused with an error
+// naming the step.
+//
+// Side requests (see Request.Side) do not count as steps. They get
+// Side's reply, or when Side is nil, "ok" (or, when the request asks for
+// JSON matching a schema, the smallest JSON the schema accepts).
+//
+// A Script is safe for concurrent use.
 type Script struct {
 	Steps []Step
 	// Side answers side requests; nil answers them with a short text.
@@ -40,11 +44,12 @@ type Script struct {
 type MismatchError struct {
 	Step  int // 1-based; len(Steps)+1 when all were served
 	Steps int
-	// Next says what the recording has next, without its content ("a
-	// prompt", "the result of a tool call"); "" when all were served.
+	// Next says what kind of input the recording expects next, without
+	// its content ("a prompt", "the result of a tool call"); "" when
+	// every step was served.
 	Next string
-	// Msg says how the request differs, quoting the recording: for the
-	// log of whoever serves the script, never for the client.
+	// Msg says how the request differs, quoting the recording. It is for
+	// the server's log, never for the client.
 	Msg string
 }
 
@@ -56,9 +61,9 @@ func (e *MismatchError) Error() string {
 	return fmt.Sprintf("git-snap model server: the request does not match step %d of %d: %s", e.Step, e.Steps, e.Msg)
 }
 
-// Public is what the client is told: the step and what kind of input
-// it expects, nothing recorded (a page that reached the server could
-// otherwise read the recorded prompt and send it back).
+// Public returns the message for the client: the step and what kind of
+// input it expects, but nothing recorded. Otherwise a page that reached
+// the server could read the recorded prompt and send it back.
 func (e *MismatchError) Public() string {
 	if e.Step > e.Steps {
 		return fmt.Sprintf("git-snap model server: all %d steps were served; this request has no reply", e.Steps)
@@ -91,15 +96,15 @@ func (s *Script) Respond(req *Request) (Reply, error) {
 	return step.Reply, nil
 }
 
-// Served is how many steps were played.
+// Served returns how many steps were played.
 func (s *Script) Served() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.served
 }
 
-// check says how tail differs from what the step expects, and what kind
-// of input the step expects; "" when it does not differ.
+// check returns what kind of input the step expects and how tail differs
+// from it, or "" when it does not differ.
 func (st Step) check(tail []Item) (next, msg string) {
 	if st.Prompt != "" && !slices.ContainsFunc(tail, func(it Item) bool {
 		return it.Kind == ItemText && it.Role == "user" && strings.Contains(it.Text, st.Prompt)
@@ -135,11 +140,12 @@ func describe(tail []Item) string {
 	return "empty"
 }
 
-// leastJSON is the least JSON value a JSON schema (OpenAPI's subset, as
-// model APIs take it) accepts: every required property, each at its
-// minimum (else 1: such numbers are scores and counts, which a schema
-// rarely says start at 1 though the client checks it), its first enum
-// value, or empty.
+// leastJSON returns the smallest JSON value a JSON schema accepts (the
+// OpenAPI subset that model APIs take). It fills in every required
+// property with its minimum, its first enum value, or an empty value.
+// A number with no minimum gets 1, because such numbers are usually
+// scores and counts that the client checks start at 1 even when the
+// schema does not say so.
 func leastJSON(schema any) string {
 	data, err := json.Marshal(leastValue(schema, 0))
 	if err != nil {

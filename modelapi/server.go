@@ -22,21 +22,21 @@ type Exchange struct {
 	Err     string // why it was refused
 }
 
-// Options say where a Server listens and what it keeps.
+// Options configure a Server: where it listens and what it keeps.
 type Options struct {
 	// Addr is the address to listen on; "127.0.0.1:0" picks a free port.
 	Addr string
-	// Keep keeps every exchange, its request whole, for Exchanges: a
-	// test's stub checks what the agent sent. Without it nothing of a
-	// request outlives its answer, so that memory does not grow with
-	// each request a long replay serves.
+	// Keep makes the server keep every exchange, with its whole request,
+	// for Exchanges, so that a test's stub can check what the agent sent.
+	// Without it nothing of a request is kept after it is answered, so
+	// that memory does not grow over a long replay.
 	Keep bool
 }
 
 // Server serves one API from a Responder on a listener of its own, to
-// clients on this machine: a request must name it by its address or
-// localhost, come from no web page of another site, and send JSON
-// (package loopback).
+// clients on this machine only (package loopback). A request must
+// address it by its IP address or localhost, must not come from a web
+// page of another site, and must send JSON.
 type Server struct {
 	api   API
 	resp  Responder
@@ -50,20 +50,21 @@ type Server struct {
 	exchanges []Exchange
 }
 
-// maxBody bounds a request body: agents send their whole conversation.
+// maxBody limits the size of a request body. It is large because agents
+// send their whole conversation with every call.
 const maxBody = 64 << 20
 
-// PublicError is an error whose message for the client differs from the
-// one for the server's own log: what a refusal says over the network
-// holds nothing recorded.
+// PublicError is an error with a separate message for the client, so
+// that what a refusal says over the network contains nothing recorded.
+// Error is for the server's own log.
 type PublicError interface {
 	error
 	Public() string
 }
 
 // Start listens on o.Addr and serves api's model calls from r until
-// Close or ctx ends. Every wait has a deadline, so that a client that
-// stops reading cannot hold it.
+// Close is called or ctx is done. Every wait has a deadline, so that a
+// client that stops reading cannot hold the server up.
 func Start(ctx context.Context, api string, o Options, r Responder) (*Server, error) {
 	a, err := Lookup(api)
 	if err != nil {
@@ -96,13 +97,13 @@ func Start(ctx context.Context, api string, o Options, r Responder) (*Server, er
 	return s, nil
 }
 
-// URL is the server's base URL: http://127.0.0.1:PORT.
+// URL returns the server's base URL: http://127.0.0.1:PORT.
 func (s *Server) URL() string { return "http://" + s.ln.Addr().String() }
 
-// API is the API the server speaks.
+// API returns the API the server serves.
 func (s *Server) API() API { return s.api }
 
-// Close stops the server; requests under way are cut.
+// Close stops the server, cutting off requests in progress.
 func (s *Server) Close() error {
 	err := s.srv.Close()
 	if errors.Is(err, http.ErrServerClosed) {
@@ -117,8 +118,8 @@ func (s *Server) Wait() {
 	s.done <- err
 }
 
-// Exchanges lists what the server received and answered, in order,
-// when it keeps them (Options.Keep).
+// Exchanges returns the requests the server received and its answers,
+// in order, when Options.Keep is set.
 func (s *Server) Exchanges() []Exchange {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -144,7 +145,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if enc := r.Header.Get("Content-Encoding"); enc != "" && enc != "identity" {
-		s.api.WriteError(w, http.StatusUnsupportedMediaType, "git-snap model server: request bodies encoded as "+printable(enc)+" are not read")
+		s.api.WriteError(w, http.StatusUnsupportedMediaType, "git-snap model server: request bodies encoded as "+printable(enc)+" are not supported")
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
@@ -179,19 +180,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rep.Usage = u.Said(rep.Usage)
 	}
 	s.record(Exchange{Request: req, Reply: &rep})
-	// An error here is the client gone; the exchange is recorded as served.
+	// An error here means the client has gone; the exchange is still
+	// recorded as served.
 	_ = s.api.Write(w, &req, rep)
 }
 
 // isJSON reports whether a Content-Type is JSON: application/json or a
-// type of it (application/vnd.x+json). A page can post text/plain or a
-// form to any address without asking; JSON it cannot.
+// JSON subtype (application/vnd.x+json). Requiring JSON keeps web pages
+// out: a page can post text/plain or a form to any address without a
+// CORS preflight, but not JSON.
 func isJSON(contentType string) bool {
 	mt, _, err := mime.ParseMediaType(contentType)
 	return err == nil && (mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
 }
 
-// printable keeps a part of the request echoed in an error printable
+// printable makes a part of the request that an error echoes printable
 // and short.
 func printable(s string) string {
 	s = strings.Map(func(r rune) rune {

@@ -11,10 +11,11 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 )
 
-// Marshal writes traces as OTLP/JSON, the body of an OTLP/HTTP export
-// request (ExportTraceServiceRequest, whose fields are TracesData's):
-// protojson's mapping with the changes OTLP makes to it, trace and span
-// ids as hex strings, not base64, and enums as integers.
+// Marshal encodes traces as OTLP/JSON, the body of an OTLP/HTTP export
+// request (ExportTraceServiceRequest, which has the same fields as
+// TracesData). OTLP/JSON is protojson's mapping with two changes: trace
+// and span ids are hex strings rather than base64, and enums are
+// integers.
 func Marshal(td *tracepb.TracesData) ([]byte, error) {
 	data, err := protojson.MarshalOptions{UseEnumNumbers: true}.Marshal(td)
 	if err != nil {
@@ -30,8 +31,8 @@ func Marshal(td *tracepb.TracesData) ([]byte, error) {
 	return append(out, '\n'), nil
 }
 
-// Unmarshal reads OTLP/JSON traces (see Marshal) with protojson,
-// refusing unknown fields.
+// Unmarshal decodes OTLP/JSON traces (see Marshal), refusing unknown
+// fields.
 func Unmarshal(data []byte) (*tracepb.TracesData, error) {
 	in, err := recodeIDs(data, func(s string) (string, error) {
 		b, err := hex.DecodeString(s)
@@ -47,8 +48,8 @@ func Unmarshal(data []byte) (*tracepb.TracesData, error) {
 	return td, nil
 }
 
-// recodeIDs rewrites the trace and span ids of the spans (and their
-// links) of OTLP/JSON traces with conv.
+// recodeIDs rewrites with conv the trace and span ids of the spans, and
+// of their links, in OTLP/JSON traces.
 func recodeIDs(data []byte, conv func(string) (string, error)) ([]byte, error) {
 	var v map[string]any
 	dec := json.NewDecoder(bytes.NewReader(data))

@@ -7,9 +7,9 @@
 // kind) and an execute_tool span for each tool call (tool name and call
 // id; a failed call has status ERROR), from the call to its result. A
 // subagent's spans are under an invoke_agent span of its own, a child of
-// the tool call that ran it. Times are the records' own; a span whose
-// end is unknown ends where it starts. IDs are derived from the session
-// id, so the same session exports the same trace.
+// the tool call that ran it. Span times come from the records; a span
+// whose end is unknown ends where it starts. IDs are derived from the
+// session id, so the same session always exports the same trace.
 package otel
 
 import (
@@ -25,8 +25,8 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 )
 
-// Semantic convention names this package writes (OpenTelemetry GenAI
-// semantic conventions).
+// Attribute and operation names from the OpenTelemetry GenAI semantic
+// conventions that this package writes.
 const (
 	AttrOperation     = "gen_ai.operation.name"
 	AttrProvider      = "gen_ai.provider.name"
@@ -55,9 +55,9 @@ const (
 // ScopeName names the instrumentation scope of the spans.
 const ScopeName = "github.com/git-snap/git-snap/otel"
 
-// Options are what Traces needs besides the document.
+// Options configure Traces.
 type Options struct {
-	// Source names the agent that recorded the document; "" takes the
+	// Source names the agent that recorded the document; "" means the
 	// document's "agent" member.
 	Source string
 	// Session is the conversation id when the document has no
@@ -65,11 +65,11 @@ type Options struct {
 	Session string
 }
 
-// providers are the gen_ai.provider.name of the agents whose model
-// provider is known.
+// providers maps an agent to its gen_ai.provider.name, for the agents
+// whose model provider is known.
 var providers = map[string]string{"claude-code": "anthropic", "codex": "openai", "gemini": "gcp.gemini"}
 
-// Traces reads doc (through agent.Read) as one trace.
+// Traces converts doc, read through agent.Read, into one trace.
 func Traces(doc map[string]any, o Options) *tracepb.TracesData {
 	if o.Source == "" {
 		o.Source, _ = doc["agent"].(string)
@@ -88,7 +88,7 @@ func Traces(doc map[string]any, o Options) *tracepb.TracesData {
 	}}}
 }
 
-// SpanCount is the number of spans td holds.
+// SpanCount returns the number of spans in td.
 func SpanCount(td *tracepb.TracesData) int {
 	n := 0
 	for _, rs := range td.ResourceSpans {
@@ -128,7 +128,7 @@ func (b *builder) build() {
 	b.root.Attributes = append(b.root.Attributes, usageAttrs(total)...)
 }
 
-// readTimes reads each record's time, and returns the first and last.
+// readTimes parses each record's time, and returns the first and last.
 func (b *builder) readTimes() (first, last time.Time) {
 	b.times = make([]time.Time, len(b.r.Records))
 	for k, v := range b.r.Views {
@@ -147,8 +147,8 @@ func (b *builder) readTimes() (first, last time.Time) {
 	return first, last
 }
 
-// readThreads groups the records by thread, and reads which tool call
-// ran each subagent when the agent says (agent.Threads).
+// readThreads groups the records by thread and, when the agent records
+// it (agent.Threads), finds which tool call ran each subagent.
 func (b *builder) readThreads() {
 	r := b.r
 	b.threadOf = map[string][]int{}
@@ -180,8 +180,9 @@ func (b *builder) readThreads() {
 	}
 }
 
-// threadSpan is the invoke_agent span of thread n, made the first time:
-// a subagent's is under the tool call that ran it, else the session's.
+// threadSpan returns the invoke_agent span of thread n, creating it on
+// first use. A subagent's span is a child of the tool call that ran it;
+// otherwise the span is the session's.
 func (b *builder) threadSpan(n string) *tracepb.Span {
 	if s := b.parent[n]; s != nil {
 		return s
@@ -198,8 +199,8 @@ func (b *builder) threadSpan(n string) *tracepb.Span {
 	return s
 }
 
-// toolSpans adds an execute_tool span per tool call, from its record to
-// its result's.
+// toolSpans adds an execute_tool span for each tool call, lasting from
+// the call's record to its result's.
 func (b *builder) toolSpans() {
 	results := map[string]int{} // tool call id → the record of its result
 	failed := map[string]bool{}
@@ -245,15 +246,16 @@ func (b *builder) toolSpan(thread string, k, pi int, p snapshot.Part, end time.T
 	}
 	b.common(s)
 	if failed {
-		// No message: the export carries no text of the session, and a
-		// failed tool's output is text (a path, a secret it printed).
+		// Set no status message. The export carries none of the
+		// session's text, and a failed tool's output is text that may
+		// hold a path or a secret the tool printed.
 		s.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR}
 		s.Attributes = append(s.Attributes, str(AttrErrorType, "tool_error"))
 	}
 }
 
-// chatSpans adds a chat span per model call, under the thread of its
-// first record with content, and returns the calls' tokens.
+// chatSpans adds a chat span for each model call, under the thread of
+// its first record with content, and returns the calls' tokens.
 func (b *builder) chatSpans() snapshot.Usage {
 	var total snapshot.Usage
 	for ci, c := range b.r.Calls {
@@ -287,8 +289,9 @@ func (b *builder) chatSpans() snapshot.Usage {
 	return total
 }
 
-// callTimes spans a model call from the record before its response (in
-// its thread's records, recs) to the response's last record.
+// callTimes returns the time span of a model call: from the record
+// before its response (among recs, its thread's records) to the
+// response's last record.
 func (b *builder) callTimes(c snapshot.Call, recs []int) (start, end time.Time) {
 	for _, rk := range c.Records {
 		if b.times[rk].After(end) {
@@ -304,7 +307,7 @@ func (b *builder) callTimes(c snapshot.Call, recs []int) (start, end time.Time) 
 	return start, end
 }
 
-// span0 is the time span of records.
+// span0 returns the time span of records.
 func (b *builder) span0(recs []int) (start, end time.Time) {
 	for _, k := range recs {
 		t := b.times[k]

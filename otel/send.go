@@ -11,9 +11,9 @@ import (
 	"strings"
 )
 
-// TracesURL is the OTLP/HTTP traces URL of endpoint: endpoint itself
-// when it has a path, else endpoint/v1/traces (as OTEL_EXPORTER_OTLP_ENDPOINT
-// is read).
+// TracesURL returns the OTLP/HTTP traces URL for endpoint: endpoint
+// itself when it has a path, else endpoint/v1/traces, as for
+// OTEL_EXPORTER_OTLP_ENDPOINT.
 func TracesURL(endpoint string) (string, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -25,9 +25,9 @@ func TracesURL(endpoint string) (string, error) {
 	return u.String(), nil
 }
 
-// Redacted is endpoint as a message may show it: without the password
-// or token of its user part and without its query's values
-// (?api_key=…), which name credentials as often as not.
+// Redacted returns endpoint in a form safe to show in a message: without
+// the password or token in its user part and without its query values
+// (?api_key=…), which often hold credentials.
 func Redacted(endpoint string) string {
 	u, err := url.Parse(endpoint)
 	if err != nil {
@@ -47,11 +47,12 @@ func Redacted(endpoint string) string {
 	return u.String()
 }
 
-// Send posts OTLP/JSON traces (Marshal's) to an OTLP/HTTP endpoint (see
-// TracesURL). A status other than 2xx is an error naming it and the
-// start of the response. A redirect is followed only on the endpoint's
-// own host and scheme: traces are never posted to a host not named. No
-// error shows the endpoint's credentials (see Redacted).
+// Send posts OTLP/JSON traces (as Marshal encodes them) to an OTLP/HTTP
+// endpoint (see TracesURL). A status other than 2xx is an error that
+// gives the status and the start of the response. A redirect is followed
+// only to the endpoint's own host and scheme, so traces are never posted
+// to a host the user did not name. No error shows the endpoint's
+// credentials (see Redacted).
 func Send(ctx context.Context, client *http.Client, endpoint string, body []byte) error {
 	target, err := TracesURL(endpoint)
 	if err != nil {
@@ -89,7 +90,7 @@ func Send(ctx context.Context, client *http.Client, endpoint string, body []byte
 	return nil
 }
 
-// unwrapURL is err without the URL a *url.Error names: it holds the
+// unwrapURL strips the URL from a *url.Error, because that URL is the
 // endpoint as given, query and all.
 func unwrapURL(err error) error {
 	var ue *url.Error

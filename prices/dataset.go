@@ -18,17 +18,17 @@ import (
 )
 
 // genai-prices.json is @pydantic/genai-prices' price data (see Source)
-// trimmed by Trim: the models priced per token, with their token prices,
-// one model a line, sorted by name.
+// as Trim writes it: the models priced per token, with their token
+// prices, one model per line, sorted by name.
 //
 //go:embed genai-prices.json
 var embedded []byte
 
-// Dataset is a copy of a price list in the form Trim writes: looked up a
-// line at a time, so that a command pays for the models it prices, not
-// for parsing the whole list.
+// Dataset is a copy of a price list in the form Trim writes. It is read
+// one line at a time on lookup, so that a command pays only for the
+// models it prices, not for parsing the whole list.
 type Dataset struct {
-	// Date and Source say what copy it is.
+	// Date and Source identify the copy: when and where it was taken.
 	Date, Source string
 	data         []byte
 	lines        []int // offsets of the model lines, sorted by name
@@ -40,17 +40,17 @@ const metaKey = "git-snap:source"
 var embeddedOnce = sync.OnceValue(func() *Dataset {
 	d, err := ParseDataset(embedded)
 	if err != nil {
-		panic("prices: the embedded dataset does not read: " + err.Error())
+		panic("prices: cannot read the embedded dataset: " + err.Error())
 	}
 	d.Date, d.Source = Date, Source
 	return d
 })
 
-// Embedded is the dataset built into git-snap.
+// Embedded returns the dataset built into git-snap.
 func Embedded() *Dataset { return embeddedOnce() }
 
-// ParseDataset reads a trimmed copy (see Trim): it indexes its lines; a
-// model's prices are read when it is looked up.
+// ParseDataset reads a trimmed copy (see Trim). It only indexes the
+// lines; a model's prices are parsed when it is looked up.
 func ParseDataset(data []byte) (*Dataset, error) {
 	d := &Dataset{data: data}
 	if !bytes.HasPrefix(data, []byte("{\n")) {
@@ -86,7 +86,7 @@ func ParseDataset(data []byte) (*Dataset, error) {
 	return d, nil
 }
 
-// lineKey reads the model name a line starts with.
+// lineKey returns the model name a line starts with.
 func lineKey(line []byte) (string, error) {
 	i := bytes.Index(line, []byte(`": `))
 	if i < 0 {
@@ -113,10 +113,10 @@ func (d *Dataset) line(i int) []byte {
 	return d.data[off : off+end]
 }
 
-// Len is how many models it prices.
+// Len returns the number of models the dataset prices.
 func (d *Dataset) Len() int { return len(d.lines) }
 
-// model reads the prices of the model listed as name.
+// model returns the prices of the model listed as name.
 func (d *Dataset) model(name string) (Model, bool) {
 	i := sort.Search(len(d.lines), func(i int) bool {
 		k, _ := lineKey(d.line(i))
@@ -145,8 +145,8 @@ func (d *Dataset) model(name string) (Model, bool) {
 	return modelOf(name, d.Date, e), true
 }
 
-// provider is the provider of the model listed as name, "" when it is
-// not listed.
+// provider returns the provider of the model listed as name, or "" when
+// it is not listed.
 func (d *Dataset) provider(name string) string {
 	i := sort.Search(len(d.lines), func(i int) bool {
 		k, _ := lineKey(d.line(i))
@@ -165,8 +165,8 @@ func (d *Dataset) provider(name string) string {
 	return e.Provider
 }
 
-// perToken reads a price in dollars per token as attodollars per token,
-// exactly from its decimal digits; ok is false when it is absent.
+// perToken converts a price in dollars per token to attodollars per
+// token, exactly from its decimal digits; ok is false when it is absent.
 func perToken(e map[string]json.Number, key string) (int64, bool) {
 	n, ok := e[key]
 	if !ok {
@@ -179,18 +179,19 @@ func perToken(e map[string]json.Number, key string) (int64, bool) {
 	return ratToInt(r.Mul(r, big.NewRat(1e18, 1))), true
 }
 
-// tiers are the long-context thresholds the dataset names in its keys
-// (input_cost_per_token_above_200k_tokens).
+// tiers are the long-context thresholds that appear in the dataset's
+// keys (input_cost_per_token_above_200k_tokens).
 var tiers = []struct {
 	suffix string
 	tokens int64
 }{{"_above_128k_tokens", 128_000}, {"_above_200k_tokens", 200_000}, {"_above_272k_tokens", 272_000}}
 
-// modelOf reads one dataset entry. A one-hour cache write costs the
+// modelOf parses one dataset entry. A one-hour cache write costs the
 // entry's cache_creation_input_token_cost_above_1hr, else twice the
-// input, as Anthropic lists it and ccusage counts it. The first threshold
-// a kind has a price above starts the long-context tier; over it, a kind
-// with no price of its own keeps its base price.
+// input, as Anthropic lists it and ccusage counts it. The first
+// threshold in tiers with a price for any kind of token starts the
+// long-context tier. Within that tier, a kind with no price of its own
+// keeps its base price.
 func modelOf(key, from string, e map[string]json.Number) Model {
 	get := func(k string) int64 { v, _ := perToken(e, k); return v }
 	m := Model{Key: key, From: from, Base: Rates{
@@ -225,12 +226,12 @@ func modelOf(key, from string, e map[string]json.Number) Model {
 	return m
 }
 
-// keptModes are the kinds of model whose tokens agents spend.
+// keptModes are the kinds of model that agents spend tokens on.
 var keptModes = map[string]bool{"chat": true, "responses": true, "completion": true, "": true}
 
-// keptFields are the members of an entry a trimmed copy keeps: its token
-// prices at the standard tier (not batch, flex or priority), over each
-// long-context threshold, and its provider.
+// keptFields are the members of an entry that a trimmed copy keeps: its
+// token prices at the standard tier (not batch, flex or priority) and
+// above each long-context threshold, and its provider.
 var keptFields = func() map[string]bool {
 	m := map[string]bool{"litellm_provider": true}
 	for _, k := range []string{"input_cost_per_token", "output_cost_per_token", "cache_read_input_token_cost",
@@ -243,14 +244,15 @@ var keptFields = func() map[string]bool {
 	return m
 }()
 
-// maxPerToken is the most a token may cost, in dollars: well over any
-// model's price, and far from what attodollars in an int64 overflow.
+// maxPerToken is the most a token may cost, in dollars. It is well over
+// any model's price, and far below what would overflow attodollars in an
+// int64.
 const maxPerToken = 1
 
-// checkPrice refuses a price that is not one: not a number, negative,
-// or over maxPerToken a token ($10 a token would make every estimate
-// absurd, 9.3e18 wrapped to a negative price). Members that are no
-// price are left to the caller.
+// checkPrice refuses an invalid price: one that is not a number, is
+// negative, or is over maxPerToken a token. ($10 a token would make every
+// estimate absurd, and 9.3e18 would wrap to a negative price.) Members
+// that are not prices are left to the caller.
 func checkPrice(key string, v any) error {
 	if !keptFields[key] || key == "litellm_provider" || v == nil {
 		return nil
@@ -266,14 +268,16 @@ func checkPrice(key string, v any) error {
 	return nil
 }
 
-// Trim reads a price list and writes what git-snap keeps of it: the
-// models priced per token, their token prices, one model a line sorted by
-// name, and date and source in a member of their own. The list is
-// @pydantic/genai-prices' (its data.json: a list of providers, each with
-// its models; dated prices are read as on date), LiteLLM's
-// model_prices_and_context_window.json (an object by model name), or a
-// copy Trim wrote. It refuses a list that prices no model, and one with a
-// price that is not a number from $0 to $1 a token.
+// Trim reads a price list and writes the part git-snap keeps: the models
+// priced per token and their token prices, one model per line sorted by
+// name, with date and source in a member of their own.
+//
+// The list may be @pydantic/genai-prices' data.json (a list of
+// providers, each with its models; dated prices are taken as of date),
+// LiteLLM's model_prices_and_context_window.json (an object keyed by
+// model name), or a copy Trim wrote. Trim refuses a list that prices no
+// model, and one with a price that is not a number from $0 to $1 a
+// token.
 func Trim(r io.Reader, date, source string) ([]byte, int, error) {
 	var raw json.RawMessage
 	if err := json.NewDecoder(r).Decode(&raw); err != nil {
@@ -305,8 +309,8 @@ func Trim(r io.Reader, date, source string) ([]byte, int, error) {
 	return writeTrimmed(kept, date, source)
 }
 
-// fromLiteLLM reads LiteLLM's list (or a trimmed copy) into the entries a
-// trimmed copy keeps, by name.
+// fromLiteLLM converts LiteLLM's list (or a trimmed copy) into the
+// entries a trimmed copy keeps, by name.
 func fromLiteLLM(raw json.RawMessage) (map[string]map[string]any, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -339,8 +343,8 @@ func fromLiteLLM(raw json.RawMessage) (map[string]map[string]any, error) {
 	return kept, nil
 }
 
-// writeTrimmed writes entries by name as a trimmed copy: date and source
-// first, then one model a line, sorted by name.
+// writeTrimmed writes entries as a trimmed copy: date and source first,
+// then one model per line, sorted by name.
 func writeTrimmed(kept map[string]map[string]any, date, source string) ([]byte, int, error) {
 	var b bytes.Buffer
 	b.WriteString("{\n")
@@ -375,8 +379,8 @@ func writeTrimmed(kept map[string]map[string]any, date, source string) ([]byte, 
 	return b.Bytes(), len(names), nil
 }
 
-// UserFile is where git snap prices update keeps the user's copy, below
-// the user's configuration directory.
+// UserFile returns the path where git snap prices update keeps the
+// user's copy, under the user's configuration directory.
 func UserFile(userConfigDir string) string {
 	if userConfigDir == "" {
 		return ""
@@ -384,9 +388,9 @@ func UserFile(userConfigDir string) string {
 	return filepath.Join(userConfigDir, "git-snap", "prices.json")
 }
 
-// WriteUserFile writes a trimmed copy (see Trim) as the user's, beside
-// the user's configuration: written aside and renamed into place, so
-// that a reader sees the old copy or the new one.
+// WriteUserFile saves a trimmed copy (see Trim) as the user's copy, next
+// to the user's configuration. It writes a temporary file and renames it
+// into place, so that a reader sees either the old copy or the new one.
 func WriteUserFile(userConfigDir string, data []byte) error {
 	if _, err := ParseDataset(data); err != nil {
 		return err
@@ -410,9 +414,9 @@ func WriteUserFile(userConfigDir string, data []byte) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// Load gives the prices a command estimates with: the user's copy of the
-// dataset when there is one (else the embedded one), with overrides (the
-// configuration's prices) over it.
+// Load returns the prices a command estimates costs with: the user's
+// copy of the dataset when there is one, else the embedded one, with
+// overrides (the configuration's prices) taking precedence.
 func Load(userConfigDir string, overrides map[string]Price) (*Prices, error) {
 	data := Embedded()
 	if path := UserFile(userConfigDir); path != "" {

@@ -9,10 +9,10 @@ import (
 	"strings"
 )
 
-// genAIModel is a model of @pydantic/genai-prices' data (its data.json,
-// the list of providers its npm package carries): an id, the names it
-// matches, and its prices per million tokens, or a list of them of which
-// the newest in effect applies.
+// genAIModel is a model in @pydantic/genai-prices' data (its data.json,
+// the list of providers its npm package ships): an id, the names it
+// matches, and its prices per million tokens, or a list of dated prices
+// of which the newest in effect applies.
 type genAIModel struct {
 	ID     string          `json:"id"`
 	Match  json.RawMessage `json:"match"`
@@ -27,8 +27,8 @@ type genAIProvider struct {
 	match      matcher
 }
 
-// genAIFields are the price keys git-snap keeps, per million tokens, and
-// the per-token member of a trimmed copy each becomes.
+// genAIFields maps the price keys git-snap keeps, per million tokens, to
+// the per-token member of a trimmed copy that each becomes.
 var genAIFields = map[string]string{
 	"input_mtok":          "input_cost_per_token",
 	"output_mtok":         "output_cost_per_token",
@@ -37,15 +37,15 @@ var genAIFields = map[string]string{
 	"cache_write_1h_mtok": "cache_creation_input_token_cost_above_1hr",
 }
 
-// fromGenAIPrices reads genai-prices' providers into the entries a trimmed
-// copy keeps, by name. A name is priced as genai-prices prices a model
-// name given alone: by the first provider whose models it names
-// (Anthropic's claude-…, OpenAI's gpt-…) and of those the first model
-// that matches it; else by the first provider that lists it. The names
-// are every model's id and those its match clause is written with (see
-// clauseNames); another provider's price of an id is kept as
-// provider/id. Of a model's dated
-// prices, those in effect on date count.
+// fromGenAIPrices converts genai-prices' providers into the entries a
+// trimmed copy keeps, by name. A name is priced the way genai-prices
+// prices a bare model name: by the first provider whose model pattern
+// it matches (Anthropic's claude-…, OpenAI's gpt-…) and that provider's
+// first model that matches it, else by the first provider that lists it.
+// The names are every model's id and the names in its match clause (see
+// clauseNames). Another provider's price for the same id is kept as
+// provider/id. Of a model's dated prices, those in effect on date are
+// used.
 func fromGenAIPrices(raw json.RawMessage, date string) (map[string]map[string]any, error) {
 	var providers []genAIProvider
 	if err := json.Unmarshal(raw, &providers); err != nil {
@@ -93,8 +93,10 @@ func fromGenAIPrices(raw json.RawMessage, date string) (map[string]map[string]an
 	return out, nil
 }
 
-// pricedAs is the entry genai-prices prices name by (see fromGenAIPrices),
-// nil when that has no price per token; first lists it.
+// pricedAs returns the entry genai-prices would price name by (see
+// fromGenAIPrices), or nil when that entry has no price per token. first
+// locates the first entry that lists name, used when no provider's
+// pattern matches.
 func pricedAs(providers []genAIProvider, entries [][]map[string]any, name string, first [2]int) map[string]any {
 	for i, p := range providers {
 		if !p.match(name) {
@@ -109,13 +111,13 @@ func pricedAs(providers []genAIProvider, entries [][]map[string]any, name string
 	return entries[first[0]][first[1]]
 }
 
-// sameEntry reports whether a and b are the one entry.
+// sameEntry reports whether a and b are the same entry.
 func sameEntry(a, b map[string]any) bool {
 	return a != nil && b != nil && fmt.Sprintf("%p", a) == fmt.Sprintf("%p", b)
 }
 
-// genAIEntry reads a model's prices in effect on date as per-token
-// members; nil when it has no price per input or output token.
+// genAIEntry converts a model's prices in effect on date into per-token
+// members, or returns nil when it has no price per input or output token.
 func genAIEntry(raw json.RawMessage, date string) (map[string]any, error) {
 	prices, err := pricesOn(raw, date)
 	if err != nil || prices == nil {
@@ -139,9 +141,10 @@ func genAIEntry(raw json.RawMessage, date string) (map[string]any, error) {
 	return e, nil
 }
 
-// pricesOn picks, of a model's prices, those in effect on date: the
-// prices themselves, or of a list the last whose start date is not after
-// date (a time-of-day price is the exception, not the list price).
+// pricesOn picks a model's prices in effect on date: the prices
+// themselves, or from a list the last entry whose start date is not
+// after date. A time-of-day price is an exception, not the list price,
+// so it is skipped.
 func pricesOn(raw json.RawMessage, date string) (map[string]json.RawMessage, error) {
 	var one map[string]json.RawMessage
 	if json.Unmarshal(raw, &one) == nil {
@@ -170,9 +173,9 @@ func pricesOn(raw json.RawMessage, date string) (map[string]json.RawMessage, err
 }
 
 // putPrice sets the per-token member field of e from a price per million
-// tokens: a number, or {base, tiers: [{start, price}]}, whose tier above
-// a long-context threshold git-snap knows (LiteLLM's 128k, 200k, 272k)
-// becomes field_above_…_tokens; other tiers are left out.
+// tokens. The price is a number, or {base, tiers: [{start, price}]}. A
+// tier above a long-context threshold git-snap knows (LiteLLM's 128k,
+// 200k, 272k) becomes field_above_…_tokens; other tiers are left out.
 func putPrice(e map[string]any, field string, raw json.RawMessage) error {
 	var n json.Number
 	if err := json.Unmarshal(raw, &n); err == nil {
@@ -204,8 +207,8 @@ func putPrice(e map[string]any, field string, raw json.RawMessage) error {
 	return nil
 }
 
-// putPerToken writes a price per million tokens as its exact per-token
-// decimal.
+// putPerToken converts a price per million tokens to its exact per-token
+// decimal and stores it in e.
 func putPerToken(e map[string]any, field string, perMillion json.Number) error {
 	r, ok := new(big.Rat).SetString(string(perMillion))
 	if !ok || r.Sign() < 0 {
@@ -216,7 +219,8 @@ func putPerToken(e map[string]any, field string, perMillion json.Number) error {
 	return nil
 }
 
-// decimal writes r, a decimal fraction, exactly, without trailing zeros.
+// decimal formats r, a decimal fraction, exactly and without trailing
+// zeros.
 func decimal(r *big.Rat) string {
 	s := r.FloatString(30)
 	if strings.Contains(s, ".") {
@@ -226,9 +230,9 @@ func decimal(r *big.Rat) string {
 }
 
 // matcher is one of genai-prices' match clauses (equals, starts_with,
-// ends_with, contains, regex, or, and), read once: it tests a name as
-// genai-prices does, case apart but for regex. A clause it cannot read,
-// or a regex Go cannot compile, matches nothing.
+// ends_with, contains, regex, or, and), parsed once. It tests a name as
+// genai-prices does, case-insensitively except for regex. A clause it
+// cannot parse, or a regex Go cannot compile, matches nothing.
 type matcher func(name string) bool
 
 func compileMatch(raw json.RawMessage) matcher {
@@ -281,10 +285,10 @@ func compileMatch(raw json.RawMessage) matcher {
 	return none
 }
 
-// clauseNames are the names a match clause is written with: those it
+// clauseNames returns the names that appear in a match clause: those it
 // equals, starts with or contains, alone or within an or (a Bedrock
-// route's us.anthropic.claude-…, a dotted claude-opus-4.7). Each is a
-// name of its own, priced as genai-prices prices it.
+// route's us.anthropic.claude-…, a dotted claude-opus-4.7). Each becomes
+// a name of its own, priced as genai-prices prices it.
 func clauseNames(raw json.RawMessage) []string {
 	var c map[string]json.RawMessage
 	if len(raw) == 0 || json.Unmarshal(raw, &c) != nil {

@@ -1,10 +1,12 @@
-// Package prices puts a cost on tokens: the list prices of models from a
-// maintained dataset (@pydantic/genai-prices' data; LiteLLM's
-// model_prices_and_context_window.json reads too), a dated copy of which
-// is embedded, a newer copy the user keeps (git snap prices update), and
-// the user's own prices from config, over it. Money is exact: prices are read as the decimals the
-// dataset writes and kept in attodollars (1e-18 USD) per token, sums are
-// integers, and a cost is rounded once, to the micro-dollar.
+// Package prices estimates what tokens cost. It uses the list prices of
+// models from a maintained dataset (@pydantic/genai-prices' data;
+// LiteLLM's model_prices_and_context_window.json works too): a dated copy
+// is embedded, the user may keep a newer copy (git snap prices update),
+// and the user's own prices from config take precedence over both.
+//
+// Money is exact. Prices are read from the dataset's decimals and kept
+// in attodollars (1e-18 USD) per token, sums are integers, and a cost is
+// rounded once, to the micro-dollar.
 package prices
 
 import (
@@ -18,7 +20,7 @@ import (
 )
 
 // Price is what a model's tokens cost, in US dollars per million tokens
-// of each kind: the shape config's prices: section takes. A one-hour
+// of each kind, in the shape of config's prices: section. A one-hour
 // cache write costs twice the input, as Anthropic lists it.
 type Price struct {
 	Input      float64 `json:"input"`
@@ -27,9 +29,9 @@ type Price struct {
 	Output     float64 `json:"output"`
 }
 
-// Date is when the embedded dataset was taken, and Source where from.
-// A cost computed from it is an estimate: prices change, and config's
-// prices section or git snap prices update bring newer ones.
+// Date is when the embedded dataset was taken, and Source where it was
+// taken from. A cost computed from it is an estimate: prices change, and
+// config's prices section or git snap prices update supply newer ones.
 const (
 	Date   = "2026-09-23"
 	Source = "@pydantic/genai-prices 0.1.8 (npm, published 2026-09-23; github.com/pydantic/genai-prices, MIT License), trimmed to the models priced per token"
@@ -41,7 +43,7 @@ type Rates struct {
 	Input, CacheRead, CacheWrite, CacheWrite1h, Output int64
 }
 
-// Model is what a model's tokens cost.
+// Model holds what a model's tokens cost.
 type Model struct {
 	// Key is the name it is listed under (a dataset key, a config name).
 	Key string
@@ -56,8 +58,8 @@ type Model struct {
 	Long      Rates
 }
 
-// Prices are the table costs are estimated with: the user's prices over a
-// dataset.
+// Prices is the table costs are estimated with: the user's prices, which
+// take precedence, and a dataset.
 type Prices struct {
 	data      *Dataset
 	overrides map[string]Model
@@ -70,8 +72,8 @@ type lookup struct {
 	ok bool
 }
 
-// New makes the prices of data (nil: the embedded dataset) with the
-// user's prices over it.
+// New returns the prices of data (nil means the embedded dataset), with
+// the user's prices taking precedence.
 func New(data *Dataset, overrides map[string]Price) *Prices {
 	if data == nil {
 		data = Embedded()
@@ -83,17 +85,17 @@ func New(data *Dataset, overrides map[string]Price) *Prices {
 	return p
 }
 
-// Default is the embedded dataset alone.
+// Default returns the prices of the embedded dataset alone.
 func Default() *Prices { return New(nil, nil) }
 
-// Date is the date of the dataset the prices come from.
+// Date returns the date of the dataset the prices come from.
 func (p *Prices) Date() string { return p.data.Date }
 
-// Source says where the dataset comes from.
+// Source returns where the dataset comes from.
 func (p *Prices) Source() string { return p.data.Source }
 
-// attoPerMillion turns dollars per million tokens into attodollars per
-// token: the float's shortest decimal, exactly.
+// attoPerMillion converts dollars per million tokens into attodollars
+// per token, exactly, using the float's shortest decimal form.
 func attoPerMillion(v float64) int64 {
 	r, ok := new(big.Rat).SetString(big.NewFloat(v).Text('g', -1))
 	if !ok {
@@ -119,8 +121,8 @@ func (pr Price) model(key, from string) Model {
 	}}
 }
 
-// The ways agents and gateways write a model's name around the name a
-// price list knows it by (see Candidates).
+// Patterns for what agents and gateways add around the name a price
+// list knows a model by (see Candidates).
 var (
 	// dateSuffix is the release date some names end in
 	// (claude-sonnet-4-5-20250929, Vertex's claude-sonnet-4-5@20250929).
@@ -137,26 +139,26 @@ var (
 	deployment = lazy.Regexp(`^[a-z0-9_]+(?:-[a-z0-9_]+)*?-((?:gpt|claude|gemini|grok|o[134])(?:-|$).*)$`)
 )
 
-// routePrefixes are where a model was called, written before its name:
-// bedrock/converse/…, vertex_ai/…, the vendor (anthropic/…).
+// routePrefixes are prefixes that say where a model was called:
+// bedrock/converse/…, vertex_ai/…, or the vendor (anthropic/…).
 var routePrefixes = []string{
 	"bedrock/", "converse/", "invoke/", "vertex_ai/", "vertex/", "anthropic/", "openai/", "azure/", "gemini/",
 	"google/", "models/",
 }
 
-// regionPrefixes are a Bedrock inference profile's region and vendor
-// (us.anthropic.…, global.anthropic.…).
+// regionPrefixes are the region and vendor prefixes of a Bedrock
+// inference profile (us.anthropic.…, global.anthropic.…).
 var regionPrefixes = []string{"us.", "eu.", "apac.", "jp.", "au.", "ca.", "global.", "anthropic."}
 
-// Candidates are the names a model is looked up by, in order, from the
-// name as recorded to the list's plain name: lower case; without a
+// Candidates returns the names a model is looked up by, in order, from
+// the name as recorded to the list's plain name: lower case; without a
 // context marker ([1m]); without where it was called (bedrock/converse/,
 // vertex_ai/); without a Bedrock version (-v1:0), then without its region
 // and vendor (us.anthropic.); without a release date; with hyphens for a
 // dotted version (claude-sonnet-4.6); with -preview, which Gemini CLI
 // leaves off the preview models it records (gemini-3-pro); and last
 // without a deployment's own name before the model's (aide-gpt-5). This
-// is the one place such names are read.
+// is the only place that interprets such names.
 func Candidates(model string) []string {
 	var out []string
 	add := func(s string) {
@@ -195,8 +197,8 @@ func Candidates(model string) []string {
 	return out
 }
 
-// cutPrefixes takes the prefixes off s as long as one is there, adding
-// each name left.
+// cutPrefixes removes prefixes from s while one matches, calling add
+// with each name that remains.
 func cutPrefixes(s string, prefixes []string, add func(string)) string {
 	for changed := true; changed; {
 		changed = false
@@ -210,8 +212,8 @@ func cutPrefixes(s string, prefixes []string, add func(string)) string {
 	return s
 }
 
-// Lookup finds a model's price: the user's for any of its Candidates,
-// else the dataset's.
+// Lookup finds a model's price: the user's price for any of its
+// Candidates, else the dataset's.
 func (p *Prices) Lookup(model string) (Model, bool) {
 	if model == "" {
 		return Model{}, false
@@ -241,7 +243,7 @@ func (p *Prices) find(model string) (Model, bool) {
 	return Model{}, false
 }
 
-// Cost is an estimate of what tokens cost at list prices: prices change,
+// Cost is an estimate of what tokens cost at list prices. Prices change,
 // and it is not the bill.
 type Cost struct {
 	Estimate   bool   `json:"estimate"`    // always true, for scripts that read the JSON
@@ -251,8 +253,8 @@ type Cost struct {
 	Micros int64 `json:"usd_micros"`
 	// USD is Micros in dollars.
 	USD float64 `json:"usd"`
-	// Unknown lists the models with tokens and no price ("" for calls
-	// that name no model): their tokens are not in USD.
+	// Unknown lists the models with tokens but no price ("" for calls
+	// that name no model). Their tokens are not counted in USD.
 	Unknown []string `json:"unknown_models,omitempty"`
 }
 
@@ -278,9 +280,9 @@ func (p *Prices) Estimate(byModel map[string]snapshot.Usage) Cost {
 	return c
 }
 
-// Atto is what u costs at m's prices, in attodollars: the tokens of calls
-// over the long-context threshold at its prices, one-hour cache writes
-// at theirs.
+// Atto returns what u costs at m's prices, in attodollars. Tokens of
+// calls over the long-context threshold are priced at the long-context
+// rates, and one-hour cache writes at their own rate.
 func (m Model) Atto(u snapshot.Usage) *big.Int {
 	sum := new(big.Int)
 	base := u
@@ -318,8 +320,8 @@ func microsOf(atto *big.Int) int64 {
 	return q.Quo(q, big.NewInt(perMicro)).Int64()
 }
 
-// MicrosText writes micro-dollars as dollars with cents, rounded half up:
-// $12.35.
+// MicrosText formats micro-dollars as dollars with cents, rounded half
+// up: $12.35.
 func MicrosText(micros int64) string {
 	cents := (micros + 5_000) / 10_000
 	return "$" + big.NewInt(cents/100).String() + "." + twoDigits(cents%100)

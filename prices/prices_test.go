@@ -177,7 +177,7 @@ func TestTrimIsStable(t *testing.T) {
 }
 
 // Trim reads genai-prices' providers: a name goes to the provider whose
-// models it names, another provider's price of it is kept apart, the
+// models it names, another provider's price of it is kept separately, the
 // prices in effect on the list's date count, a tier above a threshold
 // git-snap knows (above 271,999 is above 272k) is kept, and the names a
 // model's match clause is written with find it.

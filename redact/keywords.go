@@ -5,19 +5,19 @@ import (
 	"unicode/utf8"
 )
 
-// keywordIndex tells which rules a string wakes (Rule.wakes) in one pass
-// over it, where asking each rule costs a search per keyword and a
-// lower-cased copy of the string: the keyword checks alone cost as much
-// as every pattern run over a real transcript. It is exact: a rule wakes
-// when one of its keywords is in the string, or, for a Fold rule, in
-// strings.ToLower of it.
+// keywordIndex finds which rules a string wakes (see Rule.wakes) in one
+// pass over the string. Asking each rule separately costs a search per
+// keyword and a lower-cased copy of the string; over a real transcript
+// those keyword checks alone cost as much as running every pattern. The
+// index is exact: a rule wakes when one of its keywords is in the
+// string, or, for a Fold rule, in strings.ToLower of the string.
 type keywordIndex struct {
 	// exact and fold list the keywords by their first byte: those of
 	// rules that match case, and the lower-cased ones of Fold rules.
 	exact, fold [256][]keyword
 	// exactPairs and foldPairs hold, as bits, the first two bytes of
-	// the keywords of each table: most places in a string start none,
-	// and one look at two bytes says so.
+	// the keywords of each table. Most positions in a string start no
+	// keyword, and checking two bytes is enough to rule them out.
 	exactPairs, foldPairs pairSet
 	// rules maps each rule with keywords to its bit in a wake set; -1
 	// for a rule without keywords, which always wakes.
@@ -31,14 +31,15 @@ func (p *pairSet) add(a, b byte) { k := uint(a)<<8 | uint(b); p[k/64] |= 1 << (k
 
 func (p *pairSet) has(a, b byte) bool { k := uint(a)<<8 | uint(b); return p[k/64]&(1<<(k%64)) != 0 }
 
-// keyword is one keyword and the wake set of the rules it wakes.
+// keyword is one keyword and the set of rules it wakes.
 type keyword struct {
 	word string
 	bits uint64
 }
 
-// newKeywordIndex indexes the rules' keywords; ok is false when more
-// rules have keywords than a wake set holds (then each rule is asked).
+// newKeywordIndex indexes the rules' keywords. ok is false when more
+// rules have keywords than a wake set can hold; the caller then checks
+// each rule separately.
 func newKeywordIndex(rules []Rule) (ix *keywordIndex, ok bool) {
 	ix = &keywordIndex{rules: make([]int, len(rules))}
 	bit := 0
@@ -70,7 +71,7 @@ func newKeywordIndex(rules []Rule) (ix *keywordIndex, ok bool) {
 	return ix, true
 }
 
-// add lists a keyword, merging it with the same one of another rule.
+// add adds a keyword, merging it with the same keyword of another rule.
 func add(table *[256][]keyword, k keyword) {
 	list := table[k.word[0]]
 	for i := range list {
@@ -82,7 +83,8 @@ func add(table *[256][]keyword, k keyword) {
 	table[k.word[0]] = append(list, k)
 }
 
-// wakeSet is the set of rules (by their bits) whose keywords s holds.
+// wakeSet returns the set of rules (by their bits) whose keywords occur
+// in s.
 func (ix *keywordIndex) wakeSet(s string) uint64 {
 	var set uint64
 	ascii := len(s) == 0 || s[len(s)-1] < utf8.RuneSelf
@@ -104,7 +106,7 @@ func (ix *keywordIndex) wakeSet(s string) uint64 {
 	}
 	if !ascii {
 		// strings.ToLower maps some other letters to ASCII ones (the
-		// Kelvin sign to k): the lower-cased copy is searched as before.
+		// Kelvin sign to k), so search the lower-cased copy instead.
 		lower := strings.ToLower(s)
 		for i := 0; i+1 < len(lower); i++ {
 			if ix.foldPairs.has(lower[i], lower[i+1]) {
@@ -115,8 +117,9 @@ func (ix *keywordIndex) wakeSet(s string) uint64 {
 	return set
 }
 
-// folded is the set of the Fold keywords that start at s[i], whose
-// lower-cased byte is c, compared ASCII-lower-cased, and not in set yet.
+// folded returns the set of Fold keywords that start at s[i] (whose
+// lower-cased byte is c), comparing ASCII case-insensitively, and that
+// are not in set yet.
 func (ix *keywordIndex) folded(s string, i int, c byte, set uint64) uint64 {
 	var out uint64
 	for _, k := range ix.fold[c] {

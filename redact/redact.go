@@ -27,12 +27,13 @@ import (
 // Rule finds one kind of secret.
 type Rule struct {
 	Name string
-	// re compiles the rule's pattern on first use: most documents wake
-	// few rules, and compiling them all costs a save half a millisecond.
+	// re compiles the rule's pattern on first use. Most documents wake
+	// few rules, and compiling them all would add half a millisecond to
+	// every save.
 	re func() *regexp.Regexp
-	// Keywords, when set, must occur in a string for the pattern to run:
-	// a fast filter, since most strings hold no secret at all. With Fold
-	// they are matched against the lower-cased string.
+	// Keywords, when set, must occur in a string for the pattern to run.
+	// They are a fast filter, since most strings hold no secret at all.
+	// With Fold they are matched against the lower-cased string.
 	Keywords []string
 	Fold     bool
 	// MinEntropy, when set, skips matches whose secret looks like words
@@ -44,10 +45,10 @@ type Rule struct {
 	// value, when set, must accept the secret s[start:end] in its
 	// surroundings.
 	value func(s string, start, end int) bool
-	// gate, when set, must accept a string for the pattern to run: a
-	// fast look for the shape of a rule that has no keyword.
+	// gate, when set, must accept a string for the pattern to run. It is
+	// a fast check for the shape of a secret, for a rule with no keyword.
 	gate func(s string) bool
-	// near runs the pattern only around the keywords: its matches are
+	// near runs the pattern only around the keywords. Its matches are
 	// short and start at most a few words before a keyword, and a
 	// pattern with no literal prefix is slow over a long string.
 	near bool
@@ -56,10 +57,11 @@ type Rule struct {
 // Bounds of the text around a keyword that a near rule looks at.
 const nearBefore, nearAfter = 100, 400
 
-// BuiltinRules are the rules every redactor starts with. Specific
+// BuiltinRules returns the rules every redactor starts with. Specific
 // formats come first; the assignment rules, which judge a value by its
-// key and its look, come last. A false positive loses data for good, so
-// values that read as code (a call, a path, a variable) are kept.
+// key and what it looks like, come last. A false positive loses data for
+// good, so values that look like code (a call, a path, a variable) are
+// kept.
 func BuiltinRules() []Rule {
 	r := func(name, pattern string, entropy float64, keywords ...string) Rule {
 		return Rule{Name: name, re: sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) }), MinEntropy: entropy, Keywords: keywords}
@@ -71,9 +73,10 @@ func BuiltinRules() []Rule {
 	gate := func(r Rule, g func(string) bool) Rule { r.gate = g; return r }
 	return []Rule{
 		r("private-key", `-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY( BLOCK)?-----[\s\S]*?-----END[ A-Z0-9_-]{0,100}PRIVATE KEY( BLOCK)?-----`, 0, "PRIVATE KEY"),
-		// A key printed without its END line (head, a cut output): its
-		// BEGIN line and the lines of its body, up to the first that is
-		// not one. Text right after the last body line stays.
+		// A key printed without its END line (by head, or in cut-off
+		// output): match its BEGIN line and the lines of its body, up to
+		// the first line that is not part of it. Text right after the
+		// last body line is kept.
 		r("private-key", cutKey, 0, "PRIVATE KEY"),
 		r("kubeconfig-client-key", `client-key-data["']?\s*:\s*["']?(?P<secret>[A-Za-z0-9+/]{16,}={0,2})`, 0, "client-key-data"),
 		r("aws-access-key-id", `\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`, 0, "AKIA", "ASIA", "ABIA", "ACCA"),
@@ -118,23 +121,25 @@ func BuiltinRules() []Rule {
 	}
 }
 
-// cutKey is a PEM private key's BEGIN line and its body's lines, in
-// text or behind JSON escapes, each maybe after a line number (cat -n,
-// an agent's file reader), up to the first line that is not base64: the
-// last may be cut short where the text ends or a quote closes it.
+// cutKey matches a PEM private key's BEGIN line and the lines of its
+// body, in plain text or behind JSON escapes, each possibly after a line
+// number (from cat -n or an agent's file reader), up to the first line
+// that is not base64. The last line may be cut short where the text ends
+// or a quote closes it.
 const cutKey = `(?P<secret>-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----` +
 	`(?:` + pemBreak + `(?:Proc-Type|DEK-Info):[^\r\n\\]*)*` +
 	`(?:` + pemBreak + `[A-Za-z0-9+/=]{16,})+` +
 	`(?:` + pemBreak + `[A-Za-z0-9+/=]{1,15})?)` +
 	`(?:[ \t]*(?:\r?\n|\\r|\\n|["'` + "`" + `]|$))`
 
-// pemBreak is what comes between two lines of a printed key.
+// pemBreak matches what comes between two lines of a printed key.
 const pemBreak = `(?:[ \t]*(?:\r?\n|\\r\\n|\\n)|[ \t])+[ \t]*(?:\d{1,7}(?:→|\t))?`
 
-// keyKinds are what a key-assignment's key is named for.
+// keyKinds are the words that name what a key in a key assignment is
+// for.
 const keyKinds = `private|signing|app|master|encryption|secret|jwt|hmac|cookie`
 
-// keyNames are the key-assignment rule's keywords: each kind of key
+// keyNames returns the key-assignment rule's keywords: each kind of key
 // and "key", as one word or two.
 func keyNames() []string {
 	var names []string
@@ -146,9 +151,10 @@ func keyNames() []string {
 	return names
 }
 
-// pgpassShaped reports whether s may hold a .pgpass line: a port (a
+// pgpassShaped reports whether s may contain a .pgpass line: a port (a
 // number or *) between colons, then three more fields, the last ending
-// a line. A JSON line's times have a quote before their third colon.
+// a line. It rules out the times in a JSON line, which have a quote
+// before their third colon.
 func pgpassShaped(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] != ':' {
@@ -179,14 +185,14 @@ func pgpassShaped(s string) bool {
 	return false
 }
 
-// pgpassLine is a line of a .pgpass file, host:port:database:user:
-// password, whose host has a letter or a dot (or is *) and port is a
-// number (or *): times and MAC addresses have neither. \: and \\ are
-// escapes.
+// pgpassLine matches a line of a .pgpass file,
+// host:port:database:user:password, whose host has a letter or a dot
+// (or is *) and whose port is a number (or *). Times and MAC addresses
+// do not fit that shape. \: and \\ are escapes.
 const pgpassLine = `(?m)(?:^|[ \t→|"'` + "`" + `])(?:\*|[A-Za-z0-9_-]*[A-Za-z._][A-Za-z0-9._-]*):(?:\*|\d{1,5}):` +
 	`(?:[^:\s\\]|\\[:\\])+:(?:[^:\s\\]|\\[:\\])+:(?P<secret>(?:[^:\s\\"'` + "`" + `]|\\[:\\])+)[ \t]*(?:\r?\n|$|["'` + "`" + `])`
 
-// Pattern is the rule's regular expression. The secret is the whole
+// Pattern returns the rule's regular expression. The secret is the whole
 // match, or the submatch named "secret" when there is one.
 func (r Rule) Pattern() *regexp.Regexp { return r.re() }
 
@@ -201,21 +207,22 @@ type Finding struct {
 type Redactor struct {
 	rules []Rule
 	allow []*regexp.Regexp
-	// index, built on first use, tells the rules a string wakes in one
-	// pass; nil when the rules do not fit one (each is asked then).
+	// index, built on first use, finds the rules a string wakes in one
+	// pass. It is nil when there are too many rules for one index; each
+	// rule is then checked separately.
 	index func() *keywordIndex
 	// clean remembers object keys found to hold no secret, up to
-	// maxCleanKeys: a transcript's records repeat the same few names
-	// thousands of times, and each was redacted again.
+	// maxCleanKeys. A transcript's records repeat the same few names
+	// thousands of times, and redacting each one again was slow.
 	clean  sync.Map // string → struct{}
 	nClean atomic.Int64
 }
 
-// minSecret is the shortest string a secret is looked for in.
+// minSecret is the length of the shortest string searched for secrets.
 const minSecret = 8
 
-// maxCleanKeys bounds Redactor.clean: keys beyond it are redacted each
-// time, as before.
+// maxCleanKeys limits the size of Redactor.clean; keys beyond it are
+// redacted every time they occur.
 const maxCleanKeys = 4096
 
 // Config adds rules and allowlist patterns (regular expressions) to the
@@ -229,7 +236,7 @@ type Config struct {
 // compiled counts the configured rules compiled so far, for tests.
 var compiled atomic.Int64
 
-// New makes a redactor from the built-in rules and cfg.
+// New returns a redactor with the built-in rules and those of cfg.
 func New(cfg Config) (*Redactor, error) {
 	if cfg.Disabled {
 		return &Redactor{}, nil
@@ -241,11 +248,11 @@ func New(cfg Config) (*Redactor, error) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		// Parsed now, so that a rule that does not read is an error of
-		// every command; compiled on first use, which most commands
-		// (log, show, sessions) never make: a team's file of 20,000
-		// rules made each of them compile all 20,000 first. A pattern
-		// syntax.Parse takes, regexp.Compile takes.
+		// Parse the pattern now, so that every command reports a bad
+		// rule, but compile it on first use. Most commands (log, show,
+		// sessions) never use it, and a team's file of 20,000 rules
+		// made each of them compile all 20,000 first. Any pattern that
+		// syntax.Parse accepts, regexp.Compile accepts too.
 		pattern := cfg.Rules[name]
 		if _, err := syntax.Parse(pattern, syntax.Perl); err != nil {
 			return nil, fmt.Errorf("redact rule %s: %w", name, err)
@@ -269,9 +276,8 @@ func New(cfg Config) (*Redactor, error) {
 	return r, nil
 }
 
-// waking calls fn with each rule s wakes, in order, as long as fn
-// returns s unchanged; once it changes s, the rules after are asked of
-// the new s.
+// waking calls fn with each rule that s wakes, in order. Once fn
+// changes s, the remaining rules are checked against the new s.
 func (r *Redactor) waking(s string, fn func(rule Rule, s string) string) string {
 	var ix *keywordIndex
 	if r.index != nil {
@@ -296,14 +302,15 @@ func (r *Redactor) waking(s string, fn func(rule Rule, s string) string) string 
 	return s
 }
 
-// Placeholder replaces a secret found by rule.
+// Placeholder returns the text that replaces a secret found by rule.
 func Placeholder(rule string) string { return "[REDACTED:" + rule + "]" }
 
 // String redacts one string, returning the new string and what it found.
-// Besides the string as it is, it looks at it with JSON escapes decoded
-// (a transcript line that did not parse is kept raw: \u0067hp_… hides
-// ghp_… from a pattern, and a file's lines are one line there) and into
-// base64 runs that decode to text.
+// Besides the string as it is, it searches the string with its JSON
+// escapes decoded, and inside base64 runs that decode to text. JSON
+// escapes matter because a transcript line that did not parse is kept
+// raw: \u0067hp_… hides ghp_… from a pattern, and a file's lines are all
+// on one line there.
 func (r *Redactor) String(s string) (string, []Finding) {
 	if r == nil || len(r.rules) == 0 || len(s) < minSecret {
 		return s, nil
@@ -317,16 +324,17 @@ func (r *Redactor) String(s string) (string, []Finding) {
 	return s, found
 }
 
-// heldJSON reports whether s is a JSON text held as a string (a line
-// that did not parse, a tool's JSON answer): there, \n and \" hide the
-// lines and quotes of the files and assignments it holds.
+// heldJSON reports whether s is JSON text stored in a string (a line
+// that did not parse, or a tool's JSON answer). In such text, \n and \"
+// hide the line breaks and quotes of the files and assignments inside.
 func heldJSON(s string) bool {
 	t := strings.TrimLeft(s, " \t\r\n")
 	return t != "" && (t[0] == '{' || t[0] == '[')
 }
 
-// wakes reports whether s holds one of the rule's keywords. lower is
-// s lower-cased, computed on first need; "" when not yet.
+// wakes reports whether s contains one of the rule's keywords. lower
+// caches s lower-cased; it is computed when first needed, and "" until
+// then.
 func (rule Rule) wakes(s string, lower *string) bool {
 	if len(rule.Keywords) == 0 {
 		return true
@@ -422,19 +430,20 @@ func unescape(s string) (string, []int) {
 	return string(b), append(at, len(s))
 }
 
-// Bounds of the base64 runs redaction decodes: long enough to hold a
-// token, and up to what a configuration holds (a kubeconfig's key, a
-// service account's JSON in GOOGLE_CREDENTIALS); one past maxShortRun
-// is decoded only when its start is text (an image's is not).
+// Lengths of the base64 runs that redaction decodes: long enough to hold
+// a token, and up to the size of a configuration (a kubeconfig's key, a
+// service account's JSON in GOOGLE_CREDENTIALS). A run longer than
+// maxShortRun is decoded only when its start decodes to text, which an
+// image's does not.
 const (
 	minBase64Run = 24
 	maxShortRun  = 1024
 	maxBase64Run = 64 << 10
 )
 
-// base64Runs looks into runs of the base64 alphabet long enough to hold
-// a token and short enough not to be a file: one that decodes to text in
-// which a rule finds a secret is replaced whole.
+// base64Runs searches runs of the base64 alphabet that are long enough
+// to hold a token and short enough not to be a file. A run that decodes
+// to text in which a rule finds a secret is replaced whole.
 func (r *Redactor) base64Runs(s string, found *[]Finding) string {
 	var b strings.Builder
 	last := 0
@@ -470,12 +479,13 @@ func (r *Redactor) base64Runs(s string, found *[]Finding) string {
 	return b.String()
 }
 
-// wrappedRun is the end of the run of the base64 alphabet at s[i], and
-// the run without its line breaks, across the breaks of base64 wrapped
-// as tools write it (base64, openssl: lines of 64 or 76), written as
-// they are or escaped as JSON writes them: a line of that width, a
-// multiple of four and at least 60, goes on on the next line, which is
-// as wide or the last. Each line alone decodes to a piece of the whole.
+// wrappedRun returns the end of the run of the base64 alphabet at s[i],
+// and the run without its line breaks. It follows the run across the
+// line breaks of wrapped base64 as tools write it (base64 and openssl
+// wrap at 64 or 76), with the breaks either raw or escaped as in JSON.
+// A line of a width that is a multiple of four and at least 60 continues
+// on the next line, which must be as wide or be the last. Each line
+// decodes on its own to a piece of the whole.
 func wrappedRun(s string, i int) (end int, run string) {
 	j := i
 	for j < len(s) && isBase64(s[j]) {
@@ -517,7 +527,8 @@ func isBase64(c byte) bool {
 func isWordByte(c byte) bool { return isBase64(c) || c == '_' || c == '-' || c == '.' }
 
 // textStart reports whether a base64 run's first maxShortRun characters
-// (a multiple of four) decode to text, a rune cut at their end aside.
+// (a multiple of four) decode to text, ignoring a rune cut off at the
+// end.
 func textStart(s string) bool {
 	raw, err := base64.StdEncoding.DecodeString(s)
 	if err != nil {
@@ -557,8 +568,9 @@ func decodeText(s string) (string, bool) {
 }
 
 // Bytes redacts a captured file's content. Text, and content that is
-// mostly text (a stray byte that is not UTF-8, a NUL), is redacted;
-// binary content is left as it is, since a replacement would corrupt it.
+// mostly text (with a stray byte that is not UTF-8, or a NUL), is
+// redacted. Binary content is left as it is, since a replacement would
+// corrupt it.
 func (r *Redactor) Bytes(b []byte) ([]byte, []Finding) {
 	if !MostlyText(b) {
 		return b, nil
@@ -570,8 +582,8 @@ func (r *Redactor) Bytes(b []byte) ([]byte, []Finding) {
 	return []byte(s), found
 }
 
-// MostlyText reports whether content is text to redact: under one byte
-// in twenty is a control byte or not part of valid UTF-8.
+// MostlyText reports whether content is text to redact: fewer than one
+// byte in twenty is a control byte or not part of valid UTF-8.
 func MostlyText(b []byte) bool {
 	bad := 0
 	for i := 0; i < len(b); {
@@ -617,10 +629,10 @@ func (r *Redactor) Document(doc map[string]any) (map[string]any, []Finding) {
 }
 
 // Element redacts element i of a document's member (messages[i],
-// events[i]) as Document redacts it in the whole document, for a
-// document read an element at a time (snapshot.Scanned). Its findings
-// and those of Document on the other members, put in the order
-// SortFindings gives, are Document's of the whole.
+// events[i]) as Document would in the whole document, for a document
+// read one element at a time (snapshot.Scanned). Its findings, together
+// with Document's findings on the other members and sorted with
+// SortFindings, equal Document's findings on the whole document.
 func (r *Redactor) Element(member string, i int, v any) (any, []Finding) {
 	if r == nil || len(r.rules) == 0 {
 		return v, nil
@@ -630,20 +642,20 @@ func (r *Redactor) Element(member string, i int, v any) (any, []Finding) {
 }
 
 // RenamesKey reports whether Document would rename a top-level member
-// of that name (a key can hold a secret): a document whose messages
-// member would be renamed cannot be read an element at a time.
+// with that name, because the name holds a secret. A document whose
+// messages member would be renamed cannot be read one element at a time.
 func (r *Redactor) RenamesKey(name string) bool {
 	_, found := r.String(name)
 	return len(found) > 0
 }
 
-// SortFindings puts findings in Document's order: by JSON path, those
-// of one string in the order they were found.
+// SortFindings sorts findings into Document's order: by JSON path, and
+// within one string in the order they were found.
 func SortFindings(found []Finding) {
 	sort.SliceStable(found, func(i, j int) bool { return found[i].Path < found[j].Path })
 }
 
-// Scanned lists what Document would find in the document d holds,
+// Scanned returns what Document would find in the document in d,
 // reading its messages and events one at a time.
 func (r *Redactor) Scanned(d *snapshot.Scanned) ([]Finding, error) {
 	if r.RenamesKey(snapshot.MemberMessages) || r.RenamesKey(snapshot.MemberEvents) {
@@ -740,9 +752,10 @@ func (r *Redactor) value(v any, path []any, found *[]Finding) any {
 	return v
 }
 
-// nearMatches gives the matches of a near rule in the windows around
-// its keywords, as offsets in s. A match that runs to its window's end
-// is looked for again in the rest of s, so a long one is never cut.
+// nearMatches returns the matches of a near rule in the windows around
+// its keywords, as offsets in s. A match that runs to the end of its
+// window is searched for again in the rest of s, so a long match is
+// never cut short.
 func nearMatches(rule Rule, s string) [][]int {
 	hay := s
 	if rule.Fold {
@@ -785,7 +798,7 @@ func nearMatches(rule Rule, s string) [][]int {
 	return locs
 }
 
-// keywordWindows gives the windows around each occurrence of words in
+// keywordWindows returns the windows around each occurrence of words in
 // hay, sorted by start.
 func keywordWindows(hay string, words []string) [][2]int {
 	var wins [][2]int
@@ -804,11 +817,11 @@ func keywordWindows(hay string, words []string) [][2]int {
 	return wins
 }
 
-// keys redacts the keys of an object: a key can hold a secret as well as
-// a value can (an environment map keyed by a token, a cache keyed by
-// an URL with credentials). It returns the new name of each key that
-// changed; a name another key already has gets " #2", " #3"… so that no
-// member is lost.
+// keys redacts the keys of an object, since a key can hold a secret just
+// as a value can (an environment map keyed by a token, a cache keyed by
+// a URL with credentials). It returns the new name of each key that
+// changed. A new name that another key already has gets " #2", " #3"…
+// so that no member is lost.
 func (r *Redactor) keys(m map[string]any, path []any, found *[]Finding) map[string]string {
 	var renamed map[string]string
 	var findings map[string][]Finding
@@ -877,7 +890,7 @@ func (r *Redactor) apply(rule Rule, s string, found *[]Finding) string {
 	return b.String()
 }
 
-// find gives the spans of the secrets rule finds in s.
+// find returns the spans of the secrets that rule finds in s.
 func (r *Redactor) find(rule Rule, s string) [][2]int {
 	if rule.gate != nil && !rule.gate(s) {
 		return nil
@@ -925,7 +938,7 @@ func hasDigitAndLetter(s string) bool {
 	}) >= 0
 }
 
-// entropy is the Shannon entropy of s in bits per character.
+// entropy returns the Shannon entropy of s in bits per character.
 func entropy(s string) float64 {
 	counts := map[rune]int{}
 	n := 0
@@ -955,7 +968,7 @@ func mask(s string) string {
 	return stars(n)
 }
 
-// notCode rejects values that read as code rather than a secret: a call
+// notCode rejects values that look like code rather than a secret: a call
 // (get_token(), Base.encode64(…)), a path, a variable or a template.
 func notCode(s string, start, end int) bool {
 	v := s[start:end]
@@ -970,8 +983,9 @@ func notCode(s string, start, end int) bool {
 	return true
 }
 
-// notCodeOrFile is notCode that also keeps a file's name (server.key,
-// certs/app.pem): a key setting often names the file that holds it.
+// notCodeOrFile is like notCode but also rejects file names (server.key,
+// certs/app.pem), because a key setting often names the file that holds
+// the key.
 func notCodeOrFile(s string, start, end int) bool {
 	v := s[start:end]
 	if dot := strings.LastIndexByte(v, '.'); dot >= 0 && len(v)-dot <= 6 {
@@ -989,9 +1003,9 @@ func userColonPassword(v string) bool {
 	return ok && strings.Contains(text, ":")
 }
 
-// wordPassword accepts a password that need not look random, where its
-// surroundings say it is one: a whole quoted value ("password": "…",
-// with a digit or a symbol, so "string" or "required" stay) or a shell
+// wordPassword accepts a password that need not look random, when its
+// context shows it is one: a whole quoted value ("password": "…", with a
+// digit or a symbol, so that "string" or "required" are kept) or a shell
 // or .env assignment to an upper-case name (DB_PASSWORD=…).
 func wordPassword(s string, start, end int) bool {
 	if !notCode(s, start, end) {

@@ -174,9 +174,9 @@ func compareExisting(target string, f snapshot.File, o Options) (Result, bool) {
 	return Result{}, false
 }
 
-// execMatches reports whether a file's execute bit is as the snapshot
-// wants; on Windows, whose files have none, it always is, so that a file
-// is not written again for a bit it cannot have.
+// execMatches reports whether a file's execute bit matches the
+// snapshot's. On Windows, where files have no execute bit, it always
+// matches, so that a file is not rewritten for a bit it cannot have.
 func execMatches(fi fs.FileInfo, want bool) bool {
 	return runtime.GOOS == "windows" || (fi.Mode().Perm()&0o111 != 0) == want
 }

@@ -13,16 +13,16 @@ import (
 	"github.com/fsnotify/fsnotify"
 )
 
-// notifier watches through fsnotify: the system says what changed.
+// notifier watches through fsnotify, so the system reports what changed.
 type notifier struct {
 	*Watch
 	fs     *fsnotify.Watcher
 	common string   // the repository's common dir
-	trees  []string // the watched folders, absolute
-	above  []string // the folders between the common dir and the trees
+	trees  []string // the watched directories, absolute
+	above  []string // the directories between the common dir and the trees
 }
 
-// startNotify starts a watch the system tells of changes.
+// startNotify starts a watch that the system notifies of changes.
 func startNotify(ctx context.Context, commonDir string, trees []string) (*Watch, error) {
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -31,8 +31,8 @@ func startNotify(ctx context.Context, commonDir string, trees []string) (*Watch,
 	common := filepath.Clean(commonDir)
 	w := &notifier{Watch: newWatch(), fs: fw, common: common, trees: absTrees(common, trees)}
 	w.stop = fw.Close
-	// The common dir is watched for packed-refs and the folders above
-	// each tree for the tree's making: an event there names one entry.
+	// Watch the common dir for packed-refs, and the directories above
+	// each tree for the tree's creation; an event there names one entry.
 	if err := fw.Add(w.common); err != nil {
 		fw.Close()
 		return nil, fmt.Errorf("watch refs in %s: %w", w.common, err)
@@ -46,8 +46,8 @@ func startNotify(ctx context.Context, commonDir string, trees []string) (*Watch,
 	return w.Watch, nil
 }
 
-// addAll watches the folders above the trees and the trees, those that
-// are there.
+// addAll watches the trees and the directories above them, those that
+// exist.
 func (w *notifier) addAll() error {
 	for _, dir := range w.above {
 		if err := w.fs.Add(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -62,7 +62,7 @@ func (w *notifier) addAll() error {
 	return nil
 }
 
-// parents are the folders between the common dir and each tree.
+// parents returns the directories between the common dir and each tree.
 func (w *notifier) parents() []string {
 	seen := map[string]bool{}
 	var out []string
@@ -77,8 +77,8 @@ func (w *notifier) parents() []string {
 	return out
 }
 
-// addTree watches dir and every folder under it; a dir that is not
-// there, or went meanwhile, is not an error.
+// addTree watches dir and every directory under it. A dir that does not
+// exist, or was removed meanwhile, is not an error.
 func (w *notifier) addTree(dir string) error {
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
@@ -109,14 +109,14 @@ func (w *notifier) run(ctx context.Context) {
 				return
 			}
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				w.signal() // moves were lost: the reader reads all again
+				w.signal() // moves were lost, so the reader rereads all refs
 			}
 		}
 	}
 }
 
-// take signals a move for an event that may be one, and watches a
-// folder made under a tree, or a tree made.
+// take signals a move for an event that may be one, and starts watching
+// a new tree or a new directory under a tree.
 func (w *notifier) take(ev fsnotify.Event) {
 	if ev.Has(fsnotify.Chmod) && !ev.Has(fsnotify.Create|fsnotify.Write|fsnotify.Remove|fsnotify.Rename) {
 		return
@@ -130,16 +130,17 @@ func (w *notifier) take(ev fsnotify.Event) {
 	}
 	tree := w.treeOf(ev.Name)
 	if tree == "" && ev.Has(fsnotify.Create) && slices.Contains(w.above, ev.Name) {
-		// A folder above a tree, made with the tree and its first ref
-		// in it (git update-ref makes them all) before it was watched.
+		// A directory above a tree, created together with the tree and
+		// its first ref (git update-ref creates them all) before it
+		// was watched.
 		_ = w.addAll()
-		if w.treeMadeIn(ev.Name) {
+		if w.treeExistsUnder(ev.Name) {
 			w.signal()
 		}
 		return
 	}
 	if tree == "" && dir != w.common {
-		return // beside a tree's parent folders, not in a tree
+		return // next to a tree's parent directories, not in a tree
 	}
 	if tree != "" && ev.Has(fsnotify.Create) {
 		if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
@@ -150,8 +151,8 @@ func (w *notifier) take(ev fsnotify.Event) {
 	w.signal()
 }
 
-// treeMadeIn tells whether a tree under the folder dir is there.
-func (w *notifier) treeMadeIn(dir string) bool {
+// treeExistsUnder reports whether a watched tree under dir exists.
+func (w *notifier) treeExistsUnder(dir string) bool {
 	for _, t := range w.trees {
 		if under(t, dir) {
 			if _, err := os.Lstat(t); err == nil {
@@ -162,7 +163,8 @@ func (w *notifier) treeMadeIn(dir string) bool {
 	return false
 }
 
-// treeOf is the watched tree path is in, or is; "" when none.
+// treeOf returns the watched tree that path is in or is, or "" when
+// there is none.
 func (w *notifier) treeOf(path string) string {
 	for _, t := range w.trees {
 		if path == t || under(path, t) {

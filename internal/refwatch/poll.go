@@ -8,12 +8,12 @@ import (
 	"time"
 )
 
-// poller watches by looking: every so often it reads the stamps
-// (modification time, size, file identity) of packed-refs and of every
-// folder of the trees. A ref moves by a rename into its folder, and a
-// folder made or removed changes the folder holding it, so every move
-// changes a stamp it reads, and it holds no file open between looks: the
-// number of refs does not count against the limit on open files.
+// poller watches by polling. At each interval it stats packed-refs and
+// every directory of the trees (modification time, size, file identity).
+// A ref moves by a rename into its directory, and creating or removing a
+// directory changes its parent, so every move changes a stat the poller
+// reads. It keeps no file open between scans, so the number of refs does
+// not count against the limit on open files.
 type poller struct {
 	*Watch
 	common string
@@ -22,24 +22,25 @@ type poller struct {
 	halt   chan struct{}
 }
 
-// stamped is what one look found of a folder or of packed-refs.
+// stamped is what one scan found for a directory or for packed-refs.
 type stamped struct {
-	fi   os.FileInfo // nil: a stamp too recent to trust (see look)
-	subs []string    // the folders in a folder, as last listed
+	fi   os.FileInfo // nil: a stat too recent to trust (see racy)
+	subs []string    // the subdirectories, as last listed
 }
 
-// racy is how recent a stamp of whole seconds (HFS+ keeps no finer
-// ones) may be and still hide a move made after it within the same
-// second: one that recent is taken as changed at the next look too, as
-// git treats a racily clean index. A stamp with nanoseconds is trusted.
+// racy is how recent a modification time in whole seconds (HFS+ keeps
+// nothing finer) can be and still hide a move made later in the same
+// second. A time that recent is treated as changed at the next scan too,
+// as git treats a racily clean index. A time with nanoseconds is
+// trusted.
 const racy = 2 * time.Second
 
-// startPolling starts a watch that looks at stamps every interval.
+// startPolling starts a watch that scans every interval.
 func startPolling(ctx context.Context, commonDir string, every time.Duration, trees []string) (*Watch, error) {
 	common := filepath.Clean(commonDir)
 	if fi, err := os.Stat(common); err != nil || !fi.IsDir() {
 		if err == nil {
-			err = fmt.Errorf("not a folder")
+			err = fmt.Errorf("not a directory")
 		}
 		return nil, fmt.Errorf("watch refs in %s: %w", common, err)
 	}
@@ -48,7 +49,7 @@ func startPolling(ctx context.Context, commonDir string, every time.Duration, tr
 		close(p.halt)
 		return nil
 	}
-	p.look()
+	p.scan()
 	go p.run(ctx, every)
 	return p.Watch, nil
 }
@@ -64,16 +65,16 @@ func (p *poller) run(ctx context.Context, every time.Duration) {
 		case <-p.halt:
 			return
 		case <-t.C:
-			if p.look() {
+			if p.scan() {
 				p.signal()
 			}
 		}
 	}
 }
 
-// look reads the stamps, lists again the folders whose stamp changed,
-// and reports whether any stamp changed since the last look.
-func (p *poller) look() bool {
+// scan stats the files, lists again the directories whose stat changed,
+// and reports whether anything changed since the last scan.
+func (p *poller) scan() bool {
 	now := time.Now()
 	next := map[string]stamped{}
 	p.stat(filepath.Join(p.common, "packed-refs"), false, now, next)
@@ -90,11 +91,12 @@ func (p *poller) look() bool {
 	return changed
 }
 
-// stat records path's stamp in next, and, for a folder, its folders'.
+// stat records path's stat in next and, for a directory, those of its
+// subdirectories.
 func (p *poller) stat(path string, dir bool, now time.Time, next map[string]stamped) {
 	fi, err := os.Lstat(path)
 	if err != nil || fi.IsDir() != dir {
-		return // not there (yet), or not what refs are kept in
+		return // missing (for now), or not where refs are kept
 	}
 	st := stamped{fi: fi}
 	old, ok := p.seen[path]
@@ -106,7 +108,7 @@ func (p *poller) stat(path string, dir bool, now time.Time, next map[string]stam
 		st.subs = subdirs(path)
 	}
 	if mt := fi.ModTime(); mt.Nanosecond() == 0 && now.Sub(mt) < racy {
-		st.fi = nil // taken as changed at the next look
+		st.fi = nil // treated as changed at the next scan
 	}
 	next[path] = st
 	for _, sub := range st.subs {
@@ -114,13 +116,13 @@ func (p *poller) stat(path string, dir bool, now time.Time, next map[string]stam
 	}
 }
 
-// same tells whether two stamps are of the same file, unchanged; a
-// stamp too recent to trust is never the same.
+// same reports whether two stats are of the same, unchanged file. A stat
+// too recent to trust is never the same.
 func same(a, b os.FileInfo) bool {
 	return a != nil && b != nil && os.SameFile(a, b) && a.ModTime().Equal(b.ModTime()) && a.Size() == b.Size()
 }
 
-// subdirs lists the folders in dir; links are not followed.
+// subdirs lists the directories in dir, without following links.
 func subdirs(dir string) []string {
 	entries, err := os.ReadDir(dir)
 	if err != nil {

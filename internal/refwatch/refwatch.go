@@ -1,20 +1,20 @@
-// Package refwatch tells a long-running reader of a git repository that
-// refs under some of its folders may have moved, as the move happens, so
-// that it reads them again before anyone asks it for them.
+// Package refwatch notifies a long-running reader of a git repository,
+// as it happens, that refs under some of its directories may have moved,
+// so that the reader can reread them before anyone asks for them.
 //
-// It is a hint, never the truth: a reader still reads the refs it
-// serves, and a watch that cannot start, or loses events, only costs the
-// first reader after a move the read it would have made anyway. A move
-// is signalled for every file written, renamed or removed under the
-// watched folders (lock files aside) and for the repository's
+// A notification is only a hint. A reader still reads the refs it
+// serves, so a watch that cannot start, or that loses events, only costs
+// the first reader after a move the read it would have made anyway. A
+// move is signalled for every file written, renamed or removed under the
+// watched directories (except lock files) and for the repository's
 // packed-refs, which git pack-refs and git gc rewrite.
 //
-// Where the system tells of changes without a file open for each
-// watched file (inotify, Windows), the watch is told; where it would
-// need one (kqueue: macOS and the BSDs open every file of a folder they
-// watch, so 10k sessions would pass the limit on open files), or where
-// telling cannot start, it looks twice a second at what the folders'
-// stamps say.
+// Where the system reports changes without a file open for each watched
+// file (inotify, Windows), the watch uses those notifications. Where it
+// would need one (kqueue: macOS and the BSDs open every file of a
+// directory they watch, so 10k sessions would exceed the limit on open
+// files), or where notifications cannot start, the watch polls the
+// directories' stats twice a second.
 package refwatch
 
 import (
@@ -31,21 +31,22 @@ type Watch struct {
 	stop  func() error  // ends the watch
 }
 
-// pollEvery is how often a watch that looks at stamps looks.
+// pollEvery is how often a polling watch scans.
 const pollEvery = 500 * time.Millisecond
 
-// Start watches the refs under trees, each a folder relative to the
-// repository's common dir (its .git), such as "refs/snap", until ctx ends
-// or Close is called. A folder that does not exist yet is watched from
-// when it is made.
+// Start watches the refs under trees, each a directory relative to the
+// repository's common dir (its .git), such as "refs/snap", until ctx is
+// done or Close is called. A directory that does not exist yet is
+// watched from when it is created.
 func Start(ctx context.Context, commonDir string, trees ...string) (*Watch, error) {
-	if looksOnly {
+	if pollOnly {
 		return startPolling(ctx, commonDir, pollEvery, trees)
 	}
 	w, err := startNotify(ctx, commonDir, trees)
 	if err != nil {
-		// No inotify, or its limit on watches reached: look instead. A
-		// common dir that is not there fails here too, and says so.
+		// No inotify, or its limit on watches was reached, so poll
+		// instead. A missing common dir fails here too, with an error
+		// that says so.
 		return startPolling(ctx, commonDir, pollEvery, trees)
 	}
 	return w, nil
@@ -55,8 +56,8 @@ func newWatch() *Watch {
 	return &Watch{moved: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
-// Moved receives after refs moved: one value for however many moves
-// came since it was last received.
+// Moved returns a channel that receives after refs moved: one value for
+// however many moves came since it was last received.
 func (w *Watch) Moved() <-chan struct{} { return w.moved }
 
 // Close stops the watch.
@@ -73,7 +74,7 @@ func (w *Watch) signal() {
 	}
 }
 
-// absTrees are trees made absolute under common.
+// absTrees returns trees made absolute under common.
 func absTrees(common string, trees []string) []string {
 	var out []string
 	for _, t := range trees {
@@ -82,7 +83,7 @@ func absTrees(common string, trees []string) []string {
 	return out
 }
 
-// under tells whether path is inside dir, not dir itself.
+// under reports whether path is inside dir, and not dir itself.
 func under(path, dir string) bool {
 	return strings.HasPrefix(path, dir+string(filepath.Separator))
 }

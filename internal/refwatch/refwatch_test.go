@@ -59,15 +59,15 @@ func still(t *testing.T, w *Watch, what string) {
 // starter starts a watch one way.
 type starter func(ctx context.Context, commonDir string, trees ...string) (*Watch, error)
 
-// eachWay runs a test with a watch the system tells (inotify here) and
-// with one that looks, as macOS's does, every 20 ms.
+// eachWay runs a test with a watch that the system notifies (inotify
+// here) and with one that polls every 20 ms, as on macOS.
 func eachWay(t *testing.T, test func(t *testing.T, start starter)) {
-	t.Run("told", func(t *testing.T) {
+	t.Run("notified", func(t *testing.T) {
 		test(t, func(ctx context.Context, common string, trees ...string) (*Watch, error) {
 			return startNotify(ctx, common, trees)
 		})
 	})
-	t.Run("looking", func(t *testing.T) {
+	t.Run("polling", func(t *testing.T) {
 		test(t, func(ctx context.Context, common string, trees ...string) (*Watch, error) {
 			return startPolling(ctx, common, 20*time.Millisecond, trees)
 		})
@@ -269,7 +269,7 @@ func openFiles(t *testing.T) int {
 
 // At 10k sessions a watch holds a few files open, not one a ref: kqueue
 // would hold 10k, past macOS's default limit of 256, which is why a
-// watch there looks instead. A move among them is still signalled.
+// watch there polls instead. A move among them is still signalled.
 func TestTenThousandSessions(t *testing.T) { eachWay(t, testTenThousandSessions) }
 
 func testTenThousandSessions(t *testing.T, start starter) {

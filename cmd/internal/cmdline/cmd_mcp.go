@@ -35,7 +35,7 @@ registers it in their settings. It reads only: its tools are
 no call writes history. Every answer is cut at --budget characters (65,536 by default,
 as much as a pull request's description holds) and says how to read on. A bad call
 (an argument a tool does not take, a pattern that cannot be searched) is answered with
-an error that says what to fix; the server goes on.
+an error that says what to fix; the server keeps running.
 
 Examples:
    git snap mcp

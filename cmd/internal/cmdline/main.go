@@ -36,7 +36,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	// Main (git-snap.test) must not start itself again.
 	if exe, err := os.Executable(); err == nil && strings.TrimSuffix(filepath.Base(exe), ".exe") == "git-snap" {
 		e.startDetached = func(args []string, stdin []byte, extra ...string) error {
-			return proc.StartApart(exe, args, stdin, extra)
+			return proc.StartDetached(exe, args, stdin, extra)
 		}
 	}
 	if f, ok := stderr.(*os.File); ok {

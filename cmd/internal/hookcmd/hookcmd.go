@@ -1,6 +1,6 @@
-// Package hookcmd is a hook call as a program runs it: the hook.Call that
-// git snap hook and git-snap-hook make of their command line and
-// environment (Run), and git-snap-hook's own command line (Main).
+// Package hookcmd runs a hook call from a program. Run builds the
+// hook.Call that git snap hook and git-snap-hook make from their command
+// line and environment, and Main is git-snap-hook's own command line.
 //
 // git-snap-hook is the program the hooks of personal settings run. It
 // does what git snap hook does and links only what a hook call uses, so
@@ -28,19 +28,20 @@ import (
 // Program is the hook program's name; git runs it as git snap-hook.
 const Program = agent.HookProgram
 
-// Version is what the hook program prints for --version; install and
-// doctor compare it with what the program beside git-snap says.
+// Version returns what the hook program prints for --version. install
+// and doctor compare it with the output of the hook program installed
+// next to git-snap.
 func Version() string { return Program + " version " + proc.Version() }
 
-// Process is a hook call's command line, read, and what the program
-// knows of its process.
+// Process holds a hook call's parsed command line and what the program
+// knows about its process.
 type Process struct {
-	// Agent and Args are the call's: the agent's name (or git), and what
-	// follows it.
+	// Agent is the agent's name (or git), and Args the arguments that
+	// follow it.
 	Agent string
 	Args  []string
-	// Dir is -C's directory, made absolute, else the working directory;
-	// DirGiven says -C or Store named where to record.
+	// Dir is -C's directory, made absolute, else the working directory.
+	// DirGiven reports whether -C or Store said where to record.
 	Dir      string
 	DirGiven bool
 	// Store is --store as given (relative to Dir), else $GIT_SNAP_DIR.
@@ -48,17 +49,17 @@ type Process struct {
 	Stdin  io.Reader
 	Stderr io.Writer
 	Getenv func(string) string
-	// StartDetached starts this program again in a detached process, with
-	// args after its name; nil where it cannot (a test running the call
-	// in process).
+	// StartDetached starts this program again in a detached process,
+	// with args after its name. It is nil where that is not possible (a
+	// test running the call in-process).
 	StartDetached func(args []string, stdin []byte, extra ...string) error
-	// Hook is what comes before the agent's name in this program's
-	// command line: hook for git-snap, nothing for git-snap-hook.
+	// Hook is the arguments before the agent's name in this program's
+	// command line: "hook" for git-snap, nothing for git-snap-hook.
 	Hook []string
 }
 
-// Run records the hook call p, as hook.Run does: passive, what goes
-// wrong is logged.
+// Run records the hook call p with hook.Run. Like hook.Run it never
+// fails: errors are logged.
 func Run(ctx context.Context, p Process) {
 	proc.LimitMemory(proc.StepMemoryLimit)
 	if p.Getenv == nil {
@@ -87,7 +88,8 @@ func Run(ctx context.Context, p Process) {
 	hook.Run(ctx, c)
 }
 
-// followUpFrom reads hook.LateVar's value: 0 when it is no size.
+// followUpFrom parses the value of hook.FollowUpVar, returning 0 when it
+// is not a valid size.
 func followUpFrom(v string) int64 {
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n < 0 {
@@ -96,11 +98,11 @@ func followUpFrom(v string) int64 {
 	return n
 }
 
-// followUpArgs is the follow-up call's command line before the agent's name:
-// where this call was told to record, and Hook.
+// followUpArgs returns the follow-up call's command line before the
+// agent's name: where this call was told to record, then Hook.
 func (p Process) followUpArgs() []string {
 	var out []string
-	if p.DirGiven { // else the payload's cwd says where, as it did here
+	if p.DirGiven { // otherwise the payload's cwd decides, as it did here
 		out = append(out, "-C", p.Dir)
 	}
 	if p.Store != "" {
@@ -125,8 +127,8 @@ The agents: %s
 `
 
 // Main runs git-snap-hook with args (without the program name) and
-// returns its exit status: 0, also when the call failed (it is logged);
-// 2 for a command line it cannot read.
+// returns its exit status: 0, even when the call failed (the failure is
+// logged), or 2 for a command line it cannot parse.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	dir, err := os.Getwd()
 	if err != nil {
@@ -140,7 +142,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if exe, err := os.Executable(); err == nil && strings.TrimSuffix(filepath.Base(exe), ".exe") == Program {
 		p.StartDetached = func(args []string, stdin []byte, extra ...string) error {
-			return proc.StartApart(exe, args, stdin, extra)
+			return proc.StartDetached(exe, args, stdin, extra)
 		}
 	}
 	ctx, stop := proc.WatchSignals(stderr, os.Exit)
@@ -149,8 +151,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// parse reads the command line into p. It reports done, with the exit
-// status, for --version, --help and a command line it cannot read.
+// parse parses the command line into p. It returns done, with the exit
+// status, for --version, --help and a command line it cannot parse.
 func (p *Process) parse(args []string, stdout, stderr io.Writer) (done bool, code int) {
 	fail := func(format string, a ...any) (bool, int) {
 		fmt.Fprintf(stderr, "%s: %s\n", Program, fmt.Sprintf(format, a...))

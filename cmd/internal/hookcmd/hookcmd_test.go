@@ -7,9 +7,10 @@ import (
 	"testing"
 )
 
-// TestParse: git-snap-hook's command line read as git snap's global
-// flags and hook's arguments are; the follow-up call is started with where
-// this one was told to record, so that it records there too.
+// TestParse checks that git-snap-hook parses its command line as git
+// snap parses its global flags and hook's arguments, and that the
+// follow-up call is started with where this one was told to record, so
+// that it records there too.
 func TestParse(t *testing.T) {
 	env := map[string]string{"GIT_SNAP_DIR": ""}
 	for _, tc := range []struct {

@@ -12,22 +12,23 @@ import (
 	"time"
 )
 
-// exitWait bounds how long Export waits for the agent's process to exit
-// after the call that asked for an export (agent.Exporter): the agent
-// waited for that call as it shut down, and exits right after. Still
-// running then, it did not exit (an instance OpenCode disposed of and
-// made again): the next hook call records it.
+// exitWait limits how long Export waits for the agent's process to exit
+// after the hook call that asked for an export (agent.Exporter). The
+// agent waits for that call while shutting down and exits right after.
+// If it is still running after exitWait, it was not exiting (OpenCode
+// disposed of an instance and made a new one), and the next hook call
+// records the session instead.
 const exitWait = 30 * time.Second
 
-// maxExport bounds what an agent's export prints, as a document
-// transcript is bounded.
+// maxExport limits how much of an agent's export output is read, the
+// same limit as for a document transcript.
 const maxExport = 256 << 20
 
-// Export runs, once process pid is gone, an agent's export command in
-// dir (agent.Exporter) with this process's variables, and gives a file
-// named name, in a folder of its own, holding what the command printed,
-// with the function that removes it; ok is false when the process was
-// still running after exitWait.
+// Export waits for process pid to exit, then runs an agent's export
+// command (agent.Exporter) in dir with this process's environment. It
+// returns the path of a file called name, in a directory of its own,
+// holding what the command printed, and a function that removes it. ok
+// is false when the process was still running after exitWait.
 func Export(ctx context.Context, pid int, dir, name string, command []string) (path string, done func(), ok bool, err error) {
 	wait, cancel := context.WithTimeout(ctx, exitWait)
 	defer cancel()
@@ -56,7 +57,8 @@ func Export(ctx context.Context, pid int, dir, name string, command []string) (p
 }
 
 // runExport runs an agent's export command in dir and returns what it
-// printed on stdout; a failure says the last line it printed on stderr.
+// printed on stdout. On failure the error includes the last line it
+// printed on stderr.
 func runExport(ctx context.Context, dir string, command []string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, command[0], command[1:]...)
 	if filepath.IsAbs(dir) {
@@ -74,13 +76,13 @@ func runExport(ctx context.Context, dir string, command []string) ([]byte, error
 		return nil, fmt.Errorf("%s: %w: %s", strings.Join(command, " "), err, msg)
 	}
 	if stdout.Len() > maxExport {
-		return nil, fmt.Errorf("%s printed over %d bytes, the most read of one document transcript", strings.Join(command, " "), maxExport)
+		return nil, fmt.Errorf("%s printed more than %d bytes, the limit for one document transcript", strings.Join(command, " "), maxExport)
 	}
 	return stdout.Bytes(), nil
 }
 
 // limited writes at most n bytes to w and drops the rest, so that a
-// command printing without end cannot fill memory.
+// command that prints without end cannot fill memory.
 type limited struct {
 	w io.Writer
 	n int64

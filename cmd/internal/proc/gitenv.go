@@ -1,9 +1,10 @@
-// Package proc is what git-snap's programs (git-snap and git-snap-hook)
-// take from their process and do to it: what the environment says for
-// the library, which reads none itself (git's variables, the user's
-// settings folder, the time of new snapshots, where agents keep their
-// files), the build's version, a process started apart, the heap's
-// limit.
+// Package proc holds what git-snap's programs (git-snap and
+// git-snap-hook) need from their process and do to it. It reads the
+// environment for the library, which reads none itself: git's
+// variables, the user's settings directory, the time of new snapshots,
+// and where agents keep their files. It also reports the build's
+// version, starts background processes, handles signals and sets the
+// heap limit.
 package proc
 
 import (
@@ -18,8 +19,8 @@ import (
 	"github.com/git-snap/git-snap/gitstore"
 )
 
-// GitEnv is what git's environment variables say, as getenv reads them,
-// for the library, which reads none itself.
+// GitEnv reads git's environment variables through getenv, for the
+// library, which reads none itself.
 func GitEnv(getenv func(string) string) gitstore.GitEnv {
 	return gitstore.GitEnv{
 		GitDir:         getenv("GIT_DIR"),
@@ -35,8 +36,9 @@ func GitEnv(getenv func(string) string) gitstore.GitEnv {
 	}
 }
 
-// systemConfig is git's system config file: $GIT_CONFIG_SYSTEM, else
-// where the git on PATH keeps it; none with $GIT_CONFIG_NOSYSTEM.
+// systemConfig returns the path of git's system config file:
+// $GIT_CONFIG_SYSTEM, else where the git on PATH keeps it, or "" when
+// $GIT_CONFIG_NOSYSTEM is set.
 func systemConfig(getenv func(string) string) string {
 	if getenv("GIT_CONFIG_NOSYSTEM") != "" {
 		return ""
@@ -51,9 +53,9 @@ func systemConfig(getenv func(string) string) string {
 	return gitstore.SystemConfigFile(git)
 }
 
-// Home is the user's home folder: $HOME, else $USERPROFILE, which
-// Windows sets where HOME is not (git for Windows looks there too); ""
-// when neither is set.
+// Home returns the user's home directory: $HOME, else $USERPROFILE,
+// which Windows sets instead of HOME (git for Windows looks there too),
+// or "" when neither is set.
 func Home(getenv func(string) string) string {
 	if h := getenv("HOME"); h != "" {
 		return h
@@ -61,8 +63,9 @@ func Home(getenv func(string) string) string {
 	return getenv("USERPROFILE")
 }
 
-// UserConfigDir is where the user's settings live: $XDG_CONFIG_HOME, or
-// ~/.config as the XDG base directory specification says.
+// UserConfigDir returns the directory of the user's settings:
+// $XDG_CONFIG_HOME, or ~/.config as the XDG base directory specification
+// says.
 func UserConfigDir(getenv func(string) string) string {
 	if d := getenv("XDG_CONFIG_HOME"); d != "" {
 		return d
@@ -73,8 +76,8 @@ func UserConfigDir(getenv func(string) string) string {
 	return ""
 }
 
-// Now is the time of new snapshots: $GIT_COMMITTER_DATE when set, as git
-// does, so that runs can be reproduced.
+// Now returns the time to give new snapshots: $GIT_COMMITTER_DATE when
+// set, as git does, so that runs can be reproduced.
 func Now(getenv func(string) string) time.Time {
 	if t, ok := parseGitDate(getenv("GIT_COMMITTER_DATE")); ok {
 		return t
@@ -82,16 +85,17 @@ func Now(getenv func(string) string) time.Time {
 	return time.Now()
 }
 
-// AgentEnv is where agents keep their files: under the home folder
-// (Home), or where their own variables say.
+// AgentEnv returns where agents keep their files: under the home
+// directory (Home), or where their own variables say.
 func AgentEnv(getenv func(string) string) agent.Env {
 	return agent.Env{Home: Home(getenv), Getenv: getenv}
 }
 
-// parseConfigParameters reads $GIT_CONFIG_PARAMETERS, where git -c puts
-// what it sets for the commands it runs: shell-quoted 'key'='value' or
-// 'key=value' items separated by spaces. What cannot be read is skipped,
-// as the rest of the line may still be good.
+// parseConfigParameters parses $GIT_CONFIG_PARAMETERS, where git -c
+// passes its settings to the commands it runs: shell-quoted
+// 'key'='value' or 'key=value' items separated by spaces. An item that
+// cannot be parsed is skipped, since the rest of the line may still be
+// good.
 func parseConfigParameters(v string) []string {
 	var out []string
 	for v = strings.TrimSpace(v); v != ""; v = strings.TrimSpace(v) {
@@ -113,7 +117,7 @@ func parseConfigParameters(v string) []string {
 	return out
 }
 
-// sqDequote reads one single-quoted word at the start of s, with the
+// sqDequote parses one single-quoted word at the start of s, with the
 // '\” and '\!' escapes git writes, and returns it and what follows.
 func sqDequote(s string) (word, rest string, ok bool) {
 	var b strings.Builder
@@ -134,7 +138,8 @@ func sqDequote(s string) (word, rest string, ok bool) {
 	return "", "", false
 }
 
-// configCount reads the pairs $GIT_CONFIG_COUNT numbers.
+// configCount reads the $GIT_CONFIG_KEY_n and $GIT_CONFIG_VALUE_n pairs
+// that $GIT_CONFIG_COUNT counts.
 func configCount(getenv func(string) string) []string {
 	n, err := strconv.Atoi(getenv("GIT_CONFIG_COUNT"))
 	if err != nil || n <= 0 || n > 1000 {
@@ -147,7 +152,7 @@ func configCount(getenv func(string) string) []string {
 	return out
 }
 
-// parseGitDate reads a time the way git reads $GIT_COMMITTER_DATE:
+// parseGitDate parses a time the way git parses $GIT_COMMITTER_DATE:
 // "@unix", "unix +zone", "@unix +zone" or RFC 3339. It returns false
 // when v is empty or unreadable.
 func parseGitDate(v string) (time.Time, bool) {

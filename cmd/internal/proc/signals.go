@@ -11,33 +11,36 @@ import (
 	"time"
 )
 
-// termGrace is how long a command has to stop by itself after SIGTERM,
-// which asks it to stop, before it is ended: a read that no context can
-// stop (a FIFO given as input, a file on a hung mount) would otherwise
-// keep it running past what whoever sent the signal waits for.
+// termGrace is how long a command has to stop by itself after SIGTERM
+// before it is ended. Without it, a read that no context can stop (a
+// FIFO given as input, a file on a hung mount) could keep the command
+// running longer than the sender of the signal is willing to wait.
 const termGrace = 2 * time.Second
 
-// WatchSignals gives the context a command runs under, its signals
-// watched from the start (see Signals).
+// WatchSignals returns the context a command runs under, with its
+// signals watched from the start (see Signals).
 func WatchSignals(stderr io.Writer, exit func(int)) (context.Context, func()) {
 	s := NewSignals(stderr, exit)
 	s.Watch()
 	return s.Context(), s.Stop
 }
 
-// Signals is the context a command runs under and the watch of its
-// signals, which starts when Watch is first called. Watched, the first
-// Ctrl-C (SIGINT) or SIGTERM cancels the context: the command stops where
-// it next looks, writing nothing more, and exits 130 (143 for SIGTERM).
-// A second signal of either kind, or SIGTERM's grace running out, ends
-// the process at once with that status: every write git-snap makes is
-// one a kill at any point leaves valid (docs/design.md §5), so nothing is
-// left half done. Before Watch, a signal ends the process as it ends
-// git's reading commands: a command that only reads and prints does not
-// pay for the watch (its thread is a tenth of a start, docs/design.md
-// §7). signal.NotifyContext stayed registered after the first signal,
-// so the second was swallowed while a read that cannot be cancelled
-// went on.
+// Signals holds the context a command runs under and watches the
+// command's signals, starting when Watch is first called.
+//
+// Once watched, the first Ctrl-C (SIGINT) or SIGTERM cancels the
+// context. The command stops at its next check, writes nothing more,
+// and exits with status 130 (143 for SIGTERM). A second signal of
+// either kind, or the end of SIGTERM's grace period, ends the process at
+// once with that status. That is safe because every write git-snap
+// makes stays valid if killed at any point (docs/design.md §5).
+//
+// Before Watch, a signal ends the process as it ends git's read-only
+// commands, so a command that only reads and prints does not pay for
+// the watch (its thread costs a tenth of a start, docs/design.md §7).
+// Signals replaces signal.NotifyContext, which stayed registered after
+// the first signal, so that the second was swallowed while a read that
+// cannot be cancelled went on.
 type Signals struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -47,16 +50,17 @@ type Signals struct {
 	stop   func()
 }
 
-// NewSignals is a command's context, its signals not yet watched.
+// NewSignals returns a command's context, with its signals not yet
+// watched.
 func NewSignals(stderr io.Writer, exit func(int)) *Signals {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	return &Signals{ctx: ctx, cancel: cancel, stderr: stderr, exit: exit, stop: func() {}}
 }
 
-// Context is the context the signals cancel.
+// Context returns the context that the signals cancel.
 func (s *Signals) Context() context.Context { return s.ctx }
 
-// Watch starts watching, once.
+// Watch starts watching the signals. Calls after the first do nothing.
 func (s *Signals) Watch() { s.once.Do(s.watch) }
 
 // Stop ends the watch and cancels the context.
@@ -104,8 +108,8 @@ func (s *Signals) watch() {
 	}
 }
 
-// Stopped is the cause of a context a signal cancelled: the exit status
-// the signal calls for.
+// Stopped is the cause of a context that a signal cancelled. Code is
+// the exit status for that signal.
 type Stopped struct{ Code int }
 
 // Error says the command was interrupted.

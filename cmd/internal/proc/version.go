@@ -11,14 +11,15 @@ import (
 
 // stamped is a release's version, set when the release is built
 // (.goreleaser.yaml: -ldflags "-X …/cmd/internal/proc.stamped=v1.2.3"),
-// because a build from a clone of a tag records no module version; ""
-// in any other build. It is the one variable of the package, and only
-// the linker writes it.
+// because a build from a clone of a tag records no module version. It is
+// "" in any other build. It is the package's only variable, and only the
+// linker sets it.
 var stamped string
 
-// Version is the release's version (stamped), else the module version
-// the binary was built from, with the commit when the build recorded
-// one: what `git snap --version` and `git-snap-hook --version` print.
+// Version returns the release's version (stamped), else the module
+// version the binary was built from, with the commit when the build
+// recorded one. It is what `git snap --version` and
+// `git-snap-hook --version` print.
 func Version() string {
 	if stamped != "" {
 		return stamped
@@ -49,7 +50,7 @@ func Version() string {
 }
 
 // ProgramVersion runs prog --version and returns the line it prints,
-// for a program of git-snap's whose version must be this one's.
+// for checking that another git-snap program has this one's version.
 func ProgramVersion(ctx context.Context, prog string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()

@@ -5,12 +5,13 @@ import (
 	"path/filepath"
 )
 
-// Watchman is the socket of the user's watchman server, as its own
-// client finds it: $WATCHMAN_SOCK, else the state directory of the
-// user's server in the places watchman's builds put it (Debian's under
-// $TMPDIR or /tmp; Homebrew's and upstream's under a var/run); "" when
-// none is there. A socket no server listens on is found as well: the
-// call asking it then scans as without one.
+// Watchman returns the socket of the user's watchman server, found as
+// watchman's own client finds it: $WATCHMAN_SOCK, else the user's state
+// directory in the places watchman's builds put it (Debian's under
+// $TMPDIR or /tmp; Homebrew's and upstream's under a var/run). It
+// returns "" when there is none. It may also return a socket that no
+// server listens on; a call to it then fails and the caller scans the
+// work tree as it would without watchman.
 func Watchman(getenv func(string) string) string {
 	if s := getenv("WATCHMAN_SOCK"); s != "" {
 		return s

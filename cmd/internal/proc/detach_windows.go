@@ -7,7 +7,7 @@ import (
 	"syscall"
 )
 
-// Windows' values, which package syscall does not name.
+// Windows constants that package syscall does not define.
 const (
 	detachedProcess                = 0x00000008
 	processQueryLimitedInformation = 0x1000
@@ -15,15 +15,16 @@ const (
 	errorInvalidParameter          = syscall.Errno(87) // OpenProcess of a pid no process has
 )
 
-// apartAttr starts a process apart without this one's console and in a
-// process group of its own, so that the console closing with the agent,
-// or a Ctrl+C to this group, does not end it.
-func apartAttr() *syscall.SysProcAttr {
+// detachedAttr starts a background process without this one's console
+// and in a process group of its own, so that neither the console closing
+// with the agent nor a Ctrl+C to this group ends it.
+func detachedAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{CreationFlags: detachedProcess | syscall.CREATE_NEW_PROCESS_GROUP, HideWindow: true}
 }
 
-// gone reports whether no process pid is running: none has the pid, or
-// the one that had it exited (a handle someone holds keeps it listed).
+// gone reports whether no process pid is running: no process has the
+// pid, or the one that had it has exited (an open handle keeps an exited
+// process listed).
 func gone(pid int) bool {
 	h, err := syscall.OpenProcess(processQueryLimitedInformation, false, uint32(pid))
 	if err != nil {

@@ -7,8 +7,9 @@ import (
 	"syscall"
 )
 
-// apartAttr: a process started apart needs nothing more here.
-func apartAttr() *syscall.SysProcAttr { return nil }
+// detachedAttr returns nil: on this system a background process needs
+// no extra attributes.
+func detachedAttr() *syscall.SysProcAttr { return nil }
 
 // gone reports whether no process pid is running.
 func gone(pid int) bool {
