@@ -309,12 +309,20 @@ func Parse(data []byte, cfg *Config) error {
 		return fmt.Errorf("limits must not be negative")
 	}
 	for model, p := range cfg.Prices {
-		if p.Input < 0 || p.CacheRead < 0 || p.CacheWrite < 0 || p.Output < 0 {
-			return fmt.Errorf("prices.%s: prices must not be negative", model)
+		for _, v := range []float64{p.Input, p.CacheRead, p.CacheWrite, p.Output} {
+			// Written this way, NaN fails too.
+			if !(v >= 0 && v <= maxPricePerMillion) {
+				return fmt.Errorf("prices.%s: %v is not a price from $0 to $%d per million tokens; fix the number", model, v, maxPricePerMillion)
+			}
 		}
 	}
 	return nil
 }
+
+// maxPricePerMillion is the most a million tokens may cost in the
+// prices section: far above any model's price, and low enough that a
+// session's cost cannot overflow the integer it is counted in.
+const maxPricePerMillion = 1_000_000
 
 // RecordCode reports whether snapshots record the code commit.
 func (c Config) RecordCode() bool { return c.Code.Record == nil || *c.Code.Record }

@@ -47,8 +47,10 @@ func TestPrices(t *testing.T) {
 	if cfg.Prices["a"] != (Price{Input: 1, Output: 2}) || cfg.Prices["b"] != (Price{Input: 4, CacheRead: 0.4}) {
 		t.Errorf("prices %+v", cfg.Prices)
 	}
-	if err := Parse([]byte("prices:\n  c: {output: -1}\n"), &cfg); err == nil || !strings.Contains(err.Error(), "prices.c") {
-		t.Errorf("negative price: %v", err)
+	for _, bad := range []string{"-1", "1e30", ".nan", ".inf"} {
+		if err := Parse([]byte("prices:\n  c: {output: "+bad+"}\n"), &cfg); err == nil || !strings.Contains(err.Error(), "prices.c") {
+			t.Errorf("price %s: %v", bad, err)
+		}
 	}
 }
 

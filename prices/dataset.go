@@ -198,7 +198,7 @@ func modelOf(key, from string, e map[string]json.Number) Model {
 		Input: get("input_cost_per_token"), CacheRead: get("cache_read_input_token_cost"),
 		CacheWrite: get("cache_creation_input_token_cost"), Output: get("output_cost_per_token"),
 	}}
-	m.Base.CacheWrite1h = 2 * m.Base.Input
+	m.Base.CacheWrite1h = oneHourWrite(m.Base)
 	if v, ok := perToken(e, "cache_creation_input_token_cost_above_1hr"); ok {
 		m.Base.CacheWrite1h = v
 	}
@@ -220,7 +220,7 @@ func modelOf(key, from string, e map[string]json.Number) Model {
 			CacheWrite: or("cache_creation_input_token_cost"+t.suffix, m.Base.CacheWrite),
 			Output:     or("output_cost_per_token"+t.suffix, m.Base.Output),
 		}
-		m.Long.CacheWrite1h = or("cache_creation_input_token_cost_above_1hr"+t.suffix, 2*in)
+		m.Long.CacheWrite1h = or("cache_creation_input_token_cost_above_1hr"+t.suffix, oneHourWrite(m.Long))
 		break
 	}
 	return m

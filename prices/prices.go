@@ -114,11 +114,23 @@ func ratToInt(r *big.Rat) int64 {
 }
 
 func (pr Price) model(key, from string) Model {
-	in := attoPerMillion(pr.Input)
-	return Model{Key: key, From: from, Base: Rates{
-		Input: in, CacheRead: attoPerMillion(pr.CacheRead), CacheWrite: attoPerMillion(pr.CacheWrite),
-		CacheWrite1h: 2 * in, Output: attoPerMillion(pr.Output),
-	}}
+	r := Rates{
+		Input: attoPerMillion(pr.Input), CacheRead: attoPerMillion(pr.CacheRead), CacheWrite: attoPerMillion(pr.CacheWrite),
+		Output: attoPerMillion(pr.Output),
+	}
+	r.CacheWrite1h = oneHourWrite(r)
+	return Model{Key: key, From: from, Base: r}
+}
+
+// oneHourWrite is the price of a cache write kept for an hour where a
+// list gives none: Anthropic's, twice the input, for a model whose cache
+// writes are priced at all. Others (OpenAI's) do not bill cache writes,
+// and showing them a one-hour price would be made up.
+func oneHourWrite(r Rates) int64 {
+	if r.CacheWrite == 0 {
+		return 0
+	}
+	return 2 * r.Input
 }
 
 // Patterns for what agents and gateways add around the name a price

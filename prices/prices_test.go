@@ -220,9 +220,9 @@ func TestTrimGenAIPrices(t *testing.T) {
 		{"claude-x.1", "claude-x.1", "anthropic",
 			Rates{Input: 3e12, CacheRead: 0.3e12, CacheWrite: 3.75e12, CacheWrite1h: 6e12, Output: 15e12},
 			Rates{Input: 3e12, CacheRead: 0.3e12, CacheWrite: 3.75e12, CacheWrite1h: 6e12, Output: 22.5e12}, 200_000},
-		{"router/claude-x-1", "router/claude-x-1", "router", Rates{Input: 4e12, Output: 20e12, CacheWrite1h: 8e12}, Rates{}, 0},
-		{"bedrock/us.anthropic.claude-x-1-v1:0", "us.anthropic.claude-x-1", "aws", Rates{Input: 3.3e12, Output: 16.5e12, CacheWrite1h: 6.6e12}, Rates{}, 0},
-		{"gpt-z-2026-01-01", "gpt-z-2026-01-01", "openai", Rates{Input: 5e12, Output: 30e12, CacheWrite1h: 10e12}, Rates{Input: 10e12, Output: 30e12, CacheWrite1h: 20e12}, 272_000},
+		{"router/claude-x-1", "router/claude-x-1", "router", Rates{Input: 4e12, Output: 20e12}, Rates{}, 0},
+		{"bedrock/us.anthropic.claude-x-1-v1:0", "us.anthropic.claude-x-1", "aws", Rates{Input: 3.3e12, Output: 16.5e12}, Rates{}, 0},
+		{"gpt-z-2026-01-01", "gpt-z-2026-01-01", "openai", Rates{Input: 5e12, Output: 30e12}, Rates{Input: 10e12, Output: 30e12}, 272_000},
 	} {
 		m, ok := p.Lookup(c.name)
 		if !ok || m.Key != c.key || m.Base != c.base || m.Long != c.long || m.Threshold != c.threshold || d.provider(m.Key) != c.provider {
