@@ -8,6 +8,7 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -233,8 +234,12 @@ func Lookup(name string, env Env) (Adapter, error) {
 	if err.Error() != "no program" {
 		return nil, fmt.Errorf("agent %q: %w", name, err)
 	}
-	return nil, fmt.Errorf("unknown agent %q: git-snap knows %s, and finds no %s%s on PATH", name, strings.Join(Names(), ", "), ExternalPrefix, name)
+	return nil, fmt.Errorf("%w %q: git-snap knows %s, and finds no %s%s on PATH", ErrUnknownAgent, name, strings.Join(Names(), ", "), ExternalPrefix, name)
 }
+
+// ErrUnknownAgent is the error Lookup wraps when no agent has the name;
+// any other error is a program on PATH that failed to identify itself.
+var ErrUnknownAgent = errors.New("unknown agent")
 
 // ViewMessage reads a stored record with the view of the agent whose
 // shape it has, else with snapshot.ViewMessage. It is the

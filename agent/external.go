@@ -38,6 +38,41 @@ const (
 // externalTimeout bounds one request: a hook call waits for it.
 const externalTimeout = 15 * time.Second
 
+// externalMaxAnswer bounds what a program may print for one request, so
+// that a broken or hostile one cannot fill memory: a transcript's records
+// (read) or their file (write) up to this, which the store would refuse
+// past its own document limit (64 MiB by default) anyway; any other
+// answer is a few lines of JSON.
+func externalMaxAnswer(op string) int {
+	if op == "read" || op == "write" {
+		return 256 << 20
+	}
+	return 1 << 20
+}
+
+// cappedBuffer keeps up to max bytes and then stops the program: a
+// program whose output is not read would block, not end. The buffer is
+// a field, not embedded, so that io.Copy cannot go round Write through
+// bytes.Buffer's ReadFrom.
+type cappedBuffer struct {
+	buf  bytes.Buffer
+	max  int
+	over bool
+	stop func()
+}
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	if b.buf.Len()+len(p) > b.max {
+		b.over = true
+		b.stop()
+		return 0, errors.New("too much output")
+	}
+	return b.buf.Write(p)
+}
+
+func (b *cappedBuffer) Bytes() []byte  { return b.buf.Bytes() }
+func (b *cappedBuffer) String() string { return b.buf.String() }
+
 // External is an agent added by its program, git-snap-agent-NAME.
 type External struct {
 	name, path string
@@ -98,9 +133,20 @@ func (x External) call(op string, args map[string]any, out any) error {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, x.path)
 	cmd.Stdin = bytes.NewReader(in)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	stdout := &cappedBuffer{max: externalMaxAnswer(op), stop: cancel}
+	stderr := &cappedBuffer{max: 64 << 10, stop: cancel}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	// A process the program left behind may hold its output open: do not
+	// wait for it once the program is gone.
+	cmd.WaitDelay = time.Second
+	err = cmd.Run()
+	if stdout.over {
+		return fmt.Errorf("%s %s printed more than %d MiB; fix or remove the program", filepath.Base(x.path), op, stdout.max>>20)
+	}
+	if stderr.over {
+		return fmt.Errorf("%s %s wrote more than %d KiB of errors; fix or remove the program", filepath.Base(x.path), op, stderr.max>>10)
+	}
+	if err != nil {
 		return fmt.Errorf("%s %s: %v %s", filepath.Base(x.path), op, err, strings.TrimSpace(stderr.String()))
 	}
 	var refused struct {

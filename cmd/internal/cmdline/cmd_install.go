@@ -2,6 +2,7 @@ package cmdline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -466,8 +467,11 @@ func settingsFile(d *deps, o installOptions, paths gitstore.Paths, repoErr error
 		return nil, "", err
 	}
 	a, err := agent.Lookup(o.Agent, d.agentEnv)
-	if err != nil {
+	if errors.Is(err, agent.ErrUnknownAgent) {
 		return nil, "", usagef("install knows %s and git, not %q", strings.Join(agent.Names(), ", "), o.Agent)
+	}
+	if err != nil {
+		return nil, "", usagef("%v", err)
 	}
 	file, err := a.SettingsFile(o.Scope, paths.WorkTree)
 	if err != nil {
