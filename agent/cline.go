@@ -87,8 +87,15 @@ func clineHook(command, event string) []byte {
 // hooks folder; a file of that name that git-snap did not write is
 // refused, and nothing is written.
 func (c Cline) InstallHook(dir, command string) (bool, error) {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return false, &SettingsError{Path: dir, Msg: "not a folder, and Cline's hooks are files in a folder"}
+	}
 	for _, ev := range c.Events() {
-		if old, err := os.ReadFile(filepath.Join(dir, ev)); err == nil && !bytes.Contains(old, []byte(clineMark)) {
+		old, err := readSettingsFile(filepath.Join(dir, ev))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return false, err
+		}
+		if err == nil && !bytes.Contains(old, []byte(clineMark)) {
 			return false, fmt.Errorf("%s is not git-snap's hook; move it and try again", filepath.Join(dir, ev))
 		}
 	}
@@ -110,7 +117,7 @@ func (c Cline) UninstallHook(dir string) (bool, error) {
 	changed := false
 	for _, ev := range c.Events() {
 		file := filepath.Join(dir, ev)
-		old, err := os.ReadFile(file)
+		old, err := readSettingsFile(file)
 		if errors.Is(err, fs.ErrNotExist) || err == nil && !bytes.Contains(old, []byte(clineMark)) {
 			continue // not git-snap's: left as it is
 		}
@@ -130,7 +137,7 @@ func (c Cline) UninstallHook(dir string) (bool, error) {
 func (c Cline) HookCommands(dir string) (map[string][]string, error) {
 	out := map[string][]string{}
 	for _, ev := range c.Events() {
-		data, err := os.ReadFile(filepath.Join(dir, ev))
+		data, err := readSettingsFile(filepath.Join(dir, ev))
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrInvalid) {
 			continue
 		}

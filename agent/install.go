@@ -435,7 +435,7 @@ func readSettings(path string) (*ordered, error) {
 // readSettingsBOM is readSettings, and says whether the file starts
 // with a UTF-8 byte order mark (read past, and written back).
 func readSettingsBOM(path string) (*ordered, bool, error) {
-	data, err := os.ReadFile(path)
+	data, err := readSettingsFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, false, err
 	}

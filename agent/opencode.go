@@ -214,7 +214,7 @@ export const GitSnap = async ({ client, directory }) => {
 // git-snap did not write is refused.
 func (o OpenCode) InstallHook(file, command string) (bool, error) {
 	want := o.plugin(command)
-	old, err := os.ReadFile(file)
+	old, err := readSettingsFile(file)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
@@ -224,20 +224,13 @@ func (o OpenCode) InstallHook(file, command string) (bool, error) {
 	case !bytes.HasPrefix(old, []byte(o.mark())):
 		return false, fmt.Errorf("%s is not git-snap's plugin; move it and try again", file)
 	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return false, err
-	}
-	tmp := file + ".git-snap.tmp"
-	if err := os.WriteFile(tmp, want, 0o644); err != nil {
-		return false, err
-	}
-	return true, os.Rename(tmp, file)
+	return true, writeFileAtomic(file, want, 0o644)
 }
 
 // UninstallHook implements hookWriter: it removes the plugin, only if
 // git-snap wrote it.
 func (o OpenCode) UninstallHook(file string) (bool, error) {
-	old, err := os.ReadFile(file)
+	old, err := readSettingsFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
@@ -255,7 +248,7 @@ func (o OpenCode) UninstallHook(file string) (bool, error) {
 // written before EVENTS was has the three events it then called for).
 // A plugin file git-snap did not write holds none of its hooks.
 func (o OpenCode) HookCommands(file string) (map[string][]string, error) {
-	data, err := os.ReadFile(file)
+	data, err := readSettingsFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string][]string{}, nil
 	}

@@ -40,3 +40,28 @@ func readRegular(path string, max int64) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// maxSettings bounds a settings or hooks file install reads: no agent's
+// is near it, and one past it would be held in memory several times
+// over while it is edited.
+const maxSettings = 16 << 20
+
+// readSettingsFile reads a settings or hooks file install edits or
+// doctor reads. A symbolic link is followed (settings kept in a dotfiles
+// repository), but a FIFO, a device or a directory is refused, never
+// waited on; one that does not exist is an fs.ErrNotExist error.
+func readSettingsFile(path string) ([]byte, error) {
+	f, err := safefile.OpenFollow(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxSettings+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxSettings {
+		return nil, &SettingsError{Path: path, Msg: fmt.Sprintf("larger than %d MiB, more than any agent's settings", maxSettings>>20)}
+	}
+	return data, nil
+}

@@ -119,7 +119,7 @@ func (Pi) HookCommands(file string) (map[string][]string, error) {
 // writeMarkedFile writes want to file unless it holds it already; a file
 // there that does not start with mark is not git-snap's, and refused.
 func writeMarkedFile(file, mark string, want []byte, perm os.FileMode) (bool, error) {
-	old, err := os.ReadFile(file)
+	old, err := readSettingsFile(file)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
@@ -129,19 +129,12 @@ func writeMarkedFile(file, mark string, want []byte, perm os.FileMode) (bool, er
 	case !bytes.Contains(old, []byte(mark)):
 		return false, fmt.Errorf("%s is not git-snap's; move it and try again", file)
 	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return false, err
-	}
-	tmp := file + ".git-snap.tmp"
-	if err := os.WriteFile(tmp, want, perm); err != nil {
-		return false, err
-	}
-	return true, os.Rename(tmp, file)
+	return true, writeFileAtomic(file, want, perm)
 }
 
 // removeMarkedFile removes file, only if it holds mark.
 func removeMarkedFile(file, mark string) (bool, error) {
-	old, err := os.ReadFile(file)
+	old, err := readSettingsFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
@@ -158,7 +151,7 @@ func removeMarkedFile(file, mark string) (bool, error) {
 // it wrote, by its COMMAND and EVENTS lines (events when it has none);
 // a file that does not hold mark holds none of git-snap's hooks.
 func markedCommands(file, mark string, events []string) (map[string][]string, error) {
-	data, err := os.ReadFile(file)
+	data, err := readSettingsFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string][]string{}, nil
 	}
