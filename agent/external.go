@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-snap/git-snap/internal/lazy"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -77,7 +79,13 @@ func (b *cappedBuffer) String() string { return b.buf.String() }
 type External struct {
 	name, path string
 	id         externalID
+	timeout    time.Duration // externalTimeout when 0; tests shorten it
 }
+
+// eventPattern is the shape of an event an external agent names: a
+// word, so that it reads the same in a hook command, the hook log and
+// doctor's report.
+var eventPattern = lazy.Regexp(`^[A-Za-z0-9_.:-]{1,100}$`)
 
 // externalID is what identify answers.
 type externalID struct {
@@ -102,7 +110,7 @@ func lookupExternal(name string, env Env) (Adapter, error) {
 	}
 	for _, dir := range filepath.SplitList(env.Getenv("PATH")) {
 		path := filepath.Join(dir, ExternalPrefix+name)
-		if fi, err := os.Stat(path); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+		if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
 			continue
 		}
 		x := External{name: name, path: path}
@@ -111,6 +119,11 @@ func lookupExternal(name string, env Env) (Adapter, error) {
 		}
 		if x.id.Protocol != ExternalProtocol || x.id.Name != name || len(x.id.Events) == 0 {
 			return nil, fmt.Errorf("%s answers identify with protocol %d, name %q and %d events: git-snap speaks protocol %d and needs its own name and the events to install", path, x.id.Protocol, x.id.Name, len(x.id.Events), ExternalProtocol)
+		}
+		for _, ev := range x.id.Events {
+			if !eventPattern().MatchString(ev) {
+				return nil, fmt.Errorf("%s answers identify with the event %q: an event is 1 to 100 letters, digits, '.', '_', ':' and '-'; fix or remove the program", path, ev)
+			}
 		}
 		x.id.home = env.Home
 		return x, nil
@@ -129,7 +142,8 @@ func (x External) call(op string, args map[string]any, out any) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), externalTimeout)
+	timeout := cmp.Or(x.timeout, externalTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, x.path)
 	cmd.Stdin = bytes.NewReader(in)
@@ -146,6 +160,9 @@ func (x External) call(op string, args map[string]any, out any) error {
 	if stderr.over {
 		return fmt.Errorf("%s %s wrote more than %d KiB of errors; fix or remove the program", filepath.Base(x.path), op, stderr.max>>10)
 	}
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("%s %s did not answer within %v and was stopped; fix or remove the program", filepath.Base(x.path), op, timeout)
+	}
 	if err != nil {
 		return fmt.Errorf("%s %s: %v %s", filepath.Base(x.path), op, err, strings.TrimSpace(stderr.String()))
 	}
@@ -153,7 +170,11 @@ func (x External) call(op string, args map[string]any, out any) error {
 		Error string `json:"error"`
 	}
 	if json.Unmarshal(stdout.Bytes(), &refused) == nil && refused.Error != "" {
-		return errors.New(refused.Error)
+		msg := fmt.Sprintf("%.1000s", refused.Error) // a refusal is a line or two, not a screenful
+		if msg != refused.Error {
+			msg += "… (cut)"
+		}
+		return errors.New(msg)
 	}
 	if err := json.Unmarshal(stdout.Bytes(), out); err != nil {
 		return fmt.Errorf("%s %s answered no JSON object (%v): %.200s", filepath.Base(x.path), op, err, stdout.String())
@@ -178,10 +199,14 @@ func (x External) SettingsFile(scope Scope, workTree string) (string, error) {
 	if !ok || f == "" {
 		return "", fmt.Errorf("%s has no %s settings", x.name, key)
 	}
-	if rest, ok := strings.CutPrefix(f, "~/"); ok {
+	rest, home := strings.CutPrefix(f, "~/")
+	if !filepath.IsLocal(filepath.FromSlash(rest)) || scope == UserScope && !home {
+		return "", fmt.Errorf("%s names %q as its %s settings, which is not a file in the %s: a settings file is a path inside the project, or one starting with ~/ inside the home (for user settings, only that); fix or remove the program", x.path, f, key, map[bool]string{true: "home", false: "project"}[home || scope == UserScope])
+	}
+	if home {
 		return filepath.Join(x.id.home, rest), nil
 	}
-	return filepath.Join(workTree, f), nil
+	return filepath.Join(workTree, rest), nil
 }
 
 // InstallHook implements hookWriter: its program writes its hooks.
@@ -251,14 +276,50 @@ func (x External) ReadRecords(path string, offset int64) ([]any, int64, error) {
 		return nil, offset, err
 	}
 	var recs []any
-	for _, r := range out.Records {
+	for i, r := range out.Records {
 		rec := Element(r.Record, snapshot.Limits{})
 		if m, ok := rec.(map[string]any); ok && len(r.View) > 0 {
-			m[viewKey] = Element(r.View, snapshot.Limits{})
+			view := Element(r.View, snapshot.Limits{})
+			if err := checkUsage(view); err != nil {
+				return nil, offset, fmt.Errorf("%s read gave record %d of %s a view whose %v; fix the program", filepath.Base(x.path), i+1, path, err)
+			}
+			m[viewKey] = view
 		}
 		recs = append(recs, rec)
 	}
 	return recs, out.Offset, nil
+}
+
+// maxViewTokens bounds one token count of a view: far more than one
+// model call uses, and summed over a long session still a count a
+// snapshot's header holds.
+const maxViewTokens = 1_000_000_000
+
+// checkUsage refuses a view whose usage is not whole token counts from
+// 0 to maxViewTokens: summed into the session's totals, a negative or
+// enormous one would make them wrong, or the snapshot one git-snap
+// refuses to write.
+func checkUsage(view any) error {
+	v, _ := view.(map[string]any)
+	u, ok := v["usage"]
+	if !ok {
+		return nil
+	}
+	usage, ok := u.(map[string]any)
+	if !ok {
+		return errors.New("usage is not an object of token counts")
+	}
+	for _, k := range []string{"input", "cache_read", "cache_write", "output"} {
+		c, ok := usage[k]
+		if !ok {
+			continue
+		}
+		n, _ := c.(snapshot.Number)
+		if i, ok := n.Int64(); !ok || i < 0 || i > maxViewTokens {
+			return fmt.Errorf("usage.%s is %.40v, not a whole number of tokens from 0 to %d", k, c, maxViewTokens)
+		}
+	}
+	return nil
 }
 
 // CheckFile has its program say whether a file is its agent's

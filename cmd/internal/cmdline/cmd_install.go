@@ -15,6 +15,7 @@ import (
 
 	"github.com/git-snap/git-snap/agent"
 	"github.com/git-snap/git-snap/gitstore"
+	"github.com/git-snap/git-snap/snapshot"
 
 	"github.com/git-snap/git-snap/cmd/internal/hookcmd"
 	"github.com/git-snap/git-snap/cmd/internal/proc"
@@ -468,7 +469,11 @@ func settingsFile(d *deps, o installOptions, paths gitstore.Paths, repoErr error
 	}
 	a, err := agent.Lookup(o.Agent, d.agentEnv)
 	if errors.Is(err, agent.ErrUnknownAgent) {
-		return nil, "", usagef("install knows %s and git, not %q", strings.Join(agent.Names(), ", "), o.Agent)
+		add := fmt.Sprintf("; a program %s%s on PATH would add it (see docs/agents.md)", agent.ExternalPrefix, o.Agent)
+		if snapshot.CheckName("agent", o.Agent) != nil {
+			add = " (an agent's name is letters, digits, '.', '_' and '-')"
+		}
+		return nil, "", usagef("install knows %s and git, not %q%s", strings.Join(agent.Names(), ", "), o.Agent, add)
 	}
 	if err != nil {
 		return nil, "", usagef("%v", err)
