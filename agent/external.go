@@ -275,6 +275,10 @@ func (x External) ReadRecords(path string, offset int64) ([]any, int64, error) {
 	if err := x.call("read", map[string]any{"path": path, "offset": offset}, &out); err != nil {
 		return nil, offset, err
 	}
+	if out.Offset < offset {
+		// Asked from there again, it would give the same records twice.
+		return nil, offset, fmt.Errorf("%s read of %s from offset %d answered the offset %d, behind it; fix the program", filepath.Base(x.path), path, offset, out.Offset)
+	}
 	var recs []any
 	for i, r := range out.Records {
 		rec := Element(r.Record, snapshot.Limits{})
