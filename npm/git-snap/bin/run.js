@@ -5,6 +5,7 @@
 // arguments, the standard streams and the exit status pass through.
 
 const { spawnSync } = require("child_process");
+const os = require("os");
 
 module.exports = function run(program) {
   const pkg = `@git-snap/${process.platform}-${process.arch}`;
@@ -31,8 +32,15 @@ module.exports = function run(program) {
     process.exit(1);
   }
   if (r.signal) {
-    process.removeAllListeners(r.signal);
-    process.kill(process.pid, r.signal); // end as the program ended
+    // End as the program ended, by its signal; but Node ignores SIGPIPE
+    // and opens a debugger port on SIGUSR1, so for those (and should
+    // the signal not end this process) exit as a shell reports a
+    // signal, 128 + its number, never 0.
+    if (r.signal !== "SIGPIPE" && r.signal !== "SIGUSR1") {
+      process.removeAllListeners(r.signal);
+      process.kill(process.pid, r.signal);
+    }
+    process.exit(128 + (os.constants.signals[r.signal] || 0));
   }
   process.exit(r.status);
 };
