@@ -1,6 +1,7 @@
 package cmdline
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -482,7 +483,66 @@ func settingsFile(d *deps, o installOptions, paths gitstore.Paths, repoErr error
 	if err != nil {
 		return nil, "", usagef("%v", err)
 	}
+	if err := inProject(file, paths.WorkTree, a.Events()); err != nil {
+		return nil, "", err
+	}
 	return a, file, nil
+}
+
+// inProject refuses a settings file of the project (or a hook file in
+// its hooks folder, one per event) whose links lead out of the work
+// tree: a repository could commit one, and install would then write
+// wherever it points. Files of the home are the user's own, and may
+// link anywhere.
+func inProject(file, workTree string, events []string) error {
+	rel, err := filepath.Rel(workTree, file)
+	if workTree == "" || err != nil || !filepath.IsLocal(rel) {
+		return nil
+	}
+	root, err := filepath.EvalSymlinks(workTree)
+	if err != nil {
+		return nil
+	}
+	files := []string{file}
+	if fi, err := os.Stat(file); err == nil && fi.IsDir() {
+		for _, ev := range events {
+			files = append(files, filepath.Join(file, ev))
+		}
+	}
+	for _, f := range files {
+		to := resolvePath(f, 0)
+		if r, err := filepath.Rel(root, to); err != nil || !filepath.IsLocal(r) {
+			return usagef("%s leads out of the project, to %s: install writes a project's settings only inside it; replace the link with a file, or use --user; nothing was written", f, to)
+		}
+	}
+	return nil
+}
+
+// resolvePath is where path leads through its symbolic links, a link
+// to a file not yet made included.
+func resolvePath(path string, depth int) string {
+	for ; depth < 40; depth++ {
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			break
+		}
+		dest, err := os.Readlink(path)
+		if err != nil {
+			return path
+		}
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(path), dest)
+		}
+		path = dest
+	}
+	if r, err := filepath.EvalSymlinks(path); err == nil || depth >= 40 {
+		return cmp.Or(r, path)
+	}
+	dir := filepath.Dir(path)
+	if dir == path {
+		return path
+	}
+	return filepath.Join(resolvePath(dir, depth+1), filepath.Base(path))
 }
 
 // agentEnv locates agents' files from this process's environment.
