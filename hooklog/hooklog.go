@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/git-snap/git-snap/internal/safefile"
@@ -32,11 +33,21 @@ const (
 	MaxBytes = 1 << 20
 )
 
-// Line turns a message into one log line. Line breaks become spaces, and
-// a long message is cut to MaxLine bytes (on a character boundary) with a
-// note of how many bytes were cut.
+// Line turns a message into one log line. Line breaks become spaces,
+// other control characters '?' (an error can quote what an agent or its
+// program wrote, and the log is read in a terminal), and a long message
+// is cut to MaxLine bytes (on a character boundary) with a note of how
+// many bytes were cut.
 func Line(msg string) string {
-	msg = strings.ReplaceAll(strings.ReplaceAll(msg, "\r", " "), "\n", " ")
+	msg = strings.Map(func(r rune) rune {
+		switch {
+		case r == '\r' || r == '\n':
+			return ' '
+		case r != '\t' && unicode.IsControl(r):
+			return '?'
+		}
+		return r
+	}, msg)
 	if len(msg) > MaxLine {
 		cut := MaxLine - 40
 		for cut > 0 && !utf8.RuneStart(msg[cut]) {

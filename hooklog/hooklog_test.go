@@ -29,3 +29,13 @@ func TestHookLogIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestLineKeepsControlsOut: an external agent's program refused a hook
+// payload with "\x1b[2J…", and the log kept the escape, which cleared
+// the screen of whoever read it with cat or tail.
+func TestLineKeepsControlsOut(t *testing.T) {
+	got := Line("bad\x1b[2Jpayload\r\nnext\tline\x00ü")
+	if want := "bad?[2Jpayload  next\tline?ü\n"; got != want {
+		t.Errorf("Line = %q, want %q", got, want)
+	}
+}
