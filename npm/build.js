@@ -27,9 +27,17 @@ function main(dist, out) {
   }
   const root = path.join(__dirname, "..");
   const { version } = readJSON(path.join(dist, "metadata.json"));
+  if (typeof version !== "string" || !/^\d+\.\d+\.\d+/.test(version)) {
+    throw new Error(`${path.join(dist, "metadata.json")} has no version (x.y.z): run GoReleaser first`);
+  }
   const binaries = readJSON(path.join(dist, "artifacts.json")).filter(
-    (a) => a.type === "Binary" && programs.includes(a.extra.Binary),
+    (a) => a.type === "Binary" && programs.includes(a.extra && a.extra.Binary),
   );
+  if (binaries.length === 0) {
+    // A git-snap package with no platform package would install and
+    // then run nowhere.
+    throw new Error(`${path.join(dist, "artifacts.json")} lists no binary of ${programs.join(" or ")}: run GoReleaser first`);
+  }
   const main = readJSON(path.join(__dirname, "git-snap", "package.json"));
   const packages = {};
   for (const b of binaries) {
@@ -88,4 +96,9 @@ function writeJSON(file, value) {
   fs.writeFileSync(file, JSON.stringify(value, null, 2) + "\n");
 }
 
-main(process.argv[2], process.argv[3]);
+try {
+  main(process.argv[2], process.argv[3]);
+} catch (e) {
+  process.stderr.write(`npm/build.js: ${e.message}; publish nothing from ${process.argv[3]}\n`);
+  process.exit(2);
+}
