@@ -326,3 +326,35 @@ func TestUnmarshalTallyRefusesDamage(t *testing.T) {
 		t.Error("a state cut short read")
 	}
 }
+
+// A long session's tally state, read and written on every hook call,
+// stays bounded: past maxOver entries set since the base, a new base is
+// made, however large the base (at an eighth of it, a 200k-message
+// session's state grew with the session).
+func TestTallyStateStaysBounded(t *testing.T) {
+	tally := NewTally("claude-code")
+	const long = 16 * maxOver
+	for k := range uint64(long) {
+		tally.calls.put(k, snapshot.CallSaid{Model: "m", Usage: snapshot.Usage{Output: 1}})
+	}
+	base, newBase, state := tally.MarshalParts()
+	if !newBase {
+		t.Fatal("a tally read from nothing kept a base")
+	}
+	back, err := UnmarshalParts(base, state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range uint64(maxOver) {
+		back.calls.put(long+k, snapshot.CallSaid{Model: "m"})
+	}
+	if _, newBase, _ := back.MarshalParts(); newBase {
+		t.Fatalf("%d entries since a base of %d made a new base", maxOver, long)
+	}
+	for k := range uint64(513) {
+		back.calls.put(long+maxOver+k, snapshot.CallSaid{Model: "m"})
+	}
+	if _, newBase, _ := back.MarshalParts(); !newBase {
+		t.Fatalf("%d entries since a base of %d kept the base", maxOver+513, long)
+	}
+}

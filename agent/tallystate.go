@@ -30,14 +30,20 @@ func (t *Tally) Marshal() []byte {
 // session's tally is kept between hook calls without rewriting what did
 // not change. base is the one the tally was read with (UnmarshalParts)
 // when newBase is false; when what changed since grows past an eighth of
-// it, a new base is made.
+// it or past maxOver entries, a new base is made.
 func (t *Tally) MarshalParts() (base []byte, newBase bool, state []byte) {
 	over := len(t.calls.over) + len(t.tools.over) + len(t.subs.over)
-	if t.baseData != nil && over <= (t.calls.base.len()+t.tools.base.len()+t.subs.base.len())/8+512 {
+	if t.baseData != nil && over <= min((t.calls.base.len()+t.tools.base.len()+t.subs.base.len())/8, maxOver)+512 {
 		return t.baseData, false, t.marshalState(true)
 	}
 	return t.marshalBase(), true, t.marshalState(false)
 }
+
+// maxOver bounds the entries a state holds beyond 512, which every hook
+// call reads and writes: at an eighth of a long session's base, they
+// made a call cost more the longer the session. The base is then
+// rewritten every few thousand records.
+const maxOver = 4096
 
 // UnmarshalTally reads a tally Marshal wrote.
 func UnmarshalTally(data []byte) (*Tally, error) {

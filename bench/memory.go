@@ -33,14 +33,19 @@ import (
 //   - rec50k: a session of 50,000 records in rounds of four (prompt, a
 //     Bash call, its result, an answer in Markdown), whose timeline is a
 //     page of about 20 MB;
+//   - rec200k: the same at 200,000 records, its timeline about 80 MB:
+//     show, stats, export --format markdown and a running viewer's
+//     sessions page and first timeline;
 //   - a document of 50,000 messages, about 20 MB, saved into a fresh
 //     repository, and again with a message more (savememory.go).
 const (
-	memBigBytes   = 20 << 20
-	memRevisions  = 17
-	memRecords    = 50000
-	memBigSession = "big"
-	memRecSession = "rec50k"
+	memBigBytes    = 20 << 20
+	memRevisions   = 17
+	memRecords     = 50000
+	memBigSession  = "big"
+	memRecSession  = "rec50k"
+	memLongRecords = 200000
+	memLongSession = "rec200k"
 )
 
 func (b *bench) memoryRows(ctx context.Context) ([]row, error) {
@@ -48,7 +53,7 @@ func (b *bench) memoryRows(ctx context.Context) ([]row, error) {
 	if err := b.newRepo(dir); err != nil {
 		return nil, err
 	}
-	logf("memory: a %d MB session in %d snapshots, and one of %d records", memBigBytes>>20, memRevisions, memRecords)
+	logf("memory: a %d MB session in %d snapshots, and sessions of %d and %d records", memBigBytes>>20, memRevisions, memRecords, memLongRecords)
 	if err := b.memoryRepo(ctx, dir); err != nil {
 		return nil, err
 	}
@@ -59,6 +64,7 @@ func (b *bench) memoryRows(ctx context.Context) ([]row, error) {
 		{"stats", memRecSession},
 		{"export --format html", memRecSession}, {"export --format markdown", memRecSession},
 		{"export --format html", memBigSession}, {"export --format markdown", memBigSession},
+		{"show", memLongSession}, {"stats", memLongSession}, {"export --format markdown", memLongSession},
 	} {
 		args := append([]string{b.bin}, strings.Fields(c.what)...)
 		args = append(args, c.session)
@@ -75,11 +81,42 @@ func (b *bench) memoryRows(ctx context.Context) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
+	long, err := b.viewerFirstPage(dir, memLongSession)
+	if err != nil {
+		return nil, err
+	}
 	save, err := b.saveMemoryRows()
 	if err != nil {
 		return nil, err
 	}
-	return append(append(rows, view...), save...), nil
+	return append(append(append(rows, view...), long...), save...), nil
+}
+
+// viewerFirstPage runs git snap view under /usr/bin/time -v and reads
+// its sessions page, then the timeline of one session: the peak is what
+// a viewer opened on that session costs.
+func (b *bench) viewerFirstPage(dir, session string) ([]row, error) {
+	url, stop, err := b.startTimedView(dir)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := getTimed(url + "/"); err != nil {
+		_, _ = stop()
+		return nil, err
+	}
+	page, err := getTimed(url + "/session/" + session)
+	if err != nil {
+		_, _ = stop()
+		return nil, err
+	}
+	peak, err := stop()
+	if err != nil {
+		return nil, err
+	}
+	return []row{
+		memRow(fmt.Sprintf("peak memory: git snap view, the sessions page and the timeline of %s", session), peak,
+			fmt.Sprintf("/usr/bin/time -v of the server; a %.1f MB page, first byte %.0f ms, first turn %.0f ms, whole page %.1f s", float64(page.bytes)/1e6, ms(page.first), ms(page.turn), page.whole.Seconds())),
+	}, nil
 }
 
 // memRow is a row of peak memory (memoryRow) with a note.
@@ -283,17 +320,22 @@ func (b *bench) memoryRepo(ctx context.Context, dir string) error {
 			return fmt.Errorf("import %s: %w", big, err)
 		}
 	}
-	rec := filepath.Join(b.work, memRecSession+".jsonl")
-	if _, err := writeLines(rec, false, func(i int) []byte {
-		if i == memRecords {
-			return nil
+	for _, r := range []struct {
+		session string
+		n       int
+	}{{memRecSession, memRecords}, {memLongSession, memLongRecords}} {
+		rec := filepath.Join(b.work, r.session+".jsonl")
+		if _, err := writeLines(rec, false, func(i int) []byte {
+			if i == r.n {
+				return nil
+			}
+			return toolSessionLine(r.session, i)
+		}); err != nil {
+			return err
 		}
-		return toolSessionLine(memRecSession, i)
-	}); err != nil {
-		return err
-	}
-	if _, _, err := in.Import(ctx, memRecSession, rec); err != nil {
-		return fmt.Errorf("import %s: %w", rec, err)
+		if _, _, err := in.Import(ctx, r.session, rec); err != nil {
+			return fmt.Errorf("import %s: %w", rec, err)
+		}
 	}
 	return nil
 }

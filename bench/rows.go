@@ -197,17 +197,18 @@ func trackedFiles(dir string, n int) error {
 	return nil
 }
 
-// longSessionRows times a hook call and save --append on a session of
-// 50k messages (10k with -quick), each paired with the same on one of
-// 100.
+// longSessionRows times a hook call and save --append on sessions of
+// 50k and 200k messages (with -quick too: the sizes are the row's
+// point), each paired with the same on one of 100: what a call costs
+// must not grow with what the session already holds.
 func (b *bench) longSessionRows(ctx context.Context) ([]row, error) {
-	n := map[bool]int{true: 10000, false: 50000}[b.cfg.quick]
+	sizes := []int{50000, 200000}
 	type session struct {
 		dir          string
 		hook, append timer
 	}
 	sessions := map[int]session{}
-	for _, size := range []int{100, n} {
+	for _, size := range append([]int{100}, sizes...) {
 		dir := filepath.Join(b.work, fmt.Sprintf("long-%d", size))
 		name := fmt.Sprintf("long%d", size)
 		logf("a session of %d messages", size)
@@ -224,34 +225,42 @@ func (b *bench) longSessionRows(ctx context.Context) ([]row, error) {
 			return b.timedStdin(dir, append(claudeLine(name, next), '\n'), b.bin, "save", "--session", "append"+name, "--append", "--no-code")
 		}}
 	}
-	hook, err := b.pair(sessions[n].hook, sessions[100].hook)
-	if err != nil {
-		return nil, err
-	}
-	appends, err := b.pair(sessions[n].append, sessions[100].append)
-	if err != nil {
-		return nil, err
+	var rows []row
+	for _, n := range sizes {
+		hook, err := b.pair(sessions[n].hook, sessions[100].hook)
+		if err != nil {
+			return nil, err
+		}
+		appends, err := b.pair(sessions[n].append, sessions[100].append)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows,
+			hook.fill(row{what: fmt.Sprintf("hook call on a %d-message session (%s), grown by 2", n, hookPath), kind: kindHookLong}),
+			appends.fill(row{what: fmt.Sprintf("save --append of 1 message to a %d-message session, written by save --append", n), baseline: "the same on 100 messages"}))
 	}
 	for _, s := range sessions {
 		if err := hookFailed(s.dir); err != nil {
 			return nil, err
 		}
 	}
-	return []row{
-		hook.fill(row{what: fmt.Sprintf("hook call on a %d-message session (%s), grown by 2", n, hookPath), kind: kindHookLong}),
-		appends.fill(row{what: fmt.Sprintf("save --append of 1 message to a %d-message session, written by save --append", n), baseline: "the same on 100 messages"}),
-	}, nil
+	return rows, nil
 }
 
-// fillAppend makes a session of n messages with one save --append.
+// fillAppend makes a session of n messages with save --append, 50k
+// messages a call (a call's stdin is bounded by max_document_bytes).
 func (b *bench) fillAppend(dir, session string, n int) error {
-	var in bytes.Buffer
-	for i := range n {
-		in.Write(claudeLine(session, i))
-		in.WriteByte('\n')
+	for from := 0; from < n; from += 50000 {
+		var in bytes.Buffer
+		for i := from; i < min(n, from+50000); i++ {
+			in.Write(claudeLine(session, i))
+			in.WriteByte('\n')
+		}
+		if _, err := b.run(dir, in.Bytes(), b.bin, "save", "--session", session, "--append", "--no-code"); err != nil {
+			return err
+		}
 	}
-	_, err := b.run(dir, in.Bytes(), b.bin, "save", "--session", session, "--append", "--no-code")
-	return err
+	return nil
 }
 
 // timedStdin times a command in dir fed stdin, its output thrown away.

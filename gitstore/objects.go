@@ -43,11 +43,12 @@ type objectReader struct {
 	// the reader's life: a new one allocates and clears a large window,
 	// and a sync.Pool loses it at every collection (a hook call on a long
 	// session collects often).
-	// It writes into buf, which goes to the file in one write.
+	// It writes into buf, which goes to the file in one write. Trees
+	// are written by store, without compression (see deflate).
 	deflater struct {
 		sync.Mutex
-		z   *zlib.Writer
-		buf bytes.Buffer
+		z, store *zlib.Writer
+		buf      bytes.Buffer
 	}
 	// batch, for a Batch's store, holds the objects written so far, not
 	// yet in place: read before anything else.
@@ -198,24 +199,30 @@ func (r *objectReader) writeLoose(typ plumbing.ObjectType, data []byte, h storag
 }
 
 // deflate writes the loose form of an object: its header and data,
-// zlib-compressed.
+// zlib-compressed. A tree is written in zlib's stored blocks, not
+// compressed: its object ids do not compress, and deflating the messages
+// tree of a 200k-message session (1,563 entries) saved a fifth of its
+// 48 KB and took longer than the rest of the hook call's work. git
+// reads it as any other loose object, and packs it as it packs any.
 func (r *objectReader) deflate(w io.Writer, typ plumbing.ObjectType, data []byte) error {
 	r.deflater.Lock()
 	defer r.deflater.Unlock()
 	buf := &r.deflater.buf
 	buf.Reset()
-	z := r.deflater.z
-	if z == nil {
-		z, _ = zlib.NewWriterLevel(buf, zlib.BestSpeed) // a valid level: no error
-		r.deflater.z = z
+	z, level := &r.deflater.z, zlib.BestSpeed
+	if typ == plumbing.TreeObject {
+		z, level = &r.deflater.store, zlib.NoCompression
+	}
+	if *z == nil {
+		*z, _ = zlib.NewWriterLevel(buf, level) // a valid level: no error
 	} else {
-		z.Reset(buf)
+		(*z).Reset(buf)
 	}
-	_, err := fmt.Fprintf(z, "%s %d\x00", typ, len(data))
+	_, err := fmt.Fprintf(*z, "%s %d\x00", typ, len(data))
 	if err == nil {
-		_, err = z.Write(data)
+		_, err = (*z).Write(data)
 	}
-	if cerr := z.Close(); err == nil {
+	if cerr := (*z).Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {

@@ -11,10 +11,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
+	"github.com/git-snap/git-snap/internal/mmapfile"
 	"github.com/git-snap/git-snap/internal/safefile"
 	"github.com/git-snap/git-snap/snapshot"
 	"github.com/git-snap/git-snap/storage"
@@ -68,8 +70,28 @@ func (s *Store) cachedTally(ref string, e storage.Entry) *keptTally {
 	if len(lines) != 4 || string(lines[0]) != tallyMagic || string(lines[1]) != e.ID.String() {
 		return nil
 	}
-	base, err := safefile.ReadFile(context.Background(), filepath.Join(dir, "base"), "", maxCacheBytes)
-	if err != nil || len(base) < 12 || hex.EncodeToString(base[:8]) != string(lines[2]) {
+	// The base is mapped, not read: a long session's is megabytes, of
+	// which an append looks up a few entries, and a copy of it made a
+	// hook call cost more the longer the session.
+	base, unmap, err := mmapfile.Map(filepath.Join(dir, "base"))
+	if err != nil {
+		return nil
+	}
+	kept := s.resumeTally(e, base, lines)
+	if kept == nil {
+		unmap()
+		return nil
+	}
+	// The tally reads the mapping as long as it lives.
+	runtime.AddCleanup(kept, func(unmap func()) { unmap() }, unmap)
+	return kept
+}
+
+// resumeTally resumes the tally of e from a base and the lines of its
+// state, when the base is the one the state names and its checksum
+// holds; nil otherwise.
+func (s *Store) resumeTally(e storage.Entry, base []byte, lines [][]byte) *keptTally {
+	if len(base) < 12 || len(base) > maxCacheBytes || hex.EncodeToString(base[:8]) != string(lines[2]) {
 		return nil
 	}
 	body, sum := base[:len(base)-4], binary.LittleEndian.Uint32(base[len(base)-4:])

@@ -84,6 +84,13 @@ func (m mapHashes) each(f func(storage.ID)) {
 	}
 }
 
+// maxRecent bounds the ids a tip cache's state holds beyond 1,024, which
+// every append reads, checks and writes: at an eighth of a long
+// session's base, they made a call cost more the longer the session (a
+// 200k-message session's state grew to half a megabyte). Its base is
+// then rewritten every few hundred appends.
+const maxRecent = 4096
+
 // tipCacheMagic starts a tip cache's state; version 3 keeps the objects
 // in two files (see tipCache).
 const tipCacheMagic = "git-snap tip cache 3"
@@ -99,7 +106,7 @@ const maxCacheBytes = 256 << 20
 // count, and the ids of the objects written since (sorted), with the
 // SHA-1 of it all. An append writes the small state alone: it neither
 // reads nor rewrites the base, which is merged with what came since once
-// that has grown past an eighth of it.
+// that has grown past an eighth of it, or past maxRecent ids.
 func (s *Store) tipCacheDir(ref string) string {
 	return filepath.Join(s.paths.CommonDir, "snap", "cache", "tip", strings.ReplaceAll(ref, "/", "%"))
 }
@@ -208,7 +215,7 @@ func (s *Store) saveTipState(ref string, st tipState, objs []gitobj.Object, more
 	var sum string
 	count := 0
 	switch {
-	case layered && len(l.recent)+20*len(ids) <= 20*(l.count/8+1024):
+	case layered && len(l.recent)+20*len(ids) <= 20*(min(l.count/8, maxRecent)+1024):
 		recent, sum, count = mergeSorted(l.recent, ids), l.sum, l.count
 	case layered:
 		base = mergeSorted(l.load(), hashesOf(sortedHashes(mergeSorted(l.recent, ids))))

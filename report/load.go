@@ -96,7 +96,7 @@ func Open(ctx context.Context, s Store, snap *session.Snapshot, o Options) (*Ses
 	if !o.NoFiles {
 		st.files = &filer{s: s, snaps: snaps, from: from}
 	}
-	if err := st.outline(ctx, out, events[evStart:]); err != nil {
+	if err := st.outline(ctx, out, events[evStart:], o.Calls); err != nil {
 		return nil, err
 	}
 	table := o.Prices
@@ -170,16 +170,21 @@ func (st *stream) rangeStart(ctx context.Context, fromRev, rev string, entry sto
 // outline is the first reading: the range's numbers (agent.Tally, as
 // show and stats count them), its models, turns without their items,
 // and the plan of the second reading.
-func (st *stream) outline(ctx context.Context, out *Session, events []any) error {
+func (st *stream) outline(ctx context.Context, out *Session, events []any, calls bool) error {
 	b := newBuilder(out, st.rd, st.start, st.marks)
 	b.outline = true
-	var all snapshot.CallReader // the whole session's, for a chart of it
+	var all snapshot.CallReader // the whole session's, for a chart of it, when asked
+	add := func(k int, m snapshot.Message) {
+		if calls {
+			all.Add(k, m)
+		}
+	}
 	for k := 0; k < st.start; k++ {
 		rec, _, err := st.at(ctx, k)
 		if err != nil {
 			return err
 		}
-		all.Add(k, rec.Message)
+		add(k, rec.Message)
 		if st.rd.IsPrompt(rec) {
 			st.prompts++
 		}
@@ -194,7 +199,7 @@ func (st *stream) outline(ctx context.Context, out *Session, events []any) error
 		}
 		m := rec.Message
 		tally.Record(stored.Raw, stored.Message, "") // as agent.NumbersOf counts the range's records alone
-		all.Add(k, m)
+		add(k, m)
 		if m.Model != "" && !strings.HasPrefix(m.Model, "<") { // "<synthetic>": written by the harness, not a model
 			models[m.Model] = true
 		}
@@ -211,7 +216,9 @@ func (st *stream) outline(ctx context.Context, out *Session, events []any) error
 	}
 	out.Numbers = tally.Numbers()
 	out.Numbers.Records, out.Numbers.Events = st.recs.Len()-st.start, len(events)
-	out.Calls = all.Calls()
+	if calls {
+		out.Calls = all.Calls()
+	}
 	out.Tools = b.toolsShown()
 	st.plan = b.plan
 	out.threadTurns = map[int]int{}

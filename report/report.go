@@ -50,6 +50,7 @@ type Session struct {
 	// Calls are the model calls of the session up to the snapshot read,
 	// before a range's start too (snapshot.ModelCalls); their Records are
 	// places among the session's live records, as Turn.Start and End are.
+	// Read only when Options.Calls asks for them.
 	Calls []snapshot.Call
 
 	stream      *stream     // set by Open until EachTurn has read the turns
@@ -157,4 +158,9 @@ type Options struct {
 	// NoFiles skips the diffs of captured files, which read the snapshots
 	// at turn boundaries.
 	NoFiles bool
+	// Calls reads the whole session's model calls into Session.Calls,
+	// which the viewer charts. Left unset, Calls is nil: a long
+	// session's are hundreds of bytes a call, more than its outline
+	// (an export of 200k records held 50 MB of them).
+	Calls bool
 }

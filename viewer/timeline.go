@@ -331,5 +331,5 @@ func (s *Server) loadReport(ctx context.Context, rev, from string) (*report.Sess
 	if err != nil {
 		return nil, err
 	}
-	return report.Open(ctx, locked{s}, snap, report.Options{From: from, Prices: s.opts.Prices})
+	return report.Open(ctx, locked{s}, snap, report.Options{From: from, Prices: s.opts.Prices, Calls: true})
 }

@@ -56,11 +56,16 @@ func BlobHash(data []byte) storage.ID {
 }
 
 // treeDraft is a tree being built: entries by name, subtrees as drafts
-// or, when kept as they are, by hash.
+// or, when kept as they are, by hash. kept are entries of a tree read
+// back, in tree order, that the draft keeps as they are (the full chunks
+// of a chunked directory): they are merged into the new tree, neither
+// put in a map nor sorted again, so that appending to a long session
+// costs no more than to a short one but for copying them.
 type treeDraft struct {
 	blobs    map[string]blobEntry
 	dirs     map[string]*treeDraft
 	subtrees map[string]storage.ID
+	kept     []gitobj.TreeEntry
 }
 
 type blobEntry struct {
@@ -113,9 +118,26 @@ func (t *treeDraft) encode(out *[]gitobj.Object) (storage.ID, error) {
 		}
 	}
 	slices.SortFunc(tree.Entries, gitobj.TreeOrder)
-	obj := gitobj.NewTree(tree.Entries)
+	obj := gitobj.NewTree(mergeEntries(t.kept, tree.Entries))
 	*out = append(*out, obj)
 	return obj.Hash, nil
+}
+
+// mergeEntries merges two lists of tree entries, each in tree order and
+// with no name in both, into one in tree order.
+func mergeEntries(a, b []gitobj.TreeEntry) []gitobj.TreeEntry {
+	if len(a) == 0 {
+		return b
+	}
+	out := make([]gitobj.TreeEntry, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if gitobj.TreeOrder(a[0], b[0]) < 0 {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 // treeBuild lays out a format-1 snapshot tree on top of a base tree. A
@@ -281,25 +303,41 @@ func (b *treeBuild) reopen(dir string) (int, error) {
 	}
 	d := b.root.dir(dir)
 	for i, c := range t.Entries {
-		if c.Name != chunkName(i) {
+		if !isChunk(c, i) {
 			return 0, fmt.Errorf("%s/%s: not the layout git-snap writes", dir, c.Name)
 		}
-		d.subtrees[c.Name] = c.Hash
 	}
 	if len(t.Entries) == 0 {
 		return 0, nil
 	}
+	// The chunks are in tree order as read: all but the last are kept.
 	last := t.Entries[len(t.Entries)-1]
+	d.kept = t.Entries[:len(t.Entries)-1]
 	lt, err := b.read.GetTree(last.Hash)
 	if err != nil {
 		return 0, err
 	}
-	delete(d.subtrees, last.Name)
 	chunk := d.dir(last.Name)
 	for _, e := range lt.Entries {
 		chunk.blobs[e.Name] = blobEntry{e.Mode, e.Hash}
 	}
 	return (len(t.Entries)-1)*ChunkSize + len(lt.Entries), nil
+}
+
+// isChunk says whether e is chunk i of a chunked directory, as
+// chunkName names it, without making the name.
+func isChunk(e gitobj.TreeEntry, i int) bool {
+	if len(e.Name) < 4 || len(e.Name) > 9 || e.Mode != filemode.Dir || len(e.Name) > 4 && e.Name[0] == '0' {
+		return false
+	}
+	n := 0
+	for _, c := range []byte(e.Name) {
+		if c < '0' || c > '9' {
+			return false
+		}
+		n = 10*n + int(c-'0')
+	}
+	return n == i
 }
 
 // chunkName names chunk i of a chunked directory: 0001 for i = 1.
