@@ -58,14 +58,16 @@ func Line(msg string) string {
 	return msg + "\n"
 }
 
-// Append appends a line to a log file, creating its directory if needed.
+// Append appends a line to a log file, creating its directory if needed
+// but not the directory above it: a follow-up call that outlives its
+// repository (removed meanwhile) must not make it again.
 // If the file would grow past MaxBytes, it is first moved to <path>.1,
 // replacing any previous one. The same happens to a file that is not a
 // regular file, since a FIFO would block every hook call and a symbolic
 // link would redirect the writes elsewhere; the log belongs to git-snap,
 // under .git/snap/, so it is safe to move.
 func Append(path, line string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+	if err := os.Mkdir(filepath.Dir(path), 0o777); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
 	if fi, err := os.Lstat(path); err == nil && (!fi.Mode().IsRegular() || fi.Size()+int64(len(line)) > MaxBytes) {

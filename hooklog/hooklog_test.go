@@ -1,6 +1,8 @@
 package hooklog
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,6 +23,14 @@ func TestHookLogIsBounded(t *testing.T) {
 		if err := Append(path, line); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// A repository removed while a follow-up call ran is not made again.
+	gone := filepath.Join(t.TempDir(), "removed", ".git", "snap", "hook.log")
+	if err := Append(gone, line); err == nil {
+		t.Error("Append made the directories of a removed repository")
+	}
+	if _, err := os.Stat(filepath.Dir(filepath.Dir(gone))); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Append left %v", err)
 	}
 	for _, p := range []string{path, path + ".1"} {
 		fi, err := os.Stat(p)
