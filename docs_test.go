@@ -1,6 +1,7 @@
 package gitsnap_test
 
 import (
+	"encoding/json"
 	"io/fs"
 	"net/url"
 	"os"
@@ -184,6 +185,40 @@ func TestGitHubAnchor(t *testing.T) {
 	} {
 		if got := githubAnchor(heading); got != want {
 			t.Errorf("anchor of %q: %q, want %q", heading, got, want)
+		}
+	}
+}
+
+// TestAgentTablesNameThePinnedVersions: the agent tables in README.md and
+// docs/agents.md give, for each agent the live suite runs, the version
+// internal/liveagents/versions.json pins, so that a new pin cannot leave
+// them behind.
+func TestAgentTablesNameThePinnedVersions(t *testing.T) {
+	data, err := os.ReadFile("internal/liveagents/versions.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pins map[string]struct {
+		Version string `json:"version"`
+	}
+	if err := json.Unmarshal(data, &pins); err != nil {
+		t.Fatal(err)
+	}
+	readme, _ := os.ReadFile("README.md")
+	agents, _ := os.ReadFile("docs/agents.md")
+	for name, p := range pins {
+		if p.Version == "" {
+			t.Fatalf("versions.json pins no version of %s", name)
+		}
+		if !strings.Contains(string(readme), "| `"+name+"` | "+p.Version+" |") {
+			t.Errorf("README.md's agent table does not give %s at %s", name, p.Version)
+		}
+		row := false
+		for _, line := range strings.Split(string(agents), "\n") {
+			row = row || strings.HasPrefix(line, "| "+name+" |") && strings.Contains(line, "| "+p.Version+" |")
+		}
+		if !row {
+			t.Errorf("docs/agents.md's agent table does not give %s at %s", name, p.Version)
 		}
 	}
 }
