@@ -635,14 +635,16 @@ func checkReplay(t *testing.T, w *world, session string) {
 		t.Fatalf("replay --serve said %q", line)
 	}
 
-	// Another conversation than the recording's is refused, naming the step.
+	// Another conversation than the recording's is refused, naming the
+	// step and the kind of input expected but quoting nothing recorded:
+	// whoever reaches the server must not read the session through it.
 	path, body := w.d.probe()
 	resp, err := http.Post(url+path, "application/json", strings.NewReader(body))
 	must(t, err)
 	msg, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	steps := len(steps(w.d))
-	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(msg), fmt.Sprintf("does not match step 1 of %d", steps)) || !strings.Contains(string(msg), prompt1) {
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(msg), fmt.Sprintf("does not match step 1 of %d: the recording has another prompt next", steps)) || strings.Contains(string(msg), prompt1) {
 		t.Errorf("a request that is not the recording's: %d %s", resp.StatusCode, msg)
 	}
 
