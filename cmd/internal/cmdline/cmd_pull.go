@@ -1,6 +1,7 @@
 package cmdline
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -39,8 +40,11 @@ func runPull(ctx context.Context, d *deps, o gitstore.RemoteOptions) error {
 	return err
 }
 
-// printPull says what a pull or a bundle import did to each session.
-func printPull(w io.Writer, res []gitstore.PullResult) {
+// printPull says what a pull or a bundle import did to each session:
+// a line each, written at once, since a remote may hold 100k sessions.
+func printPull(out io.Writer, res []gitstore.PullResult) {
+	w := bufio.NewWriter(out)
+	defer w.Flush()
 	for _, r := range res {
 		line := fmt.Sprintf("%s: %s", r.Session, r.Action)
 		if !r.Result.IsZero() {
