@@ -136,8 +136,11 @@ func (s *Store) incomingRefs(ctx context.Context, source string, refs []BundleRe
 // localRefs lists the refs whose history this repository has checked
 // or written: every session's tip and checkpoint's tag, by ref name.
 func (s *Store) localRefs() (map[string]storage.ID, error) {
-	out := map[string]storage.ID{}
-	for _, p := range append([]string{s.prefix}, s.checkpointPrefixes()...) {
+	out, err := s.refs.List(s.prefix)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range s.checkpointPrefixes() {
 		refs, err := s.refs.List(p)
 		if err != nil {
 			return nil, err

@@ -245,9 +245,11 @@ func (s *Store) keptApart(ctx context.Context, session string, local, remote sto
 // are the refs as the pull found them (localRefs), to which it added
 // only the sessions it created.
 func (s *Store) noteCaseTwins(remote string, local map[string]storage.ID, results []PullResult) {
+	created := map[string]bool{} // by the name in lower case
 	var names []string
 	for _, r := range results {
 		if r.Action == PullCreated && local[s.prefix+r.Session].IsZero() {
+			created[strings.ToLower(r.Session)] = true
 			names = append(names, r.Session)
 		}
 	}
@@ -255,7 +257,7 @@ func (s *Store) noteCaseTwins(remote string, local map[string]storage.ID, result
 		return // twins come with a new session
 	}
 	for ref := range local {
-		if name, ok := s.sessionOfRef(ref); ok {
+		if name, ok := s.sessionOfRef(ref); ok && created[strings.ToLower(name)] {
 			names = append(names, name)
 		}
 	}
