@@ -35,6 +35,7 @@ const (
 	kindStorage      budgetKind = "storage"
 	kindPush         budgetKind = "push"
 	kindPull         budgetKind = "pull"
+	kindPullSessions budgetKind = "pull-sessions"
 	kindBlame        budgetKind = "blame"
 	kindImportRefs   budgetKind = "import-refs"
 
@@ -79,6 +80,7 @@ var budgets = []budget{
 	{kind: kindStorage, operation: "storage at real hook cadence after `git snap gc`", baseline: "gzip of the transcript", times: 1.5},
 	{kind: kindPush, operation: "push of one snapshot onto 100k history", baseline: "`git push` of the same refs", times: 1.5},
 	{kind: kindPull, operation: "pull of one snapshot onto 100k history", baseline: "`git fetch` of the same refs", times: 1.5},
+	{kind: kindPullSessions, operation: "pull of one new session from a remote holding 10k and 100k sessions", baseline: "`git fetch` of the same refs", times: 1.5},
 	{kind: kindBlame, operation: "`blame` of a file in a 10k-commit repository with 1,000 sessions", baseline: "`git blame` of the same file", times: 2},
 	{kind: kindImportRefs, operation: "`import` into a repository of 100k session refs", baseline: "the same import into an empty repository", times: 1.2},
 	{kind: kindFirstStats, operation: "the first `stats` after a hook call on a 50k-record session", baseline: "the same command again (warm)", times: 1.2},

@@ -201,7 +201,11 @@ func (s *Store) ImportBundle(ctx context.Context, r io.Reader) ([]PullResult, er
 	if err != nil {
 		return nil, err
 	}
-	incoming, err := s.incomingRefs(ctx, "bundle", refs)
+	local, err := s.localRefs()
+	if err != nil {
+		return nil, err
+	}
+	incoming, err := s.incomingRefs(ctx, "bundle", refs, local)
 	if err != nil {
 		return nil, err
 	}

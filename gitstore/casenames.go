@@ -97,17 +97,6 @@ func (s *Store) checkNameCase(ctx context.Context, name string, given []SessionA
 	return nil
 }
 
-// CaseTwins lists the sessions whose names differ from another's only in
-// case, each group sorted, for a repository that holds such sessions
-// from before they were refused, or from a remote made on Linux.
-func (s *Store) CaseTwins(ctx context.Context) ([][]string, error) {
-	names, err := s.SessionNames(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return CaseGroups(names), nil
-}
-
 // CaseGroups groups names that differ only in case, leaving out those
 // alone in their group.
 func CaseGroups(names []string) [][]string {

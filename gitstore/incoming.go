@@ -3,6 +3,7 @@ package gitstore
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -39,12 +40,12 @@ func (s *Store) sessionOfRef(ref string) (string, bool) {
 	return name, ok && snapshot.CheckName("session", name) == nil
 }
 
-// verifyIncoming checks that every snapshot and object reachable from
-// tips is here, that every commit is a snapshot and every tree holds only
-// what a snapshot may hold. seen carries what was already checked, so
-// that tips sharing history are read once.
-func (s *Store) verifyIncoming(ctx context.Context, source string, tips []storage.ID, seen map[storage.ID]bool) error {
-	err := s.Walk(ctx, tips, func(e storage.Entry) error {
+// verifyIncoming checks that every snapshot and object r selects is
+// here, that every commit is a snapshot and every tree holds only what a
+// snapshot may hold. seen carries what was already checked, so that tips
+// sharing history are read once.
+func (s *Store) verifyIncoming(ctx context.Context, source string, r RevRange, seen map[storage.ID]bool) error {
+	err := s.WalkRange(ctx, r, func(e storage.Entry) error {
 		if seen[e.ID] {
 			return nil
 		}
@@ -100,46 +101,82 @@ type incomingRef struct {
 }
 
 // incomingRefs checks refs from a bundle or a remote, names and history,
-// all of them before any ref moves.
-func (s *Store) incomingRefs(ctx context.Context, source string, refs []BundleRef) ([]incomingRef, error) {
+// all of them before any ref moves. local are the refs this repository
+// holds (localRefs), whose history was checked as it came in or was
+// written here: only what a ref brings beyond its session's local
+// history is read, so that a pull from a remote of many sessions reads
+// the few that moved, not every one. A ref whose history was rewritten
+// shares little with the local one, and is read for all it brings.
+func (s *Store) incomingRefs(ctx context.Context, source string, refs []BundleRef, local map[string]storage.ID) ([]incomingRef, error) {
 	var out []incomingRef
-	var tips []storage.ID
+	var r RevRange
 	for _, ref := range refs {
 		in, err := s.incomingRef(ref)
 		if err != nil {
 			return nil, &IncomingError{source, err.Error()}
 		}
 		out = append(out, in)
-		tips = append(tips, in.target)
+		if !s.holds(in, local) {
+			r.Include = append(r.Include, in.target)
+			r.Exclude = append(r.Exclude, local[s.prefix+in.session])
+		}
 	}
-	if err := s.verifyIncoming(ctx, source, tips, map[storage.ID]bool{}); err != nil {
+	if len(r.Include) == 0 {
+		return out, nil
+	}
+	if err := s.verifyIncoming(ctx, source, r, map[storage.ID]bool{}); err != nil {
 		return nil, err
 	}
-	if err := s.verifyHeaders(ctx, source, tips); err != nil {
+	if err := s.verifyHeaders(ctx, source, r); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// verifyHeaders checks the header trailers of every snapshot tips bring
-// that no local session holds yet against what they describe, before
-// anything reads them: stats and sessions take a counted snapshot's
-// totals from its trailers and never read its document again, and a
-// walk orders history by sequence number. So a sequence number must be
-// one past its parents' highest (1 for a first snapshot), as every
-// writer numbers them, and a counted snapshot's totals and counts must be
-// what its document gives when counted here.
-func (s *Store) verifyHeaders(ctx context.Context, source string, tips []storage.ID) error {
-	local, err := s.SessionTips(ctx)
+// localRefs lists the refs whose history this repository has checked
+// or written: every session's tip and checkpoint's tag, by ref name.
+func (s *Store) localRefs() (map[string]storage.ID, error) {
+	out, err := s.refs.List(s.prefix)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var known []storage.ID
-	for _, h := range local {
-		known = append(known, h)
+	for _, p := range s.checkpointPrefixes() {
+		refs, err := s.refs.List(p)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(out, refs)
 	}
+	return out, nil
+}
+
+// holds reports whether a local ref (of localRefs) holds what in names
+// already: its session at that tip, or its checkpoint as that tag, in
+// either place.
+func (s *Store) holds(in incomingRef, local map[string]storage.ID) bool {
+	if in.tag == "" {
+		return local[s.prefix+in.session] == in.target
+	}
+	_, name, _ := checkpointOfRef(in.tag)
+	for _, p := range s.checkpointPrefixes() {
+		if local[p+in.session+"/"+name] == in.tagHash {
+			return true
+		}
+	}
+	return false
+}
+
+// verifyHeaders checks the header trailers of every snapshot r selects
+// (what incoming refs bring that their sessions do not hold yet) against
+// what they describe, before anything reads them: stats and sessions
+// take a counted snapshot's totals from its trailers and never read its
+// document again, and a walk orders history by sequence number. So a
+// sequence number must be one past its parents' highest (1 for a first
+// snapshot), as every writer numbers them, and a counted snapshot's
+// totals and counts must be what its document gives when counted here.
+func (s *Store) verifyHeaders(ctx context.Context, source string, r RevRange) error {
 	seqs := map[storage.ID]int{}
-	return s.WalkRange(ctx, RevRange{Include: tips, Exclude: known}, func(e storage.Entry) error {
+	return s.WalkRange(ctx, r, func(e storage.Entry) error {
 		if msg := s.headerProblem(ctx, e, seqs); msg != "" {
 			return &IncomingError{source, fmt.Sprintf("snapshot %s of session %s %s; it was not written by git-snap as it is, and nothing was changed", e.ID, e.Header.Session, msg)}
 		}

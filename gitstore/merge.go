@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -65,7 +64,11 @@ func (s *Store) Pull(ctx context.Context, o RemoteOptions) ([]PullResult, error)
 	if err != nil {
 		return nil, err
 	}
-	incoming, err := s.incomingRefs(ctx, "remote "+o.remote(), refs)
+	local, err := s.localRefs()
+	if err != nil {
+		return nil, err
+	}
+	incoming, err := s.incomingRefs(ctx, "remote "+o.remote(), refs, local)
 	if err != nil {
 		return nil, err
 	}
@@ -75,28 +78,20 @@ func (s *Store) Pull(ctx context.Context, o RemoteOptions) ([]PullResult, error)
 		if in.tag != "" {
 			continue // once every session is in: see below
 		}
-		had, err := s.refs.LoggedIDs(track + in.session)
+		if local[s.prefix+in.session] == in.target { // most sessions of a large remote
+			out = append(out, PullResult{Session: in.session, Action: PullUpToDate, Result: in.target})
+			continue
+		}
+		r, err := s.pullSession(ctx, o.remote(), in, before[track+in.session])
 		if err != nil {
 			return out, err
-		}
-		if id := before[track+in.session]; !id.IsZero() {
-			had = append(had, id)
-		}
-		r, err := s.integrate(ctx, in.session, in.target, "pull "+o.remote(), had)
-		if err != nil {
-			return out, fmt.Errorf("pull %s: %w", in.session, err)
-		}
-		if r.Action == PullKeptApart {
-			r.Note += fmt.Sprintf("; it is at %s; rename it on a clone that keeps both: %s", "refs/remotes/"+trackingName(o.remote())+"/snap/"+in.session, s.renameHint(o.remote(), in.session))
 		}
 		rewritten[in.session] = r.Action == PullReplaced || r.Action == PullReplayed
 		out = append(out, r)
 	}
-	if err := s.noteCaseTwins(ctx, o.remote(), out); err != nil {
-		return out, err
-	}
+	s.noteCaseTwins(o.remote(), local, out)
 	for _, in := range incoming {
-		if in.tag == "" {
+		if in.tag == "" || local[in.tag] == in.tagHash {
 			continue
 		}
 		if err := s.pullTag(ctx, in.tag, in.tagHash, rewritten); err != nil {
@@ -104,6 +99,27 @@ func (s *Store) Pull(ctx context.Context, o RemoteOptions) ([]PullResult, error)
 		}
 	}
 	return out, nil
+}
+
+// pullSession integrates one session fetched from remote, whose
+// remote-tracking ref held before when the pull began.
+func (s *Store) pullSession(ctx context.Context, remote string, in incomingRef, before storage.ID) (PullResult, error) {
+	track := s.sharedNamespaces(remote)[0].tracking + in.session
+	had, err := s.refs.LoggedIDs(track)
+	if err != nil {
+		return PullResult{}, err
+	}
+	if !before.IsZero() {
+		had = append(had, before)
+	}
+	r, err := s.integrate(ctx, in.session, in.target, "pull "+remote, had)
+	if err != nil {
+		return r, fmt.Errorf("pull %s: %w", in.session, err)
+	}
+	if r.Action == PullKeptApart {
+		r.Note += fmt.Sprintf("; it is at %s; rename it on a clone that keeps both: %s", "refs/remotes/"+trackingName(remote)+"/snap/"+in.session, s.renameHint(remote, in.session))
+	}
+	return r, nil
 }
 
 // pullTag adopts a checkpoint of the remote's: a new one is created; one
@@ -176,7 +192,7 @@ func (s *Store) Integrate(ctx context.Context, session string, remote storage.ID
 	if err := snapshot.CheckName("session", session); err != nil {
 		return PullResult{}, &snapshot.InputError{Path: "session", Msg: err.Error()}
 	}
-	if err := s.verifyIncoming(ctx, "snapshot "+remote.String(), []storage.ID{remote}, map[storage.ID]bool{}); err != nil {
+	if err := s.verifyIncoming(ctx, "snapshot "+remote.String(), RevRange{Include: []storage.ID{remote}}, map[storage.ID]bool{}); err != nil {
 		return PullResult{}, err
 	}
 	return s.integrate(ctx, session, remote, label, nil)
@@ -225,15 +241,27 @@ func (s *Store) keptApart(ctx context.Context, session string, local, remote sto
 
 // noteCaseTwins notes, on each result of a session whose name differs
 // from another local session's only in case, how to rename one: the
-// clone keeps both, but on macOS and Windows they would be one.
-func (s *Store) noteCaseTwins(ctx context.Context, remote string, results []PullResult) error {
-	if !slices.ContainsFunc(results, func(r PullResult) bool { return r.Action == PullCreated }) {
-		return nil // twins come with a new session: the refs are not listed again
+// clone keeps both, but on macOS and Windows they would be one. local
+// are the refs as the pull found them (localRefs), to which it added
+// only the sessions it created.
+func (s *Store) noteCaseTwins(remote string, local map[string]storage.ID, results []PullResult) {
+	created := map[string]bool{} // by the name in lower case
+	var names []string
+	for _, r := range results {
+		if r.Action == PullCreated && local[s.prefix+r.Session].IsZero() {
+			created[strings.ToLower(r.Session)] = true
+			names = append(names, r.Session)
+		}
 	}
-	twins, err := s.CaseTwins(ctx)
-	if err != nil || len(twins) == 0 {
-		return err
+	if len(names) == 0 {
+		return // twins come with a new session
 	}
+	for ref := range local {
+		if name, ok := s.sessionOfRef(ref); ok && created[strings.ToLower(name)] {
+			names = append(names, name)
+		}
+	}
+	twins := CaseGroups(names)
 	of := map[string][]string{}
 	for _, g := range twins {
 		for _, n := range g {
@@ -245,7 +273,6 @@ func (s *Store) noteCaseTwins(ctx context.Context, remote string, results []Pull
 			results[i].Note = fmt.Sprintf("sessions %s differ only in case, which macOS and Windows take as the same name: both are kept here; rename one, then push it: %s", strings.Join(g, " and "), s.renameHint(remote, r.Session))
 		}
 	}
-	return nil
 }
 
 // integrateOnto brings remote into the session whose tip is local: it

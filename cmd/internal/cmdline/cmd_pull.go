@@ -1,6 +1,7 @@
 package cmdline
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/git-snap/git-snap/cmd/internal/proc"
 	"github.com/git-snap/git-snap/gitstore"
 )
 
@@ -32,15 +34,21 @@ Examples:
 }
 
 // runPull fetches and brings each session in, saying what it did, also
-// when a later session failed.
+// when a later session failed. A remote of 100k sessions is a few
+// hundred bytes of refs and results each, 50 MB live, which GOGC alone
+// let grow to 150 MB resident.
 func runPull(ctx context.Context, d *deps, o gitstore.RemoteOptions) error {
+	proc.LimitMemory(readMemoryLimit)
 	res, err := d.repo.Pull(ctx, o)
 	printPull(d.out, res)
 	return err
 }
 
-// printPull says what a pull or a bundle import did to each session.
-func printPull(w io.Writer, res []gitstore.PullResult) {
+// printPull says what a pull or a bundle import did to each session:
+// a line each, written at once, since a remote may hold 100k sessions.
+func printPull(out io.Writer, res []gitstore.PullResult) {
+	w := bufio.NewWriter(out)
+	defer w.Flush()
 	for _, r := range res {
 		line := fmt.Sprintf("%s: %s", r.Session, r.Action)
 		if !r.Result.IsZero() {
