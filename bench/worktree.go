@@ -29,39 +29,11 @@ func (b *bench) worktreeRows(ctx context.Context) ([]row, error) {
 	trees := map[int]string{}
 	hooks := map[int]map[bool]timer{}
 	for _, n := range append([]int{0}, sizes...) {
-		dir := filepath.Join(b.work, fmt.Sprintf("tree-%d", n))
-		session := fmt.Sprintf("tree%d", n)
-		logf("a work tree of %d tracked files", n)
-		path, payload, err := b.hookSession(ctx, dir, session, 50, func(dir string) error { return trackedFiles(dir, n) })
+		dir, h, err := b.worktreeHooks(ctx, n, sock)
 		if err != nil {
 			return nil, err
 		}
-		trees[n] = dir
-		next := 50
-		hooks[n] = map[bool]timer{}
-		for _, watched := range []bool{true, false} {
-			env := []string{"WATCHMAN_SOCK=" + filepath.Join(b.work, "no-watchman")}
-			if watched {
-				env = []string{"WATCHMAN_SOCK=" + sock}
-			}
-			hooks[n][watched] = func(int) (time.Duration, error) {
-				if err := shellEdit(dir, n, next); err != nil {
-					return 0, err
-				}
-				if err := appendLines(path, claudeLine(session, next), claudeLine(session, next+1)); err != nil {
-					return 0, err
-				}
-				next += 2
-				return b.runEnv(dir, payload, env, b.hookArgs("claude-code")...)
-			}
-		}
-		// The first call with watchman scans and keeps what it found;
-		// the watch is made then, and crawled by watchman meanwhile.
-		for range 3 {
-			if _, err := hooks[n][true](0); err != nil {
-				return nil, err
-			}
-		}
+		trees[n], hooks[n] = dir, h
 	}
 	status := func(dir string) timer {
 		return b.command(dir, nil, "git", "--no-optional-locks", "status", "--porcelain=v2", "-z", "--branch", "--no-renames", "--untracked-files=all")
@@ -91,6 +63,45 @@ func (b *bench) worktreeRows(ctx context.Context) ([]row, error) {
 		}
 	}
 	return rows, nil
+}
+
+// worktreeHooks makes a work tree of n tracked files with a session of
+// 50 messages, and returns it with the hook call after a shell edit,
+// timed with watchman (true) and without (false). The first calls with
+// watchman run untimed: the first scans and keeps what it found, and the
+// watch is made then and crawled by watchman meanwhile.
+func (b *bench) worktreeHooks(ctx context.Context, n int, sock string) (string, map[bool]timer, error) {
+	dir := filepath.Join(b.work, fmt.Sprintf("tree-%d", n))
+	session := fmt.Sprintf("tree%d", n)
+	logf("a work tree of %d tracked files", n)
+	path, payload, err := b.hookSession(ctx, dir, session, 50, func(dir string) error { return trackedFiles(dir, n) })
+	if err != nil {
+		return "", nil, err
+	}
+	next := 50
+	hooks := map[bool]timer{}
+	for _, watched := range []bool{true, false} {
+		env := []string{"WATCHMAN_SOCK=" + filepath.Join(b.work, "no-watchman")}
+		if watched {
+			env = []string{"WATCHMAN_SOCK=" + sock}
+		}
+		hooks[watched] = func(int) (time.Duration, error) {
+			if err := shellEdit(dir, n, next); err != nil {
+				return 0, err
+			}
+			if err := appendLines(path, claudeLine(session, next), claudeLine(session, next+1)); err != nil {
+				return 0, err
+			}
+			next += 2
+			return b.runEnv(dir, payload, env, b.hookArgs("claude-code")...)
+		}
+	}
+	for range 3 {
+		if _, err := hooks[true](0); err != nil {
+			return "", nil, err
+		}
+	}
+	return dir, hooks, nil
 }
 
 // shellEdit changes one file of a work tree of n tracked files, as a
