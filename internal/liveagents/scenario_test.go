@@ -4,6 +4,7 @@ package liveagents
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -250,7 +251,39 @@ func (w *world) runAgent(dir string, args ...string) result {
 	began := time.Now()
 	r := w.run(w.t, dir, w.agent, args...)
 	w.t.Logf("%s %s: %s", w.d.name(), strings.Join(args[:min(len(args), 3)], " "), time.Since(began).Round(100*time.Millisecond))
+	w.waitFollowUps()
 	return r
+}
+
+// waitFollowUps waits, up to 30 s, for the follow-up hook calls the run
+// left behind (a call waits up to 15 s for what the agent writes after
+// it) to end, so that the scenario's next step, which may resume or
+// rewrite the transcript, does not race them. They are git-snap
+// processes with this world's HOME; where /proc cannot say, it does not
+// wait.
+func (w *world) waitFollowUps() {
+	home := []byte("\x00HOME=" + w.home + "\x00")
+	running := func() bool {
+		dirs, _ := os.ReadDir("/proc")
+		for _, d := range dirs {
+			cmd, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+			if err != nil || !bytes.Contains(cmd, []byte("git-snap")) || !bytes.Contains(cmd, []byte("hook")) {
+				continue
+			}
+			env, err := os.ReadFile(filepath.Join("/proc", d.Name(), "environ"))
+			if err == nil && bytes.Contains(append([]byte{0}, env...), home) {
+				return true
+			}
+		}
+		return false
+	}
+	for end := time.Now().Add(30 * time.Second); running(); {
+		if time.Now().After(end) {
+			w.t.Logf("%s: a follow-up hook call still runs after 30 s", w.d.name())
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // hookCall is a line of .git/snap/hook.log.
