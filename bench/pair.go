@@ -87,11 +87,16 @@ func (b *bench) command(dir string, stdin []byte, args ...string) timer {
 // run times one command in dir (the large repository when empty), fed
 // stdin, its output thrown away.
 func (b *bench) run(dir string, stdin []byte, args ...string) (time.Duration, error) {
+	return b.runEnv(dir, stdin, nil, args...)
+}
+
+// runEnv is run with more variables.
+func (b *bench) runEnv(dir string, stdin []byte, extra []string, args ...string) (time.Duration, error) {
 	if dir == "" {
 		dir = b.repo
 	}
 	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Dir, cmd.Env = dir, append(b.env, "GIT_SNAP_DIR=")
+	cmd.Dir, cmd.Env = dir, append(append(b.env, "GIT_SNAP_DIR="), extra...)
 	cmd.Stdin, cmd.Stdout = bytes.NewReader(stdin), io.Discard // a pipe, as a pager or a script reads
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 )
 
@@ -112,22 +109,6 @@ func shellEdit(dir string, n, i int) error {
 		name = filepath.Join(dir, "scratch.go")
 	}
 	return os.WriteFile(name, fmt.Appendf(nil, "package d\n\nconst F0 = %d\n", i), 0o666)
-}
-
-// runEnv is run with more variables.
-func (b *bench) runEnv(dir string, stdin []byte, extra []string, args ...string) (time.Duration, error) {
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Dir, cmd.Env = dir, append(append(b.env, "GIT_SNAP_DIR="), extra...)
-	cmd.Stdin, cmd.Stdout = bytes.NewReader(stdin), io.Discard
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	start := time.Now()
-	err := cmd.Run()
-	d := time.Since(start)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	return d, nil
 }
 
 // startWatchman starts a watchman server of the benchmark's own, its
