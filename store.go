@@ -356,6 +356,13 @@ func (r *Repository) GC(ctx context.Context, o gitstore.GCOptions) error {
 	return r.store.GC(ctx, o)
 }
 
+// MigrateRemote moves a remote that keeps one ref per session, as
+// earlier versions pushed them, into the few refs that carry sessions
+// now; with dryRun it only says what would move.
+func (r *Repository) MigrateRemote(ctx context.Context, o gitstore.RemoteOptions, dryRun bool) (gitstore.RemoteMigration, error) {
+	return r.store.MigrateRemote(ctx, o, dryRun)
+}
+
 // MigrateCheckpoints moves every checkpoint to the prefix where
 // checkpoints are now written: from refs/tags/snap/ to refs/snap-tags/
 // (or the other way, with Options.CheckpointsInTags). The tag objects

@@ -610,6 +610,10 @@ func (b *bench) share(ctx context.Context) ([]row, error) {
 	if err := b.gitIn(other, "remote", "add", "bench", remote); err != nil {
 		return nil, err
 	}
+	// The mirror holds a ref per session, as versions before pushed them.
+	if _, err := b.timed(nil, b.bin, "migrate", "--remote", "bench"); err != nil {
+		return nil, err
+	}
 	s, err := gitsnap.Open(ctx, b.repo, gitsnap.Options{})
 	if err != nil {
 		return nil, err

@@ -38,6 +38,7 @@ const (
 	kindPullSessions budgetKind = "pull-sessions"
 	kindBlame        budgetKind = "blame"
 	kindImportRefs   budgetKind = "import-refs"
+	kindTeam         budgetKind = "team"
 
 	kindFirstStats    budgetKind = "first-stats"
 	kindFirstSessions budgetKind = "first-sessions"
@@ -82,6 +83,7 @@ var budgets = []budget{
 	{kind: kindPull, operation: "pull of one snapshot onto 100k history", baseline: "`git fetch` of the same refs", times: 1.5},
 	{kind: kindPullSessions, operation: "pull of one new session from a remote holding 10k and 100k sessions", baseline: "`git fetch` of the same refs", times: 1.5},
 	{kind: kindBlame, operation: "`blame` of a file in a 10k-commit repository with 1,000 sessions", baseline: "`git blame` of the same file", times: 2},
+	{kind: kindTeam, operation: "code `git push` (from a clone with and without the sessions fetched), `git fetch` and `git clone` (over protocol v0 and v2) against a remote holding 100k sessions", baseline: "the same against a remote of the same code without sessions", times: 1.2},
 	{kind: kindImportRefs, operation: "`import` into a repository of 100k session refs", baseline: "the same import into an empty repository", times: 1.2},
 	{kind: kindFirstStats, operation: "the first `stats` after a hook call on a 50k-record session", baseline: "the same command again (warm)", times: 1.2},
 	{kind: kindFirstSessions, operation: "the first `sessions` after a hook call on a 50k-record session", baseline: "the same command again (warm)", times: 1.2},

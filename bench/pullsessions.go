@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 )
@@ -17,8 +16,8 @@ import (
 // pullSessionsRows time git snap pull of one new session from a remote
 // holding 10k sessions (and 100k without -quick), every other one pulled
 // before, paired with git fetch of the same refs (what git snap fetch
-// runs) from a remote alike: what a pull pays for the sessions it did
-// not need to look at again.
+// runs: the remote's shards) from a remote alike: what a pull pays for
+// the sessions it did not need to look at again.
 func (b *bench) pullSessionsRows(context.Context) ([]row, error) {
 	sizes := map[bool][]int{true: {10000}, false: {10000, 100000}}[b.cfg.quick]
 	var rows []row
@@ -33,46 +32,78 @@ func (b *bench) pullSessionsRows(context.Context) ([]row, error) {
 }
 
 // pullSessions builds two remotes of n sessions (written by git
-// fast-import) and a clone of each that has pulled them all, then times
-// the pull of one new session against the fetch of it.
+// fast-import in a clone that git snap push sent them from) and a clone
+// of each that has pulled them all, then times the pull of one new
+// session against the fetch of it.
 func (b *bench) pullSessions(n int) (row, error) {
 	dir := filepath.Join(b.work, fmt.Sprintf("pull-%d", n))
-	ours, theirs := filepath.Join(dir, "ours"), filepath.Join(dir, "theirs")
-	remotes := map[string]string{ours: filepath.Join(dir, "remote-ours"), theirs: filepath.Join(dir, "remote-theirs")}
+	seeded, ours, theirs := filepath.Join(dir, "seeded"), filepath.Join(dir, "ours"), filepath.Join(dir, "theirs")
+	remotes := map[string]string{ours: filepath.Join(dir, "ours.git"), theirs: filepath.Join(dir, "theirs.git")}
 	logf("pull of one new session from %d sessions: setting up", n)
-	seed, err := b.snapshotSessions(remotes[ours], n)
-	if err != nil {
-		return row{}, err
-	}
-	if err := copyRepo(remotes[ours], remotes[theirs]); err != nil {
+	if _, err := b.snapshotSessions(seeded, n); err != nil {
 		return row{}, err
 	}
 	for _, clone := range []string{ours, theirs} {
-		if err := b.pulledClone(clone, remotes[clone]); err != nil {
+		if err := copyRepo(seeded, clone); err != nil {
 			return row{}, err
 		}
 	}
-	// Each run adds one session to its side's remote first, untimed.
-	grow := func(remote string, r int) error {
-		_, err := b.run(remote, sessionsStream(seed, fmt.Sprintf("new%06d", r), 1), "git", "fast-import", "--quiet")
-		return err
+	if err := b.sharedRemote(seeded, remotes[ours], remotes[theirs]); err != nil {
+		return row{}, err
+	}
+	for _, clone := range []string{ours, theirs} {
+		if err := b.gitIn(clone, "remote", "add", "bench", remotes[clone]); err != nil {
+			return row{}, err
+		}
+		if _, err := b.run(clone, nil, b.bin, "pull", "bench"); err != nil {
+			return row{}, err
+		}
+	}
+	// Each run adds one session to both remotes first, untimed.
+	doc := filepath.Join(seeded, ".git", "seed.json")
+	grow := func(r int) error {
+		name := fmt.Sprintf("new%06d", r)
+		if _, err := b.run(seeded, nil, b.bin, "save", "-s", name, doc); err != nil {
+			return err
+		}
+		for _, remote := range []string{"ours", "theirs"} {
+			if _, err := b.run(seeded, nil, b.bin, "push", remote, name); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	logf("pull of one new session from %d sessions", n)
 	p, err := pairRuns(min(b.cfg.runs, 11), func(r int) (time.Duration, error) {
-		if err := grow(remotes[ours], r); err != nil {
+		if err := grow(r); err != nil {
 			return 0, err
 		}
 		return b.run(ours, nil, b.bin, "pull", "bench")
-	}, func(r int) (time.Duration, error) {
-		if err := grow(remotes[theirs], r); err != nil {
-			return 0, err
-		}
+	}, func(int) (time.Duration, error) {
 		return b.run(theirs, nil, append([]string{"git", "fetch", "--no-tags", "--no-write-fetch-head", "bench"}, snapFetchSpecs...)...)
 	})
 	if err != nil {
 		return row{}, err
 	}
 	return p.fill(row{what: fmt.Sprintf("pull of 1 new session from a remote of %d sessions", n), kind: kindPullSessions}), nil
+}
+
+// sharedRemote pushes the sessions of dir to a new bare remote, as a
+// clone of a team shares them, and copies it to another.
+func (b *bench) sharedRemote(dir, remote, copied string) error {
+	if err := b.gitIn("", "init", "-q", "--bare", remote); err != nil {
+		return err
+	}
+	if err := b.gitIn(dir, "remote", "add", "ours", remote); err != nil {
+		return err
+	}
+	if _, err := b.run(dir, nil, b.bin, "push", "ours"); err != nil {
+		return err
+	}
+	if err := copyRepo(remote, copied); err != nil {
+		return err
+	}
+	return b.gitIn(dir, "remote", "add", "theirs", copied)
 }
 
 // snapshotSessions makes a repository of n sessions of one snapshot
@@ -131,37 +162,9 @@ func sessionsStream(seed seedSnapshot, prefix string, n int) []byte {
 }
 
 // snapFetchSpecs are the refspecs git snap fetch and pull give git fetch
-// for a remote named bench.
+// for a remote named bench that keeps its sessions in shards.
 var snapFetchSpecs = []string{
-	"+refs/snap/*:refs/remotes/bench/snap/*",
+	"+refs/snap-shards/*:refs/remotes/bench/snap-shards/*",
 	"+refs/snap-tags/*:refs/remotes/bench/snap-tags/*",
 	"+refs/tags/snap/*:refs/remotes/bench/snap-checkpoints/*",
-}
-
-// pulledClone makes a repository that has fetched and pulled every
-// session of remote: a copy of it whose remote-tracking refs are its
-// sessions', packed, as after a git snap pull. Written into packed-refs
-// directly: git fetch would write 100k loose refs one by one first.
-func (b *bench) pulledClone(dir, remote string) error {
-	if err := copyRepo(remote, dir); err != nil {
-		return err
-	}
-	if err := b.gitIn(dir, "remote", "add", "bench", remote); err != nil {
-		return err
-	}
-	name := filepath.Join(dir, ".git", "packed-refs")
-	data, err := os.ReadFile(name)
-	if err != nil {
-		return err
-	}
-	header, body, _ := bytes.Cut(data, []byte("\n"))
-	var lines []string
-	for _, line := range strings.Split(strings.TrimSpace(string(body)), "\n") {
-		lines = append(lines, line)
-		if id, ref, ok := strings.Cut(line, " "); ok && strings.HasPrefix(ref, "refs/snap/") {
-			lines = append(lines, id+" refs/remotes/bench/snap/"+strings.TrimPrefix(ref, "refs/snap/"))
-		}
-	}
-	slices.SortFunc(lines, func(a, b string) int { return strings.Compare(a[41:], b[41:]) })
-	return os.WriteFile(name, []byte(string(header)+"\n"+strings.Join(lines, "\n")+"\n"), 0o666)
 }

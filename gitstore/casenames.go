@@ -116,15 +116,17 @@ func CaseGroups(names []string) [][]string {
 	return out
 }
 
-// RenameHint says how to rename a session, whose ref is ref, to newRef
-// with git itself, here and on remote: for one of two sessions whose
-// names differ only in case, on the clone that holds both.
-func RenameHint(remote, ref, newRef string) string {
-	return fmt.Sprintf("git update-ref %s %s && git update-ref -d %s && git push %s %s :%s", newRef, ref, ref, remote, newRef, ref)
+// RenameHint says how to rename session (its ref under prefix) to
+// newName, here with git and on remote with git snap push: for one of
+// two sessions whose names differ only in case, on the clone that holds
+// both.
+func RenameHint(remote, prefix, session, newName string) string {
+	return fmt.Sprintf("git update-ref %s%s %s%s && git update-ref -d %s%s && git snap push %s %s && git snap push --delete %s %s",
+		prefix, newName, prefix, session, prefix, session, remote, newName, remote, session)
 }
 
 // renameHint is RenameHint for a session of this store, to its name
 // and -2.
 func (s *Store) renameHint(remote, session string) string {
-	return RenameHint(remote, s.SessionRef(session), s.SessionRef(session+"-2"))
+	return RenameHint(remote, s.prefix, session, session+"-2")
 }

@@ -97,29 +97,29 @@ func TestSecondPullRefusesWhatItBringsOnCheckedHistory(t *testing.T) {
 		push func(t *testing.T, p pullPair) []string // refspecs to force onto the remote
 	}{
 		{"forged counts on top", func(t *testing.T, p pullPair) []string {
-			return []string{forgedChild(t, p, "s1", "refs/snap/s1~1", "Snap-Messages: 3", "Snap-Messages: 9") + ":refs/snap/s1"}
+			return []string{forcedShardSpec(t, p.dirX, "s1", forgedChild(t, p, "s1", "refs/snap/s1~1", "Snap-Messages: 3", "Snap-Messages: 9"))}
 		}},
 		{"forged sequence number on top", func(t *testing.T, p pullPair) []string {
-			return []string{forgedChild(t, p, "s1", "refs/snap/s1~1", "Snap-Seq: 3", "Snap-Seq: 1000") + ":refs/snap/s1"}
+			return []string{forcedShardSpec(t, p.dirX, "s1", forgedChild(t, p, "s1", "refs/snap/s1~1", "Snap-Seq: 3", "Snap-Seq: 1000"))}
 		}},
 		{"forged totals on top", func(t *testing.T, p pullPair) []string {
-			return []string{forgedChild(t, p, "s1", "refs/snap/s1~1", "Snap-Counted: true", "Snap-Counted: true\nSnap-Input-Tokens: 1000000000000") + ":refs/snap/s1"}
+			return []string{forcedShardSpec(t, p.dirX, "s1", forgedChild(t, p, "s1", "refs/snap/s1~1", "Snap-Counted: true", "Snap-Counted: true\nSnap-Input-Tokens: 1000000000000"))}
 		}},
 		{"an ordinary commit on top", func(t *testing.T, p pullPair) []string {
-			return []string{git(t, p.dirX, "commit-tree", "HEAD^{tree}", "-p", "refs/snap/s1~1", "-m", "not a snapshot") + ":refs/snap/s1"}
+			return []string{forcedShardSpec(t, p.dirX, "s1", git(t, p.dirX, "commit-tree", "HEAD^{tree}", "-p", "refs/snap/s1~1", "-m", "not a snapshot"))}
 		}},
 		{"a forged snapshot under a good one", func(t *testing.T, p pullPair) []string {
 			bad := forgedChild(t, p, "s1", "refs/snap/s1~1", "Snap-Messages: 3", "Snap-Messages: 9")
 			msg := strings.Replace(git(t, p.dirX, "log", "-1", "--format=%B", "refs/snap/s1"), "Snap-Seq: 3", "Snap-Seq: 4", 1)
 			good := git(t, p.dirX, "commit-tree", "refs/snap/s1^{tree}", "-p", bad, "-m", msg)
-			return []string{good + ":refs/snap/s1"}
+			return []string{forcedShardSpec(t, p.dirX, "s1", good)}
 		}},
 		{"a rewritten history with a forged snapshot", func(t *testing.T, p pullPair) []string {
 			msg := strings.Replace(git(t, p.dirX, "log", "-1", "--format=%B", "refs/snap/s1~1"), "Snap-Messages: 2", "Snap-Messages: 9", 1)
-			return []string{git(t, p.dirX, "commit-tree", "refs/snap/s1~1^{tree}", "-p", "refs/snap/s1~2", "-m", msg) + ":refs/snap/s1"}
+			return []string{forcedShardSpec(t, p.dirX, "s1", git(t, p.dirX, "commit-tree", "refs/snap/s1~1^{tree}", "-p", "refs/snap/s1~2", "-m", msg))}
 		}},
 		{"a new session on checked history", func(t *testing.T, p pullPair) []string {
-			return []string{forgedChild(t, p, "other", "refs/snap/s1~1", "Snap-Messages: 3", "Snap-Messages: 9") + ":refs/snap/other"}
+			return []string{forcedShardSpec(t, p.dirX, "other", forgedChild(t, p, "other", "refs/snap/s1~1", "Snap-Messages: 3", "Snap-Messages: 9"))}
 		}},
 		{"a checkpoint of a forged snapshot", func(t *testing.T, p pullPair) []string {
 			bad := forgedChild(t, p, "s1", "refs/snap/s1~1", "Snap-Messages: 3", "Snap-Messages: 9")

@@ -25,6 +25,10 @@ type RemoteOptions struct {
 	// checkpoints (after a prune), each only while the remote still has
 	// what this clone last fetched from it, as git push --force-with-lease.
 	ForceWithLease bool
+	// Delete makes a push remove the sessions named from the remote
+	// (their checkpoints stay), each only while the remote has it where
+	// this clone last saw it.
+	Delete bool
 }
 
 func (o RemoteOptions) remote() string {
@@ -43,21 +47,29 @@ func trackingName(remote string) string {
 	return fmt.Sprintf("url-%x", sha1.Sum([]byte(remote)))[:12]
 }
 
-// pushSpecs are the refspecs that send sessions and their checkpoints,
-// and nothing else of the repository: checkpoints from both places they
-// may be here, each to the same place there (see MigrateCheckpoints).
+// pushSpecs are the refspecs that send sessions, one ref each, and
+// their checkpoints, and nothing else of the repository.
 func (s *Store) pushSpecs(sessions []string) []string {
-	var specs []string
 	if len(sessions) == 0 {
-		specs = append(specs, s.prefix+"*:"+s.prefix+"*")
-		for _, cp := range s.checkpointPrefixes() {
-			specs = append(specs, cp+"*:"+cp+"*")
-		}
-		return specs
+		return append([]string{s.prefix + "*:" + s.prefix + "*"}, s.checkpointSpecs(nil)...)
 	}
+	var specs []string
 	for _, sess := range sessions {
 		specs = append(specs, s.SessionRef(sess)+":"+s.SessionRef(sess))
-		for _, cp := range s.checkpointPrefixes() {
+	}
+	return append(specs, s.checkpointSpecs(sessions)...)
+}
+
+// checkpointSpecs send the checkpoints of sessions (all when none are
+// named), from both places they may be here, each to the same place
+// there (see MigrateCheckpoints).
+func (s *Store) checkpointSpecs(sessions []string) []string {
+	var specs []string
+	for _, cp := range s.checkpointPrefixes() {
+		if len(sessions) == 0 {
+			specs = append(specs, cp+"*:"+cp+"*")
+		}
+		for _, sess := range sessions {
 			specs = append(specs, cp+sess+"/*:"+cp+sess+"/*")
 		}
 	}
@@ -77,20 +89,34 @@ func (s *Store) sharedNamespaces(remote string) []shared {
 }
 
 // fetchSpecs bring a remote's sessions and checkpoints into
-// remote-tracking refs; local sessions change only on pull.
-func (s *Store) fetchSpecs(remote string, sessions []string) []string {
+// remote-tracking refs; local sessions change only on pull. Shards are
+// always asked for, one ref per session only while the remote may still
+// keep them so. Named sessions and shards are asked for as patterns,
+// which match nothing rather than fail where the remote has none.
+func (s *Store) fetchSpecs(remote string, sessions []string, layout int) []string {
 	ns := s.sharedNamespaces(remote)
-	var specs []string
+	if layout == layoutShards {
+		ns = ns[1:]
+	}
+	track := shardTracking(remote)
 	if len(sessions) == 0 {
+		specs := []string{"+" + ShardPrefix + "*:" + track + "*"}
 		for _, n := range ns {
 			specs = append(specs, "+"+n.local+"*:"+n.tracking+"*")
 		}
 		return specs
 	}
+	var specs []string
+	for _, shard := range shardsOf(sessions) {
+		specs = append(specs, "+"+ShardPrefix+shard+"*:"+track+shard+"*")
+	}
 	for _, name := range sessions {
-		specs = append(specs, "+"+ns[0].local+name+":"+ns[0].tracking+name)
-		for _, cp := range ns[1:] {
-			specs = append(specs, "+"+cp.local+name+"/*:"+cp.tracking+name+"/*")
+		for i, n := range ns {
+			if i == 0 && layout != layoutShards {
+				specs = append(specs, "+"+n.local+name+"*:"+n.tracking+name+"*")
+			} else {
+				specs = append(specs, "+"+n.local+name+"/*:"+n.tracking+name+"/*")
+			}
 		}
 	}
 	return specs
@@ -106,27 +132,99 @@ func (s *Store) checkSessions(sessions []string) error {
 }
 
 // Push sends sessions and their checkpoints to a remote. A session that
-// diverged there is refused by the remote, as git refuses a branch: pull
-// first. With ForceWithLease a session this clone pruned replaces the
-// remote's while the remote is as this clone last saw it. The
-// remote-tracking refs then hold what was sent, as a fetch would.
+// diverged there is refused, as git refuses a branch: pull first. With
+// ForceWithLease a session this clone pruned replaces the remote's while
+// the remote is as this clone last saw it. The remote-tracking refs then
+// hold what was sent, as a fetch would.
+//
+// Sessions go into the remote's shards (see ShardPrefix), unless it still
+// keeps one ref per session, as last fetched: then they go there too,
+// until git snap migrate --remote moves it. A clone that has not fetched
+// from the remote yet fetches first, to learn which.
 func (s *Store) Push(ctx context.Context, o RemoteOptions) error {
 	if err := s.checkSessions(o.Sessions); err != nil {
 		return err
 	}
+	if o.Delete && len(o.Sessions) == 0 {
+		return &storage.OptionsError{Msg: "push --delete needs the sessions to remove from the remote"}
+	}
+	layout, err := s.remoteLayout(o.remote())
+	if err != nil {
+		return err
+	}
+	if layout == layoutUnknown {
+		if err := s.Fetch(ctx, RemoteOptions{Remote: o.Remote, Progress: o.Progress}); err != nil {
+			return err
+		}
+		if layout, err = s.remoteLayout(o.remote()); err != nil {
+			return err
+		}
+	}
+	if layout == layoutRefs {
+		err = s.pushRefs(ctx, o)
+	} else {
+		err = s.pushShards(ctx, o)
+	}
+	if err != nil {
+		return err
+	}
+	if o.Delete {
+		return s.noteDeleted(ctx, o.remote(), o.Sessions)
+	}
+	return s.notePushed(ctx, o.remote(), o.Sessions)
+}
+
+// pushRefs pushes one ref per session, to a remote that keeps them so.
+func (s *Store) pushRefs(ctx context.Context, o RemoteOptions) error {
 	args := []string{"push", "--porcelain"}
+	if o.Delete {
+		var specs []string
+		for _, name := range o.Sessions {
+			seen, err := s.refs.Read(s.sharedNamespaces(o.remote())[0].tracking + name)
+			if err != nil {
+				return err
+			}
+			if seen.IsZero() {
+				return errNotSeen(name)
+			}
+			args = append(args, "--force-with-lease="+s.SessionRef(name)+":"+seen.String())
+			specs = append(specs, ":"+s.SessionRef(name))
+		}
+		return s.runGit(ctx, o.Progress, append(append(args, o.remote()), specs...)...)
+	}
 	if o.ForceWithLease {
-		leases, err := s.leases(o.remote(), o.Sessions)
+		leases, err := s.leases(o.remote(), o.Sessions, false)
 		if err != nil {
 			return err
 		}
 		args = append(args, leases...)
 	}
-	args = append(append(args, o.remote()), s.pushSpecs(o.Sessions)...)
-	if err := s.runGit(ctx, o.Progress, args...); err != nil {
-		return err
+	return s.runGit(ctx, o.Progress, append(append(args, o.remote()), s.pushSpecs(o.Sessions)...)...)
+}
+
+// errNotSeen refuses to remove a session from a remote this clone never
+// saw it on: there is nothing to hold a lease on.
+func errNotSeen(session string) error {
+	return &storage.OptionsError{Msg: fmt.Sprintf("push --delete: %s: the remote had no such session when this clone last fetched it; git snap fetch, then try again", session)}
+}
+
+// noteDeleted removes the remote-tracking refs of sessions a push removed
+// from the remote.
+func (s *Store) noteDeleted(ctx context.Context, remote string, sessions []string) error {
+	track := s.sharedNamespaces(remote)[0].tracking
+	for _, name := range sessions {
+		old, err := s.refs.Read(track + name)
+		if err != nil {
+			return err
+		}
+		if old.IsZero() {
+			continue
+		}
+		if err := s.refs.Update(ctx, track+name, old, storage.ID{}, "push --delete"); err != nil && !errors.Is(err, refs.ErrChanged) {
+			return err
+		}
 	}
-	return s.notePushed(ctx, o.remote(), o.Sessions)
+	return nil
 }
 
 // pushed is a ref a push sends and its remote-tracking ref here.
@@ -157,16 +255,19 @@ func (s *Store) pushedRefs(remote string, sessions []string) ([]pushed, error) {
 }
 
 // leases are git push's --force-with-lease=<ref>:<expect> for every
-// session and checkpoint a push sends: each may be replaced only while
+// session and checkpoint a push sends (or every checkpoint): each may be replaced only while
 // the remote has what this clone last saw there (nothing, when it saw
 // none).
-func (s *Store) leases(remote string, sessions []string) ([]string, error) {
+func (s *Store) leases(remote string, sessions []string, checkpointsOnly bool) ([]string, error) {
 	refs, err := s.pushedRefs(remote, sessions)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
 	for _, p := range refs {
+		if checkpointsOnly && strings.HasPrefix(p.ref, s.prefix) {
+			continue
+		}
 		seen, err := s.refs.Read(p.tracking)
 		if err != nil {
 			return nil, err
@@ -203,13 +304,41 @@ func (s *Store) notePushed(ctx context.Context, remote string, sessions []string
 	return nil
 }
 
-// Fetch brings a remote's sessions into refs/remotes/<remote>/snap/.
+// Fetch brings a remote's sessions into refs/remotes/<remote>/snap/, and
+// fails when a session named is not there.
 func (s *Store) Fetch(ctx context.Context, o RemoteOptions) error {
 	if err := s.checkSessions(o.Sessions); err != nil {
 		return err
 	}
-	specs := s.fetchSpecs(o.remote(), o.Sessions)
-	return s.runGit(ctx, o.Progress, append([]string{"fetch", "--no-tags", "--no-write-fetch-head", o.remote()}, specs...)...)
+	layout, err := s.remoteLayout(o.remote())
+	if err != nil {
+		return err
+	}
+	specs := s.fetchSpecs(o.remote(), o.Sessions, layout)
+	if err := s.runGit(ctx, o.Progress, append([]string{"fetch", "--no-tags", "--no-write-fetch-head", o.remote()}, specs...)...); err != nil {
+		return err
+	}
+	if err := s.expandShards(ctx, o.remote(), o.Sessions); err != nil {
+		return err
+	}
+	return s.checkFetched(o.remote(), o.Sessions)
+}
+
+// checkFetched fails when a session asked for is not at the remote.
+func (s *Store) checkFetched(remote string, sessions []string) error {
+	if len(sessions) == 0 {
+		return nil
+	}
+	tips, err := s.RemoteTips(remote)
+	if err != nil {
+		return err
+	}
+	for _, name := range sessions {
+		if _, ok := tips[name]; !ok {
+			return &IncomingError{"remote " + remote, fmt.Sprintf("it has no session %s; git snap fetch %s lists the sessions it has", name, remote)}
+		}
+	}
+	return nil
 }
 
 func wrapRemote(op string, err error) error {

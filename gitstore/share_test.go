@@ -287,7 +287,7 @@ func shareScenario(t *testing.T, url, bare string) {
 		t.Fatal(err)
 	}
 	// Only sessions and checkpoints travel.
-	if refs := git(t, bare, "for-each-ref", "--format=%(refname)"); refs != "refs/snap-tags/s1/first\nrefs/snap/s1" {
+	if refs := git(t, bare, "for-each-ref", "--format=%(refname)"); refs != testShard("s1")+"\nrefs/snap-tags/s1/first" {
 		t.Fatalf("the server holds:\n%s", refs)
 	}
 	res, err := b.Pull(ctx, opt)

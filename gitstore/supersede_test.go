@@ -69,11 +69,11 @@ func prunedSessionShared(t *testing.T, url string) {
 	saveN(t, b, "s", 8, 8)
 	_, err = b.Prune(ctx, "s", PruneOptions{KeepLast: 1})
 	must(t, err)
-	before := git(t, b.paths.WorkTree, "ls-remote", "origin", "refs/snap/s")
+	before := remoteSessionTip(t, b.paths.WorkTree, "s")
 	if err := b.Push(ctx, RemoteOptions{ForceWithLease: true}); err == nil {
 		t.Fatal("a lease on what the remote no longer has was not refused")
 	}
-	if after := git(t, b.paths.WorkTree, "ls-remote", "origin", "refs/snap/s"); after != before {
+	if after := remoteSessionTip(t, b.paths.WorkTree, "s"); after != before {
 		t.Errorf("the remote moved from %s to %s on a refused lease", before, after)
 	}
 }
@@ -143,7 +143,7 @@ func forgedSupersedes(t *testing.T, url string) {
 		t.Run(tc.name, func(t *testing.T) {
 			forged := forge(t, dirX, x, "evil", "s", tc.extra)
 			// Through the remote.
-			git(t, dirX, "push", "-q", "--force", "origin", forged+":refs/snap/s")
+			git(t, dirX, "push", "-q", "--force", "origin", forcedShardSpec(t, dirX, "s", forged))
 			local := mustTip(t, v, "s")
 			res, err := v.Pull(ctx, RemoteOptions{})
 			must(t, err)
@@ -259,7 +259,7 @@ func controlCharacters(t *testing.T, url string) {
 	must(t, err)
 	git(t, dir, "fsck", "--strict", "--no-dangling")
 	must(t, s.Push(ctx, RemoteOptions{}))
-	if got := git(t, dir, "ls-remote", "origin", "refs/snap/s"); !strings.HasPrefix(got, e.ID.String()) {
+	if got := remoteSessionTip(t, dir, "s"); got != e.ID.String() {
 		t.Errorf("the remote holds %q, want %s", got, e.ID)
 	}
 	// The server does check: a commit with a NUL, made by hand, is refused,

@@ -44,7 +44,7 @@ func runFetch(ctx context.Context, d *deps, o gitstore.RemoteOptions) error {
 		fmt.Fprintf(d.out, "%s\t%s\n", tips[n].String()[:12], n)
 	}
 	for _, g := range gitstore.CaseGroups(names) {
-		fmt.Fprintf(d.errOut, "git-snap: note: sessions %s differ only in case, which macOS and Windows take as the same name: pull keeps both here; rename one on the clone that made them, with %s\n", strings.Join(g, " and "), gitstore.RenameHint(or(o.Remote, "origin"), d.repo.SessionRef(g[0]), d.repo.SessionRef(g[0]+"-2")))
+		fmt.Fprintf(d.errOut, "git-snap: note: sessions %s differ only in case, which macOS and Windows take as the same name: pull keeps both here; rename one on the clone that made them, with %s\n", strings.Join(g, " and "), gitstore.RenameHint(or(o.Remote, "origin"), strings.TrimSuffix(d.repo.SessionRef(g[0]), g[0]), g[0], g[0]+"-2"))
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package cmdline
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -26,7 +27,8 @@ Examples:
    git snap push origin fix-login
    git snap prune fix-login --keep-last 20 && git snap push --force-with-lease`,
 		Flags: append(remoteFlags(), &cli.BoolFlag{Name: "force-with-lease",
-			Usage: "replace the remote's sessions and checkpoints (after a prune) while they are as last fetched"}),
+			Usage: "replace the remote's sessions and checkpoints (after a prune) while they are as last fetched"},
+			&cli.BoolFlag{Name: "delete", Usage: "remove the sessions named from the remote, while they are as last fetched (checkpoints stay)"}),
 		Action: action(e, shape{max: -1}, e.parseRemote, runPush),
 	}
 }
@@ -34,6 +36,10 @@ Examples:
 // runPush pushes the sessions o names, or all, with their checkpoints.
 func runPush(ctx context.Context, d *deps, o gitstore.RemoteOptions) error {
 	var err error
+	if o.Delete {
+		// The sessions are the remote's, perhaps gone here.
+		return deleteRemote(ctx, d, o)
+	}
 	if o.Sessions, err = d.sessionArgs(ctx, o.Sessions); err != nil {
 		return err
 	}
@@ -50,4 +56,13 @@ func or(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// deleteRemote removes the sessions o names from the remote.
+func deleteRemote(ctx context.Context, d *deps, o gitstore.RemoteOptions) error {
+	if err := d.repo.Push(ctx, o); err != nil {
+		return err
+	}
+	fmt.Fprintf(d.out, "removed %s from %s\n", strings.Join(o.Sessions, ", "), or(o.Remote, "origin"))
+	return nil
 }

@@ -18,6 +18,7 @@ func (e *env) parseRemote(c *cli.Context) (gitstore.RemoteOptions, error) {
 	o := gitstore.RemoteOptions{Remote: c.Args().First()}
 	o.Progress = e.progressTo(c)
 	o.ForceWithLease = c.Bool("force-with-lease") // push's alone
+	o.Delete = c.Bool("delete")
 	if c.NArg() > 1 {
 		o.Sessions = c.Args().Tail()
 	}
