@@ -35,7 +35,7 @@ func (s *Store) MigrateRemote(ctx context.Context, o RemoteOptions, dryRun bool)
 	if err != nil {
 		return RemoteMigration{}, err
 	}
-	lists, at, err := s.remoteShards(o.remote())
+	lists, at, err := s.remoteShards(o.remote(), true)
 	if err != nil {
 		return RemoteMigration{}, err
 	}

@@ -289,6 +289,7 @@ func (s *Store) notePushed(ctx context.Context, remote string, sessions []string
 	if err != nil {
 		return err
 	}
+	moved := 0
 	for _, p := range sent {
 		old, err := s.refs.Read(p.tracking)
 		if err != nil {
@@ -300,8 +301,9 @@ func (s *Store) notePushed(ctx context.Context, remote string, sessions []string
 		if err := s.refs.Update(ctx, p.tracking, old, p.id, "push"); err != nil && !errors.Is(err, refs.ErrChanged) {
 			return err
 		}
+		moved++
 	}
-	return nil
+	return s.packManyRefs(ctx, moved)
 }
 
 // Fetch brings a remote's sessions into refs/remotes/<remote>/snap/, and

@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha1"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -25,12 +27,13 @@ import (
 // it holds on every push, and 100k session refs made a team's code push
 // 85 times slower. Each shard ref is at a commit whose one file,
 // "sessions", lists the sessions whose names hash to that shard, a line
-// "<tip> <session>" each, sorted by name; the commit's parents are those
-// tips, so that git sends, keeps and collects their history as it does
-// any commit's. A clone expands the shards it fetches into
-// refs/remotes/<remote>/snap/<session>, where everything that reads a
-// remote's sessions finds them. Checkpoints, which people name one by
-// one, stay one ref each.
+// "<tip> <session>" each, sorted by name. Its history carries the tips,
+// so that git sends, keeps and collects them as it does any commit's: a
+// chain of link commits, newest tip first, each with a tip and the next
+// link as parents and the tip's date (see writeShard). A clone expands
+// the shards it fetches into refs/remotes/<remote>/snap/<session>, where
+// everything that reads a remote's sessions finds them. Checkpoints,
+// which people name one by one, stay one ref each.
 
 // ShardPrefix is where a remote keeps the refs that carry its sessions.
 const ShardPrefix = "refs/snap-shards/"
@@ -94,9 +97,10 @@ func parseShardList(shard string, data []byte) (shardList, error) {
 	return out, nil
 }
 
-// readShard reads the list a shard commit carries, checking that each
-// tip is one of the commit's parents: what a fetch of the shard brought.
-func (s *Store) readShard(shard string, id storage.ID) (shardList, error) {
+// readShard reads the list a shard commit carries, and with verify checks
+// that each tip is here: what a fetch of the shard brought with its
+// history. A shard this clone fetched or pushed was checked then.
+func (s *Store) readShard(shard string, id storage.ID, verify bool) (shardList, error) {
 	c, err := s.st.commit(id)
 	if err != nil {
 		return nil, err
@@ -116,36 +120,106 @@ func (s *Store) readShard(shard string, id storage.ID) (shardList, error) {
 	if err != nil {
 		return nil, err
 	}
-	parents := map[storage.ID]bool{}
-	for _, p := range c.Parents {
-		parents[p] = true
-	}
 	for name, tip := range list {
-		if !parents[tip] {
-			return nil, fmt.Errorf("session %s's tip %s is not one of its parents", name, tip)
+		if !verify {
+			break
+		}
+		if err := s.st.HasEncodedObject(tip); err != nil {
+			return nil, fmt.Errorf("session %s's tip %s is not here: the shard's history does not carry it", name, tip)
 		}
 	}
 	return list, nil
 }
 
-// writeShard commits a shard's list, its parents the tips it lists.
+// writeShard commits a shard's list on a chain of links that carries its
+// tips. git walks history keeping the commits it has yet to visit in a
+// list sorted by date, and inserts each parent by scanning that list: a
+// commit with every tip as a parent left 100k commits of all dates in it
+// at once, and a first fetch of 100k sessions spent minutes there. Along
+// a chain dated as its tips, newest first, the list holds a few commits
+// per shard. A push that moves one session rewrites the links from the
+// newest down to where that session was; those below stay as they were.
 func (s *Store) writeShard(list shardList) (storage.ID, error) {
+	tips, err := s.newestFirst(list)
+	if err != nil {
+		return storage.ID{}, err
+	}
+	empty := gitobj.NewTree(nil)
+	if err := s.storeNew(empty); err != nil {
+		return storage.ID{}, err
+	}
+	var next storage.ID
+	for i := len(tips) - 1; i >= 1; i-- {
+		sig := s.identity(time.Unix(tips[i].when, 0).UTC())
+		link := gitobj.NewCommit(empty.Hash, withNext(tips[i].id, next), sig, sig, "git-snap: sessions\n")
+		if err := s.storeNew(link); err != nil {
+			return storage.ID{}, err
+		}
+		next = link.Hash
+	}
 	blob := gitobj.New(plumbing.BlobObject, list.encode())
 	tree := gitobj.NewTree([]gitobj.TreeEntry{{Name: shardFile, Mode: filemode.Regular, Hash: blob.Hash}})
 	var parents []storage.ID
-	for _, tip := range list {
-		parents = append(parents, tip)
+	if len(tips) > 0 {
+		parents = withNext(tips[0].id, next)
 	}
-	slices.SortFunc(parents, func(a, b storage.ID) int { return bytes.Compare(a[:], b[:]) })
-	parents = slices.Compact(parents)
 	sig := s.identity(s.opts.Now())
 	commit := gitobj.NewCommit(tree.Hash, parents, sig, sig, fmt.Sprintf("git-snap: %d sessions\n", len(list)))
 	for _, o := range []gitobj.Object{blob, tree, commit} {
-		if _, err := s.storeObject(o); err != nil {
+		if err := s.storeNew(o); err != nil {
 			return storage.ID{}, err
 		}
 	}
 	return commit.Hash, nil
+}
+
+// withNext is a link's parents: its tip, then the next link if any.
+func withNext(tip, next storage.ID) []storage.ID {
+	if next.IsZero() {
+		return []storage.ID{tip}
+	}
+	return []storage.ID{tip, next}
+}
+
+// storeNew stores an object unless it is here already: most of a
+// shard's links are, after its first push.
+func (s *Store) storeNew(o gitobj.Object) error {
+	if s.st.HasEncodedObject(o.Hash) == nil {
+		return nil
+	}
+	_, err := s.storeObject(o)
+	return err
+}
+
+// datedTip is a shard's tip and its commit's time.
+type datedTip struct {
+	id   storage.ID
+	when int64
+}
+
+// newestFirst orders a shard's tips by their commits' times, newest
+// first, each once.
+func (s *Store) newestFirst(list shardList) ([]datedTip, error) {
+	seen := map[storage.ID]bool{}
+	var tips []datedTip
+	for _, tip := range list {
+		if seen[tip] {
+			continue
+		}
+		seen[tip] = true
+		c, err := s.st.commit(tip)
+		if err != nil {
+			return nil, err
+		}
+		tips = append(tips, datedTip{tip, c.When.Unix()})
+	}
+	slices.SortFunc(tips, func(a, b datedTip) int {
+		if a.when != b.when {
+			return cmp.Compare(b.when, a.when)
+		}
+		return bytes.Compare(a.id[:], b.id[:])
+	})
+	return tips, nil
 }
 
 // shardTracking is where a clone keeps a remote's shard refs.
@@ -154,8 +228,8 @@ func shardTracking(remote string) string {
 }
 
 // remoteShards reads the shards last fetched from remote: shard → list,
-// and shard → the commit it was at.
-func (s *Store) remoteShards(remote string) (map[string]shardList, map[string]storage.ID, error) {
+// and shard → the commit it was at; verify as readShard does.
+func (s *Store) remoteShards(remote string, verify bool) (map[string]shardList, map[string]storage.ID, error) {
 	prefix := shardTracking(remote)
 	tips, err := s.refs.List(prefix)
 	if err != nil {
@@ -165,7 +239,7 @@ func (s *Store) remoteShards(remote string) (map[string]shardList, map[string]st
 	at := map[string]storage.ID{}
 	for ref, id := range tips {
 		shard := strings.TrimPrefix(ref, prefix)
-		list, err := s.readShard(shard, id)
+		list, err := s.readShard(shard, id, verify)
 		if err != nil {
 			return nil, nil, &IncomingError{"remote " + remote, fmt.Sprintf("shard %s (%s) is not one git-snap wrote: %v; nothing was changed", shard, id, err)}
 		}
@@ -179,7 +253,7 @@ func (s *Store) remoteShards(remote string) (map[string]shardList, map[string]st
 // of one ref per session would, so that pull, the viewer and revisions
 // read a remote's sessions alike whichever way the remote keeps them.
 func (s *Store) expandShards(ctx context.Context, remote string, sessions []string) error {
-	lists, _, err := s.remoteShards(remote)
+	lists, _, err := s.remoteShards(remote, true)
 	if err != nil {
 		return err
 	}
@@ -188,6 +262,7 @@ func (s *Store) expandShards(ctx context.Context, remote string, sessions []stri
 	if err != nil {
 		return err
 	}
+	moved := 0
 	for _, list := range lists {
 		for name, tip := range list {
 			if len(sessions) > 0 && !contains(sessions, name) {
@@ -200,9 +275,20 @@ func (s *Store) expandShards(ctx context.Context, remote string, sessions []stri
 			if err := s.refs.Update(ctx, track+name, old, tip, "fetch: shard "+shardOf(name)); err != nil && !errors.Is(err, refs.ErrChanged) {
 				return err
 			}
+			moved++
 		}
 	}
-	return nil
+	return s.packManyRefs(ctx, moved)
+}
+
+// packManyRefs has git pack the refs after many were written: git reads
+// every loose ref on every push and fetch, and 100k of them made a code
+// push take seconds.
+func (s *Store) packManyRefs(ctx context.Context, written int) error {
+	if written < 1000 {
+		return nil
+	}
+	return s.runGit(ctx, nil, "pack-refs", "--all")
 }
 
 // Layouts a remote may keep its sessions in.
@@ -240,7 +326,7 @@ func shardsOf(sessions []string) []string {
 // push tried again: the race is on the shard, not on the sessions, so
 // nobody's pull is needed unless a session itself moved on there.
 func (s *Store) pushShards(ctx context.Context, o RemoteOptions) error {
-	lists, _, err := s.remoteShards(o.remote())
+	lists, at, err := s.remoteShards(o.remote(), false)
 	if err != nil {
 		return err
 	}
@@ -249,24 +335,24 @@ func (s *Store) pushShards(ctx context.Context, o RemoteOptions) error {
 		maps.Copy(seen, list)
 	}
 	for attempt := 1; ; attempt++ {
-		err := s.pushShardsOnce(ctx, o, seen)
+		err := s.pushShardsOnce(ctx, o, seen, lists, at)
 		if err == nil || attempt == 5 || !staleShards(err) {
 			return err
 		}
 		if err := s.Fetch(ctx, RemoteOptions{Remote: o.Remote, Progress: o.Progress}); err != nil {
 			return err
 		}
+		if lists, at, err = s.remoteShards(o.remote(), false); err != nil {
+			return err
+		}
 	}
 }
 
-// pushShardsOnce writes the shards the push changes and pushes them, each
-// with a lease on the commit this clone last fetched it at, with the
-// sessions' checkpoints.
-func (s *Store) pushShardsOnce(ctx context.Context, o RemoteOptions, seen map[string]storage.ID) error {
-	lists, at, err := s.remoteShards(o.remote())
-	if err != nil {
-		return err
-	}
+// pushShardsOnce writes the shards the push changes into lists (as last
+// fetched, at the commits at names) and pushes them, each with a lease
+// on the commit this clone last fetched it at, with the sessions'
+// checkpoints.
+func (s *Store) pushShardsOnce(ctx context.Context, o RemoteOptions, seen map[string]storage.ID, lists map[string]shardList, at map[string]storage.ID) error {
 	changed, err := s.shardChanges(ctx, o, lists, seen)
 	if err != nil {
 		return err
