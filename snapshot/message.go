@@ -452,11 +452,9 @@ func ModelCalls(msgs []any, view Viewer) []Call {
 // its messages. Call Add for each message in order, with its index, then
 // call Calls.
 type CallReader struct {
-	calls     []Call
-	callState []CallSaid // for each call, what its records said so far
-	byKey     map[string]int
-	g         CallGroups
-	openCall  int // index of the call without a key that is still being read
+	resp     responses
+	g        CallGroups
+	openCall int32 // the call without a key that is still being read
 	// Calls found from running totals, which take precedence when there
 	// are any.
 	rt         RunningTotals
@@ -482,30 +480,19 @@ type CallReader struct {
 func (r *CallReader) Add(i int, m Message) {
 	r.addTotal(i, m)
 	r.addRun(i, m)
-	if r.byKey == nil {
-		r.byKey = map[string]int{}
-	}
-	_, seen := r.byKey[m.UsageKey]
-	var n int
+	n, seen := r.resp.find(m.UsageKey)
 	switch r.g.Join(m, seen) {
 	case NotACall:
 		return
-	case SameCall:
-		n = r.byKey[m.UsageKey]
 	case OpenCall:
 		n = r.openCall
 	case NewCall:
-		n = len(r.calls)
-		r.calls = append(r.calls, Call{ID: m.UsageKey, Time: m.Time, Count: 1})
-		r.callState = append(r.callState, CallSaid{Model: r.g.Model(m)})
-		if m.UsageKey != "" {
-			r.byKey[m.UsageKey] = n
-		} else {
+		n = r.resp.add(i, m, r.g.Model(m))
+		if m.UsageKey == "" {
 			r.openCall = n
 		}
 	}
-	r.calls[n].Records = append(r.calls[n].Records, i)
-	r.callState[n].Read(m)
+	r.resp.read(n, i, m)
 }
 
 // isResponse reports whether m is a record of a model's response, not a
@@ -609,15 +596,29 @@ func (r *CallReader) Calls() []Call {
 		}
 		return out
 	}
-	input := false
-	for i, s := range r.callState {
-		r.calls[i].Model, r.calls[i].Usage, r.calls[i].Estimated = s.Model, s.Usage.OfCall(), s.Estimated
-		input = input || s.Usage.Input+s.Usage.CacheRead+s.Usage.CacheWrite > 0
-	}
-	if len(r.runs) > 0 && !input {
+	if len(r.runs) > 0 && !r.resp.readInput() {
 		return r.runs
 	}
-	return r.calls
+	out := make([]Call, len(r.resp.calls))
+	for n := range out {
+		out[n] = r.resp.call(n)
+	}
+	return out
+}
+
+// Each gives the calls Calls returns to fn, in order, each made as it is
+// given: a reader of a long session's calls need not hold them all as
+// Call values.
+func (r *CallReader) Each(fn func(c Call)) {
+	if len(r.totals) > 0 || len(r.runs) > 0 && !r.resp.readInput() {
+		for _, c := range r.Calls() {
+			fn(c)
+		}
+		return
+	}
+	for n := range r.resp.calls {
+		fn(r.resp.call(n))
+	}
 }
 
 // CallGroups is the state kept from one record to the next while

@@ -3,6 +3,7 @@ package viewer
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/git-snap/git-snap/prices"
@@ -23,42 +24,75 @@ type turn struct {
 	Cost   *prices.Cost
 }
 
-// turnsOf adds each model call (report's Session.Calls, as stats counts
-// them) to the turn of report's whose records hold its first record, or
-// that shows the subagent whose call it is (threads: report's
-// Session.ThreadTurns).
-func turnsOf(turns []report.Turn, threads map[int]int, calls []snapshot.Call, table *prices.Prices) []turn {
+// turnsOf adds each model call (report's Session.EachCall, as stats
+// counts them) to the turn of report's whose records hold its first
+// record, or that shows the subagent whose call it is (threads: report's
+// Session.ThreadTurns), and charts them in a box of w×h. A long session
+// has 100,000 calls and 50,000 turns: each call is read once, and a
+// turn's cost is estimated from its calls' usage by model, gathered in
+// runs of one turn and model rather than a map per turn.
+func turnsOf(turns []report.Turn, threads map[int]int, calls func(func(snapshot.Call)), table *prices.Prices, w, h int) ([]turn, chart) {
 	out := make([]turn, len(turns))
 	for i, t := range turns {
 		out[i] = turn{N: t.N, ID: t.ID, Prompt: t.Prompt}
 	}
-	byModel := make([]map[string]snapshot.Usage, len(turns))
-	for _, c := range calls {
-		i, ok := threads[c.Records[0]]
-		if !ok {
-			i = slices.IndexFunc(turns, func(t report.Turn) bool { return t.Start <= c.Records[0] && c.Records[0] < t.End })
-		}
+	var runs []modelRun
+	var points [][2]int64 // each call's context and output
+	calls(func(c snapshot.Call) {
+		points = append(points, [2]int64{contextOf(c.Usage), c.Usage.Output})
+		i := turnOfRecord(turns, threads, c.Records[0])
 		if i < 0 {
-			continue // before a range
+			return // before a range
 		}
 		out[i].Calls += c.Count
 		out[i].Usage.Add(c.Usage)
-		if byModel[i] == nil {
-			byModel[i] = map[string]snapshot.Usage{}
+		if n := len(runs) - 1; n >= 0 && runs[n].turn == i && runs[n].model == c.Model {
+			runs[n].usage.Add(c.Usage)
+		} else {
+			runs = append(runs, modelRun{turn: i, model: c.Model, usage: c.Usage})
 		}
-		u := byModel[i][c.Model]
-		u.Add(c.Usage)
-		byModel[i][c.Model] = u
-	}
+	})
 	for i := range out {
 		u := out[i].Usage
 		out[i].Tokens = u.Input + u.CacheRead + u.CacheWrite + u.Output
-		if byModel[i] != nil {
-			c := table.Estimate(byModel[i])
-			out[i].Cost = &c
+	}
+	slices.SortStableFunc(runs, func(a, b modelRun) int { return a.turn - b.turn })
+	byModel := map[string]snapshot.Usage{}
+	for k, r := range runs {
+		u := byModel[r.model]
+		u.Add(r.usage)
+		byModel[r.model] = u
+		if k == len(runs)-1 || runs[k+1].turn != r.turn {
+			c := table.Estimate(byModel)
+			out[r.turn].Cost = &c
+			clear(byModel)
 		}
 	}
-	return out
+	return out, chartOf(points, w, h)
+}
+
+// modelRun is the usage of calls of one model in one turn that came one
+// after another.
+type modelRun struct {
+	turn  int
+	model string
+	usage snapshot.Usage
+}
+
+// turnOfRecord is the place in turns of the turn that shows record r:
+// its subagent's (threads), or the one whose records hold it; -1 for
+// none.
+func turnOfRecord(turns []report.Turn, threads map[int]int, r int) int {
+	if i, ok := threads[r]; ok {
+		return i
+	}
+	// turns are in order and do not overlap: the last one starting at or
+	// before r is the only one that can hold it
+	i := sort.Search(len(turns), func(i int) bool { return turns[i].Start > r }) - 1
+	if i < 0 || r >= turns[i].End {
+		return -1
+	}
+	return i
 }
 
 // chart is a small line chart of the context each model call read
@@ -72,12 +106,12 @@ type chart struct {
 	Calls         int
 }
 
-// chartOf draws the session's model calls, one point each, in a box of
-// w×h.
-func chartOf(calls []snapshot.Call, w, h int) chart {
+// chartOf draws the session's model calls, one point each (its context
+// and output), in a box of w×h.
+func chartOf(calls [][2]int64, w, h int) chart {
 	c := chart{Width: w, Height: h, Calls: len(calls)}
 	for _, call := range calls {
-		c.Max = max(c.Max, contextOf(call.Usage), call.Usage.Output)
+		c.Max = max(c.Max, call[0], call[1])
 	}
 	if len(calls) == 0 || c.Max == 0 {
 		return c
@@ -89,8 +123,8 @@ func chartOf(calls []snapshot.Call, w, h int) chart {
 			x = float64(i) * float64(w) / float64(len(calls)-1)
 		}
 		y := func(v int64) float64 { return float64(h) - float64(v)*float64(h-2)/float64(c.Max) - 1 }
-		fmt.Fprintf(&ctx, "%.1f,%.1f ", x, y(contextOf(call.Usage)))
-		fmt.Fprintf(&out, "%.1f,%.1f ", x, y(call.Usage.Output))
+		fmt.Fprintf(&ctx, "%.1f,%.1f ", x, y(call[0]))
+		fmt.Fprintf(&out, "%.1f,%.1f ", x, y(call[1]))
 	}
 	c.Context, c.Output = strings.TrimSpace(ctx.String()), strings.TrimSpace(out.String())
 	return c
