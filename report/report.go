@@ -128,8 +128,7 @@ type ToolCall struct {
 	// agent records one (Claude Code's Task).
 	Subagent *Subagent
 
-	at   partKey // where the call is: its record and part
-	turn int     // the place in Session.Turns of the turn that shows it
+	at partKey // where the call is: its record and part
 }
 
 // Subagent is the thread of a subagent the session ran: what it was

@@ -8,7 +8,10 @@ import "hash/maphash"
 // 100,000 calls as Call values, their usage and their strings took over
 // 50 MB (docs/design.md §8).
 type responses struct {
-	calls []response
+	// calls are in blocks of callBlock, so that growing does not copy
+	// them all (and hold them twice) again and again.
+	calls [][]response
+	n     int
 	// recs holds every call's records as lists: recs[k] is a record's
 	// place, next[k] the next of its call's records, or -1.
 	recs, next []int32
@@ -21,6 +24,14 @@ type responses struct {
 	collided map[string]int32
 	seed     maphash.Seed
 }
+
+const callBlock = 4096
+
+// at is call n.
+func (r *responses) at(n int32) *response { return &r.calls[n/callBlock][n%callBlock] }
+
+// len is how many calls there are.
+func (r *responses) len() int { return r.n }
 
 // response is one call: its records, model, id, time and what its
 // records said of its usage (CallSaid, without a model).
@@ -48,7 +59,7 @@ func (r *responses) find(key string) (int32, bool) {
 		return 0, false
 	}
 	n, ok := r.byKey[maphash.String(r.seed, key)]
-	if ok && r.str(r.calls[n].id) != key {
+	if ok && r.str(r.at(n).id) != key {
 		n, ok = r.collided[key]
 	}
 	return n, ok
@@ -59,8 +70,13 @@ func (r *responses) add(i int, m Message, model string) int32 {
 	if r.byKey == nil {
 		r.byKey, r.collided, r.byName, r.seed = map[uint64]int32{}, map[string]int32{}, map[string]int32{}, maphash.MakeSeed()
 	}
-	n := int32(len(r.calls))
-	r.calls = append(r.calls, response{head: -1, tail: -1, model: r.name(model), id: r.span(m.UsageKey), time: r.span(m.Time)})
+	n := int32(r.n)
+	if r.n%callBlock == 0 {
+		r.calls = append(r.calls, make([]response, 0, callBlock))
+	}
+	b := &r.calls[len(r.calls)-1]
+	*b = append(*b, response{head: -1, tail: -1, model: r.name(model), id: r.span(m.UsageKey), time: r.span(m.Time)})
+	r.n++
 	if m.UsageKey != "" {
 		h := maphash.String(r.seed, m.UsageKey)
 		if _, taken := r.byKey[h]; taken {
@@ -84,7 +100,7 @@ func (r *responses) name(s string) int32 {
 
 // read adds record i, m, to call n, as CallSaid.Read does.
 func (r *responses) read(n int32, i int, m Message) {
-	c := &r.calls[n]
+	c := r.at(n)
 	k := int32(len(r.recs))
 	r.recs, r.next = append(r.recs, int32(i)), append(r.next, -1)
 	if c.tail < 0 {
@@ -104,7 +120,7 @@ func usageOf(t Tokens) Usage {
 
 // call is call n as Calls gives it.
 func (r *responses) call(n int) Call {
-	c := &r.calls[n]
+	c := r.at(int32(n))
 	out := Call{ID: r.str(c.id), Model: r.names[c.model], Time: r.str(c.time), Usage: usageOf(c.usage).OfCall(), Estimated: c.estimated, Count: 1}
 	for k := c.head; k >= 0; k = r.next[k] {
 		out.Records = append(out.Records, int(r.recs[k]))
@@ -114,10 +130,30 @@ func (r *responses) call(n int) Call {
 
 // readInput reports whether any call's usage says what input it read.
 func (r *responses) readInput() bool {
-	for _, c := range r.calls {
-		if c.usage.Input+c.usage.CacheRead+c.usage.CacheWrite > 0 {
+	for n := range int32(r.n) {
+		if c := r.at(n); c.usage.Input+c.usage.CacheRead+c.usage.CacheWrite > 0 {
 			return true
 		}
 	}
 	return false
+}
+
+// keyList is a list of strings in one buffer.
+type keyList struct {
+	text []byte
+	ends []uint32
+}
+
+func (l *keyList) add(s string) {
+	l.text = append(l.text, s...)
+	l.ends = append(l.ends, uint32(len(l.text)))
+}
+
+func (l *keyList) all() []string {
+	out := make([]string, len(l.ends))
+	start := uint32(0)
+	for i, end := range l.ends {
+		out[i], start = string(l.text[start:end]), end
+	}
+	return out
 }

@@ -462,7 +462,9 @@ type CallReader struct {
 	unmeasured []int // responses not yet covered by a total
 	// unmeasuredKeys are their UsageKeys, for a total that spans them
 	// (Message.TotalSpans).
-	unmeasuredKeys []string
+	// They are kept in one buffer: with no totals, every response of a
+	// long session stays unmeasured.
+	unmeasuredKeys keyList
 	// inputAfter reports whether an input came after the last of
 	// unmeasured.
 	inputAfter bool
@@ -519,24 +521,25 @@ func (r *CallReader) addTotal(i int, m Message) {
 	model, u, ok := r.rt.Read(m)
 	switch {
 	case ok && m.TotalSpans:
-		r.totals = append(r.totals, spanned(r.unmeasured, r.unmeasuredKeys, i, model, m.Time, u)...)
-		r.unmeasured, r.unmeasuredKeys, r.hasEarlyTotal = nil, nil, false
+		r.totals = append(r.totals, spanned(r.unmeasured, r.unmeasuredKeys.all(), i, model, m.Time, u)...)
+		r.unmeasured, r.unmeasuredKeys, r.hasEarlyTotal = nil, keyList{}, false
 	case ok:
 		c := Call{Records: []int{i}, Model: model, Time: m.Time, Usage: u, Count: 1}
 		switch {
 		case len(r.unmeasured) > 0 && !r.inputAfter, len(r.unmeasured) > 0 && !r.hasEarlyTotal:
 			c.Records = append(r.unmeasured, i)
-			r.unmeasured, r.unmeasuredKeys, r.hasEarlyTotal = nil, nil, false
+			r.unmeasured, r.unmeasuredKeys, r.hasEarlyTotal = nil, keyList{}, false
 		case len(r.unmeasured) > 0:
 			p := &r.totals[r.earlyTotal]
 			p.Records = append(p.Records, r.unmeasured...)
-			r.unmeasured, r.unmeasuredKeys, r.earlyTotal = nil, nil, len(r.totals)
+			r.unmeasured, r.unmeasuredKeys, r.earlyTotal = nil, keyList{}, len(r.totals)
 		default:
 			r.earlyTotal, r.hasEarlyTotal = len(r.totals), true
 		}
 		r.totals = append(r.totals, c)
 	case isResponse(m):
-		r.unmeasured, r.unmeasuredKeys, r.inputAfter = append(r.unmeasured, i), append(r.unmeasuredKeys, m.UsageKey), false
+		r.unmeasured, r.inputAfter = append(r.unmeasured, i), false
+		r.unmeasuredKeys.add(m.UsageKey)
 	case isInput(m) && len(r.unmeasured) > 0:
 		r.inputAfter = true
 	}
@@ -599,7 +602,7 @@ func (r *CallReader) Calls() []Call {
 	if len(r.runs) > 0 && !r.resp.readInput() {
 		return r.runs
 	}
-	out := make([]Call, len(r.resp.calls))
+	out := make([]Call, r.resp.len())
 	for n := range out {
 		out[n] = r.resp.call(n)
 	}
@@ -616,7 +619,7 @@ func (r *CallReader) Each(fn func(c Call)) {
 		}
 		return
 	}
-	for n := range r.resp.calls {
+	for n := range r.resp.len() {
 		fn(r.resp.call(n))
 	}
 }

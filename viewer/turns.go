@@ -2,7 +2,6 @@ package viewer
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -18,8 +17,6 @@ type turn struct {
 	N      int // as report numbers it: 1 for the first prompt, 0 before it
 	ID     string
 	Prompt string
-	Calls  int
-	Usage  snapshot.Usage
 	Tokens int64
 	Cost   *prices.Cost
 }
@@ -28,55 +25,47 @@ type turn struct {
 // counts them) to the turn of report's whose records hold its first
 // record, or that shows the subagent whose call it is (threads: report's
 // Session.ThreadTurns), and charts them in a box of w×h. A long session
-// has 100,000 calls and 50,000 turns: each call is read once, and a
-// turn's cost is estimated from its calls' usage by model, gathered in
-// runs of one turn and model rather than a map per turn.
+// has 100,000 calls and 50,000 turns, so the calls are read twice rather
+// than held: first to place each in its turn, then to sum each turn's
+// usage by model, held only from a turn's first call to its last.
 func turnsOf(turns []report.Turn, threads map[int]int, calls func(func(snapshot.Call)), table *prices.Prices, w, h int) ([]turn, chart) {
 	out := make([]turn, len(turns))
 	for i, t := range turns {
 		out[i] = turn{N: t.N, ID: t.ID, Prompt: t.Prompt}
 	}
-	var runs []modelRun
+	var placed []int32    // each call's turn, -1 for none
 	var points [][2]int64 // each call's context and output
+	last := make([]int, len(turns))
 	calls(func(c snapshot.Call) {
 		points = append(points, [2]int64{contextOf(c.Usage), c.Usage.Output})
 		i := turnOfRecord(turns, threads, c.Records[0])
+		placed = append(placed, int32(i))
+		if i >= 0 {
+			out[i].Tokens += contextOf(c.Usage) + c.Usage.Output
+			last[i] = len(placed)
+		}
+	})
+	open := map[int]map[string]snapshot.Usage{} // by turn, until its last call
+	n := 0
+	calls(func(c snapshot.Call) {
+		i := int(placed[n])
+		n++
 		if i < 0 {
 			return // before a range
 		}
-		out[i].Calls += c.Count
-		out[i].Usage.Add(c.Usage)
-		if n := len(runs) - 1; n >= 0 && runs[n].turn == i && runs[n].model == c.Model {
-			runs[n].usage.Add(c.Usage)
-		} else {
-			runs = append(runs, modelRun{turn: i, model: c.Model, usage: c.Usage})
+		if open[i] == nil {
+			open[i] = map[string]snapshot.Usage{}
+		}
+		u := open[i][c.Model]
+		u.Add(c.Usage)
+		open[i][c.Model] = u
+		if last[i] == n {
+			cost := table.Estimate(open[i])
+			out[i].Cost = &cost
+			delete(open, i)
 		}
 	})
-	for i := range out {
-		u := out[i].Usage
-		out[i].Tokens = u.Input + u.CacheRead + u.CacheWrite + u.Output
-	}
-	slices.SortStableFunc(runs, func(a, b modelRun) int { return a.turn - b.turn })
-	byModel := map[string]snapshot.Usage{}
-	for k, r := range runs {
-		u := byModel[r.model]
-		u.Add(r.usage)
-		byModel[r.model] = u
-		if k == len(runs)-1 || runs[k+1].turn != r.turn {
-			c := table.Estimate(byModel)
-			out[r.turn].Cost = &c
-			clear(byModel)
-		}
-	}
 	return out, chartOf(points, w, h)
-}
-
-// modelRun is the usage of calls of one model in one turn that came one
-// after another.
-type modelRun struct {
-	turn  int
-	model string
-	usage snapshot.Usage
 }
 
 // turnOfRecord is the place in turns of the turn that shows record r:
