@@ -32,7 +32,7 @@ func (t *Tally) Marshal() []byte {
 // when newBase is false; when what changed since grows past an eighth of
 // it or past maxOver entries, a new base is made.
 func (t *Tally) MarshalParts() (base []byte, newBase bool, state []byte) {
-	over := len(t.calls.over) + len(t.tools.over) + len(t.subs.over)
+	over := t.calls.overLen() + t.tools.overLen() + t.subs.overLen()
 	if t.baseData != nil && over <= min((t.calls.base.len()+t.tools.base.len()+t.subs.base.len())/8, maxOver)+512 {
 		return t.baseData, false, t.marshalState(true)
 	}
@@ -115,9 +115,9 @@ func (t *Tally) marshalState(over bool) []byte {
 		w.key(st.kind)
 	}
 	if over {
-		writeSection(&w, t.tools.over, t.tools.codec)
-		writeSection(&w, t.calls.over, t.calls.codec)
-		writeSection(&w, t.subs.over, t.subs.codec)
+		writeSection(&w, t.tools.overMap(), t.tools.codec)
+		writeSection(&w, t.calls.overMap(), t.calls.codec)
+		writeSection(&w, t.subs.overMap(), t.subs.codec)
 	} else {
 		writeSection(&w, map[uint64]toolUse{}, t.tools.codec)
 		writeSection(&w, map[uint64]snapshot.CallSaid{}, t.calls.codec)
@@ -168,13 +168,13 @@ func readState(r *tallyReader, parts bool) *Tally {
 		r.fail()
 	}
 	for i := range tools.len() {
-		t.tools.over[tools.key(i)] = tools.at(i, t.tools.codec)
+		t.tools.put(tools.key(i), tools.at(i, t.tools.codec))
 	}
 	for i := range calls.len() {
-		t.calls.over[calls.key(i)] = calls.at(i, t.calls.codec)
+		t.calls.put(calls.key(i), calls.at(i, t.calls.codec))
 	}
 	for i := range subs.len() {
-		t.subs.over[subs.key(i)] = true
+		t.subs.put(subs.key(i), true)
 	}
 	return t
 }

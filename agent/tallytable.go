@@ -11,14 +11,26 @@ import (
 
 // table holds what a Tally keeps per key (a model call, a tool call id):
 // a base, encoded once and searched where it lies, and the entries set
-// since, in a map. A long session's tally is read and written on every
+// since (over). A long session's tally is read and written on every
 // hook call; this way a call decodes and encodes only what changed since
 // the base, and the base is rewritten only when those grow large (see
 // Tally.MarshalParts).
 type table[V any] struct {
 	base  section[V]
-	over  map[uint64]V
+	over  overlay
 	codec codec[V]
+}
+
+// overlay holds a table's entries set since its base, each encoded by
+// the table's codec, as the base holds them: a session read whole sets
+// one per model call, and 200,000 records' calls decoded in a map took
+// 20 MB where their encodings take a few (docs/design.md §8).
+type overlay struct {
+	at    map[uint64]uint32 // key → its entry's offset in data
+	data  []byte
+	dead  int // bytes of data that entries set again no longer use
+	names []string
+	index map[string]int // names by their place
 }
 
 // codec writes and reads one entry; names are the section's strings
@@ -59,25 +71,88 @@ func (s section[V]) at(i int, c codec[V]) V {
 }
 
 func newTable[V any](c codec[V]) table[V] {
-	return table[V]{over: map[uint64]V{}, codec: c}
+	return table[V]{over: overlay{at: map[uint64]uint32{}, index: map[string]int{}}, codec: c}
 }
 
 func (t *table[V]) get(k uint64) (V, bool) {
-	if v, ok := t.over[k]; ok {
-		return v, true
+	if off, ok := t.over.at[k]; ok {
+		return t.decode(off), true
 	}
 	return t.base.find(k, t.codec)
 }
 
-func (t *table[V]) put(k uint64, v V) { t.over[k] = v }
+func (t *table[V]) decode(off uint32) V {
+	v, _ := t.decodeLen(off)
+	return v
+}
+
+// decodeLen decodes the entry at off and says how many bytes it takes.
+func (t *table[V]) decodeLen(off uint32) (V, int) {
+	r := tallyReader{b: t.over.data[off:]}
+	v := t.codec.get(&r, t.over.names)
+	return v, len(t.over.data) - int(off) - len(r.b)
+}
+
+// put sets k's entry to v: its encoding is appended, and data is
+// compacted once more of it is dead than alive.
+func (t *table[V]) put(k uint64, v V) {
+	o := &t.over
+	if name := t.codec.name(v); !o.named(name) {
+		o.index[name] = len(o.names)
+		o.names = append(o.names, name)
+	}
+	if old, ok := o.at[k]; ok {
+		_, n := t.decodeLen(old)
+		o.dead += n
+	}
+	o.at[k] = uint32(len(o.data))
+	o.data = t.encode(o.data, v)
+	if o.dead > 64<<10 && o.dead > len(o.data)/2 {
+		t.compact()
+	}
+}
+
+func (o *overlay) named(name string) bool {
+	_, ok := o.index[name]
+	return ok
+}
+
+func (t *table[V]) encode(data []byte, v V) []byte {
+	w := tallyWriter{b: data}
+	t.codec.put(&w, v, t.over.index)
+	return w.b
+}
+
+// compact writes the live entries again into a new buffer.
+func (t *table[V]) compact() {
+	o := &t.over
+	data := make([]byte, 0, len(o.data)-o.dead)
+	for k, off := range o.at {
+		o.at[k] = uint32(len(data))
+		data = t.encode(data, t.decode(off))
+	}
+	o.data, o.dead = data, 0
+}
+
+// overLen is how many entries were set since the base.
+func (t *table[V]) overLen() int { return len(t.over.at) }
+
+// overMap is the entries set since the base, by key.
+func (t *table[V]) overMap() map[uint64]V {
+	out := make(map[uint64]V, len(t.over.at))
+	for k, off := range t.over.at {
+		out[k] = t.decode(off)
+	}
+	return out
+}
 
 // all is every entry, the base's with those set since, by key.
 func (t *table[V]) all() map[uint64]V {
-	out := make(map[uint64]V, t.base.len()+len(t.over))
+	out := make(map[uint64]V, t.base.len()+t.overLen())
 	for i := range t.base.len() {
 		out[t.base.key(i)] = t.base.at(i, t.codec)
 	}
-	maps.Copy(out, t.over)
+	maps.Copy(out, t.overMap())
 	return out
 }
 

@@ -173,9 +173,12 @@ func (st *stream) rangeStart(ctx context.Context, fromRev, rev string, entry sto
 func (st *stream) outline(ctx context.Context, out *Session, events []any, calls bool) error {
 	b := newBuilder(out, st.rd, st.start, st.marks)
 	b.outline = true
-	var all snapshot.CallReader // the whole session's, for a chart of it, when asked
+	var all *snapshot.CallReader // the whole session's, for a chart of it, when asked
+	if calls {
+		all = &snapshot.CallReader{}
+	}
 	add := func(k int, m snapshot.Message) {
-		if calls {
+		if all != nil {
 			all.Add(k, m)
 		}
 	}
@@ -216,9 +219,7 @@ func (st *stream) outline(ctx context.Context, out *Session, events []any, calls
 	}
 	out.Numbers = tally.Numbers()
 	out.Numbers.Records, out.Numbers.Events = st.recs.Len()-st.start, len(events)
-	if calls {
-		out.Calls = all.Calls()
-	}
+	out.calls = all
 	out.Tools = b.toolsShown()
 	st.plan = b.plan
 	out.threadTurns = map[int]int{}

@@ -46,15 +46,22 @@ type Session struct {
 	Events int
 	// Tools are the tools the range calls, in the order the document
 	// first shows each, its subagents' among them.
-	Tools []string
-	// Calls are the model calls of the session up to the snapshot read,
-	// before a range's start too (snapshot.ModelCalls); their Records are
-	// places among the session's live records, as Turn.Start and End are.
-	// Read only when Options.Calls asks for them.
-	Calls []snapshot.Call
+	Tools       []string
+	stream      *stream              // set by Open until EachTurn has read the turns
+	threadTurns map[int]int          // see ThreadTurns
+	calls       *snapshot.CallReader // see EachCall
+}
 
-	stream      *stream     // set by Open until EachTurn has read the turns
-	threadTurns map[int]int // see ThreadTurns
+// EachCall gives fn the model calls of the session up to the snapshot
+// read, before a range's start too (snapshot.ModelCalls), in order;
+// their Records are places among the session's live records, as
+// Turn.Start and End are. Only a Session read with Options.Calls has
+// them. They are kept compactly and made as they are given: a session
+// of 200,000 records has 100,000 calls, over 50 MB as Call values.
+func (s *Session) EachCall(fn func(c snapshot.Call)) {
+	if s.calls != nil {
+		s.calls.Each(fn)
+	}
 }
 
 // Turn is one prompt and everything until the next: the answer, tool
@@ -121,8 +128,7 @@ type ToolCall struct {
 	// agent records one (Claude Code's Task).
 	Subagent *Subagent
 
-	at   partKey // where the call is: its record and part
-	turn int     // the place in Session.Turns of the turn that shows it
+	at partKey // where the call is: its record and part
 }
 
 // Subagent is the thread of a subagent the session ran: what it was
@@ -158,9 +164,9 @@ type Options struct {
 	// NoFiles skips the diffs of captured files, which read the snapshots
 	// at turn boundaries.
 	NoFiles bool
-	// Calls reads the whole session's model calls into Session.Calls,
-	// which the viewer charts. Left unset, Calls is nil: a long
-	// session's are hundreds of bytes a call, more than its outline
-	// (an export of 200k records held 50 MB of them).
+	// Calls reads the whole session's model calls, for
+	// Session.EachCall, which the viewer charts. Left unset, there are
+	// none: a long session's are tens of bytes a call, more than its
+	// outline needs.
 	Calls bool
 }

@@ -42,10 +42,10 @@ type builder struct {
 
 	outline bool
 	plan    *plan                             // what the outline found; nil in the outline
-	calls   map[string]*ToolCall              // by call id, in the outline: to attach results
+	calls   map[string]*outlineCall           // by call id, in the outline: to attach results
 	spawned map[string]string                 // in the outline: call id → the subagent it ran
-	pending []*ToolCall                       // in the outline: the calls of the turn not yet ended
-	tools   map[[2]string]*ToolCall           // in the outline: the first call of each tool in each thread
+	pending []*outlineCall                    // in the outline: the calls of the turn not yet ended
+	tools   map[[2]string]*outlineCall        // in the outline: the first call of each tool in each thread
 	thread  string                            // in the outline: the thread of the record read
 	live    map[partKey]*ToolCall             // the second pass's calls not yet given, by their place
 	done    map[partKey]bool                  // results read ahead of their place
@@ -53,6 +53,14 @@ type builder struct {
 	emit    func(t *Turn) error               // gives a turn once it ends
 	fetch   func(i int) (agent.Record, error) // reads record i out of order
 	err     error
+}
+
+// outlineCall is a tool call as the outline keeps it, until the end:
+// where it is and the turn that shows it. A session of 200,000 records
+// has 50,000 calls; as ToolCalls they took 8 MB.
+type outlineCall struct {
+	at   partKey
+	turn int // the place in Session.Turns of the turn that shows it
 }
 
 // partKey is a part of a record: a tool call's or a tool result's place.
@@ -70,7 +78,7 @@ type plan struct {
 
 func newBuilder(out *Session, rd agent.Reader, start int, marks map[int][]string) *builder {
 	return &builder{out: out, rd: rd, start: start, marks: marks, threads: rd.Threads(), subs: map[string]*Subagent{},
-		calls: map[string]*ToolCall{}, spawned: map[string]string{}, live: map[partKey]*ToolCall{}, done: map[partKey]bool{}, read: map[int]bool{}}
+		calls: map[string]*outlineCall{}, spawned: map[string]string{}, live: map[partKey]*ToolCall{}, done: map[partKey]bool{}, read: map[int]bool{}}
 }
 
 // begin starts at record b.start: a range that starts inside a turn
@@ -248,7 +256,7 @@ func (b *builder) promptOf(m snapshot.Message) string {
 		for n > 0 && !utf8.RuneStart(p[n]) {
 			n--
 		}
-		p = p[:n]
+		p = strings.Clone(p[:n]) // not the whole text, which the outline would keep
 	}
 	return p
 }
@@ -278,17 +286,19 @@ func (b *builder) answer(i int, m snapshot.Message) {
 // input, only to attach its results.
 func (b *builder) toolCall(i, j int, m snapshot.Message, p snapshot.Part) {
 	at := partKey{i, j}
-	call := &ToolCall{Name: p.Tool, CallID: p.CallID, at: at, turn: -1}
 	if b.outline {
+		c := &outlineCall{at: at, turn: -1}
 		if p.CallID != "" {
-			b.calls[p.CallID] = call
+			b.calls[p.CallID] = c
 		}
-		b.pending = append(b.pending, call)
-		b.firstCall(call)
-	} else {
-		call.Input, call.Summary, call.Diff = inputText(p.Input), inputSummary(p.Input), inputDiff(p.Input)
-		b.live[at] = call
+		b.pending = append(b.pending, c)
+		b.firstCall(p.Tool, c)
+		b.add(Item{Kind: KindTool, Index: i}) // counted, not shown
+		return
 	}
+	call := &ToolCall{Name: p.Tool, CallID: p.CallID, at: at}
+	call.Input, call.Summary, call.Diff = inputText(p.Input), inputSummary(p.Input), inputDiff(p.Input)
+	b.live[at] = call
 	b.add(Item{Kind: KindTool, ID: fmt.Sprintf("tool-%d-%d", i, j), Index: i, Role: m.Role, Time: m.Time, Tool: call})
 }
 
@@ -318,7 +328,6 @@ func (b *builder) result(i, j int, m snapshot.Message, p snapshot.Part) {
 		if call, ok := b.calls[p.CallID]; ok && p.CallID != "" {
 			b.plan.attach[at] = call.at
 			b.plan.results[call.at] = append(b.plan.results[call.at], at)
-			call.HasResult = true
 			return
 		}
 	} else if to, ok := b.plan.attach[at]; ok {
@@ -346,11 +355,11 @@ func (c *ToolCall) attach(p snapshot.Part) {
 
 // firstCall notes the first call of its tool in the thread being read,
 // for toolsShown.
-func (b *builder) firstCall(c *ToolCall) {
+func (b *builder) firstCall(tool string, c *outlineCall) {
 	if b.tools == nil {
-		b.tools = map[[2]string]*ToolCall{}
+		b.tools = map[[2]string]*outlineCall{}
 	}
-	k := [2]string{c.Name, b.thread}
+	k := [2]string{tool, b.thread}
 	if b.tools[k] == nil {
 		b.tools[k] = c
 	}
@@ -390,13 +399,14 @@ func (b *builder) toolsShown() []string {
 // call is in the range, instead of where its records first appeared
 // (the outline decides; the second pass follows).
 func (b *builder) nest() {
+	running := map[*outlineCall]bool{} // the calls given a subagent
 	for _, call := range slices.Sorted(maps.Keys(b.spawned)) {
 		name := b.spawned[call]
 		c, sa := b.calls[call], b.subs[name]
-		if _, done := b.plan.nested[name]; c == nil || sa == nil || done || c.Subagent != nil {
+		if _, done := b.plan.nested[name]; c == nil || sa == nil || done || running[c] {
 			continue
 		}
-		c.Subagent = sa
+		running[c] = true
 		b.plan.nested[name], b.plan.home[name] = c.at, c.turn
 	}
 	for k := range b.out.Turns {

@@ -452,11 +452,9 @@ func ModelCalls(msgs []any, view Viewer) []Call {
 // its messages. Call Add for each message in order, with its index, then
 // call Calls.
 type CallReader struct {
-	calls     []Call
-	callState []CallSaid // for each call, what its records said so far
-	byKey     map[string]int
-	g         CallGroups
-	openCall  int // index of the call without a key that is still being read
+	resp     responses
+	g        CallGroups
+	openCall int32 // the call without a key that is still being read
 	// Calls found from running totals, which take precedence when there
 	// are any.
 	rt         RunningTotals
@@ -464,7 +462,9 @@ type CallReader struct {
 	unmeasured []int // responses not yet covered by a total
 	// unmeasuredKeys are their UsageKeys, for a total that spans them
 	// (Message.TotalSpans).
-	unmeasuredKeys []string
+	// They are kept in one buffer: with no totals, every response of a
+	// long session stays unmeasured.
+	unmeasuredKeys keyList
 	// inputAfter reports whether an input came after the last of
 	// unmeasured.
 	inputAfter bool
@@ -482,30 +482,19 @@ type CallReader struct {
 func (r *CallReader) Add(i int, m Message) {
 	r.addTotal(i, m)
 	r.addRun(i, m)
-	if r.byKey == nil {
-		r.byKey = map[string]int{}
-	}
-	_, seen := r.byKey[m.UsageKey]
-	var n int
+	n, seen := r.resp.find(m.UsageKey)
 	switch r.g.Join(m, seen) {
 	case NotACall:
 		return
-	case SameCall:
-		n = r.byKey[m.UsageKey]
 	case OpenCall:
 		n = r.openCall
 	case NewCall:
-		n = len(r.calls)
-		r.calls = append(r.calls, Call{ID: m.UsageKey, Time: m.Time, Count: 1})
-		r.callState = append(r.callState, CallSaid{Model: r.g.Model(m)})
-		if m.UsageKey != "" {
-			r.byKey[m.UsageKey] = n
-		} else {
+		n = r.resp.add(i, m, r.g.Model(m))
+		if m.UsageKey == "" {
 			r.openCall = n
 		}
 	}
-	r.calls[n].Records = append(r.calls[n].Records, i)
-	r.callState[n].Read(m)
+	r.resp.read(n, i, m)
 }
 
 // isResponse reports whether m is a record of a model's response, not a
@@ -532,24 +521,25 @@ func (r *CallReader) addTotal(i int, m Message) {
 	model, u, ok := r.rt.Read(m)
 	switch {
 	case ok && m.TotalSpans:
-		r.totals = append(r.totals, spanned(r.unmeasured, r.unmeasuredKeys, i, model, m.Time, u)...)
-		r.unmeasured, r.unmeasuredKeys, r.hasEarlyTotal = nil, nil, false
+		r.totals = append(r.totals, spanned(r.unmeasured, r.unmeasuredKeys.all(), i, model, m.Time, u)...)
+		r.unmeasured, r.unmeasuredKeys, r.hasEarlyTotal = nil, keyList{}, false
 	case ok:
 		c := Call{Records: []int{i}, Model: model, Time: m.Time, Usage: u, Count: 1}
 		switch {
 		case len(r.unmeasured) > 0 && !r.inputAfter, len(r.unmeasured) > 0 && !r.hasEarlyTotal:
 			c.Records = append(r.unmeasured, i)
-			r.unmeasured, r.unmeasuredKeys, r.hasEarlyTotal = nil, nil, false
+			r.unmeasured, r.unmeasuredKeys, r.hasEarlyTotal = nil, keyList{}, false
 		case len(r.unmeasured) > 0:
 			p := &r.totals[r.earlyTotal]
 			p.Records = append(p.Records, r.unmeasured...)
-			r.unmeasured, r.unmeasuredKeys, r.earlyTotal = nil, nil, len(r.totals)
+			r.unmeasured, r.unmeasuredKeys, r.earlyTotal = nil, keyList{}, len(r.totals)
 		default:
 			r.earlyTotal, r.hasEarlyTotal = len(r.totals), true
 		}
 		r.totals = append(r.totals, c)
 	case isResponse(m):
-		r.unmeasured, r.unmeasuredKeys, r.inputAfter = append(r.unmeasured, i), append(r.unmeasuredKeys, m.UsageKey), false
+		r.unmeasured, r.inputAfter = append(r.unmeasured, i), false
+		r.unmeasuredKeys.add(m.UsageKey)
 	case isInput(m) && len(r.unmeasured) > 0:
 		r.inputAfter = true
 	}
@@ -609,15 +599,29 @@ func (r *CallReader) Calls() []Call {
 		}
 		return out
 	}
-	input := false
-	for i, s := range r.callState {
-		r.calls[i].Model, r.calls[i].Usage, r.calls[i].Estimated = s.Model, s.Usage.OfCall(), s.Estimated
-		input = input || s.Usage.Input+s.Usage.CacheRead+s.Usage.CacheWrite > 0
-	}
-	if len(r.runs) > 0 && !input {
+	if len(r.runs) > 0 && !r.resp.readInput() {
 		return r.runs
 	}
-	return r.calls
+	out := make([]Call, r.resp.len())
+	for n := range out {
+		out[n] = r.resp.call(n)
+	}
+	return out
+}
+
+// Each gives the calls Calls returns to fn, in order, each made as it is
+// given: a reader of a long session's calls need not hold them all as
+// Call values.
+func (r *CallReader) Each(fn func(c Call)) {
+	if len(r.totals) > 0 || len(r.runs) > 0 && !r.resp.readInput() {
+		for _, c := range r.Calls() {
+			fn(c)
+		}
+		return
+	}
+	for n := range r.resp.len() {
+		fn(r.resp.call(n))
+	}
 }
 
 // CallGroups is the state kept from one record to the next while

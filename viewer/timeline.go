@@ -49,10 +49,8 @@ type timelineBody struct {
 // report.Open read: its numbers, turns with their tokens, chart and
 // tools. The timeline itself is written as it is read (streamTimeline).
 func (s *Server) outlineOf(sess *report.Session) *timelineBody {
-	return &timelineBody{
-		Numbers: sess.Numbers, Tools: sess.Tools,
-		Turns: turnsOf(sess.Turns, sess.ThreadTurns(), sess.Calls, s.opts.Prices), Chart: chartOf(sess.Calls, 600, 80),
-	}
+	turns, chart := turnsOf(sess.Turns, sess.ThreadTurns(), sess.EachCall, s.opts.Prices, 600, 80)
+	return &timelineBody{Numbers: sess.Numbers, Tools: sess.Tools, Turns: turns, Chart: chart}
 }
 
 // bodyKey names a timeline body: the snapshot, the range's start and the
