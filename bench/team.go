@@ -23,7 +23,10 @@ func (b *bench) teamRows(context.Context) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	var rows []row
+	rows := []row{
+		{what: fmt.Sprintf("first push of %d sessions to an empty remote", n), ours: t.firstPush, note: "one run, for scale"},
+		{what: fmt.Sprintf("first fetch of a remote of %d sessions", n), ours: t.firstFetch, note: "one run, for scale"},
+	}
 	for _, layout := range []struct{ name, remote string }{{"shards", t.shards}, {"one ref per session", t.refs}} {
 		for _, c := range t.cases(layout.remote) {
 			logf("team remote of %d sessions (%s): %s", n, layout.name, c.what)
@@ -45,12 +48,13 @@ func (b *bench) teamRows(context.Context) ([]row, error) {
 // without sessions, one with n sessions in shards and one with them in a
 // ref each, and a clone that pushes code to all three.
 type team struct {
-	b                   *bench
-	dir                 string
-	plain, shards, refs string // the remotes
-	pusher              string // a code clone with each remote as a remote of its name
-	none, fetched       string // code clones: no sessions; the shards' sessions fetched
-	commits             int
+	b                     *bench
+	dir                   string
+	plain, shards, refs   string // the remotes
+	pusher                string // a code clone with each remote as a remote of its name
+	none, fetched         string // code clones: no sessions; the shards' sessions fetched
+	commits               int
+	firstPush, firstFetch time.Duration // the sessions\' first push and fetch, one run each
 }
 
 // teamSetup makes the remotes and clones.
@@ -77,10 +81,11 @@ func (b *bench) teamSetup(n int) (*team, error) {
 	if _, err := b.snapshotSessions(seeded, n); err != nil {
 		return nil, err
 	}
+	var err error
 	if err := b.gitIn(seeded, "remote", "add", "team", t.shards); err != nil {
 		return nil, err
 	}
-	if _, err := b.run(seeded, nil, b.bin, "push", "team"); err != nil {
+	if t.firstPush, err = b.run(seeded, nil, b.bin, "push", "team"); err != nil {
 		return nil, err
 	}
 	// As versions before pushed them.
@@ -106,21 +111,15 @@ func (t *team) clones() error {
 			return err
 		}
 	}
-	_, err := t.b.run(t.fetched, nil, t.b.bin, "fetch", "shards.git")
+	var err error
+	t.firstFetch, err = t.b.run(t.fetched, nil, t.b.bin, "fetch", "shards.git")
 	return err
 }
 
 // commitEverywhere commits once more in the pusher and pushes it to
 // every remote.
 func (t *team) commitEverywhere() error {
-	t.commits++
-	if err := os.WriteFile(filepath.Join(t.pusher, "code.txt"), []byte(fmt.Sprintf("change %d\n", t.commits)), 0o666); err != nil {
-		return err
-	}
-	if err := t.b.gitIn(t.pusher, "add", "code.txt"); err != nil {
-		return err
-	}
-	if err := t.b.gitIn(t.pusher, "commit", "-q", "-m", fmt.Sprintf("change %d", t.commits)); err != nil {
+	if err := t.commit(); err != nil {
 		return err
 	}
 	for _, r := range []string{t.plain, t.shards, t.refs} {
@@ -129,6 +128,18 @@ func (t *team) commitEverywhere() error {
 		}
 	}
 	return nil
+}
+
+// commit commits once more in the pusher.
+func (t *team) commit() error {
+	t.commits++
+	if err := os.WriteFile(filepath.Join(t.pusher, "code.txt"), []byte(fmt.Sprintf("change %d\n", t.commits)), 0o666); err != nil {
+		return err
+	}
+	if err := t.b.gitIn(t.pusher, "add", "code.txt"); err != nil {
+		return err
+	}
+	return t.b.gitIn(t.pusher, "commit", "-q", "-m", fmt.Sprintf("change %d", t.commits))
 }
 
 // teamCase is one of the team's rows: an operation against the remote
@@ -172,13 +183,18 @@ func (t *team) push(what, clone, remote string) teamCase {
 }
 
 // fetch times a fetch of code from remote into the clone without
-// sessions; first, a new commit is pushed everywhere, untimed.
+// sessions. First, untimed, the pusher commits (for the run's first
+// fetch) and pushes to remote alone, so that each fetch follows a push
+// of its own.
 func (t *team) fetch(version, remote string, first bool) timer {
 	return func(int) (time.Duration, error) {
 		if first {
-			if err := t.commitEverywhere(); err != nil {
+			if err := t.commit(); err != nil {
 				return 0, err
 			}
+		}
+		if err := t.b.gitIn(t.pusher, "push", "-q", "--force", remote, "main"); err != nil {
+			return 0, err
 		}
 		return t.b.run(t.none, nil, "git", "-c", "protocol.version="+version, "fetch", "-q", remote)
 	}
