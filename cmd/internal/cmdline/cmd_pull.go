@@ -23,7 +23,8 @@ moved on, records a merge snapshot whose parents are both tips, so neither side 
 lost. The merge unites messages and events by id (local first, then the remote's the
 local side lacks) and merges other members and files three ways; where both sides
 changed a value differently the local one is kept and the path is reported. Checkpoints
-the remote has and this repository lacks are added.
+the remote has and this repository lacks are added. It prints a line for each session
+it moved; those already up to date are named when there are at most 10, else counted.
 
 Examples:
    git snap pull
@@ -44,12 +45,23 @@ func runPull(ctx context.Context, d *deps, o gitstore.RemoteOptions) error {
 	return err
 }
 
-// printPull says what a pull or a bundle import did to each session:
-// a line each, written at once, since a remote may hold 100k sessions.
+// printPull says what a pull or a bundle import did to each session that
+// moved, a line each, written at once; sessions up to date are named
+// while they are few, and counted when a remote of 100k sessions would
+// print a line for each.
 func printPull(out io.Writer, res []gitstore.PullResult) {
 	w := bufio.NewWriter(out)
 	defer w.Flush()
+	upToDate := 0
 	for _, r := range res {
+		if r.Action == gitstore.PullUpToDate && r.Note == "" {
+			upToDate++
+		}
+	}
+	for _, r := range res {
+		if r.Action == gitstore.PullUpToDate && r.Note == "" && upToDate > maxUpToDateLines {
+			continue
+		}
 		line := fmt.Sprintf("%s: %s", r.Session, r.Action)
 		if !r.Result.IsZero() {
 			line += " " + r.Result.String()[:12]
@@ -62,4 +74,10 @@ func printPull(out io.Writer, res []gitstore.PullResult) {
 			fmt.Fprintf(w, "  note: %s\n", r.Note)
 		}
 	}
+	if upToDate > maxUpToDateLines {
+		fmt.Fprintf(w, "%d sessions up to date\n", upToDate)
+	}
 }
+
+// maxUpToDateLines is how many sessions up to date printPull names.
+const maxUpToDateLines = 10
