@@ -30,7 +30,16 @@ const deleteBatch = 2000
 // then its ref is deleted there while it is still where it was fetched,
 // so that a snapshot an older version pushes meanwhile is kept, in its
 // ref, for the next migration. Checkpoints stay as they are.
-func (s *Store) MigrateRemote(ctx context.Context, o RemoteOptions, dryRun bool) (RemoteMigration, error) {
+func (s *Store) MigrateRemote(ctx context.Context, o RemoteOptions, dryRun bool) (res RemoteMigration, err error) {
+	err = s.holdRemote(ctx, o.remote(), func() error {
+		res, err = s.migrateRemote(ctx, o, dryRun)
+		return err
+	})
+	return res, err
+}
+
+// migrateRemote is MigrateRemote, with the remote held.
+func (s *Store) migrateRemote(ctx context.Context, o RemoteOptions, dryRun bool) (RemoteMigration, error) {
 	old, err := s.fetchForMigration(ctx, o)
 	if err != nil {
 		return RemoteMigration{}, err

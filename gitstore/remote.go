@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/git-snap/git-snap/gitstore/internal/refs"
 	"github.com/git-snap/git-snap/snapshot"
@@ -148,12 +150,17 @@ func (s *Store) Push(ctx context.Context, o RemoteOptions) error {
 	if o.Delete && len(o.Sessions) == 0 {
 		return &storage.OptionsError{Msg: "push --delete needs the sessions to remove from the remote"}
 	}
+	return s.holdRemote(ctx, o.remote(), func() error { return s.push(ctx, o) })
+}
+
+// push is Push, with the remote held.
+func (s *Store) push(ctx context.Context, o RemoteOptions) error {
 	layout, err := s.remoteLayout(o.remote())
 	if err != nil {
 		return err
 	}
 	if layout == layoutUnknown {
-		if err := s.Fetch(ctx, RemoteOptions{Remote: o.Remote, Progress: o.Progress}); err != nil {
+		if err := s.fetch(ctx, RemoteOptions{Remote: o.Remote, Progress: o.Progress}); err != nil {
 			return err
 		}
 		if layout, err = s.remoteLayout(o.remote()); err != nil {
@@ -312,7 +319,16 @@ func (s *Store) Fetch(ctx context.Context, o RemoteOptions) error {
 	if err := s.checkSessions(o.Sessions); err != nil {
 		return err
 	}
+	return s.holdRemote(ctx, o.remote(), func() error { return s.fetch(ctx, o) })
+}
+
+// fetch is Fetch, with the remote held.
+func (s *Store) fetch(ctx context.Context, o RemoteOptions) error {
 	layout, err := s.remoteLayout(o.remote())
+	if err != nil {
+		return err
+	}
+	before, err := s.refs.List(shardTracking(o.remote()))
 	if err != nil {
 		return err
 	}
@@ -321,7 +337,7 @@ func (s *Store) Fetch(ctx context.Context, o RemoteOptions) error {
 		return err
 	}
 	if err := s.expandShards(ctx, o.remote(), o.Sessions); err != nil {
-		return err
+		return errors.Join(err, s.restoreShards(ctx, o.remote(), before))
 	}
 	return s.checkFetched(o.remote(), o.Sessions)
 }
@@ -371,6 +387,20 @@ func rejected(msg string) string {
 		return "a session"
 	}
 	return strings.Join(names, ", ")
+}
+
+// remoteWait bounds the wait for another fetch or push of the same
+// remote from this repository: a first fetch of 100k sessions takes
+// minutes.
+const remoteWait = 30 * time.Minute
+
+// holdRemote runs f while no other git-snap fetches from or pushes to
+// remote from this repository: two git fetches at once fail on each
+// other's ref locks, and two pushes would lease on each other's shards.
+func (s *Store) holdRemote(ctx context.Context, remote string, f func() error) error {
+	wait, cancel := context.WithTimeout(ctx, remoteWait)
+	defer cancel()
+	return s.refs.Hold(wait, filepath.Join(s.paths.CommonDir, "snap", "remote-"+trackingName(remote)), f)
 }
 
 // ErrNoGit means the git binary, which sharing and packing use, is not

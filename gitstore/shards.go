@@ -281,6 +281,30 @@ func (s *Store) expandShards(ctx context.Context, remote string, sessions []stri
 	return s.packManyRefs(ctx, moved)
 }
 
+// restoreShards puts a remote's shard refs back where they were before a
+// fetch brought shards that do not read: the next push leases on what
+// this clone last read, and reads it again.
+func (s *Store) restoreShards(ctx context.Context, remote string, before map[string]storage.ID) error {
+	now, err := s.refs.List(shardTracking(remote))
+	if err != nil {
+		return err
+	}
+	for ref := range maps.Keys(before) {
+		if _, ok := now[ref]; !ok {
+			now[ref] = storage.ID{}
+		}
+	}
+	for ref, cur := range now {
+		if cur == before[ref] {
+			continue
+		}
+		if err := s.refs.Update(ctx, ref, cur, before[ref], "fetch: shard refused"); err != nil && !errors.Is(err, refs.ErrChanged) {
+			return err
+		}
+	}
+	return nil
+}
+
 // packManyRefs has git pack the refs after many were written: git reads
 // every loose ref on every push and fetch, and 100k of them made a code
 // push take seconds.
@@ -339,7 +363,7 @@ func (s *Store) pushShards(ctx context.Context, o RemoteOptions) error {
 		if err == nil || attempt == 5 || !staleShards(err) {
 			return err
 		}
-		if err := s.Fetch(ctx, RemoteOptions{Remote: o.Remote, Progress: o.Progress}); err != nil {
+		if err := s.fetch(ctx, RemoteOptions{Remote: o.Remote, Progress: o.Progress}); err != nil {
 			return err
 		}
 		if lists, at, err = s.remoteShards(o.remote(), false); err != nil {

@@ -171,7 +171,7 @@ func TestForgedShardsAreRefused(t *testing.T) {
 		{"upper-case id", "%S s1\n", true, "is not \"<tip> <session>\""},
 		{"no final newline", "%s s1", true, "is not \"<tip> <session>\""},
 		{"listed twice", "%s s1\n%s s1\n", true, "out of order or listed twice"},
-		{"a tip the commit does not carry", "%s s1\n", false, "is not one of its parents"},
+		{"a tip the commit does not carry", "%s s1\n", false, "is not here"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -195,7 +195,7 @@ func TestForgedShardsAreRefused(t *testing.T) {
 			if !errors.As(err, &in) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("pull: %v, want an IncomingError saying %q", err, tc.want)
 			}
-			if refs := git(t, dirV, "for-each-ref", "refs/snap/", "refs/remotes/origin/snap/"); refs != "" {
+			if refs := git(t, dirV, "for-each-ref", "refs/snap/", "refs/remotes/origin/"); refs != "" {
 				t.Errorf("refs after a refused pull:\n%s", refs)
 			}
 		})
@@ -256,5 +256,45 @@ func TestMigrateRemote(t *testing.T) {
 	must(t, err)
 	if len(pulled) != 3 || mustTip(t, b, "s3") != mustTip(t, old, "s3") {
 		t.Errorf("a new clone pulled %v", pulled)
+	}
+}
+
+// TestTwoFetchesAndPushesAtOnce: one clone running two fetches, then two
+// pushes, at the same moment ends with the remote's tips, and the remote
+// with its own.
+func TestTwoFetchesAndPushesAtOnce(t *testing.T) {
+	ctx := context.Background()
+	bare := t.TempDir()
+	git(t, bare, "init", "-q", "--bare")
+	dirA, a := clone(t, bare)
+	for i := range 20 {
+		saveN(t, a, fmt.Sprintf("s%02d", i), 1, 2)
+	}
+	must(t, a.Push(ctx, RemoteOptions{}))
+	_, b := clone(t, bare)
+	twice := func(f func() error) {
+		errs := make(chan error, 2)
+		for range 2 {
+			go func() { errs <- f() }()
+		}
+		for range 2 {
+			if err := <-errs; err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	twice(func() error { return b.Fetch(ctx, RemoteOptions{}) })
+	tips, err := b.RemoteTips("origin")
+	must(t, err)
+	if len(tips) != 20 || tips["s07"] != mustTip(t, a, "s07") {
+		t.Errorf("after two fetches at once: %d sessions, s07 at %s", len(tips), tips["s07"])
+	}
+	saveN(t, a, "s07", 3, 3)
+	saveN(t, a, "new", 1, 1)
+	twice(func() error { return a.Push(ctx, RemoteOptions{}) })
+	for _, name := range []string{"s07", "new"} {
+		if got := remoteSessionTip(t, dirA, name); got != mustTip(t, a, name).String() {
+			t.Errorf("after two pushes at once the remote lists %s at %q", name, got)
+		}
 	}
 }
