@@ -160,7 +160,7 @@ func (t *team) cases(remote string) []teamCase {
 	}
 	for _, v := range []string{"0", "2"} {
 		out = append(out, teamCase{"code fetch over protocol v" + v,
-			t.fetch(v, name, true), t.fetch(v, "plain.git", false)})
+			t.fetch(v, name), t.fetch(v, "plain.git")})
 		out = append(out, teamCase{"clone over protocol v" + v,
 			t.clone(v, remote), t.clone(v, t.plain)})
 	}
@@ -183,15 +183,13 @@ func (t *team) push(what, clone, remote string) teamCase {
 }
 
 // fetch times a fetch of code from remote into the clone without
-// sessions. First, untimed, the pusher commits (for the run's first
-// fetch) and pushes to remote alone, so that each fetch follows a push
-// of its own.
-func (t *team) fetch(version, remote string, first bool) timer {
+// sessions. First, untimed, the pusher commits and pushes to remote
+// alone: each fetch brings a commit of its own, as one brought by the
+// other fetch of the pair would be here already.
+func (t *team) fetch(version, remote string) timer {
 	return func(int) (time.Duration, error) {
-		if first {
-			if err := t.commit(); err != nil {
-				return 0, err
-			}
+		if err := t.commit(); err != nil {
+			return 0, err
 		}
 		if err := t.b.gitIn(t.pusher, "push", "-q", "--force", remote, "main"); err != nil {
 			return 0, err
