@@ -156,7 +156,7 @@ func viewerOn(t *testing.T, dir string) (*Server, *countingStore) {
 type shown struct {
 	Name, Rev, Remote, Tip, Title, Branch string
 	First, Last                           string
-	Numbers                               agent.Numbers
+	Numbers                               counts
 	Tokens                                int64
 }
 
