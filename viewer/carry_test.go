@@ -173,7 +173,7 @@ func sessionsPage(t *testing.T, srv *Server) map[string]shown {
 		if !s.read {
 			t.Fatalf("session %s listed unread", s.Name)
 		}
-		out[s.Name] = shown{s.Name, s.Rev, s.Remote, s.Tip.ID.String(), s.Title, s.Branch, s.First.String(), s.Last.String(), s.Numbers, s.Tokens}
+		out[s.Name] = shown{s.Name, s.Rev(), s.Remote, s.Tip.ID.String(), s.Title, s.Branch, s.First().String(), s.Last().String(), s.Numbers, s.Tokens}
 	}
 	return out
 }

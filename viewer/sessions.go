@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -31,7 +32,6 @@ type summary struct {
 	Name   string
 	ref    string
 	Remote string // the remote it was fetched from, "" for a local session
-	Rev    string // the revision that names its tip, for links
 	Tip    tipSummary
 	read   bool // the fields below are filled in
 	// prev is, on a summary not read yet, the read one of the ref's tip
@@ -42,12 +42,59 @@ type summary struct {
 	// when read from the first live records alone; nil otherwise.
 	titleKey *session.FirstKey
 
-	Title   string // the first prompt
-	Branch  string // the code branch the agent recorded, if any
-	First   time.Time
-	Last    time.Time
-	Numbers counts
-	Tokens  int64
+	Title       string // the first prompt
+	Branch      string // the code branch the agent recorded, if any
+	first, last instant
+	Numbers     counts
+	Tokens      int64
+}
+
+// Rev is the revision that names the session's tip, for links.
+func (sum *summary) Rev() string {
+	if sum.Remote != "" {
+		return sum.ref
+	}
+	return sum.Name
+}
+
+// First is the time of the session's first record, else of its first
+// snapshot.
+func (sum *summary) First() time.Time { return sum.first.time() }
+
+// Last is the time of the session's last record, else of its newest
+// snapshot.
+func (sum *summary) Last() time.Time { return sum.last.time() }
+
+// instant is a time in nanoseconds since 1970, in a third of a
+// time.Time: two in each of 100k summaries. Times outside the years
+// 1678 to 2262 are kept as the nearest end of that range; the zero
+// time is kept as itself.
+type instant int64
+
+const zeroInstant = instant(math.MinInt64)
+
+var (
+	firstInstant = time.Unix(0, math.MinInt64+1)
+	lastInstant  = time.Unix(0, math.MaxInt64)
+)
+
+func instantOf(t time.Time) instant {
+	switch {
+	case t.IsZero():
+		return zeroInstant
+	case t.Before(firstInstant):
+		t = firstInstant
+	case t.After(lastInstant):
+		t = lastInstant
+	}
+	return instant(t.UnixNano())
+}
+
+func (i instant) time() time.Time {
+	if i == zeroInstant {
+		return time.Time{}
+	}
+	return time.Unix(0, int64(i)).UTC()
 }
 
 // tipSummary is what the page shows of a session's newest snapshot.
@@ -59,9 +106,9 @@ type tipSummary struct {
 // tipHeader is the part of a snapshot's header the page shows; of the
 // work tree's commit, Code, the seven digits it shows.
 type tipHeader struct {
-	Source, Code  string
-	Seq, Messages int
+	Seq, Messages int32
 	Dirty         bool
+	Source, Code  string
 }
 
 // counts are the numbers the page shows of a session's document: its
@@ -78,8 +125,12 @@ type counts struct {
 // name once.
 func tipSummaryOf(e storage.Entry, sources *sync.Map) tipSummary {
 	h := e.Header
-	source, _ := sources.LoadOrStore(h.Source, strings.Clone(h.Source))
-	return tipSummary{ID: e.ID, Header: tipHeader{Source: source.(string), Code: strings.Clone(h.Code[:min(len(h.Code), 7)]), Seq: h.Seq, Messages: h.Messages, Dirty: h.Dirty}}
+	source, ok := sources.Load(h.Source)
+	if !ok { // the key too is a copy: h.Source is cut from a commit message
+		c := strings.Clone(h.Source)
+		source, _ = sources.LoadOrStore(c, c)
+	}
+	return tipSummary{ID: e.ID, Header: tipHeader{Source: source.(string), Code: strings.Clone(h.Code[:min(len(h.Code), 7)]), Seq: int32(h.Seq), Messages: int32(h.Messages), Dirty: h.Dirty}}
 }
 
 // summaries keeps what the sessions page has read. Its own lock, apart
@@ -137,16 +188,23 @@ func (c *summaries) keep(tips map[string]storage.ID) {
 // list reads every session's tip, from the cache where the tip did not
 // move, and with all, each one's document too; damaged are the refs of
 // sessions whose tip could not be read, for the page to name.
+//
+// Every list goes through the refs in the same order, their names':
+// a page that reads every summary while Warm does then finds behind
+// Warm the ones Warm read, and holds few summaries not read yet that
+// Warm replaced (in a map's order each list held nearly every one of
+// them, 100k sessions' summaries twice).
 func (s *Server) list(ctx context.Context, all bool) (out []*summary, digest string, damaged []string, err error) {
 	err = s.read(ctx, func(st storage.Reader) error {
 		tips, err := st.Tips(ctx)
 		if err != nil {
 			return err
 		}
-		digest = tipsDigest(tips)
+		refs := sortedRefs(tips)
+		digest = digestOf(refs, tips)
 		s.sums.keep(tips)
-		for ref, h := range tips {
-			sum, err := s.entry(ctx, st, ref, h)
+		for _, ref := range refs {
+			sum, err := s.entry(ctx, st, ref, tips[ref])
 			if gitstore.IsDamaged(err) {
 				damaged = append(damaged, ref)
 				continue
@@ -174,11 +232,21 @@ func (s *Server) list(ctx context.Context, all bool) (out []*summary, digest str
 // one it was made from, so that its event stream, which may connect
 // after a ref moved, can still tell the page it is behind.
 func tipsDigest(tips map[string]storage.ID) string {
+	return digestOf(sortedRefs(tips), tips)
+}
+
+// sortedRefs are the names of tips, sorted.
+func sortedRefs(tips map[string]storage.ID) []string {
 	refs := make([]string, 0, len(tips))
 	for ref := range tips {
 		refs = append(refs, ref)
 	}
 	slices.Sort(refs)
+	return refs
+}
+
+// digestOf is tipsDigest of tips, whose names, sorted, are refs.
+func digestOf(refs []string, tips map[string]storage.ID) string {
 	h := sha256.New()
 	var line []byte // one buffer, ids not in hex: 100k tips are listed on every page
 	for _, ref := range refs {
@@ -206,10 +274,7 @@ func (s *Server) entry(ctx context.Context, st storage.Reader, ref string, tip s
 	if err != nil {
 		return nil, nil // a ref someone else put there: not a session
 	}
-	sum := &summary{Name: name, ref: ref, Remote: remote, Rev: name, Tip: tipSummaryOf(e, &s.sums.sources), First: e.Header.Started, Last: e.Header.Time, prev: s.sums.last(ref)}
-	if remote != "" {
-		sum.Rev = ref
-	}
+	sum := &summary{Name: name, ref: ref, Remote: remote, Tip: tipSummaryOf(e, &s.sums.sources), first: instantOf(e.Header.Started), last: instantOf(e.Header.Time), prev: s.sums.last(ref)}
 	sum.Numbers.Messages, sum.Numbers.Records = e.Header.Messages, e.Header.Messages
 	if n, ok := agent.NumbersOfHeader(e.Header); ok && n.Messages > 0 { // counted as a person counts them
 		sum.Numbers.Messages = n.Messages
@@ -327,7 +392,7 @@ func (sum summary) readFrom(ctx context.Context, st locked, table *prices.Prices
 	sum.Numbers = counts{Messages: n.Messages, Records: n.Records, ToolCalls: n.ToolCalls, ToolFailures: n.ToolFailures, Cost: costText(&c), micros: c.Micros}
 	sum.Tokens = n.InputTokens + n.CacheReadTokens + n.CacheWriteTokens + n.OutputTokens
 	if !n.First.IsZero() {
-		sum.First, sum.Last = n.First, n.Last
+		sum.first, sum.last = instantOf(n.First), instantOf(n.Last)
 	}
 	sum.read = true
 	return &sum, nil
@@ -465,8 +530,8 @@ var sortKeys = map[string]struct {
 }{
 	"name":      {func(a, b *summary) int { return cmp.Compare(a.Name, b.Name) }, false},
 	"agent":     {func(a, b *summary) int { return cmp.Compare(a.Tip.Header.Source, b.Tip.Header.Source) }, false},
-	"first":     {func(a, b *summary) int { return a.First.Compare(b.First) }, false},
-	"last":      {func(a, b *summary) int { return a.Last.Compare(b.Last) }, false},
+	"first":     {func(a, b *summary) int { return cmp.Compare(a.first, b.first) }, false},
+	"last":      {func(a, b *summary) int { return cmp.Compare(a.last, b.last) }, false},
 	"snapshots": {func(a, b *summary) int { return cmp.Compare(a.Tip.Header.Seq, b.Tip.Header.Seq) }, false},
 	"messages":  {func(a, b *summary) int { return cmp.Compare(a.Tip.Header.Messages, b.Tip.Header.Messages) }, false},
 	"tools":     {func(a, b *summary) int { return cmp.Compare(a.Numbers.ToolCalls, b.Numbers.ToolCalls) }, true},
