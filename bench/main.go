@@ -21,6 +21,7 @@
 //	go -C bench run . -only blame             # blame in 10k commits of 1,000 sessions against git blame
 //	go -C bench run . -only importrefs        # import into 100k session refs against an empty repository
 //	go -C bench run . -only pullsessions      # pull of one new session from 10k and 100k against git fetch
+//	go -C bench run . -only manysessions      # peak memory of sessions, view and pull at 100k sessions
 //
 // It prints a Markdown table of medians and ratios.
 package main
@@ -55,7 +56,7 @@ type config struct {
 }
 
 // groups are the sets of rows -only can pick.
-var groups = []string{"core", "share", "storage", "worktree", "sessions", "long", "startup", "search", "viewer", "memory", "usage", "firstread", "import", "blame", "importrefs", "pullsessions"}
+var groups = []string{"core", "share", "storage", "worktree", "sessions", "long", "startup", "search", "viewer", "memory", "usage", "firstread", "import", "blame", "importrefs", "pullsessions", "manysessions"}
 
 // wants says whether a group of rows is to run.
 func (c config) wants(group string) bool { return len(c.only) == 0 || c.only[group] }
@@ -150,6 +151,7 @@ func run(ctx context.Context, c config) error {
 		{"blame", b.blameRows},
 		{"importrefs", b.importRefsRows},
 		{"pullsessions", b.pullSessionsRows},
+		{"manysessions", b.manySessionsMemoryRows},
 	} {
 		if err := add(g.name, g.f); err != nil {
 			return err
