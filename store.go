@@ -114,6 +114,15 @@ func (r *Repository) Sessions(ctx context.Context) ([]storage.Session, error) {
 	return r.store.Sessions(ctx)
 }
 
+// EachSession calls keep with every session whose newest snapshot can
+// be read, in the order of their names, then returns a
+// *DamagedSessions error naming those skipped, if any. Unlike Sessions
+// it does not hold every session's newest snapshot at once: a listing
+// of 100k sessions keeps only what it shows of each.
+func (r *Repository) EachSession(ctx context.Context, keep func(storage.Session) error) error {
+	return r.store.EachSession(ctx, keep)
+}
+
 // SessionTip returns the id of a session's newest snapshot, or the zero
 // ID if the session has none.
 func (r *Repository) SessionTip(session string) (storage.ID, error) {

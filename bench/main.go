@@ -22,6 +22,7 @@
 //	go -C bench run . -only importrefs        # import into 100k session refs against an empty repository
 //	go -C bench run . -only pullsessions      # pull of one new session from 10k and 100k against git fetch
 //	go -C bench run . -only team              # code push, fetch and clone against a remote of 100k sessions
+//	go -C bench run . -only manysessions      # peak memory of sessions, view and pull at 100k sessions
 //
 // It prints a Markdown table of medians and ratios.
 package main
@@ -56,7 +57,7 @@ type config struct {
 }
 
 // groups are the sets of rows -only can pick.
-var groups = []string{"core", "share", "storage", "worktree", "sessions", "long", "startup", "search", "viewer", "memory", "usage", "firstread", "import", "blame", "importrefs", "pullsessions", "team"}
+var groups = []string{"core", "share", "storage", "worktree", "sessions", "long", "startup", "search", "viewer", "memory", "usage", "firstread", "import", "blame", "importrefs", "pullsessions", "team", "manysessions"}
 
 // wants says whether a group of rows is to run.
 func (c config) wants(group string) bool { return len(c.only) == 0 || c.only[group] }
@@ -152,6 +153,7 @@ func run(ctx context.Context, c config) error {
 		{"importrefs", b.importRefsRows},
 		{"pullsessions", b.pullSessionsRows},
 		{"team", b.teamRows},
+		{"manysessions", b.manySessionsMemoryRows},
 	} {
 		if err := add(g.name, g.f); err != nil {
 			return err

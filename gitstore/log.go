@@ -203,31 +203,14 @@ func (q *commitQueue) Pop() any {
 // whose newest snapshot cannot be read are left out and named by a
 // *DamagedSessions error returned with the others.
 func (s *Store) Sessions(ctx context.Context) ([]storage.Session, error) {
-	refs, err := s.refs.List(s.prefix)
-	if err != nil {
+	var out []storage.Session
+	err := s.EachSession(ctx, func(sess storage.Session) error {
+		out = append(out, sess)
+		return nil
+	})
+	var damaged *storage.DamagedSessions
+	if err != nil && !errors.As(err, &damaged) {
 		return nil, err
-	}
-	names := slices.Sorted(maps.Keys(refs))
-	ids := make([]storage.ID, len(names))
-	for i, ref := range names {
-		ids[i] = refs[ref]
-	}
-	tips, errs := s.entries(ctx, ids)
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	out := make([]storage.Session, 0, len(names))
-	var damaged storage.DamagedSessions
-	for i, ref := range names {
-		name := strings.TrimPrefix(ref, s.prefix)
-		switch {
-		case errors.Is(errs[i], storage.ErrNotSnapshot):
-			continue // a ref someone else put under the prefix
-		case errs[i] != nil:
-			damaged.Sessions = append(damaged.Sessions, storage.DamagedSession{Name: name, Tip: ids[i], Err: errs[i]})
-			continue
-		}
-		out = append(out, storage.Session{Name: name, Ref: ref, Tip: tips[i]})
 	}
 	slices.SortFunc(out, func(a, b storage.Session) int {
 		if c := b.Tip.Header.Time.Compare(a.Tip.Header.Time); c != 0 {
@@ -235,10 +218,57 @@ func (s *Store) Sessions(ctx context.Context) ([]storage.Session, error) {
 		}
 		return strings.Compare(a.Name, b.Name)
 	})
-	if len(damaged.Sessions) > 0 {
-		return out, &damaged
+	if out == nil {
+		out = []storage.Session{}
 	}
-	return out, nil
+	return out, err
+}
+
+// sessionBatch is how many sessions' tips EachSession reads before it
+// hands them on: enough to keep every core busy, few enough that a
+// listing of 100k sessions never holds all their full headers at once.
+const sessionBatch = 1024
+
+// EachSession calls keep with every session whose newest snapshot can be
+// read, in the order of their names, and then returns a
+// *DamagedSessions error naming those that could not be read, if any;
+// an error from keep ends it. A command listing 100k sessions keeps only
+// what it shows of each (Sessions keeps them all).
+func (s *Store) EachSession(ctx context.Context, keep func(storage.Session) error) error {
+	refs, err := s.refs.List(s.prefix)
+	if err != nil {
+		return err
+	}
+	names := slices.Sorted(maps.Keys(refs))
+	ids := make([]storage.ID, len(names))
+	for i, ref := range names {
+		ids[i] = refs[ref]
+	}
+	var damaged storage.DamagedSessions
+	for start := 0; start < len(names); start += sessionBatch {
+		end := min(start+sessionBatch, len(names))
+		tips, errs := s.entries(ctx, ids[start:end])
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		for i, ref := range names[start:end] {
+			name := strings.TrimPrefix(ref, s.prefix)
+			switch {
+			case errors.Is(errs[i], storage.ErrNotSnapshot):
+				continue // a ref someone else put under the prefix
+			case errs[i] != nil:
+				damaged.Sessions = append(damaged.Sessions, storage.DamagedSession{Name: name, Tip: ids[start+i], Err: errs[i]})
+				continue
+			}
+			if err := keep(storage.Session{Name: name, Ref: ref, Tip: tips[i]}); err != nil {
+				return err
+			}
+		}
+	}
+	if len(damaged.Sessions) > 0 {
+		return &damaged
+	}
+	return nil
 }
 
 // entries reads many snapshots' commits, each with its error. A list of

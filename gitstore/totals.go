@@ -24,6 +24,14 @@ func (s *Store) Totals(ctx context.Context, entries []storage.Entry) (out []snap
 	return s.TotalsProgress(ctx, entries, nil)
 }
 
+// HasTotals reports whether a snapshot's header holds its totals, so
+// that Totals returns them without reading anything: a snapshot counted
+// before conversation messages were has records and no such count, and
+// its document is counted again.
+func HasTotals(h snapshot.Header) bool {
+	return h.Counted && (h.Totals.Messages > 0 || h.Messages == 0)
+}
+
 // TotalsProgress is Totals, telling progress, when not nil, how many of
 // the documents it must count (those of snapshots written without
 // totals and not remembered) it has counted, before each and after the
@@ -33,9 +41,7 @@ func (s *Store) TotalsProgress(ctx context.Context, entries []storage.Entry, pro
 	var cache totalsCache
 	var todo []int
 	for i, e := range entries {
-		// A snapshot counted before conversation messages were has
-		// records and no such count: its document is counted again.
-		if e.Header.Counted && (e.Header.Totals.Messages > 0 || e.Header.Messages == 0) {
+		if HasTotals(e.Header) {
 			out[i], ok[i] = e.Header.Totals, true
 			continue
 		}

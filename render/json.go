@@ -1,6 +1,12 @@
 package render
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"iter"
 	"time"
 
 	"github.com/git-snap/git-snap/agent"
@@ -265,20 +271,27 @@ func SessionToJSON(s storage.Session, cost *prices.Cost) SessionJSON {
 		Name: s.Name, Ref: s.Ref, Snapshots: h.Seq, First: TimeJSON(first), Last: TimeJSON(last),
 		LastLabel: nullable(h.Label), Agent: nullable(h.Source), Tip: s.Tip.ID.String(),
 	}
-	if h.Counted {
-		var u snapshot.Usage
-		for _, m := range h.Totals.ByModel {
-			u.Add(m.Usage)
-		}
-		if u == (snapshot.Usage{}) {
-			u = snapshot.Usage{Input: h.Totals.InputTokens, CacheRead: h.Totals.CacheReadTokens, CacheWrite: h.Totals.CacheWriteTokens, Output: h.Totals.OutputTokens}
-		}
-		j.Tokens = TokensToJSON(u)
-	}
+	j.Tokens = HeaderTokensJSON(h)
 	if cost != nil {
 		j.Cost = CostToJSON(*cost)
 	}
 	return j
+}
+
+// HeaderTokensJSON is the tokens of the session whose newest snapshot's
+// header is h, as sessions --json lists them: nil without totals.
+func HeaderTokensJSON(h snapshot.Header) *TokensJSON {
+	if !h.Counted {
+		return nil
+	}
+	var u snapshot.Usage
+	for _, m := range h.Totals.ByModel {
+		u.Add(m.Usage)
+	}
+	if u == (snapshot.Usage{}) {
+		u = snapshot.Usage{Input: h.Totals.InputTokens, CacheRead: h.Totals.CacheReadTokens, CacheWrite: h.Totals.CacheWriteTokens, Output: h.Totals.OutputTokens}
+	}
+	return TokensToJSON(u)
 }
 
 // UsageRowJSON is one row of usage --json.
@@ -333,6 +346,33 @@ type SessionsJSON struct {
 // NewSessionsJSON is sessions --json.
 func NewSessionsJSON(s []SessionJSON) SessionsJSON {
 	return SessionsJSON{SchemaVersion, append([]SessionJSON{}, s...)}
+}
+
+// WriteSessionsJSON writes sessions --json as JSON writes
+// NewSessionsJSON of the same sessions, byte for byte, one session at a
+// time: a listing of 100k sessions is never held whole.
+func WriteSessionsJSON(w io.Writer, sessions iter.Seq[SessionJSON]) error {
+	bw := bufio.NewWriter(w) // a failed write is Flush's error
+	fmt.Fprintf(bw, "{\n  \"schema_version\": %d,\n  \"sessions\": [", SchemaVersion)
+	var one bytes.Buffer
+	enc := json.NewEncoder(&one)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("    ", "  ")
+	sep := "\n    "
+	for s := range sessions {
+		one.Reset()
+		if err := enc.Encode(s); err != nil {
+			return err
+		}
+		_, _ = bw.WriteString(sep)
+		_, _ = bw.Write(bytes.TrimSuffix(one.Bytes(), []byte("\n")))
+		sep = ",\n    "
+	}
+	if sep != "\n    " {
+		_, _ = bw.WriteString("\n  ")
+	}
+	_, _ = bw.WriteString("]\n}\n")
+	return bw.Flush()
 }
 
 // CheckpointJSON is one checkpoint in checkpoint --list --json.

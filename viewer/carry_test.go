@@ -156,7 +156,7 @@ func viewerOn(t *testing.T, dir string) (*Server, *countingStore) {
 type shown struct {
 	Name, Rev, Remote, Tip, Title, Branch string
 	First, Last                           string
-	Numbers                               agent.Numbers
+	Numbers                               counts
 	Tokens                                int64
 }
 
@@ -173,7 +173,7 @@ func sessionsPage(t *testing.T, srv *Server) map[string]shown {
 		if !s.read {
 			t.Fatalf("session %s listed unread", s.Name)
 		}
-		out[s.Name] = shown{s.Name, s.Rev, s.Remote, s.Tip.ID.String(), s.Title, s.Branch, s.First.String(), s.Last.String(), s.Numbers, s.Tokens}
+		out[s.Name] = shown{s.Name, s.Rev(), s.Remote, s.Tip.ID.String(), s.Title, s.Branch, s.First().String(), s.Last().String(), s.Numbers, s.Tokens}
 	}
 	return out
 }

@@ -5,8 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
-	"maps"
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -24,30 +23,114 @@ import (
 )
 
 // summary is one session as the sessions page lists it. Everything but
-// the entry needs the tip's document read, so summaries are kept by tip:
-// a session that did not move is not read again.
+// the tip needs the tip's document read, so summaries are kept by tip:
+// a session that did not move is not read again. A viewer keeps one for
+// every session, 100k of them in a team's repository: it holds only
+// what the page shows, never a whole header or the commit message its
+// strings were cut from.
 type summary struct {
 	Name   string
 	ref    string
 	Remote string // the remote it was fetched from, "" for a local session
-	Rev    string // the revision that names its tip, for links
-	Tip    storage.Entry
+	Tip    tipSummary
 	read   bool // the fields below are filled in
 	// prev is, on a summary not read yet, the read one of the ref's tip
 	// before: a hook call that appended records leaves its title and
 	// branch as they were (see readFrom).
 	prev *summary
 	// titleKey names the records the title and branch were read from,
-	// when read from the first live records alone (keyed).
-	titleKey session.FirstKey
-	keyed    bool
+	// when read from the first live records alone; nil otherwise.
+	titleKey *session.FirstKey
 
-	Title   string // the first prompt
-	Branch  string // the code branch the agent recorded, if any
-	First   time.Time
-	Last    time.Time
-	Numbers agent.Numbers
-	Tokens  int64
+	Title       string // the first prompt
+	Branch      string // the code branch the agent recorded, if any
+	first, last instant
+	Numbers     counts
+	Tokens      int64
+}
+
+// Rev is the revision that names the session's tip, for links.
+func (sum *summary) Rev() string {
+	if sum.Remote != "" {
+		return sum.ref
+	}
+	return sum.Name
+}
+
+// First is the time of the session's first record, else of its first
+// snapshot.
+func (sum *summary) First() time.Time { return sum.first.time() }
+
+// Last is the time of the session's last record, else of its newest
+// snapshot.
+func (sum *summary) Last() time.Time { return sum.last.time() }
+
+// instant is a time in nanoseconds since 1970, in a third of a
+// time.Time: two in each of 100k summaries. Times outside the years
+// 1678 to 2262 are kept as the nearest end of that range; the zero
+// time is kept as itself.
+type instant int64
+
+const zeroInstant = instant(math.MinInt64)
+
+var (
+	firstInstant = time.Unix(0, math.MinInt64+1)
+	lastInstant  = time.Unix(0, math.MaxInt64)
+)
+
+func instantOf(t time.Time) instant {
+	switch {
+	case t.IsZero():
+		return zeroInstant
+	case t.Before(firstInstant):
+		t = firstInstant
+	case t.After(lastInstant):
+		t = lastInstant
+	}
+	return instant(t.UnixNano())
+}
+
+func (i instant) time() time.Time {
+	if i == zeroInstant {
+		return time.Time{}
+	}
+	return time.Unix(0, int64(i)).UTC()
+}
+
+// tipSummary is what the page shows of a session's newest snapshot.
+type tipSummary struct {
+	ID     storage.ID
+	Header tipHeader
+}
+
+// tipHeader is the part of a snapshot's header the page shows; of the
+// work tree's commit, Code, the seven digits it shows.
+type tipHeader struct {
+	Seq, Messages int32
+	Dirty         bool
+	Source, Code  string
+}
+
+// counts are the numbers the page shows of a session's document: its
+// cost as the page writes it (costText), and in millionths of a dollar
+// to sort by.
+type counts struct {
+	Messages, Records, ToolCalls, ToolFailures int
+	Cost                                       string
+	micros                                     int64
+}
+
+// tipSummaryOf is what the page shows of e, its strings copied out of
+// the commit message they were cut from; sources holds each agent's
+// name once.
+func tipSummaryOf(e storage.Entry, sources *sync.Map) tipSummary {
+	h := e.Header
+	source, ok := sources.Load(h.Source)
+	if !ok { // the key too is a copy: h.Source is cut from a commit message
+		c := strings.Clone(h.Source)
+		source, _ = sources.LoadOrStore(c, c)
+	}
+	return tipSummary{ID: e.ID, Header: tipHeader{Source: source.(string), Code: strings.Clone(h.Code[:min(len(h.Code), 7)]), Seq: int32(h.Seq), Messages: int32(h.Messages), Dirty: h.Dirty}}
 }
 
 // summaries keeps what the sessions page has read. Its own lock, apart
@@ -55,8 +138,9 @@ type summary struct {
 // One summary per ref, its tip's: a session a hook moves on every tool
 // call would otherwise leave one per tip it ever had.
 type summaries struct {
-	mu    sync.Mutex
-	byTip map[string]*summary // ref → the summary of its tip
+	mu      sync.Mutex
+	byTip   map[string]*summary // ref → the summary of its tip
+	sources sync.Map            // each agent's name, once (tipSummaryOf)
 }
 
 func (c *summaries) get(ref string, tip storage.ID) *summary {
@@ -104,16 +188,23 @@ func (c *summaries) keep(tips map[string]storage.ID) {
 // list reads every session's tip, from the cache where the tip did not
 // move, and with all, each one's document too; damaged are the refs of
 // sessions whose tip could not be read, for the page to name.
+//
+// Every list goes through the refs in the same order, their names':
+// a page that reads every summary while Warm does then finds behind
+// Warm the ones Warm read, and holds few summaries not read yet that
+// Warm replaced (in a map's order each list held nearly every one of
+// them, 100k sessions' summaries twice).
 func (s *Server) list(ctx context.Context, all bool) (out []*summary, digest string, damaged []string, err error) {
 	err = s.read(ctx, func(st storage.Reader) error {
 		tips, err := st.Tips(ctx)
 		if err != nil {
 			return err
 		}
-		digest = tipsDigest(tips)
+		refs := sortedRefs(tips)
+		digest = digestOf(refs, tips)
 		s.sums.keep(tips)
-		for ref, h := range tips {
-			sum, err := s.entry(ctx, st, ref, h)
+		for _, ref := range refs {
+			sum, err := s.entry(ctx, st, ref, tips[ref])
 			if gitstore.IsDamaged(err) {
 				damaged = append(damaged, ref)
 				continue
@@ -141,9 +232,27 @@ func (s *Server) list(ctx context.Context, all bool) (out []*summary, digest str
 // one it was made from, so that its event stream, which may connect
 // after a ref moved, can still tell the page it is behind.
 func tipsDigest(tips map[string]storage.ID) string {
+	return digestOf(sortedRefs(tips), tips)
+}
+
+// sortedRefs are the names of tips, sorted.
+func sortedRefs(tips map[string]storage.ID) []string {
+	refs := make([]string, 0, len(tips))
+	for ref := range tips {
+		refs = append(refs, ref)
+	}
+	slices.Sort(refs)
+	return refs
+}
+
+// digestOf is tipsDigest of tips, whose names, sorted, are refs.
+func digestOf(refs []string, tips map[string]storage.ID) string {
 	h := sha256.New()
-	for _, ref := range slices.Sorted(maps.Keys(tips)) {
-		fmt.Fprintf(h, "%s %s\n", ref, tips[ref])
+	var line []byte // one buffer, ids not in hex: 100k tips are listed on every page
+	for _, ref := range refs {
+		id := tips[ref]
+		line = append(append(append(line[:0], ref...), ' '), id[:]...)
+		h.Write(line)
 	}
 	return hex.EncodeToString(h.Sum(nil)[:8])
 }
@@ -165,10 +274,7 @@ func (s *Server) entry(ctx context.Context, st storage.Reader, ref string, tip s
 	if err != nil {
 		return nil, nil // a ref someone else put there: not a session
 	}
-	sum := &summary{Name: name, ref: ref, Remote: remote, Rev: name, Tip: e, First: e.Header.Started, Last: e.Header.Time, prev: s.sums.last(ref)}
-	if remote != "" {
-		sum.Rev = ref
-	}
+	sum := &summary{Name: name, ref: ref, Remote: remote, Tip: tipSummaryOf(e, &s.sums.sources), first: instantOf(e.Header.Started), last: instantOf(e.Header.Time), prev: s.sums.last(ref)}
 	sum.Numbers.Messages, sum.Numbers.Records = e.Header.Messages, e.Header.Messages
 	if n, ok := agent.NumbersOfHeader(e.Header); ok && n.Messages > 0 { // counted as a person counts them
 		sum.Numbers.Messages = n.Messages
@@ -254,8 +360,12 @@ func (s *Server) Follow(ctx context.Context, moved <-chan struct{}) {
 // records: reading the first ones again took 0.7 ms of a page that
 // takes 0.6 ms warm).
 func (sum summary) readFrom(ctx context.Context, st locked, table *prices.Prices) (*summary, error) {
-	n, counted := agent.NumbersOfHeader(sum.Tip.Header)
-	carried, err := sum.carryTitle(ctx, st)
+	e, err := st.Entry(ctx, sum.Tip.ID)
+	if err != nil {
+		return nil, err
+	}
+	n, counted := agent.NumbersOfHeader(e.Header)
+	carried, err := sum.carryTitle(ctx, st, e)
 	if err != nil {
 		return nil, err
 	}
@@ -271,18 +381,18 @@ func (sum summary) readFrom(ctx context.Context, st locked, table *prices.Prices
 		}
 		if !carried {
 			rd := agent.ReaderFor(e.Header.Source)
-			if sum.Title, sum.Branch, sum.titleKey, sum.keyed, err = titleIn(ctx, st, e, rest, rd); err != nil {
+			if sum.Title, sum.Branch, sum.titleKey, err = titleIn(ctx, st, e, rest, rd); err != nil {
 				return nil, err
 			}
+			sum.Title, sum.Branch = strings.Clone(sum.Title), strings.Clone(sum.Branch) // not the records they were cut from
 		}
 	}
 	c := table.Estimate(n.ByModel)
-	n.Cost = &c
 	sum.prev = nil // a read summary holds no other
-	sum.Numbers = n
+	sum.Numbers = counts{Messages: n.Messages, Records: n.Records, ToolCalls: n.ToolCalls, ToolFailures: n.ToolFailures, Cost: costText(&c), micros: c.Micros}
 	sum.Tokens = n.InputTokens + n.CacheReadTokens + n.CacheWriteTokens + n.OutputTokens
 	if !n.First.IsZero() {
-		sum.First, sum.Last = n.First, n.Last
+		sum.first, sum.last = instantOf(n.First), instantOf(n.Last)
 	}
 	sum.read = true
 	return &sum, nil
@@ -290,17 +400,17 @@ func (sum summary) readFrom(ctx context.Context, st locked, table *prices.Prices
 
 // carryTitle sets sum's title and branch to prev's, and says so, when
 // the records they were read from are the first live records of sum's
-// tip too (session.FirstKey).
-func (sum *summary) carryTitle(ctx context.Context, st locked) (bool, error) {
+// tip, e, too (session.FirstKey).
+func (sum *summary) carryTitle(ctx context.Context, st locked, e storage.Entry) (bool, error) {
 	p := sum.prev
-	if p == nil || !p.keyed || p.Tip.Header.Source != sum.Tip.Header.Source {
+	if p == nil || p.titleKey == nil || p.Tip.Header.Source != sum.Tip.Header.Source {
 		return false, nil
 	}
-	same, err := session.HasFirstRecords(ctx, st, sum.Tip, p.titleKey)
+	same, err := session.HasFirstRecords(ctx, st, e, *p.titleKey)
 	if err != nil || !same {
 		return false, err
 	}
-	sum.Title, sum.Branch, sum.titleKey, sum.keyed = p.Title, p.Branch, p.titleKey, true
+	sum.Title, sum.Branch, sum.titleKey = p.Title, p.Branch, p.titleKey
 	return true, nil
 }
 
@@ -311,29 +421,31 @@ const titleRecords = 256
 // titleIn is the first prompt and code branch of the session whose tip
 // is e: from its first live records, listed alone where that can be
 // done (a hook call on a session of 50k records moved its tip, and
-// listing them all again took 60 ms), else from all of them. keyed
-// says they were read from the first records alone, those key names:
-// no record after them can change them.
-func titleIn(ctx context.Context, st locked, e storage.Entry, rest map[string]any, rd agent.Reader) (title, branch string, key session.FirstKey, keyed bool, err error) {
+// listing them all again took 60 ms), else from all of them. key,
+// when not nil, names the first records they were read from alone: no
+// record after them can change them.
+func titleIn(ctx context.Context, st locked, e storage.Entry, rest map[string]any, rd agent.Reader) (title, branch string, key *session.FirstKey, err error) {
 	first, ok, err := session.FirstLiveRecords(ctx, st, e, rest, titleRecords)
 	if err != nil {
-		return "", "", key, false, err
+		return "", "", nil, err
 	}
 	if ok {
 		title, branch, used, err := titleOf(ctx, first, rd)
 		if err != nil || title != "" || first.Len() < titleRecords {
 			if used >= 0 {
-				key, keyed = first.Key(used)
+				if k, keyed := first.Key(used); keyed {
+					key = &k
+				}
 			}
-			return title, branch, key, keyed, err // found, or the first are all there are
+			return title, branch, key, err // found, or the first are all there are
 		}
 	}
 	recs, err := session.LiveRecords(ctx, st, e, rest)
 	if err != nil {
-		return "", "", key, false, err
+		return "", "", nil, err
 	}
 	title, branch, _, err = titleOf(ctx, recs, rd)
-	return title, branch, key, false, err
+	return title, branch, nil, err
 }
 
 // titleOf reads a session's first prompt and the code branch its first
@@ -418,20 +530,13 @@ var sortKeys = map[string]struct {
 }{
 	"name":      {func(a, b *summary) int { return cmp.Compare(a.Name, b.Name) }, false},
 	"agent":     {func(a, b *summary) int { return cmp.Compare(a.Tip.Header.Source, b.Tip.Header.Source) }, false},
-	"first":     {func(a, b *summary) int { return a.First.Compare(b.First) }, false},
-	"last":      {func(a, b *summary) int { return a.Last.Compare(b.Last) }, false},
+	"first":     {func(a, b *summary) int { return cmp.Compare(a.first, b.first) }, false},
+	"last":      {func(a, b *summary) int { return cmp.Compare(a.last, b.last) }, false},
 	"snapshots": {func(a, b *summary) int { return cmp.Compare(a.Tip.Header.Seq, b.Tip.Header.Seq) }, false},
 	"messages":  {func(a, b *summary) int { return cmp.Compare(a.Tip.Header.Messages, b.Tip.Header.Messages) }, false},
 	"tools":     {func(a, b *summary) int { return cmp.Compare(a.Numbers.ToolCalls, b.Numbers.ToolCalls) }, true},
 	"tokens":    {func(a, b *summary) int { return cmp.Compare(a.Tokens, b.Tokens) }, true},
-	"cost":      {func(a, b *summary) int { return cmp.Compare(costOf(a), costOf(b)) }, true},
-}
-
-func costOf(s *summary) float64 {
-	if s.Numbers.Cost == nil {
-		return 0
-	}
-	return s.Numbers.Cost.USD
+	"cost":      {func(a, b *summary) int { return cmp.Compare(a.Numbers.micros, b.Numbers.micros) }, true},
 }
 
 // sessionsView is the sessions page's data.

@@ -65,10 +65,11 @@ func parseHook(c *cli.Context) (hookcmd.Process, error) {
 const searchMemoryLimit = 48 << 20
 
 // readMemoryLimit is the heap a command that reads whole sessions (show,
-// stats, export, view) has the collector aim under: they read a record
-// and write a turn at a time, and keep of a long session only its
-// outline (tens of bytes a record), but GOGC alone let the heap grow to
-// twice its peak, garbage included (docs/design.md §8).
+// stats, export, view) or every session's newest snapshot (sessions)
+// has the collector aim under: they read a record and write a turn at a
+// time, and keep of a long session only its outline (tens of bytes a
+// record), of a session in a list only its line, but GOGC alone let the
+// heap grow to twice its peak, garbage included (docs/design.md §8).
 const readMemoryLimit = 60 << 20
 
 // runHook records one hook call, as git-snap-hook does (hookcmd.Run). It
