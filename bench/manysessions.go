@@ -28,7 +28,7 @@ func (b *bench) manySessionsMemoryRows(context.Context) ([]row, error) {
 	if err := copyRepo(seeded, clone); err != nil {
 		return nil, err
 	}
-	if err := b.sharedRemote(seeded, remote, filepath.Join(dir, "unused.git")); err != nil {
+	if err := b.sharedRemote(seeded, remote, ""); err != nil {
 		return nil, err
 	}
 	if err := b.gitIn(clone, "remote", "add", "bench", remote); err != nil {

@@ -88,8 +88,9 @@ func (b *bench) pullSessions(n int) (row, error) {
 	return p.fill(row{what: fmt.Sprintf("pull of 1 new session from a remote of %d sessions", n), kind: kindPullSessions}), nil
 }
 
-// sharedRemote pushes the sessions of dir to a new bare remote, as a
-// clone of a team shares them, and copies it to another.
+// sharedRemote pushes the sessions of dir to a new bare remote, ours, as
+// a clone of a team shares them, and copies it to another, theirs,
+// unless copied is "".
 func (b *bench) sharedRemote(dir, remote, copied string) error {
 	if err := b.gitIn("", "init", "-q", "--bare", remote); err != nil {
 		return err
@@ -99,6 +100,9 @@ func (b *bench) sharedRemote(dir, remote, copied string) error {
 	}
 	if _, err := b.run(dir, nil, b.bin, "push", "ours"); err != nil {
 		return err
+	}
+	if copied == "" {
+		return nil
 	}
 	if err := copyRepo(remote, copied); err != nil {
 		return err
