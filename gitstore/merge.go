@@ -52,12 +52,11 @@ type PullResult struct {
 // neither side is ever lost. Checkpoints the remote has and this
 // repository does not are added.
 func (s *Store) Pull(ctx context.Context, o RemoteOptions) ([]PullResult, error) {
-	track := s.sharedNamespaces(o.remote())[0].tracking
-	before, err := s.refs.List(track) // what the remote had, as last fetched
-	if err != nil {
+	if err := s.checkSessions(o.Sessions); err != nil {
 		return nil, err
 	}
-	if err := s.Fetch(ctx, o); err != nil {
+	before, err := s.fetchForPull(ctx, o)
+	if err != nil {
 		return nil, err
 	}
 	refs, err := s.remoteRefs(o)
@@ -68,19 +67,16 @@ func (s *Store) Pull(ctx context.Context, o RemoteOptions) ([]PullResult, error)
 	if err != nil {
 		return nil, err
 	}
+	out, refs := s.upToDate(refs, local) // most sessions of a large remote
 	incoming, err := s.incomingRefs(ctx, "remote "+o.remote(), refs, local)
 	if err != nil {
 		return nil, err
 	}
-	var out []PullResult
+	track := s.sharedNamespaces(o.remote())[0].tracking
 	rewritten := map[string]bool{} // sessions that took the remote's pruned history
 	for _, in := range incoming {
 		if in.tag != "" {
 			continue // once every session is in: see below
-		}
-		if local[s.prefix+in.session] == in.target { // most sessions of a large remote
-			out = append(out, PullResult{Session: in.session, Action: PullUpToDate, Result: in.target})
-			continue
 		}
 		r, err := s.pullSession(ctx, o.remote(), in, before[track+in.session])
 		if err != nil {
@@ -99,6 +95,45 @@ func (s *Store) Pull(ctx context.Context, o RemoteOptions) ([]PullResult, error)
 		}
 	}
 	return out, nil
+}
+
+// fetchForPull fetches, and returns where the remote-tracking refs of
+// sessions were before: from a remote of shards, those of the sessions
+// the fetch moved; from one of a ref per session, which git fetch
+// moves, all of them, read first.
+func (s *Store) fetchForPull(ctx context.Context, o RemoteOptions) (before map[string]storage.ID, err error) {
+	err = s.holdRemote(ctx, o.remote(), func() error {
+		layout, err := s.remoteLayout(o.remote())
+		if err != nil {
+			return err
+		}
+		if layout != layoutShards {
+			if before, err = s.refs.List(s.sharedNamespaces(o.remote())[0].tracking); err != nil {
+				return err
+			}
+		}
+		moved, err := s.fetch(ctx, o)
+		if before == nil {
+			before = moved
+		}
+		return err
+	})
+	return before, err
+}
+
+// upToDate takes out of refs (a remote's, as remoteRefs lists them) the
+// sessions the local ones are at already, and says they are up to date.
+func (s *Store) upToDate(refs []BundleRef, local map[string]storage.ID) ([]PullResult, []BundleRef) {
+	var out []PullResult
+	rest := refs[:0:0]
+	for _, r := range refs {
+		if session, ok := s.sessionOfRef(r.Name); ok && local[r.Name] == r.Hash {
+			out = append(out, PullResult{Session: session, Action: PullUpToDate, Result: r.Hash})
+			continue
+		}
+		rest = append(rest, r)
+	}
+	return out, rest
 }
 
 // pullSession integrates one session fetched from remote, whose

@@ -78,7 +78,8 @@ func (s *Store) migrateRemote(ctx context.Context, o RemoteOptions, dryRun bool)
 	if err := s.deleteOldRefs(ctx, o, folded, old); err != nil {
 		return res, err
 	}
-	return res, s.expandShards(ctx, o.remote(), nil)
+	_, err = s.expandShards(ctx, o.remote(), nil)
+	return res, err
 }
 
 // fetchForMigration fetches a remote's shards and its sessions' own refs,

@@ -160,7 +160,7 @@ func (s *Store) push(ctx context.Context, o RemoteOptions) error {
 		return err
 	}
 	if layout == layoutUnknown {
-		if err := s.fetch(ctx, RemoteOptions{Remote: o.Remote, Progress: o.Progress}); err != nil {
+		if _, err := s.fetch(ctx, RemoteOptions{Remote: o.Remote, Progress: o.Progress}); err != nil {
 			return err
 		}
 		if layout, err = s.remoteLayout(o.remote()); err != nil {
@@ -319,27 +319,32 @@ func (s *Store) Fetch(ctx context.Context, o RemoteOptions) error {
 	if err := s.checkSessions(o.Sessions); err != nil {
 		return err
 	}
-	return s.holdRemote(ctx, o.remote(), func() error { return s.fetch(ctx, o) })
+	return s.holdRemote(ctx, o.remote(), func() error {
+		_, err := s.fetch(ctx, o)
+		return err
+	})
 }
 
-// fetch is Fetch, with the remote held.
-func (s *Store) fetch(ctx context.Context, o RemoteOptions) error {
+// fetch is Fetch, with the remote held. It returns the remote-tracking
+// refs of sessions its shards moved, with where they were before.
+func (s *Store) fetch(ctx context.Context, o RemoteOptions) (map[string]storage.ID, error) {
 	layout, err := s.remoteLayout(o.remote())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	before, err := s.refs.List(shardTracking(o.remote()))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	specs := s.fetchSpecs(o.remote(), o.Sessions, layout)
 	if err := s.runGit(ctx, o.Progress, append([]string{"fetch", "--no-tags", "--no-write-fetch-head", o.remote()}, specs...)...); err != nil {
-		return err
+		return nil, err
 	}
-	if err := s.expandShards(ctx, o.remote(), o.Sessions); err != nil {
-		return errors.Join(err, s.restoreShards(ctx, o.remote(), before))
+	moved, err := s.expandShards(ctx, o.remote(), o.Sessions)
+	if err != nil {
+		return nil, errors.Join(err, s.restoreShards(ctx, o.remote(), before))
 	}
-	return s.checkFetched(o.remote(), o.Sessions)
+	return moved, s.checkFetched(o.remote(), o.Sessions)
 }
 
 // checkFetched fails when a session asked for is not at the remote.

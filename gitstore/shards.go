@@ -251,18 +251,19 @@ func (s *Store) remoteShards(remote string, verify bool) (map[string]shardList, 
 // expandShards sets refs/remotes/<remote>/snap/<session> to the tip each
 // fetched shard lists for it (for the sessions named, or all), as a fetch
 // of one ref per session would, so that pull, the viewer and revisions
-// read a remote's sessions alike whichever way the remote keeps them.
-func (s *Store) expandShards(ctx context.Context, remote string, sessions []string) error {
+// read a remote's sessions alike whichever way the remote keeps them. It
+// returns the refs it moved, with where they were.
+func (s *Store) expandShards(ctx context.Context, remote string, sessions []string) (map[string]storage.ID, error) {
 	lists, _, err := s.remoteShards(remote, true)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	track := s.sharedNamespaces(remote)[0].tracking
 	have, err := s.refs.List(track) // one read of them all: a remote may hold 100k
 	if err != nil {
-		return err
+		return nil, err
 	}
-	moved := 0
+	moved := map[string]storage.ID{}
 	for _, list := range lists {
 		for name, tip := range list {
 			if len(sessions) > 0 && !contains(sessions, name) {
@@ -273,12 +274,12 @@ func (s *Store) expandShards(ctx context.Context, remote string, sessions []stri
 				continue
 			}
 			if err := s.refs.Update(ctx, track+name, old, tip, "fetch: shard "+shardOf(name)); err != nil && !errors.Is(err, refs.ErrChanged) {
-				return err
+				return nil, err
 			}
-			moved++
+			moved[track+name] = old
 		}
 	}
-	return s.packManyRefs(ctx, moved)
+	return moved, s.packManyRefs(ctx, len(moved))
 }
 
 // restoreShards puts a remote's shard refs back where they were before a
@@ -363,7 +364,7 @@ func (s *Store) pushShards(ctx context.Context, o RemoteOptions) error {
 		if err == nil || attempt == 5 || !staleShards(err) {
 			return err
 		}
-		if err := s.fetch(ctx, RemoteOptions{Remote: o.Remote, Progress: o.Progress}); err != nil {
+		if _, err := s.fetch(ctx, RemoteOptions{Remote: o.Remote, Progress: o.Progress}); err != nil {
 			return err
 		}
 		if lists, at, err = s.remoteShards(o.remote(), false); err != nil {
