@@ -365,6 +365,12 @@ func (r *Repository) GC(ctx context.Context, o gitstore.GCOptions) error {
 	return r.store.GC(ctx, o)
 }
 
+// KeepsRefPerSession reports whether remote keeps one ref per session,
+// as earlier versions pushed them and as last fetched.
+func (r *Repository) KeepsRefPerSession(remote string) (bool, error) {
+	return r.store.KeepsRefPerSession(remote)
+}
+
 // MigrateRemote moves a remote that keeps one ref per session, as
 // earlier versions pushed them, into the few refs that carry sessions
 // now; with dryRun it only says what would move.

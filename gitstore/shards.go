@@ -323,6 +323,13 @@ const (
 	layoutShards
 )
 
+// KeepsRefPerSession reports whether remote keeps one ref per session, as
+// last fetched: what git snap migrate --remote moves.
+func (s *Store) KeepsRefPerSession(remote string) (bool, error) {
+	layout, err := s.remoteLayout(remote)
+	return layout == layoutRefs, err
+}
+
 // remoteLayout says how remote keeps its sessions, as last fetched.
 func (s *Store) remoteLayout(remote string) (int, error) {
 	shards, err := s.refs.List(shardTracking(remote))

@@ -231,8 +231,19 @@ func TestMigrateRemote(t *testing.T) {
 		t.Errorf("push to a remote of session refs made shards:\n%s", got)
 	}
 
+	if old, err := a.KeepsRefPerSession("origin"); err != nil || !old {
+		t.Errorf("before the move: KeepsRefPerSession = %v, %v", old, err)
+	}
+	dry, err := a.MigrateRemote(ctx, RemoteOptions{}, true)
+	must(t, err)
+	if dry.Moved != 2 || git(t, bare, "for-each-ref", ShardPrefix) != "" {
+		t.Errorf("a dry run: %+v, and the remote holds shards", dry)
+	}
 	res, err := a.MigrateRemote(ctx, RemoteOptions{}, false)
 	must(t, err)
+	if old, err := a.KeepsRefPerSession("origin"); err != nil || old {
+		t.Errorf("after the move: KeepsRefPerSession = %v, %v", old, err)
+	}
 	if res.Moved != 2 || len(res.Diverged) != 0 {
 		t.Errorf("migrate: %+v, want 2 moved", res)
 	}

@@ -46,7 +46,11 @@ func runPush(ctx context.Context, d *deps, o gitstore.RemoteOptions) error {
 	if err := d.repo.Push(ctx, o); err != nil {
 		return err
 	}
-	fmt.Fprintf(d.out, "pushed to %s\n", or(o.Remote, "origin"))
+	remote := or(o.Remote, "origin")
+	fmt.Fprintf(d.out, "pushed to %s\n", remote)
+	if old, err := d.repo.KeepsRefPerSession(remote); err == nil && old {
+		fmt.Fprintf(d.errOut, "git-snap: note: %s keeps a ref per session, which every git push of code to it lists; git snap migrate --remote %s moves them into a few (docs/sharing.md)\n", remote, remote)
+	}
 	return nil
 }
 
