@@ -309,3 +309,13 @@ func TestTwoFetchesAndPushesAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestShardListIsBounded: a shard listing more sessions than any team
+// makes is refused before a ref is written for any.
+func TestShardListIsBounded(t *testing.T) {
+	line := strings.Repeat("a", 40) + " s\n"
+	_, err := parseShardList("00", []byte(strings.Repeat(line, maxShardSessions+1)))
+	if err == nil || !strings.Contains(err.Error(), "more than the 262144 a shard may hold") {
+		t.Errorf("parse of %d lines: %v", maxShardSessions+1, err)
+	}
+}
