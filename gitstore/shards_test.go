@@ -319,3 +319,44 @@ func TestShardListIsBounded(t *testing.T) {
 		t.Errorf("parse of %d lines: %v", maxShardSessions+1, err)
 	}
 }
+
+// TestMigrateRemoteMergesWhatDiverged: a session an older version pushed
+// to its own ref after the move, on history the shard moved on from, is
+// merged into the local session, stays at the remote until the merge is
+// pushed, and moves on the next run.
+func TestMigrateRemoteMergesWhatDiverged(t *testing.T) {
+	ctx := context.Background()
+	bare := t.TempDir()
+	git(t, bare, "init", "-q", "--bare")
+	dirOld, old := clone(t, bare)
+	saveN(t, old, "s1", 1, 1)
+	git(t, dirOld, "push", "-q", "origin", "refs/snap/*:refs/snap/*")
+	_, a := clone(t, bare)
+	_, err := a.Pull(ctx, RemoteOptions{})
+	must(t, err)
+	_, err = a.MigrateRemote(ctx, RemoteOptions{}, false)
+	must(t, err)
+	saveN(t, a, "s1", 2, 2)
+	must(t, a.Push(ctx, RemoteOptions{}))
+	saveN(t, old, "s1", 3, 3) // on s1#1: apart from a's #2
+	git(t, dirOld, "push", "-q", "origin", "refs/snap/s1:refs/snap/s1")
+	oldTip := mustTip(t, old, "s1")
+
+	res, err := a.MigrateRemote(ctx, RemoteOptions{}, false)
+	must(t, err)
+	if res.Moved != 0 || len(res.Diverged) != 1 || res.Diverged[0] != "s1" {
+		t.Fatalf("migrate of a diverged session: %+v", res)
+	}
+	if ok, err := a.isAncestor(ctx, oldTip, mustTip(t, a, "s1")); err != nil || !ok {
+		t.Errorf("the older version's snapshot is not in the local session after the migration")
+	}
+	if git(t, bare, "rev-parse", "refs/snap/s1") != oldTip.String() {
+		t.Error("the diverged session's own ref did not stay at the remote")
+	}
+	must(t, a.Push(ctx, RemoteOptions{}))
+	res, err = a.MigrateRemote(ctx, RemoteOptions{}, false)
+	must(t, err)
+	if res.Moved != 1 || len(res.Diverged) != 0 || git(t, bare, "for-each-ref", "refs/snap/") != "" {
+		t.Errorf("migrate after the merge was pushed: %+v", res)
+	}
+}
