@@ -340,7 +340,7 @@ func (s *Store) fetch(ctx context.Context, o RemoteOptions) (map[string]storage.
 	if err := s.runGit(ctx, o.Progress, append([]string{"fetch", "--no-tags", "--no-write-fetch-head", o.remote()}, specs...)...); err != nil {
 		return nil, err
 	}
-	moved, err := s.expandShards(ctx, o.remote(), o.Sessions)
+	moved, err := s.expandShards(ctx, o.remote(), before)
 	if err != nil {
 		return nil, errors.Join(err, s.restoreShards(ctx, o.remote(), before))
 	}

@@ -257,27 +257,33 @@ func (s *Store) remoteShards(remote string, verify bool) (map[string]shardList, 
 }
 
 // expandShards sets refs/remotes/<remote>/snap/<session> to the tip each
-// fetched shard lists for it (for the sessions named, or all), as a fetch
-// of one ref per session would, so that pull, the viewer and revisions
-// read a remote's sessions alike whichever way the remote keeps them. It
-// returns the refs it moved, with where they were.
-func (s *Store) expandShards(ctx context.Context, remote string, sessions []string) (map[string]storage.ID, error) {
-	lists, _, err := s.remoteShards(remote, true)
+// fetched shard lists for it, as a fetch of one ref per session would, so
+// that pull, the viewer and revisions read a remote's sessions alike
+// whichever way the remote keeps them. Shards still at the commit since
+// names (the clone's shard refs before the fetch) were expanded then and
+// are passed over; nil expands all. A shard is expanded whole, also for
+// a fetch of some of its sessions: the fetch brought all their history,
+// and a shard passed over later must have been. It returns the refs it
+// moved, with where they were.
+func (s *Store) expandShards(ctx context.Context, remote string, since map[string]storage.ID) (map[string]storage.ID, error) {
+	lists, at, err := s.remoteShards(remote, true)
 	if err != nil {
 		return nil, err
+	}
+	for shard, id := range at {
+		if since != nil && since[shardTracking(remote)+shard] == id {
+			delete(lists, shard)
+		}
 	}
 	track := s.sharedNamespaces(remote)[0].tracking
-	have, err := s.refs.List(track) // one read of them all: a remote may hold 100k
-	if err != nil {
-		return nil, err
-	}
+	read := s.trackedTips(track, len(lists))
 	moved := map[string]storage.ID{}
 	for _, list := range lists {
 		for name, tip := range list {
-			if len(sessions) > 0 && !contains(sessions, name) {
-				continue
+			old, err := read(name)
+			if err != nil {
+				return nil, err
 			}
-			old := have[track+name]
 			if old == tip {
 				continue
 			}
@@ -288,6 +294,17 @@ func (s *Store) expandShards(ctx context.Context, remote string, sessions []stri
 		}
 	}
 	return moved, s.packManyRefs(ctx, len(moved))
+}
+
+// trackedTips reads the remote-tracking refs of sessions under track:
+// one at a time for the few shards a fetch usually moves, all at once
+// for many (a remote may hold 100k).
+func (s *Store) trackedTips(track string, shards int) func(session string) (storage.ID, error) {
+	if shards <= 4 {
+		return func(session string) (storage.ID, error) { return s.refs.Read(track + session) }
+	}
+	all, err := s.refs.List(track)
+	return func(session string) (storage.ID, error) { return all[track+session], err }
 }
 
 // restoreShards puts a remote's shard refs back where they were before a

@@ -360,3 +360,31 @@ func TestMigrateRemoteMergesWhatDiverged(t *testing.T) {
 		t.Errorf("migrate after the merge was pushed: %+v", res)
 	}
 }
+
+// TestNamedFetchLeavesNoSessionBehind: a fetch of one session brings its
+// shard; a later fetch of all, which passes over shards that did not
+// move, still finds the shard's other sessions.
+func TestNamedFetchLeavesNoSessionBehind(t *testing.T) {
+	ctx := context.Background()
+	bare := t.TempDir()
+	git(t, bare, "init", "-q", "--bare")
+	_, a := clone(t, bare)
+	names := sessionsInShard("named", 2)
+	for _, name := range names {
+		saveN(t, a, name, 1, 1)
+	}
+	must(t, a.Push(ctx, RemoteOptions{}))
+	_, b := clone(t, bare)
+	must(t, b.Fetch(ctx, RemoteOptions{Sessions: names[:1]}))
+	must(t, b.Fetch(ctx, RemoteOptions{}))
+	tips, err := b.RemoteTips("origin")
+	must(t, err)
+	for _, name := range names {
+		if tips[name] != mustTip(t, a, name) {
+			t.Errorf("after a named fetch and a full one, %s is at %s", name, tips[name])
+		}
+	}
+	if err := b.Fetch(ctx, RemoteOptions{Sessions: []string{"nosuch"}}); err == nil || !strings.Contains(err.Error(), "it has no session nosuch") {
+		t.Errorf("fetch of a session the remote lacks: %v", err)
+	}
+}
