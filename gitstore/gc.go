@@ -43,7 +43,8 @@ type GCOptions struct {
 //   - temporary files killed writers left are removed (removeStaleTemp);
 //   - every object reachable from sessions and checkpoints is written by
 //     git pack-objects into a pack of its own, its deltas computed anew
-//     with a wide window, so that snapshots that share most of their
+//     with a wide window among objects of the same session and kind
+//     (packnames.go), so that snapshots that share most of their
 //     content store it once;
 //   - git prune-packed then removes the loose copies, and a pack every
 //     object of which the new pack holds is removed: nothing is deleted
@@ -102,14 +103,9 @@ func (s *Store) packSnapObjects(ctx context.Context, o GCOptions) error {
 	if err := os.MkdirAll(packDir, 0o777); err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, git, "--git-dir="+s.paths.CommonDir, "pack-objects", "--revs", "--no-reuse-delta", "--delta-base-offset",
-		"--window="+strconv.Itoa(o.Window), "--depth="+strconv.Itoa(o.Depth), "--window-memory="+windowMemory, "-q", filepath.Join(packDir, "pack"))
-	cmd.Stdin = &tips
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := s.packObjects(ctx, git, tips.Bytes(), filepath.Join(packDir, "pack"), o)
 	if err != nil {
-		return fmt.Errorf("git pack-objects: %v\n%s", err, strings.TrimSpace(stderr.String()))
+		return err
 	}
 	name := strings.TrimSpace(string(out))
 	if len(name) != 40 || !isHex(name) {
@@ -126,6 +122,42 @@ func (s *Store) packSnapObjects(ctx context.Context, o GCOptions) error {
 	s.removeCoveredPacks(base + ".idx")
 	s.st.reload()
 	return nil
+}
+
+// packObjects runs git pack-objects on the objects the tips reach, in a
+// pack at base, named as writePackList names them, and returns what it
+// printed (the pack's name).
+func (s *Store) packObjects(ctx context.Context, git string, tips []byte, base string, o GCOptions) ([]byte, error) {
+	lines, err := historyLines(ctx, git, s.paths.CommonDir, tips)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	list, w := io.Pipe()
+	listed := make(chan error, 1)
+	go func() {
+		err := writePackList(ctx, git, s.paths.CommonDir, tips, lines, w)
+		if err != nil {
+			cancel() // no pack of part of the list
+		}
+		w.CloseWithError(err)
+		listed <- err
+	}()
+	cmd := exec.CommandContext(ctx, git, "--git-dir="+s.paths.CommonDir, "pack-objects", "--no-reuse-delta", "--delta-base-offset",
+		"--window="+strconv.Itoa(o.Window), "--depth="+strconv.Itoa(o.Depth), "--window-memory="+windowMemory, "-q", base)
+	cmd.Stdin = list
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	list.Close() // the list stops if git did first
+	if lerr := <-listed; lerr != nil && !errors.Is(lerr, io.ErrClosedPipe) {
+		return nil, fmt.Errorf("list the objects to pack: %w", lerr)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("git pack-objects: %v\n%s", err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
 }
 
 // removeCoveredPacks removes the packs whose every object the pack of

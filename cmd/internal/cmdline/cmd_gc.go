@@ -18,8 +18,8 @@ func cmdGC(e *env) *cli.Command {
 		Name:  "gc",
 		Usage: "pack git-snap's objects well, then let git collect (git gc --auto)",
 		Description: `Packs every object of the sessions and checkpoints into one pack with git
-pack-objects, deltas computed anew with a wide window (snapshots of a session share
-most of their content), removes the loose copies (git prune-packed) and any pack the
+pack-objects, deltas computed anew with a wide window among the objects of the same
+session and kind (snapshots of a session share most of their content), removes the loose copies (git prune-packed) and any pack the
 new one wholly holds, then runs git gc --auto. Nothing is deleted that is not in the
 new pack, so what git's reflogs and index hold stays; a later plain git gc reuses
 the new pack's deltas.
