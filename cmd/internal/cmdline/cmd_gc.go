@@ -2,6 +2,7 @@ package cmdline
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/urfave/cli/v2"
 
@@ -28,8 +29,8 @@ Examples:
    git snap gc
    git snap gc --window 50 --depth 20`,
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "window", Usage: "delta window of git pack-objects (default 1000)"},
-			&cli.IntFlag{Name: "depth", Usage: "delta depth of git pack-objects (default 50)"},
+			&cli.IntFlag{Name: "window", Usage: fmt.Sprintf("delta window of git pack-objects (default %d)", gitstore.DefaultPackWindow)},
+			&cli.IntFlag{Name: "depth", Usage: fmt.Sprintf("delta depth of git pack-objects (default %d)", gitstore.DefaultPackDepth)},
 		},
 		Action: action(e, shape{}, parseGC, runGC),
 	}
