@@ -33,6 +33,8 @@ const (
 	kindSearchIndex  budgetKind = "search-index"
 	kindMemory       budgetKind = "memory"
 	kindStorage      budgetKind = "storage"
+	kindStorageOwn   budgetKind = "storage-own"
+	kindSnapCache    budgetKind = "snap-cache"
 	kindPush         budgetKind = "push"
 	kindPull         budgetKind = "pull"
 	kindPullSessions budgetKind = "pull-sessions"
@@ -79,6 +81,8 @@ var budgets = []budget{
 	{kind: kindSearchIndex, operation: "search index at 1M messages", baseline: "the message text", times: 0.6},
 	{kind: kindMemory, operation: "peak memory of any command on inputs within the limits", baseline: "—", bytes: 100_000_000},
 	{kind: kindStorage, operation: "storage at real hook cadence after `git snap gc`", baseline: "gzip of the transcript", times: 1.5},
+	{kind: kindStorageOwn, operation: "storage of real-size sessions (3 MB transcripts), each with its own text, at real hook cadence after `git snap gc`", baseline: "`gzip -9` of the transcripts", times: 1.5},
+	{kind: kindSnapCache, operation: "the cache under `.git/snap/` after `import` of many sessions", baseline: "the pack it describes", times: 0.1},
 	{kind: kindPush, operation: "push of one snapshot onto 100k history", baseline: "`git push` of the same refs", times: 1.5},
 	{kind: kindPull, operation: "pull of one snapshot onto 100k history", baseline: "`git fetch` of the same refs", times: 1.5},
 	{kind: kindPullSessions, operation: "pull of one new session from a remote holding 10k and 100k sessions", baseline: "`git fetch` of the same refs", times: 1.5},

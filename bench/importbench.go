@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -27,13 +28,55 @@ func (b *bench) importRows(ctx context.Context) ([]row, error) {
 	}
 	var rows []row
 	for _, n := range []int{100, 1000} {
-		r, err := b.importRowsOf(ctx, n, ccusage)
+		c, err := b.importCorpus(n)
+		if err != nil {
+			return nil, err
+		}
+		r, err := b.importRowsOf(ctx, c, ccusage)
 		if err != nil {
 			return nil, err
 		}
 		rows = append(rows, r...)
 	}
 	return rows, nil
+}
+
+// importCacheRows import 10,000 Claude Code sessions (1,000 with
+// -quick; copies of the real ones in testdata, as the import rows make
+// them) and measure what the import left under .git/snap/.
+func (b *bench) importCacheRows(context.Context) ([]row, error) {
+	c, err := b.importCorpus(map[bool]int{true: 1000, false: 10000}[b.cfg.quick])
+	if err != nil {
+		return nil, err
+	}
+	return []row{snapCacheRow(c)}, nil
+}
+
+// snapCacheRow measures what an import left under .git/snap/, on disk
+// (blocks, as du counts them: a 200-byte file takes 4 KB), against the
+// pack of the sessions it describes.
+func snapCacheRow(c importCorpus) row {
+	cache := diskBytes(filepath.Join(c.pristine, ".git", "snap"))
+	pack := objectBytes(filepath.Join(c.pristine, ".git", "objects"))
+	return row{what: fmt.Sprintf("the cache under .git/snap/ after import --from claude-code of %d sessions (%.0f MB of transcripts), on disk", c.n, c.mb),
+		oursText: fmt.Sprintf("%.2f MiB = %.3f × the pack (%.2f MiB); %.1f KiB a session", float64(cache)/(1<<20), float64(cache)/float64(pack), float64(pack)/(1<<20), float64(cache)/float64(c.n)/1024),
+		ratio:    float64(cache) / float64(pack), kind: kindSnapCache}
+}
+
+// diskBytes is what a folder takes on disk, its folders too, as du
+// counts it.
+func diskBytes(dir string) int64 {
+	var n int64
+	_ = filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return nil
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			n += st.Blocks * 512
+		}
+		return nil
+	})
+	return n
 }
 
 // importCorpus is what the import rows of n sessions work on.
@@ -47,11 +90,8 @@ type importCorpus struct {
 	env      []string
 }
 
-func (b *bench) importRowsOf(ctx context.Context, n int, ccusage string) ([]row, error) {
-	c, err := b.importCorpus(n)
-	if err != nil {
-		return nil, err
-	}
+func (b *bench) importRowsOf(ctx context.Context, c importCorpus, ccusage string) ([]row, error) {
+	n := c.n
 	runs := min(b.cfg.runs, map[bool]int{true: 9, false: 5}[n <= 100])
 	ours := []string{b.bin, "import", "--from", "claude-code", "--no-progress", c.projects}
 	var imp, fast, cc []time.Duration

@@ -18,6 +18,7 @@
 //	go -C bench run . -only usage -quick      # usage --daily against ccusage (npm)
 //	go -C bench run . -only firstread         # stats, sessions, usage after a hook call on 50k records
 //	go -C bench run . -only import -quick     # import against git fast-import and ccusage
+//	go -C bench run . -only importcache -quick  # what import leaves under .git/snap/, against its pack
 //	go -C bench run . -only blame             # blame in 10k commits of 1,000 sessions against git blame
 //	go -C bench run . -only importrefs        # import into 100k session refs against an empty repository
 //	go -C bench run . -only pullsessions      # pull of one new session from 10k and 100k against git fetch
@@ -57,7 +58,7 @@ type config struct {
 }
 
 // groups are the sets of rows -only can pick.
-var groups = []string{"core", "share", "storage", "worktree", "sessions", "long", "startup", "search", "viewer", "memory", "usage", "firstread", "import", "blame", "importrefs", "pullsessions", "team", "manysessions"}
+var groups = []string{"core", "share", "storage", "worktree", "sessions", "long", "startup", "search", "viewer", "memory", "usage", "firstread", "import", "blame", "importrefs", "pullsessions", "team", "manysessions", "importcache"}
 
 // wants says whether a group of rows is to run.
 func (c config) wants(group string) bool { return len(c.only) == 0 || c.only[group] }
@@ -143,6 +144,7 @@ func run(ctx context.Context, c config) error {
 		{"sessions", b.sessionRows},
 		{"long", b.longSessionRows},
 		{"storage", b.storage},
+		{"storage", b.storageOwnText},
 		{"search", b.searchRows},
 		{"viewer", b.viewerRows},
 		{"memory", b.memoryRows},
@@ -154,6 +156,7 @@ func run(ctx context.Context, c config) error {
 		{"pullsessions", b.pullSessionsRows},
 		{"team", b.teamRows},
 		{"manysessions", b.manySessionsMemoryRows},
+		{"importcache", b.importCacheRows},
 	} {
 		if err := add(g.name, g.f); err != nil {
 			return err

@@ -8,10 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/git-snap/git-snap/agent"
+	"github.com/git-snap/git-snap/gitstore"
 	"github.com/git-snap/git-snap/snapshot"
 )
 
@@ -199,4 +201,63 @@ func TestImporterRefusesSessionsPastTheDocumentLimit(t *testing.T) {
 	}
 	im.MaxDocumentBytes = largest
 	must(t, im.Run(ctx, plan.Items))
+}
+
+// TestImporterLeavesNoSessionCaches imports sessions in several steps
+// each and checks that the batch makes the commits importing one by one
+// makes (each step goes on from the cache of the one before, kept in
+// memory), that it leaves no session's cache under .git/snap/, and that
+// a session grown since is recorded as one that kept its caches is:
+// the save rebuilds them from the tip, and writes them.
+func TestImporterLeavesNoSessionCaches(t *testing.T) {
+	ctx := context.Background()
+	folder := importCorpus(t, 4)
+	a := agent.ClaudeCode{}
+	plan, err := agent.PlanImport(a, "", []string{folder}, snapshot.Limits{})
+	must(t, err)
+	grown := plan.Items[0].Path
+	whole, err := os.ReadFile(grown)
+	must(t, err)
+	lines := bytes.SplitAfter(whole, []byte("\n"))
+	must(t, os.WriteFile(grown, bytes.Join(lines[:len(lines)/2], nil), 0o666))
+	const step = 8 << 10 // tool_heavy.jsonl is read in five steps
+
+	oneDir, one := newStore(t)
+	importOne := func(s *gitstore.Store, it agent.ImportItem) {
+		in := Ingest{Store: s, Adapter: a, MaxReadBytes: step}
+		name, _, err := in.Claim(ctx, it.Session, it.Path)
+		must(t, err)
+		_, _, err = in.Import(ctx, name, it.Path)
+		must(t, err)
+	}
+	for _, it := range plan.Items {
+		importOne(one, it)
+	}
+	dir, s := newStore(t)
+	must(t, Importer{Store: s, Adapter: a, Workers: 2, MaxReadBytes: step}.Run(ctx, plan.Items))
+	if got, want := refsOf(t, dir), refsOf(t, oneDir); got != want {
+		t.Fatalf("refs:\n%s\none by one:\n%s", got, want)
+	}
+	out, err := exec.Command("git", "-C", dir, "rev-list", "--count", "refs/snap/"+plan.Items[1].Session).Output()
+	must(t, err)
+	if n, _ := strconv.Atoi(strings.TrimSpace(string(out))); n < 3 {
+		t.Fatalf("a session imported in %d steps, want several", n)
+	}
+	caches := func(dir string) []string {
+		files, _ := filepath.Glob(filepath.Join(dir, ".git", "snap", "cache", "*", "*", "*"))
+		return files
+	}
+	if left := caches(dir); len(left) > 0 {
+		t.Errorf("the import left session caches: %v", left)
+	}
+
+	must(t, os.WriteFile(grown, whole, 0o666))
+	importOne(one, plan.Items[0])
+	importOne(s, plan.Items[0])
+	if got, want := refsOf(t, dir), refsOf(t, oneDir); got != want {
+		t.Fatalf("refs after the session grew:\n%s\none by one:\n%s", got, want)
+	}
+	if len(caches(dir)) == 0 {
+		t.Error("the save after the import wrote no cache")
+	}
 }

@@ -87,6 +87,7 @@ func (b *Batch) Open(ctx context.Context) (*Store, error) {
 		return nil, err
 	}
 	s.counter, s.view = b.s.counter, b.s.view
+	s.cache = inMemory()
 	s.refs = batchRefs{Store: s.refs.(*refs.Store), b: b}
 	s.st.batch = b
 	return s, nil

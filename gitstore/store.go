@@ -93,9 +93,12 @@ type Store struct {
 	prefix   string
 	cpPrefix string    // where checkpoints are written: CheckpointPrefix, or TagPrefix
 	tips     tipsCache // what Tips read last
-	recent   recentCommits
-	opts     Options
-	reader   layout.Reader
+	// cache keeps the sessions' tip and tally caches; nil keeps them
+	// on disk.
+	cache  *sessionCache
+	recent recentCommits
+	opts   Options
+	reader layout.Reader
 	// counter counts records for the header's totals (Options.Counter);
 	// nil writes none, as versions before totals did.
 	counter storage.Counter

@@ -9,15 +9,12 @@ import (
 	"hash/crc32"
 	"maps"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/git-snap/git-snap/gitstore/internal/layout"
-	"github.com/git-snap/git-snap/internal/mmapfile"
-	"github.com/git-snap/git-snap/internal/safefile"
 	"github.com/git-snap/git-snap/snapshot"
 	"github.com/git-snap/git-snap/storage"
 )
@@ -59,7 +56,7 @@ func (s *Store) cachedTally(ref string, e storage.Entry) *keptTally {
 		return nil
 	}
 	dir := s.tallyDir(ref)
-	state, err := safefile.ReadFile(context.Background(), filepath.Join(dir, "state"), "", maxCacheBytes)
+	state, err := s.cache.read(filepath.Join(dir, "state"))
 	if err != nil {
 		return nil
 	}
@@ -73,7 +70,7 @@ func (s *Store) cachedTally(ref string, e storage.Entry) *keptTally {
 	// The base is mapped, not read: a long session's is megabytes, of
 	// which an append looks up a few entries, and a copy of it made a
 	// hook call cost more the longer the session.
-	base, unmap, err := mmapfile.Map(filepath.Join(dir, "base"))
+	base, unmap, err := s.cache.mapFile(filepath.Join(dir, "base"))
 	if err != nil {
 		return nil
 	}
@@ -114,7 +111,7 @@ func (s *Store) saveTally(ref string, id storage.ID, t *keptTally) {
 		file := binary.LittleEndian.AppendUint64(nil, rand.Uint64())
 		file = append(file, base...)
 		file = binary.LittleEndian.AppendUint32(file, crc32.Checksum(file, crc32.MakeTable(crc32.Castagnoli)))
-		if !writeFileAtomic(filepath.Join(dir, "base"), file) {
+		if !s.cache.write(filepath.Join(dir, "base"), file) {
 			return
 		}
 		t.baseID = hex.EncodeToString(file[:8])
@@ -122,10 +119,10 @@ func (s *Store) saveTally(ref string, id storage.ID, t *keptTally) {
 	var b bytes.Buffer
 	b.WriteString(tallyMagic + "\n" + id.String() + "\n" + t.baseID + "\n")
 	b.Write(state)
-	writeFileAtomic(filepath.Join(dir, "state"), withSum(b.Bytes()))
+	s.cache.write(filepath.Join(dir, "state"), withSum(b.Bytes()))
 }
 
-func (s *Store) dropTally(ref string) { os.Remove(filepath.Join(s.tallyDir(ref), "state")) }
+func (s *Store) dropTally(ref string) { s.cache.remove(filepath.Join(s.tallyDir(ref), "state")) }
 
 // sameTotals compares totals as a commit's trailers write them.
 func sameTotals(a, b snapshot.Totals) bool {

@@ -18,7 +18,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/git-snap/git-snap/gitstore/internal/gitobj"
-	"github.com/git-snap/git-snap/internal/safefile"
 	"github.com/git-snap/git-snap/storage"
 )
 
@@ -137,7 +136,7 @@ func (s *Store) tipState(ref string, tip storage.ID) (tipState, error) {
 
 func (s *Store) readTipCache(ref string, tip storage.ID) (tipState, bool) {
 	dir := s.tipCacheDir(ref)
-	b, err := safefile.ReadFile(context.Background(), filepath.Join(dir, "state"), "", maxCacheBytes)
+	b, err := s.cache.read(filepath.Join(dir, "state"))
 	if err != nil {
 		return tipState{}, false
 	}
@@ -156,7 +155,7 @@ func (s *Store) readTipCache(ref string, tip storage.ID) (tipState, bool) {
 		return tipState{}, false
 	}
 	recent := sortedHashes(lines[5])
-	known := &layeredHashes{recent: recent, sum: sum, count: n, path: filepath.Join(dir, "base")}
+	known := &layeredHashes{recent: recent, sum: sum, count: n, path: filepath.Join(dir, "base"), cache: s.cache}
 	return tipState{commit: tip, seq: seq, started: started, known: known, recent: recent}, true
 }
 
@@ -167,6 +166,7 @@ type layeredHashes struct {
 	sum    string // the base's SHA-1, hex
 	count  int    // the ids the base holds
 	path   string
+	cache  *sessionCache
 	base   sortedHashes
 	read   bool
 }
@@ -178,7 +178,7 @@ func (l *layeredHashes) load() sortedHashes {
 		return l.base
 	}
 	l.read = true
-	b, err := safefile.ReadFile(context.Background(), l.path, "", maxCacheBytes)
+	b, err := l.cache.read(l.path)
 	if err != nil || len(b) < sha1.Size || hex.EncodeToString(b[len(b)-sha1.Size:]) != l.sum {
 		return nil
 	}
@@ -224,7 +224,7 @@ func (s *Store) saveTipState(ref string, st tipState, objs []gitobj.Object, more
 	}
 	if base != nil {
 		digest := sha1.Sum(base)
-		if !writeFileAtomic(filepath.Join(dir, "base"), append(base, digest[:]...)) {
+		if !s.cache.write(filepath.Join(dir, "base"), append(base, digest[:]...)) {
 			return
 		}
 		sum, count = hex.EncodeToString(digest[:]), len(base)/20
@@ -232,7 +232,7 @@ func (s *Store) saveTipState(ref string, st tipState, objs []gitobj.Object, more
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s\n%s\n%d\n%s\n%s %d\n", tipCacheMagic, st.commit, st.seq, st.started.UTC().Format(time.RFC3339Nano), sum, count)
 	b.Write(recent)
-	writeFileAtomic(filepath.Join(dir, "state"), withSum(b.Bytes()))
+	s.cache.write(filepath.Join(dir, "state"), withSum(b.Bytes()))
 	os.Remove(s.oldTipCachePath(ref))
 }
 
@@ -359,6 +359,6 @@ func (s *Store) rebuildTipState(tip storage.ID) (tipState, error) {
 }
 
 func (s *Store) dropTipState(ref string) {
-	os.Remove(filepath.Join(s.tipCacheDir(ref), "state"))
+	s.cache.remove(filepath.Join(s.tipCacheDir(ref), "state"))
 	os.Remove(s.oldTipCachePath(ref))
 }

@@ -2,6 +2,7 @@ package cmdline
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/urfave/cli/v2"
 
@@ -18,8 +19,8 @@ func cmdGC(e *env) *cli.Command {
 		Name:  "gc",
 		Usage: "pack git-snap's objects well, then let git collect (git gc --auto)",
 		Description: `Packs every object of the sessions and checkpoints into one pack with git
-pack-objects, deltas computed anew with a wide window (snapshots of a session share
-most of their content), removes the loose copies (git prune-packed) and any pack the
+pack-objects, deltas computed anew with a wide window among the objects of the same
+session and kind (snapshots of a session share most of their content), removes the loose copies (git prune-packed) and any pack the
 new one wholly holds, then runs git gc --auto. Nothing is deleted that is not in the
 new pack, so what git's reflogs and index hold stays; a later plain git gc reuses
 the new pack's deltas.
@@ -28,8 +29,8 @@ Examples:
    git snap gc
    git snap gc --window 50 --depth 20`,
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "window", Usage: "delta window of git pack-objects (default 1000)"},
-			&cli.IntFlag{Name: "depth", Usage: "delta depth of git pack-objects (default 50)"},
+			&cli.IntFlag{Name: "window", Usage: fmt.Sprintf("delta window of git pack-objects (default %d)", gitstore.DefaultPackWindow)},
+			&cli.IntFlag{Name: "depth", Usage: fmt.Sprintf("delta depth of git pack-objects (default %d)", gitstore.DefaultPackDepth)},
 		},
 		Action: action(e, shape{}, parseGC, runGC),
 	}
