@@ -88,7 +88,14 @@ func (b *Batch) Open(ctx context.Context) (*Store, error) {
 	}
 	s.counter, s.view = b.s.counter, b.s.view
 	s.cache = inMemory()
-	s.refs = batchRefs{Store: s.refs.(*refs.Store), b: b}
+	// The batch's refs are read through the store's own, so that every
+	// worker shares one copy of packed-refs as last read (and its index
+	// of names by case): 100k session refs are megabytes each.
+	own, ok := b.s.refs.(*refs.Store)
+	if !ok {
+		own = s.refs.(*refs.Store)
+	}
+	s.refs = batchRefs{Store: own, b: b}
 	s.st.batch = b
 	return s, nil
 }
@@ -321,6 +328,7 @@ type refStore interface {
 	Read(name string) (storage.ID, error)
 	Update(ctx context.Context, name string, old, new storage.ID, msg string) error
 	List(prefix string) (map[string]storage.ID, error)
+	FoldTwin(prefix, name string) (string, error)
 	LastLog(name string) (refs.LogEntry, bool, error)
 	LoggedIDs(name string) ([]storage.ID, error)
 	Logged(prefix string) ([]string, error)

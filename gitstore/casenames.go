@@ -51,11 +51,14 @@ func caseTwin(name string, names []string) string {
 // existing session's only in case. It reads the refs, once per session:
 // when its first snapshot is written.
 func (s *Store) checkNewSession(ctx context.Context, session string) error {
-	names, err := s.SessionNames(ctx)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	twin, err := s.refs.FoldTwin(s.prefix, session)
 	if err != nil {
 		return err
 	}
-	if twin := caseTwin(session, names); twin != "" {
+	if twin != "" {
 		return &CaseError{Kind: "session", Name: session, Existing: twin}
 	}
 	return nil

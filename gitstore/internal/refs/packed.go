@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/git-snap/git-snap/storage"
@@ -76,6 +77,7 @@ func (r *Store) packedFile() (b []byte, sorted bool, err error) {
 	// The stat taken before the read: a file replaced in between is
 	// read again next time.
 	r.packed.fi, r.packed.b, r.packed.sorted = fi, b, sorted
+	r.packed.fold, r.packed.folds = nil, 0
 	return b, sorted, nil
 }
 
@@ -85,6 +87,11 @@ type packedCache struct {
 	fi     os.FileInfo
 	b      []byte
 	sorted bool
+	// fold is the sorted hashes of the lower-cased names under
+	// foldPrefix in b, for FoldTwin; folds counts its calls on b.
+	fold       []uint64
+	foldPrefix string
+	folds      int
 }
 
 // lowerPacked is where the first record at or after name starts among
@@ -161,4 +168,68 @@ func scanPacked(b, name []byte) storage.ID {
 		i = next
 	}
 	return storage.ID{}
+}
+
+// packedFoldTwin is FoldTwin of packed-refs. Its first call on a file
+// scans the records under prefix; later ones, as an import of many new
+// sessions makes, look the name up first in an index built on the
+// second: the sorted hashes of the lower-cased names, which hold no
+// pointer for the garbage collector to follow, and scan only on a hit.
+func (r *Store) packedFoldTwin(prefix, name string) (string, error) {
+	b, sorted, err := r.packedFile()
+	if b == nil || err != nil {
+		return "", err
+	}
+	r.packed.mu.Lock()
+	defer r.packed.mu.Unlock()
+	c := &r.packed
+	if c.fold != nil && c.foldPrefix == prefix {
+		if _, hit := slices.BinarySearch(c.fold, foldHash([]byte(name))); !hit {
+			return "", nil
+		}
+	}
+	c.folds++
+	build := c.folds == 2
+	var fold []uint64
+	p, want := []byte(prefix), []byte(name)
+	twin := ""
+	i := 0
+	if sorted {
+		i = lowerPacked(b, p)
+	}
+	for i < len(b) {
+		rec, _, next := packedRecord(b, i)
+		i = next
+		switch {
+		case rec == nil:
+		case bytes.HasPrefix(rec, p):
+			n := rec[len(p):]
+			if twin == "" && !bytes.Equal(n, want) && bytes.EqualFold(n, want) {
+				twin = string(n)
+			}
+			if build {
+				fold = append(fold, foldHash(n))
+			}
+		case sorted && bytes.Compare(rec, p) > 0:
+			i = len(b)
+		}
+	}
+	if build {
+		slices.Sort(fold)
+		c.fold, c.foldPrefix = fold, prefix
+	}
+	return twin, nil
+}
+
+// foldHash is the FNV-1a hash of a name in lower case (ASCII: names
+// git-snap writes are ASCII, and others only ever miss).
+func foldHash(name []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range name {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		h = (h ^ uint64(c)) * 1099511628211
+	}
+	return h
 }

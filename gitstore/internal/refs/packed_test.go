@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/git-snap/git-snap/gitstore/internal/gittest"
 	"github.com/git-snap/git-snap/storage"
@@ -125,4 +126,39 @@ func TestListPackedAgreesWithGit(t *testing.T) {
 	slices.Reverse(recs)
 	must(t, os.WriteFile(path, []byte(strings.Replace(header, " sorted", "", 1)+"\n"+strings.Join(recs, "")), 0o644))
 	check("unsorted")
+}
+
+// FoldTwin finds a name that differs only in case among loose and packed
+// refs, by a scan the first time and an index after, and sees packed-refs
+// rewritten in between.
+func TestFoldTwin(t *testing.T) {
+	dir := t.TempDir()
+	a := strings.Repeat("a", 40)
+	write := func(lines ...string) {
+		must(t, os.WriteFile(filepath.Join(dir, "packed-refs"), []byte("# pack-refs with: peeled fully-peeled sorted \n"+strings.Join(lines, "\n")+"\n"), 0o644))
+	}
+	write(a+" refs/snap-tags/fix/cp", a+" refs/snap/Fix", a+" refs/snap/other", a+" refs/tags/fix")
+	must(t, os.MkdirAll(filepath.Join(dir, "refs", "snap"), 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "refs", "snap", "Loose"), []byte(a+"\n"), 0o644))
+	s := New(dir, Options{})
+	check := func(name, want string) {
+		t.Helper()
+		if got, err := s.FoldTwin("refs/snap/", name); err != nil || got != want {
+			t.Errorf("FoldTwin(%q) = %q, %v; want %q", name, got, err, want)
+		}
+	}
+	for range 3 { // a scan, then the index built, then the index read
+		check("fix", "Fix")
+		check("FIX", "Fix")
+		check("loose", "Loose")
+		check("Loose", "")
+		check("other", "")
+		check("cp", "")
+		check("new", "")
+	}
+	time.Sleep(10 * time.Millisecond) // a new stat for the rewritten file
+	write(a+" refs/snap/fiX", a+" refs/snap/other")
+	check("fix", "fiX")
+	check("Fix", "fiX")
+	check("OTHER", "other")
 }

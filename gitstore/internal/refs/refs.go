@@ -166,6 +166,29 @@ func (r *Store) List(prefix string) (map[string]storage.ID, error) {
 	return out, nil
 }
 
+// FoldTwin returns the name of a ref under prefix that differs from
+// prefix+name only in case, "" when there is none: what a file system
+// that ignores case would take for the same file. Loose refs are read
+// from prefix's folder alone (the names checked hold no "/"), packed
+// ones from packed-refs, without listing every ref: a new session's
+// first save checks it, and an import makes many.
+func (r *Store) FoldTwin(prefix, name string) (string, error) {
+	if err := checkPrefix(prefix); err != nil {
+		return "", err
+	}
+	ents, err := os.ReadDir(filepath.Join(r.dir, filepath.FromSlash(prefix)))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("list refs %s: %w", prefix, err)
+	}
+	for _, e := range ents {
+		n := e.Name()
+		if !e.IsDir() && !strings.HasSuffix(n, ".lock") && n != name && strings.EqualFold(n, name) {
+			return n, nil
+		}
+	}
+	return r.packedFoldTwin(prefix, name)
+}
+
 // readLoose reads the loose refs names into out, passing over symbolic
 // ones and ones deleted since they were listed. Ten thousand sessions
 // are ten thousand files to open: past a few dozen they are read on as
