@@ -24,23 +24,29 @@ func (r *Store) listPacked(prefix string) (map[string]storage.ID, error) {
 	if b == nil || err != nil {
 		return out, err
 	}
-	p := []byte(prefix)
+	eachPacked(b, sorted, []byte(prefix), func(rec []byte, id storage.ID) { out[string(rec)] = id })
+	return out, nil
+}
+
+// eachPacked calls f with each record of packed-refs bytes b under
+// prefix: from the first at or after it when b is sorted, stopping past
+// the last; over all of b otherwise.
+func eachPacked(b []byte, sorted bool, prefix []byte, f func(name []byte, id storage.ID)) {
 	i := 0
 	if sorted {
-		i = lowerPacked(b, p)
+		i = lowerPacked(b, prefix)
 	}
 	for i < len(b) {
 		rec, id, next := packedRecord(b, i)
 		i = next
 		switch {
 		case rec == nil: // a peeled value, or a comment
-		case bytes.HasPrefix(rec, p):
-			out[string(rec)] = id
-		case sorted && bytes.Compare(rec, p) > 0:
-			return out, nil
+		case bytes.HasPrefix(rec, prefix):
+			f(rec, id)
+		case sorted && bytes.Compare(rec, prefix) > 0:
+			return
 		}
 	}
-	return out, nil
 }
 
 // packedFile reads packed-refs without its header line, and whether the
@@ -191,29 +197,17 @@ func (r *Store) packedFoldTwin(prefix, name string) (string, error) {
 	c.folds++
 	build := c.folds == 2
 	var fold []uint64
-	p, want := []byte(prefix), []byte(name)
+	want := []byte(name)
 	twin := ""
-	i := 0
-	if sorted {
-		i = lowerPacked(b, p)
-	}
-	for i < len(b) {
-		rec, _, next := packedRecord(b, i)
-		i = next
-		switch {
-		case rec == nil:
-		case bytes.HasPrefix(rec, p):
-			n := rec[len(p):]
-			if twin == "" && !bytes.Equal(n, want) && bytes.EqualFold(n, want) {
-				twin = string(n)
-			}
-			if build {
-				fold = append(fold, foldHash(n))
-			}
-		case sorted && bytes.Compare(rec, p) > 0:
-			i = len(b)
+	eachPacked(b, sorted, []byte(prefix), func(rec []byte, _ storage.ID) {
+		n := rec[len(prefix):]
+		if twin == "" && !bytes.Equal(n, want) && bytes.EqualFold(n, want) {
+			twin = string(n)
 		}
-	}
+		if build {
+			fold = append(fold, foldHash(n))
+		}
+	})
 	if build {
 		slices.Sort(fold)
 		c.fold, c.foldPrefix = fold, prefix
